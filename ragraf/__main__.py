@@ -1,0 +1,3 @@
+from ragraf.cli import main
+
+main()

@@ -1,0 +1,184 @@
+"""The `ragraf` command: parse, call one library function, render.
+
+Stdout is data (text for humans, JSON with --json for agents); diagnostics and
+progress go to stderr. Library errors become exit codes here and nowhere else:
+0 answer, 1 internal error, 2 bad arguments or config, 3 no project / no index,
+4 another build is running, 5 refused by a rule.
+Heavy modules are imported inside commands so `ragraf --help` stays instant.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from ragraf.errors import RagrafError
+
+app = typer.Typer(
+    name="ragraf",
+    help="RAGRAF: a code knowledge base for coding agents that never serves a stale fact silently.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+_state: dict[str, Any] = {"project": None}
+
+
+@app.callback()
+def _main(
+    project: Annotated[
+        Path | None,
+        typer.Option("--project", "-C", help="Project root (default: found upward from the current folder)."),
+    ] = None,
+) -> None:
+    _state["project"] = project
+
+
+def _root() -> Path:
+    from ragraf.config import find_root
+
+    p = _state["project"]
+    return find_root(Path(p) if p else None)
+
+
+def _emit_json(data: Any) -> None:
+    sys.stdout.write(json.dumps(data, indent=2, sort_keys=False, default=str) + "\n")
+
+
+def _err(msg: str) -> None:
+    sys.stderr.write(f"ragraf: {msg}\n")
+
+
+@app.command()
+def init(
+    path: Annotated[Path | None, typer.Argument(help="Project root (default: the current folder or --project).")] = None,
+) -> None:
+    """Write .ragraf/config/project.yaml and confidence.yaml from the defaults."""
+    from ragraf.config import init_project
+
+    root = (path or _state["project"] or Path.cwd()).resolve()
+    written = init_project(root)
+    for w in written:
+        _err(f"wrote {w}")
+    if not written:
+        _err(f"{root / '.ragraf' / 'config'} already holds a configuration; kept as is")
+
+
+class _Bar:
+    """A progress bar on stderr for humans; silent when stderr is not a terminal."""
+
+    def __init__(self) -> None:
+        self.progress: Any = None
+        self.tasks: dict[str, Any] = {}
+
+    def __enter__(self) -> _Bar:
+        if sys.stderr.isatty():
+            from rich.console import Console
+            from rich.progress import (
+                BarColumn,
+                Progress,
+                TaskProgressColumn,
+                TextColumn,
+                TimeRemainingColumn,
+            )
+
+            self.progress = Progress(
+                TextColumn("{task.description:>8}"), BarColumn(), TaskProgressColumn(), TimeRemainingColumn(),
+                console=Console(stderr=True), transient=True,
+            )
+            self.progress.__enter__()
+        return self
+
+    def __call__(self, stage: str, done: int, total: int) -> None:
+        if self.progress is None:
+            return
+        if stage not in self.tasks:
+            self.tasks[stage] = self.progress.add_task(stage, total=total)
+        self.progress.update(self.tasks[stage], completed=done, total=total)
+
+    def __exit__(self, *exc: object) -> None:
+        if self.progress is not None:
+            self.progress.__exit__(None, None, None)
+
+
+@app.command()
+def index(
+    force: Annotated[bool, typer.Option("--force", help="Build a new revision even when nothing changed.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
+) -> None:
+    """Seal the corpus into a new immutable revision rev-NNNN."""
+    from ragraf import config, indexer
+
+    root = _root()
+    cfg = config.load(root)
+    with _Bar() as bar:
+        res = indexer.build(cfg, force=force, progress=bar)
+    data = {"status": res.status, "rev_id": res.rev_id, "counts": res.counts, "coverage": res.coverage,
+            "timings_s": {k: round(v, 3) for k, v in res.timings.items()}, "recovered": res.recovered,
+            "pruned": res.pruned}
+    if as_json:
+        _emit_json(data)
+        return
+    for r in res.recovered:
+        _err(f"removed the half-built {r} left by an interrupted build")
+    if res.status == "current":
+        print(f"the index is current: {res.rev_id} matches the corpus and the configuration (use --force to rebuild)")
+        return
+    c = res.counts
+    share = res.coverage.get("calls.stated_share")
+    print(f"sealed {res.rev_id}: {c['files']} files, {c['nodes']} nodes, {c['edges']} edges, {c['chunks']} chunks"
+          f" in {res.timings.get('total', 0):.2f} s" + (f"; calls resolved as stated: {share:.1%}" if share is not None else ""))
+    for p in res.pruned:
+        print(f"pruned the rows of {p} (retain_revs)")
+
+
+@app.command()
+def status(
+    rev: Annotated[str | None, typer.Option("--rev", help="A retained revision (default: the active one).")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the status as JSON.")] = False,
+) -> None:
+    """Revision, state, capability, counts, coverage, ledger and store sizes."""
+    from ragraf.status import status as get_status
+
+    data = get_status(_root(), rev)
+    if as_json:
+        _emit_json(data)
+        return
+    from ragraf.render import status_text
+
+    sys.stdout.write(status_text(data))
+
+
+def main() -> None:
+    from typer import _click as click  # typer vendors click
+
+    try:
+        rc = app(standalone_mode=False)
+        if isinstance(rc, int) and rc:
+            sys.exit(rc)
+    except RagrafError as e:
+        _err(str(e))
+        sys.exit(e.exit_code)
+    except typer.Abort:
+        _err("aborted")
+        sys.exit(130)
+    except click.exceptions.ClickException as e:
+        e.show()
+        sys.exit(2 if isinstance(e, click.exceptions.UsageError) else e.exit_code)
+    except BrokenPipeError:
+        sys.exit(0)
+    except KeyboardInterrupt:
+        _err("interrupted")
+        sys.exit(130)
+    except Exception as e:  # noqa: BLE001 - the last line of defence: one line, exit 1
+        _err(f"internal error: {type(e).__name__}: {e}")
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()

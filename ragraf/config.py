@@ -1,0 +1,244 @@
+"""Project discovery, the on-disk layout (architecture §4) and configuration.
+
+Invariants a change must keep:
+- The effective configuration is the packaged default (``config/*.yaml``)
+  deep-merged with the project's own files; every key the project sets is
+  validated against ``schemas/config/*.schema.json``: an unknown key, a wrong
+  type or a bad glob is a ConfigError naming the file and the key.
+- ``config_hash`` covers the effective project and confidence configuration
+  plus the extractor version, so a change of either makes the index stale.
+- Credentials are never part of the configuration files ragraf writes.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+import os
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from ragraf import resources
+from ragraf.errors import ConfigError, NoIndexError
+from ragraf.globs import GlobError, GlobSet
+
+DOT = ".ragraf"
+EXTRACTOR_VERSION = "ragraf-php/1"
+
+
+@dataclass(frozen=True)
+class Layout:
+    """Every path under ``<project>/.ragraf/`` (architecture §4)."""
+
+    root: Path
+
+    @property
+    def dot(self) -> Path:
+        return self.root / DOT
+
+    @property
+    def index_dir(self) -> Path:
+        return self.dot / "index"
+
+    @property
+    def rev_json(self) -> Path:
+        return self.index_dir / "rev.json"
+
+    @property
+    def graph_db(self) -> Path:
+        return self.index_dir / "graph" / "graph.sqlite"
+
+    @property
+    def lexvec_db(self) -> Path:
+        return self.index_dir / "lex" / "lexvec.sqlite"
+
+    @property
+    def control_db(self) -> Path:
+        return self.dot / "control.sqlite"
+
+    @property
+    def drift_dir(self) -> Path:
+        return self.dot / "drift"
+
+    @property
+    def ledger_md(self) -> Path:
+        return self.drift_dir / "LEDGER.md"
+
+    @property
+    def archive_dir(self) -> Path:
+        return self.drift_dir / "archive"
+
+    @property
+    def config_dir(self) -> Path:
+        return self.dot / "config"
+
+    @property
+    def project_yaml(self) -> Path:
+        return self.config_dir / "project.yaml"
+
+    @property
+    def confidence_yaml(self) -> Path:
+        return self.config_dir / "confidence.yaml"
+
+    @property
+    def logs_dir(self) -> Path:
+        return self.dot / "logs"
+
+    @property
+    def lock_file(self) -> Path:
+        return self.index_dir / ".build.lock"
+
+    def ensure_dirs(self) -> None:
+        for d in (
+            self.index_dir / "graph",
+            self.index_dir / "lex",
+            self.archive_dir,
+            self.config_dir,
+            self.logs_dir,
+        ):
+            d.mkdir(parents=True, exist_ok=True)
+
+
+def find_root(start: Path | None = None) -> Path:
+    """The nearest folder at or above ``start`` holding ``.ragraf/`` (like git)."""
+    here = (start or Path.cwd()).resolve()
+    for folder in (here, *here.parents):
+        if (folder / DOT / "config" / "project.yaml").is_file():
+            return folder
+    raise NoIndexError(f"no RAGRAF project at or above {here}; run `ragraf init` there first")
+
+
+def _deep_merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
+    out = copy.deepcopy(base)
+    for k, v in over.items():
+        if isinstance(v, dict) and isinstance(out.get(k), dict):
+            out[k] = _deep_merge(out[k], v)
+        else:
+            out[k] = v
+    return out
+
+
+@cache
+def _schema(name: str) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads(
+        (resources.schemas_dir() / "config" / f"{name}.schema.json").read_text(encoding="utf-8")
+    )
+    return data
+
+
+def default_text(name: str) -> str:
+    return (resources.config_dir() / f"{name}.yaml").read_text(encoding="utf-8")
+
+
+def _load_yaml(path: Path) -> dict[str, Any]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as e:
+        raise ConfigError(f"{path}: cannot read ({e.strerror})") from e
+    except UnicodeDecodeError as e:
+        raise ConfigError(f"{path}: not valid UTF-8") from e
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as e:
+        raise ConfigError(f"{path}: not valid YAML: {e}") from e
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}: the top level must be a mapping of keys")
+    return data
+
+
+def _validate(data: dict[str, Any], name: str, path: Path) -> None:
+    import jsonschema
+
+    validator = jsonschema.Draft202012Validator(_schema(name))
+    errors = sorted(validator.iter_errors(data), key=lambda e: list(map(str, e.absolute_path)))
+    if not errors:
+        return
+    e = errors[0]
+    key = ".".join(str(p) for p in e.absolute_path)
+    if e.validator == "additionalProperties":
+        extra = sorted(set(e.instance) - set(e.schema.get("properties", {})))
+        where = f"{key}." if key else ""
+        raise ConfigError(f"{path}: unknown key '{where}{extra[0]}'")
+    raise ConfigError(f"{path}: key '{key or '(top)'}': {e.message}")
+
+
+@dataclass
+class Config:
+    root: Path
+    project: dict[str, Any]
+    confidence: dict[str, float]
+    project_file: Path | None = None
+
+    @property
+    def layout(self) -> Layout:
+        return Layout(self.root)
+
+    def globset(self, key: str) -> GlobSet:
+        try:
+            return GlobSet(self.project[key], case_insensitive=self.project["case_insensitive_globs"])
+        except GlobError as e:
+            raise ConfigError(f"{self.project_file or 'project.yaml'}: key '{key}': bad glob: {e}") from e
+
+    @property
+    def config_hash(self) -> str:
+        payload = {
+            "project": {k: v for k, v in self.project.items() if k not in ("project", "root")},
+            "confidence": self.confidence,
+            "extractor": EXTRACTOR_VERSION,
+        }
+        return hashlib.sha1(json.dumps(payload, sort_keys=True).encode()).hexdigest()
+
+    def conf(self, key: str) -> float:
+        return float(self.confidence[key])
+
+    def workers(self) -> int:
+        n = int(self.project["index"]["workers"])
+        return n if n > 0 else max(1, os.cpu_count() or 1)
+
+
+def load(root: Path) -> Config:
+    """The effective configuration of the project at ``root``."""
+    layout = Layout(root)
+    defaults_p = yaml.safe_load(default_text("project")) or {}
+    defaults_c = yaml.safe_load(default_text("confidence")) or {}
+    user_p = _load_yaml(layout.project_yaml) if layout.project_yaml.exists() else {}
+    user_c = _load_yaml(layout.confidence_yaml) if layout.confidence_yaml.exists() else {}
+    _validate(user_p, "project", layout.project_yaml)
+    _validate(user_c, "confidence", layout.confidence_yaml)
+    cfg = Config(
+        root=root,
+        project=_deep_merge(defaults_p, user_p),
+        confidence=_deep_merge(defaults_c, user_c),
+        project_file=layout.project_yaml,
+    )
+    for key in ("include", "exclude", "secrets_exclude"):
+        cfg.globset(key)  # validate globs now, with the file and key named
+    for g in cfg.project["db"]["schema_source"]:
+        if g != "information_schema":
+            try:
+                GlobSet([g])
+            except GlobError as e:
+                raise ConfigError(f"{layout.project_yaml}: key 'db.schema_source': bad glob: {e}") from e
+    return cfg
+
+
+def init_project(root: Path) -> list[Path]:
+    """Write the default configuration files; existing files are kept. Returns written files."""
+    if not root.is_dir():
+        raise ConfigError(f"{root}: not a folder")
+    layout = Layout(root)
+    layout.ensure_dirs()
+    written = []
+    for name, target in (("project", layout.project_yaml), ("confidence", layout.confidence_yaml)):
+        if not target.exists():
+            target.write_text(default_text(name), encoding="utf-8")
+            written.append(target)
+    load(root)  # an existing file that is invalid is reported now
+    return written

@@ -1,0 +1,136 @@
+"""Chunks for the lexicon and the vectors (chunking.by_symbol, max_chunk_lines).
+
+Invariants a change must keep:
+- A function or method is one chunk (with its docblock), split into windows
+  of at most ``max_chunk_lines``; a class-like contributes its header (up to
+  its first method); the rest of the file (top-level code) forms ``file``
+  chunks. Every line of code is in at most one chunk.
+- ``code`` is exactly the source lines ``start_line..end_line``; the chunk's
+  content hash (and so its chunk_id) depends on nothing else.
+- Token columns follow ``ragraf.tokens``: the query side tokenizes the same way.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ragraf.extract.facts import Chunk, FileFacts
+from ragraf.tokens import fts_text, looks_like_sql
+
+DEFAULT_MAX_LINES = 120
+_COMMENT = re.compile(r"/\*.*?\*/|(?<![:\w])//[^\n]*|^\s*#(?!\[)[^\n]*", re.DOTALL | re.MULTILINE)
+_STRING = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"|<<<\s*['\"]?(\w+)['\"]?\n.*?\n\s*\1\b", re.DOTALL)
+_TRIVIAL = re.compile(r"^\s*(<\?php|\?>|[{}();,\[\]]*|use\s+[^;]+;|namespace\s+[^;{]+;|declare\([^)]*\);)?\s*$", re.IGNORECASE)
+SYMBOL_KINDS = ("function", "method")
+CLASS_KINDS = ("class", "interface", "trait", "enum")
+
+
+def _tokens(code: str) -> tuple[str, str, str]:
+    comments = " ".join(m.group(0) for m in _COMMENT.finditer(code))
+    stripped = _COMMENT.sub(" ", code)
+    sql = " ".join(m.group(0) for m in _STRING.finditer(stripped) if looks_like_sql(m.group(0)))
+    return fts_text(stripped), fts_text(sql), fts_text(comments)
+
+
+def _windows(start: int, end: int, max_lines: int) -> list[tuple[int, int]]:
+    out = []
+    s = start
+    while s <= end:
+        e = min(end, s + max_lines - 1)
+        out.append((s, e))
+        s = e + 1
+    return out
+
+
+def make_chunks(path: str, text: str, facts: FileFacts, lang: str, max_lines: int = DEFAULT_MAX_LINES) -> list[Chunk]:
+    lines = text.split("\n")
+    n_lines = len(lines)
+    covered = [False] * (n_lines + 2)
+    doc_start: dict[int, int] = {}
+    for start, _end, kind, _raw, owner in facts.texts:
+        if kind == "docblock" and owner is not None:
+            doc_start.setdefault(owner, start)
+    nodes = facts.nodes
+    ranges: list[tuple[int, int, int | None, str]] = []   # (start, end, node index, kind)
+    # methods per class, to cut class headers
+    first_member: dict[int, int] = {}
+    for cd in facts.classes:
+        starts = [nodes[i][4] for i in cd.methods.values()]
+        if starts:
+            first_member[cd.node] = min(doc_start.get(i, nodes[i][4]) for i in cd.methods.values())
+    for i, nd in enumerate(nodes):
+        kind = nd[1]
+        if kind in SYMBOL_KINDS:
+            ranges.append((doc_start.get(i, nd[4]), nd[5], i, kind))
+        elif kind in CLASS_KINDS:
+            s = doc_start.get(i, nd[4])
+            e = first_member.get(i, nd[5] + 1) - 1
+            ranges.append((s, max(s, e), i, kind))
+    chunks: list[Chunk] = []
+
+    def emit(s: int, e: int, node: int | None, source_kind: str, header_kind: str, fqn: str) -> None:
+        for ws, we in _windows(s, e, max_lines):
+            if ws > n_lines:
+                continue
+            we = min(we, n_lines)
+            code = "\n".join(lines[ws - 1 : we])
+            names = [nodes[j][3] for j in range(len(nodes)) if j and ws <= nodes[j][4] <= we]
+            sym = fts_text(" ".join(dict.fromkeys([fqn, *names])))
+            ct, st, tt = _tokens(code)
+            chunks.append(Chunk(source_kind, node, ws, we, f"{header_kind} {fqn} ({path}:{ws})", code, sym, ct, st, tt))
+
+    taken: list[tuple[int, int]] = []
+    for s, e, i, kind in sorted(ranges, key=lambda r: (r[0], -r[1])):
+        # nested functions (closures are not nodes) stay inside their parent chunk
+        if any(ts <= s and e <= te for ts, te in taken):
+            continue
+        taken.append((s, e))
+        for ln in range(s, min(e, n_lines) + 1):
+            covered[ln] = True
+        emit(s, e, i, "symbol", kind, nodes[i][3])
+    # leftovers: top-level code
+    run_start = None
+    for ln in range(1, n_lines + 2):
+        free = ln <= n_lines and not covered[ln]
+        if free and run_start is None:
+            run_start = ln
+        elif not free and run_start is not None:
+            s, e = run_start, ln - 1
+            run_start = None
+            if any(not _TRIVIAL.match(lines[k - 1]) for k in range(s, e + 1)):
+                while s < e and not lines[s - 1].strip():
+                    s += 1
+                while e > s and not lines[e - 1].strip():
+                    e -= 1
+                emit(s, e, 0, "file", "file", path)
+    return chunks
+
+
+def doc_chunks(path: str, sections: list[tuple[int, int, str, str, int]], max_lines: int = DEFAULT_MAX_LINES) -> list[Chunk]:
+    """Markdown sections -> chunks (source_kind doc)."""
+    out: list[Chunk] = []
+    for start, end, title, body, node in sections:
+        body_lines = body.split("\n")
+        for ws, we in _windows(start, end, max_lines):
+            code = "\n".join(body_lines[ws - start : we - start + 1])
+            out.append(
+                Chunk("doc", node, ws, we, f"doc_section {title} ({path}:{ws})", code,
+                      fts_text(title), "", "", fts_text(code))
+            )
+    return out
+
+
+def file_chunks(path: str, text: str, lang: str, node: int, max_lines: int = DEFAULT_MAX_LINES) -> list[Chunk]:
+    """A file without symbols (e.g. SQL) as plain windows."""
+    lines = text.split("\n")
+    out: list[Chunk] = []
+    n = len(lines)
+    if n and not lines[-1]:
+        n -= 1
+    for ws, we in _windows(1, max(n, 1), max_lines):
+        code = "\n".join(lines[ws - 1 : we])
+        if not code.strip():
+            continue
+        sql = fts_text(code) if lang == "sql" else ""
+        out.append(Chunk("file", node, ws, we, f"file {path} ({path}:{ws})", code, fts_text(path), fts_text(code) if lang != "sql" else "", sql, ""))
+    return out

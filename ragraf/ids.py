@@ -1,0 +1,33 @@
+"""Identifiers (architecture §5.3). They derive from content only: no time,
+no traversal order, no revision, so two builds of one tree agree exactly.
+
+node_id  = sha1(kind|fqn|path|start_line)
+edge_uid = sha1(src|dst|kind|evidence_path|evidence_line)
+chunk_id = sha1(content_sha256|chunk_kind|model)
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+
+def _sha1(*parts: object) -> str:
+    return hashlib.sha1(
+        "|".join("" if p is None else str(p) for p in parts).encode("utf-8", "surrogateescape")
+    ).hexdigest()
+
+
+def node_id(kind: str, fqn: str | None, path: str | None, start_line: int | None) -> str:
+    return _sha1(kind, fqn, path, start_line)
+
+
+def edge_uid(src: str, dst: str, kind: str, evidence_path: str | None, evidence_line: int | None) -> str:
+    return _sha1(src, dst, kind, evidence_path, evidence_line)
+
+
+def chunk_id(content_sha256: str, chunk_kind: str, model: str) -> str:
+    return _sha1(content_sha256, chunk_kind, model)
+
+
+def sha256_text(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()

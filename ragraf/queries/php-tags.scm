@@ -1,0 +1,45 @@
+; PHP tags for RAGRAF (tree-sitter-php from tree-sitter-language-pack).
+; Capture names follow the tags convention: @definition.* / @name.definition.*
+; for declarations and @reference.* / @name.reference.* for uses. The
+; extractor (ragraf/extract/php.py) dispatches on the capture name of the
+; whole node; the @name.* captures mark where a name sits (evidence line).
+
+(namespace_definition) @definition.namespace
+(namespace_use_declaration) @reference.import
+
+(class_declaration name: (name) @name.definition.class) @definition.class
+(interface_declaration name: (name) @name.definition.interface) @definition.interface
+(trait_declaration name: (name) @name.definition.trait) @definition.trait
+(enum_declaration name: (name) @name.definition.enum) @definition.enum
+(function_definition name: (name) @name.definition.function) @definition.function
+(method_declaration name: (name) @name.definition.method) @definition.method
+(property_declaration) @definition.property
+(const_declaration) @definition.constant
+(enum_case name: (name) @name.definition.constant) @definition.enum_case
+(use_declaration) @reference.trait_use
+
+(anonymous_class) @definition.anonymous_class
+(anonymous_function) @definition.closure
+(arrow_function) @definition.closure
+
+(function_call_expression function: (_) @name.reference.call) @reference.call
+(member_call_expression name: (_) @name.reference.method_call) @reference.method_call
+(nullsafe_member_call_expression name: (_) @name.reference.method_call) @reference.method_call
+(scoped_call_expression name: (_) @name.reference.static_call) @reference.static_call
+(object_creation_expression) @reference.new
+(class_constant_access_expression) @reference.class_constant
+(array_creation_expression) @reference.array
+
+(include_expression) @reference.include
+(include_once_expression) @reference.include
+(require_expression) @reference.include
+(require_once_expression) @reference.include
+
+(global_declaration) @reference.global
+(assignment_expression) @reference.assignment
+(catch_clause) @reference.catch
+(subscript_expression
+  . (variable_name (name) @name.reference.superglobal)
+  (#match? @name.reference.superglobal "^_(GET|POST|REQUEST|COOKIE|FILES)$")) @reference.superglobal
+
+(comment) @text.comment

@@ -1,0 +1,36 @@
+"""Where the package finds its data: default configs, schemas, queries, templates.
+
+In a wheel, ``config/`` and ``schemas/`` are bundled under ``ragraf/_bundled``;
+in a source checkout (editable install) they are read from the repository root.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+
+_PKG = Path(__file__).resolve().parent
+
+
+@cache
+def _root(name: str) -> Path:
+    bundled = _PKG / "_bundled" / name
+    if bundled.is_dir():
+        return bundled
+    return _PKG.parent / name
+
+
+def config_dir() -> Path:
+    return _root("config")
+
+
+def schemas_dir() -> Path:
+    return _root("schemas")
+
+
+def queries_dir() -> Path:
+    return _PKG / "queries"
+
+
+def templates_dir() -> Path:
+    return _PKG / "templates"

@@ -1,0 +1,169 @@
+"""The one module that opens SQLite databases (through apsw).
+
+Invariants a change must keep:
+- Every database file of ragraf is opened here; nothing else imports apsw.
+- Writers: WAL is switched on once when the file is created (outside any
+  transaction); every write runs inside ``Database.write()``, which starts with
+  ``BEGIN IMMEDIATE`` so two writers serialise on the lock instead of failing
+  half-way, and commits or rolls back as a whole.
+- Migrations are SQL files in ``schemas/sql/<store>/NNNN_name.sql``; each is
+  applied in the same transaction as the row recording it in ``_migrations``,
+  so a fresh and an old database reach the same schema on open.
+- Readers open read-only and never run migrations.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Iterable, Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import apsw
+
+from ragraf import resources
+from ragraf.errors import NoIndexError, StoreError
+
+BUSY_TIMEOUT_MS = 30_000
+
+
+def _migrations(store: str) -> list[tuple[str, str]]:
+    folder = resources.schemas_dir() / "sql" / store
+    out = []
+    for path in sorted(folder.glob("*.sql")):
+        out.append((path.stem, path.read_text(encoding="utf-8")))
+    return out
+
+
+class Database:
+    """A connection to one SQLite file of one store."""
+
+    def __init__(
+        self,
+        path: Path,
+        store: str,
+        *,
+        readonly: bool = False,
+        extra_migrations: Sequence[tuple[str, str]] = (),
+    ) -> None:
+        self.path = path
+        self.store = store
+        self.readonly = readonly
+        if readonly:
+            if not path.exists():
+                raise NoIndexError(f"{path} does not exist; run `ragraf index` first")
+            flags = apsw.SQLITE_OPEN_READONLY | apsw.SQLITE_OPEN_URI
+            self.conn = apsw.Connection(path.as_uri() + "?mode=ro", flags=flags)
+            self.conn.setbusytimeout(BUSY_TIMEOUT_MS)
+        else:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self.conn = apsw.Connection(str(path))
+            self.conn.setbusytimeout(BUSY_TIMEOUT_MS)
+            mode = self.conn.execute("PRAGMA journal_mode").fetchall()[0][0]
+            if mode != "wal":
+                self.conn.execute("PRAGMA journal_mode=WAL")
+            self.conn.execute("PRAGMA synchronous=NORMAL")
+            self._migrate(list(_migrations(store)) + list(extra_migrations))
+        self.conn.execute("PRAGMA foreign_keys=OFF")
+
+    # -- migrations -------------------------------------------------------
+    def _migrate(self, migrations: list[tuple[str, str]]) -> None:
+        self.conn.execute(
+            "CREATE TABLE IF NOT EXISTS _migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)"
+        )
+        done = {r[0] for r in self.conn.execute("SELECT name FROM _migrations")}
+        for name, sql in migrations:
+            if name in done:
+                continue
+            with self.write():
+                if self.conn.execute("SELECT 1 FROM _migrations WHERE name=?", (name,)).fetchall():
+                    continue  # another process applied it while we waited
+                self.conn.execute(sql)
+                self.conn.execute(
+                    "INSERT INTO _migrations(name, applied_at) VALUES (?, strftime('%Y-%m-%dT%H:%M:%SZ','now'))",
+                    (name,),
+                )
+
+    def applied_migrations(self) -> list[str]:
+        return [r[0] for r in self.conn.execute("SELECT name FROM _migrations ORDER BY name")]
+
+    # -- access -----------------------------------------------------------
+    @contextlib.contextmanager
+    def write(self) -> Iterator[Database]:
+        """One write transaction: BEGIN IMMEDIATE ... COMMIT (ROLLBACK on error)."""
+        if self.readonly:
+            raise StoreError(f"{self.path} is open read-only")
+        if not self.conn.getautocommit():
+            # nested: use a savepoint so the outer transaction stays whole
+            with self.conn:
+                yield self
+            return
+        self.conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield self
+        except BaseException:
+            self.conn.execute("ROLLBACK")
+            raise
+        else:
+            self.conn.execute("COMMIT")
+
+    def execute(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> None:
+        self.conn.execute(sql, params)
+
+    def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> None:
+        self.conn.executemany(sql, rows)
+
+    def query(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> list[tuple[Any, ...]]:
+        return self.conn.execute(sql, params).fetchall()
+
+    def query_one(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> tuple[Any, ...] | None:
+        for row in self.conn.execute(sql, params):
+            return row
+        return None
+
+    def scalar(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> Any:
+        row = self.query_one(sql, params)
+        return None if row is None else row[0]
+
+    def cursor(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> apsw.Cursor:
+        return self.conn.execute(sql, params)
+
+    def load_extension(self, path: str) -> None:
+        self.conn.enable_load_extension(True)
+        self.conn.load_extension(path)
+        self.conn.enable_load_extension(False)
+
+    def checkpoint(self) -> None:
+        if not self.readonly:
+            with contextlib.suppress(apsw.BusyError):
+                self.conn.wal_checkpoint(mode=apsw.SQLITE_CHECKPOINT_PASSIVE)
+
+    def size_bytes(self) -> int:
+        total = 0
+        for suffix in ("", "-wal"):
+            p = Path(str(self.path) + suffix)
+            if p.exists():
+                total += p.stat().st_size
+        return total
+
+    def close(self) -> None:
+        self.conn.close()
+
+    def __enter__(self) -> Database:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def fsync_dir(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+SQLiteError = apsw.Error
+ConstraintError = apsw.ConstraintError

@@ -1,0 +1,45 @@
+"""Tokenization shared by the lexicon writer and the query side.
+
+Identifiers are emitted in their original form and split on camelCase,
+snake_case and namespace separators (``fetchResult`` -> ``fetchResult fetch
+Result``), so FTS5's unicode61 tokenizer indexes both. Index and query must
+use the same function, or matches silently disappear.
+"""
+
+from __future__ import annotations
+
+import re
+
+_IDENT = re.compile(r"[A-Za-z_\x80-\uffff][A-Za-z0-9_\x80-\uffff]*")
+_CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
+_SQL_HINT = re.compile(
+    r"\b(SELECT\s.+\bFROM|INSERT\s+INTO|UPDATE\s+\S+\s+SET|DELETE\s+FROM|CREATE\s+TABLE|ALTER\s+TABLE|REPLACE\s+INTO|DROP\s+TABLE)\b",
+    re.IGNORECASE | re.DOTALL,
+)
+
+
+def split_identifier(ident: str) -> list[str]:
+    """``fetchResult`` -> [fetchResult, fetch, Result]; parts only when there are several."""
+    parts: list[str] = []
+    for piece in re.split(r"[_\\$:.\-/]+", ident):
+        if piece:
+            parts.extend(_CAMEL.findall(piece) or [piece])
+    if len(parts) <= 1:
+        return [ident.strip("_$\\")] if ident.strip("_$\\") else []
+    return [ident.strip("_$\\"), *parts]
+
+
+def identifier_tokens(text: str) -> list[str]:
+    out: list[str] = []
+    for m in _IDENT.finditer(text):
+        out.extend(split_identifier(m.group(0)))
+    return out
+
+
+def fts_text(text: str) -> str:
+    """The token string stored in an ft_chunk column for ``text``."""
+    return " ".join(identifier_tokens(text))
+
+
+def looks_like_sql(s: str) -> bool:
+    return bool(_SQL_HINT.search(s))

@@ -1,0 +1,71 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from ragraf import config
+from ragraf.errors import ConfigError, NoIndexError
+
+
+def test_init_writes_defaults_and_keeps_existing(tmp_path: Path) -> None:
+    written = config.init_project(tmp_path)
+    layout = config.Layout(tmp_path)
+    assert set(written) == {layout.project_yaml, layout.confidence_yaml}
+    assert layout.project_yaml.read_text() == config.default_text("project")
+    layout.project_yaml.write_text("index: {retain_revs: 5}\n")
+    assert config.init_project(tmp_path) == []
+    assert config.load(tmp_path).project["index"]["retain_revs"] == 5
+
+
+def test_root_is_found_upward(tmp_path: Path) -> None:
+    config.init_project(tmp_path)
+    deep = tmp_path / "a" / "b"
+    deep.mkdir(parents=True)
+    assert config.find_root(deep) == tmp_path.resolve()
+    with pytest.raises(NoIndexError, match="ragraf init"):
+        config.find_root(Path("/"))
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("retain_revs: 3\n", "unknown key 'retain_revs'"),
+        ("index:\n  retian_revs: 3\n", "unknown key 'index.retian_revs'"),
+        ("index:\n  retain_revs: many\n", "key 'index.retain_revs'"),
+        ("include: '**/*.php'\n", "key 'include'"),
+        ("exclude: ['src/[abc']\n", "key 'exclude': bad glob"),
+        ("exclude: ['/etc/**']\n", "key 'exclude': bad glob"),
+        ("secrets_exclude: ['../x']\n", "key 'secrets_exclude': bad glob"),
+        ("include: ['a**b']\n", "key 'include': bad glob"),
+        ("- just a list\n", "top level must be a mapping"),
+        ("index: [\n", "not valid YAML"),
+    ],
+)
+def test_bad_project_yaml_names_file_and_key(tmp_path: Path, text: str, message: str) -> None:
+    config.init_project(tmp_path)
+    layout = config.Layout(tmp_path)
+    layout.project_yaml.write_text(text)
+    with pytest.raises(ConfigError) as exc:
+        config.load(tmp_path)
+    assert message in str(exc.value)
+    assert str(layout.project_yaml) in str(exc.value)
+
+
+def test_bad_confidence_yaml(tmp_path: Path) -> None:
+    config.init_project(tmp_path)
+    layout = config.Layout(tmp_path)
+    layout.confidence_yaml.write_text("magic: 1.5\n")
+    with pytest.raises(ConfigError, match="confidence.yaml: key 'magic'"):
+        config.load(tmp_path)
+    layout.confidence_yaml.write_text("magik: 0.3\n")
+    with pytest.raises(ConfigError, match="unknown key 'magik'"):
+        config.load(tmp_path)
+
+
+def test_config_hash_follows_effective_config(tmp_path: Path) -> None:
+    config.init_project(tmp_path)
+    h1 = config.load(tmp_path).config_hash
+    config.Layout(tmp_path).confidence_yaml.write_text("magic: 0.25\n")
+    h2 = config.load(tmp_path).config_hash
+    assert h1 != h2

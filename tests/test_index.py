@@ -1,0 +1,222 @@
+"""Revisions: the commit point, determinism, retention, one build at a time, crashes."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from ragraf import config, indexer
+from ragraf.errors import BusyError
+from ragraf.store import manifest
+from ragraf.store.control import ControlStore
+from ragraf.store.graph import GraphStore
+from ragraf.store.lexvec import LexStore
+from tests.conftest import copy_pilot, run_cli, write
+
+
+def _snapshot(root: Path, rev: str) -> dict[str, object]:
+    layout = config.Layout(root)
+    g = GraphStore(layout.graph_db, readonly=True)
+    lx = LexStore(layout.lexvec_db, readonly=True)
+    try:
+        return {
+            "nodes": g.node_ids(rev),
+            "edges": g.edge_uids(rev),
+            "chunks": lx.chunk_ids(rev),
+            "files": [r[:6] for r in g.files(rev)],
+            "corpus_hash": g.rev_row(rev)["corpus_hash"],
+        }
+    finally:
+        g.close()
+        lx.close()
+
+
+def test_layout_is_the_spec_tree(indexed_pilot: Path) -> None:
+    dot = indexed_pilot / ".ragraf"
+    for rel in ("index/rev.json", "index/graph/graph.sqlite", "index/lex/lexvec.sqlite", "control.sqlite",
+                "drift", "drift/archive", "config/project.yaml", "config/confidence.yaml", "logs"):
+        assert (dot / rel).exists(), rel
+    man = json.loads((dot / "index/rev.json").read_text())
+    assert man["rev_id"] == "rev-0001" and man["state"] == "ready" and man["joern_used"] == 0
+
+
+def test_migrations_are_recorded(indexed_pilot: Path) -> None:
+    layout = config.Layout(indexed_pilot)
+    for store in (GraphStore(layout.graph_db, readonly=True), LexStore(layout.lexvec_db, readonly=True),
+                  ControlStore(layout.control_db, readonly=True)):
+        assert store.db.applied_migrations() == ["0001_init"]
+        assert store.db.scalar("PRAGMA journal_mode") == "wal"
+
+
+def test_same_tree_twice_is_identical(tmp_path: Path) -> None:
+    """§9.3: two builds of the same tree (in two places) agree on every identifier."""
+    a = copy_pilot(tmp_path / "a")
+    b = copy_pilot(tmp_path / "b")
+    for root in (a, b):
+        config.init_project(root)
+        indexer.build(config.load(root))
+    indexer.build(config.load(a), force=True)
+    s1, s2, s3 = _snapshot(a, "rev-0001"), _snapshot(b, "rev-0001"), _snapshot(a, "rev-0002")
+    assert s1 == s2 == s3
+    assert len(s1["edges"]) > 50  # type: ignore[arg-type]
+
+
+def test_parallel_and_serial_extraction_agree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = copy_pilot(tmp_path / "p")
+    for i in range(30):  # enough files for the process pool
+        write(root, f"gen/f{i}.php", f"<?php\nnamespace Gen;\nfunction f{i}() {{ return f{(i + 1) % 30}(); }}\n")
+    config.init_project(root)
+    cfg = config.load(root)
+    cfg.project["index"]["workers"] = 2
+    indexer.build(cfg)
+    monkeypatch.setattr(indexer, "PARALLEL_MIN_FILES", 10_000)
+    indexer.build(cfg, force=True)
+    assert _snapshot(root, "rev-0001") == _snapshot(root, "rev-0002")
+
+
+def test_unchanged_tree_is_current_unless_forced(indexed_pilot: Path) -> None:
+    cfg = config.load(indexed_pilot)
+    res = indexer.build(cfg)
+    assert (res.status, res.rev_id) == ("current", "rev-0001")
+    assert indexer.build(cfg, force=True).rev_id == "rev-0002"
+    write(indexed_pilot, "src/new.php", "<?php function brand_new() {}\n")
+    assert indexer.build(cfg).rev_id == "rev-0003"
+    config.Layout(indexed_pilot).confidence_yaml.write_text("magic: 0.25\n")
+    assert indexer.build(config.load(indexed_pilot)).rev_id == "rev-0004"
+
+
+def test_retention_prunes_rows_but_keeps_history(indexed_pilot: Path) -> None:
+    config.Layout(indexed_pilot).project_yaml.write_text("index: {retain_revs: 2}\n")
+    cfg = config.load(indexed_pilot)
+    indexer.build(cfg)  # config changed -> rev-0002
+    res = indexer.build(cfg, force=True)
+    assert res.rev_id == "rev-0003" and res.pruned == ["rev-0001"]
+    layout = config.Layout(indexed_pilot)
+    g = GraphStore(layout.graph_db, readonly=True)
+    assert [r for r, _s in g.revs()] == ["rev-0002", "rev-0003"]
+    assert g.node_ids("rev-0001") == set()
+    assert LexStore(layout.lexvec_db, readonly=True).chunk_ids("rev-0001") == set()
+    hist = {h["rev_id"]: h for h in ControlStore(layout.control_db, readonly=True).history()}
+    assert hist["rev-0001"]["state"] == "archived" and hist["rev-0001"]["nodes"] > 0
+    assert hist["rev-0003"]["state"] == "ready" and hist["rev-0003"]["parent_rev"] == "rev-0002"
+
+
+def _start_at_failpoint(root: Path, point: str, *args: str) -> subprocess.Popen[str]:
+    env = {**os.environ, indexer.FAILPOINT_ENV: point}
+    proc = subprocess.Popen([sys.executable, "-m", "ragraf", "-C", str(root), "index", *args],
+                            env=env, stderr=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    assert proc.stderr is not None
+    line = proc.stderr.readline()
+    assert f"failpoint {point} reached" in line, line + proc.stderr.read()
+    return proc
+
+
+def test_second_build_is_refused_while_one_runs(indexed_pilot: Path) -> None:
+    proc = _start_at_failpoint(indexed_pilot, "after-parse", "--force")
+    try:
+        with pytest.raises(BusyError, match="another ragraf build is running"):
+            indexer.build(config.load(indexed_pilot), force=True)
+        cli = run_cli("-C", str(indexed_pilot), "index", "--force")
+        assert cli.returncode == 4 and "another ragraf build is running" in cli.stderr
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+@pytest.mark.parametrize("point", ["after-scan", "after-parse", "after-graph", "after-lexvec"])
+def test_sigkill_leaves_previous_revision_intact(indexed_pilot: Path, point: str) -> None:
+    before = _snapshot(indexed_pilot, "rev-0001")
+    write(indexed_pilot, "src/extra.php", "<?php function extra() { return format_money(1); }\n")
+    proc = _start_at_failpoint(indexed_pilot, point)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    layout = config.Layout(indexed_pilot)
+    assert manifest.require(layout.rev_json)["rev_id"] == "rev-0001"
+    assert _snapshot(indexed_pilot, "rev-0001") == before
+    st = run_cli("-C", str(indexed_pilot), "status", "--json", check=True)
+    assert json.loads(st.stdout)["rev_id"] == "rev-0001"
+    res = indexer.build(config.load(indexed_pilot))
+    assert res.status == "built"
+    g = GraphStore(layout.graph_db, readonly=True)
+    assert [s for _r, s in g.revs()] == ["ready", "ready"]
+    assert _snapshot(indexed_pilot, "rev-0001") == before
+    hist = {h["rev_id"]: h for h in ControlStore(layout.control_db, readonly=True).history()}
+    if point == "after-scan":
+        assert res.rev_id == "rev-0002" and not res.recovered
+    else:
+        assert res.recovered == ["rev-0002"] and res.rev_id == "rev-0003"
+        assert hist["rev-0002"]["state"] == "failed" and "interrupted" in hist["rev-0002"]["note"]
+
+
+def test_sigkill_after_the_commit_point_keeps_the_new_revision(indexed_pilot: Path) -> None:
+    write(indexed_pilot, "src/extra.php", "<?php function extra() {}\n")
+    proc = _start_at_failpoint(indexed_pilot, "after-manifest")
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    layout = config.Layout(indexed_pilot)
+    assert manifest.require(layout.rev_json)["rev_id"] == "rev-0002"
+    res = indexer.build(config.load(indexed_pilot))
+    assert (res.status, res.rev_id) == ("current", "rev-0002")
+    g = GraphStore(layout.graph_db, readonly=True)
+    assert dict(g.revs()) == {"rev-0001": "ready", "rev-0002": "ready"}
+    hist = {h["rev_id"]: h["state"] for h in ControlStore(layout.control_db, readonly=True).history()}
+    assert hist == {"rev-0001": "ready", "rev-0002": "ready"}
+
+
+def test_failed_build_keeps_previous_and_records_reason(indexed_pilot: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import ragraf.resolve
+
+    def boom(*a: object, **k: object) -> None:
+        raise RuntimeError("resolver exploded")
+
+    monkeypatch.setattr(ragraf.resolve, "resolve", boom)
+    from ragraf.errors import IndexBuildError
+
+    with pytest.raises(IndexBuildError, match="rev-0001 stays active"):
+        indexer.build(config.load(indexed_pilot), force=True)
+    layout = config.Layout(indexed_pilot)
+    assert manifest.require(layout.rev_json)["rev_id"] == "rev-0001"
+    hist = {h["rev_id"]: h for h in ControlStore(layout.control_db, readonly=True).history()}
+    assert hist["rev-0002"]["state"] == "failed" and "resolver exploded" in hist["rev-0002"]["note"]
+
+
+def test_cli_index_and_status(pilot: Path) -> None:
+    out = run_cli("-C", str(pilot), "index", check=True)
+    assert out.stdout.startswith("sealed rev-0001:")
+    st = run_cli("-C", str(pilot), "status", check=True).stdout
+    assert "revision   rev-0001 (active)  state ready" in st
+    assert "capability degraded" in st
+    data = json.loads(run_cli("-C", str(pilot), "status", "--json", check=True).stdout)
+    assert data["counts"]["nodes"]["method"] == 18
+    assert data["coverage"]["calls.stated_share"]["value"] > 0.5
+    assert data["revisions"][0]["rev_id"] == "rev-0001"
+
+
+def test_cli_errors_have_exit_codes(tmp_path: Path) -> None:
+    r = run_cli("-C", str(tmp_path), "status")
+    assert r.returncode == 3 and "ragraf init" in r.stderr
+    config.init_project(tmp_path)
+    r = run_cli("-C", str(tmp_path), "status")
+    assert r.returncode == 3 and "ragraf index" in r.stderr
+    config.Layout(tmp_path).project_yaml.write_text("bogus: 1\n")
+    r = run_cli("-C", str(tmp_path), "index")
+    assert r.returncode == 2 and "unknown key 'bogus'" in r.stderr and "project.yaml" in r.stderr
+    r = run_cli("index", "--bogus-flag", cwd=tmp_path)
+    assert r.returncode == 2
+
+
+def test_help_is_instant_and_light() -> None:
+    t = time.perf_counter()
+    code = ("import sys, ragraf.cli; "
+            "heavy=[m for m in ('tree_sitter','fastembed','mcp','apsw','jsonschema','sqlglot') if m in sys.modules]; "
+            "print(','.join(heavy))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == ""
+    assert time.perf_counter() - t < 5
