@@ -193,6 +193,7 @@ def _coverage(files: list[ScannedFile], facts: list[FileFacts], stats: dict[str,
     calls_total = stats.get("calls_total", 0)
     stated = stats.get("calls_stated", 0)
     unresolved = sum(v for k, v in stats.items() if k.startswith("calls_unresolved"))
+    ext = stats.get("calls_unresolved_function", 0)
     rows: list[tuple[str, float | None, str | None]] = [
         ("files.total", float(len(files)), None),
         ("files.secret_excluded", float(secrets), "count only; paths are never stored"),
@@ -203,6 +204,9 @@ def _coverage(files: list[ScannedFile], facts: list[FileFacts], stats: dict[str,
         ("calls.derived", float(stats.get("calls_derived", 0)), None),
         ("calls.unresolved", float(unresolved), "builtins and unknown receivers included"),
         ("calls.stated_share", round(stated / calls_total, 4) if calls_total else None, None),
+        ("calls.stated_share_declared", round(stated / (calls_total - ext), 4) if calls_total - ext > 0 else None,
+         "share among calls whose callee could be declared in the corpus (unresolved plain functions excluded:"
+         " PHP builtins and vendor functions)"),
         ("chunks.total", float(chunks_total), None),
         ("chunks.duplicate", float(chunks_dup), "same content at several places"),
         ("chunks.without_owner_symbol", float(chunks_file), "top-level code chunks"),

@@ -9,7 +9,9 @@ use the same function, or matches silently disappear.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
+_SEP = re.compile(r"[_\\$:.\-/]+")
 _IDENT = re.compile(r"[A-Za-z_\x80-\uffff][A-Za-z0-9_\x80-\uffff]*")
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
 _SQL_HINT = re.compile(
@@ -18,21 +20,24 @@ _SQL_HINT = re.compile(
 )
 
 
-def split_identifier(ident: str) -> list[str]:
-    """``fetchResult`` -> [fetchResult, fetch, Result]; parts only when there are several."""
+@lru_cache(maxsize=262_144)
+def split_identifier(ident: str) -> tuple[str, ...]:
+    """``fetchResult`` -> (fetchResult, fetch, Result); parts only when there are several."""
     parts: list[str] = []
-    for piece in re.split(r"[_\\$:.\-/]+", ident):
+    for piece in _SEP.split(ident):
         if piece:
             parts.extend(_CAMEL.findall(piece) or [piece])
+    whole = ident.strip("_$\\")
     if len(parts) <= 1:
-        return [ident.strip("_$\\")] if ident.strip("_$\\") else []
-    return [ident.strip("_$\\"), *parts]
+        return (whole,) if whole else ()
+    return (whole, *parts)
 
 
 def identifier_tokens(text: str) -> list[str]:
     out: list[str] = []
-    for m in _IDENT.finditer(text):
-        out.extend(split_identifier(m.group(0)))
+    split = split_identifier
+    for word in _IDENT.findall(text):
+        out.extend(split(word))
     return out
 
 
