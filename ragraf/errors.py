@@ -54,3 +54,15 @@ class IndexBuildError(RagrafError):
     """A build failed; the previous revision stays active."""
 
     exit_code = 1
+
+
+class EmbeddingUnavailable(RagrafError):
+    """The embedding model cannot be loaded; the vector layer is marked unavailable."""
+
+    exit_code = 1
+
+
+class SchemaUnavailable(RagrafError):
+    """The live database cannot be reached; the schema comes from migrations only."""
+
+    exit_code = 1
