@@ -288,7 +288,8 @@ def _build_rev(cfg: Config, layout: Layout, sc: Any, graph: GraphStore, lex: Lex
     timings["parse"] = time.perf_counter() - t
     failpoint("after-parse")
     t = time.perf_counter()
-    extra_nodes, edges, stats = resolve(facts, cfg.confidence, int(cfg.project["resolve"]["max_heuristic_candidates"]))
+    resolved = resolve(facts, cfg.confidence, int(cfg.project["resolve"]["max_heuristic_candidates"]))
+    extra_nodes, edges, stats = resolved.nodes, resolved.edges, resolved.stats
     timings["resolve"] = time.perf_counter() - t
     t = time.perf_counter()
     # rows
@@ -341,7 +342,11 @@ def _build_rev(cfg: Config, layout: Layout, sc: Any, graph: GraphStore, lex: Lex
     t = time.perf_counter()
     if progress:
         progress("write", 0, 2)
-    graph.write_rows(rev_id, file_rows, node_rows, edges, text_rows, cov)
+    texts = {f.path: f.text for f in ok_files}
+    blobs = [(sf.sha256, texts[sf.path]) for sf in ok_files]
+    known = graph.has_blobs(sha for sha, _t in blobs)
+    graph.write_rows(rev_id, file_rows, node_rows, edges, text_rows, cov,
+                     blobs=[b for b in blobs if b[0] not in known], shells=resolved.shells, routes=resolved.routes)
     failpoint("after-graph")
     if progress:
         progress("write", 1, 2)

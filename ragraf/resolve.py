@@ -22,10 +22,12 @@ import posixpath
 import re
 from collections import defaultdict
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any
 
 from ragraf import ids
 from ragraf.extract.facts import ClassDecl, FileFacts
+from ragraf.rank import kcore
 
 Edge = tuple[str, str, str, str, str | None, int | None, float, str, str, str | None]
 NodeRow = tuple[str, str, str, str, str | None, int | None, int | None, str, str]
@@ -33,6 +35,19 @@ NodeRow = tuple[str, str, str, str, str | None, int | None, int | None, str, str
 SOURCES_TS = json.dumps(["tree-sitter"])
 SOURCES_MD = json.dumps(["markdown"])
 MAX_INCLUDE_CANDIDATES = 20
+
+
+RANK_KINDS = frozenset({"calls", "calls_heuristic", "extends", "implements", "uses_trait", "instantiates",
+                        "references", "imports", "overrides"})
+
+
+@dataclass
+class Resolved:
+    nodes: list[NodeRow]
+    edges: list[Edge]
+    stats: dict[str, int]
+    routes: list[tuple[str, str, str, str, int]]
+    shells: list[tuple[str, int]]
 
 
 class _ClassDef:
@@ -59,6 +74,7 @@ class Resolver:
         self.node_fqn: dict[str, str] = {}
         self.edges: dict[str, Edge] = {}
         self.extra_nodes: dict[str, NodeRow] = {}
+        self.routes: list[tuple[str, str, str, str, int]] = []
         self.stats: dict[str, int] = defaultdict(int)
         self._method_cache: dict[tuple[str, str], list[str]] = {}
         self._type_cache: dict[tuple[Any, str | None], dict[str, bool]] = {}
@@ -287,7 +303,7 @@ class Resolver:
             return None
         return self.link_targets(src, cands, kind, path, line, True, "name-match")
 
-    def run(self) -> tuple[list[NodeRow], list[Edge], dict[str, int]]:
+    def run(self) -> Resolved:
         st = self.stats
         for f in self.files:
             if not f.nodes:
@@ -305,7 +321,19 @@ class Resolver:
         st["conflict.duplicate_function"] = sum(1 for v in self.functions.values() if len(v) > 1)
         edges = [self.edges[k] for k in sorted(self.edges)]
         extra = [self.extra_nodes[k] for k in sorted(self.extra_nodes)]
-        return extra, edges, dict(st)
+        return Resolved(extra, edges, dict(st), sorted(self.routes), self.shells(edges))
+
+    def shells(self, edges: list[Edge]) -> list[tuple[str, int]]:
+        """k-core shell of every symbol in the undirected graph of code links."""
+        index: dict[str, int] = {}
+        pairs = []
+        for e in edges:
+            if e[2] in RANK_KINDS:
+                a = index.setdefault(e[0], len(index))
+                b = index.setdefault(e[1], len(index))
+                pairs.append((a, b))
+        shell = kcore(len(index), pairs)
+        return sorted((nid, shell[i]) for nid, i in index.items() if shell[i] > 0)
 
     def class_edges(self, f: FileFacts, cd: ClassDecl) -> None:
         src = f.nodes[cd.node][0]
@@ -426,6 +454,8 @@ class Resolver:
                 self.extra_nodes[nid] = (nid, "http_endpoint", fqn, fqn, None, None, None,
                                          json.dumps({"superglobal": sg, "key": key}), "structural")
             self.add(nid, src, "flows_to", path, line)
+        elif kind == "route":
+            self.resolve_route(f, src, line, ref[3], ref[4], ref[5])
         elif kind == "import":
             ikind, fqn = ref[3], ref[4]
             if ikind == "class":
@@ -447,6 +477,27 @@ class Resolver:
                     break
         elif kind == "docname":
             self.resolve_docname(src, path, line, ref[3])
+
+    def resolve_route(self, f: FileFacts, src: str, line: int, methods: tuple[str, ...], route: str,
+                      handler: tuple[Any, ...]) -> None:
+        method = "|".join(methods)
+        fqn = f"{method} {route}"
+        nid = ids.node_id("web_route", fqn, f.path, line)
+        targets: list[str] = []
+        if handler[0] == "class":
+            for cls in sorted(self.types(handler[1])):
+                inv = self.find_method(cls, "__invoke")
+                targets.extend(inv or self.class_ids(cls))
+        elif handler[0] == "method":
+            for cls in sorted(self.types(handler[1])):
+                targets.extend(self.find_method(cls, handler[2].lower()))
+        else:
+            targets.append(src)  # a closure: the code registering it handles the route
+        self.extra_nodes[nid] = (nid, "web_route", route, fqn, f.path, line, line,
+                                 json.dumps({"method": method, "route": route}), "structural")
+        self.routes.append((nid, route, method, f.path, line))
+        for t in sorted(set(targets)):
+            self.add(nid, t, "handles", f.path, line, self.conf["heuristic_single"], True, {"via": "router-call"})
 
     def _count(self, outcome: str | None) -> None:
         self.stats["calls_unresolved_method" if outcome is None else f"calls_{outcome}"] += 1
@@ -534,5 +585,5 @@ class Resolver:
                          {"via": "name-match"}, sources=SOURCES_MD)
 
 
-def resolve(files: Iterable[FileFacts], conf: dict[str, float], max_candidates: int = 5) -> tuple[list[NodeRow], list[Edge], dict[str, int]]:
+def resolve(files: Iterable[FileFacts], conf: dict[str, float], max_candidates: int = 5) -> Resolved:
     return Resolver(list(files), conf, max_candidates).run()

@@ -49,9 +49,12 @@ def test_layout_is_the_spec_tree(indexed_pilot: Path) -> None:
 
 def test_migrations_are_recorded(indexed_pilot: Path) -> None:
     layout = config.Layout(indexed_pilot)
+    from ragraf import resources
+
     for store in (GraphStore(layout.graph_db, readonly=True), LexStore(layout.lexvec_db, readonly=True),
                   ControlStore(layout.control_db, readonly=True)):
-        assert store.db.applied_migrations() == ["0001_init"]
+        files = sorted(p.stem for p in (resources.schemas_dir() / "sql" / store.db.store).glob("*.sql"))
+        assert store.db.applied_migrations() == files and files[0] == "0001_init"
         assert store.db.scalar("PRAGMA journal_mode") == "wal"
 
 

@@ -38,6 +38,7 @@ NOT_CLASSES = {
     "iterable", "object", "mixed", "void", "null", "never", "false", "true", "resource",
     "self", "static", "parent", "numeric", "scalar", "list",
 }
+ROUTE_METHODS = {"addroute", "get", "post", "put", "patch", "delete", "any", "map", "match", "options", "head"}
 COND_PARENTS = {
     "if_statement", "else_clause", "else_if_clause", "switch_statement", "case_statement",
     "conditional_expression", "try_statement", "catch_clause", "while_statement",
@@ -686,7 +687,70 @@ class _Extractor:
             self.raw_refs.append(("vcall", self.scope_index(), line, "dynamic_method", None))
             return
         recv = self.expr_desc(n.child_by_field_name("object"))
-        self.raw_refs.append(("mcall", self.scope_index(), line, recv, self.t(name)))
+        mname = self.t(name)
+        self.raw_refs.append(("mcall", self.scope_index(), line, recv, mname))
+        if mname.lower() in ROUTE_METHODS:
+            self.on_route(n, mname.lower(), line)
+
+    def on_route(self, n: Any, mname: str, line: int) -> None:
+        """Router registrations: ->get('/path', Handler::class), ->addRoute(['GET'], '/p', [C::class, 'm']),
+        with the prefixes of enclosing ->addGroup('/prefix', function ...) calls."""
+        args = n.child_by_field_name("arguments")
+        vals = [a.named_children[0] for a in (args.named_children if args is not None else [])
+                if a.type == "argument" and a.named_children]
+        if mname in ("addroute", "map", "match"):
+            if len(vals) < 3:
+                return
+            mnode, pnode, hnode = vals[0], vals[1], vals[2]
+            single = self.string_value(mnode)
+            if single is not None:
+                methods = [single.upper()]
+            elif mnode.type == "array_creation_expression":
+                methods = [self.string_value(e.named_children[0]) or "?" for e in mnode.named_children
+                           if e.type == "array_element_initializer" and e.named_children]
+                methods = [m.upper() for m in methods]
+            else:
+                methods = ["*"]
+        else:
+            if len(vals) < 2:
+                return
+            pnode, hnode = vals[0], vals[1]
+            methods = ["*" if mname in ("any", "map") else mname.upper()]
+        route = self.string_value(pnode)
+        if route is None or not (route == "" or route[0] in "/["):
+            return
+        handler: Any = None
+        if hnode.type == "class_constant_access_expression":
+            parts = hnode.named_children
+            if len(parts) == 2 and self.t(parts[1]).lower() == "class":
+                handler = ("class", self.class_desc(parts[0]))
+        elif hnode.type == "array_creation_expression":
+            t = self.callable_array(hnode)
+            if t is not None:
+                handler = ("method", t[1], t[2])
+        elif hnode.type in ("anonymous_function", "arrow_function"):
+            handler = ("closure",)
+        else:
+            sv = self.string_value(hnode)
+            if sv and ("@" in sv or "::" in sv):
+                cls, _, meth = sv.replace("@", "::").partition("::")
+                fq = self.resolve_class(cls)
+                handler = ("method", ("class", fq), meth) if fq else None
+        if handler is None or (handler[0] != "closure" and handler[1] is None):
+            return
+        prefix = ""
+        p = n.parent
+        while p is not None:
+            if p.type in ("member_call_expression", "scoped_call_expression"):
+                pn = p.child_by_field_name("name")
+                if pn is not None and self.t(pn).lower() in ("addgroup", "group", "prefix"):
+                    pargs = p.child_by_field_name("arguments")
+                    first = pargs.named_children[0] if pargs is not None and pargs.named_children else None
+                    pv = self.string_value(first.named_children[0]) if first is not None and first.named_children else None
+                    if pv is not None:
+                        prefix = pv + prefix
+            p = p.parent
+        self.raw_refs.append(("route", self.scope_index(), line, tuple(methods), prefix + route, handler))
 
     def on_static_call(self, n: Any) -> None:
         name = n.child_by_field_name("name")
@@ -944,6 +1008,11 @@ class _Extractor:
                 refs.append(("mcall", node, r[2], self.close(r[3], sc), r[4]))
             elif kind in ("scall", "callable"):
                 refs.append((kind, node, r[2], self.close(r[3], sc), r[4]))
+            elif kind == "route":
+                h = r[5]
+                if h[0] != "closure":
+                    h = (h[0], self.close(h[1], sc), *h[2:])
+                refs.append(("route", node, r[2], r[3], r[4], h))
             elif kind == "vcall":
                 target = r[4]
                 if r[3] == "variable" and target is not None:

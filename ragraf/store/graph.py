@@ -11,6 +11,7 @@ Invariants a change must keep:
 from __future__ import annotations
 
 import json
+import zlib
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
@@ -55,9 +56,10 @@ class GraphStore:
     def delete_rev(self, rev_id: str) -> None:
         with self.db.write():
             for table in ("file", "node", "edge", "text_chunk", "cfg_edge", "dfg_edge", "db_table",
-                          "db_column", "db_fk", "web_route", "invalidated", "coverage"):
+                          "db_column", "db_fk", "web_route", "invalidated", "coverage", "node_rank"):
                 self.db.execute(f"DELETE FROM {table} WHERE rev_id=?", (rev_id,))
             self.db.execute("DELETE FROM rev WHERE rev_id=?", (rev_id,))
+            self.db.execute("DELETE FROM file_blob WHERE sha256 NOT IN (SELECT sha256 FROM file)")
 
     # -- writing ------------------------------------------------------------
     def write_rows(
@@ -68,9 +70,22 @@ class GraphStore:
         edges: Iterable[Sequence[Any]],
         texts: Iterable[Sequence[Any]],
         coverage: Iterable[tuple[str, float | None, str | None]],
+        blobs: Iterable[tuple[str, str]] = (),
+        shells: Iterable[tuple[str, int]] = (),
+        routes: Iterable[Sequence[Any]] = (),
     ) -> None:
         """All rows of a building revision, in one transaction."""
         with self.db.write():
+            self.db.executemany(
+                "INSERT OR IGNORE INTO file_blob(sha256, data) VALUES (?, ?)",
+                ((sha, zlib.compress(text.encode("utf-8", "surrogateescape"), 1)) for sha, text in blobs),
+            )
+            self.db.executemany("INSERT INTO node_rank(rev_id, node_id, shell) VALUES (?,?,?)",
+                                ((rev_id, n, sh) for n, sh in shells))
+            self.db.executemany(
+                "INSERT INTO web_route(rev_id, node_id, route, method, evidence_path, evidence_line) VALUES (?,?,?,?,?,?)",
+                ((rev_id, *r) for r in routes),
+            )
             self.db.executemany(
                 "INSERT INTO file(rev_id, path, lang, lines, sha256, parse_status, parse_note, size, mtime_ns)"
                 " VALUES (?,?,?,?,?,?,?,?,?)",
@@ -119,3 +134,135 @@ class GraphStore:
 
     def node_ids(self, rev_id: str) -> set[str]:
         return {r[0] for r in self.db.query("SELECT node_id FROM node WHERE rev_id=?", (rev_id,))}
+
+
+    # -- facade reads (all revision-scoped) ----------------------------------------
+    NODE_COLS = "node_id, kind, name, fqn, path, start_line, end_line, props, layer"
+    EDGE_COLS = "src, dst, kind, provenance, evidence_path, evidence_line, confidence, sources, edge_uid, props"
+
+    def has_blobs(self, shas: Iterable[str]) -> set[str]:
+        shas = list(shas)
+        if not shas:
+            return set()
+        return {r[0] for r in self.db.query(
+            "SELECT sha256 FROM file_blob WHERE sha256 IN (SELECT value FROM json_each(?))", (json.dumps(shas),))}
+
+    def file_text(self, rev_id: str, path: str) -> str | None:
+        """The text of ``path`` as the revision indexed it (None if not parsed)."""
+        row = self.db.query_one(
+            "SELECT b.data FROM file f JOIN file_blob b ON b.sha256 = f.sha256 WHERE f.rev_id=? AND f.path=?",
+            (rev_id, path))
+        return None if row is None else zlib.decompress(row[0]).decode("utf-8", "surrogateescape")
+
+    def file_row(self, rev_id: str, path: str) -> tuple[Any, ...] | None:
+        return self.db.query_one(
+            "SELECT path, lang, lines, sha256, parse_status, parse_note, size, mtime_ns FROM file"
+            " WHERE rev_id=? AND path=?", (rev_id, path))
+
+    def node(self, rev_id: str, node_id: str) -> tuple[Any, ...] | None:
+        return self.db.query_one(f"SELECT {self.NODE_COLS} FROM node WHERE rev_id=? AND node_id=?", (rev_id, node_id))
+
+    def nodes_by_ids(self, rev_id: str, node_ids: Iterable[str]) -> dict[str, tuple[Any, ...]]:
+        ids = list(set(node_ids))
+        if not ids:
+            return {}
+        return {r[0]: r for r in self.db.query(
+            f"SELECT {self.NODE_COLS} FROM node WHERE rev_id=? AND node_id IN (SELECT value FROM json_each(?))",
+            (rev_id, json.dumps(ids)))}
+
+    def nodes_by_fqn(self, rev_id: str, fqn: str, limit: int = 50) -> list[tuple[Any, ...]]:
+        return self.db.query(
+            f"SELECT {self.NODE_COLS} FROM node WHERE rev_id=? AND fqn=? COLLATE NOCASE"
+            " ORDER BY path, start_line LIMIT ?", (rev_id, fqn, limit))
+
+    def nodes_by_fqn_suffix(self, rev_id: str, suffix: str, limit: int = 50) -> list[tuple[Any, ...]]:
+        """fqn ending in ``\\suffix`` (a name written without its namespace)."""
+        like = "%\\" + suffix.replace("%", "").replace("_", "\\_")
+        return self.db.query(
+            f"SELECT {self.NODE_COLS} FROM node WHERE rev_id=? AND fqn LIKE ? ESCAPE '\\'"
+            " ORDER BY path, start_line LIMIT ?", (rev_id, like, limit))
+
+    def nodes_by_name(self, rev_id: str, name: str, limit: int = 50) -> list[tuple[Any, ...]]:
+        return self.db.query(
+            f"SELECT {self.NODE_COLS} FROM node WHERE rev_id=? AND name=? COLLATE NOCASE"
+            " ORDER BY path, start_line LIMIT ?", (rev_id, name, limit))
+
+    def nodes_in_file(self, rev_id: str, path: str) -> list[tuple[Any, ...]]:
+        return self.db.query(f"SELECT {self.NODE_COLS} FROM node WHERE rev_id=? AND path=? ORDER BY start_line, end_line DESC",
+                             (rev_id, path))
+
+    def names_like(self, rev_id: str, prefix: str, limit: int = 200) -> list[str]:
+        return [r[0] for r in self.db.query(
+            "SELECT DISTINCT coalesce(fqn, name) FROM node WHERE rev_id=? AND name LIKE ? AND layer='structural' LIMIT ?",
+            (rev_id, prefix.replace("%", "") + "%", limit))]
+
+    def symbol_names(self, rev_id: str) -> list[tuple[str, str]]:
+        return [(r[0], r[1]) for r in self.db.query(
+            "SELECT DISTINCT name, fqn FROM node WHERE rev_id=? AND kind IN"
+            " ('class','interface','trait','enum','function','method','constant','property')", (rev_id,))]
+
+    def edges_to(self, rev_id: str, node_ids: Iterable[str], kinds: Sequence[str] | None = None,
+                 stated_only: bool = False) -> list[tuple[Any, ...]]:
+        return self._edges("dst", rev_id, node_ids, kinds, stated_only)
+
+    def edges_from(self, rev_id: str, node_ids: Iterable[str], kinds: Sequence[str] | None = None,
+                   stated_only: bool = False) -> list[tuple[Any, ...]]:
+        return self._edges("src", rev_id, node_ids, kinds, stated_only)
+
+    def _edges(self, col: str, rev_id: str, node_ids: Iterable[str], kinds: Sequence[str] | None,
+               stated_only: bool) -> list[tuple[Any, ...]]:
+        ids = list(set(node_ids))
+        if not ids:
+            return []
+        sql = (f"SELECT {self.EDGE_COLS} FROM edge WHERE rev_id=? AND {col} IN (SELECT value FROM json_each(?))")
+        params: list[Any] = [rev_id, json.dumps(ids)]
+        if kinds is not None:
+            sql += " AND kind IN (SELECT value FROM json_each(?))"
+            params.append(json.dumps(list(kinds)))
+        if stated_only:
+            sql += " AND provenance='stated'"
+        return self.db.query(sql + " ORDER BY evidence_path, evidence_line, kind", params)
+
+    def edges_with_evidence_in(self, rev_id: str, path: str) -> list[tuple[Any, ...]]:
+        return self.db.query(f"SELECT {self.EDGE_COLS} FROM edge WHERE rev_id=? AND evidence_path=?", (rev_id, path))
+
+    def reach_upstream(self, rev_id: str, seeds: Sequence[str], kinds: Sequence[str], depth: int,
+                       stated_only: bool, limit: int) -> list[tuple[str, int, int]]:
+        """Everything that depends on ``seeds`` through ``kinds`` (edges walked dst -> src).
+
+        Returns (node_id, shortest depth, soft) where soft = 1 when every path to the
+        node needs a derived edge (min over paths)."""
+        return [(r[0], r[1], r[2]) for r in self.db.query(
+            """
+            WITH RECURSIVE reach(node, depth, soft) AS (
+              SELECT value, 0, 0 FROM json_each(?)
+              UNION
+              SELECT e.src, r.depth + 1, max(r.soft, e.provenance = 'derived')
+              FROM reach r JOIN edge e ON e.rev_id = ? AND e.dst = r.node
+              WHERE r.depth < ? AND e.kind IN (SELECT value FROM json_each(?))
+                AND (? = 0 OR e.provenance = 'stated')
+            )
+            SELECT node, min(depth), min(soft) FROM reach GROUP BY node ORDER BY min(depth), node LIMIT ?
+            """,
+            (json.dumps(list(seeds)), rev_id, depth, json.dumps(list(kinds)), 1 if stated_only else 0, limit))]
+
+    def graph_for_ranking(self, rev_id: str, kinds: Sequence[str]) -> list[tuple[str, str, str, float]]:
+        return [(r[0], r[1], r[2], r[3]) for r in self.db.query(
+            "SELECT src, dst, kind, confidence FROM edge WHERE rev_id=? AND kind IN (SELECT value FROM json_each(?))",
+            (rev_id, json.dumps(list(kinds))))]
+
+    def symbols_for_map(self, rev_id: str) -> list[tuple[Any, ...]]:
+        return self.db.query(
+            "SELECT n.node_id, n.kind, n.name, n.fqn, n.path, n.start_line, n.props, coalesce(r.shell, 0)"
+            " FROM node n LEFT JOIN node_rank r ON r.rev_id = n.rev_id AND r.node_id = n.node_id"
+            " WHERE n.rev_id=? AND n.path IS NOT NULL AND n.kind IN"
+            " ('class','interface','trait','enum','function','method','constant','file')", (rev_id,))
+
+    def routes(self, rev_id: str) -> list[tuple[Any, ...]]:
+        return self.db.query(
+            "SELECT w.route, w.method, w.evidence_path, w.evidence_line, w.node_id FROM web_route w"
+            " WHERE w.rev_id=? ORDER BY w.route, w.method", (rev_id,))
+
+    def nodes_of_kind(self, rev_id: str, kind: str, limit: int = 5000) -> list[tuple[Any, ...]]:
+        return self.db.query(f"SELECT {self.NODE_COLS} FROM node WHERE rev_id=? AND kind=? ORDER BY fqn LIMIT ?",
+                             (rev_id, kind, limit))
