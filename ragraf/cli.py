@@ -16,7 +16,7 @@ from typing import Annotated, Any
 
 import typer
 
-from ragraf.errors import RagrafError
+from ragraf.errors import InvalidArgument, RagrafError
 
 app = typer.Typer(
     name="ragraf",
@@ -152,6 +152,81 @@ def status(
     from ragraf.render import status_text
 
     sys.stdout.write(status_text(data))
+
+
+@app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
+def query(
+    ctx: typer.Context,
+    op: Annotated[str, typer.Argument(help="The operation: search, symbol, references, callers, callees, impact, "
+                                      "slice, code, repo_map, routes, index_status, live_read.")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print the envelope as JSON.")] = False,
+    rev: Annotated[str | None, typer.Option("--rev", help="Answer from this retained revision.")] = None,
+) -> None:
+    """Ask one facade operation: `ragraf query OP [MAIN-ARGUMENT] [--option value ...]`.
+
+    The main argument is the name, fqn, path or query the operation is about; options are
+    the operation's arguments (--depth 2, --hard-only, --budget-tokens 500 ...)."""
+    from ragraf import facade
+    from ragraf.facade.params import coerce_cli
+
+    op = op.replace("-", "_")
+    sp = facade.spec(op)
+    args: dict[str, Any] = {}
+    extra = list(ctx.args)
+    while extra:
+        tok = extra.pop(0)
+        if not tok.startswith("--"):
+            if sp.main is None:
+                raise InvalidArgument(f"{op} takes no main argument (got {tok!r})")
+            if sp.main in args:
+                raise InvalidArgument(f"{op}: unexpected argument {tok!r}")
+            args[sp.main] = tok
+            continue
+        name = tok[2:].replace("-", "_")
+        value: str | bool
+        if "=" in name:
+            name, value = name.split("=", 1)
+        elif sp.param(name) is not None and sp.param(name).type == "bool":  # type: ignore[union-attr]
+            value = True
+        elif extra:
+            value = extra.pop(0)
+        else:
+            raise InvalidArgument(f"{op}: option --{name} needs a value")
+        if sp.param(name) is None:
+            known = ", ".join("--" + p.name.replace("_", "-") for p in sp.params) or "none"
+            raise InvalidArgument(f"{op}: unknown option --{name.replace('_', '-')}; options: {known}")
+        args[name] = coerce_cli(sp, name, value)
+    env = facade.run_op(_root(), op, args, rev)
+    if as_json:
+        _emit_json(env)
+    else:
+        from ragraf.render import envelope_text
+
+        sys.stdout.write(envelope_text(env))
+
+
+@app.command("live-read")
+def live_read_cmd(
+    path: Annotated[str, typer.Argument(help="A file relative to the project root.")],
+    start: Annotated[int | None, typer.Option("--start", help="First line.")] = None,
+    end: Annotated[int | None, typer.Option("--end", help="Last line.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the envelope as JSON.")] = False,
+) -> None:
+    """The current text of a file, lines changed since the index marked with '+'."""
+    from ragraf import facade
+
+    args: dict[str, Any] = {"path": path}
+    if start is not None:
+        args["start"] = start
+    if end is not None:
+        args["end"] = end
+    env = facade.run_op(_root(), "live_read", args)
+    if as_json:
+        _emit_json(env)
+    else:
+        from ragraf.render import envelope_text
+
+        sys.stdout.write(envelope_text(env))
 
 
 def main() -> None:

@@ -29,6 +29,8 @@ from ragraf.globs import GlobError, GlobSet
 
 DOT = ".ragraf"
 EXTRACTOR_VERSION = "ragraf-php/1"
+# sections read at query time only: changing them does not make the index stale
+QUERY_TIME_KEYS = ("project", "root", "repo_map", "search")
 
 
 @dataclass(frozen=True)
@@ -189,7 +191,7 @@ class Config:
     @property
     def config_hash(self) -> str:
         payload = {
-            "project": {k: v for k, v in self.project.items() if k not in ("project", "root")},
+            "project": {k: v for k, v in self.project.items() if k not in QUERY_TIME_KEYS},
             "confidence": self.confidence,
             "extractor": EXTRACTOR_VERSION,
         }

@@ -72,8 +72,9 @@ def ppr(n: int, src: np.ndarray, dst: np.ndarray, weight: np.ndarray, personaliz
     norm = np.where(out_w[src] > 0, weight / np.where(out_w[src] > 0, out_w[src], 1), 0.0) if len(src) else weight
     dangling = out_w == 0
     r = p.copy()
-    it = 0
-    for it in range(1, max_iter + 1):
+    iterations = 0
+    while iterations < max_iter:
+        iterations += 1
         flow = np.bincount(dst, weights=r[src] * norm, minlength=n) if len(src) else np.zeros(n)
         # mass of dangling nodes returns to the personalization vector
         r_next = alpha * (flow + r[dangling].sum() * p) + (1 - alpha) * p
@@ -81,7 +82,7 @@ def ppr(n: int, src: np.ndarray, dst: np.ndarray, weight: np.ndarray, personaliz
         r = r_next
         if delta < epsilon:
             break
-    return r, it
+    return r, iterations
 
 
 def knapsack(values: Sequence[float], costs: Sequence[int], budget: int,

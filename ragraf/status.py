@@ -19,46 +19,55 @@ from ragraf.store.lexvec import LexStore
 def status(root: Path, rev: str | None = None) -> dict[str, Any]:
     layout = Layout(root)
     man = manifest.require(layout.rev_json)
-    rev_id = rev or man["rev_id"]
     graph = GraphStore(layout.graph_db, readonly=True)
     lex = LexStore(layout.lexvec_db, readonly=True)
     control = ControlStore(layout.control_db, readonly=True)
     try:
-        row = graph.rev_row(rev_id) or {}
-        hist = {h["rev_id"]: h for h in control.history()}
-        h = hist.get(rev_id, {})
-        coverage = {m: {"value": v, **({"note": n} if n else {})} for m, v, n in graph.coverage(rev_id)}
-        return {
-            "root": str(root),
-            "rev_id": rev_id,
-            "active_rev": man["rev_id"],
-            "state": row.get("state", h.get("state")),
-            "created_at": row.get("created_at", h.get("created_at")),
-            "sealed_at": h.get("sealed_at") or (man.get("sealed_at") if rev_id == man["rev_id"] else None),
-            "capability": "degraded" if not h.get("joern_used") else "full",
-            "capability_note": "no CPG (Joern not used): slice refuses; calls come from tree-sitter + name resolution",
-            "vectors": man.get("vectors", "unavailable") if rev_id == man["rev_id"] else None,
-            "corpus_hash": row.get("corpus_hash", h.get("corpus_hash")),
-            "config_hash": row.get("config_hash"),
-            "counts": {
-                "files": graph.file_count(rev_id),
-                "nodes": graph.counts_by_kind(rev_id, "node"),
-                "edges": graph.counts_by_kind(rev_id, "edge"),
-                "chunks": lex.chunk_count(rev_id),
-            },
-            "coverage": coverage,
-            "ledger": {"entries": control.ledger_size(rev_id)},
-            "store_bytes": {
-                "graph": graph.db.size_bytes(),
-                "lexvec": lex.db.size_bytes(),
-                "control": control.db.size_bytes(),
-            },
-            "revisions": [
-                {k: v for k, v in x.items() if k in ("rev_id", "state", "created_at", "sealed_at", "files", "nodes", "edges", "note")}
-                for x in control.history()
-            ],
-        }
+        rev_id = rev or man["rev_id"]
+        if rev_id != man["rev_id"] and dict(graph.revs()).get(rev_id) != "ready":
+            from ragraf.errors import InvalidArgument
+
+            raise InvalidArgument(f"--rev: '{rev_id}' is not a retained revision")
+        return status_of(root, rev_id, graph, lex, control, man)
     finally:
         graph.close()
         lex.close()
         control.close()
+
+
+def status_of(root: Path, rev_id: str, graph: GraphStore, lex: LexStore, control: ControlStore,
+              man: dict[str, Any]) -> dict[str, Any]:
+    row = graph.rev_row(rev_id) or {}
+    hist = {h["rev_id"]: h for h in control.history()}
+    h = hist.get(rev_id, {})
+    coverage = {m: {"value": v, **({"note": n} if n else {})} for m, v, n in graph.coverage(rev_id)}
+    return {
+        "root": str(root),
+        "rev_id": rev_id,
+        "active_rev": man["rev_id"],
+        "state": row.get("state", h.get("state")),
+        "created_at": row.get("created_at", h.get("created_at")),
+        "sealed_at": h.get("sealed_at") or (man.get("sealed_at") if rev_id == man["rev_id"] else None),
+        "capability": "degraded" if not h.get("joern_used") else "full",
+        "capability_note": "no CPG (Joern not used): slice refuses; calls come from tree-sitter + name resolution",
+        "vectors": man.get("vectors", "unavailable") if rev_id == man["rev_id"] else None,
+        "corpus_hash": row.get("corpus_hash", h.get("corpus_hash")),
+        "config_hash": row.get("config_hash"),
+        "counts": {
+            "files": graph.file_count(rev_id),
+            "nodes": graph.counts_by_kind(rev_id, "node"),
+            "edges": graph.counts_by_kind(rev_id, "edge"),
+            "chunks": lex.chunk_count(rev_id),
+        },
+        "coverage": coverage,
+        "ledger": {"entries": control.ledger_size(rev_id)},
+        "store_bytes": {
+            "graph": graph.db.size_bytes(),
+            "lexvec": lex.db.size_bytes(),
+            "control": control.db.size_bytes(),
+        },
+        "revisions": [
+            {k: v for k, v in x.items() if k in ("rev_id", "state", "created_at", "sealed_at", "files", "nodes", "edges", "note")}
+            for x in control.history()
+        ],
+    }

@@ -54,7 +54,7 @@ class Database:
             if not path.exists():
                 raise NoIndexError(f"{path} does not exist; run `ragraf index` first")
             flags = apsw.SQLITE_OPEN_READONLY | apsw.SQLITE_OPEN_URI
-            self.conn = apsw.Connection(path.as_uri() + "?mode=ro", flags=flags)
+            self.conn = apsw.Connection(path.resolve().as_uri() + "?mode=ro", flags=flags)
             self.conn.setbusytimeout(BUSY_TIMEOUT_MS)
         else:
             path.parent.mkdir(parents=True, exist_ok=True)

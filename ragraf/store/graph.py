@@ -191,11 +191,6 @@ class GraphStore:
         return self.db.query(f"SELECT {self.NODE_COLS} FROM node WHERE rev_id=? AND path=? ORDER BY start_line, end_line DESC",
                              (rev_id, path))
 
-    def names_like(self, rev_id: str, prefix: str, limit: int = 200) -> list[str]:
-        return [r[0] for r in self.db.query(
-            "SELECT DISTINCT coalesce(fqn, name) FROM node WHERE rev_id=? AND name LIKE ? AND layer='structural' LIMIT ?",
-            (rev_id, prefix.replace("%", "") + "%", limit))]
-
     def symbol_names(self, rev_id: str) -> list[tuple[str, str]]:
         return [(r[0], r[1]) for r in self.db.query(
             "SELECT DISTINCT name, fqn FROM node WHERE rev_id=? AND kind IN"
@@ -266,3 +261,13 @@ class GraphStore:
     def nodes_of_kind(self, rev_id: str, kind: str, limit: int = 5000) -> list[tuple[Any, ...]]:
         return self.db.query(f"SELECT {self.NODE_COLS} FROM node WHERE rev_id=? AND kind=? ORDER BY fqn LIMIT ?",
                              (rev_id, kind, limit))
+
+    def edges_of_kind(self, rev_id: str, kind: str) -> list[tuple[str, str]]:
+        return [(r[0], r[1]) for r in self.db.query("SELECT src, dst FROM edge WHERE rev_id=? AND kind=?", (rev_id, kind))]
+
+    def top_level_files(self, rev_id: str) -> list[tuple[Any, ...]]:
+        """PHP files whose top-level code calls or instantiates something."""
+        return self.db.query(
+            f"SELECT {self.NODE_COLS} FROM node n WHERE n.rev_id=? AND n.kind='file' AND EXISTS ("
+            " SELECT 1 FROM edge e WHERE e.rev_id=n.rev_id AND e.src=n.node_id"
+            " AND e.kind IN ('calls','calls_heuristic','instantiates')) ORDER BY n.path", (rev_id,))

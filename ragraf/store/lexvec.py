@@ -12,14 +12,16 @@ Invariants a change must keep:
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
 from ragraf.store.db import Database
 
-# rev_id, chunk_id, path (UNINDEXED: weight 0), symbol, code, sql, text
-BM25_WEIGHTS = (0.0, 0.0, 0.0, 10.0, 1.0, 2.0, 0.5)
+# the indexed columns of ft_chunk, in order; bm25() weights are given for these
+# (the three UNINDEXED columns before them get weight 0)
+FTS_COLUMNS = ("symbol", "code", "sql", "text")
 
 
 class LexStore:
@@ -67,3 +69,35 @@ class LexStore:
 
     def chunk_count(self, rev_id: str) -> int:
         return int(self.db.scalar("SELECT count(*) FROM chunk_map WHERE rev_id=?", (rev_id,)))
+
+    def chunk(self, rev_id: str, chunk_id: str) -> tuple[Any, ...] | None:
+        return self.db.query_one(
+            "SELECT m.chunk_id, m.source_kind, m.path, m.node_id, m.start_line, m.end_line, t.text"
+            " FROM chunk_map m JOIN chunk_text t ON t.rev_id=m.rev_id AND t.chunk_id=m.chunk_id"
+            " WHERE m.rev_id=? AND m.chunk_id=?", (rev_id, chunk_id))
+
+    def fts(self, rev_id: str, match: str, weights: dict[str, float], limit: int) -> list[tuple[Any, ...]]:
+        """Chunks matching an FTS5 expression, best first: (chunk_id, path, source_kind, node_id,
+        start, end, score, symbol_tokens, code_tokens, sql_tokens, text_tokens)."""
+        w = ", ".join(["0", "0", "0", *(str(float(weights.get(c, 1.0))) for c in FTS_COLUMNS)])
+        return self.db.query(
+            f"SELECT f.chunk_id, m.path, m.source_kind, m.node_id, m.start_line, m.end_line, -bm25(ft_chunk, {w}),"
+            " f.symbol_tokens, f.code_tokens, f.sql_tokens, f.text_tokens"
+            " FROM ft_chunk f JOIN chunk_map m ON m.rev_id = f.rev_id AND m.chunk_id = f.chunk_id"
+            " WHERE ft_chunk MATCH ? AND f.rev_id = ? ORDER BY bm25(ft_chunk, " + w + ") LIMIT ?",
+            (match, rev_id, limit))
+
+    def chunks_of_nodes(self, rev_id: str, node_ids: list[str]) -> list[tuple[Any, ...]]:
+        if not node_ids:
+            return []
+        return self.db.query(
+            "SELECT chunk_id, path, source_kind, node_id, start_line, end_line FROM chunk_map"
+            " WHERE rev_id=? AND node_id IN (SELECT value FROM json_each(?)) ORDER BY path, start_line",
+            (rev_id, json.dumps(node_ids)))
+
+    def texts(self, rev_id: str, chunk_ids: list[str]) -> dict[str, str]:
+        if not chunk_ids:
+            return {}
+        return {r[0]: r[1] for r in self.db.query(
+            "SELECT chunk_id, text FROM chunk_text WHERE rev_id=? AND chunk_id IN (SELECT value FROM json_each(?))",
+            (rev_id, json.dumps(chunk_ids)))}

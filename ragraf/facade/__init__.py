@@ -1,0 +1,121 @@
+"""The facade: the fixed operations an agent may ask (architecture §7, P4).
+
+``run_op(root, op, args)`` validates the arguments (SEC-002), runs the one
+function of the operation against read-only stores and returns the envelope
+``{op, index_rev, capability, drift, provenance, limits, result,
+stale_warnings}``. The CLI and the MCP server call this and nothing else.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from ragraf.errors import InvalidArgument
+from ragraf.facade import ops
+from ragraf.facade.params import REV_ID, OpSpec, Param, validate
+
+FQN = Param("fqn", "string", "Fully qualified name, e.g. App\\Billing\\Invoice::charge (a trailing part like Invoice::charge also works).")
+NODE = Param("node_id", "node_id", "A node id from an earlier answer.")
+DEPTH = Param("depth", "int", "How many levels to follow.", 1, 1, 3)
+HARD = Param("hard_only", "bool", "Follow stated (proven) edges only.", False)
+NODE_KINDS = ("class", "interface", "trait", "enum", "function", "method", "property", "constant", "file",
+              "namespace", "doc", "doc_section", "http_endpoint", "web_route", "db_table", "db_column", "sql_literal")
+
+REGISTRY: dict[str, tuple[Callable[..., dict[str, Any]], OpSpec]] = {
+    "search": (ops.search, OpSpec("search", (
+        Param("query", "string", "Words, a name or a description of the code you look for."),
+        Param("kinds", "list", "Only hits whose symbol kind is one of these (e.g. method, class, doc_section, file).", max_items=10),
+        Param("lang", "enum", "Only files of this language.", choices=("php", "markdown", "sql")),
+        Param("limit", "int", "Maximum number of hits.", 10, 1, 50),
+        Param("with_text", "bool", "Inline the text of each hit (untrusted content).", False),
+    ), main="query", required=("query",))),
+    "symbol": (ops.symbol, OpSpec("symbol", (
+        Param("name", "string", "A short name (charge, Invoice, $db) or a qualified one."),
+        FQN,
+        Param("path", "path", "Only declarations in this file."),
+        Param("kind", "enum", "Only this kind of node.", choices=NODE_KINDS),
+    ), main="name", one_of=(("name", "fqn"),))),
+    "references": (ops.references, OpSpec("references", (FQN, NODE, Param("path", "path", "Only the declaration in this file.")),
+                                          main="fqn", one_of=(("fqn", "node_id"),))),
+    "callers": (ops.callers, OpSpec("callers", (FQN, NODE, DEPTH, HARD), main="fqn", one_of=(("fqn", "node_id"),))),
+    "callees": (ops.callees, OpSpec("callees", (FQN, NODE, DEPTH, HARD), main="fqn", one_of=(("fqn", "node_id"),))),
+    "impact": (ops.impact, OpSpec("impact", (
+        FQN, NODE,
+        Param("path", "path", "A file: the impact of changing anything in it."),
+        Param("table", "string", "A database table name."),
+        Param("mode", "enum", "hard: walk stated edges only; full: also derived ones (reported apart).", "full",
+              choices=("hard", "full")),
+        Param("depth", "int", "How many levels of dependents to follow.", 3, 1, 5),
+    ), main="fqn", one_of=(("fqn", "node_id", "path", "table"),))),
+    "slice": (ops.slice_, OpSpec("slice", (
+        FQN, NODE, Param("direction", "enum", "back or forward.", "back", choices=("back", "forward")),
+    ), main="fqn", one_of=(("fqn", "node_id"),))),
+    "code": (ops.code, OpSpec("code", (
+        FQN, NODE,
+        Param("path", "path", "A file."),
+        Param("entry_ids", "list", "Chunk ids from search hits.", item="chunk_id", max_items=20),
+        Param("style", "enum", "signatures: declarations only; compact: bodies without blank lines.", "signatures",
+              choices=("signatures", "compact")),
+    ), main="fqn", one_of=(("fqn", "node_id", "path", "entry_ids"),))),
+    "repo_map": (ops.repo_map, OpSpec("repo_map", (
+        Param("scope", "string", "A path prefix (src/Billing) or a namespace prefix (App\\Billing)."),
+        Param("budget_tokens", "int", "Token budget of the map.", 2000, 100, 32000),
+        Param("detail", "enum", "names or signatures.", "names", choices=("names", "signatures")),
+    ), main="scope")),
+    "routes": (ops.routes, OpSpec("routes", (
+        Param("path", "string", "A route prefix (/server) or a file path."),
+    ), main="path")),
+    "index_status": (ops.index_status, OpSpec("index_status", ())),
+    "live_read": (ops.live_read, OpSpec("live_read", (
+        Param("path", "path", "A file, relative to the project root."),
+        Param("start", "int", "First line (1-based).", None, 1, 10_000_000),
+        Param("end", "int", "Last line (inclusive).", None, 1, 10_000_000),
+    ), main="path", required=("path",))),
+}
+
+OPERATIONS = tuple(REGISTRY)
+
+
+def describe(op: str) -> str:
+    fn, _spec = REGISTRY[op]
+    return " ".join((fn.__doc__ or "").split())
+
+
+def spec(op: str) -> OpSpec:
+    if op not in REGISTRY:
+        raise InvalidArgument(f"unknown operation '{op}'; operations: {', '.join(OPERATIONS)}")
+    return REGISTRY[op][1]
+
+
+def check_rev(rev: Any) -> str | None:
+    if rev is None:
+        return None
+    if not isinstance(rev, str) or not REV_ID.match(rev):
+        raise InvalidArgument(f"argument 'rev' must look like rev-0001, got {rev!r}")
+    return rev
+
+
+def run(session: Any, op: str, args: dict[str, Any] | None = None, rev: str | None = None) -> dict[str, Any]:
+    """Validate, run one operation on an open Session, wrap the result in the envelope."""
+    sp = spec(op)
+    clean = validate(sp, dict(args or {}))
+    rev = check_rev(rev)
+    ctx = session.context(op, rev)
+    fn = REGISTRY[op][0]
+    result = fn(ctx, clean)
+    return ctx.envelope(result)
+
+
+def run_op(root: Path, op: str, args: dict[str, Any] | None = None, rev: str | None = None) -> dict[str, Any]:
+    """One call with its own session (the CLI). Arguments are validated before any store opens."""
+    from ragraf.facade.context import Session
+
+    validate(spec(op), dict(args or {}))
+    check_rev(rev)
+    session = Session(root)
+    try:
+        return run(session, op, args, rev)
+    finally:
+        session.close()

@@ -1,0 +1,518 @@
+"""The facade operations (architecture §7). One function per operation; its
+docstring is the MCP tool description and the reference text.
+
+Invariants a change must keep:
+- No query language, no writes, no fact without evidence (FT-4, FT-7, FT-9):
+  every node carries ``evidence`` (path:line), every edge its own.
+- Stated and derived facts are never mixed silently: callers / callees /
+  impact put them in separate sections; each derived item has its confidence.
+- Not found is an answer: an empty result with a hint (nearest names, live_read).
+- Bodies of code only through ``code`` (explicit request) and ``live_read``.
+"""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+import re
+from collections import defaultdict
+from typing import Any
+
+from ragraf.errors import InvalidArgument
+from ragraf.facade import sanitize
+from ragraf.facade.context import Ctx, split_lines
+
+CALL_KINDS = ("calls", "calls_heuristic")
+SYMBOL_KINDS = ("class", "interface", "trait", "enum", "function", "method", "property", "constant")
+USE_KINDS = ("calls", "calls_heuristic", "references", "instantiates", "extends", "implements", "uses_trait",
+             "imports", "overrides", "mentions", "documented_by", "handles", "flows_to")
+IMPACT_KINDS = ("calls", "calls_heuristic", "references", "instantiates", "extends", "implements", "uses_trait",
+                "imports", "overrides", "handles")
+MAX_ITEMS = 500
+
+
+# -- helpers -------------------------------------------------------------------
+def _hint_not_found(ctx: Ctx, what: str) -> dict[str, Any]:
+    short = re.split(r"[\\:$/]+", what)[-1] or what
+    nearest: list[str] = []
+    if len(short) >= 3:
+        by_short: dict[str, list[str]] = defaultdict(list)
+        for name, fqn in ctx.graph.symbol_names(ctx.rev):
+            by_short[name.lstrip("$").lower()].append(fqn)
+        for s in difflib.get_close_matches(short.lstrip("$").lower(), list(by_short), n=5, cutoff=0.7):
+            nearest.extend(sorted(by_short[s])[:3])
+        nearest = nearest[:8]
+    return {
+        "nearest": nearest,
+        "hint": f"'{what}' is not in {ctx.rev}. "
+        + (f"Nearest names: {', '.join(nearest)}. " if nearest else "")
+        + "If it was added after the index, read the file with live_read or search the tree (rg).",
+    }
+
+
+def _targets(ctx: Ctx, args: dict[str, Any]) -> list[tuple[Any, ...]]:
+    """Nodes named by node_id or fqn (fqn: exact, case-insensitive; then by a trailing name)."""
+    if args.get("node_id"):
+        row = ctx.graph.node(ctx.rev, args["node_id"])
+        return [row] if row else []
+    fqn = args["fqn"].strip().lstrip("\\")
+    rows = ctx.graph.nodes_by_fqn(ctx.rev, fqn)
+    if not rows and "\\" not in fqn:
+        rows = ctx.graph.nodes_by_fqn_suffix(ctx.rev, fqn)
+    if args.get("path"):
+        rows = [r for r in rows if r[4] == args["path"]]
+    return rows
+
+
+def _container(ctx: Ctx, node_id: str) -> dict[str, Any] | None:
+    for e in ctx.graph.edges_to(ctx.rev, [node_id], ("contains",)):
+        row = ctx.graph.node(ctx.rev, e[0])
+        if row is not None and row[1] != "namespace":
+            return {"kind": row[1], "fqn": row[3], "node_id": row[0]}
+    return None
+
+
+# -- operations ------------------------------------------------------------------
+def symbol(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
+    """Find a declaration by name or fully qualified name (`App\\Billing\\Invoice::charge`,
+    `charge`, `Invoice`): kind, file, lines, signature, visibility, parameters and the
+    declaring container. Optional `path` narrows to one file, `kind` to one node kind."""
+    raw = (args.get("fqn") or args.get("name") or "").strip()
+    what = raw.lstrip("\\")
+    rows: list[tuple[Any, ...]] = []
+    if "fqn" in args or "\\" in what or "::" in what:
+        rows = ctx.graph.nodes_by_fqn(ctx.rev, what)
+        if not rows:
+            rows = ctx.graph.nodes_by_fqn_suffix(ctx.rev, what)
+    if not rows and "fqn" not in args:
+        rows = ctx.graph.nodes_by_name(ctx.rev, what)
+        if not rows and not what.startswith("$"):
+            rows = ctx.graph.nodes_by_name(ctx.rev, "$" + what)
+    if args.get("path"):
+        rows = [r for r in rows if r[4] == args["path"]]
+    if args.get("kind"):
+        rows = [r for r in rows if r[1] == args["kind"]]
+    inherited = None
+    if not rows and "::" in what:
+        inherited = _inherited_member(ctx, what)
+        if inherited:
+            rows = [inherited[1]]
+    matches = []
+    for r in rows[:50]:
+        m = ctx.node(r, full=True)
+        m["declared_in"] = _container(ctx, r[0])
+        if inherited:
+            m["inherited_by"] = inherited[0]
+        matches.append(m)
+    out: dict[str, Any] = {"query": sanitize.clean(raw), "matches": matches, "total": len(rows)}
+    if not matches:
+        out.update(_hint_not_found(ctx, what))
+    return out
+
+
+def _inherited_member(ctx: Ctx, fqn: str) -> tuple[str, tuple[Any, ...]] | None:
+    cls, _, member = fqn.partition("::")
+    frontier = [r[0] for r in ctx.graph.nodes_by_fqn(ctx.rev, cls)]
+    seen = set(frontier)
+    for _depth in range(8):
+        nxt = []
+        for e in ctx.graph.edges_from(ctx.rev, frontier, ("extends", "uses_trait"), stated_only=True):
+            if e[1] in seen:
+                continue
+            seen.add(e[1])
+            parent = ctx.graph.node(ctx.rev, e[1])
+            if parent is None:
+                continue
+            hits = ctx.graph.nodes_by_fqn(ctx.rev, f"{parent[3]}::{member}")
+            if hits:
+                return cls, hits[0]
+            nxt.append(e[1])
+        frontier = nxt
+        if not frontier:
+            break
+    return None
+
+
+def references(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
+    """Every usage site of a symbol (by `node_id` or `fqn`): calls, references, `new`,
+    extends / implements / trait use, imports, overrides, doc mentions; each with its
+    path:line, the text of that line, provenance and confidence."""
+    targets = _targets(ctx, args)
+    if not targets:
+        return {"target": None, "sites": [], "total": 0, "counts": {},
+                **_hint_not_found(ctx, args.get("fqn") or args.get("node_id", ""))}
+    ids = [t[0] for t in targets]
+    edges = ctx.graph.edges_to(ctx.rev, ids, USE_KINDS)
+    srcs = ctx.graph.nodes_by_ids(ctx.rev, [e[0] for e in edges])
+    counts: dict[str, int] = defaultdict(int)
+    sites = []
+    for e in edges:
+        counts[e[2]] += 1
+        if len(sites) < MAX_ITEMS:
+            src = srcs.get(e[0])
+            sites.append(ctx.edge(e, ctx.node(src) if src else None))
+    if len(edges) > MAX_ITEMS:
+        ctx.limits.append(f"references: {len(edges)} sites, the first {MAX_ITEMS} are listed")
+    return {"target": [ctx.node(t, full=True) for t in targets], "sites": sites, "total": len(edges),
+            "counts": dict(sorted(counts.items()))}
+
+
+def _walk(ctx: Ctx, args: dict[str, Any], direction: str) -> dict[str, Any]:
+    targets = _targets(ctx, args)
+    if not targets:
+        return {"target": None, "stated": [], "derived": [], "total": 0,
+                **_hint_not_found(ctx, args.get("fqn") or args.get("node_id", ""))}
+    depth = args["depth"]
+    hard = args["hard_only"]
+    best: dict[str, dict[str, Any]] = {}
+    frontier = {t[0]: (1.0, "stated") for t in targets}
+    seen = set(frontier)
+    hops: list[tuple[str, tuple[Any, ...], float, str, int]] = []
+    for d in range(1, depth + 1):
+        if direction == "in":
+            rows = ctx.graph.edges_to(ctx.rev, list(frontier), CALL_KINDS, stated_only=hard)
+        else:
+            rows = ctx.graph.edges_from(ctx.rev, list(frontier), CALL_KINDS, stated_only=hard)
+        nxt: dict[str, tuple[float, str]] = {}
+        for e in rows:
+            here, there = (e[1], e[0]) if direction == "in" else (e[0], e[1])
+            conf0, prov0 = frontier[here]
+            conf = round(conf0 * e[6], 4)
+            prov = "derived" if (prov0 == "derived" or e[3] == "derived") else "stated"
+            hops.append((there, e, conf, prov, d))
+            if there not in seen:
+                old = nxt.get(there)
+                if old is None or (old[1] == "derived" and prov == "stated") or conf > old[0]:
+                    nxt[there] = (conf, prov)
+        seen.update(nxt)
+        frontier = nxt
+        if not frontier:
+            break
+    if direction == "in" and not hard:
+        # possible dynamic dispatch: callers of the declarations this method overrides
+        for t in targets:
+            for ov in ctx.graph.edges_from(ctx.rev, [t[0]], ("overrides",)):
+                for e in ctx.graph.edges_to(ctx.rev, [ov[1]], CALL_KINDS):
+                    hops.append((e[0], e, round(0.6 * e[6], 4), "derived", 1))
+    nodes = ctx.graph.nodes_by_ids(ctx.rev, [h[0] for h in hops])
+    for there, e, conf, prov, d in hops:
+        n = nodes.get(there)
+        if n is None:
+            continue
+        key = (there, prov)
+        item = best.get(key)  # type: ignore[call-overload]
+        ev = ctx.edge(e, None, with_text=d == 1)
+        if item is None:
+            item = {"symbol": ctx.node(n), "depth": d, "confidence": conf, "provenance": prov, "evidence": []}
+            best[key] = item  # type: ignore[index]
+        if d < item["depth"]:
+            item["depth"] = d
+        item["confidence"] = max(item["confidence"], conf)
+        if len(item["evidence"]) < 20:
+            item["evidence"].append(ev)
+    stated = sorted((v for v in best.values() if v["provenance"] == "stated"),
+                    key=lambda v: (v["depth"], v["symbol"]["fqn"] or "", v["symbol"]["path"] or ""))
+    stated_ids = {v["symbol"]["node_id"] for v in stated}
+    derived = sorted((v for v in best.values() if v["provenance"] == "derived" and v["symbol"]["node_id"] not in stated_ids),
+                     key=lambda v: (v["depth"], -v["confidence"], v["symbol"]["fqn"] or ""))
+    total = len(stated) + len(derived)
+    if total > MAX_ITEMS:
+        ctx.limits.append(f"{ctx.op}: {total} symbols, the first {MAX_ITEMS} are listed")
+    return {"target": [ctx.node(t) for t in targets], "depth": depth, "hard_only": hard,
+            "stated": stated[:MAX_ITEMS], "derived": derived[: max(0, MAX_ITEMS - len(stated))], "total": total}
+
+
+def callers(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
+    """Who calls this function or method (`fqn` or `node_id`), up to `depth` 1..3 levels.
+    Stated callers (proven by declaration match) and derived ones (heuristics, with
+    confidence and a `via` reason) come in separate sections; `hard_only` keeps stated
+    edges only. Derived also lists callers of the declarations this method overrides
+    (dynamic dispatch)."""
+    return _walk(ctx, args, "in")
+
+
+def callees(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
+    """What this function or method calls, up to `depth` 1..3 levels, stated and derived
+    in separate sections with confidence and evidence; `hard_only` keeps stated edges."""
+    return _walk(ctx, args, "out")
+
+
+def impact(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
+    """What a change to a symbol (`node_id` / `fqn`), a file (`path`) or a table (`table`)
+    can affect: files, symbols, tables, routes, tests and docs that depend on it, through
+    calls, references, `new`, inheritance, trait use, includes and route bindings up to
+    `depth` levels. Split by provability: `hard` (a path of stated edges only) and `soft`
+    (needs a derived edge); `mode: hard` walks stated edges only."""
+    seeds: list[str] = []
+    target: Any
+    if args.get("path"):
+        rows = ctx.graph.nodes_in_file(ctx.rev, args["path"])
+        if not rows:
+            return {"target": None, "hard": _empty_impact(), "soft": _empty_impact(), "total": 0,
+                    **_hint_not_found(ctx, args["path"])}
+        seeds = [r[0] for r in rows]
+        target = {"path": args["path"], "symbols": len(rows)}
+        ctx.touch(args["path"])
+    elif args.get("table"):
+        rows = [r for r in ctx.graph.nodes_by_name(ctx.rev, args["table"]) if r[1] in ("db_table", "db_view")]
+        if not rows:
+            return {"target": None, "hard": _empty_impact(), "soft": _empty_impact(), "total": 0,
+                    "hint": f"table '{args['table']}' is not in {ctx.rev}; check `schema`"}
+        seeds = [r[0] for r in rows]
+        target = [ctx.node(r) for r in rows]
+    else:
+        rows = _targets(ctx, args)
+        if not rows:
+            return {"target": None, "hard": _empty_impact(), "soft": _empty_impact(), "total": 0,
+                    **_hint_not_found(ctx, args.get("fqn") or args.get("node_id", ""))}
+        seeds = [r[0] for r in rows]
+        # a class is changed with its members
+        members = ctx.graph.edges_from(ctx.rev, seeds, ("contains",))
+        seeds += [m[1] for m in members if any(r[1] in ("class", "interface", "trait", "enum") for r in rows)]
+        target = [ctx.node(r) for r in rows]
+    hard_mode = args["mode"] == "hard"
+    reach = ctx.graph.reach_upstream(ctx.rev, seeds, IMPACT_KINDS, args["depth"], hard_mode, 20_000)
+    seed_set = set(seeds)
+    affected = [(n, d, soft) for n, d, soft in reach if n not in seed_set]
+    nodes = ctx.graph.nodes_by_ids(ctx.rev, [a[0] for a in affected])
+    sections = {"hard": _empty_impact(), "soft": _empty_impact()}
+    files: dict[str, set[str]] = {"hard": set(), "soft": set()}
+    for nid, d, soft in affected:
+        n = nodes.get(nid)
+        if n is None:
+            continue
+        sec = "soft" if soft else "hard"
+        kind, path = n[1], n[4]
+        item = {**ctx.node(n), "depth": d}
+        if kind == "web_route":
+            sections[sec]["routes"].append(item)
+        elif kind in ("db_table", "db_view"):
+            sections[sec]["tables"].append(item)
+        elif kind in ("doc", "doc_section"):
+            sections[sec]["docs"].append(item)
+        elif kind != "file":
+            sections[sec]["symbols"].append(item)
+        if path:
+            files[sec].add(path)
+            if _is_test(path, n[3]):
+                sections[sec]["tests"].append(item)
+    files["soft"] -= files["hard"]
+    for sec in sections:
+        sections[sec]["files"] = sorted(files[sec])
+        for k in ("symbols", "routes", "tables", "docs", "tests"):
+            lst = sections[sec][k]
+            lst.sort(key=lambda x: (x["depth"], x.get("fqn") or "", x.get("path") or ""))
+            if len(lst) > MAX_ITEMS:
+                ctx.limits.append(f"impact: {len(lst)} {sec} {k}, the first {MAX_ITEMS} are listed")
+                del lst[MAX_ITEMS:]
+    total = sum(len(sections[s]["symbols"]) + len(sections[s]["routes"]) + len(sections[s]["tables"]) for s in sections)
+    return {"target": target, "mode": args["mode"], "depth": args["depth"], **sections, "total": total}
+
+
+def _empty_impact() -> dict[str, Any]:
+    return {"files": [], "symbols": [], "tables": [], "routes": [], "tests": [], "docs": []}
+
+
+def _is_test(path: str, fqn: str | None) -> bool:
+    p = path.lower()
+    return p.startswith(("test/", "tests/")) or "/tests/" in p or "/test/" in p or p.endswith("test.php") or bool(
+        fqn and fqn.endswith("Test"))
+
+
+def code(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
+    """Code on explicit request. For a symbol (`node_id` / `fqn`) or a file (`path`):
+    `style: signatures` lists the declarations (no bodies); `style: compact` returns the
+    body as indexed, blank lines dropped. `entry_ids` resolves chunk ids from `search`
+    hits without touching the disk."""
+    if args.get("entry_ids"):
+        entries = []
+        for cid in args["entry_ids"]:
+            row = ctx.lex.chunk(ctx.rev, cid)
+            if row is None:
+                entries.append({"chunk_id": cid, "found": False})
+                continue
+            _cid, kind, path, node_id, start, end, text = row
+            ctx.touch(path)
+            header, _, body = text.partition("\n")
+            entries.append({"chunk_id": cid, "found": True, "path": path, "start_line": start, "end_line": end,
+                            "source_kind": kind, "node_id": node_id, "header": sanitize.clean(header),
+                            "code": sanitize.untrusted(body)})
+        return {"entries": entries}
+    style = args["style"]
+    if args.get("path"):
+        rows = ctx.graph.nodes_in_file(ctx.rev, args["path"])
+        if not rows:
+            return {"items": [], **_hint_not_found(ctx, args["path"])}
+        ctx.touch(args["path"])
+        if style == "signatures":
+            return {"path": args["path"], "items": _signatures(ctx, rows)}
+        lines = ctx.indexed_lines(args["path"]) or []
+        return {"path": args["path"], "items": [{"path": args["path"], "start_line": 1, "end_line": len(lines),
+                                                  "code": sanitize.untrusted(_compact(lines))}]}
+    rows = _targets(ctx, args)
+    if not rows:
+        return {"items": [], **_hint_not_found(ctx, args.get("fqn") or args.get("node_id", ""))}
+    items = []
+    for r in rows[:10]:
+        if style == "signatures":
+            members = [m[1] for m in ctx.graph.edges_from(ctx.rev, [r[0]], ("contains",))]
+            mem_rows = sorted(ctx.graph.nodes_by_ids(ctx.rev, members).values(), key=lambda x: x[5] or 0)
+            items.extend(_signatures(ctx, [r, *mem_rows]))
+        else:
+            lines = ctx.indexed_lines(r[4]) if r[4] else None
+            body = _compact(lines[r[5] - 1 : r[6]]) if lines and r[5] else ""
+            items.append({**ctx.node(r), "code": sanitize.untrusted(body)})
+    return {"items": items}
+
+
+def _compact(lines: list[str]) -> str:
+    return "\n".join(ln.rstrip() for ln in lines if ln.strip())
+
+
+def _signatures(ctx: Ctx, rows: list[tuple[Any, ...]]) -> list[dict[str, Any]]:
+    out = []
+    for r in rows:
+        if r[1] in ("file", "namespace"):
+            continue
+        n = ctx.node(r, full=True)
+        props = n.pop("props", {})
+        sig = props.get("signature") or (f"{r[1]} {r[3]}" + (f": {props['type']}" if props.get("type") else ""))
+        out.append({**n, "signature": sig})
+    return out
+
+
+def repo_map(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
+    """A map of the repository within `budget_tokens`: modules -> files -> key symbols,
+    ranked by personalized PageRank over weighted code links with a k-core boost and
+    packed by a 0-1 knapsack. `scope` narrows to a path prefix or namespace prefix;
+    `detail: signatures` shows declarations instead of names."""
+    from ragraf.facade.repomap import build_map
+
+    return build_map(ctx, args)
+
+
+def routes(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
+    """Entry points: router registrations (method, route, handler, evidence), the request
+    parameters read from superglobals ($_GET / $_POST / $_REQUEST / $_COOKIE / $_FILES)
+    with where they are read, and PHP files with top-level code that no other file
+    includes. `path` filters by route prefix or file path."""
+    flt = args.get("path")
+    out_routes = []
+    for route, method, epath, eline, nid in ctx.graph.routes(ctx.rev):
+        if flt and not (route.startswith("/" + flt.lstrip("/")) or epath == flt):
+            continue
+        handlers = []
+        for e in ctx.graph.edges_from(ctx.rev, [nid], ("handles",)):
+            h = ctx.graph.node(ctx.rev, e[1])
+            if h is not None:
+                handlers.append({**ctx.node(h), "confidence": e[6], "provenance": e[3]})
+        ctx.touch(epath)
+        out_routes.append({"route": route, "method": method, "evidence": f"{epath}:{eline}", "handlers": handlers})
+        if len(out_routes) >= MAX_ITEMS:
+            break
+    endpoints = []
+    for ep in ctx.graph.nodes_of_kind(ctx.rev, "http_endpoint"):
+        reads = []
+        for e in ctx.graph.edges_from(ctx.rev, [ep[0]], ("flows_to",)):
+            if flt and not (e[4] == flt or e[4].startswith(flt.rstrip("/") + "/")):
+                continue
+            reads.append(e)
+        if not reads:
+            continue
+        readers = ctx.graph.nodes_by_ids(ctx.rev, [e[1] for e in reads])
+        endpoints.append({"name": sanitize.clean(ep[3]), "read_by": [
+            ctx.edge(e, ctx.node(readers[e[1]]) if e[1] in readers else None, with_text=False) for e in reads[:20]],
+            "sites": len(reads)})
+        if len(endpoints) >= MAX_ITEMS:
+            break
+    entry_files = []
+    included = {e[1] for e in ctx.graph.edges_of_kind(ctx.rev, "imports") if e[1]}
+    for f in ctx.graph.top_level_files(ctx.rev):
+        if f[0] not in included and (not flt or f[4] == flt or f[4].startswith(flt.rstrip("/") + "/")):
+            entry_files.append(ctx.node(f))
+    return {"routes": out_routes, "endpoints": endpoints, "entry_files": entry_files[:MAX_ITEMS]}
+
+
+def index_status(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
+    """The revision, its state and times, capability (degraded without CPG), counts of
+    nodes and edges by kind, coverage (parsed / partial / failed files, calls resolved),
+    ledger size and store sizes. Call it first in every session."""
+    from ragraf.status import status_of
+
+    return status_of(ctx.s.root, ctx.rev, ctx.graph, ctx.lex, ctx.control, ctx.man)
+
+
+def live_read(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
+    """Read a file as it is now on disk (lines `start`..`end`), with every line marked
+    against the indexed version: ' ' same, '+' added or changed since the index;
+    removed indexed lines are listed separately. Use it when an answer carries a
+    stale_warning or the index answered not found."""
+    path = args["path"]
+    cfg = ctx.s.config()
+    from ragraf.scan import Selector
+
+    sel = Selector(cfg)
+    if sel.is_secret(path):
+        raise InvalidArgument(f"live_read: '{path}' matches secrets_exclude; it is never read")
+    full = ctx.root / path
+    ctx.provenance = "live"
+    indexed = ctx.indexed_lines(path)
+    fr = ctx.file_row(path)
+    try:
+        data = full.read_bytes()
+    except FileNotFoundError:
+        return {"path": path, "status": "deleted" if fr else "missing", "lines": [], "removed": [],
+                "indexed_sha256": fr[3] if fr else None, "current_sha256": None}
+    except IsADirectoryError:
+        raise InvalidArgument(f"live_read: '{path}' is a folder") from None
+    if b"\0" in data[:8192]:
+        raise InvalidArgument(f"live_read: '{path}' is a binary file")
+    cur = split_lines(data.decode("utf-8", "replace"))
+    sha = hashlib.sha256(data).hexdigest()
+    status = "unindexed" if fr is None else ("unchanged" if fr[3] == sha else "modified")
+    marks = [" "] * len(cur)
+    removed: list[dict[str, Any]] = []
+    if indexed is not None and status == "modified":
+        sm = difflib.SequenceMatcher(a=indexed, b=cur, autojunk=False)
+        for tag, i1, i2, j1, j2 in sm.get_opcodes():
+            if tag in ("replace", "insert"):
+                for j in range(j1, j2):
+                    marks[j] = "+"
+            if tag in ("replace", "delete"):
+                for i in range(i1, min(i2, i1 + 50)):
+                    removed.append({"after_line": j1, "indexed_line": i + 1,
+                                    "text": sanitize.untrusted(indexed[i], sanitize.LINE_CAP)})
+    elif indexed is None:
+        marks = ["+"] * len(cur)
+    start = args.get("start", 1)
+    end = min(args.get("end", len(cur)), len(cur), start + 1999)
+    if start > len(cur):
+        raise InvalidArgument(f"live_read: start {start} is past the end of '{path}' ({len(cur)} lines)")
+    lines = [{"n": i, "mark": marks[i - 1], "text": sanitize.untrusted(cur[i - 1], sanitize.LINE_CAP)}
+             for i in range(start, end + 1)]
+    if end - start + 1 >= 2000:
+        ctx.limits.append("live_read: at most 2000 lines per call; use start/end")
+    return {"path": path, "status": status, "indexed_sha256": fr[3] if fr else None, "current_sha256": sha,
+            "total_lines": len(cur), "changed_lines": sum(1 for m in marks if m == "+"),
+            "lines": lines, "removed": removed[:200]}
+
+
+def search(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
+    """Find code, SQL and docs by words or names: exact symbol names first, then lexical
+    matches (FTS5 bm25 over symbol, code, SQL and comment tokens; camelCase and
+    snake_case split). Every hit has chunk_id, path:line, score and `why`. Pass hit
+    chunk ids to `code` with `entry_ids` to read them; `with_text` inlines the text."""
+    from ragraf.facade.searchop import run_search
+
+    return run_search(ctx, args)
+
+
+def slice_(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
+    """Structural slice around a node (backward / forward). Needs the CPG (Joern), which
+    this revision does not have: the answer is an honest refusal with alternatives."""
+    ctx.limits.append("slice refused: capability degraded (no CPG)")
+    return {"refused": True,
+            "reason": f"{ctx.rev} was built without a CPG (Joern not used, joern_used = 0); slices and data "
+                      "flows need control- and data-flow edges that tree-sitter does not provide (§6.4).",
+            "alternatives": ["callers / callees (call graph with evidence)", "impact (what depends on it)",
+                             "code (the body, on request)", "live_read (the current text)"]}

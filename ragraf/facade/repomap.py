@@ -1,0 +1,117 @@
+"""repo_map: modules -> files -> key symbols within a token budget.
+
+Personalized PageRank over code links weighted by kind and confidence (the
+teleport vector is uniform over the in-scope symbols), boosted by the k-core
+shell computed at index time, then a 0-1 knapsack picks the symbols that fit
+``budget_tokens`` (cost = rendered line length / 4). Every parameter lives in
+the ``repo_map`` section of project.yaml.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import posixpath
+from collections import defaultdict
+from typing import Any
+
+import numpy as np
+
+from ragraf.facade import sanitize
+from ragraf.facade.context import Ctx
+from ragraf.rank import knapsack, ppr
+
+MAP_KINDS = ("class", "interface", "trait", "enum", "function", "method")
+
+
+def _in_scope(scope: str | None, path: str, fqn: str | None) -> bool:
+    if not scope:
+        return True
+    if "\\" in scope:
+        return bool(fqn) and fqn.lower().startswith(scope.lower().lstrip("\\"))  # type: ignore[union-attr]
+    s = scope.rstrip("/")
+    return path == s or path.startswith(s + "/")
+
+
+def _line(kind: str, fqn: str, props: dict[str, Any], detail: str) -> str:
+    if detail == "signatures" and props.get("signature"):
+        return sanitize.clean(props["signature"])
+    short = fqn.rsplit("\\", 1)[-1]
+    return f"{kind} {short}"
+
+
+def build_map(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
+    cfg = ctx.s.config().project["repo_map"]
+    scope = args.get("scope")
+    budget = args["budget_tokens"]
+    detail = args["detail"]
+    rows = ctx.graph.symbols_for_map(ctx.rev)
+    index = {r[0]: i for i, r in enumerate(rows)}
+    n = len(rows)
+    weights = cfg["edge_weights"]
+    src, dst, w = [], [], []
+    for s, d, kind, conf in ctx.graph.graph_for_ranking(ctx.rev, list(weights)):
+        a, b = index.get(s), index.get(d)
+        if a is None or b is None:
+            continue
+        src.append(a)
+        dst.append(b)
+        w.append(weights[kind] * conf)
+    in_scope = np.array([r[1] in MAP_KINDS and _in_scope(scope, r[4], r[3]) for r in rows], dtype=bool)
+    if not in_scope.any():
+        return {"scope": scope, "modules": [], "budget_tokens": budget, "used_tokens": 0, "candidates": 0,
+                "chosen": 0, "hint": f"nothing indexed under scope '{scope}'"}
+    scores, iters = ppr(n, np.array(src, dtype=np.int64), np.array(dst, dtype=np.int64), np.array(w, dtype=np.float64),
+                        in_scope.astype(np.float64), cfg["alpha"], cfg["epsilon"], cfg["max_iter"])
+    shells = np.array([r[7] for r in rows], dtype=np.float64)
+    maxshell = shells.max() if n else 0
+    if maxshell > 0:
+        scores = scores * (1 + cfg["kcore_boost"] * shells / maxshell)
+    cand = [i for i in np.argsort(-scores, kind="stable") if in_scope[i]][: cfg["max_candidates"]]
+    props = {i: (json.loads(rows[i][6]) if rows[i][6] else {}) for i in cand}
+    lines = {i: _line(rows[i][1], rows[i][3], props[i], detail) for i in cand}
+    per_file: dict[str, int] = defaultdict(int)
+    for i in cand:
+        per_file[rows[i][4]] += 1
+    costs = []
+    for i in cand:
+        header = math.ceil((len(rows[i][4]) + 4) / 4)
+        costs.append(math.ceil((len(lines[i]) + 8) / 4) + math.ceil(header / per_file[rows[i][4]]))
+    values = [float(scores[i]) for i in cand]
+    chosen, exact = knapsack(values, costs, budget, cfg["knapsack_max_cells"])
+    picked = [cand[j] for j in chosen]
+    # render and enforce the budget on the real rendering
+    while True:
+        modules, used = _render(ctx, rows, picked, lines)
+        if used <= budget or not picked:
+            break
+        picked.remove(min(picked, key=lambda i: scores[i]))
+    if not exact:
+        ctx.limits.append("repo_map: knapsack too large for the exact DP; greedy value/cost packing was used")
+    return {"scope": scope, "detail": detail, "modules": modules, "budget_tokens": budget, "used_tokens": used,
+            "candidates": len(cand), "chosen": len(picked), "pagerank_iterations": iters}
+
+
+def _render(ctx: Ctx, rows: list[tuple[Any, ...]], picked: list[int], lines: dict[int, str]) -> tuple[list[dict[str, Any]], int]:
+    files: dict[str, list[int]] = defaultdict(list)
+    for i in picked:
+        files[rows[i][4]].append(i)
+    mods: dict[str, list[str]] = defaultdict(list)
+    for path in files:
+        mods[posixpath.dirname(path) or "."].append(path)
+    out = []
+    used = 0
+    for mod in sorted(mods):
+        used += math.ceil((len(mod) + 2) / 4)
+        fl = []
+        for path in sorted(mods[mod]):
+            ctx.touch(path)
+            used += math.ceil((len(path) + 4) / 4)
+            syms = []
+            for i in sorted(files[path], key=lambda k: rows[k][5] or 0):
+                used += math.ceil((len(lines[i]) + 8) / 4)
+                syms.append({"kind": rows[i][1], "fqn": sanitize.name(rows[i][3]), "line": rows[i][5],
+                             "text": lines[i], "node_id": rows[i][0]})
+            fl.append({"path": path, "symbols": syms})
+        out.append({"module": mod, "files": fl})
+    return out, used
