@@ -57,6 +57,7 @@ def _err(msg: str) -> None:
 @app.command()
 def init(
     path: Annotated[Path | None, typer.Argument(help="Project root (default: the current folder or --project).")] = None,
+    agents: Annotated[bool, typer.Option("--agents", help="Also add the agent regimen to the project's AGENTS.md.")] = False,
 ) -> None:
     """Write .ragraf/config/project.yaml and confidence.yaml from the defaults."""
     from ragraf.config import init_project
@@ -67,6 +68,11 @@ def init(
         _err(f"wrote {w}")
     if not written:
         _err(f"{root / '.ragraf' / 'config'} already holds a configuration; kept as is")
+    if agents:
+        from ragraf.agents import install
+
+        target, what = install(root)
+        _err(f"{target}: regimen {what}")
 
 
 class _Bar:
@@ -227,6 +233,14 @@ def live_read_cmd(
         from ragraf.render import envelope_text
 
         sys.stdout.write(envelope_text(env))
+
+
+@app.command()
+def mcp() -> None:
+    """Serve every operation as an MCP tool ragraf_<op> over stdio (stdout is the protocol)."""
+    from ragraf.mcp_server import serve
+
+    serve(_root())
 
 
 def main() -> None:

@@ -1,0 +1,62 @@
+"""End to end: `ragraf mcp` as a subprocess, driven by the official SDK's stdio client."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import anyio
+from mcp import ClientSession
+from mcp.client.stdio import StdioServerParameters, stdio_client
+
+from ragraf import facade
+from tests.schemacheck import check
+
+
+async def _drive(root: Path, calls: list[tuple[str, dict[str, Any]]]) -> tuple[list[Any], list[Any]]:
+    params = StdioServerParameters(command=sys.executable, args=["-m", "ragraf", "-C", str(root), "mcp"])
+    with open(root / "mcp-stderr.log", "w") as errlog:
+        async with stdio_client(params, errlog=errlog) as (read, write), ClientSession(read, write) as session:
+            await session.initialize()
+            tools = (await session.list_tools()).tools
+            results = [await session.call_tool(name, args) for name, args in calls]
+    return tools, results
+
+
+def test_mcp_server_end_to_end(indexed_pilot: Path) -> None:
+    calls = [
+        ("ragraf_index_status", {}),
+        ("ragraf_symbol", {"fqn": "App\\Billing\\Invoice::charge"}),
+        ("ragraf_callers", {"fqn": "App\\Core\\Database::query", "depth": 2}),
+        ("ragraf_search", {"query": "how are invoices charged", "limit": 3}),
+        ("ragraf_impact", {"fqn": "App\\Core\\Database", "mode": "hard"}),
+        ("ragraf_live_read", {"path": "../outside.php"}),
+        ("ragraf_callers", {"fqn": "App\\Core\\Database::query", "depth": 9}),
+        ("ragraf_symbol", {"name": "charge", "rev": "rev-0099"}),
+    ]
+    tools, results = anyio.run(_drive, indexed_pilot, calls)
+    assert {t.name for t in tools} == {f"ragraf_{op}" for op in facade.OPERATIONS}
+    for t in tools:
+        assert t.annotations is not None and t.annotations.read_only_hint is True
+        assert t.description and t.description == facade.describe(t.name.removeprefix("ragraf_"))
+        assert t.input_schema["type"] == "object" and "rev" in t.input_schema["properties"]
+    ok, bad = results[:5], results[5:]
+    for (name, _args), res in zip(calls[:5], ok, strict=True):
+        assert not res.is_error, res.content
+        env = json.loads(res.content[0].text)
+        check(env)
+        assert env["op"] == name.removeprefix("ragraf_") and env["index_rev"] == "rev-0001"
+    callers = json.loads(ok[2].content[0].text)["result"]
+    assert len(callers["stated"]) == 4 and len(callers["derived"]) == 1
+    assert bad[0].is_error and "leaves the project root" in bad[0].content[0].text
+    assert bad[1].is_error and "between 1 and 3" in bad[1].content[0].text
+    assert bad[2].is_error and "not retained" in bad[2].content[0].text
+    log = (indexed_pilot / ".ragraf" / "logs" / "mcp.log").read_text()
+    assert "tool=ragraf_symbol" in log and "Invoice" not in log  # argument names, never values
+
+
+def test_mcp_without_an_index_answers_with_a_tool_error(pilot: Path) -> None:
+    _tools, [res] = anyio.run(_drive, pilot, [("ragraf_symbol", {"name": "x"})])
+    assert res.is_error and "ragraf index" in res.content[0].text
