@@ -367,6 +367,7 @@ def _build_rev(cfg: Config, layout: Layout, sc: Any, graph: GraphStore, lex: Lex
     control.record_rev(rev_id, active, "ready", created, sealed, corpus_hash, config_hash, counts["files"],
                        counts["nodes"], counts["edges"], coverage=cov)
     pruned = prune(cfg, graph, lex, control, rev_id)
+    graph.analyze()
     graph.db.checkpoint()
     lex.db.checkpoint()
     timings["total"] = time.perf_counter() - t0

@@ -17,6 +17,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+from collections import OrderedDict
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -29,6 +30,7 @@ from ragraf.store.control import ControlStore
 from ragraf.store.graph import GraphStore
 from ragraf.store.lexvec import LexStore
 
+TEXT_CACHE_FILES = 512
 LIMIT_STATIC = "static analysis; runtime dynamics not covered"
 LIMIT_DEGRADED = "capability degraded: no CPG (Joern not used); slices and data flows are unavailable"
 
@@ -51,6 +53,8 @@ class Session:
         self.lex = LexStore(self.layout.lexvec_db, readonly=True)
         self.control = ControlStore(self.layout.control_db, readonly=True)
         self._hash_cache: dict[tuple[str, int, int], str] = {}
+        # indexed file texts by sha256 (content-addressed, so valid for every revision)
+        self.text_cache: OrderedDict[str, list[str]] = OrderedDict()
         self._cfg: Any = None
 
     def close(self) -> None:
@@ -64,6 +68,12 @@ class Session:
 
             self._cfg = config.load(self.root)
         return self._cfg
+
+    def remember_text(self, sha: str, lines: list[str]) -> None:
+        self.text_cache[sha] = lines
+        self.text_cache.move_to_end(sha)
+        while len(self.text_cache) > TEXT_CACHE_FILES:
+            self.text_cache.popitem(last=False)
 
     def current_sha(self, path: str, size: int | None, mtime_ns: int | None, indexed_sha: str) -> str | None:
         """sha256 of the file now (None when it is gone); cheap when size and mtime are unchanged."""
@@ -125,8 +135,14 @@ class Ctx:
     def indexed_lines(self, path: str) -> list[str] | None:
         """The file as this revision indexed it, split in lines (None if not parsed)."""
         if path not in self._texts:
-            text = self.graph.file_text(self.rev, path)
-            self._texts[path] = None if text is None else split_lines(text)
+            fr = self.file_row(path)
+            lines = self.s.text_cache.get(fr[3]) if fr else None
+            if lines is None and fr is not None:
+                text = self.graph.file_text(self.rev, path)
+                lines = None if text is None else split_lines(text)
+                if lines is not None:
+                    self.s.remember_text(fr[3], lines)
+            self._texts[path] = lines
         return self._texts[path]
 
     def line_text(self, path: str, line: int | None) -> dict[str, Any] | None:

@@ -201,7 +201,7 @@ def _walk(ctx: Ctx, args: dict[str, Any], direction: str) -> dict[str, Any]:
             continue
         key = (there, prov)
         item = best.get(key)  # type: ignore[call-overload]
-        ev = ctx.edge(e, None, with_text=d == 1)
+        ev = ctx.edge(e, None, with_text=False)  # line texts: `references`
         if item is None:
             item = {"symbol": ctx.node(n), "depth": d, "confidence": conf, "provenance": prov, "evidence": []}
             best[key] = item  # type: ignore[index]

@@ -19,6 +19,10 @@ from typing import Any
 from ragraf.store.db import Database
 
 
+def _by_place(rows: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
+    return sorted(rows, key=lambda r: (r[4] or "", r[5] or 0, r[1], r[0]))
+
+
 class GraphStore:
     def __init__(self, path: Path, *, readonly: bool = False) -> None:
         self.db = Database(path, "graph", readonly=readonly)
@@ -48,6 +52,10 @@ class GraphStore:
                 " VALUES (?,?,?,?,?,'building')",
                 (rev_id, created_at, corpus_hash, config_hash, json.dumps(extractor_versions, sort_keys=True)),
             )
+
+    def analyze(self) -> None:
+        """Refresh the planner's statistics after a revision is written."""
+        self.db.execute("PRAGMA optimize=0x10002")
 
     def set_state(self, rev_id: str, state: str) -> None:
         with self.db.write():
@@ -171,21 +179,19 @@ class GraphStore:
             (rev_id, json.dumps(ids)))}
 
     def nodes_by_fqn(self, rev_id: str, fqn: str, limit: int = 50) -> list[tuple[Any, ...]]:
-        return self.db.query(
-            f"SELECT {self.NODE_COLS} FROM node WHERE rev_id=? AND fqn=? COLLATE NOCASE"
-            " ORDER BY path, start_line LIMIT ?", (rev_id, fqn, limit))
+        return _by_place(self.db.query(
+            f"SELECT {self.NODE_COLS} FROM node WHERE rev_id=? AND fqn=? COLLATE NOCASE LIMIT ?", (rev_id, fqn, limit)))
 
     def nodes_by_fqn_suffix(self, rev_id: str, suffix: str, limit: int = 50) -> list[tuple[Any, ...]]:
-        """fqn ending in ``\\suffix`` (a name written without its namespace)."""
+        """fqn ending in ``\\suffix`` (a name written without its namespace); a scan of the revision."""
         like = "%\\" + suffix.replace("%", "").replace("_", "\\_")
-        return self.db.query(
-            f"SELECT {self.NODE_COLS} FROM node WHERE rev_id=? AND fqn LIKE ? ESCAPE '\\'"
-            " ORDER BY path, start_line LIMIT ?", (rev_id, like, limit))
+        return _by_place(self.db.query(
+            f"SELECT {self.NODE_COLS} FROM node WHERE rev_id=? AND fqn LIKE ? ESCAPE '\\' LIMIT ?",
+            (rev_id, like, limit)))
 
     def nodes_by_name(self, rev_id: str, name: str, limit: int = 50) -> list[tuple[Any, ...]]:
-        return self.db.query(
-            f"SELECT {self.NODE_COLS} FROM node WHERE rev_id=? AND name=? COLLATE NOCASE"
-            " ORDER BY path, start_line LIMIT ?", (rev_id, name, limit))
+        return _by_place(self.db.query(
+            f"SELECT {self.NODE_COLS} FROM node WHERE rev_id=? AND name=? COLLATE NOCASE LIMIT ?", (rev_id, name, limit)))
 
     def nodes_in_file(self, rev_id: str, path: str) -> list[tuple[Any, ...]]:
         return self.db.query(f"SELECT {self.NODE_COLS} FROM node WHERE rev_id=? AND path=? ORDER BY start_line, end_line DESC",
@@ -212,39 +218,52 @@ class GraphStore:
         sql = (f"SELECT {self.EDGE_COLS} FROM edge WHERE rev_id=? AND {col} IN (SELECT value FROM json_each(?))")
         params: list[Any] = [rev_id, json.dumps(ids)]
         if kinds is not None:
-            sql += " AND kind IN (SELECT value FROM json_each(?))"
-            params.append(json.dumps(list(kinds)))
+            # a literal list: with a second json_each the planner scans (measured 19 ms vs 0.01 ms)
+            sql += f" AND kind IN ({','.join('?' * len(kinds))})"
+            params.extend(kinds)
         if stated_only:
             sql += " AND provenance='stated'"
-        return self.db.query(sql + " ORDER BY evidence_path, evidence_line, kind", params)
+        # sorted here: an ORDER BY lures the planner onto the evidence index (a scan)
+        return sorted(self.db.query(sql, params), key=lambda e: (e[4] or "", e[5] or 0, e[2], e[0], e[1]))
 
     def edges_with_evidence_in(self, rev_id: str, path: str) -> list[tuple[Any, ...]]:
         return self.db.query(f"SELECT {self.EDGE_COLS} FROM edge WHERE rev_id=? AND evidence_path=?", (rev_id, path))
 
     def reach_upstream(self, rev_id: str, seeds: Sequence[str], kinds: Sequence[str], depth: int,
                        stated_only: bool, limit: int) -> list[tuple[str, int, int]]:
-        """Everything that depends on ``seeds`` through ``kinds`` (edges walked dst -> src).
+        """Everything that depends on ``seeds`` through ``kinds`` (edges walked dst -> src),
+        breadth first, one indexed query per level.
 
-        Returns (node_id, shortest depth, soft) where soft = 1 when every path to the
-        node needs a derived edge (min over paths)."""
-        return [(r[0], r[1], r[2]) for r in self.db.query(
-            """
-            WITH RECURSIVE reach(node, depth, soft) AS (
-              SELECT value, 0, 0 FROM json_each(?)
-              UNION
-              SELECT e.src, r.depth + 1, max(r.soft, e.provenance = 'derived')
-              FROM reach r JOIN edge e ON e.rev_id = ? AND e.dst = r.node
-              WHERE r.depth < ? AND e.kind IN (SELECT value FROM json_each(?))
-                AND (? = 0 OR e.provenance = 'stated')
-            )
-            SELECT node, min(depth), min(soft) FROM reach GROUP BY node ORDER BY min(depth), node LIMIT ?
-            """,
-            (json.dumps(list(seeds)), rev_id, depth, json.dumps(list(kinds)), 1 if stated_only else 0, limit))]
+        Returns (node_id, shortest depth, soft) where soft = 1 when no path of stated edges
+        reaches the node (every path needs a derived edge)."""
+        best: dict[str, tuple[int, int]] = {s: (0, 0) for s in seeds}
+        frontier = {s: 0 for s in seeds}
+        for d in range(1, depth + 1):
+            if not frontier or len(best) >= limit:
+                break
+            nxt: dict[str, int] = {}
+            for src, dst, prov in self.db.query(
+                f"SELECT src, dst, provenance FROM edge WHERE rev_id=? AND dst IN (SELECT value FROM json_each(?))"
+                f" AND kind IN ({','.join('?' * len(kinds))})" + (" AND provenance='stated'" if stated_only else ""),
+                (rev_id, json.dumps(list(frontier)), *kinds),
+            ):
+                soft = 1 if (frontier[dst] or prov == "derived") else 0
+                old = best.get(src)
+                if old is None:
+                    best[src] = (d, soft)
+                    nxt[src] = min(soft, nxt.get(src, 1))
+                elif soft < old[1]:
+                    # a stated path found later: the node becomes hard, and so may what it reaches
+                    best[src] = (old[0], 0)
+                    nxt[src] = 0
+            frontier = nxt
+        out = sorted(((n, d, s) for n, (d, s) in best.items()), key=lambda x: (x[1], x[0]))
+        return out[:limit]
 
     def graph_for_ranking(self, rev_id: str, kinds: Sequence[str]) -> list[tuple[str, str, str, float]]:
         return [(r[0], r[1], r[2], r[3]) for r in self.db.query(
-            "SELECT src, dst, kind, confidence FROM edge WHERE rev_id=? AND kind IN (SELECT value FROM json_each(?))",
-            (rev_id, json.dumps(list(kinds))))]
+            f"SELECT src, dst, kind, confidence FROM edge WHERE rev_id=? AND kind IN ({','.join('?' * len(kinds))})",
+            (rev_id, *kinds))]
 
     def symbols_for_map(self, rev_id: str) -> list[tuple[Any, ...]]:
         return self.db.query(

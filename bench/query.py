@@ -1,0 +1,114 @@
+"""Benchmark of facade queries on a real corpus (default: phpMyAdmin), run by hand.
+
+    .venv/bin/python bench/query.py [--corpus phpmyadmin] [--samples 60]
+
+Indexes a temporary copy, then measures in-process latency (p50 / p95, warm
+session, as the MCP server runs) of symbol, references, callers (depth 1 and 3),
+impact (depth 3), repo_map (2000 tokens) and search, over deterministic samples
+of real symbols; plus the cold start of `ragraf query symbol` as a new process.
+Record the output in docs/PERFORMANCE.md with the machine and the date.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import random
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+from ragraf import config, facade, indexer  # noqa: E402
+from ragraf.facade.context import Session  # noqa: E402
+
+
+def fetch(name: str) -> Path:
+    out = subprocess.run([str(REPO.parent / "shared" / "corpora" / "fetch"), name],
+                         capture_output=True, text=True, check=True)
+    return Path(out.stdout.strip().splitlines()[-1])
+
+
+def pct(xs: list[float], p: float) -> float:
+    xs = sorted(xs)
+    k = min(len(xs) - 1, max(0, round(p / 100 * (len(xs) - 1))))
+    return xs[k]
+
+
+def measure(session: Session, op: str, arg_list: list[dict[str, Any]]) -> dict[str, Any]:
+    times = []
+    sizes = []
+    for args in arg_list:
+        t = time.perf_counter()
+        env = facade.run(session, op, args)
+        times.append((time.perf_counter() - t) * 1000)
+        sizes.append(len(json.dumps(env)))
+    return {"n": len(times), "p50_ms": round(statistics.median(times), 2), "p95_ms": round(pct(times, 95), 2),
+            "max_ms": round(max(times), 2), "median_answer_bytes": int(statistics.median(sizes))}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--corpus", default="phpmyadmin")
+    ap.add_argument("--samples", type=int, default=60)
+    args = ap.parse_args()
+    src = fetch(args.corpus)
+    with tempfile.TemporaryDirectory(prefix="ragraf-qbench-") as tmp:
+        root = Path(tmp) / args.corpus
+        shutil.copytree(src, root, symlinks=True)
+        config.init_project(root)
+        indexer.build(config.load(root))
+        session = Session(root)
+        rev = facade.run(session, "index_status")["index_rev"]
+        rng = random.Random(42)
+        rows = session.graph.symbol_names(rev)
+        methods = sorted(f for n, f in rows if f and "::" in f and not f.rsplit("::", 1)[1].startswith("$"))
+        classes = sorted(f for n, f in rows if f and "::" not in f and "\\" in f)
+        # callers are measured on the most-called methods too (the expensive case)
+        hubs = ["PhpMyAdmin\\Util::backquote", "PhpMyAdmin\\DatabaseInterface::fetchResult",
+                "PhpMyAdmin\\DatabaseInterface::query", "PhpMyAdmin\\Html\\Generator::getIcon"]
+        sample_m = rng.sample(methods, min(args.samples, len(methods))) + hubs
+        sample_c = rng.sample(classes, min(args.samples // 3, len(classes)))
+        names = [f.rsplit("::", 1)[-1].rsplit("\\", 1)[-1] for f in sample_m]
+        queries = ["escape identifier with backticks", "export table as csv", "user privileges", "fetchResult",
+                   "bookmark", "two factor authentication", "relation between tables", "charset collation"]
+        for op, a in (("symbol", {"name": "backquote"}),):
+            facade.run(session, op, a)  # warm caches once, as a running server would be
+        report: dict[str, Any] = {
+            "corpus": args.corpus,
+            "machine": f"{platform.node()} {platform.machine()} {os.cpu_count()} CPUs, Python {platform.python_version()}",
+            "date": time.strftime("%Y-%m-%d"),
+            "symbol_by_fqn": measure(session, "symbol", [{"fqn": f} for f in sample_m]),
+            "symbol_by_name": measure(session, "symbol", [{"name": n} for n in names]),
+            "references": measure(session, "references", [{"fqn": f} for f in sample_m]),
+            "callers_depth1": measure(session, "callers", [{"fqn": f, "depth": 1} for f in sample_m]),
+            "callers_depth3": measure(session, "callers", [{"fqn": f, "depth": 3} for f in sample_m]),
+            "callees_depth1": measure(session, "callees", [{"fqn": f, "depth": 1} for f in sample_m]),
+            "impact_depth3": measure(session, "impact", [{"fqn": f, "depth": 3} for f in sample_m + sample_c]),
+            "repo_map_2000": measure(session, "repo_map", [{"budget_tokens": 2000}] * 10
+                                     + [{"budget_tokens": 2000, "scope": s} for s in
+                                        ("libraries/classes/Controllers", "PhpMyAdmin\\Plugins", "libraries/classes/Dbal")]),
+            "search_lexical": measure(session, "search", [{"query": q} for q in queries]),
+        }
+        session.close()
+        cold = []
+        for _ in range(5):
+            t = time.perf_counter()
+            subprocess.run([sys.executable, "-m", "ragraf", "-C", str(root), "query", "symbol",
+                            "PhpMyAdmin\\Util::backquote", "--json"], check=True, capture_output=True)
+            cold.append((time.perf_counter() - t) * 1000)
+        report["cold_cli_symbol_ms"] = {"runs": [round(c) for c in cold], "median": round(statistics.median(cold))}
+    print(json.dumps(report, indent=2))
+
+
+if __name__ == "__main__":
+    main()
