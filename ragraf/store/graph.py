@@ -236,8 +236,8 @@ class GraphStore:
 
         Returns (node_id, shortest depth, soft) where soft = 1 when no path of stated edges
         reaches the node (every path needs a derived edge)."""
-        best: dict[str, tuple[int, int]] = {s: (0, 0) for s in seeds}
-        frontier = {s: 0 for s in seeds}
+        best: dict[str, tuple[int, int]] = dict.fromkeys(seeds, (0, 0))
+        frontier = dict.fromkeys(seeds, 0)
         for d in range(1, depth + 1):
             if not frontier or len(best) >= limit:
                 break
