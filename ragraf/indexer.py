@@ -288,8 +288,15 @@ def _build_rev(cfg: Config, layout: Layout, sc: Any, graph: GraphStore, lex: Lex
     timings["parse"] = time.perf_counter() - t
     failpoint("after-parse")
     t = time.perf_counter()
-    resolved = resolve(facts, cfg.confidence, int(cfg.project["resolve"]["max_heuristic_candidates"]))
-    extra_nodes, edges, stats = resolved.nodes, resolved.edges, resolved.stats
+    from ragraf import schema_build
+
+    schema = schema_build.build(cfg, sc.files)
+    timings["schema"] = time.perf_counter() - t
+    resolved = resolve(facts, cfg.confidence, int(cfg.project["resolve"]["max_heuristic_candidates"]),
+                       tables=schema.table_index, prefixes=dict(cfg.project["db"]["table_prefixes"]))
+    extra_nodes = resolved.nodes + schema.nodes
+    edges = sorted(resolved.edges + schema.edges, key=lambda e: e[8])
+    stats = resolved.stats
     timings["resolve"] = time.perf_counter() - t
     t = time.perf_counter()
     # rows
@@ -337,7 +344,7 @@ def _build_rev(cfg: Config, layout: Layout, sc: Any, graph: GraphStore, lex: Lex
             seen_nodes.add(n[0])
             node_rows.append(n)
     cov = _coverage(sc.files, facts, stats, sc.secrets_excluded, len(chunk_rows) + len(also_rows), len(also_rows),
-                    chunks_file, dup_nodes)
+                    chunks_file, dup_nodes) + schema.coverage
     timings["rows"] = time.perf_counter() - t
     t = time.perf_counter()
     if progress:
@@ -346,7 +353,8 @@ def _build_rev(cfg: Config, layout: Layout, sc: Any, graph: GraphStore, lex: Lex
     blobs = [(sf.sha256, texts[sf.path]) for sf in ok_files]
     known = graph.has_blobs(sha for sha, _t in blobs)
     graph.write_rows(rev_id, file_rows, node_rows, edges, text_rows, cov,
-                     blobs=[b for b in blobs if b[0] not in known], shells=resolved.shells, routes=resolved.routes)
+                     blobs=[b for b in blobs if b[0] not in known], shells=resolved.shells, routes=resolved.routes,
+                     schema=(schema.table_rows, schema.column_rows, schema.fk_rows))
     failpoint("after-graph")
     if progress:
         progress("write", 1, 2)
@@ -361,6 +369,7 @@ def _build_rev(cfg: Config, layout: Layout, sc: Any, graph: GraphStore, lex: Lex
         "rev_id": rev_id, "parent_rev": active, "state": "ready", "created_at": created, "sealed_at": sealed,
         "corpus_hash": corpus_hash, "config_hash": config_hash, "capability": "degraded", "joern_used": 0,
         "vectors": "unavailable", "counts": counts,
+        "schema": {"source": schema.source, "incomplete": schema.incomplete},
     })
     failpoint("after-manifest")
     graph.set_state(rev_id, "ready")

@@ -60,7 +60,10 @@ class _ClassDef:
 
 
 class Resolver:
-    def __init__(self, files: list[FileFacts], conf: dict[str, float], max_candidates: int = 5) -> None:
+    def __init__(self, files: list[FileFacts], conf: dict[str, float], max_candidates: int = 5,
+                 tables: dict[str, str] | None = None, prefixes: dict[str, str] | None = None) -> None:
+        self.tables = tables or {}          # lower table name -> db_table node id
+        self.prefixes = prefixes or {}      # db.table_prefixes
         self.files = files
         self.conf = conf
         self.max_candidates = max_candidates
@@ -585,5 +588,6 @@ class Resolver:
                          {"via": "name-match"}, sources=SOURCES_MD)
 
 
-def resolve(files: Iterable[FileFacts], conf: dict[str, float], max_candidates: int = 5) -> Resolved:
-    return Resolver(list(files), conf, max_candidates).run()
+def resolve(files: Iterable[FileFacts], conf: dict[str, float], max_candidates: int = 5,
+            tables: dict[str, str] | None = None, prefixes: dict[str, str] | None = None) -> Resolved:
+    return Resolver(list(files), conf, max_candidates, tables, prefixes).run()

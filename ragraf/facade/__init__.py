@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from ragraf.errors import InvalidArgument
-from ragraf.facade import ops
+from ragraf.facade import ops, schemaops
 from ragraf.facade.params import REV_ID, OpSpec, Param, validate
 
 FQN = Param("fqn", "string", "Fully qualified name, e.g. App\\Billing\\Invoice::charge (a trailing part like Invoice::charge also works).")
@@ -68,6 +68,8 @@ REGISTRY: dict[str, tuple[Callable[..., dict[str, Any]], OpSpec]] = {
         Param("path", "string", "A route prefix (/server) or a file path."),
     ), main="path")),
     "index_status": (ops.index_status, OpSpec("index_status", ())),
+    "schema": (schemaops.schema, schemaops.SCHEMA_SPEC),
+    "table_usage": (schemaops.table_usage, schemaops.TABLE_USAGE_SPEC),
     "live_read": (ops.live_read, OpSpec("live_read", (
         Param("path", "path", "A file, relative to the project root."),
         Param("start", "int", "First line (1-based).", None, 1, 10_000_000),

@@ -27,7 +27,7 @@ SYMBOL_KINDS = ("class", "interface", "trait", "enum", "function", "method", "pr
 USE_KINDS = ("calls", "calls_heuristic", "references", "instantiates", "extends", "implements", "uses_trait",
              "imports", "overrides", "mentions", "documented_by", "handles", "flows_to")
 IMPACT_KINDS = ("calls", "calls_heuristic", "references", "instantiates", "extends", "implements", "uses_trait",
-                "imports", "overrides", "handles")
+                "imports", "overrides", "handles", "queries", "references_table", "fk_to")
 MAX_ITEMS = 500
 
 

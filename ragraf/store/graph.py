@@ -81,9 +81,20 @@ class GraphStore:
         blobs: Iterable[tuple[str, str]] = (),
         shells: Iterable[tuple[str, int]] = (),
         routes: Iterable[Sequence[Any]] = (),
+        schema: tuple[Iterable[Sequence[Any]], Iterable[Sequence[Any]], Iterable[Sequence[Any]]] = ((), (), ()),
     ) -> None:
         """All rows of a building revision, in one transaction."""
         with self.db.write():
+            tables, columns, fks = schema
+            self.db.executemany(
+                "INSERT INTO db_table(rev_id, table_id, table_name, engine, row_estimate, source) VALUES (?,?,?,?,?,?)",
+                ((rev_id, *t) for t in tables))
+            self.db.executemany(
+                "INSERT INTO db_column(rev_id, table_id, column_name, data_type, is_nullable, column_key)"
+                " VALUES (?,?,?,?,?,?)", ((rev_id, *c) for c in columns))
+            self.db.executemany(
+                "INSERT INTO db_fk(rev_id, from_table, from_column, to_table, to_column) VALUES (?,?,?,?,?)",
+                ((rev_id, *f) for f in fks))
             self.db.executemany(
                 "INSERT OR IGNORE INTO file_blob(sha256, data) VALUES (?, ?)",
                 ((sha, zlib.compress(text.encode("utf-8", "surrogateescape"), 1)) for sha, text in blobs),
@@ -290,3 +301,5 @@ class GraphStore:
             f"SELECT {self.NODE_COLS} FROM node n WHERE n.rev_id=? AND n.kind='file' AND EXISTS ("
             " SELECT 1 FROM edge e WHERE e.rev_id=n.rev_id AND e.src=n.node_id"
             " AND e.kind IN ('calls','calls_heuristic','instantiates')) ORDER BY n.path", (rev_id,))
+
+    # -- schema (issue 6): queries for the schema / table_usage operations go below ----------
