@@ -3,7 +3,8 @@
 Stdout is data (text for humans, JSON with --json for agents); diagnostics and
 progress go to stderr. Library errors become exit codes here and nowhere else:
 0 answer, 1 internal error, 2 bad arguments or config, 3 no project / no index,
-4 another build is running, 5 refused by a rule.
+4 another build is running, 5 refused by a rule (P1: the ledger is not empty),
+6 `verify` found the ledger broken.
 Heavy modules are imported inside commands so `ragraf --help` stays instant.
 """
 
@@ -124,9 +125,13 @@ def index(
     cfg = config.load(root)
     with _Bar() as bar:
         res = indexer.build(cfg, force=force, progress=bar)
+    _print_index(res, as_json)
+
+
+def _print_index(res: Any, as_json: bool) -> None:
     data = {"status": res.status, "rev_id": res.rev_id, "counts": res.counts, "coverage": res.coverage,
             "timings_s": {k: round(v, 3) for k, v in res.timings.items()}, "recovered": res.recovered,
-            "pruned": res.pruned}
+            "pruned": res.pruned, "reused_files": res.reused_files, "archive": res.archive}
     if as_json:
         _emit_json(data)
         return
@@ -141,6 +146,8 @@ def index(
           f" in {res.timings.get('total', 0):.2f} s" + (f"; calls resolved as stated: {share:.1%}" if share is not None else ""))
     for p in res.pruned:
         print(f"pruned the rows of {p} (retain_revs)")
+    if res.archive:
+        print(f"archived the ledger: {res.archive}")
 
 
 @app.command()
@@ -233,6 +240,137 @@ def live_read_cmd(
         from ragraf.render import envelope_text
 
         sys.stdout.write(envelope_text(env))
+
+
+@app.command()
+def drift(
+    scan: Annotated[bool, typer.Option("--scan", help="Compare the tree with the active revision and append what changed.")] = False,
+    note: Annotated[str | None, typer.Option("--note", help="Append a manual entry about this path (with --text).")] = None,
+    text: Annotated[str | None, typer.Option("--text", help="The text of a manual entry.")] = None,
+    ack: Annotated[str | None, typer.Option("--ack", help="Acknowledge entries: ids separated by commas.")] = None,
+    since: Annotated[str | None, typer.Option("--since", help="Report entries after this id or since this ISO time.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """The drift ledger: register changes (--scan), notes (--note PATH --text ...), acks (--ack 3,4);
+    without an action, print the drift report of the active revision."""
+    from ragraf import config, facade
+    from ragraf.facade.params import coerce_cli
+
+    root = _root()
+    if sum(x is not None and x is not False for x in (scan or None, note, ack)) > 1:
+        raise InvalidArgument("give one of --scan, --note, --ack")
+    if scan:
+        from ragraf.drift import run_scan
+
+        rep = run_scan(config.load(root))
+        if as_json:
+            _emit_json({"rev_id": rep.rev_id, "changed_files": rep.changes, "new_entries": rep.written})
+            return
+        print(f"{rep.changes} changed files against {rep.rev_id}; {len(rep.written)} new ledger entries")
+        for e in rep.written:
+            print(f"  #{e['id']} {e['kind']} {e['path']}" + (f" - {e['note']}" if e["note"] else ""))
+        return
+    if note is not None:
+        from ragraf.drift import note_entry
+        from ragraf.facade.params import normalise_path
+
+        if not text:
+            raise InvalidArgument("--note needs --text")
+        rows = note_entry(config.load(root), normalise_path("drift", "--note", note), text)
+        print(f"#{rows[0]['id']} note {rows[0]['path']}" if rows else "the same note is already in the ledger")
+        return
+    if ack is not None:
+        ids = coerce_cli(facade.spec("drift_ack"), "entry_ids", ack)
+        env = facade.run_op(root, "drift_ack", {"entry_ids": ids, **({"note": text} if text else {})})
+    else:
+        env = facade.run_op(root, "drift_report", {"since": since} if since else {})
+    if as_json:
+        _emit_json(env)
+    else:
+        from ragraf.render import envelope_text
+
+        sys.stdout.write(envelope_text(env))
+
+
+hook_app = typer.Typer(help="Hooks for agent environments.", no_args_is_help=True)
+app.add_typer(hook_app, name="hook")
+
+
+@hook_app.command("session-start")
+def hook_session_start() -> None:
+    """Register changes made since the revision (detected_by hook:session-start) and print the drift report."""
+    from ragraf import config, facade
+    from ragraf.drift import run_scan
+    from ragraf.render import envelope_text
+
+    root = _root()
+    run_scan(config.load(root), detected_by="hook:session-start")
+    sys.stdout.write(envelope_text(facade.run_op(root, "drift_report", {})))
+
+
+@app.command()
+def verify(as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False) -> None:
+    """Walk the ledger's hash chain; compare it with LEDGER.md and the archive reports."""
+    from ragraf import ledger
+    from ragraf.config import Layout
+    from ragraf.store.control import ControlStore
+
+    root = _root()
+    control = ControlStore(Layout(root).control_db, readonly=True)
+    try:
+        res = ledger.verify(Layout(root), control)
+    finally:
+        control.close()
+    if as_json:
+        _emit_json(res)
+    elif res["ok"]:
+        print(f"ledger intact: {res['entries']} entries, {res['acks']} acks, head {res['head'][:16]}")
+    else:
+        for p in res["problems"]:
+            print(f"BROKEN: {p}")
+    if not res["ok"]:
+        sys.exit(6)
+
+
+@app.command()
+def reindex(
+    commit: Annotated[bool, typer.Option("--commit", help="Seal the next revision and archive the ledger.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
+) -> None:
+    """End a change effort: build the next revision (reusing unchanged files) and archive the ledger."""
+    if not commit:
+        raise InvalidArgument("reindex needs --commit (it seals a new revision and archives the ledger)")
+    from ragraf import config, indexer
+
+    with _Bar() as bar:
+        res = indexer.build(config.load(_root()), commit=True, progress=bar)
+    _print_index(res, as_json)
+
+
+@app.command("diff")
+def diff_cmd(
+    rev_a: Annotated[str, typer.Argument(help="The older revision.")],
+    rev_b: Annotated[str, typer.Argument(help="The newer revision.")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    limit: Annotated[int, typer.Option("--limit", help="Items listed per section.")] = 50,
+) -> None:
+    """Nodes and edges added and removed between two retained revisions."""
+    from ragraf.revdiff import diff_revs
+
+    res = diff_revs(_root(), rev_a, rev_b, limit)
+    if as_json:
+        _emit_json(res)
+        return
+    print(f"{rev_a} -> {rev_b}: nodes +{res['nodes']['added_total']} -{res['nodes']['removed_total']}, "
+          f"edges +{res['edges']['added_total']} -{res['edges']['removed_total']}")
+    for sec in ("nodes", "edges"):
+        for what in ("added", "removed"):
+            for it in res[sec][what]:
+                sign = "+" if what == "added" else "-"
+                if sec == "nodes":
+                    print(f"  {sign} {it['kind']} {it['fqn']}  {it['path'] or ''}:{it['start_line'] or ''}")
+                else:
+                    print(f"  {sign} {it['kind']} {it['src']} -> {it['dst']}  {it['evidence']}")
 
 
 @app.command()

@@ -20,8 +20,10 @@ import fcntl
 import json
 import multiprocessing
 import os
+import pickle
 import sys
 import time
+import zlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -29,7 +31,7 @@ from typing import Any
 
 from ragraf import ids
 from ragraf.config import EXTRACTOR_VERSION, Config, Layout
-from ragraf.errors import BusyError, IndexBuildError
+from ragraf.errors import BusyError, IndexBuildError, RefusedError
 from ragraf.extract.facts import FileFacts
 from ragraf.scan import ScannedFile, scan
 from ragraf.store import manifest
@@ -143,6 +145,8 @@ class IndexResult:
     timings: dict[str, float] = field(default_factory=dict)
     recovered: list[str] = field(default_factory=list)
     pruned: list[str] = field(default_factory=list)
+    reused_files: int = 0
+    archive: str | None = None
 
 
 def _next_rev(graph: GraphStore, control: ControlStore, active: str | None) -> str:
@@ -169,6 +173,10 @@ def recover(layout: Layout, graph: GraphStore, lex: LexStore, control: ControlSt
             control.record_rev(rev_id, man.get("parent_rev"), "ready", row["created_at"], man.get("sealed_at"),
                                row["corpus_hash"], row["config_hash"], man["counts"]["files"],
                                man["counts"]["nodes"], man["counts"]["edges"])
+            if man.get("parent_rev"):
+                from ragraf.archive import ensure_archive
+
+                ensure_archive(layout, graph, control, man["parent_rev"], rev_id)
             continue
         lex.delete_rev(rev_id)
         graph.delete_rev(rev_id)
@@ -224,14 +232,15 @@ def _coverage(files: list[ScannedFile], facts: list[FileFacts], stats: dict[str,
     return rows
 
 
-def build(cfg: Config, *, force: bool = False, progress: Progress | None = None) -> IndexResult:
+def build(cfg: Config, *, force: bool = False, commit: bool = False, progress: Progress | None = None) -> IndexResult:
+    """`ragraf index` (commit=False) or `ragraf reindex --commit` (commit=True)."""
     layout = cfg.layout
     layout.ensure_dirs()
     with build_lock(layout):
-        return _build_locked(cfg, layout, force, progress)
+        return _build_locked(cfg, layout, force, commit, progress)
 
 
-def _build_locked(cfg: Config, layout: Layout, force: bool, progress: Progress | None) -> IndexResult:
+def _build_locked(cfg: Config, layout: Layout, force: bool, commit: bool, progress: Progress | None) -> IndexResult:
     t0 = time.perf_counter()
     timings: dict[str, float] = {}
     if progress:
@@ -247,8 +256,17 @@ def _build_locked(cfg: Config, layout: Layout, force: bool, progress: Progress |
     control = ControlStore(layout.control_db)
     try:
         recovered = recover(layout, graph, lex, control)
-        if man and not force and man.get("corpus_hash") == corpus_hash and man.get("config_hash") == config_hash:
+        ledger = control.ledger_size(active) if active else 0
+        if ledger and not commit:
+            raise RefusedError(
+                f"the ledger of {active} has {ledger} entries: the change effort is not finished. Run "
+                "`ragraf reindex --commit` to seal the next revision and archive the ledger (P1: no new "
+                "revision appears silently in the middle of a change effort)")
+        if man and not force and not ledger and man.get("corpus_hash") == corpus_hash \
+                and man.get("config_hash") == config_hash:
             return IndexResult("current", man["rev_id"], dict(man.get("counts", {})), recovered=recovered)
+        if commit and not man:
+            raise RefusedError("there is no revision to reindex yet: run `ragraf index` first")
         failpoint("after-scan")
         rev_id = _next_rev(graph, control, active)
         created = now_iso()
@@ -258,7 +276,7 @@ def _build_locked(cfg: Config, layout: Layout, force: bool, progress: Progress |
         graph.begin_rev(rev_id, created, corpus_hash, config_hash, versions)
         try:
             return _build_rev(cfg, layout, sc, graph, lex, control, rev_id, created, active, corpus_hash,
-                              config_hash, recovered, timings, t0, progress)
+                              config_hash, recovered, timings, t0, progress, reuse=commit)
         except BaseException as e:
             if isinstance(e, KeyboardInterrupt | SystemExit):
                 raise
@@ -277,14 +295,22 @@ def _build_locked(cfg: Config, layout: Layout, force: bool, progress: Progress |
 
 def _build_rev(cfg: Config, layout: Layout, sc: Any, graph: GraphStore, lex: LexStore, control: ControlStore,
                rev_id: str, created: str, active: str | None, corpus_hash: str, config_hash: str,
-               recovered: list[str], timings: dict[str, float], t0: float, progress: Progress | None) -> IndexResult:
+               recovered: list[str], timings: dict[str, float], t0: float, progress: Progress | None,
+               reuse: bool = False) -> IndexResult:
     from ragraf.resolve import resolve
 
     max_lines = int(cfg.project["chunking"]["max_chunk_lines"])
     model = str(cfg.project["embedding"]["model"])
     ok_files = [f for f in sc.files if f.status == "ok"]
     t = time.perf_counter()
-    facts = extract_all(ok_files, cfg.workers(), max_lines, progress)
+    keys = [(f.sha256, facts_key(f.path, max_lines)) for f in ok_files]
+    cached = graph.cached_facts(keys) if reuse else {}
+    todo = [f for f, k in zip(ok_files, keys, strict=True) if k not in cached]
+    fresh = {f.path: x for f, x in zip(todo, extract_all(todo, cfg.workers(), max_lines, progress), strict=True)}
+    facts = [fresh[f.path] if f.path in fresh else pickle.loads(zlib.decompress(cached[k]))
+             for f, k in zip(ok_files, keys, strict=True)]
+    graph.store_facts([(f.sha256, k[1], zlib.compress(pickle.dumps(fresh[f.path], protocol=5), 1))
+                       for f, k in zip(ok_files, keys, strict=True) if f.path in fresh])
     timings["parse"] = time.perf_counter() - t
     failpoint("after-parse")
     t = time.perf_counter()
@@ -365,7 +391,9 @@ def _build_rev(cfg: Config, layout: Layout, sc: Any, graph: GraphStore, lex: Lex
     timings["write"] = time.perf_counter() - t
     sealed = now_iso()
     counts = {"files": len(file_rows), "nodes": len(node_rows), "edges": len(edges), "chunks": len(chunk_rows)}
+    git_commit = _git_head(layout.root)
     manifest.write(layout.rev_json, {
+        "git_commit": git_commit,
         "rev_id": rev_id, "parent_rev": active, "state": "ready", "created_at": created, "sealed_at": sealed,
         "corpus_hash": corpus_hash, "config_hash": config_hash, "capability": "degraded", "joern_used": 0,
         "vectors": "unavailable", "counts": counts,
@@ -375,13 +403,33 @@ def _build_rev(cfg: Config, layout: Layout, sc: Any, graph: GraphStore, lex: Lex
     graph.set_state(rev_id, "ready")
     control.record_rev(rev_id, active, "ready", created, sealed, corpus_hash, config_hash, counts["files"],
                        counts["nodes"], counts["edges"], coverage=cov)
+    archive = None
+    if active:
+        from ragraf.archive import ensure_archive
+
+        archive = ensure_archive(layout, graph, control, active, rev_id)
     pruned = prune(cfg, graph, lex, control, rev_id)
     graph.analyze()
     graph.db.checkpoint()
     lex.db.checkpoint()
     timings["total"] = time.perf_counter() - t0
     covd = {m: v for m, v, _n in cov if v is not None}
-    return IndexResult("built", rev_id, counts, covd, timings, recovered, pruned)
+    return IndexResult("built", rev_id, counts, covd, timings, recovered, pruned,
+                       reused_files=len(ok_files) - len(todo), archive=archive)
+
+
+def facts_key(path: str, max_lines: int) -> str:
+    """The cache key of a file's extraction besides its sha256: everything else it depends on."""
+    return f"{EXTRACTOR_VERSION}|{max_lines}|{path}"
+
+
+def _git_head(root: Any) -> str | None:
+    try:
+        import git
+
+        return str(git.Repo(root, search_parent_directories=True).head.commit.hexsha)
+    except Exception:  # noqa: BLE001 - not a git work tree, or no commit yet
+        return None
 
 
 def prune(cfg: Config, graph: GraphStore, lex: LexStore, control: ControlStore, active: str) -> list[str]:

@@ -70,6 +70,14 @@ REGISTRY: dict[str, tuple[Callable[..., dict[str, Any]], OpSpec]] = {
     "index_status": (ops.index_status, OpSpec("index_status", ())),
     "schema": (schemaops.schema, schemaops.SCHEMA_SPEC),
     "table_usage": (schemaops.table_usage, schemaops.TABLE_USAGE_SPEC),
+    "drift_report": (ops.drift_report, OpSpec("drift_report", (
+        Param("since", "string", "Only entries after this entry id, or since this ISO date/time."),
+    ), main="since")),
+    "drift_ack": (ops.drift_ack, OpSpec("drift_ack", (
+        Param("entry_ids", "list", "Ledger entry ids to acknowledge.", item="int", max_items=200),
+        Param("note", "string", "Why they are accounted for."),
+        Param("by", "string", "Who acknowledges (default: $RAGRAF_ACTOR or the user name)."),
+    ), main="entry_ids", required=("entry_ids",))),
     "live_read": (ops.live_read, OpSpec("live_read", (
         Param("path", "path", "A file, relative to the project root."),
         Param("start", "int", "First line (1-based).", None, 1, 10_000_000),

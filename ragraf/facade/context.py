@@ -121,6 +121,8 @@ class Ctx:
         self.provenance = "index"
         self._file_rows: dict[str, tuple[Any, ...] | None] = {}
         self._texts: dict[str, list[str] | None] = {}
+        self._ledger: list[dict[str, Any]] | None = None
+        self.edge_uids: dict[str, str] = {}   # edge_uid -> evidence path, of every edge served
 
     # -- facts and files ----------------------------------------------------
     def touch(self, path: str | None) -> None:
@@ -178,6 +180,7 @@ class Ctx:
     def edge(self, row: tuple[Any, ...], other: dict[str, Any] | None, *, with_text: bool = True) -> dict[str, Any]:
         src, dst, kind, prov, path, line, conf, _sources, uid, props = row
         self.touch(path)
+        self.edge_uids[uid] = path
         out: dict[str, Any] = {"kind": kind, "provenance": prov, "confidence": conf,
                                "evidence": f"{path}:{line}", "path": path, "line": line, "edge_uid": uid}
         if props:
@@ -192,10 +195,53 @@ class Ctx:
         return out
 
     # -- envelope -------------------------------------------------------------
+    def ledger(self) -> list[dict[str, Any]]:
+        if self._ledger is None:
+            self._ledger = self.control.entries(self.rev)
+        return self._ledger
+
     def stale_warnings(self) -> list[dict[str, Any]]:
+        from ragraf.drift import ledger_state
+
         warnings: list[dict[str, Any]] = []
         since_rev = self.rev
+        entries = self.ledger()
+        state = ledger_state(entries)
+        slices: dict[str, list[dict[str, Any]]] = {}
+        for e in entries:
+            if e["kind"] in ("slice_boundary", "note", "schema_change"):
+                slices.setdefault(e["path"], []).append(e)
+        warned: set[str] = set()
         for path in sorted(self.touched):
+            fr = self.file_row(path)
+            last = state.get(path)
+            if last is not None and not (fr is not None and last["kind"] != "delete" and last["new_hash"] == fr[3]):
+                warnings.append({"path": path, "reason": f"{last['kind']} after {since_rev} (ledger entry #{last['id']})",
+                                 "since": last["ts"], "suggest": "live_read"})
+                warned.add(path)
+            for e in slices.get(path, []):
+                what = {"slice_boundary": "slice_boundary", "note": "note", "schema_change": "schema_change"}[e["kind"]]
+                warnings.append({"path": path, "reason": f"{what} after {since_rev} (ledger entry #{e['id']}): "
+                                 + sanitize.clean(e["note"] or "")[:300], "since": e["ts"], "suggest": "live_read"})
+                warned.add(path)
+        # edges the ledger invalidated, wherever their evidence lies
+        reverted = {p for p, last in state.items() if last["kind"] != "delete" and self.file_row(p) is not None
+                    and last["new_hash"] == self.file_row(p)[3]}  # type: ignore[index]
+        by_id = {e["id"]: e for e in entries}
+        for uid, reason, entry_id in self.control.stale_edges_among(self.rev, sorted(self.edge_uids)):
+            e = by_id.get(entry_id)
+            if e is None or e["path"] in reverted:
+                continue
+            path = self.edge_uids[uid]
+            if path in warned:
+                continue
+            warnings.append({"path": path, "reason": f"edge invalidated by ledger entry #{entry_id} "
+                             f"({e['kind']} {e['path']} after {since_rev}): {reason}", "since": e["ts"],
+                             "suggest": "live_read"})
+            warned.add(path)
+        for path in sorted(self.touched):
+            if path in warned:
+                continue
             fr = self.file_row(path)
             if fr is None:
                 continue
@@ -217,7 +263,12 @@ class Ctx:
 
     def envelope(self, result: Any) -> dict[str, Any]:
         stale = self.stale_warnings()
-        entries = self.control.ledger_size(self.rev)
+        ledger = self.ledger()
+        files = {e["path"] for e in ledger if e["kind"] != "note"} | {w["path"] for w in stale}
+        symbols: set[str] = set()
+        for e in ledger:
+            for k in ("symbols_added", "symbols_removed", "symbols_changed"):
+                symbols.update(json.loads(e[k]) if e[k] else [])
         capability = self.man.get("capability", "degraded") if self.rev == self.active else "degraded"
         if capability == "degraded" and LIMIT_DEGRADED not in self.limits:
             self.limits.append(LIMIT_DEGRADED)
@@ -225,7 +276,7 @@ class Ctx:
             "op": self.op,
             "index_rev": self.rev,
             "capability": capability,
-            "drift": {"files": len(stale), "symbols": 0, "entries": entries},
+            "drift": {"files": len(files), "symbols": len(symbols), "entries": len(ledger)},
             "provenance": self.provenance,
             "limits": self.limits,
             "result": result,

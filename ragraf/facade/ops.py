@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import difflib
 import hashlib
+import json
 import re
 from collections import defaultdict
 from typing import Any
@@ -34,6 +35,18 @@ MAX_ITEMS = 500
 # -- helpers -------------------------------------------------------------------
 def _hint_not_found(ctx: Ctx, what: str) -> dict[str, Any]:
     short = re.split(r"[\\:$/]+", what)[-1] or what
+    # the ledger may know it: a symbol added (or a file created) after the revision
+    added_in = []
+    low, short_low = what.lower().lstrip("\\"), short.lower()
+    for e in ctx.ledger():
+        names = json.loads(e["symbols_added"] or "[]")
+        if e["path"].lower() == low or any(n.lower() == low or re.split(r"[\\:$]+", n)[-1].lower() == short_low
+                                           for n in names):
+            ctx.touch(e["path"])
+            added_in.append(e["path"])
+    if added_in:
+        return {"nearest": [], "hint": f"'{what}' is not in {ctx.rev}, but the ledger records it in "
+                f"{', '.join(sorted(set(added_in)))} after the revision: read it with live_read."}
     nearest: list[str] = []
     if len(short) >= 3:
         by_short: dict[str, list[str]] = defaultdict(list)
@@ -273,7 +286,13 @@ def impact(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
     hard_mode = args["mode"] == "hard"
     reach = ctx.graph.reach_upstream(ctx.rev, seeds, IMPACT_KINDS, args["depth"], hard_mode, 20_000)
     seed_set = set(seeds)
-    affected = [(n, d, soft) for n, d, soft in reach if n not in seed_set]
+    affected = []
+    for n, d, soft, uid, epath in reach:
+        if n in seed_set:
+            continue
+        affected.append((n, d, soft))
+        if uid:
+            ctx.edge_uids[uid] = epath  # the edge this answer rests on (stale-edge check)
     nodes = ctx.graph.nodes_by_ids(ctx.rev, [a[0] for a in affected])
     sections = {"hard": _empty_impact(), "soft": _empty_impact()}
     files: dict[str, set[str]] = {"hard": set(), "soft": set()}
@@ -516,3 +535,72 @@ def slice_(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
                       "flows need control- and data-flow edges that tree-sitter does not provide (§6.4).",
             "alternatives": ["callers / callees (call graph with evidence)", "impact (what depends on it)",
                              "code (the body, on request)", "live_read (the current text)"]}
+
+
+def drift_report(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
+    """The drift ledger of the revision: every registered change since it was sealed (add,
+    modify, delete, rename, slice_boundary, schema_change, notes) with symbols added /
+    removed / changed, the number of invalidated edges, who detected it and its acks.
+    `since` is an entry id or an ISO time. Read it at session start, before concluding."""
+    import json as _json
+
+    since = args.get("since")
+    since_id, since_ts = 0, None
+    if since is not None:
+        if since.isdigit():
+            since_id = int(since)
+        elif re.match(r"^\d{4}-\d{2}-\d{2}", since):
+            since_ts = since
+        else:
+            raise InvalidArgument("drift_report: argument 'since' must be an entry id or an ISO date/time")
+    entries = [e for e in ctx.ledger() if e["id"] > since_id and (since_ts is None or e["ts"] >= since_ts)]
+    acks: dict[int, list[dict[str, Any]]] = defaultdict(list)
+    for a in ctx.control.acks([e["id"] for e in entries]):
+        acks[a["entry_id"]].append({"by": sanitize.clean(a["by"]), "ts": a["ts"], "note": sanitize.clean(a["note"] or "")})
+    out = []
+    symbols: set[str] = set()
+    edges = 0
+    for e in entries:
+        sa, sr, sc = (_json.loads(e[k] or "[]") for k in ("symbols_added", "symbols_removed", "symbols_changed"))
+        ne = len(_json.loads(e["edges_invalidated"] or "[]"))
+        symbols.update(sa + sr + sc)
+        edges += ne
+        if e["kind"] != "note":
+            ctx.touch(e["path"])
+        out.append({"id": e["id"], "ts": e["ts"], "path": e["path"], "kind": e["kind"], "old_hash": e["old_hash"],
+                    "new_hash": e["new_hash"], "symbols_added": sa, "symbols_removed": sr, "symbols_changed": sc,
+                    "edges_invalidated": ne, "detected_by": e["detected_by"], "commit_sha": e["commit_sha"],
+                    "note": sanitize.clean(e["note"]) if e["note"] else None, "acks": acks.get(e["id"], [])})
+    summary = {"entries": len(out), "files": len({e["path"] for e in out if e["kind"] != "note"}),
+               "symbols": len(symbols), "edges_invalidated": edges,
+               "slice_boundaries": sum(1 for e in out if e["kind"] == "slice_boundary"),
+               "unacknowledged": sum(1 for e in out if not e["acks"])}
+    hint = None
+    if not out:
+        hint = (f"the ledger of {ctx.rev} is empty" + (" since " + str(since) if since else "")
+                + "; run `ragraf drift --scan` after edits to register them")
+    return {"rev": ctx.rev, "since": since, "entries": out, "summary": summary, "hint": hint}
+
+
+def drift_ack(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
+    """Acknowledge ledger entries as accounted for: appends an ack row (who, when, note) to the
+    ledger; the entries themselves are never rewritten or removed. Writes only the ledger,
+    never the index."""
+    from ragraf import ledger
+    from ragraf.store.control import ControlStore
+
+    by = args.get("by") or _default_actor()
+    control = ControlStore(ctx.s.layout.control_db)
+    try:
+        rows = ledger.ack(ctx.s.layout, control, args["entry_ids"], by, args.get("note"))
+    finally:
+        control.close()
+    ctx._ledger = None
+    return {"acked": [{"entry_id": r["entry_id"], "by": r["by"], "ts": r["ts"], "ack_hash": r["ack_hash"]} for r in rows]}
+
+
+def _default_actor() -> str:
+    import getpass
+    import os
+
+    return os.environ.get("RAGRAF_ACTOR") or getpass.getuser() or "unknown"

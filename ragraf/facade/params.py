@@ -54,8 +54,12 @@ class Param:
         elif t == "enum":
             s = {"type": "string", "enum": list(self.choices)}
         elif t == "list":
-            inner = {"type": "string", "pattern": NODE_ID.pattern} if self.item in ("node_id", "chunk_id") else {
-                "type": "string", "minLength": 1, "maxLength": MAX_STR}
+            if self.item in ("node_id", "chunk_id"):
+                inner: dict[str, Any] = {"type": "string", "pattern": NODE_ID.pattern}
+            elif self.item == "int":
+                inner = {"type": "integer", "minimum": 1}
+            else:
+                inner = {"type": "string", "minLength": 1, "maxLength": MAX_STR}
             s = {"type": "array", "items": inner, "minItems": 1, "maxItems": self.max_items}
         else:  # pragma: no cover - a declaration error
             raise ValueError(t)
@@ -164,7 +168,8 @@ def _check(op: str, p: Param, v: Any) -> Any:
             raise InvalidArgument(f"{where} must be a non-empty list")
         if len(v) > p.max_items:
             raise InvalidArgument(f"{where} has more than {p.max_items} items")
-        inner = Param(p.name, "node_id" if p.item in ("node_id", "chunk_id") else "string", p.help)
+        inner = Param(p.name, {"node_id": "node_id", "chunk_id": "node_id", "int": "int"}.get(p.item, "string"),
+                      p.help, minimum=1 if p.item == "int" else None, maximum=2**62 if p.item == "int" else None)
         return [_check(op, inner, x) for x in v]
     raise InvalidArgument(f"{where}: unsupported type")  # pragma: no cover
 
@@ -186,5 +191,11 @@ def coerce_cli(spec: OpSpec, name: str, raw: str | bool) -> Any:
             return False
         raise InvalidArgument(f"{spec.name}: argument '{name}' must be true or false")
     if p.type == "list" and isinstance(raw, str):
-        return [x for x in (s.strip() for s in raw.split(",")) if x]
+        items = [x for x in (s.strip().lstrip("#") for s in raw.split(",")) if x]
+        if p.item == "int":
+            try:
+                return [int(x) for x in items]
+            except ValueError:
+                raise InvalidArgument(f"{spec.name}: argument '{name}' must be a comma-separated list of numbers") from None
+        return items
     return raw

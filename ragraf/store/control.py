@@ -3,17 +3,22 @@
 Invariants a change must keep:
 - Nothing here is ever deleted. rev_history keeps every revision ever
   allocated (ready, failed or archived) with its counts.
+- The ledger tables (drift_entry, drift_ack, stale_edge, drift_archive) are
+  append-only; triggers abort UPDATE and DELETE (migration 0002).
 - Revision numbers are allocated from here and graph.sqlite together, so a
   number is never reused, not even after a crashed build.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 from ragraf.store.db import Database
+
+GENESIS = "0" * 64
 
 
 class ControlStore:
@@ -54,3 +59,81 @@ class ControlStore:
 
     def ledger_size(self, rev_id: str) -> int:
         return int(self.db.scalar("SELECT count(*) FROM drift_entry WHERE index_rev=?", (rev_id,)))
+
+    # -- the drift ledger (append-only, hash-chained) -----------------------------------
+    ENTRY_COLS = ("id", "index_rev", "ts", "path", "kind", "old_hash", "new_hash", "symbols_added",
+                  "symbols_removed", "symbols_changed", "edges_invalidated", "detected_by", "commit_sha",
+                  "note", "dedupe_key", "prev_hash", "entry_hash")
+
+    def ledger_head(self) -> tuple[int, str]:
+        """(last entry id, its hash) over the whole ledger; (0, GENESIS) when empty."""
+        row = self.db.query_one("SELECT id, entry_hash FROM drift_entry ORDER BY id DESC LIMIT 1")
+        return (0, GENESIS) if row is None else (row[0], row[1])
+
+    def ack_head(self) -> tuple[int, str]:
+        row = self.db.query_one("SELECT id, ack_hash FROM drift_ack ORDER BY id DESC LIMIT 1")
+        return (0, GENESIS) if row is None else (row[0], row[1])
+
+    def has_dedupe_key(self, key: str) -> bool:
+        return self.db.query_one("SELECT 1 FROM drift_entry WHERE dedupe_key=?", (key,)) is not None
+
+    def insert_entry(self, row: dict[str, Any]) -> None:
+        cols = list(self.ENTRY_COLS)
+        self.db.execute(f"INSERT INTO drift_entry({', '.join(cols)}) VALUES ({', '.join('?' * len(cols))})",
+                        [row.get(c) for c in cols])
+
+    def insert_stale_edges(self, rev_id: str, entry_id: int, rows: list[tuple[str, str]]) -> None:
+        self.db.executemany(
+            "INSERT INTO stale_edge(index_rev, edge_uid, reason, drift_entry_id) VALUES (?,?,?,?)",
+            ((rev_id, uid, reason, entry_id) for uid, reason in rows))
+
+    def insert_ack(self, row: dict[str, Any]) -> None:
+        self.db.execute(
+            "INSERT INTO drift_ack(id, entry_id, by, ts, note, prev_hash, ack_hash) VALUES (?,?,?,?,?,?,?)",
+            (row["id"], row["entry_id"], row["by"], row["ts"], row["note"], row["prev_hash"], row["ack_hash"]))
+
+    def entries(self, rev_id: str | None = None, since_id: int = 0, since_ts: str | None = None) -> list[dict[str, Any]]:
+        sql = f"SELECT {', '.join(self.ENTRY_COLS)} FROM drift_entry WHERE id > ?"
+        params: list[Any] = [since_id]
+        if rev_id is not None:
+            sql += " AND index_rev = ?"
+            params.append(rev_id)
+        if since_ts is not None:
+            sql += " AND ts >= ?"
+            params.append(since_ts)
+        return [dict(zip(self.ENTRY_COLS, r, strict=True)) for r in self.db.query(sql + " ORDER BY id", params)]
+
+    def entry_ids(self, ids: list[int]) -> set[int]:
+        return {r[0] for r in self.db.query(
+            "SELECT id FROM drift_entry WHERE id IN (SELECT value FROM json_each(?))", (json.dumps(ids),))}
+
+    def acks(self, entry_ids: list[int] | None = None) -> list[dict[str, Any]]:
+        cols = ("id", "entry_id", "by", "ts", "note", "prev_hash", "ack_hash")
+        if entry_ids is None:
+            rows = self.db.query(f"SELECT {', '.join(cols)} FROM drift_ack ORDER BY id")
+        else:
+            rows = self.db.query(f"SELECT {', '.join(cols)} FROM drift_ack WHERE entry_id IN"
+                                 " (SELECT value FROM json_each(?)) ORDER BY id", (json.dumps(entry_ids),))
+        return [dict(zip(cols, r, strict=True)) for r in rows]
+
+    def stale_edges(self, rev_id: str) -> list[tuple[str, str, int]]:
+        return [(r[0], r[1], r[2]) for r in self.db.query(
+            "SELECT edge_uid, reason, drift_entry_id FROM stale_edge WHERE index_rev=? ORDER BY id", (rev_id,))]
+
+    def stale_edges_among(self, rev_id: str, uids: list[str]) -> list[tuple[str, str, int]]:
+        if not uids:
+            return []
+        return [(r[0], r[1], r[2]) for r in self.db.query(
+            "SELECT edge_uid, reason, drift_entry_id FROM stale_edge WHERE index_rev=?"
+            " AND edge_uid IN (SELECT value FROM json_each(?))", (rev_id, json.dumps(uids)))]
+
+    def record_archive(self, from_rev: str, to_rev: str, archived_at: str, entries: int, report_path: str) -> None:
+        with self.db.write():
+            self.db.execute(
+                "INSERT INTO drift_archive(from_rev, to_rev, archived_at, entries, report_path) VALUES (?,?,?,?,?)",
+                (from_rev, to_rev, archived_at, entries, report_path))
+
+    def archives(self) -> list[dict[str, Any]]:
+        cols = ("id", "from_rev", "to_rev", "archived_at", "entries", "report_path")
+        return [dict(zip(cols, r, strict=True)) for r in self.db.query(
+            f"SELECT {', '.join(cols)} FROM drift_archive ORDER BY id")]

@@ -68,6 +68,7 @@ class GraphStore:
                 self.db.execute(f"DELETE FROM {table} WHERE rev_id=?", (rev_id,))
             self.db.execute("DELETE FROM rev WHERE rev_id=?", (rev_id,))
             self.db.execute("DELETE FROM file_blob WHERE sha256 NOT IN (SELECT sha256 FROM file)")
+            self.db.execute("DELETE FROM file_facts WHERE sha256 NOT IN (SELECT sha256 FROM file)")
 
     # -- writing ------------------------------------------------------------
     def write_rows(
@@ -241,20 +242,23 @@ class GraphStore:
         return self.db.query(f"SELECT {self.EDGE_COLS} FROM edge WHERE rev_id=? AND evidence_path=?", (rev_id, path))
 
     def reach_upstream(self, rev_id: str, seeds: Sequence[str], kinds: Sequence[str], depth: int,
-                       stated_only: bool, limit: int) -> list[tuple[str, int, int]]:
+                       stated_only: bool, limit: int) -> list[tuple[Any, ...]]:
         """Everything that depends on ``seeds`` through ``kinds`` (edges walked dst -> src),
         breadth first, one indexed query per level.
 
-        Returns (node_id, shortest depth, soft) where soft = 1 when no path of stated edges
-        reaches the node (every path needs a derived edge)."""
+        Returns (node_id, shortest depth, soft, edge_uid, evidence_path) where soft = 1 when no
+        path of stated edges reaches the node (every path needs a derived edge) and the edge is
+        the one that first reached it."""
         best: dict[str, tuple[int, int]] = dict.fromkeys(seeds, (0, 0))
+        via: dict[str, tuple[str | None, str | None]] = {}
         frontier = dict.fromkeys(seeds, 0)
         for d in range(1, depth + 1):
             if not frontier or len(best) >= limit:
                 break
             nxt: dict[str, int] = {}
-            for src, dst, prov in self.db.query(
-                f"SELECT src, dst, provenance FROM edge WHERE rev_id=? AND dst IN (SELECT value FROM json_each(?))"
+            for src, dst, prov, uid, epath in self.db.query(
+                f"SELECT src, dst, provenance, edge_uid, evidence_path FROM edge WHERE rev_id=?"
+                f" AND dst IN (SELECT value FROM json_each(?))"
                 f" AND kind IN ({','.join('?' * len(kinds))})" + (" AND provenance='stated'" if stated_only else ""),
                 (rev_id, json.dumps(list(frontier)), *kinds),
             ):
@@ -262,13 +266,14 @@ class GraphStore:
                 old = best.get(src)
                 if old is None:
                     best[src] = (d, soft)
+                    via[src] = (uid, epath)
                     nxt[src] = min(soft, nxt.get(src, 1))
                 elif soft < old[1]:
                     # a stated path found later: the node becomes hard, and so may what it reaches
                     best[src] = (old[0], 0)
                     nxt[src] = 0
             frontier = nxt
-        out = sorted(((n, d, s) for n, (d, s) in best.items()), key=lambda x: (x[1], x[0]))
+        out = sorted(((n, d, s, *via.get(n, (None, None))) for n, (d, s) in best.items()), key=lambda x: (x[1], x[0]))
         return out[:limit]
 
     def graph_for_ranking(self, rev_id: str, kinds: Sequence[str]) -> list[tuple[str, str, str, float]]:
@@ -301,5 +306,35 @@ class GraphStore:
             f"SELECT {self.NODE_COLS} FROM node n WHERE n.rev_id=? AND n.kind='file' AND EXISTS ("
             " SELECT 1 FROM edge e WHERE e.rev_id=n.rev_id AND e.src=n.node_id"
             " AND e.kind IN ('calls','calls_heuristic','instantiates')) ORDER BY n.path", (rev_id,))
+
+    # -- revision comparison and the facts cache -----------------------------------------
+    def node_rows_by_ids(self, rev_id: str, ids: Iterable[str]) -> list[tuple[Any, ...]]:
+        return list(self.nodes_by_ids(rev_id, ids).values())
+
+    def edges_by_uids(self, rev_id: str, uids: Iterable[str]) -> list[tuple[Any, ...]]:
+        u = list(set(uids))
+        if not u:
+            return []
+        return self.db.query(f"SELECT {self.EDGE_COLS} FROM edge WHERE rev_id=? AND edge_uid IN"
+                             " (SELECT value FROM json_each(?))", (rev_id, json.dumps(u)))
+
+    def edge_triples(self, rev_id: str) -> set[tuple[str, str, str]]:
+        """(src fqn, dst fqn, kind) of every edge: identity that survives line shifts."""
+        return {(r[0] or "", r[1] or "", r[2]) for r in self.db.query(
+            "SELECT s.fqn, d.fqn, e.kind FROM edge e JOIN node s ON s.rev_id=e.rev_id AND s.node_id=e.src"
+            " JOIN node d ON d.rev_id=e.rev_id AND d.node_id=e.dst WHERE e.rev_id=?", (rev_id,))}
+
+    def cached_facts(self, keys: list[tuple[str, str]]) -> dict[tuple[str, str], bytes]:
+        if not keys:
+            return {}
+        rows = self.db.query(
+            "SELECT f.sha256, f.extractor, f.facts FROM file_facts f JOIN json_each(?) j"
+            " ON f.sha256 = json_extract(j.value, '$[0]') AND f.extractor = json_extract(j.value, '$[1]')",
+            (json.dumps(keys),))
+        return {(r[0], r[1]): r[2] for r in rows}
+
+    def store_facts(self, rows: list[tuple[str, str, bytes]]) -> None:
+        with self.db.write():
+            self.db.executemany("INSERT OR IGNORE INTO file_facts(sha256, extractor, facts) VALUES (?,?,?)", rows)
 
     # -- schema (issue 6): queries for the schema / table_usage operations go below ----------

@@ -1,0 +1,96 @@
+"""The archive of a ledger after `reindex --commit` (architecture §8.4, I5).
+
+Invariants a change must keep:
+- The report answers "what changed in the knowledge": counts of entries,
+  files, symbols and stale edges; what appeared or changed per file; for each
+  group of stale edges whether the new revision confirms them (same edge_uid,
+  or the same source, target and kind by fully qualified name); the slice
+  boundaries; and the ledger's chain head, so `verify` can tie it to the ledger.
+- The report file is written atomically before its drift_archive row; an
+  archive is made once per (from, to) pair, so a rerun after a crash completes
+  it instead of duplicating it. Ledger rows are never touched.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections import defaultdict
+from typing import Any
+
+from ragraf import resources
+from ragraf.config import Layout
+from ragraf.ledger import now_iso
+from ragraf.store.control import GENESIS, ControlStore
+from ragraf.store.graph import GraphStore
+
+
+def ensure_archive(layout: Layout, graph: GraphStore, control: ControlStore, from_rev: str, to_rev: str) -> str | None:
+    """Write the archive of ``from_rev``'s ledger once; returns its report path (relative to the root)."""
+    if any(a["from_rev"] == from_rev and a["to_rev"] == to_rev for a in control.archives()):
+        return None
+    entries = control.entries(from_rev)
+    if not entries:
+        return None
+    rel = f".ragraf/drift/archive/{from_rev}_{to_rev}.md"
+    text = render(graph, control, entries, from_rev, to_rev)
+    target = layout.root / rel
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".archive.", suffix=".md")
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        fh.write(text)
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, target)
+    control.record_archive(from_rev, to_rev, now_iso(), len(entries), rel)
+    return rel
+
+
+def render(graph: GraphStore, control: ControlStore, entries: list[dict[str, Any]], from_rev: str, to_rev: str) -> str:
+    import jinja2
+
+    files: dict[str, dict[str, Any]] = {}
+    symbols: set[str] = set()
+    slices = []
+    for e in entries:
+        if e["kind"] == "slice_boundary":
+            slices.append({"note": e["note"] or ", ".join(json.loads(e["symbols_changed"] or "[]"))})
+            continue
+        f = files.setdefault(e["path"], {"path": e["path"], "kinds": [], "added": [], "removed": [], "changed": []})
+        if e["kind"] not in f["kinds"]:
+            f["kinds"].append(e["kind"])
+        for key, col in (("added", "symbols_added"), ("removed", "symbols_removed"), ("changed", "symbols_changed")):
+            for s in json.loads(e[col] or "[]"):
+                symbols.add(s)
+                if s not in f[key]:
+                    f[key].append(s)
+    stale = control.stale_edges(from_rev)
+    uids = sorted({u for u, _r, _e in stale})
+    old_edges = graph.edges_by_uids(from_rev, uids)
+    new_uids = graph.edge_uids(to_rev) if old_edges else set()
+    new_triples = graph.edge_triples(to_rev) if old_edges else set()
+    ends = graph.nodes_by_ids(from_rev, [x for e in old_edges for x in (e[0], e[1])])
+    groups: dict[tuple[str, str], list[bool]] = defaultdict(list)
+    for e in old_edges:
+        src = ends.get(e[0])
+        dst = ends.get(e[1])
+        src_name = (src[3] or src[2]) if src else e[0]
+        triple = (src[3] if src else "", dst[3] if dst else "", e[2])
+        groups[(e[2], src_name)].append(e[8] in new_uids or triple in new_triples)
+    confirmed = sum(sum(v) for v in groups.values())
+    stale_groups = []
+    for (kind, src), verdicts in sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0])):
+        n, ok = len(verdicts), sum(verdicts)
+        verdict = (f"rechecked and confirmed in {to_rev}" if ok == n else
+                   f"not confirmed in {to_rev}" if ok == 0 else f"{ok} of {n} confirmed in {to_rev}")
+        stale_groups.append({"kind": kind, "src": src, "count": n, "verdict": verdict})
+    acked = {a["entry_id"] for a in control.acks([e["id"] for e in entries])}
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(resources.templates_dir())), autoescape=False,
+                             keep_trailing_newline=True)
+    return env.get_template("archive.md.j2").render(
+        from_rev=from_rev, to_rev=to_rev, archived_at=now_iso(), entries=entries,
+        files=sorted(files.values(), key=lambda f: f["path"]), symbols_affected=len(symbols),
+        stale_total=len(old_edges), confirmed=confirmed, stale_groups=stale_groups, slices=slices,
+        first_id=entries[0]["id"], last_id=entries[-1]["id"],
+        chain_head=entries[-1]["entry_hash"] or GENESIS, acks=len(acked))

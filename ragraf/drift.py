@@ -1,0 +1,365 @@
+"""Delta detection against the active revision (architecture §8.2).
+
+Invariants a change must keep:
+- The index is never touched (I1): detection reads the working tree and the
+  revision's rows, and writes only to the ledger (``ragraf.ledger``).
+- Unchanged files cost a stat: size and mtime equal to the indexed ones mean
+  unchanged; only differing files are hashed, and only changed files parsed.
+- Symbols are diffed with the same extractor the index used. A changed symbol
+  has a different signature or body; edges with evidence in a changed file or
+  touching a changed / removed symbol are invalidated (stale_edge rows).
+- slice_boundary (I4) is its own entry, separate from modify: a new function
+  whose body lines mostly came out of a function that shrank (extract), or a
+  removed function whose body lines now sit in a function that grew (inline).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ragraf.config import Config
+from ragraf.ledger import NewEntry
+from ragraf.scan import Selector, lang_of, read_file, walk
+from ragraf.store.graph import GraphStore
+
+SYMBOL_KINDS = ("class", "interface", "trait", "enum", "function", "method", "property", "constant")
+BODY_KINDS = ("function", "method")
+_TRIVIAL = {"", "{", "}", "};", ");", "(", ")", "]", "[", "];", "<?php", "?>", "return;", "break;", "else", "} else {"}
+
+
+@dataclass
+class Change:
+    path: str
+    kind: str                      # add | modify | delete | rename
+    old_sha: str | None
+    new_sha: str | None
+    old_path: str | None = None    # rename: where it was
+    text: str | None = None        # current text (add / modify / rename)
+    detected_by: str = "compare"
+    commit_sha: str | None = None
+
+
+@dataclass
+class SymbolInfo:
+    fqn: str
+    kind: str
+    node_id: str | None
+    signature: str
+    body: list[str] = field(default_factory=list)
+
+
+def _norm(lines: list[str]) -> list[str]:
+    return [s for s in (ln.strip() for ln in lines) if s not in _TRIVIAL and not s.startswith(("//", "#", "*", "/*"))]
+
+
+def current_files(cfg: Config) -> dict[str, tuple[int, int, bool]]:
+    """Selected files now: path -> (size, mtime_ns, is_symlink); never opens a file."""
+    sel = Selector(cfg)
+    out: dict[str, tuple[int, int, bool]] = {}
+    for rel, entry in walk(cfg.root, sel):
+        if entry.is_symlink() and entry.is_dir(follow_symlinks=True):
+            continue
+        if sel.is_secret(rel) or not sel.selected(rel):
+            continue
+        try:
+            st = entry.stat(follow_symlinks=False)
+        except OSError:
+            continue
+        out[rel] = (st.st_size, st.st_mtime_ns, entry.is_symlink())
+    return out
+
+
+def detect(cfg: Config, graph: GraphStore, rev: str) -> list[Change]:
+    indexed = {r[0]: (r[3], r[6], r[7]) for r in graph.files(rev)}  # path -> (sha, size, mtime_ns)
+    now = current_files(cfg)
+    max_bytes = int(cfg.project["max_file_bytes"])
+    adds: dict[str, Change] = {}
+    changes: list[Change] = []
+    for path, (size, mtime, is_link) in sorted(now.items()):
+        old = indexed.get(path)
+        if old is not None and old[1] == size and old[2] == mtime:
+            continue
+        if is_link:
+            import os
+
+            sha = hashlib.sha256(os.readlink(cfg.root / path).encode()).hexdigest()
+            text = None
+        else:
+            sf = read_file(cfg.root, path, lang_of(path), max_bytes)
+            sha, text = sf.sha256, sf.text
+        if old is None:
+            adds[path] = Change(path, "add", None, sha, text=text)
+        elif old[0] != sha:
+            changes.append(Change(path, "modify", old[0], sha, text=text))
+    deletes = [Change(p, "delete", indexed[p][0], None) for p in sorted(set(indexed) - set(now))]
+    # rename: a deleted path whose content appears at a new path
+    by_sha: dict[str, list[str]] = defaultdict(list)
+    for p, c in adds.items():
+        by_sha[c.new_sha or ""].append(p)
+    for d in deletes:
+        cands = by_sha.get(d.old_sha or "")
+        if cands:
+            newp = cands.pop(0)
+            a = adds.pop(newp)
+            changes.append(Change(newp, "rename", d.old_sha, a.new_sha, old_path=d.path, text=a.text))
+        else:
+            changes.append(d)
+    changes.extend(adds.values())
+    return sorted(changes, key=lambda c: (c.path, c.kind))
+
+
+def git_annotate(cfg: Config, changes: list[Change], rev_commit: str | None) -> str | None:
+    """Mark changes git knows about (detected_by git-diff, commit_sha when committed). Returns HEAD."""
+    try:
+        import git
+    except ImportError:  # pragma: no cover - gitpython is a dependency
+        return None
+    try:
+        repo = git.Repo(cfg.root, search_parent_directories=True)
+        head = repo.head.commit.hexsha
+    except Exception:  # noqa: BLE001 - not a repository, or no commit yet: compare alone
+        return None
+    top = Path(repo.working_tree_dir or cfg.root).resolve()
+    try:
+        prefix = cfg.root.resolve().relative_to(top).as_posix()
+    except ValueError:
+        return head
+
+    def rel(p: str) -> str | None:
+        if prefix in ("", "."):
+            return p
+        return p[len(prefix) + 1:] if p.startswith(prefix + "/") else None
+
+    committed: set[str] = set()
+    if rev_commit and rev_commit != head:
+        try:
+            for line in repo.git.diff("--name-only", "-M", rev_commit, head).splitlines():
+                r = rel(line.strip())
+                if r:
+                    committed.add(r)
+        except Exception:  # noqa: BLE001 - the revision's commit may be gone (rebase)
+            pass
+    uncommitted: set[str] = set()
+    for line in repo.git.status("--porcelain", "--untracked-files=all").splitlines():
+        path = line[3:].split(" -> ")[-1].strip().strip('"')
+        r = rel(path)
+        if r:
+            uncommitted.add(r)
+    for c in changes:
+        paths = {c.path, c.old_path} - {None}
+        if paths & uncommitted:
+            c.detected_by = "git-diff"
+        elif paths & committed:
+            c.detected_by, c.commit_sha = "git-diff", head
+    return head
+
+
+# -- symbols -------------------------------------------------------------------------
+def indexed_symbols(graph: GraphStore, rev: str, path: str) -> dict[str, SymbolInfo]:
+    text = graph.file_text(rev, path)
+    lines = text.split("\n") if text is not None else []
+    out: dict[str, SymbolInfo] = {}
+    for nid, kind, _name, fqn, _p, start, end, props, _layer in graph.nodes_in_file(rev, path):
+        if kind not in SYMBOL_KINDS or not fqn:
+            continue
+        sig = (json.loads(props) if props else {}).get("signature", "")
+        body = lines[start - 1 : end] if start and end and kind in BODY_KINDS else []
+        out.setdefault(fqn, SymbolInfo(fqn, kind, nid, sig, body))
+    return out
+
+
+def current_symbols(path: str, text: str | None) -> dict[str, SymbolInfo]:
+    if text is None or lang_of(path) != "php":
+        return {}
+    from ragraf.extract import php
+
+    f = php.extract(path, text)
+    lines = text.split("\n")
+    out: dict[str, SymbolInfo] = {}
+    for _nid, kind, _name, fqn, start, end, props, _layer in f.nodes:
+        if kind not in SYMBOL_KINDS or not fqn:
+            continue
+        body = lines[start - 1 : end] if kind in BODY_KINDS else []
+        out.setdefault(fqn, SymbolInfo(fqn, kind, None, props.get("signature", ""), body))
+    return out
+
+
+@dataclass
+class FileDelta:
+    change: Change
+    added: list[str]
+    removed: list[str]
+    changed: list[str]
+    edges: list[tuple[str, str]]
+    old: dict[str, SymbolInfo]
+    new: dict[str, SymbolInfo]
+
+
+def file_delta(graph: GraphStore, rev: str, c: Change) -> FileDelta:
+    old_path = c.old_path or c.path
+    old = indexed_symbols(graph, rev, old_path) if c.kind != "add" else {}
+    new = current_symbols(c.path, c.text) if c.kind != "delete" else {}
+    added = sorted(set(new) - set(old))
+    removed = sorted(set(old) - set(new))
+    changed = sorted(f for f in set(old) & set(new)
+                     if old[f].signature != new[f].signature or _norm(old[f].body) != _norm(new[f].body))
+    edges: dict[str, str] = {}
+    for e in graph.edges_with_evidence_in(rev, old_path):
+        edges.setdefault(e[8], f"evidence in {c.kind}d file {old_path}" if c.kind != "modify" else
+                         f"evidence in modified file {old_path}")
+    touched = {old[f].node_id: f for f in (*changed, *removed) if old[f].node_id}
+    if c.kind in ("delete", "rename"):
+        touched.update({s.node_id: f for f, s in old.items() if s.node_id})
+    if touched:
+        for e in graph.edges_to(rev, list(touched)):
+            edges.setdefault(e[8], f"target symbol {touched[e[1]]} {'removed' if touched[e[1]] in removed else 'changed'}")
+        for e in graph.edges_from(rev, list(touched)):
+            edges.setdefault(e[8], f"source symbol {touched[e[0]]} {'removed' if touched[e[0]] in removed else 'changed'}")
+    return FileDelta(c, added, removed, changed, sorted(edges.items()), old, new)
+
+
+def slice_boundaries(deltas: list[FileDelta], threshold: float) -> list[tuple[FileDelta, list[str], list[str]]]:
+    """(delta the boundary belongs to, symbols involved, notes) for extract-method and inline edits."""
+    shrunk: list[tuple[FileDelta, str, set[str]]] = []   # function lost these lines
+    grown: list[tuple[FileDelta, str, set[str]]] = []    # function gained these lines
+    for d in deltas:
+        for f in d.changed:
+            o, n = set(_norm(d.old[f].body)), set(_norm(d.new[f].body))
+            if o - n:
+                shrunk.append((d, f, o - n))
+            if n - o:
+                grown.append((d, f, n - o))
+    found: dict[int, tuple[FileDelta, list[str], list[str]]] = {}
+
+    def note(d: FileDelta, syms: list[str], text: str) -> None:
+        slot = found.setdefault(id(d), (d, [], []))
+        slot[1].extend(s for s in syms if s not in slot[1])
+        slot[2].append(text)
+
+    for d in deltas:
+        for f in d.added:
+            s = d.new[f]
+            if s.kind not in BODY_KINDS:
+                continue
+            body = set(_norm(s.body[1:]))  # without the signature line
+            if len(body) < 2:
+                continue
+            best = max(((len(body & lost) / len(body), src, sd) for sd, src, lost in shrunk), default=None,
+                       key=lambda x: x[0])
+            if best and best[0] >= threshold:
+                note(d, [best[1], f], f"code extracted from `{best[1]}` into `{f}` "
+                     f"({round(best[0] * 100)}% of its body) — slices around `{best[1]}` changed")
+        for f in d.removed:
+            s = d.old[f]
+            if s.kind not in BODY_KINDS:
+                continue
+            body = set(_norm(s.body[1:]))
+            if len(body) < 2:
+                continue
+            best = max(((len(body & gain) / len(body), dst, gd) for gd, dst, gain in grown), default=None,
+                       key=lambda x: x[0])
+            if best and best[0] >= threshold:
+                note(best[2], [f, best[1]], f"`{f}` inlined into `{best[1]}` ({round(best[0] * 100)}% of its body)"
+                     f" — slices around `{best[1]}` changed")
+    return list(found.values())
+
+
+def entries_for(deltas: list[FileDelta], threshold: float) -> list[NewEntry]:
+    out: list[NewEntry] = []
+    for d in deltas:
+        c = d.change
+        note = f"renamed from {c.old_path}" if c.kind == "rename" else None
+        out.append(NewEntry(c.path, c.kind, c.detected_by, c.old_sha, c.new_sha, d.added, d.removed, d.changed,
+                            d.edges, c.commit_sha, note))
+    for d, syms, notes in slice_boundaries(deltas, threshold):
+        c = d.change
+        out.append(NewEntry(c.path, "slice_boundary", c.detected_by, c.old_sha, c.new_sha, symbols_changed=syms,
+                            commit_sha=c.commit_sha, note="; ".join(notes)))
+    return out
+
+
+def reverts(changes: list[Change], ledger_state: dict[str, dict[str, Any]], indexed: dict[str, str],
+            now: dict[str, tuple[int, int, bool]], cfg: Config) -> list[NewEntry]:
+    """Paths the ledger holds as changed that are back to their indexed content."""
+    out = []
+    changed_paths = {c.path for c in changes} | {c.old_path for c in changes if c.old_path}
+    for path, last in ledger_state.items():
+        if path in changed_paths or last["kind"] in ("slice_boundary", "note", "schema_change"):
+            continue
+        if path not in indexed or path not in now:
+            continue
+        sf = read_file(cfg.root, path, lang_of(path), int(cfg.project["max_file_bytes"]))
+        if sf.sha256 == indexed[path] and last["new_hash"] != indexed[path]:
+            out.append(NewEntry(path, "modify", "compare", last["new_hash"], indexed[path],
+                                note="back to the indexed content"))
+    return out
+
+
+def ledger_state(entries: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """The last entry per path (file-level kinds only)."""
+    state: dict[str, dict[str, Any]] = {}
+    for e in entries:
+        if e["kind"] in ("add", "modify", "delete", "rename"):
+            state[e["path"]] = e
+            if e["kind"] == "rename" and (e.get("note") or "").startswith("renamed from "):
+                state[e["note"][len("renamed from "):]] = {**e, "kind": "delete", "new_hash": None}
+    return state
+
+
+@dataclass
+class ScanReport:
+    rev_id: str
+    changes: int
+    written: list[dict[str, Any]]
+    head: str | None
+
+
+def run_scan(cfg: Config, detected_by: str = "compare") -> ScanReport:
+    """`ragraf drift --scan`: register what changed since the active revision in the ledger."""
+    from ragraf import ledger
+    from ragraf.store import manifest
+    from ragraf.store.control import ControlStore
+
+    layout = cfg.layout
+    man = manifest.require(layout.rev_json)
+    rev = man["rev_id"]
+    graph = GraphStore(layout.graph_db, readonly=True)
+    control = ControlStore(layout.control_db)
+    try:
+        changes = detect(cfg, graph, rev)
+        head = git_annotate(cfg, changes, man.get("git_commit"))
+        if detected_by != "compare":  # the trigger names the detection (the commit stays recorded)
+            for c in changes:
+                c.detected_by = detected_by
+        deltas = [file_delta(graph, rev, c) for c in changes]
+        items = entries_for(deltas, float(cfg.project["drift"]["slice_similarity"]))
+        state = ledger_state(control.entries(rev))
+        if state:
+            indexed = {r[0]: r[3] for r in graph.files(rev)}
+            items += reverts(changes, state, indexed, current_files(cfg), cfg)
+        written = ledger.append(layout, control, rev, items)
+        return ScanReport(rev, len(changes), written, head)
+    finally:
+        graph.close()
+        control.close()
+
+
+def note_entry(cfg: Config, path: str, text: str) -> list[dict[str, Any]]:
+    """A manual ledger entry about a path (detected_by manual)."""
+    from ragraf import ledger
+    from ragraf.store import manifest
+    from ragraf.store.control import ControlStore
+
+    man = manifest.require(cfg.layout.rev_json)
+    control = ControlStore(cfg.layout.control_db)
+    try:
+        sha = hashlib.sha256(text.encode()).hexdigest()
+        return ledger.append(cfg.layout, control, man["rev_id"],
+                             [NewEntry(path, "note", "manual", None, sha, note=text)])
+    finally:
+        control.close()
