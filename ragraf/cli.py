@@ -116,6 +116,7 @@ class _Bar:
 @app.command()
 def index(
     force: Annotated[bool, typer.Option("--force", help="Build a new revision even when nothing changed.")] = False,
+    no_vectors: Annotated[bool, typer.Option("--no-vectors", help="Skip the embedding layer (search stays lexical).")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
 ) -> None:
     """Seal the corpus into a new immutable revision rev-NNNN."""
@@ -124,14 +125,14 @@ def index(
     root = _root()
     cfg = config.load(root)
     with _Bar() as bar:
-        res = indexer.build(cfg, force=force, progress=bar)
+        res = indexer.build(cfg, force=force, progress=bar, no_vectors=no_vectors)
     _print_index(res, as_json)
 
 
 def _print_index(res: Any, as_json: bool) -> None:
     data = {"status": res.status, "rev_id": res.rev_id, "counts": res.counts, "coverage": res.coverage,
             "timings_s": {k: round(v, 3) for k, v in res.timings.items()}, "recovered": res.recovered,
-            "pruned": res.pruned, "reused_files": res.reused_files, "archive": res.archive}
+            "pruned": res.pruned, "reused_files": res.reused_files, "archive": res.archive, "vectors": res.vectors}
     if as_json:
         _emit_json(data)
         return
@@ -141,6 +142,12 @@ def _print_index(res: Any, as_json: bool) -> None:
         print(f"the index is current: {res.rev_id} matches the corpus and the configuration (use --force to rebuild)")
         return
     c = res.counts
+    if res.vectors:
+        v = res.vectors
+        if v.get("status") == "ready":
+            print(f"vectors: {v['computed']} computed, {v['reused']} reused ({v['model']})")
+        else:
+            _err(f"vectors {v.get('status')}: {v.get('reason', 'skipped')}; search stays lexical")
     share = res.coverage.get("calls.stated_share")
     print(f"sealed {res.rev_id}: {c['files']} files, {c['nodes']} nodes, {c['edges']} edges, {c['chunks']} chunks"
           f" in {res.timings.get('total', 0):.2f} s" + (f"; calls resolved as stated: {share:.1%}" if share is not None else ""))
@@ -335,6 +342,7 @@ def verify(as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] 
 @app.command()
 def reindex(
     commit: Annotated[bool, typer.Option("--commit", help="Seal the next revision and archive the ledger.")] = False,
+    no_vectors: Annotated[bool, typer.Option("--no-vectors", help="Skip the embedding layer (search stays lexical).")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
 ) -> None:
     """End a change effort: build the next revision (reusing unchanged files) and archive the ledger."""
@@ -343,7 +351,7 @@ def reindex(
     from ragraf import config, indexer
 
     with _Bar() as bar:
-        res = indexer.build(config.load(_root()), commit=True, progress=bar)
+        res = indexer.build(config.load(_root()), commit=True, progress=bar, no_vectors=no_vectors)
     _print_index(res, as_json)
 
 

@@ -147,6 +147,7 @@ class IndexResult:
     pruned: list[str] = field(default_factory=list)
     reused_files: int = 0
     archive: str | None = None
+    vectors: dict[str, Any] | None = None
 
 
 def _next_rev(graph: GraphStore, control: ControlStore, active: str | None) -> str:
@@ -232,15 +233,17 @@ def _coverage(files: list[ScannedFile], facts: list[FileFacts], stats: dict[str,
     return rows
 
 
-def build(cfg: Config, *, force: bool = False, commit: bool = False, progress: Progress | None = None) -> IndexResult:
+def build(cfg: Config, *, force: bool = False, commit: bool = False, progress: Progress | None = None,
+          no_vectors: bool = False) -> IndexResult:
     """`ragraf index` (commit=False) or `ragraf reindex --commit` (commit=True)."""
     layout = cfg.layout
     layout.ensure_dirs()
     with build_lock(layout):
-        return _build_locked(cfg, layout, force, commit, progress)
+        return _build_locked(cfg, layout, force, commit, progress, no_vectors)
 
 
-def _build_locked(cfg: Config, layout: Layout, force: bool, commit: bool, progress: Progress | None) -> IndexResult:
+def _build_locked(cfg: Config, layout: Layout, force: bool, commit: bool, progress: Progress | None,
+                  no_vectors: bool = False) -> IndexResult:
     t0 = time.perf_counter()
     timings: dict[str, float] = {}
     if progress:
@@ -276,7 +279,7 @@ def _build_locked(cfg: Config, layout: Layout, force: bool, commit: bool, progre
         graph.begin_rev(rev_id, created, corpus_hash, config_hash, versions)
         try:
             return _build_rev(cfg, layout, sc, graph, lex, control, rev_id, created, active, corpus_hash,
-                              config_hash, recovered, timings, t0, progress, reuse=commit)
+                              config_hash, recovered, timings, t0, progress, reuse=commit, no_vectors=no_vectors)
         except BaseException as e:
             if isinstance(e, KeyboardInterrupt | SystemExit):
                 raise
@@ -296,7 +299,7 @@ def _build_locked(cfg: Config, layout: Layout, force: bool, commit: bool, progre
 def _build_rev(cfg: Config, layout: Layout, sc: Any, graph: GraphStore, lex: LexStore, control: ControlStore,
                rev_id: str, created: str, active: str | None, corpus_hash: str, config_hash: str,
                recovered: list[str], timings: dict[str, float], t0: float, progress: Progress | None,
-               reuse: bool = False) -> IndexResult:
+               reuse: bool = False, no_vectors: bool = False) -> IndexResult:
     from ragraf.resolve import resolve
 
     max_lines = int(cfg.project["chunking"]["max_chunk_lines"])
@@ -364,7 +367,8 @@ def _build_rev(cfg: Config, layout: Layout, sc: Any, graph: GraphStore, lex: Lex
                 continue
             seen_chunks.add(cid)
             chunk_rows.append((cid, c.source_kind, f.path, owner_id, c.start_line, c.end_line,
-                               c.header + "\n" + c.code, c.symbol_tokens, c.code_tokens, c.sql_tokens, c.text_tokens))
+                               c.header + "\n" + c.code, c.symbol_tokens, c.code_tokens, c.sql_tokens, c.text_tokens,
+                               content_sha))
     for n in extra_nodes:
         if n[0] not in seen_nodes:
             seen_nodes.add(n[0])
@@ -389,14 +393,25 @@ def _build_rev(cfg: Config, layout: Layout, sc: Any, graph: GraphStore, lex: Lex
     if progress:
         progress("write", 2, 2)
     timings["write"] = time.perf_counter() - t
+    t = time.perf_counter()
+    from ragraf import vectors
+
+    if no_vectors or vectors.disabled_by_env():
+        vec_status: dict[str, Any] = {"status": "disabled"}
+    else:
+        vec_status = vectors.build(cfg, lex.db, rev_id,
+                                   [(c[0], c[11], c[6]) for c in chunk_rows], progress)
+    timings["vectors"] = time.perf_counter() - t
+    failpoint("after-vectors")
     sealed = now_iso()
-    counts = {"files": len(file_rows), "nodes": len(node_rows), "edges": len(edges), "chunks": len(chunk_rows)}
+    counts = {"files": len(file_rows), "nodes": len(node_rows), "edges": len(edges), "chunks": len(chunk_rows),
+              "vectors_reused": vec_status.get("reused", 0), "vectors_computed": vec_status.get("computed", 0)}
     git_commit = _git_head(layout.root)
     manifest.write(layout.rev_json, {
         "git_commit": git_commit,
         "rev_id": rev_id, "parent_rev": active, "state": "ready", "created_at": created, "sealed_at": sealed,
         "corpus_hash": corpus_hash, "config_hash": config_hash, "capability": "degraded", "joern_used": 0,
-        "vectors": "unavailable", "counts": counts,
+        "vectors": vec_status, "counts": counts,
         "schema": {"source": schema.source, "incomplete": schema.incomplete},
     })
     failpoint("after-manifest")
@@ -415,7 +430,7 @@ def _build_rev(cfg: Config, layout: Layout, sc: Any, graph: GraphStore, lex: Lex
     timings["total"] = time.perf_counter() - t0
     covd = {m: v for m, v, _n in cov if v is not None}
     return IndexResult("built", rev_id, counts, covd, timings, recovered, pruned,
-                       reused_files=len(ok_files) - len(todo), archive=archive)
+                       reused_files=len(ok_files) - len(todo), archive=archive, vectors=vec_status)
 
 
 def facts_key(path: str, max_lines: int) -> str:

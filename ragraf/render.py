@@ -20,7 +20,11 @@ def status_text(d: dict[str, Any]) -> str:
     out.append(f"revision   {d['rev_id']}{active}  state {d['state']}")
     out.append(f"created    {d['created_at']}   sealed {d['sealed_at']}")
     out.append(f"capability {d['capability']}: {d['capability_note']}")
-    out.append(f"vectors    {d['vectors']}")
+    v = d.get("vectors")
+    if isinstance(v, dict):
+        v = (f"{v['status']}: {v.get('model')} ({v.get('computed')} computed, {v.get('reused')} reused)"
+             if v.get("status") == "ready" else f"{v.get('status')}" + (f" ({v['reason']})" if v.get("reason") else ""))
+    out.append(f"vectors    {v}")
     c = d["counts"]
     out.append(f"files      {c['files']}    chunks {c['chunks']}")
     out.append("nodes      " + ", ".join(f"{k} {v}" for k, v in c["nodes"].items()))

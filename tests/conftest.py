@@ -11,6 +11,10 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parent.parent
+
+# The embedding layer is exercised by tests/test_search.py with the real model; every
+# other test indexes without it so the suite stays fast (subprocesses inherit this).
+os.environ["RAGRAF_VECTORS"] = "off"
 PILOT = REPO / "fixtures" / "pilot"
 
 

@@ -56,6 +56,23 @@ class Session:
         # indexed file texts by sha256 (content-addressed, so valid for every revision)
         self.text_cache: OrderedDict[str, list[str]] = OrderedDict()
         self._cfg: Any = None
+        self._embedder: tuple[Any, str | None] | None = None
+
+    def embedder(self) -> tuple[Any, str | None]:
+        """The query embedder, loaded once per session: (embedder or None, why not)."""
+        if self._embedder is None:
+            from ragraf.embed import Embedder
+            from ragraf.errors import EmbeddingUnavailable
+
+            try:
+                emb_cfg = self.config().project["embedding"]
+                emb = Embedder.from_config(emb_cfg)
+                if emb_cfg.get("path") and not os.path.isabs(emb_cfg["path"]):
+                    emb.path = str((self.root / emb_cfg["path"]).resolve())
+                self._embedder = (emb.load(), None)
+            except EmbeddingUnavailable as e:
+                self._embedder = (None, str(e))
+        return self._embedder
 
     def close(self) -> None:
         self.graph.close()

@@ -1,10 +1,17 @@
-"""search: exact symbol anchors, then lexical FTS5 matches (vectors arrive with issue 5).
+"""search: exact symbol anchors, lexical FTS5 matches and vector neighbours, fused by
+reciprocal rank fusion (k = 60), with abstention (travsr low-level design §6).
 
 Invariants a change must keep:
 - Query text never reaches FTS5 syntax: it is tokenised like the index
   (``ragraf.tokens``) and every term is quoted.
 - Exact symbol-name matches come first and say so in ``why``.
-- No hits is an answer: ``abstained`` with a hint.
+- RRF uses ranks, never raw scores: bm25 and cosine are not comparable.
+- Abstention: nothing near is an answer (``abstained`` with a hint). A query
+  that shares only generic words with the code, or covers few of its own terms,
+  is vetoed when the embedding says nothing is near; a purely conceptual query
+  (no lexical hit) is answered only when the embedding is confident.
+- Vector neighbours are similarity, never a structural fact (``similar_to`` is
+  not an edge here). Without vectors the search is lexical and limits say so.
 """
 
 from __future__ import annotations
@@ -47,71 +54,153 @@ def fts_expression(terms: list[str]) -> str:
     return " OR ".join(parts)
 
 
+def _matched(terms: list[str], tokens: str) -> list[str]:
+    tokset = set(tokens.lower().split())
+    out = []
+    for t in terms:
+        st = _stem(t)
+        if t in tokset or (len(st) >= 3 and any(x.startswith(st) for x in tokset)):
+            out.append(t)
+    return out
+
+
 def run_search(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
     cfg = ctx.s.config().project["search"]
     stop = {s.lower() for s in cfg["stopwords"]}
+    generic = {s.lower() for s in cfg["generic_words"]}
     query = args["query"]
     limit = args["limit"]
-    hits: list[dict[str, Any]] = []
-    seen: set[str] = set()
-    nodes_cache: dict[str, tuple[Any, ...]] = {}
+    ncand = int(cfg["candidates"])
+    rrf_k = int(cfg["rrf_k"])
+    nodes: dict[str, tuple[Any, ...]] = {}
+    chunks: dict[str, tuple[Any, ...]] = {}   # chunk_id -> (chunk_id, path, source_kind, node_id, start, end)
+    why: dict[str, dict[str, Any]] = {}
 
-    def accept(row_path: str, node_kind: str | None) -> bool:
-        if args.get("lang") and not row_path.endswith(LANG_SUFFIX.get(args["lang"], ("." + args["lang"],))):
+    def accept(cid: str) -> bool:
+        c = chunks[cid]
+        n = nodes.get(c[3]) if c[3] else None
+        if args.get("lang") and not c[1].endswith(LANG_SUFFIX.get(args["lang"], ("." + args["lang"],))):
             return False
-        return not (args.get("kinds") and node_kind not in args["kinds"])
+        return not (args.get("kinds") and (n[1] if n else c[2]) not in args["kinds"])
 
     # 1. exact symbol anchors
+    anchors: list[str] = []
     q = query.strip().lstrip("\\")
     if _IDENTISH.match(q):
         rows = ctx.graph.nodes_by_fqn(ctx.rev, q) or ctx.graph.nodes_by_name(ctx.rev, q)
         if not rows and "::" in q:
             rows = ctx.graph.nodes_by_fqn_suffix(ctx.rev, q)
-        for n in rows:
-            nodes_cache[n[0]] = n
+        nodes.update({n[0]: n for n in rows})
         for c in ctx.lex.chunks_of_nodes(ctx.rev, [n[0] for n in rows]):
-            n = nodes_cache.get(c[3])
-            if c[0] in seen or not accept(c[1], n[1] if n else c[2]):
-                continue
-            seen.add(c[0])
-            hits.append(_hit(ctx, c, 1000.0, n, {"exact_symbol": True}))
+            chunks[c[0]] = c
+            if c[0] not in anchors and accept(c[0]):
+                anchors.append(c[0])
+                why.setdefault(c[0], {})["exact_symbol"] = True
     # 2. lexical
     terms = query_terms(query, stop)
+    lexical: list[str] = []
+    bm25: dict[str, float] = {}
+    matched_all: set[str] = set()
     if terms:
-        weights = cfg["bm25_weights"]
-        rows = ctx.lex.fts(ctx.rev, fts_expression(terms), weights, max(limit * 4, 40))
-        node_rows = ctx.graph.nodes_by_ids(ctx.rev, [r[3] for r in rows if r[3]])
-        for r in rows:
-            if r[0] in seen:
+        for r in ctx.lex.fts(ctx.rev, fts_expression(terms), cfg["bm25_weights"], ncand):
+            chunks.setdefault(r[0], r[:6])
+            m = _matched(terms, " ".join(r[7:11]))
+            why.setdefault(r[0], {})["fts_terms"] = m
+            matched_all.update(m)
+            bm25[r[0]] = round(float(r[6]), 4)
+            lexical.append(r[0])
+    # 3. vectors
+    knn: list[str] = []
+    cosine: dict[str, float] = {}
+    vec_note = _vector_state(ctx)
+    if vec_note is None:
+        emb, err = ctx.s.embedder()
+        if emb is None:
+            vec_note = f"vectors unavailable ({err}): search is lexical"
+        else:
+            from ragraf.store.vec import VecStore
+
+            qv = emb.embed_query(query)
+            for cid, dist in VecStore(ctx.lex.db, emb.dim).knn(ctx.rev, qv, ncand):
+                knn.append(cid)
+                cosine[cid] = round(1 - float(dist) ** 2 / 2, 4)
+    if vec_note:
+        ctx.limits.append(vec_note)
+    missing = [c for c in knn if c not in chunks]
+    chunks.update(ctx.lex.chunk_rows(ctx.rev, missing))
+    node_ids = [c[3] for c in chunks.values() if c[3] and c[3] not in nodes]
+    nodes.update(ctx.graph.nodes_by_ids(ctx.rev, node_ids))
+    # 4. fusion
+    fused: dict[str, float] = {}
+    for ranked, name in ((lexical, "lexical_rank"), (knn, "vector_rank")):
+        rank = 0
+        for cid in ranked:
+            if cid not in chunks or not accept(cid):
                 continue
-            n = node_rows.get(r[3]) if r[3] else None
-            if not accept(r[1], n[1] if n else r[2]):
-                continue
-            seen.add(r[0])
-            tokens = " ".join(r[7:11]).lower().split()
-            tokset = set(tokens)
-            matched = [t for t in terms if t in tokset or any(x.startswith(_stem(t)) for x in tokset if len(_stem(t)) >= 3)]
-            hits.append(_hit(ctx, r, round(float(r[6]), 4), n, {"fts_terms": matched}))
-            if len(hits) >= limit:
-                break
-    hits = hits[:limit]
+            rank += 1
+            fused[cid] = fused.get(cid, 0.0) + 1.0 / (rrf_k + rank)
+            why.setdefault(cid, {})[name] = rank
+            if name == "vector_rank":
+                why[cid]["cosine"] = cosine[cid]
+    order = anchors + sorted((c for c in fused if c not in anchors), key=lambda c: (-fused[c], c))
+    # 5. abstention
+    best_cos = max(cosine.values(), default=None)
+    confidence, reason = _confidence(anchors, lexical, terms, matched_all, generic, best_cos, cfg, bool(knn))
+    if confidence == "none":
+        order = []
+    hits = []
+    for cid in order[:limit]:
+        c = chunks[cid]
+        n = nodes.get(c[3]) if c[3] else None
+        ctx.touch(c[1])
+        score = 1000.0 if cid in anchors else round(fused.get(cid, 0.0), 6)
+        w = why.get(cid, {})
+        if cid in bm25:
+            w["bm25"] = bm25[cid]
+        hits.append({"chunk_id": cid, "path": c[1], "start_line": c[4], "end_line": c[5], "evidence": f"{c[1]}:{c[4]}",
+                     "score": score, "source_kind": c[2], "kind": n[1] if n else c[2],
+                     "fqn": sanitize.name(n[3]) if n else None, "node_id": c[3], "why": w or {"fused": True}})
     if args.get("with_text"):
         texts = ctx.lex.texts(ctx.rev, [h["chunk_id"] for h in hits])
         for h in hits:
             h["text"] = sanitize.untrusted(texts.get(h["chunk_id"], ""))
-    ctx.limits.append("vectors unavailable: search is lexical (exact names + FTS5)")
     out: dict[str, Any] = {"query": sanitize.clean(query), "terms": terms, "hits": hits, "abstained": not hits,
-                           "hint": None}
+                           "confidence": confidence, "hint": None}
+    if best_cos is not None:
+        out["best_cosine"] = best_cos
     if not hits:
-        out["hint"] = ("nothing in the index matches these words; try a symbol name, other words, "
-                       "or search the working tree (rg) for code added after the index")
+        out["hint"] = (f"not found: {reason}. Try a symbol name or other words, or search the working tree (rg) "
+                       "for code added after the index.")
     return out
 
 
-def _hit(ctx: Ctx, r: tuple[Any, ...], score: float, n: tuple[Any, ...] | None, why: dict[str, Any]) -> dict[str, Any]:
-    ctx.touch(r[1])
-    return {
-        "chunk_id": r[0], "path": r[1], "start_line": r[4], "end_line": r[5], "evidence": f"{r[1]}:{r[4]}",
-        "score": score, "source_kind": r[2], "kind": n[1] if n else r[2],
-        "fqn": sanitize.name(n[3]) if n else None, "node_id": r[3], "why": why,
-    }
+def _vector_state(ctx: Ctx) -> str | None:
+    """None when the revision has vectors to search; otherwise why not (for limits)."""
+    status = ctx.man.get("vectors") if ctx.rev == ctx.active else None
+    if isinstance(status, dict) and status.get("status") == "disabled":
+        return "vectors disabled for this revision (--no-vectors): search is lexical"
+    if isinstance(status, dict) and status.get("status") == "unavailable":
+        return f"vectors unavailable ({status.get('reason')}): search is lexical"
+    if not ctx.lex.has_vectors(ctx.rev):
+        return "vectors unavailable for this revision: search is lexical"
+    return None
+
+
+def _confidence(anchors: list[str], lexical: list[str], terms: list[str], matched: set[str], generic: set[str],
+                best_cos: float | None, cfg: dict[str, Any], have_vectors: bool) -> tuple[str, str]:
+    if anchors:
+        return "exact", ""
+    abstain, promote = float(cfg["abstain_cosine"]), float(cfg["promote_cosine"])
+    coverage = len(matched) / len(terms) if terms else 0.0
+    if not have_vectors or best_cos is None:
+        return ("weak", "") if lexical else ("none", "no indexed chunk contains these words")
+    if lexical:
+        if best_cos < abstain and (matched <= generic or coverage < 0.5):
+            return "none", (f"the words shared with the code are generic or few ({', '.join(sorted(matched)) or '-'}) "
+                            f"and nothing is near in meaning (best cosine {best_cos:.2f} < {abstain})")
+        return ("strong" if best_cos >= promote or coverage >= 0.99 else "weak"), ""
+    if best_cos >= promote:
+        return "strong", ""
+    if best_cos >= abstain:
+        return "weak", ""
+    return "none", f"no word matches and nothing is near in meaning (best cosine {best_cos:.2f} < {abstain})"

@@ -33,8 +33,15 @@ class LexStore:
 
     def delete_rev(self, rev_id: str) -> None:
         with self.db.write():
-            for table in ("ft_chunk", "chunk_text", "chunk_map", "chunk_also", "vec_meta"):
+            for table in ("ft_chunk", "chunk_text", "chunk_map", "chunk_also"):
                 self.db.execute(f"DELETE FROM {table} WHERE rev_id=?", (rev_id,))
+        if self.db.scalar("SELECT count(*) FROM sqlite_master WHERE name='vec_chunk'"):
+            from ragraf.store.vec import drop_rev_vectors
+
+            drop_rev_vectors(self.db, rev_id)  # vec_meta rows, then vectors no revision uses
+        else:
+            with self.db.write():
+                self.db.execute("DELETE FROM vec_meta WHERE rev_id=?", (rev_id,))
 
     def write_chunks(
         self,
@@ -101,3 +108,14 @@ class LexStore:
         return {r[0]: r[1] for r in self.db.query(
             "SELECT chunk_id, text FROM chunk_text WHERE rev_id=? AND chunk_id IN (SELECT value FROM json_each(?))",
             (rev_id, json.dumps(chunk_ids)))}
+
+    def chunk_rows(self, rev_id: str, chunk_ids: list[str]) -> dict[str, tuple[Any, ...]]:
+        """chunk_id -> (chunk_id, path, source_kind, node_id, start_line, end_line)."""
+        if not chunk_ids:
+            return {}
+        return {r[0]: r for r in self.db.query(
+            "SELECT chunk_id, path, source_kind, node_id, start_line, end_line FROM chunk_map"
+            " WHERE rev_id=? AND chunk_id IN (SELECT value FROM json_each(?))", (rev_id, json.dumps(chunk_ids)))}
+
+    def has_vectors(self, rev_id: str) -> bool:
+        return bool(self.db.scalar("SELECT 1 FROM vec_meta WHERE rev_id=? LIMIT 1", (rev_id,)))

@@ -1,0 +1,283 @@
+"""Search quality on phpMyAdmin: MRR@10, recall@5 and abstention per query category. Run by hand.
+
+    .venv/bin/python bench/search_eval.py --root <indexed copy of phpMyAdmin> [--set bench/search_eval.yaml]
+                                          [--limit 10] [--json] [--verbose]
+
+The root must be indexed first, e.g.:
+
+    cp -r "$(../shared/corpora/fetch phpmyadmin)" /tmp/pma
+    .venv/bin/ragraf init /tmp/pma && .venv/bin/ragraf -C /tmp/pma index
+
+It speaks only the facade contract:
+``run_op(root, "search", {"query": q, "limit": 10})["result"]`` is
+``{"hits": [{chunk_id, path, start_line, end_line, score, kind, fqn, why}],
+"abstained": bool, "hint": str | None}``.
+
+Scoring (``score``), per query:
+- a hit matches an expected ``{fqn: X}`` when ``hit.fqn == X`` or, X naming a
+  class, ``hit.fqn`` starts with ``X + "::"``; an expected ``{path: P}`` when
+  ``hit.path == P``. The expected entries are alternatives: one match is enough.
+- ``rank``: 1-based position of the first matching hit among the first
+  ``limit`` hits; ``rr`` = 1/rank (0 without a match); ``hit5`` = 1 when
+  rank <= 5. recall@5 of a category is the mean of ``hit5`` (the share of its
+  queries answered in the first five hits).
+- An abstained answer counts as no answer (rr 0, hit5 0) whatever hits it
+  carries: the agent was told there is nothing good to read.
+- Nonsense queries (``expected: []``) have no rank; what counts is the
+  abstention rate, which should be high there and low elsewhere.
+Printed per category: queries, MRR@10, recall@5, abstention rate, median and
+p95 latency. Record the report in docs/PERFORMANCE.md with the machine and date.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parent.parent
+DEFAULT_SET = Path(__file__).resolve().parent / "search_eval.yaml"
+CATEGORIES = ("literal", "conceptual", "nonsense")
+MRR_AT = 10
+RECALL_AT = 5
+
+
+@dataclass(frozen=True)
+class Query:
+    query: str
+    category: str
+    expected: tuple[tuple[str, str], ...]   # ("fqn" | "path", value)
+
+
+@dataclass
+class QueryScore:
+    query: str
+    category: str
+    rank: int | None          # first matching hit, 1-based, within the limit
+    rr: float
+    hit5: int
+    abstained: bool
+    hits: int
+    seconds: float = 0.0
+    top: list[str] = field(default_factory=list)   # fqn or path:line of the first hits, for --verbose
+
+
+# -- the evaluation set --------------------------------------------------------
+def parse_set(data: Any, source: str = "<set>") -> list[Query]:
+    """Validate the YAML structure; every mistake names the entry."""
+    if not isinstance(data, Mapping) or not isinstance(data.get("queries"), list):
+        raise ValueError(f"{source}: expected a mapping with a 'queries' list")
+    out: list[Query] = []
+    seen: set[str] = set()
+    for i, q in enumerate(data["queries"]):
+        where = f"{source}: queries[{i}]"
+        if not isinstance(q, Mapping):
+            raise ValueError(f"{where}: not a mapping")
+        text, cat, exp = q.get("query"), q.get("category"), q.get("expected")
+        if not isinstance(text, str) or not text.strip():
+            raise ValueError(f"{where}: 'query' must be a non-empty string")
+        if text in seen:
+            raise ValueError(f"{where}: duplicate query {text!r}")
+        seen.add(text)
+        if cat not in CATEGORIES:
+            raise ValueError(f"{where}: category must be one of {', '.join(CATEGORIES)}, got {cat!r}")
+        if not isinstance(exp, list):
+            raise ValueError(f"{where}: 'expected' must be a list (empty for nonsense)")
+        pairs: list[tuple[str, str]] = []
+        for e in exp:
+            if not isinstance(e, Mapping) or len(e) != 1:
+                raise ValueError(f"{where}: each expected entry is {{fqn: ...}} or {{path: ...}}, got {e!r}")
+            ((key, value),) = e.items()
+            if key not in ("fqn", "path") or not isinstance(value, str) or not value:
+                raise ValueError(f"{where}: each expected entry is {{fqn: ...}} or {{path: ...}}, got {e!r}")
+            if key == "path" and (value.startswith("/") or "\\" in value):
+                raise ValueError(f"{where}: a path is relative and POSIX, got {value!r}")
+            pairs.append((key, value))
+        if cat == "nonsense" and pairs:
+            raise ValueError(f"{where}: a nonsense query has expected: []")
+        if cat != "nonsense" and not pairs:
+            raise ValueError(f"{where}: a {cat} query needs at least one expected answer")
+        out.append(Query(text, cat, tuple(pairs)))
+    return out
+
+
+def load_set(path: Path) -> list[Query]:
+    import yaml
+
+    with path.open(encoding="utf-8") as fh:
+        return parse_set(yaml.safe_load(fh), str(path))
+
+
+# -- metrics --------------------------------------------------------------------
+def matches(hit: Mapping[str, Any], expected: tuple[str, str]) -> bool:
+    key, value = expected
+    if key == "fqn":
+        fqn = hit.get("fqn")
+        return isinstance(fqn, str) and (fqn == value or fqn.startswith(value + "::"))
+    return hit.get("path") == value
+
+
+def first_rank(hits: Sequence[Mapping[str, Any]], expected: Iterable[tuple[str, str]],
+               limit: int = MRR_AT) -> int | None:
+    exp = list(expected)
+    for i, hit in enumerate(hits[:limit], start=1):
+        if any(matches(hit, e) for e in exp):
+            return i
+    return None
+
+
+def score(result: Mapping[str, Any], expected: Iterable[tuple[str, str]] | Iterable[Mapping[str, str]],
+          limit: int = MRR_AT) -> dict[str, Any]:
+    """Score one search result against the acceptable answers of its query.
+
+    ``expected`` takes (key, value) pairs or the YAML form ``[{fqn: ...}, {path: ...}]``.
+    Returns {"rank", "rr", "hit5", "abstained"}; rank is None when nothing
+    matched (or the answer abstained, or expected is empty).
+    """
+    pairs = [next(iter(e.items())) if isinstance(e, Mapping) else tuple(e) for e in expected]
+    hits = result.get("hits") or []
+    abstained = bool(result.get("abstained"))
+    rank = None if abstained or not pairs else first_rank(hits, pairs, limit)
+    return {
+        "rank": rank,
+        "rr": 1.0 / rank if rank else 0.0,
+        "hit5": 1 if rank is not None and rank <= RECALL_AT else 0,
+        "abstained": abstained,
+    }
+
+
+def _percentile(values: Sequence[float], p: float) -> float:
+    s = sorted(values)
+    if not s:
+        return 0.0
+    k = min(len(s) - 1, max(0, round(p / 100 * (len(s) - 1))))
+    return s[k]
+
+
+def aggregate(scores: Sequence[QueryScore]) -> dict[str, dict[str, Any]]:
+    """Per category (and 'all' for the answerable ones): n, mrr@10, recall@5, abstention, latency."""
+    out: dict[str, dict[str, Any]] = {}
+    groups: dict[str, list[QueryScore]] = {c: [] for c in CATEGORIES}
+    for s in scores:
+        groups.setdefault(s.category, []).append(s)
+    groups["answerable"] = [s for s in scores if s.category != "nonsense"]
+    for cat, items in groups.items():
+        if not items:
+            continue
+        n = len(items)
+        row: dict[str, Any] = {
+            "n": n,
+            "abstention": sum(s.abstained for s in items) / n,
+            "latency_p50_s": statistics.median(s.seconds for s in items),
+            "latency_p95_s": _percentile([s.seconds for s in items], 95),
+        }
+        if cat == "nonsense":
+            row["mrr@10"] = None
+            row["recall@5"] = None
+            row["answered_with_hits"] = sum((not s.abstained) and s.hits > 0 for s in items) / n
+        else:
+            row["mrr@10"] = sum(s.rr for s in items) / n
+            row["recall@5"] = sum(s.hit5 for s in items) / n
+        out[cat] = row
+    return out
+
+
+# -- running ----------------------------------------------------------------------
+SearchFn = Callable[[str], Mapping[str, Any]]
+
+
+def evaluate(queries: Sequence[Query], search: SearchFn, limit: int = MRR_AT) -> list[QueryScore]:
+    out = []
+    for q in queries:
+        t = time.perf_counter()
+        result = search(q.query)
+        dt = time.perf_counter() - t
+        s = score(result, q.expected, limit)
+        hits = result.get("hits") or []
+        top = [h.get("fqn") or f"{h.get('path')}:{h.get('start_line')}" for h in hits[:5]]
+        out.append(QueryScore(q.query, q.category, s["rank"], s["rr"], s["hit5"], s["abstained"],
+                              len(hits), dt, top))
+    return out
+
+
+def _fmt(v: Any) -> str:
+    if v is None:
+        return "-"
+    if isinstance(v, float):
+        return f"{v:.3f}"
+    return str(v)
+
+
+def render(summary: Mapping[str, Mapping[str, Any]]) -> str:
+    cols = ("n", "mrr@10", "recall@5", "abstention", "latency_p50_s", "latency_p95_s")
+    lines = [f"{'category':<12}" + "".join(f"{c:>15}" for c in cols)]
+    for cat, row in summary.items():
+        lines.append(f"{cat:<12}" + "".join(f"{_fmt(row.get(c)):>15}" for c in cols))
+    return "\n".join(lines)
+
+
+def _no_index(root: Path) -> str:
+    return (f"{root} has no ragraf index: index a copy of the corpus first, e.g. "
+            f"`.venv/bin/ragraf init {root} && .venv/bin/ragraf -C {root} index` "
+            "(bench/index.py only indexes a temporary copy)")
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--root", type=Path, required=True, help="an indexed copy of phpMyAdmin")
+    ap.add_argument("--set", type=Path, default=DEFAULT_SET, help="the evaluation set (YAML)")
+    ap.add_argument("--limit", type=int, default=MRR_AT)
+    ap.add_argument("--category", choices=CATEGORIES, action="append", help="only these categories")
+    ap.add_argument("--json", action="store_true", help="print one JSON report")
+    ap.add_argument("--verbose", action="store_true", help="one line per query: rank and top hits")
+    a = ap.parse_args(argv)
+
+    queries = load_set(a.set)
+    if a.category:
+        queries = [q for q in queries if q.category in a.category]
+    root = a.root.resolve()
+    if not (root / ".ragraf" / "index" / "rev.json").is_file():
+        print(_no_index(root), file=sys.stderr)
+        return 3
+
+    sys.path.insert(0, str(REPO))
+    from ragraf.errors import NoIndexError, RagrafError
+    from ragraf.facade import run_op
+
+    def search(q: str) -> Mapping[str, Any]:
+        env = run_op(root, "search", {"query": q, "limit": a.limit})
+        result = env.get("result") if isinstance(env, Mapping) else None
+        if not isinstance(result, Mapping):
+            raise RuntimeError(f"search {q!r}: the envelope has no result: {json.dumps(env, default=str)[:500]}")
+        return result
+
+    try:
+        scores = evaluate(queries, search, a.limit)
+    except NoIndexError:
+        print(_no_index(root), file=sys.stderr)
+        return 3
+    except RagrafError as e:
+        print(f"search failed: {e}", file=sys.stderr)
+        return int(getattr(e, "exit_code", 1)) or 1
+    summary = aggregate(scores)
+    if a.json:
+        print(json.dumps({"root": str(root), "set": str(a.set), "limit": a.limit, "summary": summary,
+                          "queries": [asdict(s) for s in scores]}, indent=1))
+        return 0
+    if a.verbose:
+        for s in scores:
+            mark = "abstain" if s.abstained else (f"rank {s.rank}" if s.rank else "miss")
+            print(f"[{s.category:<10}] {mark:<8} {s.seconds:6.3f}s  {s.query}  ->  {', '.join(s.top[:3])}")
+        print()
+    print(render(summary))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

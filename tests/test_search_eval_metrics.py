@@ -1,0 +1,133 @@
+"""bench/search_eval.py: the set's structure and the metric functions (no search engine needed)."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+_spec = importlib.util.spec_from_file_location("search_eval", REPO / "bench" / "search_eval.py")
+assert _spec is not None and _spec.loader is not None
+se = importlib.util.module_from_spec(_spec)
+sys.modules["search_eval"] = se   # dataclasses look their module up
+_spec.loader.exec_module(se)
+
+HITS = [
+    {"chunk_id": "a", "path": "libraries/classes/Utils/FormatConverter.php", "start_line": 33, "end_line": 50,
+     "score": 0.9, "kind": "method", "fqn": "PhpMyAdmin\\Utils\\FormatConverter::binaryToIp", "why": {}},
+    {"chunk_id": "b", "path": "libraries/classes/Util.php", "start_line": 1, "end_line": 120,
+     "score": 0.8, "kind": "file", "fqn": None, "why": {}},
+    {"chunk_id": "c", "path": "libraries/classes/Util.php", "start_line": 393, "end_line": 396,
+     "score": 0.7, "kind": "method", "fqn": "PhpMyAdmin\\Util::backquote", "why": {}},
+]
+
+
+def test_matches() -> None:
+    m = se.matches
+    assert m(HITS[2], ("fqn", "PhpMyAdmin\\Util::backquote"))
+    assert m(HITS[2], ("fqn", "PhpMyAdmin\\Util"))                 # a class expectation
+    assert not m(HITS[0], ("fqn", "PhpMyAdmin\\Util"))             # Utils\... is not Util::
+    assert not m({"fqn": "PhpMyAdmin\\UtilX::f"}, ("fqn", "PhpMyAdmin\\Util"))
+    assert not m(HITS[2], ("fqn", "PhpMyAdmin\\Util::back"))       # no partial method names
+    assert not m(HITS[1], ("fqn", "PhpMyAdmin\\Util"))             # fqn None
+    assert m(HITS[1], ("path", "libraries/classes/Util.php"))
+    assert not m(HITS[1], ("path", "libraries/classes/Util"))
+
+
+def test_score_rank_rr_hit5() -> None:
+    s = se.score({"hits": HITS, "abstained": False, "hint": None}, [{"fqn": "PhpMyAdmin\\Util::backquote"}])
+    assert s == {"rank": 3, "rr": pytest.approx(1 / 3), "hit5": 1, "abstained": False}
+    # alternatives: the first one found counts
+    s = se.score({"hits": HITS, "abstained": False},
+                 [("fqn", "PhpMyAdmin\\Util::backquote"), ("path", "libraries/classes/Util.php")])
+    assert s["rank"] == 2 and s["rr"] == 0.5
+    # beyond 5: rr counts, hit5 not; beyond the limit: nothing
+    many = [{"fqn": f"X::f{i}", "path": "x.php"} for i in range(6)] + [HITS[2]]
+    s = se.score({"hits": many, "abstained": False}, [("fqn", "PhpMyAdmin\\Util")])
+    assert s["rank"] == 7 and s["hit5"] == 0 and s["rr"] == pytest.approx(1 / 7)
+    assert se.score({"hits": many}, [("fqn", "PhpMyAdmin\\Util")], limit=5)["rank"] is None
+    # no match, no hits, abstained
+    assert se.score({"hits": HITS}, [("fqn", "PhpMyAdmin\\Core")])["rr"] == 0.0
+    assert se.score({"hits": [], "abstained": False}, [("fqn", "A")])["rank"] is None
+    s = se.score({"hits": HITS, "abstained": True}, [("fqn", "PhpMyAdmin\\Util::backquote")])
+    assert s == {"rank": None, "rr": 0.0, "hit5": 0, "abstained": True}
+    assert se.score({"hits": HITS, "abstained": True}, [])["abstained"] is True
+
+
+def _qs(cat: str, rank: int | None, abstained: bool = False, hits: int = 3, sec: float = 0.1):
+    rr = 1 / rank if rank else 0.0
+    return se.QueryScore("q", cat, rank, rr, int(bool(rank) and rank <= 5), abstained, hits, sec)
+
+
+def test_aggregate() -> None:
+    scores = [_qs("literal", 1), _qs("literal", 2), _qs("literal", None), _qs("literal", 7),
+              _qs("conceptual", None, abstained=True, hits=0),
+              _qs("nonsense", None, abstained=True, hits=0), _qs("nonsense", None, hits=4)]
+    agg = se.aggregate(scores)
+    lit = agg["literal"]
+    assert lit["n"] == 4
+    assert lit["mrr@10"] == pytest.approx((1 + 0.5 + 0 + 1 / 7) / 4)
+    assert lit["recall@5"] == pytest.approx(0.5)
+    assert lit["abstention"] == 0.0
+    assert agg["conceptual"]["abstention"] == 1.0 and agg["conceptual"]["mrr@10"] == 0.0
+    non = agg["nonsense"]
+    assert non["abstention"] == 0.5 and non["mrr@10"] is None and non["answered_with_hits"] == 0.5
+    assert agg["answerable"]["n"] == 5
+    assert "literal" in se.render(agg) and "-" in se.render(agg)
+
+
+@pytest.mark.parametrize("data, msg", [
+    ({}, "queries"),
+    ({"queries": [{"query": "", "category": "literal", "expected": [{"fqn": "A"}]}]}, "non-empty"),
+    ({"queries": [{"query": "x", "category": "fuzzy", "expected": []}]}, "category"),
+    ({"queries": [{"query": "x", "category": "nonsense", "expected": [{"fqn": "A"}]}]}, "expected: \\[\\]"),
+    ({"queries": [{"query": "x", "category": "literal", "expected": []}]}, "at least one"),
+    ({"queries": [{"query": "x", "category": "literal", "expected": [{"name": "A"}]}]}, "fqn"),
+    ({"queries": [{"query": "x", "category": "literal", "expected": [{"path": "/abs.php"}]}]}, "relative"),
+    ({"queries": [{"query": "x", "category": "literal", "expected": [{"fqn": "A"}]},
+                  {"query": "x", "category": "literal", "expected": [{"fqn": "B"}]}]}, "duplicate"),
+])
+def test_parse_set_errors(data: object, msg: str) -> None:
+    with pytest.raises(ValueError, match=msg):
+        se.parse_set(data, "t.yaml")
+
+
+def test_the_shipped_set() -> None:
+    qs = se.load_set(se.DEFAULT_SET)
+    assert len(qs) >= 36
+    by_cat = {c: [q for q in qs if q.category == c] for c in se.CATEGORIES}
+    assert all(len(v) >= 10 for v in by_cat.values()), {c: len(v) for c, v in by_cat.items()}
+    assert all(q.expected == () for q in by_cat["nonsense"])
+
+
+def _corpus() -> Path | None:
+    base = Path(os.environ.get("RAGRAF_CORPORA", Path.home() / ".cache" / "ragraf-corpora"))
+    root = base / "phpmyadmin" / "usr" / "share" / "phpmyadmin"
+    return root if (root / "libraries" / "classes").is_dir() else None
+
+
+@pytest.mark.skipif(_corpus() is None, reason="phpMyAdmin corpus not fetched (../shared/corpora/fetch phpmyadmin)")
+def test_expected_answers_exist_in_the_corpus() -> None:
+    """PSR-4: PhpMyAdmin\\X\\Y is libraries/classes/X/Y.php; a method must be declared in that file."""
+    root = _corpus()
+    assert root is not None
+    for q in se.load_set(se.DEFAULT_SET):
+        for key, value in q.expected:
+            if key == "path":
+                assert (root / value).is_file(), (q.query, value)
+                continue
+            cls, _, method = value.partition("::")
+            assert cls.startswith("PhpMyAdmin\\"), value
+            f = root / "libraries" / "classes" / (cls[len("PhpMyAdmin\\"):].replace("\\", "/") + ".php")
+            assert f.is_file(), (q.query, value)
+            src = f.read_text(encoding="utf-8", errors="replace")
+            ns, _, short = cls.rpartition("\\")
+            assert re.search(rf"^namespace\s+{re.escape(ns)};", src, re.M), (q.query, value)
+            assert re.search(rf"\b(class|interface|trait)\s+{re.escape(short)}\b", src), (q.query, value)
+            if method:
+                assert re.search(rf"\bfunction\s+{re.escape(method)}\s*\(", src), (q.query, value)
