@@ -58,7 +58,7 @@ def tree_rss_kib(pid: int) -> int:
 
 
 def timed_index(root: Path, workers: int | None) -> tuple[float, int, dict]:
-    cmd = [sys.executable, "-m", "ragraf", "-C", str(root), "index", "--force", "--json"]
+    cmd = [sys.executable, "-m", "ragraf", "-C", str(root), "index", "--force", "--json", "--no-vectors"]
     env = dict(os.environ)
     t0 = time.perf_counter()
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
