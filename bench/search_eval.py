@@ -9,7 +9,7 @@ The root must be indexed first, e.g.:
     .venv/bin/ragraf init /tmp/pma && .venv/bin/ragraf -C /tmp/pma index
 
 It speaks only the facade contract:
-``run_op(root, "search", {"query": q, "limit": 10})["result"]`` is
+``run(session, "search", {"query": q, "limit": 10})["result"]`` (one warm session) is
 ``{"hits": [{chunk_id, path, start_line, end_line, score, kind, fqn, why}],
 "abstained": bool, "hint": str | None}``.
 
@@ -248,10 +248,19 @@ def main(argv: list[str] | None = None) -> int:
 
     sys.path.insert(0, str(REPO))
     from ragraf.errors import NoIndexError, RagrafError
-    from ragraf.facade import run_op
+    from ragraf.facade import run
+    from ragraf.facade.context import Session
+
+    # one warm session, as the MCP server keeps: the model loads once, before the timings
+    try:
+        session = Session(root)
+    except NoIndexError:
+        print(_no_index(root), file=sys.stderr)
+        return 3
+    run(session, "search", {"query": "warm up", "limit": 1})
 
     def search(q: str) -> Mapping[str, Any]:
-        env = run_op(root, "search", {"query": q, "limit": a.limit})
+        env = run(session, "search", {"query": q, "limit": a.limit})
         result = env.get("result") if isinstance(env, Mapping) else None
         if not isinstance(result, Mapping):
             raise RuntimeError(f"search {q!r}: the envelope has no result: {json.dumps(env, default=str)[:500]}")

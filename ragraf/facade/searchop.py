@@ -101,12 +101,14 @@ def run_search(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
     lexical: list[str] = []
     bm25: dict[str, float] = {}
     matched_all: set[str] = set()
+    best_cover = 0.0   # the largest share of the query's terms found in one chunk
     if terms:
         for r in ctx.lex.fts(ctx.rev, fts_expression(terms), cfg["bm25_weights"], ncand):
             chunks.setdefault(r[0], r[:6])
             m = _matched(terms, " ".join(r[7:11]))
             why.setdefault(r[0], {})["fts_terms"] = m
             matched_all.update(m)
+            best_cover = max(best_cover, len(m) / len(terms))
             bm25[r[0]] = round(float(r[6]), 4)
             lexical.append(r[0])
     # 3. vectors
@@ -145,7 +147,7 @@ def run_search(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
     order = anchors + sorted((c for c in fused if c not in anchors), key=lambda c: (-fused[c], c))
     # 5. abstention
     best_cos = max(cosine.values(), default=None)
-    confidence, reason = _confidence(anchors, lexical, terms, matched_all, generic, best_cos, cfg, bool(knn))
+    confidence, reason = _confidence(anchors, lexical, best_cover, matched_all, generic, best_cos, cfg, bool(knn))
     if confidence == "none":
         order = []
     hits = []
@@ -186,18 +188,22 @@ def _vector_state(ctx: Ctx) -> str | None:
     return None
 
 
-def _confidence(anchors: list[str], lexical: list[str], terms: list[str], matched: set[str], generic: set[str],
+def _confidence(anchors: list[str], lexical: list[str], coverage: float, matched: set[str], generic: set[str],
                 best_cos: float | None, cfg: dict[str, Any], have_vectors: bool) -> tuple[str, str]:
+    """exact | strong | weak | none (abstain), and the reason for none.
+
+    ``coverage`` is the largest share of the query's terms that one chunk contains."""
     if anchors:
         return "exact", ""
     abstain, promote = float(cfg["abstain_cosine"]), float(cfg["promote_cosine"])
-    coverage = len(matched) / len(terms) if terms else 0.0
+    min_cover = float(cfg["min_term_coverage"])
     if not have_vectors or best_cos is None:
         return ("weak", "") if lexical else ("none", "no indexed chunk contains these words")
     if lexical:
-        if best_cos < abstain and (matched <= generic or coverage < 0.5):
-            return "none", (f"the words shared with the code are generic or few ({', '.join(sorted(matched)) or '-'}) "
-                            f"and nothing is near in meaning (best cosine {best_cos:.2f} < {abstain})")
+        if best_cos < abstain and (matched <= generic or coverage < min_cover):
+            return "none", (f"the words shared with the code are generic or few ({', '.join(sorted(matched)) or '-'}; "
+                            f"at most {coverage:.0%} of the query in one place) and nothing is near in meaning "
+                            f"(best cosine {best_cos:.2f} < {abstain})")
         return ("strong" if best_cos >= promote or coverage >= 0.99 else "weak"), ""
     if best_cos >= promote:
         return "strong", ""
