@@ -23,7 +23,7 @@ example: venv
 	$(BIN)/ragraf -C fixtures/pilot status
 
 test: venv
-	$(BIN)/python -m pytest -n 2 -q
+	$(BIN)/python -m pytest -n 2 --dist loadfile -q
 
 clean-example:
 	rm -rf fixtures/pilot/.ragraf

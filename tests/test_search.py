@@ -84,3 +84,18 @@ def test_missing_model_degrades_to_the_lexicon(tmp_path: Path, monkeypatch: pyte
     assert json.loads(cli.stdout)["vectors"] == {"status": "disabled"}
     off = search(root, "invoices")
     assert any("vectors disabled" in lim for lim in off["limits"])
+
+
+def test_calibrate_sets_the_abstention_threshold(vec_pilot: Path) -> None:
+    samples = [{"query": "append a line to a journal on disk", "relevant": True},
+               {"query": "how are invoices charged", "relevant": True},
+               {"query": "train a convolutional neural network on GPU", "relevant": False},
+               {"query": "compute the orbit of a planet around the sun", "relevant": False}]
+    env = facade.run_op(vec_pilot, "calibrate", {"kind": "threshold", "samples": samples})
+    check(env)
+    r = env["result"]
+    assert r["separated"] == 4 and r["not_relevant_max_cosine"] < r["params"]["abstain_cosine"] < r["relevant_min_cosine"]
+    after = search(vec_pilot, "append a line to a journal on disk")
+    assert any(lim.startswith(f"search threshold from calibration #{r['calibration_id']}") for lim in after["limits"])
+    with pytest.raises(Exception, match="samples"):
+        facade.run_op(vec_pilot, "calibrate", {"samples": [{"query": "x"}]})

@@ -78,6 +78,10 @@ REGISTRY: dict[str, tuple[Callable[..., dict[str, Any]], OpSpec]] = {
         Param("note", "string", "Why they are accounted for."),
         Param("by", "string", "Who acknowledges (default: $RAGRAF_ACTOR or the user name)."),
     ), main="entry_ids", required=("entry_ids",))),
+    "calibrate": (ops.calibrate, OpSpec("calibrate", (
+        Param("kind", "enum", "What to calibrate.", "threshold", choices=("threshold",)),
+        Param("samples", "samples", "Labelled samples: [{query, relevant}].", max_items=500),
+    ), required=("samples",))),
     "live_read": (ops.live_read, OpSpec("live_read", (
         Param("path", "path", "A file, relative to the project root."),
         Param("start", "int", "First line (1-based).", None, 1, 10_000_000),

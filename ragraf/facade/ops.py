@@ -607,3 +607,44 @@ def _default_actor() -> str:
     import os
 
     return os.environ.get("RAGRAF_ACTOR") or getpass.getuser() or "unknown"
+
+
+def calibrate(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
+    """Recompute a threshold from labelled samples and record it in the calibration table
+    (the index is not touched). `kind: threshold` takes search queries labelled relevant
+    (the corpus answers them) or not (nonsense) and sets the cosine below which search
+    abstains to the value that separates them best; later searches use it."""
+    from ragraf.facade.searchop import best_cosine
+    from ragraf.ledger import now_iso
+    from ragraf.store.control import ControlStore
+
+    samples = args["samples"]
+    scored = []
+    for smp in samples:
+        cos = best_cosine(ctx, smp["query"])
+        if cos is None:
+            raise InvalidArgument("calibrate: this revision has no vectors; threshold calibration needs them")
+        scored.append((cos, smp["relevant"]))
+    pos = sorted(c for c, r in scored if r)
+    neg = sorted(c for c, r in scored if not r)
+    if not pos or not neg:
+        raise InvalidArgument("calibrate: give both relevant and not relevant samples")
+    cands = sorted({c for c, _r in scored})
+    best_t, best_ok = 0.0, -1
+    for i in range(len(cands) + 1):
+        lo = cands[i - 1] if i > 0 else cands[0] - 0.05
+        hi = cands[i] if i < len(cands) else cands[-1] + 0.05
+        t = (lo + hi) / 2
+        ok = sum(1 for c, r in scored if (c >= t) == r)
+        if ok > best_ok:
+            best_t, best_ok = t, ok
+    t = round(best_t, 4)
+    control = ControlStore(ctx.s.layout.control_db)
+    try:
+        cid = control.record_calibration(now_iso(), "threshold", {"abstain_cosine": t}, len(samples),
+                                         f"{best_ok} of {len(samples)} samples separated")
+    finally:
+        control.close()
+    return {"kind": "threshold", "calibration_id": cid, "params": {"abstain_cosine": t},
+            "sample_size": len(samples), "separated": best_ok,
+            "relevant_min_cosine": pos[0], "not_relevant_max_cosine": neg[-1]}

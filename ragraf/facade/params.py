@@ -53,6 +53,11 @@ class Param:
             s = {"type": "boolean"}
         elif t == "enum":
             s = {"type": "string", "enum": list(self.choices)}
+        elif t == "samples":
+            s = {"type": "array", "minItems": 2, "maxItems": self.max_items, "items": {
+                "type": "object", "additionalProperties": False, "required": ["query", "relevant"],
+                "properties": {"query": {"type": "string", "minLength": 1, "maxLength": MAX_STR},
+                               "relevant": {"type": "boolean"}}}}
         elif t == "list":
             if self.item in ("node_id", "chunk_id"):
                 inner: dict[str, Any] = {"type": "string", "pattern": NODE_ID.pattern}
@@ -163,6 +168,15 @@ def _check(op: str, p: Param, v: Any) -> Any:
         if not isinstance(v, bool):
             raise InvalidArgument(f"{where} must be true or false")
         return v
+    if t == "samples":
+        if not isinstance(v, list) or len(v) < 2 or len(v) > p.max_items:
+            raise InvalidArgument(f"{where} must be a list of 2..{p.max_items} samples")
+        out = []
+        for i, item in enumerate(v):
+            if not isinstance(item, dict) or set(item) != {"query", "relevant"} or not isinstance(item["relevant"], bool):
+                raise InvalidArgument(f"{where}[{i}] must be {{query: text, relevant: true|false}}")
+            out.append({"query": _check(op, Param("query", "string", ""), item["query"]), "relevant": item["relevant"]})
+        return out
     if t == "list":
         if not isinstance(v, list) or not v:
             raise InvalidArgument(f"{where} must be a non-empty list")

@@ -65,7 +65,11 @@ def _matched(terms: list[str], tokens: str) -> list[str]:
 
 
 def run_search(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
-    cfg = ctx.s.config().project["search"]
+    cfg = dict(ctx.s.config().project["search"])
+    cal = ctx.control.latest_calibration("threshold")
+    if cal is not None:
+        cfg.update(cal[1])
+        ctx.limits.append(f"search threshold from calibration #{cal[0]} (abstain_cosine {cal[1]['abstain_cosine']})")
     stop = {s.lower() for s in cfg["stopwords"]}
     generic = {s.lower() for s in cfg["generic_words"]}
     query = args["query"]
@@ -210,3 +214,16 @@ def _confidence(anchors: list[str], lexical: list[str], coverage: float, matched
     if best_cos >= abstain:
         return "weak", ""
     return "none", f"no word matches and nothing is near in meaning (best cosine {best_cos:.2f} < {abstain})"
+
+
+def best_cosine(ctx: Ctx, query: str) -> float | None:
+    """The cosine of the nearest chunk to ``query`` in this revision (None without vectors)."""
+    if _vector_state(ctx) is not None:
+        return None
+    emb, _err = ctx.s.embedder()
+    if emb is None:
+        return None
+    from ragraf.store.vec import VecStore
+
+    hits = VecStore(ctx.lex.db, emb.dim).knn(ctx.rev, emb.embed_query(query), 1)
+    return round(1 - float(hits[0][1]) ** 2 / 2, 4) if hits else None

@@ -137,3 +137,15 @@ class ControlStore:
         cols = ("id", "from_rev", "to_rev", "archived_at", "entries", "report_path")
         return [dict(zip(cols, r, strict=True)) for r in self.db.query(
             f"SELECT {', '.join(cols)} FROM drift_archive ORDER BY id")]
+
+    # -- calibration (thresholds recomputed from labelled samples) ------------------------
+    def record_calibration(self, created_at: str, kind: str, params: dict[str, Any], sample_size: int,
+                           note: str | None) -> int:
+        with self.db.write():
+            self.db.execute("INSERT INTO calibration(created_at, kind, params, sample_size, note) VALUES (?,?,?,?,?)",
+                            (created_at, kind, json.dumps(params, sort_keys=True), sample_size, note))
+            return int(self.db.scalar("SELECT max(id) FROM calibration"))
+
+    def latest_calibration(self, kind: str) -> tuple[int, dict[str, Any]] | None:
+        row = self.db.query_one("SELECT id, params FROM calibration WHERE kind=? ORDER BY id DESC LIMIT 1", (kind,))
+        return None if row is None else (row[0], json.loads(row[1]))
