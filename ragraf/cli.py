@@ -212,6 +212,9 @@ def query(
             value = extra.pop(0)
         else:
             raise InvalidArgument(f"{op}: option --{name} needs a value")
+        if name == "samples_file" and sp.param("samples") is not None and isinstance(value, str):
+            args["samples"] = _load_samples(Path(value))
+            continue
         if sp.param(name) is None:
             known = ", ".join("--" + p.name.replace("_", "-") for p in sp.params) or "none"
             raise InvalidArgument(f"{op}: unknown option --{name.replace('_', '-')}; options: {known}")
@@ -223,6 +226,27 @@ def query(
         from ragraf.render import envelope_text
 
         sys.stdout.write(envelope_text(env))
+
+
+def _load_samples(path: Path) -> list[dict[str, Any]]:
+    """Labelled samples for calibrate from YAML/JSON: [{query, relevant}] or the evaluation-set
+    format ({queries: [{query, category}]}, where category 'nonsense' means not relevant)."""
+    import yaml
+
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError) as e:
+        raise InvalidArgument(f"--samples-file {path}: cannot read ({e})") from e
+    items = data.get("queries") if isinstance(data, dict) else data
+    if not isinstance(items, list):
+        raise InvalidArgument(f"--samples-file {path}: expected a list of samples or a 'queries' list")
+    out = []
+    for it in items:
+        if not isinstance(it, dict) or "query" not in it:
+            raise InvalidArgument(f"--samples-file {path}: every sample needs a 'query'")
+        rel = it["relevant"] if "relevant" in it else it.get("category") != "nonsense"
+        out.append({"query": str(it["query"]), "relevant": bool(rel)})
+    return out
 
 
 @app.command("live-read")

@@ -429,6 +429,12 @@ def _build_rev(cfg: Config, layout: Layout, sc: Any, graph: GraphStore, lex: Lex
     lex.db.checkpoint()
     timings["total"] = time.perf_counter() - t0
     covd = {m: v for m, v, _n in cov if v is not None}
+    from ragraf.logs import file_logger
+
+    file_logger("ragraf.index", layout.logs_dir, "index.log").info(
+        "sealed %s parent=%s files=%d nodes=%d edges=%d chunks=%d vectors=%s reused_files=%d total=%.2fs",
+        rev_id, active, counts["files"], counts["nodes"], counts["edges"], counts["chunks"], vec_status.get("status"),
+        len(ok_files) - len(todo), timings["total"])
     return IndexResult("built", rev_id, counts, covd, timings, recovered, pruned,
                        reused_files=len(ok_files) - len(todo), archive=archive, vectors=vec_status)
 

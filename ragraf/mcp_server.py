@@ -16,13 +16,13 @@ from __future__ import annotations
 import json
 import logging
 import time
-from logging.handlers import RotatingFileHandler
 from pathlib import Path
 from typing import Any
 
 from ragraf import __version__
 from ragraf.config import Layout
 from ragraf.errors import RagrafError
+from ragraf.logs import file_logger
 
 log = logging.getLogger("ragraf.mcp")
 
@@ -42,14 +42,7 @@ def _setup_logging(root: Path) -> None:
     err.setFormatter(fmt)
     err.setLevel(logging.WARNING)
     log.addHandler(err)
-    logs = Layout(root).logs_dir
-    try:
-        logs.mkdir(parents=True, exist_ok=True)
-        fh = RotatingFileHandler(logs / "mcp.log", maxBytes=1_000_000, backupCount=3, encoding="utf-8")
-        fh.setFormatter(fmt)
-        log.addHandler(fh)
-    except OSError as e:
-        log.warning("cannot write %s: %s", logs, e.strerror)
+    file_logger(log.name, Layout(root).logs_dir, "mcp.log")
 
 
 def tool_definitions() -> list[Any]:

@@ -43,6 +43,7 @@ def test_layout_is_the_spec_tree(indexed_pilot: Path) -> None:
     for rel in ("index/rev.json", "index/graph/graph.sqlite", "index/lex/lexvec.sqlite", "control.sqlite",
                 "drift", "drift/archive", "config/project.yaml", "config/confidence.yaml", "logs"):
         assert (dot / rel).exists(), rel
+    assert "sealed rev-0001 parent=None" in (dot / "logs/index.log").read_text()
     man = json.loads((dot / "index/rev.json").read_text())
     assert man["rev_id"] == "rev-0001" and man["state"] == "ready" and man["joern_used"] == 0
 

@@ -1,0 +1,28 @@
+"""Logs under .ragraf/logs/ (architecture §14): size-rotated, no file contents of
+secrets and no configuration values; stdout is never used."""
+
+from __future__ import annotations
+
+import logging
+from logging.handlers import RotatingFileHandler
+from pathlib import Path
+
+MAX_BYTES = 1_000_000
+BACKUPS = 3
+
+
+def file_logger(name: str, logs_dir: Path, filename: str) -> logging.Logger:
+    """A logger writing to ``logs_dir/filename`` (rotated at 1 MB, 3 backups); idempotent."""
+    log = logging.getLogger(name)
+    log.setLevel(logging.INFO)
+    target = str(logs_dir / filename)
+    if not any(isinstance(h, RotatingFileHandler) and h.baseFilename == target for h in log.handlers):
+        try:
+            logs_dir.mkdir(parents=True, exist_ok=True)
+            fh = RotatingFileHandler(target, maxBytes=MAX_BYTES, backupCount=BACKUPS, encoding="utf-8")
+            fh.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(message)s"))
+            log.addHandler(fh)
+        except OSError:
+            pass
+    log.propagate = False
+    return log
