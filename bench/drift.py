@@ -14,7 +14,6 @@ import argparse
 import json
 import os
 import platform
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -22,12 +21,9 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
 
-
-def fetch(name: str) -> Path:
-    out = subprocess.run([str(REPO.parent / "shared" / "corpora" / "fetch"), name],
-                         capture_output=True, text=True, check=True)
-    return Path(out.stdout.strip().splitlines()[-1])
+from bench.corpora import copy_corpus  # noqa: E402
 
 
 def timed(root: Path, *args: str) -> tuple[float, dict]:
@@ -42,10 +38,8 @@ def main() -> None:
     ap.add_argument("--corpus", default="phpmyadmin")
     ap.add_argument("--file", default="libraries/classes/Util.php")
     args = ap.parse_args()
-    src = fetch(args.corpus)
     with tempfile.TemporaryDirectory(prefix="ragraf-dbench-") as tmp:
-        root = Path(tmp) / args.corpus
-        shutil.copytree(src, root, symlinks=True)
+        root = copy_corpus(args.corpus, Path(tmp))
         subprocess.run([sys.executable, "-m", "ragraf", "init", str(root)], check=True, capture_output=True)
         t_index, idx = timed(root, "index")
         nothing = [timed(root, "drift", "--scan")[0] for _ in range(3)]

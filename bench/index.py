@@ -28,15 +28,10 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
+from bench.corpora import copy_corpus  # noqa: E402
 from ragraf import config  # noqa: E402
 from ragraf.store import manifest  # noqa: E402
 from ragraf.store.graph import GraphStore  # noqa: E402
-
-
-def fetch(name: str) -> Path:
-    out = subprocess.run([str(REPO.parent / "shared" / "corpora" / "fetch"), name],
-                         capture_output=True, text=True, check=True)
-    return Path(out.stdout.strip().splitlines()[-1])
 
 
 def tree_rss_kib(pid: int) -> int:
@@ -204,10 +199,8 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--workers", type=int, default=None)
     args = ap.parse_args()
-    src = fetch(args.corpus)
     with tempfile.TemporaryDirectory(prefix="ragraf-bench-") as tmp:
-        root = Path(tmp) / args.corpus
-        shutil.copytree(src, root, symlinks=True)
+        root = copy_corpus(args.corpus, Path(tmp))
         config.init_project(root)
         if args.workers is not None:
             config.Layout(root).project_yaml.write_text(f"index: {{workers: {args.workers}}}\n")

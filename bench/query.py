@@ -16,7 +16,6 @@ import json
 import os
 import platform
 import random
-import shutil
 import statistics
 import subprocess
 import sys
@@ -28,14 +27,9 @@ from typing import Any
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
+from bench.corpora import copy_corpus  # noqa: E402
 from ragraf import config, facade, indexer  # noqa: E402
 from ragraf.facade.context import Session  # noqa: E402
-
-
-def fetch(name: str) -> Path:
-    out = subprocess.run([str(REPO.parent / "shared" / "corpora" / "fetch"), name],
-                         capture_output=True, text=True, check=True)
-    return Path(out.stdout.strip().splitlines()[-1])
 
 
 def pct(xs: list[float], p: float) -> float:
@@ -61,10 +55,8 @@ def main() -> None:
     ap.add_argument("--corpus", default="phpmyadmin")
     ap.add_argument("--samples", type=int, default=60)
     args = ap.parse_args()
-    src = fetch(args.corpus)
     with tempfile.TemporaryDirectory(prefix="ragraf-qbench-") as tmp:
-        root = Path(tmp) / args.corpus
-        shutil.copytree(src, root, symlinks=True)
+        root = copy_corpus(args.corpus, Path(tmp))
         config.init_project(root)
         indexer.build(config.load(root))
         session = Session(root)
