@@ -270,6 +270,7 @@ def _build_locked(cfg: Config, layout: Layout, force: bool, commit: bool, progre
             return IndexResult("current", man["rev_id"], dict(man.get("counts", {})), recovered=recovered)
         if commit and not man:
             raise RefusedError("there is no revision to reindex yet: run `ragraf index` first")
+        check_disk(layout, sc)
         failpoint("after-scan")
         rev_id = _next_rev(graph, control, active)
         created = now_iso()
@@ -437,6 +438,26 @@ def _build_rev(cfg: Config, layout: Layout, sc: Any, graph: GraphStore, lex: Lex
         len(ok_files) - len(todo), timings["total"])
     return IndexResult("built", rev_id, counts, covd, timings, recovered, pruned,
                        reused_files=len(ok_files) - len(todo), archive=archive, vectors=vec_status)
+
+
+# measured on phpMyAdmin: graph + lexicon + vectors take ~8x the bytes of the corpus text
+SPACE_FACTOR = 8
+SPACE_MARGIN = 64 * 1024 * 1024
+
+
+def required_bytes(corpus_bytes: int) -> int:
+    return corpus_bytes * SPACE_FACTOR + SPACE_MARGIN
+
+
+def check_disk(layout: Layout, sc: Any, free: int | None = None) -> None:
+    """§15: refuse before building when the disk cannot hold the revision, saying how much it needs."""
+    import shutil
+
+    need = required_bytes(sum(f.size for f in sc.files if f.status == "ok"))
+    free = shutil.disk_usage(layout.dot).free if free is None else free
+    if free < need:
+        raise RefusedError(f"not enough disk space under {layout.dot}: a new revision needs about "
+                           f"{need / 2**20:.0f} MiB, {free / 2**20:.0f} MiB are free; nothing was written")
 
 
 def facts_key(path: str, max_lines: int) -> str:

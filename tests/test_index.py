@@ -224,3 +224,15 @@ def test_help_is_instant_and_light() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == ""
     assert time.perf_counter() - t < 5
+
+
+def test_disk_shortage_is_refused_with_the_required_volume(indexed_pilot: Path) -> None:
+    from ragraf.errors import RefusedError
+    from ragraf.scan import scan
+
+    cfg = config.load(indexed_pilot)
+    sc = scan(cfg)
+    need = indexer.required_bytes(sum(f.size for f in sc.files if f.status == "ok"))
+    indexer.check_disk(cfg.layout, sc)  # this machine has room
+    with pytest.raises(RefusedError, match=r"needs about \d+ MiB, \d+ MiB are free; nothing was written"):
+        indexer.check_disk(cfg.layout, sc, free=need - 1)
