@@ -28,7 +28,7 @@ from ragraf.errors import ConfigError, NoIndexError
 from ragraf.globs import GlobError, GlobSet
 
 DOT = ".ragraf"
-EXTRACTOR_VERSION = "ragraf-php/1"
+EXTRACTOR_VERSION = "ragraf-php/2"  # /2: SQL strings and table links
 # sections read at query time only: changing them does not make the index stale
 QUERY_TIME_KEYS = ("project", "root", "repo_map", "search", "drift")
 

@@ -228,7 +228,7 @@ def _coverage(files: list[ScannedFile], facts: list[FileFacts], stats: dict[str,
             note = ", ".join(paths[:20]) + (" ..." if len(paths) > 20 else "")
         rows.append((f"files.{st}", float(len(paths)), note))
     for k in sorted(stats):
-        if k.startswith(("calls_unresolved", "includes_", "conflict.")):
+        if k.startswith(("calls_unresolved", "includes_", "conflict.", "sql_")):
             rows.append((k.replace("_", ".", 1) if not k.startswith("conflict.") else k, float(stats[k]), None))
     return rows
 

@@ -13,6 +13,15 @@ Invariants a change must keep:
   produce no edge; they are counted as unresolved instead of guessed.
 - Output is deterministic: it depends on the facts only, never on dict or
   process order (edges are keyed by edge_uid).
+- SQL in strings (§6.2): every analysed string becomes a ``sql_literal`` node
+  (fqn ``<owner fqn>#sql@<line>``, ``#2``... for more on one line) contained
+  in its owner. Each table it names that the schema knows (``tables``) gets a
+  ``references_table`` edge from the literal and a ``queries`` edge from the
+  owner, both with the string's line as evidence: stated only when the text
+  parsed, is neither ``SELECT *`` nor assembled from run-time identifiers and
+  the name is entirely literal; otherwise derived with ``sql_dynamic``
+  confidence and a ``via`` reason. A name the schema does not know, or with
+  no literal character, gets no edge (counted in stats, never guessed).
 """
 
 from __future__ import annotations
@@ -25,7 +34,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from ragraf import ids
+from ragraf import ids, sqltext
 from ragraf.extract.facts import ClassDecl, FileFacts
 from ragraf.rank import kcore
 
@@ -34,6 +43,9 @@ NodeRow = tuple[str, str, str, str, str | None, int | None, int | None, str, str
 
 SOURCES_TS = json.dumps(["tree-sitter"])
 SOURCES_MD = json.dumps(["markdown"])
+SOURCES_SQL = json.dumps(["tree-sitter", "sqlglot"])
+SOURCES_SQL_REGEX = json.dumps(["tree-sitter", "regex"])
+SYSTEM_SCHEMAS = frozenset({"information_schema", "mysql", "performance_schema", "sys"})
 MAX_INCLUDE_CANDIDATES = 20
 
 
@@ -64,6 +76,7 @@ class Resolver:
                  tables: dict[str, str] | None = None, prefixes: dict[str, str] | None = None) -> None:
         self.tables = tables or {}          # lower table name -> db_table node id
         self.prefixes = prefixes or {}      # db.table_prefixes
+        self.prefix_keys = {sqltext.norm_dyn(k) for k in self.prefixes}
         self.files = files
         self.conf = conf
         self.max_candidates = max_candidates
@@ -480,6 +493,67 @@ class Resolver:
                     break
         elif kind == "docname":
             self.resolve_docname(src, path, line, ref[3])
+        elif kind == "sql":
+            self.resolve_sql(f, src, nodes[ref[1]][3], line, ref[3], ref[4], ref[5], ref[6])
+
+    def resolve_sql(self, f: FileFacts, owner: str, owner_fqn: str, line: int, end_line: int,
+                    frags: tuple[tuple[str, str], ...], info: Any, ordinal: int) -> None:
+        st = self.stats
+        if self.prefix_keys and any(k == "dyn" and sqltext.norm_dyn(t) in self.prefix_keys for k, t in frags):
+            from ragraf.extract.php import pack_sql
+
+            info = pack_sql(sqltext.analyze(frags, self.prefixes))
+        if info is None:
+            return
+        op, tables, columns, star, dynamic, parsed, problems = info
+        path = f.path
+        fqn = f"{owner_fqn}#sql@{line}" + (f"#{ordinal}" if ordinal > 1 else "")
+        nid = ids.node_id("sql_literal", fqn, path, line)
+        names = list(dict.fromkeys(t[0] for t in tables if t[0])) or ["?"]
+        props: dict[str, Any] = {
+            "operation": op, "columns": None if columns is None else list(columns), "select_star": star,
+            "dynamic": dynamic, "parsed": parsed,
+            "tables": [{"name": n, "how": h, "role": r, **({"schema": s} if s else {}), **({"expr": e} if e else {})}
+                       for n, h, r, s, e in tables],
+        }
+        if problems:
+            props["problems"] = list(problems)
+        self.extra_nodes[nid] = (nid, "sql_literal", f"{op} {', '.join(names)}"[:120], fqn, path, line, end_line,
+                                 json.dumps(props, sort_keys=True), "structural")
+        self.add(owner, nid, "contains", path, line)
+        st["sql_literals"] += 1
+        st["sql_parsed"] += 1 if parsed else 0
+        st["sql_dynamic"] += 1 if dynamic else 0
+        st["sql_select_star"] += 1 if star else 0
+        found: dict[str, tuple[set[str], set[str]]] = {}
+        for name, how, role, schema, _expr in tables:
+            if not name:
+                st["sql_tables_dynamic"] += 1
+                continue
+            if schema and schema.lower() in SYSTEM_SCHEMAS:
+                continue
+            tid = self.tables.get(name.lower())
+            if tid is None:
+                st["sql_tables_unknown"] += 1
+                continue
+            roles, hows = found.setdefault(tid, (set(), set()))
+            roles.add(role)
+            hows.add(how)
+        sources = SOURCES_SQL if parsed else SOURCES_SQL_REGEX
+        for tid in sorted(found):
+            roles, hows = found[tid]
+            name_how = "exact" if "exact" in hows else "prefix_resolved" if "prefix_resolved" in hows else "dynamic"
+            via = ("not_parsed" if not parsed else "dynamic_table_name" if name_how == "dynamic"
+                   else "table_prefix" if name_how == "prefix_resolved" else "select_star" if star
+                   else "dynamic_sql" if dynamic else None)
+            derived = via is not None
+            conf = self.conf["sql_dynamic"] if derived else 1.0
+            eprops: dict[str, Any] = {"operation": op, "roles": sorted(roles)}
+            if via:
+                eprops["via"] = via
+            self.add(nid, tid, "references_table", path, line, conf, derived, eprops, sources)
+            self.add(owner, tid, "queries", path, line, conf, derived, eprops, sources)
+            st["sql_edges_derived" if derived else "sql_edges_stated"] += 1
 
     def resolve_route(self, f: FileFacts, src: str, line: int, methods: tuple[str, ...], route: str,
                       handler: tuple[Any, ...]) -> None:

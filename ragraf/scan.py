@@ -71,12 +71,15 @@ class Selector:
         self.include = cfg.globset("include")
         self.exclude = cfg.globset("exclude")
         self.secrets = cfg.globset("secrets_exclude")
+        # db.dsn_from holds credentials: like a secret it is never opened (only references to it are indexed)
+        dsn_from = (cfg.project.get("db") or {}).get("dsn_from")
+        self.dsn_from = dsn_from.strip("/") if dsn_from else None
 
     def prune_dir(self, rel: str) -> bool:
         return self.exclude.match_dir(rel) or self.secrets.match_dir(rel)
 
     def is_secret(self, rel: str) -> bool:
-        return self.secrets.match(rel)
+        return rel == self.dsn_from or self.secrets.match(rel)
 
     def selected(self, rel: str) -> bool:
         return self.include.match_exact(rel) and not self.exclude.match(rel)

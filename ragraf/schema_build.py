@@ -1,17 +1,55 @@
 """The database schema of a revision: live information_schema and migrations (issue 6).
 
-Placeholder until the schema layer lands: no tables, nothing to write. The
-indexer calls ``build`` before resolving, so SQL found in code can be matched
-against the tables it returns (``table_index``).
+The indexer calls ``build`` before resolving, so SQL found in code can be
+matched against the tables it returns (``table_index``).
+
+Invariants a change must keep:
+- Migrations are the corpus files matched by the globs of ``db.schema_source``
+  (every entry except ``information_schema``), applied in path order.
+- The live schema is read only when ``information_schema`` is in
+  ``db.schema_source`` and a server is configured (``db.dsn`` or the
+  ``RAGRAF_DB_*`` variables), with ``db.connect_timeout``. When it is read,
+  it is the schema (source ``information_schema``) and the migrations only
+  give evidence and divergences; otherwise the migrations are the schema
+  (source ``migration``) and ``incomplete`` says why. Nothing here raises on
+  an unreachable server, a bad DSN or bad SQL.
+- No password reaches a message, a row or a log: reasons come from
+  ``ragraf.dbschema``, which scrubs them, and the DSN is never quoted.
+- Evidence (P3): a table, column, view or foreign key carries the path:line
+  of the migration statement that defined it (the CREATE, or the ALTER that
+  last added / changed / renamed a column). A live object that no migration
+  defines carries ``db://schema:1`` (the live database as a whole: the same
+  path the drift ledger uses for schema changes).
+- Ids are content-derived (§5.3): ``node_id(kind, fqn, evidence path,
+  evidence line)``; ``table_id`` is the db_table node id; column fqn is
+  ``table.column``. Output is sorted, so two builds of one state agree.
+- ``db.dsn_from`` names a code file holding credentials: it is never read
+  here; only which other PHP files mention it is recorded (coverage).
 """
 
 from __future__ import annotations
 
+import json
+import posixpath
+import re
+from collections import defaultdict
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from ragraf import dbschema, ids
 from ragraf.config import Config
+from ragraf.errors import ConfigError, SchemaUnavailable
+from ragraf.globs import GlobError, GlobSet
 from ragraf.scan import ScannedFile
+
+if TYPE_CHECKING:
+    from ragraf.store.graph import GraphStore
+
+LIVE_PATH = "db://schema"
+LIVE_EVIDENCE = (LIVE_PATH, 1)
+_SOURCES = {dbschema.SOURCE_LIVE: json.dumps(["information_schema"]),
+            dbschema.SOURCE_MIGRATION: json.dumps(["migration"])}
+MAX_NOTE_PATHS = 20
 
 
 @dataclass
@@ -25,7 +63,222 @@ class SchemaResult:
     table_index: dict[str, str] = field(default_factory=dict)          # lower table name -> node_id
     source: str = "none"                                               # information_schema | migration | none
     incomplete: str | None = None                                      # why the schema may be incomplete
+    divergences: list[dbschema.Divergence] = field(default_factory=list)
+    problems: list[dbschema.Problem] = field(default_factory=list)
 
 
 def build(cfg: Config, files: list[ScannedFile]) -> SchemaResult:
-    return SchemaResult()
+    db = dict(cfg.project.get("db") or {})
+    sources = list(db.get("schema_source") or [])
+    res = SchemaResult()
+    migr_files, file_problems = _migration_files(cfg, files, [g for g in sources if g != "information_schema"])
+    migr: dbschema.Schema | None = None
+    problems: list[dbschema.Problem] = list(file_problems)
+    if migr_files:
+        migr, parse_problems = dbschema.schema_from_migrations([(f.path, f.text or "") for f in migr_files])
+        problems += parse_problems
+    live: dbschema.Schema | None = None
+    why: str | None = None
+    if "information_schema" in sources:
+        live, why = _read_live(db)
+    schema = live if live is not None else migr
+    res.source = schema.source if schema is not None else "none"
+    if live is None and "information_schema" in sources:
+        res.incomplete = (f"live schema not read ({why}); "
+                          + ("tables from migrations only" if migr is not None else "no migration files either"))
+    elif schema is None:
+        res.incomplete = "no schema source: db.schema_source names neither information_schema nor migration files"
+    elif live is None and problems:
+        res.incomplete = f"{len(problems)} migration statement(s) not applied (see schema.problem)"
+    if schema is not None:
+        _rows(res, schema, migr)
+    if live is not None and migr is not None:
+        res.divergences = dbschema.diff_schemas(live, migr)
+    res.problems = problems
+    _coverage(res, schema, migr_files, db, files)
+    return res
+
+
+def _migration_files(cfg: Config, files: list[ScannedFile], globs: list[str]
+                     ) -> tuple[list[ScannedFile], list[dbschema.Problem]]:
+    if not globs:
+        return [], []
+    try:
+        gs = GlobSet(globs, case_insensitive=bool(cfg.project.get("case_insensitive_globs")))
+    except GlobError:  # config.load validated them; stay safe anyway
+        return [], []
+    chosen, problems = [], []
+    for f in sorted(files, key=lambda f: f.path):
+        if not gs.match_exact(f.path):
+            continue
+        if f.status == "ok" and f.text is not None:
+            chosen.append(f)
+        else:
+            problems.append(dbschema.Problem(f.path, 1, f"migration file not read ({f.status}: {f.note or 'no text'})"))
+    return chosen, problems
+
+
+def _read_live(db: dict[str, Any]) -> tuple[dbschema.Schema | None, str | None]:
+    try:
+        params = dbschema.connect_params(db)
+    except SchemaUnavailable as e:
+        return None, str(e)
+    except ConfigError as e:
+        return None, f"bad database configuration: {e}"
+    try:
+        return dbschema.read_live_schema(params), None
+    except SchemaUnavailable as e:
+        return None, str(e)
+    except Exception as e:  # noqa: BLE001 - never fail the build; the type only (no text that may hold secrets)
+        return None, f"reading information_schema failed ({type(e).__name__})"
+
+
+def _edge(src: str, dst: str, kind: str, where: tuple[str, int], sources: str,
+          props: dict[str, Any] | None = None) -> tuple[Any, ...]:
+    path, line = where
+    return (src, dst, kind, "stated", path, line, 1.0, sources, ids.edge_uid(src, dst, kind, path, line),
+            json.dumps(props, sort_keys=True) if props else None)
+
+
+def _rows(res: SchemaResult, schema: dbschema.Schema, migr: dbschema.Schema | None) -> None:
+    sources = _SOURCES.get(schema.source, json.dumps([schema.source]))
+
+    def where(*key: str) -> tuple[str, int] | None:
+        return migr.where(*key) if migr is not None else None
+
+    col_ids: dict[tuple[str, str], str] = {}
+    for low in sorted(schema.tables):
+        t = schema.tables[low]
+        tpath, tline = where("table", low) or LIVE_EVIDENCE
+        tid = ids.node_id("db_table", t.name, tpath, tline)
+        res.table_index[low] = tid
+        res.table_rows.append((tid, t.name, t.engine, t.row_estimate, t.source))
+        props: dict[str, Any] = {"source": t.source, "columns": len(t.columns)}
+        if t.engine:
+            props["engine"] = t.engine
+        if t.row_estimate is not None:
+            props["row_estimate"] = t.row_estimate
+        res.nodes.append((tid, "db_table", t.name, t.name, tpath, tline, tline, json.dumps(props, sort_keys=True),
+                          "structural"))
+        for i, c in enumerate(t.columns, 1):
+            cpath, cline = where("column", low, c.name) or LIVE_EVIDENCE
+            fqn = f"{t.name}.{c.name}"
+            cid = ids.node_id("db_column", fqn, cpath, cline)
+            col_ids[(low, c.name.lower())] = cid
+            res.column_rows.append((tid, c.name, c.data_type, 1 if c.nullable else 0, c.key))
+            cprops: dict[str, Any] = {"data_type": c.data_type, "nullable": c.nullable, "ordinal": i}
+            if c.key:
+                cprops["key"] = c.key
+            res.nodes.append((cid, "db_column", c.name, fqn, cpath, cline, cline, json.dumps(cprops, sort_keys=True),
+                              "structural"))
+            res.edges.append(_edge(tid, cid, "contains", (cpath, cline), sources))
+    for low in sorted(schema.views):
+        name = schema.view_names.get(low, low)
+        vpath, vline = where("view", low) or LIVE_EVIDENCE
+        vid = ids.node_id("db_view", name, vpath, vline)
+        res.table_index.setdefault(low, vid)
+        res.nodes.append((vid, "db_view", name, name, vpath, vline, vline,
+                          json.dumps({"source": schema.source}, sort_keys=True), "structural"))
+    for fk in sorted(schema.fks, key=lambda k: (k.from_table.lower(), k.from_column.lower(), k.to_table.lower(),
+                                                 k.to_column.lower())):
+        res.fk_rows.append((fk.from_table, fk.from_column, fk.to_table, fk.to_column))
+        src = col_ids.get((fk.from_table.lower(), fk.from_column.lower()))
+        dst = col_ids.get((fk.to_table.lower(), fk.to_column.lower()))
+        if src is None or dst is None:
+            continue  # a key into another database: the row says it, there is no node to link
+        ev = where("fk", fk.from_table, fk.from_column, fk.to_table, fk.to_column) or LIVE_EVIDENCE
+        res.edges.append(_edge(src, dst, "fk_to", ev, sources))
+    res.edges.sort(key=lambda e: e[8])
+
+
+def divergence_note(d: dbschema.Divergence) -> str:
+    """One divergence as a coverage note: ``kind table[.column][ (live: T; migrations: T)]``."""
+    note = f"{d.kind} {d.table}" + (f".{d.column}" if d.column else "")
+    if d.live_type is not None or d.migration_type is not None:
+        note += f" (live: {d.live_type or '-'}; migrations: {d.migration_type or '-'})"
+    return note
+
+
+_DIVERGENCE_NOTE = re.compile(r"^(\w+) (.+?)(?: \(live: (.*?); migrations: (.*)\))?$")
+
+
+def parse_divergence_note(note: str) -> dict[str, Any]:
+    """The inverse of ``divergence_note`` (for the facade), as a plain dict."""
+    m = _DIVERGENCE_NOTE.match(note or "")
+    if m is None:
+        return {"kind": "unknown", "table": note or "", "column": None, "live_type": None, "migration_type": None}
+    kind, name, lt, mt = m.groups()
+    table, column = name, None
+    if kind.startswith("column_") or kind == "type_differs":
+        table, _, column = name.rpartition(".")
+    return {"kind": kind, "table": table, "column": column,
+            "live_type": None if lt in (None, "-") else lt, "migration_type": None if mt in (None, "-") else mt}
+
+
+def _coverage(res: SchemaResult, schema: dbschema.Schema | None, migr_files: list[ScannedFile],
+              db: dict[str, Any], files: list[ScannedFile]) -> None:
+    cov = res.coverage
+    cov.append(("schema.source", None, res.source))
+    if res.incomplete:
+        cov.append(("schema.incomplete", 1.0, res.incomplete))
+    n_tables = len(schema.tables) if schema is not None else 0
+    cov.append(("schema.tables", float(n_tables), None))
+    cov.append(("schema.columns", float(len(res.column_rows)), None))
+    cov.append(("schema.foreign_keys", float(len(res.fk_rows)), None))
+    cov.append(("schema.views", float(len(schema.views) if schema is not None else 0), None))
+    paths = [f.path for f in migr_files]
+    cov.append(("schema.migration_files", float(len(paths)),
+                ", ".join(paths[:MAX_NOTE_PATHS]) + (" ..." if len(paths) > MAX_NOTE_PATHS else "") or None))
+    cov.append(("schema.problems", float(len(res.problems)), None))
+    for p in res.problems:
+        cov.append(("schema.problem", None, f"{p.path}:{p.line} {p.message}"))
+    cov.append(("schema.divergences", float(len(res.divergences)), None))
+    for d in res.divergences:
+        cov.append(("schema.divergence", None, divergence_note(d)))
+    dsn_from = db.get("dsn_from")
+    if dsn_from:
+        refs = _mentions(str(dsn_from), files)
+        cov.append(("schema.dsn_from", float(len(refs)),
+                    f"{dsn_from} holds the credentials: its values are never read or indexed; mentioned by "
+                    + (", ".join(refs[:MAX_NOTE_PATHS]) + (" ..." if len(refs) > MAX_NOTE_PATHS else "")
+                       if refs else "no other PHP file")))
+
+
+def _mentions(target: str, files: list[ScannedFile]) -> list[str]:
+    """PHP files (other than ``target``) whose text names ``target``'s file name."""
+    base = posixpath.basename(target)
+    if not base:
+        return []
+    out = []
+    for f in files:
+        if f.path == target or f.lang != "php" or not f.text:
+            continue
+        if base in f.text:
+            out.append(f.path)
+    return sorted(out)
+
+
+def diff_live(cfg: Config, graph: GraphStore, rev_id: str) -> tuple[list[dbschema.Divergence] | None, str | None]:
+    """db-schema-diff (§8.2): the live database now against the tables of revision ``rev_id``.
+
+    Returns ``(divergences, None)``, or ``(None, reason)`` when the live schema
+    cannot be read (not configured, unreachable, information_schema not in
+    ``db.schema_source``). In each Divergence the ``live`` side is the database
+    now and the ``migrations`` side is the revision: ``table_only_live`` = a
+    table that appeared since the revision, ``table_only_migrations`` = one
+    that is gone, ``column_only_*`` / ``type_differs`` alike. Never raises on
+    the server's account; the reason holds no password.
+    """
+    db = dict(cfg.project.get("db") or {})
+    if "information_schema" not in (db.get("schema_source") or []):
+        return None, "information_schema is not in db.schema_source"
+    live, why = _read_live(db)
+    if live is None:
+        return None, why
+    rows = graph.db_tables(rev_id)
+    cols: dict[str, list[dbschema.Column]] = defaultdict(list)
+    for table_id, name, data_type, nullable, key in graph.db_columns(rev_id, [r[0] for r in rows]):
+        cols[table_id].append(dbschema.Column(name, data_type, bool(nullable), key or ""))
+    tables = {name.lower(): dbschema.Table(name, engine, estimate, cols.get(tid, []), src)
+              for tid, name, engine, estimate, src in rows}
+    return dbschema.diff_schemas(live, dbschema.Schema(tables, [], set(), "revision")), None

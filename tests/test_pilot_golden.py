@@ -74,6 +74,23 @@ NODES = {
     ('property', 'App\\Core\\Database::$instance', 'src/Core/Database.php', 9, 9),
     ('property', 'App\\Core\\Loggable::$logger', 'src/Core/Logger.php', 19, 19),
     ('trait', 'App\\Core\\Loggable', 'src/Core/Logger.php', 17, 25),
+    # the schema from db/migrations/001_invoices.sql (no live database configured):
+    # tables and columns carry the line of their CREATE TABLE
+    ('db_table', 'invoices', 'db/migrations/001_invoices.sql', 1, 1),
+    ('db_column', 'invoices.id', 'db/migrations/001_invoices.sql', 1, 1),
+    ('db_column', 'invoices.amount', 'db/migrations/001_invoices.sql', 1, 1),
+    ('db_column', 'invoices.status', 'db/migrations/001_invoices.sql', 1, 1),
+    ('db_column', 'invoices.created_at', 'db/migrations/001_invoices.sql', 1, 1),
+    ('db_table', 'payments', 'db/migrations/001_invoices.sql', 7, 7),
+    ('db_column', 'payments.id', 'db/migrations/001_invoices.sql', 7, 7),
+    ('db_column', 'payments.invoice_id', 'db/migrations/001_invoices.sql', 7, 7),
+    ('db_column', 'payments.amount', 'db/migrations/001_invoices.sql', 7, 7),
+    # SQL in strings: "SELECT id, amount FROM invoices WHERE id = $id", 'SELECT * FROM payments',
+    # 'UPDATE invoices SET status = ? WHERE id = ?' and the heredoc of Report::monthly (lines 9-14)
+    ('sql_literal', 'App\\Billing\\Invoice::find#sql@25', 'src/Billing/Invoice.php', 25, 25),
+    ('sql_literal', 'App\\Billing\\Invoice::charge#sql@37', 'src/Billing/Invoice.php', 37, 37),
+    ('sql_literal', 'App\\Billing\\Model::save#sql@12', 'src/Billing/Model.php', 12, 12),
+    ('sql_literal', 'App\\Billing\\Report::monthly#sql@9', 'src/Billing/Report.php', 9, 14),
 }
 
 # every edge except contains / defines: (kind, src, dst, evidence, provenance, confidence)
@@ -133,6 +150,15 @@ EDGES = {
     ('references', 'App\\Billing\\Report::monthly', 'App\\Billing\\Report', 'src/Billing/Report.php:17', 'stated', 1.0),
     ('references', 'App\\Billing\\Report::monthly', 'App\\Billing\\Report::header', 'src/Billing/Report.php:17', 'stated', 1.0),
     ('uses_trait', 'App\\Billing\\Invoice', 'App\\Core\\Loggable', 'src/Billing/Invoice.php:13', 'stated', 1.0),
+    # exact table names with values only ($id, ?) are stated; SELECT * is derived (sql_dynamic 0.40)
+    ('queries', 'App\\Billing\\Invoice::find', 'invoices', 'src/Billing/Invoice.php:25', 'stated', 1.0),
+    ('references_table', 'App\\Billing\\Invoice::find#sql@25', 'invoices', 'src/Billing/Invoice.php:25', 'stated', 1.0),
+    ('queries', 'App\\Billing\\Invoice::charge', 'payments', 'src/Billing/Invoice.php:37', 'derived', 0.4),
+    ('references_table', 'App\\Billing\\Invoice::charge#sql@37', 'payments', 'src/Billing/Invoice.php:37', 'derived', 0.4),
+    ('queries', 'App\\Billing\\Model::save', 'invoices', 'src/Billing/Model.php:12', 'stated', 1.0),
+    ('references_table', 'App\\Billing\\Model::save#sql@12', 'invoices', 'src/Billing/Model.php:12', 'stated', 1.0),
+    ('queries', 'App\\Billing\\Report::monthly', 'invoices', 'src/Billing/Report.php:9', 'stated', 1.0),
+    ('references_table', 'App\\Billing\\Report::monthly#sql@9', 'invoices', 'src/Billing/Report.php:9', 'stated', 1.0),
 }
 
 STRUCTURE = {
@@ -191,6 +217,17 @@ STRUCTURE = {
     ('defines', 'App\\Core', 'App\\Core\\LoggerInterface', 'src/Core/Logger.php:4'),
     ('defines', 'App\\Core', 'App\\Core\\FileLogger', 'src/Core/Logger.php:9'),
     ('defines', 'App\\Core', 'App\\Core\\Loggable', 'src/Core/Logger.php:17'),
+    ('contains', 'App\\Billing\\Invoice::find', 'App\\Billing\\Invoice::find#sql@25', 'src/Billing/Invoice.php:25'),
+    ('contains', 'App\\Billing\\Invoice::charge', 'App\\Billing\\Invoice::charge#sql@37', 'src/Billing/Invoice.php:37'),
+    ('contains', 'App\\Billing\\Model::save', 'App\\Billing\\Model::save#sql@12', 'src/Billing/Model.php:12'),
+    ('contains', 'App\\Billing\\Report::monthly', 'App\\Billing\\Report::monthly#sql@9', 'src/Billing/Report.php:9'),
+    ('contains', 'invoices', 'invoices.id', 'db/migrations/001_invoices.sql:1'),
+    ('contains', 'invoices', 'invoices.amount', 'db/migrations/001_invoices.sql:1'),
+    ('contains', 'invoices', 'invoices.status', 'db/migrations/001_invoices.sql:1'),
+    ('contains', 'invoices', 'invoices.created_at', 'db/migrations/001_invoices.sql:1'),
+    ('contains', 'payments', 'payments.id', 'db/migrations/001_invoices.sql:7'),
+    ('contains', 'payments', 'payments.invoice_id', 'db/migrations/001_invoices.sql:7'),
+    ('contains', 'payments', 'payments.amount', 'db/migrations/001_invoices.sql:7'),
 }
 
 

@@ -57,6 +57,7 @@ class Session:
         self.text_cache: OrderedDict[str, list[str]] = OrderedDict()
         self._cfg: Any = None
         self._embedder: tuple[Any, str | None] | None = None
+        self.schema_checked_at: float | None = None
 
     def embedder(self) -> tuple[Any, str | None]:
         """The query embedder, loaded once per session: (embedder or None, why not)."""
@@ -184,7 +185,9 @@ class Ctx:
             keep = {k: v for k, v in p.items() if k in ("signature", "visibility", "static", "abstract", "final",
                                                           "modifiers", "parameters", "return_type", "type", "promoted",
                                                           "enum_case", "define", "method", "route", "superglobal", "key",
-                                                          "level", "lang")}
+                                                          "level", "lang", "operation", "columns", "select_star",
+                                                          "dynamic", "parsed", "tables", "data_type", "nullable",
+                                                          "key", "ordinal", "source", "engine", "row_estimate")}
             if "signature" in keep:
                 keep["signature"] = sanitize.clean(keep["signature"])
             out["props"] = keep

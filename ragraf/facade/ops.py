@@ -267,11 +267,14 @@ def impact(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
         target = {"path": args["path"], "symbols": len(rows)}
         ctx.touch(args["path"])
     elif args.get("table"):
+        schema_drift(ctx)
         rows = [r for r in ctx.graph.nodes_by_name(ctx.rev, args["table"]) if r[1] in ("db_table", "db_view")]
         if not rows:
             return {"target": None, "hard": _empty_impact(), "soft": _empty_impact(), "total": 0,
                     "hint": f"table '{args['table']}' is not in {ctx.rev}; check `schema`"}
         seeds = [r[0] for r in rows]
+        # a table changes with its columns: foreign keys run column -> column
+        seeds += [m[1] for m in ctx.graph.edges_from(ctx.rev, seeds, ("contains",))]
         target = [ctx.node(r) for r in rows]
     else:
         rows = _targets(ctx, args)
@@ -305,8 +308,10 @@ def impact(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
         item = {**ctx.node(n), "depth": d}
         if kind == "web_route":
             sections[sec]["routes"].append(item)
-        elif kind in ("db_table", "db_view"):
+        elif kind in ("db_table", "db_view", "db_column"):
             sections[sec]["tables"].append(item)
+        elif kind == "sql_literal":
+            pass  # the symbol holding the SQL is listed through its `queries` edge
         elif kind in ("doc", "doc_section"):
             sections[sec]["docs"].append(item)
         elif kind != "file":
@@ -648,3 +653,48 @@ def calibrate(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
     return {"kind": "threshold", "calibration_id": cid, "params": {"abstain_cosine": t},
             "sample_size": len(samples), "separated": best_ok,
             "relevant_min_cosine": pos[0], "not_relevant_max_cosine": neg[-1]}
+
+
+def schema_drift(ctx: Ctx) -> None:
+    """db-schema-diff (§8.2): before schema / table answers, compare the live database with the
+    revision and append a schema_change entry to the ledger when they differ. Quiet when no live
+    database is configured; one check per session and minute."""
+    import hashlib
+    import time
+
+    ctx.touch(SCHEMA_PATH)
+    last = ctx.s.schema_checked_at
+    if last is not None and time.monotonic() - last < SCHEMA_CHECK_EVERY_S:
+        return
+    ctx.s.schema_checked_at = time.monotonic()
+    cfg = ctx.s.config()
+    db = cfg.project.get("db") or {}
+    import os
+
+    if not db.get("dsn") and not any(k.startswith("RAGRAF_DB_") for k in os.environ):
+        return
+    from ragraf import ledger, schema_build
+    from ragraf.ledger import NewEntry
+    from ragraf.store.control import ControlStore
+
+    divergences, _why = schema_build.diff_live(cfg, ctx.graph, ctx.rev)
+    if not divergences:
+        return
+    lines = sorted(f"{d.kind} {d.table}" + (f".{d.column}" if d.column else "")
+                   + (f" ({d.migration_type} -> {d.live_type})" if d.kind == "type_differs" else "")
+                   for d in divergences)
+    live_hash = hashlib.sha256("\n".join(lines).encode()).hexdigest()
+    rev_hash = hashlib.sha256(ctx.rev.encode()).hexdigest()
+    control = ControlStore(ctx.s.layout.control_db)
+    try:
+        ledger.append(ctx.s.layout, control, ctx.rev, [NewEntry(
+            SCHEMA_PATH, "schema_change", "db-schema-diff", rev_hash, live_hash,
+            note="live database differs from the revision: " + "; ".join(lines[:20])
+                 + (f"; ... {len(lines) - 20} more" if len(lines) > 20 else ""))])
+    finally:
+        control.close()
+    ctx._ledger = None
+
+
+SCHEMA_PATH = "db://schema"
+SCHEMA_CHECK_EVERY_S = 60.0

@@ -1,30 +1,249 @@
 """Database operations: schema and table_usage (issue 6).
 
-Placeholders until the schema layer lands: honest empty answers.
+Invariants a change must keep:
+- Read-only and revision-scoped like every operation: the tables are the
+  revision's db_* rows, the source and completeness come from its rev.json
+  ``schema`` block, divergences and migration problems from its coverage.
+- An incomplete schema is never served silently: ``complete: false`` with
+  the reason, and the reason is added to ``limits``.
+- Columns of a SQL string that the text does not list are the explicit
+  marker ``"unknown"``, never a guess.
+- Every file an answer rests on (migration files, PHP files holding SQL) is
+  touched, so stale warnings cover them.
 """
 
 from __future__ import annotations
 
+import difflib
+import json
+from collections import defaultdict
 from typing import Any
 
+from ragraf.facade import sanitize
 from ragraf.facade.context import Ctx
 from ragraf.facade.params import OpSpec, Param
 
 SCHEMA_SPEC = OpSpec("schema", (Param("table", "string", "One table (default: all tables)."),), main="table")
 TABLE_USAGE_SPEC = OpSpec("table_usage", (Param("table", "string", "A table name."),), main="table",
                           required=("table",))
+UNKNOWN = "unknown"
+MAX_ITEMS = 500
+
+
+def _schema_state(ctx: Ctx) -> tuple[str, str | None]:
+    block = ctx.man.get("schema") if ctx.rev == ctx.active else None
+    if block is None and ctx.rev != ctx.active:
+        # another retained revision: its rev.json is gone, its coverage rows are not
+        cov = {m: n for m, _v, n in ctx.graph.coverage(ctx.rev) if m in ("schema.source", "schema.incomplete")}
+        block = {"source": cov.get("schema.source") or "none", "incomplete": cov.get("schema.incomplete")}
+    block = block or {}
+    source = block.get("source") or "none"
+    incomplete = block.get("incomplete")
+    if source == "none" and not incomplete:
+        incomplete = "no database schema in this revision"
+    return source, incomplete
+
+
+def _limit_incomplete(ctx: Ctx, incomplete: str | None) -> None:
+    if incomplete:
+        msg = f"database schema incomplete: {incomplete}"
+        if msg not in ctx.limits:
+            ctx.limits.append(msg)
+
+
+def _nearest_tables(ctx: Ctx, name: str) -> list[str]:
+    names = ctx.graph.db_object_names(ctx.rev)
+    by_low = {n.lower(): n for n in names}
+    return [by_low[m] for m in difflib.get_close_matches(name.lower(), list(by_low), n=5, cutoff=0.6)]
 
 
 def schema(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
     """Tables of the database as the revision knows them: columns (type, nullable, key),
-    foreign keys, views, engine, row estimates, the source (information_schema or
-    migrations) and divergences between the live database and the migrations."""
-    return {"tables": [], "source": "none", "divergences": [], "complete": False,
-            "hint": "no database schema in this revision"}
+    primary key, foreign keys both ways, views, engine, row estimates, each with the
+    evidence path:line of the migration statement that defined it (`db://schema:1` for
+    what only the live database has); the source (information_schema or migrations),
+    whether the schema is complete (and why not), divergences between the live
+    database and the migrations and migration statements that could not be applied.
+    `table` narrows to one table or view."""
+    from ragraf.facade.ops import schema_drift
+    from ragraf.schema_build import parse_divergence_note
+
+    schema_drift(ctx)
+    from_source, incomplete = _schema_state(ctx)
+    _limit_incomplete(ctx, incomplete)
+    want = args.get("table")
+    rows = ctx.graph.db_tables(ctx.rev)
+    if want:
+        rows = [r for r in rows if r[1].lower() == want.lower()]
+    nodes = ctx.graph.nodes_by_ids(ctx.rev, [r[0] for r in rows])
+    cols_by_table: dict[str, list[tuple[Any, ...]]] = defaultdict(list)
+    for c in ctx.graph.db_columns(ctx.rev, [r[0] for r in rows]):
+        cols_by_table[c[0]].append(c)
+    fks = ctx.graph.db_fks(ctx.rev)
+    out_fk: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    in_fk: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for ft, fc, tt, tc in fks:
+        out_fk[ft.lower()].append({"column": sanitize.clean(fc), "to_table": sanitize.clean(tt),
+                                   "to_column": sanitize.clean(tc)})
+        in_fk[tt.lower()].append({"from_table": sanitize.clean(ft), "from_column": sanitize.clean(fc),
+                                  "column": sanitize.clean(tc)})
+    tables = []
+    for table_id, name, engine, row_estimate, src in rows:
+        n = nodes.get(table_id)
+        node = ctx.node(n) if n is not None else None
+        columns = [{"name": sanitize.clean(c[1]), "type": c[2], "nullable": bool(c[3]), "key": c[4] or ""}
+                   for c in cols_by_table.get(table_id, [])]
+        tables.append({
+            "name": sanitize.clean(name), "node_id": table_id, "kind": "table", "source": src,
+            "engine": engine, "row_estimate": row_estimate,
+            "evidence": node["evidence"] if node else None,
+            "columns": columns,
+            "primary_key": [c["name"] for c in columns if c["key"] == "PRI"],
+            "foreign_keys": out_fk.get(name.lower(), []),
+            "referenced_by": in_fk.get(name.lower(), []),
+        })
+    views = []
+    for v in ctx.graph.nodes_of_kind(ctx.rev, "db_view"):
+        if want and v[2].lower() != want.lower():
+            continue
+        vn = ctx.node(v)
+        views.append({"name": vn["name"], "node_id": v[0], "evidence": vn["evidence"]})
+    divergences, problems = [], []
+    for metric, _value, note in ctx.graph.coverage(ctx.rev):
+        if metric == "schema.divergence" and note:
+            d = parse_divergence_note(note)
+            if not want or d["table"].lower() == want.lower():
+                divergences.append({k: (sanitize.clean(v) if isinstance(v, str) else v) for k, v in d.items()})
+        elif metric == "schema.problem" and note:
+            path, _, rest = note.partition(" ")
+            problems.append({"evidence": sanitize.clean(path), "message": sanitize.clean(rest)})
+            ctx.touch(path.rpartition(":")[0])
+    divergences.sort(key=lambda d: (d["table"].lower(), d["column"] or "", d["kind"]))
+    out: dict[str, Any] = {
+        "source": from_source, "complete": incomplete is None, "incomplete": incomplete,
+        "tables": tables, "views": views, "divergences": divergences, "problems": problems,
+        "total": len(tables) + len(views),
+    }
+    if want and not tables and not views:
+        nearest = _nearest_tables(ctx, want)
+        out["nearest"] = nearest
+        out["hint"] = (f"table '{sanitize.clean(want)}' is not in the schema of {ctx.rev}"
+                       + (f"; nearest: {', '.join(nearest)}" if nearest else "")
+                       + ("" if incomplete is None else " (the schema is incomplete)")
+                       + "; table_usage lists SQL that names it anyway")
+    elif not tables and not views:
+        out["hint"] = f"no database tables in {ctx.rev}: configure db.dsn or db.schema_source migrations"
+    return out
+
+
+def _sql_item(ctx: Ctx, lit: tuple[Any, ...], holder: dict[str, Any] | None, edge: tuple[Any, ...] | None,
+              table: str) -> dict[str, Any]:
+    node_id, _kind, _name, fqn, path, start, end, props_json, _layer = lit
+    ctx.touch(path)
+    p = json.loads(props_json) if props_json else {}
+    mine = [t for t in p.get("tables", []) if (t.get("name") or "").lower() == table.lower()]
+    roles = sorted({t.get("role", "read") for t in mine}) or ["read"]
+    how = next((h for h in ("exact", "prefix_resolved", "dynamic") if any(t.get("how") == h for t in mine)), "dynamic")
+    cols = p.get("columns")
+    item: dict[str, Any] = {
+        "sql": {"node_id": node_id, "fqn": sanitize.name(fqn), "path": path, "start_line": start, "end_line": end,
+                "evidence": f"{path}:{start}"},
+        "operation": p.get("operation", "other"),
+        "roles": roles,
+        "columns": UNKNOWN if cols is None else [sanitize.clean(c) for c in cols],
+        "select_star": bool(p.get("select_star")),
+        "dynamic": bool(p.get("dynamic")),
+        "parsed": bool(p.get("parsed")),
+        "table_name": how,
+        "symbol": holder,
+        "text": ctx.line_text(path, start),
+    }
+    exprs = [sanitize.clean(t["expr"]) for t in mine if t.get("expr")]
+    if exprs:
+        item["runtime_parts"] = exprs
+    if edge is not None:
+        item.update({"provenance": edge[3], "confidence": edge[6], "evidence": f"{edge[4]}:{edge[5]}",
+                     "edge_uid": edge[8]})
+        ep = json.loads(edge[9]) if edge[9] else {}
+        if ep.get("via"):
+            item["via"] = ep["via"]
+    else:
+        item.update({"provenance": None, "confidence": None, "evidence": f"{path}:{start}"})
+    return item
 
 
 def table_usage(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
-    """Who reads and writes a table: the SQL strings (with operation and columns when
-    known), the symbols and files holding them, stated or derived with confidence."""
-    return {"table": args["table"], "readers": [], "writers": [], "total": 0,
-            "hint": "no database schema in this revision"}
+    """Who reads and writes a table (or view): every SQL string linked to it with its
+    operation, the table's role in it (read / write), its columns (or the explicit
+    marker "unknown" when the text does not list them, e.g. SELECT * or dynamic SQL),
+    evidence path:line, provenance and confidence (stated on an exact name match;
+    derived 0.40 for SELECT *, dynamic assembly or a configured prefix); the symbols
+    and files holding them. `unlinked` lists SQL that names the table without an edge
+    (the table is unknown to the schema, e.g. when the schema is incomplete)."""
+    from ragraf.facade.ops import schema_drift
+
+    schema_drift(ctx)
+    table = args["table"].strip()
+    _source, incomplete = _schema_state(ctx)
+    _limit_incomplete(ctx, incomplete)
+    targets = ctx.graph.db_objects_named(ctx.rev, table)
+    target_nodes = [ctx.node(t) for t in targets]
+    edges = ctx.graph.edges_to(ctx.rev, [t[0] for t in targets], ("references_table",))
+    lit_ids = [e[0] for e in edges]
+    lits = ctx.graph.nodes_by_ids(ctx.rev, lit_ids)
+    holders_of: dict[str, str] = {}
+    for e in ctx.graph.edges_to(ctx.rev, lit_ids, ("contains",)):
+        holders_of.setdefault(e[1], e[0])
+    holder_rows = ctx.graph.nodes_by_ids(ctx.rev, set(holders_of.values()))
+    readers: list[dict[str, Any]] = []
+    writers: list[dict[str, Any]] = []
+    symbols: dict[str, dict[str, Any]] = {}
+    files: set[str] = set()
+    linked: set[str] = set()
+    counts: dict[str, int] = defaultdict(int)
+    for e in edges:
+        lit = lits.get(e[0])
+        if lit is None or e[0] in linked:
+            continue
+        linked.add(e[0])
+        h = holder_rows.get(holders_of.get(e[0], ""))
+        holder = ctx.node(h) if h is not None else None
+        item = _sql_item(ctx, lit, holder, e, table)
+        counts[item["operation"]] += 1
+        if "write" in item["roles"]:
+            writers.append(item)
+        if "read" in item["roles"]:
+            readers.append(item)
+        files.add(lit[4])
+        if holder is not None:
+            entry = symbols.setdefault(holder["node_id"], {**holder, "reads": 0, "writes": 0})
+            entry["reads"] += 1 if "read" in item["roles"] else 0
+            entry["writes"] += 1 if "write" in item["roles"] else 0
+    unlinked = []
+    for lit in ctx.graph.sql_literals_naming(ctx.rev, table):
+        if lit[0] in linked:
+            continue
+        unlinked.append(_sql_item(ctx, lit, None, None, table))
+        files.add(lit[4])
+    key = lambda it: (it["sql"]["path"], it["sql"]["start_line"] or 0, it["sql"]["fqn"] or "")  # noqa: E731
+    readers.sort(key=key)
+    writers.sort(key=key)
+    unlinked.sort(key=key)
+    total = len(linked)
+    for lst, label in ((readers, "readers"), (writers, "writers"), (unlinked, "unlinked")):
+        if len(lst) > MAX_ITEMS:
+            ctx.limits.append(f"table_usage: {len(lst)} {label}, the first {MAX_ITEMS} are listed")
+            del lst[MAX_ITEMS:]
+    out: dict[str, Any] = {
+        "table": sanitize.clean(table), "target": target_nodes, "readers": readers, "writers": writers,
+        "symbols": sorted(symbols.values(), key=lambda s: (s["fqn"] or "", s["path"] or "")),
+        "files": sorted(files), "unlinked": unlinked, "counts": dict(sorted(counts.items())), "total": total,
+    }
+    if not targets:
+        nearest = _nearest_tables(ctx, table)
+        out["nearest"] = nearest
+        out["hint"] = (f"table '{sanitize.clean(table)}' is not in the schema of {ctx.rev}"
+                       + (f"; nearest: {', '.join(nearest)}" if nearest else "")
+                       + ("; `unlinked` lists SQL naming it" if unlinked else "")
+                       + ("" if incomplete is None else " (the schema is incomplete)"))
+    return out

@@ -43,3 +43,16 @@
   (#match? @name.reference.superglobal "^_(GET|POST|REQUEST|COOKIE|FILES)$")) @reference.superglobal
 
 (comment) @text.comment
+
+; SQL candidates (issue 6): string literals whose text starts with a statement
+; keyword, any case (ragraf.sqltext decides; the predicate only keeps the
+; other ~98% of strings out of Python). The extractor walks up from a capture
+; to the outermost concatenation and analyses that once.
+((string) @sql.string
+  (#match? @sql.string "^[bB]?'[\\s(]*(?i:select|with|insert|replace|update|delete|create|alter|drop|truncate|show|describe)\\b"))
+((encapsed_string) @sql.string
+  (#match? @sql.string "^[bB]?\"[\\s(]*(?i:select|with|insert|replace|update|delete|create|alter|drop|truncate|show|describe)\\b"))
+((heredoc) @sql.string
+  (#match? @sql.string "^<<<[ \\t]*\"?[A-Za-z_][A-Za-z0-9_]*\"?\\r?\\n[\\s(]*(?i:select|with|insert|replace|update|delete|create|alter|drop|truncate|show|describe)\\b"))
+((nowdoc) @sql.string
+  (#match? @sql.string "^<<<[ \\t]*'[A-Za-z_][A-Za-z0-9_]*'\\r?\\n[\\s(]*(?i:select|with|insert|replace|update|delete|create|alter|drop|truncate|show|describe)\\b"))

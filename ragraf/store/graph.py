@@ -338,3 +338,43 @@ class GraphStore:
             self.db.executemany("INSERT OR IGNORE INTO file_facts(sha256, extractor, facts) VALUES (?,?,?)", rows)
 
     # -- schema (issue 6): queries for the schema / table_usage operations go below ----------
+    def db_tables(self, rev_id: str) -> list[tuple[Any, ...]]:
+        """(table_id, table_name, engine, row_estimate, source) of every table, by name."""
+        return self.db.query(
+            "SELECT table_id, table_name, engine, row_estimate, source FROM db_table WHERE rev_id=?"
+            " ORDER BY table_name COLLATE NOCASE, table_id", (rev_id,))
+
+    def db_columns(self, rev_id: str, table_ids: Iterable[str]) -> list[tuple[Any, ...]]:
+        """(table_id, column_name, data_type, is_nullable, column_key) in ordinal order
+        (the order the build wrote them)."""
+        ids = list(set(table_ids))
+        if not ids:
+            return []
+        return self.db.query(
+            "SELECT table_id, column_name, data_type, is_nullable, column_key FROM db_column"
+            " WHERE rev_id=? AND table_id IN (SELECT value FROM json_each(?)) ORDER BY rowid",
+            (rev_id, json.dumps(ids)))
+
+    def db_fks(self, rev_id: str) -> list[tuple[Any, ...]]:
+        """(from_table, from_column, to_table, to_column) of every foreign key column pair."""
+        return self.db.query(
+            "SELECT from_table, from_column, to_table, to_column FROM db_fk WHERE rev_id=?"
+            " ORDER BY from_table COLLATE NOCASE, from_column, to_table, to_column", (rev_id,))
+
+    def db_objects_named(self, rev_id: str, name: str) -> list[tuple[Any, ...]]:
+        """db_table / db_view nodes called ``name`` (case-insensitive)."""
+        return _by_place([r for r in self.db.query(
+            f"SELECT {self.NODE_COLS} FROM node WHERE rev_id=? AND name=? COLLATE NOCASE", (rev_id, name))
+            if r[1] in ("db_table", "db_view")])
+
+    def db_object_names(self, rev_id: str) -> list[str]:
+        return [r[0] for r in self.db.query(
+            "SELECT DISTINCT name FROM node WHERE rev_id=? AND kind IN ('db_table','db_view') ORDER BY name",
+            (rev_id,))]
+
+    def sql_literals_naming(self, rev_id: str, table: str, limit: int = 500) -> list[tuple[Any, ...]]:
+        """sql_literal nodes whose analysed tables include ``table`` (case-insensitive), linked or not."""
+        return _by_place(self.db.query(
+            f"SELECT {self.NODE_COLS} FROM node n WHERE n.rev_id=? AND n.kind='sql_literal' AND EXISTS ("
+            " SELECT 1 FROM json_each(n.props, '$.tables') j"
+            " WHERE json_extract(j.value, '$.name') = ? COLLATE NOCASE) LIMIT ?", (rev_id, table, limit)))

@@ -1,0 +1,1294 @@
+"""The database schema as an external contract (architecture §4.1 db_*, §6.1, §8.2, §15).
+
+Two sources give a ``Schema``: the live server's ``information_schema``
+(``read_live_schema``) and the project's migration files
+(``schema_from_migrations``); ``diff_schemas`` says where they disagree.
+
+Invariants a change must keep:
+- The database password is read from ``RAGRAF_DB_PASSWORD`` or from the DSN
+  and nowhere else. It is held by a ``Secret`` whose ``repr``/``str`` are
+  masked; it never appears in a returned value's text, in a log record or in
+  an exception message (messages are scrubbed of it before they are raised).
+- A server that cannot be reached, refuses the login or does not answer in
+  time is a ``SchemaUnavailable`` with a one-line reason, never another
+  exception; the caller then builds the schema from migrations only (§15).
+- ``schema_from_migrations`` never raises on bad SQL: every statement that
+  cannot be parsed, or that could change a table but is not understood, is a
+  ``Problem(path, line, message)`` (line = the statement's first line in its
+  file) and the statements after it still apply. Statements that cannot
+  change the shape of a table (INSERT, SET, triggers, procedures...) are
+  skipped silently.
+- ``Schema.tables`` is keyed by the lower-cased table name; ``Table.name``
+  keeps the spelling of the source. Columns keep their ordinal order.
+- Migration column types are lower-cased MySQL spellings as in
+  ``information_schema.COLUMNS.COLUMN_TYPE`` (``int(11) unsigned``,
+  ``decimal(10,2)``, ``enum('a','b')``), but a display width or default
+  length that the migration does not state is not invented (``INT`` stays
+  ``int``). ``type_key`` defines which spellings are the same type; it is the
+  only comparison ``diff_schemas`` uses.
+- ``mysql.connector`` and ``sqlglot`` are imported inside the functions that
+  need them, so importing this module is cheap.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import unquote, urlsplit
+
+from ragraf.errors import ConfigError, SchemaUnavailable
+
+SOURCE_LIVE = "information_schema"
+SOURCE_MIGRATION = "migration"
+PASSWORD_ENV = "RAGRAF_DB_PASSWORD"
+DEFAULT_PORT = 3306
+DEFAULT_CONNECT_TIMEOUT = 3.0
+
+# --------------------------------------------------------------------- model
+
+
+@dataclass
+class Column:
+    """One column. ``key`` is COLUMN_KEY: 'PRI', 'UNI', 'MUL' or ''."""
+
+    name: str
+    data_type: str | None
+    nullable: bool
+    key: str = ""
+
+
+@dataclass
+class Table:
+    """One base table (views are only named in ``Schema.views``)."""
+
+    name: str
+    engine: str | None
+    row_estimate: int | None
+    columns: list[Column]
+    source: str
+
+    def column(self, name: str) -> Column | None:
+        low = name.lower()
+        for col in self.columns:
+            if col.name.lower() == low:
+                return col
+        return None
+
+
+@dataclass(frozen=True)
+class ForeignKey:
+    """One column pair of a foreign key (a composite key gives several)."""
+
+    from_table: str
+    from_column: str
+    to_table: str
+    to_column: str
+
+
+Where = tuple[str, int]  # (path, line) of the migration statement that defined something
+
+
+@dataclass
+class Schema:
+    """``tables`` by lower-cased name; ``views`` are lower-cased names; ``source`` is
+    'information_schema' or 'migration'.
+
+    ``view_names`` maps a lower-cased view name to its spelling. ``evidence``
+    (migrations only) says which statement defined each thing, as ``(path,
+    line)``: keys ``("table", t)`` (the CREATE TABLE), ``("column", t, c)`` (the
+    CREATE TABLE, or the last ALTER that added, changed or renamed the column),
+    ``("view", v)`` and ``("fk", t, c, to_t, to_c)``; names lower-cased, and a
+    renamed table keeps the evidence of its CREATE.
+    """
+
+    tables: dict[str, Table]
+    fks: list[ForeignKey]
+    views: set[str]
+    source: str
+    evidence: dict[tuple[str, ...], Where] = field(default_factory=dict)
+    view_names: dict[str, str] = field(default_factory=dict)
+
+    def table(self, name: str) -> Table | None:
+        return self.tables.get(name.lower())
+
+    def where(self, *key: str) -> Where | None:
+        """The (path, line) of ``("table", name)`` etc.; names compare case-insensitively."""
+        return self.evidence.get((key[0], *(k.lower() for k in key[1:])))
+
+
+@dataclass(frozen=True)
+class Problem:
+    """A migration statement that was not applied."""
+
+    path: str
+    line: int
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}: {self.message}"
+
+
+DIVERGENCE_KINDS = (
+    "table_only_live",
+    "table_only_migrations",
+    "column_only_live",
+    "column_only_migrations",
+    "type_differs",
+)
+
+
+@dataclass(frozen=True)
+class Divergence:
+    kind: str
+    table: str
+    column: str | None = None
+    live_type: str | None = None
+    migration_type: str | None = None
+
+
+class Secret:
+    """A password. Its text form is masked; ``reveal()`` is the only way out."""
+
+    __slots__ = ("_value",)
+
+    def __init__(self, value: str) -> None:
+        self._value = value
+
+    def reveal(self) -> str:
+        return self._value
+
+    def __repr__(self) -> str:
+        return "Secret('***')"
+
+    __str__ = __repr__
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Secret) and other._value == self._value
+
+    def __hash__(self) -> int:
+        return hash(("Secret", self._value))
+
+    def __reduce__(self) -> Any:  # never pickle (and so never persist) a password
+        raise TypeError("a Secret cannot be pickled")
+
+
+# ------------------------------------------------------------ connect params
+
+
+def connect_params(db_cfg: Mapping[str, Any] | None, env: Mapping[str, str] | None = None
+                   ) -> dict[str, Any]:
+    """Connection parameters from the ``db:`` configuration or the environment.
+
+    ``db.dsn`` (``mysql://user@host:port/dbname``) wins when set; otherwise
+    ``RAGRAF_DB_HOST`` / ``RAGRAF_DB_PORT`` / ``RAGRAF_DB_USER`` /
+    ``RAGRAF_DB_NAME`` are used. The password is ``RAGRAF_DB_PASSWORD`` if
+    set, else the DSN's password, else none; it is returned as a ``Secret``.
+    Returns ``{host, port, user, database, password, connect_timeout}``.
+    Raises SchemaUnavailable when no database is configured at all and
+    ConfigError when the configuration is malformed.
+    """
+    cfg = dict(db_cfg or {})
+    env = os.environ if env is None else env
+    timeout = _timeout(cfg.get("connect_timeout", DEFAULT_CONNECT_TIMEOUT))
+    password: str | None = env.get(PASSWORD_ENV) or None
+    dsn = cfg.get("dsn")
+    if dsn:
+        if not isinstance(dsn, str):
+            raise ConfigError("db.dsn: expected a string mysql://user@host:port/dbname")
+        host, port, user, database, dsn_password = _parse_dsn(dsn)
+        if password is None:
+            password = dsn_password
+    elif env.get("RAGRAF_DB_HOST"):
+        host = env["RAGRAF_DB_HOST"]
+        port_text = env.get("RAGRAF_DB_PORT") or str(DEFAULT_PORT)
+        if not port_text.isdigit() or not 0 < int(port_text) < 65536:
+            raise ConfigError("RAGRAF_DB_PORT: expected a port number 1-65535")
+        port = int(port_text)
+        user = env.get("RAGRAF_DB_USER") or ""
+        database = env.get("RAGRAF_DB_NAME") or ""
+        if not user:
+            raise ConfigError("RAGRAF_DB_USER: not set (RAGRAF_DB_HOST is)")
+        if not database:
+            raise ConfigError("RAGRAF_DB_NAME: not set (RAGRAF_DB_HOST is)")
+    else:
+        raise SchemaUnavailable("no database configured (db.dsn or RAGRAF_DB_HOST)")
+    return {
+        "host": host,
+        "port": port,
+        "user": user,
+        "database": database,
+        "password": Secret(password) if password else None,
+        "connect_timeout": timeout,
+    }
+
+
+def _timeout(value: Any) -> float:
+    try:
+        t = float(value)
+    except (TypeError, ValueError):
+        raise ConfigError("db.connect_timeout: expected a number of seconds") from None
+    if t <= 0:
+        raise ConfigError("db.connect_timeout: must be > 0")
+    return t
+
+
+def _parse_dsn(dsn: str) -> tuple[str, int, str, str, str | None]:
+    # Messages never quote the DSN: it may hold the password.
+    shape = "db.dsn: expected mysql://user@host:port/dbname"
+    try:
+        parts = urlsplit(dsn)
+        port = parts.port or DEFAULT_PORT
+    except ValueError:
+        raise ConfigError(f"{shape} (bad host or port)") from None
+    if parts.scheme.lower() not in ("mysql", "mariadb"):
+        raise ConfigError(f"{shape} (scheme must be mysql:// or mariadb://)")
+    if not parts.hostname:
+        raise ConfigError(f"{shape} (no host)")
+    if not parts.username:
+        raise ConfigError(f"{shape} (no user)")
+    database = unquote(parts.path.lstrip("/"))
+    if not database or "/" in database:
+        raise ConfigError(f"{shape} (no database name)")
+    password = unquote(parts.password) if parts.password else None
+    return parts.hostname, port, unquote(parts.username), database, password
+
+
+# --------------------------------------------------------------- live schema
+
+_LIVE_TABLE_TYPES = ("BASE TABLE", "SYSTEM VERSIONED")
+
+
+def read_live_schema(params: Mapping[str, Any], timeout_s: float | None = None) -> Schema:
+    """Read tables, columns, foreign keys and views of ``params['database']``.
+
+    ``timeout_s`` (default ``params['connect_timeout']``) bounds the connect
+    and every read. Any failure to get an answer is a SchemaUnavailable.
+    """
+    import mysql.connector
+
+    timeout = float(timeout_s if timeout_s is not None
+                    else params.get("connect_timeout", DEFAULT_CONNECT_TIMEOUT))
+    secs = max(1, math.ceil(timeout))  # the connector takes whole seconds
+    secret = params.get("password")
+    password = secret.reveal() if isinstance(secret, Secret) else (secret or "")
+    host, port, database = params["host"], int(params["port"]), params["database"]
+    where = f"{host}:{port}"
+    conn = None
+    try:
+        conn = mysql.connector.connect(
+            host=host, port=port, user=params["user"], password=password,
+            database=database, connection_timeout=secs,
+            read_timeout=secs, write_timeout=secs, use_pure=True,
+        )
+        cur = conn.cursor()
+        return _read_information_schema(cur, database)
+    except mysql.connector.Error as exc:
+        reason = _reason(exc, where, params.get("user", ""), database, timeout)
+        raise SchemaUnavailable(_scrub(reason, password)) from None
+    except (OSError, TimeoutError) as exc:
+        raise SchemaUnavailable(_scrub(f"cannot reach {where}: {exc}", password)) from None
+    finally:
+        if conn is not None:
+            try:
+                conn.close()
+            except Exception:  # noqa: BLE001 - closing a broken link must not mask the answer
+                pass
+
+
+def _reason(exc: Any, where: str, user: str, database: str, timeout: float) -> str:
+    errno = getattr(exc, "errno", None)
+    msg = str(getattr(exc, "msg", "") or exc)
+    if errno == 1045:
+        return f"access denied for user '{user}' at {where}"
+    if errno == 1044:
+        return f"user '{user}' may not use database '{database}' at {where}"
+    if errno == 1049:
+        return f"unknown database '{database}' at {where}"
+    if errno in (3024, 2013) or "timed out" in msg.lower() or "timeout" in type(exc).__name__.lower():
+        return f"no answer from {where} within {timeout:g}s"
+    if errno in (2002, 2003, 2005, 2006):
+        m = re.search(r"\((Errno [^)]*)\)", msg)
+        return f"cannot connect to {where}" + (f" ({m.group(1)})" if m else "")
+    return f"{where}: {msg}"
+
+
+def _scrub(text: str, password: str) -> str:
+    line = " ".join(text.split())
+    if password:
+        line = line.replace(password, "***")
+    return line
+
+
+def _text(v: Any) -> str | None:
+    if v is None:
+        return None
+    if isinstance(v, (bytes, bytearray)):
+        return v.decode("utf-8", "replace")
+    return str(v)
+
+
+def _read_information_schema(cur: Any, database: str) -> Schema:
+    cur.execute(
+        "SELECT TABLE_NAME, TABLE_TYPE, ENGINE, TABLE_ROWS FROM information_schema.TABLES "
+        "WHERE TABLE_SCHEMA = %s ORDER BY TABLE_NAME", (database,))
+    tables: dict[str, Table] = {}
+    views: set[str] = set()
+    view_names: dict[str, str] = {}
+    for name, ttype, engine, rows in cur.fetchall():
+        name, ttype = _text(name) or "", _text(ttype) or ""
+        if ttype == "VIEW":
+            views.add(name.lower())
+            view_names[name.lower()] = name
+        elif ttype in _LIVE_TABLE_TYPES:
+            tables[name.lower()] = Table(name, _text(engine), None if rows is None else int(rows),
+                                         [], SOURCE_LIVE)
+    cur.execute(
+        "SELECT TABLE_NAME, COLUMN_NAME, COLUMN_TYPE, IS_NULLABLE, COLUMN_KEY "
+        "FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = %s "
+        "ORDER BY TABLE_NAME, ORDINAL_POSITION", (database,))
+    for tname, cname, ctype, nullable, key in cur.fetchall():
+        table = tables.get((_text(tname) or "").lower())
+        if table is not None:  # view columns are not kept
+            table.columns.append(Column(_text(cname) or "", (_text(ctype) or "").lower(),
+                                        _text(nullable) == "YES", _text(key) or ""))
+    cur.execute(
+        "SELECT k.TABLE_NAME, k.COLUMN_NAME, k.REFERENCED_TABLE_SCHEMA, "
+        "k.REFERENCED_TABLE_NAME, k.REFERENCED_COLUMN_NAME "
+        "FROM information_schema.KEY_COLUMN_USAGE k "
+        "JOIN information_schema.REFERENTIAL_CONSTRAINTS r "
+        "  ON r.CONSTRAINT_SCHEMA = k.CONSTRAINT_SCHEMA "
+        " AND r.CONSTRAINT_NAME = k.CONSTRAINT_NAME AND r.TABLE_NAME = k.TABLE_NAME "
+        "WHERE k.TABLE_SCHEMA = %s AND k.REFERENCED_TABLE_NAME IS NOT NULL "
+        "ORDER BY k.TABLE_NAME, k.CONSTRAINT_NAME, k.ORDINAL_POSITION", (database,))
+    fks = []
+    for tname, cname, rschema, rtable, rcol in cur.fetchall():
+        to_table = _text(rtable) or ""
+        if rschema is not None and _text(rschema) != database:
+            to_table = f"{_text(rschema)}.{to_table}"
+        fks.append(ForeignKey(_text(tname) or "", _text(cname) or "", to_table, _text(rcol) or ""))
+    return Schema(tables, fks, views, SOURCE_LIVE, view_names=view_names)
+
+
+# ------------------------------------------------------------ type compare
+#
+# What counts as the same type (``type_key``):
+# - case and blanks do not matter; ``decimal(10, 2)`` == ``decimal(10,2)``;
+# - an integer type's display width does not matter (MariaDB reports ``int(11)``,
+#   MySQL 8 ``int``, a migration may say ``INT``): ``int(11)`` == ``int`` ==
+#   ``integer``; ``tinyint(1)`` == ``bool`` == ``boolean``; ``signed`` is
+#   dropped; ``unsigned`` matters; ``zerofill`` is dropped (it only implies
+#   ``unsigned``, which then matters);
+# - defaults the server fills in are equal to their omission: ``decimal`` ==
+#   ``decimal(10,0)``, ``decimal(8)`` == ``decimal(8,0)``, ``char`` ==
+#   ``char(1)``, ``binary``/``bit`` == ``(1)``, ``year(4)`` == ``year``,
+#   ``datetime(0)``/``timestamp(0)``/``time(0)`` == without the ``(0)``;
+# - aliases the server rewrites: ``numeric``/``dec``/``fixed`` == ``decimal``,
+#   ``real``/``double precision`` == ``double``, ``json`` == ``longtext``
+#   (MariaDB stores JSON as LONGTEXT), ``serial`` == ``bigint unsigned``,
+#   ``nvarchar``/``national varchar`` == ``varchar``;
+# - everything else must match exactly: ``varchar(100)`` != ``varchar(255)``,
+#   ``int`` != ``bigint``, ``text`` != ``mediumtext``, enum/set value lists
+#   are compared verbatim (quoted values keep their case and spaces).
+
+_INT_TYPES = {"tinyint", "smallint", "mediumint", "int", "bigint"}
+_ALIASES = {
+    "integer": "int", "int4": "int", "int1": "tinyint", "int2": "smallint",
+    "int3": "mediumint", "middleint": "mediumint", "int8": "bigint",
+    "bool": "tinyint", "boolean": "tinyint", "numeric": "decimal", "dec": "decimal",
+    "fixed": "decimal", "real": "double", "double precision": "double", "float8": "double",
+    "float4": "float", "json": "longtext", "character varying": "varchar",
+    "character": "char", "nvarchar": "varchar", "nchar": "char",
+    "national varchar": "varchar", "national char": "char", "national character": "char",
+}
+_TYPE_RE = re.compile(
+    r"^(national [a-z]+|double precision|character varying|long [a-z]+|[a-z][a-z0-9_]*)"
+    r"(?:\((.*)\))?((?: [a-z]+)*)$", re.S)
+
+
+def _squash(text: str) -> str:
+    """Lower-case outside quotes, drop blanks around ',', '(' and ')'."""
+    out: list[str] = []
+    quote = ""
+    for ch in text:
+        if quote:
+            out.append(ch)
+            if ch == quote:
+                quote = ""
+        elif ch in "'\"`":
+            quote = ch
+            out.append(ch)
+        elif ch.isspace():
+            if out and out[-1] not in " (,":
+                out.append(" ")
+        elif ch in ",)(":
+            while out and out[-1] == " ":
+                out.pop()
+            out.append(ch)
+        else:
+            out.append(ch.lower())
+    return "".join(out).strip()
+
+
+def type_key(data_type: str | None) -> str:
+    """The canonical form under which two column types count as equal."""
+    if not data_type:
+        return ""
+    text = _squash(data_type)
+    m = _TYPE_RE.match(text)
+    if not m:
+        return text
+    base, args, tail = m.group(1).strip(), m.group(2), m.group(3).split()
+    if base == "serial":
+        base, tail = "bigint", ["unsigned", *tail]
+    if base in ("bool", "boolean"):
+        args = None
+    base = _ALIASES.get(base, base)
+    mods = [w for w in tail if w not in ("signed", "zerofill")]
+    if "zerofill" in tail and "unsigned" not in mods:
+        mods.insert(0, "unsigned")
+    if base in _INT_TYPES:
+        args = None
+    elif base == "decimal":
+        if not args:
+            args = "10,0"
+        elif "," not in args:
+            args = f"{args},0"
+    elif base in ("char", "binary", "bit") and not args:
+        args = "1"
+    elif base == "year" and args == "4":
+        args = None
+    elif base in ("datetime", "timestamp", "time") and args == "0":
+        args = None
+    mods = sorted(set(mods), key=mods.index)
+    return base + (f"({args})" if args is not None else "") + "".join(f" {w}" for w in mods)
+
+
+def types_equal(live_type: str | None, migration_type: str | None) -> bool:
+    return type_key(live_type) == type_key(migration_type)
+
+
+# --------------------------------------------------------------------- diff
+
+
+def diff_schemas(live: Schema, migr: Schema) -> list[Divergence]:
+    """Tables and columns present on one side only, and columns whose types differ.
+
+    Names compare case-insensitively; types compare by ``type_key``. Views,
+    keys and foreign keys are not compared. The order is deterministic: by
+    lower-cased table name, then live column order, then migration-only
+    columns in migration order.
+    """
+    out: list[Divergence] = []
+    for low in sorted(set(live.tables) | set(migr.tables)):
+        lt, mt = live.tables.get(low), migr.tables.get(low)
+        if lt is None and mt is not None:
+            out.append(Divergence("table_only_migrations", mt.name))
+            continue
+        if mt is None and lt is not None:
+            out.append(Divergence("table_only_live", lt.name))
+            continue
+        assert lt is not None and mt is not None
+        mcols = {c.name.lower(): c for c in mt.columns}
+        lcols = {c.name.lower() for c in lt.columns}
+        for col in lt.columns:
+            mc = mcols.get(col.name.lower())
+            if mc is None:
+                out.append(Divergence("column_only_live", lt.name, col.name, col.data_type, None))
+            elif not types_equal(col.data_type, mc.data_type):
+                out.append(Divergence("type_differs", lt.name, col.name, col.data_type,
+                                      mc.data_type))
+        for col in mt.columns:
+            if col.name.lower() not in lcols:
+                out.append(Divergence("column_only_migrations", lt.name, col.name, None,
+                                      col.data_type))
+    return out
+
+
+# --------------------------------------------------------------- migrations
+
+
+def split_statements(text: str) -> Iterator[tuple[int, str]]:
+    """``(first line, statement)`` for each statement of a SQL script.
+
+    Knows quotes (' " `), comments (``-- ``, ``#``, ``/* */``; the MySQL
+    executable comments ``/*! ... */`` and ``/*M! ... */`` keep their
+    content) and ``DELIMITER`` lines. Comments are replaced by a blank.
+    """
+    delim = ";"
+    special = _special_chars(delim)
+    i, n = 0, len(text)
+    line = 1
+    buf: list[str] = []
+    start_line = 0
+    while i < n:
+        ch = text[i]
+        if not buf:
+            if ch.isspace():
+                if ch == "\n":
+                    line += 1
+                i += 1
+                continue
+            # DELIMITER directive: only at the start of a statement
+            if text[i:i + 10].upper() == "DELIMITER " and (i == 0 or text[i - 1] in " \t\n"):
+                end = text.find("\n", i)
+                end = n if end < 0 else end
+                new = text[i + 10:end].strip()
+                if new:
+                    delim = new
+                    special = _special_chars(delim)
+                i = end
+                continue
+        if ch in "'\"`":
+            j = i + 1
+            while j < n:
+                if text[j] == "\\" and ch != "`":
+                    j += 2
+                    continue
+                if text[j] == ch:
+                    if j + 1 < n and text[j + 1] == ch:  # doubled quote
+                        j += 2
+                        continue
+                    break
+                j += 1
+            chunk = text[i:j + 1]
+            if not buf:
+                start_line = line
+            buf.append(chunk)
+            line += chunk.count("\n")
+            i = j + 1
+            continue
+        if ch == "#" or (ch == "-" and text.startswith("--", i)
+                         and (i + 2 >= n or text[i + 2] in " \t\r\n")):
+            end = text.find("\n", i)
+            i = n if end < 0 else end
+            if buf:
+                buf.append(" ")
+            continue
+        if ch == "/" and text.startswith("/*", i):
+            end = text.find("*/", i + 2)
+            end = n if end < 0 else end
+            body = text[i + 2:end]
+            m = re.match(r"M?!(\d*)", body)
+            if m and not (m.group(1) and int(m.group(1)) >= 999999):
+                # executable comment: its content is SQL (999999: never, e.g. the
+                # "enable the sandbox mode" line of MariaDB dumps)
+                text = text[:i] + " " * (2 + m.end()) + body[m.end():] + "  " + text[end + 2:]
+                n = len(text)
+                continue
+            line += body.count("\n")
+            i = end + 2
+            if buf:
+                buf.append(" ")
+            continue
+        if text.startswith(delim, i):
+            stmt = "".join(buf).strip()
+            if stmt:
+                yield start_line, stmt
+            buf = []
+            i += len(delim)
+            continue
+        if not buf:
+            start_line = line
+        # copy the run of ordinary characters up to the next one that matters
+        m = special.search(text, i + 1)
+        j = n if m is None else m.start()
+        run = text[i:j]
+        line += run.count("\n")
+        buf.append(run)
+        i = j
+    stmt = "".join(buf).strip()
+    if stmt:
+        yield start_line, stmt
+
+
+def _special_chars(delim: str) -> re.Pattern[str]:
+    return re.compile("[-'\"`#/]|" + re.escape(delim))
+
+
+@dataclass
+class _Index:
+    name: str
+    kind: str  # 'PRI' | 'UNI' | 'MUL'
+    cols: list[str]
+
+
+@dataclass
+class _Fk:
+    name: str
+    cols: list[str]
+    ref_table: str
+    ref_cols: list[str]
+    named: bool = False  # CONSTRAINT <name> given (else the name is generated)
+    evidence: Where | None = None
+
+
+@dataclass
+class _TState:
+    name: str
+    engine: str | None = None
+    cols: list[Column] = field(default_factory=list)
+    indexes: list[_Index] = field(default_factory=list)
+    fks: list[_Fk] = field(default_factory=list)
+    auto_names: int = 0
+    evidence: Where | None = None  # the CREATE TABLE
+    col_ev: dict[str, Where] = field(default_factory=dict)  # lower column -> defining statement
+
+    def find(self, name: str) -> int:
+        low = name.lower()
+        for i, c in enumerate(self.cols):
+            if c.name.lower() == low:
+                return i
+        return -1
+
+    def new_name(self, hint: str) -> str:
+        self.auto_names += 1
+        return f"{hint}_{self.auto_names}"
+
+
+# Statements that cannot change the shape of a table: skipped without a Problem.
+_NO_SHAPE_EFFECT = re.compile(
+    r"^\s*(?:INSERT|REPLACE|UPDATE|DELETE|SELECT|SET|USE|START|BEGIN|COMMIT|ROLLBACK|SAVEPOINT"
+    r"|RELEASE|LOCK|UNLOCK|CALL|DO|GRANT|REVOKE|FLUSH|ANALYZE|OPTIMIZE|CHECK|REPAIR|TRUNCATE"
+    r"|SHOW|DESCRIBE|DESC|EXPLAIN|HANDLER|LOAD|PREPARE|EXECUTE|DEALLOCATE|KILL|PURGE|RESET"
+    r"|CREATE\s+(?:DATABASE|SCHEMA|USER|ROLE|SEQUENCE|SERVER|EVENT)\b|DROP\s+(?:DATABASE|SCHEMA"
+    r"|USER|ROLE|SEQUENCE|SERVER|EVENT|TRIGGER|PROCEDURE|FUNCTION)\b|ALTER\s+(?:DATABASE|SCHEMA"
+    r"|USER|EVENT|SEQUENCE|PROCEDURE|FUNCTION)\b"
+    r"|CREATE\s+(?:OR\s+REPLACE\s+)?(?:DEFINER\s*=\s*\S+\s+)?(?:AGGREGATE\s+)?"
+    r"(?:TRIGGER|PROCEDURE|FUNCTION)\b)", re.I)
+_RENAME_TABLE = re.compile(r"^\s*RENAME\s+TABLES?\s+(.*)$", re.I | re.S)
+_NAME = r"(?:`(?:[^`]|``)+`|[\w$]+)(?:\s*\.\s*(?:`(?:[^`]|``)+`|[\w$]+))?"
+_RENAME_PAIR = re.compile(rf"^\s*({_NAME})\s+TO\s+({_NAME})\s*$", re.I | re.S)
+
+
+def _unquote_name(text: str) -> str:
+    last = re.findall(r"`((?:[^`]|``)+)`|([\w$]+)", text)[-1]
+    return (last[0].replace("``", "`") if last[0] else last[1])
+
+
+def _snippet(stmt: str) -> str:
+    one = " ".join(stmt.split())
+    return one if len(one) <= 60 else one[:57] + "..."
+
+
+class _Migrator:
+    def __init__(self) -> None:
+        self.tables: dict[str, _TState] = {}
+        self.views: dict[str, str] = {}  # lower -> spelling
+        self.view_ev: dict[str, Where] = {}
+        self.problems: list[Problem] = []
+        self.masked_types: dict[str, str] = {}
+        self.path = ""
+        self.line = 0
+
+    # -- helpers
+    def here(self) -> Where:
+        return (self.path, self.line)
+
+    def problem(self, message: str) -> None:
+        self.problems.append(Problem(self.path, self.line, message))
+
+    def table(self, name: str) -> _TState | None:
+        t = self.tables.get(name.lower())
+        if t is None:
+            self.problem(f"table {name} is not defined by an earlier migration")
+        return t
+
+    # -- entry
+    def apply(self, stmt: str) -> None:
+        from sqlglot import exp
+        from sqlglot.errors import SqlglotError
+
+        if _NO_SHAPE_EFFECT.match(stmt):
+            return
+        m = _RENAME_TABLE.match(stmt)
+        if m:
+            self.rename_tables(m.group(1))
+            return
+        try:
+            masked, self.masked_types = _mask_types(stmt)
+            tree = _parse_one(masked)
+        except SqlglotError as exc:
+            first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            # sqlglot's "Line 1, Col: 25." counts inside the statement, not the file
+            first = re.sub(r"\s*Line \d+, Col: \d+\.?", "", first).strip(" .") or "syntax error"
+            self.problem(f"unparsable statement ({first}): {_snippet(stmt)}")
+            return
+        except Exception as exc:  # noqa: BLE001 - sqlglot may fail in other ways on odd input
+            self.problem(f"unparsable statement ({type(exc).__name__}): {_snippet(stmt)}")
+            return
+        if tree is None:
+            return
+        if isinstance(tree, exp.Create):
+            self.create(tree, stmt)
+        elif isinstance(tree, exp.Alter):
+            self.alter(tree, stmt)
+        elif isinstance(tree, exp.Drop):
+            self.drop(tree)
+        elif isinstance(tree, (exp.Set, exp.Use, exp.Transaction, exp.Commit, exp.Rollback)):
+            return
+        else:
+            self.problem(f"unsupported statement: {_snippet(stmt)}")
+
+    # -- RENAME TABLE a TO b, c TO d
+    def rename_tables(self, body: str) -> None:
+        for pair in _split_top_commas(body):
+            m = _RENAME_PAIR.match(pair)
+            if not m:
+                self.problem(f"unparsable RENAME TABLE clause: {_snippet(pair)}")
+                return
+            self.rename_table(_unquote_name(m.group(1)), _unquote_name(m.group(2)))
+
+    def rename_table(self, old: str, new: str) -> None:
+        low = old.lower()
+        if low in self.views:
+            del self.views[low]
+            self.views[new.lower()] = new
+            ev = self.view_ev.pop(low, None)
+            if ev is not None:
+                self.view_ev[new.lower()] = ev
+            return
+        t = self.table(old)
+        if t is None:
+            return
+        del self.tables[low]
+        t.name = new
+        self.tables[new.lower()] = t
+        for other in self.tables.values():
+            for fk in other.fks:
+                if fk.ref_table.lower() == low:
+                    fk.ref_table = new
+
+    # -- CREATE TABLE / VIEW / INDEX
+    def create(self, tree: Any, stmt: str) -> None:
+        from sqlglot import exp
+
+        kind = str(tree.args.get("kind") or "").upper()
+        target = tree.this
+        if kind == "VIEW":
+            name = target.name if isinstance(target, exp.Table) else target.this.name
+            if name.lower() in self.views and not (tree.args.get("replace")
+                                                   or tree.args.get("exists")):
+                self.problem(f"view {name} already exists")
+            self.views[name.lower()] = name
+            self.view_ev[name.lower()] = self.here()
+            return
+        if kind == "INDEX":
+            table_node = target.args.get("table")
+            t = self.table(table_node.name) if table_node is not None else None
+            if t is None:
+                return
+            cols = [o.this.name if isinstance(o, exp.Ordered) else o.name
+                    for o in (target.args.get("params").args.get("columns") or [])]
+            unique = bool(tree.args.get("unique"))
+            self.add_index(t, target.name or t.new_name("idx"), "UNI" if unique else "MUL", cols)
+            return
+        if kind != "TABLE":
+            self.problem(f"unsupported statement: {_snippet(stmt)}")
+            return
+        props = tree.args.get("properties")
+        if props is not None and any(isinstance(p, exp.TemporaryProperty)
+                                     for p in props.expressions):
+            return  # a temporary table does not outlive the migration's session
+        if isinstance(target, exp.Schema):
+            name = target.this.name
+            defs = target.expressions
+        else:
+            name, defs = target.name, None
+        low = name.lower()
+        if low in self.tables or low in self.views:
+            if not tree.args.get("exists"):
+                self.problem(f"table {name} already exists")
+            return
+        like = None
+        for prop in (tree.args.get("properties").expressions
+                     if tree.args.get("properties") else []):
+            if isinstance(prop, exp.LikeProperty):
+                like = prop.this.name
+        if like is not None:
+            src = self.table(like)
+            if src is None:
+                return
+            t = _TState(name, src.engine,
+                        [Column(c.name, c.data_type, c.nullable, "") for c in src.cols],
+                        [_Index(i.name, i.kind, list(i.cols)) for i in src.indexes],
+                        evidence=self.here())
+            t.col_ev = {c.name.lower(): self.here() for c in t.cols}
+            self.tables[low] = t
+            return
+        if defs is None:
+            self.problem(f"CREATE TABLE {name} without a column list (AS SELECT?) is not "
+                         f"understood: its columns are unknown")
+            self.tables[low] = _TState(name, evidence=self.here())
+            return
+        t = _TState(name, _engine_of(tree.args.get("properties")), evidence=self.here())
+        for d in defs:
+            if isinstance(d, exp.ColumnDef):
+                self.add_column(t, d, None)
+            else:
+                self.add_constraint(t, d)
+        _ensure_fk_indexes(t)
+        self.tables[low] = t
+
+    # -- columns
+    def add_column(self, t: _TState, cd: Any, position: Any) -> None:
+        col, pk, unique, refs = _column_from_def(cd, self.masked_types)
+        if t.find(col.name) >= 0:
+            if not cd.args.get("exists"):
+                self.problem(f"column {t.name}.{col.name} already exists")
+            return
+        self.place(t, col, cd.args.get("position") if position is None else position)
+        t.col_ev[col.name.lower()] = self.here()
+        self._column_extras(t, col, pk, unique, refs)
+
+    def _column_extras(self, t: _TState, col: Column, pk: bool, unique: bool,
+                       refs: tuple[str, str] | None) -> None:
+        if pk:
+            self.add_index(t, "PRIMARY", "PRI", [col.name])
+        if unique:
+            self.add_index(t, col.name, "UNI", [col.name])
+        if refs:
+            t.fks.append(_Fk(t.new_name(f"{t.name}_ibfk"), [col.name], refs[0], [refs[1]],
+                             evidence=self.here()))
+
+    def place(self, t: _TState, col: Column, pos: Any) -> None:
+        where = str(pos.args.get("position") or "").upper() if pos is not None else ""
+        if where == "FIRST":
+            t.cols.insert(0, col)
+        elif where == "AFTER":
+            i = t.find(pos.this.name)
+            if i < 0:
+                self.problem(f"AFTER {pos.this.name}: no such column in {t.name}")
+                t.cols.append(col)
+            else:
+                t.cols.insert(i + 1, col)
+        else:
+            t.cols.append(col)
+
+    def modify_column(self, t: _TState, action: Any) -> None:
+        cd = action.this
+        old_name = action.args.get("rename_from")
+        old = old_name.name if old_name is not None else cd.name
+        i = t.find(old)
+        if i < 0:
+            self.problem(f"column {t.name}.{old} does not exist")
+            return
+        col, pk, unique, refs = _column_from_def(cd, self.masked_types)
+        del t.cols[i]
+        t.col_ev.pop(old.lower(), None)
+        t.col_ev[col.name.lower()] = self.here()
+        pos = cd.args.get("position")
+        if pos is None:
+            t.cols.insert(i, col)
+        else:
+            self.place(t, col, pos)
+        if col.name != old:
+            self.rename_column_refs(t, old, col.name)
+        self._column_extras(t, col, pk, unique, refs)
+
+    def rename_column_refs(self, t: _TState, old: str, new: str) -> None:
+        low = old.lower()
+        for idx in t.indexes:
+            idx.cols = [new if c.lower() == low else c for c in idx.cols]
+        for fk in t.fks:
+            fk.cols = [new if c.lower() == low else c for c in fk.cols]
+        for other in self.tables.values():
+            for fk in other.fks:
+                if fk.ref_table.lower() == t.name.lower():
+                    fk.ref_cols = [new if c.lower() == low else c for c in fk.ref_cols]
+
+    def drop_column(self, t: _TState, name: str, if_exists: bool) -> None:
+        i = t.find(name)
+        if i < 0:
+            if not if_exists:
+                self.problem(f"column {t.name}.{name} does not exist")
+            return
+        del t.cols[i]
+        low = name.lower()
+        t.col_ev.pop(low, None)
+        for idx in t.indexes:
+            idx.cols = [c for c in idx.cols if c.lower() != low]
+        t.indexes = [idx for idx in t.indexes if idx.cols]
+        t.fks = [fk for fk in t.fks if low not in (c.lower() for c in fk.cols)]
+
+    # -- keys
+    def add_index(self, t: _TState, name: str, kind: str, cols: list[str]) -> None:
+        if kind == "PRI":
+            t.indexes = [i for i in t.indexes if i.kind != "PRI"]
+            for c in cols:
+                j = t.find(c)
+                if j >= 0:
+                    t.cols[j].nullable = False
+            t.indexes.insert(0, _Index("PRIMARY", "PRI", cols))
+        else:
+            t.indexes.append(_Index(name, kind, cols))
+
+    def add_constraint(self, t: _TState, node: Any) -> None:
+        from sqlglot import exp
+
+        cname = None
+        if isinstance(node, exp.Constraint):
+            cname = node.name or None
+            for inner in node.expressions:
+                self.add_constraint_inner(t, inner, cname)
+            return
+        self.add_constraint_inner(t, node, cname)
+
+    def add_constraint_inner(self, t: _TState, node: Any, cname: str | None) -> None:
+        from sqlglot import exp
+
+        if isinstance(node, exp.PrimaryKey):
+            self.add_index(t, "PRIMARY", "PRI", [_ident_name(e) for e in node.expressions])
+        elif isinstance(node, exp.UniqueColumnConstraint):
+            sch = node.this
+            cols = [_ident_name(e) for e in sch.expressions] if isinstance(sch, exp.Schema) else []
+            iname = sch.this.name if isinstance(sch, exp.Schema) and sch.this else None
+            if cols:
+                self.add_index(t, iname or cname or cols[0], "UNI", cols)
+        elif isinstance(node, exp.IndexColumnConstraint):
+            cols = [_ident_name(e) for e in node.expressions]
+            if cols:
+                self.add_index(t, node.name or cols[0], "MUL", cols)
+        elif isinstance(node, exp.ForeignKey):
+            ref = node.args.get("reference")
+            sch = ref.this if ref is not None else None
+            if not isinstance(sch, exp.Schema):
+                self.problem(f"FOREIGN KEY on {t.name} without a referenced column list")
+                return
+            cols = [_ident_name(e) for e in node.expressions]
+            t.fks.append(_Fk(cname or t.new_name(f"{t.name}_ibfk"), cols, sch.this.name,
+                             [_ident_name(e) for e in sch.expressions], cname is not None,
+                             self.here()))
+        elif isinstance(node, (exp.CheckColumnConstraint, exp.Check)):
+            return
+        else:
+            self.problem(f"unsupported table element in {t.name}: {_snippet(node.sql('mysql'))}")
+
+    # -- ALTER TABLE
+    def alter(self, tree: Any, stmt: str) -> None:
+        from sqlglot import exp
+
+        if str(tree.args.get("kind") or "").upper() != "TABLE":
+            self.problem(f"unsupported statement: {_snippet(stmt)}")
+            return
+        t = self.table(tree.this.name)
+        if t is None:
+            return
+        for opt in tree.args.get("options") or []:
+            if isinstance(opt, exp.EngineProperty):
+                t.engine = opt.this.name
+        for action in tree.args.get("actions") or []:
+            self.alter_action(t, action)
+        _ensure_fk_indexes(t)
+
+    def alter_action(self, t: _TState, action: Any) -> None:
+        from sqlglot import exp
+
+        if isinstance(action, exp.ColumnDef):
+            self.add_column(t, action, None)
+        elif isinstance(action, exp.ModifyColumn):
+            self.modify_column(t, action)
+        elif isinstance(action, exp.RenameColumn):
+            old, new = action.this.name, action.args["to"].name
+            i = t.find(old)
+            if i < 0:
+                self.problem(f"column {t.name}.{old} does not exist")
+                return
+            t.cols[i].name = new
+            t.col_ev.pop(old.lower(), None)
+            t.col_ev[new.lower()] = self.here()
+            self.rename_column_refs(t, old, new)
+        elif isinstance(action, exp.AlterRename):
+            self.rename_table(t.name, action.this.name)
+        elif isinstance(action, exp.AddConstraint):
+            for e in action.expressions:
+                self.add_constraint(t, e)
+        elif isinstance(action, exp.DropPrimaryKey):
+            t.indexes = [i for i in t.indexes if i.kind != "PRI"]
+        elif isinstance(action, exp.Drop):
+            kind = str(action.args.get("kind") or "").upper()
+            for target in action.args.get("tables") or []:
+                name = target.name
+                if kind == "COLUMN":
+                    self.drop_column(t, name, bool(action.args.get("exists")))
+                elif kind in ("INDEX", "KEY"):
+                    before = len(t.indexes)
+                    t.indexes = [i for i in t.indexes if i.name.lower() != name.lower()]
+                    if len(t.indexes) == before and not action.args.get("exists"):
+                        self.problem(f"index {name} on {t.name} is not known")
+                elif kind == "FOREIGN KEY":
+                    t.fks = [f for f in t.fks if f.name.lower() != name.lower()]
+                elif kind in ("CONSTRAINT", "CHECK"):
+                    t.fks = [f for f in t.fks if f.name.lower() != name.lower()]
+                    t.indexes = [i for i in t.indexes if i.name.lower() != name.lower()]
+                else:
+                    self.problem(f"unsupported ALTER TABLE {t.name} DROP {kind}")
+        elif isinstance(action, exp.RenameIndex):
+            for i in t.indexes:
+                if i.name.lower() == action.this.name.lower():
+                    i.name = action.args["to"].name
+        elif isinstance(action, exp.AlterColumn):
+            return  # SET/DROP DEFAULT, VISIBLE...: no shape change we record
+        else:
+            self.problem(f"unsupported ALTER TABLE {t.name} action: "
+                         f"{_snippet(action.sql('mysql'))}")
+
+    # -- DROP TABLE / VIEW / INDEX
+    def drop(self, tree: Any) -> None:
+        kind = str(tree.args.get("kind") or "").upper()
+        exists = bool(tree.args.get("exists"))
+        for target in tree.args.get("tables") or []:
+            name, low = target.name, target.name.lower()
+            if kind == "TABLE":
+                if low in self.tables:
+                    del self.tables[low]
+                elif not exists:
+                    self.problem(f"DROP TABLE {name}: no such table")
+            elif kind == "VIEW":
+                if low in self.views:
+                    del self.views[low]
+                    self.view_ev.pop(low, None)
+                elif not exists:
+                    self.problem(f"DROP VIEW {name}: no such view")
+            elif kind == "INDEX":
+                on = tree.args.get("cluster")
+                t = self.table(on.this.name) if on is not None and on.this is not None else None
+                if t is not None:
+                    t.indexes = [i for i in t.indexes if i.name.lower() != low]
+            else:
+                self.problem(f"unsupported statement: DROP {kind} {name}")
+
+    # -- result
+    def schema(self) -> Schema:
+        tables: dict[str, Table] = {}
+        fks: list[ForeignKey] = []
+        evidence: dict[tuple[str, ...], Where] = {}
+        for low, t in self.tables.items():
+            keys = _column_keys(t)
+            cols = [Column(c.name, c.data_type, c.nullable, keys.get(c.name.lower(), ""))
+                    for c in t.cols]
+            tables[low] = Table(t.name, t.engine, None, cols, SOURCE_MIGRATION)
+            if t.evidence is not None:
+                evidence[("table", low)] = t.evidence
+            for c in t.cols:
+                ev = t.col_ev.get(c.name.lower(), t.evidence)
+                if ev is not None:
+                    evidence[("column", low, c.name.lower())] = ev
+            for fk in t.fks:
+                for a, b in zip(fk.cols, fk.ref_cols, strict=False):
+                    fks.append(ForeignKey(t.name, a, fk.ref_table, b))
+                    if fk.evidence is not None:
+                        evidence[("fk", low, a.lower(), fk.ref_table.lower(), b.lower())] = fk.evidence
+        for low, ev in self.view_ev.items():
+            if low in self.views:
+                evidence[("view", low)] = ev
+        return Schema(tables, fks, set(self.views), SOURCE_MIGRATION, evidence, dict(self.views))
+
+
+def _split_top_commas(text: str) -> list[str]:
+    parts, depth, quote, cur = [], 0, "", []
+    for ch in text:
+        if quote:
+            if ch == quote:
+                quote = ""
+        elif ch in "'\"`":
+            quote = ch
+        elif ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            parts.append("".join(cur))
+            cur = []
+            continue
+        cur.append(ch)
+    parts.append("".join(cur))
+    return [p for p in parts if p.strip()]
+
+
+def _ident_name(node: Any) -> str:
+    from sqlglot import exp
+
+    if isinstance(node, exp.Ordered):
+        node = node.this
+    return node.name
+
+
+def _engine_of(props: Any) -> str | None:
+    from sqlglot import exp
+
+    if props is None:
+        return None
+    for p in props.expressions:
+        if isinstance(p, exp.EngineProperty):
+            return p.this.name
+    return None
+
+
+def _column_from_def(cd: Any, masked: Mapping[str, str] | None = None
+                     ) -> tuple[Column, bool, bool, tuple[str, str] | None]:
+    """(column, is primary key, is unique, inline reference) of a column definition."""
+    from sqlglot import exp
+
+    kind = cd.args.get("kind")
+    dtype = _declared_type(kind.sql(dialect="mysql")) if kind is not None else None
+    if dtype is not None and masked and dtype in masked:
+        dtype = masked[dtype]
+    nullable, pk, unique, refs = True, False, False, None
+    zerofill = False
+    if kind is not None and kind.this == exp.DataType.Type.SERIAL:
+        dtype, nullable, unique = "bigint unsigned", False, True
+    for c in cd.args.get("constraints") or []:
+        k = c.args.get("kind") if isinstance(c, exp.ColumnConstraint) else c
+        if isinstance(k, exp.NotNullColumnConstraint):
+            nullable = bool(k.args.get("allow_null"))
+        elif isinstance(k, exp.PrimaryKeyColumnConstraint):
+            pk, nullable = True, False
+        elif isinstance(k, exp.UniqueColumnConstraint):
+            unique = True
+        elif isinstance(k, exp.Reference):
+            sch = k.this
+            if isinstance(sch, exp.Schema) and sch.expressions:
+                refs = (sch.this.name, _ident_name(sch.expressions[0]))
+        elif type(k).__name__ == "ZeroFillColumnConstraint":
+            zerofill = True
+    if zerofill and dtype:
+        if " unsigned" not in dtype:
+            dtype += " unsigned"
+        dtype += " zerofill"
+    return Column(cd.name, dtype, nullable and not pk, ""), pk, unique, refs
+
+
+def _declared_type(rendered: str) -> str:
+    """sqlglot's MySQL rendering -> lower case COLUMN_TYPE-like spelling.
+
+    Widths the migration did not state are not added; ``boolean`` becomes
+    ``tinyint(1)`` (what the server stores).
+    """
+    t = _squash(rendered)
+    if t in ("boolean", "bool"):
+        return "tinyint(1)"
+    return t
+
+
+def _ensure_fk_indexes(t: _TState) -> None:
+    """InnoDB adds an index for a foreign key whose columns no index starts with
+    (named after the constraint, else after the first column); it stays when the
+    foreign key is dropped."""
+    for fk in t.fks:
+        fcols = [c.lower() for c in fk.cols]
+        if not any([c.lower() for c in i.cols[:len(fcols)]] == fcols for i in t.indexes):
+            t.indexes.append(_Index(fk.name if fk.named else fk.cols[0], "MUL", list(fk.cols)))
+
+
+def _column_keys(t: _TState) -> dict[str, str]:
+    """COLUMN_KEY as MariaDB computes it (checked against a live server in tests).
+
+    PRI: a column of the primary key; with no primary key, the columns of the
+    first UNIQUE index whose columns are all NOT NULL. UNI: the column of a
+    single-column UNIQUE index. MUL: the first column of any other index,
+    including the index InnoDB adds for a foreign key (``_ensure_fk_indexes``).
+    Priority PRI > UNI > MUL.
+    """
+    nullable = {c.name.lower(): c.nullable for c in t.cols}
+    indexes = list(t.indexes)
+    if not any(i.kind == "PRI" for i in indexes):
+        for i in indexes:
+            if i.kind == "UNI" and all(nullable.get(c.lower()) is False for c in i.cols):
+                indexes = [_Index(i.name, "PRI", i.cols)] + [j for j in indexes if j is not i]
+                break
+    keys: dict[str, str] = {}
+    rank = {"PRI": 3, "UNI": 2, "MUL": 1, "": 0}
+
+    def put(col: str, key: str) -> None:
+        low = col.lower()
+        if rank[key] > rank[keys.get(low, "")]:
+            keys[low] = key
+
+    for i in indexes:
+        if i.kind == "PRI":
+            for c in i.cols:
+                put(c, "PRI")
+        elif i.kind == "UNI" and len(i.cols) == 1:
+            put(i.cols[0], "UNI")
+        elif i.cols:
+            put(i.cols[0], "MUL")
+    return keys
+
+
+# Column types valid in MariaDB/MySQL that sqlglot's MySQL dialect cannot parse
+# (it then rejects the whole CREATE TABLE). They are masked as VARCHAR(<sentinel>)
+# before parsing and the original spelling is put back on the column.
+_UNPARSED_TYPE = (
+    r"(?:multi)?point|(?:multi)?linestring|(?:multi)?polygon|geometrycollection|inet[46]"
+    r"(?#)|(?:float|real)(?:\s*\(\s*\d+\s*(?:,\s*\d+\s*)?\))?\s+unsigned(?:\s+zerofill)?"
+    r"(?#)|national\s+(?:var)?char(?:acter)?(?:\s+varying)?(?:\s*\(\s*\d+\s*\))?"
+    r"|long\s+var(?:char|binary)")
+_IDENT_RE = r"(?:`(?:[^`]|``)+`|[\w$]+)"
+_TYPE_POSITION = re.compile(
+    rf"((?:^|[(,]|\b(?:add|modify|change)(?:\s+column)?(?:\s+if\s+not\s+exists)?)\s*"
+    rf"(?:{_IDENT_RE}\s+){{1,2}})({_UNPARSED_TYPE})"
+    r"(?=\s*(?:$|[,)]|(?:not|null|default|comment|primary|unique|key|auto_increment|character"
+    r"|charset|collate|references|check|after|first|invisible|generated|as|srid|stored|virtual"
+    r"|persistent|ref_system_id)\b))", re.I)
+_QUOTED = re.compile(r"'(?:[^'\\]|\\.|'')*'|\"(?:[^\"\\]|\\.|\"\")*\"")
+_SENTINEL = 9876500
+
+
+def _mask_types(stmt: str) -> tuple[str, dict[str, str]]:
+    """``stmt`` with unparsable column types masked, and ``{mask: original}``."""
+    if not re.match(r"\s*(?:create|alter)\b", stmt, re.I):
+        return stmt, {}
+    masks: dict[str, str] = {}
+
+    def sub(m: re.Match[str]) -> str:
+        mask = f"varchar({_SENTINEL + len(masks)})"
+        masks[mask] = _squash(m.group(2))
+        return m.group(1) + mask
+
+    out, pos = [], 0
+    for q in _QUOTED.finditer(stmt):  # only outside quoted strings
+        out.append(_TYPE_POSITION.sub(sub, stmt[pos:q.start()]))
+        out.append(q.group(0))
+        pos = q.end()
+    out.append(_TYPE_POSITION.sub(sub, stmt[pos:]))
+    return "".join(out), masks
+
+
+def _parse_one(stmt: str) -> Any:
+    import sqlglot
+
+    _quiet_sqlglot()
+    return sqlglot.parse_one(stmt, read="mysql")
+
+
+def _quiet_sqlglot() -> None:
+    """Drop sqlglot's "falling back to Command" warning: it becomes a Problem instead."""
+    import logging
+
+    logger = logging.getLogger("sqlglot")
+    if not any(isinstance(f, _CommandFallbackFilter) for f in logger.filters):
+        logger.addFilter(_CommandFallbackFilter())
+
+
+class _CommandFallbackFilter:
+    def filter(self, record: Any) -> bool:
+        return "Falling back to parsing as a 'Command'" not in record.getMessage()
+
+
+def schema_from_migrations(files: list[tuple[Any, str]]) -> tuple[Schema, list[Problem]]:
+    """Apply the migration files in the given order (the caller sorts them).
+
+    ``files`` is ``[(path, text)]``. Returns the resulting schema (source
+    ``'migration'``) and the statements that were not applied.
+    """
+    mig = _Migrator()
+    for path, text in files:
+        mig.path = str(path)
+        for line, stmt in split_statements(text):
+            mig.line = line
+            mig.apply(stmt)
+    return mig.schema(), mig.problems
