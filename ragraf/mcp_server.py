@@ -5,7 +5,8 @@ Invariants a change must keep:
   ``.ragraf/logs/mcp.log`` (size-rotated); a log line names the tool, the
   argument names, the outcome and the time, never argument values, secrets
   or configuration values.
-- Tools are read-only (annotations say so) and call the same facade as the
+- Tools are read-only (annotations say so), except drift_ack and calibrate,
+  which append to control.sqlite and never touch the index; all call the same facade as the
   CLI; library errors become tool errors (``is_error``) here and nowhere else.
 - Descriptions come from the facade docstrings, input schemas from the
   declared parameters (plus ``rev``).
@@ -25,6 +26,7 @@ from ragraf.errors import RagrafError
 from ragraf.logs import file_logger
 
 log = logging.getLogger("ragraf.mcp")
+LEDGER_WRITERS = frozenset({"drift_ack", "calibrate"})
 
 INSTRUCTIONS = (
     "RAGRAF answers questions about this repository from a sealed index revision. Start with "
@@ -59,8 +61,9 @@ def tool_definitions() -> list[Any]:
             name=f"ragraf_{op}",
             description=facade.describe(op),
             input_schema=schema,
-            annotations=types.ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True,
-                                              open_world_hint=False),
+            # drift_ack and calibrate append to the ledger / calibration table (never the index)
+            annotations=types.ToolAnnotations(read_only_hint=op not in LEDGER_WRITERS, destructive_hint=False,
+                                              idempotent_hint=op not in LEDGER_WRITERS, open_world_hint=False),
         ))
     return tools
 

@@ -39,7 +39,9 @@ def test_mcp_server_end_to_end(indexed_pilot: Path) -> None:
     tools, results = anyio.run(_drive, indexed_pilot, calls)
     assert {t.name for t in tools} == {f"ragraf_{op}" for op in facade.OPERATIONS}
     for t in tools:
-        assert t.annotations is not None and t.annotations.read_only_hint is True
+        writes = t.name in ("ragraf_drift_ack", "ragraf_calibrate")
+        assert t.annotations is not None and t.annotations.read_only_hint is (not writes)
+        assert t.annotations.destructive_hint is False
         assert t.description and t.description == facade.describe(t.name.removeprefix("ragraf_"))
         assert t.input_schema["type"] == "object" and "rev" in t.input_schema["properties"]
     ok, bad = results[:5], results[5:]
