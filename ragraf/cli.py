@@ -405,6 +405,22 @@ def diff_cmd(
                     print(f"  {sign} {it['kind']} {it['src']} -> {it['dst']}  {it['evidence']}")
 
 
+model_app = typer.Typer(help="The embedding model.", no_args_is_help=True)
+app.add_typer(model_app, name="model")
+
+
+@model_app.command("fetch")
+def model_fetch(
+    name: Annotated[str, typer.Argument(help="A fastembed model name.")] =
+        "sentence-transformers/paraphrase-multilingual-MiniLM-L12-v2",
+) -> None:
+    """Download an embedding model into ragraf's cache (the only command that uses the network)."""
+    from ragraf.embed import fetch_model
+
+    model, dest = fetch_model(name)
+    print(f"{model} cached in {dest}; set embedding.model: {model} and embedding.path: null")
+
+
 @app.command()
 def mcp() -> None:
     """Serve every operation as an MCP tool ragraf_<op> over stdio (stdout is the protocol)."""

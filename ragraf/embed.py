@@ -3,7 +3,7 @@
 Invariants a change must keep:
 - Importing this module is cheap: fastembed, onnxruntime and numpy are
   imported inside functions only.
-- No network, ever, unless a human runs ``python -m ragraf.embed fetch MODEL``:
+- No network, ever, unless a human runs ``ragraf model fetch MODEL``:
   the packaged default loads from installed files, any other model loads from a
   folder (``embedding.path``) or from a local fastembed cache, with
   ``HF_HUB_OFFLINE=1`` and ``local_files_only=True``.
@@ -29,12 +29,12 @@ Models:
 - any other fastembed model, e.g. the spec's
   ``sentence-transformers/paraphrase-multilingual-MiniLM-L12-v2``: set
   ``embedding.model`` (and ``embedding.dim``) and, once, on a machine with a
-  network, run ``python -m ragraf.embed fetch <model>``; it is then loaded from
+  network, run ``ragraf model fetch <model>``; it is then loaded from
   ``~/.cache/ragraf/fastembed`` (or ``$FASTEMBED_CACHE_PATH``) offline.
 
 Measured 2026-11-29 (vm, 2 CPUs, onnxruntime 1.32, fastembed 0.9.1, int8
 model, 40-line windows of phpMyAdmin's PHP, batch 16;
-``python -m ragraf.embed bench <phpmyadmin>/libraries/classes``): load 0.45 s
+``bench/embed_throughput.py <phpmyadmin>/libraries/classes``): load 0.45 s
 (+0.35 s importing fastembed); 33-37 texts/s with the 256-piece window,
 85-90 texts/s with ``max_tokens=128``. A 40-line window is ~310 word pieces
 (median), so most chunks fill the window. phpMyAdmin's 5,052 chunks take
@@ -53,7 +53,6 @@ import json
 import os
 import re
 import shutil
-import sys
 import tempfile
 import uuid
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -180,7 +179,7 @@ def _quiet_fastembed() -> Iterator[None]:
         logger.enable("fastembed")
 
 
-_ALLOW_NETWORK = False   # only ``python -m ragraf.embed fetch`` sets it
+_ALLOW_NETWORK = False   # only ``ragraf model fetch`` sets it
 
 
 def _text_embedding_cls() -> Any:
@@ -519,7 +518,7 @@ class Embedder:
 
     def _load_cached(self, text_embedding: Any) -> Any:
         desc = _describe(self.model_id)
-        fetch = f"`python -m ragraf.embed fetch {self.model_id}`"
+        fetch = f"`ragraf model fetch {self.model_id}`"
         if desc is None:
             raise EmbeddingUnavailable(
                 f"embedding.model {self.model!r} is not a fastembed model; set embedding.path to a folder "
@@ -635,25 +634,30 @@ def _register_custom(model: str, dim: int) -> None:
             description="registered by ragraf from embedding.path")
 
 
-# -- command line: explicit network fetch, and a throughput measurement --------
-def _fetch(model: str) -> int:
-    """The one place ragraf lets fastembed use the network: a human asked for it."""
+# -- the one explicit network fetch, and a throughput measurement (used by the CLI / bench) --------
+def fetch_model(model: str = SPEC_MODEL) -> tuple[str, Path]:
+    """The one place ragraf lets fastembed use the network: a human ran `ragraf model fetch`.
+
+    Returns (model name, cache folder); raises EmbeddingUnavailable when it fails."""
     global _ALLOW_NETWORK
     _ALLOW_NETWORK = True
-    TextEmbedding = _text_embedding_cls()
-    name = model if "/" in model else _canonical_name(model)
-    dest = fastembed_cache_dirs()[0]
-    dest.mkdir(parents=True, exist_ok=True)
     try:
-        TextEmbedding(model_name=name, cache_dir=str(dest))
-    except Exception as e:
-        print(f"ragraf: could not fetch {name} into {dest} ({_one_line(e)})", file=sys.stderr)
-        return 1
-    print(f"{name} cached in {dest}; set embedding.model: {name} and embedding.path: null")
-    return 0
+        TextEmbedding = _text_embedding_cls()
+        name = model if "/" in model else _canonical_name(model)
+        dest = fastembed_cache_dirs()[0]
+        dest.mkdir(parents=True, exist_ok=True)
+        try:
+            TextEmbedding(model_name=name, cache_dir=str(dest))
+        except Exception as e:  # noqa: BLE001 - any failure of the download is reported the same way
+            raise EmbeddingUnavailable(f"could not fetch {name} into {dest} ({_one_line(e)})") from e
+        return name, dest
+    finally:
+        _ALLOW_NETWORK = False
 
 
-def _bench(root: Path, n: int, lines: int, batch_size: int, max_tokens: int | None) -> int:
+def measure_throughput(root: Path, n: int = 512, lines: int = 40, batch_size: int = DEFAULT_BATCH,
+                       max_tokens: int | None = None) -> dict[str, Any]:
+    """texts/s of the default model on ``n`` chunk-sized windows of the PHP under ``root``."""
     import time
 
     texts: list[str] = []
@@ -669,8 +673,7 @@ def _bench(root: Path, n: int, lines: int, batch_size: int, max_tokens: int | No
         if len(texts) >= n:
             break
     if not texts:
-        print(f"no *.php under {root}", file=sys.stderr)
-        return 2
+        raise InvalidArgument(f"no *.php under {root}")
     emb = Embedder(max_tokens=max_tokens)
     t = time.perf_counter()
     emb.load()
@@ -679,31 +682,6 @@ def _bench(root: Path, n: int, lines: int, batch_size: int, max_tokens: int | No
     t = time.perf_counter()
     emb.embed(texts, batch_size=batch_size)
     dt = time.perf_counter() - t
-    print(json.dumps({"model": emb.model_id, "model_version": emb.model_version, "texts": len(texts),
-                      "lines_per_text": lines, "batch_size": batch_size, "load_s": round(load_s, 3),
-                      "embed_s": round(dt, 3), "texts_per_s": round(len(texts) / dt, 1),
-                      "cpus": os.cpu_count()}))
-    return 0
-
-
-def main(argv: list[str] | None = None) -> int:
-    import argparse
-
-    p = argparse.ArgumentParser(prog="python -m ragraf.embed", description=__doc__.split("\n")[0])
-    sub = p.add_subparsers(dest="cmd", required=True)
-    f = sub.add_parser("fetch", help="download a fastembed model into ragraf's cache (uses the network)")
-    f.add_argument("model", nargs="?", default=SPEC_MODEL)
-    b = sub.add_parser("bench", help="texts/s of the default model on chunk-sized PHP")
-    b.add_argument("root", type=Path)
-    b.add_argument("-n", type=int, default=512)
-    b.add_argument("--lines", type=int, default=40)
-    b.add_argument("--batch-size", type=int, default=DEFAULT_BATCH)
-    b.add_argument("--max-tokens", type=int, default=None)
-    a = p.parse_args(argv)
-    if a.cmd == "fetch":
-        return _fetch(a.model)
-    return _bench(a.root, a.n, a.lines, a.batch_size, a.max_tokens)
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+    return {"model": emb.model_id, "model_version": emb.model_version, "texts": len(texts),
+            "lines_per_text": lines, "batch_size": batch_size, "load_s": round(load_s, 3),
+            "embed_s": round(dt, 3), "texts_per_s": round(len(texts) / dt, 1), "cpus": os.cpu_count()}

@@ -41,6 +41,7 @@ from ragraf.config import Config
 from ragraf.errors import ConfigError, SchemaUnavailable
 from ragraf.globs import GlobError, GlobSet
 from ragraf.scan import ScannedFile
+from ragraf.store import mysql_live
 
 if TYPE_CHECKING:
     from ragraf.store.graph import GraphStore
@@ -120,13 +121,13 @@ def _migration_files(cfg: Config, files: list[ScannedFile], globs: list[str]
 
 def _read_live(db: dict[str, Any]) -> tuple[dbschema.Schema | None, str | None]:
     try:
-        params = dbschema.connect_params(db)
+        params = mysql_live.connect_params(db)
     except SchemaUnavailable as e:
         return None, str(e)
     except ConfigError as e:
         return None, f"bad database configuration: {e}"
     try:
-        return dbschema.read_live_schema(params), None
+        return mysql_live.read_live_schema(params), None
     except SchemaUnavailable as e:
         return None, str(e)
     except Exception as e:  # noqa: BLE001 - never fail the build; the type only (no text that may hold secrets)

@@ -21,16 +21,14 @@ from ragraf.dbschema import (
     ForeignKey,
     Problem,
     Schema,
-    Secret,
     Table,
-    connect_params,
     diff_schemas,
-    read_live_schema,
     schema_from_migrations,
     split_statements,
     type_key,
 )
 from ragraf.errors import ConfigError, SchemaUnavailable
+from ragraf.store.mysql_live import Secret, connect_params, read_live_schema
 
 HOST, PORT, USER = "127.0.0.1", 3306, "root"
 FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "sqlapp"

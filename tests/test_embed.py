@@ -199,7 +199,7 @@ def test_no_network_ever(tmp_path: Path) -> None:
     out = json.loads(proc.stdout.strip().splitlines()[-1])
     assert out["attempts"] == []
     assert out["default"] == 384
-    assert SPEC_MODEL in out["spec"] and "python -m ragraf.embed fetch" in out["spec"]
+    assert SPEC_MODEL in out["spec"] and "ragraf model fetch" in out["spec"]
     assert "embedding.path" in out["spec"]
     assert "not a fastembed model" in out["unknown"]
     assert "no-such" in out["missing"]
