@@ -73,10 +73,10 @@ def render(graph: GraphStore, control: ControlStore, entries: list[dict[str, Any
     ends = graph.nodes_by_ids(from_rev, [x for e in old_edges for x in (e[0], e[1])])
     groups: dict[tuple[str, str], list[bool]] = defaultdict(list)
     for e in old_edges:
-        src = ends.get(e[0])
-        dst = ends.get(e[1])
-        src_name = (src[3] or src[2]) if src else e[0]
-        triple = (src[3] if src else "", dst[3] if dst else "", e[2])
+        src_row = ends.get(e[0])
+        dst_row = ends.get(e[1])
+        src_name = (src_row[3] or src_row[2]) if src_row else e[0]
+        triple = (src_row[3] if src_row else "", dst_row[3] if dst_row else "", e[2])
         groups[(e[2], src_name)].append(e[8] in new_uids or triple in new_triples)
     confirmed = sum(sum(v) for v in groups.values())
     stale_groups = []

@@ -204,9 +204,10 @@ def query(
             continue
         name = tok[2:].replace("-", "_")
         value: str | bool
+        declared = sp.param(name.split("=", 1)[0])
         if "=" in name:
             name, value = name.split("=", 1)
-        elif sp.param(name) is not None and sp.param(name).type == "bool":  # type: ignore[union-attr]
+        elif declared is not None and declared.type == "bool":
             value = True
         elif extra:
             value = extra.pop(0)

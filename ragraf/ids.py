@@ -29,5 +29,10 @@ def chunk_id(content_sha256: str, chunk_kind: str, model: str) -> str:
     return _sha1(content_sha256, chunk_kind, model)
 
 
+def text_chunk_id(path: str, start_line: int, text_kind: str, raw: str) -> str:
+    """Id of a comment / docblock / markdown text (text_chunk): unique per place and content."""
+    return _sha1("text", path, start_line, text_kind, sha256_text(raw))
+
+
 def sha256_text(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()

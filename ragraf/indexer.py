@@ -355,7 +355,7 @@ def _build_rev(cfg: Config, layout: Layout, sc: Any, graph: GraphStore, lex: Lex
             node_rows.append((n[0], n[1], n[2], n[3], f.path, n[4], n[5],
                               json.dumps(n[6], sort_keys=True) if n[6] else None, n[7]))
         for start, end, kind, raw, owner in f.texts:
-            tid = ids.edge_uid("text", f.path, kind, str(start), ids.sha256_text(raw))
+            tid = ids.text_chunk_id(f.path, start, kind, raw)
             text_rows.append((tid, f.nodes[owner][0] if owner is not None else None, f.path, start, end, kind, raw))
         for c in f.chunks:
             content_sha = ids.sha256_text(c.code)

@@ -83,9 +83,10 @@ def serve(root: Path) -> None:
     state: dict[str, Session | None] = {"session": None}
 
     def session() -> Session:
-        if state["session"] is None:
-            state["session"] = Session(root)  # raises NoIndexError until `ragraf index` ran
-        return state["session"]
+        current = state["session"]
+        if current is None:
+            current = state["session"] = Session(root)  # raises NoIndexError until `ragraf index` ran
+        return current
 
     async def list_tools(_ctx: Any, _params: Any) -> Any:
         return types.ListToolsResult(tools=tools)

@@ -923,7 +923,7 @@ class _Extractor:
     def on_comment(self, n: Any) -> None:
         self.comments.append(n)
         txt = self.t(n)
-        if "@var" in txt and not txt.startswith("/**") or ("@var" in txt and "$" in txt):
+        if "@var" in txt and "$" in txt:  # `/** @var Type $name */` types a local variable
             for m in _DOC_VAR.finditer(txt):
                 descs = self.doc_types(m.group(1))
                 if descs:

@@ -245,8 +245,11 @@ class Ctx:
                                  + sanitize.clean(e["note"] or "")[:300], "since": e["ts"], "suggest": "live_read"})
                 warned.add(path)
         # edges the ledger invalidated, wherever their evidence lies
-        reverted = {p for p, last in state.items() if last["kind"] != "delete" and self.file_row(p) is not None
-                    and last["new_hash"] == self.file_row(p)[3]}  # type: ignore[index]
+        reverted = set()
+        for p, last in state.items():
+            row = self.file_row(p)
+            if row is not None and last["kind"] != "delete" and last["new_hash"] == row[3]:
+                reverted.add(p)
         by_id = {e["id"]: e for e in entries}
         for uid, reason, entry_id in self.control.stale_edges_among(self.rev, sorted(self.edge_uids)):
             e = by_id.get(entry_id)

@@ -177,7 +177,7 @@ def _walk(ctx: Ctx, args: dict[str, Any], direction: str) -> dict[str, Any]:
                 **_hint_not_found(ctx, args.get("fqn") or args.get("node_id", ""))}
     depth = args["depth"]
     hard = args["hard_only"]
-    best: dict[str, dict[str, Any]] = {}
+    best: dict[tuple[str, str], dict[str, Any]] = {}
     frontier = {t[0]: (1.0, "stated") for t in targets}
     seen = set(frontier)
     hops: list[tuple[str, tuple[Any, ...], float, str, int]] = []
@@ -213,11 +213,11 @@ def _walk(ctx: Ctx, args: dict[str, Any], direction: str) -> dict[str, Any]:
         if n is None:
             continue
         key = (there, prov)
-        item = best.get(key)  # type: ignore[call-overload]
+        item = best.get(key)
         ev = ctx.edge(e, None, with_text=False)  # line texts: `references`
         if item is None:
             item = {"symbol": ctx.node(n), "depth": d, "confidence": conf, "provenance": prov, "evidence": []}
-            best[key] = item  # type: ignore[index]
+            best[key] = item
         if d < item["depth"]:
             item["depth"] = d
         item["confidence"] = max(item["confidence"], conf)
