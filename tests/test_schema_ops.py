@@ -7,12 +7,13 @@ Nothing is skipped: without the server these tests fail.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import secrets
 import shutil
 import socket
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -43,9 +44,9 @@ def _server(database: str = "test") -> Any:
                                    connection_timeout=5)
 
 
-@pytest.fixture(scope="module")
-def live_db() -> Iterator[str]:
-    """The fixture's migrations applied to a new database, then LIVE_ONLY; dropped afterwards."""
+@contextlib.contextmanager
+def scratch_db(extra: Sequence[str] = ()) -> Iterator[str]:
+    """A new database with the fixture's migrations applied, then ``extra``; dropped afterwards."""
     name = f"ragraf_s_{secrets.token_hex(6)}"
     conn = _server()
     try:
@@ -55,7 +56,7 @@ def live_db() -> Iterator[str]:
         for f in sorted((FIXTURE / "db" / "migrations").glob("*.sql")):
             for _line, stmt in split_statements(f.read_text(encoding="utf-8")):
                 cur.execute(stmt)
-        for stmt in LIVE_ONLY:
+        for stmt in extra:
             cur.execute(stmt)
         conn.commit()
         yield name
@@ -63,6 +64,13 @@ def live_db() -> Iterator[str]:
         cur = conn.cursor()
         cur.execute(f"DROP DATABASE IF EXISTS `{name}`")
         conn.close()
+
+
+@pytest.fixture(scope="module")
+def live_db() -> Iterator[str]:
+    """The fixture's migrations plus LIVE_ONLY, shared by the read-only tests of this module."""
+    with scratch_db(LIVE_ONLY) as name:
+        yield name
 
 
 def make_project(root: Path, db: dict[str, Any]) -> Path:
@@ -278,15 +286,9 @@ def test_diff_live_against_the_revision(tmp_path: Path) -> None:
     from ragraf.schema_build import diff_live
     from ragraf.store.graph import GraphStore
 
-    name = f"ragraf_s_{secrets.token_hex(6)}"
-    conn = _server()
-    try:
+    with scratch_db() as name:
+        conn = _server(name)
         cur = conn.cursor()
-        cur.execute(f"CREATE DATABASE `{name}`")
-        cur.execute(f"USE `{name}`")
-        for f in sorted((FIXTURE / "db" / "migrations").glob("*.sql")):
-            for _line, stmt in split_statements(f.read_text(encoding="utf-8")):
-                cur.execute(stmt)
         root = make_project(tmp_path / "app", {"dsn": f"mysql://{USER}@{HOST}:{PORT}/{name}"})
         cfg = config.load(root)
         rev = indexer.build(cfg).rev_id
@@ -309,19 +311,16 @@ def test_diff_live_against_the_revision(tmp_path: Path) -> None:
         finally:
             g.close()
         assert divs is None and why is not None and why.startswith("cannot connect")
-    finally:
-        cur = conn.cursor()
-        cur.execute(f"DROP DATABASE IF EXISTS `{name}`")
         conn.close()
 
 
-def test_live_schema_change_after_the_index_is_a_ledger_entry(live_db: str, tmp_path: Path) -> None:
+def test_live_schema_change_after_the_index_is_a_ledger_entry(tmp_path: Path) -> None:
     """db-schema-diff: the live database changes after the revision -> schema_change in the ledger."""
-    root = make_project(tmp_path / "p", {"dsn": f"mysql://{USER}@{HOST}:{PORT}/{live_db}"})
-    indexer.build(config.load(root))
-    assert run(root, "schema")["drift"]["entries"] == 0  # live equals the revision: nothing to record
-    conn = _server(live_db)
-    try:
+    with scratch_db() as name:
+        root = make_project(tmp_path / "p", {"dsn": f"mysql://{USER}@{HOST}:{PORT}/{name}"})
+        indexer.build(config.load(root))
+        assert run(root, "schema")["drift"]["entries"] == 0  # live equals the revision: nothing to record
+        conn = _server(name)
         conn.cursor().execute("ALTER TABLE products ADD COLUMN weight INT NULL")
         conn.commit()
         env = run(root, "schema", table="products")
@@ -335,7 +334,4 @@ def test_live_schema_change_after_the_index_is_a_ledger_entry(live_db: str, tmp_
         assert run(root, "table_usage", table="products")["drift"]["entries"] == 1
         usage = run(root, "impact", table="products")
         assert any(w["path"] == "db://schema" for w in usage["stale_warnings"])
-    finally:
-        conn.cursor().execute("ALTER TABLE products DROP COLUMN weight")
-        conn.commit()
         conn.close()
