@@ -28,7 +28,8 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from bench.corpora import copy_corpus  # noqa: E402
-from ragraf import config, facade, indexer  # noqa: E402
+from ragraf import config, facade  # noqa: E402
+from ragraf.build import indexer  # noqa: E402
 from ragraf.facade.context import Session  # noqa: E402
 
 

@@ -1,3 +1,3 @@
-from ragraf.cli import main
+from ragraf.cli.app import main
 
 main()

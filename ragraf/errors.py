@@ -1,7 +1,7 @@
 """The error hierarchy of ragraf.
 
 The library raises only these. They are turned into exit codes and one-line
-messages in ``ragraf/cli.py`` and into tool errors in ``ragraf/mcp_server.py``;
+messages in ``ragraf/cli/app.py`` and into tool errors in ``ragraf/cli/mcp_server.py``;
 nowhere else. Every message names the file, key or argument at fault.
 """
 

@@ -45,7 +45,8 @@ def pilot(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def indexed_pilot(pilot: Path) -> Path:
-    from ragraf import config, indexer
+    from ragraf import config
+    from ragraf.build import indexer
 
     indexer.build(config.load(pilot))
     return pilot

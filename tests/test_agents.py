@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ragraf import agents, docgen, facade
+from ragraf import facade, regimen
+from ragraf.cli import docgen
 from tests.conftest import REPO, run_cli
 
 
 def test_reference_is_generated_from_the_facade() -> None:
     committed = (REPO / docgen.REFERENCE).read_text(encoding="utf-8")
-    assert committed == docgen.operations_md(), "run: python -m ragraf.docgen"
+    assert committed == docgen.operations_md(), "run: python -m ragraf.cli.docgen"
     for op in facade.OPERATIONS:
         assert f"## {op}\n" in committed
         assert facade.describe(op) in committed
@@ -18,9 +19,9 @@ def test_reference_is_generated_from_the_facade() -> None:
 
 def test_agents_md_carries_the_regimen_verbatim() -> None:
     text = (REPO / "AGENTS.md").read_text(encoding="utf-8")
-    assert agents.regimen().rstrip("\n") in text
+    assert regimen.regimen().rstrip("\n") in text
     for step in ("ragraf_index_status", "ragraf_drift_report", "drift --scan", "reindex --commit"):
-        assert step in agents.regimen()
+        assert step in regimen.regimen()
     skill = (REPO / "skills/ragraf-core/SKILL.md").read_text(encoding="utf-8")
     for op in ("symbol", "callers", "impact", "search", "live_read"):
         assert f"ragraf_{op}" in skill
@@ -31,15 +32,15 @@ def test_init_agents_is_idempotent_and_keeps_the_rest(tmp_path: Path) -> None:
     r1 = run_cli("init", str(tmp_path), "--agents", check=True)
     assert "regimen updated" in r1.stderr
     once = (tmp_path / "AGENTS.md").read_text()
-    assert once.startswith("# House rules\n\nUse tabs.\n") and agents.regimen().rstrip("\n") in once
+    assert once.startswith("# House rules\n\nUse tabs.\n") and regimen.regimen().rstrip("\n") in once
     r2 = run_cli("init", str(tmp_path), "--agents", check=True)
     assert "regimen unchanged" in r2.stderr
     assert (tmp_path / "AGENTS.md").read_text() == once
     # an edited block is refreshed in place, the text around it stays
     (tmp_path / "AGENTS.md").write_text(once.replace("Order of work", "Order of wrk") + "\nFooter.\n")
-    agents.install(tmp_path)
+    regimen.install(tmp_path)
     again = (tmp_path / "AGENTS.md").read_text()
     assert again == once + "\nFooter.\n"
     fresh = tmp_path / "new"
     fresh.mkdir()
-    assert agents.install(fresh)[1] == "created"
+    assert regimen.install(fresh)[1] == "created"

@@ -1,4 +1,4 @@
-"""ragraf.dbschema against a real MariaDB on 127.0.0.1:3306 (root, empty password).
+"""ragraf.sql.dbschema against a real MariaDB on 127.0.0.1:3306 (root, empty password).
 
 Every test that needs the server creates its own database ``ragraf_t_<hex>`` and
 drops it afterwards. Nothing is skipped: without the server these tests fail.
@@ -14,8 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from ragraf import dbschema
-from ragraf.dbschema import (
+from ragraf.errors import ConfigError, SchemaUnavailable
+from ragraf.sql import dbschema
+from ragraf.sql.dbschema import (
     Column,
     Divergence,
     ForeignKey,
@@ -27,7 +28,6 @@ from ragraf.dbschema import (
     split_statements,
     type_key,
 )
-from ragraf.errors import ConfigError, SchemaUnavailable
 from ragraf.store.mysql_live import Secret, connect_params, read_live_schema
 
 HOST, PORT, USER = "127.0.0.1", 3306, "root"

@@ -14,8 +14,10 @@ from typing import Any
 import apsw
 import pytest
 
-from ragraf import config, facade, indexer, ledger
-from ragraf.drift import run_scan
+from ragraf import config, facade
+from ragraf.build import indexer
+from ragraf.drift import ledger
+from ragraf.drift.scan import run_scan
 from ragraf.errors import RefusedError
 from ragraf.store import manifest
 from ragraf.store.control import ControlStore

@@ -10,7 +10,8 @@ from typing import Any
 
 import pytest
 
-from ragraf import config, facade, indexer
+from ragraf import config, facade
+from ragraf.build import indexer
 from ragraf.errors import InvalidArgument, NoIndexError
 from tests.conftest import run_cli, write
 from tests.schemacheck import check

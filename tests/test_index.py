@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from ragraf import config, indexer
+from ragraf import config
+from ragraf.build import indexer
 from ragraf.errors import BusyError
 from ragraf.store import manifest
 from ragraf.store.control import ControlStore
@@ -175,12 +176,12 @@ def test_sigkill_after_the_commit_point_keeps_the_new_revision(indexed_pilot: Pa
 
 
 def test_failed_build_keeps_previous_and_records_reason(indexed_pilot: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import ragraf.resolve
+    import ragraf.build.resolve
 
     def boom(*a: object, **k: object) -> None:
         raise RuntimeError("resolver exploded")
 
-    monkeypatch.setattr(ragraf.resolve, "resolve", boom)
+    monkeypatch.setattr(ragraf.build.resolve, "resolve", boom)
     from ragraf.errors import IndexBuildError
 
     with pytest.raises(IndexBuildError, match="rev-0001 stays active"):
@@ -227,8 +228,8 @@ def test_help_is_instant_and_light() -> None:
 
 
 def test_disk_shortage_is_refused_with_the_required_volume(indexed_pilot: Path) -> None:
+    from ragraf.corpus import scan
     from ragraf.errors import RefusedError
-    from ragraf.scan import scan
 
     cfg = config.load(indexed_pilot)
     sc = scan(cfg)

@@ -7,8 +7,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from ragraf import config, indexer
-from ragraf.scan import scan
+from ragraf import config
+from ragraf.build import indexer
+from ragraf.corpus import scan
 from tests.conftest import write
 
 SECRET = "s3cr3t-value-7f1d"

@@ -20,8 +20,9 @@ from typing import Any
 import pytest
 import yaml
 
-from ragraf import config, facade, indexer
-from ragraf.dbschema import split_statements
+from ragraf import config, facade
+from ragraf.build import indexer
+from ragraf.sql.dbschema import split_statements
 from ragraf.store import manifest
 from tests.schemacheck import check
 
@@ -283,7 +284,7 @@ def test_not_configured_server(tmp_path: Path) -> None:
 
 def test_diff_live_against_the_revision(tmp_path: Path) -> None:
     """db-schema-diff: what changed in the live database since the revision was sealed."""
-    from ragraf.schema_build import diff_live
+    from ragraf.sql.schema_build import diff_live
     from ragraf.store.graph import GraphStore
 
     with scratch_db() as name:

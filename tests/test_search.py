@@ -8,7 +8,8 @@ from typing import Any
 
 import pytest
 
-from ragraf import config, facade, indexer
+from ragraf import config, facade
+from ragraf.build import indexer
 from tests.conftest import copy_pilot, run_cli
 from tests.schemacheck import check
 

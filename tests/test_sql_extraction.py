@@ -16,8 +16,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from ragraf import config, indexer
-from ragraf.extract import php
+from ragraf import config
+from ragraf.build import indexer
+from ragraf.lang import php
 from ragraf.store import manifest
 from ragraf.store.graph import GraphStore
 
@@ -345,7 +346,7 @@ def test_a_data_dump_in_a_string_stays_fast() -> None:
 
 
 def test_glued_keyword_and_backquoted_placeholders_name_no_table() -> None:
-    from ragraf import sqltext
+    from ragraf.sql import sqltext
 
     info = sqltext.analyze([("lit", "UPDATE "), ("dyn", "Util::backquote('db')"), ("lit", "SET Db = 'x'")])
     assert [(t.name, t.how) for t in info.tables] == [("", "dynamic")]

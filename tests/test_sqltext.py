@@ -1,4 +1,4 @@
-"""ragraf.sqltext on realistic SQL shapes found in PHP code, and on fixtures/sqlapp."""
+"""ragraf.sql.sqltext on realistic SQL shapes found in PHP code, and on fixtures/sqlapp."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from ragraf import sqltext
-from ragraf.dbschema import schema_from_migrations
-from ragraf.sqltext import SqlInfo, TableRef, analyze, looks_like_sql
+from ragraf.sql import sqltext
+from ragraf.sql.dbschema import schema_from_migrations
+from ragraf.sql.sqltext import SqlInfo, TableRef, analyze, looks_like_sql
 
 FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "sqlapp"
 WP = {"$wpdb->prefix": "wp_"}

@@ -221,7 +221,7 @@ class Ctx:
         return self._ledger
 
     def stale_warnings(self) -> list[dict[str, Any]]:
-        from ragraf.drift import ledger_state
+        from ragraf.drift.scan import ledger_state
 
         warnings: list[dict[str, Any]] = []
         since_rev = self.rev

@@ -461,7 +461,7 @@ def index_status(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
     """The revision, its state and times, capability (degraded without CPG), counts of
     nodes and edges by kind, coverage (parsed / partial / failed files, calls resolved),
     ledger size and store sizes. Call it first in every session."""
-    from ragraf.status import status_of
+    from ragraf.facade.status import status_of
 
     return status_of(ctx.s.root, ctx.rev, ctx.graph, ctx.lex, ctx.control, ctx.man)
 
@@ -473,7 +473,7 @@ def live_read(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
     stale_warning or the index answered not found."""
     path = args["path"]
     cfg = ctx.s.config()
-    from ragraf.scan import Selector
+    from ragraf.corpus import Selector
 
     sel = Selector(cfg)
     if sel.is_secret(path):
@@ -594,7 +594,7 @@ def drift_ack(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
     """Acknowledge ledger entries as accounted for: appends an ack row (who, when, note) to the
     ledger; the entries themselves are never rewritten or removed. Writes only the ledger,
     never the index."""
-    from ragraf import ledger
+    from ragraf.drift import ledger
     from ragraf.store.control import ControlStore
 
     by = args.get("by") or _default_actor()
@@ -619,8 +619,8 @@ def calibrate(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
     (the index is not touched). `kind: threshold` takes search queries labelled relevant
     (the corpus answers them) or not (nonsense) and sets the cosine below which search
     abstains to the value that separates them best; later searches use it."""
+    from ragraf.drift.ledger import now_iso
     from ragraf.facade.searchop import best_cosine
-    from ragraf.ledger import now_iso
     from ragraf.store.control import ControlStore
 
     samples = args["samples"]
@@ -673,8 +673,9 @@ def schema_drift(ctx: Ctx) -> None:
 
     if not db.get("dsn") and not any(k.startswith("RAGRAF_DB_") for k in os.environ):
         return
-    from ragraf import ledger, schema_build
-    from ragraf.ledger import NewEntry
+    from ragraf.drift import ledger
+    from ragraf.drift.ledger import NewEntry
+    from ragraf.sql import schema_build
     from ragraf.store.control import ControlStore
 
     divergences, _why = schema_build.diff_live(cfg, ctx.graph, ctx.rev)

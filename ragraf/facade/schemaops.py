@@ -66,7 +66,7 @@ def schema(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
     database and the migrations and migration statements that could not be applied.
     `table` narrows to one table or view."""
     from ragraf.facade.ops import schema_drift
-    from ragraf.schema_build import parse_divergence_note
+    from ragraf.sql.schema_build import parse_divergence_note
 
     schema_drift(ctx)
     from_source, incomplete = _schema_state(ctx)

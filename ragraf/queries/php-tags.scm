@@ -45,7 +45,7 @@
 (comment) @text.comment
 
 ; SQL candidates (issue 6): string literals whose text starts with a statement
-; keyword, any case (ragraf.sqltext decides; the predicate only keeps the
+; keyword, any case (ragraf.sql.sqltext decides; the predicate only keeps the
 ; other ~98% of strings out of Python). The extractor walks up from a capture
 ; to the outermost concatenation and analyses that once.
 ((string) @sql.string

@@ -1,7 +1,7 @@
 """The live MySQL / MariaDB server: connection parameters and information_schema.
 
 The one module that sends SQL to the project's database server (SQLite stores
-have their own modules here). It fills the ``ragraf.dbschema`` model.
+have their own modules here). It fills the ``ragraf.sql.dbschema`` model.
 
 Invariants a change must keep:
 - The database password is read from ``RAGRAF_DB_PASSWORD`` or from the DSN
@@ -23,8 +23,8 @@ from collections.abc import Mapping
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
-from ragraf.dbschema import SOURCE_LIVE, Column, ForeignKey, Schema, Table
 from ragraf.errors import ConfigError, SchemaUnavailable
+from ragraf.sql.dbschema import SOURCE_LIVE, Column, ForeignKey, Schema, Table
 
 PASSWORD_ENV = "RAGRAF_DB_PASSWORD"
 DEFAULT_PORT = 3306

@@ -6,7 +6,7 @@ Invariants a change must keep:
   global, so they can be computed in any process, in any order, and reused
   by a later build for a file whose sha256 did not change.
 - Node ids are final here (§5.3); cross-file links are not: they stay as
-  ``refs`` until ``ragraf.resolve`` sees every file.
+  ``refs`` until ``ragraf.build.resolve`` sees every file.
 - Everything is plain tuples / lists / dicts (cheap to pickle).
 """
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 import re
 
 from ragraf import ids
-from ragraf.extract.chunking import DEFAULT_MAX_LINES, doc_chunks
-from ragraf.extract.facts import FileFacts
+from ragraf.lang.chunking import DEFAULT_MAX_LINES, doc_chunks
+from ragraf.lang.facts import FileFacts
 
 _HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
 _FENCE = re.compile(r"^\s*(```|~~~)")

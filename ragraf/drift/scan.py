@@ -2,7 +2,7 @@
 
 Invariants a change must keep:
 - The index is never touched (I1): detection reads the working tree and the
-  revision's rows, and writes only to the ledger (``ragraf.ledger``).
+  revision's rows, and writes only to the ledger (``ragraf.drift.ledger``).
 - Unchanged files cost a stat: size and mtime equal to the indexed ones mean
   unchanged; only differing files are hashed, and only changed files parsed.
 - Symbols are diffed with the same extractor the index used. A changed symbol
@@ -23,8 +23,8 @@ from pathlib import Path
 from typing import Any
 
 from ragraf.config import Config
-from ragraf.ledger import NewEntry
-from ragraf.scan import Selector, lang_of, read_file, walk
+from ragraf.corpus import Selector, lang_of, read_file, walk
+from ragraf.drift.ledger import NewEntry
 from ragraf.store.graph import GraphStore
 
 SYMBOL_KINDS = ("class", "interface", "trait", "enum", "function", "method", "property", "constant")
@@ -176,7 +176,7 @@ def indexed_symbols(graph: GraphStore, rev: str, path: str) -> dict[str, SymbolI
 def current_symbols(path: str, text: str | None) -> dict[str, SymbolInfo]:
     if text is None or lang_of(path) != "php":
         return {}
-    from ragraf.extract import php
+    from ragraf.lang import php
 
     f = php.extract(path, text)
     lines = text.split("\n")
@@ -321,7 +321,7 @@ class ScanReport:
 
 def run_scan(cfg: Config, detected_by: str = "compare") -> ScanReport:
     """`ragraf drift --scan`: register what changed since the active revision in the ledger."""
-    from ragraf import ledger
+    from ragraf.drift import ledger
     from ragraf.store import manifest
     from ragraf.store.control import ControlStore
 
@@ -351,7 +351,7 @@ def run_scan(cfg: Config, detected_by: str = "compare") -> ScanReport:
 
 def note_entry(cfg: Config, path: str, text: str) -> list[dict[str, Any]]:
     """A manual ledger entry about a path (detected_by manual)."""
-    from ragraf import ledger
+    from ragraf.drift import ledger
     from ragraf.store import manifest
     from ragraf.store.control import ControlStore
 

@@ -31,9 +31,9 @@ from typing import Any
 
 from ragraf import ids
 from ragraf.config import EXTRACTOR_VERSION, Config, Layout
+from ragraf.corpus import ScannedFile, scan
 from ragraf.errors import BusyError, IndexBuildError, RefusedError
-from ragraf.extract.facts import FileFacts
-from ragraf.scan import ScannedFile, scan
+from ragraf.lang.facts import FileFacts
 from ragraf.store import manifest
 from ragraf.store.control import ControlStore
 from ragraf.store.graph import GraphStore
@@ -84,17 +84,17 @@ _MAX_LINES = 120
 
 def extract_one(path: str, lang: str | None, text: str, max_lines: int) -> FileFacts:
     if lang == "php":
-        from ragraf.extract import php
+        from ragraf.lang import php
 
         try:
             return php.extract(path, text, max_lines)
         except RecursionError:
             return FileFacts(path, lang, "failed", "too deeply nested to parse", text.count("\n") + 1)
     if lang == "markdown":
-        from ragraf.extract import markdown
+        from ragraf.lang import markdown
 
         return markdown.extract(path, text, max_lines)
-    from ragraf.extract.chunking import file_chunks
+    from ragraf.lang.chunking import file_chunks
 
     lines = text.count("\n") + (0 if text.endswith("\n") or not text else 1)
     f = FileFacts(path, lang, "ok", None, lines)
@@ -175,7 +175,7 @@ def recover(layout: Layout, graph: GraphStore, lex: LexStore, control: ControlSt
                                row["corpus_hash"], row["config_hash"], man["counts"]["files"],
                                man["counts"]["nodes"], man["counts"]["edges"])
             if man.get("parent_rev"):
-                from ragraf.archive import ensure_archive
+                from ragraf.drift.archive import ensure_archive
 
                 ensure_archive(layout, graph, control, man["parent_rev"], rev_id)
             continue
@@ -274,7 +274,7 @@ def _build_locked(cfg: Config, layout: Layout, force: bool, commit: bool, progre
         failpoint("after-scan")
         rev_id = _next_rev(graph, control, active)
         created = now_iso()
-        from ragraf.extract import php as php_ex
+        from ragraf.lang import php as php_ex
 
         versions = {"ragraf": EXTRACTOR_VERSION, "tree-sitter": php_ex.grammar_version(), "joern": "absent"}
         graph.begin_rev(rev_id, created, corpus_hash, config_hash, versions)
@@ -301,7 +301,7 @@ def _build_rev(cfg: Config, layout: Layout, sc: Any, graph: GraphStore, lex: Lex
                rev_id: str, created: str, active: str | None, corpus_hash: str, config_hash: str,
                recovered: list[str], timings: dict[str, float], t0: float, progress: Progress | None,
                reuse: bool = False, no_vectors: bool = False) -> IndexResult:
-    from ragraf.resolve import resolve
+    from ragraf.build.resolve import resolve
 
     max_lines = int(cfg.project["chunking"]["max_chunk_lines"])
     model = str(cfg.project["embedding"]["model"])
@@ -318,7 +318,7 @@ def _build_rev(cfg: Config, layout: Layout, sc: Any, graph: GraphStore, lex: Lex
     timings["parse"] = time.perf_counter() - t
     failpoint("after-parse")
     t = time.perf_counter()
-    from ragraf import schema_build
+    from ragraf.sql import schema_build
 
     schema = schema_build.build(cfg, sc.files)
     timings["schema"] = time.perf_counter() - t
@@ -395,7 +395,7 @@ def _build_rev(cfg: Config, layout: Layout, sc: Any, graph: GraphStore, lex: Lex
         progress("write", 2, 2)
     timings["write"] = time.perf_counter() - t
     t = time.perf_counter()
-    from ragraf import vectors
+    from ragraf.build import vectors
 
     if no_vectors or vectors.disabled_by_env():
         vec_status: dict[str, Any] = {"status": "disabled"}
@@ -421,7 +421,7 @@ def _build_rev(cfg: Config, layout: Layout, sc: Any, graph: GraphStore, lex: Lex
                        counts["nodes"], counts["edges"], coverage=cov)
     archive = None
     if active:
-        from ragraf.archive import ensure_archive
+        from ragraf.drift.archive import ensure_archive
 
         archive = ensure_archive(layout, graph, control, active, rev_id)
     pruned = prune(cfg, graph, lex, control, rev_id)

@@ -14,7 +14,7 @@ Invariants a change must keep:
   (source ``migration``) and ``incomplete`` says why. Nothing here raises on
   an unreachable server, a bad DSN or bad SQL.
 - No password reaches a message, a row or a log: reasons come from
-  ``ragraf.dbschema``, which scrubs them, and the DSN is never quoted.
+  ``ragraf.sql.dbschema``, which scrubs them, and the DSN is never quoted.
 - Evidence (P3): a table, column, view or foreign key carries the path:line
   of the migration statement that defined it (the CREATE, or the ALTER that
   last added / changed / renamed a column). A live object that no migration
@@ -36,11 +36,12 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ragraf import dbschema, ids
+from ragraf import ids
 from ragraf.config import Config
+from ragraf.corpus import ScannedFile
 from ragraf.errors import ConfigError, SchemaUnavailable
 from ragraf.globs import GlobError, GlobSet
-from ragraf.scan import ScannedFile
+from ragraf.sql import dbschema
 from ragraf.store import mysql_live
 
 if TYPE_CHECKING:

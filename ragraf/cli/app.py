@@ -70,7 +70,7 @@ def init(
     if not written:
         _err(f"{root / '.ragraf' / 'config'} already holds a configuration; kept as is")
     if agents:
-        from ragraf.agents import install
+        from ragraf.regimen import install
 
         target, what = install(root)
         _err(f"{target}: regimen {what}")
@@ -120,7 +120,8 @@ def index(
     as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
 ) -> None:
     """Seal the corpus into a new immutable revision rev-NNNN."""
-    from ragraf import config, indexer
+    from ragraf import config
+    from ragraf.build import indexer
 
     root = _root()
     cfg = config.load(root)
@@ -163,13 +164,13 @@ def status(
     as_json: Annotated[bool, typer.Option("--json", help="Print the status as JSON.")] = False,
 ) -> None:
     """Revision, state, capability, counts, coverage, ledger and store sizes."""
-    from ragraf.status import status as get_status
+    from ragraf.facade.status import status as get_status
 
     data = get_status(_root(), rev)
     if as_json:
         _emit_json(data)
         return
-    from ragraf.render import status_text
+    from ragraf.cli.render import status_text
 
     sys.stdout.write(status_text(data))
 
@@ -224,7 +225,7 @@ def query(
     if as_json:
         _emit_json(env)
     else:
-        from ragraf.render import envelope_text
+        from ragraf.cli.render import envelope_text
 
         sys.stdout.write(envelope_text(env))
 
@@ -269,7 +270,7 @@ def live_read_cmd(
     if as_json:
         _emit_json(env)
     else:
-        from ragraf.render import envelope_text
+        from ragraf.cli.render import envelope_text
 
         sys.stdout.write(envelope_text(env))
 
@@ -292,7 +293,7 @@ def drift(
     if sum(x is not None and x is not False for x in (scan or None, note, ack)) > 1:
         raise InvalidArgument("give one of --scan, --note, --ack")
     if scan:
-        from ragraf.drift import run_scan
+        from ragraf.drift.scan import run_scan
 
         rep = run_scan(config.load(root))
         if as_json:
@@ -303,7 +304,7 @@ def drift(
             print(f"  #{e['id']} {e['kind']} {e['path']}" + (f" - {e['note']}" if e["note"] else ""))
         return
     if note is not None:
-        from ragraf.drift import note_entry
+        from ragraf.drift.scan import note_entry
         from ragraf.facade.params import normalise_path
 
         if not text:
@@ -319,7 +320,7 @@ def drift(
     if as_json:
         _emit_json(env)
     else:
-        from ragraf.render import envelope_text
+        from ragraf.cli.render import envelope_text
 
         sys.stdout.write(envelope_text(env))
 
@@ -332,8 +333,8 @@ app.add_typer(hook_app, name="hook")
 def hook_session_start() -> None:
     """Register changes made since the revision (detected_by hook:session-start) and print the drift report."""
     from ragraf import config, facade
-    from ragraf.drift import run_scan
-    from ragraf.render import envelope_text
+    from ragraf.cli.render import envelope_text
+    from ragraf.drift.scan import run_scan
 
     root = _root()
     run_scan(config.load(root), detected_by="hook:session-start")
@@ -343,8 +344,8 @@ def hook_session_start() -> None:
 @app.command()
 def verify(as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False) -> None:
     """Walk the ledger's hash chain; compare it with LEDGER.md and the archive reports."""
-    from ragraf import ledger
     from ragraf.config import Layout
+    from ragraf.drift import ledger
     from ragraf.store.control import ControlStore
 
     root = _root()
@@ -373,7 +374,8 @@ def reindex(
     """End a change effort: build the next revision (reusing unchanged files) and archive the ledger."""
     if not commit:
         raise InvalidArgument("reindex needs --commit (it seals a new revision and archives the ledger)")
-    from ragraf import config, indexer
+    from ragraf import config
+    from ragraf.build import indexer
 
     with _Bar() as bar:
         res = indexer.build(config.load(_root()), commit=True, progress=bar, no_vectors=no_vectors)
@@ -388,7 +390,7 @@ def diff_cmd(
     limit: Annotated[int, typer.Option("--limit", help="Items listed per section.")] = 50,
 ) -> None:
     """Nodes and edges added and removed between two retained revisions."""
-    from ragraf.revdiff import diff_revs
+    from ragraf.drift.revdiff import diff_revs
 
     res = diff_revs(_root(), rev_a, rev_b, limit)
     if as_json:
@@ -425,7 +427,7 @@ def model_fetch(
 @app.command()
 def mcp() -> None:
     """Serve every operation as an MCP tool ragraf_<op> over stdio (stdout is the protocol)."""
-    from ragraf.mcp_server import serve
+    from ragraf.cli.mcp_server import serve
 
     serve(_root())
 

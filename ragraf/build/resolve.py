@@ -34,9 +34,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from ragraf import ids, sqltext
-from ragraf.extract.facts import ClassDecl, FileFacts
+from ragraf import ids
+from ragraf.lang.facts import ClassDecl, FileFacts
 from ragraf.rank import kcore
+from ragraf.sql import sqltext
 
 Edge = tuple[str, str, str, str, str | None, int | None, float, str, str, str | None]
 NodeRow = tuple[str, str, str, str, str | None, int | None, int | None, str, str]
@@ -500,7 +501,7 @@ class Resolver:
                     frags: tuple[tuple[str, str], ...], info: Any, ordinal: int) -> None:
         st = self.stats
         if self.prefix_keys and any(k == "dyn" and sqltext.norm_dyn(t) in self.prefix_keys for k, t in frags):
-            from ragraf.extract.php import pack_sql
+            from ragraf.lang.php import pack_sql
 
             info = pack_sql(sqltext.analyze(frags, self.prefixes))
         if info is None:

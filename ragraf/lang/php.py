@@ -3,13 +3,13 @@
 One query (``queries/php-tags.scm``) runs over the whole file in C; Python
 then walks the captured nodes in document order. Declarations become nodes
 with final ids; uses (calls, ``new``, includes, superglobals...) become
-``refs`` that ``ragraf.resolve`` links once every file is known.
+``refs`` that ``ragraf.build.resolve`` links once every file is known.
 
 Invariants a change must keep:
 - Names are resolved the way PHP resolves them, per file: namespace, ``use``
   aliases (class / function / const), fully qualified names. Unqualified
   function calls keep both candidates (namespaced, then global).
-- Type descriptors (tuples, see ``ragraf.resolve.TypeEval``) describe what a
+- Type descriptors (tuples, see ``ragraf.build.resolve.Resolver.types``) describe what a
   receiver expression evaluates to; variables are closed over the scope's
   assignments here, flow-insensitively, so no ('var', ...) leaves this module.
 - Comments and docblocks go to ``texts`` (layer text), never into props of
@@ -18,7 +18,7 @@ Invariants a change must keep:
 - SQL in strings: a string whose text starts with a statement keyword (the
   query's predicate) is followed up to its outermost concatenation, which is
   turned into fragments (decoded literal text, ``("dyn", php)`` for the rest)
-  and analysed once with ``ragraf.sqltext`` *without* configured table
+  and analysed once with ``ragraf.sql.sqltext`` *without* configured table
   prefixes; the resolver re-analyses the few whose run-time parts a prefix in
   ``db.table_prefixes`` names. The ref is ``("sql", owner node, line,
   end line, fragments, analysis, ordinal)``: the owner is the innermost
@@ -32,9 +32,10 @@ import re
 from functools import cache
 from typing import Any
 
-from ragraf import ids, sqltext
-from ragraf.extract.chunking import DEFAULT_MAX_LINES, make_chunks
-from ragraf.extract.facts import ClassDecl, FileFacts
+from ragraf import ids
+from ragraf.lang.chunking import DEFAULT_MAX_LINES, make_chunks
+from ragraf.lang.facts import ClassDecl, FileFacts
+from ragraf.sql import sqltext
 
 CLASS_KINDS = {
     "class_declaration": "class",

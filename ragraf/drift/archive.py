@@ -21,7 +21,7 @@ from typing import Any
 
 from ragraf import resources
 from ragraf.config import Layout
-from ragraf.ledger import now_iso
+from ragraf.drift.ledger import now_iso
 from ragraf.store.control import GENESIS, ControlStore
 from ragraf.store.graph import GraphStore
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 
-from ragraf.extract.facts import Chunk, FileFacts
+from ragraf.lang.facts import Chunk, FileFacts
 from ragraf.tokens import fts_text, looks_like_sql
 
 DEFAULT_MAX_LINES = 120
