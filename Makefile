@@ -5,7 +5,7 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: example test venv clean-example
+.PHONY: example test lint venv clean-example
 
 venv: $(VENV)/.installed
 
@@ -22,8 +22,13 @@ example: venv
 	$(BIN)/ragraf -C fixtures/pilot index
 	$(BIN)/ragraf -C fixtures/pilot status
 
-test: venv
+test: venv lint
 	$(BIN)/python -m pytest -n 2 --dist loadfile -q
+
+# lint and format checks; `make test` runs them first and fails on any finding
+lint: venv
+	$(BIN)/ruff check ragraf tests bench
+	$(BIN)/ruff format --check ragraf tests bench
 
 clean-example:
 	rm -rf fixtures/pilot/.ragraf

@@ -11,8 +11,12 @@ REPO = Path(__file__).resolve().parent.parent
 
 def fetch(name: str) -> Path:
     """The root of a corpus unpacked by ../shared/corpora/fetch (cached outside the repository)."""
-    out = subprocess.run([str(REPO.parent / "shared" / "corpora" / "fetch"), name],
-                         capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [str(REPO.parent / "shared" / "corpora" / "fetch"), name],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     return Path(out.stdout.strip().splitlines()[-1])
 
 

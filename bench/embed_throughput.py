@@ -1,6 +1,6 @@
 """Embedding throughput of the default model on chunk-sized PHP windows, run by hand.
 
-    .venv/bin/python bench/embed_throughput.py <folder with PHP> [-n 512] [--lines 40] [--max-tokens 128]
+.venv/bin/python bench/embed_throughput.py <folder with PHP> [-n 512] [--lines 40] [--max-tokens 128]
 """
 
 from __future__ import annotations

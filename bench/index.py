@@ -53,7 +53,17 @@ def tree_rss_kib(pid: int) -> int:
 
 
 def timed_index(root: Path, workers: int | None) -> tuple[float, int, dict]:
-    cmd = [sys.executable, "-m", "ragraf", "-C", str(root), "index", "--force", "--json", "--no-vectors"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "ragraf",
+        "-C",
+        str(root),
+        "index",
+        "--force",
+        "--json",
+        "--no-vectors",
+    ]
     env = dict(os.environ)
     t0 = time.perf_counter()
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
@@ -100,9 +110,12 @@ def checks(root: Path) -> dict:
     q = g.db.query
 
     def incoming(fqn: str) -> list[tuple]:
-        return q("SELECT e.kind, e.provenance, e.src, e.evidence_path || ':' || e.evidence_line, e.confidence"
-                 " FROM edge e JOIN node n ON n.rev_id=e.rev_id AND n.node_id=e.dst"
-                 " WHERE e.rev_id=? AND n.fqn=?", (rev, fqn))
+        return q(
+            "SELECT e.kind, e.provenance, e.src, e.evidence_path || ':' || e.evidence_line, e.confidence"
+            " FROM edge e JOIN node n ON n.rev_id=e.rev_id AND n.node_id=e.dst"
+            " WHERE e.rev_id=? AND n.fqn=?",
+            (rev, fqn),
+        )
 
     res: dict = {}
     bq = incoming("PhpMyAdmin\\Util::backquote")
@@ -131,11 +144,15 @@ def checks(root: Path) -> dict:
             if re.search(r"\bglobal\b[^;]*\$dbi\b", prev):
                 global_sites.add(site)
                 break
-    res["this_dbi_fetchResult"] = {"sites": len(this_sites), "resolved": len(this_sites & set(fr_lines)),
-                                   "stated": sum(1 for s in this_sites if s in fr_lines and fr_lines[s][1] == "stated")}
+    res["this_dbi_fetchResult"] = {
+        "sites": len(this_sites),
+        "resolved": len(this_sites & set(fr_lines)),
+        "stated": sum(1 for s in this_sites if s in fr_lines and fr_lines[s][1] == "stated"),
+    }
     res["dbi_fetchResult"] = {"sites": len(dbi_sites), "resolved": len(dbi_sites & set(fr_lines))}
     res["global_dbi_fetchResult"] = {
-        "sites": len(global_sites), "resolved": len(global_sites & set(fr_lines)),
+        "sites": len(global_sites),
+        "resolved": len(global_sites & set(fr_lines)),
         "derived": sum(1 for s in global_sites if s in fr_lines and fr_lines[s][1] == "derived"),
         "confidence": sorted({fr_lines[s][4] for s in global_sites if s in fr_lines}),
     }
@@ -157,7 +174,9 @@ def checks(root: Path) -> dict:
     for kind, path, line, name in q(
         "SELECT e.kind, e.evidence_path, e.evidence_line, n.name FROM edge e JOIN node n"
         " ON n.rev_id=e.rev_id AND n.node_id=e.dst WHERE e.rev_id=? AND e.provenance='stated'"
-        " AND e.kind IN ('calls','extends','implements')", (rev,)):
+        " AND e.kind IN ('calls','extends','implements')",
+        (rev,),
+    ):
         if path not in files:
             files[path] = (root / path).read_text(encoding="utf-8").split("\n")
         text = files[path][line - 1].lower()
@@ -167,28 +186,56 @@ def checks(root: Path) -> dict:
         if not ok:
             bad[kind] += 1
             examples.append(f"{kind} {path}:{line} -> {name}")
-    res["truthfulness"] = {"checked": dict(total), "violations": dict(bad), "examples": examples[:10]}
+    res["truthfulness"] = {
+        "checked": dict(total),
+        "violations": dict(bad),
+        "examples": examples[:10],
+    }
 
     # definition recall against universal-ctags
     ctags = shutil.which("ctags")
     if ctags:
-        out = subprocess.run([ctags, "-R", "--languages=PHP", "--output-format=json", "--fields=+nK",
-                              "--kinds-PHP=cfit", "-f", "-", "."], cwd=root, capture_output=True, text=True)
+        out = subprocess.run(
+            [
+                ctags,
+                "-R",
+                "--languages=PHP",
+                "--output-format=json",
+                "--fields=+nK",
+                "--kinds-PHP=cfit",
+                "-f",
+                "-",
+                ".",
+            ],
+            cwd=root,
+            capture_output=True,
+            text=True,
+        )
         want = set()
         for line in out.stdout.splitlines():
             t = json.loads(line)
             if t.get("_type") != "tag" or "/.ragraf/" in t["path"]:
                 continue
             want.add((t["name"].lower(), t["path"].lstrip("./"), t["line"]))
-        have = {(n.lower(), p, ln) for n, p, ln in q(
-            "SELECT name, path, start_line FROM node WHERE rev_id=? AND kind IN"
-            " ('class','interface','trait','enum','function','method')", (rev,))}
+        have = {
+            (n.lower(), p, ln)
+            for n, p, ln in q(
+                "SELECT name, path, start_line FROM node WHERE rev_id=? AND kind IN"
+                " ('class','interface','trait','enum','function','method')",
+                (rev,),
+            )
+        }
         missed = sorted(want - have)
-        res["ctags_recall"] = {"ctags_definitions": len(want), "found": len(want & have),
-                               "recall": round(len(want & have) / len(want), 4) if want else None,
-                               "missed_examples": [f"{p}:{ln} {n}" for n, p, ln in missed[:10]]}
+        res["ctags_recall"] = {
+            "ctags_definitions": len(want),
+            "found": len(want & have),
+            "recall": round(len(want & have) / len(want), 4) if want else None,
+            "missed_examples": [f"{p}:{ln} {n}" for n, p, ln in missed[:10]],
+        }
     else:
-        res["ctags_recall"] = "skipped: universal-ctags is not installed (apt-get install universal-ctags)"
+        res["ctags_recall"] = (
+            "skipped: universal-ctags is not installed (apt-get install universal-ctags)"
+        )
     g.close()
     return res
 
@@ -206,18 +253,27 @@ def main() -> None:
             config.Layout(root).project_yaml.write_text(f"index: {{workers: {args.workers}}}\n")
         runs = [timed_index(root, args.workers) for _ in range(args.runs)]
         best = min(runs, key=lambda r: r[0])
-        php_lines = sum(p.read_text(encoding="utf-8", errors="replace").count("\n")
-                        for p in root.rglob("*.php") if "/.ragraf/" not in str(p))
+        php_lines = sum(
+            p.read_text(encoding="utf-8", errors="replace").count("\n")
+            for p in root.rglob("*.php")
+            if "/.ragraf/" not in str(p)
+        )
         report = {
-            "corpus": args.corpus, "php_lines": php_lines,
+            "corpus": args.corpus,
+            "php_lines": php_lines,
             "machine": f"{platform.node()} {platform.machine()} {os.cpu_count()} CPUs, Python {platform.python_version()}",
             "date": time.strftime("%Y-%m-%d"),
-            "wall_s": [round(r[0], 2) for r in runs], "best_wall_s": round(best[0], 2),
+            "wall_s": [round(r[0], 2) for r in runs],
+            "best_wall_s": round(best[0], 2),
             "peak_rss_mib": [round(r[1] / 1024) for r in runs],
             "stages_s": best[2]["timings_s"],
             "counts": best[2]["counts"],
             "calls_stated_share": best[2]["coverage"].get("calls.stated_share"),
-            "coverage": {k: v for k, v in best[2]["coverage"].items() if k.startswith(("calls", "files", "includes"))},
+            "coverage": {
+                k: v
+                for k, v in best[2]["coverage"].items()
+                if k.startswith(("calls", "files", "includes"))
+            },
         }
         report["checks"] = checks(root)
     print(json.dumps(report, indent=2))

@@ -47,8 +47,13 @@ def measure(session: Session, op: str, arg_list: list[dict[str, Any]]) -> dict[s
         env = facade.run(session, op, args)
         times.append((time.perf_counter() - t) * 1000)
         sizes.append(len(json.dumps(env)))
-    return {"n": len(times), "p50_ms": round(statistics.median(times), 2), "p95_ms": round(pct(times, 95), 2),
-            "max_ms": round(max(times), 2), "median_answer_bytes": int(statistics.median(sizes))}
+    return {
+        "n": len(times),
+        "p50_ms": round(statistics.median(times), 2),
+        "p95_ms": round(pct(times, 95), 2),
+        "max_ms": round(max(times), 2),
+        "median_answer_bytes": int(statistics.median(sizes)),
+    }
 
 
 def main() -> None:
@@ -64,16 +69,30 @@ def main() -> None:
         rev = facade.run(session, "index_status")["index_rev"]
         rng = random.Random(42)
         rows = session.graph.symbol_names(rev)
-        methods = sorted(f for n, f in rows if f and "::" in f and not f.rsplit("::", 1)[1].startswith("$"))
+        methods = sorted(
+            f for n, f in rows if f and "::" in f and not f.rsplit("::", 1)[1].startswith("$")
+        )
         classes = sorted(f for n, f in rows if f and "::" not in f and "\\" in f)
         # callers are measured on the most-called methods too (the expensive case)
-        hubs = ["PhpMyAdmin\\Util::backquote", "PhpMyAdmin\\DatabaseInterface::fetchResult",
-                "PhpMyAdmin\\DatabaseInterface::query", "PhpMyAdmin\\Html\\Generator::getIcon"]
+        hubs = [
+            "PhpMyAdmin\\Util::backquote",
+            "PhpMyAdmin\\DatabaseInterface::fetchResult",
+            "PhpMyAdmin\\DatabaseInterface::query",
+            "PhpMyAdmin\\Html\\Generator::getIcon",
+        ]
         sample_m = rng.sample(methods, min(args.samples, len(methods))) + hubs
         sample_c = rng.sample(classes, min(args.samples // 3, len(classes)))
         names = [f.rsplit("::", 1)[-1].rsplit("\\", 1)[-1] for f in sample_m]
-        queries = ["escape identifier with backticks", "export table as csv", "user privileges", "fetchResult",
-                   "bookmark", "two factor authentication", "relation between tables", "charset collation"]
+        queries = [
+            "escape identifier with backticks",
+            "export table as csv",
+            "user privileges",
+            "fetchResult",
+            "bookmark",
+            "two factor authentication",
+            "relation between tables",
+            "charset collation",
+        ]
         for op, a in (("symbol", {"name": "backquote"}),):
             facade.run(session, op, a)  # warm caches once, as a running server would be
         report: dict[str, Any] = {
@@ -83,23 +102,57 @@ def main() -> None:
             "symbol_by_fqn": measure(session, "symbol", [{"fqn": f} for f in sample_m]),
             "symbol_by_name": measure(session, "symbol", [{"name": n} for n in names]),
             "references": measure(session, "references", [{"fqn": f} for f in sample_m]),
-            "callers_depth1": measure(session, "callers", [{"fqn": f, "depth": 1} for f in sample_m]),
-            "callers_depth3": measure(session, "callers", [{"fqn": f, "depth": 3} for f in sample_m]),
-            "callees_depth1": measure(session, "callees", [{"fqn": f, "depth": 1} for f in sample_m]),
-            "impact_depth3": measure(session, "impact", [{"fqn": f, "depth": 3} for f in sample_m + sample_c]),
-            "repo_map_2000": measure(session, "repo_map", [{"budget_tokens": 2000}] * 10
-                                     + [{"budget_tokens": 2000, "scope": s} for s in
-                                        ("libraries/classes/Controllers", "PhpMyAdmin\\Plugins", "libraries/classes/Dbal")]),
+            "callers_depth1": measure(
+                session, "callers", [{"fqn": f, "depth": 1} for f in sample_m]
+            ),
+            "callers_depth3": measure(
+                session, "callers", [{"fqn": f, "depth": 3} for f in sample_m]
+            ),
+            "callees_depth1": measure(
+                session, "callees", [{"fqn": f, "depth": 1} for f in sample_m]
+            ),
+            "impact_depth3": measure(
+                session, "impact", [{"fqn": f, "depth": 3} for f in sample_m + sample_c]
+            ),
+            "repo_map_2000": measure(
+                session,
+                "repo_map",
+                [{"budget_tokens": 2000}] * 10
+                + [
+                    {"budget_tokens": 2000, "scope": s}
+                    for s in (
+                        "libraries/classes/Controllers",
+                        "PhpMyAdmin\\Plugins",
+                        "libraries/classes/Dbal",
+                    )
+                ],
+            ),
             "search_lexical": measure(session, "search", [{"query": q} for q in queries]),
         }
         session.close()
         cold = []
         for _ in range(5):
             t = time.perf_counter()
-            subprocess.run([sys.executable, "-m", "ragraf", "-C", str(root), "query", "symbol",
-                            "PhpMyAdmin\\Util::backquote", "--json"], check=True, capture_output=True)
+            subprocess.run(
+                [
+                    sys.executable,
+                    "-m",
+                    "ragraf",
+                    "-C",
+                    str(root),
+                    "query",
+                    "symbol",
+                    "PhpMyAdmin\\Util::backquote",
+                    "--json",
+                ],
+                check=True,
+                capture_output=True,
+            )
             cold.append((time.perf_counter() - t) * 1000)
-        report["cold_cli_symbol_ms"] = {"runs": [round(c) for c in cold], "median": round(statistics.median(cold))}
+        report["cold_cli_symbol_ms"] = {
+            "runs": [round(c) for c in cold],
+            "median": round(statistics.median(cold)),
+        }
     print(json.dumps(report, indent=2))
 
 

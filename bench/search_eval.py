@@ -52,20 +52,22 @@ RECALL_AT = 5
 class Query:
     query: str
     category: str
-    expected: tuple[tuple[str, str], ...]   # ("fqn" | "path", value)
+    expected: tuple[tuple[str, str], ...]  # ("fqn" | "path", value)
 
 
 @dataclass
 class QueryScore:
     query: str
     category: str
-    rank: int | None          # first matching hit, 1-based, within the limit
+    rank: int | None  # first matching hit, 1-based, within the limit
     rr: float
     hit5: int
     abstained: bool
     hits: int
     seconds: float = 0.0
-    top: list[str] = field(default_factory=list)   # fqn or path:line of the first hits, for --verbose
+    top: list[str] = field(
+        default_factory=list
+    )  # fqn or path:line of the first hits, for --verbose
 
 
 # -- the evaluation set --------------------------------------------------------
@@ -86,16 +88,22 @@ def parse_set(data: Any, source: str = "<set>") -> list[Query]:
             raise ValueError(f"{where}: duplicate query {text!r}")
         seen.add(text)
         if cat not in CATEGORIES:
-            raise ValueError(f"{where}: category must be one of {', '.join(CATEGORIES)}, got {cat!r}")
+            raise ValueError(
+                f"{where}: category must be one of {', '.join(CATEGORIES)}, got {cat!r}"
+            )
         if not isinstance(exp, list):
             raise ValueError(f"{where}: 'expected' must be a list (empty for nonsense)")
         pairs: list[tuple[str, str]] = []
         for e in exp:
             if not isinstance(e, Mapping) or len(e) != 1:
-                raise ValueError(f"{where}: each expected entry is {{fqn: ...}} or {{path: ...}}, got {e!r}")
+                raise ValueError(
+                    f"{where}: each expected entry is {{fqn: ...}} or {{path: ...}}, got {e!r}"
+                )
             ((key, value),) = e.items()
             if key not in ("fqn", "path") or not isinstance(value, str) or not value:
-                raise ValueError(f"{where}: each expected entry is {{fqn: ...}} or {{path: ...}}, got {e!r}")
+                raise ValueError(
+                    f"{where}: each expected entry is {{fqn: ...}} or {{path: ...}}, got {e!r}"
+                )
             if key == "path" and (value.startswith("/") or "\\" in value):
                 raise ValueError(f"{where}: a path is relative and POSIX, got {value!r}")
             pairs.append((key, value))
@@ -123,8 +131,9 @@ def matches(hit: Mapping[str, Any], expected: tuple[str, str]) -> bool:
     return hit.get("path") == value
 
 
-def first_rank(hits: Sequence[Mapping[str, Any]], expected: Iterable[tuple[str, str]],
-               limit: int = MRR_AT) -> int | None:
+def first_rank(
+    hits: Sequence[Mapping[str, Any]], expected: Iterable[tuple[str, str]], limit: int = MRR_AT
+) -> int | None:
     exp = list(expected)
     for i, hit in enumerate(hits[:limit], start=1):
         if any(matches(hit, e) for e in exp):
@@ -132,8 +141,11 @@ def first_rank(hits: Sequence[Mapping[str, Any]], expected: Iterable[tuple[str, 
     return None
 
 
-def score(result: Mapping[str, Any], expected: Iterable[tuple[str, str]] | Iterable[Mapping[str, str]],
-          limit: int = MRR_AT) -> dict[str, Any]:
+def score(
+    result: Mapping[str, Any],
+    expected: Iterable[tuple[str, str]] | Iterable[Mapping[str, str]],
+    limit: int = MRR_AT,
+) -> dict[str, Any]:
     """Score one search result against the acceptable answers of its query.
 
     ``expected`` takes (key, value) pairs or the YAML form ``[{fqn: ...}, {path: ...}]``.
@@ -201,8 +213,19 @@ def evaluate(queries: Sequence[Query], search: SearchFn, limit: int = MRR_AT) ->
         s = score(result, q.expected, limit)
         hits = result.get("hits") or []
         top = [h.get("fqn") or f"{h.get('path')}:{h.get('start_line')}" for h in hits[:5]]
-        out.append(QueryScore(q.query, q.category, s["rank"], s["rr"], s["hit5"], s["abstained"],
-                              len(hits), dt, top))
+        out.append(
+            QueryScore(
+                q.query,
+                q.category,
+                s["rank"],
+                s["rr"],
+                s["hit5"],
+                s["abstained"],
+                len(hits),
+                dt,
+                top,
+            )
+        )
     return out
 
 
@@ -223,9 +246,11 @@ def render(summary: Mapping[str, Mapping[str, Any]]) -> str:
 
 
 def _no_index(root: Path) -> str:
-    return (f"{root} has no ragraf index: index a copy of the corpus first, e.g. "
-            f"`.venv/bin/ragraf init {root} && .venv/bin/ragraf -C {root} index` "
-            "(bench/index.py only indexes a temporary copy)")
+    return (
+        f"{root} has no ragraf index: index a copy of the corpus first, e.g. "
+        f"`.venv/bin/ragraf init {root} && .venv/bin/ragraf -C {root} index` "
+        "(bench/index.py only indexes a temporary copy)"
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -263,7 +288,9 @@ def main(argv: list[str] | None = None) -> int:
         env = run(session, "search", {"query": q, "limit": a.limit})
         result = env.get("result") if isinstance(env, Mapping) else None
         if not isinstance(result, Mapping):
-            raise RuntimeError(f"search {q!r}: the envelope has no result: {json.dumps(env, default=str)[:500]}")
+            raise RuntimeError(
+                f"search {q!r}: the envelope has no result: {json.dumps(env, default=str)[:500]}"
+            )
         return result
 
     try:
@@ -276,13 +303,25 @@ def main(argv: list[str] | None = None) -> int:
         return int(getattr(e, "exit_code", 1)) or 1
     summary = aggregate(scores)
     if a.json:
-        print(json.dumps({"root": str(root), "set": str(a.set), "limit": a.limit, "summary": summary,
-                          "queries": [asdict(s) for s in scores]}, indent=1))
+        print(
+            json.dumps(
+                {
+                    "root": str(root),
+                    "set": str(a.set),
+                    "limit": a.limit,
+                    "summary": summary,
+                    "queries": [asdict(s) for s in scores],
+                },
+                indent=1,
+            )
+        )
         return 0
     if a.verbose:
         for s in scores:
             mark = "abstain" if s.abstained else (f"rank {s.rank}" if s.rank else "miss")
-            print(f"[{s.category:<10}] {mark:<8} {s.seconds:6.3f}s  {s.query}  ->  {', '.join(s.top[:3])}")
+            print(
+                f"[{s.category:<10}] {mark:<8} {s.seconds:6.3f}s  {s.query}  ->  {', '.join(s.top[:3])}"
+            )
         print()
     print(render(summary))
     return 0

@@ -184,9 +184,13 @@ class Config:
 
     def globset(self, key: str) -> GlobSet:
         try:
-            return GlobSet(self.project[key], case_insensitive=self.project["case_insensitive_globs"])
+            return GlobSet(
+                self.project[key], case_insensitive=self.project["case_insensitive_globs"]
+            )
         except GlobError as e:
-            raise ConfigError(f"{self.project_file or 'project.yaml'}: key '{key}': bad glob: {e}") from e
+            raise ConfigError(
+                f"{self.project_file or 'project.yaml'}: key '{key}': bad glob: {e}"
+            ) from e
 
     @property
     def config_hash(self) -> str:
@@ -227,7 +231,9 @@ def load(root: Path) -> Config:
             try:
                 GlobSet([g])
             except GlobError as e:
-                raise ConfigError(f"{layout.project_yaml}: key 'db.schema_source': bad glob: {e}") from e
+                raise ConfigError(
+                    f"{layout.project_yaml}: key 'db.schema_source': bad glob: {e}"
+                ) from e
     return cfg
 
 

@@ -27,14 +27,14 @@ LANG_BY_SUFFIX = {".php": "php", ".phtml": "php", ".inc": "php", ".md": "markdow
 
 @dataclass
 class ScannedFile:
-    path: str                       # project-relative, POSIX
+    path: str  # project-relative, POSIX
     lang: str | None
     sha256: str
     size: int
     mtime_ns: int
-    status: str = "ok"              # ok | skipped | failed (before parsing)
+    status: str = "ok"  # ok | skipped | failed (before parsing)
     note: str | None = None
-    text: str | None = None         # decoded text, only for status ok
+    text: str | None = None  # decoded text, only for status ok
     lines: int = 0
 
 
@@ -120,19 +120,30 @@ def read_file(root: Path, rel: str, lang: str | None, max_bytes: int) -> Scanned
                 for block in iter(lambda: fh.read(1 << 20), b""):
                     h.update(block)
         except OSError as e:
-            return ScannedFile(rel, lang, "", st.st_size, st.st_mtime_ns, "failed", f"unreadable: {e.strerror}")
+            return ScannedFile(
+                rel, lang, "", st.st_size, st.st_mtime_ns, "failed", f"unreadable: {e.strerror}"
+            )
         return ScannedFile(
-            rel, lang, h.hexdigest(), st.st_size, st.st_mtime_ns, "skipped",
+            rel,
+            lang,
+            h.hexdigest(),
+            st.st_size,
+            st.st_mtime_ns,
+            "skipped",
             f"larger than max_file_bytes ({st.st_size} > {max_bytes})",
         )
     try:
         with open(full, "rb") as fh:
             data = fh.read()
     except OSError as e:
-        return ScannedFile(rel, lang, "", st.st_size, st.st_mtime_ns, "failed", f"unreadable: {e.strerror}")
+        return ScannedFile(
+            rel, lang, "", st.st_size, st.st_mtime_ns, "failed", f"unreadable: {e.strerror}"
+        )
     sha = hashlib.sha256(data).hexdigest()
     if b"\0" in data:
-        return ScannedFile(rel, lang, sha, st.st_size, st.st_mtime_ns, "skipped", "binary (NUL byte)")
+        return ScannedFile(
+            rel, lang, sha, st.st_size, st.st_mtime_ns, "skipped", "binary (NUL byte)"
+        )
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as e:
@@ -167,8 +178,22 @@ def scan(cfg: Config, *, read: bool = True) -> ScanResult:
         if entry.is_symlink():
             target = os.path.realpath(root / rel)
             inside = os.path.commonpath([target, str(root.resolve())]) == str(root.resolve())
-            note = "symlink inside the root (target indexed at its own path)" if inside else "symlink out of the root (not followed)"
-            out.append(ScannedFile(rel, lang, hashlib.sha256(os.readlink(root / rel).encode()).hexdigest(), 0, 0, "skipped", note))
+            note = (
+                "symlink inside the root (target indexed at its own path)"
+                if inside
+                else "symlink out of the root (not followed)"
+            )
+            out.append(
+                ScannedFile(
+                    rel,
+                    lang,
+                    hashlib.sha256(os.readlink(root / rel).encode()).hexdigest(),
+                    0,
+                    0,
+                    "skipped",
+                    note,
+                )
+            )
             continue
         try:
             mode = entry.stat(follow_symlinks=False).st_mode

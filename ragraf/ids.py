@@ -21,7 +21,9 @@ def node_id(kind: str, fqn: str | None, path: str | None, start_line: int | None
     return _sha1(kind, fqn, path, start_line)
 
 
-def edge_uid(src: str, dst: str, kind: str, evidence_path: str | None, evidence_line: int | None) -> str:
+def edge_uid(
+    src: str, dst: str, kind: str, evidence_path: str | None, evidence_line: int | None
+) -> str:
     return _sha1(src, dst, kind, evidence_path, evidence_line)
 
 

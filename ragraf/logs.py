@@ -16,10 +16,14 @@ def file_logger(name: str, logs_dir: Path, filename: str) -> logging.Logger:
     log = logging.getLogger(name)
     log.setLevel(logging.INFO)
     target = str(logs_dir / filename)
-    if not any(isinstance(h, RotatingFileHandler) and h.baseFilename == target for h in log.handlers):
+    if not any(
+        isinstance(h, RotatingFileHandler) and h.baseFilename == target for h in log.handlers
+    ):
         try:
             logs_dir.mkdir(parents=True, exist_ok=True)
-            fh = RotatingFileHandler(target, maxBytes=MAX_BYTES, backupCount=BACKUPS, encoding="utf-8")
+            fh = RotatingFileHandler(
+                target, maxBytes=MAX_BYTES, backupCount=BACKUPS, encoding="utf-8"
+            )
             fh.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(message)s"))
             log.addHandler(fh)
         except OSError:

@@ -59,8 +59,16 @@ def kcore(n: int, edges: Sequence[tuple[int, int]]) -> list[int]:
     return deg
 
 
-def ppr(n: int, src: np.ndarray, dst: np.ndarray, weight: np.ndarray, personalization: np.ndarray,
-        alpha: float = 0.85, epsilon: float = 1e-6, max_iter: int = 50) -> tuple[np.ndarray, int]:
+def ppr(
+    n: int,
+    src: np.ndarray,
+    dst: np.ndarray,
+    weight: np.ndarray,
+    personalization: np.ndarray,
+    alpha: float = 0.85,
+    epsilon: float = 1e-6,
+    max_iter: int = 50,
+) -> tuple[np.ndarray, int]:
     """Personalized PageRank by power iteration; returns (scores, iterations)."""
     p = np.asarray(personalization, dtype=np.float64)
     total = p.sum()
@@ -69,7 +77,11 @@ def ppr(n: int, src: np.ndarray, dst: np.ndarray, weight: np.ndarray, personaliz
     else:
         p = p / total
     out_w = np.bincount(src, weights=weight, minlength=n) if len(src) else np.zeros(n)
-    norm = np.where(out_w[src] > 0, weight / np.where(out_w[src] > 0, out_w[src], 1), 0.0) if len(src) else weight
+    norm = (
+        np.where(out_w[src] > 0, weight / np.where(out_w[src] > 0, out_w[src], 1), 0.0)
+        if len(src)
+        else weight
+    )
     dangling = out_w == 0
     r = p.copy()
     iterations = 0
@@ -85,8 +97,9 @@ def ppr(n: int, src: np.ndarray, dst: np.ndarray, weight: np.ndarray, personaliz
     return r, iterations
 
 
-def knapsack(values: Sequence[float], costs: Sequence[int], budget: int,
-             max_cells: int = 500_000) -> tuple[list[int], bool]:
+def knapsack(
+    values: Sequence[float], costs: Sequence[int], budget: int, max_cells: int = 500_000
+) -> tuple[list[int], bool]:
     """Indices of the chosen items and whether the exact DP was used."""
     n = len(values)
     if n == 0 or budget <= 0:

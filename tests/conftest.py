@@ -23,11 +23,22 @@ def copy_pilot(dest: Path) -> Path:
     return dest
 
 
-def run_cli(*args: str, cwd: Path | None = None, env: dict[str, str] | None = None,
-            timeout: float = 120, check: bool = False) -> subprocess.CompletedProcess[str]:
+def run_cli(
+    *args: str,
+    cwd: Path | None = None,
+    env: dict[str, str] | None = None,
+    timeout: float = 120,
+    check: bool = False,
+) -> subprocess.CompletedProcess[str]:
     full_env = {**os.environ, **(env or {})}
-    proc = subprocess.run([sys.executable, "-m", "ragraf", *args], cwd=cwd, env=full_env,
-                          capture_output=True, text=True, timeout=timeout)
+    proc = subprocess.run(
+        [sys.executable, "-m", "ragraf", *args],
+        cwd=cwd,
+        env=full_env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
     if check and proc.returncode != 0:
         raise AssertionError(f"ragraf {' '.join(args)} exited {proc.returncode}: {proc.stderr}")
     return proc

@@ -32,12 +32,16 @@ def test_init_agents_is_idempotent_and_keeps_the_rest(tmp_path: Path) -> None:
     r1 = run_cli("init", str(tmp_path), "--agents", check=True)
     assert "regimen updated" in r1.stderr
     once = (tmp_path / "AGENTS.md").read_text()
-    assert once.startswith("# House rules\n\nUse tabs.\n") and regimen.regimen().rstrip("\n") in once
+    assert (
+        once.startswith("# House rules\n\nUse tabs.\n") and regimen.regimen().rstrip("\n") in once
+    )
     r2 = run_cli("init", str(tmp_path), "--agents", check=True)
     assert "regimen unchanged" in r2.stderr
     assert (tmp_path / "AGENTS.md").read_text() == once
     # an edited block is refreshed in place, the text around it stays
-    (tmp_path / "AGENTS.md").write_text(once.replace("Order of work", "Order of wrk") + "\nFooter.\n")
+    (tmp_path / "AGENTS.md").write_text(
+        once.replace("Order of work", "Order of wrk") + "\nFooter.\n"
+    )
     regimen.install(tmp_path)
     again = (tmp_path / "AGENTS.md").read_text()
     assert again == once + "\nFooter.\n"

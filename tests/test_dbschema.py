@@ -38,8 +38,9 @@ PASSWORD = "pw-Zq8!secret-77"
 def _server():
     import mysql.connector
 
-    return mysql.connector.connect(host=HOST, port=PORT, user=USER, password="",
-                                   database="test", connection_timeout=5)
+    return mysql.connector.connect(
+        host=HOST, port=PORT, user=USER, password="", database="test", connection_timeout=5
+    )
 
 
 @pytest.fixture
@@ -70,8 +71,9 @@ def run_sql(database: str, statements: list[str]) -> None:
 
 
 def params_for(database: str) -> dict:
-    return connect_params({"dsn": f"mysql://{USER}@{HOST}:{PORT}/{database}",
-                           "connect_timeout": 3}, {})
+    return connect_params(
+        {"dsn": f"mysql://{USER}@{HOST}:{PORT}/{database}", "connect_timeout": 3}, {}
+    )
 
 
 def free_port() -> int:
@@ -84,8 +86,10 @@ def free_port() -> int:
 
 
 def test_connect_params_from_dsn_password_from_env_only_masked():
-    p = connect_params({"dsn": "mysql://app@db.example:3307/shop", "connect_timeout": 2},
-                       {"RAGRAF_DB_PASSWORD": PASSWORD})
+    p = connect_params(
+        {"dsn": "mysql://app@db.example:3307/shop", "connect_timeout": 2},
+        {"RAGRAF_DB_PASSWORD": PASSWORD},
+    )
     assert (p["host"], p["port"], p["user"], p["database"]) == ("db.example", 3307, "app", "shop")
     assert p["connect_timeout"] == 2.0
     assert isinstance(p["password"], Secret) and p["password"].reveal() == PASSWORD
@@ -105,8 +109,13 @@ def test_connect_params_dsn_password_and_env_precedence():
 
 
 def test_connect_params_from_environment():
-    env = {"RAGRAF_DB_HOST": "10.0.0.5", "RAGRAF_DB_PORT": "3310", "RAGRAF_DB_USER": "ro",
-           "RAGRAF_DB_NAME": "crm", "RAGRAF_DB_PASSWORD": PASSWORD}
+    env = {
+        "RAGRAF_DB_HOST": "10.0.0.5",
+        "RAGRAF_DB_PORT": "3310",
+        "RAGRAF_DB_USER": "ro",
+        "RAGRAF_DB_NAME": "crm",
+        "RAGRAF_DB_PASSWORD": PASSWORD,
+    }
     p = connect_params({"dsn": None}, env)
     assert (p["host"], p["port"], p["user"], p["database"]) == ("10.0.0.5", 3310, "ro", "crm")
     assert p["password"].reveal() == PASSWORD and PASSWORD not in repr(p)
@@ -118,14 +127,25 @@ def test_connect_params_from_environment():
 def test_connect_params_errors_never_show_the_password():
     with pytest.raises(SchemaUnavailable, match="no database configured"):
         connect_params({"dsn": None}, {})
-    for bad in (f"postgres://u:{PASSWORD}@h/db", f"mysql://u:{PASSWORD}@h", f"mysql://u:{PASSWORD}@h:99999/db",
-                f"mysql://:{PASSWORD}@h/db"):
+    for bad in (
+        f"postgres://u:{PASSWORD}@h/db",
+        f"mysql://u:{PASSWORD}@h",
+        f"mysql://u:{PASSWORD}@h:99999/db",
+        f"mysql://:{PASSWORD}@h/db",
+    ):
         with pytest.raises(ConfigError) as info:
             connect_params({"dsn": bad}, {})
         assert PASSWORD not in str(info.value) and "db.dsn" in str(info.value)
     with pytest.raises(ConfigError, match="RAGRAF_DB_PORT"):
-        connect_params({}, {"RAGRAF_DB_HOST": "h", "RAGRAF_DB_PORT": "x", "RAGRAF_DB_USER": "u",
-                            "RAGRAF_DB_NAME": "d"})
+        connect_params(
+            {},
+            {
+                "RAGRAF_DB_HOST": "h",
+                "RAGRAF_DB_PORT": "x",
+                "RAGRAF_DB_USER": "u",
+                "RAGRAF_DB_NAME": "d",
+            },
+        )
     with pytest.raises(ConfigError, match="RAGRAF_DB_NAME"):
         connect_params({}, {"RAGRAF_DB_HOST": "h", "RAGRAF_DB_USER": "u"})
     with pytest.raises(ConfigError, match="connect_timeout"):
@@ -179,8 +199,11 @@ def test_read_live_schema_tables_columns_fks_views(fresh_db):
     assert inv is not None and inv.column("STATUS").data_type == "enum('open','paid')"
     assert inv.column("customer_id").key == "MUL"  # the index InnoDB adds for the FK
     lines = schema.tables["lines_"]
-    assert [(c.name, c.key) for c in lines.columns] == [("invoice_id", "PRI"), ("pos", "PRI"),
-                                                        ("note", "")]
+    assert [(c.name, c.key) for c in lines.columns] == [
+        ("invoice_id", "PRI"),
+        ("pos", "PRI"),
+        ("note", ""),
+    ]
     log = schema.tables["log_myisam"]
     assert log.engine == "MyISAM" and log.row_estimate == 3  # MyISAM counts exactly
     assert sorted(schema.fks, key=lambda f: f.from_table) == [
@@ -196,8 +219,9 @@ def test_read_live_schema_empty_database(fresh_db):
 
 def test_unreachable_port_fails_fast_without_password():
     port = free_port()
-    p = connect_params({"dsn": f"mysql://root@127.0.0.1:{port}/x"},
-                       {"RAGRAF_DB_PASSWORD": PASSWORD})
+    p = connect_params(
+        {"dsn": f"mysql://root@127.0.0.1:{port}/x"}, {"RAGRAF_DB_PASSWORD": PASSWORD}
+    )
     t0 = time.monotonic()
     with pytest.raises(SchemaUnavailable) as info:
         read_live_schema(p, 2)
@@ -226,8 +250,9 @@ def test_silent_server_times_out(tmp_path):
 
 
 def test_refused_login_and_unknown_database(fresh_db):
-    p = connect_params({"dsn": f"mysql://root@{HOST}:{PORT}/{fresh_db}"},
-                       {"RAGRAF_DB_PASSWORD": PASSWORD})
+    p = connect_params(
+        {"dsn": f"mysql://root@{HOST}:{PORT}/{fresh_db}"}, {"RAGRAF_DB_PASSWORD": PASSWORD}
+    )
     with pytest.raises(SchemaUnavailable) as info:
         read_live_schema(p, 3)
     assert "access denied" in str(info.value) and PASSWORD not in str(info.value)
@@ -295,8 +320,9 @@ DROP TABLE no_such_table;
 
 
 def migrate() -> tuple[Schema, list[Problem]]:
-    return schema_from_migrations([("db/migrations/001_base.sql", M1),
-                                   ("db/migrations/002_more.sql", M2)])
+    return schema_from_migrations(
+        [("db/migrations/001_base.sql", M1), ("db/migrations/002_more.sql", M2)]
+    )
 
 
 def test_split_statements_lines_quotes_comments_delimiter():
@@ -333,7 +359,12 @@ def test_schema_from_migrations_applies_every_statement_kind():
     articles = schema.tables["articles"]  # ALTER TABLE posts RENAME TO articles
     assert articles.name == "articles"
     assert [(c.name, c.key) for c in articles.columns] == [
-        ("id", "PRI"), ("user_id", "MUL"), ("org_id", "MUL"), ("title", "UNI"), ("summary", "")]
+        ("id", "PRI"),
+        ("user_id", "MUL"),
+        ("org_id", "MUL"),
+        ("title", "UNI"),
+        ("summary", ""),
+    ]
     assert [c.name for c in schema.tables["tmp_c"].columns] == ["z", "w"]
     assert sorted(schema.fks, key=lambda f: (f.from_table, f.from_column)) == [
         ForeignKey("articles", "user_id", "users", "id"),  # ALTER ADD FOREIGN KEY, survives rename
@@ -363,8 +394,9 @@ def test_migrations_match_the_server_that_ran_them(fresh_db):
     assert live.views == migr.views
     for low, lt in live.tables.items():
         mt = migr.tables[low]
-        assert [(c.name, c.nullable, c.key) for c in lt.columns] == \
-            [(c.name, c.nullable, c.key) for c in mt.columns], low
+        assert [(c.name, c.nullable, c.key) for c in lt.columns] == [
+            (c.name, c.nullable, c.key) for c in mt.columns
+        ], low
     assert sorted(live.fks, key=repr) == sorted(migr.fks, key=repr)
 
 
@@ -385,20 +417,28 @@ def test_column_keys_follow_mariadb_rules(fresh_db):
     assert problems == []
     assert diff_schemas(live, migr) == []
     for low in ("k1", "k2", "k3", "k4"):
-        assert [(c.name, c.nullable, c.key) for c in live.tables[low].columns] == \
-            [(c.name, c.nullable, c.key) for c in migr.tables[low].columns], low
+        assert [(c.name, c.nullable, c.key) for c in live.tables[low].columns] == [
+            (c.name, c.nullable, c.key) for c in migr.tables[low].columns
+        ], low
 
 
 def test_problem_does_not_stop_the_file_and_lines_are_per_file():
-    text = ("CREATE TABLE a (id INT);\n\n-- broken:\nALTER TABLE a ADD COLUMN;\n"
-            "ALTER TABLE a ADD COLUMN b INT;\nCREATE TABLE c (x INT DEFAULT);\n"
-            "ALTER TABLE missing ADD COLUMN q INT;\nALTER TABLE a ADD COLUMN b INT;\n")
-    schema, problems = schema_from_migrations([("m/1.sql", "CREATE TABLE z (id INT);"),
-                                               ("m/2.sql", text)])
+    text = (
+        "CREATE TABLE a (id INT);\n\n-- broken:\nALTER TABLE a ADD COLUMN;\n"
+        "ALTER TABLE a ADD COLUMN b INT;\nCREATE TABLE c (x INT DEFAULT);\n"
+        "ALTER TABLE missing ADD COLUMN q INT;\nALTER TABLE a ADD COLUMN b INT;\n"
+    )
+    schema, problems = schema_from_migrations(
+        [("m/1.sql", "CREATE TABLE z (id INT);"), ("m/2.sql", text)]
+    )
     assert [c.name for c in schema.tables["a"].columns] == ["id", "b"]
     assert set(schema.tables) == {"z", "a"}
-    assert [(p.path, p.line) for p in problems] == [("m/2.sql", 4), ("m/2.sql", 6),
-                                                    ("m/2.sql", 7), ("m/2.sql", 8)]
+    assert [(p.path, p.line) for p in problems] == [
+        ("m/2.sql", 4),
+        ("m/2.sql", 6),
+        ("m/2.sql", 7),
+        ("m/2.sql", 8),
+    ]
     assert "already exists" in problems[3].message
 
 
@@ -421,24 +461,46 @@ def test_fixture_migrations(fresh_db):
 # ----------------------------------------------------------------------- diff
 
 
-@pytest.mark.parametrize(("live", "migr"), [
-    ("int(11)", "int"), ("int(11)", "INTEGER"), ("int(10) unsigned", "INT UNSIGNED"),
-    ("bigint(20) unsigned", "serial"), ("tinyint(1)", "BOOLEAN"), ("tinyint(4)", "tinyint"),
-    ("decimal(10,0)", "DECIMAL"), ("decimal(8,0)", "numeric(8)"), ("decimal(10,2)", "DECIMAL(10, 2)"),
-    ("char(1)", "CHAR"), ("year(4)", "YEAR"), ("longtext", "json"), ("double", "REAL"),
-    ("double", "double precision"), ("int(5) unsigned zerofill", "int(5) zerofill"),
-    ("enum('a','b c')", "ENUM('a', 'b c')"), ("timestamp", "timestamp(0)"),
-    ("varchar(10)", "national varchar(10)"),
-])
+@pytest.mark.parametrize(
+    ("live", "migr"),
+    [
+        ("int(11)", "int"),
+        ("int(11)", "INTEGER"),
+        ("int(10) unsigned", "INT UNSIGNED"),
+        ("bigint(20) unsigned", "serial"),
+        ("tinyint(1)", "BOOLEAN"),
+        ("tinyint(4)", "tinyint"),
+        ("decimal(10,0)", "DECIMAL"),
+        ("decimal(8,0)", "numeric(8)"),
+        ("decimal(10,2)", "DECIMAL(10, 2)"),
+        ("char(1)", "CHAR"),
+        ("year(4)", "YEAR"),
+        ("longtext", "json"),
+        ("double", "REAL"),
+        ("double", "double precision"),
+        ("int(5) unsigned zerofill", "int(5) zerofill"),
+        ("enum('a','b c')", "ENUM('a', 'b c')"),
+        ("timestamp", "timestamp(0)"),
+        ("varchar(10)", "national varchar(10)"),
+    ],
+)
 def test_type_key_equal(live, migr):
     assert type_key(live) == type_key(migr)
 
 
-@pytest.mark.parametrize(("live", "migr"), [
-    ("varchar(100)", "varchar(255)"), ("int(11)", "bigint"), ("int(10) unsigned", "int"),
-    ("text", "mediumtext"), ("decimal(10,2)", "decimal(10,3)"), ("datetime(6)", "datetime"),
-    ("enum('a','b')", "enum('a','B')"), ("tinyint(1)", "smallint"),
-])
+@pytest.mark.parametrize(
+    ("live", "migr"),
+    [
+        ("varchar(100)", "varchar(255)"),
+        ("int(11)", "bigint"),
+        ("int(10) unsigned", "int"),
+        ("text", "mediumtext"),
+        ("decimal(10,2)", "decimal(10,3)"),
+        ("datetime(6)", "datetime"),
+        ("enum('a','b')", "enum('a','B')"),
+        ("tinyint(1)", "smallint"),
+    ],
+)
 def test_type_key_different(live, migr):
     assert type_key(live) != type_key(migr)
 
@@ -447,16 +509,37 @@ def test_diff_schemas_reports_each_kind():
     def table(name, *cols, source="information_schema"):
         return Table(name, "InnoDB", 0, [Column(n, t, True, "") for n, t in cols], source)
 
-    live = Schema({
-        "users": table("users", ("id", "int(11)"), ("email", "varchar(190)"),
-                       ("legacy_flag", "tinyint(1)"), ("score", "decimal(10,2)")),
-        "audit": table("audit", ("id", "int(11)")),
-    }, [], set(), "information_schema")
-    migr = Schema({
-        "users": table("Users", ("ID", "INT"), ("email", "varchar(255)"), ("score", "DECIMAL(10, 2)"),
-                       ("nickname", "varchar(40)"), source="migration"),
-        "orders": table("orders", ("id", "int"), source="migration"),
-    }, [], set(), "migration")
+    live = Schema(
+        {
+            "users": table(
+                "users",
+                ("id", "int(11)"),
+                ("email", "varchar(190)"),
+                ("legacy_flag", "tinyint(1)"),
+                ("score", "decimal(10,2)"),
+            ),
+            "audit": table("audit", ("id", "int(11)")),
+        },
+        [],
+        set(),
+        "information_schema",
+    )
+    migr = Schema(
+        {
+            "users": table(
+                "Users",
+                ("ID", "INT"),
+                ("email", "varchar(255)"),
+                ("score", "DECIMAL(10, 2)"),
+                ("nickname", "varchar(40)"),
+                source="migration",
+            ),
+            "orders": table("orders", ("id", "int"), source="migration"),
+        },
+        [],
+        set(),
+        "migration",
+    )
     assert diff_schemas(live, migr) == [
         Divergence("table_only_live", "audit"),
         Divergence("table_only_migrations", "orders"),
@@ -469,11 +552,23 @@ def test_diff_schemas_reports_each_kind():
 
 
 def test_diff_live_against_migrations_after_drift(fresh_db):
-    migr, _ = schema_from_migrations([("001.sql", "CREATE TABLE t (id INT PRIMARY KEY, "
-                                                  "name VARCHAR(50), gone INT);\n"
-                                                  "CREATE TABLE only_migr (id INT);")])
-    run_sql(fresh_db, ["CREATE TABLE t (id INT PRIMARY KEY, name VARCHAR(80), added DATE)",
-                       "CREATE TABLE only_live (id INT)"])
+    migr, _ = schema_from_migrations(
+        [
+            (
+                "001.sql",
+                "CREATE TABLE t (id INT PRIMARY KEY, "
+                "name VARCHAR(50), gone INT);\n"
+                "CREATE TABLE only_migr (id INT);",
+            )
+        ]
+    )
+    run_sql(
+        fresh_db,
+        [
+            "CREATE TABLE t (id INT PRIMARY KEY, name VARCHAR(80), added DATE)",
+            "CREATE TABLE only_live (id INT)",
+        ],
+    )
     live = read_live_schema(params_for(fresh_db), 3)
     assert diff_schemas(live, migr) == [
         Divergence("table_only_live", "only_live"),
@@ -506,8 +601,11 @@ def test_server_generated_ddl_round_trip(fresh_db):
     try:
         cur = conn.cursor()
         cur.execute(f"USE `{fresh_db}`")
-        parts = ["/*M!999999\\- enable the sandbox mode */",
-                 "/*!40101 SET NAMES utf8mb4 */;", "/*!40014 SET FOREIGN_KEY_CHECKS=0 */;"]
+        parts = [
+            "/*M!999999\\- enable the sandbox mode */",
+            "/*!40101 SET NAMES utf8mb4 */;",
+            "/*!40014 SET FOREIGN_KEY_CHECKS=0 */;",
+        ]
         for table in ("places", "visits"):
             cur.execute(f"SHOW CREATE TABLE `{table}`")
             parts.append(f"DROP TABLE IF EXISTS `{table}`;\n{cur.fetchall()[0][1]};")
@@ -522,20 +620,37 @@ def test_server_generated_ddl_round_trip(fresh_db):
     assert diff_schemas(live, migr) == []
     assert migr.views == {"busy_places"}
     places = migr.tables["places"]
-    assert [c.data_type for c in places.columns[1:5]] == ["point", "polygon", "inet6",
-                                                        "float(7,4) unsigned"]
+    assert [c.data_type for c in places.columns[1:5]] == [
+        "point",
+        "polygon",
+        "inet6",
+        "float(7,4) unsigned",
+    ]
     for low in ("places", "visits"):
-        assert [(c.name, c.nullable, c.key) for c in live.tables[low].columns] == \
-            [(c.name, c.nullable, c.key) for c in migr.tables[low].columns], low
+        assert [(c.name, c.nullable, c.key) for c in live.tables[low].columns] == [
+            (c.name, c.nullable, c.key) for c in migr.tables[low].columns
+        ], low
     assert migr.fks == live.fks == [ForeignKey("visits", "place_id", "places", "id")]
 
 
 def test_masked_types_only_in_type_positions():
-    schema, problems = schema_from_migrations([("m.sql", (
-        "CREATE TABLE t (id INT, point POINT, `linestring` LINESTRING NOT NULL, "
-        "c VARCHAR(30) DEFAULT 'x point y', SPATIAL KEY point (point));\n"
-        "ALTER TABLE t ADD COLUMN addr INET4 NULL, CHANGE point location POINT NOT NULL;"))])
+    schema, problems = schema_from_migrations(
+        [
+            (
+                "m.sql",
+                (
+                    "CREATE TABLE t (id INT, point POINT, `linestring` LINESTRING NOT NULL, "
+                    "c VARCHAR(30) DEFAULT 'x point y', SPATIAL KEY point (point));\n"
+                    "ALTER TABLE t ADD COLUMN addr INET4 NULL, CHANGE point location POINT NOT NULL;"
+                ),
+            )
+        ]
+    )
     assert problems == []
     assert [(c.name, c.data_type, c.nullable) for c in schema.tables["t"].columns] == [
-        ("id", "int", True), ("location", "point", False), ("linestring", "linestring", False),
-        ("c", "varchar(30)", True), ("addr", "inet4", True)]
+        ("id", "int", True),
+        ("location", "point", False),
+        ("linestring", "linestring", False),
+        ("c", "varchar(30)", True),
+        ("addr", "inet4", True),
+    ]

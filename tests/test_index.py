@@ -41,8 +41,17 @@ def _snapshot(root: Path, rev: str) -> dict[str, object]:
 
 def test_layout_is_the_spec_tree(indexed_pilot: Path) -> None:
     dot = indexed_pilot / ".ragraf"
-    for rel in ("index/rev.json", "index/graph/graph.sqlite", "index/lex/lexvec.sqlite", "control.sqlite",
-                "drift", "drift/archive", "config/project.yaml", "config/confidence.yaml", "logs"):
+    for rel in (
+        "index/rev.json",
+        "index/graph/graph.sqlite",
+        "index/lex/lexvec.sqlite",
+        "control.sqlite",
+        "drift",
+        "drift/archive",
+        "config/project.yaml",
+        "config/confidence.yaml",
+        "logs",
+    ):
         assert (dot / rel).exists(), rel
     assert "sealed rev-0001 parent=None" in (dot / "logs/index.log").read_text()
     man = json.loads((dot / "index/rev.json").read_text())
@@ -53,9 +62,14 @@ def test_migrations_are_recorded(indexed_pilot: Path) -> None:
     layout = config.Layout(indexed_pilot)
     from ragraf import resources
 
-    for store in (GraphStore(layout.graph_db, readonly=True), LexStore(layout.lexvec_db, readonly=True),
-                  ControlStore(layout.control_db, readonly=True)):
-        files = sorted(p.stem for p in (resources.schemas_dir() / "sql" / store.db.store).glob("*.sql"))
+    for store in (
+        GraphStore(layout.graph_db, readonly=True),
+        LexStore(layout.lexvec_db, readonly=True),
+        ControlStore(layout.control_db, readonly=True),
+    ):
+        files = sorted(
+            p.stem for p in (resources.schemas_dir() / "sql" / store.db.store).glob("*.sql")
+        )
         assert store.db.applied_migrations() == files and files[0] == "0001_init"
         assert store.db.scalar("PRAGMA journal_mode") == "wal"
 
@@ -73,10 +87,16 @@ def test_same_tree_twice_is_identical(tmp_path: Path) -> None:
     assert len(s1["edges"]) > 50  # type: ignore[arg-type]
 
 
-def test_parallel_and_serial_extraction_agree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_parallel_and_serial_extraction_agree(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     root = copy_pilot(tmp_path / "p")
     for i in range(30):  # enough files for the process pool
-        write(root, f"gen/f{i}.php", f"<?php\nnamespace Gen;\nfunction f{i}() {{ return f{(i + 1) % 30}(); }}\n")
+        write(
+            root,
+            f"gen/f{i}.php",
+            f"<?php\nnamespace Gen;\nfunction f{i}() {{ return f{(i + 1) % 30}(); }}\n",
+        )
     config.init_project(root)
     cfg = config.load(root)
     cfg.project["index"]["workers"] = 2
@@ -115,8 +135,13 @@ def test_retention_prunes_rows_but_keeps_history(indexed_pilot: Path) -> None:
 
 def _start_at_failpoint(root: Path, point: str, *args: str) -> subprocess.Popen[str]:
     env = {**os.environ, indexer.FAILPOINT_ENV: point}
-    proc = subprocess.Popen([sys.executable, "-m", "ragraf", "-C", str(root), "index", *args],
-                            env=env, stderr=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "ragraf", "-C", str(root), "index", *args],
+        env=env,
+        stderr=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     assert proc.stderr is not None
     line = proc.stderr.readline()
     assert f"failpoint {point} reached" in line, line + proc.stderr.read()
@@ -171,11 +196,15 @@ def test_sigkill_after_the_commit_point_keeps_the_new_revision(indexed_pilot: Pa
     assert (res.status, res.rev_id) == ("current", "rev-0002")
     g = GraphStore(layout.graph_db, readonly=True)
     assert dict(g.revs()) == {"rev-0001": "ready", "rev-0002": "ready"}
-    hist = {h["rev_id"]: h["state"] for h in ControlStore(layout.control_db, readonly=True).history()}
+    hist = {
+        h["rev_id"]: h["state"] for h in ControlStore(layout.control_db, readonly=True).history()
+    }
     assert hist == {"rev-0001": "ready", "rev-0002": "ready"}
 
 
-def test_failed_build_keeps_previous_and_records_reason(indexed_pilot: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_failed_build_keeps_previous_and_records_reason(
+    indexed_pilot: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     import ragraf.build.resolve
 
     def boom(*a: object, **k: object) -> None:
@@ -219,9 +248,11 @@ def test_cli_errors_have_exit_codes(tmp_path: Path) -> None:
 
 def test_help_is_instant_and_light() -> None:
     t = time.perf_counter()
-    code = ("import sys, ragraf.cli; "
-            "heavy=[m for m in ('tree_sitter','fastembed','mcp','apsw','jsonschema','sqlglot') if m in sys.modules]; "
-            "print(','.join(heavy))")
+    code = (
+        "import sys, ragraf.cli; "
+        "heavy=[m for m in ('tree_sitter','fastembed','mcp','apsw','jsonschema','sqlglot') if m in sys.modules]; "
+        "print(','.join(heavy))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == ""
     assert time.perf_counter() - t < 5
@@ -235,5 +266,7 @@ def test_disk_shortage_is_refused_with_the_required_volume(indexed_pilot: Path) 
     sc = scan(cfg)
     need = indexer.required_bytes(sum(f.size for f in sc.files if f.status == "ok"))
     indexer.check_disk(cfg.layout, sc)  # this machine has room
-    with pytest.raises(RefusedError, match=r"needs about \d+ MiB, \d+ MiB are free; nothing was written"):
+    with pytest.raises(
+        RefusedError, match=r"needs about \d+ MiB, \d+ MiB are free; nothing was written"
+    ):
         indexer.check_disk(cfg.layout, sc, free=need - 1)

@@ -15,10 +15,17 @@ from ragraf import facade
 from tests.schemacheck import check
 
 
-async def _drive(root: Path, calls: list[tuple[str, dict[str, Any]]]) -> tuple[list[Any], list[Any]]:
-    params = StdioServerParameters(command=sys.executable, args=["-m", "ragraf", "-C", str(root), "mcp"])
+async def _drive(
+    root: Path, calls: list[tuple[str, dict[str, Any]]]
+) -> tuple[list[Any], list[Any]]:
+    params = StdioServerParameters(
+        command=sys.executable, args=["-m", "ragraf", "-C", str(root), "mcp"]
+    )
     with open(root / "mcp-stderr.log", "w") as errlog:
-        async with stdio_client(params, errlog=errlog) as (read, write), ClientSession(read, write) as session:
+        async with (
+            stdio_client(params, errlog=errlog) as (read, write),
+            ClientSession(read, write) as session,
+        ):
             await session.initialize()
             tools = (await session.list_tools()).tools
             results = [await session.call_tool(name, args) for name, args in calls]

@@ -69,8 +69,13 @@ def test_bad_files_are_recorded_not_dropped(tmp_path: Path) -> None:
 
     g = GraphStore(config.Layout(root).graph_db, readonly=True)
     rows = {r[0]: r[4] for r in g.files("rev-0001")}
-    assert rows == {"ok.php": "ok", "bin.php": "skipped", "big.php": "skipped", "latin.php": "failed",
-                    "link.php": "skipped"}
+    assert rows == {
+        "ok.php": "ok",
+        "bin.php": "skipped",
+        "big.php": "skipped",
+        "latin.php": "failed",
+        "link.php": "skipped",
+    }
     assert b"outside" not in _store_bytes(root).replace(b"symlink out of the root", b"")
 
 
@@ -94,7 +99,9 @@ def test_unreadable_file_is_failed_with_a_note(tmp_path: Path) -> None:
     prefix: list[str] = []
     if os.geteuid() == 0:
         setpriv = shutil.which("setpriv")
-        assert setpriv, "setpriv (util-linux) is needed to drop CAP_DAC_OVERRIDE when tests run as root"
+        assert setpriv, (
+            "setpriv (util-linux) is needed to drop CAP_DAC_OVERRIDE when tests run as root"
+        )
         prefix = [setpriv, "--bounding-set", "-dac_override,-dac_read_search"]
     cmd = [*prefix, sys.executable, "-m", "ragraf", "-C", str(root)]
     proc = subprocess.run([*cmd, "index", "--json"], capture_output=True, text=True, timeout=120)
@@ -110,7 +117,9 @@ def test_case_insensitive_globs(tmp_path: Path) -> None:
     write(root, "src/Cache/a.php", "<?php\n")
     write(root, "src/b.php", "<?php\n")
     assert [f.path for f in scan(config.load(root)).files] == ["src/Cache/a.php", "src/b.php"]
-    config.Layout(root).project_yaml.write_text("exclude: ['**/cache/**']\ncase_insensitive_globs: true\n")
+    config.Layout(root).project_yaml.write_text(
+        "exclude: ['**/cache/**']\ncase_insensitive_globs: true\n"
+    )
     assert [f.path for f in scan(config.load(root)).files] == ["src/b.php"]
 
 

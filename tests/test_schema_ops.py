@@ -41,8 +41,9 @@ LIVE_ONLY = [
 def _server(database: str = "test") -> Any:
     import mysql.connector
 
-    return mysql.connector.connect(host=HOST, port=PORT, user=USER, password="", database=database,
-                                   connection_timeout=5)
+    return mysql.connector.connect(
+        host=HOST, port=PORT, user=USER, password="", database=database, connection_timeout=5
+    )
 
 
 @contextlib.contextmanager
@@ -78,8 +79,11 @@ def make_project(root: Path, db: dict[str, Any]) -> Path:
     shutil.copytree(FIXTURE, root)
     config.init_project(root)
     config.Layout(root).project_yaml.write_text(
-        yaml.safe_dump({"db": {"schema_source": ["information_schema", "db/migrations/*.sql"], **db}}),
-        encoding="utf-8")
+        yaml.safe_dump(
+            {"db": {"schema_source": ["information_schema", "db/migrations/*.sql"], **db}}
+        ),
+        encoding="utf-8",
+    )
     return root
 
 
@@ -91,8 +95,10 @@ def run(root: Path, op: str, **args: Any) -> dict[str, Any]:
 
 @pytest.fixture(scope="module")
 def live_root(live_db: str, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = make_project(tmp_path_factory.mktemp("live") / "app",
-                        {"dsn": f"mysql://{USER}@{HOST}:{PORT}/{live_db}", "connect_timeout": 3})
+    root = make_project(
+        tmp_path_factory.mktemp("live") / "app",
+        {"dsn": f"mysql://{USER}@{HOST}:{PORT}/{live_db}", "connect_timeout": 3},
+    )
     indexer.build(config.load(root))
     return root
 
@@ -105,6 +111,7 @@ def closed_port() -> int:
 
 # -- live schema -------------------------------------------------------------------------------
 
+
 def test_schema_comes_from_information_schema(live_root: Path) -> None:
     man = manifest.require(config.Layout(live_root).rev_json)
     assert man["schema"] == {"source": "information_schema", "incomplete": None}
@@ -114,31 +121,65 @@ def test_schema_comes_from_information_schema(live_root: Path) -> None:
     assert not any("schema incomplete" in lim for lim in env["limits"])
     tables = {t["name"]: t for t in r["tables"]}
     assert sorted(tables) == ["audit_log", "order_items", "orders", "products", "users"]
-    assert all(t["source"] == "information_schema" and t["engine"] == "InnoDB" for t in tables.values())
+    assert all(
+        t["source"] == "information_schema" and t["engine"] == "InnoDB" for t in tables.values()
+    )
     # evidence: the migration's CREATE when the migrations define the table, else the live database
     assert tables["users"]["evidence"] == "db/migrations/001_create_shop.sql:2"
     assert tables["audit_log"]["evidence"] == "db://schema:1"
     orders = tables["orders"]
-    assert [c["name"] for c in orders["columns"]] == ["id", "user_id", "status", "total", "created_at",
-                                                      "shipped_at", "coupon"]
-    assert orders["columns"][0] == {"name": "id", "type": "int(10) unsigned", "nullable": False, "key": "PRI"}
+    assert [c["name"] for c in orders["columns"]] == [
+        "id",
+        "user_id",
+        "status",
+        "total",
+        "created_at",
+        "shipped_at",
+        "coupon",
+    ]
+    assert orders["columns"][0] == {
+        "name": "id",
+        "type": "int(10) unsigned",
+        "nullable": False,
+        "key": "PRI",
+    }
     assert orders["primary_key"] == ["id"]
     assert orders["foreign_keys"] == [{"column": "user_id", "to_table": "users", "to_column": "id"}]
     assert {(x["from_table"], x["from_column"]) for x in orders["referenced_by"]} == {
-        ("audit_log", "order_id"), ("order_items", "order_id")}
+        ("audit_log", "order_id"),
+        ("order_items", "order_id"),
+    }
     assert tables["users"]["columns"][3]["name"] == "active"  # AFTER name, as the ALTER said
-    assert r["views"] == [{"name": "open_orders", "node_id": r["views"][0]["node_id"], "evidence": "db://schema:1"}]
+    assert r["views"] == [
+        {"name": "open_orders", "node_id": r["views"][0]["node_id"], "evidence": "db://schema:1"}
+    ]
     assert r["total"] == 6 and r["problems"] == []
 
 
 def test_divergences_reported_and_recorded(live_root: Path) -> None:
     r = run(live_root, "schema")["result"]
     assert r["divergences"] == [
-        {"kind": "table_only_live", "table": "audit_log", "column": None, "live_type": None, "migration_type": None},
-        {"kind": "column_only_live", "table": "orders", "column": "coupon", "live_type": "varchar(20)",
-         "migration_type": None},
-        {"kind": "type_differs", "table": "users", "column": "name", "live_type": "varchar(150)",
-         "migration_type": "varchar(100)"},
+        {
+            "kind": "table_only_live",
+            "table": "audit_log",
+            "column": None,
+            "live_type": None,
+            "migration_type": None,
+        },
+        {
+            "kind": "column_only_live",
+            "table": "orders",
+            "column": "coupon",
+            "live_type": "varchar(20)",
+            "migration_type": None,
+        },
+        {
+            "kind": "type_differs",
+            "table": "users",
+            "column": "name",
+            "live_type": "varchar(150)",
+            "migration_type": "varchar(100)",
+        },
     ]
     one = run(live_root, "schema", table="ORDERS")["result"]
     assert [t["name"] for t in one["tables"]] == ["orders"] and len(one["divergences"]) == 1
@@ -156,46 +197,105 @@ def test_live_column_nodes_and_fk_edges(live_root: Path) -> None:
     rev = manifest.require(layout.rev_json)["rev_id"]
     g = GraphStore(layout.graph_db, readonly=True)
     try:
-        nodes = {r[0]: r for r in g.db.query("SELECT node_id, kind, fqn, path, start_line FROM node WHERE rev_id=?",
-                                             (rev,))}
-        edges = g.db.query("SELECT kind, src, dst, evidence_path, evidence_line, sources FROM edge"
-                           " WHERE rev_id=? AND kind IN ('fk_to', 'contains')", (rev,))
+        nodes = {
+            r[0]: r
+            for r in g.db.query(
+                "SELECT node_id, kind, fqn, path, start_line FROM node WHERE rev_id=?", (rev,)
+            )
+        }
+        edges = g.db.query(
+            "SELECT kind, src, dst, evidence_path, evidence_line, sources FROM edge"
+            " WHERE rev_id=? AND kind IN ('fk_to', 'contains')",
+            (rev,),
+        )
     finally:
         g.close()
     cols = {n[2]: (n[3], n[4]) for n in nodes.values() if n[1] == "db_column"}
     assert cols["orders.coupon"] == ("db://schema", 1)
     assert cols["orders.shipped_at"] == ("db/migrations/002_alter_shop.sql", 4)
     assert cols["users.name"] == ("db/migrations/001_create_shop.sql", 2)
-    fks = {(nodes[s][2], nodes[d][2], f"{p}:{ln}", src) for k, s, d, p, ln, src in edges if k == "fk_to"}
+    fks = {
+        (nodes[s][2], nodes[d][2], f"{p}:{ln}", src)
+        for k, s, d, p, ln, src in edges
+        if k == "fk_to"
+    }
     assert fks == {
         ("audit_log.order_id", "orders.id", "db://schema:1", '["information_schema"]'),
-        ("order_items.order_id", "orders.id", "db/migrations/001_create_shop.sql:29", '["information_schema"]'),
-        ("order_items.product_id", "products.id", "db/migrations/001_create_shop.sql:29", '["information_schema"]'),
-        ("orders.user_id", "users.id", "db/migrations/001_create_shop.sql:19", '["information_schema"]'),
+        (
+            "order_items.order_id",
+            "orders.id",
+            "db/migrations/001_create_shop.sql:29",
+            '["information_schema"]',
+        ),
+        (
+            "order_items.product_id",
+            "products.id",
+            "db/migrations/001_create_shop.sql:29",
+            '["information_schema"]',
+        ),
+        (
+            "orders.user_id",
+            "users.id",
+            "db/migrations/001_create_shop.sql:19",
+            '["information_schema"]',
+        ),
     }
 
 
 # -- table_usage / impact ----------------------------------------------------------------------
 
+
 def test_table_usage_readers_writers_and_unknown_columns(live_root: Path) -> None:
     r = run(live_root, "table_usage", table="orders")["result"]
     assert r["target"][0]["kind"] == "db_table" and r["total"] == 3
-    readers = [(x["sql"]["evidence"], x["symbol"]["fqn"], x["operation"], x["provenance"], x["confidence"])
-               for x in r["readers"]]
-    writers = [(x["sql"]["evidence"], x["symbol"]["fqn"], x["operation"], x["provenance"], x["confidence"],
-                x.get("via")) for x in r["writers"]]
-    assert readers == [("src/OrderService.php:20", "SqlApp\\OrderService::ordersByStatus", "select", "stated", 1.0)]
-    assert writers == [
-        ("src/Admin/Maintenance.php:25", "SqlApp\\Admin\\Maintenance::purgeCancelled", "delete", "stated", 1.0, None),
-        ("src/OrderService.php:46", "SqlApp\\OrderService::ship", "update", "derived", 0.4, "dynamic_table_name"),
+    readers = [
+        (x["sql"]["evidence"], x["symbol"]["fqn"], x["operation"], x["provenance"], x["confidence"])
+        for x in r["readers"]
     ]
-    assert r["writers"][1]["runtime_parts"] == ["$this->prefix"] and r["writers"][1]["table_name"] == "dynamic"
+    writers = [
+        (
+            x["sql"]["evidence"],
+            x["symbol"]["fqn"],
+            x["operation"],
+            x["provenance"],
+            x["confidence"],
+            x.get("via"),
+        )
+        for x in r["writers"]
+    ]
+    assert readers == [
+        ("src/OrderService.php:20", "SqlApp\\OrderService::ordersByStatus", "select", "stated", 1.0)
+    ]
+    assert writers == [
+        (
+            "src/Admin/Maintenance.php:25",
+            "SqlApp\\Admin\\Maintenance::purgeCancelled",
+            "delete",
+            "stated",
+            1.0,
+            None,
+        ),
+        (
+            "src/OrderService.php:46",
+            "SqlApp\\OrderService::ship",
+            "update",
+            "derived",
+            0.4,
+            "dynamic_table_name",
+        ),
+    ]
+    assert (
+        r["writers"][1]["runtime_parts"] == ["$this->prefix"]
+        and r["writers"][1]["table_name"] == "dynamic"
+    )
     assert r["readers"][0]["columns"] == ["id", "total", "email", "user_id", "status", "created_at"]
     assert r["readers"][0]["text"]["untrusted"] == "$sql = <<<SQL"
     assert r["files"] == ["src/Admin/Maintenance.php", "src/OrderService.php"]
     assert [(s["fqn"], s["reads"], s["writes"]) for s in r["symbols"]] == [
-        ("SqlApp\\Admin\\Maintenance::purgeCancelled", 0, 1), ("SqlApp\\OrderService::ordersByStatus", 1, 0),
-        ("SqlApp\\OrderService::ship", 0, 1)]
+        ("SqlApp\\Admin\\Maintenance::purgeCancelled", 0, 1),
+        ("SqlApp\\OrderService::ordersByStatus", 1, 0),
+        ("SqlApp\\OrderService::ship", 0, 1),
+    ]
     assert r["counts"] == {"delete": 1, "select": 1, "update": 1}
     products = run(live_root, "table_usage", table="products")["result"]
     star = next(x for x in products["readers"] if x["sql"]["evidence"] == "src/Catalog.php:17")
@@ -211,8 +311,10 @@ def test_table_usage_stale_warning_after_an_edit(live_root: Path, tmp_path: Path
     shutil.copytree(live_root, root)
     p = root / "src" / "OrderService.php"
     time.sleep(0.01)
-    p.write_text(p.read_text(encoding="utf-8").replace("ORDER BY o.created_at DESC", "ORDER BY o.id"),
-                 encoding="utf-8")
+    p.write_text(
+        p.read_text(encoding="utf-8").replace("ORDER BY o.created_at DESC", "ORDER BY o.id"),
+        encoding="utf-8",
+    )
     env = run(root, "table_usage", table="orders")
     assert [w["path"] for w in env["stale_warnings"]] == ["src/OrderService.php"]
 
@@ -221,25 +323,37 @@ def test_impact_by_table(live_root: Path) -> None:
     r = run(live_root, "impact", table="users")["result"]
     hard = {(s["kind"], s["fqn"]) for s in r["hard"]["symbols"]}
     soft = {(s["kind"], s["fqn"]) for s in r["soft"]["symbols"]}
-    for fqn in ("SqlApp\\UserRepository::find", "SqlApp\\UserRepository::register",
-                "SqlApp\\UserRepository::rename", "SqlApp\\OrderService::ordersByStatus"):
+    for fqn in (
+        "SqlApp\\UserRepository::find",
+        "SqlApp\\UserRepository::register",
+        "SqlApp\\UserRepository::rename",
+        "SqlApp\\OrderService::ordersByStatus",
+    ):
         assert ("method", fqn) in hard
     assert ("method", "SqlApp\\UserRepository::activeUsers") in soft  # derived: dynamic table name
-    assert not any(k == "sql_literal" for k, _f in hard | soft)  # SQL strings are listed by table_usage
+    assert not any(
+        k == "sql_literal" for k, _f in hard | soft
+    )  # SQL strings are listed by table_usage
     # foreign keys: orders.user_id references users.id, so the referencing column is affected
     assert "orders.user_id" in {t["fqn"] for t in r["hard"]["tables"]}
-    assert {"src/UserRepository.php", "src/OrderService.php", "public/index.php"} <= set(r["hard"]["files"])
+    assert {"src/UserRepository.php", "src/OrderService.php", "public/index.php"} <= set(
+        r["hard"]["files"]
+    )
     assert "src/Catalog.php" not in r["hard"]["files"] + r["soft"]["files"]
     h = run(live_root, "impact", table="users", mode="hard")["result"]
     assert ("method", "SqlApp\\UserRepository::activeUsers") not in {
-        (s["kind"], s["fqn"]) for s in h["hard"]["symbols"] + h["soft"]["symbols"]}
+        (s["kind"], s["fqn"]) for s in h["hard"]["symbols"] + h["soft"]["symbols"]
+    }
 
 
 # -- unreachable / misconfigured servers -----------------------------------------------------------
 
+
 def test_unreachable_server_builds_from_migrations_quickly(tmp_path: Path) -> None:
     port = closed_port()
-    root = make_project(tmp_path / "app", {"dsn": f"mysql://{USER}@127.0.0.1:{port}/shop", "connect_timeout": 2})
+    root = make_project(
+        tmp_path / "app", {"dsn": f"mysql://{USER}@127.0.0.1:{port}/shop", "connect_timeout": 2}
+    )
     t0 = time.perf_counter()
     res = indexer.build(config.load(root))
     assert time.perf_counter() - t0 < 15 and res.timings["schema"] < 5
@@ -251,15 +365,19 @@ def test_unreachable_server_builds_from_migrations_quickly(tmp_path: Path) -> No
     r = env["result"]
     assert r["complete"] is False and r["source"] == "migration" and r["divergences"] == []
     assert sorted(t["name"] for t in r["tables"]) == ["order_items", "orders", "products", "users"]
-    assert any(lim.startswith("database schema incomplete: live schema not read") for lim in env["limits"])
+    assert any(
+        lim.startswith("database schema incomplete: live schema not read") for lim in env["limits"]
+    )
     usage = run(root, "table_usage", table="users")
     assert usage["result"]["total"] == 5 and any("incomplete" in lim for lim in usage["limits"])
 
 
 def test_passwords_never_reach_a_store(live_db: str, tmp_path: Path) -> None:
     secret = "Zq-" + secrets.token_hex(8)
-    for name, dsn in (("refused", f"mysql://{USER}:{secret}@127.0.0.1:{closed_port()}/shop"),
-                      ("denied", f"mysql://ragraf_nobody:{secret}@{HOST}:{PORT}/{live_db}")):
+    for name, dsn in (
+        ("refused", f"mysql://{USER}:{secret}@127.0.0.1:{closed_port()}/shop"),
+        ("denied", f"mysql://ragraf_nobody:{secret}@{HOST}:{PORT}/{live_db}"),
+    ):
         root = make_project(tmp_path / name, {"dsn": dsn, "connect_timeout": 2})
         indexer.build(config.load(root))
         man = manifest.require(config.Layout(root).rev_json)
@@ -303,7 +421,9 @@ def test_diff_live_against_the_revision(tmp_path: Path) -> None:
             g.close()
         assert why is None
         assert [(d.kind, d.table, d.column) for d in divs] == [
-            ("table_only_migrations", "order_items", None), ("column_only_live", "products", "weight_g")]
+            ("table_only_migrations", "order_items", None),
+            ("column_only_live", "products", "weight_g"),
+        ]
         gone = config.load(root)
         gone.project["db"]["dsn"] = f"mysql://{USER}@127.0.0.1:{closed_port()}/{name}"
         g = GraphStore(config.Layout(root).graph_db, readonly=True)
@@ -320,7 +440,9 @@ def test_live_schema_change_after_the_index_is_a_ledger_entry(tmp_path: Path) ->
     with scratch_db() as name:
         root = make_project(tmp_path / "p", {"dsn": f"mysql://{USER}@{HOST}:{PORT}/{name}"})
         indexer.build(config.load(root))
-        assert run(root, "schema")["drift"]["entries"] == 0  # live equals the revision: nothing to record
+        assert (
+            run(root, "schema")["drift"]["entries"] == 0
+        )  # live equals the revision: nothing to record
         conn = _server(name)
         conn.cursor().execute("ALTER TABLE products ADD COLUMN weight INT NULL")
         conn.commit()
@@ -330,7 +452,9 @@ def test_live_schema_change_after_the_index_is_a_ledger_entry(tmp_path: Path) ->
         assert warn and warn[0]["reason"].startswith("schema_change after rev-0001")
         assert "column_only_live products.weight" in warn[0]["reason"]
         rep = run(root, "drift_report")["result"]["entries"]
-        assert [(e["kind"], e["path"], e["detected_by"]) for e in rep] == [("schema_change", "db://schema", "db-schema-diff")]
+        assert [(e["kind"], e["path"], e["detected_by"]) for e in rep] == [
+            ("schema_change", "db://schema", "db-schema-diff")
+        ]
         # asking again adds nothing (same live state: same dedupe key)
         assert run(root, "table_usage", table="products")["drift"]["entries"] == 1
         usage = run(root, "impact", table="products")

@@ -58,11 +58,15 @@ def test_exact_names_anchor_first_and_entry_ids_resolve(vec_pilot: Path) -> None
     assert r["confidence"] == "exact" and r["hits"][0]["fqn"] == "App\\Billing\\Invoice::charge"
     assert r["hits"][0]["why"]["exact_symbol"] is True
     assert "function charge" in r["hits"][0]["text"]["untrusted"]
-    e = facade.run_op(vec_pilot, "code", {"entry_ids": [r["hits"][0]["chunk_id"]]})["result"]["entries"][0]
+    e = facade.run_op(vec_pilot, "code", {"entry_ids": [r["hits"][0]["chunk_id"]]})["result"][
+        "entries"
+    ][0]
     assert e["found"] and e["start_line"] == r["hits"][0]["start_line"]
 
 
-def test_unchanged_tree_computes_no_vectors(vec_pilot: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_unchanged_tree_computes_no_vectors(
+    vec_pilot: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.delenv("RAGRAF_VECTORS", raising=False)
     res = indexer.build(config.load(vec_pilot), force=True)
     assert res.vectors["computed"] == 0 and res.vectors["reused"] == res.counts["chunks"]
@@ -70,7 +74,9 @@ def test_unchanged_tree_computes_no_vectors(vec_pilot: Path, monkeypatch: pytest
     assert st["vectors"]["status"] == "ready" and st["vectors"]["computed"] == 0
 
 
-def test_missing_model_degrades_to_the_lexicon(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_missing_model_degrades_to_the_lexicon(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.delenv("RAGRAF_VECTORS", raising=False)
     root = copy_pilot(tmp_path / "p")
     config.init_project(root)
@@ -79,7 +85,9 @@ def test_missing_model_degrades_to_the_lexicon(tmp_path: Path, monkeypatch: pyte
     assert res.status == "built" and res.vectors["status"] == "unavailable"
     assert "models/absent" in res.vectors["reason"]
     env = search(root, "how are invoices charged")
-    assert env["result"]["hits"] and env["result"]["hits"][0]["fqn"] == "App\\Billing\\Invoice::charge"
+    assert (
+        env["result"]["hits"] and env["result"]["hits"][0]["fqn"] == "App\\Billing\\Invoice::charge"
+    )
     assert any(lim.startswith("vectors unavailable") for lim in env["limits"])
     cli = run_cli("-C", str(root), "index", "--force", "--no-vectors", "--json", check=True)
     assert json.loads(cli.stdout)["vectors"] == {"status": "disabled"}
@@ -88,15 +96,23 @@ def test_missing_model_degrades_to_the_lexicon(tmp_path: Path, monkeypatch: pyte
 
 
 def test_calibrate_sets_the_abstention_threshold(vec_pilot: Path) -> None:
-    samples = [{"query": "append a line to a journal on disk", "relevant": True},
-               {"query": "how are invoices charged", "relevant": True},
-               {"query": "train a convolutional neural network on GPU", "relevant": False},
-               {"query": "compute the orbit of a planet around the sun", "relevant": False}]
+    samples = [
+        {"query": "append a line to a journal on disk", "relevant": True},
+        {"query": "how are invoices charged", "relevant": True},
+        {"query": "train a convolutional neural network on GPU", "relevant": False},
+        {"query": "compute the orbit of a planet around the sun", "relevant": False},
+    ]
     env = facade.run_op(vec_pilot, "calibrate", {"kind": "threshold", "samples": samples})
     check(env)
     r = env["result"]
-    assert r["separated"] == 4 and r["not_relevant_max_cosine"] < r["params"]["abstain_cosine"] < r["relevant_min_cosine"]
+    assert (
+        r["separated"] == 4
+        and r["not_relevant_max_cosine"] < r["params"]["abstain_cosine"] < r["relevant_min_cosine"]
+    )
     after = search(vec_pilot, "append a line to a journal on disk")
-    assert any(lim.startswith(f"search threshold from calibration #{r['calibration_id']}") for lim in after["limits"])
+    assert any(
+        lim.startswith(f"search threshold from calibration #{r['calibration_id']}")
+        for lim in after["limits"]
+    )
     with pytest.raises(Exception, match="samples"):
         facade.run_op(vec_pilot, "calibrate", {"samples": [{"query": "x"}]})

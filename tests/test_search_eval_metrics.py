@@ -14,37 +14,65 @@ REPO = Path(__file__).resolve().parent.parent
 _spec = importlib.util.spec_from_file_location("search_eval", REPO / "bench" / "search_eval.py")
 assert _spec is not None and _spec.loader is not None
 se = importlib.util.module_from_spec(_spec)
-sys.modules["search_eval"] = se   # dataclasses look their module up
+sys.modules["search_eval"] = se  # dataclasses look their module up
 _spec.loader.exec_module(se)
 
 HITS = [
-    {"chunk_id": "a", "path": "libraries/classes/Utils/FormatConverter.php", "start_line": 33, "end_line": 50,
-     "score": 0.9, "kind": "method", "fqn": "PhpMyAdmin\\Utils\\FormatConverter::binaryToIp", "why": {}},
-    {"chunk_id": "b", "path": "libraries/classes/Util.php", "start_line": 1, "end_line": 120,
-     "score": 0.8, "kind": "file", "fqn": None, "why": {}},
-    {"chunk_id": "c", "path": "libraries/classes/Util.php", "start_line": 393, "end_line": 396,
-     "score": 0.7, "kind": "method", "fqn": "PhpMyAdmin\\Util::backquote", "why": {}},
+    {
+        "chunk_id": "a",
+        "path": "libraries/classes/Utils/FormatConverter.php",
+        "start_line": 33,
+        "end_line": 50,
+        "score": 0.9,
+        "kind": "method",
+        "fqn": "PhpMyAdmin\\Utils\\FormatConverter::binaryToIp",
+        "why": {},
+    },
+    {
+        "chunk_id": "b",
+        "path": "libraries/classes/Util.php",
+        "start_line": 1,
+        "end_line": 120,
+        "score": 0.8,
+        "kind": "file",
+        "fqn": None,
+        "why": {},
+    },
+    {
+        "chunk_id": "c",
+        "path": "libraries/classes/Util.php",
+        "start_line": 393,
+        "end_line": 396,
+        "score": 0.7,
+        "kind": "method",
+        "fqn": "PhpMyAdmin\\Util::backquote",
+        "why": {},
+    },
 ]
 
 
 def test_matches() -> None:
     m = se.matches
     assert m(HITS[2], ("fqn", "PhpMyAdmin\\Util::backquote"))
-    assert m(HITS[2], ("fqn", "PhpMyAdmin\\Util"))                 # a class expectation
-    assert not m(HITS[0], ("fqn", "PhpMyAdmin\\Util"))             # Utils\... is not Util::
+    assert m(HITS[2], ("fqn", "PhpMyAdmin\\Util"))  # a class expectation
+    assert not m(HITS[0], ("fqn", "PhpMyAdmin\\Util"))  # Utils\... is not Util::
     assert not m({"fqn": "PhpMyAdmin\\UtilX::f"}, ("fqn", "PhpMyAdmin\\Util"))
-    assert not m(HITS[2], ("fqn", "PhpMyAdmin\\Util::back"))       # no partial method names
-    assert not m(HITS[1], ("fqn", "PhpMyAdmin\\Util"))             # fqn None
+    assert not m(HITS[2], ("fqn", "PhpMyAdmin\\Util::back"))  # no partial method names
+    assert not m(HITS[1], ("fqn", "PhpMyAdmin\\Util"))  # fqn None
     assert m(HITS[1], ("path", "libraries/classes/Util.php"))
     assert not m(HITS[1], ("path", "libraries/classes/Util"))
 
 
 def test_score_rank_rr_hit5() -> None:
-    s = se.score({"hits": HITS, "abstained": False, "hint": None}, [{"fqn": "PhpMyAdmin\\Util::backquote"}])
+    s = se.score(
+        {"hits": HITS, "abstained": False, "hint": None}, [{"fqn": "PhpMyAdmin\\Util::backquote"}]
+    )
     assert s == {"rank": 3, "rr": pytest.approx(1 / 3), "hit5": 1, "abstained": False}
     # alternatives: the first one found counts
-    s = se.score({"hits": HITS, "abstained": False},
-                 [("fqn", "PhpMyAdmin\\Util::backquote"), ("path", "libraries/classes/Util.php")])
+    s = se.score(
+        {"hits": HITS, "abstained": False},
+        [("fqn", "PhpMyAdmin\\Util::backquote"), ("path", "libraries/classes/Util.php")],
+    )
     assert s["rank"] == 2 and s["rr"] == 0.5
     # beyond 5: rr counts, hit5 not; beyond the limit: nothing
     many = [{"fqn": f"X::f{i}", "path": "x.php"} for i in range(6)] + [HITS[2]]
@@ -65,9 +93,15 @@ def _qs(cat: str, rank: int | None, abstained: bool = False, hits: int = 3, sec:
 
 
 def test_aggregate() -> None:
-    scores = [_qs("literal", 1), _qs("literal", 2), _qs("literal", None), _qs("literal", 7),
-              _qs("conceptual", None, abstained=True, hits=0),
-              _qs("nonsense", None, abstained=True, hits=0), _qs("nonsense", None, hits=4)]
+    scores = [
+        _qs("literal", 1),
+        _qs("literal", 2),
+        _qs("literal", None),
+        _qs("literal", 7),
+        _qs("conceptual", None, abstained=True, hits=0),
+        _qs("nonsense", None, abstained=True, hits=0),
+        _qs("nonsense", None, hits=4),
+    ]
     agg = se.aggregate(scores)
     lit = agg["literal"]
     assert lit["n"] == 4
@@ -81,17 +115,40 @@ def test_aggregate() -> None:
     assert "literal" in se.render(agg) and "-" in se.render(agg)
 
 
-@pytest.mark.parametrize("data, msg", [
-    ({}, "queries"),
-    ({"queries": [{"query": "", "category": "literal", "expected": [{"fqn": "A"}]}]}, "non-empty"),
-    ({"queries": [{"query": "x", "category": "fuzzy", "expected": []}]}, "category"),
-    ({"queries": [{"query": "x", "category": "nonsense", "expected": [{"fqn": "A"}]}]}, "expected: \\[\\]"),
-    ({"queries": [{"query": "x", "category": "literal", "expected": []}]}, "at least one"),
-    ({"queries": [{"query": "x", "category": "literal", "expected": [{"name": "A"}]}]}, "fqn"),
-    ({"queries": [{"query": "x", "category": "literal", "expected": [{"path": "/abs.php"}]}]}, "relative"),
-    ({"queries": [{"query": "x", "category": "literal", "expected": [{"fqn": "A"}]},
-                  {"query": "x", "category": "literal", "expected": [{"fqn": "B"}]}]}, "duplicate"),
-])
+@pytest.mark.parametrize(
+    "data, msg",
+    [
+        ({}, "queries"),
+        (
+            {"queries": [{"query": "", "category": "literal", "expected": [{"fqn": "A"}]}]},
+            "non-empty",
+        ),
+        ({"queries": [{"query": "x", "category": "fuzzy", "expected": []}]}, "category"),
+        (
+            {"queries": [{"query": "x", "category": "nonsense", "expected": [{"fqn": "A"}]}]},
+            "expected: \\[\\]",
+        ),
+        ({"queries": [{"query": "x", "category": "literal", "expected": []}]}, "at least one"),
+        ({"queries": [{"query": "x", "category": "literal", "expected": [{"name": "A"}]}]}, "fqn"),
+        (
+            {
+                "queries": [
+                    {"query": "x", "category": "literal", "expected": [{"path": "/abs.php"}]}
+                ]
+            },
+            "relative",
+        ),
+        (
+            {
+                "queries": [
+                    {"query": "x", "category": "literal", "expected": [{"fqn": "A"}]},
+                    {"query": "x", "category": "literal", "expected": [{"fqn": "B"}]},
+                ]
+            },
+            "duplicate",
+        ),
+    ],
+)
 def test_parse_set_errors(data: object, msg: str) -> None:
     with pytest.raises(ValueError, match=msg):
         se.parse_set(data, "t.yaml")
@@ -111,7 +168,9 @@ def _corpus() -> Path | None:
     return root if (root / "libraries" / "classes").is_dir() else None
 
 
-@pytest.mark.skipif(_corpus() is None, reason="phpMyAdmin corpus not fetched (../shared/corpora/fetch phpmyadmin)")
+@pytest.mark.skipif(
+    _corpus() is None, reason="phpMyAdmin corpus not fetched (../shared/corpora/fetch phpmyadmin)"
+)
 def test_expected_answers_exist_in_the_corpus() -> None:
     """PSR-4: PhpMyAdmin\\X\\Y is libraries/classes/X/Y.php; a method must be declared in that file."""
     root = _corpus()
@@ -123,11 +182,19 @@ def test_expected_answers_exist_in_the_corpus() -> None:
                 continue
             cls, _, method = value.partition("::")
             assert cls.startswith("PhpMyAdmin\\"), value
-            f = root / "libraries" / "classes" / (cls[len("PhpMyAdmin\\"):].replace("\\", "/") + ".php")
+            f = (
+                root
+                / "libraries"
+                / "classes"
+                / (cls[len("PhpMyAdmin\\") :].replace("\\", "/") + ".php")
+            )
             assert f.is_file(), (q.query, value)
             src = f.read_text(encoding="utf-8", errors="replace")
             ns, _, short = cls.rpartition("\\")
             assert re.search(rf"^namespace\s+{re.escape(ns)};", src, re.M), (q.query, value)
-            assert re.search(rf"\b(class|interface|trait)\s+{re.escape(short)}\b", src), (q.query, value)
+            assert re.search(rf"\b(class|interface|trait)\s+{re.escape(short)}\b", src), (
+                q.query,
+                value,
+            )
             if method:
                 assert re.search(rf"\bfunction\s+{re.escape(method)}\s*\(", src), (q.query, value)

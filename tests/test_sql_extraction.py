@@ -27,19 +27,30 @@ FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "sqlapp"
 # location -> (owner symbol, columns the text names or None for the "unknown" marker)
 OWNERS_AND_COLUMNS: dict[str, tuple[str, list[str] | None]] = {
     "src/UserRepository.php:17": ("SqlApp\\UserRepository::find", ["id", "email", "name"]),
-    "src/UserRepository.php:23": ("SqlApp\\UserRepository::register", ["email", "name", "created_at"]),
+    "src/UserRepository.php:23": (
+        "SqlApp\\UserRepository::register",
+        ["email", "name", "created_at"],
+    ),
     "src/UserRepository.php:28": ("SqlApp\\UserRepository::rename", ["name", "id"]),
     "src/UserRepository.php:34": ("SqlApp\\UserRepository::activeUsers", ["id", "email", "active"]),
-    "src/OrderService.php:20": ("SqlApp\\OrderService::ordersByStatus",
-                                ["id", "total", "email", "user_id", "status", "created_at"]),
-    "src/OrderService.php:32": ("SqlApp\\OrderService::addItem", ["order_id", "product_id", "quantity", "unit_price"]),
+    "src/OrderService.php:20": (
+        "SqlApp\\OrderService::ordersByStatus",
+        ["id", "total", "email", "user_id", "status", "created_at"],
+    ),
+    "src/OrderService.php:32": (
+        "SqlApp\\OrderService::addItem",
+        ["order_id", "product_id", "quantity", "unit_price"],
+    ),
     "src/OrderService.php:46": ("SqlApp\\OrderService::ship", ["status", "shipped_at", "id"]),
     "src/OrderService.php:51": ("SqlApp\\OrderService::clearItems", ["order_id"]),
     "src/Catalog.php:17": ("SqlApp\\Catalog::bySku", None),
     "src/Catalog.php:23": ("SqlApp\\Catalog::takeFromStock", ["stock", "id"]),
     "src/Catalog.php:28": ("SqlApp\\Catalog::emptyMessage", None),
     "src/Admin/Maintenance.php:19": ("SqlApp\\Admin\\Maintenance::rowCount", []),
-    "src/Admin/Maintenance.php:25": ("SqlApp\\Admin\\Maintenance::purgeCancelled", ["status", "created_at"]),
+    "src/Admin/Maintenance.php:25": (
+        "SqlApp\\Admin\\Maintenance::purgeCancelled",
+        ["status", "created_at"],
+    ),
 }
 # heredoc / nowdoc: the literal spans to its closing marker
 END_LINES = {"src/OrderService.php:20": 26, "src/OrderService.php:32": 35}
@@ -50,14 +61,18 @@ def expected_rows() -> list[dict[str, str]]:
     for line in (FIXTURE / "EXPECTED.md").read_text(encoding="utf-8").splitlines():
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
         if len(cells) == 6 and re.match(r"^src/\S+:\d+$", cells[0]):
-            rows.append(dict(zip(("loc", "form", "op", "tables", "edge", "why"), cells, strict=True)))
+            rows.append(
+                dict(zip(("loc", "form", "op", "tables", "edge", "why"), cells, strict=True))
+            )
     return rows
 
 
 def expected_tables(cell: str) -> list[tuple[str, str, bool]]:
     """'orders (read), users (read)' / 'users (read, dynamic)' -> [(name, role, dynamic)]."""
-    return [(m.group(1), m.group(2), bool(m.group(3)))
-            for m in re.finditer(r"`?([\w$]+)`? \((read|write)(, dynamic)?\)", cell)]
+    return [
+        (m.group(1), m.group(2), bool(m.group(3)))
+        for m in re.finditer(r"`?([\w$]+)`? \((read|write)(, dynamic)?\)", cell)
+    ]
 
 
 def index_sqlapp(root: Path, db: dict | None = None) -> str:
@@ -75,12 +90,18 @@ class Graph:
         self.man = manifest.require(layout.rev_json)
         g = GraphStore(layout.graph_db, readonly=True)
         try:
-            self.nodes = {r[0]: r for r in g.db.query(
-                "SELECT node_id, kind, name, fqn, path, start_line, end_line, props FROM node WHERE rev_id=?",
-                (self.rev,))}
+            self.nodes = {
+                r[0]: r
+                for r in g.db.query(
+                    "SELECT node_id, kind, name, fqn, path, start_line, end_line, props FROM node WHERE rev_id=?",
+                    (self.rev,),
+                )
+            }
             self.edges = g.db.query(
                 "SELECT kind, src, dst, provenance, evidence_path, evidence_line, confidence, sources, props, edge_uid"
-                " FROM edge WHERE rev_id=?", (self.rev,))
+                " FROM edge WHERE rev_id=?",
+                (self.rev,),
+            )
             self.coverage = g.coverage(self.rev)
             self.tables = g.db_tables(self.rev)
         finally:
@@ -94,7 +115,11 @@ class Graph:
 
     def edges_of(self, kind: str) -> set[tuple]:
         """(src fqn, dst fqn, evidence, provenance, confidence)."""
-        return {(self.fqn(e[1]), self.fqn(e[2]), f"{e[4]}:{e[5]}", e[3], e[6]) for e in self.edges if e[0] == kind}
+        return {
+            (self.fqn(e[1]), self.fqn(e[2]), f"{e[4]}:{e[5]}", e[3], e[6])
+            for e in self.edges
+            if e[0] == kind
+        }
 
 
 @pytest.fixture(scope="module")
@@ -108,7 +133,14 @@ def test_fixture_rows_cover_every_form() -> None:
     rows = expected_rows()
     assert [r["loc"] for r in rows] == list(OWNERS_AND_COLUMNS)
     forms = " ".join(r["form"] for r in rows)
-    for form in ("single-quoted", "double-quoted", "concatenation", "heredoc", "nowdoc", "interpolation"):
+    for form in (
+        "single-quoted",
+        "double-quoted",
+        "concatenation",
+        "heredoc",
+        "nowdoc",
+        "interpolation",
+    ):
         assert form in forms
 
 
@@ -159,49 +191,100 @@ def test_operations_roles_and_columns(sqlapp: Graph) -> None:
         assert p["select_star"] == ("SELECT *" in row["why"]), row["loc"]
         assert p["parsed"] is True
         want = expected_tables(row["tables"])
-        got = [(t["name"] or f"${t['expr'].lstrip('$')}", t["role"], t["how"] == "dynamic") for t in p["tables"]]
+        got = [
+            (t["name"] or f"${t['expr'].lstrip('$')}", t["role"], t["how"] == "dynamic")
+            for t in p["tables"]
+        ]
         assert got == want, row["loc"]
         assert p["dynamic"] == any(d for _n, _r, d in want), row["loc"]
 
 
 def test_derived_edges_say_why(sqlapp: Graph) -> None:
-    via = {(sqlapp.fqn(e[1]), f"{e[4]}:{e[5]}"): json.loads(e[8]) for e in sqlapp.edges if e[0] == "references_table"}
+    via = {
+        (sqlapp.fqn(e[1]), f"{e[4]}:{e[5]}"): json.loads(e[8])
+        for e in sqlapp.edges
+        if e[0] == "references_table"
+    }
     assert via[("SqlApp\\Catalog::bySku#sql@17", "src/Catalog.php:17")] == {
-        "operation": "select", "roles": ["read"], "via": "select_star"}
+        "operation": "select",
+        "roles": ["read"],
+        "via": "select_star",
+    }
     assert via[("SqlApp\\OrderService::ship#sql@46", "src/OrderService.php:46")] == {
-        "operation": "update", "roles": ["write"], "via": "dynamic_table_name"}
+        "operation": "update",
+        "roles": ["write"],
+        "via": "dynamic_table_name",
+    }
     assert via[("SqlApp\\UserRepository::find#sql@17", "src/UserRepository.php:17")] == {
-        "operation": "select", "roles": ["read"]}
-    sources = {json.loads(e[7])[-1] for e in sqlapp.edges if e[0] in ("queries", "references_table")}
+        "operation": "select",
+        "roles": ["read"],
+    }
+    sources = {
+        json.loads(e[7])[-1] for e in sqlapp.edges if e[0] in ("queries", "references_table")
+    }
     assert sources == {"sqlglot"}
 
 
 def test_schema_from_migrations_with_evidence(sqlapp: Graph) -> None:
-    assert sqlapp.man["schema"] == {"source": "migration", "incomplete": None}  # migrations only, by choice
+    assert sqlapp.man["schema"] == {
+        "source": "migration",
+        "incomplete": None,
+    }  # migrations only, by choice
     assert [(t[1], t[4]) for t in sqlapp.tables] == [
-        ("order_items", "migration"), ("orders", "migration"), ("products", "migration"), ("users", "migration")]
+        ("order_items", "migration"),
+        ("orders", "migration"),
+        ("products", "migration"),
+        ("users", "migration"),
+    ]
     tables = {n[3]: (n[4], n[5]) for n in sqlapp.of_kind("db_table")}
-    assert tables == {"users": ("db/migrations/001_create_shop.sql", 2),
-                      "products": ("db/migrations/001_create_shop.sql", 9),
-                      "orders": ("db/migrations/001_create_shop.sql", 19),
-                      "order_items": ("db/migrations/001_create_shop.sql", 29)}
+    assert tables == {
+        "users": ("db/migrations/001_create_shop.sql", 2),
+        "products": ("db/migrations/001_create_shop.sql", 9),
+        "orders": ("db/migrations/001_create_shop.sql", 19),
+        "order_items": ("db/migrations/001_create_shop.sql", 29),
+    }
     cols = {n[3]: (n[4], n[5], json.loads(n[7])) for n in sqlapp.of_kind("db_column")}
     assert len(cols) == 20
     assert cols["users.active"][:2] == ("db/migrations/002_alter_shop.sql", 2)
-    assert cols["products.title"] == ("db/migrations/002_alter_shop.sql", 3,
-                                      {"data_type": "varchar(255)", "nullable": False, "ordinal": 3})
+    assert cols["products.title"] == (
+        "db/migrations/002_alter_shop.sql",
+        3,
+        {"data_type": "varchar(255)", "nullable": False, "ordinal": 3},
+    )
     assert cols["users.email"][2]["key"] == "UNI" and cols["orders.user_id"][2]["key"] == "MUL"
     assert sqlapp.edges_of("fk_to") == {
         ("orders.user_id", "users.id", "db/migrations/001_create_shop.sql:19", "stated", 1.0),
-        ("order_items.order_id", "orders.id", "db/migrations/001_create_shop.sql:29", "stated", 1.0),
-        ("order_items.product_id", "products.id", "db/migrations/001_create_shop.sql:29", "stated", 1.0),
+        (
+            "order_items.order_id",
+            "orders.id",
+            "db/migrations/001_create_shop.sql:29",
+            "stated",
+            1.0,
+        ),
+        (
+            "order_items.product_id",
+            "products.id",
+            "db/migrations/001_create_shop.sql:29",
+            "stated",
+            1.0,
+        ),
     }
-    assert ("users", "users.active", "db/migrations/002_alter_shop.sql:2", "stated", 1.0) in sqlapp.edges_of("contains")
+    assert (
+        "users",
+        "users.active",
+        "db/migrations/002_alter_shop.sql:2",
+        "stated",
+        1.0,
+    ) in sqlapp.edges_of("contains")
     for e in sqlapp.edges:
         if e[0] in ("fk_to",) or sqlapp.nodes[e[1]][1] == "db_table":
             assert json.loads(e[7]) == ["migration"]
     cov = {m: (v, n) for m, v, n in sqlapp.coverage if m.startswith("schema.")}
-    assert cov["schema.tables"][0] == 4 and cov["schema.columns"][0] == 20 and cov["schema.foreign_keys"][0] == 3
+    assert (
+        cov["schema.tables"][0] == 4
+        and cov["schema.columns"][0] == 20
+        and cov["schema.foreign_keys"][0] == 3
+    )
     assert cov["schema.problems"][0] == 0 and cov["schema.divergences"][0] == 0
     assert "schema.incomplete" not in cov
 
@@ -210,22 +293,41 @@ def test_configured_prefixes_resolve_and_stay_derived(tmp_path: Path) -> None:
     index_sqlapp(tmp_path / "app", {"table_prefixes": {"$this->prefix": "", "$prefix": ""}})
     g = Graph(tmp_path / "app")
     refs = {(s, d, ev): (prov, conf) for s, d, ev, prov, conf in g.edges_of("references_table")}
-    assert refs[("SqlApp\\OrderService::ship#sql@46", "orders", "src/OrderService.php:46")] == ("derived", 0.4)
-    assert refs[("SqlApp\\UserRepository::activeUsers#sql@34", "users", "src/UserRepository.php:34")] == (
-        "derived", 0.4)
+    assert refs[("SqlApp\\OrderService::ship#sql@46", "orders", "src/OrderService.php:46")] == (
+        "derived",
+        0.4,
+    )
+    assert refs[
+        ("SqlApp\\UserRepository::activeUsers#sql@34", "users", "src/UserRepository.php:34")
+    ] == ("derived", 0.4)
     props = {n[3]: json.loads(n[7]) for n in g.of_kind("sql_literal")}
     ship = props["SqlApp\\OrderService::ship#sql@46"]
-    assert ship["tables"] == [{"name": "orders", "how": "prefix_resolved", "role": "write", "expr": "$this->prefix"}]
+    assert ship["tables"] == [
+        {"name": "orders", "how": "prefix_resolved", "role": "write", "expr": "$this->prefix"}
+    ]
     assert ship["dynamic"] is False
-    via = {json.loads(e[8]).get("via") for e in g.edges if e[0] == "references_table"
-           and g.fqn(e[1]) == "SqlApp\\OrderService::ship#sql@46"}
+    via = {
+        json.loads(e[8]).get("via")
+        for e in g.edges
+        if e[0] == "references_table" and g.fqn(e[1]) == "SqlApp\\OrderService::ship#sql@46"
+    }
     assert via == {"table_prefix"}
     # a prefix naming another table: the edge follows the resolved name
     index_sqlapp(tmp_path / "app2", {"table_prefixes": {"$this->prefix": "order_"}})
     g2 = Graph(tmp_path / "app2")
-    assert not any(s == "SqlApp\\OrderService::ship#sql@46" for s, *_ in g2.edges_of("references_table"))
-    assert json.loads(next(n[7] for n in g2.of_kind("sql_literal")
-                           if n[3] == "SqlApp\\OrderService::ship#sql@46"))["tables"][0]["name"] == "order_orders"
+    assert not any(
+        s == "SqlApp\\OrderService::ship#sql@46" for s, *_ in g2.edges_of("references_table")
+    )
+    assert (
+        json.loads(
+            next(
+                n[7]
+                for n in g2.of_kind("sql_literal")
+                if n[3] == "SqlApp\\OrderService::ship#sql@46"
+            )
+        )["tables"][0]["name"]
+        == "order_orders"
+    )
 
 
 def test_deterministic_ids(tmp_path: Path) -> None:
@@ -233,7 +335,9 @@ def test_deterministic_ids(tmp_path: Path) -> None:
     index_sqlapp(tmp_path / "b")
     a, b = Graph(tmp_path / "a"), Graph(tmp_path / "b")
     kinds = ("sql_literal", "db_table", "db_column")
-    assert {n[0] for n in a.nodes.values() if n[1] in kinds} == {n[0] for n in b.nodes.values() if n[1] in kinds}
+    assert {n[0] for n in a.nodes.values() if n[1] in kinds} == {
+        n[0] for n in b.nodes.values() if n[1] in kinds
+    }
     assert {e[9] for e in a.edges} == {e[9] for e in b.edges}
 
 
@@ -242,16 +346,22 @@ def test_no_schema_means_literals_without_table_edges(tmp_path: Path) -> None:
     g = Graph(tmp_path / "app")
     assert len(g.of_kind("sql_literal")) == 12
     assert not g.edges_of("references_table") and not g.edges_of("queries")
-    assert g.man["schema"]["source"] == "none" and "no schema source" in g.man["schema"]["incomplete"]
+    assert (
+        g.man["schema"]["source"] == "none" and "no schema source" in g.man["schema"]["incomplete"]
+    )
 
 
 def test_unparsable_migration_is_a_problem_not_a_crash(tmp_path: Path) -> None:
     root = tmp_path / "app"
     shutil.copytree(FIXTURE, root)
     (root / "db" / "migrations" / "003_broken.sql").write_text(
-        "-- a typo\nALTER TABLE users ADD COLUMN nickname VARCHAR(40) NULL;\n\nCREATE TABLE (oops;\n", encoding="utf-8")
+        "-- a typo\nALTER TABLE users ADD COLUMN nickname VARCHAR(40) NULL;\n\nCREATE TABLE (oops;\n",
+        encoding="utf-8",
+    )
     config.init_project(root)
-    config.Layout(root).project_yaml.write_text(yaml.safe_dump({"db": {"schema_source": ["db/migrations/*.sql"]}}))
+    config.Layout(root).project_yaml.write_text(
+        yaml.safe_dump({"db": {"schema_source": ["db/migrations/*.sql"]}})
+    )
     indexer.build(config.load(root))
     g = Graph(root)
     cov = [(m, v, n) for m, v, n in g.coverage if m.startswith("schema.problem")]
@@ -260,23 +370,37 @@ def test_unparsable_migration_is_a_problem_not_a_crash(tmp_path: Path) -> None:
     assert note.startswith("db/migrations/003_broken.sql:4 unparsable statement")
     assert "1 migration statement(s) not applied" in g.man["schema"]["incomplete"]
     cols = {n[3]: (n[4], n[5]) for n in g.of_kind("db_column")}
-    assert cols["users.nickname"] == ("db/migrations/003_broken.sql", 2)  # the statements before still apply
+    assert cols["users.nickname"] == (
+        "db/migrations/003_broken.sql",
+        2,
+    )  # the statements before still apply
 
 
 def test_dsn_from_is_only_referenced(tmp_path: Path) -> None:
     root = tmp_path / "app"
     shutil.copytree(FIXTURE, root)
     (root / "config").mkdir()
-    (root / "config" / "db.php").write_text("<?php\nreturn ['password' => 'hunter2-not-read'];\n", encoding="utf-8")
-    (root / "src" / "Boot.php").write_text("<?php\n$cfg = require __DIR__ . '/../config/db.php';\n", encoding="utf-8")
+    (root / "config" / "db.php").write_text(
+        "<?php\nreturn ['password' => 'hunter2-not-read'];\n", encoding="utf-8"
+    )
+    (root / "src" / "Boot.php").write_text(
+        "<?php\n$cfg = require __DIR__ . '/../config/db.php';\n", encoding="utf-8"
+    )
     config.init_project(root)
-    config.Layout(root).project_yaml.write_text(yaml.safe_dump({
-        "secrets_exclude": ["config/db.php"],
-        "db": {"schema_source": ["db/migrations/*.sql"], "dsn_from": "config/db.php"}}))
+    config.Layout(root).project_yaml.write_text(
+        yaml.safe_dump(
+            {
+                "secrets_exclude": ["config/db.php"],
+                "db": {"schema_source": ["db/migrations/*.sql"], "dsn_from": "config/db.php"},
+            }
+        )
+    )
     indexer.build(config.load(root))
     g = Graph(root)
     [(value, note)] = [(v, n) for m, v, n in g.coverage if m == "schema.dsn_from"]
-    assert value == 1.0 and "config/db.php" in note and "src/Boot.php" in note and "never read" in note
+    assert (
+        value == 1.0 and "config/db.php" in note and "src/Boot.php" in note and "never read" in note
+    )
     layout = config.Layout(root)
     for store in (layout.graph_db, layout.lexvec_db, layout.control_db):
         assert b"hunter2-not-read" not in store.read_bytes()
@@ -284,9 +408,14 @@ def test_dsn_from_is_only_referenced(tmp_path: Path) -> None:
 
 # -- extraction unit checks (real tree-sitter, real sqlglot) -------------------------------------
 
+
 def sql_refs(src: str) -> list[tuple]:
     f = php.extract("t.php", src)
-    return [(f.nodes[r[1]][3], r[2], r[3], r[4], r[5][0] if r[5] else None, r[6]) for r in f.refs if r[0] == "sql"]
+    return [
+        (f.nodes[r[1]][3], r[2], r[3], r[4], r[5][0] if r[5] else None, r[6])
+        for r in f.refs
+        if r[0] == "sql"
+    ]
 
 
 def test_string_forms_become_fragments() -> None:
@@ -294,15 +423,15 @@ def test_string_forms_become_fragments() -> None:
         "<?php\nnamespace N;\nclass K {\n"
         "    const Q = 'SELECT a FROM consts';\n"
         "    function m($t, $db) {\n"
-        "        $f = function () { return \"SELECT a FROM in_closure\"; };\n"
+        '        $f = function () { return "SELECT a FROM in_closure"; };\n'
         "        $x = 'SELECT a FROM t1'; $y = 'SELECT b FROM t2';\n"
         "        $u = 'SELECT a, b ' . 'FROM t3 ' . ($t ? 'WHERE x=1' : '') . (' ORDER BY ' . 'a');\n"
-        "        $v = \"SELECT \\\"q\\\" AS z, a FROM t4 WHERE s = '\\x41\\101\\$x'\";\n"
+        '        $v = "SELECT \\"q\\" AS z, a FROM t4 WHERE s = \'\\x41\\101\\$x\'";\n'
         "        $w = 'UPDATE t5 SET a = \\'it\\'\\'s\\' WHERE b = \\\\';\n"
         "        $h = <<<EOT\n      SELECT a\n        FROM t6\n      WHERE b = '{$db->x}' AND c = \"$t[0]\"\n      EOT;\n"
         "        $n = <<<'EOT'\n  DELETE FROM t7 WHERE a = '$not_a_var'\n  EOT;\n"
         "        $s = 'Select a product from the list.';\n"
-        "    }\n}\n$top = \"INSERT INTO top_t (a) VALUES ($v)\";\n"
+        '    }\n}\n$top = "INSERT INTO top_t (a) VALUES ($v)";\n'
     )
     got = sql_refs(src)
     assert got == [
@@ -310,14 +439,43 @@ def test_string_forms_become_fragments() -> None:
         ("N\\K::m", 6, 6, (("lit", "SELECT a FROM in_closure"),), "select", 1),
         ("N\\K::m", 7, 7, (("lit", "SELECT a FROM t1"),), "select", 1),
         ("N\\K::m", 7, 7, (("lit", "SELECT b FROM t2"),), "select", 2),
-        ("N\\K::m", 8, 8, (("lit", "SELECT a, b FROM t3 "), ("dyn", "($t ? 'WHERE x=1' : '')"),
-                           ("lit", " ORDER BY a")), "select", 1),
+        (
+            "N\\K::m",
+            8,
+            8,
+            (
+                ("lit", "SELECT a, b FROM t3 "),
+                ("dyn", "($t ? 'WHERE x=1' : '')"),
+                ("lit", " ORDER BY a"),
+            ),
+            "select",
+            1,
+        ),
         ("N\\K::m", 9, 9, (("lit", "SELECT \"q\" AS z, a FROM t4 WHERE s = 'AA$x'"),), "select", 1),
         ("N\\K::m", 10, 10, (("lit", "UPDATE t5 SET a = 'it''s' WHERE b = \\"),), "update", 1),
-        ("N\\K::m", 11, 15, (("lit", "SELECT a\n  FROM t6\nWHERE b = '"), ("dyn", "{$db->x}"),
-                             ("lit", "' AND c = \""), ("dyn", "$t[0]"), ("lit", "\"")), "select", 1),
+        (
+            "N\\K::m",
+            11,
+            15,
+            (
+                ("lit", "SELECT a\n  FROM t6\nWHERE b = '"),
+                ("dyn", "{$db->x}"),
+                ("lit", "' AND c = \""),
+                ("dyn", "$t[0]"),
+                ("lit", '"'),
+            ),
+            "select",
+            1,
+        ),
         ("N\\K::m", 16, 18, (("lit", "DELETE FROM t7 WHERE a = '$not_a_var'"),), "delete", 1),
-        ("t.php", 22, 22, (("lit", "INSERT INTO top_t (a) VALUES ("), ("dyn", "$v"), ("lit", ")")), "insert", 1),
+        (
+            "t.php",
+            22,
+            22,
+            (("lit", "INSERT INTO top_t (a) VALUES ("), ("dyn", "$v"), ("lit", ")")),
+            "insert",
+            1,
+        ),
     ]
 
 
@@ -325,7 +483,11 @@ def test_concatenation_is_analysed_once_from_its_outermost_node() -> None:
     src = "<?php\nfunction f($p) {\n  return 'SELECT a ' .\n    'FROM ' . $p . 'users ' .\n    'WHERE (SELECT 1 FROM x) = 1';\n}\n"
     [(owner, line, end, frags, op, _o)] = sql_refs(src)
     assert (owner, line, end, op) == ("f", 3, 5, "select")
-    assert frags == (("lit", "SELECT a FROM "), ("dyn", "$p"), ("lit", "users WHERE (SELECT 1 FROM x) = 1"))
+    assert frags == (
+        ("lit", "SELECT a FROM "),
+        ("dyn", "$p"),
+        ("lit", "users WHERE (SELECT 1 FROM x) = 1"),
+    )
 
 
 def test_fragment_starting_at_run_time_is_not_sql() -> None:
@@ -341,17 +503,26 @@ def test_a_data_dump_in_a_string_stays_fast() -> None:
     assert time.perf_counter() - t0 < 3
     [ref] = [r for r in f.refs if r[0] == "sql"]
     op, tables, columns, _star, _dyn, parsed, problems = ref[5]
-    assert (op, tables, columns, parsed) == ("insert", (("users", "exact", "write", None, None),), None, False)
+    assert (op, tables, columns, parsed) == (
+        "insert",
+        (("users", "exact", "write", None, None),),
+        None,
+        False,
+    )
     assert "too long for the parser" in problems[0]
 
 
 def test_glued_keyword_and_backquoted_placeholders_name_no_table() -> None:
     from ragraf.sql import sqltext
 
-    info = sqltext.analyze([("lit", "UPDATE "), ("dyn", "Util::backquote('db')"), ("lit", "SET Db = 'x'")])
+    info = sqltext.analyze(
+        [("lit", "UPDATE "), ("dyn", "Util::backquote('db')"), ("lit", "SET Db = 'x'")]
+    )
     assert [(t.name, t.how) for t in info.tables] == [("", "dynamic")]
     info = sqltext.analyze("SELECT `%s` FROM `%s`.`%s` WHERE %s")
-    assert [(t.name, t.how, t.expr) for t in info.tables] == [("", "dynamic", "%s . %s")] and info.dynamic
+    assert [(t.name, t.how, t.expr) for t in info.tables] == [
+        ("", "dynamic", "%s . %s")
+    ] and info.dynamic
 
 
 def test_binary_string_prefixes() -> None:

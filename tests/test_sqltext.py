@@ -31,13 +31,31 @@ def tables(info: SqlInfo) -> list[tuple[str, str, str]]:
 # ------------------------------------------------------------ not SQL at all
 
 
-@pytest.mark.parametrize("text", [
-    "", "hello world", "Select a file from the list", "Update your profile and set a password",
-    "Delete", "DELETE", "SELECT", "select_option", "selected from", "desc", "ORDER BY id DESC",
-    "update the plugin then set it up", "delete from the trash", "insert into your page",
-    "SELECT command denied to user.", "Drop the file here", "SELECT NOW()", " WHERE id = 1",
-    "create table of contents", "UPDATE SET",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        "hello world",
+        "Select a file from the list",
+        "Update your profile and set a password",
+        "Delete",
+        "DELETE",
+        "SELECT",
+        "select_option",
+        "selected from",
+        "desc",
+        "ORDER BY id DESC",
+        "update the plugin then set it up",
+        "delete from the trash",
+        "insert into your page",
+        "SELECT command denied to user.",
+        "Drop the file here",
+        "SELECT NOW()",
+        " WHERE id = 1",
+        "create table of contents",
+        "UPDATE SET",
+    ],
+)
 def test_not_sql(text):
     assert analyze(text) is None
     assert analyze([L(text)], WP) is None
@@ -53,8 +71,15 @@ def test_text_starting_with_a_run_time_part_is_not_sql():
 
 def test_plain_select_with_columns_and_placeholder():
     info = analyze("SELECT id, email, name FROM users WHERE id = ?")
-    assert info == SqlInfo("select", [TableRef("users", "exact", "read")],
-                           ["id", "email", "name"], False, False, True, [])
+    assert info == SqlInfo(
+        "select",
+        [TableRef("users", "exact", "read")],
+        ["id", "email", "name"],
+        False,
+        False,
+        True,
+        [],
+    )
 
 
 def test_wordpress_prefix_interpolation_resolved_and_unresolved():
@@ -66,7 +91,8 @@ def test_wordpress_prefix_interpolation_resolved_and_unresolved():
     assert info.parsed and not info.dynamic
     # the mapping key may be written with braces too
     assert tables(analyze(frags, {"{$wpdb->prefix}": "wp_"})) == [
-        ("wp_posts", "prefix_resolved", "read")]
+        ("wp_posts", "prefix_resolved", "read")
+    ]
     # no mapping: the literal rest of the name, marked dynamic
     info = analyze(frags, {})
     assert tables(info) == [("posts", "dynamic", "read")] and info.dynamic
@@ -83,8 +109,7 @@ def test_prefix_concatenation():
 
 
 def test_phpmyadmin_backquote_db_and_table_is_dynamic():
-    frags = [L("SELECT * FROM "), D("Util::backquote($db)"), L("."),
-             D("Util::backquote($table)")]
+    frags = [L("SELECT * FROM "), D("Util::backquote($db)"), L("."), D("Util::backquote($table)")]
     info = analyze(frags, {"$prefix": "pma_"})
     assert info.operation == "select" and info.parsed and info.dynamic
     assert tables(info) == [("", "dynamic", "read")]  # no literal part: name unknown
@@ -103,21 +128,30 @@ def test_backquoted_schema_qualified_names():
 
 
 def test_joins_and_aliases_are_not_columns():
-    info = analyze("SELECT u.id, COUNT(o.id) AS n FROM users u LEFT JOIN orders o ON o.user_id = u.id "
-                   "INNER JOIN order_items i USING (order_id) GROUP BY u.id ORDER BY n DESC")
-    assert tables(info) == [("users", "exact", "read"), ("orders", "exact", "read"),
-                            ("order_items", "exact", "read")]
+    info = analyze(
+        "SELECT u.id, COUNT(o.id) AS n FROM users u LEFT JOIN orders o ON o.user_id = u.id "
+        "INNER JOIN order_items i USING (order_id) GROUP BY u.id ORDER BY n DESC"
+    )
+    assert tables(info) == [
+        ("users", "exact", "read"),
+        ("orders", "exact", "read"),
+        ("order_items", "exact", "read"),
+    ]
     assert info.columns is not None and "n" not in info.columns
     assert set(info.columns) == {"id", "user_id", "order_id"}
     assert not info.select_star
 
 
 def test_subqueries_union_cte_and_derived_tables():
-    info = analyze("SELECT name FROM users WHERE id IN (SELECT user_id FROM orders WHERE total > 10)")
+    info = analyze(
+        "SELECT name FROM users WHERE id IN (SELECT user_id FROM orders WHERE total > 10)"
+    )
     assert tables(info) == [("users", "exact", "read"), ("orders", "exact", "read")]
     info = analyze("SELECT a FROM t1 UNION ALL SELECT b FROM t2")
     assert info.operation == "select" and {t.name for t in info.tables} == {"t1", "t2"}
-    info = analyze("WITH recent AS (SELECT id FROM orders) SELECT r.id FROM recent r JOIN users u ON u.id = r.id")
+    info = analyze(
+        "WITH recent AS (SELECT id FROM orders) SELECT r.id FROM recent r JOIN users u ON u.id = r.id"
+    )
     assert {t.name for t in info.tables} == {"orders", "users"}  # the CTE is not a table
     info = analyze("SELECT x.n FROM (SELECT COUNT(*) AS n FROM logs) AS x")
     assert tables(info) == [("logs", "exact", "read")]
@@ -127,8 +161,10 @@ def test_exists_star_and_show_columns():
     info = analyze("SELECT id FROM t WHERE EXISTS (SELECT * FROM u WHERE u.tid = t.id)")
     assert not info.select_star and info.columns == ["id", "tid"]
     assert tables(info) == [("t", "exact", "read"), ("u", "exact", "read")]
-    info = analyze([L("SHOW COLUMNS FROM "), D("$wpdb->posts"), L(" LIKE 'post_category'")],
-                   {"$wpdb->posts": "wp_posts"})
+    info = analyze(
+        [L("SHOW COLUMNS FROM "), D("$wpdb->posts"), L(" LIKE 'post_category'")],
+        {"$wpdb->posts": "wp_posts"},
+    )
     assert info.operation == "other" and tables(info) == [("wp_posts", "prefix_resolved", "read")]
 
 
@@ -146,7 +182,9 @@ def test_insert_forms():
     assert info.columns == ["email", "name", "created_at"]
     info = analyze("INSERT INTO users VALUES (1, 'a')")
     assert info.columns is None  # positional: which columns is not in the text
-    info = analyze("INSERT INTO archive (id, total) SELECT id, total FROM orders WHERE created_at < NOW()")
+    info = analyze(
+        "INSERT INTO archive (id, total) SELECT id, total FROM orders WHERE created_at < NOW()"
+    )
     assert tables(info) == [("archive", "exact", "write"), ("orders", "exact", "read")]
     info = analyze("INSERT INTO counters (k, n) VALUES (%s, 1) ON DUPLICATE KEY UPDATE n = n + 1")
     assert tables(info) == [("counters", "exact", "write")] and info.parsed
@@ -158,15 +196,27 @@ def test_insert_forms():
 
 
 def test_update_forms():
-    info = analyze([L("UPDATE users SET name = '"), D("$name"), L("', age = "), D("$age"),
-                    L(" WHERE id = "), D("$id")])
+    info = analyze(
+        [
+            L("UPDATE users SET name = '"),
+            D("$name"),
+            L("', age = "),
+            D("$age"),
+            L(" WHERE id = "),
+            D("$id"),
+        ]
+    )
     assert tables(info) == [("users", "exact", "write")]
     assert info.columns == ["name", "age", "id"] and not info.dynamic and info.parsed
-    info = analyze("UPDATE orders o JOIN users u ON u.id = o.user_id SET o.status = 'x' WHERE u.banned = 1")
+    info = analyze(
+        "UPDATE orders o JOIN users u ON u.id = o.user_id SET o.status = 'x' WHERE u.banned = 1"
+    )
     assert tables(info) == [("orders", "exact", "write"), ("users", "exact", "read")]
     info = analyze("UPDATE a, b SET b.total = a.total WHERE a.id = b.id")
     assert tables(info) == [("b", "exact", "write"), ("a", "exact", "read")]
-    info = analyze("UPDATE products SET stock = stock - 1 WHERE id IN (SELECT product_id FROM order_items)")
+    info = analyze(
+        "UPDATE products SET stock = stock - 1 WHERE id IN (SELECT product_id FROM order_items)"
+    )
     assert tables(info) == [("products", "exact", "write"), ("order_items", "exact", "read")]
 
 
@@ -177,15 +227,25 @@ def test_delete_forms():
     assert tables(info) == [("sessions", "exact", "write"), ("users", "exact", "read")]
     info = analyze("DELETE a, b FROM a INNER JOIN b ON a.id = b.aid WHERE a.x = 1")
     assert {(t.name, t.role) for t in info.tables} == {("a", "write"), ("b", "write")}
-    info = analyze([L("DELETE FROM orders WHERE status = 'cancelled' AND created_at < NOW() - INTERVAL "),
-                    D("$days"), L(" DAY")])
+    info = analyze(
+        [
+            L("DELETE FROM orders WHERE status = 'cancelled' AND created_at < NOW() - INTERVAL "),
+            D("$days"),
+            L(" DAY"),
+        ]
+    )
     assert tables(info) == [("orders", "exact", "write")] and not info.dynamic
 
 
 def test_ddl_forms():
-    info = analyze([L("CREATE TABLE "), D("$wpdb->prefix"),
-                    L("logs (id BIGINT UNSIGNED NOT NULL AUTO_INCREMENT, msg TEXT, PRIMARY KEY (id))")],
-                   WP)
+    info = analyze(
+        [
+            L("CREATE TABLE "),
+            D("$wpdb->prefix"),
+            L("logs (id BIGINT UNSIGNED NOT NULL AUTO_INCREMENT, msg TEXT, PRIMARY KEY (id))"),
+        ],
+        WP,
+    )
     assert info.operation == "create" and tables(info) == [("wp_logs", "prefix_resolved", "write")]
     assert info.columns == ["id", "msg"]
     info = analyze("ALTER TABLE users ADD COLUMN nick VARCHAR(20), DROP INDEX idx_name")
@@ -197,15 +257,25 @@ def test_ddl_forms():
 
 
 def test_value_placeholders_are_tolerated():
-    for text in ("SELECT id FROM t WHERE a = ? AND b = ?",
-                 "SELECT id FROM t WHERE a = :a AND b IN (:b1, :b2)",
-                 "SELECT id FROM t WHERE a = %s AND b = %d AND c = %f AND d = %1$s LIMIT %d, %d",
-                 "SELECT id FROM t WHERE a LIKE '%foo%' AND b = '%s'"):
+    for text in (
+        "SELECT id FROM t WHERE a = ? AND b = ?",
+        "SELECT id FROM t WHERE a = :a AND b IN (:b1, :b2)",
+        "SELECT id FROM t WHERE a = %s AND b = %d AND c = %f AND d = %1$s LIMIT %d, %d",
+        "SELECT id FROM t WHERE a LIKE '%foo%' AND b = '%s'",
+    ):
         info = analyze(text)
         assert info is not None and info.parsed and not info.dynamic, text
         assert tables(info) == [("t", "exact", "read")]
-    frags = [L("SELECT id FROM t WHERE name LIKE '%"), D("$q"), L("%' AND id IN ("), D("$ids"),
-             L(") ORDER BY id LIMIT "), D("$offset"), L(", "), D("$count")]
+    frags = [
+        L("SELECT id FROM t WHERE name LIKE '%"),
+        D("$q"),
+        L("%' AND id IN ("),
+        D("$ids"),
+        L(") ORDER BY id LIMIT "),
+        D("$offset"),
+        L(", "),
+        D("$count"),
+    ]
     info = analyze(frags)
     assert info.parsed and not info.dynamic and info.columns == ["id", "name"]
 
@@ -213,8 +283,16 @@ def test_value_placeholders_are_tolerated():
 def test_run_time_identifiers_make_the_text_dynamic():
     info = analyze([L("SELECT "), D("$fields"), L(" FROM items WHERE id = "), D("$id")])
     assert info.dynamic and info.columns is None and tables(info) == [("items", "exact", "read")]
-    info = analyze([L("SELECT id FROM t WHERE 1=1 "), D("$where"), L(" ORDER BY "), D("$orderby"),
-                    L(" "), D("$order")])
+    info = analyze(
+        [
+            L("SELECT id FROM t WHERE 1=1 "),
+            D("$where"),
+            L(" ORDER BY "),
+            D("$orderby"),
+            L(" "),
+            D("$order"),
+        ]
+    )
     assert info.parsed and info.dynamic and info.columns is None
     assert tables(info) == [("t", "exact", "read")]
     info = analyze("SELECT * FROM %i WHERE %i = %s")  # WordPress 6.2 identifier placeholder
@@ -224,9 +302,26 @@ def test_run_time_identifiers_make_the_text_dynamic():
 
 
 def test_wordpress_clause_assembly_parses():
-    frags = [L("SELECT "), D("$found_rows"), L(" "), D("$distinct"), L(" "), D("{$wpdb->posts}"),
-             L(".ID FROM "), D("{$wpdb->posts}"), L(" "), D("$join"), L(" WHERE 1=1 "), D("$where"),
-             L(" "), D("$groupby"), L(" "), D("$orderby"), L(" "), D("$limits")]
+    frags = [
+        L("SELECT "),
+        D("$found_rows"),
+        L(" "),
+        D("$distinct"),
+        L(" "),
+        D("{$wpdb->posts}"),
+        L(".ID FROM "),
+        D("{$wpdb->posts}"),
+        L(" "),
+        D("$join"),
+        L(" WHERE 1=1 "),
+        D("$where"),
+        L(" "),
+        D("$groupby"),
+        L(" "),
+        D("$orderby"),
+        L(" "),
+        D("$limits"),
+    ]
     info = analyze(frags, {"$wpdb->posts": "wp_posts"})
     assert info.parsed and info.dynamic
     assert tables(info) == [("wp_posts", "prefix_resolved", "read")]
@@ -234,11 +329,16 @@ def test_wordpress_clause_assembly_parses():
 
 def test_unparsable_falls_back_to_regex():
     # the first half of a concatenation that WordPress completes later
-    info = analyze([L("SELECT ID FROM "), D("{$wpdb->posts}"), L(" WHERE post_author IN( ")], WP | {"$wpdb->posts": "wp_posts"})
+    info = analyze(
+        [L("SELECT ID FROM "), D("{$wpdb->posts}"), L(" WHERE post_author IN( ")],
+        WP | {"$wpdb->posts": "wp_posts"},
+    )
     assert info.parsed is False and info.columns is None
     assert tables(info) == [("wp_posts", "prefix_resolved", "read")]
     assert any("regular expression" in p for p in info.problems)
-    info = analyze("SELECT COUNT(*) FROM wp_a, wp_b p1 WHERE p1.ID = wp_a.object_id AND ( post_status IN ('")
+    info = analyze(
+        "SELECT COUNT(*) FROM wp_a, wp_b p1 WHERE p1.ID = wp_a.object_id AND ( post_status IN ('"
+    )
     assert not info.parsed and [t.name for t in info.tables] == ["wp_a", "wp_b"]
     info = analyze("DELETE FROM comments WHERE comment_id IN ( ")
     assert not info.parsed and tables(info) == [("comments", "exact", "write")]
@@ -247,12 +347,18 @@ def test_unparsable_falls_back_to_regex():
 
 
 def test_heredoc_and_nowdoc_text():
-    heredoc = [L("SELECT o.id, o.total, u.email\nFROM orders o\nJOIN users u ON u.id = o.user_id\n"
-                 "WHERE o.status = '"), D("{$status}"), L("'\nORDER BY o.created_at DESC")]
+    heredoc = [
+        L(
+            "SELECT o.id, o.total, u.email\nFROM orders o\nJOIN users u ON u.id = o.user_id\n"
+            "WHERE o.status = '"
+        ),
+        D("{$status}"),
+        L("'\nORDER BY o.created_at DESC"),
+    ]
     info = analyze(heredoc)
     assert tables(info) == [("orders", "exact", "read"), ("users", "exact", "read")]
     assert not info.dynamic
-    nowdoc = ("  INSERT INTO order_items (order_id, product_id)\n  VALUES (:order_id, :product_id)\n")
+    nowdoc = "  INSERT INTO order_items (order_id, product_id)\n  VALUES (:order_id, :product_id)\n"
     assert tables(analyze(nowdoc)) == [("order_items", "exact", "write")]
 
 
@@ -284,27 +390,57 @@ def test_pre_check_is_fast():
 
 FIXTURE_FRAGMENTS: dict[str, list[tuple[str, str]]] = {
     "src/UserRepository.php:17": [L("SELECT id, email, name FROM users WHERE id = ?")],
-    "src/UserRepository.php:23": [L("INSERT INTO users (email, name, created_at) VALUES (?, ?, NOW())")],
-    "src/UserRepository.php:28": [L("UPDATE users SET name = '"), D("$name"), L("' WHERE id = "),
-                                  D("$id")],
-    "src/UserRepository.php:34": [L("SELECT id, email FROM "), D("$prefix"),
-                                  L("users WHERE active = 1")],
-    "src/OrderService.php:20": [L("SELECT o.id, o.total, u.email\nFROM orders o\n"
-                                  "JOIN users u ON u.id = o.user_id\nWHERE o.status = '"),
-                                D("{$status}"), L("'\nORDER BY o.created_at DESC")],
-    "src/OrderService.php:32": [L("INSERT INTO order_items (order_id, product_id, quantity, unit_price)\n"
-                                  "VALUES (:order_id, :product_id, :quantity, :unit_price)")],
-    "src/OrderService.php:46": [L("UPDATE "), D("{$this->prefix}"),
-                                L("orders SET status = 'shipped', shipped_at = NOW() WHERE id = "),
-                                D("{$orderId}")],
+    "src/UserRepository.php:23": [
+        L("INSERT INTO users (email, name, created_at) VALUES (?, ?, NOW())")
+    ],
+    "src/UserRepository.php:28": [
+        L("UPDATE users SET name = '"),
+        D("$name"),
+        L("' WHERE id = "),
+        D("$id"),
+    ],
+    "src/UserRepository.php:34": [
+        L("SELECT id, email FROM "),
+        D("$prefix"),
+        L("users WHERE active = 1"),
+    ],
+    "src/OrderService.php:20": [
+        L(
+            "SELECT o.id, o.total, u.email\nFROM orders o\n"
+            "JOIN users u ON u.id = o.user_id\nWHERE o.status = '"
+        ),
+        D("{$status}"),
+        L("'\nORDER BY o.created_at DESC"),
+    ],
+    "src/OrderService.php:32": [
+        L(
+            "INSERT INTO order_items (order_id, product_id, quantity, unit_price)\n"
+            "VALUES (:order_id, :product_id, :quantity, :unit_price)"
+        )
+    ],
+    "src/OrderService.php:46": [
+        L("UPDATE "),
+        D("{$this->prefix}"),
+        L("orders SET status = 'shipped', shipped_at = NOW() WHERE id = "),
+        D("{$orderId}"),
+    ],
     "src/OrderService.php:51": [L("DELETE FROM order_items WHERE order_id = "), D("$orderId")],
     "src/Catalog.php:17": [L("SELECT * FROM products WHERE sku = ?")],
-    "src/Catalog.php:23": [L("UPDATE products SET stock = stock - "), D("$quantity"),
-                           L(" WHERE id = "), D("$productId"), L(" AND stock >= "), D("$quantity")],
+    "src/Catalog.php:23": [
+        L("UPDATE products SET stock = stock - "),
+        D("$quantity"),
+        L(" WHERE id = "),
+        D("$productId"),
+        L(" AND stock >= "),
+        D("$quantity"),
+    ],
     "src/Catalog.php:28": [L("Select a product from the list to see its stock.")],
     "src/Admin/Maintenance.php:19": [L("SELECT COUNT(*) AS n FROM `"), D("$table"), L("`")],
-    "src/Admin/Maintenance.php:25": [L("DELETE FROM orders WHERE status = 'cancelled' AND created_at "
-                                       "< NOW() - INTERVAL "), D("$days"), L(" DAY")],
+    "src/Admin/Maintenance.php:25": [
+        L("DELETE FROM orders WHERE status = 'cancelled' AND created_at < NOW() - INTERVAL "),
+        D("$days"),
+        L(" DAY"),
+    ],
 }
 
 
@@ -313,7 +449,9 @@ def expected_rows() -> list[dict[str, str]]:
     for line in (FIXTURE / "EXPECTED.md").read_text().splitlines():
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
         if len(cells) == 6 and re.match(r"^src/\S+:\d+$", cells[0]):
-            rows.append(dict(zip(("loc", "form", "op", "tables", "edge", "why"), cells, strict=True)))
+            rows.append(
+                dict(zip(("loc", "form", "op", "tables", "edge", "why"), cells, strict=True))
+            )
     return rows
 
 

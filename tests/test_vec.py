@@ -79,8 +79,10 @@ def test_reuse_across_revisions(db: Database) -> None:
     assert reused == set(ids[:6])
     vs.add("rev-0002", rows(["n1", "n2"], unit(rng, 2)), MODEL, VER)
     assert vs.count("rev-0002") == 8
-    assert vs.count() == 12                    # one vector per chunk_id, not per revision
-    assert db.query("SELECT chunk_sha256 FROM vec_meta WHERE rev_id='rev-0002' AND chunk_id='c4'") == [("sha-c4",)]
+    assert vs.count() == 12  # one vector per chunk_id, not per revision
+    assert db.query(
+        "SELECT chunk_sha256 FROM vec_meta WHERE rev_id='rev-0002' AND chunk_id='c4'"
+    ) == [("sha-c4",)]
     # another model version: nothing is reusable, has_vectors(model=...) says so too
     assert vs.reuse("rev-0003", ids, MODEL, "v2") == set()
     assert vs.has_vectors(ids, model=MODEL, model_version="v2") == set()
@@ -127,10 +129,10 @@ def test_knn_grows_k_and_falls_back_to_a_scan(db: Database, n_other: int, n_rev:
     q = np.zeros(DIM, np.float32)
     q[0] = 1.0
     others = unit(rng, n_other)
-    others[:, 0] = np.abs(others[:, 0]) + 1.0           # all on q's side
+    others[:, 0] = np.abs(others[:, 0]) + 1.0  # all on q's side
     others /= np.linalg.norm(others, axis=1, keepdims=True)
     mine = unit(rng, n_rev)
-    mine[:, 0] = -np.abs(mine[:, 0]) - 1.0              # all on the opposite side
+    mine[:, 0] = -np.abs(mine[:, 0]) - 1.0  # all on the opposite side
     mine /= np.linalg.norm(mine, axis=1, keepdims=True)
     vs.add("rev-0001", rows([f"o{i}" for i in range(n_other)], others), MODEL, VER)
     vs.add("rev-0002", rows([f"m{i}" for i in range(n_rev)], mine), MODEL, VER)
@@ -146,7 +148,7 @@ def test_delete_rev_collects_garbage(db: Database) -> None:
     vs.add("rev-0001", rows(["a", "b", "shared"], unit(rng, 3)), MODEL, VER)
     assert vs.reuse("rev-0002", ["shared"], MODEL, VER) == {"shared"}
     vs.add("rev-0002", rows(["c"], unit(rng, 1)), MODEL, VER)
-    assert vs.delete_rev("rev-0001") == 2                 # a, b; shared stays for rev-0002
+    assert vs.delete_rev("rev-0001") == 2  # a, b; shared stays for rev-0002
     assert vs.has_vectors(["a", "b", "shared", "c"]) == {"shared", "c"}
     assert vs.count("rev-0001") == 0 and vs.count("rev-0002") == 2
     assert vs.delete_rev("rev-0002") == 2
@@ -160,7 +162,7 @@ def test_gc_after_lexstore_delete_rev(tmp_path: Path) -> None:
     vs = VecStore(lex.db, DIM)
     vs.add("rev-0001", rows(["a", "b"], unit(rng, 2)), MODEL, VER)
     vs.add("rev-0002", rows(["a"], unit(rng, 1)), MODEL, VER)
-    lex.delete_rev("rev-0001")          # drops vec_meta rows, then the vectors no revision uses
+    lex.delete_rev("rev-0001")  # drops vec_meta rows, then the vectors no revision uses
     assert vs.count() == 1 and vs.count("rev-0002") == 1
     assert vs.gc() == 0
     lex.close()
@@ -173,7 +175,9 @@ def test_dim_mismatch_is_refused(db: Database) -> None:
     assert "16-dim" in str(ei.value) and "embedding.dim is 384" in str(ei.value)
     drop_vectors(db)
     vs = VecStore(db, 384)
-    assert table_dim(db) == 384 and vs.count() == 0 and db.scalar("SELECT count(*) FROM vec_meta") == 0
+    assert (
+        table_dim(db) == 384 and vs.count() == 0 and db.scalar("SELECT count(*) FROM vec_meta") == 0
+    )
 
 
 def test_bad_vectors(db: Database) -> None:
@@ -186,7 +190,7 @@ def test_bad_vectors(db: Database) -> None:
         vs.knn("rev-0001", np.ones(3), 5)
     with pytest.raises(InvalidArgument):
         vs.knn("rev-0001", np.ones(DIM), 0)
-    assert vs.count() == 0     # nothing half-written
+    assert vs.count() == 0  # nothing half-written
 
 
 def test_readonly_reader(tmp_path: Path) -> None:
@@ -195,10 +199,10 @@ def test_readonly_reader(tmp_path: Path) -> None:
     vecs = unit(rng, 5)
     with Database(path, "lexvec") as w:
         ro0 = Database(path, "lexvec", readonly=True)
-        early = VecStore(ro0, DIM)                 # no table yet: a reader does not create it
+        early = VecStore(ro0, DIM)  # no table yet: a reader does not create it
         assert early.knn("rev-0001", vecs[0], 3) == [] and early.count() == 0
         VecStore(w, DIM).add("rev-0001", rows(list("abcde"), vecs), MODEL, VER)
-        assert early.knn("rev-0001", vecs[2], 1)[0][0] == "c"   # sees the table made since
+        assert early.knn("rev-0001", vecs[2], 1)[0][0] == "c"  # sees the table made since
         ro0.close()
     with Database(path, "lexvec", readonly=True) as ro:
         vs = VecStore(ro, DIM)
@@ -226,11 +230,17 @@ def test_semantic_search_with_the_real_model(db: Database, emb: Embedder) -> Non
         "Flags::all": "public function countryFlags(): array { return ['fr' => 'flag-fr.png', 'de' => 'flag-de.png']; }",
         "Mailer::send": "public function send(Message $m) { $this->smtp->deliver($m->to, $m->subject, $m->body); }",
     }
-    ids = {name: chunk_id(sha256_text(text), "symbol", emb.model_id) for name, text in chunks.items()}
+    ids = {
+        name: chunk_id(sha256_text(text), "symbol", emb.model_id) for name, text in chunks.items()
+    }
     vecs = emb.embed(list(chunks.values()))
     vs = VecStore(db, emb.dim)
-    vs.add("rev-0001", [(ids[n], v, sha256_text(t)) for (n, t), v in zip(chunks.items(), vecs, strict=True)],
-           emb.model_id, emb.model_version)
+    vs.add(
+        "rev-0001",
+        [(ids[n], v, sha256_text(t)) for (n, t), v in zip(chunks.items(), vecs, strict=True)],
+        emb.model_id,
+        emb.model_version,
+    )
     by_id = {v: k for k, v in ids.items()}
     top = vs.knn("rev-0001", emb.embed_query("charge the customer's credit card"), 2)
     assert by_id[top[0][0]] == "Invoice::pay"

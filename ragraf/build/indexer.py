@@ -89,7 +89,9 @@ def extract_one(path: str, lang: str | None, text: str, max_lines: int) -> FileF
         try:
             return php.extract(path, text, max_lines)
         except RecursionError:
-            return FileFacts(path, lang, "failed", "too deeply nested to parse", text.count("\n") + 1)
+            return FileFacts(
+                path, lang, "failed", "too deeply nested to parse", text.count("\n") + 1
+            )
     if lang == "markdown":
         from ragraf.lang import markdown
 
@@ -98,8 +100,18 @@ def extract_one(path: str, lang: str | None, text: str, max_lines: int) -> FileF
 
     lines = text.count("\n") + (0 if text.endswith("\n") or not text else 1)
     f = FileFacts(path, lang, "ok", None, lines)
-    f.nodes.append((ids.node_id("file", path, path, 1), "file", path.rsplit("/", 1)[-1], path, 1, max(lines, 1),
-                    {"lang": lang} if lang else {}, "structural"))
+    f.nodes.append(
+        (
+            ids.node_id("file", path, path, 1),
+            "file",
+            path.rsplit("/", 1)[-1],
+            path,
+            1,
+            max(lines, 1),
+            {"lang": lang} if lang else {},
+            "structural",
+        )
+    )
     f.scope_nodes.append(0)
     f.chunks = file_chunks(path, text, lang or "text", 0, max_lines)
     return f
@@ -110,7 +122,9 @@ def _work(i: int) -> tuple[int, FileFacts]:
     return i, extract_one(path, lang, text, _MAX_LINES)
 
 
-def extract_all(files: list[ScannedFile], workers: int, max_lines: int, progress: Progress | None) -> list[FileFacts]:
+def extract_all(
+    files: list[ScannedFile], workers: int, max_lines: int, progress: Progress | None
+) -> list[FileFacts]:
     global _JOBS, _MAX_LINES
     jobs = [(f.path, f.lang, f.text or "") for f in files]
     out: list[FileFacts | None] = [None] * len(jobs)
@@ -126,7 +140,9 @@ def extract_all(files: list[ScannedFile], workers: int, max_lines: int, progress
         try:
             ctx = multiprocessing.get_context("fork")
             with ctx.Pool(workers) as pool:
-                for done, (i, facts) in enumerate(pool.imap_unordered(_work, order, chunksize=2), 1):
+                for done, (i, facts) in enumerate(
+                    pool.imap_unordered(_work, order, chunksize=2), 1
+                ):
                     out[i] = facts
                     if progress:
                         progress("parse", done, total)
@@ -138,7 +154,7 @@ def extract_all(files: list[ScannedFile], workers: int, max_lines: int, progress
 # -- the build -----------------------------------------------------------------
 @dataclass
 class IndexResult:
-    status: str                        # built | current
+    status: str  # built | current
     rev_id: str
     counts: dict[str, int] = field(default_factory=dict)
     coverage: dict[str, float] = field(default_factory=dict)
@@ -171,9 +187,18 @@ def recover(layout: Layout, graph: GraphStore, lex: LexStore, control: ControlSt
         if rev_id == active and man is not None:
             # killed after the commit point: the revision is sealed, finish the bookkeeping
             graph.set_state(rev_id, "ready")
-            control.record_rev(rev_id, man.get("parent_rev"), "ready", row["created_at"], man.get("sealed_at"),
-                               row["corpus_hash"], row["config_hash"], man["counts"]["files"],
-                               man["counts"]["nodes"], man["counts"]["edges"])
+            control.record_rev(
+                rev_id,
+                man.get("parent_rev"),
+                "ready",
+                row["created_at"],
+                man.get("sealed_at"),
+                row["corpus_hash"],
+                row["config_hash"],
+                man["counts"]["files"],
+                man["counts"]["nodes"],
+                man["counts"]["edges"],
+            )
             if man.get("parent_rev"):
                 from ragraf.drift.archive import ensure_archive
 
@@ -181,14 +206,33 @@ def recover(layout: Layout, graph: GraphStore, lex: LexStore, control: ControlSt
             continue
         lex.delete_rev(rev_id)
         graph.delete_rev(rev_id)
-        control.record_rev(rev_id, active, "failed", row["created_at"], None, row["corpus_hash"],
-                           row["config_hash"], 0, 0, 0, note="interrupted before it was sealed; rows removed")
+        control.record_rev(
+            rev_id,
+            active,
+            "failed",
+            row["created_at"],
+            None,
+            row["corpus_hash"],
+            row["config_hash"],
+            0,
+            0,
+            0,
+            note="interrupted before it was sealed; rows removed",
+        )
         cleaned.append(rev_id)
     return cleaned
 
 
-def _coverage(files: list[ScannedFile], facts: list[FileFacts], stats: dict[str, int], secrets: int,
-              chunks_total: int, chunks_dup: int, chunks_file: int, dup_nodes: int) -> list[tuple[str, float | None, str | None]]:
+def _coverage(
+    files: list[ScannedFile],
+    facts: list[FileFacts],
+    stats: dict[str, int],
+    secrets: int,
+    chunks_total: int,
+    chunks_dup: int,
+    chunks_file: int,
+    dup_nodes: int,
+) -> list[tuple[str, float | None, str | None]]:
     by_status: dict[str, list[str]] = {}
     parsed = {f.path: f for f in facts}
     for sf in files:
@@ -213,9 +257,12 @@ def _coverage(files: list[ScannedFile], facts: list[FileFacts], stats: dict[str,
         ("calls.derived", float(stats.get("calls_derived", 0)), None),
         ("calls.unresolved", float(unresolved), "builtins and unknown receivers included"),
         ("calls.stated_share", round(stated / calls_total, 4) if calls_total else None, None),
-        ("calls.stated_share_declared", round(stated / (calls_total - ext), 4) if calls_total - ext > 0 else None,
-         "share among calls whose callee could be declared in the corpus (unresolved plain functions excluded:"
-         " PHP builtins and vendor functions)"),
+        (
+            "calls.stated_share_declared",
+            round(stated / (calls_total - ext), 4) if calls_total - ext > 0 else None,
+            "share among calls whose callee could be declared in the corpus (unresolved plain functions excluded:"
+            " PHP builtins and vendor functions)",
+        ),
         ("chunks.total", float(chunks_total), None),
         ("chunks.duplicate", float(chunks_dup), "same content at several places"),
         ("chunks.without_owner_symbol", float(chunks_file), "top-level code chunks"),
@@ -229,12 +276,24 @@ def _coverage(files: list[ScannedFile], facts: list[FileFacts], stats: dict[str,
         rows.append((f"files.{st}", float(len(paths)), note))
     for k in sorted(stats):
         if k.startswith(("calls_unresolved", "includes_", "conflict.", "sql_")):
-            rows.append((k.replace("_", ".", 1) if not k.startswith("conflict.") else k, float(stats[k]), None))
+            rows.append(
+                (
+                    k.replace("_", ".", 1) if not k.startswith("conflict.") else k,
+                    float(stats[k]),
+                    None,
+                )
+            )
     return rows
 
 
-def build(cfg: Config, *, force: bool = False, commit: bool = False, progress: Progress | None = None,
-          no_vectors: bool = False) -> IndexResult:
+def build(
+    cfg: Config,
+    *,
+    force: bool = False,
+    commit: bool = False,
+    progress: Progress | None = None,
+    no_vectors: bool = False,
+) -> IndexResult:
     """`ragraf index` (commit=False) or `ragraf reindex --commit` (commit=True)."""
     layout = cfg.layout
     layout.ensure_dirs()
@@ -242,8 +301,14 @@ def build(cfg: Config, *, force: bool = False, commit: bool = False, progress: P
         return _build_locked(cfg, layout, force, commit, progress, no_vectors)
 
 
-def _build_locked(cfg: Config, layout: Layout, force: bool, commit: bool, progress: Progress | None,
-                  no_vectors: bool = False) -> IndexResult:
+def _build_locked(
+    cfg: Config,
+    layout: Layout,
+    force: bool,
+    commit: bool,
+    progress: Progress | None,
+    no_vectors: bool = False,
+) -> IndexResult:
     t0 = time.perf_counter()
     timings: dict[str, float] = {}
     if progress:
@@ -264,10 +329,18 @@ def _build_locked(cfg: Config, layout: Layout, force: bool, commit: bool, progre
             raise RefusedError(
                 f"the ledger of {active} has {ledger} entries: the change effort is not finished. Run "
                 "`ragraf reindex --commit` to seal the next revision and archive the ledger (P1: no new "
-                "revision appears silently in the middle of a change effort)")
-        if man and not force and not ledger and man.get("corpus_hash") == corpus_hash \
-                and man.get("config_hash") == config_hash:
-            return IndexResult("current", man["rev_id"], dict(man.get("counts", {})), recovered=recovered)
+                "revision appears silently in the middle of a change effort)"
+            )
+        if (
+            man
+            and not force
+            and not ledger
+            and man.get("corpus_hash") == corpus_hash
+            and man.get("config_hash") == config_hash
+        ):
+            return IndexResult(
+                "current", man["rev_id"], dict(man.get("counts", {})), recovered=recovered
+            )
         if commit and not man:
             raise RefusedError("there is no revision to reindex yet: run `ragraf index` first")
         check_disk(layout, sc)
@@ -276,11 +349,32 @@ def _build_locked(cfg: Config, layout: Layout, force: bool, commit: bool, progre
         created = now_iso()
         from ragraf.lang import php as php_ex
 
-        versions = {"ragraf": EXTRACTOR_VERSION, "tree-sitter": php_ex.grammar_version(), "joern": "absent"}
+        versions = {
+            "ragraf": EXTRACTOR_VERSION,
+            "tree-sitter": php_ex.grammar_version(),
+            "joern": "absent",
+        }
         graph.begin_rev(rev_id, created, corpus_hash, config_hash, versions)
         try:
-            return _build_rev(cfg, layout, sc, graph, lex, control, rev_id, created, active, corpus_hash,
-                              config_hash, recovered, timings, t0, progress, reuse=commit, no_vectors=no_vectors)
+            return _build_rev(
+                cfg,
+                layout,
+                sc,
+                graph,
+                lex,
+                control,
+                rev_id,
+                created,
+                active,
+                corpus_hash,
+                config_hash,
+                recovered,
+                timings,
+                t0,
+                progress,
+                reuse=commit,
+                no_vectors=no_vectors,
+            )
         except BaseException as e:
             if isinstance(e, KeyboardInterrupt | SystemExit):
                 raise
@@ -288,19 +382,47 @@ def _build_locked(cfg: Config, layout: Layout, force: bool, commit: bool, progre
             with contextlib.suppress(Exception):
                 lex.delete_rev(rev_id)
                 graph.delete_rev(rev_id)
-                control.record_rev(rev_id, active, "failed", created, None, corpus_hash, config_hash, 0, 0, 0,
-                                   note=reason[:500])
-            raise IndexBuildError(f"building {rev_id} failed ({reason}); {active or 'no revision'} stays active") from e
+                control.record_rev(
+                    rev_id,
+                    active,
+                    "failed",
+                    created,
+                    None,
+                    corpus_hash,
+                    config_hash,
+                    0,
+                    0,
+                    0,
+                    note=reason[:500],
+                )
+            raise IndexBuildError(
+                f"building {rev_id} failed ({reason}); {active or 'no revision'} stays active"
+            ) from e
     finally:
         graph.close()
         lex.close()
         control.close()
 
 
-def _build_rev(cfg: Config, layout: Layout, sc: Any, graph: GraphStore, lex: LexStore, control: ControlStore,
-               rev_id: str, created: str, active: str | None, corpus_hash: str, config_hash: str,
-               recovered: list[str], timings: dict[str, float], t0: float, progress: Progress | None,
-               reuse: bool = False, no_vectors: bool = False) -> IndexResult:
+def _build_rev(
+    cfg: Config,
+    layout: Layout,
+    sc: Any,
+    graph: GraphStore,
+    lex: LexStore,
+    control: ControlStore,
+    rev_id: str,
+    created: str,
+    active: str | None,
+    corpus_hash: str,
+    config_hash: str,
+    recovered: list[str],
+    timings: dict[str, float],
+    t0: float,
+    progress: Progress | None,
+    reuse: bool = False,
+    no_vectors: bool = False,
+) -> IndexResult:
     from ragraf.build.resolve import resolve
 
     max_lines = int(cfg.project["chunking"]["max_chunk_lines"])
@@ -310,11 +432,21 @@ def _build_rev(cfg: Config, layout: Layout, sc: Any, graph: GraphStore, lex: Lex
     keys = [(f.sha256, facts_key(f.path, max_lines)) for f in ok_files]
     cached = graph.cached_facts(keys) if reuse else {}
     todo = [f for f, k in zip(ok_files, keys, strict=True) if k not in cached]
-    fresh = {f.path: x for f, x in zip(todo, extract_all(todo, cfg.workers(), max_lines, progress), strict=True)}
-    facts = [fresh[f.path] if f.path in fresh else pickle.loads(zlib.decompress(cached[k]))
-             for f, k in zip(ok_files, keys, strict=True)]
-    graph.store_facts([(f.sha256, k[1], zlib.compress(pickle.dumps(fresh[f.path], protocol=5), 1))
-                       for f, k in zip(ok_files, keys, strict=True) if f.path in fresh])
+    fresh = {
+        f.path: x
+        for f, x in zip(todo, extract_all(todo, cfg.workers(), max_lines, progress), strict=True)
+    }
+    facts = [
+        fresh[f.path] if f.path in fresh else pickle.loads(zlib.decompress(cached[k]))
+        for f, k in zip(ok_files, keys, strict=True)
+    ]
+    graph.store_facts(
+        [
+            (f.sha256, k[1], zlib.compress(pickle.dumps(fresh[f.path], protocol=5), 1))
+            for f, k in zip(ok_files, keys, strict=True)
+            if f.path in fresh
+        ]
+    )
     timings["parse"] = time.perf_counter() - t
     failpoint("after-parse")
     t = time.perf_counter()
@@ -322,8 +454,13 @@ def _build_rev(cfg: Config, layout: Layout, sc: Any, graph: GraphStore, lex: Lex
 
     schema = schema_build.build(cfg, sc.files)
     timings["schema"] = time.perf_counter() - t
-    resolved = resolve(facts, cfg.confidence, int(cfg.project["resolve"]["max_heuristic_candidates"]),
-                       tables=schema.table_index, prefixes=dict(cfg.project["db"]["table_prefixes"]))
+    resolved = resolve(
+        facts,
+        cfg.confidence,
+        int(cfg.project["resolve"]["max_heuristic_candidates"]),
+        tables=schema.table_index,
+        prefixes=dict(cfg.project["db"]["table_prefixes"]),
+    )
     extra_nodes = resolved.nodes + schema.nodes
     edges = sorted(resolved.edges + schema.edges, key=lambda e: e[8])
     stats = resolved.stats
@@ -336,8 +473,18 @@ def _build_rev(cfg: Config, layout: Layout, sc: Any, graph: GraphStore, lex: Lex
         pf = parsed.get(sf.path)
         status = pf.status if pf else sf.status
         note = pf.note if pf else sf.note
-        file_rows.append((sf.path, pf.lang if pf else sf.lang, pf.lines if pf else sf.lines, sf.sha256, status, note,
-                          sf.size, sf.mtime_ns))
+        file_rows.append(
+            (
+                sf.path,
+                pf.lang if pf else sf.lang,
+                pf.lines if pf else sf.lines,
+                sf.sha256,
+                status,
+                note,
+                sf.size,
+                sf.mtime_ns,
+            )
+        )
     node_rows: list[tuple[Any, ...]] = []
     seen_nodes: set[str] = set()
     dup_nodes = 0
@@ -352,11 +499,32 @@ def _build_rev(cfg: Config, layout: Layout, sc: Any, graph: GraphStore, lex: Lex
                 dup_nodes += 1
                 continue
             seen_nodes.add(n[0])
-            node_rows.append((n[0], n[1], n[2], n[3], f.path, n[4], n[5],
-                              json.dumps(n[6], sort_keys=True) if n[6] else None, n[7]))
+            node_rows.append(
+                (
+                    n[0],
+                    n[1],
+                    n[2],
+                    n[3],
+                    f.path,
+                    n[4],
+                    n[5],
+                    json.dumps(n[6], sort_keys=True) if n[6] else None,
+                    n[7],
+                )
+            )
         for start, end, kind, raw, owner in f.texts:
             tid = ids.text_chunk_id(f.path, start, kind, raw)
-            text_rows.append((tid, f.nodes[owner][0] if owner is not None else None, f.path, start, end, kind, raw))
+            text_rows.append(
+                (
+                    tid,
+                    f.nodes[owner][0] if owner is not None else None,
+                    f.path,
+                    start,
+                    end,
+                    kind,
+                    raw,
+                )
+            )
         for c in f.chunks:
             content_sha = ids.sha256_text(c.code)
             cid = ids.chunk_id(content_sha, c.source_kind, model)
@@ -367,15 +535,39 @@ def _build_rev(cfg: Config, layout: Layout, sc: Any, graph: GraphStore, lex: Lex
                 also_rows.append((cid, f.path, owner_id, c.start_line, c.end_line))
                 continue
             seen_chunks.add(cid)
-            chunk_rows.append((cid, c.source_kind, f.path, owner_id, c.start_line, c.end_line,
-                               c.header + "\n" + c.code, c.symbol_tokens, c.code_tokens, c.sql_tokens, c.text_tokens,
-                               content_sha))
+            chunk_rows.append(
+                (
+                    cid,
+                    c.source_kind,
+                    f.path,
+                    owner_id,
+                    c.start_line,
+                    c.end_line,
+                    c.header + "\n" + c.code,
+                    c.symbol_tokens,
+                    c.code_tokens,
+                    c.sql_tokens,
+                    c.text_tokens,
+                    content_sha,
+                )
+            )
     for n in extra_nodes:
         if n[0] not in seen_nodes:
             seen_nodes.add(n[0])
             node_rows.append(n)
-    cov = _coverage(sc.files, facts, stats, sc.secrets_excluded, len(chunk_rows) + len(also_rows), len(also_rows),
-                    chunks_file, dup_nodes) + schema.coverage
+    cov = (
+        _coverage(
+            sc.files,
+            facts,
+            stats,
+            sc.secrets_excluded,
+            len(chunk_rows) + len(also_rows),
+            len(also_rows),
+            chunks_file,
+            dup_nodes,
+        )
+        + schema.coverage
+    )
     timings["rows"] = time.perf_counter() - t
     t = time.perf_counter()
     if progress:
@@ -383,9 +575,18 @@ def _build_rev(cfg: Config, layout: Layout, sc: Any, graph: GraphStore, lex: Lex
     texts = {f.path: f.text for f in ok_files}
     blobs = [(sf.sha256, texts[sf.path]) for sf in ok_files]
     known = graph.has_blobs(sha for sha, _t in blobs)
-    graph.write_rows(rev_id, file_rows, node_rows, edges, text_rows, cov,
-                     blobs=[b for b in blobs if b[0] not in known], shells=resolved.shells, routes=resolved.routes,
-                     schema=(schema.table_rows, schema.column_rows, schema.fk_rows))
+    graph.write_rows(
+        rev_id,
+        file_rows,
+        node_rows,
+        edges,
+        text_rows,
+        cov,
+        blobs=[b for b in blobs if b[0] not in known],
+        shells=resolved.shells,
+        routes=resolved.routes,
+        schema=(schema.table_rows, schema.column_rows, schema.fk_rows),
+    )
     failpoint("after-graph")
     if progress:
         progress("write", 1, 2)
@@ -400,25 +601,54 @@ def _build_rev(cfg: Config, layout: Layout, sc: Any, graph: GraphStore, lex: Lex
     if no_vectors or vectors.disabled_by_env():
         vec_status: dict[str, Any] = {"status": "disabled"}
     else:
-        vec_status = vectors.build(cfg, lex.db, rev_id,
-                                   [(c[0], c[11], c[6]) for c in chunk_rows], progress)
+        vec_status = vectors.build(
+            cfg, lex.db, rev_id, [(c[0], c[11], c[6]) for c in chunk_rows], progress
+        )
     timings["vectors"] = time.perf_counter() - t
     failpoint("after-vectors")
     sealed = now_iso()
-    counts = {"files": len(file_rows), "nodes": len(node_rows), "edges": len(edges), "chunks": len(chunk_rows),
-              "vectors_reused": vec_status.get("reused", 0), "vectors_computed": vec_status.get("computed", 0)}
+    counts = {
+        "files": len(file_rows),
+        "nodes": len(node_rows),
+        "edges": len(edges),
+        "chunks": len(chunk_rows),
+        "vectors_reused": vec_status.get("reused", 0),
+        "vectors_computed": vec_status.get("computed", 0),
+    }
     git_commit = _git_head(layout.root)
-    manifest.write(layout.rev_json, {
-        "git_commit": git_commit,
-        "rev_id": rev_id, "parent_rev": active, "state": "ready", "created_at": created, "sealed_at": sealed,
-        "corpus_hash": corpus_hash, "config_hash": config_hash, "capability": "degraded", "joern_used": 0,
-        "vectors": vec_status, "counts": counts,
-        "schema": {"source": schema.source, "incomplete": schema.incomplete},
-    })
+    manifest.write(
+        layout.rev_json,
+        {
+            "git_commit": git_commit,
+            "rev_id": rev_id,
+            "parent_rev": active,
+            "state": "ready",
+            "created_at": created,
+            "sealed_at": sealed,
+            "corpus_hash": corpus_hash,
+            "config_hash": config_hash,
+            "capability": "degraded",
+            "joern_used": 0,
+            "vectors": vec_status,
+            "counts": counts,
+            "schema": {"source": schema.source, "incomplete": schema.incomplete},
+        },
+    )
     failpoint("after-manifest")
     graph.set_state(rev_id, "ready")
-    control.record_rev(rev_id, active, "ready", created, sealed, corpus_hash, config_hash, counts["files"],
-                       counts["nodes"], counts["edges"], coverage=cov)
+    control.record_rev(
+        rev_id,
+        active,
+        "ready",
+        created,
+        sealed,
+        corpus_hash,
+        config_hash,
+        counts["files"],
+        counts["nodes"],
+        counts["edges"],
+        coverage=cov,
+    )
     archive = None
     if active:
         from ragraf.drift.archive import ensure_archive
@@ -434,10 +664,28 @@ def _build_rev(cfg: Config, layout: Layout, sc: Any, graph: GraphStore, lex: Lex
 
     file_logger("ragraf.index", layout.logs_dir, "index.log").info(
         "sealed %s parent=%s files=%d nodes=%d edges=%d chunks=%d vectors=%s reused_files=%d total=%.2fs",
-        rev_id, active, counts["files"], counts["nodes"], counts["edges"], counts["chunks"], vec_status.get("status"),
-        len(ok_files) - len(todo), timings["total"])
-    return IndexResult("built", rev_id, counts, covd, timings, recovered, pruned,
-                       reused_files=len(ok_files) - len(todo), archive=archive, vectors=vec_status)
+        rev_id,
+        active,
+        counts["files"],
+        counts["nodes"],
+        counts["edges"],
+        counts["chunks"],
+        vec_status.get("status"),
+        len(ok_files) - len(todo),
+        timings["total"],
+    )
+    return IndexResult(
+        "built",
+        rev_id,
+        counts,
+        covd,
+        timings,
+        recovered,
+        pruned,
+        reused_files=len(ok_files) - len(todo),
+        archive=archive,
+        vectors=vec_status,
+    )
 
 
 # measured on phpMyAdmin: graph + lexicon + vectors take ~8x the bytes of the corpus text
@@ -456,8 +704,10 @@ def check_disk(layout: Layout, sc: Any, free: int | None = None) -> None:
     need = required_bytes(sum(f.size for f in sc.files if f.status == "ok"))
     free = shutil.disk_usage(layout.dot).free if free is None else free
     if free < need:
-        raise RefusedError(f"not enough disk space under {layout.dot}: a new revision needs about "
-                           f"{need / 2**20:.0f} MiB, {free / 2**20:.0f} MiB are free; nothing was written")
+        raise RefusedError(
+            f"not enough disk space under {layout.dot}: a new revision needs about "
+            f"{need / 2**20:.0f} MiB, {free / 2**20:.0f} MiB are free; nothing was written"
+        )
 
 
 def facts_key(path: str, max_lines: int) -> str:
@@ -474,7 +724,9 @@ def _git_head(root: Any) -> str | None:
         return None
 
 
-def prune(cfg: Config, graph: GraphStore, lex: LexStore, control: ControlStore, active: str) -> list[str]:
+def prune(
+    cfg: Config, graph: GraphStore, lex: LexStore, control: ControlStore, active: str
+) -> list[str]:
     """retain_revs: drop the oldest sealed revisions' rows; rev_history stays forever."""
     keep = int(cfg.project["index"]["retain_revs"])
     ready = [r for r, s in graph.revs() if s == "ready" and r != active]

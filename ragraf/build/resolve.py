@@ -50,8 +50,19 @@ SYSTEM_SCHEMAS = frozenset({"information_schema", "mysql", "performance_schema",
 MAX_INCLUDE_CANDIDATES = 20
 
 
-RANK_KINDS = frozenset({"calls", "calls_heuristic", "extends", "implements", "uses_trait", "instantiates",
-                        "references", "imports", "overrides"})
+RANK_KINDS = frozenset(
+    {
+        "calls",
+        "calls_heuristic",
+        "extends",
+        "implements",
+        "uses_trait",
+        "instantiates",
+        "references",
+        "imports",
+        "overrides",
+    }
+)
 
 
 @dataclass
@@ -73,10 +84,16 @@ class _ClassDef:
 
 
 class Resolver:
-    def __init__(self, files: list[FileFacts], conf: dict[str, float], max_candidates: int = 5,
-                 tables: dict[str, str] | None = None, prefixes: dict[str, str] | None = None) -> None:
-        self.tables = tables or {}          # lower table name -> db_table node id
-        self.prefixes = prefixes or {}      # db.table_prefixes
+    def __init__(
+        self,
+        files: list[FileFacts],
+        conf: dict[str, float],
+        max_candidates: int = 5,
+        tables: dict[str, str] | None = None,
+        prefixes: dict[str, str] | None = None,
+    ) -> None:
+        self.tables = tables or {}  # lower table name -> db_table node id
+        self.prefixes = prefixes or {}  # db.table_prefixes
         self.prefix_keys = {sqltext.norm_dyn(k) for k in self.prefixes}
         self.files = files
         self.conf = conf
@@ -117,23 +134,49 @@ class Resolver:
         self.path_set = set(self.paths)
 
     # -- edges --------------------------------------------------------------
-    def add(self, src: str, dst: str, kind: str, path: str | None, line: int | None,
-            conf: float = 1.0, derived: bool = False, props: dict[str, Any] | None = None,
-            sources: str = SOURCES_TS) -> None:
+    def add(
+        self,
+        src: str,
+        dst: str,
+        kind: str,
+        path: str | None,
+        line: int | None,
+        conf: float = 1.0,
+        derived: bool = False,
+        props: dict[str, Any] | None = None,
+        sources: str = SOURCES_TS,
+    ) -> None:
         uid = ids.edge_uid(src, dst, kind, path, line)
         old = self.edges.get(uid)
         if old is not None and old[6] >= conf:
             return
         self.edges[uid] = (
-            src, dst, kind, "derived" if derived else "stated", path, line, conf, sources, uid,
+            src,
+            dst,
+            kind,
+            "derived" if derived else "stated",
+            path,
+            line,
+            conf,
+            sources,
+            uid,
             json.dumps(props, sort_keys=True) if props else None,
         )
 
     def external(self, kind: str, fqn: str) -> str:
         nid = ids.node_id(kind, fqn, None, None)
         if nid not in self.extra_nodes:
-            self.extra_nodes[nid] = (nid, kind, fqn.rsplit("\\", 1)[-1], fqn, None, None, None,
-                                     json.dumps({"external": True}), "structural")
+            self.extra_nodes[nid] = (
+                nid,
+                kind,
+                fqn.rsplit("\\", 1)[-1],
+                fqn,
+                None,
+                None,
+                None,
+                json.dumps({"external": True}),
+                "structural",
+            )
         return nid
 
     # -- hierarchy ----------------------------------------------------------
@@ -213,8 +256,13 @@ class Resolver:
         return out
 
     # -- types --------------------------------------------------------------
-    def types(self, d: Any, static_cls: str | None = None, depth: int = 0,
-              seen_globals: frozenset[str] = frozenset()) -> dict[str, bool]:
+    def types(
+        self,
+        d: Any,
+        static_cls: str | None = None,
+        depth: int = 0,
+        seen_globals: frozenset[str] = frozenset(),
+    ) -> dict[str, bool]:
         """Classes (lower fqn) a descriptor evaluates to -> derived flag."""
         if d is None or depth > 10:
             return {}
@@ -270,8 +318,17 @@ class Resolver:
         return out
 
     # -- linking ------------------------------------------------------------
-    def link_targets(self, src: str, targets: list[str], kind: str, path: str, line: int,
-                     derived: bool, via: str | None, magic: bool = False) -> str | None:
+    def link_targets(
+        self,
+        src: str,
+        targets: list[str],
+        kind: str,
+        path: str,
+        line: int,
+        derived: bool,
+        via: str | None,
+        magic: bool = False,
+    ) -> str | None:
         """Link a use to its target declaration(s); returns 'stated', 'derived' or None."""
         if not targets:
             return None
@@ -283,7 +340,9 @@ class Resolver:
         if magic:
             conf, via = self.conf["magic"], "magic"
         elif len(targets) == 1:
-            conf = self.conf["global_variable"] if via == "global" else self.conf["heuristic_single"]
+            conf = (
+                self.conf["global_variable"] if via == "global" else self.conf["heuristic_single"]
+            )
         else:
             conf = self.conf["heuristic_ambiguous"]
         props: dict[str, Any] = {"via": via or "ambiguous"}
@@ -295,7 +354,9 @@ class Resolver:
             self.add(src, t, kind, path, line, conf, True, props)
         return "derived"
 
-    def resolve_method_call(self, src: str, path: str, line: int, recv: Any, m: str, kind: str = "calls") -> str | None:
+    def resolve_method_call(
+        self, src: str, path: str, line: int, recv: Any, m: str, kind: str = "calls"
+    ) -> str | None:
         ml = m.lower()
         tys = self.types(recv) if recv is not None else {}
         if tys:
@@ -306,7 +367,9 @@ class Resolver:
             if targets:
                 tl = sorted(targets)
                 derived = all(targets.values())
-                return self.link_targets(src, tl, kind, path, line, derived, "global" if derived else None)
+                return self.link_targets(
+                    src, tl, kind, path, line, derived, "global" if derived else None
+                )
             magic = sorted({t for cls in tys for t in self.find_method(cls, "__call")})
             if magic and kind == "calls":
                 return self.link_targets(src, magic, kind, path, line, True, "magic", magic=True)
@@ -328,7 +391,14 @@ class Resolver:
             nodes = f.nodes
             path = f.path
             for src, dst, kind, line in f.edges:
-                self.add(src, dst, kind, path, line, sources=SOURCES_MD if f.lang == "markdown" else SOURCES_TS)
+                self.add(
+                    src,
+                    dst,
+                    kind,
+                    path,
+                    line,
+                    sources=SOURCES_MD if f.lang == "markdown" else SOURCES_TS,
+                )
             for cd in f.classes:
                 self.class_edges(f, cd)
             for ref in f.refs:
@@ -354,19 +424,36 @@ class Resolver:
 
     def class_edges(self, f: FileFacts, cd: ClassDecl) -> None:
         src = f.nodes[cd.node][0]
-        for rel, items, ext_kind in (("extends", cd.extends, "interface" if cd.kind == "interface" else "class"),
-                                     ("implements", cd.implements, "interface"),
-                                     ("uses_trait", cd.traits, "trait")):
+        for rel, items, ext_kind in (
+            ("extends", cd.extends, "interface" if cd.kind == "interface" else "class"),
+            ("implements", cd.implements, "interface"),
+            ("uses_trait", cd.traits, "trait"),
+        ):
             for fqn, line in items:
                 targets = self.class_ids(fqn)
                 if not targets:
-                    self.add(src, self.external(ext_kind, fqn), rel, f.path, line, props={"external": True})
+                    self.add(
+                        src,
+                        self.external(ext_kind, fqn),
+                        rel,
+                        f.path,
+                        line,
+                        props={"external": True},
+                    )
                 elif len(targets) == 1:
                     self.add(src, targets[0], rel, f.path, line)
                 else:
                     for t in targets:
-                        self.add(src, t, rel, f.path, line, self.conf["heuristic_ambiguous"], True,
-                                 {"via": "duplicate-class", "candidates": len(targets)})
+                        self.add(
+                            src,
+                            t,
+                            rel,
+                            f.path,
+                            line,
+                            self.conf["heuristic_ambiguous"],
+                            True,
+                            {"via": "duplicate-class", "candidates": len(targets)},
+                        )
         # overrides: a method redeclared from a parent, a trait or an interface
         for mname, idx in cd.methods.items():
             if mname == "__construct":
@@ -388,7 +475,15 @@ class Resolver:
             for cand in ref[3]:
                 fids = self.functions.get(cand.lower())
                 if fids:
-                    self.link_targets(src, fids, "calls", path, line, False, "duplicate-function" if len(fids) > 1 else None)
+                    self.link_targets(
+                        src,
+                        fids,
+                        "calls",
+                        path,
+                        line,
+                        False,
+                        "duplicate-function" if len(fids) > 1 else None,
+                    )
                     st["calls_stated" if len(fids) == 1 else "calls_derived"] += 1
                     return
             st["calls_unresolved_function"] += 1
@@ -457,7 +552,16 @@ class Resolver:
             if targets:
                 via = "call_user_func" if ref[3] == "call_user_func" else "variable-function"
                 for t in targets:
-                    self.add(src, t, "calls_heuristic", path, line, self.conf["variable_function"], True, {"via": via})
+                    self.add(
+                        src,
+                        t,
+                        "calls_heuristic",
+                        path,
+                        line,
+                        self.conf["variable_function"],
+                        True,
+                        {"via": via},
+                    )
                 st["calls_derived"] += 1
             else:
                 st["calls_unresolved_dynamic"] += 1
@@ -468,8 +572,17 @@ class Resolver:
             fqn = f"{sg}['{key}']" if key is not None else sg
             nid = ids.node_id("http_endpoint", fqn, None, None)
             if nid not in self.extra_nodes:
-                self.extra_nodes[nid] = (nid, "http_endpoint", fqn, fqn, None, None, None,
-                                         json.dumps({"superglobal": sg, "key": key}), "structural")
+                self.extra_nodes[nid] = (
+                    nid,
+                    "http_endpoint",
+                    fqn,
+                    fqn,
+                    None,
+                    None,
+                    None,
+                    json.dumps({"superglobal": sg, "key": key}),
+                    "structural",
+                )
             self.add(nid, src, "flows_to", path, line)
         elif kind == "route":
             self.resolve_route(f, src, line, ref[3], ref[4], ref[5])
@@ -479,28 +592,57 @@ class Resolver:
                 cids = self.class_ids(fqn)
                 dst = cids[0] if len(cids) == 1 else (None if cids else self.external("class", fqn))
                 if dst:
-                    self.add(self.file_ids[path], dst, "imports", path, line,
-                             props={"use": "class", **({"external": True} if not cids else {})})
+                    self.add(
+                        self.file_ids[path],
+                        dst,
+                        "imports",
+                        path,
+                        line,
+                        props={"use": "class", **({"external": True} if not cids else {})},
+                    )
             elif ikind == "function":
                 fids = self.functions.get(fqn.lower())
                 if fids and len(fids) == 1:
-                    self.add(self.file_ids[path], fids[0], "imports", path, line, props={"use": "function"})
+                    self.add(
+                        self.file_ids[path],
+                        fids[0],
+                        "imports",
+                        path,
+                        line,
+                        props={"use": "function"},
+                    )
         elif kind == "doclink":
             target = ref[3]
             base = posixpath.dirname(path)
-            for cand in (posixpath.normpath(posixpath.join(base, target)), posixpath.normpath(target.lstrip("/"))):
+            for cand in (
+                posixpath.normpath(posixpath.join(base, target)),
+                posixpath.normpath(target.lstrip("/")),
+            ):
                 if cand in self.path_set:
-                    self.add(self.file_ids[cand], src, "documented_by", path, line, sources=SOURCES_MD)
+                    self.add(
+                        self.file_ids[cand], src, "documented_by", path, line, sources=SOURCES_MD
+                    )
                     break
         elif kind == "docname":
             self.resolve_docname(src, path, line, ref[3])
         elif kind == "sql":
             self.resolve_sql(f, src, nodes[ref[1]][3], line, ref[3], ref[4], ref[5], ref[6])
 
-    def resolve_sql(self, f: FileFacts, owner: str, owner_fqn: str, line: int, end_line: int,
-                    frags: tuple[tuple[str, str], ...], info: Any, ordinal: int) -> None:
+    def resolve_sql(
+        self,
+        f: FileFacts,
+        owner: str,
+        owner_fqn: str,
+        line: int,
+        end_line: int,
+        frags: tuple[tuple[str, str], ...],
+        info: Any,
+        ordinal: int,
+    ) -> None:
         st = self.stats
-        if self.prefix_keys and any(k == "dyn" and sqltext.norm_dyn(t) in self.prefix_keys for k, t in frags):
+        if self.prefix_keys and any(
+            k == "dyn" and sqltext.norm_dyn(t) in self.prefix_keys for k, t in frags
+        ):
             from ragraf.lang.php import pack_sql
 
             info = pack_sql(sqltext.analyze(frags, self.prefixes))
@@ -512,15 +654,35 @@ class Resolver:
         nid = ids.node_id("sql_literal", fqn, path, line)
         names = list(dict.fromkeys(t[0] for t in tables if t[0])) or ["?"]
         props: dict[str, Any] = {
-            "operation": op, "columns": None if columns is None else list(columns), "select_star": star,
-            "dynamic": dynamic, "parsed": parsed,
-            "tables": [{"name": n, "how": h, "role": r, **({"schema": s} if s else {}), **({"expr": e} if e else {})}
-                       for n, h, r, s, e in tables],
+            "operation": op,
+            "columns": None if columns is None else list(columns),
+            "select_star": star,
+            "dynamic": dynamic,
+            "parsed": parsed,
+            "tables": [
+                {
+                    "name": n,
+                    "how": h,
+                    "role": r,
+                    **({"schema": s} if s else {}),
+                    **({"expr": e} if e else {}),
+                }
+                for n, h, r, s, e in tables
+            ],
         }
         if problems:
             props["problems"] = list(problems)
-        self.extra_nodes[nid] = (nid, "sql_literal", f"{op} {', '.join(names)}"[:120], fqn, path, line, end_line,
-                                 json.dumps(props, sort_keys=True), "structural")
+        self.extra_nodes[nid] = (
+            nid,
+            "sql_literal",
+            f"{op} {', '.join(names)}"[:120],
+            fqn,
+            path,
+            line,
+            end_line,
+            json.dumps(props, sort_keys=True),
+            "structural",
+        )
         self.add(owner, nid, "contains", path, line)
         st["sql_literals"] += 1
         st["sql_parsed"] += 1 if parsed else 0
@@ -543,10 +705,26 @@ class Resolver:
         sources = SOURCES_SQL if parsed else SOURCES_SQL_REGEX
         for tid in sorted(found):
             roles, hows = found[tid]
-            name_how = "exact" if "exact" in hows else "prefix_resolved" if "prefix_resolved" in hows else "dynamic"
-            via = ("not_parsed" if not parsed else "dynamic_table_name" if name_how == "dynamic"
-                   else "table_prefix" if name_how == "prefix_resolved" else "select_star" if star
-                   else "dynamic_sql" if dynamic else None)
+            name_how = (
+                "exact"
+                if "exact" in hows
+                else "prefix_resolved"
+                if "prefix_resolved" in hows
+                else "dynamic"
+            )
+            via = (
+                "not_parsed"
+                if not parsed
+                else "dynamic_table_name"
+                if name_how == "dynamic"
+                else "table_prefix"
+                if name_how == "prefix_resolved"
+                else "select_star"
+                if star
+                else "dynamic_sql"
+                if dynamic
+                else None
+            )
             derived = via is not None
             conf = self.conf["sql_dynamic"] if derived else 1.0
             eprops: dict[str, Any] = {"operation": op, "roles": sorted(roles)}
@@ -556,8 +734,15 @@ class Resolver:
             self.add(owner, tid, "queries", path, line, conf, derived, eprops, sources)
             st["sql_edges_derived" if derived else "sql_edges_stated"] += 1
 
-    def resolve_route(self, f: FileFacts, src: str, line: int, methods: tuple[str, ...], route: str,
-                      handler: tuple[Any, ...]) -> None:
+    def resolve_route(
+        self,
+        f: FileFacts,
+        src: str,
+        line: int,
+        methods: tuple[str, ...],
+        route: str,
+        handler: tuple[Any, ...],
+    ) -> None:
         method = "|".join(methods)
         fqn = f"{method} {route}"
         nid = ids.node_id("web_route", fqn, f.path, line)
@@ -571,17 +756,42 @@ class Resolver:
                 targets.extend(self.find_method(cls, handler[2].lower()))
         else:
             targets.append(src)  # a closure: the code registering it handles the route
-        self.extra_nodes[nid] = (nid, "web_route", route, fqn, f.path, line, line,
-                                 json.dumps({"method": method, "route": route}), "structural")
+        self.extra_nodes[nid] = (
+            nid,
+            "web_route",
+            route,
+            fqn,
+            f.path,
+            line,
+            line,
+            json.dumps({"method": method, "route": route}),
+            "structural",
+        )
         self.routes.append((nid, route, method, f.path, line))
         for t in sorted(set(targets)):
-            self.add(nid, t, "handles", f.path, line, self.conf["heuristic_single"], True, {"via": "router-call"})
+            self.add(
+                nid,
+                t,
+                "handles",
+                f.path,
+                line,
+                self.conf["heuristic_single"],
+                True,
+                {"via": "router-call"},
+            )
 
     def _count(self, outcome: str | None) -> None:
         self.stats["calls_unresolved_method" if outcome is None else f"calls_{outcome}"] += 1
 
-    def resolve_include(self, f: FileFacts, src: str, line: int, kind: str,
-                        parts: tuple[tuple[str, str], ...], conditional: bool) -> None:
+    def resolve_include(
+        self,
+        f: FileFacts,
+        src: str,
+        line: int,
+        kind: str,
+        parts: tuple[tuple[str, str], ...],
+        conditional: bool,
+    ) -> None:
         st = self.stats
         st["includes_total"] += 1
         base = posixpath.dirname(f.path)
@@ -590,7 +800,10 @@ class Resolver:
             props["conditional"] = True
         dynamic = any(p[0] == "dyn" for p in parts)
         if not dynamic:
-            text = "".join(base + "/" if p[0] == "dir" and base else ("" if p[0] == "dir" else p[1]) for p in parts)
+            text = "".join(
+                base + "/" if p[0] == "dir" and base else ("" if p[0] == "dir" else p[1])
+                for p in parts
+            )
             anchored = bool(parts) and parts[0][0] == "dir"
             cands = [text] if anchored else [posixpath.join(base, text), text]
             for c in cands:
@@ -603,7 +816,9 @@ class Resolver:
             return
         # the literal prefix (before the first dynamic part) is normalised like a path
         first_dyn = next(i for i, p in enumerate(parts) if p[0] == "dyn")
-        prefix = "".join((base + "/" if base else "") if k == "dir" else v for k, v in parts[:first_dyn])
+        prefix = "".join(
+            (base + "/" if base else "") if k == "dir" else v for k, v in parts[:first_dyn]
+        )
         rx = []
         if first_dyn == 0:
             rx.append("(?:.*/)?")
@@ -623,11 +838,17 @@ class Resolver:
         except re.error:
             st["includes_unresolved"] += 1
             return
-        cands = sorted(p for p in self.paths if pattern.fullmatch(p) and p.endswith((".php", ".inc", ".phtml")))
+        cands = sorted(
+            p for p in self.paths if pattern.fullmatch(p) and p.endswith((".php", ".inc", ".phtml"))
+        )
         if not cands or len(cands) > MAX_INCLUDE_CANDIDATES:
             st["includes_unresolved"] += 1
             return
-        conf = self.conf["include_dynamic_single"] if len(cands) == 1 else self.conf["include_dynamic_multiple"]
+        conf = (
+            self.conf["include_dynamic_single"]
+            if len(cands) == 1
+            else self.conf["include_dynamic_multiple"]
+        )
         props["via"] = "dynamic-include"
         if len(cands) > 1:
             props["candidates"] = len(cands)
@@ -641,9 +862,11 @@ class Resolver:
             return
         if "::" in name:
             cls, _, member = name.partition("::")
-            cands = [cls.lower()] if cls.lower() in self.classes else [
-                k for k in self.classes if k.rsplit("\\", 1)[-1] == cls.lower()
-            ]
+            cands = (
+                [cls.lower()]
+                if cls.lower() in self.classes
+                else [k for k in self.classes if k.rsplit("\\", 1)[-1] == cls.lower()]
+            )
             targets = sorted({t for c in cands for t in self.find_method(c, member.lower())})
             exact = cls.lower() in self.classes
         else:
@@ -651,7 +874,12 @@ class Resolver:
             if low in self.classes:
                 targets, exact = self.class_ids(name), True
             elif "\\" not in low:
-                targets = sorted(c.nid for k, v in self.classes.items() if k.rsplit("\\", 1)[-1] == low for c in v)
+                targets = sorted(
+                    c.nid
+                    for k, v in self.classes.items()
+                    if k.rsplit("\\", 1)[-1] == low
+                    for c in v
+                )
                 exact = False
             else:
                 targets, exact = [], False
@@ -659,10 +887,24 @@ class Resolver:
             if exact:
                 self.add(src, targets[0], "mentions", path, line, sources=SOURCES_MD)
             else:
-                self.add(src, targets[0], "mentions", path, line, self.conf["heuristic_single"], True,
-                         {"via": "name-match"}, sources=SOURCES_MD)
+                self.add(
+                    src,
+                    targets[0],
+                    "mentions",
+                    path,
+                    line,
+                    self.conf["heuristic_single"],
+                    True,
+                    {"via": "name-match"},
+                    sources=SOURCES_MD,
+                )
 
 
-def resolve(files: Iterable[FileFacts], conf: dict[str, float], max_candidates: int = 5,
-            tables: dict[str, str] | None = None, prefixes: dict[str, str] | None = None) -> Resolved:
+def resolve(
+    files: Iterable[FileFacts],
+    conf: dict[str, float],
+    max_candidates: int = 5,
+    tables: dict[str, str] | None = None,
+    prefixes: dict[str, str] | None = None,
+) -> Resolved:
     return Resolver(list(files), conf, max_candidates, tables, prefixes).run()

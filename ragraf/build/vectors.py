@@ -34,8 +34,13 @@ def embed_text(chunk_text: str) -> str:
     return _LOCATION.sub("", header) + "\n" + code
 
 
-def build(cfg: Any, db: Database, rev_id: str, chunks: Sequence[tuple[str, str, str]],
-          progress: Callable[[str, int, int], None] | None = None) -> dict[str, Any]:
+def build(
+    cfg: Any,
+    db: Database,
+    rev_id: str,
+    chunks: Sequence[tuple[str, str, str]],
+    progress: Callable[[str, int, int], None] | None = None,
+) -> dict[str, Any]:
     """Vectors for ``chunks`` = [(chunk_id, chunk_sha256, chunk_text)] of the building revision."""
     from ragraf.embed import Embedder
     from ragraf.store.vec import VecStore
@@ -52,6 +57,7 @@ def build(cfg: Any, db: Database, rev_id: str, chunks: Sequence[tuple[str, str, 
         todo = [c for c in chunks if c[0] not in reused]
         rows: list[tuple[str, Any, str]] = []
         if todo:
+
             def tick(done: int, total: int) -> None:
                 if progress:
                     progress("embed", done, total)
@@ -61,5 +67,11 @@ def build(cfg: Any, db: Database, rev_id: str, chunks: Sequence[tuple[str, str, 
             vec.add(rev_id, rows, emb.model_id, emb.model_version)
     except EmbeddingUnavailable as e:
         return {"status": "unavailable", "reason": str(e)}
-    return {"status": "ready", "model": emb.model_id, "model_version": emb.model_version, "dim": emb.dim,
-            "reused": len(reused), "computed": len(rows)}
+    return {
+        "status": "ready",
+        "model": emb.model_id,
+        "model_version": emb.model_version,
+        "dim": emb.dim,
+        "reused": len(reused),
+        "computed": len(rows),
+    }

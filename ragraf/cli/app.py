@@ -34,7 +34,9 @@ _state: dict[str, Any] = {"project": None}
 def _main(
     project: Annotated[
         Path | None,
-        typer.Option("--project", "-C", help="Project root (default: found upward from the current folder)."),
+        typer.Option(
+            "--project", "-C", help="Project root (default: found upward from the current folder)."
+        ),
     ] = None,
 ) -> None:
     _state["project"] = project
@@ -57,8 +59,13 @@ def _err(msg: str) -> None:
 
 @app.command()
 def init(
-    path: Annotated[Path | None, typer.Argument(help="Project root (default: the current folder or --project).")] = None,
-    agents: Annotated[bool, typer.Option("--agents", help="Also add the agent regimen to the project's AGENTS.md.")] = False,
+    path: Annotated[
+        Path | None, typer.Argument(help="Project root (default: the current folder or --project).")
+    ] = None,
+    agents: Annotated[
+        bool,
+        typer.Option("--agents", help="Also add the agent regimen to the project's AGENTS.md."),
+    ] = False,
 ) -> None:
     """Write .ragraf/config/project.yaml and confidence.yaml from the defaults."""
     from ragraf.config import init_project
@@ -95,8 +102,12 @@ class _Bar:
             )
 
             self.progress = Progress(
-                TextColumn("{task.description:>8}"), BarColumn(), TaskProgressColumn(), TimeRemainingColumn(),
-                console=Console(stderr=True), transient=True,
+                TextColumn("{task.description:>8}"),
+                BarColumn(),
+                TaskProgressColumn(),
+                TimeRemainingColumn(),
+                console=Console(stderr=True),
+                transient=True,
             )
             self.progress.__enter__()
         return self
@@ -115,8 +126,12 @@ class _Bar:
 
 @app.command()
 def index(
-    force: Annotated[bool, typer.Option("--force", help="Build a new revision even when nothing changed.")] = False,
-    no_vectors: Annotated[bool, typer.Option("--no-vectors", help="Skip the embedding layer (search stays lexical).")] = False,
+    force: Annotated[
+        bool, typer.Option("--force", help="Build a new revision even when nothing changed.")
+    ] = False,
+    no_vectors: Annotated[
+        bool, typer.Option("--no-vectors", help="Skip the embedding layer (search stays lexical).")
+    ] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
 ) -> None:
     """Seal the corpus into a new immutable revision rev-NNNN."""
@@ -131,16 +146,27 @@ def index(
 
 
 def _print_index(res: Any, as_json: bool) -> None:
-    data = {"status": res.status, "rev_id": res.rev_id, "counts": res.counts, "coverage": res.coverage,
-            "timings_s": {k: round(v, 3) for k, v in res.timings.items()}, "recovered": res.recovered,
-            "pruned": res.pruned, "reused_files": res.reused_files, "archive": res.archive, "vectors": res.vectors}
+    data = {
+        "status": res.status,
+        "rev_id": res.rev_id,
+        "counts": res.counts,
+        "coverage": res.coverage,
+        "timings_s": {k: round(v, 3) for k, v in res.timings.items()},
+        "recovered": res.recovered,
+        "pruned": res.pruned,
+        "reused_files": res.reused_files,
+        "archive": res.archive,
+        "vectors": res.vectors,
+    }
     if as_json:
         _emit_json(data)
         return
     for r in res.recovered:
         _err(f"removed the half-built {r} left by an interrupted build")
     if res.status == "current":
-        print(f"the index is current: {res.rev_id} matches the corpus and the configuration (use --force to rebuild)")
+        print(
+            f"the index is current: {res.rev_id} matches the corpus and the configuration (use --force to rebuild)"
+        )
         return
     c = res.counts
     if res.vectors:
@@ -150,8 +176,11 @@ def _print_index(res: Any, as_json: bool) -> None:
         else:
             _err(f"vectors {v.get('status')}: {v.get('reason', 'skipped')}; search stays lexical")
     share = res.coverage.get("calls.stated_share")
-    print(f"sealed {res.rev_id}: {c['files']} files, {c['nodes']} nodes, {c['edges']} edges, {c['chunks']} chunks"
-          f" in {res.timings.get('total', 0):.2f} s" + (f"; calls resolved as stated: {share:.1%}" if share is not None else ""))
+    print(
+        f"sealed {res.rev_id}: {c['files']} files, {c['nodes']} nodes, {c['edges']} edges, {c['chunks']} chunks"
+        f" in {res.timings.get('total', 0):.2f} s"
+        + (f"; calls resolved as stated: {share:.1%}" if share is not None else "")
+    )
     for p in res.pruned:
         print(f"pruned the rows of {p} (retain_revs)")
     if res.archive:
@@ -160,7 +189,9 @@ def _print_index(res: Any, as_json: bool) -> None:
 
 @app.command()
 def status(
-    rev: Annotated[str | None, typer.Option("--rev", help="A retained revision (default: the active one).")] = None,
+    rev: Annotated[
+        str | None, typer.Option("--rev", help="A retained revision (default: the active one).")
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the status as JSON.")] = False,
 ) -> None:
     """Revision, state, capability, counts, coverage, ledger and store sizes."""
@@ -178,10 +209,17 @@ def status(
 @app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
 def query(
     ctx: typer.Context,
-    op: Annotated[str, typer.Argument(help="The operation: search, symbol, references, callers, callees, impact, "
-                                      "slice, code, repo_map, routes, index_status, live_read.")],
+    op: Annotated[
+        str,
+        typer.Argument(
+            help="The operation: search, symbol, references, callers, callees, impact, "
+            "slice, code, repo_map, routes, index_status, live_read."
+        ),
+    ],
     as_json: Annotated[bool, typer.Option("--json", help="Print the envelope as JSON.")] = False,
-    rev: Annotated[str | None, typer.Option("--rev", help="Answer from this retained revision.")] = None,
+    rev: Annotated[
+        str | None, typer.Option("--rev", help="Answer from this retained revision.")
+    ] = None,
 ) -> None:
     """Ask one facade operation: `ragraf query OP [MAIN-ARGUMENT] [--option value ...]`.
 
@@ -219,7 +257,9 @@ def query(
             continue
         if sp.param(name) is None:
             known = ", ".join("--" + p.name.replace("_", "-") for p in sp.params) or "none"
-            raise InvalidArgument(f"{op}: unknown option --{name.replace('_', '-')}; options: {known}")
+            raise InvalidArgument(
+                f"{op}: unknown option --{name.replace('_', '-')}; options: {known}"
+            )
         args[name] = coerce_cli(sp, name, value)
     env = facade.run_op(_root(), op, args, rev)
     if as_json:
@@ -241,7 +281,9 @@ def _load_samples(path: Path) -> list[dict[str, Any]]:
         raise InvalidArgument(f"--samples-file {path}: cannot read ({e})") from e
     items = data.get("queries") if isinstance(data, dict) else data
     if not isinstance(items, list):
-        raise InvalidArgument(f"--samples-file {path}: expected a list of samples or a 'queries' list")
+        raise InvalidArgument(
+            f"--samples-file {path}: expected a list of samples or a 'queries' list"
+        )
     out = []
     for it in items:
         if not isinstance(it, dict) or "query" not in it:
@@ -277,11 +319,24 @@ def live_read_cmd(
 
 @app.command()
 def drift(
-    scan: Annotated[bool, typer.Option("--scan", help="Compare the tree with the active revision and append what changed.")] = False,
-    note: Annotated[str | None, typer.Option("--note", help="Append a manual entry about this path (with --text).")] = None,
+    scan: Annotated[
+        bool,
+        typer.Option(
+            "--scan", help="Compare the tree with the active revision and append what changed."
+        ),
+    ] = False,
+    note: Annotated[
+        str | None,
+        typer.Option("--note", help="Append a manual entry about this path (with --text)."),
+    ] = None,
     text: Annotated[str | None, typer.Option("--text", help="The text of a manual entry.")] = None,
-    ack: Annotated[str | None, typer.Option("--ack", help="Acknowledge entries: ids separated by commas.")] = None,
-    since: Annotated[str | None, typer.Option("--since", help="Report entries after this id or since this ISO time.")] = None,
+    ack: Annotated[
+        str | None, typer.Option("--ack", help="Acknowledge entries: ids separated by commas.")
+    ] = None,
+    since: Annotated[
+        str | None,
+        typer.Option("--since", help="Report entries after this id or since this ISO time."),
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """The drift ledger: register changes (--scan), notes (--note PATH --text ...), acks (--ack 3,4);
@@ -297,11 +352,17 @@ def drift(
 
         rep = run_scan(config.load(root))
         if as_json:
-            _emit_json({"rev_id": rep.rev_id, "changed_files": rep.changes, "new_entries": rep.written})
+            _emit_json(
+                {"rev_id": rep.rev_id, "changed_files": rep.changes, "new_entries": rep.written}
+            )
             return
-        print(f"{rep.changes} changed files against {rep.rev_id}; {len(rep.written)} new ledger entries")
+        print(
+            f"{rep.changes} changed files against {rep.rev_id}; {len(rep.written)} new ledger entries"
+        )
         for e in rep.written:
-            print(f"  #{e['id']} {e['kind']} {e['path']}" + (f" - {e['note']}" if e["note"] else ""))
+            print(
+                f"  #{e['id']} {e['kind']} {e['path']}" + (f" - {e['note']}" if e["note"] else "")
+            )
         return
     if note is not None:
         from ragraf.drift.scan import note_entry
@@ -310,11 +371,17 @@ def drift(
         if not text:
             raise InvalidArgument("--note needs --text")
         rows = note_entry(config.load(root), normalise_path("drift", "--note", note), text)
-        print(f"#{rows[0]['id']} note {rows[0]['path']}" if rows else "the same note is already in the ledger")
+        print(
+            f"#{rows[0]['id']} note {rows[0]['path']}"
+            if rows
+            else "the same note is already in the ledger"
+        )
         return
     if ack is not None:
         ids = coerce_cli(facade.spec("drift_ack"), "entry_ids", ack)
-        env = facade.run_op(root, "drift_ack", {"entry_ids": ids, **({"note": text} if text else {})})
+        env = facade.run_op(
+            root, "drift_ack", {"entry_ids": ids, **({"note": text} if text else {})}
+        )
     else:
         env = facade.run_op(root, "drift_report", {"since": since} if since else {})
     if as_json:
@@ -357,7 +424,9 @@ def verify(as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] 
     if as_json:
         _emit_json(res)
     elif res["ok"]:
-        print(f"ledger intact: {res['entries']} entries, {res['acks']} acks, head {res['head'][:16]}")
+        print(
+            f"ledger intact: {res['entries']} entries, {res['acks']} acks, head {res['head'][:16]}"
+        )
     else:
         for p in res["problems"]:
             print(f"BROKEN: {p}")
@@ -367,13 +436,19 @@ def verify(as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] 
 
 @app.command()
 def reindex(
-    commit: Annotated[bool, typer.Option("--commit", help="Seal the next revision and archive the ledger.")] = False,
-    no_vectors: Annotated[bool, typer.Option("--no-vectors", help="Skip the embedding layer (search stays lexical).")] = False,
+    commit: Annotated[
+        bool, typer.Option("--commit", help="Seal the next revision and archive the ledger.")
+    ] = False,
+    no_vectors: Annotated[
+        bool, typer.Option("--no-vectors", help="Skip the embedding layer (search stays lexical).")
+    ] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
 ) -> None:
     """End a change effort: build the next revision (reusing unchanged files) and archive the ledger."""
     if not commit:
-        raise InvalidArgument("reindex needs --commit (it seals a new revision and archives the ledger)")
+        raise InvalidArgument(
+            "reindex needs --commit (it seals a new revision and archives the ledger)"
+        )
     from ragraf import config
     from ragraf.build import indexer
 
@@ -396,14 +471,18 @@ def diff_cmd(
     if as_json:
         _emit_json(res)
         return
-    print(f"{rev_a} -> {rev_b}: nodes +{res['nodes']['added_total']} -{res['nodes']['removed_total']}, "
-          f"edges +{res['edges']['added_total']} -{res['edges']['removed_total']}")
+    print(
+        f"{rev_a} -> {rev_b}: nodes +{res['nodes']['added_total']} -{res['nodes']['removed_total']}, "
+        f"edges +{res['edges']['added_total']} -{res['edges']['removed_total']}"
+    )
     for sec in ("nodes", "edges"):
         for what in ("added", "removed"):
             for it in res[sec][what]:
                 sign = "+" if what == "added" else "-"
                 if sec == "nodes":
-                    print(f"  {sign} {it['kind']} {it['fqn']}  {it['path'] or ''}:{it['start_line'] or ''}")
+                    print(
+                        f"  {sign} {it['kind']} {it['fqn']}  {it['path'] or ''}:{it['start_line'] or ''}"
+                    )
                 else:
                     print(f"  {sign} {it['kind']} {it['src']} -> {it['dst']}  {it['evidence']}")
 
@@ -414,8 +493,9 @@ app.add_typer(model_app, name="model")
 
 @model_app.command("fetch")
 def model_fetch(
-    name: Annotated[str, typer.Argument(help="A fastembed model name.")] =
-        "sentence-transformers/paraphrase-multilingual-MiniLM-L12-v2",
+    name: Annotated[
+        str, typer.Argument(help="A fastembed model name.")
+    ] = "sentence-transformers/paraphrase-multilingual-MiniLM-L12-v2",
 ) -> None:
     """Download an embedding model into ragraf's cache (the only command that uses the network)."""
     from ragraf.embed import fetch_model

@@ -65,15 +65,20 @@ def operations_md() -> str:
         if notes:
             out.append("; ".join(notes) + ".")
             out.append("")
-        schema = json.loads((resources.schemas_dir() / "facade" / "results" / f"{op}.schema.json").read_text())
+        schema = json.loads(
+            (resources.schemas_dir() / "facade" / "results" / f"{op}.schema.json").read_text()
+        )
         props = schema.get("properties", {})
         req = set(schema.get("required", []))
         if props:
             fields = ", ".join(f"`{k}`" + ("" if k in req else "?") for k in props)
             out.append(f"Result (`schemas/facade/results/{op}.schema.json`): {fields}.")
         else:
-            out.append(f"Result: see `schemas/facade/results/{op}.schema.json` (required: "
-                       + ", ".join(f"`{k}`" for k in schema.get("required", [])) + ").")
+            out.append(
+                f"Result: see `schemas/facade/results/{op}.schema.json` (required: "
+                + ", ".join(f"`{k}`" for k in schema.get("required", []))
+                + ")."
+            )
         out.append("")
     return "\n".join(out).rstrip("\n") + "\n"
 

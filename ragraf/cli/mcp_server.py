@@ -55,16 +55,25 @@ def tool_definitions() -> list[Any]:
     tools = []
     for op in facade.OPERATIONS:
         schema = facade.spec(op).input_schema()
-        schema["properties"]["rev"] = {"type": "string", "pattern": r"^rev-\d{4,}$",
-                                       "description": "Answer from this retained revision (default: the active one)."}
-        tools.append(types.Tool(
-            name=f"ragraf_{op}",
-            description=facade.describe(op),
-            input_schema=schema,
-            # drift_ack and calibrate append to the ledger / calibration table (never the index)
-            annotations=types.ToolAnnotations(read_only_hint=op not in LEDGER_WRITERS, destructive_hint=False,
-                                              idempotent_hint=op not in LEDGER_WRITERS, open_world_hint=False),
-        ))
+        schema["properties"]["rev"] = {
+            "type": "string",
+            "pattern": r"^rev-\d{4,}$",
+            "description": "Answer from this retained revision (default: the active one).",
+        }
+        tools.append(
+            types.Tool(
+                name=f"ragraf_{op}",
+                description=facade.describe(op),
+                input_schema=schema,
+                # drift_ack and calibrate append to the ledger / calibration table (never the index)
+                annotations=types.ToolAnnotations(
+                    read_only_hint=op not in LEDGER_WRITERS,
+                    destructive_hint=False,
+                    idempotent_hint=op not in LEDGER_WRITERS,
+                    open_world_hint=False,
+                ),
+            )
+        )
     return tools
 
 
@@ -85,7 +94,9 @@ def serve(root: Path) -> None:
     def session() -> Session:
         current = state["session"]
         if current is None:
-            current = state["session"] = Session(root)  # raises NoIndexError until `ragraf index` ran
+            current = state["session"] = Session(
+                root
+            )  # raises NoIndexError until `ragraf index` ran
         return current
 
     async def list_tools(_ctx: Any, _params: Any) -> Any:
@@ -97,26 +108,48 @@ def serve(root: Path) -> None:
         args = dict(params.arguments or {})
         if name not in names:
             log.warning("tool=%s unknown", name)
-            return types.CallToolResult(content=[types.TextContent(text=f"unknown tool {name!r}")], is_error=True)
+            return types.CallToolResult(
+                content=[types.TextContent(text=f"unknown tool {name!r}")], is_error=True
+            )
         op = name.removeprefix("ragraf_")
         rev = args.pop("rev", None)
         try:
             env = facade.run(session(), op, args, rev)
         except RagrafError as e:
-            log.info("tool=%s args=%s error=%s %.1fms", name, sorted(args), type(e).__name__,
-                     (time.perf_counter() - t0) * 1000)
-            return types.CallToolResult(content=[types.TextContent(text=f"{type(e).__name__}: {e}")], is_error=True)
+            log.info(
+                "tool=%s args=%s error=%s %.1fms",
+                name,
+                sorted(args),
+                type(e).__name__,
+                (time.perf_counter() - t0) * 1000,
+            )
+            return types.CallToolResult(
+                content=[types.TextContent(text=f"{type(e).__name__}: {e}")], is_error=True
+            )
         except Exception as e:  # noqa: BLE001 - a tool error, never a dead server
             log.exception("tool=%s args=%s internal error", name, sorted(args))
-            return types.CallToolResult(content=[types.TextContent(text=f"internal error: {type(e).__name__}")],
-                                        is_error=True)
+            return types.CallToolResult(
+                content=[types.TextContent(text=f"internal error: {type(e).__name__}")],
+                is_error=True,
+            )
         text = json.dumps(env, ensure_ascii=False)
-        log.info("tool=%s args=%s ok bytes=%d stale=%d %.1fms", name, sorted(args), len(text),
-                 len(env["stale_warnings"]), (time.perf_counter() - t0) * 1000)
+        log.info(
+            "tool=%s args=%s ok bytes=%d stale=%d %.1fms",
+            name,
+            sorted(args),
+            len(text),
+            len(env["stale_warnings"]),
+            (time.perf_counter() - t0) * 1000,
+        )
         return types.CallToolResult(content=[types.TextContent(text=text)], structured_content=env)
 
-    server: Any = Server("ragraf", version=__version__, instructions=INSTRUCTIONS,
-                         on_list_tools=list_tools, on_call_tool=call_tool)
+    server: Any = Server(
+        "ragraf",
+        version=__version__,
+        instructions=INSTRUCTIONS,
+        on_list_tools=list_tools,
+        on_call_tool=call_tool,
+    )
 
     async def main() -> None:
         async with stdio_server() as (read, write):

@@ -22,16 +22,22 @@ def status_text(d: dict[str, Any]) -> str:
     out.append(f"capability {d['capability']}: {d['capability_note']}")
     v = d.get("vectors")
     if isinstance(v, dict):
-        v = (f"{v['status']}: {v.get('model')} ({v.get('computed')} computed, {v.get('reused')} reused)"
-             if v.get("status") == "ready" else f"{v.get('status')}" + (f" ({v['reason']})" if v.get("reason") else ""))
+        v = (
+            f"{v['status']}: {v.get('model')} ({v.get('computed')} computed, {v.get('reused')} reused)"
+            if v.get("status") == "ready"
+            else f"{v.get('status')}" + (f" ({v['reason']})" if v.get("reason") else "")
+        )
     out.append(f"vectors    {v}")
     c = d["counts"]
     out.append(f"files      {c['files']}    chunks {c['chunks']}")
     out.append("nodes      " + ", ".join(f"{k} {v}" for k, v in c["nodes"].items()))
     out.append("edges      " + ", ".join(f"{k} {v}" for k, v in c["edges"].items()))
     cov = d["coverage"]
-    files = ", ".join(f"{s} {int(cov[f'files.{s}']['value'])}" for s in ("ok", "partial", "failed", "skipped")
-                      if f"files.{s}" in cov)
+    files = ", ".join(
+        f"{s} {int(cov[f'files.{s}']['value'])}"
+        for s in ("ok", "partial", "failed", "skipped")
+        if f"files.{s}" in cov
+    )
     out.append(f"coverage   files: {files}")
     share = cov.get("calls.stated_share", {}).get("value")
     if share is not None:
@@ -81,7 +87,9 @@ def envelope_text(env: dict[str, Any]) -> str:
     d = env["drift"]
     foot = f"-- {env['index_rev']} · {env['capability']} · provenance {env['provenance']}"
     if d["entries"] or d["files"]:
-        foot += f" · drift: {d['files']} files, {d['symbols']} symbols, {d['entries']} ledger entries"
+        foot += (
+            f" · drift: {d['files']} files, {d['symbols']} symbols, {d['entries']} ledger entries"
+        )
     out.append(foot)
     for w in env["stale_warnings"]:
         out.append(f"!! STALE {w['path']}: {w['reason']} -> {w['suggest']}")
@@ -124,15 +132,19 @@ def _r_walk(r: dict[str, Any], out: list[str]) -> None:
         out.append(f"{sec}: {len(r.get(sec, []))}")
         for it in r.get(sec, []):
             ev = it["evidence"][0]["evidence"] if it["evidence"] else ""
-            out.append(f"  [{it['depth']}] {_sym(it['symbol'])}  conf {it['confidence']:.2f}  at {ev}")
+            out.append(
+                f"  [{it['depth']}] {_sym(it['symbol'])}  conf {it['confidence']:.2f}  at {ev}"
+            )
     _hint(r, out)
 
 
 def _r_impact(r: dict[str, Any], out: list[str]) -> None:
     for sec in ("hard", "soft"):
         s = r.get(sec) or {}
-        out.append(f"{sec}: {len(s.get('files', []))} files, {len(s.get('symbols', []))} symbols, "
-                   f"{len(s.get('routes', []))} routes, {len(s.get('tables', []))} tables, {len(s.get('tests', []))} tests")
+        out.append(
+            f"{sec}: {len(s.get('files', []))} files, {len(s.get('symbols', []))} symbols, "
+            f"{len(s.get('routes', []))} routes, {len(s.get('tables', []))} tables, {len(s.get('tests', []))} tests"
+        )
         for it in s.get("symbols", [])[:50]:
             out.append(f"  [{it['depth']}] {_sym(it)}")
         for it in s.get("routes", [])[:20]:
@@ -160,7 +172,9 @@ def _r_map(r: dict[str, Any], out: list[str]) -> None:
             out.append(f"  {f['path']}")
             for s in f["symbols"]:
                 out.append(f"    {s['line']}: {s['text']}")
-    out.append(f"({r['used_tokens']} of {r['budget_tokens']} tokens, {r['chosen']} of {r['candidates']} symbols)")
+    out.append(
+        f"({r['used_tokens']} of {r['budget_tokens']} tokens, {r['chosen']} of {r['candidates']} symbols)"
+    )
 
 
 def _r_routes(r: dict[str, Any], out: list[str]) -> None:
@@ -177,7 +191,9 @@ def _r_routes(r: dict[str, Any], out: list[str]) -> None:
 def _r_search(r: dict[str, Any], out: list[str]) -> None:
     for h in r["hits"]:
         why = ", ".join(f"{k}={v}" for k, v in h["why"].items())
-        out.append(f"{h['evidence']}-{h['end_line']}  {h['kind']} {h.get('fqn') or ''}  score {h['score']}  ({why})")
+        out.append(
+            f"{h['evidence']}-{h['end_line']}  {h['kind']} {h.get('fqn') or ''}  score {h['score']}  ({why})"
+        )
         out.append(f"    chunk {h['chunk_id']}")
         if h.get("text"):
             out.append(_u(h["text"]))
@@ -186,7 +202,10 @@ def _r_search(r: dict[str, Any], out: list[str]) -> None:
 
 
 def _r_live(r: dict[str, Any], out: list[str]) -> None:
-    out.append(f"{r['path']}: {r['status']}" + (f", {r['changed_lines']} lines changed" if r.get("changed_lines") else ""))
+    out.append(
+        f"{r['path']}: {r['status']}"
+        + (f", {r['changed_lines']} lines changed" if r.get("changed_lines") else "")
+    )
     for ln in r["lines"]:
         out.append(f"{ln['n']:6}{ln['mark']} {_u(ln['text'])}")
     for rm in r.get("removed", []):
@@ -203,7 +222,16 @@ def _r_status(r: dict[str, Any], out: list[str]) -> None:
 
 
 _RENDERERS = {
-    "symbol": _r_symbol, "references": _r_refs, "callers": _r_walk, "callees": _r_walk, "impact": _r_impact,
-    "code": _r_code, "repo_map": _r_map, "routes": _r_routes, "search": _r_search, "live_read": _r_live,
-    "slice": _r_slice, "index_status": _r_status,
+    "symbol": _r_symbol,
+    "references": _r_refs,
+    "callers": _r_walk,
+    "callees": _r_walk,
+    "impact": _r_impact,
+    "code": _r_code,
+    "repo_map": _r_map,
+    "routes": _r_routes,
+    "search": _r_search,
+    "live_read": _r_live,
+    "slice": _r_slice,
+    "index_status": _r_status,
 }

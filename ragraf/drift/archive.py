@@ -26,7 +26,9 @@ from ragraf.store.control import GENESIS, ControlStore
 from ragraf.store.graph import GraphStore
 
 
-def ensure_archive(layout: Layout, graph: GraphStore, control: ControlStore, from_rev: str, to_rev: str) -> str | None:
+def ensure_archive(
+    layout: Layout, graph: GraphStore, control: ControlStore, from_rev: str, to_rev: str
+) -> str | None:
     """Write the archive of ``from_rev``'s ledger once; returns its report path (relative to the root)."""
     if any(a["from_rev"] == from_rev and a["to_rev"] == to_rev for a in control.archives()):
         return None
@@ -47,7 +49,13 @@ def ensure_archive(layout: Layout, graph: GraphStore, control: ControlStore, fro
     return rel
 
 
-def render(graph: GraphStore, control: ControlStore, entries: list[dict[str, Any]], from_rev: str, to_rev: str) -> str:
+def render(
+    graph: GraphStore,
+    control: ControlStore,
+    entries: list[dict[str, Any]],
+    from_rev: str,
+    to_rev: str,
+) -> str:
     import jinja2
 
     files: dict[str, dict[str, Any]] = {}
@@ -55,12 +63,20 @@ def render(graph: GraphStore, control: ControlStore, entries: list[dict[str, Any
     slices = []
     for e in entries:
         if e["kind"] == "slice_boundary":
-            slices.append({"note": e["note"] or ", ".join(json.loads(e["symbols_changed"] or "[]"))})
+            slices.append(
+                {"note": e["note"] or ", ".join(json.loads(e["symbols_changed"] or "[]"))}
+            )
             continue
-        f = files.setdefault(e["path"], {"path": e["path"], "kinds": [], "added": [], "removed": [], "changed": []})
+        f = files.setdefault(
+            e["path"], {"path": e["path"], "kinds": [], "added": [], "removed": [], "changed": []}
+        )
         if e["kind"] not in f["kinds"]:
             f["kinds"].append(e["kind"])
-        for key, col in (("added", "symbols_added"), ("removed", "symbols_removed"), ("changed", "symbols_changed")):
+        for key, col in (
+            ("added", "symbols_added"),
+            ("removed", "symbols_removed"),
+            ("changed", "symbols_changed"),
+        ):
             for s in json.loads(e[col] or "[]"):
                 symbols.add(s)
                 if s not in f[key]:
@@ -82,15 +98,33 @@ def render(graph: GraphStore, control: ControlStore, entries: list[dict[str, Any
     stale_groups = []
     for (kind, src), verdicts in sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0])):
         n, ok = len(verdicts), sum(verdicts)
-        verdict = (f"rechecked and confirmed in {to_rev}" if ok == n else
-                   f"not confirmed in {to_rev}" if ok == 0 else f"{ok} of {n} confirmed in {to_rev}")
+        verdict = (
+            f"rechecked and confirmed in {to_rev}"
+            if ok == n
+            else f"not confirmed in {to_rev}"
+            if ok == 0
+            else f"{ok} of {n} confirmed in {to_rev}"
+        )
         stale_groups.append({"kind": kind, "src": src, "count": n, "verdict": verdict})
     acked = {a["entry_id"] for a in control.acks([e["id"] for e in entries])}
-    env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(resources.templates_dir())), autoescape=False,
-                             keep_trailing_newline=True)
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(resources.templates_dir())),
+        autoescape=False,
+        keep_trailing_newline=True,
+    )
     return env.get_template("archive.md.j2").render(
-        from_rev=from_rev, to_rev=to_rev, archived_at=now_iso(), entries=entries,
-        files=sorted(files.values(), key=lambda f: f["path"]), symbols_affected=len(symbols),
-        stale_total=len(old_edges), confirmed=confirmed, stale_groups=stale_groups, slices=slices,
-        first_id=entries[0]["id"], last_id=entries[-1]["id"],
-        chain_head=entries[-1]["entry_hash"] or GENESIS, acks=len(acked))
+        from_rev=from_rev,
+        to_rev=to_rev,
+        archived_at=now_iso(),
+        entries=entries,
+        files=sorted(files.values(), key=lambda f: f["path"]),
+        symbols_affected=len(symbols),
+        stale_total=len(old_edges),
+        confirmed=confirmed,
+        stale_groups=stale_groups,
+        slices=slices,
+        first_id=entries[0]["id"],
+        last_id=entries[-1]["id"],
+        chain_head=entries[-1]["entry_hash"] or GENESIS,
+        acks=len(acked),
+    )

@@ -31,8 +31,23 @@ from ragraf import resources
 from ragraf.config import Layout
 from ragraf.store.control import GENESIS, ControlStore
 
-HASHED = ("id", "index_rev", "ts", "path", "kind", "old_hash", "new_hash", "symbols_added", "symbols_removed",
-          "symbols_changed", "edges_invalidated", "detected_by", "commit_sha", "note", "dedupe_key")
+HASHED = (
+    "id",
+    "index_rev",
+    "ts",
+    "path",
+    "kind",
+    "old_hash",
+    "new_hash",
+    "symbols_added",
+    "symbols_removed",
+    "symbols_changed",
+    "edges_invalidated",
+    "detected_by",
+    "commit_sha",
+    "note",
+    "dedupe_key",
+)
 ACK_HASHED = ("id", "entry_id", "by", "ts", "note")
 
 
@@ -41,7 +56,9 @@ def now_iso() -> str:
 
 
 def canonical(row: dict[str, Any], keys: tuple[str, ...]) -> str:
-    return json.dumps({k: row.get(k) for k in keys}, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return json.dumps(
+        {k: row.get(k) for k in keys}, sort_keys=True, separators=(",", ":"), ensure_ascii=False
+    )
 
 
 def chain_hash(prev: str, row: dict[str, Any], keys: tuple[str, ...] = HASHED) -> str:
@@ -66,8 +83,12 @@ def ledger_lock(layout: Layout) -> Iterator[None]:
 def _env() -> Any:
     import jinja2
 
-    return jinja2.Environment(loader=jinja2.FileSystemLoader(str(resources.templates_dir())),
-                              autoescape=False, keep_trailing_newline=True, trim_blocks=False)
+    return jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(resources.templates_dir())),
+        autoescape=False,
+        keep_trailing_newline=True,
+        trim_blocks=False,
+    )
 
 
 def _append_md(layout: Layout, text: str) -> None:
@@ -95,12 +116,14 @@ class NewEntry:
     symbols_added: list[str] | None = None
     symbols_removed: list[str] | None = None
     symbols_changed: list[str] | None = None
-    edges: list[tuple[str, str]] | None = None      # (edge_uid, reason)
+    edges: list[tuple[str, str]] | None = None  # (edge_uid, reason)
     commit_sha: str | None = None
     note: str | None = None
 
 
-def append(layout: Layout, control: ControlStore, rev_id: str, items: list[NewEntry]) -> list[dict[str, Any]]:
+def append(
+    layout: Layout, control: ControlStore, rev_id: str, items: list[NewEntry]
+) -> list[dict[str, Any]]:
     """Append the entries not yet in the ledger; returns the rows written (in id order)."""
     written: list[dict[str, Any]] = []
     if not items:
@@ -114,14 +137,22 @@ def append(layout: Layout, control: ControlStore, rev_id: str, items: list[NewEn
                     continue
                 last_id += 1
                 row: dict[str, Any] = {
-                    "id": last_id, "index_rev": rev_id, "ts": now_iso(), "path": it.path, "kind": it.kind,
-                    "old_hash": it.old_hash, "new_hash": it.new_hash,
+                    "id": last_id,
+                    "index_rev": rev_id,
+                    "ts": now_iso(),
+                    "path": it.path,
+                    "kind": it.kind,
+                    "old_hash": it.old_hash,
+                    "new_hash": it.new_hash,
                     "symbols_added": json.dumps(sorted(it.symbols_added or [])),
                     "symbols_removed": json.dumps(sorted(it.symbols_removed or [])),
                     "symbols_changed": json.dumps(sorted(it.symbols_changed or [])),
                     "edges_invalidated": json.dumps(sorted({u for u, _r in it.edges or []})),
-                    "detected_by": it.detected_by, "commit_sha": it.commit_sha, "note": it.note,
-                    "dedupe_key": key, "prev_hash": head,
+                    "detected_by": it.detected_by,
+                    "commit_sha": it.commit_sha,
+                    "note": it.note,
+                    "dedupe_key": key,
+                    "prev_hash": head,
                 }
                 row["entry_hash"] = chain_hash(head, row)
                 head = row["entry_hash"]
@@ -131,26 +162,47 @@ def append(layout: Layout, control: ControlStore, rev_id: str, items: list[NewEn
                 written.append(row)
         if written:
             tpl = _env().get_template("ledger_entry.md.j2")
-            _append_md(layout, "".join(tpl.render(
-                e=row, added=_loads(row["symbols_added"]), removed=_loads(row["symbols_removed"]),
-                changed=_loads(row["symbols_changed"]), edges=len(_loads(row["edges_invalidated"]))) for row in written))
+            _append_md(
+                layout,
+                "".join(
+                    tpl.render(
+                        e=row,
+                        added=_loads(row["symbols_added"]),
+                        removed=_loads(row["symbols_removed"]),
+                        changed=_loads(row["symbols_changed"]),
+                        edges=len(_loads(row["edges_invalidated"])),
+                    )
+                    for row in written
+                ),
+            )
     return written
 
 
-def ack(layout: Layout, control: ControlStore, entry_ids: list[int], by: str, note: str | None) -> list[dict[str, Any]]:
+def ack(
+    layout: Layout, control: ControlStore, entry_ids: list[int], by: str, note: str | None
+) -> list[dict[str, Any]]:
     from ragraf.errors import InvalidArgument
 
     known = control.entry_ids(entry_ids)
     missing = sorted(set(entry_ids) - known)
     if missing:
-        raise InvalidArgument(f"drift_ack: no ledger entry {', '.join('#' + str(m) for m in missing)}")
+        raise InvalidArgument(
+            f"drift_ack: no ledger entry {', '.join('#' + str(m) for m in missing)}"
+        )
     rows: list[dict[str, Any]] = []
     with ledger_lock(layout):
         with control.db.write():
             last, head = control.ack_head()
             for eid in sorted(set(entry_ids)):
                 last += 1
-                row = {"id": last, "entry_id": eid, "by": by, "ts": now_iso(), "note": note, "prev_hash": head}
+                row = {
+                    "id": last,
+                    "entry_id": eid,
+                    "by": by,
+                    "ts": now_iso(),
+                    "note": note,
+                    "prev_hash": head,
+                }
                 row["ack_hash"] = chain_hash(head, row, ACK_HASHED)
                 head = row["ack_hash"]
                 control.insert_ack(row)
@@ -160,7 +212,9 @@ def ack(layout: Layout, control: ControlStore, entry_ids: list[int], by: str, no
     return rows
 
 
-_CHAIN_LINE = re.compile(r"^## #(\d+) .*?$|^- chain: ([0-9a-f]{64})$|^- ack chain: ([0-9a-f]{64})$", re.MULTILINE)
+_CHAIN_LINE = re.compile(
+    r"^## #(\d+) .*?$|^- chain: ([0-9a-f]{64})$|^- ack chain: ([0-9a-f]{64})$", re.MULTILINE
+)
 
 
 def verify(layout: Layout, control: ControlStore) -> dict[str, Any]:
@@ -171,17 +225,23 @@ def verify(layout: Layout, control: ControlStore) -> dict[str, Any]:
     by_id: dict[int, str] = {}
     for e in entries:
         if e["prev_hash"] != head:
-            problems.append(f"entry #{e['id']}: previous hash does not match entry #{e['id'] - 1} (link broken)")
+            problems.append(
+                f"entry #{e['id']}: previous hash does not match entry #{e['id'] - 1} (link broken)"
+            )
             break
         if chain_hash(head, e) != e["entry_hash"]:
-            problems.append(f"entry #{e['id']}: its content does not match its hash (the row was altered)")
+            problems.append(
+                f"entry #{e['id']}: its content does not match its hash (the row was altered)"
+            )
             break
         head = e["entry_hash"]
         by_id[e["id"]] = head
     ack_head = GENESIS
     for a in control.acks():
         if a["prev_hash"] != ack_head or chain_hash(ack_head, a, ACK_HASHED) != a["ack_hash"]:
-            problems.append(f"ack #{a['id']} (of entry #{a['entry_id']}): broken link or altered row")
+            problems.append(
+                f"ack #{a['id']} (of entry #{a['entry_id']}): broken link or altered row"
+            )
             break
         ack_head = a["ack_hash"]
     md_heads: dict[int, str] = {}
@@ -198,8 +258,10 @@ def verify(layout: Layout, control: ControlStore) -> dict[str, Any]:
     if not problems:
         for eid, h in by_id.items():
             if md_heads.get(eid) != h:
-                problems.append(f"entry #{eid}: LEDGER.md records chain {md_heads.get(eid, 'nothing')[:16]}…, the "
-                                f"database gives {h[:16]}… (mismatched head)")
+                problems.append(
+                    f"entry #{eid}: LEDGER.md records chain {md_heads.get(eid, 'nothing')[:16]}…, the "
+                    f"database gives {h[:16]}… (mismatched head)"
+                )
                 break
         extra = sorted(set(md_heads) - set(by_id))
         if extra and not problems:
@@ -208,11 +270,23 @@ def verify(layout: Layout, control: ControlStore) -> dict[str, Any]:
             problems.append("LEDGER.md's last ack chain head does not match the database")
     for arch in control.archives():
         p = layout.root / arch["report_path"]
-        m = re.search(r"chain head: ([0-9a-f]{64})", p.read_text(encoding="utf-8")) if p.exists() else None
+        m = (
+            re.search(r"chain head: ([0-9a-f]{64})", p.read_text(encoding="utf-8"))
+            if p.exists()
+            else None
+        )
         if m is None:
             problems.append(f"archive {arch['report_path']}: missing or without a chain head")
             continue
         if m.group(1) not in set(by_id.values()) | {GENESIS}:
-            problems.append(f"archive {arch['report_path']}: chain head {m.group(1)[:16]}… is not in the ledger")
-    return {"ok": not problems, "entries": len(entries), "acks": len(control.acks()), "head": head,
-            "ack_head": ack_head, "problems": problems}
+            problems.append(
+                f"archive {arch['report_path']}: chain head {m.group(1)[:16]}… is not in the ledger"
+            )
+    return {
+        "ok": not problems,
+        "entries": len(entries),
+        "acks": len(control.acks()),
+        "head": head,
+        "ack_head": ack_head,
+        "problems": problems,
+    }

@@ -29,17 +29,34 @@ from ragraf.store.graph import GraphStore
 
 SYMBOL_KINDS = ("class", "interface", "trait", "enum", "function", "method", "property", "constant")
 BODY_KINDS = ("function", "method")
-_TRIVIAL = {"", "{", "}", "};", ");", "(", ")", "]", "[", "];", "<?php", "?>", "return;", "break;", "else", "} else {"}
+_TRIVIAL = {
+    "",
+    "{",
+    "}",
+    "};",
+    ");",
+    "(",
+    ")",
+    "]",
+    "[",
+    "];",
+    "<?php",
+    "?>",
+    "return;",
+    "break;",
+    "else",
+    "} else {",
+}
 
 
 @dataclass
 class Change:
     path: str
-    kind: str                      # add | modify | delete | rename
+    kind: str  # add | modify | delete | rename
     old_sha: str | None
     new_sha: str | None
-    old_path: str | None = None    # rename: where it was
-    text: str | None = None        # current text (add / modify / rename)
+    old_path: str | None = None  # rename: where it was
+    text: str | None = None  # current text (add / modify / rename)
     detected_by: str = "compare"
     commit_sha: str | None = None
 
@@ -54,7 +71,11 @@ class SymbolInfo:
 
 
 def _norm(lines: list[str]) -> list[str]:
-    return [s for s in (ln.strip() for ln in lines) if s not in _TRIVIAL and not s.startswith(("//", "#", "*", "/*"))]
+    return [
+        s
+        for s in (ln.strip() for ln in lines)
+        if s not in _TRIVIAL and not s.startswith(("//", "#", "*", "/*"))
+    ]
 
 
 def current_files(cfg: Config) -> dict[str, tuple[int, int, bool]]:
@@ -106,7 +127,9 @@ def detect(cfg: Config, graph: GraphStore, rev: str) -> list[Change]:
         if cands:
             newp = cands.pop(0)
             a = adds.pop(newp)
-            changes.append(Change(newp, "rename", d.old_sha, a.new_sha, old_path=d.path, text=a.text))
+            changes.append(
+                Change(newp, "rename", d.old_sha, a.new_sha, old_path=d.path, text=a.text)
+            )
         else:
             changes.append(d)
     changes.extend(adds.values())
@@ -133,7 +156,7 @@ def git_annotate(cfg: Config, changes: list[Change], rev_commit: str | None) -> 
     def rel(p: str) -> str | None:
         if prefix in ("", "."):
             return p
-        return p[len(prefix) + 1:] if p.startswith(prefix + "/") else None
+        return p[len(prefix) + 1 :] if p.startswith(prefix + "/") else None
 
     committed: set[str] = set()
     if rev_commit and rev_commit != head:
@@ -206,27 +229,42 @@ def file_delta(graph: GraphStore, rev: str, c: Change) -> FileDelta:
     new = current_symbols(c.path, c.text) if c.kind != "delete" else {}
     added = sorted(set(new) - set(old))
     removed = sorted(set(old) - set(new))
-    changed = sorted(f for f in set(old) & set(new)
-                     if old[f].signature != new[f].signature or _norm(old[f].body) != _norm(new[f].body))
+    changed = sorted(
+        f
+        for f in set(old) & set(new)
+        if old[f].signature != new[f].signature or _norm(old[f].body) != _norm(new[f].body)
+    )
     edges: dict[str, str] = {}
     for e in graph.edges_with_evidence_in(rev, old_path):
-        edges.setdefault(e[8], f"evidence in {c.kind}d file {old_path}" if c.kind != "modify" else
-                         f"evidence in modified file {old_path}")
+        edges.setdefault(
+            e[8],
+            f"evidence in {c.kind}d file {old_path}"
+            if c.kind != "modify"
+            else f"evidence in modified file {old_path}",
+        )
     touched = {old[f].node_id: f for f in (*changed, *removed) if old[f].node_id}
     if c.kind in ("delete", "rename"):
         touched.update({s.node_id: f for f, s in old.items() if s.node_id})
     if touched:
         for e in graph.edges_to(rev, list(touched)):
-            edges.setdefault(e[8], f"target symbol {touched[e[1]]} {'removed' if touched[e[1]] in removed else 'changed'}")
+            edges.setdefault(
+                e[8],
+                f"target symbol {touched[e[1]]} {'removed' if touched[e[1]] in removed else 'changed'}",
+            )
         for e in graph.edges_from(rev, list(touched)):
-            edges.setdefault(e[8], f"source symbol {touched[e[0]]} {'removed' if touched[e[0]] in removed else 'changed'}")
+            edges.setdefault(
+                e[8],
+                f"source symbol {touched[e[0]]} {'removed' if touched[e[0]] in removed else 'changed'}",
+            )
     return FileDelta(c, added, removed, changed, sorted(edges.items()), old, new)
 
 
-def slice_boundaries(deltas: list[FileDelta], threshold: float) -> list[tuple[FileDelta, list[str], list[str]]]:
+def slice_boundaries(
+    deltas: list[FileDelta], threshold: float
+) -> list[tuple[FileDelta, list[str], list[str]]]:
     """(delta the boundary belongs to, symbols involved, notes) for extract-method and inline edits."""
-    shrunk: list[tuple[FileDelta, str, set[str]]] = []   # function lost these lines
-    grown: list[tuple[FileDelta, str, set[str]]] = []    # function gained these lines
+    shrunk: list[tuple[FileDelta, str, set[str]]] = []  # function lost these lines
+    grown: list[tuple[FileDelta, str, set[str]]] = []  # function gained these lines
     for d in deltas:
         for f in d.changed:
             o, n = set(_norm(d.old[f].body)), set(_norm(d.new[f].body))
@@ -249,11 +287,18 @@ def slice_boundaries(deltas: list[FileDelta], threshold: float) -> list[tuple[Fi
             body = set(_norm(s.body[1:]))  # without the signature line
             if len(body) < 2:
                 continue
-            best = max(((len(body & lost) / len(body), src, sd) for sd, src, lost in shrunk), default=None,
-                       key=lambda x: x[0])
+            best = max(
+                ((len(body & lost) / len(body), src, sd) for sd, src, lost in shrunk),
+                default=None,
+                key=lambda x: x[0],
+            )
             if best and best[0] >= threshold:
-                note(d, [best[1], f], f"code extracted from `{best[1]}` into `{f}` "
-                     f"({round(best[0] * 100)}% of its body) — slices around `{best[1]}` changed")
+                note(
+                    d,
+                    [best[1], f],
+                    f"code extracted from `{best[1]}` into `{f}` "
+                    f"({round(best[0] * 100)}% of its body) — slices around `{best[1]}` changed",
+                )
         for f in d.removed:
             s = d.old[f]
             if s.kind not in BODY_KINDS:
@@ -261,11 +306,18 @@ def slice_boundaries(deltas: list[FileDelta], threshold: float) -> list[tuple[Fi
             body = set(_norm(s.body[1:]))
             if len(body) < 2:
                 continue
-            best = max(((len(body & gain) / len(body), dst, gd) for gd, dst, gain in grown), default=None,
-                       key=lambda x: x[0])
+            best = max(
+                ((len(body & gain) / len(body), dst, gd) for gd, dst, gain in grown),
+                default=None,
+                key=lambda x: x[0],
+            )
             if best and best[0] >= threshold:
-                note(best[2], [f, best[1]], f"`{f}` inlined into `{best[1]}` ({round(best[0] * 100)}% of its body)"
-                     f" — slices around `{best[1]}` changed")
+                note(
+                    best[2],
+                    [f, best[1]],
+                    f"`{f}` inlined into `{best[1]}` ({round(best[0] * 100)}% of its body)"
+                    f" — slices around `{best[1]}` changed",
+                )
     return list(found.values())
 
 
@@ -274,17 +326,45 @@ def entries_for(deltas: list[FileDelta], threshold: float) -> list[NewEntry]:
     for d in deltas:
         c = d.change
         note = f"renamed from {c.old_path}" if c.kind == "rename" else None
-        out.append(NewEntry(c.path, c.kind, c.detected_by, c.old_sha, c.new_sha, d.added, d.removed, d.changed,
-                            d.edges, c.commit_sha, note))
+        out.append(
+            NewEntry(
+                c.path,
+                c.kind,
+                c.detected_by,
+                c.old_sha,
+                c.new_sha,
+                d.added,
+                d.removed,
+                d.changed,
+                d.edges,
+                c.commit_sha,
+                note,
+            )
+        )
     for d, syms, notes in slice_boundaries(deltas, threshold):
         c = d.change
-        out.append(NewEntry(c.path, "slice_boundary", c.detected_by, c.old_sha, c.new_sha, symbols_changed=syms,
-                            commit_sha=c.commit_sha, note="; ".join(notes)))
+        out.append(
+            NewEntry(
+                c.path,
+                "slice_boundary",
+                c.detected_by,
+                c.old_sha,
+                c.new_sha,
+                symbols_changed=syms,
+                commit_sha=c.commit_sha,
+                note="; ".join(notes),
+            )
+        )
     return out
 
 
-def reverts(changes: list[Change], ledger_state: dict[str, dict[str, Any]], indexed: dict[str, str],
-            now: dict[str, tuple[int, int, bool]], cfg: Config) -> list[NewEntry]:
+def reverts(
+    changes: list[Change],
+    ledger_state: dict[str, dict[str, Any]],
+    indexed: dict[str, str],
+    now: dict[str, tuple[int, int, bool]],
+    cfg: Config,
+) -> list[NewEntry]:
     """Paths the ledger holds as changed that are back to their indexed content."""
     out = []
     changed_paths = {c.path for c in changes} | {c.old_path for c in changes if c.old_path}
@@ -295,8 +375,16 @@ def reverts(changes: list[Change], ledger_state: dict[str, dict[str, Any]], inde
             continue
         sf = read_file(cfg.root, path, lang_of(path), int(cfg.project["max_file_bytes"]))
         if sf.sha256 == indexed[path] and last["new_hash"] != indexed[path]:
-            out.append(NewEntry(path, "modify", "compare", last["new_hash"], indexed[path],
-                                note="back to the indexed content"))
+            out.append(
+                NewEntry(
+                    path,
+                    "modify",
+                    "compare",
+                    last["new_hash"],
+                    indexed[path],
+                    note="back to the indexed content",
+                )
+            )
     return out
 
 
@@ -307,7 +395,7 @@ def ledger_state(entries: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
         if e["kind"] in ("add", "modify", "delete", "rename"):
             state[e["path"]] = e
             if e["kind"] == "rename" and (e.get("note") or "").startswith("renamed from "):
-                state[e["note"][len("renamed from "):]] = {**e, "kind": "delete", "new_hash": None}
+                state[e["note"][len("renamed from ") :]] = {**e, "kind": "delete", "new_hash": None}
     return state
 
 
@@ -359,7 +447,11 @@ def note_entry(cfg: Config, path: str, text: str) -> list[dict[str, Any]]:
     control = ControlStore(cfg.layout.control_db)
     try:
         sha = hashlib.sha256(text.encode()).hexdigest()
-        return ledger.append(cfg.layout, control, man["rev_id"],
-                             [NewEntry(path, "note", "manual", None, sha, note=text)])
+        return ledger.append(
+            cfg.layout,
+            control,
+            man["rev_id"],
+            [NewEntry(path, "note", "manual", None, sha, note=text)],
+        )
     finally:
         control.close()

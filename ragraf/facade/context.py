@@ -32,7 +32,9 @@ from ragraf.store.lexvec import LexStore
 
 TEXT_CACHE_FILES = 512
 LIMIT_STATIC = "static analysis; runtime dynamics not covered"
-LIMIT_DEGRADED = "capability degraded: no CPG (Joern not used); slices and data flows are unavailable"
+LIMIT_DEGRADED = (
+    "capability degraded: no CPG (Joern not used); slices and data flows are unavailable"
+)
 
 
 def split_lines(text: str) -> list[str]:
@@ -93,7 +95,9 @@ class Session:
         while len(self.text_cache) > TEXT_CACHE_FILES:
             self.text_cache.popitem(last=False)
 
-    def current_sha(self, path: str, size: int | None, mtime_ns: int | None, indexed_sha: str) -> str | None:
+    def current_sha(
+        self, path: str, size: int | None, mtime_ns: int | None, indexed_sha: str
+    ) -> str | None:
         """sha256 of the file now (None when it is gone); cheap when size and mtime are unchanged."""
         full = self.root / path
         try:
@@ -133,14 +137,16 @@ class Ctx:
             states = dict(self.graph.revs())
             if states.get(rev) != "ready":
                 retained = ", ".join(r for r, s in sorted(states.items()) if s == "ready")
-                raise InvalidArgument(f"{op}: revision '{rev}' is not retained; retained revisions: {retained}")
+                raise InvalidArgument(
+                    f"{op}: revision '{rev}' is not retained; retained revisions: {retained}"
+                )
         self.touched: dict[str, None] = {}
         self.limits: list[str] = [LIMIT_STATIC]
         self.provenance = "index"
         self._file_rows: dict[str, tuple[Any, ...] | None] = {}
         self._texts: dict[str, list[str] | None] = {}
         self._ledger: list[dict[str, Any]] | None = None
-        self.edge_uids: dict[str, str] = {}   # edge_uid -> evidence path, of every edge served
+        self.edge_uids: dict[str, str] = {}  # edge_uid -> evidence path, of every edge served
 
     # -- facts and files ----------------------------------------------------
     def touch(self, path: str | None) -> None:
@@ -175,19 +181,58 @@ class Ctx:
         """A node row as the facade shows it (touches its file)."""
         node_id, kind, name, fqn, path, start, end, props, _layer = row
         self.touch(path)
-        out: dict[str, Any] = {"node_id": node_id, "kind": kind, "name": sanitize.name(name), "fqn": sanitize.name(fqn),
-                               "path": path, "start_line": start, "end_line": end}
+        out: dict[str, Any] = {
+            "node_id": node_id,
+            "kind": kind,
+            "name": sanitize.name(name),
+            "fqn": sanitize.name(fqn),
+            "path": path,
+            "start_line": start,
+            "end_line": end,
+        }
         out["evidence"] = f"{path}:{start}" if path else None
         p = json.loads(props) if props else {}
         if p.get("external"):
             out["external"] = True
         if full:
-            keep = {k: v for k, v in p.items() if k in ("signature", "visibility", "static", "abstract", "final",
-                                                          "modifiers", "parameters", "return_type", "type", "promoted",
-                                                          "enum_case", "define", "method", "route", "superglobal", "key",
-                                                          "level", "lang", "operation", "columns", "select_star",
-                                                          "dynamic", "parsed", "tables", "data_type", "nullable",
-                                                          "key", "ordinal", "source", "engine", "row_estimate")}
+            keep = {
+                k: v
+                for k, v in p.items()
+                if k
+                in (
+                    "signature",
+                    "visibility",
+                    "static",
+                    "abstract",
+                    "final",
+                    "modifiers",
+                    "parameters",
+                    "return_type",
+                    "type",
+                    "promoted",
+                    "enum_case",
+                    "define",
+                    "method",
+                    "route",
+                    "superglobal",
+                    "key",
+                    "level",
+                    "lang",
+                    "operation",
+                    "columns",
+                    "select_star",
+                    "dynamic",
+                    "parsed",
+                    "tables",
+                    "data_type",
+                    "nullable",
+                    "key",
+                    "ordinal",
+                    "source",
+                    "engine",
+                    "row_estimate",
+                )
+            }
             if "signature" in keep:
                 keep["signature"] = sanitize.clean(keep["signature"])
             out["props"] = keep
@@ -197,15 +242,33 @@ class Ctx:
                 out["partial_parse"] = fr[5] or True
         return out
 
-    def edge(self, row: tuple[Any, ...], other: dict[str, Any] | None, *, with_text: bool = True) -> dict[str, Any]:
+    def edge(
+        self, row: tuple[Any, ...], other: dict[str, Any] | None, *, with_text: bool = True
+    ) -> dict[str, Any]:
         src, dst, kind, prov, path, line, conf, _sources, uid, props = row
         self.touch(path)
         self.edge_uids[uid] = path
-        out: dict[str, Any] = {"kind": kind, "provenance": prov, "confidence": conf,
-                               "evidence": f"{path}:{line}", "path": path, "line": line, "edge_uid": uid}
+        out: dict[str, Any] = {
+            "kind": kind,
+            "provenance": prov,
+            "confidence": conf,
+            "evidence": f"{path}:{line}",
+            "path": path,
+            "line": line,
+            "edge_uid": uid,
+        }
         if props:
             p = json.loads(props)
-            for k in ("via", "magic", "conditional", "candidates", "callable", "include", "use", "external"):
+            for k in (
+                "via",
+                "magic",
+                "conditional",
+                "candidates",
+                "callable",
+                "include",
+                "use",
+                "external",
+            ):
                 if k in p:
                     out[k] = p[k]
         if other is not None:
@@ -235,14 +298,33 @@ class Ctx:
         for path in sorted(self.touched):
             fr = self.file_row(path)
             last = state.get(path)
-            if last is not None and not (fr is not None and last["kind"] != "delete" and last["new_hash"] == fr[3]):
-                warnings.append({"path": path, "reason": f"{last['kind']} after {since_rev} (ledger entry #{last['id']})",
-                                 "since": last["ts"], "suggest": "live_read"})
+            if last is not None and not (
+                fr is not None and last["kind"] != "delete" and last["new_hash"] == fr[3]
+            ):
+                warnings.append(
+                    {
+                        "path": path,
+                        "reason": f"{last['kind']} after {since_rev} (ledger entry #{last['id']})",
+                        "since": last["ts"],
+                        "suggest": "live_read",
+                    }
+                )
                 warned.add(path)
             for e in slices.get(path, []):
-                what = {"slice_boundary": "slice_boundary", "note": "note", "schema_change": "schema_change"}[e["kind"]]
-                warnings.append({"path": path, "reason": f"{what} after {since_rev} (ledger entry #{e['id']}): "
-                                 + sanitize.clean(e["note"] or "")[:300], "since": e["ts"], "suggest": "live_read"})
+                what = {
+                    "slice_boundary": "slice_boundary",
+                    "note": "note",
+                    "schema_change": "schema_change",
+                }[e["kind"]]
+                warnings.append(
+                    {
+                        "path": path,
+                        "reason": f"{what} after {since_rev} (ledger entry #{e['id']}): "
+                        + sanitize.clean(e["note"] or "")[:300],
+                        "since": e["ts"],
+                        "suggest": "live_read",
+                    }
+                )
                 warned.add(path)
         # edges the ledger invalidated, wherever their evidence lies
         reverted = set()
@@ -251,16 +333,24 @@ class Ctx:
             if row is not None and last["kind"] != "delete" and last["new_hash"] == row[3]:
                 reverted.add(p)
         by_id = {e["id"]: e for e in entries}
-        for uid, reason, entry_id in self.control.stale_edges_among(self.rev, sorted(self.edge_uids)):
+        for uid, reason, entry_id in self.control.stale_edges_among(
+            self.rev, sorted(self.edge_uids)
+        ):
             e = by_id.get(entry_id)
             if e is None or e["path"] in reverted:
                 continue
             path = self.edge_uids[uid]
             if path in warned:
                 continue
-            warnings.append({"path": path, "reason": f"edge invalidated by ledger entry #{entry_id} "
-                             f"({e['kind']} {e['path']} after {since_rev}): {reason}", "since": e["ts"],
-                             "suggest": "live_read"})
+            warnings.append(
+                {
+                    "path": path,
+                    "reason": f"edge invalidated by ledger entry #{entry_id} "
+                    f"({e['kind']} {e['path']} after {since_rev}): {reason}",
+                    "since": e["ts"],
+                    "suggest": "live_read",
+                }
+            )
             warned.add(path)
         for path in sorted(self.touched):
             if path in warned:
@@ -277,11 +367,19 @@ class Ctx:
             else:
                 reason = f"modify after {since_rev}"
                 try:
-                    since = datetime.fromtimestamp(os.stat(self.root / path).st_mtime, UTC).isoformat(timespec="seconds")
+                    since = datetime.fromtimestamp(
+                        os.stat(self.root / path).st_mtime, UTC
+                    ).isoformat(timespec="seconds")
                 except OSError:
                     since = None
-            warnings.append({"path": path, "reason": reason + " (not yet in the ledger)", "since": since,
-                             "suggest": "live_read"})
+            warnings.append(
+                {
+                    "path": path,
+                    "reason": reason + " (not yet in the ledger)",
+                    "since": since,
+                    "suggest": "live_read",
+                }
+            )
         return warnings
 
     def envelope(self, result: Any) -> dict[str, Any]:
@@ -292,7 +390,9 @@ class Ctx:
         for e in ledger:
             for k in ("symbols_added", "symbols_removed", "symbols_changed"):
                 symbols.update(json.loads(e[k]) if e[k] else [])
-        capability = self.man.get("capability", "degraded") if self.rev == self.active else "degraded"
+        capability = (
+            self.man.get("capability", "degraded") if self.rev == self.active else "degraded"
+        )
         if capability == "degraded" and LIMIT_DEGRADED not in self.limits:
             self.limits.append(LIMIT_DEGRADED)
         return {

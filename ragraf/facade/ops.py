@@ -25,10 +25,36 @@ from ragraf.facade.context import Ctx, split_lines
 
 CALL_KINDS = ("calls", "calls_heuristic")
 SYMBOL_KINDS = ("class", "interface", "trait", "enum", "function", "method", "property", "constant")
-USE_KINDS = ("calls", "calls_heuristic", "references", "instantiates", "extends", "implements", "uses_trait",
-             "imports", "overrides", "mentions", "documented_by", "handles", "flows_to")
-IMPACT_KINDS = ("calls", "calls_heuristic", "references", "instantiates", "extends", "implements", "uses_trait",
-                "imports", "overrides", "handles", "queries", "references_table", "fk_to")
+USE_KINDS = (
+    "calls",
+    "calls_heuristic",
+    "references",
+    "instantiates",
+    "extends",
+    "implements",
+    "uses_trait",
+    "imports",
+    "overrides",
+    "mentions",
+    "documented_by",
+    "handles",
+    "flows_to",
+)
+IMPACT_KINDS = (
+    "calls",
+    "calls_heuristic",
+    "references",
+    "instantiates",
+    "extends",
+    "implements",
+    "uses_trait",
+    "imports",
+    "overrides",
+    "handles",
+    "queries",
+    "references_table",
+    "fk_to",
+)
 MAX_ITEMS = 500
 
 
@@ -40,19 +66,25 @@ def _hint_not_found(ctx: Ctx, what: str) -> dict[str, Any]:
     low, short_low = what.lower().lstrip("\\"), short.lower()
     for e in ctx.ledger():
         names = json.loads(e["symbols_added"] or "[]")
-        if e["path"].lower() == low or any(n.lower() == low or re.split(r"[\\:$]+", n)[-1].lower() == short_low
-                                           for n in names):
+        if e["path"].lower() == low or any(
+            n.lower() == low or re.split(r"[\\:$]+", n)[-1].lower() == short_low for n in names
+        ):
             ctx.touch(e["path"])
             added_in.append(e["path"])
     if added_in:
-        return {"nearest": [], "hint": f"'{what}' is not in {ctx.rev}, but the ledger records it in "
-                f"{', '.join(sorted(set(added_in)))} after the revision: read it with live_read."}
+        return {
+            "nearest": [],
+            "hint": f"'{what}' is not in {ctx.rev}, but the ledger records it in "
+            f"{', '.join(sorted(set(added_in)))} after the revision: read it with live_read.",
+        }
     nearest: list[str] = []
     if len(short) >= 3:
         by_short: dict[str, list[str]] = defaultdict(list)
         for name, fqn in ctx.graph.symbol_names(ctx.rev):
             by_short[name.lstrip("$").lower()].append(fqn)
-        for s in difflib.get_close_matches(short.lstrip("$").lower(), list(by_short), n=5, cutoff=0.7):
+        for s in difflib.get_close_matches(
+            short.lstrip("$").lower(), list(by_short), n=5, cutoff=0.7
+        ):
             nearest.extend(sorted(by_short[s])[:3])
         nearest = nearest[:8]
     return {
@@ -129,7 +161,9 @@ def _inherited_member(ctx: Ctx, fqn: str) -> tuple[str, tuple[Any, ...]] | None:
     seen = set(frontier)
     for _depth in range(8):
         nxt = []
-        for e in ctx.graph.edges_from(ctx.rev, frontier, ("extends", "uses_trait"), stated_only=True):
+        for e in ctx.graph.edges_from(
+            ctx.rev, frontier, ("extends", "uses_trait"), stated_only=True
+        ):
             if e[1] in seen:
                 continue
             seen.add(e[1])
@@ -152,8 +186,13 @@ def references(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
     path:line, the text of that line, provenance and confidence."""
     targets = _targets(ctx, args)
     if not targets:
-        return {"target": None, "sites": [], "total": 0, "counts": {},
-                **_hint_not_found(ctx, args.get("fqn") or args.get("node_id", ""))}
+        return {
+            "target": None,
+            "sites": [],
+            "total": 0,
+            "counts": {},
+            **_hint_not_found(ctx, args.get("fqn") or args.get("node_id", "")),
+        }
     ids = [t[0] for t in targets]
     edges = ctx.graph.edges_to(ctx.rev, ids, USE_KINDS)
     srcs = ctx.graph.nodes_by_ids(ctx.rev, [e[0] for e in edges])
@@ -166,15 +205,24 @@ def references(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
             sites.append(ctx.edge(e, ctx.node(src) if src else None))
     if len(edges) > MAX_ITEMS:
         ctx.limits.append(f"references: {len(edges)} sites, the first {MAX_ITEMS} are listed")
-    return {"target": [ctx.node(t, full=True) for t in targets], "sites": sites, "total": len(edges),
-            "counts": dict(sorted(counts.items()))}
+    return {
+        "target": [ctx.node(t, full=True) for t in targets],
+        "sites": sites,
+        "total": len(edges),
+        "counts": dict(sorted(counts.items())),
+    }
 
 
 def _walk(ctx: Ctx, args: dict[str, Any], direction: str) -> dict[str, Any]:
     targets = _targets(ctx, args)
     if not targets:
-        return {"target": None, "stated": [], "derived": [], "total": 0,
-                **_hint_not_found(ctx, args.get("fqn") or args.get("node_id", ""))}
+        return {
+            "target": None,
+            "stated": [],
+            "derived": [],
+            "total": 0,
+            **_hint_not_found(ctx, args.get("fqn") or args.get("node_id", "")),
+        }
     depth = args["depth"]
     hard = args["hard_only"]
     best: dict[tuple[str, str], dict[str, Any]] = {}
@@ -216,23 +264,43 @@ def _walk(ctx: Ctx, args: dict[str, Any], direction: str) -> dict[str, Any]:
         item = best.get(key)
         ev = ctx.edge(e, None, with_text=False)  # line texts: `references`
         if item is None:
-            item = {"symbol": ctx.node(n), "depth": d, "confidence": conf, "provenance": prov, "evidence": []}
+            item = {
+                "symbol": ctx.node(n),
+                "depth": d,
+                "confidence": conf,
+                "provenance": prov,
+                "evidence": [],
+            }
             best[key] = item
         if d < item["depth"]:
             item["depth"] = d
         item["confidence"] = max(item["confidence"], conf)
         if len(item["evidence"]) < 20:
             item["evidence"].append(ev)
-    stated = sorted((v for v in best.values() if v["provenance"] == "stated"),
-                    key=lambda v: (v["depth"], v["symbol"]["fqn"] or "", v["symbol"]["path"] or ""))
+    stated = sorted(
+        (v for v in best.values() if v["provenance"] == "stated"),
+        key=lambda v: (v["depth"], v["symbol"]["fqn"] or "", v["symbol"]["path"] or ""),
+    )
     stated_ids = {v["symbol"]["node_id"] for v in stated}
-    derived = sorted((v for v in best.values() if v["provenance"] == "derived" and v["symbol"]["node_id"] not in stated_ids),
-                     key=lambda v: (v["depth"], -v["confidence"], v["symbol"]["fqn"] or ""))
+    derived = sorted(
+        (
+            v
+            for v in best.values()
+            if v["provenance"] == "derived" and v["symbol"]["node_id"] not in stated_ids
+        ),
+        key=lambda v: (v["depth"], -v["confidence"], v["symbol"]["fqn"] or ""),
+    )
     total = len(stated) + len(derived)
     if total > MAX_ITEMS:
         ctx.limits.append(f"{ctx.op}: {total} symbols, the first {MAX_ITEMS} are listed")
-    return {"target": [ctx.node(t) for t in targets], "depth": depth, "hard_only": hard,
-            "stated": stated[:MAX_ITEMS], "derived": derived[: max(0, MAX_ITEMS - len(stated))], "total": total}
+    return {
+        "target": [ctx.node(t) for t in targets],
+        "depth": depth,
+        "hard_only": hard,
+        "stated": stated[:MAX_ITEMS],
+        "derived": derived[: max(0, MAX_ITEMS - len(stated))],
+        "total": total,
+    }
 
 
 def callers(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
@@ -261,17 +329,31 @@ def impact(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
     if args.get("path"):
         rows = ctx.graph.nodes_in_file(ctx.rev, args["path"])
         if not rows:
-            return {"target": None, "hard": _empty_impact(), "soft": _empty_impact(), "total": 0,
-                    **_hint_not_found(ctx, args["path"])}
+            return {
+                "target": None,
+                "hard": _empty_impact(),
+                "soft": _empty_impact(),
+                "total": 0,
+                **_hint_not_found(ctx, args["path"]),
+            }
         seeds = [r[0] for r in rows]
         target = {"path": args["path"], "symbols": len(rows)}
         ctx.touch(args["path"])
     elif args.get("table"):
         schema_drift(ctx)
-        rows = [r for r in ctx.graph.nodes_by_name(ctx.rev, args["table"]) if r[1] in ("db_table", "db_view")]
+        rows = [
+            r
+            for r in ctx.graph.nodes_by_name(ctx.rev, args["table"])
+            if r[1] in ("db_table", "db_view")
+        ]
         if not rows:
-            return {"target": None, "hard": _empty_impact(), "soft": _empty_impact(), "total": 0,
-                    "hint": f"table '{args['table']}' is not in {ctx.rev}; check `schema`"}
+            return {
+                "target": None,
+                "hard": _empty_impact(),
+                "soft": _empty_impact(),
+                "total": 0,
+                "hint": f"table '{args['table']}' is not in {ctx.rev}; check `schema`",
+            }
         seeds = [r[0] for r in rows]
         # a table changes with its columns: foreign keys run column -> column
         seeds += [m[1] for m in ctx.graph.edges_from(ctx.rev, seeds, ("contains",))]
@@ -279,12 +361,21 @@ def impact(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
     else:
         rows = _targets(ctx, args)
         if not rows:
-            return {"target": None, "hard": _empty_impact(), "soft": _empty_impact(), "total": 0,
-                    **_hint_not_found(ctx, args.get("fqn") or args.get("node_id", ""))}
+            return {
+                "target": None,
+                "hard": _empty_impact(),
+                "soft": _empty_impact(),
+                "total": 0,
+                **_hint_not_found(ctx, args.get("fqn") or args.get("node_id", "")),
+            }
         seeds = [r[0] for r in rows]
         # a class is changed with its members
         members = ctx.graph.edges_from(ctx.rev, seeds, ("contains",))
-        seeds += [m[1] for m in members if any(r[1] in ("class", "interface", "trait", "enum") for r in rows)]
+        seeds += [
+            m[1]
+            for m in members
+            if any(r[1] in ("class", "interface", "trait", "enum") for r in rows)
+        ]
         target = [ctx.node(r) for r in rows]
     hard_mode = args["mode"] == "hard"
     reach = ctx.graph.reach_upstream(ctx.rev, seeds, IMPACT_KINDS, args["depth"], hard_mode, 20_000)
@@ -329,8 +420,17 @@ def impact(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
             if len(lst) > MAX_ITEMS:
                 ctx.limits.append(f"impact: {len(lst)} {sec} {k}, the first {MAX_ITEMS} are listed")
                 del lst[MAX_ITEMS:]
-    total = sum(len(sections[s]["symbols"]) + len(sections[s]["routes"]) + len(sections[s]["tables"]) for s in sections)
-    return {"target": target, "mode": args["mode"], "depth": args["depth"], **sections, "total": total}
+    total = sum(
+        len(sections[s]["symbols"]) + len(sections[s]["routes"]) + len(sections[s]["tables"])
+        for s in sections
+    )
+    return {
+        "target": target,
+        "mode": args["mode"],
+        "depth": args["depth"],
+        **sections,
+        "total": total,
+    }
 
 
 def _empty_impact() -> dict[str, Any]:
@@ -339,8 +439,13 @@ def _empty_impact() -> dict[str, Any]:
 
 def _is_test(path: str, fqn: str | None) -> bool:
     p = path.lower()
-    return p.startswith(("test/", "tests/")) or "/tests/" in p or "/test/" in p or p.endswith("test.php") or bool(
-        fqn and fqn.endswith("Test"))
+    return (
+        p.startswith(("test/", "tests/"))
+        or "/tests/" in p
+        or "/test/" in p
+        or p.endswith("test.php")
+        or bool(fqn and fqn.endswith("Test"))
+    )
 
 
 def code(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
@@ -358,9 +463,19 @@ def code(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
             _cid, kind, path, node_id, start, end, text = row
             ctx.touch(path)
             header, _, body = text.partition("\n")
-            entries.append({"chunk_id": cid, "found": True, "path": path, "start_line": start, "end_line": end,
-                            "source_kind": kind, "node_id": node_id, "header": sanitize.clean(header),
-                            "code": sanitize.untrusted(body)})
+            entries.append(
+                {
+                    "chunk_id": cid,
+                    "found": True,
+                    "path": path,
+                    "start_line": start,
+                    "end_line": end,
+                    "source_kind": kind,
+                    "node_id": node_id,
+                    "header": sanitize.clean(header),
+                    "code": sanitize.untrusted(body),
+                }
+            )
         return {"entries": entries}
     style = args["style"]
     if args.get("path"):
@@ -371,8 +486,17 @@ def code(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
         if style == "signatures":
             return {"path": args["path"], "items": _signatures(ctx, rows)}
         lines = ctx.indexed_lines(args["path"]) or []
-        return {"path": args["path"], "items": [{"path": args["path"], "start_line": 1, "end_line": len(lines),
-                                                  "code": sanitize.untrusted(_compact(lines))}]}
+        return {
+            "path": args["path"],
+            "items": [
+                {
+                    "path": args["path"],
+                    "start_line": 1,
+                    "end_line": len(lines),
+                    "code": sanitize.untrusted(_compact(lines)),
+                }
+            ],
+        }
     rows = _targets(ctx, args)
     if not rows:
         return {"items": [], **_hint_not_found(ctx, args.get("fqn") or args.get("node_id", ""))}
@@ -380,7 +504,9 @@ def code(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
     for r in rows[:10]:
         if style == "signatures":
             members = [m[1] for m in ctx.graph.edges_from(ctx.rev, [r[0]], ("contains",))]
-            mem_rows = sorted(ctx.graph.nodes_by_ids(ctx.rev, members).values(), key=lambda x: x[5] or 0)
+            mem_rows = sorted(
+                ctx.graph.nodes_by_ids(ctx.rev, members).values(), key=lambda x: x[5] or 0
+            )
             items.extend(_signatures(ctx, [r, *mem_rows]))
         else:
             lines = ctx.indexed_lines(r[4]) if r[4] else None
@@ -400,7 +526,9 @@ def _signatures(ctx: Ctx, rows: list[tuple[Any, ...]]) -> list[dict[str, Any]]:
             continue
         n = ctx.node(r, full=True)
         props = n.pop("props", {})
-        sig = props.get("signature") or (f"{r[1]} {r[3]}" + (f": {props['type']}" if props.get("type") else ""))
+        sig = props.get("signature") or (
+            f"{r[1]} {r[3]}" + (f": {props['type']}" if props.get("type") else "")
+        )
         out.append({**n, "signature": sig})
     return out
 
@@ -431,7 +559,9 @@ def routes(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
             if h is not None:
                 handlers.append({**ctx.node(h), "confidence": e[6], "provenance": e[3]})
         ctx.touch(epath)
-        out_routes.append({"route": route, "method": method, "evidence": f"{epath}:{eline}", "handlers": handlers})
+        out_routes.append(
+            {"route": route, "method": method, "evidence": f"{epath}:{eline}", "handlers": handlers}
+        )
         if len(out_routes) >= MAX_ITEMS:
             break
     endpoints = []
@@ -444,15 +574,26 @@ def routes(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
         if not reads:
             continue
         readers = ctx.graph.nodes_by_ids(ctx.rev, [e[1] for e in reads])
-        endpoints.append({"name": sanitize.clean(ep[3]), "read_by": [
-            ctx.edge(e, ctx.node(readers[e[1]]) if e[1] in readers else None, with_text=False) for e in reads[:20]],
-            "sites": len(reads)})
+        endpoints.append(
+            {
+                "name": sanitize.clean(ep[3]),
+                "read_by": [
+                    ctx.edge(
+                        e, ctx.node(readers[e[1]]) if e[1] in readers else None, with_text=False
+                    )
+                    for e in reads[:20]
+                ],
+                "sites": len(reads),
+            }
+        )
         if len(endpoints) >= MAX_ITEMS:
             break
     entry_files = []
     included = {e[1] for e in ctx.graph.edges_of_kind(ctx.rev, "imports") if e[1]}
     for f in ctx.graph.top_level_files(ctx.rev):
-        if f[0] not in included and (not flt or f[4] == flt or f[4].startswith(flt.rstrip("/") + "/")):
+        if f[0] not in included and (
+            not flt or f[4] == flt or f[4].startswith(flt.rstrip("/") + "/")
+        ):
             entry_files.append(ctx.node(f))
     return {"routes": out_routes, "endpoints": endpoints, "entry_files": entry_files[:MAX_ITEMS]}
 
@@ -485,8 +626,14 @@ def live_read(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
     try:
         data = full.read_bytes()
     except FileNotFoundError:
-        return {"path": path, "status": "deleted" if fr else "missing", "lines": [], "removed": [],
-                "indexed_sha256": fr[3] if fr else None, "current_sha256": None}
+        return {
+            "path": path,
+            "status": "deleted" if fr else "missing",
+            "lines": [],
+            "removed": [],
+            "indexed_sha256": fr[3] if fr else None,
+            "current_sha256": None,
+        }
     except IsADirectoryError:
         raise InvalidArgument(f"live_read: '{path}' is a folder") from None
     if b"\0" in data[:8192]:
@@ -504,21 +651,37 @@ def live_read(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
                     marks[j] = "+"
             if tag in ("replace", "delete"):
                 for i in range(i1, min(i2, i1 + 50)):
-                    removed.append({"after_line": j1, "indexed_line": i + 1,
-                                    "text": sanitize.untrusted(indexed[i], sanitize.LINE_CAP)})
+                    removed.append(
+                        {
+                            "after_line": j1,
+                            "indexed_line": i + 1,
+                            "text": sanitize.untrusted(indexed[i], sanitize.LINE_CAP),
+                        }
+                    )
     elif indexed is None:
         marks = ["+"] * len(cur)
     start = args.get("start", 1)
     end = min(args.get("end", len(cur)), len(cur), start + 1999)
     if start > len(cur):
-        raise InvalidArgument(f"live_read: start {start} is past the end of '{path}' ({len(cur)} lines)")
-    lines = [{"n": i, "mark": marks[i - 1], "text": sanitize.untrusted(cur[i - 1], sanitize.LINE_CAP)}
-             for i in range(start, end + 1)]
+        raise InvalidArgument(
+            f"live_read: start {start} is past the end of '{path}' ({len(cur)} lines)"
+        )
+    lines = [
+        {"n": i, "mark": marks[i - 1], "text": sanitize.untrusted(cur[i - 1], sanitize.LINE_CAP)}
+        for i in range(start, end + 1)
+    ]
     if end - start + 1 >= 2000:
         ctx.limits.append("live_read: at most 2000 lines per call; use start/end")
-    return {"path": path, "status": status, "indexed_sha256": fr[3] if fr else None, "current_sha256": sha,
-            "total_lines": len(cur), "changed_lines": sum(1 for m in marks if m == "+"),
-            "lines": lines, "removed": removed[:200]}
+    return {
+        "path": path,
+        "status": status,
+        "indexed_sha256": fr[3] if fr else None,
+        "current_sha256": sha,
+        "total_lines": len(cur),
+        "changed_lines": sum(1 for m in marks if m == "+"),
+        "lines": lines,
+        "removed": removed[:200],
+    }
 
 
 def search(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
@@ -538,11 +701,17 @@ def slice_(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
     """Structural slice around a node (backward / forward). Needs the CPG (Joern), which
     this revision does not have: the answer is an honest refusal with alternatives."""
     ctx.limits.append("slice refused: capability degraded (no CPG)")
-    return {"refused": True,
-            "reason": f"{ctx.rev} was built without a CPG (Joern not used, joern_used = 0); slices and data "
-                      "flows need control- and data-flow edges that tree-sitter does not provide (§6.4).",
-            "alternatives": ["callers / callees (call graph with evidence)", "impact (what depends on it)",
-                             "code (the body, on request)", "live_read (the current text)"]}
+    return {
+        "refused": True,
+        "reason": f"{ctx.rev} was built without a CPG (Joern not used, joern_used = 0); slices and data "
+        "flows need control- and data-flow edges that tree-sitter does not provide (§6.4).",
+        "alternatives": [
+            "callers / callees (call graph with evidence)",
+            "impact (what depends on it)",
+            "code (the body, on request)",
+            "live_read (the current text)",
+        ],
+    }
 
 
 def drift_report(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
@@ -560,33 +729,63 @@ def drift_report(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
         elif re.match(r"^\d{4}-\d{2}-\d{2}", since):
             since_ts = since
         else:
-            raise InvalidArgument("drift_report: argument 'since' must be an entry id or an ISO date/time")
-    entries = [e for e in ctx.ledger() if e["id"] > since_id and (since_ts is None or e["ts"] >= since_ts)]
+            raise InvalidArgument(
+                "drift_report: argument 'since' must be an entry id or an ISO date/time"
+            )
+    entries = [
+        e for e in ctx.ledger() if e["id"] > since_id and (since_ts is None or e["ts"] >= since_ts)
+    ]
     acks: dict[int, list[dict[str, Any]]] = defaultdict(list)
     for a in ctx.control.acks([e["id"] for e in entries]):
-        acks[a["entry_id"]].append({"by": sanitize.clean(a["by"]), "ts": a["ts"], "note": sanitize.clean(a["note"] or "")})
+        acks[a["entry_id"]].append(
+            {"by": sanitize.clean(a["by"]), "ts": a["ts"], "note": sanitize.clean(a["note"] or "")}
+        )
     out = []
     symbols: set[str] = set()
     edges = 0
     for e in entries:
-        sa, sr, sc = (_json.loads(e[k] or "[]") for k in ("symbols_added", "symbols_removed", "symbols_changed"))
+        sa, sr, sc = (
+            _json.loads(e[k] or "[]")
+            for k in ("symbols_added", "symbols_removed", "symbols_changed")
+        )
         ne = len(_json.loads(e["edges_invalidated"] or "[]"))
         symbols.update(sa + sr + sc)
         edges += ne
         if e["kind"] != "note":
             ctx.touch(e["path"])
-        out.append({"id": e["id"], "ts": e["ts"], "path": e["path"], "kind": e["kind"], "old_hash": e["old_hash"],
-                    "new_hash": e["new_hash"], "symbols_added": sa, "symbols_removed": sr, "symbols_changed": sc,
-                    "edges_invalidated": ne, "detected_by": e["detected_by"], "commit_sha": e["commit_sha"],
-                    "note": sanitize.clean(e["note"]) if e["note"] else None, "acks": acks.get(e["id"], [])})
-    summary = {"entries": len(out), "files": len({e["path"] for e in out if e["kind"] != "note"}),
-               "symbols": len(symbols), "edges_invalidated": edges,
-               "slice_boundaries": sum(1 for e in out if e["kind"] == "slice_boundary"),
-               "unacknowledged": sum(1 for e in out if not e["acks"])}
+        out.append(
+            {
+                "id": e["id"],
+                "ts": e["ts"],
+                "path": e["path"],
+                "kind": e["kind"],
+                "old_hash": e["old_hash"],
+                "new_hash": e["new_hash"],
+                "symbols_added": sa,
+                "symbols_removed": sr,
+                "symbols_changed": sc,
+                "edges_invalidated": ne,
+                "detected_by": e["detected_by"],
+                "commit_sha": e["commit_sha"],
+                "note": sanitize.clean(e["note"]) if e["note"] else None,
+                "acks": acks.get(e["id"], []),
+            }
+        )
+    summary = {
+        "entries": len(out),
+        "files": len({e["path"] for e in out if e["kind"] != "note"}),
+        "symbols": len(symbols),
+        "edges_invalidated": edges,
+        "slice_boundaries": sum(1 for e in out if e["kind"] == "slice_boundary"),
+        "unacknowledged": sum(1 for e in out if not e["acks"]),
+    }
     hint = None
     if not out:
-        hint = (f"the ledger of {ctx.rev} is empty" + (" since " + str(since) if since else "")
-                + "; run `ragraf drift --scan` after edits to register them")
+        hint = (
+            f"the ledger of {ctx.rev} is empty"
+            + (" since " + str(since) if since else "")
+            + "; run `ragraf drift --scan` after edits to register them"
+        )
     return {"rev": ctx.rev, "since": since, "entries": out, "summary": summary, "hint": hint}
 
 
@@ -604,7 +803,12 @@ def drift_ack(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
     finally:
         control.close()
     ctx._ledger = None
-    return {"acked": [{"entry_id": r["entry_id"], "by": r["by"], "ts": r["ts"], "ack_hash": r["ack_hash"]} for r in rows]}
+    return {
+        "acked": [
+            {"entry_id": r["entry_id"], "by": r["by"], "ts": r["ts"], "ack_hash": r["ack_hash"]}
+            for r in rows
+        ]
+    }
 
 
 def _default_actor() -> str:
@@ -628,7 +832,9 @@ def calibrate(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
     for smp in samples:
         cos = best_cosine(ctx, smp["query"])
         if cos is None:
-            raise InvalidArgument("calibrate: this revision has no vectors; threshold calibration needs them")
+            raise InvalidArgument(
+                "calibrate: this revision has no vectors; threshold calibration needs them"
+            )
         scored.append((cos, smp["relevant"]))
     pos = sorted(c for c, r in scored if r)
     neg = sorted(c for c, r in scored if not r)
@@ -646,13 +852,24 @@ def calibrate(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
     t = round(best_t, 4)
     control = ControlStore(ctx.s.layout.control_db)
     try:
-        cid = control.record_calibration(now_iso(), "threshold", {"abstain_cosine": t}, len(samples),
-                                         f"{best_ok} of {len(samples)} samples separated")
+        cid = control.record_calibration(
+            now_iso(),
+            "threshold",
+            {"abstain_cosine": t},
+            len(samples),
+            f"{best_ok} of {len(samples)} samples separated",
+        )
     finally:
         control.close()
-    return {"kind": "threshold", "calibration_id": cid, "params": {"abstain_cosine": t},
-            "sample_size": len(samples), "separated": best_ok,
-            "relevant_min_cosine": pos[0], "not_relevant_max_cosine": neg[-1]}
+    return {
+        "kind": "threshold",
+        "calibration_id": cid,
+        "params": {"abstain_cosine": t},
+        "sample_size": len(samples),
+        "separated": best_ok,
+        "relevant_min_cosine": pos[0],
+        "not_relevant_max_cosine": neg[-1],
+    }
 
 
 def schema_drift(ctx: Ctx) -> None:
@@ -681,17 +898,33 @@ def schema_drift(ctx: Ctx) -> None:
     divergences, _why = schema_build.diff_live(cfg, ctx.graph, ctx.rev)
     if not divergences:
         return
-    lines = sorted(f"{d.kind} {d.table}" + (f".{d.column}" if d.column else "")
-                   + (f" ({d.migration_type} -> {d.live_type})" if d.kind == "type_differs" else "")
-                   for d in divergences)
+    lines = sorted(
+        f"{d.kind} {d.table}"
+        + (f".{d.column}" if d.column else "")
+        + (f" ({d.migration_type} -> {d.live_type})" if d.kind == "type_differs" else "")
+        for d in divergences
+    )
     live_hash = hashlib.sha256("\n".join(lines).encode()).hexdigest()
     rev_hash = hashlib.sha256(ctx.rev.encode()).hexdigest()
     control = ControlStore(ctx.s.layout.control_db)
     try:
-        ledger.append(ctx.s.layout, control, ctx.rev, [NewEntry(
-            SCHEMA_PATH, "schema_change", "db-schema-diff", rev_hash, live_hash,
-            note="live database differs from the revision: " + "; ".join(lines[:20])
-                 + (f"; ... {len(lines) - 20} more" if len(lines) > 20 else ""))])
+        ledger.append(
+            ctx.s.layout,
+            control,
+            ctx.rev,
+            [
+                NewEntry(
+                    SCHEMA_PATH,
+                    "schema_change",
+                    "db-schema-diff",
+                    rev_hash,
+                    live_hash,
+                    note="live database differs from the revision: "
+                    + "; ".join(lines[:20])
+                    + (f"; ... {len(lines) - 20} more" if len(lines) > 20 else ""),
+                )
+            ],
+        )
     finally:
         control.close()
     ctx._ledger = None

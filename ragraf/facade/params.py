@@ -27,14 +27,14 @@ REV_ID = re.compile(r"^rev-\d{4,}$")
 @dataclass(frozen=True)
 class Param:
     name: str
-    type: str                    # string | path | node_id | int | bool | enum | list
+    type: str  # string | path | node_id | int | bool | enum | list
     help: str
     default: Any = None
     minimum: int | None = None
     maximum: int | None = None
     choices: tuple[str, ...] = ()
     max_items: int = 50
-    item: str = "string"         # for lists: string | node_id | chunk_id
+    item: str = "string"  # for lists: string | node_id | chunk_id
 
     def json_schema(self) -> dict[str, Any]:
         t = self.type
@@ -54,10 +54,20 @@ class Param:
         elif t == "enum":
             s = {"type": "string", "enum": list(self.choices)}
         elif t == "samples":
-            s = {"type": "array", "minItems": 2, "maxItems": self.max_items, "items": {
-                "type": "object", "additionalProperties": False, "required": ["query", "relevant"],
-                "properties": {"query": {"type": "string", "minLength": 1, "maxLength": MAX_STR},
-                               "relevant": {"type": "boolean"}}}}
+            s = {
+                "type": "array",
+                "minItems": 2,
+                "maxItems": self.max_items,
+                "items": {
+                    "type": "object",
+                    "additionalProperties": False,
+                    "required": ["query", "relevant"],
+                    "properties": {
+                        "query": {"type": "string", "minLength": 1, "maxLength": MAX_STR},
+                        "relevant": {"type": "boolean"},
+                    },
+                },
+            }
         elif t == "list":
             if self.item in ("node_id", "chunk_id"):
                 inner: dict[str, Any] = {"type": "string", "pattern": NODE_ID.pattern}
@@ -78,8 +88,8 @@ class Param:
 class OpSpec:
     name: str
     params: tuple[Param, ...]
-    main: str | None = None                          # the CLI's positional argument
-    one_of: tuple[tuple[str, ...], ...] = ()         # exactly one of each group is required
+    main: str | None = None  # the CLI's positional argument
+    one_of: tuple[tuple[str, ...], ...] = ()  # exactly one of each group is required
     required: tuple[str, ...] = ()
     extra: dict[str, Any] = field(default_factory=dict)
 
@@ -103,7 +113,9 @@ def normalise_path(op: str, name: str, value: str) -> str:
         raise InvalidArgument(f"{op}: argument '{name}' contains a NUL byte")
     v = value.replace("\\", "/")
     if v.startswith("/") or re.match(r"^[A-Za-z]:/", v):
-        raise InvalidArgument(f"{op}: argument '{name}' must be relative to the project root, not absolute: {value!r}")
+        raise InvalidArgument(
+            f"{op}: argument '{name}' must be relative to the project root, not absolute: {value!r}"
+        )
     norm = posixpath.normpath(v)
     if norm == ".." or norm.startswith("../") or any(part == ".." for part in v.split("/")):
         raise InvalidArgument(f"{op}: argument '{name}' leaves the project root: {value!r}")
@@ -119,7 +131,9 @@ def validate(spec: OpSpec, args: dict[str, Any]) -> dict[str, Any]:
     known = {p.name for p in spec.params}
     for k in args:
         if k not in known:
-            raise InvalidArgument(f"{op}: unknown argument '{k}'; expected one of: {', '.join(sorted(known)) or 'none'}")
+            raise InvalidArgument(
+                f"{op}: unknown argument '{k}'; expected one of: {', '.join(sorted(known)) or 'none'}"
+            )
     out: dict[str, Any] = {}
     for p in spec.params:
         v = args.get(p.name)
@@ -131,8 +145,10 @@ def validate(spec: OpSpec, args: dict[str, Any]) -> dict[str, Any]:
     for group in spec.one_of:
         given = [g for g in group if g in out]
         if len(given) != 1:
-            raise InvalidArgument(f"{op}: give exactly one of {', '.join(repr(g) for g in group)}"
-                                  + (f" (got {', '.join(given)})" if given else ""))
+            raise InvalidArgument(
+                f"{op}: give exactly one of {', '.join(repr(g) for g in group)}"
+                + (f" (got {', '.join(given)})" if given else "")
+            )
     for r in spec.required:
         if r not in out:
             raise InvalidArgument(f"{op}: argument '{r}' is required")
@@ -173,17 +189,31 @@ def _check(op: str, p: Param, v: Any) -> Any:
             raise InvalidArgument(f"{where} must be a list of 2..{p.max_items} samples")
         out = []
         for i, item in enumerate(v):
-            if not isinstance(item, dict) or set(item) != {"query", "relevant"} or not isinstance(item["relevant"], bool):
+            if (
+                not isinstance(item, dict)
+                or set(item) != {"query", "relevant"}
+                or not isinstance(item["relevant"], bool)
+            ):
                 raise InvalidArgument(f"{where}[{i}] must be {{query: text, relevant: true|false}}")
-            out.append({"query": _check(op, Param("query", "string", ""), item["query"]), "relevant": item["relevant"]})
+            out.append(
+                {
+                    "query": _check(op, Param("query", "string", ""), item["query"]),
+                    "relevant": item["relevant"],
+                }
+            )
         return out
     if t == "list":
         if not isinstance(v, list) or not v:
             raise InvalidArgument(f"{where} must be a non-empty list")
         if len(v) > p.max_items:
             raise InvalidArgument(f"{where} has more than {p.max_items} items")
-        inner = Param(p.name, {"node_id": "node_id", "chunk_id": "node_id", "int": "int"}.get(p.item, "string"),
-                      p.help, minimum=1 if p.item == "int" else None, maximum=2**62 if p.item == "int" else None)
+        inner = Param(
+            p.name,
+            {"node_id": "node_id", "chunk_id": "node_id", "int": "int"}.get(p.item, "string"),
+            p.help,
+            minimum=1 if p.item == "int" else None,
+            maximum=2**62 if p.item == "int" else None,
+        )
         return [_check(op, inner, x) for x in v]
     raise InvalidArgument(f"{where}: unsupported type")  # pragma: no cover
 
@@ -197,7 +227,9 @@ def coerce_cli(spec: OpSpec, name: str, raw: str | bool) -> Any:
         try:
             return int(raw)
         except ValueError:
-            raise InvalidArgument(f"{spec.name}: argument '{name}' must be an integer, got {raw!r}") from None
+            raise InvalidArgument(
+                f"{spec.name}: argument '{name}' must be an integer, got {raw!r}"
+            ) from None
     if p.type == "bool" and isinstance(raw, str):
         if raw.lower() in ("1", "true", "yes"):
             return True
@@ -210,6 +242,8 @@ def coerce_cli(spec: OpSpec, name: str, raw: str | bool) -> Any:
             try:
                 return [int(x) for x in items]
             except ValueError:
-                raise InvalidArgument(f"{spec.name}: argument '{name}' must be a comma-separated list of numbers") from None
+                raise InvalidArgument(
+                    f"{spec.name}: argument '{name}' must be a comma-separated list of numbers"
+                ) from None
         return items
     return raw

@@ -57,12 +57,29 @@ def build_map(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
         src.append(a)
         dst.append(b)
         w.append(weights[kind] * conf)
-    in_scope = np.array([r[1] in MAP_KINDS and _in_scope(scope, r[4], r[3]) for r in rows], dtype=bool)
+    in_scope = np.array(
+        [r[1] in MAP_KINDS and _in_scope(scope, r[4], r[3]) for r in rows], dtype=bool
+    )
     if not in_scope.any():
-        return {"scope": scope, "modules": [], "budget_tokens": budget, "used_tokens": 0, "candidates": 0,
-                "chosen": 0, "hint": f"nothing indexed under scope '{scope}'"}
-    scores, iters = ppr(n, np.array(src, dtype=np.int64), np.array(dst, dtype=np.int64), np.array(w, dtype=np.float64),
-                        in_scope.astype(np.float64), cfg["alpha"], cfg["epsilon"], cfg["max_iter"])
+        return {
+            "scope": scope,
+            "modules": [],
+            "budget_tokens": budget,
+            "used_tokens": 0,
+            "candidates": 0,
+            "chosen": 0,
+            "hint": f"nothing indexed under scope '{scope}'",
+        }
+    scores, iters = ppr(
+        n,
+        np.array(src, dtype=np.int64),
+        np.array(dst, dtype=np.int64),
+        np.array(w, dtype=np.float64),
+        in_scope.astype(np.float64),
+        cfg["alpha"],
+        cfg["epsilon"],
+        cfg["max_iter"],
+    )
     shells = np.array([r[7] for r in rows], dtype=np.float64)
     maxshell = shells.max() if n else 0
     if maxshell > 0:
@@ -87,12 +104,24 @@ def build_map(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
             break
         picked.remove(min(picked, key=lambda i: scores[i]))
     if not exact:
-        ctx.limits.append("repo_map: knapsack too large for the exact DP; greedy value/cost packing was used")
-    return {"scope": scope, "detail": detail, "modules": modules, "budget_tokens": budget, "used_tokens": used,
-            "candidates": len(cand), "chosen": len(picked), "pagerank_iterations": iters}
+        ctx.limits.append(
+            "repo_map: knapsack too large for the exact DP; greedy value/cost packing was used"
+        )
+    return {
+        "scope": scope,
+        "detail": detail,
+        "modules": modules,
+        "budget_tokens": budget,
+        "used_tokens": used,
+        "candidates": len(cand),
+        "chosen": len(picked),
+        "pagerank_iterations": iters,
+    }
 
 
-def _render(ctx: Ctx, rows: list[tuple[Any, ...]], picked: list[int], lines: dict[int, str]) -> tuple[list[dict[str, Any]], int]:
+def _render(
+    ctx: Ctx, rows: list[tuple[Any, ...]], picked: list[int], lines: dict[int, str]
+) -> tuple[list[dict[str, Any]], int]:
     files: dict[str, list[int]] = defaultdict(list)
     for i in picked:
         files[rows[i][4]].append(i)
@@ -110,8 +139,15 @@ def _render(ctx: Ctx, rows: list[tuple[Any, ...]], picked: list[int], lines: dic
             syms = []
             for i in sorted(files[path], key=lambda k: rows[k][5] or 0):
                 used += math.ceil((len(lines[i]) + 8) / 4)
-                syms.append({"kind": rows[i][1], "fqn": sanitize.name(rows[i][3]), "line": rows[i][5],
-                             "text": lines[i], "node_id": rows[i][0]})
+                syms.append(
+                    {
+                        "kind": rows[i][1],
+                        "fqn": sanitize.name(rows[i][3]),
+                        "line": rows[i][5],
+                        "text": lines[i],
+                        "node_id": rows[i][0],
+                    }
+                )
             fl.append({"path": path, "symbols": syms})
         out.append({"module": mod, "files": fl})
     return out, used

@@ -23,9 +23,12 @@ from ragraf.facade import sanitize
 from ragraf.facade.context import Ctx
 from ragraf.facade.params import OpSpec, Param
 
-SCHEMA_SPEC = OpSpec("schema", (Param("table", "string", "One table (default: all tables)."),), main="table")
-TABLE_USAGE_SPEC = OpSpec("table_usage", (Param("table", "string", "A table name."),), main="table",
-                          required=("table",))
+SCHEMA_SPEC = OpSpec(
+    "schema", (Param("table", "string", "One table (default: all tables)."),), main="table"
+)
+TABLE_USAGE_SPEC = OpSpec(
+    "table_usage", (Param("table", "string", "A table name."),), main="table", required=("table",)
+)
 UNKNOWN = "unknown"
 MAX_ITEMS = 500
 
@@ -34,8 +37,15 @@ def _schema_state(ctx: Ctx) -> tuple[str, str | None]:
     block = ctx.man.get("schema") if ctx.rev == ctx.active else None
     if block is None and ctx.rev != ctx.active:
         # another retained revision: its rev.json is gone, its coverage rows are not
-        cov = {m: n for m, _v, n in ctx.graph.coverage(ctx.rev) if m in ("schema.source", "schema.incomplete")}
-        block = {"source": cov.get("schema.source") or "none", "incomplete": cov.get("schema.incomplete")}
+        cov = {
+            m: n
+            for m, _v, n in ctx.graph.coverage(ctx.rev)
+            if m in ("schema.source", "schema.incomplete")
+        }
+        block = {
+            "source": cov.get("schema.source") or "none",
+            "incomplete": cov.get("schema.incomplete"),
+        }
     block = block or {}
     source = block.get("source") or "none"
     incomplete = block.get("incomplete")
@@ -54,7 +64,9 @@ def _limit_incomplete(ctx: Ctx, incomplete: str | None) -> None:
 def _nearest_tables(ctx: Ctx, name: str) -> list[str]:
     names = ctx.graph.db_object_names(ctx.rev)
     by_low = {n.lower(): n for n in names}
-    return [by_low[m] for m in difflib.get_close_matches(name.lower(), list(by_low), n=5, cutoff=0.6)]
+    return [
+        by_low[m] for m in difflib.get_close_matches(name.lower(), list(by_low), n=5, cutoff=0.6)
+    ]
 
 
 def schema(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
@@ -83,25 +95,43 @@ def schema(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
     out_fk: dict[str, list[dict[str, Any]]] = defaultdict(list)
     in_fk: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for ft, fc, tt, tc in fks:
-        out_fk[ft.lower()].append({"column": sanitize.clean(fc), "to_table": sanitize.clean(tt),
-                                   "to_column": sanitize.clean(tc)})
-        in_fk[tt.lower()].append({"from_table": sanitize.clean(ft), "from_column": sanitize.clean(fc),
-                                  "column": sanitize.clean(tc)})
+        out_fk[ft.lower()].append(
+            {
+                "column": sanitize.clean(fc),
+                "to_table": sanitize.clean(tt),
+                "to_column": sanitize.clean(tc),
+            }
+        )
+        in_fk[tt.lower()].append(
+            {
+                "from_table": sanitize.clean(ft),
+                "from_column": sanitize.clean(fc),
+                "column": sanitize.clean(tc),
+            }
+        )
     tables = []
     for table_id, name, engine, row_estimate, src in rows:
         n = nodes.get(table_id)
         node = ctx.node(n) if n is not None else None
-        columns = [{"name": sanitize.clean(c[1]), "type": c[2], "nullable": bool(c[3]), "key": c[4] or ""}
-                   for c in cols_by_table.get(table_id, [])]
-        tables.append({
-            "name": sanitize.clean(name), "node_id": table_id, "kind": "table", "source": src,
-            "engine": engine, "row_estimate": row_estimate,
-            "evidence": node["evidence"] if node else None,
-            "columns": columns,
-            "primary_key": [c["name"] for c in columns if c["key"] == "PRI"],
-            "foreign_keys": out_fk.get(name.lower(), []),
-            "referenced_by": in_fk.get(name.lower(), []),
-        })
+        columns = [
+            {"name": sanitize.clean(c[1]), "type": c[2], "nullable": bool(c[3]), "key": c[4] or ""}
+            for c in cols_by_table.get(table_id, [])
+        ]
+        tables.append(
+            {
+                "name": sanitize.clean(name),
+                "node_id": table_id,
+                "kind": "table",
+                "source": src,
+                "engine": engine,
+                "row_estimate": row_estimate,
+                "evidence": node["evidence"] if node else None,
+                "columns": columns,
+                "primary_key": [c["name"] for c in columns if c["key"] == "PRI"],
+                "foreign_keys": out_fk.get(name.lower(), []),
+                "referenced_by": in_fk.get(name.lower(), []),
+            }
+        )
     views = []
     for v in ctx.graph.nodes_of_kind(ctx.rev, "db_view"):
         if want and v[2].lower() != want.lower():
@@ -113,41 +143,70 @@ def schema(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
         if metric == "schema.divergence" and note:
             d = parse_divergence_note(note)
             if not want or d["table"].lower() == want.lower():
-                divergences.append({k: (sanitize.clean(v) if isinstance(v, str) else v) for k, v in d.items()})
+                divergences.append(
+                    {k: (sanitize.clean(v) if isinstance(v, str) else v) for k, v in d.items()}
+                )
         elif metric == "schema.problem" and note:
             path, _, rest = note.partition(" ")
             problems.append({"evidence": sanitize.clean(path), "message": sanitize.clean(rest)})
             ctx.touch(path.rpartition(":")[0])
     divergences.sort(key=lambda d: (d["table"].lower(), d["column"] or "", d["kind"]))
     out: dict[str, Any] = {
-        "source": from_source, "complete": incomplete is None, "incomplete": incomplete,
-        "tables": tables, "views": views, "divergences": divergences, "problems": problems,
+        "source": from_source,
+        "complete": incomplete is None,
+        "incomplete": incomplete,
+        "tables": tables,
+        "views": views,
+        "divergences": divergences,
+        "problems": problems,
         "total": len(tables) + len(views),
     }
     if want and not tables and not views:
         nearest = _nearest_tables(ctx, want)
         out["nearest"] = nearest
-        out["hint"] = (f"table '{sanitize.clean(want)}' is not in the schema of {ctx.rev}"
-                       + (f"; nearest: {', '.join(nearest)}" if nearest else "")
-                       + ("" if incomplete is None else " (the schema is incomplete)")
-                       + "; table_usage lists SQL that names it anyway")
+        out["hint"] = (
+            f"table '{sanitize.clean(want)}' is not in the schema of {ctx.rev}"
+            + (f"; nearest: {', '.join(nearest)}" if nearest else "")
+            + ("" if incomplete is None else " (the schema is incomplete)")
+            + "; table_usage lists SQL that names it anyway"
+        )
     elif not tables and not views:
-        out["hint"] = f"no database tables in {ctx.rev}: configure db.dsn or db.schema_source migrations"
+        out["hint"] = (
+            f"no database tables in {ctx.rev}: configure db.dsn or db.schema_source migrations"
+        )
     return out
 
 
-def _sql_item(ctx: Ctx, lit: tuple[Any, ...], holder: dict[str, Any] | None, edge: tuple[Any, ...] | None,
-              table: str) -> dict[str, Any]:
+def _sql_item(
+    ctx: Ctx,
+    lit: tuple[Any, ...],
+    holder: dict[str, Any] | None,
+    edge: tuple[Any, ...] | None,
+    table: str,
+) -> dict[str, Any]:
     node_id, _kind, _name, fqn, path, start, end, props_json, _layer = lit
     ctx.touch(path)
     p = json.loads(props_json) if props_json else {}
     mine = [t for t in p.get("tables", []) if (t.get("name") or "").lower() == table.lower()]
     roles = sorted({t.get("role", "read") for t in mine}) or ["read"]
-    how = next((h for h in ("exact", "prefix_resolved", "dynamic") if any(t.get("how") == h for t in mine)), "dynamic")
+    how = next(
+        (
+            h
+            for h in ("exact", "prefix_resolved", "dynamic")
+            if any(t.get("how") == h for t in mine)
+        ),
+        "dynamic",
+    )
     cols = p.get("columns")
     item: dict[str, Any] = {
-        "sql": {"node_id": node_id, "fqn": sanitize.name(fqn), "path": path, "start_line": start, "end_line": end,
-                "evidence": f"{path}:{start}"},
+        "sql": {
+            "node_id": node_id,
+            "fqn": sanitize.name(fqn),
+            "path": path,
+            "start_line": start,
+            "end_line": end,
+            "evidence": f"{path}:{start}",
+        },
         "operation": p.get("operation", "other"),
         "roles": roles,
         "columns": UNKNOWN if cols is None else [sanitize.clean(c) for c in cols],
@@ -162,8 +221,14 @@ def _sql_item(ctx: Ctx, lit: tuple[Any, ...], holder: dict[str, Any] | None, edg
     if exprs:
         item["runtime_parts"] = exprs
     if edge is not None:
-        item.update({"provenance": edge[3], "confidence": edge[6], "evidence": f"{edge[4]}:{edge[5]}",
-                     "edge_uid": edge[8]})
+        item.update(
+            {
+                "provenance": edge[3],
+                "confidence": edge[6],
+                "evidence": f"{edge[4]}:{edge[5]}",
+                "edge_uid": edge[8],
+            }
+        )
         ep = json.loads(edge[9]) if edge[9] else {}
         if ep.get("via"):
             item["via"] = ep["via"]
@@ -235,15 +300,23 @@ def table_usage(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
             ctx.limits.append(f"table_usage: {len(lst)} {label}, the first {MAX_ITEMS} are listed")
             del lst[MAX_ITEMS:]
     out: dict[str, Any] = {
-        "table": sanitize.clean(table), "target": target_nodes, "readers": readers, "writers": writers,
+        "table": sanitize.clean(table),
+        "target": target_nodes,
+        "readers": readers,
+        "writers": writers,
         "symbols": sorted(symbols.values(), key=lambda s: (s["fqn"] or "", s["path"] or "")),
-        "files": sorted(files), "unlinked": unlinked, "counts": dict(sorted(counts.items())), "total": total,
+        "files": sorted(files),
+        "unlinked": unlinked,
+        "counts": dict(sorted(counts.items())),
+        "total": total,
     }
     if not targets:
         nearest = _nearest_tables(ctx, table)
         out["nearest"] = nearest
-        out["hint"] = (f"table '{sanitize.clean(table)}' is not in the schema of {ctx.rev}"
-                       + (f"; nearest: {', '.join(nearest)}" if nearest else "")
-                       + ("; `unlinked` lists SQL naming it" if unlinked else "")
-                       + ("" if incomplete is None else " (the schema is incomplete)"))
+        out["hint"] = (
+            f"table '{sanitize.clean(table)}' is not in the schema of {ctx.rev}"
+            + (f"; nearest: {', '.join(nearest)}" if nearest else "")
+            + ("; `unlinked` lists SQL naming it" if unlinked else "")
+            + ("" if incomplete is None else " (the schema is incomplete)")
+        )
     return out

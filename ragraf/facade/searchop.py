@@ -69,7 +69,9 @@ def run_search(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
     cal = ctx.control.latest_calibration("threshold")
     if cal is not None:
         cfg.update(cal[1])
-        ctx.limits.append(f"search threshold from calibration #{cal[0]} (abstain_cosine {cal[1]['abstain_cosine']})")
+        ctx.limits.append(
+            f"search threshold from calibration #{cal[0]} (abstain_cosine {cal[1]['abstain_cosine']})"
+        )
     stop = {s.lower() for s in cfg["stopwords"]}
     generic = {s.lower() for s in cfg["generic_words"]}
     query = args["query"]
@@ -77,13 +79,17 @@ def run_search(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
     ncand = int(cfg["candidates"])
     rrf_k = int(cfg["rrf_k"])
     nodes: dict[str, tuple[Any, ...]] = {}
-    chunks: dict[str, tuple[Any, ...]] = {}   # chunk_id -> (chunk_id, path, source_kind, node_id, start, end)
+    chunks: dict[
+        str, tuple[Any, ...]
+    ] = {}  # chunk_id -> (chunk_id, path, source_kind, node_id, start, end)
     why: dict[str, dict[str, Any]] = {}
 
     def accept(cid: str) -> bool:
         c = chunks[cid]
         n = nodes.get(c[3]) if c[3] else None
-        if args.get("lang") and not c[1].endswith(LANG_SUFFIX.get(args["lang"], ("." + args["lang"],))):
+        if args.get("lang") and not c[1].endswith(
+            LANG_SUFFIX.get(args["lang"], ("." + args["lang"],))
+        ):
             return False
         return not (args.get("kinds") and (n[1] if n else c[2]) not in args["kinds"])
 
@@ -105,7 +111,7 @@ def run_search(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
     lexical: list[str] = []
     bm25: dict[str, float] = {}
     matched_all: set[str] = set()
-    best_cover = 0.0   # the largest share of the query's terms found in one chunk
+    best_cover = 0.0  # the largest share of the query's terms found in one chunk
     if terms:
         for r in ctx.lex.fts(ctx.rev, fts_expression(terms), cfg["bm25_weights"], ncand):
             chunks.setdefault(r[0], r[:6])
@@ -151,7 +157,9 @@ def run_search(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
     order = anchors + sorted((c for c in fused if c not in anchors), key=lambda c: (-fused[c], c))
     # 5. abstention
     best_cos = max(cosine.values(), default=None)
-    confidence, reason = _confidence(anchors, lexical, best_cover, matched_all, generic, best_cos, cfg, bool(knn))
+    confidence, reason = _confidence(
+        anchors, lexical, best_cover, matched_all, generic, best_cos, cfg, bool(knn)
+    )
     if confidence == "none":
         order = []
     hits = []
@@ -163,20 +171,40 @@ def run_search(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
         w = why.get(cid, {})
         if cid in bm25:
             w["bm25"] = bm25[cid]
-        hits.append({"chunk_id": cid, "path": c[1], "start_line": c[4], "end_line": c[5], "evidence": f"{c[1]}:{c[4]}",
-                     "score": score, "source_kind": c[2], "kind": n[1] if n else c[2],
-                     "fqn": sanitize.name(n[3]) if n else None, "node_id": c[3], "why": w or {"fused": True}})
+        hits.append(
+            {
+                "chunk_id": cid,
+                "path": c[1],
+                "start_line": c[4],
+                "end_line": c[5],
+                "evidence": f"{c[1]}:{c[4]}",
+                "score": score,
+                "source_kind": c[2],
+                "kind": n[1] if n else c[2],
+                "fqn": sanitize.name(n[3]) if n else None,
+                "node_id": c[3],
+                "why": w or {"fused": True},
+            }
+        )
     if args.get("with_text"):
         texts = ctx.lex.texts(ctx.rev, [h["chunk_id"] for h in hits])
         for h in hits:
             h["text"] = sanitize.untrusted(texts.get(h["chunk_id"], ""))
-    out: dict[str, Any] = {"query": sanitize.clean(query), "terms": terms, "hits": hits, "abstained": not hits,
-                           "confidence": confidence, "hint": None}
+    out: dict[str, Any] = {
+        "query": sanitize.clean(query),
+        "terms": terms,
+        "hits": hits,
+        "abstained": not hits,
+        "confidence": confidence,
+        "hint": None,
+    }
     if best_cos is not None:
         out["best_cosine"] = best_cos
     if not hits:
-        out["hint"] = (f"not found: {reason}. Try a symbol name or other words, or search the working tree (rg) "
-                       "for code added after the index.")
+        out["hint"] = (
+            f"not found: {reason}. Try a symbol name or other words, or search the working tree (rg) "
+            "for code added after the index."
+        )
     return out
 
 
@@ -192,8 +220,16 @@ def _vector_state(ctx: Ctx) -> str | None:
     return None
 
 
-def _confidence(anchors: list[str], lexical: list[str], coverage: float, matched: set[str], generic: set[str],
-                best_cos: float | None, cfg: dict[str, Any], have_vectors: bool) -> tuple[str, str]:
+def _confidence(
+    anchors: list[str],
+    lexical: list[str],
+    coverage: float,
+    matched: set[str],
+    generic: set[str],
+    best_cos: float | None,
+    cfg: dict[str, Any],
+    have_vectors: bool,
+) -> tuple[str, str]:
     """exact | strong | weak | none (abstain), and the reason for none.
 
     ``coverage`` is the largest share of the query's terms that one chunk contains."""
@@ -205,15 +241,20 @@ def _confidence(anchors: list[str], lexical: list[str], coverage: float, matched
         return ("weak", "") if lexical else ("none", "no indexed chunk contains these words")
     if lexical:
         if best_cos < abstain and (matched <= generic or coverage < min_cover):
-            return "none", (f"the words shared with the code are generic or few ({', '.join(sorted(matched)) or '-'}; "
-                            f"at most {coverage:.0%} of the query in one place) and nothing is near in meaning "
-                            f"(best cosine {best_cos:.2f} < {abstain})")
+            return "none", (
+                f"the words shared with the code are generic or few ({', '.join(sorted(matched)) or '-'}; "
+                f"at most {coverage:.0%} of the query in one place) and nothing is near in meaning "
+                f"(best cosine {best_cos:.2f} < {abstain})"
+            )
         return ("strong" if best_cos >= promote or coverage >= 0.99 else "weak"), ""
     if best_cos >= promote:
         return "strong", ""
     if best_cos >= abstain:
         return "weak", ""
-    return "none", f"no word matches and nothing is near in meaning (best cosine {best_cos:.2f} < {abstain})"
+    return (
+        "none",
+        f"no word matches and nothing is near in meaning (best cosine {best_cos:.2f} < {abstain})",
+    )
 
 
 def best_cosine(ctx: Ctx, query: str) -> float | None:

@@ -35,8 +35,14 @@ def status(root: Path, rev: str | None = None) -> dict[str, Any]:
         control.close()
 
 
-def status_of(root: Path, rev_id: str, graph: GraphStore, lex: LexStore, control: ControlStore,
-              man: dict[str, Any]) -> dict[str, Any]:
+def status_of(
+    root: Path,
+    rev_id: str,
+    graph: GraphStore,
+    lex: LexStore,
+    control: ControlStore,
+    man: dict[str, Any],
+) -> dict[str, Any]:
     row = graph.rev_row(rev_id) or {}
     hist = {h["rev_id"]: h for h in control.history()}
     h = hist.get(rev_id, {})
@@ -47,7 +53,8 @@ def status_of(root: Path, rev_id: str, graph: GraphStore, lex: LexStore, control
         "active_rev": man["rev_id"],
         "state": row.get("state", h.get("state")),
         "created_at": row.get("created_at", h.get("created_at")),
-        "sealed_at": h.get("sealed_at") or (man.get("sealed_at") if rev_id == man["rev_id"] else None),
+        "sealed_at": h.get("sealed_at")
+        or (man.get("sealed_at") if rev_id == man["rev_id"] else None),
         "capability": "degraded" if not h.get("joern_used") else "full",
         "capability_note": "no CPG (Joern not used): slice refuses; calls come from tree-sitter + name resolution",
         "vectors": man.get("vectors", "unavailable") if rev_id == man["rev_id"] else None,
@@ -67,7 +74,12 @@ def status_of(root: Path, rev_id: str, graph: GraphStore, lex: LexStore, control
             "control": control.db.size_bytes(),
         },
         "revisions": [
-            {k: v for k, v in x.items() if k in ("rev_id", "state", "created_at", "sealed_at", "files", "nodes", "edges", "note")}
+            {
+                k: v
+                for k, v in x.items()
+                if k
+                in ("rev_id", "state", "created_at", "sealed_at", "files", "nodes", "edges", "note")
+            }
             for x in control.history()
         ],
     }

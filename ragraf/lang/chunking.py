@@ -19,8 +19,13 @@ from ragraf.tokens import fts_text, looks_like_sql
 
 DEFAULT_MAX_LINES = 120
 _COMMENT = re.compile(r"/\*.*?\*/|(?<![:\w])//[^\n]*|^\s*#(?!\[)[^\n]*", re.DOTALL | re.MULTILINE)
-_STRING = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"|<<<\s*['\"]?(\w+)['\"]?\n.*?\n\s*\1\b", re.DOTALL)
-_TRIVIAL = re.compile(r"^\s*(<\?php|\?>|[{}();,\[\]]*|use\s+[^;]+;|namespace\s+[^;{]+;|declare\([^)]*\);)?\s*$", re.IGNORECASE)
+_STRING = re.compile(
+    r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"|<<<\s*['\"]?(\w+)['\"]?\n.*?\n\s*\1\b", re.DOTALL
+)
+_TRIVIAL = re.compile(
+    r"^\s*(<\?php|\?>|[{}();,\[\]]*|use\s+[^;]+;|namespace\s+[^;{]+;|declare\([^)]*\);)?\s*$",
+    re.IGNORECASE,
+)
 SYMBOL_KINDS = ("function", "method")
 CLASS_KINDS = ("class", "interface", "trait", "enum")
 
@@ -42,7 +47,9 @@ def _windows(start: int, end: int, max_lines: int) -> list[tuple[int, int]]:
     return out
 
 
-def make_chunks(path: str, text: str, facts: FileFacts, lang: str, max_lines: int = DEFAULT_MAX_LINES) -> list[Chunk]:
+def make_chunks(
+    path: str, text: str, facts: FileFacts, lang: str, max_lines: int = DEFAULT_MAX_LINES
+) -> list[Chunk]:
     lines = text.split("\n")
     n_lines = len(lines)
     covered = [False] * (n_lines + 2)
@@ -51,7 +58,7 @@ def make_chunks(path: str, text: str, facts: FileFacts, lang: str, max_lines: in
         if kind == "docblock" and owner is not None:
             doc_start.setdefault(owner, start)
     nodes = facts.nodes
-    ranges: list[tuple[int, int, int | None, str]] = []   # (start, end, node index, kind)
+    ranges: list[tuple[int, int, int | None, str]] = []  # (start, end, node index, kind)
     # methods per class, to cut class headers
     first_member: dict[int, int] = {}
     for cd in facts.classes:
@@ -68,7 +75,9 @@ def make_chunks(path: str, text: str, facts: FileFacts, lang: str, max_lines: in
             ranges.append((s, max(s, e), i, kind))
     chunks: list[Chunk] = []
 
-    def emit(s: int, e: int, node: int | None, source_kind: str, header_kind: str, fqn: str) -> None:
+    def emit(
+        s: int, e: int, node: int | None, source_kind: str, header_kind: str, fqn: str
+    ) -> None:
         for ws, we in _windows(s, e, max_lines):
             if ws > n_lines:
                 continue
@@ -77,7 +86,20 @@ def make_chunks(path: str, text: str, facts: FileFacts, lang: str, max_lines: in
             names = [nodes[j][3] for j in range(len(nodes)) if j and ws <= nodes[j][4] <= we]
             sym = fts_text(" ".join(dict.fromkeys([fqn, *names])))
             ct, st, tt = _tokens(code)
-            chunks.append(Chunk(source_kind, node, ws, we, f"{header_kind} {fqn} ({path}:{ws})", code, sym, ct, st, tt))
+            chunks.append(
+                Chunk(
+                    source_kind,
+                    node,
+                    ws,
+                    we,
+                    f"{header_kind} {fqn} ({path}:{ws})",
+                    code,
+                    sym,
+                    ct,
+                    st,
+                    tt,
+                )
+            )
 
     taken: list[tuple[int, int]] = []
     for s, e, i, kind in sorted(ranges, key=lambda r: (r[0], -r[1])):
@@ -106,7 +128,9 @@ def make_chunks(path: str, text: str, facts: FileFacts, lang: str, max_lines: in
     return chunks
 
 
-def doc_chunks(path: str, sections: list[tuple[int, int, str, str, int]], max_lines: int = DEFAULT_MAX_LINES) -> list[Chunk]:
+def doc_chunks(
+    path: str, sections: list[tuple[int, int, str, str, int]], max_lines: int = DEFAULT_MAX_LINES
+) -> list[Chunk]:
     """Markdown sections -> chunks (source_kind doc)."""
     out: list[Chunk] = []
     for start, end, title, body, node in sections:
@@ -114,13 +138,25 @@ def doc_chunks(path: str, sections: list[tuple[int, int, str, str, int]], max_li
         for ws, we in _windows(start, end, max_lines):
             code = "\n".join(body_lines[ws - start : we - start + 1])
             out.append(
-                Chunk("doc", node, ws, we, f"doc_section {title} ({path}:{ws})", code,
-                      fts_text(title), "", "", fts_text(code))
+                Chunk(
+                    "doc",
+                    node,
+                    ws,
+                    we,
+                    f"doc_section {title} ({path}:{ws})",
+                    code,
+                    fts_text(title),
+                    "",
+                    "",
+                    fts_text(code),
+                )
             )
     return out
 
 
-def file_chunks(path: str, text: str, lang: str, node: int, max_lines: int = DEFAULT_MAX_LINES) -> list[Chunk]:
+def file_chunks(
+    path: str, text: str, lang: str, node: int, max_lines: int = DEFAULT_MAX_LINES
+) -> list[Chunk]:
     """A file without symbols (e.g. SQL) as plain windows."""
     lines = text.split("\n")
     out: list[Chunk] = []
@@ -132,5 +168,18 @@ def file_chunks(path: str, text: str, lang: str, node: int, max_lines: int = DEF
         if not code.strip():
             continue
         sql = fts_text(code) if lang == "sql" else ""
-        out.append(Chunk("file", node, ws, we, f"file {path} ({path}:{ws})", code, fts_text(path), fts_text(code) if lang != "sql" else "", sql, ""))
+        out.append(
+            Chunk(
+                "file",
+                node,
+                ws,
+                we,
+                f"file {path} ({path}:{ws})",
+                code,
+                fts_text(path),
+                fts_text(code) if lang != "sql" else "",
+                sql,
+                "",
+            )
+        )
     return out

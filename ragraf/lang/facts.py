@@ -23,26 +23,26 @@ LocalEdge = tuple[str, str, str, int]
 
 @dataclass
 class ClassDecl:
-    node: int                      # index into FileFacts.nodes
+    node: int  # index into FileFacts.nodes
     fqn: str
-    kind: str                      # class | interface | trait | enum
-    extends: list[tuple[str, int]] = field(default_factory=list)      # (fqn, line)
+    kind: str  # class | interface | trait | enum
+    extends: list[tuple[str, int]] = field(default_factory=list)  # (fqn, line)
     implements: list[tuple[str, int]] = field(default_factory=list)
     traits: list[tuple[str, int]] = field(default_factory=list)
-    methods: dict[str, int] = field(default_factory=dict)            # lower name -> node index
-    props: dict[str, list[Any]] = field(default_factory=dict)         # name -> type descs
-    consts: dict[str, int] = field(default_factory=dict)              # name -> node index
+    methods: dict[str, int] = field(default_factory=dict)  # lower name -> node index
+    props: dict[str, list[Any]] = field(default_factory=dict)  # name -> type descs
+    consts: dict[str, int] = field(default_factory=dict)  # name -> node index
     abstract: bool = False
 
 
 @dataclass
 class Chunk:
-    source_kind: str               # symbol | file | doc
-    node: int | None               # index into FileFacts.nodes
+    source_kind: str  # symbol | file | doc
+    node: int | None  # index into FileFacts.nodes
     start_line: int
     end_line: int
-    header: str                    # line 0 of chunk_text
-    code: str                      # lines start_line..end_line
+    header: str  # line 0 of chunk_text
+    code: str  # lines start_line..end_line
     symbol_tokens: str
     code_tokens: str
     sql_tokens: str
@@ -53,16 +53,16 @@ class Chunk:
 class FileFacts:
     path: str
     lang: str | None
-    status: str                    # ok | partial | failed
+    status: str  # ok | partial | failed
     note: str | None
     lines: int
     nodes: list[Node] = field(default_factory=list)
     edges: list[LocalEdge] = field(default_factory=list)
     classes: list[ClassDecl] = field(default_factory=list)
-    functions: list[tuple[str, int]] = field(default_factory=list)    # (fqn, node index)
-    returns: dict[int, list[Any]] = field(default_factory=dict)       # node index -> type descs
+    functions: list[tuple[str, int]] = field(default_factory=list)  # (fqn, node index)
+    returns: dict[int, list[Any]] = field(default_factory=dict)  # node index -> type descs
     refs: list[tuple[Any, ...]] = field(default_factory=list)
-    scope_nodes: list[int] = field(default_factory=list)              # scope index -> node index
+    scope_nodes: list[int] = field(default_factory=list)  # scope index -> node index
     global_assigns: list[tuple[str, Any]] = field(default_factory=list)
     texts: list[tuple[int, int, str, str, int | None]] = field(default_factory=list)
     chunks: list[Chunk] = field(default_factory=list)

@@ -44,27 +44,86 @@ CLASS_KINDS = {
     "enum_declaration": "enum",
 }
 NOT_CLASSES = {
-    "int", "integer", "float", "double", "string", "bool", "boolean", "array", "callable",
-    "iterable", "object", "mixed", "void", "null", "never", "false", "true", "resource",
-    "self", "static", "parent", "numeric", "scalar", "list",
+    "int",
+    "integer",
+    "float",
+    "double",
+    "string",
+    "bool",
+    "boolean",
+    "array",
+    "callable",
+    "iterable",
+    "object",
+    "mixed",
+    "void",
+    "null",
+    "never",
+    "false",
+    "true",
+    "resource",
+    "self",
+    "static",
+    "parent",
+    "numeric",
+    "scalar",
+    "list",
 }
-ROUTE_METHODS = {"addroute", "get", "post", "put", "patch", "delete", "any", "map", "match", "options", "head"}
+ROUTE_METHODS = {
+    "addroute",
+    "get",
+    "post",
+    "put",
+    "patch",
+    "delete",
+    "any",
+    "map",
+    "match",
+    "options",
+    "head",
+}
 COND_PARENTS = {
-    "if_statement", "else_clause", "else_if_clause", "switch_statement", "case_statement",
-    "conditional_expression", "try_statement", "catch_clause", "while_statement",
-    "for_statement", "foreach_statement",
+    "if_statement",
+    "else_clause",
+    "else_if_clause",
+    "switch_statement",
+    "case_statement",
+    "conditional_expression",
+    "try_statement",
+    "catch_clause",
+    "while_statement",
+    "for_statement",
+    "foreach_statement",
 }
-_SCOPE_TYPES = {"function_definition", "method_declaration", "anonymous_function", "arrow_function", "program"}
+_SCOPE_TYPES = {
+    "function_definition",
+    "method_declaration",
+    "anonymous_function",
+    "arrow_function",
+    "program",
+}
 _DOC_VAR = re.compile(r"@var\s+([\\\w|?\[\]]+)\s+\$(\w+)")
 _DOC_VAR_PROP = re.compile(r"@var\s+([\\\w|?\[\]]+)")
 _DOC_RETURN = re.compile(r"@return\s+([\\\w|?\[\]]+)")
 # PHP escapes of double-quoted strings and heredocs (single quotes know only \\ and \')
-_DQ_ESCAPE = re.compile(r'\\(?:([nrtvef\\$"])|([0-7]{1,3})|x([0-9A-Fa-f]{1,2})|u\{([0-9A-Fa-f]+)\})')
-_DQ_SIMPLE = {"n": "\n", "r": "\r", "t": "\t", "v": "\v", "e": "\x1b", "f": "\f", "\\": "\\", "$": "$", '"': '"'}
+_DQ_ESCAPE = re.compile(
+    r'\\(?:([nrtvef\\$"])|([0-7]{1,3})|x([0-9A-Fa-f]{1,2})|u\{([0-9A-Fa-f]+)\})'
+)
+_DQ_SIMPLE = {
+    "n": "\n",
+    "r": "\r",
+    "t": "\t",
+    "v": "\v",
+    "e": "\x1b",
+    "f": "\f",
+    "\\": "\\",
+    "$": "$",
+    '"': '"',
+}
 _SQ_ESCAPE = re.compile(r"\\([\\'])")
 _STRINGS = frozenset({"string", "encapsed_string", "heredoc", "nowdoc"})
 _TEXT_PARTS = frozenset({"string_content", "escape_sequence", "nowdoc_string", "string_value"})
-MAX_SQL_DYN = 120          # characters of a run-time part kept in fragments
+MAX_SQL_DYN = 120  # characters of a run-time part kept in fragments
 
 
 @cache
@@ -132,8 +191,8 @@ class _Extractor:
         self.scopes: list[_Scope] = []
         self.all_scopes: list[_Scope] = []
         self.seg_node: int | None = None
-        self.stack: list[tuple[int, str, Any]] = []   # (end_byte, what, payload)
-        self.decl_at: dict[int, int] = {}             # start byte of declaration -> node index
+        self.stack: list[tuple[int, str, Any]] = []  # (end_byte, what, payload)
+        self.decl_at: dict[int, int] = {}  # start byte of declaration -> node index
         self.raw_refs: list[tuple[Any, ...]] = []
         self.comments: list[Any] = []
         self.sql_done: set[tuple[int, int]] = set()
@@ -143,7 +202,15 @@ class _Extractor:
     def t(self, n: Any) -> str:
         return self.src[n.start_byte : n.end_byte].decode("utf-8", "surrogateescape")
 
-    def add_node(self, kind: str, name: str, fqn: str, n: Any, props: dict[str, Any], layer: str = "structural") -> int:
+    def add_node(
+        self,
+        kind: str,
+        name: str,
+        fqn: str,
+        n: Any,
+        props: dict[str, Any],
+        layer: str = "structural",
+    ) -> int:
         start = n.start_point[0] + 1
         end = n.end_point[0] + 1
         nid = ids.node_id(kind, fqn, self.path, start)
@@ -233,7 +300,12 @@ class _Extractor:
         if tnode is None:
             return []
         ty = tnode.type
-        if ty in ("optional_type", "union_type", "intersection_type", "disjunctive_normal_form_type"):
+        if ty in (
+            "optional_type",
+            "union_type",
+            "intersection_type",
+            "disjunctive_normal_form_type",
+        ):
             out: list[Any] = []
             for c in tnode.named_children:
                 out.extend(self.type_descs(c))
@@ -246,7 +318,9 @@ class _Extractor:
             low = raw.lower()
             if low in ("self", "static"):
                 cls = self.cur_class()
-                return [("static",)] if low == "static" and cls else ([("class", cls)] if cls else [])
+                return (
+                    [("static",)] if low == "static" and cls else ([("class", cls)] if cls else [])
+                )
             fq = self.resolve_class(raw)
             return [("class", fq)] if fq else []
         return []
@@ -387,9 +461,11 @@ class _Extractor:
             elif c.type == "namespace_name":
                 prefix = self.t(c)
         group = n.child_by_field_name("body")
-        clauses = list(group.named_children) if group is not None else [
-            c for c in n.named_children if c.type == "namespace_use_clause"
-        ]
+        clauses = (
+            list(group.named_children)
+            if group is not None
+            else [c for c in n.named_children if c.type == "namespace_use_clause"]
+        )
         for cl in clauses:
             if cl.type != "namespace_use_clause":
                 continue
@@ -398,16 +474,32 @@ class _Extractor:
                 if c.type in ("function", "const"):
                     ckind = "function" if c.type == "function" else "const"
             alias_node = cl.child_by_field_name("alias")
-            name_nodes = [c for c in cl.named_children if c is not alias_node and c.type in ("name", "qualified_name")]
+            name_nodes = [
+                c
+                for c in cl.named_children
+                if c is not alias_node and c.type in ("name", "qualified_name")
+            ]
             if not name_nodes:
                 continue
             raw = self.t(name_nodes[0]).lstrip("\\")
             fqn = f"{prefix}\\{raw}" if prefix else raw
             fqn = fqn.lstrip("\\")
             alias = self.t(alias_node) if alias_node is not None else fqn.rsplit("\\", 1)[-1]
-            table = {"class": self.seg.classes, "function": self.seg.functions, "const": self.seg.consts}[ckind]
+            table = {
+                "class": self.seg.classes,
+                "function": self.seg.functions,
+                "const": self.seg.consts,
+            }[ckind]
             table[alias.lower()] = fqn
-            self.raw_refs.append(("import", self.scope_index(), cl.start_point[0] + 1 if cl.start_point[0] != n.start_point[0] else line, ckind, fqn))
+            self.raw_refs.append(
+                (
+                    "import",
+                    self.scope_index(),
+                    cl.start_point[0] + 1 if cl.start_point[0] != n.start_point[0] else line,
+                    ckind,
+                    fqn,
+                )
+            )
 
     def scope_index(self) -> int:
         return self.scopes[-1].id
@@ -420,7 +512,11 @@ class _Extractor:
     def on_class(self, n: Any, kind: str) -> None:
         name = self.t(n.child_by_field_name("name"))
         fqn = self.qualify(name)
-        mods = [self.t(c) for c in n.children if c.type in ("abstract_modifier", "final_modifier", "readonly_modifier")]
+        mods = [
+            self.t(c)
+            for c in n.children
+            if c.type in ("abstract_modifier", "final_modifier", "readonly_modifier")
+        ]
         props: dict[str, Any] = {"signature": self.signature(n)}
         if mods:
             props["modifiers"] = mods
@@ -466,13 +562,19 @@ class _Extractor:
         sig = " ".join(sig.split()).rstrip(" ;{")
         return sig[:300]
 
-    def params(self, n: Any, scope: _Scope, decl: ClassDecl | None, is_ctor: bool) -> list[dict[str, Any]]:
+    def params(
+        self, n: Any, scope: _Scope, decl: ClassDecl | None, is_ctor: bool
+    ) -> list[dict[str, Any]]:
         plist = n.child_by_field_name("parameters")
         out: list[dict[str, Any]] = []
         if plist is None:
             return out
         for p in plist.named_children:
-            if p.type not in ("simple_parameter", "variadic_parameter", "property_promotion_parameter"):
+            if p.type not in (
+                "simple_parameter",
+                "variadic_parameter",
+                "property_promotion_parameter",
+            ):
                 continue
             name_node = p.child_by_field_name("name")
             if name_node is None:
@@ -496,11 +598,19 @@ class _Extractor:
                     decl.props.setdefault(pname, []).extend(descs)
                     vis = p.child_by_field_name("visibility")
                     pid = self.add_node(
-                        "property", "$" + pname, f"{decl.fqn}::${pname}", p,
-                        {"visibility": self.t(vis) if vis is not None else "public", "promoted": True,
-                         **({"type": entry["type"]} if "type" in entry else {})},
+                        "property",
+                        "$" + pname,
+                        f"{decl.fqn}::${pname}",
+                        p,
+                        {
+                            "visibility": self.t(vis) if vis is not None else "public",
+                            "promoted": True,
+                            **({"type": entry["type"]} if "type" in entry else {}),
+                        },
                     )
-                    self.facts.edges.append((self.nid(decl.node), self.nid(pid), "contains", p.start_point[0] + 1))
+                    self.facts.edges.append(
+                        (self.nid(decl.node), self.nid(pid), "contains", p.start_point[0] + 1)
+                    )
             out.append(entry)
         return out
 
@@ -573,12 +683,16 @@ class _Extractor:
             if vn is None:
                 continue
             pname = self.t(vn).lstrip("$")
-            props: dict[str, Any] = {"visibility": mods.get("visibility_modifier", "public"),
-                                     "static": "static_modifier" in mods}
+            props: dict[str, Any] = {
+                "visibility": mods.get("visibility_modifier", "public"),
+                "static": "static_modifier" in mods,
+            }
             if tnode is not None:
                 props["type"] = self.t(tnode)
             idx = self.add_node("property", "$" + pname, f"{decl.fqn}::${pname}", el, props)
-            self.facts.edges.append((self.nid(decl.node), self.nid(idx), "contains", el.start_point[0] + 1))
+            self.facts.edges.append(
+                (self.nid(decl.node), self.nid(idx), "contains", el.start_point[0] + 1)
+            )
             decl.props.setdefault(pname, []).extend(descs)
             default = el.child_by_field_name("default_value")
             d = self.expr_desc(default)
@@ -604,7 +718,9 @@ class _Extractor:
             idx = self.add_node("constant", name, fqn, el, {})
             if decl is not None:
                 decl.consts[name] = idx
-                self.facts.edges.append((self.nid(decl.node), self.nid(idx), "contains", el.start_point[0] + 1))
+                self.facts.edges.append(
+                    (self.nid(decl.node), self.nid(idx), "contains", el.start_point[0] + 1)
+                )
             else:
                 self.link_parent(idx, el)
 
@@ -616,7 +732,9 @@ class _Extractor:
         name = self.t(name_node)
         idx = self.add_node("constant", name, f"{decl.fqn}::{name}", n, {"enum_case": True})
         decl.consts[name] = idx
-        self.facts.edges.append((self.nid(decl.node), self.nid(idx), "contains", n.start_point[0] + 1))
+        self.facts.edges.append(
+            (self.nid(decl.node), self.nid(idx), "contains", n.start_point[0] + 1)
+        )
 
     def on_trait_use(self, n: Any) -> None:
         decl = self.cur_class_decl()
@@ -636,10 +754,17 @@ class _Extractor:
         if f.type in ("name", "qualified_name"):
             raw = self.t(f)
             low = raw.lower().lstrip("\\")
-            if low in ("call_user_func", "call_user_func_array", "forward_static_call", "forward_static_call_array"):
+            if low in (
+                "call_user_func",
+                "call_user_func_array",
+                "forward_static_call",
+                "forward_static_call_array",
+            ):
                 args = n.child_by_field_name("arguments")
                 first = args.named_children[0] if args is not None and args.named_children else None
-                arg = first.named_children[0] if first is not None and first.named_children else None
+                arg = (
+                    first.named_children[0] if first is not None and first.named_children else None
+                )
                 target = self.callable_target(arg)
                 self.raw_refs.append(("vcall", sc, line, "call_user_func", target))
                 return
@@ -655,7 +780,9 @@ class _Extractor:
         arg = first.named_children[0] if first is not None and first.named_children else None
         name = self.string_value(arg)
         if name and re.fullmatch(r"[A-Za-z_]\w*(\\\w+)*", name):
-            idx = self.add_node("constant", name.rsplit("\\", 1)[-1], name.lstrip("\\"), n, {"define": True})
+            idx = self.add_node(
+                "constant", name.rsplit("\\", 1)[-1], name.lstrip("\\"), n, {"define": True}
+            )
             self.facts.edges.append((self.nid(0), self.nid(idx), "contains", n.start_point[0] + 1))
 
     def callable_target(self, arg: Any) -> Any:
@@ -668,7 +795,11 @@ class _Extractor:
                 cls, _, meth = s.partition("::")
                 fq = self.resolve_class(cls)
                 return ("method", ("class", fq), meth) if fq else None
-            return ("function", self.function_candidates(s)) if re.fullmatch(r"\\?\w+(\\\w+)*", s) else None
+            return (
+                ("function", self.function_candidates(s))
+                if re.fullmatch(r"\\?\w+(\\\w+)*", s)
+                else None
+            )
         if arg.type == "array_creation_expression":
             return self.callable_array(arg)
         return None
@@ -697,7 +828,9 @@ class _Extractor:
     def on_array(self, n: Any) -> None:
         target = self.callable_array(n)
         if target is not None and target[1] is not None:
-            self.raw_refs.append(("callable", self.scope_index(), n.start_point[0] + 1, target[1], target[2]))
+            self.raw_refs.append(
+                ("callable", self.scope_index(), n.start_point[0] + 1, target[1], target[2])
+            )
 
     def on_method_call(self, n: Any) -> None:
         name = n.child_by_field_name("name")
@@ -715,8 +848,11 @@ class _Extractor:
         """Router registrations: ->get('/path', Handler::class), ->addRoute(['GET'], '/p', [C::class, 'm']),
         with the prefixes of enclosing ->addGroup('/prefix', function ...) calls."""
         args = n.child_by_field_name("arguments")
-        vals = [a.named_children[0] for a in (args.named_children if args is not None else [])
-                if a.type == "argument" and a.named_children]
+        vals = [
+            a.named_children[0]
+            for a in (args.named_children if args is not None else [])
+            if a.type == "argument" and a.named_children
+        ]
         if mname in ("addroute", "map", "match"):
             if len(vals) < 3:
                 return
@@ -725,8 +861,11 @@ class _Extractor:
             if single is not None:
                 methods = [single.upper()]
             elif mnode.type == "array_creation_expression":
-                methods = [self.string_value(e.named_children[0]) or "?" for e in mnode.named_children
-                           if e.type == "array_element_initializer" and e.named_children]
+                methods = [
+                    self.string_value(e.named_children[0]) or "?"
+                    for e in mnode.named_children
+                    if e.type == "array_element_initializer" and e.named_children
+                ]
                 methods = [m.upper() for m in methods]
             else:
                 methods = ["*"]
@@ -764,12 +903,22 @@ class _Extractor:
                 pn = p.child_by_field_name("name")
                 if pn is not None and self.t(pn).lower() in ("addgroup", "group", "prefix"):
                     pargs = p.child_by_field_name("arguments")
-                    first = pargs.named_children[0] if pargs is not None and pargs.named_children else None
-                    pv = self.string_value(first.named_children[0]) if first is not None and first.named_children else None
+                    first = (
+                        pargs.named_children[0]
+                        if pargs is not None and pargs.named_children
+                        else None
+                    )
+                    pv = (
+                        self.string_value(first.named_children[0])
+                        if first is not None and first.named_children
+                        else None
+                    )
                     if pv is not None:
                         prefix = pv + prefix
             p = p.parent
-        self.raw_refs.append(("route", self.scope_index(), line, tuple(methods), prefix + route, handler))
+        self.raw_refs.append(
+            ("route", self.scope_index(), line, tuple(methods), prefix + route, handler)
+        )
 
     def on_static_call(self, n: Any) -> None:
         name = n.child_by_field_name("name")
@@ -808,14 +957,17 @@ class _Extractor:
         p = n.parent
         while p is not None and p.type not in _SCOPE_TYPES:
             if p.type in COND_PARENTS or (
-                p.type == "binary_expression" and p.child(1) is not None
+                p.type == "binary_expression"
+                and p.child(1) is not None
                 and self.t(p.child(1)).lower() in ("or", "and", "||", "&&", "??")
             ):
                 conditional = True
                 break
             p = p.parent
         kind = n.type.replace("_expression", "")
-        self.raw_refs.append(("include", self.scope_index(), n.start_point[0] + 1, kind, tuple(parts), conditional))
+        self.raw_refs.append(
+            ("include", self.scope_index(), n.start_point[0] + 1, kind, tuple(parts), conditional)
+        )
 
     def include_parts(self, n: Any) -> list[tuple[str, str]]:
         if n is None:
@@ -824,7 +976,9 @@ class _Extractor:
         if ty == "parenthesized_expression":
             return self.include_parts(n.named_children[0] if n.named_children else None)
         if ty == "binary_expression" and n.child(1) is not None and self.t(n.child(1)) == ".":
-            return self.include_parts(n.child_by_field_name("left")) + self.include_parts(n.child_by_field_name("right"))
+            return self.include_parts(n.child_by_field_name("left")) + self.include_parts(
+                n.child_by_field_name("right")
+            )
         s = self.string_value(n)
         if s is not None:
             return [("lit", s)]
@@ -833,8 +987,17 @@ class _Extractor:
         if ty == "function_call_expression":
             f = n.child_by_field_name("function")
             args = n.child_by_field_name("arguments")
-            if f is not None and self.t(f).lower().lstrip("\\") == "dirname" and args is not None and args.named_children:
-                inner = args.named_children[0].named_children[0] if args.named_children[0].named_children else None
+            if (
+                f is not None
+                and self.t(f).lower().lstrip("\\") == "dirname"
+                and args is not None
+                and args.named_children
+            ):
+                inner = (
+                    args.named_children[0].named_children[0]
+                    if args.named_children[0].named_children
+                    else None
+                )
                 levels = 1
                 if len(args.named_children) > 1:
                     lv = self.t(args.named_children[1]).strip()
@@ -846,7 +1009,9 @@ class _Extractor:
         if ty == "encapsed_string":
             out: list[tuple[str, str]] = []
             for c in n.named_children:
-                out.extend([("lit", self.t(c))] if c.type == "string_content" else [("dyn", self.t(c))])
+                out.extend(
+                    [("lit", self.t(c))] if c.type == "string_content" else [("dyn", self.t(c))]
+                )
             return out
         return [("dyn", self.t(n)[:80])]
 
@@ -877,7 +1042,12 @@ class _Extractor:
         elif lt == "member_access_expression":
             obj = left.child_by_field_name("object")
             pname = left.child_by_field_name("name")
-            if obj is not None and pname is not None and self.t(obj) == "$this" and pname.type == "name":
+            if (
+                obj is not None
+                and pname is not None
+                and self.t(obj) == "$this"
+                and pname.type == "name"
+            ):
                 decl = self.cur_class_decl_any()
                 d = self.expr_desc(right)
                 if decl is not None and d is not None:
@@ -906,7 +1076,7 @@ class _Extractor:
         if tnode is None or name is None:
             return
         descs: list[Any] = []
-        for c in ([tnode] if tnode.type != "type_list" else tnode.named_children):
+        for c in [tnode] if tnode.type != "type_list" else tnode.named_children:
             descs.extend(self.type_descs(c))
         if descs:
             self.scope().vars.setdefault(self.t(name).lstrip("$"), []).extend(descs)
@@ -915,7 +1085,9 @@ class _Extractor:
         base = n.named_children[0]
         key_node = n.named_children[1] if n.named_child_count > 1 else None
         key = self.string_value(key_node) if key_node is not None else None
-        self.raw_refs.append(("superglobal", self.scope_index(), n.start_point[0] + 1, self.t(base), key))
+        self.raw_refs.append(
+            ("superglobal", self.scope_index(), n.start_point[0] + 1, self.t(base), key)
+        )
 
     def on_closure(self, n: Any) -> None:
         # parameters of closures type variables of the enclosing scope (flow-insensitive)
@@ -936,7 +1108,9 @@ class _Extractor:
         outer = n
         p = outer.parent
         while p is not None:
-            if not (_is_concat(p) or (p.type == "parenthesized_expression" and _is_concat(p.parent))):
+            if not (
+                _is_concat(p) or (p.type == "parenthesized_expression" and _is_concat(p.parent))
+            ):
                 break
             outer = p
             p = outer.parent
@@ -954,8 +1128,18 @@ class _Extractor:
         line = outer.start_point[0] + 1
         ordinal = self.sql_lines.get((owner, line), 0) + 1
         self.sql_lines[(owner, line)] = ordinal
-        self.raw_refs.append(("sql", self.scope_index(), line, outer.end_point[0] + 1, frags, pack_sql(info),
-                              owner, ordinal))
+        self.raw_refs.append(
+            (
+                "sql",
+                self.scope_index(),
+                line,
+                outer.end_point[0] + 1,
+                frags,
+                pack_sql(info),
+                owner,
+                ordinal,
+            )
+        )
 
     def sql_owner(self) -> int:
         for _end, what, payload in reversed(self.stack):
@@ -980,8 +1164,11 @@ class _Extractor:
                     stack.append(right)
                 if left is not None:
                     stack.append(left)
-            elif ty == "parenthesized_expression" and x.named_child_count == 1 and (
-                    x.named_children[0].type in _STRINGS or _is_concat(x.named_children[0])):
+            elif (
+                ty == "parenthesized_expression"
+                and x.named_child_count == 1
+                and (x.named_children[0].type in _STRINGS or _is_concat(x.named_children[0]))
+            ):
                 stack.append(x.named_children[0])
             elif ty == "string":
                 out.append(("lit", self.single_quoted(x)))
@@ -1011,8 +1198,10 @@ class _Extractor:
         kids = n.children
         if n.type == "encapsed_string":
             # b"...": the grammar has no token for the opening b" (only for the closing quote)
-            start = n.start_byte + (2 if src[n.start_byte:n.start_byte + 1] in (b"b", b"B") else 1)
-            end = n.end_byte - 1 if src[n.end_byte - 1:n.end_byte] == b'"' else n.end_byte
+            start = n.start_byte + (
+                2 if src[n.start_byte : n.start_byte + 1] in (b"b", b"B") else 1
+            )
+            end = n.end_byte - 1 if src[n.end_byte - 1 : n.end_byte] == b'"' else n.end_byte
             if end <= start:
                 return []
             return _decode_pieces(self.text_pieces(kids, start, end), dq=True)
@@ -1021,14 +1210,14 @@ class _Extractor:
         if body is None or end_node is None:
             return []
         start = body.start_byte
-        if src[start:start + 2] == b"\r\n":
+        if src[start : start + 2] == b"\r\n":
             start += 2
-        elif src[start:start + 1] == b"\n":
+        elif src[start : start + 1] == b"\n":
             start += 1
         nl = src.rfind(b"\n", 0, end_node.start_byte)
-        stop = nl - 1 if nl > 0 and src[nl - 1:nl] == b"\r" else nl
+        stop = nl - 1 if nl > 0 and src[nl - 1 : nl] == b"\r" else nl
         stop = max(stop, start)
-        indent = src[nl + 1:end_node.start_byte]
+        indent = src[nl + 1 : end_node.start_byte]
         if indent.strip(b" \t"):
             indent = b""
         pieces = self.text_pieces(body.children, start, stop)
@@ -1048,7 +1237,7 @@ class _Extractor:
             if c.end_byte <= cur or c.start_byte >= end:
                 continue
             if c.start_byte > cur:
-                out.append(("raw", src[cur:c.start_byte].decode("utf-8", "surrogateescape")))
+                out.append(("raw", src[cur : c.start_byte].decode("utf-8", "surrogateescape")))
                 cur = c.start_byte
             ty = c.type
             if ty in _TEXT_PARTS:
@@ -1060,7 +1249,12 @@ class _Extractor:
                 while j < len(kids) and kids[j].type != "}":
                     j += 1
                 stop = kids[j].end_byte if j < len(kids) else c.end_byte
-                out.append(("dyn", src[c.start_byte:stop].decode("utf-8", "surrogateescape")[:MAX_SQL_DYN]))
+                out.append(
+                    (
+                        "dyn",
+                        src[c.start_byte : stop].decode("utf-8", "surrogateescape")[:MAX_SQL_DYN],
+                    )
+                )
                 cur = stop
                 i = j + 1
             else:
@@ -1079,7 +1273,18 @@ class _Extractor:
         f = self.facts
         f.lines = self.text.count("\n") + (0 if self.text.endswith("\n") or not self.text else 1)
         fid = ids.node_id("file", self.path, self.path, 1)
-        f.nodes.append((fid, "file", self.path.rsplit("/", 1)[-1], self.path, 1, max(f.lines, 1), {"lang": "php"}, "structural"))
+        f.nodes.append(
+            (
+                fid,
+                "file",
+                self.path.rsplit("/", 1)[-1],
+                self.path,
+                1,
+                max(f.lines, 1),
+                {"lang": "php"},
+                "structural",
+            )
+        )
         self.push_scope(_Scope(0, None, len(self.src) + 1))
         f.scope_nodes.append(0)
         if root.has_error:
@@ -1132,7 +1337,12 @@ class _Extractor:
             if self.seg.end is not None and start >= self.seg.end:
                 self.seg = self.global_seg
                 self.seg_node = None
-            if cap in ("definition.class", "definition.interface", "definition.trait", "definition.enum"):
+            if cap in (
+                "definition.class",
+                "definition.interface",
+                "definition.trait",
+                "definition.enum",
+            ):
                 self.on_class(node, CLASS_KINDS[node.type])
             elif cap == "definition.function":
                 self.on_function(node, False)
@@ -1246,7 +1456,11 @@ class _Extractor:
     def attach_texts(self) -> None:
         f = self.facts
         spans = sorted(
-            ((n[4], n[5], i) for i, n in enumerate(f.nodes) if i and n[1] in ("class", "interface", "trait", "enum", "function", "method")),
+            (
+                (n[4], n[5], i)
+                for i, n in enumerate(f.nodes)
+                if i and n[1] in ("class", "interface", "trait", "enum", "function", "method")
+            ),
         )
         merged: list[list[Any]] = []
         for c in self.comments:
@@ -1259,14 +1473,24 @@ class _Extractor:
                 if nxt is not None and nxt.start_byte in self.decl_at:
                     owner = self.decl_at[nxt.start_byte]
                 elif nxt is not None and nxt.type in ("property_declaration", "const_declaration"):
-                    el = next((e for e in nxt.named_children if e.type in ("property_element", "const_element")), None)
+                    el = next(
+                        (
+                            e
+                            for e in nxt.named_children
+                            if e.type in ("property_element", "const_element")
+                        ),
+                        None,
+                    )
                     if el is not None and el.start_byte in self.decl_at:
                         owner = self.decl_at[el.start_byte]
             if owner is None:
                 owner = _innermost(spans, start)
             if (
-                kind == "comment" and merged and merged[-1][2] == "comment"
-                and merged[-1][1] + 1 >= start and merged[-1][4] == owner
+                kind == "comment"
+                and merged
+                and merged[-1][2] == "comment"
+                and merged[-1][1] + 1 >= start
+                and merged[-1][4] == owner
             ):
                 merged[-1][1] = end
                 merged[-1][3] += "\n" + txt
@@ -1321,23 +1545,32 @@ def _dedent(pieces: list[tuple[str, str]], indent: str) -> list[tuple[str, str]]
         lines = v.split("\n")
         for i, ln in enumerate(lines):
             if (i > 0 or at_start) and ln.startswith(indent):
-                lines[i] = ln[len(indent):]
+                lines[i] = ln[len(indent) :]
         out.append(("raw", "\n".join(lines)))
         at_start = v.endswith("\n")
     return out
 
 
 def _decode_pieces(pieces: list[tuple[str, str]], dq: bool) -> list[tuple[str, str]]:
-    return [("lit", _decode_dq(v) if dq else v) if k == "raw" else ("dyn", v) for k, v in _merge_raw(pieces)]
+    return [
+        ("lit", _decode_dq(v) if dq else v) if k == "raw" else ("dyn", v)
+        for k, v in _merge_raw(pieces)
+    ]
 
 
 def pack_sql(info: sqltext.SqlInfo | None) -> tuple[Any, ...] | None:
     """A SqlInfo as plain tuples (FileFacts cross process borders)."""
     if info is None:
         return None
-    return (info.operation, tuple((t.name, t.how, t.role, t.schema, t.expr) for t in info.tables),
-            None if info.columns is None else tuple(info.columns), info.select_star, info.dynamic, info.parsed,
-            tuple(info.problems[:5]))
+    return (
+        info.operation,
+        tuple((t.name, t.how, t.role, t.schema, t.expr) for t in info.tables),
+        None if info.columns is None else tuple(info.columns),
+        info.select_star,
+        info.dynamic,
+        info.parsed,
+        tuple(info.problems[:5]),
+    )
 
 
 def _innermost(spans: list[tuple[int, int, int]], line: int) -> int | None:

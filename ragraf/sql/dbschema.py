@@ -159,17 +159,36 @@ class Divergence:
 
 _INT_TYPES = {"tinyint", "smallint", "mediumint", "int", "bigint"}
 _ALIASES = {
-    "integer": "int", "int4": "int", "int1": "tinyint", "int2": "smallint",
-    "int3": "mediumint", "middleint": "mediumint", "int8": "bigint",
-    "bool": "tinyint", "boolean": "tinyint", "numeric": "decimal", "dec": "decimal",
-    "fixed": "decimal", "real": "double", "double precision": "double", "float8": "double",
-    "float4": "float", "json": "longtext", "character varying": "varchar",
-    "character": "char", "nvarchar": "varchar", "nchar": "char",
-    "national varchar": "varchar", "national char": "char", "national character": "char",
+    "integer": "int",
+    "int4": "int",
+    "int1": "tinyint",
+    "int2": "smallint",
+    "int3": "mediumint",
+    "middleint": "mediumint",
+    "int8": "bigint",
+    "bool": "tinyint",
+    "boolean": "tinyint",
+    "numeric": "decimal",
+    "dec": "decimal",
+    "fixed": "decimal",
+    "real": "double",
+    "double precision": "double",
+    "float8": "double",
+    "float4": "float",
+    "json": "longtext",
+    "character varying": "varchar",
+    "character": "char",
+    "nvarchar": "varchar",
+    "nchar": "char",
+    "national varchar": "varchar",
+    "national char": "char",
+    "national character": "char",
 }
 _TYPE_RE = re.compile(
     r"^(national [a-z]+|double precision|character varying|long [a-z]+|[a-z][a-z0-9_]*)"
-    r"(?:\((.*)\))?((?: [a-z]+)*)$", re.S)
+    r"(?:\((.*)\))?((?: [a-z]+)*)$",
+    re.S,
+)
 
 
 def _squash(text: str) -> str:
@@ -262,12 +281,14 @@ def diff_schemas(live: Schema, migr: Schema) -> list[Divergence]:
             if mc is None:
                 out.append(Divergence("column_only_live", lt.name, col.name, col.data_type, None))
             elif not types_equal(col.data_type, mc.data_type):
-                out.append(Divergence("type_differs", lt.name, col.name, col.data_type,
-                                      mc.data_type))
+                out.append(
+                    Divergence("type_differs", lt.name, col.name, col.data_type, mc.data_type)
+                )
         for col in mt.columns:
             if col.name.lower() not in lcols:
-                out.append(Divergence("column_only_migrations", lt.name, col.name, None,
-                                      col.data_type))
+                out.append(
+                    Divergence("column_only_migrations", lt.name, col.name, None, col.data_type)
+                )
     return out
 
 
@@ -296,10 +317,10 @@ def split_statements(text: str) -> Iterator[tuple[int, str]]:
                 i += 1
                 continue
             # DELIMITER directive: only at the start of a statement
-            if text[i:i + 10].upper() == "DELIMITER " and (i == 0 or text[i - 1] in " \t\n"):
+            if text[i : i + 10].upper() == "DELIMITER " and (i == 0 or text[i - 1] in " \t\n"):
                 end = text.find("\n", i)
                 end = n if end < 0 else end
-                new = text[i + 10:end].strip()
+                new = text[i + 10 : end].strip()
                 if new:
                     delim = new
                     special = _special_chars(delim)
@@ -317,15 +338,16 @@ def split_statements(text: str) -> Iterator[tuple[int, str]]:
                         continue
                     break
                 j += 1
-            chunk = text[i:j + 1]
+            chunk = text[i : j + 1]
             if not buf:
                 start_line = line
             buf.append(chunk)
             line += chunk.count("\n")
             i = j + 1
             continue
-        if ch == "#" or (ch == "-" and text.startswith("--", i)
-                         and (i + 2 >= n or text[i + 2] in " \t\r\n")):
+        if ch == "#" or (
+            ch == "-" and text.startswith("--", i) and (i + 2 >= n or text[i + 2] in " \t\r\n")
+        ):
             end = text.find("\n", i)
             i = n if end < 0 else end
             if buf:
@@ -334,12 +356,12 @@ def split_statements(text: str) -> Iterator[tuple[int, str]]:
         if ch == "/" and text.startswith("/*", i):
             end = text.find("*/", i + 2)
             end = n if end < 0 else end
-            body = text[i + 2:end]
+            body = text[i + 2 : end]
             m = re.match(r"M?!(\d*)", body)
             if m and not (m.group(1) and int(m.group(1)) >= 999999):
                 # executable comment: its content is SQL (999999: never, e.g. the
                 # "enable the sandbox mode" line of MariaDB dumps)
-                text = text[:i] + " " * (2 + m.end()) + body[m.end():] + "  " + text[end + 2:]
+                text = text[:i] + " " * (2 + m.end()) + body[m.end() :] + "  " + text[end + 2 :]
                 n = len(text)
                 continue
             line += body.count("\n")
@@ -421,7 +443,9 @@ _NO_SHAPE_EFFECT = re.compile(
     r"|USER|ROLE|SEQUENCE|SERVER|EVENT|TRIGGER|PROCEDURE|FUNCTION)\b|ALTER\s+(?:DATABASE|SCHEMA"
     r"|USER|EVENT|SEQUENCE|PROCEDURE|FUNCTION)\b"
     r"|CREATE\s+(?:OR\s+REPLACE\s+)?(?:DEFINER\s*=\s*\S+\s+)?(?:AGGREGATE\s+)?"
-    r"(?:TRIGGER|PROCEDURE|FUNCTION)\b)", re.I)
+    r"(?:TRIGGER|PROCEDURE|FUNCTION)\b)",
+    re.I,
+)
 _RENAME_TABLE = re.compile(r"^\s*RENAME\s+TABLES?\s+(.*)$", re.I | re.S)
 _NAME = r"(?:`(?:[^`]|``)+`|[\w$]+)(?:\s*\.\s*(?:`(?:[^`]|``)+`|[\w$]+))?"
 _RENAME_PAIR = re.compile(rf"^\s*({_NAME})\s+TO\s+({_NAME})\s*$", re.I | re.S)
@@ -429,7 +453,7 @@ _RENAME_PAIR = re.compile(rf"^\s*({_NAME})\s+TO\s+({_NAME})\s*$", re.I | re.S)
 
 def _unquote_name(text: str) -> str:
     last = re.findall(r"`((?:[^`]|``)+)`|([\w$]+)", text)[-1]
-    return (last[0].replace("``", "`") if last[0] else last[1])
+    return last[0].replace("``", "`") if last[0] else last[1]
 
 
 def _snippet(stmt: str) -> str:
@@ -533,8 +557,9 @@ class _Migrator:
         target = tree.this
         if kind == "VIEW":
             name = target.name if isinstance(target, exp.Table) else target.this.name
-            if name.lower() in self.views and not (tree.args.get("replace")
-                                                   or tree.args.get("exists")):
+            if name.lower() in self.views and not (
+                tree.args.get("replace") or tree.args.get("exists")
+            ):
                 self.problem(f"view {name} already exists")
             self.views[name.lower()] = name
             self.view_ev[name.lower()] = self.here()
@@ -544,8 +569,10 @@ class _Migrator:
             t = self.table(table_node.name) if table_node is not None else None
             if t is None:
                 return
-            cols = [o.this.name if isinstance(o, exp.Ordered) else o.name
-                    for o in (target.args.get("params").args.get("columns") or [])]
+            cols = [
+                o.this.name if isinstance(o, exp.Ordered) else o.name
+                for o in (target.args.get("params").args.get("columns") or [])
+            ]
             unique = bool(tree.args.get("unique"))
             self.add_index(t, target.name or t.new_name("idx"), "UNI" if unique else "MUL", cols)
             return
@@ -553,8 +580,9 @@ class _Migrator:
             self.problem(f"unsupported statement: {_snippet(stmt)}")
             return
         props = tree.args.get("properties")
-        if props is not None and any(isinstance(p, exp.TemporaryProperty)
-                                     for p in props.expressions):
+        if props is not None and any(
+            isinstance(p, exp.TemporaryProperty) for p in props.expressions
+        ):
             return  # a temporary table does not outlive the migration's session
         if isinstance(target, exp.Schema):
             name = target.this.name
@@ -567,24 +595,28 @@ class _Migrator:
                 self.problem(f"table {name} already exists")
             return
         like = None
-        for prop in (tree.args.get("properties").expressions
-                     if tree.args.get("properties") else []):
+        for prop in tree.args.get("properties").expressions if tree.args.get("properties") else []:
             if isinstance(prop, exp.LikeProperty):
                 like = prop.this.name
         if like is not None:
             src = self.table(like)
             if src is None:
                 return
-            t = _TState(name, src.engine,
-                        [Column(c.name, c.data_type, c.nullable, "") for c in src.cols],
-                        [_Index(i.name, i.kind, list(i.cols)) for i in src.indexes],
-                        evidence=self.here())
+            t = _TState(
+                name,
+                src.engine,
+                [Column(c.name, c.data_type, c.nullable, "") for c in src.cols],
+                [_Index(i.name, i.kind, list(i.cols)) for i in src.indexes],
+                evidence=self.here(),
+            )
             t.col_ev = {c.name.lower(): self.here() for c in t.cols}
             self.tables[low] = t
             return
         if defs is None:
-            self.problem(f"CREATE TABLE {name} without a column list (AS SELECT?) is not "
-                         f"understood: its columns are unknown")
+            self.problem(
+                f"CREATE TABLE {name} without a column list (AS SELECT?) is not "
+                f"understood: its columns are unknown"
+            )
             self.tables[low] = _TState(name, evidence=self.here())
             return
         t = _TState(name, _engine_of(tree.args.get("properties")), evidence=self.here())
@@ -607,15 +639,23 @@ class _Migrator:
         t.col_ev[col.name.lower()] = self.here()
         self._column_extras(t, col, pk, unique, refs)
 
-    def _column_extras(self, t: _TState, col: Column, pk: bool, unique: bool,
-                       refs: tuple[str, str] | None) -> None:
+    def _column_extras(
+        self, t: _TState, col: Column, pk: bool, unique: bool, refs: tuple[str, str] | None
+    ) -> None:
         if pk:
             self.add_index(t, "PRIMARY", "PRI", [col.name])
         if unique:
             self.add_index(t, col.name, "UNI", [col.name])
         if refs:
-            t.fks.append(_Fk(t.new_name(f"{t.name}_ibfk"), [col.name], refs[0], [refs[1]],
-                             evidence=self.here()))
+            t.fks.append(
+                _Fk(
+                    t.new_name(f"{t.name}_ibfk"),
+                    [col.name],
+                    refs[0],
+                    [refs[1]],
+                    evidence=self.here(),
+                )
+            )
 
     def place(self, t: _TState, col: Column, pos: Any) -> None:
         where = str(pos.args.get("position") or "").upper() if pos is not None else ""
@@ -722,9 +762,16 @@ class _Migrator:
                 self.problem(f"FOREIGN KEY on {t.name} without a referenced column list")
                 return
             cols = [_ident_name(e) for e in node.expressions]
-            t.fks.append(_Fk(cname or t.new_name(f"{t.name}_ibfk"), cols, sch.this.name,
-                             [_ident_name(e) for e in sch.expressions], cname is not None,
-                             self.here()))
+            t.fks.append(
+                _Fk(
+                    cname or t.new_name(f"{t.name}_ibfk"),
+                    cols,
+                    sch.this.name,
+                    [_ident_name(e) for e in sch.expressions],
+                    cname is not None,
+                    self.here(),
+                )
+            )
         elif isinstance(node, (exp.CheckColumnConstraint, exp.Check)):
             return
         else:
@@ -796,8 +843,9 @@ class _Migrator:
         elif isinstance(action, exp.AlterColumn):
             return  # SET/DROP DEFAULT, VISIBLE...: no shape change we record
         else:
-            self.problem(f"unsupported ALTER TABLE {t.name} action: "
-                         f"{_snippet(action.sql('mysql'))}")
+            self.problem(
+                f"unsupported ALTER TABLE {t.name} action: {_snippet(action.sql('mysql'))}"
+            )
 
     # -- DROP TABLE / VIEW / INDEX
     def drop(self, tree: Any) -> None:
@@ -831,8 +879,10 @@ class _Migrator:
         evidence: dict[tuple[str, ...], Where] = {}
         for low, t in self.tables.items():
             keys = _column_keys(t)
-            cols = [Column(c.name, c.data_type, c.nullable, keys.get(c.name.lower(), ""))
-                    for c in t.cols]
+            cols = [
+                Column(c.name, c.data_type, c.nullable, keys.get(c.name.lower(), ""))
+                for c in t.cols
+            ]
             tables[low] = Table(t.name, t.engine, None, cols, SOURCE_MIGRATION)
             if t.evidence is not None:
                 evidence[("table", low)] = t.evidence
@@ -844,7 +894,9 @@ class _Migrator:
                 for a, b in zip(fk.cols, fk.ref_cols, strict=False):
                     fks.append(ForeignKey(t.name, a, fk.ref_table, b))
                     if fk.evidence is not None:
-                        evidence[("fk", low, a.lower(), fk.ref_table.lower(), b.lower())] = fk.evidence
+                        evidence[("fk", low, a.lower(), fk.ref_table.lower(), b.lower())] = (
+                            fk.evidence
+                        )
         for low, ev in self.view_ev.items():
             if low in self.views:
                 evidence[("view", low)] = ev
@@ -891,8 +943,9 @@ def _engine_of(props: Any) -> str | None:
     return None
 
 
-def _column_from_def(cd: Any, masked: Mapping[str, str] | None = None
-                     ) -> tuple[Column, bool, bool, tuple[str, str] | None]:
+def _column_from_def(
+    cd: Any, masked: Mapping[str, str] | None = None
+) -> tuple[Column, bool, bool, tuple[str, str] | None]:
     """(column, is primary key, is unique, inline reference) of a column definition."""
     from sqlglot import exp
 
@@ -943,7 +996,7 @@ def _ensure_fk_indexes(t: _TState) -> None:
     foreign key is dropped."""
     for fk in t.fks:
         fcols = [c.lower() for c in fk.cols]
-        if not any([c.lower() for c in i.cols[:len(fcols)]] == fcols for i in t.indexes):
+        if not any([c.lower() for c in i.cols[: len(fcols)]] == fcols for i in t.indexes):
             t.indexes.append(_Index(fk.name if fk.named else fk.cols[0], "MUL", list(fk.cols)))
 
 
@@ -989,14 +1042,17 @@ _UNPARSED_TYPE = (
     r"(?:multi)?point|(?:multi)?linestring|(?:multi)?polygon|geometrycollection|inet[46]"
     r"(?#)|(?:float|real)(?:\s*\(\s*\d+\s*(?:,\s*\d+\s*)?\))?\s+unsigned(?:\s+zerofill)?"
     r"(?#)|national\s+(?:var)?char(?:acter)?(?:\s+varying)?(?:\s*\(\s*\d+\s*\))?"
-    r"|long\s+var(?:char|binary)")
+    r"|long\s+var(?:char|binary)"
+)
 _IDENT_RE = r"(?:`(?:[^`]|``)+`|[\w$]+)"
 _TYPE_POSITION = re.compile(
     rf"((?:^|[(,]|\b(?:add|modify|change)(?:\s+column)?(?:\s+if\s+not\s+exists)?)\s*"
     rf"(?:{_IDENT_RE}\s+){{1,2}})({_UNPARSED_TYPE})"
     r"(?=\s*(?:$|[,)]|(?:not|null|default|comment|primary|unique|key|auto_increment|character"
     r"|charset|collate|references|check|after|first|invisible|generated|as|srid|stored|virtual"
-    r"|persistent|ref_system_id)\b))", re.I)
+    r"|persistent|ref_system_id)\b))",
+    re.I,
+)
 _QUOTED = re.compile(r"'(?:[^'\\]|\\.|'')*'|\"(?:[^\"\\]|\\.|\"\")*\"")
 _SENTINEL = 9876500
 
@@ -1014,7 +1070,7 @@ def _mask_types(stmt: str) -> tuple[str, dict[str, str]]:
 
     out, pos = [], 0
     for q in _QUOTED.finditer(stmt):  # only outside quoted strings
-        out.append(_TYPE_POSITION.sub(sub, stmt[pos:q.start()]))
+        out.append(_TYPE_POSITION.sub(sub, stmt[pos : q.start()]))
         out.append(q.group(0))
         pos = q.end()
     out.append(_TYPE_POSITION.sub(sub, stmt[pos:]))

@@ -49,22 +49,34 @@ if TYPE_CHECKING:
 
 LIVE_PATH = "db://schema"
 LIVE_EVIDENCE = (LIVE_PATH, 1)
-_SOURCES = {dbschema.SOURCE_LIVE: json.dumps(["information_schema"]),
-            dbschema.SOURCE_MIGRATION: json.dumps(["migration"])}
+_SOURCES = {
+    dbschema.SOURCE_LIVE: json.dumps(["information_schema"]),
+    dbschema.SOURCE_MIGRATION: json.dumps(["migration"]),
+}
 MAX_NOTE_PATHS = 20
 
 
 @dataclass
 class SchemaResult:
-    table_rows: list[tuple[Any, ...]] = field(default_factory=list)    # (table_id, table_name, engine, row_estimate, source)
-    column_rows: list[tuple[Any, ...]] = field(default_factory=list)   # (table_id, column_name, data_type, is_nullable, column_key)
-    fk_rows: list[tuple[Any, ...]] = field(default_factory=list)       # (from_table, from_column, to_table, to_column)
-    nodes: list[tuple[Any, ...]] = field(default_factory=list)         # node rows as the resolver makes them
-    edges: list[tuple[Any, ...]] = field(default_factory=list)         # edge rows as the resolver makes them
+    table_rows: list[tuple[Any, ...]] = field(
+        default_factory=list
+    )  # (table_id, table_name, engine, row_estimate, source)
+    column_rows: list[tuple[Any, ...]] = field(
+        default_factory=list
+    )  # (table_id, column_name, data_type, is_nullable, column_key)
+    fk_rows: list[tuple[Any, ...]] = field(
+        default_factory=list
+    )  # (from_table, from_column, to_table, to_column)
+    nodes: list[tuple[Any, ...]] = field(
+        default_factory=list
+    )  # node rows as the resolver makes them
+    edges: list[tuple[Any, ...]] = field(
+        default_factory=list
+    )  # edge rows as the resolver makes them
     coverage: list[tuple[str, float | None, str | None]] = field(default_factory=list)
-    table_index: dict[str, str] = field(default_factory=dict)          # lower table name -> node_id
-    source: str = "none"                                               # information_schema | migration | none
-    incomplete: str | None = None                                      # why the schema may be incomplete
+    table_index: dict[str, str] = field(default_factory=dict)  # lower table name -> node_id
+    source: str = "none"  # information_schema | migration | none
+    incomplete: str | None = None  # why the schema may be incomplete
     divergences: list[dbschema.Divergence] = field(default_factory=list)
     problems: list[dbschema.Problem] = field(default_factory=list)
 
@@ -73,11 +85,15 @@ def build(cfg: Config, files: list[ScannedFile]) -> SchemaResult:
     db = dict(cfg.project.get("db") or {})
     sources = list(db.get("schema_source") or [])
     res = SchemaResult()
-    migr_files, file_problems = _migration_files(cfg, files, [g for g in sources if g != "information_schema"])
+    migr_files, file_problems = _migration_files(
+        cfg, files, [g for g in sources if g != "information_schema"]
+    )
     migr: dbschema.Schema | None = None
     problems: list[dbschema.Problem] = list(file_problems)
     if migr_files:
-        migr, parse_problems = dbschema.schema_from_migrations([(f.path, f.text or "") for f in migr_files])
+        migr, parse_problems = dbschema.schema_from_migrations(
+            [(f.path, f.text or "") for f in migr_files]
+        )
         problems += parse_problems
     live: dbschema.Schema | None = None
     why: str | None = None
@@ -86,8 +102,9 @@ def build(cfg: Config, files: list[ScannedFile]) -> SchemaResult:
     schema = live if live is not None else migr
     res.source = schema.source if schema is not None else "none"
     if live is None and "information_schema" in sources:
-        res.incomplete = (f"live schema not read ({why}); "
-                          + ("tables from migrations only" if migr is not None else "no migration files either"))
+        res.incomplete = f"live schema not read ({why}); " + (
+            "tables from migrations only" if migr is not None else "no migration files either"
+        )
     elif schema is None:
         res.incomplete = "no schema source: db.schema_source names neither information_schema nor migration files"
     elif live is None and problems:
@@ -101,8 +118,9 @@ def build(cfg: Config, files: list[ScannedFile]) -> SchemaResult:
     return res
 
 
-def _migration_files(cfg: Config, files: list[ScannedFile], globs: list[str]
-                     ) -> tuple[list[ScannedFile], list[dbschema.Problem]]:
+def _migration_files(
+    cfg: Config, files: list[ScannedFile], globs: list[str]
+) -> tuple[list[ScannedFile], list[dbschema.Problem]]:
     if not globs:
         return [], []
     try:
@@ -116,7 +134,11 @@ def _migration_files(cfg: Config, files: list[ScannedFile], globs: list[str]
         if f.status == "ok" and f.text is not None:
             chosen.append(f)
         else:
-            problems.append(dbschema.Problem(f.path, 1, f"migration file not read ({f.status}: {f.note or 'no text'})"))
+            problems.append(
+                dbschema.Problem(
+                    f.path, 1, f"migration file not read ({f.status}: {f.note or 'no text'})"
+                )
+            )
     return chosen, problems
 
 
@@ -135,11 +157,27 @@ def _read_live(db: dict[str, Any]) -> tuple[dbschema.Schema | None, str | None]:
         return None, f"reading information_schema failed ({type(e).__name__})"
 
 
-def _edge(src: str, dst: str, kind: str, where: tuple[str, int], sources: str,
-          props: dict[str, Any] | None = None) -> tuple[Any, ...]:
+def _edge(
+    src: str,
+    dst: str,
+    kind: str,
+    where: tuple[str, int],
+    sources: str,
+    props: dict[str, Any] | None = None,
+) -> tuple[Any, ...]:
     path, line = where
-    return (src, dst, kind, "stated", path, line, 1.0, sources, ids.edge_uid(src, dst, kind, path, line),
-            json.dumps(props, sort_keys=True) if props else None)
+    return (
+        src,
+        dst,
+        kind,
+        "stated",
+        path,
+        line,
+        1.0,
+        sources,
+        ids.edge_uid(src, dst, kind, path, line),
+        json.dumps(props, sort_keys=True) if props else None,
+    )
 
 
 def _rows(res: SchemaResult, schema: dbschema.Schema, migr: dbschema.Schema | None) -> None:
@@ -160,29 +198,73 @@ def _rows(res: SchemaResult, schema: dbschema.Schema, migr: dbschema.Schema | No
             props["engine"] = t.engine
         if t.row_estimate is not None:
             props["row_estimate"] = t.row_estimate
-        res.nodes.append((tid, "db_table", t.name, t.name, tpath, tline, tline, json.dumps(props, sort_keys=True),
-                          "structural"))
+        res.nodes.append(
+            (
+                tid,
+                "db_table",
+                t.name,
+                t.name,
+                tpath,
+                tline,
+                tline,
+                json.dumps(props, sort_keys=True),
+                "structural",
+            )
+        )
         for i, c in enumerate(t.columns, 1):
             cpath, cline = where("column", low, c.name) or LIVE_EVIDENCE
             fqn = f"{t.name}.{c.name}"
             cid = ids.node_id("db_column", fqn, cpath, cline)
             col_ids[(low, c.name.lower())] = cid
             res.column_rows.append((tid, c.name, c.data_type, 1 if c.nullable else 0, c.key))
-            cprops: dict[str, Any] = {"data_type": c.data_type, "nullable": c.nullable, "ordinal": i}
+            cprops: dict[str, Any] = {
+                "data_type": c.data_type,
+                "nullable": c.nullable,
+                "ordinal": i,
+            }
             if c.key:
                 cprops["key"] = c.key
-            res.nodes.append((cid, "db_column", c.name, fqn, cpath, cline, cline, json.dumps(cprops, sort_keys=True),
-                              "structural"))
+            res.nodes.append(
+                (
+                    cid,
+                    "db_column",
+                    c.name,
+                    fqn,
+                    cpath,
+                    cline,
+                    cline,
+                    json.dumps(cprops, sort_keys=True),
+                    "structural",
+                )
+            )
             res.edges.append(_edge(tid, cid, "contains", (cpath, cline), sources))
     for low in sorted(schema.views):
         name = schema.view_names.get(low, low)
         vpath, vline = where("view", low) or LIVE_EVIDENCE
         vid = ids.node_id("db_view", name, vpath, vline)
         res.table_index.setdefault(low, vid)
-        res.nodes.append((vid, "db_view", name, name, vpath, vline, vline,
-                          json.dumps({"source": schema.source}, sort_keys=True), "structural"))
-    for fk in sorted(schema.fks, key=lambda k: (k.from_table.lower(), k.from_column.lower(), k.to_table.lower(),
-                                                 k.to_column.lower())):
+        res.nodes.append(
+            (
+                vid,
+                "db_view",
+                name,
+                name,
+                vpath,
+                vline,
+                vline,
+                json.dumps({"source": schema.source}, sort_keys=True),
+                "structural",
+            )
+        )
+    for fk in sorted(
+        schema.fks,
+        key=lambda k: (
+            k.from_table.lower(),
+            k.from_column.lower(),
+            k.to_table.lower(),
+            k.to_column.lower(),
+        ),
+    ):
         res.fk_rows.append((fk.from_table, fk.from_column, fk.to_table, fk.to_column))
         src = col_ids.get((fk.from_table.lower(), fk.from_column.lower()))
         dst = col_ids.get((fk.to_table.lower(), fk.to_column.lower()))
@@ -208,17 +290,33 @@ def parse_divergence_note(note: str) -> dict[str, Any]:
     """The inverse of ``divergence_note`` (for the facade), as a plain dict."""
     m = _DIVERGENCE_NOTE.match(note or "")
     if m is None:
-        return {"kind": "unknown", "table": note or "", "column": None, "live_type": None, "migration_type": None}
+        return {
+            "kind": "unknown",
+            "table": note or "",
+            "column": None,
+            "live_type": None,
+            "migration_type": None,
+        }
     kind, name, lt, mt = m.groups()
     table, column = name, None
     if kind.startswith("column_") or kind == "type_differs":
         table, _, column = name.rpartition(".")
-    return {"kind": kind, "table": table, "column": column,
-            "live_type": None if lt in (None, "-") else lt, "migration_type": None if mt in (None, "-") else mt}
+    return {
+        "kind": kind,
+        "table": table,
+        "column": column,
+        "live_type": None if lt in (None, "-") else lt,
+        "migration_type": None if mt in (None, "-") else mt,
+    }
 
 
-def _coverage(res: SchemaResult, schema: dbschema.Schema | None, migr_files: list[ScannedFile],
-              db: dict[str, Any], files: list[ScannedFile]) -> None:
+def _coverage(
+    res: SchemaResult,
+    schema: dbschema.Schema | None,
+    migr_files: list[ScannedFile],
+    db: dict[str, Any],
+    files: list[ScannedFile],
+) -> None:
     cov = res.coverage
     cov.append(("schema.source", None, res.source))
     if res.incomplete:
@@ -229,8 +327,14 @@ def _coverage(res: SchemaResult, schema: dbschema.Schema | None, migr_files: lis
     cov.append(("schema.foreign_keys", float(len(res.fk_rows)), None))
     cov.append(("schema.views", float(len(schema.views) if schema is not None else 0), None))
     paths = [f.path for f in migr_files]
-    cov.append(("schema.migration_files", float(len(paths)),
-                ", ".join(paths[:MAX_NOTE_PATHS]) + (" ..." if len(paths) > MAX_NOTE_PATHS else "") or None))
+    cov.append(
+        (
+            "schema.migration_files",
+            float(len(paths)),
+            ", ".join(paths[:MAX_NOTE_PATHS]) + (" ..." if len(paths) > MAX_NOTE_PATHS else "")
+            or None,
+        )
+    )
     cov.append(("schema.problems", float(len(res.problems)), None))
     for p in res.problems:
         cov.append(("schema.problem", None, f"{p.path}:{p.line} {p.message}"))
@@ -240,10 +344,19 @@ def _coverage(res: SchemaResult, schema: dbschema.Schema | None, migr_files: lis
     dsn_from = db.get("dsn_from")
     if dsn_from:
         refs = _mentions(str(dsn_from), files)
-        cov.append(("schema.dsn_from", float(len(refs)),
-                    f"{dsn_from} holds the credentials: its values are never read or indexed; mentioned by "
-                    + (", ".join(refs[:MAX_NOTE_PATHS]) + (" ..." if len(refs) > MAX_NOTE_PATHS else "")
-                       if refs else "no other PHP file")))
+        cov.append(
+            (
+                "schema.dsn_from",
+                float(len(refs)),
+                f"{dsn_from} holds the credentials: its values are never read or indexed; mentioned by "
+                + (
+                    ", ".join(refs[:MAX_NOTE_PATHS])
+                    + (" ..." if len(refs) > MAX_NOTE_PATHS else "")
+                    if refs
+                    else "no other PHP file"
+                ),
+            )
+        )
 
 
 def _mentions(target: str, files: list[ScannedFile]) -> list[str]:
@@ -260,7 +373,9 @@ def _mentions(target: str, files: list[ScannedFile]) -> list[str]:
     return sorted(out)
 
 
-def diff_live(cfg: Config, graph: GraphStore, rev_id: str) -> tuple[list[dbschema.Divergence] | None, str | None]:
+def diff_live(
+    cfg: Config, graph: GraphStore, rev_id: str
+) -> tuple[list[dbschema.Divergence] | None, str | None]:
     """db-schema-diff (§8.2): the live database now against the tables of revision ``rev_id``.
 
     Returns ``(divergences, None)``, or ``(None, reason)`` when the live schema
@@ -281,6 +396,8 @@ def diff_live(cfg: Config, graph: GraphStore, rev_id: str) -> tuple[list[dbschem
     cols: dict[str, list[dbschema.Column]] = defaultdict(list)
     for table_id, name, data_type, nullable, key in graph.db_columns(rev_id, [r[0] for r in rows]):
         cols[table_id].append(dbschema.Column(name, data_type, bool(nullable), key or ""))
-    tables = {name.lower(): dbschema.Table(name, engine, estimate, cols.get(tid, []), src)
-              for tid, name, engine, estimate, src in rows}
+    tables = {
+        name.lower(): dbschema.Table(name, engine, estimate, cols.get(tid, []), src)
+        for tid, name, engine, estimate, src in rows
+    }
     return dbschema.diff_schemas(live, dbschema.Schema(tables, [], set(), "revision")), None

@@ -51,8 +51,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-OPERATIONS = ("select", "insert", "update", "delete", "replace", "create", "alter", "drop",
-              "other")
+OPERATIONS = ("select", "insert", "update", "delete", "replace", "create", "alter", "drop", "other")
 
 
 @dataclass(frozen=True)
@@ -89,28 +88,68 @@ _COMPANION = {
     "replace": re.compile(r"^\s*replace\s+(?:low_priority\s+|delayed\s+)?into\b", re.I),
     "update": re.compile(r"\bset\b", re.I),
     "delete": re.compile(r"\bfrom\b", re.I),
-    "create": re.compile(r"^\s*create\s+(?:or\s+replace\s+)?(?:temporary\s+|unique\s+|fulltext\s+)?"
-                         r"(?:table|view|index)\b", re.I),
+    "create": re.compile(
+        r"^\s*create\s+(?:or\s+replace\s+)?(?:temporary\s+|unique\s+|fulltext\s+)?"
+        r"(?:table|view|index)\b",
+        re.I,
+    ),
     "alter": re.compile(r"^\s*alter\s+(?:ignore\s+)?table\b", re.I),
     "drop": re.compile(r"^\s*drop\s+(?:temporary\s+)?(?:table|view|index)\b", re.I),
     "truncate": re.compile(r"^\s*truncate\s+(?:table\s+)?[`\w{$]", re.I),
-    "show": re.compile(r"^\s*show\s+(?:full\s+)?(?:tables|columns|fields|index|indexes|keys"
-                       r"|create\s+table|table\s+status)\b", re.I),
+    "show": re.compile(
+        r"^\s*show\s+(?:full\s+)?(?:tables|columns|fields|index|indexes|keys"
+        r"|create\s+table|table\s+status)\b",
+        re.I,
+    ),
     "describe": re.compile(r"^\s*describe\s+[`\w{$]", re.I),
 }
 
 
 # English after a table keyword: "delete from the trash", "insert into your page"
-_PROSE = re.compile(r"\b(?:from|into|update|table|join)\s+(?:the|an|this|that|these|those|your"
-                    r"|my|our|their|his|her|its|all|any|each|every|some|which|what|of|to|it"
-                    r"|them|you|here|there|list|menu)\b", re.I)
+_PROSE = re.compile(
+    r"\b(?:from|into|update|table|join)\s+(?:the|an|this|that|these|those|your"
+    r"|my|our|their|his|her|its|all|any|each|every|some|which|what|of|to|it"
+    r"|them|you|here|there|list|menu)\b",
+    re.I,
+)
 # words that are never a table name even when a parser takes them for one
-_NOT_A_NAME = {"set", "where", "select", "from", "values", "value", "into", "join", "on",
-               "dual", "the"}
+_NOT_A_NAME = {
+    "set",
+    "where",
+    "select",
+    "from",
+    "values",
+    "value",
+    "into",
+    "join",
+    "on",
+    "dual",
+    "the",
+}
 # keywords that follow a table name: glued to a run-time name they are not part of it
-_GLUED_KEYWORDS = _NOT_A_NAME | {"as", "inner", "left", "right", "cross", "natural", "straight_join",
-                                 "using", "order", "group", "limit", "having", "union", "partition",
-                                 "force", "use", "ignore", "lock", "for", "and", "or"}
+_GLUED_KEYWORDS = _NOT_A_NAME | {
+    "as",
+    "inner",
+    "left",
+    "right",
+    "cross",
+    "natural",
+    "straight_join",
+    "using",
+    "order",
+    "group",
+    "limit",
+    "having",
+    "union",
+    "partition",
+    "force",
+    "use",
+    "ignore",
+    "lock",
+    "for",
+    "and",
+    "or",
+}
 # sprintf()/$wpdb->prepare() placeholders inside a backquoted name: `%s`, `%1$s`
 _BQ_PLACEHOLDER = re.compile(r"%(?:\d+\$)?[sdi]")
 
@@ -141,9 +180,11 @@ def _lead_keyword(fragments: tuple[Fragment, ...]) -> str | None:
     word, start = head
     low = word.lower()
     lits = "".join(t for k, t in fragments if k == "lit")
-    if not _COMPANION[low].search(lits if low not in ("replace", "create", "alter", "drop",
-                                                       "truncate", "show", "describe")
-                                  else lits[start:]):
+    if not _COMPANION[low].search(
+        lits
+        if low not in ("replace", "create", "alter", "drop", "truncate", "show", "describe")
+        else lits[start:]
+    ):
         return None
     if fragments[-1][0] == "lit" and fragments[-1][1].rstrip()[-1:] in (".", "!"):
         return None  # a sentence
@@ -170,8 +211,9 @@ def _as_tuple(fragments: Iterable[Fragment] | str) -> tuple[Fragment, ...]:
 # ------------------------------------------------------------------- entry
 
 
-def analyze(fragments: Iterable[Fragment] | str,
-            prefixes: Mapping[str, str] | None = None) -> SqlInfo | None:
+def analyze(
+    fragments: Iterable[Fragment] | str, prefixes: Mapping[str, str] | None = None
+) -> SqlInfo | None:
     """Analyse one PHP string expression; None when it is not SQL."""
     if not isinstance(fragments, (str, list, tuple)):
         fragments = list(fragments)
@@ -186,9 +228,15 @@ def analyze(fragments: Iterable[Fragment] | str,
     if cached is None:
         return None
     # fresh lists: callers may mutate what they get without touching the cache
-    return SqlInfo(cached.operation, list(cached.tables),
-                   None if cached.columns is None else list(cached.columns),
-                   cached.select_star, cached.dynamic, cached.parsed, list(cached.problems))
+    return SqlInfo(
+        cached.operation,
+        list(cached.tables),
+        None if cached.columns is None else list(cached.columns),
+        cached.select_star,
+        cached.dynamic,
+        cached.parsed,
+        list(cached.problems),
+    )
 
 
 def cache_clear() -> None:
@@ -216,23 +264,85 @@ _PH = re.compile(r"__rg([dp])(\d+)__")
 _MARK = re.compile(r"\x01(\d+)\x02")
 # tokens of the marked-up text outside quotes
 _TOKENS = re.compile(
-    r"'(?:[^'\\]|\\.|'')*(?:'|$)"        # single-quoted string (maybe unterminated)
-    r'|"(?:[^"\\]|\\.|"")*(?:"|$)'        # double-quoted string (a string in MySQL)
-    r"|`(?:[^`]|``)*(?:`|$)"              # backquoted identifier
-    r"|\x01\d+\x02"                       # a dyn fragment
-    r"|%%|%(?:\d+\$)?[sdfFi]"             # $wpdb->prepare() placeholders
-    r"|[^'\"`\x01%]+|%", re.S)
+    r"'(?:[^'\\]|\\.|'')*(?:'|$)"  # single-quoted string (maybe unterminated)
+    r'|"(?:[^"\\]|\\.|"")*(?:"|$)'  # double-quoted string (a string in MySQL)
+    r"|`(?:[^`]|``)*(?:`|$)"  # backquoted identifier
+    r"|\x01\d+\x02"  # a dyn fragment
+    r"|%%|%(?:\d+\$)?[sdfFi]"  # $wpdb->prepare() placeholders
+    r"|[^'\"`\x01%]+|%",
+    re.S,
+)
 # the next token starts another expression (a name, a dyn part, a string, a number, '*')
 _STARTS_EXPR = re.compile(r"\s*(?!(?:from|as|into)\b)(?:[\w`'\"*\x01@])", re.I)
-_VALUE_KEYWORDS = {"in", "like", "limit", "offset", "between", "regexp", "rlike", "is",
-                   "interval", "then", "else", "when", "values", "value", "against", "div",
-                   "mod", "escape", "sounds", "case", "return"}
-_IDENT_KEYWORDS = {"from", "join", "into", "update", "table", "tables", "exists", "by",
-                   "select", "distinct", "where", "and", "or", "not", "on", "set", "as", "using",
-                   "having", "delete", "straight_join", "ignore", "replace", "insert",
-                   "low_priority", "quick", "sql_calc_found_rows", "alter", "drop", "create",
-                   "truncate", "describe", "index", "key", "column", "add", "modify", "change",
-                   "rename", "to", "xor", "high_priority", "delayed", "temporary"}
+_VALUE_KEYWORDS = {
+    "in",
+    "like",
+    "limit",
+    "offset",
+    "between",
+    "regexp",
+    "rlike",
+    "is",
+    "interval",
+    "then",
+    "else",
+    "when",
+    "values",
+    "value",
+    "against",
+    "div",
+    "mod",
+    "escape",
+    "sounds",
+    "case",
+    "return",
+}
+_IDENT_KEYWORDS = {
+    "from",
+    "join",
+    "into",
+    "update",
+    "table",
+    "tables",
+    "exists",
+    "by",
+    "select",
+    "distinct",
+    "where",
+    "and",
+    "or",
+    "not",
+    "on",
+    "set",
+    "as",
+    "using",
+    "having",
+    "delete",
+    "straight_join",
+    "ignore",
+    "replace",
+    "insert",
+    "low_priority",
+    "quick",
+    "sql_calc_found_rows",
+    "alter",
+    "drop",
+    "create",
+    "truncate",
+    "describe",
+    "index",
+    "key",
+    "column",
+    "add",
+    "modify",
+    "change",
+    "rename",
+    "to",
+    "xor",
+    "high_priority",
+    "delayed",
+    "temporary",
+}
 
 
 @dataclass
@@ -289,6 +399,7 @@ def _build(frags: tuple[Fragment, ...], prefixes: dict[str, str], lead: str) -> 
         if c in "'\"":
             out.append(_MARK.sub("0", tok))  # a value inside a string literal
         elif c == "`":
+
             def ident(m: re.Match[str]) -> str:
                 nonlocal dynamic
                 n = int(m.group(1))
@@ -298,13 +409,16 @@ def _build(frags: tuple[Fragment, ...], prefixes: dict[str, str], lead: str) -> 
                     return f"__rgp{n}__"
                 dynamic = True
                 return f"__rgd{n}__"
+
             if "%" in tok:
+
                 def placeholder(m: re.Match[str]) -> str:
                     nonlocal dynamic, next_ph
                     dynamic = True
                     dyn_text[next_ph] = m.group(0)
                     next_ph += 1
                     return f"__rgd{next_ph - 1}__"
+
                 tok = _BQ_PLACEHOLDER.sub(placeholder, tok)
             out.append(_MARK.sub(ident, tok))
         elif c == "\x01":
@@ -314,7 +428,7 @@ def _build(frags: tuple[Fragment, ...], prefixes: dict[str, str], lead: str) -> 
                 prefix_of[n] = prefixes[key]
                 out.append(f"__rgp{n}__")
                 continue
-            role = _dyn_role(out.tail, text[end:end + 80], depth_ctx)
+            role = _dyn_role(out.tail, text[end : end + 80], depth_ctx)
             if role == "value":
                 out.append("0")
             else:
@@ -327,8 +441,11 @@ def _build(frags: tuple[Fragment, ...], prefixes: dict[str, str], lead: str) -> 
                 out.append("%")
                 continue
             # sprintf()/$wpdb->prepare() placeholder: a value, or a name (%i always)
-            role = "ident" if tok.endswith("i") else _dyn_role(out.tail, text[end:end + 80],
-                                                                depth_ctx)
+            role = (
+                "ident"
+                if tok.endswith("i")
+                else _dyn_role(out.tail, text[end : end + 80], depth_ctx)
+            )
             if role == "value":
                 out.append("0")
             else:
@@ -343,7 +460,7 @@ def _build(frags: tuple[Fragment, ...], prefixes: dict[str, str], lead: str) -> 
                 for j, ch in enumerate(tok):
                     if ch == "(":
                         # _paren_kind reads the name before the paren: the last few hundred characters
-                        head = tok[max(0, j - 256):j] if j >= 256 else (before + tok[:j])[-256:]
+                        head = tok[max(0, j - 256) : j] if j >= 256 else (before + tok[:j])[-256:]
                         depth_ctx.append(_paren_kind(head))
                     elif ch == ")" and depth_ctx:
                         depth_ctx.pop()
@@ -406,8 +523,9 @@ def _resolve(name: str, built: _Built) -> tuple[str, str, str | None]:
         exprs.append(_norm_dyn(built.dyn_text.get(n, "?")))
         if not (m.group(1) == "p" and n in built.prefix_of):
             how = "dynamic"
-    resolved = _PH.sub(lambda m: built.prefix_of.get(int(m.group(2)), "")
-                       if m.group(1) == "p" else "", name)
+    resolved = _PH.sub(
+        lambda m: built.prefix_of.get(int(m.group(2)), "") if m.group(1) == "p" else "", name
+    )
     literal = _PH.sub("", name).strip("_.")
     if how == "dynamic" and (not literal or literal.lower() in _GLUED_KEYWORDS):
         # nothing literal: the name is unknown; `'UPDATE ' . backquote($t) . 'SET ...'`
@@ -423,8 +541,9 @@ MAX_PARSE_CHARS = 20_000
 
 
 @lru_cache(maxsize=32768)
-def _analyze_cached(frags: tuple[Fragment, ...], pkey: tuple[tuple[str, str], ...],
-                    lead: str) -> SqlInfo | None:
+def _analyze_cached(
+    frags: tuple[Fragment, ...], pkey: tuple[tuple[str, str], ...], lead: str
+) -> SqlInfo | None:
     built = _build(frags, dict(pkey), lead)
     if len(built.sql) > MAX_PARSE_CHARS:
         built.problems.append(f"{len(built.sql)} characters: too long for the parser")
@@ -460,8 +579,13 @@ def _operation(tree: Any, lead: str) -> str:
         return "select"
     if isinstance(tree, exp.Insert):
         return "replace" if lead == "replace" else "insert"
-    for cls, name in ((exp.Update, "update"), (exp.Delete, "delete"), (exp.Create, "create"),
-                      (exp.Alter, "alter"), (exp.Drop, "drop")):
+    for cls, name in (
+        (exp.Update, "update"),
+        (exp.Delete, "delete"),
+        (exp.Create, "create"),
+        (exp.Alter, "alter"),
+        (exp.Drop, "drop"),
+    ):
         if isinstance(tree, cls):
             return name
     return "other"
@@ -484,8 +608,11 @@ def _from_sqlglot(built: _Built, lead: str) -> SqlInfo | None:
 
         def ref(t: Any, role: str, _c: set[str] = ctes) -> None:
             raw = t.name
-            if not raw or (raw.lower() in _c and not t.args.get("db")) \
-                    or raw.lower() in _NOT_A_NAME:
+            if (
+                not raw
+                or (raw.lower() in _c and not t.args.get("db"))
+                or raw.lower() in _NOT_A_NAME
+            ):
                 return
             name, how, expr = _resolve(raw, built)
             schema = None
@@ -519,8 +646,9 @@ def _from_sqlglot(built: _Built, lead: str) -> SqlInfo | None:
             if sel.find_ancestor(exp.Exists) is not None:
                 continue  # EXISTS (SELECT * ...) reads no column
             for e in sel.expressions:
-                if isinstance(e, exp.Star) or (isinstance(e, exp.Column)
-                                               and isinstance(e.this, exp.Star)):
+                if isinstance(e, exp.Star) or (
+                    isinstance(e, exp.Column) and isinstance(e.this, exp.Star)
+                ):
                     select_star = True
         if isinstance(tree, exp.Insert) and not isinstance(tree.this, exp.Schema):
             columns_known = False
@@ -532,8 +660,11 @@ def _from_sqlglot(built: _Built, lead: str) -> SqlInfo | None:
                     continue
             elif isinstance(node, exp.ColumnDef):
                 name = node.name
-            elif isinstance(node, exp.Identifier) and isinstance(node.parent, exp.Schema) \
-                    and isinstance(node.parent.parent, exp.Insert):
+            elif (
+                isinstance(node, exp.Identifier)
+                and isinstance(node.parent, exp.Schema)
+                and isinstance(node.parent.parent, exp.Insert)
+            ):
                 name = node.name
             elif isinstance(node, exp.Identifier) and node.arg_key == "using":
                 name = node.name
@@ -550,9 +681,15 @@ def _from_sqlglot(built: _Built, lead: str) -> SqlInfo | None:
         columns_known = False
     if op in ("select", "insert", "update", "delete", "replace") and not refs:
         return None  # e.g. SELECT NOW(): no table, nothing this module reports
-    return SqlInfo(op, refs, columns if columns_known else None, select_star,
-                   built.dynamic or any(r.how == "dynamic" for r in refs), True,
-                   _dedupe(problems))
+    return SqlInfo(
+        op,
+        refs,
+        columns if columns_known else None,
+        select_star,
+        built.dynamic or any(r.how == "dynamic" for r in refs),
+        True,
+        _dedupe(problems),
+    )
 
 
 def _not_a_table(t: Any, tree: Any) -> bool:
@@ -577,10 +714,13 @@ def _write_targets(tree: Any) -> list[Any]:
         return [target] if isinstance(target, exp.Table) else []
     if isinstance(tree, exp.Update):
         first = tree.this
-        in_clause = [first, *[j.this for j in (first.args.get("joins") or [])
-                              if isinstance(j.this, exp.Table)]]
-        in_clause += [j.this for j in (tree.args.get("joins") or [])
-                      if isinstance(j.this, exp.Table)]
+        in_clause = [
+            first,
+            *[j.this for j in (first.args.get("joins") or []) if isinstance(j.this, exp.Table)],
+        ]
+        in_clause += [
+            j.this for j in (tree.args.get("joins") or []) if isinstance(j.this, exp.Table)
+        ]
         by_name: dict[str, Any] = {}
         for t in in_clause:
             by_name.setdefault((t.alias or t.name).lower(), t)
@@ -602,9 +742,15 @@ def _write_targets(tree: Any) -> list[Any]:
             out = []
             for t in listed:
                 key = t.name.lower()
-                match = next((b for b in base if isinstance(b, exp.Table)
-                              and ((b.alias or "").lower() == key or b.name.lower() == key)),
-                             None)
+                match = next(
+                    (
+                        b
+                        for b in base
+                        if isinstance(b, exp.Table)
+                        and ((b.alias or "").lower() == key or b.name.lower() == key)
+                    ),
+                    None,
+                )
                 out.append(match if match is not None else t)
             return out
         return [tree.this] if isinstance(tree.this, exp.Table) else []
@@ -617,8 +763,11 @@ def _write_targets(tree: Any) -> list[Any]:
         return [target] if isinstance(target, exp.Table) else []
     if isinstance(tree, exp.Alter):
         out = [tree.this] if isinstance(tree.this, exp.Table) else []
-        out += [a.this for a in tree.args.get("actions") or []
-                if isinstance(a, exp.AlterRename) and isinstance(a.this, exp.Table)]
+        out += [
+            a.this
+            for a in tree.args.get("actions") or []
+            if isinstance(a, exp.AlterRename) and isinstance(a.this, exp.Table)
+        ]
         return out
     if isinstance(tree, exp.Drop):
         return [t for t in tree.args.get("tables") or [] if isinstance(t, exp.Table)]
@@ -635,17 +784,36 @@ def _dedupe(items: list[str]) -> list[str]:
 
 _NAME = r"(?:`(?:[^`]|``)+`|[\w$]+)"
 _QNAME = rf"{_NAME}(?:\s*\.\s*{_NAME})?"
-_CLAUSE_WORDS = (r"(?:where|set|join|inner|left|right|outer|cross|natural|straight_join|on|using"
-                 r"|group|order|limit|having|union|values?|select|for|lock|window|force|use"
-                 r"|ignore|partition|\()")
+_CLAUSE_WORDS = (
+    r"(?:where|set|join|inner|left|right|outer|cross|natural|straight_join|on|using"
+    r"|group|order|limit|having|union|values?|select|for|lock|window|force|use"
+    r"|ignore|partition|\()"
+)
 # one item of a FROM list: a (qualified) name and an optional alias
 _ITEM = rf"{_QNAME}(?:\s+(?:as\s+)?(?!{_CLAUSE_WORDS}\b){_NAME})?"
 _FALLBACK = re.compile(
-    rf"\b(from|join|straight_join|into|update|table)\s+({_ITEM}(?:\s*,\s*{_ITEM})*)", re.I)
+    rf"\b(from|join|straight_join|into|update|table)\s+({_ITEM}(?:\s*,\s*{_ITEM})*)", re.I
+)
 _LIST_ITEM = re.compile(rf"\s*({_QNAME})", re.I)
-_NOT_TABLES = {"select", "where", "set", "values", "value", "dual", "if", "not", "exists",
-               "ignore", "low_priority", "delayed", "high_priority", "quick", "temporary",
-               "only", "lateral"}
+_NOT_TABLES = {
+    "select",
+    "where",
+    "set",
+    "values",
+    "value",
+    "dual",
+    "if",
+    "not",
+    "exists",
+    "ignore",
+    "low_priority",
+    "delayed",
+    "high_priority",
+    "quick",
+    "temporary",
+    "only",
+    "lateral",
+}
 
 
 def _from_regex(built: _Built, lead: str) -> SqlInfo | None:
@@ -654,8 +822,9 @@ def _from_regex(built: _Built, lead: str) -> SqlInfo | None:
     found: list[tuple[str, str]] = []
     for m in _FALLBACK.finditer(built.sql):
         kw = m.group(1).lower()
-        items = [im.group(1) for x in m.group(2).split(",")
-                 if (im := _LIST_ITEM.match(x)) is not None]
+        items = [
+            im.group(1) for x in m.group(2).split(",") if (im := _LIST_ITEM.match(x)) is not None
+        ]
         found += [(kw if j == 0 else "from-list", it) for j, it in enumerate(items)]
     for kw, raw in found:
         parts = [p.strip().strip("`") for p in re.split(r"\s*\.\s*(?=[`\w$])", raw)]
@@ -684,12 +853,20 @@ def _from_regex(built: _Built, lead: str) -> SqlInfo | None:
     if not refs:
         return None
     op = {"with": "select", "truncate": "other", "show": "other", "describe": "other"}.get(
-        lead, lead)
+        lead, lead
+    )
     star = re.search(r"\bselect\s+(?:distinct\s+)?(?:[\w`]+\.)?\*", built.sql, re.I) is not None
     problems = [*built.problems, "not parsed by sqlglot: tables from a regular expression"]
     problems += [f"dynamic table name: {r.name or r.expr}" for r in refs if r.how == "dynamic"]
-    return SqlInfo(op, refs, None, star, built.dynamic or any(r.how == "dynamic" for r in refs),
-                   False, _dedupe(problems))
+    return SqlInfo(
+        op,
+        refs,
+        None,
+        star,
+        built.dynamic or any(r.how == "dynamic" for r in refs),
+        False,
+        _dedupe(problems),
+    )
 
 
 # ------------------------------------------------------------------ logging

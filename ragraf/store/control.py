@@ -31,14 +31,38 @@ class ControlStore:
     def rev_ids(self) -> list[str]:
         return [r[0] for r in self.db.query("SELECT rev_id FROM rev_history ORDER BY rev_id")]
 
-    def record_rev(self, rev_id: str, parent: str | None, state: str, created_at: str, sealed_at: str | None,
-                   corpus_hash: str, config_hash: str, files: int, nodes: int, edges: int,
-                   note: str | None = None, coverage: Iterable[tuple[str, float | None, str | None]] = ()) -> None:
+    def record_rev(
+        self,
+        rev_id: str,
+        parent: str | None,
+        state: str,
+        created_at: str,
+        sealed_at: str | None,
+        corpus_hash: str,
+        config_hash: str,
+        files: int,
+        nodes: int,
+        edges: int,
+        note: str | None = None,
+        coverage: Iterable[tuple[str, float | None, str | None]] = (),
+    ) -> None:
         with self.db.write():
             self.db.execute(
                 "INSERT OR REPLACE INTO rev_history(rev_id, parent_rev, state, created_at, sealed_at, corpus_hash,"
                 " files, nodes, edges, joern_used, config_hash, note) VALUES (?,?,?,?,?,?,?,?,?,0,?,?)",
-                (rev_id, parent, state, created_at, sealed_at, corpus_hash, files, nodes, edges, config_hash, note),
+                (
+                    rev_id,
+                    parent,
+                    state,
+                    created_at,
+                    sealed_at,
+                    corpus_hash,
+                    files,
+                    nodes,
+                    edges,
+                    config_hash,
+                    note,
+                ),
             )
             self.db.executemany(
                 "INSERT INTO rev_coverage(rev_id, metric, value, note) VALUES (?,?,?,?)",
@@ -48,22 +72,53 @@ class ControlStore:
     def set_state(self, rev_id: str, state: str, note: str | None = None) -> None:
         with self.db.write():
             self.db.execute(
-                "UPDATE rev_history SET state=?, note=coalesce(?, note) WHERE rev_id=?", (state, note, rev_id)
+                "UPDATE rev_history SET state=?, note=coalesce(?, note) WHERE rev_id=?",
+                (state, note, rev_id),
             )
 
     def history(self) -> list[dict[str, Any]]:
-        keys = ("rev_id", "parent_rev", "state", "created_at", "sealed_at", "corpus_hash", "files", "nodes",
-                "edges", "joern_used", "config_hash", "note")
-        return [dict(zip(keys, r, strict=True)) for r in self.db.query(
-            f"SELECT {', '.join(keys)} FROM rev_history ORDER BY rev_id")]
+        keys = (
+            "rev_id",
+            "parent_rev",
+            "state",
+            "created_at",
+            "sealed_at",
+            "corpus_hash",
+            "files",
+            "nodes",
+            "edges",
+            "joern_used",
+            "config_hash",
+            "note",
+        )
+        return [
+            dict(zip(keys, r, strict=True))
+            for r in self.db.query(f"SELECT {', '.join(keys)} FROM rev_history ORDER BY rev_id")
+        ]
 
     def ledger_size(self, rev_id: str) -> int:
         return int(self.db.scalar("SELECT count(*) FROM drift_entry WHERE index_rev=?", (rev_id,)))
 
     # -- the drift ledger (append-only, hash-chained) -----------------------------------
-    ENTRY_COLS = ("id", "index_rev", "ts", "path", "kind", "old_hash", "new_hash", "symbols_added",
-                  "symbols_removed", "symbols_changed", "edges_invalidated", "detected_by", "commit_sha",
-                  "note", "dedupe_key", "prev_hash", "entry_hash")
+    ENTRY_COLS = (
+        "id",
+        "index_rev",
+        "ts",
+        "path",
+        "kind",
+        "old_hash",
+        "new_hash",
+        "symbols_added",
+        "symbols_removed",
+        "symbols_changed",
+        "edges_invalidated",
+        "detected_by",
+        "commit_sha",
+        "note",
+        "dedupe_key",
+        "prev_hash",
+        "entry_hash",
+    )
 
     def ledger_head(self) -> tuple[int, str]:
         """(last entry id, its hash) over the whole ledger; (0, GENESIS) when empty."""
@@ -79,20 +134,34 @@ class ControlStore:
 
     def insert_entry(self, row: dict[str, Any]) -> None:
         cols = list(self.ENTRY_COLS)
-        self.db.execute(f"INSERT INTO drift_entry({', '.join(cols)}) VALUES ({', '.join('?' * len(cols))})",
-                        [row.get(c) for c in cols])
+        self.db.execute(
+            f"INSERT INTO drift_entry({', '.join(cols)}) VALUES ({', '.join('?' * len(cols))})",
+            [row.get(c) for c in cols],
+        )
 
     def insert_stale_edges(self, rev_id: str, entry_id: int, rows: list[tuple[str, str]]) -> None:
         self.db.executemany(
             "INSERT INTO stale_edge(index_rev, edge_uid, reason, drift_entry_id) VALUES (?,?,?,?)",
-            ((rev_id, uid, reason, entry_id) for uid, reason in rows))
+            ((rev_id, uid, reason, entry_id) for uid, reason in rows),
+        )
 
     def insert_ack(self, row: dict[str, Any]) -> None:
         self.db.execute(
             "INSERT INTO drift_ack(id, entry_id, by, ts, note, prev_hash, ack_hash) VALUES (?,?,?,?,?,?,?)",
-            (row["id"], row["entry_id"], row["by"], row["ts"], row["note"], row["prev_hash"], row["ack_hash"]))
+            (
+                row["id"],
+                row["entry_id"],
+                row["by"],
+                row["ts"],
+                row["note"],
+                row["prev_hash"],
+                row["ack_hash"],
+            ),
+        )
 
-    def entries(self, rev_id: str | None = None, since_id: int = 0, since_ts: str | None = None) -> list[dict[str, Any]]:
+    def entries(
+        self, rev_id: str | None = None, since_id: int = 0, since_ts: str | None = None
+    ) -> list[dict[str, Any]]:
         sql = f"SELECT {', '.join(self.ENTRY_COLS)} FROM drift_entry WHERE id > ?"
         params: list[Any] = [since_id]
         if rev_id is not None:
@@ -101,51 +170,82 @@ class ControlStore:
         if since_ts is not None:
             sql += " AND ts >= ?"
             params.append(since_ts)
-        return [dict(zip(self.ENTRY_COLS, r, strict=True)) for r in self.db.query(sql + " ORDER BY id", params)]
+        return [
+            dict(zip(self.ENTRY_COLS, r, strict=True))
+            for r in self.db.query(sql + " ORDER BY id", params)
+        ]
 
     def entry_ids(self, ids: list[int]) -> set[int]:
-        return {r[0] for r in self.db.query(
-            "SELECT id FROM drift_entry WHERE id IN (SELECT value FROM json_each(?))", (json.dumps(ids),))}
+        return {
+            r[0]
+            for r in self.db.query(
+                "SELECT id FROM drift_entry WHERE id IN (SELECT value FROM json_each(?))",
+                (json.dumps(ids),),
+            )
+        }
 
     def acks(self, entry_ids: list[int] | None = None) -> list[dict[str, Any]]:
         cols = ("id", "entry_id", "by", "ts", "note", "prev_hash", "ack_hash")
         if entry_ids is None:
             rows = self.db.query(f"SELECT {', '.join(cols)} FROM drift_ack ORDER BY id")
         else:
-            rows = self.db.query(f"SELECT {', '.join(cols)} FROM drift_ack WHERE entry_id IN"
-                                 " (SELECT value FROM json_each(?)) ORDER BY id", (json.dumps(entry_ids),))
+            rows = self.db.query(
+                f"SELECT {', '.join(cols)} FROM drift_ack WHERE entry_id IN"
+                " (SELECT value FROM json_each(?)) ORDER BY id",
+                (json.dumps(entry_ids),),
+            )
         return [dict(zip(cols, r, strict=True)) for r in rows]
 
     def stale_edges(self, rev_id: str) -> list[tuple[str, str, int]]:
-        return [(r[0], r[1], r[2]) for r in self.db.query(
-            "SELECT edge_uid, reason, drift_entry_id FROM stale_edge WHERE index_rev=? ORDER BY id", (rev_id,))]
+        return [
+            (r[0], r[1], r[2])
+            for r in self.db.query(
+                "SELECT edge_uid, reason, drift_entry_id FROM stale_edge WHERE index_rev=? ORDER BY id",
+                (rev_id,),
+            )
+        ]
 
     def stale_edges_among(self, rev_id: str, uids: list[str]) -> list[tuple[str, str, int]]:
         if not uids:
             return []
-        return [(r[0], r[1], r[2]) for r in self.db.query(
-            "SELECT edge_uid, reason, drift_entry_id FROM stale_edge WHERE index_rev=?"
-            " AND edge_uid IN (SELECT value FROM json_each(?))", (rev_id, json.dumps(uids)))]
+        return [
+            (r[0], r[1], r[2])
+            for r in self.db.query(
+                "SELECT edge_uid, reason, drift_entry_id FROM stale_edge WHERE index_rev=?"
+                " AND edge_uid IN (SELECT value FROM json_each(?))",
+                (rev_id, json.dumps(uids)),
+            )
+        ]
 
-    def record_archive(self, from_rev: str, to_rev: str, archived_at: str, entries: int, report_path: str) -> None:
+    def record_archive(
+        self, from_rev: str, to_rev: str, archived_at: str, entries: int, report_path: str
+    ) -> None:
         with self.db.write():
             self.db.execute(
                 "INSERT INTO drift_archive(from_rev, to_rev, archived_at, entries, report_path) VALUES (?,?,?,?,?)",
-                (from_rev, to_rev, archived_at, entries, report_path))
+                (from_rev, to_rev, archived_at, entries, report_path),
+            )
 
     def archives(self) -> list[dict[str, Any]]:
         cols = ("id", "from_rev", "to_rev", "archived_at", "entries", "report_path")
-        return [dict(zip(cols, r, strict=True)) for r in self.db.query(
-            f"SELECT {', '.join(cols)} FROM drift_archive ORDER BY id")]
+        return [
+            dict(zip(cols, r, strict=True))
+            for r in self.db.query(f"SELECT {', '.join(cols)} FROM drift_archive ORDER BY id")
+        ]
 
     # -- calibration (thresholds recomputed from labelled samples) ------------------------
-    def record_calibration(self, created_at: str, kind: str, params: dict[str, Any], sample_size: int,
-                           note: str | None) -> int:
+    def record_calibration(
+        self, created_at: str, kind: str, params: dict[str, Any], sample_size: int, note: str | None
+    ) -> int:
         with self.db.write():
-            self.db.execute("INSERT INTO calibration(created_at, kind, params, sample_size, note) VALUES (?,?,?,?,?)",
-                            (created_at, kind, json.dumps(params, sort_keys=True), sample_size, note))
+            self.db.execute(
+                "INSERT INTO calibration(created_at, kind, params, sample_size, note) VALUES (?,?,?,?,?)",
+                (created_at, kind, json.dumps(params, sort_keys=True), sample_size, note),
+            )
             return int(self.db.scalar("SELECT max(id) FROM calibration"))
 
     def latest_calibration(self, kind: str) -> tuple[int, dict[str, Any]] | None:
-        row = self.db.query_one("SELECT id, params FROM calibration WHERE kind=? ORDER BY id DESC LIMIT 1", (kind,))
+        row = self.db.query_one(
+            "SELECT id, params FROM calibration WHERE kind=? ORDER BY id DESC LIMIT 1", (kind,)
+        )
         return None if row is None else (row[0], json.loads(row[1]))

@@ -117,7 +117,9 @@ class Database:
     def query(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> list[tuple[Any, ...]]:
         return self.conn.execute(sql, params).fetchall()
 
-    def query_one(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> tuple[Any, ...] | None:
+    def query_one(
+        self, sql: str, params: Sequence[Any] | dict[str, Any] = ()
+    ) -> tuple[Any, ...] | None:
         for row in self.conn.execute(sql, params):
             return row
         return None

@@ -72,7 +72,9 @@ class LexStore:
             )
 
     def chunk_ids(self, rev_id: str) -> set[str]:
-        return {r[0] for r in self.db.query("SELECT chunk_id FROM chunk_map WHERE rev_id=?", (rev_id,))}
+        return {
+            r[0] for r in self.db.query("SELECT chunk_id FROM chunk_map WHERE rev_id=?", (rev_id,))
+        }
 
     def chunk_count(self, rev_id: str) -> int:
         return int(self.db.scalar("SELECT count(*) FROM chunk_map WHERE rev_id=?", (rev_id,)))
@@ -81,9 +83,13 @@ class LexStore:
         return self.db.query_one(
             "SELECT m.chunk_id, m.source_kind, m.path, m.node_id, m.start_line, m.end_line, t.text"
             " FROM chunk_map m JOIN chunk_text t ON t.rev_id=m.rev_id AND t.chunk_id=m.chunk_id"
-            " WHERE m.rev_id=? AND m.chunk_id=?", (rev_id, chunk_id))
+            " WHERE m.rev_id=? AND m.chunk_id=?",
+            (rev_id, chunk_id),
+        )
 
-    def fts(self, rev_id: str, match: str, weights: dict[str, float], limit: int) -> list[tuple[Any, ...]]:
+    def fts(
+        self, rev_id: str, match: str, weights: dict[str, float], limit: int
+    ) -> list[tuple[Any, ...]]:
         """Chunks matching an FTS5 expression, best first: (chunk_id, path, source_kind, node_id,
         start, end, score, symbol_tokens, code_tokens, sql_tokens, text_tokens)."""
         w = ", ".join(["0", "0", "0", *(str(float(weights.get(c, 1.0))) for c in FTS_COLUMNS)])
@@ -92,7 +98,8 @@ class LexStore:
             " f.symbol_tokens, f.code_tokens, f.sql_tokens, f.text_tokens"
             " FROM ft_chunk f JOIN chunk_map m ON m.rev_id = f.rev_id AND m.chunk_id = f.chunk_id"
             " WHERE ft_chunk MATCH ? AND f.rev_id = ? ORDER BY bm25(ft_chunk, " + w + ") LIMIT ?",
-            (match, rev_id, limit))
+            (match, rev_id, limit),
+        )
 
     def chunks_of_nodes(self, rev_id: str, node_ids: list[str]) -> list[tuple[Any, ...]]:
         if not node_ids:
@@ -100,22 +107,32 @@ class LexStore:
         return self.db.query(
             "SELECT chunk_id, path, source_kind, node_id, start_line, end_line FROM chunk_map"
             " WHERE rev_id=? AND node_id IN (SELECT value FROM json_each(?)) ORDER BY path, start_line",
-            (rev_id, json.dumps(node_ids)))
+            (rev_id, json.dumps(node_ids)),
+        )
 
     def texts(self, rev_id: str, chunk_ids: list[str]) -> dict[str, str]:
         if not chunk_ids:
             return {}
-        return {r[0]: r[1] for r in self.db.query(
-            "SELECT chunk_id, text FROM chunk_text WHERE rev_id=? AND chunk_id IN (SELECT value FROM json_each(?))",
-            (rev_id, json.dumps(chunk_ids)))}
+        return {
+            r[0]: r[1]
+            for r in self.db.query(
+                "SELECT chunk_id, text FROM chunk_text WHERE rev_id=? AND chunk_id IN (SELECT value FROM json_each(?))",
+                (rev_id, json.dumps(chunk_ids)),
+            )
+        }
 
     def chunk_rows(self, rev_id: str, chunk_ids: list[str]) -> dict[str, tuple[Any, ...]]:
         """chunk_id -> (chunk_id, path, source_kind, node_id, start_line, end_line)."""
         if not chunk_ids:
             return {}
-        return {r[0]: r for r in self.db.query(
-            "SELECT chunk_id, path, source_kind, node_id, start_line, end_line FROM chunk_map"
-            " WHERE rev_id=? AND chunk_id IN (SELECT value FROM json_each(?))", (rev_id, json.dumps(chunk_ids)))}
+        return {
+            r[0]: r
+            for r in self.db.query(
+                "SELECT chunk_id, path, source_kind, node_id, start_line, end_line FROM chunk_map"
+                " WHERE rev_id=? AND chunk_id IN (SELECT value FROM json_each(?))",
+                (rev_id, json.dumps(chunk_ids)),
+            )
+        }
 
     def has_vectors(self, rev_id: str) -> bool:
         return bool(self.db.scalar("SELECT 1 FROM vec_meta WHERE rev_id=? LIMIT 1", (rev_id,)))

@@ -60,8 +60,9 @@ class Secret:
 # ------------------------------------------------------------ connect params
 
 
-def connect_params(db_cfg: Mapping[str, Any] | None, env: Mapping[str, str] | None = None
-                   ) -> dict[str, Any]:
+def connect_params(
+    db_cfg: Mapping[str, Any] | None, env: Mapping[str, str] | None = None
+) -> dict[str, Any]:
     """Connection parameters from the ``db:`` configuration or the environment.
 
     ``db.dsn`` (``mysql://user@host:port/dbname``) wins when set; otherwise
@@ -151,8 +152,11 @@ def read_live_schema(params: Mapping[str, Any], timeout_s: float | None = None) 
     """
     import mysql.connector
 
-    timeout = float(timeout_s if timeout_s is not None
-                    else params.get("connect_timeout", DEFAULT_CONNECT_TIMEOUT))
+    timeout = float(
+        timeout_s
+        if timeout_s is not None
+        else params.get("connect_timeout", DEFAULT_CONNECT_TIMEOUT)
+    )
     secs = max(1, math.ceil(timeout))  # the connector takes whole seconds
     secret = params.get("password")
     password = secret.reveal() if isinstance(secret, Secret) else (secret or "")
@@ -161,9 +165,15 @@ def read_live_schema(params: Mapping[str, Any], timeout_s: float | None = None) 
     conn = None
     try:
         conn = mysql.connector.connect(
-            host=host, port=port, user=params["user"], password=password,
-            database=database, connection_timeout=secs,
-            read_timeout=secs, write_timeout=secs, use_pure=True,
+            host=host,
+            port=port,
+            user=params["user"],
+            password=password,
+            database=database,
+            connection_timeout=secs,
+            read_timeout=secs,
+            write_timeout=secs,
+            use_pure=True,
         )
         cur = conn.cursor()
         return _read_information_schema(cur, database)
@@ -189,7 +199,11 @@ def _reason(exc: Any, where: str, user: str, database: str, timeout: float) -> s
         return f"user '{user}' may not use database '{database}' at {where}"
     if errno == 1049:
         return f"unknown database '{database}' at {where}"
-    if errno in (3024, 2013) or "timed out" in msg.lower() or "timeout" in type(exc).__name__.lower():
+    if (
+        errno in (3024, 2013)
+        or "timed out" in msg.lower()
+        or "timeout" in type(exc).__name__.lower()
+    ):
         return f"no answer from {where} within {timeout:g}s"
     if errno in (2002, 2003, 2005, 2006):
         m = re.search(r"\((Errno [^)]*)\)", msg)
@@ -215,7 +229,9 @@ def _text(v: Any) -> str | None:
 def _read_information_schema(cur: Any, database: str) -> Schema:
     cur.execute(
         "SELECT TABLE_NAME, TABLE_TYPE, ENGINE, TABLE_ROWS FROM information_schema.TABLES "
-        "WHERE TABLE_SCHEMA = %s ORDER BY TABLE_NAME", (database,))
+        "WHERE TABLE_SCHEMA = %s ORDER BY TABLE_NAME",
+        (database,),
+    )
     tables: dict[str, Table] = {}
     views: set[str] = set()
     view_names: dict[str, str] = {}
@@ -225,17 +241,26 @@ def _read_information_schema(cur: Any, database: str) -> Schema:
             views.add(name.lower())
             view_names[name.lower()] = name
         elif ttype in _LIVE_TABLE_TYPES:
-            tables[name.lower()] = Table(name, _text(engine), None if rows is None else int(rows),
-                                         [], SOURCE_LIVE)
+            tables[name.lower()] = Table(
+                name, _text(engine), None if rows is None else int(rows), [], SOURCE_LIVE
+            )
     cur.execute(
         "SELECT TABLE_NAME, COLUMN_NAME, COLUMN_TYPE, IS_NULLABLE, COLUMN_KEY "
         "FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = %s "
-        "ORDER BY TABLE_NAME, ORDINAL_POSITION", (database,))
+        "ORDER BY TABLE_NAME, ORDINAL_POSITION",
+        (database,),
+    )
     for tname, cname, ctype, nullable, key in cur.fetchall():
         table = tables.get((_text(tname) or "").lower())
         if table is not None:  # view columns are not kept
-            table.columns.append(Column(_text(cname) or "", (_text(ctype) or "").lower(),
-                                        _text(nullable) == "YES", _text(key) or ""))
+            table.columns.append(
+                Column(
+                    _text(cname) or "",
+                    (_text(ctype) or "").lower(),
+                    _text(nullable) == "YES",
+                    _text(key) or "",
+                )
+            )
     cur.execute(
         "SELECT k.TABLE_NAME, k.COLUMN_NAME, k.REFERENCED_TABLE_SCHEMA, "
         "k.REFERENCED_TABLE_NAME, k.REFERENCED_COLUMN_NAME "
@@ -244,7 +269,9 @@ def _read_information_schema(cur: Any, database: str) -> Schema:
         "  ON r.CONSTRAINT_SCHEMA = k.CONSTRAINT_SCHEMA "
         " AND r.CONSTRAINT_NAME = k.CONSTRAINT_NAME AND r.TABLE_NAME = k.TABLE_NAME "
         "WHERE k.TABLE_SCHEMA = %s AND k.REFERENCED_TABLE_NAME IS NOT NULL "
-        "ORDER BY k.TABLE_NAME, k.CONSTRAINT_NAME, k.ORDINAL_POSITION", (database,))
+        "ORDER BY k.TABLE_NAME, k.CONSTRAINT_NAME, k.ORDINAL_POSITION",
+        (database,),
+    )
     fks = []
     for tname, cname, rschema, rtable, rcol in cur.fetchall():
         to_table = _text(rtable) or ""

@@ -48,13 +48,16 @@ def _load_extension(db: Database) -> None:
     try:
         import sqlite_vec
     except ImportError as e:
-        raise EmbeddingUnavailable("sqlite-vec is not installed; run `pip install sqlite-vec`") from e
+        raise EmbeddingUnavailable(
+            "sqlite-vec is not installed; run `pip install sqlite-vec`"
+        ) from e
     try:
         db.load_extension(sqlite_vec.loadable_path())
     except SQLiteError as e:
         raise EmbeddingUnavailable(
             f"sqlite-vec cannot be loaded from {sqlite_vec.loadable_path()} ({e}); "
-            "reinstall it with `pip install --force-reinstall sqlite-vec`") from e
+            "reinstall it with `pip install --force-reinstall sqlite-vec`"
+        ) from e
 
 
 def vec_version(db: Database) -> str:
@@ -83,7 +86,7 @@ def drop_vectors(db: Database) -> None:
 
 def _chunks(items: Sequence[Any], size: int = _BATCH) -> Iterable[Sequence[Any]]:
     for i in range(0, len(items), size):
-        yield items[i:i + size]
+        yield items[i : i + size]
 
 
 class VecStore:
@@ -104,7 +107,8 @@ class VecStore:
                 if self._check_table() is False:
                     db.execute(
                         f"CREATE VIRTUAL TABLE IF NOT EXISTS {TABLE} USING vec0("
-                        f"chunk_id TEXT PRIMARY KEY, rev_id TEXT, embedding FLOAT[{dim}])")
+                        f"chunk_id TEXT PRIMARY KEY, rev_id TEXT, embedding FLOAT[{dim}])"
+                    )
             self._exists = True
 
     # -- table --------------------------------------------------------------
@@ -116,7 +120,8 @@ class VecStore:
             raise EmbeddingUnavailable(
                 f"{self.db.path}: {TABLE} holds {have}-dim vectors but embedding.dim is {self.dim}; "
                 f"set embedding.dim: {have} back, or rebuild the vectors "
-                f"(ragraf.store.vec.drop_vectors, then `ragraf index --force`)")
+                f"(ragraf.store.vec.drop_vectors, then `ragraf index --force`)"
+            )
         return True
 
     def _ready(self) -> bool:
@@ -136,8 +141,13 @@ class VecStore:
         return np.ascontiguousarray(v).tobytes()
 
     # -- reading ------------------------------------------------------------
-    def has_vectors(self, chunk_ids: Iterable[str], *, model: str | None = None,
-                    model_version: str | None = None) -> set[str]:
+    def has_vectors(
+        self,
+        chunk_ids: Iterable[str],
+        *,
+        model: str | None = None,
+        model_version: str | None = None,
+    ) -> set[str]:
         """The chunk ids whose vector is stored.
 
         With ``model`` (and ``model_version``), only those recorded in vec_meta
@@ -148,19 +158,26 @@ class VecStore:
         if not ids or not self._ready():
             return set()
         if len(ids) <= 2000:
-            have = {c for c in ids
-                    if self.db.query_one(f"SELECT 1 FROM {TABLE} WHERE chunk_id=?", (c,)) is not None}
-        else:   # one scan of the primary keys beats thousands of lookups
+            have = {
+                c
+                for c in ids
+                if self.db.query_one(f"SELECT 1 FROM {TABLE} WHERE chunk_id=?", (c,)) is not None
+            }
+        else:  # one scan of the primary keys beats thousands of lookups
             wanted = set(ids)
             have = {r[0] for r in self.db.query(f"SELECT chunk_id FROM {TABLE}") if r[0] in wanted}
         if model is None:
             return have
         same = set()
         for part in _chunks(sorted(have)):
-            same.update(r[0] for r in self.db.query(
-                "SELECT DISTINCT chunk_id FROM vec_meta WHERE model=? AND model_version IS ?"
-                " AND chunk_id IN (SELECT value FROM json_each(?))",
-                (model, model_version, json.dumps(list(part)))))
+            same.update(
+                r[0]
+                for r in self.db.query(
+                    "SELECT DISTINCT chunk_id FROM vec_meta WHERE model=? AND model_version IS ?"
+                    " AND chunk_id IN (SELECT value FROM json_each(?))",
+                    (model, model_version, json.dumps(list(part))),
+                )
+            )
         return same
 
     def count(self, rev_id: str | None = None) -> int:
@@ -175,9 +192,13 @@ class VecStore:
         A query vector is comparable only with vectors of the same pair; the
         caller checks this before :meth:`knn`.
         """
-        return [(r[0], r[1]) for r in self.db.query(
-            "SELECT DISTINCT model, model_version FROM vec_meta WHERE rev_id=? ORDER BY model, model_version",
-            (rev_id,))]
+        return [
+            (r[0], r[1])
+            for r in self.db.query(
+                "SELECT DISTINCT model, model_version FROM vec_meta WHERE rev_id=? ORDER BY model, model_version",
+                (rev_id,),
+            )
+        ]
 
     def knn(self, rev_id: str, query_vector: Any, k: int) -> list[tuple[str, float]]:
         """The k chunks of ``rev_id`` nearest to the vector: (chunk_id, L2 distance), nearest first.
@@ -204,7 +225,8 @@ class VecStore:
                 f"SELECT v.chunk_id, v.distance FROM {TABLE} v"
                 " JOIN vec_meta m ON m.chunk_id = v.chunk_id AND m.rev_id = ?"
                 " WHERE v.embedding MATCH ? AND v.k = ? ORDER BY v.distance LIMIT ?",
-                (rev_id, blob, ask, want))
+                (rev_id, blob, ask, want),
+            )
             if len(rows) >= want or ask >= total:
                 return [(r[0], float(r[1])) for r in rows]
             if ask == KNN_MAX_K:
@@ -213,12 +235,18 @@ class VecStore:
         rows = self.db.query(
             f"SELECT m.chunk_id, vec_distance_l2(v.embedding, ?) AS d FROM vec_meta m"
             f" JOIN {TABLE} v ON v.chunk_id = m.chunk_id WHERE m.rev_id = ? ORDER BY d LIMIT ?",
-            (blob, rev_id, want))
+            (blob, rev_id, want),
+        )
         return [(r[0], float(r[1])) for r in rows]
 
     # -- writing ------------------------------------------------------------
-    def add(self, rev_id: str, rows: Iterable[tuple[str, Any, str]], model: str,
-            model_version: str | None) -> int:
+    def add(
+        self,
+        rev_id: str,
+        rows: Iterable[tuple[str, Any, str]],
+        model: str,
+        model_version: str | None,
+    ) -> int:
         """Store vectors for ``rev_id``: rows are (chunk_id, vector, chunk_sha256).
 
         A chunk_id without a vector gets one; a chunk_id that has one gets the
@@ -238,19 +266,24 @@ class VecStore:
         with self.db.write():
             existing = self.has_vectors([r[0] for r in prepared])
             # vec0 refuses INSERT OR REPLACE: delete first
-            self.db.executemany(f"DELETE FROM {TABLE} WHERE chunk_id=?",
-                                ((c,) for c, _b, _s in prepared if c in existing))
+            self.db.executemany(
+                f"DELETE FROM {TABLE} WHERE chunk_id=?",
+                ((c,) for c, _b, _s in prepared if c in existing),
+            )
             self.db.executemany(
                 f"INSERT INTO {TABLE}(chunk_id, rev_id, embedding) VALUES (?,?,?)",
-                ((c, rev_id, b) for c, b, _s in {r[0]: r for r in prepared}.values()))
+                ((c, rev_id, b) for c, b, _s in {r[0]: r for r in prepared}.values()),
+            )
             self.db.executemany(
                 "INSERT OR REPLACE INTO vec_meta(rev_id, chunk_id, model, model_version, chunk_sha256)"
                 " VALUES (?,?,?,?,?)",
-                ((rev_id, c, model, model_version, s) for c, _b, s in prepared))
+                ((rev_id, c, model, model_version, s) for c, _b, s in prepared),
+            )
         return len(prepared)
 
-    def reuse(self, rev_id: str, chunk_ids: Iterable[str], model: str,
-              model_version: str | None) -> set[str]:
+    def reuse(
+        self, rev_id: str, chunk_ids: Iterable[str], model: str, model_version: str | None
+    ) -> set[str]:
         """Give ``rev_id`` the stored vectors of these chunks, made by the same model and version.
 
         Writes a vec_meta row per chunk whose vector exists and was recorded
@@ -266,10 +299,11 @@ class VecStore:
         found: dict[str, str] = {}
         for part in _chunks(ids):
             for chunk_id, sha in self.db.query(
-                    "SELECT chunk_id, min(chunk_sha256) FROM vec_meta"
-                    " WHERE model=? AND model_version IS ? AND rev_id<>?"
-                    " AND chunk_id IN (SELECT value FROM json_each(?)) GROUP BY chunk_id",
-                    (model, model_version, rev_id, json.dumps(list(part)))):
+                "SELECT chunk_id, min(chunk_sha256) FROM vec_meta"
+                " WHERE model=? AND model_version IS ? AND rev_id<>?"
+                " AND chunk_id IN (SELECT value FROM json_each(?)) GROUP BY chunk_id",
+                (model, model_version, rev_id, json.dumps(list(part))),
+            ):
                 found[chunk_id] = sha
         present = self.has_vectors(found)
         rows = [(rev_id, c, model, model_version, found[c]) for c in sorted(present)]
@@ -277,7 +311,9 @@ class VecStore:
             with self.db.write():
                 self.db.executemany(
                     "INSERT OR REPLACE INTO vec_meta(rev_id, chunk_id, model, model_version, chunk_sha256)"
-                    " VALUES (?,?,?,?,?)", rows)
+                    " VALUES (?,?,?,?,?)",
+                    rows,
+                )
         return present
 
     def delete_rev(self, rev_id: str) -> int:
@@ -297,8 +333,12 @@ class VecStore:
     def _gc(self) -> int:
         if not self._ready():
             return 0
-        orphans = [r[0] for r in self.db.query(
-            f"SELECT chunk_id FROM {TABLE} WHERE chunk_id NOT IN (SELECT chunk_id FROM vec_meta)")]
+        orphans = [
+            r[0]
+            for r in self.db.query(
+                f"SELECT chunk_id FROM {TABLE} WHERE chunk_id NOT IN (SELECT chunk_id FROM vec_meta)"
+            )
+        ]
         self.db.executemany(f"DELETE FROM {TABLE} WHERE chunk_id=?", ((c,) for c in orphans))
         return len(orphans)
 
