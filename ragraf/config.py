@@ -6,7 +6,8 @@ Invariants a change must keep:
   validated against ``schemas/config/*.schema.json``: an unknown key, a wrong
   type or a bad glob is a ConfigError naming the file and the key.
 - ``config_hash`` covers the effective project and confidence configuration
-  plus the extractor version, so a change of either makes the index stale.
+  (the sections read at build time), so a change makes the index stale; what
+  the extractors themselves depend on is ``ragraf.lang.registry``'s fingerprint.
 - Credentials are never part of the configuration files ragraf writes.
 """
 
@@ -28,7 +29,6 @@ from ragraf.errors import ConfigError, NoIndexError
 from ragraf.globs import GlobError, GlobSet
 
 DOT = ".ragraf"
-EXTRACTOR_VERSION = "ragraf-php/2"  # /2: SQL strings and table links
 # sections read at query time only: changing them does not make the index stale
 QUERY_TIME_KEYS = ("project", "root", "repo_map", "search", "drift")
 
@@ -197,7 +197,6 @@ class Config:
         payload = {
             "project": {k: v for k, v in self.project.items() if k not in QUERY_TIME_KEYS},
             "confidence": self.confidence,
-            "extractor": EXTRACTOR_VERSION,
         }
         return hashlib.sha1(json.dumps(payload, sort_keys=True).encode()).hexdigest()
 

@@ -21,8 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ragraf.config import Config
-
-LANG_BY_SUFFIX = {".php": "php", ".phtml": "php", ".inc": "php", ".md": "markdown", ".sql": "sql"}
+from ragraf.lang.registry import lang_of
 
 
 @dataclass
@@ -58,10 +57,6 @@ def corpus_hash(pairs: Iterator[tuple[str, str]] | list[tuple[str, str]]) -> str
         h.update(sha.encode())
         h.update(b"\n")
     return h.hexdigest()
-
-
-def lang_of(path: str) -> str | None:
-    return LANG_BY_SUFFIX.get(os.path.splitext(path)[1].lower())
 
 
 class Selector:

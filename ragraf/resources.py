@@ -8,6 +8,10 @@ from __future__ import annotations
 
 from functools import cache
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import jinja2
 
 _PKG = Path(__file__).resolve().parent
 
@@ -34,3 +38,20 @@ def queries_dir() -> Path:
 
 def templates_dir() -> Path:
     return _PKG / "templates"
+
+
+@cache
+def _jinja() -> jinja2.Environment:
+    import jinja2
+
+    return jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(templates_dir())),
+        autoescape=False,  # Markdown reports; HTML templates escape explicitly
+        keep_trailing_newline=True,
+        trim_blocks=False,
+    )
+
+
+def template(name: str) -> jinja2.Template:
+    """A template of ``ragraf/templates/`` from the one jinja2 environment."""
+    return _jinja().get_template(name)

@@ -19,6 +19,7 @@ from ragraf.build import indexer
 from ragraf.drift import ledger
 from ragraf.drift.scan import run_scan
 from ragraf.errors import RefusedError
+from ragraf.model import LedgerEntry
 from ragraf.store import manifest
 from ragraf.store.control import ControlStore
 from ragraf.store.graph import GraphStore
@@ -99,7 +100,7 @@ def edit(root: Path, rel: str, old: str, new: str) -> None:
     os.utime(p, (t, t))
 
 
-def entries(root: Path, rev: str = "rev-0001") -> list[dict[str, Any]]:
+def entries(root: Path, rev: str = "rev-0001") -> list[LedgerEntry]:
     c = ControlStore(config.Layout(root).control_db, readonly=True)
     try:
         return c.entries(rev)
@@ -123,43 +124,43 @@ def test_scan_registers_every_kind_of_change(repo: Path) -> None:
     (repo / "plugins/stripe.php").unlink()
     git(repo, "mv", "plugins/paypal.php", "plugins/pp.php")
     rep = run_scan(cfg)
-    got = {(e["kind"], e["path"]) for e in rep.written}
+    got = {(e.kind, e.path) for e in rep.written}
     assert got == {
         ("modify", "src/Billing/Invoice.php"),
         ("add", "src/Billing/Refund.php"),
         ("delete", "plugins/stripe.php"),
         ("rename", "plugins/pp.php"),
     }
-    by = {e["path"]: e for e in rep.written}
+    by = {e.path: e for e in rep.written}
     inv = by["src/Billing/Invoice.php"]
-    assert json.loads(inv["symbols_changed"]) == ["App\\Billing\\Invoice::charge"]
+    assert json.loads(inv.symbols_changed) == ["App\\Billing\\Invoice::charge"]
     assert (
-        json.loads(inv["symbols_added"]) == []
-        and inv["detected_by"] == "git-diff"
-        and inv["commit_sha"] is None
+        json.loads(inv.symbols_added) == []
+        and inv.detected_by == "git-diff"
+        and inv.commit_sha is None
     )
-    assert inv["old_hash"] and inv["new_hash"] and inv["old_hash"] != inv["new_hash"]
-    assert len(json.loads(inv["edges_invalidated"])) > 5
-    assert json.loads(by["src/Billing/Refund.php"]["symbols_added"]) == [
+    assert inv.old_hash and inv.new_hash and inv.old_hash != inv.new_hash
+    assert len(json.loads(inv.edges_invalidated)) > 5
+    assert json.loads(by["src/Billing/Refund.php"].symbols_added) == [
         "App\\Billing\\Refund",
         "App\\Billing\\Refund::run",
     ]
-    assert json.loads(by["plugins/stripe.php"]["symbols_removed"]) == ["stripe_register"]
-    assert by["plugins/pp.php"]["note"] == "renamed from plugins/paypal.php"
-    assert by["plugins/pp.php"]["old_hash"] == by["plugins/pp.php"]["new_hash"]
+    assert json.loads(by["plugins/stripe.php"].symbols_removed) == ["stripe_register"]
+    assert by["plugins/pp.php"].note == "renamed from plugins/paypal.php"
+    assert by["plugins/pp.php"].old_hash == by["plugins/pp.php"].new_hash
     # a rescan adds nothing; a further edit adds a new entry, history stays
     assert run_scan(cfg).written == []
     edit(repo, "src/Billing/Invoice.php", "$amount > 0", "$amount > 1")
     git(repo, "commit", "-qam", "tighten")
     again = run_scan(cfg).written
-    assert [(e["kind"], e["path"], e["detected_by"]) for e in again] == [
+    assert [(e.kind, e.path, e.detected_by) for e in again] == [
         ("modify", "src/Billing/Invoice.php", "git-diff")
     ]
-    assert again[0]["commit_sha"] == git(repo, "rev-parse", "HEAD").strip()
+    assert again[0].commit_sha == git(repo, "rev-parse", "HEAD").strip()
     # LEDGER.md got one block per entry, each with the chain head
     md = cfg.layout.ledger_md.read_text()
     assert md.count("\n## #") == 5 and md.count("- chain: ") == 5
-    assert f"- chain: {again[0]['entry_hash']}" in md
+    assert f"- chain: {again[0].entry_hash}" in md
     assert ledger.verify(cfg.layout, ControlStore(cfg.layout.control_db, readonly=True))["ok"]
 
 
@@ -167,19 +168,19 @@ def test_extract_method_and_inline_are_slice_boundaries(repo: Path) -> None:
     cfg = config.load(repo)
     (repo / "src/Billing/Report.php").write_text(REPORT_MONTHLY_EXTRACTED)
     rep = run_scan(cfg)
-    kinds = sorted((e["kind"], e["path"]) for e in rep.written)
+    kinds = sorted((e.kind, e.path) for e in rep.written)
     assert kinds == [
         ("modify", "src/Billing/Report.php"),
         ("slice_boundary", "src/Billing/Report.php"),
     ]
-    sb = next(e for e in rep.written if e["kind"] == "slice_boundary")
-    assert json.loads(sb["symbols_changed"]) == [
+    sb = next(e for e in rep.written if e.kind == "slice_boundary")
+    assert json.loads(sb.symbols_changed) == [
         "App\\Billing\\Report::buildSql",
         "App\\Billing\\Report::monthly",
     ]
     assert (
         "extracted from `App\\Billing\\Report::monthly` into `App\\Billing\\Report::buildSql`"
-        in sb["note"]
+        in sb.note
     )
     # inline it back: buildSql disappears, monthly grows again
     git(repo, "checkout", "src/Billing/Report.php")
@@ -189,14 +190,13 @@ def test_extract_method_and_inline_are_slice_boundaries(repo: Path) -> None:
     git(repo, "checkout", "src/Billing/Report.php")
     os.utime(repo / "src/Billing/Report.php", (time.time() + 3, time.time() + 3))
     inl = run_scan(cfg).written
-    sb2 = next(e for e in inl if e["kind"] == "slice_boundary")
+    sb2 = next(e for e in inl if e.kind == "slice_boundary")
     assert (
-        "`App\\Billing\\Report::buildSql` inlined into `App\\Billing\\Report::monthly`"
-        in sb2["note"]
+        "`App\\Billing\\Report::buildSql` inlined into `App\\Billing\\Report::monthly`" in sb2.note
     )
     # a plain modify is not a slice boundary
     edit(repo, "src/Core/Database.php", "return [];", "return ['x'];")
-    assert [e["kind"] for e in run_scan(cfg).written] == ["modify"]
+    assert [e.kind for e in run_scan(cfg).written] == ["modify"]
 
 
 def test_ledger_rows_cannot_be_updated_or_deleted(repo: Path) -> None:
@@ -213,10 +213,10 @@ def test_ledger_rows_cannot_be_updated_or_deleted(repo: Path) -> None:
         with pytest.raises(apsw.ConstraintError, match="append-only"):
             conn.execute(sql)
     env = facade.run_op(
-        repo, "drift_ack", {"entry_ids": [e["id"]], "note": "reviewed", "by": "tester"}
+        repo, "drift_ack", {"entry_ids": [e.id], "note": "reviewed", "by": "tester"}
     )
     check(env)
-    assert env["result"]["acked"][0]["entry_id"] == e["id"]
+    assert env["result"]["acked"][0]["entry_id"] == e.id
     with pytest.raises(apsw.ConstraintError, match="append-only"):
         conn.execute("DELETE FROM drift_ack")
     rep = facade.run_op(repo, "drift_report", {})
@@ -225,7 +225,7 @@ def test_ledger_rows_cannot_be_updated_or_deleted(repo: Path) -> None:
     assert (
         item["acks"][0]["by"] == "tester" and item["note"] is None
     )  # the entry itself is unchanged
-    assert entries(repo)[0]["entry_hash"] == e["entry_hash"]
+    assert entries(repo)[0].entry_hash == e.entry_hash
     with pytest.raises(Exception, match="no ledger entry #99"):
         facade.run_op(repo, "drift_ack", {"entry_ids": [99]})
 
@@ -341,7 +341,7 @@ def test_p1_reindex_commit_archive_and_identity_with_a_clean_build(
         "- 3 `calls` edges from `App\\Billing\\Invoice::charge` — 2 of 3 confirmed in rev-0002"
         in report
     )
-    assert "chain head: " + entries(repo)[-1]["entry_hash"] in report
+    assert "chain head: " + entries(repo)[-1].entry_hash in report
     # the new revision's ledger starts empty; the old entries stay forever
     assert entries(repo, "rev-0002") == [] and len(entries(repo)) == 3
     env = facade.run_op(repo, "symbol", {"fqn": "App\\Billing\\Report::buildSql"})
@@ -395,8 +395,8 @@ def test_two_scans_at_once_neither_duplicate_nor_fail(repo: Path) -> None:
     written = [len(json.loads(o)["new_entries"]) for o, _e in outs]
     assert sorted(written) == [0, 7] or sum(written) == 7
     es = entries(repo)
-    assert len(es) == 7 and len({e["dedupe_key"] for e in es}) == 7
-    assert [e["id"] for e in es] == list(range(1, 8))
+    assert len(es) == 7 and len({e.dedupe_key for e in es}) == 7
+    assert [e.id for e in es] == list(range(1, 8))
     assert ledger.verify(
         config.Layout(repo), ControlStore(config.Layout(repo).control_db, readonly=True)
     )["ok"]
@@ -452,8 +452,8 @@ def test_notes_hook_and_cli_report(repo: Path) -> None:
     edit(repo, "src/Core/Database.php", "return [];", "return [4];")
     hook = run_cli("-C", str(repo), "hook", "session-start", check=True).stdout
     assert "modify" in hook and "src/Core/Database.php" in hook
-    [e] = [x for x in entries(repo) if x["kind"] == "modify"]
-    assert e["detected_by"] == "hook:session-start"
+    [e] = [x for x in entries(repo) if x.kind == "modify"]
+    assert e.detected_by == "hook:session-start"
     env = facade.run_op(repo, "symbol", {"fqn": "App\\Core\\Database"})
     assert any(w["reason"].startswith("note after rev-0001") for w in env["stale_warnings"])
     rep = json.loads(run_cli("-C", str(repo), "drift", "--json", check=True).stdout)
@@ -476,7 +476,7 @@ def test_revert_to_the_indexed_content_clears_the_warning(repo: Path) -> None:
     assert facade.run_op(repo, "symbol", {"fqn": "App\\Core\\Database::query"})["stale_warnings"]
     (repo / "src/Core/Database.php").write_text(original)
     [e] = run_scan(cfg).written
-    assert e["kind"] == "modify" and e["note"] == "back to the indexed content"
+    assert e.kind == "modify" and e.note == "back to the indexed content"
     assert (
         facade.run_op(repo, "symbol", {"fqn": "App\\Core\\Database::query"})["stale_warnings"] == []
     )

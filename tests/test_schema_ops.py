@@ -436,26 +436,32 @@ def test_diff_live_against_the_revision(tmp_path: Path) -> None:
 
 
 def test_live_schema_change_after_the_index_is_a_ledger_entry(tmp_path: Path) -> None:
-    """db-schema-diff: the live database changes after the revision -> schema_change in the ledger."""
+    """db-schema-diff: the live database changes after the revision -> `drift --scan` records a
+    schema_change; the read operations themselves never write (they only warn from the ledger)."""
+    from ragraf.drift.scan import run_scan
+
     with scratch_db() as name:
         root = make_project(tmp_path / "p", {"dsn": f"mysql://{USER}@{HOST}:{PORT}/{name}"})
         indexer.build(config.load(root))
-        assert (
-            run(root, "schema")["drift"]["entries"] == 0
-        )  # live equals the revision: nothing to record
+        rep0 = run_scan(config.load(root))
+        assert rep0.written == [] and rep0.schema == "the live database matches the revision"
         conn = _server(name)
         conn.cursor().execute("ALTER TABLE products ADD COLUMN weight INT NULL")
         conn.commit()
+        # read operations do not write: no entry until a scan registers the change
+        assert run(root, "schema", table="products")["drift"]["entries"] == 0
+        assert run(root, "table_usage", table="products")["drift"]["entries"] == 0
+        rep = run_scan(config.load(root))
+        assert [(e.kind, e.path, e.detected_by) for e in rep.written] == [
+            ("schema_change", "db://schema", "db-schema-diff")
+        ]
         env = run(root, "schema", table="products")
         assert env["drift"]["entries"] == 1
         warn = [w for w in env["stale_warnings"] if w["path"] == "db://schema"]
         assert warn and warn[0]["reason"].startswith("schema_change after rev-0001")
         assert "column_only_live products.weight" in warn[0]["reason"]
-        rep = run(root, "drift_report")["result"]["entries"]
-        assert [(e["kind"], e["path"], e["detected_by"]) for e in rep] == [
-            ("schema_change", "db://schema", "db-schema-diff")
-        ]
-        # asking again adds nothing (same live state: same dedupe key)
+        # scanning again adds nothing (same live state: same dedupe key)
+        assert run_scan(config.load(root)).written == []
         assert run(root, "table_usage", table="products")["drift"]["entries"] == 1
         usage = run(root, "impact", table="products")
         assert any(w["path"] == "db://schema" for w in usage["stale_warnings"])

@@ -19,6 +19,7 @@ import yaml
 from ragraf import config
 from ragraf.build import indexer
 from ragraf.lang import php
+from ragraf.lang.facts import SqlRef
 from ragraf.store import manifest
 from ragraf.store.graph import GraphStore
 
@@ -412,9 +413,16 @@ def test_dsn_from_is_only_referenced(tmp_path: Path) -> None:
 def sql_refs(src: str) -> list[tuple]:
     f = php.extract("t.php", src)
     return [
-        (f.nodes[r[1]][3], r[2], r[3], r[4], r[5][0] if r[5] else None, r[6])
+        (
+            f.nodes[r.owner].fqn,
+            r.line,
+            r.end_line,
+            r.fragments,
+            r.analysis.operation if r.analysis else None,
+            r.ordinal,
+        )
         for r in f.refs
-        if r[0] == "sql"
+        if isinstance(r, SqlRef)
     ]
 
 
@@ -501,8 +509,9 @@ def test_a_data_dump_in_a_string_stays_fast() -> None:
     t0 = time.perf_counter()
     f = php.extract("seed.php", src)
     assert time.perf_counter() - t0 < 3
-    [ref] = [r for r in f.refs if r[0] == "sql"]
-    op, tables, columns, _star, _dyn, parsed, problems = ref[5]
+    [ref] = [r for r in f.refs if isinstance(r, SqlRef)]
+    assert ref.analysis is not None
+    op, tables, columns, _star, _dyn, parsed, problems = ref.analysis
     assert (op, tables, columns, parsed) == (
         "insert",
         (("users", "exact", "write", None, None),),

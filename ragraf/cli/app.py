@@ -353,16 +353,19 @@ def drift(
         rep = run_scan(config.load(root))
         if as_json:
             _emit_json(
-                {"rev_id": rep.rev_id, "changed_files": rep.changes, "new_entries": rep.written}
+                {
+                    "rev_id": rep.rev_id,
+                    "changed_files": rep.changes,
+                    "new_entries": [e._asdict() for e in rep.written],
+                    "schema": rep.schema,
+                }
             )
             return
         print(
             f"{rep.changes} changed files against {rep.rev_id}; {len(rep.written)} new ledger entries"
         )
         for e in rep.written:
-            print(
-                f"  #{e['id']} {e['kind']} {e['path']}" + (f" - {e['note']}" if e["note"] else "")
-            )
+            print(f"  #{e.id} {e.kind} {e.path}" + (f" - {e.note}" if e.note else ""))
         return
     if note is not None:
         from ragraf.drift.scan import note_entry
@@ -372,7 +375,7 @@ def drift(
             raise InvalidArgument("--note needs --text")
         rows = note_entry(config.load(root), normalise_path("drift", "--note", note), text)
         print(
-            f"#{rows[0]['id']} note {rows[0]['path']}"
+            f"#{rows[0].id} note {rows[0].path}"
             if rows
             else "the same note is already in the ledger"
         )

@@ -13,15 +13,16 @@ Invariants a change must keep:
 
 from __future__ import annotations
 
-import json
 import os
 import tempfile
 from collections import defaultdict
 from typing import Any
 
 from ragraf import resources
+from ragraf.clock import now_iso
 from ragraf.config import Layout
-from ragraf.drift.ledger import now_iso
+from ragraf.kinds import ChangeKind
+from ragraf.model import LedgerEntry
 from ragraf.store.control import GENESIS, ControlStore
 from ragraf.store.graph import GraphStore
 
@@ -29,8 +30,9 @@ from ragraf.store.graph import GraphStore
 def ensure_archive(
     layout: Layout, graph: GraphStore, control: ControlStore, from_rev: str, to_rev: str
 ) -> str | None:
-    """Write the archive of ``from_rev``'s ledger once; returns its report path (relative to the root)."""
-    if any(a["from_rev"] == from_rev and a["to_rev"] == to_rev for a in control.archives()):
+    """Write the archive of ``from_rev``'s ledger once; returns its report path (relative to
+    the root), or None when there is nothing to archive or it exists already."""
+    if any(a.from_rev == from_rev and a.to_rev == to_rev for a in control.archives()):
         return None
     entries = control.entries(from_rev)
     if not entries:
@@ -52,48 +54,48 @@ def ensure_archive(
 def render(
     graph: GraphStore,
     control: ControlStore,
-    entries: list[dict[str, Any]],
+    entries: list[LedgerEntry],
     from_rev: str,
     to_rev: str,
 ) -> str:
-    import jinja2
-
     files: dict[str, dict[str, Any]] = {}
     symbols: set[str] = set()
     slices = []
     for e in entries:
-        if e["kind"] == "slice_boundary":
-            slices.append(
-                {"note": e["note"] or ", ".join(json.loads(e["symbols_changed"] or "[]"))}
-            )
+        if e.kind == ChangeKind.SLICE_BOUNDARY:
+            slices.append({"note": e.note or ", ".join(e.names("symbols_changed"))})
             continue
         f = files.setdefault(
-            e["path"], {"path": e["path"], "kinds": [], "added": [], "removed": [], "changed": []}
+            e.path, {"path": e.path, "kinds": [], "added": [], "removed": [], "changed": []}
         )
-        if e["kind"] not in f["kinds"]:
-            f["kinds"].append(e["kind"])
+        if e.kind not in f["kinds"]:
+            f["kinds"].append(e.kind)
         for key, col in (
             ("added", "symbols_added"),
             ("removed", "symbols_removed"),
             ("changed", "symbols_changed"),
         ):
-            for s in json.loads(e[col] or "[]"):
-                symbols.add(s)
-                if s not in f[key]:
-                    f[key].append(s)
+            for name in e.names(col):
+                symbols.add(name)
+                if name not in f[key]:
+                    f[key].append(name)
     stale = control.stale_edges(from_rev)
-    uids = sorted({u for u, _r, _e in stale})
+    uids = sorted({s.edge_uid for s in stale})
     old_edges = graph.edges_by_uids(from_rev, uids)
     new_uids = graph.edge_uids(to_rev) if old_edges else set()
     new_triples = graph.edge_triples(to_rev) if old_edges else set()
-    ends = graph.nodes_by_ids(from_rev, [x for e in old_edges for x in (e[0], e[1])])
+    ends = graph.nodes_by_ids(from_rev, [x for e in old_edges for x in (e.src, e.dst)])
     groups: dict[tuple[str, str], list[bool]] = defaultdict(list)
     for e in old_edges:
-        src_row = ends.get(e[0])
-        dst_row = ends.get(e[1])
-        src_name = (src_row[3] or src_row[2]) if src_row else e[0]
-        triple = (src_row[3] if src_row else "", dst_row[3] if dst_row else "", e[2])
-        groups[(e[2], src_name)].append(e[8] in new_uids or triple in new_triples)
+        src_row = ends.get(e.src)
+        dst_row = ends.get(e.dst)
+        src_name = src_row.label if src_row else e.src
+        triple = (
+            (src_row.fqn if src_row else "") or "",
+            (dst_row.fqn if dst_row else "") or "",
+            e.kind,
+        )
+        groups[(e.kind, src_name)].append(e.edge_uid in new_uids or triple in new_triples)
     confirmed = sum(sum(v) for v in groups.values())
     stale_groups = []
     for (kind, src), verdicts in sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0])):
@@ -106,13 +108,8 @@ def render(
             else f"{ok} of {n} confirmed in {to_rev}"
         )
         stale_groups.append({"kind": kind, "src": src, "count": n, "verdict": verdict})
-    acked = {a["entry_id"] for a in control.acks([e["id"] for e in entries])}
-    env = jinja2.Environment(
-        loader=jinja2.FileSystemLoader(str(resources.templates_dir())),
-        autoescape=False,
-        keep_trailing_newline=True,
-    )
-    return env.get_template("archive.md.j2").render(
+    acked = {a.entry_id for a in control.acks([e.id for e in entries])}
+    return resources.template("archive.md.j2").render(
         from_rev=from_rev,
         to_rev=to_rev,
         archived_at=now_iso(),
@@ -123,8 +120,8 @@ def render(
         confirmed=confirmed,
         stale_groups=stale_groups,
         slices=slices,
-        first_id=entries[0]["id"],
-        last_id=entries[-1]["id"],
-        chain_head=entries[-1]["entry_hash"] or GENESIS,
+        first_id=entries[0].id,
+        last_id=entries[-1].id,
+        chain_head=entries[-1].entry_hash or GENESIS,
         acks=len(acked),
     )

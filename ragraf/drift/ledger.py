@@ -22,13 +22,14 @@ import hashlib
 import json
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from typing import Any
 
 from ragraf import resources
+from ragraf.clock import now_iso
 from ragraf.config import Layout
+from ragraf.model import LedgerAck, LedgerEntry
 from ragraf.store.control import GENESIS, ControlStore
 
 HASHED = (
@@ -51,18 +52,18 @@ HASHED = (
 ACK_HASHED = ("id", "entry_id", "by", "ts", "note")
 
 
-def now_iso() -> str:
-    return datetime.now(UTC).isoformat(timespec="seconds")
-
-
-def canonical(row: dict[str, Any], keys: tuple[str, ...]) -> str:
+def canonical(row: Mapping[str, Any], keys: tuple[str, ...]) -> str:
     return json.dumps(
         {k: row.get(k) for k in keys}, sort_keys=True, separators=(",", ":"), ensure_ascii=False
     )
 
 
-def chain_hash(prev: str, row: dict[str, Any], keys: tuple[str, ...] = HASHED) -> str:
-    return hashlib.sha256((prev + "\n" + canonical(row, keys)).encode("utf-8")).hexdigest()
+def chain_hash(
+    prev: str, row: LedgerEntry | LedgerAck | Mapping[str, Any], keys: tuple[str, ...] = HASHED
+) -> str:
+    """sha256(prev + newline + canonical(row)) over ``keys`` of the row."""
+    fields = row._asdict() if isinstance(row, LedgerEntry | LedgerAck) else row
+    return hashlib.sha256((prev + "\n" + canonical(fields, keys)).encode("utf-8")).hexdigest()
 
 
 def dedupe_key(path: str, old: str | None, new: str | None, kind: str) -> str:
@@ -80,30 +81,15 @@ def ledger_lock(layout: Layout) -> Iterator[None]:
         os.close(fd)
 
 
-def _env() -> Any:
-    import jinja2
-
-    return jinja2.Environment(
-        loader=jinja2.FileSystemLoader(str(resources.templates_dir())),
-        autoescape=False,
-        keep_trailing_newline=True,
-        trim_blocks=False,
-    )
-
-
 def _append_md(layout: Layout, text: str) -> None:
     path = layout.ledger_md
     new = not path.exists()
     with open(path, "a", encoding="utf-8") as fh:
         if new:
-            fh.write(_env().get_template("ledger_header.md.j2").render())
+            fh.write(resources.template("ledger_header.md.j2").render())
         fh.write(text)
         fh.flush()
         os.fsync(fh.fileno())
-
-
-def _loads(v: str | None) -> list[Any]:
-    return json.loads(v) if v else []
 
 
 @dataclass
@@ -123,9 +109,9 @@ class NewEntry:
 
 def append(
     layout: Layout, control: ControlStore, rev_id: str, items: list[NewEntry]
-) -> list[dict[str, Any]]:
+) -> list[LedgerEntry]:
     """Append the entries not yet in the ledger; returns the rows written (in id order)."""
-    written: list[dict[str, Any]] = []
+    written: list[LedgerEntry] = []
     if not items:
         return written
     with ledger_lock(layout):
@@ -136,41 +122,42 @@ def append(
                 if control.has_dedupe_key(key):
                     continue
                 last_id += 1
-                row: dict[str, Any] = {
-                    "id": last_id,
-                    "index_rev": rev_id,
-                    "ts": now_iso(),
-                    "path": it.path,
-                    "kind": it.kind,
-                    "old_hash": it.old_hash,
-                    "new_hash": it.new_hash,
-                    "symbols_added": json.dumps(sorted(it.symbols_added or [])),
-                    "symbols_removed": json.dumps(sorted(it.symbols_removed or [])),
-                    "symbols_changed": json.dumps(sorted(it.symbols_changed or [])),
-                    "edges_invalidated": json.dumps(sorted({u for u, _r in it.edges or []})),
-                    "detected_by": it.detected_by,
-                    "commit_sha": it.commit_sha,
-                    "note": it.note,
-                    "dedupe_key": key,
-                    "prev_hash": head,
-                }
-                row["entry_hash"] = chain_hash(head, row)
-                head = row["entry_hash"]
+                row = LedgerEntry(
+                    id=last_id,
+                    index_rev=rev_id,
+                    ts=now_iso(),
+                    path=it.path,
+                    kind=it.kind,
+                    old_hash=it.old_hash,
+                    new_hash=it.new_hash,
+                    symbols_added=json.dumps(sorted(it.symbols_added or [])),
+                    symbols_removed=json.dumps(sorted(it.symbols_removed or [])),
+                    symbols_changed=json.dumps(sorted(it.symbols_changed or [])),
+                    edges_invalidated=json.dumps(sorted({u for u, _r in it.edges or []})),
+                    detected_by=it.detected_by,
+                    commit_sha=it.commit_sha,
+                    note=it.note,
+                    dedupe_key=key,
+                    prev_hash=head,
+                    entry_hash=None,
+                )
+                row = row._replace(entry_hash=chain_hash(head, row))
+                head = row.entry_hash or GENESIS
                 control.insert_entry(row)
                 if it.edges:
                     control.insert_stale_edges(rev_id, last_id, sorted(set(it.edges)))
                 written.append(row)
         if written:
-            tpl = _env().get_template("ledger_entry.md.j2")
+            tpl = resources.template("ledger_entry.md.j2")
             _append_md(
                 layout,
                 "".join(
                     tpl.render(
                         e=row,
-                        added=_loads(row["symbols_added"]),
-                        removed=_loads(row["symbols_removed"]),
-                        changed=_loads(row["symbols_changed"]),
-                        edges=len(_loads(row["edges_invalidated"])),
+                        added=row.names("symbols_added"),
+                        removed=row.names("symbols_removed"),
+                        changed=row.names("symbols_changed"),
+                        edges=len(row.invalidated),
                     )
                     for row in written
                 ),
@@ -180,7 +167,7 @@ def append(
 
 def ack(
     layout: Layout, control: ControlStore, entry_ids: list[int], by: str, note: str | None
-) -> list[dict[str, Any]]:
+) -> list[LedgerAck]:
     from ragraf.errors import InvalidArgument
 
     known = control.entry_ids(entry_ids)
@@ -189,25 +176,18 @@ def ack(
         raise InvalidArgument(
             f"drift_ack: no ledger entry {', '.join('#' + str(m) for m in missing)}"
         )
-    rows: list[dict[str, Any]] = []
+    rows: list[LedgerAck] = []
     with ledger_lock(layout):
         with control.db.write():
             last, head = control.ack_head()
             for eid in sorted(set(entry_ids)):
                 last += 1
-                row = {
-                    "id": last,
-                    "entry_id": eid,
-                    "by": by,
-                    "ts": now_iso(),
-                    "note": note,
-                    "prev_hash": head,
-                }
-                row["ack_hash"] = chain_hash(head, row, ACK_HASHED)
-                head = row["ack_hash"]
+                row = LedgerAck(last, eid, by, now_iso(), note, head, "")
+                row = row._replace(ack_hash=chain_hash(head, row, ACK_HASHED))
+                head = row.ack_hash
                 control.insert_ack(row)
                 rows.append(row)
-        tpl = _env().get_template("ledger_ack.md.j2")
+        tpl = resources.template("ledger_ack.md.j2")
         _append_md(layout, "".join(tpl.render(a=r) for r in rows))
     return rows
 
@@ -224,26 +204,24 @@ def verify(layout: Layout, control: ControlStore) -> dict[str, Any]:
     entries = control.entries()
     by_id: dict[int, str] = {}
     for e in entries:
-        if e["prev_hash"] != head:
+        if e.prev_hash != head:
             problems.append(
-                f"entry #{e['id']}: previous hash does not match entry #{e['id'] - 1} (link broken)"
+                f"entry #{e.id}: previous hash does not match entry #{e.id - 1} (link broken)"
             )
             break
-        if chain_hash(head, e) != e["entry_hash"]:
+        if chain_hash(head, e) != e.entry_hash:
             problems.append(
-                f"entry #{e['id']}: its content does not match its hash (the row was altered)"
+                f"entry #{e.id}: its content does not match its hash (the row was altered)"
             )
             break
-        head = e["entry_hash"]
-        by_id[e["id"]] = head
+        head = e.entry_hash
+        by_id[e.id] = head
     ack_head = GENESIS
     for a in control.acks():
-        if a["prev_hash"] != ack_head or chain_hash(ack_head, a, ACK_HASHED) != a["ack_hash"]:
-            problems.append(
-                f"ack #{a['id']} (of entry #{a['entry_id']}): broken link or altered row"
-            )
+        if a.prev_hash != ack_head or chain_hash(ack_head, a, ACK_HASHED) != a.ack_hash:
+            problems.append(f"ack #{a.id} (of entry #{a.entry_id}): broken link or altered row")
             break
-        ack_head = a["ack_hash"]
+        ack_head = a.ack_hash
     md_heads: dict[int, str] = {}
     md_ack_head = GENESIS
     if layout.ledger_md.exists():
@@ -269,18 +247,18 @@ def verify(layout: Layout, control: ControlStore) -> dict[str, Any]:
         if not problems and md_ack_head != ack_head:
             problems.append("LEDGER.md's last ack chain head does not match the database")
     for arch in control.archives():
-        p = layout.root / arch["report_path"]
+        p = layout.root / arch.report_path
         m = (
             re.search(r"chain head: ([0-9a-f]{64})", p.read_text(encoding="utf-8"))
             if p.exists()
             else None
         )
         if m is None:
-            problems.append(f"archive {arch['report_path']}: missing or without a chain head")
+            problems.append(f"archive {arch.report_path}: missing or without a chain head")
             continue
         if m.group(1) not in set(by_id.values()) | {GENESIS}:
             problems.append(
-                f"archive {arch['report_path']}: chain head {m.group(1)[:16]}… is not in the ledger"
+                f"archive {arch.report_path}: chain head {m.group(1)[:16]}… is not in the ledger"
             )
     return {
         "ok": not problems,

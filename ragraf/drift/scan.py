@@ -16,19 +16,22 @@ Invariants a change must keep:
 from __future__ import annotations
 
 import hashlib
-import json
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from ragraf.config import Config
-from ragraf.corpus import Selector, lang_of, read_file, walk
+from ragraf.corpus import Selector, read_file, walk
 from ragraf.drift.ledger import NewEntry
+from ragraf.kinds import CALLABLE, FILE_CHANGES, PATH_NOTES, SYMBOL, ChangeKind
+from ragraf.lang import registry
+from ragraf.lang.chunking import DEFAULT_MAX_LINES
+from ragraf.lang.registry import lang_of
+from ragraf.model import SCHEMA_PATH, LedgerEntry, props_of
+from ragraf.store.control import ControlStore
 from ragraf.store.graph import GraphStore
 
-SYMBOL_KINDS = ("class", "interface", "trait", "enum", "function", "method", "property", "constant")
-BODY_KINDS = ("function", "method")
+RENAMED_FROM = "renamed from "
 _TRIVIAL = {
     "",
     "{",
@@ -96,7 +99,7 @@ def current_files(cfg: Config) -> dict[str, tuple[int, int, bool]]:
 
 
 def detect(cfg: Config, graph: GraphStore, rev: str) -> list[Change]:
-    indexed = {r[0]: (r[3], r[6], r[7]) for r in graph.files(rev)}  # path -> (sha, size, mtime_ns)
+    indexed = {r.path: (r.sha256, r.size, r.mtime_ns) for r in graph.files(rev)}
     now = current_files(cfg)
     max_bytes = int(cfg.project["max_file_bytes"])
     adds: dict[str, Change] = {}
@@ -114,10 +117,12 @@ def detect(cfg: Config, graph: GraphStore, rev: str) -> list[Change]:
             sf = read_file(cfg.root, path, lang_of(path), max_bytes)
             sha, text = sf.sha256, sf.text
         if old is None:
-            adds[path] = Change(path, "add", None, sha, text=text)
+            adds[path] = Change(path, ChangeKind.ADD, None, sha, text=text)
         elif old[0] != sha:
-            changes.append(Change(path, "modify", old[0], sha, text=text))
-    deletes = [Change(p, "delete", indexed[p][0], None) for p in sorted(set(indexed) - set(now))]
+            changes.append(Change(path, ChangeKind.MODIFY, old[0], sha, text=text))
+    deletes = [
+        Change(p, ChangeKind.DELETE, indexed[p][0], None) for p in sorted(set(indexed) - set(now))
+    ]
     # rename: a deleted path whose content appears at a new path
     by_sha: dict[str, list[str]] = defaultdict(list)
     for p, c in adds.items():
@@ -128,7 +133,7 @@ def detect(cfg: Config, graph: GraphStore, rev: str) -> list[Change]:
             newp = cands.pop(0)
             a = adds.pop(newp)
             changes.append(
-                Change(newp, "rename", d.old_sha, a.new_sha, old_path=d.path, text=a.text)
+                Change(newp, ChangeKind.RENAME, d.old_sha, a.new_sha, old_path=d.path, text=a.text)
             )
         else:
             changes.append(d)
@@ -187,28 +192,29 @@ def indexed_symbols(graph: GraphStore, rev: str, path: str) -> dict[str, SymbolI
     text = graph.file_text(rev, path)
     lines = text.split("\n") if text is not None else []
     out: dict[str, SymbolInfo] = {}
-    for nid, kind, _name, fqn, _p, start, end, props, _layer in graph.nodes_in_file(rev, path):
-        if kind not in SYMBOL_KINDS or not fqn:
+    for n in graph.nodes_in_file(rev, path):
+        if n.kind not in SYMBOL or not n.fqn:
             continue
-        sig = (json.loads(props) if props else {}).get("signature", "")
-        body = lines[start - 1 : end] if start and end and kind in BODY_KINDS else []
-        out.setdefault(fqn, SymbolInfo(fqn, kind, nid, sig, body))
+        sig = props_of(n.props).get("signature", "")
+        start, end = n.start_line, n.end_line
+        body = lines[start - 1 : end] if start and end and n.kind in CALLABLE else []
+        out.setdefault(n.fqn, SymbolInfo(n.fqn, n.kind, n.node_id, sig, body))
     return out
 
 
 def current_symbols(path: str, text: str | None) -> dict[str, SymbolInfo]:
-    if text is None or lang_of(path) != "php":
+    lang = registry.language_of(path)
+    if text is None or lang is None or not lang.declares_symbols:
         return {}
-    from ragraf.lang import php
-
-    f = php.extract(path, text)
+    f = registry.extract(path, lang.name, text, DEFAULT_MAX_LINES)
     lines = text.split("\n")
     out: dict[str, SymbolInfo] = {}
-    for _nid, kind, _name, fqn, start, end, props, _layer in f.nodes:
-        if kind not in SYMBOL_KINDS or not fqn:
+    for n in f.nodes:
+        if n.kind not in SYMBOL or not n.fqn:
             continue
-        body = lines[start - 1 : end] if kind in BODY_KINDS else []
-        out.setdefault(fqn, SymbolInfo(fqn, kind, None, props.get("signature", ""), body))
+        body = lines[n.start_line - 1 : n.end_line] if n.kind in CALLABLE else []
+        sig = n.props.get("signature", "")
+        out.setdefault(n.fqn, SymbolInfo(n.fqn, n.kind, None, sig, body))
     return out
 
 
@@ -225,8 +231,8 @@ class FileDelta:
 
 def file_delta(graph: GraphStore, rev: str, c: Change) -> FileDelta:
     old_path = c.old_path or c.path
-    old = indexed_symbols(graph, rev, old_path) if c.kind != "add" else {}
-    new = current_symbols(c.path, c.text) if c.kind != "delete" else {}
+    old = indexed_symbols(graph, rev, old_path) if c.kind != ChangeKind.ADD else {}
+    new = current_symbols(c.path, c.text) if c.kind != ChangeKind.DELETE else {}
     added = sorted(set(new) - set(old))
     removed = sorted(set(old) - set(new))
     changed = sorted(
@@ -235,27 +241,25 @@ def file_delta(graph: GraphStore, rev: str, c: Change) -> FileDelta:
         if old[f].signature != new[f].signature or _norm(old[f].body) != _norm(new[f].body)
     )
     edges: dict[str, str] = {}
+    how = "modified" if c.kind == ChangeKind.MODIFY else f"{c.kind}d"
     for e in graph.edges_with_evidence_in(rev, old_path):
-        edges.setdefault(
-            e[8],
-            f"evidence in {c.kind}d file {old_path}"
-            if c.kind != "modify"
-            else f"evidence in modified file {old_path}",
-        )
-    touched = {old[f].node_id: f for f in (*changed, *removed) if old[f].node_id}
-    if c.kind in ("delete", "rename"):
+        edges.setdefault(e.edge_uid, f"evidence in {how} file {old_path}")
+    touched: dict[str, str] = {}
+    for f in (*changed, *removed):
+        nid = old[f].node_id
+        if nid:
+            touched[nid] = f
+    if c.kind in (ChangeKind.DELETE, ChangeKind.RENAME):
         touched.update({s.node_id: f for f, s in old.items() if s.node_id})
+
+    def fate(name: str) -> str:
+        return "removed" if name in removed else "changed"
+
     if touched:
         for e in graph.edges_to(rev, list(touched)):
-            edges.setdefault(
-                e[8],
-                f"target symbol {touched[e[1]]} {'removed' if touched[e[1]] in removed else 'changed'}",
-            )
+            edges.setdefault(e.edge_uid, f"target symbol {touched[e.dst]} {fate(touched[e.dst])}")
         for e in graph.edges_from(rev, list(touched)):
-            edges.setdefault(
-                e[8],
-                f"source symbol {touched[e[0]]} {'removed' if touched[e[0]] in removed else 'changed'}",
-            )
+            edges.setdefault(e.edge_uid, f"source symbol {touched[e.src]} {fate(touched[e.src])}")
     return FileDelta(c, added, removed, changed, sorted(edges.items()), old, new)
 
 
@@ -282,7 +286,7 @@ def slice_boundaries(
     for d in deltas:
         for f in d.added:
             s = d.new[f]
-            if s.kind not in BODY_KINDS:
+            if s.kind not in CALLABLE:
                 continue
             body = set(_norm(s.body[1:]))  # without the signature line
             if len(body) < 2:
@@ -301,7 +305,7 @@ def slice_boundaries(
                 )
         for f in d.removed:
             s = d.old[f]
-            if s.kind not in BODY_KINDS:
+            if s.kind not in CALLABLE:
                 continue
             body = set(_norm(s.body[1:]))
             if len(body) < 2:
@@ -325,7 +329,7 @@ def entries_for(deltas: list[FileDelta], threshold: float) -> list[NewEntry]:
     out: list[NewEntry] = []
     for d in deltas:
         c = d.change
-        note = f"renamed from {c.old_path}" if c.kind == "rename" else None
+        note = f"{RENAMED_FROM}{c.old_path}" if c.kind == ChangeKind.RENAME else None
         out.append(
             NewEntry(
                 c.path,
@@ -346,7 +350,7 @@ def entries_for(deltas: list[FileDelta], threshold: float) -> list[NewEntry]:
         out.append(
             NewEntry(
                 c.path,
-                "slice_boundary",
+                ChangeKind.SLICE_BOUNDARY,
                 c.detected_by,
                 c.old_sha,
                 c.new_sha,
@@ -360,7 +364,7 @@ def entries_for(deltas: list[FileDelta], threshold: float) -> list[NewEntry]:
 
 def reverts(
     changes: list[Change],
-    ledger_state: dict[str, dict[str, Any]],
+    state: dict[str, LedgerEntry],
     indexed: dict[str, str],
     now: dict[str, tuple[int, int, bool]],
     cfg: Config,
@@ -368,19 +372,19 @@ def reverts(
     """Paths the ledger holds as changed that are back to their indexed content."""
     out = []
     changed_paths = {c.path for c in changes} | {c.old_path for c in changes if c.old_path}
-    for path, last in ledger_state.items():
-        if path in changed_paths or last["kind"] in ("slice_boundary", "note", "schema_change"):
+    for path, last in state.items():
+        if path in changed_paths or last.kind in PATH_NOTES:
             continue
         if path not in indexed or path not in now:
             continue
         sf = read_file(cfg.root, path, lang_of(path), int(cfg.project["max_file_bytes"]))
-        if sf.sha256 == indexed[path] and last["new_hash"] != indexed[path]:
+        if sf.sha256 == indexed[path] and last.new_hash != indexed[path]:
             out.append(
                 NewEntry(
                     path,
-                    "modify",
+                    ChangeKind.MODIFY,
                     "compare",
-                    last["new_hash"],
+                    last.new_hash,
                     indexed[path],
                     note="back to the indexed content",
                 )
@@ -388,37 +392,77 @@ def reverts(
     return out
 
 
-def ledger_state(entries: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
-    """The last entry per path (file-level kinds only)."""
-    state: dict[str, dict[str, Any]] = {}
+def ledger_state(entries: list[LedgerEntry]) -> dict[str, LedgerEntry]:
+    """The last file-level entry per path; a rename also leaves its old path deleted."""
+    state: dict[str, LedgerEntry] = {}
     for e in entries:
-        if e["kind"] in ("add", "modify", "delete", "rename"):
-            state[e["path"]] = e
-            if e["kind"] == "rename" and (e.get("note") or "").startswith("renamed from "):
-                state[e["note"][len("renamed from ") :]] = {**e, "kind": "delete", "new_hash": None}
+        if e.kind in FILE_CHANGES:
+            state[e.path] = e
+            if e.kind == ChangeKind.RENAME and (e.note or "").startswith(RENAMED_FROM):
+                old = (e.note or "")[len(RENAMED_FROM) :]
+                state[old] = e._replace(kind=ChangeKind.DELETE, new_hash=None)
     return state
+
+
+# -- db-schema-diff (§8.2) -----------------------------------------------------------
+#: divergences quoted in a schema_change note before "... N more"
+SCHEMA_NOTE_ITEMS = 20
+
+
+def schema_entries(cfg: Config, graph: GraphStore, rev: str) -> tuple[list[NewEntry], str]:
+    """A schema_change entry when the live database differs from the revision's tables,
+    and what the check found (for the report). Quiet without a configured database."""
+    import os
+
+    from ragraf.sql import schema_build
+
+    db = cfg.project.get("db") or {}
+    if not db.get("dsn") and not any(k.startswith("RAGRAF_DB_") for k in os.environ):
+        return [], "no live database configured"
+    divergences, why = schema_build.diff_live(cfg, graph, rev)
+    if divergences is None:
+        return [], f"live schema not compared ({why})"
+    if not divergences:
+        return [], "the live database matches the revision"
+    lines = sorted(
+        f"{d.kind} {d.table}"
+        + (f".{d.column}" if d.column else "")
+        + (f" ({d.migration_type} -> {d.live_type})" if d.kind == "type_differs" else "")
+        for d in divergences
+    )
+    live_hash = hashlib.sha256("\n".join(lines).encode()).hexdigest()
+    rev_hash = hashlib.sha256(rev.encode()).hexdigest()
+    more = len(lines) - SCHEMA_NOTE_ITEMS
+    note = (
+        "live database differs from the revision: "
+        + "; ".join(lines[:SCHEMA_NOTE_ITEMS])
+        + (f"; ... {more} more" if more > 0 else "")
+    )
+    entry = NewEntry(
+        SCHEMA_PATH, ChangeKind.SCHEMA_CHANGE, "db-schema-diff", rev_hash, live_hash, note=note
+    )
+    return [entry], f"{len(lines)} divergences from the live database"
 
 
 @dataclass
 class ScanReport:
     rev_id: str
     changes: int
-    written: list[dict[str, Any]]
+    written: list[LedgerEntry]
     head: str | None
+    schema: str = ""
 
 
 def run_scan(cfg: Config, detected_by: str = "compare") -> ScanReport:
-    """`ragraf drift --scan`: register what changed since the active revision in the ledger."""
+    """`ragraf drift --scan`: register what changed since the active revision in the ledger:
+    files of the corpus and, when a live database is configured, its schema."""
     from ragraf.drift import ledger
     from ragraf.store import manifest
-    from ragraf.store.control import ControlStore
 
     layout = cfg.layout
     man = manifest.require(layout.rev_json)
     rev = man["rev_id"]
-    graph = GraphStore(layout.graph_db, readonly=True)
-    control = ControlStore(layout.control_db)
-    try:
+    with GraphStore(layout.graph_db, readonly=True) as graph:
         changes = detect(cfg, graph, rev)
         head = git_annotate(cfg, changes, man.get("git_commit"))
         if detected_by != "compare":  # the trigger names the detection (the commit stays recorded)
@@ -426,32 +470,28 @@ def run_scan(cfg: Config, detected_by: str = "compare") -> ScanReport:
                 c.detected_by = detected_by
         deltas = [file_delta(graph, rev, c) for c in changes]
         items = entries_for(deltas, float(cfg.project["drift"]["slice_similarity"]))
-        state = ledger_state(control.entries(rev))
-        if state:
-            indexed = {r[0]: r[3] for r in graph.files(rev)}
-            items += reverts(changes, state, indexed, current_files(cfg), cfg)
-        written = ledger.append(layout, control, rev, items)
-        return ScanReport(rev, len(changes), written, head)
-    finally:
-        graph.close()
-        control.close()
+        schema_items, schema_note = schema_entries(cfg, graph, rev)
+        items += schema_items
+        with ControlStore(layout.control_db) as control:
+            state = ledger_state(control.entries(rev))
+            if state:
+                indexed = {r.path: r.sha256 for r in graph.files(rev)}
+                items += reverts(changes, state, indexed, current_files(cfg), cfg)
+            written = ledger.append(layout, control, rev, items)
+    return ScanReport(rev, len(changes), written, head, schema_note)
 
 
-def note_entry(cfg: Config, path: str, text: str) -> list[dict[str, Any]]:
+def note_entry(cfg: Config, path: str, text: str) -> list[LedgerEntry]:
     """A manual ledger entry about a path (detected_by manual)."""
     from ragraf.drift import ledger
     from ragraf.store import manifest
-    from ragraf.store.control import ControlStore
 
     man = manifest.require(cfg.layout.rev_json)
-    control = ControlStore(cfg.layout.control_db)
-    try:
+    with ControlStore(cfg.layout.control_db) as control:
         sha = hashlib.sha256(text.encode()).hexdigest()
         return ledger.append(
             cfg.layout,
             control,
             man["rev_id"],
-            [NewEntry(path, "note", "manual", None, sha, note=text)],
+            [NewEntry(path, ChangeKind.NOTE, "manual", None, sha, note=text)],
         )
-    finally:
-        control.close()

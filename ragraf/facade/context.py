@@ -15,7 +15,6 @@ Invariants a change must keep:
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 from collections import OrderedDict
 from datetime import UTC, datetime
@@ -25,12 +24,61 @@ from typing import Any
 from ragraf.config import Layout
 from ragraf.errors import InvalidArgument
 from ragraf.facade import sanitize
-from ragraf.store import manifest
-from ragraf.store.control import ControlStore
-from ragraf.store.graph import GraphStore
-from ragraf.store.lexvec import LexStore
+from ragraf.kinds import PATH_NOTES, ChangeKind, ParseStatus
+from ragraf.model import EdgeRow, FileRow, LedgerEntry, NodeRow, props_of
+from ragraf.store import Stores, manifest
 
 TEXT_CACHE_FILES = 512
+#: the most items one list of an answer holds; beyond it the answer says so in limits
+MAX_ITEMS = 500
+#: evidence edges kept per listed symbol (callers, callees, routes' readers)
+EVIDENCE_PER_ITEM = 20
+#: node props an answer shows (the rest are internal to the build)
+SHOWN_PROPS = frozenset(
+    {
+        "signature",
+        "visibility",
+        "static",
+        "abstract",
+        "final",
+        "modifiers",
+        "parameters",
+        "return_type",
+        "type",
+        "promoted",
+        "enum_case",
+        "define",
+        "method",
+        "route",
+        "superglobal",
+        "key",
+        "level",
+        "lang",
+        "operation",
+        "columns",
+        "select_star",
+        "dynamic",
+        "parsed",
+        "tables",
+        "data_type",
+        "nullable",
+        "ordinal",
+        "source",
+        "engine",
+        "row_estimate",
+    }
+)
+#: edge props an answer shows
+SHOWN_EDGE_PROPS = (
+    "via",
+    "magic",
+    "conditional",
+    "candidates",
+    "callable",
+    "include",
+    "use",
+    "external",
+)
 LIMIT_STATIC = "static analysis; runtime dynamics not covered"
 LIMIT_DEGRADED = (
     "capability degraded: no CPG (Joern not used); slices and data flows are unavailable"
@@ -51,9 +99,10 @@ class Session:
         self.root = root
         self.layout = Layout(root)
         manifest.require(self.layout.rev_json)
-        self.graph = GraphStore(self.layout.graph_db, readonly=True)
-        self.lex = LexStore(self.layout.lexvec_db, readonly=True)
-        self.control = ControlStore(self.layout.control_db, readonly=True)
+        self.stores = Stores(self.layout)
+        self.graph = self.stores.graph
+        self.lex = self.stores.lex
+        self.control = self.stores.control
         self._hash_cache: dict[tuple[str, int, int], str] = {}
         # indexed file texts by sha256 (content-addressed, so valid for every revision)
         self.text_cache: OrderedDict[str, list[str]] = OrderedDict()
@@ -78,9 +127,7 @@ class Session:
         return self._embedder
 
     def close(self) -> None:
-        self.graph.close()
-        self.lex.close()
-        self.control.close()
+        self.stores.close()
 
     def config(self) -> Any:
         if self._cfg is None:
@@ -143,9 +190,9 @@ class Ctx:
         self.touched: dict[str, None] = {}
         self.limits: list[str] = [LIMIT_STATIC]
         self.provenance = "index"
-        self._file_rows: dict[str, tuple[Any, ...] | None] = {}
+        self._file_rows: dict[str, FileRow | None] = {}
         self._texts: dict[str, list[str] | None] = {}
-        self._ledger: list[dict[str, Any]] | None = None
+        self._ledger: list[LedgerEntry] | None = None
         self.edge_uids: dict[str, str] = {}  # edge_uid -> evidence path, of every edge served
 
     # -- facts and files ----------------------------------------------------
@@ -153,7 +200,7 @@ class Ctx:
         if path:
             self.touched[path] = None
 
-    def file_row(self, path: str) -> tuple[Any, ...] | None:
+    def file_row(self, path: str) -> FileRow | None:
         if path not in self._file_rows:
             self._file_rows[path] = self.graph.file_row(self.rev, path)
         return self._file_rows[path]
@@ -162,12 +209,12 @@ class Ctx:
         """The file as this revision indexed it, split in lines (None if not parsed)."""
         if path not in self._texts:
             fr = self.file_row(path)
-            lines = self.s.text_cache.get(fr[3]) if fr else None
+            lines = self.s.text_cache.get(fr.sha256) if fr else None
             if lines is None and fr is not None:
                 text = self.graph.file_text(self.rev, path)
                 lines = None if text is None else split_lines(text)
                 if lines is not None:
-                    self.s.remember_text(fr[3], lines)
+                    self.s.remember_text(fr.sha256, lines)
             self._texts[path] = lines
         return self._texts[path]
 
@@ -177,111 +224,77 @@ class Ctx:
             return None
         return sanitize.untrusted(lines[line - 1].strip(), sanitize.LINE_CAP)
 
-    def node(self, row: tuple[Any, ...], *, full: bool = False) -> dict[str, Any]:
+    def node(self, row: NodeRow, *, full: bool = False) -> dict[str, Any]:
         """A node row as the facade shows it (touches its file)."""
-        node_id, kind, name, fqn, path, start, end, props, _layer = row
+        path = row.path
         self.touch(path)
         out: dict[str, Any] = {
-            "node_id": node_id,
-            "kind": kind,
-            "name": sanitize.name(name),
-            "fqn": sanitize.name(fqn),
+            "node_id": row.node_id,
+            "kind": row.kind,
+            "name": sanitize.name(row.name),
+            "fqn": sanitize.name(row.fqn),
             "path": path,
-            "start_line": start,
-            "end_line": end,
+            "start_line": row.start_line,
+            "end_line": row.end_line,
         }
-        out["evidence"] = f"{path}:{start}" if path else None
-        p = json.loads(props) if props else {}
+        out["evidence"] = f"{path}:{row.start_line}" if path else None
+        p = props_of(row.props)
         if p.get("external"):
             out["external"] = True
         if full:
-            keep = {
-                k: v
-                for k, v in p.items()
-                if k
-                in (
-                    "signature",
-                    "visibility",
-                    "static",
-                    "abstract",
-                    "final",
-                    "modifiers",
-                    "parameters",
-                    "return_type",
-                    "type",
-                    "promoted",
-                    "enum_case",
-                    "define",
-                    "method",
-                    "route",
-                    "superglobal",
-                    "key",
-                    "level",
-                    "lang",
-                    "operation",
-                    "columns",
-                    "select_star",
-                    "dynamic",
-                    "parsed",
-                    "tables",
-                    "data_type",
-                    "nullable",
-                    "key",
-                    "ordinal",
-                    "source",
-                    "engine",
-                    "row_estimate",
-                )
-            }
+            keep = {k: v for k, v in p.items() if k in SHOWN_PROPS}
             if "signature" in keep:
                 keep["signature"] = sanitize.clean(keep["signature"])
             out["props"] = keep
         if path:
             fr = self.file_row(path)
-            if fr is not None and fr[4] == "partial":
-                out["partial_parse"] = fr[5] or True
+            if fr is not None and fr.parse_status == ParseStatus.PARTIAL:
+                out["partial_parse"] = fr.parse_note or True
         return out
 
     def edge(
-        self, row: tuple[Any, ...], other: dict[str, Any] | None, *, with_text: bool = True
+        self, row: EdgeRow, other: dict[str, Any] | None, *, with_text: bool = True
     ) -> dict[str, Any]:
-        src, dst, kind, prov, path, line, conf, _sources, uid, props = row
+        """An edge row as the facade shows it (touches its evidence file)."""
+        path, line = row.evidence_path, row.evidence_line
         self.touch(path)
-        self.edge_uids[uid] = path
+        self.edge_uids[row.edge_uid] = path or ""
         out: dict[str, Any] = {
-            "kind": kind,
-            "provenance": prov,
-            "confidence": conf,
+            "kind": row.kind,
+            "provenance": row.provenance,
+            "confidence": row.confidence,
             "evidence": f"{path}:{line}",
             "path": path,
             "line": line,
-            "edge_uid": uid,
+            "edge_uid": row.edge_uid,
         }
-        if props:
-            p = json.loads(props)
-            for k in (
-                "via",
-                "magic",
-                "conditional",
-                "candidates",
-                "callable",
-                "include",
-                "use",
-                "external",
-            ):
+        if row.props:
+            p = props_of(row.props)
+            for k in SHOWN_EDGE_PROPS:
                 if k in p:
                     out[k] = p[k]
         if other is not None:
             out["symbol"] = other
-        if with_text:
+        if with_text and path:
             out["text"] = self.line_text(path, line)
+        elif with_text:
+            out["text"] = None
         return out
 
     # -- envelope -------------------------------------------------------------
-    def ledger(self) -> list[dict[str, Any]]:
+    def ledger(self) -> list[LedgerEntry]:
         if self._ledger is None:
             self._ledger = self.control.entries(self.rev)
         return self._ledger
+
+    def forget_ledger(self) -> None:
+        """After an operation appended to the ledger: the envelope reads it again."""
+        self._ledger = None
+
+    def _matches_index(self, path: str, last: LedgerEntry) -> bool:
+        """True when the ledger's last word on ``path`` is its indexed content (a revert)."""
+        fr = self.file_row(path)
+        return fr is not None and last.kind != ChangeKind.DELETE and last.new_hash == fr.sha256
 
     def stale_warnings(self) -> list[dict[str, Any]]:
         from ragraf.drift.scan import ledger_state
@@ -290,78 +303,56 @@ class Ctx:
         since_rev = self.rev
         entries = self.ledger()
         state = ledger_state(entries)
-        slices: dict[str, list[dict[str, Any]]] = {}
+        notes: dict[str, list[LedgerEntry]] = {}
         for e in entries:
-            if e["kind"] in ("slice_boundary", "note", "schema_change"):
-                slices.setdefault(e["path"], []).append(e)
+            if e.kind in PATH_NOTES:
+                notes.setdefault(e.path, []).append(e)
         warned: set[str] = set()
-        for path in sorted(self.touched):
-            fr = self.file_row(path)
-            last = state.get(path)
-            if last is not None and not (
-                fr is not None and last["kind"] != "delete" and last["new_hash"] == fr[3]
-            ):
-                warnings.append(
-                    {
-                        "path": path,
-                        "reason": f"{last['kind']} after {since_rev} (ledger entry #{last['id']})",
-                        "since": last["ts"],
-                        "suggest": "live_read",
-                    }
-                )
-                warned.add(path)
-            for e in slices.get(path, []):
-                what = {
-                    "slice_boundary": "slice_boundary",
-                    "note": "note",
-                    "schema_change": "schema_change",
-                }[e["kind"]]
-                warnings.append(
-                    {
-                        "path": path,
-                        "reason": f"{what} after {since_rev} (ledger entry #{e['id']}): "
-                        + sanitize.clean(e["note"] or "")[:300],
-                        "since": e["ts"],
-                        "suggest": "live_read",
-                    }
-                )
-                warned.add(path)
-        # edges the ledger invalidated, wherever their evidence lies
-        reverted = set()
-        for p, last in state.items():
-            row = self.file_row(p)
-            if row is not None and last["kind"] != "delete" and last["new_hash"] == row[3]:
-                reverted.add(p)
-        by_id = {e["id"]: e for e in entries}
-        for uid, reason, entry_id in self.control.stale_edges_among(
-            self.rev, sorted(self.edge_uids)
-        ):
-            e = by_id.get(entry_id)
-            if e is None or e["path"] in reverted:
-                continue
-            path = self.edge_uids[uid]
-            if path in warned:
-                continue
+
+        def warn(path: str, reason: str, since: str | None) -> None:
             warnings.append(
-                {
-                    "path": path,
-                    "reason": f"edge invalidated by ledger entry #{entry_id} "
-                    f"({e['kind']} {e['path']} after {since_rev}): {reason}",
-                    "since": e["ts"],
-                    "suggest": "live_read",
-                }
+                {"path": path, "reason": reason, "since": since, "suggest": "live_read"}
             )
             warned.add(path)
+
+        for path in sorted(self.touched):
+            last = state.get(path)
+            if last is not None and not self._matches_index(path, last):
+                warn(path, f"{last.kind} after {since_rev} (ledger entry #{last.id})", last.ts)
+            for e in notes.get(path, []):
+                warn(
+                    path,
+                    f"{e.kind} after {since_rev} (ledger entry #{e.id}): "
+                    + sanitize.clean(e.note or "")[:300],
+                    e.ts,
+                )
+        # edges the ledger invalidated, wherever their evidence lies
+        reverted = {p for p, last in state.items() if self._matches_index(p, last)}
+        by_id = {e.id: e for e in entries}
+        for stale in self.control.stale_edges_among(self.rev, sorted(self.edge_uids)):
+            e = by_id.get(stale.drift_entry_id)
+            if e is None or e.path in reverted:
+                continue
+            path = self.edge_uids[stale.edge_uid]
+            if path in warned:
+                continue
+            warn(
+                path,
+                f"edge invalidated by ledger entry #{e.id} ({e.kind} {e.path} after {since_rev}):"
+                f" {stale.reason}",
+                e.ts,
+            )
+        # changed on disk and not (yet) registered
         for path in sorted(self.touched):
             if path in warned:
                 continue
             fr = self.file_row(path)
             if fr is None:
                 continue
-            _p, _lang, _lines, sha, _status, _note, size, mtime_ns = fr
-            now = self.s.current_sha(path, size, mtime_ns, sha)
-            if now == sha:
+            now = self.s.current_sha(path, fr.size, fr.mtime_ns, fr.sha256)
+            if now == fr.sha256:
                 continue
+            since: str | None
             if now is None:
                 reason, since = f"delete after {since_rev}", None
             else:
@@ -372,24 +363,17 @@ class Ctx:
                     ).isoformat(timespec="seconds")
                 except OSError:
                     since = None
-            warnings.append(
-                {
-                    "path": path,
-                    "reason": reason + " (not yet in the ledger)",
-                    "since": since,
-                    "suggest": "live_read",
-                }
-            )
+            warn(path, reason + " (not yet in the ledger)", since)
         return warnings
 
     def envelope(self, result: Any) -> dict[str, Any]:
         stale = self.stale_warnings()
         ledger = self.ledger()
-        files = {e["path"] for e in ledger if e["kind"] != "note"} | {w["path"] for w in stale}
+        files = {e.path for e in ledger if e.kind != ChangeKind.NOTE} | {w["path"] for w in stale}
         symbols: set[str] = set()
         for e in ledger:
             for k in ("symbols_added", "symbols_removed", "symbols_changed"):
-                symbols.update(json.loads(e[k]) if e[k] else [])
+                symbols.update(e.names(k))
         capability = (
             self.man.get("capability", "degraded") if self.rev == self.active else "degraded"
         )

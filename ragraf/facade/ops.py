@@ -14,48 +14,38 @@ from __future__ import annotations
 
 import difflib
 import hashlib
-import json
 import re
 from collections import defaultdict
 from typing import Any
 
 from ragraf.errors import InvalidArgument
 from ragraf.facade import sanitize
-from ragraf.facade.context import Ctx, split_lines
+from ragraf.facade.context import EVIDENCE_PER_ITEM, MAX_ITEMS, Ctx, split_lines
+from ragraf.kinds import (
+    CALL_EDGES,
+    CLASS_LIKE,
+    DB,
+    DB_OBJECT,
+    DOCS,
+    IMPACT_EDGES,
+    INHERIT_EDGES,
+    USE_EDGES,
+    ChangeKind,
+    EdgeKind,
+    NodeKind,
+    Provenance,
+)
+from ragraf.model import SCHEMA_PATH, EdgeRow, NodeRow
 
-CALL_KINDS = ("calls", "calls_heuristic")
-SYMBOL_KINDS = ("class", "interface", "trait", "enum", "function", "method", "property", "constant")
-USE_KINDS = (
-    "calls",
-    "calls_heuristic",
-    "references",
-    "instantiates",
-    "extends",
-    "implements",
-    "uses_trait",
-    "imports",
-    "overrides",
-    "mentions",
-    "documented_by",
-    "handles",
-    "flows_to",
-)
-IMPACT_KINDS = (
-    "calls",
-    "calls_heuristic",
-    "references",
-    "instantiates",
-    "extends",
-    "implements",
-    "uses_trait",
-    "imports",
-    "overrides",
-    "handles",
-    "queries",
-    "references_table",
-    "fk_to",
-)
-MAX_ITEMS = 500
+#: how far `symbol Class::member` climbs the class hierarchy for an inherited member
+#: (PHP hierarchies in real code bases are rarely deeper than 5; a cycle stops earlier)
+INHERIT_DEPTH = 8
+#: the most nodes an impact walk visits before it stops (it says so in limits)
+IMPACT_REACH_LIMIT = 20_000
+#: difflib ratio above which a symbol name is offered as "nearest" for a name not found
+NEAREST_NAME_CUTOFF = 0.7
+#: symbols whose code one `code` call returns (a short name can match many)
+CODE_TARGETS = 10
 
 
 # -- helpers -------------------------------------------------------------------
@@ -65,12 +55,12 @@ def _hint_not_found(ctx: Ctx, what: str) -> dict[str, Any]:
     added_in = []
     low, short_low = what.lower().lstrip("\\"), short.lower()
     for e in ctx.ledger():
-        names = json.loads(e["symbols_added"] or "[]")
-        if e["path"].lower() == low or any(
+        names = e.names("symbols_added")
+        if e.path.lower() == low or any(
             n.lower() == low or re.split(r"[\\:$]+", n)[-1].lower() == short_low for n in names
         ):
-            ctx.touch(e["path"])
-            added_in.append(e["path"])
+            ctx.touch(e.path)
+            added_in.append(e.path)
     if added_in:
         return {
             "nearest": [],
@@ -83,7 +73,7 @@ def _hint_not_found(ctx: Ctx, what: str) -> dict[str, Any]:
         for name, fqn in ctx.graph.symbol_names(ctx.rev):
             by_short[name.lstrip("$").lower()].append(fqn)
         for s in difflib.get_close_matches(
-            short.lstrip("$").lower(), list(by_short), n=5, cutoff=0.7
+            short.lstrip("$").lower(), list(by_short), n=5, cutoff=NEAREST_NAME_CUTOFF
         ):
             nearest.extend(sorted(by_short[s])[:3])
         nearest = nearest[:8]
@@ -95,7 +85,7 @@ def _hint_not_found(ctx: Ctx, what: str) -> dict[str, Any]:
     }
 
 
-def _targets(ctx: Ctx, args: dict[str, Any]) -> list[tuple[Any, ...]]:
+def _targets(ctx: Ctx, args: dict[str, Any]) -> list[NodeRow]:
     """Nodes named by node_id or fqn (fqn: exact, case-insensitive; then by a trailing name)."""
     if args.get("node_id"):
         row = ctx.graph.node(ctx.rev, args["node_id"])
@@ -105,15 +95,15 @@ def _targets(ctx: Ctx, args: dict[str, Any]) -> list[tuple[Any, ...]]:
     if not rows and "\\" not in fqn:
         rows = ctx.graph.nodes_by_fqn_suffix(ctx.rev, fqn)
     if args.get("path"):
-        rows = [r for r in rows if r[4] == args["path"]]
+        rows = [r for r in rows if r.path == args["path"]]
     return rows
 
 
 def _container(ctx: Ctx, node_id: str) -> dict[str, Any] | None:
-    for e in ctx.graph.edges_to(ctx.rev, [node_id], ("contains",)):
-        row = ctx.graph.node(ctx.rev, e[0])
-        if row is not None and row[1] != "namespace":
-            return {"kind": row[1], "fqn": row[3], "node_id": row[0]}
+    for e in ctx.graph.edges_to(ctx.rev, [node_id], (EdgeKind.CONTAINS,)):
+        row = ctx.graph.node(ctx.rev, e.src)
+        if row is not None and row.kind != NodeKind.NAMESPACE:
+            return {"kind": row.kind, "fqn": row.fqn, "node_id": row.node_id}
     return None
 
 
@@ -124,7 +114,7 @@ def symbol(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
     declaring container. Optional `path` narrows to one file, `kind` to one node kind."""
     raw = (args.get("fqn") or args.get("name") or "").strip()
     what = raw.lstrip("\\")
-    rows: list[tuple[Any, ...]] = []
+    rows: list[NodeRow] = []
     if "fqn" in args or "\\" in what or "::" in what:
         rows = ctx.graph.nodes_by_fqn(ctx.rev, what)
         if not rows:
@@ -134,9 +124,9 @@ def symbol(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
         if not rows and not what.startswith("$"):
             rows = ctx.graph.nodes_by_name(ctx.rev, "$" + what)
     if args.get("path"):
-        rows = [r for r in rows if r[4] == args["path"]]
+        rows = [r for r in rows if r.path == args["path"]]
     if args.get("kind"):
-        rows = [r for r in rows if r[1] == args["kind"]]
+        rows = [r for r in rows if r.kind == args["kind"]]
     inherited = None
     if not rows and "::" in what:
         inherited = _inherited_member(ctx, what)
@@ -145,7 +135,7 @@ def symbol(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
     matches = []
     for r in rows[:50]:
         m = ctx.node(r, full=True)
-        m["declared_in"] = _container(ctx, r[0])
+        m["declared_in"] = _container(ctx, r.node_id)
         if inherited:
             m["inherited_by"] = inherited[0]
         matches.append(m)
@@ -155,25 +145,23 @@ def symbol(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _inherited_member(ctx: Ctx, fqn: str) -> tuple[str, tuple[Any, ...]] | None:
+def _inherited_member(ctx: Ctx, fqn: str) -> tuple[str, NodeRow] | None:
     cls, _, member = fqn.partition("::")
-    frontier = [r[0] for r in ctx.graph.nodes_by_fqn(ctx.rev, cls)]
+    frontier = [r.node_id for r in ctx.graph.nodes_by_fqn(ctx.rev, cls)]
     seen = set(frontier)
-    for _depth in range(8):
+    for _depth in range(INHERIT_DEPTH):
         nxt = []
-        for e in ctx.graph.edges_from(
-            ctx.rev, frontier, ("extends", "uses_trait"), stated_only=True
-        ):
-            if e[1] in seen:
+        for e in ctx.graph.edges_from(ctx.rev, frontier, INHERIT_EDGES, stated_only=True):
+            if e.dst in seen:
                 continue
-            seen.add(e[1])
-            parent = ctx.graph.node(ctx.rev, e[1])
+            seen.add(e.dst)
+            parent = ctx.graph.node(ctx.rev, e.dst)
             if parent is None:
                 continue
-            hits = ctx.graph.nodes_by_fqn(ctx.rev, f"{parent[3]}::{member}")
+            hits = ctx.graph.nodes_by_fqn(ctx.rev, f"{parent.fqn}::{member}")
             if hits:
                 return cls, hits[0]
-            nxt.append(e[1])
+            nxt.append(e.dst)
         frontier = nxt
         if not frontier:
             break
@@ -193,15 +181,15 @@ def references(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
             "counts": {},
             **_hint_not_found(ctx, args.get("fqn") or args.get("node_id", "")),
         }
-    ids = [t[0] for t in targets]
-    edges = ctx.graph.edges_to(ctx.rev, ids, USE_KINDS)
-    srcs = ctx.graph.nodes_by_ids(ctx.rev, [e[0] for e in edges])
+    ids = [t.node_id for t in targets]
+    edges = ctx.graph.edges_to(ctx.rev, ids, USE_EDGES)
+    srcs = ctx.graph.nodes_by_ids(ctx.rev, [e.src for e in edges])
     counts: dict[str, int] = defaultdict(int)
-    sites = []
+    sites: list[dict[str, Any]] = []
     for e in edges:
-        counts[e[2]] += 1
+        counts[e.kind] += 1
         if len(sites) < MAX_ITEMS:
-            src = srcs.get(e[0])
+            src = srcs.get(e.src)
             sites.append(ctx.edge(e, ctx.node(src) if src else None))
     if len(edges) > MAX_ITEMS:
         ctx.limits.append(f"references: {len(edges)} sites, the first {MAX_ITEMS} are listed")
@@ -226,24 +214,29 @@ def _walk(ctx: Ctx, args: dict[str, Any], direction: str) -> dict[str, Any]:
     depth = args["depth"]
     hard = args["hard_only"]
     best: dict[tuple[str, str], dict[str, Any]] = {}
-    frontier = {t[0]: (1.0, "stated") for t in targets}
+    frontier: dict[str, tuple[float, str]] = {t.node_id: (1.0, Provenance.STATED) for t in targets}
     seen = set(frontier)
-    hops: list[tuple[str, tuple[Any, ...], float, str, int]] = []
+    hops: list[tuple[str, EdgeRow, float, str, int]] = []
     for d in range(1, depth + 1):
         if direction == "in":
-            rows = ctx.graph.edges_to(ctx.rev, list(frontier), CALL_KINDS, stated_only=hard)
+            rows = ctx.graph.edges_to(ctx.rev, list(frontier), CALL_EDGES, stated_only=hard)
         else:
-            rows = ctx.graph.edges_from(ctx.rev, list(frontier), CALL_KINDS, stated_only=hard)
+            rows = ctx.graph.edges_from(ctx.rev, list(frontier), CALL_EDGES, stated_only=hard)
         nxt: dict[str, tuple[float, str]] = {}
         for e in rows:
-            here, there = (e[1], e[0]) if direction == "in" else (e[0], e[1])
+            here, there = (e.dst, e.src) if direction == "in" else (e.src, e.dst)
             conf0, prov0 = frontier[here]
-            conf = round(conf0 * e[6], 4)
-            prov = "derived" if (prov0 == "derived" or e[3] == "derived") else "stated"
+            conf = round(conf0 * e.confidence, 4)
+            derived = prov0 == Provenance.DERIVED or e.provenance == Provenance.DERIVED
+            prov = Provenance.DERIVED if derived else Provenance.STATED
             hops.append((there, e, conf, prov, d))
             if there not in seen:
                 old = nxt.get(there)
-                if old is None or (old[1] == "derived" and prov == "stated") or conf > old[0]:
+                if (
+                    old is None
+                    or (old[1] == Provenance.DERIVED and prov == Provenance.STATED)
+                    or conf > old[0]
+                ):
                     nxt[there] = (conf, prov)
         seen.update(nxt)
         frontier = nxt
@@ -251,10 +244,13 @@ def _walk(ctx: Ctx, args: dict[str, Any], direction: str) -> dict[str, Any]:
             break
     if direction == "in" and not hard:
         # possible dynamic dispatch: callers of the declarations this method overrides
+        dispatch = ctx.s.config().conf("override_dispatch")
         for t in targets:
-            for ov in ctx.graph.edges_from(ctx.rev, [t[0]], ("overrides",)):
-                for e in ctx.graph.edges_to(ctx.rev, [ov[1]], CALL_KINDS):
-                    hops.append((e[0], e, round(0.6 * e[6], 4), "derived", 1))
+            for ov in ctx.graph.edges_from(ctx.rev, [t.node_id], (EdgeKind.OVERRIDES,)):
+                for e in ctx.graph.edges_to(ctx.rev, [ov.dst], CALL_EDGES):
+                    hops.append(
+                        (e.src, e, round(dispatch * e.confidence, 4), Provenance.DERIVED, 1)
+                    )
     nodes = ctx.graph.nodes_by_ids(ctx.rev, [h[0] for h in hops])
     for there, e, conf, prov, d in hops:
         n = nodes.get(there)
@@ -275,7 +271,7 @@ def _walk(ctx: Ctx, args: dict[str, Any], direction: str) -> dict[str, Any]:
         if d < item["depth"]:
             item["depth"] = d
         item["confidence"] = max(item["confidence"], conf)
-        if len(item["evidence"]) < 20:
+        if len(item["evidence"]) < EVIDENCE_PER_ITEM:
             item["evidence"].append(ev)
     stated = sorted(
         (v for v in best.values() if v["provenance"] == "stated"),
@@ -336,16 +332,12 @@ def impact(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
                 "total": 0,
                 **_hint_not_found(ctx, args["path"]),
             }
-        seeds = [r[0] for r in rows]
+        seeds = [r.node_id for r in rows]
         target = {"path": args["path"], "symbols": len(rows)}
         ctx.touch(args["path"])
     elif args.get("table"):
-        schema_drift(ctx)
-        rows = [
-            r
-            for r in ctx.graph.nodes_by_name(ctx.rev, args["table"])
-            if r[1] in ("db_table", "db_view")
-        ]
+        ctx.touch(SCHEMA_PATH)  # a schema_change in the ledger warns this answer
+        rows = [r for r in ctx.graph.nodes_by_name(ctx.rev, args["table"]) if r.kind in DB_OBJECT]
         if not rows:
             return {
                 "target": None,
@@ -354,9 +346,9 @@ def impact(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
                 "total": 0,
                 "hint": f"table '{args['table']}' is not in {ctx.rev}; check `schema`",
             }
-        seeds = [r[0] for r in rows]
+        seeds = [r.node_id for r in rows]
         # a table changes with its columns: foreign keys run column -> column
-        seeds += [m[1] for m in ctx.graph.edges_from(ctx.rev, seeds, ("contains",))]
+        seeds += [m.dst for m in ctx.graph.edges_from(ctx.rev, seeds, (EdgeKind.CONTAINS,))]
         target = [ctx.node(r) for r in rows]
     else:
         rows = _targets(ctx, args)
@@ -368,25 +360,27 @@ def impact(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
                 "total": 0,
                 **_hint_not_found(ctx, args.get("fqn") or args.get("node_id", "")),
             }
-        seeds = [r[0] for r in rows]
+        seeds = [r.node_id for r in rows]
         # a class is changed with its members
-        members = ctx.graph.edges_from(ctx.rev, seeds, ("contains",))
-        seeds += [
-            m[1]
-            for m in members
-            if any(r[1] in ("class", "interface", "trait", "enum") for r in rows)
-        ]
+        if any(r.kind in CLASS_LIKE for r in rows):
+            seeds += [m.dst for m in ctx.graph.edges_from(ctx.rev, seeds, (EdgeKind.CONTAINS,))]
         target = [ctx.node(r) for r in rows]
     hard_mode = args["mode"] == "hard"
-    reach = ctx.graph.reach_upstream(ctx.rev, seeds, IMPACT_KINDS, args["depth"], hard_mode, 20_000)
+    reach = ctx.graph.reach_upstream(
+        ctx.rev, seeds, IMPACT_EDGES, args["depth"], hard_mode, IMPACT_REACH_LIMIT
+    )
+    if len(reach) >= IMPACT_REACH_LIMIT:
+        ctx.limits.append(f"impact: the walk stopped after {IMPACT_REACH_LIMIT} nodes")
     seed_set = set(seeds)
     affected = []
-    for n, d, soft, uid, epath in reach:
-        if n in seed_set:
+    for r in reach:
+        if r.node_id in seed_set:
             continue
-        affected.append((n, d, soft))
-        if uid:
-            ctx.edge_uids[uid] = epath  # the edge this answer rests on (stale-edge check)
+        affected.append((r.node_id, r.depth, r.soft))
+        if r.edge_uid:
+            # the edge this answer rests on (stale-edge check)
+            ctx.edge_uids[r.edge_uid] = r.evidence_path or ""
+
     nodes = ctx.graph.nodes_by_ids(ctx.rev, [a[0] for a in affected])
     sections = {"hard": _empty_impact(), "soft": _empty_impact()}
     files: dict[str, set[str]] = {"hard": set(), "soft": set()}
@@ -395,21 +389,21 @@ def impact(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
         if n is None:
             continue
         sec = "soft" if soft else "hard"
-        kind, path = n[1], n[4]
+        kind, path = n.kind, n.path
         item = {**ctx.node(n), "depth": d}
-        if kind == "web_route":
+        if kind == NodeKind.WEB_ROUTE:
             sections[sec]["routes"].append(item)
-        elif kind in ("db_table", "db_view", "db_column"):
+        elif kind in DB:
             sections[sec]["tables"].append(item)
-        elif kind == "sql_literal":
+        elif kind == NodeKind.SQL_LITERAL:
             pass  # the symbol holding the SQL is listed through its `queries` edge
-        elif kind in ("doc", "doc_section"):
+        elif kind in DOCS:
             sections[sec]["docs"].append(item)
-        elif kind != "file":
+        elif kind != NodeKind.FILE:
             sections[sec]["symbols"].append(item)
         if path:
             files[sec].add(path)
-            if _is_test(path, n[3]):
+            if _is_test(path, n.fqn):
                 sections[sec]["tests"].append(item)
     files["soft"] -= files["hard"]
     for sec in sections:
@@ -460,18 +454,17 @@ def code(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
             if row is None:
                 entries.append({"chunk_id": cid, "found": False})
                 continue
-            _cid, kind, path, node_id, start, end, text = row
-            ctx.touch(path)
-            header, _, body = text.partition("\n")
+            ctx.touch(row.path)
+            header, _, body = row.text.partition("\n")
             entries.append(
                 {
                     "chunk_id": cid,
                     "found": True,
-                    "path": path,
-                    "start_line": start,
-                    "end_line": end,
-                    "source_kind": kind,
-                    "node_id": node_id,
+                    "path": row.path,
+                    "start_line": row.start_line,
+                    "end_line": row.end_line,
+                    "source_kind": row.source_kind,
+                    "node_id": row.node_id,
                     "header": sanitize.clean(header),
                     "code": sanitize.untrusted(body),
                 }
@@ -501,17 +494,21 @@ def code(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
     if not rows:
         return {"items": [], **_hint_not_found(ctx, args.get("fqn") or args.get("node_id", ""))}
     items = []
-    for r in rows[:10]:
+    for r in rows[:CODE_TARGETS]:
         if style == "signatures":
-            members = [m[1] for m in ctx.graph.edges_from(ctx.rev, [r[0]], ("contains",))]
+            members = [
+                m.dst for m in ctx.graph.edges_from(ctx.rev, [r.node_id], (EdgeKind.CONTAINS,))
+            ]
             mem_rows = sorted(
-                ctx.graph.nodes_by_ids(ctx.rev, members).values(), key=lambda x: x[5] or 0
+                ctx.graph.nodes_by_ids(ctx.rev, members).values(), key=lambda x: x.start_line or 0
             )
             items.extend(_signatures(ctx, [r, *mem_rows]))
         else:
-            lines = ctx.indexed_lines(r[4]) if r[4] else None
-            body = _compact(lines[r[5] - 1 : r[6]]) if lines and r[5] else ""
+            lines = ctx.indexed_lines(r.path) if r.path else None
+            body = _compact(lines[r.start_line - 1 : r.end_line]) if lines and r.start_line else ""
             items.append({**ctx.node(r), "code": sanitize.untrusted(body)})
+    if len(rows) > CODE_TARGETS:
+        ctx.limits.append(f"code: {len(rows)} symbols match, the first {CODE_TARGETS} are shown")
     return {"items": items}
 
 
@@ -519,15 +516,15 @@ def _compact(lines: list[str]) -> str:
     return "\n".join(ln.rstrip() for ln in lines if ln.strip())
 
 
-def _signatures(ctx: Ctx, rows: list[tuple[Any, ...]]) -> list[dict[str, Any]]:
+def _signatures(ctx: Ctx, rows: list[NodeRow]) -> list[dict[str, Any]]:
     out = []
     for r in rows:
-        if r[1] in ("file", "namespace"):
+        if r.kind in (NodeKind.FILE, NodeKind.NAMESPACE):
             continue
         n = ctx.node(r, full=True)
         props = n.pop("props", {})
         sig = props.get("signature") or (
-            f"{r[1]} {r[3]}" + (f": {props['type']}" if props.get("type") else "")
+            f"{r.kind} {r.fqn}" + (f": {props['type']}" if props.get("type") else "")
         )
         out.append({**n, "signature": sig})
     return out
@@ -549,39 +546,50 @@ def routes(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
     with where they are read, and PHP files with top-level code that no other file
     includes. `path` filters by route prefix or file path."""
     flt = args.get("path")
+
+    def in_filter(path: str | None) -> bool:
+        return not flt or path == flt or bool(path and path.startswith(flt.rstrip("/") + "/"))
+
     out_routes = []
-    for route, method, epath, eline, nid in ctx.graph.routes(ctx.rev):
-        if flt and not (route.startswith("/" + flt.lstrip("/")) or epath == flt):
+    for rt in ctx.graph.routes(ctx.rev):
+        if flt and not (rt.route.startswith("/" + flt.lstrip("/")) or rt.evidence_path == flt):
             continue
         handlers = []
-        for e in ctx.graph.edges_from(ctx.rev, [nid], ("handles",)):
-            h = ctx.graph.node(ctx.rev, e[1])
+        for e in ctx.graph.edges_from(ctx.rev, [rt.node_id], (EdgeKind.HANDLES,)):
+            h = ctx.graph.node(ctx.rev, e.dst)
             if h is not None:
-                handlers.append({**ctx.node(h), "confidence": e[6], "provenance": e[3]})
-        ctx.touch(epath)
+                handlers.append(
+                    {**ctx.node(h), "confidence": e.confidence, "provenance": e.provenance}
+                )
+        ctx.touch(rt.evidence_path)
         out_routes.append(
-            {"route": route, "method": method, "evidence": f"{epath}:{eline}", "handlers": handlers}
+            {
+                "route": rt.route,
+                "method": rt.method,
+                "evidence": f"{rt.evidence_path}:{rt.evidence_line}",
+                "handlers": handlers,
+            }
         )
         if len(out_routes) >= MAX_ITEMS:
             break
     endpoints = []
-    for ep in ctx.graph.nodes_of_kind(ctx.rev, "http_endpoint"):
-        reads = []
-        for e in ctx.graph.edges_from(ctx.rev, [ep[0]], ("flows_to",)):
-            if flt and not (e[4] == flt or e[4].startswith(flt.rstrip("/") + "/")):
-                continue
-            reads.append(e)
+    for ep in ctx.graph.nodes_of_kind(ctx.rev, NodeKind.HTTP_ENDPOINT):
+        reads = [
+            e
+            for e in ctx.graph.edges_from(ctx.rev, [ep.node_id], (EdgeKind.FLOWS_TO,))
+            if in_filter(e.evidence_path)
+        ]
         if not reads:
             continue
-        readers = ctx.graph.nodes_by_ids(ctx.rev, [e[1] for e in reads])
+        readers = ctx.graph.nodes_by_ids(ctx.rev, [e.dst for e in reads])
         endpoints.append(
             {
-                "name": sanitize.clean(ep[3]),
+                "name": sanitize.clean(ep.fqn or ""),
                 "read_by": [
                     ctx.edge(
-                        e, ctx.node(readers[e[1]]) if e[1] in readers else None, with_text=False
+                        e, ctx.node(readers[e.dst]) if e.dst in readers else None, with_text=False
                     )
-                    for e in reads[:20]
+                    for e in reads[:EVIDENCE_PER_ITEM]
                 ],
                 "sites": len(reads),
             }
@@ -589,11 +597,9 @@ def routes(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
         if len(endpoints) >= MAX_ITEMS:
             break
     entry_files = []
-    included = {e[1] for e in ctx.graph.edges_of_kind(ctx.rev, "imports") if e[1]}
+    included = {dst for _src, dst in ctx.graph.edge_ends(ctx.rev, EdgeKind.IMPORTS) if dst}
     for f in ctx.graph.top_level_files(ctx.rev):
-        if f[0] not in included and (
-            not flt or f[4] == flt or f[4].startswith(flt.rstrip("/") + "/")
-        ):
+        if f.node_id not in included and in_filter(f.path):
             entry_files.append(ctx.node(f))
     return {"routes": out_routes, "endpoints": endpoints, "entry_files": entry_files[:MAX_ITEMS]}
 
@@ -631,7 +637,7 @@ def live_read(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
             "status": "deleted" if fr else "missing",
             "lines": [],
             "removed": [],
-            "indexed_sha256": fr[3] if fr else None,
+            "indexed_sha256": fr.sha256 if fr else None,
             "current_sha256": None,
         }
     except IsADirectoryError:
@@ -640,7 +646,7 @@ def live_read(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
         raise InvalidArgument(f"live_read: '{path}' is a binary file")
     cur = split_lines(data.decode("utf-8", "replace"))
     sha = hashlib.sha256(data).hexdigest()
-    status = "unindexed" if fr is None else ("unchanged" if fr[3] == sha else "modified")
+    status = "unindexed" if fr is None else ("unchanged" if fr.sha256 == sha else "modified")
     marks = [" "] * len(cur)
     removed: list[dict[str, Any]] = []
     if indexed is not None and status == "modified":
@@ -675,7 +681,7 @@ def live_read(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
     return {
         "path": path,
         "status": status,
-        "indexed_sha256": fr[3] if fr else None,
+        "indexed_sha256": fr.sha256 if fr else None,
         "current_sha256": sha,
         "total_lines": len(cur),
         "changed_lines": sum(1 for m in marks if m == "+"),
@@ -719,8 +725,6 @@ def drift_report(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
     modify, delete, rename, slice_boundary, schema_change, notes) with symbols added /
     removed / changed, the number of invalidated edges, who detected it and its acks.
     `since` is an entry id or an ISO time. Read it at session start, before concluding."""
-    import json as _json
-
     since = args.get("since")
     since_id, since_ts = 0, None
     if since is not None:
@@ -733,50 +737,47 @@ def drift_report(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
                 "drift_report: argument 'since' must be an entry id or an ISO date/time"
             )
     entries = [
-        e for e in ctx.ledger() if e["id"] > since_id and (since_ts is None or e["ts"] >= since_ts)
+        e for e in ctx.ledger() if e.id > since_id and (since_ts is None or e.ts >= since_ts)
     ]
     acks: dict[int, list[dict[str, Any]]] = defaultdict(list)
-    for a in ctx.control.acks([e["id"] for e in entries]):
-        acks[a["entry_id"]].append(
-            {"by": sanitize.clean(a["by"]), "ts": a["ts"], "note": sanitize.clean(a["note"] or "")}
+    for a in ctx.control.acks([e.id for e in entries]):
+        acks[a.entry_id].append(
+            {"by": sanitize.clean(a.by), "ts": a.ts, "note": sanitize.clean(a.note or "")}
         )
     out = []
     symbols: set[str] = set()
     edges = 0
     for e in entries:
-        sa, sr, sc = (
-            _json.loads(e[k] or "[]")
-            for k in ("symbols_added", "symbols_removed", "symbols_changed")
-        )
-        ne = len(_json.loads(e["edges_invalidated"] or "[]"))
+        sa, sr, sc = (e.names(k) for k in ("symbols_added", "symbols_removed", "symbols_changed"))
+        ne = len(e.invalidated)
         symbols.update(sa + sr + sc)
         edges += ne
-        if e["kind"] != "note":
-            ctx.touch(e["path"])
+        if e.kind != ChangeKind.NOTE:
+            ctx.touch(e.path)
         out.append(
             {
-                "id": e["id"],
-                "ts": e["ts"],
-                "path": e["path"],
-                "kind": e["kind"],
-                "old_hash": e["old_hash"],
-                "new_hash": e["new_hash"],
+                "id": e.id,
+                "ts": e.ts,
+                "path": e.path,
+                "kind": e.kind,
+                "old_hash": e.old_hash,
+                "new_hash": e.new_hash,
                 "symbols_added": sa,
                 "symbols_removed": sr,
                 "symbols_changed": sc,
                 "edges_invalidated": ne,
-                "detected_by": e["detected_by"],
-                "commit_sha": e["commit_sha"],
-                "note": sanitize.clean(e["note"]) if e["note"] else None,
-                "acks": acks.get(e["id"], []),
+                "detected_by": e.detected_by,
+                "commit_sha": e.commit_sha,
+                "note": sanitize.clean(e.note) if e.note else None,
+                "acks": acks.get(e.id, []),
             }
         )
     summary = {
         "entries": len(out),
-        "files": len({e["path"] for e in out if e["kind"] != "note"}),
+        "files": len({e["path"] for e in out if e["kind"] != ChangeKind.NOTE}),
         "symbols": len(symbols),
         "edges_invalidated": edges,
-        "slice_boundaries": sum(1 for e in out if e["kind"] == "slice_boundary"),
+        "slice_boundaries": sum(1 for e in out if e["kind"] == ChangeKind.SLICE_BOUNDARY),
         "unacknowledged": sum(1 for e in out if not e["acks"]),
     }
     hint = None
@@ -797,16 +798,12 @@ def drift_ack(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
     from ragraf.store.control import ControlStore
 
     by = args.get("by") or _default_actor()
-    control = ControlStore(ctx.s.layout.control_db)
-    try:
+    with ControlStore(ctx.s.layout.control_db) as control:
         rows = ledger.ack(ctx.s.layout, control, args["entry_ids"], by, args.get("note"))
-    finally:
-        control.close()
-    ctx._ledger = None
+    ctx.forget_ledger()
     return {
         "acked": [
-            {"entry_id": r["entry_id"], "by": r["by"], "ts": r["ts"], "ack_hash": r["ack_hash"]}
-            for r in rows
+            {"entry_id": r.entry_id, "by": r.by, "ts": r.ts, "ack_hash": r.ack_hash} for r in rows
         ]
     }
 
@@ -850,8 +847,7 @@ def calibrate(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
         if ok > best_ok:
             best_t, best_ok = t, ok
     t = round(best_t, 4)
-    control = ControlStore(ctx.s.layout.control_db)
-    try:
+    with ControlStore(ctx.s.layout.control_db) as control:
         cid = control.record_calibration(
             now_iso(),
             "threshold",
@@ -859,8 +855,6 @@ def calibrate(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
             len(samples),
             f"{best_ok} of {len(samples)} samples separated",
         )
-    finally:
-        control.close()
     return {
         "kind": "threshold",
         "calibration_id": cid,
@@ -870,65 +864,3 @@ def calibrate(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
         "relevant_min_cosine": pos[0],
         "not_relevant_max_cosine": neg[-1],
     }
-
-
-def schema_drift(ctx: Ctx) -> None:
-    """db-schema-diff (§8.2): before schema / table answers, compare the live database with the
-    revision and append a schema_change entry to the ledger when they differ. Quiet when no live
-    database is configured; one check per session and minute."""
-    import hashlib
-    import time
-
-    ctx.touch(SCHEMA_PATH)
-    last = ctx.s.schema_checked_at
-    if last is not None and time.monotonic() - last < SCHEMA_CHECK_EVERY_S:
-        return
-    ctx.s.schema_checked_at = time.monotonic()
-    cfg = ctx.s.config()
-    db = cfg.project.get("db") or {}
-    import os
-
-    if not db.get("dsn") and not any(k.startswith("RAGRAF_DB_") for k in os.environ):
-        return
-    from ragraf.drift import ledger
-    from ragraf.drift.ledger import NewEntry
-    from ragraf.sql import schema_build
-    from ragraf.store.control import ControlStore
-
-    divergences, _why = schema_build.diff_live(cfg, ctx.graph, ctx.rev)
-    if not divergences:
-        return
-    lines = sorted(
-        f"{d.kind} {d.table}"
-        + (f".{d.column}" if d.column else "")
-        + (f" ({d.migration_type} -> {d.live_type})" if d.kind == "type_differs" else "")
-        for d in divergences
-    )
-    live_hash = hashlib.sha256("\n".join(lines).encode()).hexdigest()
-    rev_hash = hashlib.sha256(ctx.rev.encode()).hexdigest()
-    control = ControlStore(ctx.s.layout.control_db)
-    try:
-        ledger.append(
-            ctx.s.layout,
-            control,
-            ctx.rev,
-            [
-                NewEntry(
-                    SCHEMA_PATH,
-                    "schema_change",
-                    "db-schema-diff",
-                    rev_hash,
-                    live_hash,
-                    note="live database differs from the revision: "
-                    + "; ".join(lines[:20])
-                    + (f"; ... {len(lines) - 20} more" if len(lines) > 20 else ""),
-                )
-            ],
-        )
-    finally:
-        control.close()
-    ctx._ledger = None
-
-
-SCHEMA_PATH = "db://schema"
-SCHEMA_CHECK_EVERY_S = 60.0

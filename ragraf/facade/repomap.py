@@ -9,7 +9,6 @@ the ``repo_map`` section of project.yaml.
 
 from __future__ import annotations
 
-import json
 import math
 import posixpath
 from collections import defaultdict
@@ -19,16 +18,16 @@ import numpy as np
 
 from ragraf.facade import sanitize
 from ragraf.facade.context import Ctx
+from ragraf.kinds import MAP
+from ragraf.model import MapSymbol, props_of
 from ragraf.rank import knapsack, ppr
-
-MAP_KINDS = ("class", "interface", "trait", "enum", "function", "method")
 
 
 def _in_scope(scope: str | None, path: str, fqn: str | None) -> bool:
     if not scope:
         return True
     if "\\" in scope:
-        return bool(fqn) and fqn.lower().startswith(scope.lower().lstrip("\\"))  # type: ignore[union-attr]
+        return fqn is not None and fqn.lower().startswith(scope.lower().lstrip("\\"))
     s = scope.rstrip("/")
     return path == s or path.startswith(s + "/")
 
@@ -46,19 +45,19 @@ def build_map(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
     budget = args["budget_tokens"]
     detail = args["detail"]
     rows = ctx.graph.symbols_for_map(ctx.rev)
-    index = {r[0]: i for i, r in enumerate(rows)}
+    index = {r.node_id: i for i, r in enumerate(rows)}
     n = len(rows)
     weights = cfg["edge_weights"]
     src, dst, w = [], [], []
-    for s, d, kind, conf in ctx.graph.graph_for_ranking(ctx.rev, list(weights)):
-        a, b = index.get(s), index.get(d)
+    for e in ctx.graph.graph_for_ranking(ctx.rev, list(weights)):
+        a, b = index.get(e.src), index.get(e.dst)
         if a is None or b is None:
             continue
         src.append(a)
         dst.append(b)
-        w.append(weights[kind] * conf)
+        w.append(weights[e.kind] * e.confidence)
     in_scope = np.array(
-        [r[1] in MAP_KINDS and _in_scope(scope, r[4], r[3]) for r in rows], dtype=bool
+        [r.kind in MAP and _in_scope(scope, r.path, r.fqn) for r in rows], dtype=bool
     )
     if not in_scope.any():
         return {
@@ -80,20 +79,22 @@ def build_map(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
         cfg["epsilon"],
         cfg["max_iter"],
     )
-    shells = np.array([r[7] for r in rows], dtype=np.float64)
+    shells = np.array([r.shell for r in rows], dtype=np.float64)
     maxshell = shells.max() if n else 0
     if maxshell > 0:
         scores = scores * (1 + cfg["kcore_boost"] * shells / maxshell)
     cand = [i for i in np.argsort(-scores, kind="stable") if in_scope[i]][: cfg["max_candidates"]]
-    props = {i: (json.loads(rows[i][6]) if rows[i][6] else {}) for i in cand}
-    lines = {i: _line(rows[i][1], rows[i][3], props[i], detail) for i in cand}
+    props = {i: props_of(rows[i].props) for i in cand}
+    lines = {i: _line(rows[i].kind, rows[i].fqn or "", props[i], detail) for i in cand}
     per_file: dict[str, int] = defaultdict(int)
     for i in cand:
-        per_file[rows[i][4]] += 1
+        per_file[rows[i].path] += 1
     costs = []
     for i in cand:
-        header = math.ceil((len(rows[i][4]) + 4) / 4)
-        costs.append(math.ceil((len(lines[i]) + 8) / 4) + math.ceil(header / per_file[rows[i][4]]))
+        header = math.ceil((len(rows[i].path) + 4) / 4)
+        costs.append(
+            math.ceil((len(lines[i]) + 8) / 4) + math.ceil(header / per_file[rows[i].path])
+        )
     values = [float(scores[i]) for i in cand]
     chosen, exact = knapsack(values, costs, budget, cfg["knapsack_max_cells"])
     picked = [cand[j] for j in chosen]
@@ -120,11 +121,11 @@ def build_map(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
 
 
 def _render(
-    ctx: Ctx, rows: list[tuple[Any, ...]], picked: list[int], lines: dict[int, str]
+    ctx: Ctx, rows: list[MapSymbol], picked: list[int], lines: dict[int, str]
 ) -> tuple[list[dict[str, Any]], int]:
     files: dict[str, list[int]] = defaultdict(list)
     for i in picked:
-        files[rows[i][4]].append(i)
+        files[rows[i].path].append(i)
     mods: dict[str, list[str]] = defaultdict(list)
     for path in files:
         mods[posixpath.dirname(path) or "."].append(path)
@@ -137,15 +138,15 @@ def _render(
             ctx.touch(path)
             used += math.ceil((len(path) + 4) / 4)
             syms = []
-            for i in sorted(files[path], key=lambda k: rows[k][5] or 0):
+            for i in sorted(files[path], key=lambda k: rows[k].start_line or 0):
                 used += math.ceil((len(lines[i]) + 8) / 4)
                 syms.append(
                     {
-                        "kind": rows[i][1],
-                        "fqn": sanitize.name(rows[i][3]),
-                        "line": rows[i][5],
+                        "kind": rows[i].kind,
+                        "fqn": sanitize.name(rows[i].fqn),
+                        "line": rows[i].start_line,
                         "text": lines[i],
-                        "node_id": rows[i][0],
+                        "node_id": rows[i].node_id,
                     }
                 )
             fl.append({"path": path, "symbols": syms})

@@ -15,13 +15,17 @@ Invariants a change must keep:
 from __future__ import annotations
 
 import difflib
-import json
 from collections import defaultdict
 from typing import Any
 
 from ragraf.facade import sanitize
-from ragraf.facade.context import Ctx
+from ragraf.facade.context import MAX_ITEMS, Ctx
 from ragraf.facade.params import OpSpec, Param
+from ragraf.kinds import EdgeKind, NodeKind
+from ragraf.model import SCHEMA_PATH, DbColumnRow, EdgeRow, NodeRow, props_of
+
+#: difflib ratio above which a table name is offered as "nearest" for a name not found
+NEAREST_TABLE_CUTOFF = 0.6
 
 SCHEMA_SPEC = OpSpec(
     "schema", (Param("table", "string", "One table (default: all tables)."),), main="table"
@@ -30,7 +34,6 @@ TABLE_USAGE_SPEC = OpSpec(
     "table_usage", (Param("table", "string", "A table name."),), main="table", required=("table",)
 )
 UNKNOWN = "unknown"
-MAX_ITEMS = 500
 
 
 def _schema_state(ctx: Ctx) -> tuple[str, str | None]:
@@ -65,7 +68,10 @@ def _nearest_tables(ctx: Ctx, name: str) -> list[str]:
     names = ctx.graph.db_object_names(ctx.rev)
     by_low = {n.lower(): n for n in names}
     return [
-        by_low[m] for m in difflib.get_close_matches(name.lower(), list(by_low), n=5, cutoff=0.6)
+        by_low[m]
+        for m in difflib.get_close_matches(
+            name.lower(), list(by_low), n=5, cutoff=NEAREST_TABLE_CUTOFF
+        )
     ]
 
 
@@ -77,20 +83,19 @@ def schema(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
     whether the schema is complete (and why not), divergences between the live
     database and the migrations and migration statements that could not be applied.
     `table` narrows to one table or view."""
-    from ragraf.facade.ops import schema_drift
     from ragraf.sql.schema_build import parse_divergence_note
 
-    schema_drift(ctx)
+    ctx.touch(SCHEMA_PATH)  # a schema_change in the ledger warns this answer
     from_source, incomplete = _schema_state(ctx)
     _limit_incomplete(ctx, incomplete)
     want = args.get("table")
     rows = ctx.graph.db_tables(ctx.rev)
     if want:
-        rows = [r for r in rows if r[1].lower() == want.lower()]
-    nodes = ctx.graph.nodes_by_ids(ctx.rev, [r[0] for r in rows])
-    cols_by_table: dict[str, list[tuple[Any, ...]]] = defaultdict(list)
-    for c in ctx.graph.db_columns(ctx.rev, [r[0] for r in rows]):
-        cols_by_table[c[0]].append(c)
+        rows = [r for r in rows if r.table_name.lower() == want.lower()]
+    nodes = ctx.graph.nodes_by_ids(ctx.rev, [r.table_id for r in rows])
+    cols_by_table: dict[str, list[DbColumnRow]] = defaultdict(list)
+    for c in ctx.graph.db_columns(ctx.rev, [r.table_id for r in rows]):
+        cols_by_table[c.table_id].append(c)
     fks = ctx.graph.db_fks(ctx.rev)
     out_fk: dict[str, list[dict[str, Any]]] = defaultdict(list)
     in_fk: dict[str, list[dict[str, Any]]] = defaultdict(list)
@@ -114,7 +119,12 @@ def schema(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
         n = nodes.get(table_id)
         node = ctx.node(n) if n is not None else None
         columns = [
-            {"name": sanitize.clean(c[1]), "type": c[2], "nullable": bool(c[3]), "key": c[4] or ""}
+            {
+                "name": sanitize.clean(c.column_name),
+                "type": c.data_type,
+                "nullable": bool(c.is_nullable),
+                "key": c.column_key or "",
+            }
             for c in cols_by_table.get(table_id, [])
         ]
         tables.append(
@@ -133,11 +143,11 @@ def schema(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
             }
         )
     views = []
-    for v in ctx.graph.nodes_of_kind(ctx.rev, "db_view"):
-        if want and v[2].lower() != want.lower():
+    for v in ctx.graph.nodes_of_kind(ctx.rev, NodeKind.DB_VIEW):
+        if want and (v.name or "").lower() != want.lower():
             continue
         vn = ctx.node(v)
-        views.append({"name": vn["name"], "node_id": v[0], "evidence": vn["evidence"]})
+        views.append({"name": vn["name"], "node_id": v.node_id, "evidence": vn["evidence"]})
     divergences, problems = [], []
     for metric, _value, note in ctx.graph.coverage(ctx.rev):
         if metric == "schema.divergence" and note:
@@ -179,14 +189,14 @@ def schema(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
 
 def _sql_item(
     ctx: Ctx,
-    lit: tuple[Any, ...],
+    lit: NodeRow,
     holder: dict[str, Any] | None,
-    edge: tuple[Any, ...] | None,
+    edge: EdgeRow | None,
     table: str,
 ) -> dict[str, Any]:
-    node_id, _kind, _name, fqn, path, start, end, props_json, _layer = lit
+    path, start = lit.path or "", lit.start_line
     ctx.touch(path)
-    p = json.loads(props_json) if props_json else {}
+    p = props_of(lit.props)
     mine = [t for t in p.get("tables", []) if (t.get("name") or "").lower() == table.lower()]
     roles = sorted({t.get("role", "read") for t in mine}) or ["read"]
     how = next(
@@ -200,11 +210,11 @@ def _sql_item(
     cols = p.get("columns")
     item: dict[str, Any] = {
         "sql": {
-            "node_id": node_id,
-            "fqn": sanitize.name(fqn),
+            "node_id": lit.node_id,
+            "fqn": sanitize.name(lit.fqn),
             "path": path,
             "start_line": start,
-            "end_line": end,
+            "end_line": lit.end_line,
             "evidence": f"{path}:{start}",
         },
         "operation": p.get("operation", "other"),
@@ -223,13 +233,13 @@ def _sql_item(
     if edge is not None:
         item.update(
             {
-                "provenance": edge[3],
-                "confidence": edge[6],
-                "evidence": f"{edge[4]}:{edge[5]}",
-                "edge_uid": edge[8],
+                "provenance": edge.provenance,
+                "confidence": edge.confidence,
+                "evidence": edge.evidence,
+                "edge_uid": edge.edge_uid,
             }
         )
-        ep = json.loads(edge[9]) if edge[9] else {}
+        ep = props_of(edge.props)
         if ep.get("via"):
             item["via"] = ep["via"]
     else:
@@ -245,20 +255,18 @@ def table_usage(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
     derived 0.40 for SELECT *, dynamic assembly or a configured prefix); the symbols
     and files holding them. `unlinked` lists SQL that names the table without an edge
     (the table is unknown to the schema, e.g. when the schema is incomplete)."""
-    from ragraf.facade.ops import schema_drift
-
-    schema_drift(ctx)
+    ctx.touch(SCHEMA_PATH)  # a schema_change in the ledger warns this answer
     table = args["table"].strip()
     _source, incomplete = _schema_state(ctx)
     _limit_incomplete(ctx, incomplete)
     targets = ctx.graph.db_objects_named(ctx.rev, table)
     target_nodes = [ctx.node(t) for t in targets]
-    edges = ctx.graph.edges_to(ctx.rev, [t[0] for t in targets], ("references_table",))
-    lit_ids = [e[0] for e in edges]
+    edges = ctx.graph.edges_to(ctx.rev, [t.node_id for t in targets], (EdgeKind.REFERENCES_TABLE,))
+    lit_ids = [e.src for e in edges]
     lits = ctx.graph.nodes_by_ids(ctx.rev, lit_ids)
     holders_of: dict[str, str] = {}
-    for e in ctx.graph.edges_to(ctx.rev, lit_ids, ("contains",)):
-        holders_of.setdefault(e[1], e[0])
+    for e in ctx.graph.edges_to(ctx.rev, lit_ids, (EdgeKind.CONTAINS,)):
+        holders_of.setdefault(e.dst, e.src)
     holder_rows = ctx.graph.nodes_by_ids(ctx.rev, set(holders_of.values()))
     readers: list[dict[str, Any]] = []
     writers: list[dict[str, Any]] = []
@@ -267,11 +275,11 @@ def table_usage(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
     linked: set[str] = set()
     counts: dict[str, int] = defaultdict(int)
     for e in edges:
-        lit = lits.get(e[0])
-        if lit is None or e[0] in linked:
+        lit = lits.get(e.src)
+        if lit is None or e.src in linked:
             continue
-        linked.add(e[0])
-        h = holder_rows.get(holders_of.get(e[0], ""))
+        linked.add(e.src)
+        h = holder_rows.get(holders_of.get(e.src, ""))
         holder = ctx.node(h) if h is not None else None
         item = _sql_item(ctx, lit, holder, e, table)
         counts[item["operation"]] += 1
@@ -279,17 +287,17 @@ def table_usage(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
             writers.append(item)
         if "read" in item["roles"]:
             readers.append(item)
-        files.add(lit[4])
+        files.add(lit.path or "")
         if holder is not None:
             entry = symbols.setdefault(holder["node_id"], {**holder, "reads": 0, "writes": 0})
             entry["reads"] += 1 if "read" in item["roles"] else 0
             entry["writes"] += 1 if "write" in item["roles"] else 0
     unlinked = []
     for lit in ctx.graph.sql_literals_naming(ctx.rev, table):
-        if lit[0] in linked:
+        if lit.node_id in linked:
             continue
         unlinked.append(_sql_item(ctx, lit, None, None, table))
-        files.add(lit[4])
+        files.add(lit.path or "")
     key = lambda it: (it["sql"]["path"], it["sql"]["start_line"] or 0, it["sql"]["fqn"] or "")  # noqa: E731
     readers.sort(key=key)
     writers.sort(key=key)

@@ -21,10 +21,11 @@ from typing import Any
 
 from ragraf.facade import sanitize
 from ragraf.facade.context import Ctx
+from ragraf.lang.registry import suffixes_of
+from ragraf.model import ChunkRef, NodeRow
 from ragraf.tokens import identifier_tokens
 
 _IDENTISH = re.compile(r"^\\?[A-Za-z_$][\w\\$]*(::\$?\w+)?$")
-LANG_SUFFIX = {"php": (".php", ".inc", ".phtml"), "markdown": (".md",), "sql": (".sql",)}
 
 
 def _stem(t: str) -> str:
@@ -68,9 +69,11 @@ def run_search(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
     cfg = dict(ctx.s.config().project["search"])
     cal = ctx.control.latest_calibration("threshold")
     if cal is not None:
-        cfg.update(cal[1])
+        cal_id, cal_params = cal
+        cfg.update(cal_params)
         ctx.limits.append(
-            f"search threshold from calibration #{cal[0]} (abstain_cosine {cal[1]['abstain_cosine']})"
+            f"search threshold from calibration #{cal_id}"
+            f" (abstain_cosine {cal_params['abstain_cosine']})"
         )
     stop = {s.lower() for s in cfg["stopwords"]}
     generic = {s.lower() for s in cfg["generic_words"]}
@@ -78,20 +81,18 @@ def run_search(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
     limit = args["limit"]
     ncand = int(cfg["candidates"])
     rrf_k = int(cfg["rrf_k"])
-    nodes: dict[str, tuple[Any, ...]] = {}
-    chunks: dict[
-        str, tuple[Any, ...]
-    ] = {}  # chunk_id -> (chunk_id, path, source_kind, node_id, start, end)
+    nodes: dict[str, NodeRow] = {}
+    chunks: dict[str, ChunkRef] = {}
     why: dict[str, dict[str, Any]] = {}
+    lang = args.get("lang")
+    suffixes = suffixes_of(lang) if lang else ()
 
     def accept(cid: str) -> bool:
         c = chunks[cid]
-        n = nodes.get(c[3]) if c[3] else None
-        if args.get("lang") and not c[1].endswith(
-            LANG_SUFFIX.get(args["lang"], ("." + args["lang"],))
-        ):
+        n = nodes.get(c.node_id) if c.node_id else None
+        if lang and not c.path.endswith(suffixes):
             return False
-        return not (args.get("kinds") and (n[1] if n else c[2]) not in args["kinds"])
+        return not (args.get("kinds") and (n.kind if n else c.source_kind) not in args["kinds"])
 
     # 1. exact symbol anchors
     anchors: list[str] = []
@@ -100,12 +101,12 @@ def run_search(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
         rows = ctx.graph.nodes_by_fqn(ctx.rev, q) or ctx.graph.nodes_by_name(ctx.rev, q)
         if not rows and "::" in q:
             rows = ctx.graph.nodes_by_fqn_suffix(ctx.rev, q)
-        nodes.update({n[0]: n for n in rows})
-        for c in ctx.lex.chunks_of_nodes(ctx.rev, [n[0] for n in rows]):
-            chunks[c[0]] = c
-            if c[0] not in anchors and accept(c[0]):
-                anchors.append(c[0])
-                why.setdefault(c[0], {})["exact_symbol"] = True
+        nodes.update({n.node_id: n for n in rows})
+        for c in ctx.lex.chunks_of_nodes(ctx.rev, [n.node_id for n in rows]):
+            chunks[c.chunk_id] = c
+            if c.chunk_id not in anchors and accept(c.chunk_id):
+                anchors.append(c.chunk_id)
+                why.setdefault(c.chunk_id, {})["exact_symbol"] = True
     # 2. lexical
     terms = query_terms(query, stop)
     lexical: list[str] = []
@@ -114,13 +115,14 @@ def run_search(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
     best_cover = 0.0  # the largest share of the query's terms found in one chunk
     if terms:
         for r in ctx.lex.fts(ctx.rev, fts_expression(terms), cfg["bm25_weights"], ncand):
-            chunks.setdefault(r[0], r[:6])
-            m = _matched(terms, " ".join(r[7:11]))
-            why.setdefault(r[0], {})["fts_terms"] = m
+            chunks.setdefault(r.chunk_id, ChunkRef._make(r[:6]))
+            tokens = (r.symbol_tokens, r.code_tokens, r.sql_tokens, r.text_tokens)
+            m = _matched(terms, " ".join(tokens))
+            why.setdefault(r.chunk_id, {})["fts_terms"] = m
             matched_all.update(m)
             best_cover = max(best_cover, len(m) / len(terms))
-            bm25[r[0]] = round(float(r[6]), 4)
-            lexical.append(r[0])
+            bm25[r.chunk_id] = round(float(r.score), 4)
+            lexical.append(r.chunk_id)
     # 3. vectors
     knn: list[str] = []
     cosine: dict[str, float] = {}
@@ -130,17 +132,17 @@ def run_search(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
         if emb is None:
             vec_note = f"vectors unavailable ({err}): search is lexical"
         else:
-            from ragraf.store.vec import VecStore
+            from ragraf.store.vec import VecStore, cosine_of
 
             qv = emb.embed_query(query)
             for cid, dist in VecStore(ctx.lex.db, emb.dim).knn(ctx.rev, qv, ncand):
                 knn.append(cid)
-                cosine[cid] = round(1 - float(dist) ** 2 / 2, 4)
+                cosine[cid] = round(cosine_of(dist), 4)
     if vec_note:
         ctx.limits.append(vec_note)
     missing = [c for c in knn if c not in chunks]
-    chunks.update(ctx.lex.chunk_rows(ctx.rev, missing))
-    node_ids = [c[3] for c in chunks.values() if c[3] and c[3] not in nodes]
+    chunks.update(ctx.lex.chunk_refs(ctx.rev, missing))
+    node_ids = [c.node_id for c in chunks.values() if c.node_id and c.node_id not in nodes]
     nodes.update(ctx.graph.nodes_by_ids(ctx.rev, node_ids))
     # 4. fusion
     fused: dict[str, float] = {}
@@ -165,8 +167,8 @@ def run_search(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
     hits = []
     for cid in order[:limit]:
         c = chunks[cid]
-        n = nodes.get(c[3]) if c[3] else None
-        ctx.touch(c[1])
+        n = nodes.get(c.node_id) if c.node_id else None
+        ctx.touch(c.path)
         score = 1000.0 if cid in anchors else round(fused.get(cid, 0.0), 6)
         w = why.get(cid, {})
         if cid in bm25:
@@ -174,15 +176,15 @@ def run_search(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
         hits.append(
             {
                 "chunk_id": cid,
-                "path": c[1],
-                "start_line": c[4],
-                "end_line": c[5],
-                "evidence": f"{c[1]}:{c[4]}",
+                "path": c.path,
+                "start_line": c.start_line,
+                "end_line": c.end_line,
+                "evidence": f"{c.path}:{c.start_line}",
                 "score": score,
-                "source_kind": c[2],
-                "kind": n[1] if n else c[2],
-                "fqn": sanitize.name(n[3]) if n else None,
-                "node_id": c[3],
+                "source_kind": c.source_kind,
+                "kind": n.kind if n else c.source_kind,
+                "fqn": sanitize.name(n.fqn) if n else None,
+                "node_id": c.node_id,
                 "why": w or {"fused": True},
             }
         )
@@ -264,7 +266,7 @@ def best_cosine(ctx: Ctx, query: str) -> float | None:
     emb, _err = ctx.s.embedder()
     if emb is None:
         return None
-    from ragraf.store.vec import VecStore
+    from ragraf.store.vec import VecStore, cosine_of
 
     hits = VecStore(ctx.lex.db, emb.dim).knn(ctx.rev, emb.embed_query(query), 1)
-    return round(1 - float(hits[0][1]) ** 2 / 2, 4) if hits else None
+    return round(cosine_of(hits[0][1]), 4) if hits else None

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from ragraf.config import Layout
-from ragraf.store import manifest
+from ragraf.store import manifest, open_stores
 from ragraf.store.control import ControlStore
 from ragraf.store.graph import GraphStore
 from ragraf.store.lexvec import LexStore
@@ -19,20 +19,13 @@ from ragraf.store.lexvec import LexStore
 def status(root: Path, rev: str | None = None) -> dict[str, Any]:
     layout = Layout(root)
     man = manifest.require(layout.rev_json)
-    graph = GraphStore(layout.graph_db, readonly=True)
-    lex = LexStore(layout.lexvec_db, readonly=True)
-    control = ControlStore(layout.control_db, readonly=True)
-    try:
+    with open_stores(layout) as st:
         rev_id = rev or man["rev_id"]
-        if rev_id != man["rev_id"] and dict(graph.revs()).get(rev_id) != "ready":
+        if rev_id != man["rev_id"] and dict(st.graph.revs()).get(rev_id) != "ready":
             from ragraf.errors import InvalidArgument
 
             raise InvalidArgument(f"--rev: '{rev_id}' is not a retained revision")
-        return status_of(root, rev_id, graph, lex, control, man)
-    finally:
-        graph.close()
-        lex.close()
-        control.close()
+        return status_of(root, rev_id, st.graph, st.lex, st.control, man)
 
 
 def status_of(

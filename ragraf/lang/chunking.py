@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 
+from ragraf.kinds import CALLABLE, CLASS_LIKE, ChunkSource, TextKind
 from ragraf.lang.facts import Chunk, FileFacts
 from ragraf.tokens import fts_text, looks_like_sql
 
@@ -26,8 +27,6 @@ _TRIVIAL = re.compile(
     r"^\s*(<\?php|\?>|[{}();,\[\]]*|use\s+[^;]+;|namespace\s+[^;{]+;|declare\([^)]*\);)?\s*$",
     re.IGNORECASE,
 )
-SYMBOL_KINDS = ("function", "method")
-CLASS_KINDS = ("class", "interface", "trait", "enum")
 
 
 def _tokens(code: str) -> tuple[str, str, str]:
@@ -54,24 +53,25 @@ def make_chunks(
     n_lines = len(lines)
     covered = [False] * (n_lines + 2)
     doc_start: dict[int, int] = {}
-    for start, _end, kind, _raw, owner in facts.texts:
-        if kind == "docblock" and owner is not None:
-            doc_start.setdefault(owner, start)
+    for t in facts.texts:
+        if t.kind == TextKind.DOCBLOCK and t.owner is not None:
+            doc_start.setdefault(t.owner, t.start_line)
     nodes = facts.nodes
     ranges: list[tuple[int, int, int | None, str]] = []  # (start, end, node index, kind)
     # methods per class, to cut class headers
     first_member: dict[int, int] = {}
     for cd in facts.classes:
-        starts = [nodes[i][4] for i in cd.methods.values()]
-        if starts:
-            first_member[cd.node] = min(doc_start.get(i, nodes[i][4]) for i in cd.methods.values())
+        if cd.methods:
+            first_member[cd.node] = min(
+                doc_start.get(i, nodes[i].start_line) for i in cd.methods.values()
+            )
     for i, nd in enumerate(nodes):
-        kind = nd[1]
-        if kind in SYMBOL_KINDS:
-            ranges.append((doc_start.get(i, nd[4]), nd[5], i, kind))
-        elif kind in CLASS_KINDS:
-            s = doc_start.get(i, nd[4])
-            e = first_member.get(i, nd[5] + 1) - 1
+        kind = nd.kind
+        if kind in CALLABLE:
+            ranges.append((doc_start.get(i, nd.start_line), nd.end_line, i, kind))
+        elif kind in CLASS_LIKE:
+            s = doc_start.get(i, nd.start_line)
+            e = first_member.get(i, nd.end_line + 1) - 1
             ranges.append((s, max(s, e), i, kind))
     chunks: list[Chunk] = []
 
@@ -83,7 +83,7 @@ def make_chunks(
                 continue
             we = min(we, n_lines)
             code = "\n".join(lines[ws - 1 : we])
-            names = [nodes[j][3] for j in range(len(nodes)) if j and ws <= nodes[j][4] <= we]
+            names = [nodes[j].fqn for j in range(1, len(nodes)) if ws <= nodes[j].start_line <= we]
             sym = fts_text(" ".join(dict.fromkeys([fqn, *names])))
             ct, st, tt = _tokens(code)
             chunks.append(
@@ -109,7 +109,7 @@ def make_chunks(
         taken.append((s, e))
         for ln in range(s, min(e, n_lines) + 1):
             covered[ln] = True
-        emit(s, e, i, "symbol", kind, nodes[i][3])
+        emit(s, e, i, ChunkSource.SYMBOL, kind, nodes[i].fqn)
     # leftovers: top-level code
     run_start = None
     for ln in range(1, n_lines + 2):
@@ -124,7 +124,7 @@ def make_chunks(
                     s += 1
                 while e > s and not lines[e - 1].strip():
                     e -= 1
-                emit(s, e, 0, "file", "file", path)
+                emit(s, e, 0, ChunkSource.FILE, "file", path)
     return chunks
 
 
@@ -139,7 +139,7 @@ def doc_chunks(
             code = "\n".join(body_lines[ws - start : we - start + 1])
             out.append(
                 Chunk(
-                    "doc",
+                    ChunkSource.DOC,
                     node,
                     ws,
                     we,
@@ -155,9 +155,10 @@ def doc_chunks(
 
 
 def file_chunks(
-    path: str, text: str, lang: str, node: int, max_lines: int = DEFAULT_MAX_LINES
+    path: str, text: str, tokens: str, node: int, max_lines: int = DEFAULT_MAX_LINES
 ) -> list[Chunk]:
-    """A file without symbols (e.g. SQL) as plain windows."""
+    """A file without symbols (e.g. SQL) as plain windows; ``tokens`` names the ft_chunk
+    column its words go to: code, sql or text (``Language.window_tokens``)."""
     lines = text.split("\n")
     out: list[Chunk] = []
     n = len(lines)
@@ -167,19 +168,19 @@ def file_chunks(
         code = "\n".join(lines[ws - 1 : we])
         if not code.strip():
             continue
-        sql = fts_text(code) if lang == "sql" else ""
+        words = fts_text(code)
         out.append(
             Chunk(
-                "file",
+                ChunkSource.FILE,
                 node,
                 ws,
                 we,
                 f"file {path} ({path}:{ws})",
                 code,
                 fts_text(path),
-                fts_text(code) if lang != "sql" else "",
-                sql,
-                "",
+                words if tokens == "code" else "",
+                words if tokens == "sql" else "",
+                words if tokens == "text" else "",
             )
         )
     return out

@@ -4,24 +4,264 @@ shipped between processes.
 Invariants a change must keep:
 - FileFacts depend only on (path, file content, extractor version): nothing
   global, so they can be computed in any process, in any order, and reused
-  by a later build for a file whose sha256 did not change.
+  by a later build for a file whose sha256 did not change
+  (``ragraf.lang.registry.facts_key``).
 - Node ids are final here (§5.3); cross-file links are not: they stay as
-  ``refs`` until ``ragraf.build.resolve`` sees every file.
-- Everything is plain tuples / lists / dicts (cheap to pickle).
+  references (the ``*Ref`` types) until ``ragraf.build.resolve`` sees every file.
+- ``owner`` of a reference and ``node`` of a chunk or class are indexes into
+  ``FileFacts.nodes`` (index 0 is the file node).
+- Everything is built from tuples, lists, dicts and dataclasses of them
+  (cheap to ship between processes and to store).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
-# A node: (node_id, kind, name, fqn, start_line, end_line, props, layer)
-Node = tuple[str, str, str, str, int, int, dict[str, Any], str]
-# A local edge, finished: (src, dst, kind, evidence_line)
-LocalEdge = tuple[str, str, str, int]
+if TYPE_CHECKING:
+    from ragraf.sql.sqltext import SqlInfo
+
+#: What an expression evaluates to, as the PHP extractor describes it for the
+#: resolver: a tagged, nested, hashable tuple such as ("class", "App\\Foo"),
+#: ("static",), ("prop", <desc>, "db"), ("call", <desc>, "get"), ("any", (<desc>, ...)).
+#: Tags and their arity are documented in ``ragraf.lang.php`` (``expr_desc``) and
+#: evaluated by ``ragraf.build.resolve.Resolver.types``.
+TypeDesc = tuple[Any, ...]  # a recursive tagged union; tuples keep it hashable (cache keys)
 
 
-@dataclass
+class FactNode(NamedTuple):
+    """A declaration of the file, with its final id (the path is the file's)."""
+
+    node_id: str
+    kind: str
+    name: str
+    fqn: str
+    start_line: int
+    end_line: int
+    props: dict[str, Any]
+    layer: str
+
+
+class LocalEdge(NamedTuple):
+    """A link inside the file, already final (contains, defines)."""
+
+    src: str
+    dst: str
+    kind: str
+    line: int
+
+
+class TextFact(NamedTuple):
+    """A comment, docblock or markdown section (layer text, P6)."""
+
+    start_line: int
+    end_line: int
+    kind: str  # ragraf.kinds.TextKind
+    raw: str
+    owner: int | None  # the declaration it documents or sits in
+
+
+# -- references: uses waiting for the resolver ---------------------------------------------
+class CallRef(NamedTuple):
+    """``f(...)``: candidate fqns in PHP's order (namespaced, then global)."""
+
+    owner: int
+    line: int
+    candidates: tuple[str, ...]
+    raw: str
+
+
+class MethodCallRef(NamedTuple):
+    """``$x->m(...)`` / ``$x?->m(...)`` with what ``$x`` evaluates to."""
+
+    owner: int
+    line: int
+    receiver: TypeDesc | None
+    method: str
+
+
+class StaticCallRef(NamedTuple):
+    """``C::m(...)``, ``self::`` / ``parent::`` / ``static::``."""
+
+    owner: int
+    line: int
+    cls: TypeDesc | None
+    method: str
+
+
+class CallableRef(NamedTuple):
+    """A callable array ``[$obj, 'm']`` / ``[C::class, 'm']`` outside a call."""
+
+    owner: int
+    line: int
+    receiver: TypeDesc | None
+    method: str
+
+
+class Target(NamedTuple):
+    """One possible callee of a dynamic call: a function (candidate fqns) or a method."""
+
+    kind: str  # function | method
+    candidates: tuple[str, ...] = ()
+    receiver: TypeDesc | None = None
+    method: str = ""
+
+
+class DynamicCallRef(NamedTuple):
+    """``$fn(...)``, ``call_user_func(...)``, ``$x->$m(...)``: what could be called."""
+
+    owner: int
+    line: int
+    how: str  # call_user_func | variable | dynamic_method
+    targets: tuple[Target, ...]
+
+
+class NewRef(NamedTuple):
+    owner: int
+    line: int
+    cls: TypeDesc
+
+
+class ClassConstRef(NamedTuple):
+    """``C::NAME`` and ``C::class``."""
+
+    owner: int
+    line: int
+    cls: TypeDesc
+    member: str
+
+
+class IncludeRef(NamedTuple):
+    """``include`` / ``require`` (``_once``): the path as ("lit" | "dir" | "dyn", text) parts."""
+
+    owner: int
+    line: int
+    kind: str
+    parts: tuple[tuple[str, str], ...]
+    conditional: bool
+
+
+class SuperglobalRef(NamedTuple):
+    """``$_GET['id']`` and friends read in the owner."""
+
+    owner: int
+    line: int
+    name: str
+    key: str | None
+
+
+class Handler(NamedTuple):
+    """What a route registration names as its handler."""
+
+    kind: str  # class | method | closure
+    cls: TypeDesc | None = None
+    method: str = ""
+
+
+class RouteRef(NamedTuple):
+    owner: int
+    line: int
+    methods: tuple[str, ...]
+    route: str
+    handler: Handler
+
+
+class ImportRef(NamedTuple):
+    """``use`` of a class, function or constant."""
+
+    owner: int
+    line: int
+    kind: str  # class | function | const
+    fqn: str
+
+
+class SqlTable(NamedTuple):
+    """A table a SQL string names (``ragraf.sql.sqltext.TableRef`` as plain data)."""
+
+    name: str
+    how: str  # exact | prefix_resolved | dynamic
+    role: str  # read | write
+    schema: str | None
+    expr: str | None
+
+
+class SqlAnalysis(NamedTuple):
+    """``ragraf.sql.sqltext.SqlInfo`` as plain data (it is cached with the file's facts)."""
+
+    operation: str
+    tables: tuple[SqlTable, ...]
+    columns: tuple[str, ...] | None
+    select_star: bool
+    dynamic: bool
+    parsed: bool
+    problems: tuple[str, ...]
+
+    @classmethod
+    def of(cls, info: SqlInfo | None) -> SqlAnalysis | None:
+        if info is None:
+            return None
+        return cls(
+            info.operation,
+            tuple(SqlTable(t.name, t.how, t.role, t.schema, t.expr) for t in info.tables),
+            None if info.columns is None else tuple(info.columns),
+            info.select_star,
+            info.dynamic,
+            info.parsed,
+            tuple(info.problems[:MAX_SQL_PROBLEMS]),
+        )
+
+
+#: parse problems of one SQL string kept with its analysis
+MAX_SQL_PROBLEMS = 5
+
+
+class SqlRef(NamedTuple):
+    """A string expression that is SQL (§6.2), analysed once by ``ragraf.sql.sqltext``."""
+
+    owner: int
+    line: int
+    end_line: int
+    fragments: tuple[tuple[str, str], ...]
+    analysis: SqlAnalysis | None
+    ordinal: int  # 1, 2... for several on one line
+
+
+class DocLinkRef(NamedTuple):
+    """A markdown link to a corpus file."""
+
+    owner: int
+    line: int
+    target: str
+
+
+class DocNameRef(NamedTuple):
+    """A backticked name in markdown (a class, ``Class::method``...)."""
+
+    owner: int
+    line: int
+    name: str
+
+
+Ref = (
+    CallRef
+    | MethodCallRef
+    | StaticCallRef
+    | CallableRef
+    | DynamicCallRef
+    | NewRef
+    | ClassConstRef
+    | IncludeRef
+    | SuperglobalRef
+    | RouteRef
+    | ImportRef
+    | SqlRef
+    | DocLinkRef
+    | DocNameRef
+)
+
+
+@dataclass(slots=True)
 class ClassDecl:
     node: int  # index into FileFacts.nodes
     fqn: str
@@ -30,12 +270,12 @@ class ClassDecl:
     implements: list[tuple[str, int]] = field(default_factory=list)
     traits: list[tuple[str, int]] = field(default_factory=list)
     methods: dict[str, int] = field(default_factory=dict)  # lower name -> node index
-    props: dict[str, list[Any]] = field(default_factory=dict)  # name -> type descs
+    props: dict[str, list[TypeDesc]] = field(default_factory=dict)  # name -> type descs
     consts: dict[str, int] = field(default_factory=dict)  # name -> node index
     abstract: bool = False
 
 
-@dataclass
+@dataclass(slots=True)
 class Chunk:
     source_kind: str  # symbol | file | doc
     node: int | None  # index into FileFacts.nodes
@@ -49,21 +289,24 @@ class Chunk:
     text_tokens: str
 
 
-@dataclass
+@dataclass(slots=True)
 class FileFacts:
     path: str
     lang: str | None
     status: str  # ok | partial | failed
     note: str | None
     lines: int
-    nodes: list[Node] = field(default_factory=list)
+    nodes: list[FactNode] = field(default_factory=list)
     edges: list[LocalEdge] = field(default_factory=list)
     classes: list[ClassDecl] = field(default_factory=list)
     functions: list[tuple[str, int]] = field(default_factory=list)  # (fqn, node index)
-    returns: dict[int, list[Any]] = field(default_factory=dict)  # node index -> type descs
-    refs: list[tuple[Any, ...]] = field(default_factory=list)
+    returns: dict[int, list[TypeDesc]] = field(default_factory=dict)  # node index -> descs
+    refs: list[Ref] = field(default_factory=list)
     scope_nodes: list[int] = field(default_factory=list)  # scope index -> node index
-    global_assigns: list[tuple[str, Any]] = field(default_factory=list)
-    texts: list[tuple[int, int, str, str, int | None]] = field(default_factory=list)
+    global_assigns: list[tuple[str, TypeDesc]] = field(default_factory=list)
+    texts: list[TextFact] = field(default_factory=list)
     chunks: list[Chunk] = field(default_factory=list)
     stats: dict[str, int] = field(default_factory=dict)
+
+    def node_id(self, index: int) -> str:
+        return self.nodes[index].node_id

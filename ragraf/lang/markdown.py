@@ -10,8 +10,9 @@ from __future__ import annotations
 import re
 
 from ragraf import ids
+from ragraf.kinds import EdgeKind, Layer, NodeKind, ParseStatus, TextKind
 from ragraf.lang.chunking import DEFAULT_MAX_LINES, doc_chunks
-from ragraf.lang.facts import FileFacts
+from ragraf.lang.facts import DocLinkRef, DocNameRef, FactNode, FileFacts, LocalEdge, TextFact
 
 _HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
 _FENCE = re.compile(r"^\s*(```|~~~)")
@@ -27,8 +28,8 @@ def slug(title: str) -> str:
 def extract(path: str, text: str, max_lines: int = DEFAULT_MAX_LINES) -> FileFacts:
     lines = text.split("\n")
     n = len(lines) - (1 if lines and lines[-1] == "" else 0)
-    f = FileFacts(path, "markdown", "ok", None, n)
-    doc_id = ids.node_id("doc", path, path, 1)
+    f = FileFacts(path, "markdown", ParseStatus.OK, None, n)
+    doc_id = ids.node_id(NodeKind.DOC, path, path, 1)
     title = path.rsplit("/", 1)[-1]
     heads: list[tuple[int, int, str]] = []
     fence = False
@@ -43,7 +44,9 @@ def extract(path: str, text: str, max_lines: int = DEFAULT_MAX_LINES) -> FileFac
             heads.append((i, len(m.group(1)), m.group(2)))
     if heads and heads[0][1] == 1:
         title = heads[0][2]
-    f.nodes.append((doc_id, "doc", title, path, 1, max(n, 1), {"lang": "markdown"}, "text"))
+    f.nodes.append(
+        FactNode(doc_id, NodeKind.DOC, title, path, 1, max(n, 1), {"lang": "markdown"}, Layer.TEXT)
+    )
     f.scope_nodes.append(0)
     sections: list[tuple[int, int, str, str, int]] = []
     if not heads or heads[0][0] > 1:
@@ -59,20 +62,24 @@ def extract(path: str, text: str, max_lines: int = DEFAULT_MAX_LINES) -> FileFac
         if seen[s] > 1:
             s = f"{s}-{seen[s] - 1}"
         fqn = f"{path}#{s}"
-        nid = ids.node_id("doc_section", fqn, path, start)
-        f.nodes.append((nid, "doc_section", htitle, fqn, start, end, {"level": _level}, "text"))
+        nid = ids.node_id(NodeKind.DOC_SECTION, fqn, path, start)
+        f.nodes.append(
+            FactNode(
+                nid, NodeKind.DOC_SECTION, htitle, fqn, start, end, {"level": _level}, Layer.TEXT
+            )
+        )
         idx = len(f.nodes) - 1
-        f.edges.append((doc_id, nid, "contains", start))
+        f.edges.append(LocalEdge(doc_id, nid, EdgeKind.CONTAINS, start))
         body = "\n".join(lines[start - 1 : end])
-        f.texts.append((start, end, "md", body, idx))
+        f.texts.append(TextFact(start, end, TextKind.MD, body, idx))
         sections.append((start, end, htitle, body, idx))
         for off, line in enumerate(lines[start - 1 : end]):
             ln = start + off
             for m in _LINK.finditer(line):
                 target = m.group(1)
                 if "://" not in target and not target.startswith("mailto:"):
-                    f.refs.append(("doclink", idx, ln, target))
+                    f.refs.append(DocLinkRef(idx, ln, target))
             for m in _CODE.finditer(line):
-                f.refs.append(("docname", idx, ln, m.group(1).strip()))
+                f.refs.append(DocNameRef(idx, ln, m.group(1).strip()))
     f.chunks = doc_chunks(path, sections, max_lines)
     return f

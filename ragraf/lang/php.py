@@ -20,10 +20,9 @@ Invariants a change must keep:
   turned into fragments (decoded literal text, ``("dyn", php)`` for the rest)
   and analysed once with ``ragraf.sql.sqltext`` *without* configured table
   prefixes; the resolver re-analyses the few whose run-time parts a prefix in
-  ``db.table_prefixes`` names. The ref is ``("sql", owner node, line,
-  end line, fragments, analysis, ordinal)``: the owner is the innermost
-  function / method (a closure belongs to its enclosing one), else the class
-  (constants, property defaults), else the file.
+  ``db.table_prefixes`` names. The ref is a ``SqlRef``: its owner is the
+  innermost function / method (a closure belongs to its enclosing one), else
+  the class (constants, property defaults), else the file.
 """
 
 from __future__ import annotations
@@ -33,8 +32,31 @@ from functools import cache
 from typing import Any
 
 from ragraf import ids
+from ragraf.kinds import Layer, NodeKind
 from ragraf.lang.chunking import DEFAULT_MAX_LINES, make_chunks
-from ragraf.lang.facts import ClassDecl, FileFacts
+from ragraf.lang.facts import (
+    CallableRef,
+    CallRef,
+    ClassConstRef,
+    ClassDecl,
+    DynamicCallRef,
+    FactNode,
+    FileFacts,
+    Handler,
+    ImportRef,
+    IncludeRef,
+    LocalEdge,
+    MethodCallRef,
+    NewRef,
+    Ref,
+    RouteRef,
+    SqlAnalysis,
+    SqlRef,
+    StaticCallRef,
+    SuperglobalRef,
+    Target,
+    TextFact,
+)
 from ragraf.sql import sqltext
 
 CLASS_KINDS = {
@@ -144,15 +166,6 @@ def _parser() -> Any:
     return get_parser("php")
 
 
-def grammar_version() -> str:
-    try:
-        from importlib.metadata import version
-
-        return "tree-sitter-language-pack " + version("tree-sitter-language-pack")
-    except Exception:  # pragma: no cover - metadata missing in odd installs
-        return "tree-sitter-language-pack unknown"
-
-
 class _Segment:
     """A namespace segment: its name and its `use` alias maps (lower alias -> fqn)."""
 
@@ -193,7 +206,7 @@ class _Extractor:
         self.seg_node: int | None = None
         self.stack: list[tuple[int, str, Any]] = []  # (end_byte, what, payload)
         self.decl_at: dict[int, int] = {}  # start byte of declaration -> node index
-        self.raw_refs: list[tuple[Any, ...]] = []
+        self.raw_refs: list[Ref] = []  # owners are scope indexes until finish()
         self.comments: list[Any] = []
         self.sql_done: set[tuple[int, int]] = set()
         self.sql_lines: dict[tuple[int, int], int] = {}
@@ -214,7 +227,7 @@ class _Extractor:
         start = n.start_point[0] + 1
         end = n.end_point[0] + 1
         nid = ids.node_id(kind, fqn, self.path, start)
-        self.facts.nodes.append((nid, kind, name, fqn, start, end, props, layer))
+        self.facts.nodes.append(FactNode(nid, kind, name, fqn, start, end, props, layer))
         idx = len(self.facts.nodes) - 1
         self.decl_at[n.start_byte] = idx
         return idx
@@ -444,7 +457,9 @@ class _Extractor:
         self.seg = _Segment(name, n.end_byte if body is not None else None)
         if name:
             idx = self.add_node("namespace", name.rsplit("\\", 1)[-1], name, n, {})
-            self.facts.edges.append((self.nid(0), self.nid(idx), "contains", n.start_point[0] + 1))
+            self.facts.edges.append(
+                LocalEdge(self.nid(0), self.nid(idx), "contains", n.start_point[0] + 1)
+            )
             if body is not None:
                 self.stack.append((n.end_byte, "namespace", idx))
             self.seg_node = idx
@@ -492,8 +507,7 @@ class _Extractor:
             }[ckind]
             table[alias.lower()] = fqn
             self.raw_refs.append(
-                (
-                    "import",
+                ImportRef(
                     self.scope_index(),
                     cl.start_point[0] + 1 if cl.start_point[0] != n.start_point[0] else line,
                     ckind,
@@ -544,12 +558,12 @@ class _Extractor:
         parent = self.container()
         kind = self.facts.nodes[idx][1]
         if parent == 0 or self.facts.nodes[parent][1] == "namespace":
-            self.facts.edges.append((self.nid(0), self.nid(idx), "contains", line))
+            self.facts.edges.append(LocalEdge(self.nid(0), self.nid(idx), "contains", line))
             ns_idx = self.seg_node
             if ns_idx is not None and kind not in ("namespace",):
-                self.facts.edges.append((self.nid(ns_idx), self.nid(idx), "defines", line))
+                self.facts.edges.append(LocalEdge(self.nid(ns_idx), self.nid(idx), "defines", line))
         else:
-            self.facts.edges.append((self.nid(parent), self.nid(idx), "contains", line))
+            self.facts.edges.append(LocalEdge(self.nid(parent), self.nid(idx), "contains", line))
 
     def signature(self, n: Any) -> str:
         body = n.child_by_field_name("body")
@@ -609,7 +623,9 @@ class _Extractor:
                         },
                     )
                     self.facts.edges.append(
-                        (self.nid(decl.node), self.nid(pid), "contains", p.start_point[0] + 1)
+                        LocalEdge(
+                            self.nid(decl.node), self.nid(pid), "contains", p.start_point[0] + 1
+                        )
                     )
             out.append(entry)
         return out
@@ -691,7 +707,7 @@ class _Extractor:
                 props["type"] = self.t(tnode)
             idx = self.add_node("property", "$" + pname, f"{decl.fqn}::${pname}", el, props)
             self.facts.edges.append(
-                (self.nid(decl.node), self.nid(idx), "contains", el.start_point[0] + 1)
+                LocalEdge(self.nid(decl.node), self.nid(idx), "contains", el.start_point[0] + 1)
             )
             decl.props.setdefault(pname, []).extend(descs)
             default = el.child_by_field_name("default_value")
@@ -719,7 +735,7 @@ class _Extractor:
             if decl is not None:
                 decl.consts[name] = idx
                 self.facts.edges.append(
-                    (self.nid(decl.node), self.nid(idx), "contains", el.start_point[0] + 1)
+                    LocalEdge(self.nid(decl.node), self.nid(idx), "contains", el.start_point[0] + 1)
                 )
             else:
                 self.link_parent(idx, el)
@@ -733,7 +749,7 @@ class _Extractor:
         idx = self.add_node("constant", name, f"{decl.fqn}::{name}", n, {"enum_case": True})
         decl.consts[name] = idx
         self.facts.edges.append(
-            (self.nid(decl.node), self.nid(idx), "contains", n.start_point[0] + 1)
+            LocalEdge(self.nid(decl.node), self.nid(idx), "contains", n.start_point[0] + 1)
         )
 
     def on_trait_use(self, n: Any) -> None:
@@ -766,13 +782,18 @@ class _Extractor:
                     first.named_children[0] if first is not None and first.named_children else None
                 )
                 target = self.callable_target(arg)
-                self.raw_refs.append(("vcall", sc, line, "call_user_func", target))
+                self.raw_refs.append(
+                    DynamicCallRef(sc, line, "call_user_func", (target,) if target else ())
+                )
                 return
             if low == "define":
                 self.on_define(n)
-            self.raw_refs.append(("call", sc, line, self.function_candidates(raw), raw))
+            self.raw_refs.append(CallRef(sc, line, self.function_candidates(raw), raw))
         elif f.type == "variable_name":
-            self.raw_refs.append(("vcall", sc, line, "variable", ("var", self.t(f)[1:])))
+            # the variable's name waits in the target until finish() closes it over the scope
+            self.raw_refs.append(
+                DynamicCallRef(sc, line, "variable", (Target("variable", method=self.t(f)[1:]),))
+            )
 
     def on_define(self, n: Any) -> None:
         args = n.child_by_field_name("arguments")
@@ -783,10 +804,12 @@ class _Extractor:
             idx = self.add_node(
                 "constant", name.rsplit("\\", 1)[-1], name.lstrip("\\"), n, {"define": True}
             )
-            self.facts.edges.append((self.nid(0), self.nid(idx), "contains", n.start_point[0] + 1))
+            self.facts.edges.append(
+                LocalEdge(self.nid(0), self.nid(idx), "contains", n.start_point[0] + 1)
+            )
 
-    def callable_target(self, arg: Any) -> Any:
-        """'name', 'Class::method', [Class::class, 'm'], [$this, 'm'] -> target desc."""
+    def callable_target(self, arg: Any) -> Target | None:
+        """'name', 'Class::method', [Class::class, 'm'], [$this, 'm'] -> what they name."""
         if arg is None:
             return None
         s = self.string_value(arg)
@@ -794,17 +817,16 @@ class _Extractor:
             if "::" in s:
                 cls, _, meth = s.partition("::")
                 fq = self.resolve_class(cls)
-                return ("method", ("class", fq), meth) if fq else None
-            return (
-                ("function", self.function_candidates(s))
-                if re.fullmatch(r"\\?\w+(\\\w+)*", s)
-                else None
-            )
+                return Target("method", receiver=("class", fq), method=meth) if fq else None
+            if re.fullmatch(r"\\?\w+(\\\w+)*", s):
+                return Target("function", candidates=self.function_candidates(s))
+            return None
         if arg.type == "array_creation_expression":
             return self.callable_array(arg)
         return None
 
-    def callable_array(self, arr: Any) -> Any:
+    def callable_array(self, arr: Any) -> Target | None:
+        """``[X, 'method']`` -> a method target (receiver None when X is not understood)."""
         els = [e for e in arr.named_children if e.type == "array_element_initializer"]
         if len(els) != 2 or any(e.named_child_count != 1 for e in els):
             return None
@@ -816,31 +838,33 @@ class _Extractor:
             parts = a.named_children
             if len(parts) == 2 and self.t(parts[1]).lower() == "class":
                 cls = self.class_desc(parts[0])
-                return ("method", cls, meth) if cls else None
+                return Target("method", receiver=cls, method=meth) if cls else None
             return None
         s = self.string_value(a)
         if s:
             fq = self.resolve_class(s)
-            return ("method", ("class", fq), meth) if fq else None
+            return Target("method", receiver=("class", fq), method=meth) if fq else None
         d = self.expr_desc(a)
-        return ("method", d, meth) if d else None
+        return Target("method", receiver=d, method=meth) if d else None
 
     def on_array(self, n: Any) -> None:
         target = self.callable_array(n)
-        if target is not None and target[1] is not None:
+        if target is not None and target.receiver is not None:
             self.raw_refs.append(
-                ("callable", self.scope_index(), n.start_point[0] + 1, target[1], target[2])
+                CallableRef(
+                    self.scope_index(), n.start_point[0] + 1, target.receiver, target.method
+                )
             )
 
     def on_method_call(self, n: Any) -> None:
         name = n.child_by_field_name("name")
         line = name.start_point[0] + 1
         if name.type != "name":
-            self.raw_refs.append(("vcall", self.scope_index(), line, "dynamic_method", None))
+            self.raw_refs.append(DynamicCallRef(self.scope_index(), line, "dynamic_method", ()))
             return
         recv = self.expr_desc(n.child_by_field_name("object"))
         mname = self.t(name)
-        self.raw_refs.append(("mcall", self.scope_index(), line, recv, mname))
+        self.raw_refs.append(MethodCallRef(self.scope_index(), line, recv, mname))
         if mname.lower() in ROUTE_METHODS:
             self.on_route(n, mname.lower(), line)
 
@@ -877,24 +901,24 @@ class _Extractor:
         route = self.string_value(pnode)
         if route is None or not (route == "" or route[0] in "/["):
             return
-        handler: Any = None
+        handler: Handler | None = None
         if hnode.type == "class_constant_access_expression":
             parts = hnode.named_children
             if len(parts) == 2 and self.t(parts[1]).lower() == "class":
-                handler = ("class", self.class_desc(parts[0]))
+                handler = Handler("class", self.class_desc(parts[0]))
         elif hnode.type == "array_creation_expression":
             t = self.callable_array(hnode)
             if t is not None:
-                handler = ("method", t[1], t[2])
+                handler = Handler("method", t.receiver, t.method)
         elif hnode.type in ("anonymous_function", "arrow_function"):
-            handler = ("closure",)
+            handler = Handler("closure")
         else:
             sv = self.string_value(hnode)
             if sv and ("@" in sv or "::" in sv):
                 cls, _, meth = sv.replace("@", "::").partition("::")
                 fq = self.resolve_class(cls)
-                handler = ("method", ("class", fq), meth) if fq else None
-        if handler is None or (handler[0] != "closure" and handler[1] is None):
+                handler = Handler("method", ("class", fq), meth) if fq else None
+        if handler is None or (handler.kind != "closure" and handler.cls is None):
             return
         prefix = ""
         p = n.parent
@@ -917,17 +941,17 @@ class _Extractor:
                         prefix = pv + prefix
             p = p.parent
         self.raw_refs.append(
-            ("route", self.scope_index(), line, tuple(methods), prefix + route, handler)
+            RouteRef(self.scope_index(), line, tuple(methods), prefix + route, handler)
         )
 
     def on_static_call(self, n: Any) -> None:
         name = n.child_by_field_name("name")
         line = name.start_point[0] + 1
         if name.type != "name":
-            self.raw_refs.append(("vcall", self.scope_index(), line, "dynamic_method", None))
+            self.raw_refs.append(DynamicCallRef(self.scope_index(), line, "dynamic_method", ()))
             return
         cls = self.class_desc(n.child_by_field_name("scope"))
-        self.raw_refs.append(("scall", self.scope_index(), line, cls, self.t(name)))
+        self.raw_refs.append(StaticCallRef(self.scope_index(), line, cls, self.t(name)))
 
     def on_new(self, n: Any) -> None:
         c = n.named_children[0] if n.named_children else None
@@ -936,7 +960,7 @@ class _Extractor:
         if c.type in ("name", "qualified_name"):
             d = self.class_desc(c)
             if d is not None:
-                self.raw_refs.append(("new", self.scope_index(), c.start_point[0] + 1, d))
+                self.raw_refs.append(NewRef(self.scope_index(), c.start_point[0] + 1, d))
 
     def on_class_constant(self, n: Any) -> None:
         parts = n.named_children
@@ -948,7 +972,9 @@ class _Extractor:
         if cls is None:
             return
         member = self.t(parts[1])
-        self.raw_refs.append(("cref", self.scope_index(), parts[0].start_point[0] + 1, cls, member))
+        self.raw_refs.append(
+            ClassConstRef(self.scope_index(), parts[0].start_point[0] + 1, cls, member)
+        )
 
     def on_include(self, n: Any) -> None:
         expr = n.named_children[0] if n.named_children else None
@@ -966,7 +992,7 @@ class _Extractor:
             p = p.parent
         kind = n.type.replace("_expression", "")
         self.raw_refs.append(
-            ("include", self.scope_index(), n.start_point[0] + 1, kind, tuple(parts), conditional)
+            IncludeRef(self.scope_index(), n.start_point[0] + 1, kind, tuple(parts), conditional)
         )
 
     def include_parts(self, n: Any) -> list[tuple[str, str]]:
@@ -1086,7 +1112,7 @@ class _Extractor:
         key_node = n.named_children[1] if n.named_child_count > 1 else None
         key = self.string_value(key_node) if key_node is not None else None
         self.raw_refs.append(
-            ("superglobal", self.scope_index(), n.start_point[0] + 1, self.t(base), key)
+            SuperglobalRef(self.scope_index(), n.start_point[0] + 1, self.t(base), key)
         )
 
     def on_closure(self, n: Any) -> None:
@@ -1128,17 +1154,9 @@ class _Extractor:
         line = outer.start_point[0] + 1
         ordinal = self.sql_lines.get((owner, line), 0) + 1
         self.sql_lines[(owner, line)] = ordinal
+        # owner is already a node index here (not a scope): finish() keeps it as is
         self.raw_refs.append(
-            (
-                "sql",
-                self.scope_index(),
-                line,
-                outer.end_point[0] + 1,
-                frags,
-                pack_sql(info),
-                owner,
-                ordinal,
-            )
+            SqlRef(owner, line, outer.end_point[0] + 1, frags, pack_sql(info), ordinal)
         )
 
     def sql_owner(self) -> int:
@@ -1274,15 +1292,15 @@ class _Extractor:
         f.lines = self.text.count("\n") + (0 if self.text.endswith("\n") or not self.text else 1)
         fid = ids.node_id("file", self.path, self.path, 1)
         f.nodes.append(
-            (
+            FactNode(
                 fid,
-                "file",
+                NodeKind.FILE,
                 self.path.rsplit("/", 1)[-1],
                 self.path,
                 1,
                 max(f.lines, 1),
                 {"lang": "php"},
-                "structural",
+                Layer.STRUCTURAL,
             )
         )
         self.push_scope(_Scope(0, None, len(self.src) + 1))
@@ -1369,34 +1387,34 @@ class _Extractor:
             cd = self.close(d, all_scopes[sc_i])
             if cd is not None:
                 decl.props.setdefault(pname, []).append(cd)
-        refs = []
+        refs: list[Ref] = []
         for r in self.raw_refs:
-            kind, sc_i = r[0], r[1]
-            sc = all_scopes[sc_i]
+            if isinstance(r, SqlRef):  # its owner is a node index already
+                refs.append(r)
+                continue
+            sc = all_scopes[r.owner]
             node = sc.node
-            if kind == "mcall":
-                refs.append(("mcall", node, r[2], self.close(r[3], sc), r[4]))
-            elif kind in ("scall", "callable"):
-                refs.append((kind, node, r[2], self.close(r[3], sc), r[4]))
-            elif kind == "route":
-                h = r[5]
-                if h[0] != "closure":
-                    h = (h[0], self.close(h[1], sc), *h[2:])
-                refs.append(("route", node, r[2], r[3], r[4], h))
-            elif kind == "vcall":
-                target = r[4]
-                if r[3] == "variable" and target is not None:
-                    target = self.var_function_target(sc, target[1])
-                elif target is not None and target[0] == "method":
-                    target = (("method", self.close(target[1], sc), target[2]),)
-                elif target is not None:
-                    target = (target,)
-                refs.append(("vcall", node, r[2], r[3], target))
+            if isinstance(r, MethodCallRef | CallableRef):
+                refs.append(r._replace(owner=node, receiver=self.close(r.receiver, sc)))
+            elif isinstance(r, StaticCallRef):
+                refs.append(r._replace(owner=node, cls=self.close(r.cls, sc)))
+            elif isinstance(r, RouteRef):
+                h = r.handler
+                if h.kind != "closure":
+                    h = h._replace(cls=self.close(h.cls, sc))
+                refs.append(r._replace(owner=node, handler=h))
+            elif isinstance(r, DynamicCallRef):
+                targets = r.targets
+                if r.how == "variable":
+                    targets = self.var_function_target(sc, targets[0].method)
+                else:
+                    targets = tuple(
+                        t._replace(receiver=self.close(t.receiver, sc)) if t.kind == "method" else t
+                        for t in targets
+                    )
+                refs.append(r._replace(owner=node, targets=targets))
             else:
-                if kind == "sql":
-                    refs.append(("sql", r[6], r[2], r[3], r[4], r[5], r[7]))
-                    continue
-                refs.append((kind, node, *r[2:]))
+                refs.append(r._replace(owner=node))
         f.refs = refs
         self.attach_texts()
         f.chunks = make_chunks(self.path, self.text, f, "php", self.max_chunk_lines)
@@ -1436,22 +1454,22 @@ class _Extractor:
             return None
         if n.type == "array_creation_expression":
             t = self.callable_array(n)
-            return ("callable", t[1], t[2]) if t is not None and t[1] is not None else None
+            return ("callable", t.receiver, t.method) if t is not None else None
         return None
 
-    def var_function_target(self, sc: _Scope, name: str) -> Any:
+    def var_function_target(self, sc: _Scope, name: str) -> tuple[Target, ...]:
         """`$fn()` where $fn was assigned a literal function name or callable array."""
         d = self.close(("var", name), sc)
         if d is None:
-            return None
+            return ()
         alts = d[1] if d[0] == "any" else (d,)
         out = []
         for a in alts:
             if a[0] == "fname":
-                out.append(("function", a[1]))
+                out.append(Target("function", candidates=a[1]))
             elif a[0] == "callable":
-                out.append(("method", a[1], a[2]))
-        return tuple(out) or None
+                out.append(Target("method", receiver=a[1], method=a[2]))
+        return tuple(out)
 
     def attach_texts(self) -> None:
         f = self.facts
@@ -1496,7 +1514,7 @@ class _Extractor:
                 merged[-1][3] += "\n" + txt
                 continue
             merged.append([start, end, kind, txt, owner])
-        f.texts = [(m[0], m[1], m[2], m[3], m[4]) for m in merged]
+        f.texts = [TextFact(m[0], m[1], m[2], m[3], m[4]) for m in merged]
 
 
 def _is_concat(n: Any) -> bool:
@@ -1558,19 +1576,9 @@ def _decode_pieces(pieces: list[tuple[str, str]], dq: bool) -> list[tuple[str, s
     ]
 
 
-def pack_sql(info: sqltext.SqlInfo | None) -> tuple[Any, ...] | None:
-    """A SqlInfo as plain tuples (FileFacts cross process borders)."""
-    if info is None:
-        return None
-    return (
-        info.operation,
-        tuple((t.name, t.how, t.role, t.schema, t.expr) for t in info.tables),
-        None if info.columns is None else tuple(info.columns),
-        info.select_star,
-        info.dynamic,
-        info.parsed,
-        tuple(info.problems[:5]),
-    )
+def pack_sql(info: sqltext.SqlInfo | None) -> SqlAnalysis | None:
+    """A SqlInfo as plain data (FileFacts cross process borders and are cached)."""
+    return SqlAnalysis.of(info)
 
 
 def _innermost(spans: list[tuple[int, int, int]], line: int) -> int | None:

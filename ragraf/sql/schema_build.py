@@ -41,13 +41,23 @@ from ragraf.config import Config
 from ragraf.corpus import ScannedFile
 from ragraf.errors import ConfigError, SchemaUnavailable
 from ragraf.globs import GlobError, GlobSet
+from ragraf.kinds import EdgeKind, Layer, NodeKind, Provenance
+from ragraf.model import (
+    SCHEMA_PATH,
+    CoverageRow,
+    DbColumnRow,
+    DbFkRow,
+    DbTableRow,
+    EdgeRow,
+    NodeRow,
+)
 from ragraf.sql import dbschema
 from ragraf.store import mysql_live
 
 if TYPE_CHECKING:
     from ragraf.store.graph import GraphStore
 
-LIVE_PATH = "db://schema"
+LIVE_PATH = SCHEMA_PATH
 LIVE_EVIDENCE = (LIVE_PATH, 1)
 _SOURCES = {
     dbschema.SOURCE_LIVE: json.dumps(["information_schema"]),
@@ -58,22 +68,12 @@ MAX_NOTE_PATHS = 20
 
 @dataclass
 class SchemaResult:
-    table_rows: list[tuple[Any, ...]] = field(
-        default_factory=list
-    )  # (table_id, table_name, engine, row_estimate, source)
-    column_rows: list[tuple[Any, ...]] = field(
-        default_factory=list
-    )  # (table_id, column_name, data_type, is_nullable, column_key)
-    fk_rows: list[tuple[Any, ...]] = field(
-        default_factory=list
-    )  # (from_table, from_column, to_table, to_column)
-    nodes: list[tuple[Any, ...]] = field(
-        default_factory=list
-    )  # node rows as the resolver makes them
-    edges: list[tuple[Any, ...]] = field(
-        default_factory=list
-    )  # edge rows as the resolver makes them
-    coverage: list[tuple[str, float | None, str | None]] = field(default_factory=list)
+    table_rows: list[DbTableRow] = field(default_factory=list)
+    column_rows: list[DbColumnRow] = field(default_factory=list)
+    fk_rows: list[DbFkRow] = field(default_factory=list)
+    nodes: list[NodeRow] = field(default_factory=list)
+    edges: list[EdgeRow] = field(default_factory=list)
+    coverage: list[CoverageRow] = field(default_factory=list)
     table_index: dict[str, str] = field(default_factory=dict)  # lower table name -> node_id
     source: str = "none"  # information_schema | migration | none
     incomplete: str | None = None  # why the schema may be incomplete
@@ -164,13 +164,13 @@ def _edge(
     where: tuple[str, int],
     sources: str,
     props: dict[str, Any] | None = None,
-) -> tuple[Any, ...]:
+) -> EdgeRow:
     path, line = where
-    return (
+    return EdgeRow(
         src,
         dst,
         kind,
-        "stated",
+        Provenance.STATED,
         path,
         line,
         1.0,
@@ -190,33 +190,35 @@ def _rows(res: SchemaResult, schema: dbschema.Schema, migr: dbschema.Schema | No
     for low in sorted(schema.tables):
         t = schema.tables[low]
         tpath, tline = where("table", low) or LIVE_EVIDENCE
-        tid = ids.node_id("db_table", t.name, tpath, tline)
+        tid = ids.node_id(NodeKind.DB_TABLE, t.name, tpath, tline)
         res.table_index[low] = tid
-        res.table_rows.append((tid, t.name, t.engine, t.row_estimate, t.source))
+        res.table_rows.append(DbTableRow(tid, t.name, t.engine, t.row_estimate, t.source))
         props: dict[str, Any] = {"source": t.source, "columns": len(t.columns)}
         if t.engine:
             props["engine"] = t.engine
         if t.row_estimate is not None:
             props["row_estimate"] = t.row_estimate
         res.nodes.append(
-            (
+            NodeRow(
                 tid,
-                "db_table",
+                NodeKind.DB_TABLE,
                 t.name,
                 t.name,
                 tpath,
                 tline,
                 tline,
                 json.dumps(props, sort_keys=True),
-                "structural",
+                Layer.STRUCTURAL,
             )
         )
         for i, c in enumerate(t.columns, 1):
             cpath, cline = where("column", low, c.name) or LIVE_EVIDENCE
             fqn = f"{t.name}.{c.name}"
-            cid = ids.node_id("db_column", fqn, cpath, cline)
+            cid = ids.node_id(NodeKind.DB_COLUMN, fqn, cpath, cline)
             col_ids[(low, c.name.lower())] = cid
-            res.column_rows.append((tid, c.name, c.data_type, 1 if c.nullable else 0, c.key))
+            res.column_rows.append(
+                DbColumnRow(tid, c.name, c.data_type, 1 if c.nullable else 0, c.key)
+            )
             cprops: dict[str, Any] = {
                 "data_type": c.data_type,
                 "nullable": c.nullable,
@@ -225,35 +227,35 @@ def _rows(res: SchemaResult, schema: dbschema.Schema, migr: dbschema.Schema | No
             if c.key:
                 cprops["key"] = c.key
             res.nodes.append(
-                (
+                NodeRow(
                     cid,
-                    "db_column",
+                    NodeKind.DB_COLUMN,
                     c.name,
                     fqn,
                     cpath,
                     cline,
                     cline,
                     json.dumps(cprops, sort_keys=True),
-                    "structural",
+                    Layer.STRUCTURAL,
                 )
             )
-            res.edges.append(_edge(tid, cid, "contains", (cpath, cline), sources))
+            res.edges.append(_edge(tid, cid, EdgeKind.CONTAINS, (cpath, cline), sources))
     for low in sorted(schema.views):
         name = schema.view_names.get(low, low)
         vpath, vline = where("view", low) or LIVE_EVIDENCE
-        vid = ids.node_id("db_view", name, vpath, vline)
+        vid = ids.node_id(NodeKind.DB_VIEW, name, vpath, vline)
         res.table_index.setdefault(low, vid)
         res.nodes.append(
-            (
+            NodeRow(
                 vid,
-                "db_view",
+                NodeKind.DB_VIEW,
                 name,
                 name,
                 vpath,
                 vline,
                 vline,
                 json.dumps({"source": schema.source}, sort_keys=True),
-                "structural",
+                Layer.STRUCTURAL,
             )
         )
     for fk in sorted(
@@ -265,13 +267,13 @@ def _rows(res: SchemaResult, schema: dbschema.Schema, migr: dbschema.Schema | No
             k.to_column.lower(),
         ),
     ):
-        res.fk_rows.append((fk.from_table, fk.from_column, fk.to_table, fk.to_column))
+        res.fk_rows.append(DbFkRow(fk.from_table, fk.from_column, fk.to_table, fk.to_column))
         src = col_ids.get((fk.from_table.lower(), fk.from_column.lower()))
         dst = col_ids.get((fk.to_table.lower(), fk.to_column.lower()))
         if src is None or dst is None:
             continue  # a key into another database: the row says it, there is no node to link
         ev = where("fk", fk.from_table, fk.from_column, fk.to_table, fk.to_column) or LIVE_EVIDENCE
-        res.edges.append(_edge(src, dst, "fk_to", ev, sources))
+        res.edges.append(_edge(src, dst, EdgeKind.FK_TO, ev, sources))
     res.edges.sort(key=lambda e: e[8])
 
 
@@ -318,34 +320,36 @@ def _coverage(
     files: list[ScannedFile],
 ) -> None:
     cov = res.coverage
-    cov.append(("schema.source", None, res.source))
+    cov.append(CoverageRow("schema.source", None, res.source))
     if res.incomplete:
-        cov.append(("schema.incomplete", 1.0, res.incomplete))
+        cov.append(CoverageRow("schema.incomplete", 1.0, res.incomplete))
     n_tables = len(schema.tables) if schema is not None else 0
-    cov.append(("schema.tables", float(n_tables), None))
-    cov.append(("schema.columns", float(len(res.column_rows)), None))
-    cov.append(("schema.foreign_keys", float(len(res.fk_rows)), None))
-    cov.append(("schema.views", float(len(schema.views) if schema is not None else 0), None))
+    cov.append(CoverageRow("schema.tables", float(n_tables), None))
+    cov.append(CoverageRow("schema.columns", float(len(res.column_rows)), None))
+    cov.append(CoverageRow("schema.foreign_keys", float(len(res.fk_rows)), None))
+    cov.append(
+        CoverageRow("schema.views", float(len(schema.views) if schema is not None else 0), None)
+    )
     paths = [f.path for f in migr_files]
     cov.append(
-        (
+        CoverageRow(
             "schema.migration_files",
             float(len(paths)),
             ", ".join(paths[:MAX_NOTE_PATHS]) + (" ..." if len(paths) > MAX_NOTE_PATHS else "")
             or None,
         )
     )
-    cov.append(("schema.problems", float(len(res.problems)), None))
+    cov.append(CoverageRow("schema.problems", float(len(res.problems)), None))
     for p in res.problems:
-        cov.append(("schema.problem", None, f"{p.path}:{p.line} {p.message}"))
-    cov.append(("schema.divergences", float(len(res.divergences)), None))
+        cov.append(CoverageRow("schema.problem", None, f"{p.path}:{p.line} {p.message}"))
+    cov.append(CoverageRow("schema.divergences", float(len(res.divergences)), None))
     for d in res.divergences:
-        cov.append(("schema.divergence", None, divergence_note(d)))
+        cov.append(CoverageRow("schema.divergence", None, divergence_note(d)))
     dsn_from = db.get("dsn_from")
     if dsn_from:
         refs = _mentions(str(dsn_from), files)
         cov.append(
-            (
+            CoverageRow(
                 "schema.dsn_from",
                 float(len(refs)),
                 f"{dsn_from} holds the credentials: its values are never read or indexed; mentioned by "
@@ -394,7 +398,9 @@ def diff_live(
         return None, why
     rows = graph.db_tables(rev_id)
     cols: dict[str, list[dbschema.Column]] = defaultdict(list)
-    for table_id, name, data_type, nullable, key in graph.db_columns(rev_id, [r[0] for r in rows]):
+    for table_id, name, data_type, nullable, key in graph.db_columns(
+        rev_id, [r.table_id for r in rows]
+    ):
         cols[table_id].append(dbschema.Column(name, data_type, bool(nullable), key or ""))
     tables = {
         name.lower(): dbschema.Table(name, engine, estimate, cols.get(tid, []), src)

@@ -16,9 +16,12 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from ragraf.model import ArchiveRow, CoverageRow, LedgerAck, LedgerEntry, StaleEdge
 from ragraf.store.db import Database
 
 GENESIS = "0" * 64
+ENTRY_COLS = LedgerEntry._fields
+ACK_COLS = LedgerAck._fields
 
 
 class ControlStore:
@@ -27,6 +30,12 @@ class ControlStore:
 
     def close(self) -> None:
         self.db.close()
+
+    def __enter__(self) -> ControlStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
     def rev_ids(self) -> list[str]:
         return [r[0] for r in self.db.query("SELECT rev_id FROM rev_history ORDER BY rev_id")]
@@ -44,7 +53,7 @@ class ControlStore:
         nodes: int,
         edges: int,
         note: str | None = None,
-        coverage: Iterable[tuple[str, float | None, str | None]] = (),
+        coverage: Iterable[CoverageRow] = (),
     ) -> None:
         with self.db.write():
             self.db.execute(
@@ -100,26 +109,6 @@ class ControlStore:
         return int(self.db.scalar("SELECT count(*) FROM drift_entry WHERE index_rev=?", (rev_id,)))
 
     # -- the drift ledger (append-only, hash-chained) -----------------------------------
-    ENTRY_COLS = (
-        "id",
-        "index_rev",
-        "ts",
-        "path",
-        "kind",
-        "old_hash",
-        "new_hash",
-        "symbols_added",
-        "symbols_removed",
-        "symbols_changed",
-        "edges_invalidated",
-        "detected_by",
-        "commit_sha",
-        "note",
-        "dedupe_key",
-        "prev_hash",
-        "entry_hash",
-    )
-
     def ledger_head(self) -> tuple[int, str]:
         """(last entry id, its hash) over the whole ledger; (0, GENESIS) when empty."""
         row = self.db.query_one("SELECT id, entry_hash FROM drift_entry ORDER BY id DESC LIMIT 1")
@@ -132,37 +121,30 @@ class ControlStore:
     def has_dedupe_key(self, key: str) -> bool:
         return self.db.query_one("SELECT 1 FROM drift_entry WHERE dedupe_key=?", (key,)) is not None
 
-    def insert_entry(self, row: dict[str, Any]) -> None:
-        cols = list(self.ENTRY_COLS)
+    def insert_entry(self, entry: LedgerEntry) -> None:
         self.db.execute(
-            f"INSERT INTO drift_entry({', '.join(cols)}) VALUES ({', '.join('?' * len(cols))})",
-            [row.get(c) for c in cols],
+            f"INSERT INTO drift_entry({', '.join(ENTRY_COLS)})"
+            f" VALUES ({', '.join('?' * len(ENTRY_COLS))})",
+            entry,
         )
 
     def insert_stale_edges(self, rev_id: str, entry_id: int, rows: list[tuple[str, str]]) -> None:
+        """rows: (edge_uid, reason)."""
         self.db.executemany(
             "INSERT INTO stale_edge(index_rev, edge_uid, reason, drift_entry_id) VALUES (?,?,?,?)",
             ((rev_id, uid, reason, entry_id) for uid, reason in rows),
         )
 
-    def insert_ack(self, row: dict[str, Any]) -> None:
+    def insert_ack(self, ack: LedgerAck) -> None:
         self.db.execute(
-            "INSERT INTO drift_ack(id, entry_id, by, ts, note, prev_hash, ack_hash) VALUES (?,?,?,?,?,?,?)",
-            (
-                row["id"],
-                row["entry_id"],
-                row["by"],
-                row["ts"],
-                row["note"],
-                row["prev_hash"],
-                row["ack_hash"],
-            ),
+            f"INSERT INTO drift_ack({', '.join(ACK_COLS)}) VALUES ({', '.join('?' * len(ACK_COLS))})",
+            ack,
         )
 
     def entries(
         self, rev_id: str | None = None, since_id: int = 0, since_ts: str | None = None
-    ) -> list[dict[str, Any]]:
-        sql = f"SELECT {', '.join(self.ENTRY_COLS)} FROM drift_entry WHERE id > ?"
+    ) -> list[LedgerEntry]:
+        sql = f"SELECT {', '.join(ENTRY_COLS)} FROM drift_entry WHERE id > ?"
         params: list[Any] = [since_id]
         if rev_id is not None:
             sql += " AND index_rev = ?"
@@ -170,10 +152,7 @@ class ControlStore:
         if since_ts is not None:
             sql += " AND ts >= ?"
             params.append(since_ts)
-        return [
-            dict(zip(self.ENTRY_COLS, r, strict=True))
-            for r in self.db.query(sql + " ORDER BY id", params)
-        ]
+        return self.db.rows(LedgerEntry._make, sql + " ORDER BY id", params)
 
     def entry_ids(self, ids: list[int]) -> set[int]:
         return {
@@ -184,54 +163,48 @@ class ControlStore:
             )
         }
 
-    def acks(self, entry_ids: list[int] | None = None) -> list[dict[str, Any]]:
-        cols = ("id", "entry_id", "by", "ts", "note", "prev_hash", "ack_hash")
+    def acks(self, entry_ids: list[int] | None = None) -> list[LedgerAck]:
+        sql = f"SELECT {', '.join(ACK_COLS)} FROM drift_ack"
         if entry_ids is None:
-            rows = self.db.query(f"SELECT {', '.join(cols)} FROM drift_ack ORDER BY id")
-        else:
-            rows = self.db.query(
-                f"SELECT {', '.join(cols)} FROM drift_ack WHERE entry_id IN"
-                " (SELECT value FROM json_each(?)) ORDER BY id",
-                (json.dumps(entry_ids),),
-            )
-        return [dict(zip(cols, r, strict=True)) for r in rows]
+            return self.db.rows(LedgerAck._make, sql + " ORDER BY id")
+        return self.db.rows(
+            LedgerAck._make,
+            sql + " WHERE entry_id IN (SELECT value FROM json_each(?)) ORDER BY id",
+            (json.dumps(entry_ids),),
+        )
 
-    def stale_edges(self, rev_id: str) -> list[tuple[str, str, int]]:
-        return [
-            (r[0], r[1], r[2])
-            for r in self.db.query(
-                "SELECT edge_uid, reason, drift_entry_id FROM stale_edge WHERE index_rev=? ORDER BY id",
-                (rev_id,),
-            )
-        ]
+    def stale_edges(self, rev_id: str) -> list[StaleEdge]:
+        return self.db.rows(
+            StaleEdge._make,
+            "SELECT edge_uid, reason, drift_entry_id FROM stale_edge WHERE index_rev=? ORDER BY id",
+            (rev_id,),
+        )
 
-    def stale_edges_among(self, rev_id: str, uids: list[str]) -> list[tuple[str, str, int]]:
+    def stale_edges_among(self, rev_id: str, uids: list[str]) -> list[StaleEdge]:
         if not uids:
             return []
-        return [
-            (r[0], r[1], r[2])
-            for r in self.db.query(
-                "SELECT edge_uid, reason, drift_entry_id FROM stale_edge WHERE index_rev=?"
-                " AND edge_uid IN (SELECT value FROM json_each(?))",
-                (rev_id, json.dumps(uids)),
-            )
-        ]
+        return self.db.rows(
+            StaleEdge._make,
+            "SELECT edge_uid, reason, drift_entry_id FROM stale_edge WHERE index_rev=?"
+            " AND edge_uid IN (SELECT value FROM json_each(?))",
+            (rev_id, json.dumps(uids)),
+        )
 
     def record_archive(
         self, from_rev: str, to_rev: str, archived_at: str, entries: int, report_path: str
     ) -> None:
         with self.db.write():
             self.db.execute(
-                "INSERT INTO drift_archive(from_rev, to_rev, archived_at, entries, report_path) VALUES (?,?,?,?,?)",
+                "INSERT INTO drift_archive(from_rev, to_rev, archived_at, entries, report_path)"
+                " VALUES (?,?,?,?,?)",
                 (from_rev, to_rev, archived_at, entries, report_path),
             )
 
-    def archives(self) -> list[dict[str, Any]]:
-        cols = ("id", "from_rev", "to_rev", "archived_at", "entries", "report_path")
-        return [
-            dict(zip(cols, r, strict=True))
-            for r in self.db.query(f"SELECT {', '.join(cols)} FROM drift_archive ORDER BY id")
-        ]
+    def archives(self) -> list[ArchiveRow]:
+        return self.db.rows(
+            ArchiveRow._make,
+            f"SELECT {', '.join(ArchiveRow._fields)} FROM drift_archive ORDER BY id",
+        )
 
     # -- calibration (thresholds recomputed from labelled samples) ------------------------
     def record_calibration(

@@ -16,9 +16,9 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import apsw
 
@@ -26,6 +26,10 @@ from ragraf import resources
 from ragraf.errors import NoIndexError, StoreError
 
 BUSY_TIMEOUT_MS = 30_000
+R = TypeVar("R")
+Params = Sequence[Any] | dict[str, Any]
+#: one row as SQLite returns it; the stores turn rows into ``ragraf.model`` types
+RawRow = tuple[Any, ...]  # a row of any table: its column types vary with the query
 
 
 def _migrations(store: str) -> list[tuple[str, str]]:
@@ -108,27 +112,34 @@ class Database:
         else:
             self.conn.execute("COMMIT")
 
-    def execute(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> None:
+    def execute(self, sql: str, params: Params = ()) -> None:
         self.conn.execute(sql, params)
 
     def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> None:
         self.conn.executemany(sql, rows)
 
-    def query(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> list[tuple[Any, ...]]:
+    def query(self, sql: str, params: Params = ()) -> list[RawRow]:
         return self.conn.execute(sql, params).fetchall()
 
-    def query_one(
-        self, sql: str, params: Sequence[Any] | dict[str, Any] = ()
-    ) -> tuple[Any, ...] | None:
+    def query_one(self, sql: str, params: Params = ()) -> RawRow | None:
         for row in self.conn.execute(sql, params):
             return row
         return None
 
-    def scalar(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> Any:
+    def rows(self, make: Callable[[Iterable[Any]], R], sql: str, params: Params = ()) -> list[R]:
+        """Every row of the query built into a typed row (``NodeRow._make``...)."""
+        return [make(r) for r in self.conn.execute(sql, params)]
+
+    def row(self, make: Callable[[Iterable[Any]], R], sql: str, params: Params = ()) -> R | None:
+        for r in self.conn.execute(sql, params):
+            return make(r)
+        return None
+
+    def scalar(self, sql: str, params: Params = ()) -> Any:
         row = self.query_one(sql, params)
         return None if row is None else row[0]
 
-    def cursor(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> apsw.Cursor:
+    def cursor(self, sql: str, params: Params = ()) -> apsw.Cursor:
         return self.conn.execute(sql, params)
 
     def load_extension(self, path: str) -> None:

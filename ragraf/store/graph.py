@@ -1,10 +1,11 @@
 """graph.sqlite: nodes, edges, files, text, coverage of every retained revision.
 
 Invariants a change must keep:
-- Rows of a revision are written in one transaction per batch stage while the
-  revision is 'building'; readers never see them (rev.json does not name it).
+- Rows of a revision are written in one transaction while the revision is
+  'building'; readers never see them (rev.json does not name it).
 - A revision's rows are never changed after it is sealed ('ready'); they are
   only deleted as a whole when retention prunes the revision.
+- Reads return ``ragraf.model`` rows; every read is scoped to one revision.
 - SQL on this file lives here and nowhere else.
 """
 
@@ -16,11 +17,69 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+from ragraf.kinds import DB_OBJECT, ENTRY_EDGES, MAP_GRAPH, SYMBOL, NodeKind, Provenance
+from ragraf.model import (
+    CoverageRow,
+    DbColumnRow,
+    DbFkRow,
+    DbTableRow,
+    EdgeRow,
+    FileRow,
+    MapSymbol,
+    NodeRow,
+    RankEdge,
+    Reached,
+    RevisionRows,
+    RouteRow,
+)
 from ragraf.store.db import Database
 
+NODE_COLS = "node_id, kind, name, fqn, path, start_line, end_line, props, layer"
+EDGE_COLS = (
+    "src, dst, kind, provenance, evidence_path, evidence_line, confidence, sources, edge_uid, props"
+)
+FILE_COLS = "path, lang, lines, sha256, parse_status, parse_note, size, mtime_ns"
+#: tables holding rows of one revision (deleted together when it is pruned)
+REV_TABLES = (
+    "file",
+    "node",
+    "edge",
+    "text_chunk",
+    "cfg_edge",
+    "dfg_edge",
+    "db_table",
+    "db_column",
+    "db_fk",
+    "web_route",
+    "invalidated",
+    "coverage",
+    "node_rank",
+)
 
-def _by_place(rows: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
-    return sorted(rows, key=lambda r: (r[4] or "", r[5] or 0, r[1], r[0]))
+
+def sql_list(values: Iterable[str]) -> str:
+    """A literal SQL list of constant kind names: ``'class','method'``.
+
+    The planner picks the kind index for literal lists only (a bound json_each
+    list made one lookup a scan: measured 19 ms vs 0.01 ms). Only members of
+    ``ragraf.kinds`` may pass here, never user input.
+    """
+    out = []
+    for v in values:
+        if not v.replace("_", "").isalnum():
+            raise ValueError(f"not a kind name: {v!r}")
+        out.append(f"'{v}'")
+    return ",".join(out)
+
+
+def _by_place(rows: list[NodeRow]) -> list[NodeRow]:
+    return sorted(rows, key=lambda r: (r.path or "", r.start_line or 0, r.kind, r.node_id))
+
+
+_SYMBOL_KINDS = sql_list(SYMBOL)
+_MAP_KINDS = sql_list(MAP_GRAPH)
+_DB_KINDS = sql_list(DB_OBJECT)
+_ENTRY_EDGES = sql_list(ENTRY_EDGES)
 
 
 class GraphStore:
@@ -30,21 +89,23 @@ class GraphStore:
     def close(self) -> None:
         self.db.close()
 
+    def __enter__(self) -> GraphStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
     # -- revisions ----------------------------------------------------------
     def revs(self) -> list[tuple[str, str]]:
+        """(rev_id, state) of every revision with rows here, oldest first."""
         return [
             (r[0], r[1]) for r in self.db.query("SELECT rev_id, state FROM rev ORDER BY rev_id")
         ]
 
     def rev_row(self, rev_id: str) -> dict[str, Any] | None:
-        row = self.db.query_one(
-            "SELECT rev_id, created_at, corpus_hash, config_hash, extractor_versions, state FROM rev WHERE rev_id=?",
-            (rev_id,),
-        )
-        if row is None:
-            return None
         keys = ("rev_id", "created_at", "corpus_hash", "config_hash", "extractor_versions", "state")
-        return dict(zip(keys, row, strict=True))
+        row = self.db.query_one(f"SELECT {', '.join(keys)} FROM rev WHERE rev_id=?", (rev_id,))
+        return None if row is None else dict(zip(keys, row, strict=True))
 
     def begin_rev(
         self,
@@ -56,8 +117,8 @@ class GraphStore:
     ) -> None:
         with self.db.write():
             self.db.execute(
-                "INSERT INTO rev(rev_id, created_at, corpus_hash, config_hash, extractor_versions, state)"
-                " VALUES (?,?,?,?,?,'building')",
+                "INSERT INTO rev(rev_id, created_at, corpus_hash, config_hash, extractor_versions,"
+                " state) VALUES (?,?,?,?,?,'building')",
                 (
                     rev_id,
                     created_at,
@@ -77,103 +138,74 @@ class GraphStore:
 
     def delete_rev(self, rev_id: str) -> None:
         with self.db.write():
-            for table in (
-                "file",
-                "node",
-                "edge",
-                "text_chunk",
-                "cfg_edge",
-                "dfg_edge",
-                "db_table",
-                "db_column",
-                "db_fk",
-                "web_route",
-                "invalidated",
-                "coverage",
-                "node_rank",
-            ):
+            for table in REV_TABLES:
                 self.db.execute(f"DELETE FROM {table} WHERE rev_id=?", (rev_id,))
             self.db.execute("DELETE FROM rev WHERE rev_id=?", (rev_id,))
             self.db.execute("DELETE FROM file_blob WHERE sha256 NOT IN (SELECT sha256 FROM file)")
             self.db.execute("DELETE FROM file_facts WHERE sha256 NOT IN (SELECT sha256 FROM file)")
 
     # -- writing ------------------------------------------------------------
-    def write_rows(
-        self,
-        rev_id: str,
-        files: Iterable[Sequence[Any]],
-        nodes: Iterable[Sequence[Any]],
-        edges: Iterable[Sequence[Any]],
-        texts: Iterable[Sequence[Any]],
-        coverage: Iterable[tuple[str, float | None, str | None]],
-        blobs: Iterable[tuple[str, str]] = (),
-        shells: Iterable[tuple[str, int]] = (),
-        routes: Iterable[Sequence[Any]] = (),
-        schema: tuple[Iterable[Sequence[Any]], Iterable[Sequence[Any]], Iterable[Sequence[Any]]] = (
-            (),
-            (),
-            (),
-        ),
-    ) -> None:
+    def write_rows(self, rev_id: str, rows: RevisionRows) -> None:
         """All rows of a building revision, in one transaction."""
-        with self.db.write():
-            tables, columns, fks = schema
-            self.db.executemany(
-                "INSERT INTO db_table(rev_id, table_id, table_name, engine, row_estimate, source) VALUES (?,?,?,?,?,?)",
-                ((rev_id, *t) for t in tables),
-            )
-            self.db.executemany(
-                "INSERT INTO db_column(rev_id, table_id, column_name, data_type, is_nullable, column_key)"
+        db = self.db
+        with db.write():
+            db.executemany(
+                "INSERT INTO db_table(rev_id, table_id, table_name, engine, row_estimate, source)"
                 " VALUES (?,?,?,?,?,?)",
-                ((rev_id, *c) for c in columns),
+                ((rev_id, *t) for t in rows.tables),
             )
-            self.db.executemany(
-                "INSERT INTO db_fk(rev_id, from_table, from_column, to_table, to_column) VALUES (?,?,?,?,?)",
-                ((rev_id, *f) for f in fks),
+            db.executemany(
+                "INSERT INTO db_column(rev_id, table_id, column_name, data_type, is_nullable,"
+                " column_key) VALUES (?,?,?,?,?,?)",
+                ((rev_id, *c) for c in rows.columns),
             )
-            self.db.executemany(
+            db.executemany(
+                "INSERT INTO db_fk(rev_id, from_table, from_column, to_table, to_column)"
+                " VALUES (?,?,?,?,?)",
+                ((rev_id, *f) for f in rows.fks),
+            )
+            db.executemany(
                 "INSERT OR IGNORE INTO file_blob(sha256, data) VALUES (?, ?)",
                 (
                     (sha, zlib.compress(text.encode("utf-8", "surrogateescape"), 1))
-                    for sha, text in blobs
+                    for sha, text in rows.blobs
                 ),
             )
-            self.db.executemany(
+            db.executemany(
                 "INSERT INTO node_rank(rev_id, node_id, shell) VALUES (?,?,?)",
-                ((rev_id, n, sh) for n, sh in shells),
+                ((rev_id, *s) for s in rows.shells),
             )
-            self.db.executemany(
-                "INSERT INTO web_route(rev_id, node_id, route, method, evidence_path, evidence_line) VALUES (?,?,?,?,?,?)",
-                ((rev_id, *r) for r in routes),
+            db.executemany(
+                "INSERT INTO web_route(rev_id, node_id, route, method, evidence_path,"
+                " evidence_line) VALUES (?,?,?,?,?,?)",
+                ((rev_id, *r) for r in rows.routes),
             )
-            self.db.executemany(
-                "INSERT INTO file(rev_id, path, lang, lines, sha256, parse_status, parse_note, size, mtime_ns)"
-                " VALUES (?,?,?,?,?,?,?,?,?)",
-                ((rev_id, *f) for f in files),
+            db.executemany(
+                f"INSERT INTO file(rev_id, {FILE_COLS}) VALUES (?,?,?,?,?,?,?,?,?)",
+                ((rev_id, *f) for f in rows.files),
             )
-            self.db.executemany(
-                "INSERT INTO node(rev_id, node_id, kind, name, fqn, path, start_line, end_line, props, layer)"
-                " VALUES (?,?,?,?,?,?,?,?,?,?)",
-                ((rev_id, *n) for n in nodes),
+            db.executemany(
+                f"INSERT INTO node(rev_id, {NODE_COLS}) VALUES (?,?,?,?,?,?,?,?,?,?)",
+                ((rev_id, *n) for n in rows.nodes),
             )
-            self.db.executemany(
-                "INSERT INTO edge(rev_id, src, dst, kind, provenance, evidence_path, evidence_line,"
-                " confidence, sources, edge_uid, props) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
-                ((rev_id, *e) for e in edges),
+            db.executemany(
+                f"INSERT INTO edge(rev_id, {EDGE_COLS}) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+                ((rev_id, *e) for e in rows.edges),
             )
-            self.db.executemany(
-                "INSERT INTO text_chunk(rev_id, chunk_id, owner_node_id, path, start_line, end_line, text_kind, raw)"
-                " VALUES (?,?,?,?,?,?,?,?)",
-                ((rev_id, *t) for t in texts),
+            db.executemany(
+                "INSERT INTO text_chunk(rev_id, chunk_id, owner_node_id, path, start_line,"
+                " end_line, text_kind, raw) VALUES (?,?,?,?,?,?,?,?)",
+                ((rev_id, *t) for t in rows.texts),
             )
-            self.db.executemany(
+            db.executemany(
                 "INSERT INTO coverage(rev_id, metric, value, note) VALUES (?,?,?,?)",
-                ((rev_id, *c) for c in coverage),
+                ((rev_id, *c) for c in rows.coverage),
             )
 
-    # -- reading ------------------------------------------------------------
+    # -- counts and coverage --------------------------------------------------
     def counts_by_kind(self, rev_id: str, table: str) -> dict[str, int]:
-        assert table in ("node", "edge")
+        if table not in ("node", "edge"):
+            raise ValueError(table)
         return dict(
             self.db.query(
                 f"SELECT kind, count(*) FROM {table} WHERE rev_id=? GROUP BY kind ORDER BY kind",
@@ -181,18 +213,17 @@ class GraphStore:
             )
         )
 
-    def coverage(self, rev_id: str) -> list[tuple[str, float | None, str | None]]:
-        return [
-            (m, v, n)
-            for m, v, n in self.db.query(
-                "SELECT metric, value, note FROM coverage WHERE rev_id=? ORDER BY metric", (rev_id,)
-            )
-        ]
+    def coverage(self, rev_id: str) -> list[CoverageRow]:
+        return self.db.rows(
+            CoverageRow._make,
+            "SELECT metric, value, note FROM coverage WHERE rev_id=? ORDER BY metric",
+            (rev_id,),
+        )
 
-    def files(self, rev_id: str) -> list[tuple[Any, ...]]:
-        return self.db.query(
-            "SELECT path, lang, lines, sha256, parse_status, parse_note, size, mtime_ns FROM file"
-            " WHERE rev_id=? ORDER BY path",
+    def files(self, rev_id: str) -> list[FileRow]:
+        return self.db.rows(
+            FileRow._make,
+            f"SELECT {FILE_COLS} FROM file WHERE rev_id=? ORDER BY path",
             (rev_id,),
         )
 
@@ -205,10 +236,7 @@ class GraphStore:
     def node_ids(self, rev_id: str) -> set[str]:
         return {r[0] for r in self.db.query("SELECT node_id FROM node WHERE rev_id=?", (rev_id,))}
 
-    # -- facade reads (all revision-scoped) ----------------------------------------
-    NODE_COLS = "node_id, kind, name, fqn, path, start_line, end_line, props, layer"
-    EDGE_COLS = "src, dst, kind, provenance, evidence_path, evidence_line, confidence, sources, edge_uid, props"
-
+    # -- files ----------------------------------------------------------------
     def has_blobs(self, shas: Iterable[str]) -> set[str]:
         shas = list(shas)
         if not shas:
@@ -224,86 +252,121 @@ class GraphStore:
     def file_text(self, rev_id: str, path: str) -> str | None:
         """The text of ``path`` as the revision indexed it (None if not parsed)."""
         row = self.db.query_one(
-            "SELECT b.data FROM file f JOIN file_blob b ON b.sha256 = f.sha256 WHERE f.rev_id=? AND f.path=?",
+            "SELECT b.data FROM file f JOIN file_blob b ON b.sha256 = f.sha256"
+            " WHERE f.rev_id=? AND f.path=?",
             (rev_id, path),
         )
         return None if row is None else zlib.decompress(row[0]).decode("utf-8", "surrogateescape")
 
-    def file_row(self, rev_id: str, path: str) -> tuple[Any, ...] | None:
-        return self.db.query_one(
-            "SELECT path, lang, lines, sha256, parse_status, parse_note, size, mtime_ns FROM file"
-            " WHERE rev_id=? AND path=?",
+    def file_row(self, rev_id: str, path: str) -> FileRow | None:
+        return self.db.row(
+            FileRow._make,
+            f"SELECT {FILE_COLS} FROM file WHERE rev_id=? AND path=?",
             (rev_id, path),
         )
 
-    def node(self, rev_id: str, node_id: str) -> tuple[Any, ...] | None:
-        return self.db.query_one(
-            f"SELECT {self.NODE_COLS} FROM node WHERE rev_id=? AND node_id=?", (rev_id, node_id)
+    # -- nodes ------------------------------------------------------------------
+    def node(self, rev_id: str, node_id: str) -> NodeRow | None:
+        return self.db.row(
+            NodeRow._make,
+            f"SELECT {NODE_COLS} FROM node WHERE rev_id=? AND node_id=?",
+            (rev_id, node_id),
         )
 
-    def nodes_by_ids(self, rev_id: str, node_ids: Iterable[str]) -> dict[str, tuple[Any, ...]]:
+    def nodes_by_ids(self, rev_id: str, node_ids: Iterable[str]) -> dict[str, NodeRow]:
         ids = list(set(node_ids))
         if not ids:
             return {}
-        return {
-            r[0]: r
-            for r in self.db.query(
-                f"SELECT {self.NODE_COLS} FROM node WHERE rev_id=? AND node_id IN (SELECT value FROM json_each(?))",
-                (rev_id, json.dumps(ids)),
-            )
-        }
+        rows = self.db.rows(
+            NodeRow._make,
+            f"SELECT {NODE_COLS} FROM node WHERE rev_id=?"
+            " AND node_id IN (SELECT value FROM json_each(?))",
+            (rev_id, json.dumps(ids)),
+        )
+        return {r.node_id: r for r in rows}
 
-    def nodes_by_fqn(self, rev_id: str, fqn: str, limit: int = 50) -> list[tuple[Any, ...]]:
+    def nodes_by_fqn(self, rev_id: str, fqn: str, limit: int = 50) -> list[NodeRow]:
         return _by_place(
-            self.db.query(
-                f"SELECT {self.NODE_COLS} FROM node WHERE rev_id=? AND fqn=? COLLATE NOCASE LIMIT ?",
+            self.db.rows(
+                NodeRow._make,
+                f"SELECT {NODE_COLS} FROM node WHERE rev_id=? AND fqn=? COLLATE NOCASE LIMIT ?",
                 (rev_id, fqn, limit),
             )
         )
 
-    def nodes_by_fqn_suffix(
-        self, rev_id: str, suffix: str, limit: int = 50
-    ) -> list[tuple[Any, ...]]:
-        """fqn ending in ``\\suffix`` (a name written without its namespace); a scan of the revision."""
+    def nodes_by_fqn_suffix(self, rev_id: str, suffix: str, limit: int = 50) -> list[NodeRow]:
+        """fqn ending in ``\\suffix`` (a name written without its namespace); a scan."""
         like = "%\\" + suffix.replace("%", "").replace("_", "\\_")
         return _by_place(
-            self.db.query(
-                f"SELECT {self.NODE_COLS} FROM node WHERE rev_id=? AND fqn LIKE ? ESCAPE '\\' LIMIT ?",
+            self.db.rows(
+                NodeRow._make,
+                f"SELECT {NODE_COLS} FROM node WHERE rev_id=? AND fqn LIKE ? ESCAPE '\\' LIMIT ?",
                 (rev_id, like, limit),
             )
         )
 
-    def nodes_by_name(self, rev_id: str, name: str, limit: int = 50) -> list[tuple[Any, ...]]:
+    def nodes_by_name(self, rev_id: str, name: str, limit: int = 50) -> list[NodeRow]:
         return _by_place(
-            self.db.query(
-                f"SELECT {self.NODE_COLS} FROM node WHERE rev_id=? AND name=? COLLATE NOCASE LIMIT ?",
+            self.db.rows(
+                NodeRow._make,
+                f"SELECT {NODE_COLS} FROM node WHERE rev_id=? AND name=? COLLATE NOCASE LIMIT ?",
                 (rev_id, name, limit),
             )
         )
 
-    def nodes_in_file(self, rev_id: str, path: str) -> list[tuple[Any, ...]]:
-        return self.db.query(
-            f"SELECT {self.NODE_COLS} FROM node WHERE rev_id=? AND path=? ORDER BY start_line, end_line DESC",
+    def nodes_in_file(self, rev_id: str, path: str) -> list[NodeRow]:
+        return self.db.rows(
+            NodeRow._make,
+            f"SELECT {NODE_COLS} FROM node WHERE rev_id=? AND path=?"
+            " ORDER BY start_line, end_line DESC",
             (rev_id, path),
         )
 
+    def nodes_of_kind(self, rev_id: str, kind: NodeKind, limit: int = 5000) -> list[NodeRow]:
+        return self.db.rows(
+            NodeRow._make,
+            f"SELECT {NODE_COLS} FROM node WHERE rev_id=? AND kind=? ORDER BY fqn LIMIT ?",
+            (rev_id, kind, limit),
+        )
+
     def symbol_names(self, rev_id: str) -> list[tuple[str, str]]:
+        """(name, fqn) of every named code declaration."""
         return [
             (r[0], r[1])
             for r in self.db.query(
-                "SELECT DISTINCT name, fqn FROM node WHERE rev_id=? AND kind IN"
-                " ('class','interface','trait','enum','function','method','constant','property')",
+                f"SELECT DISTINCT name, fqn FROM node WHERE rev_id=? AND kind IN ({_SYMBOL_KINDS})",
                 (rev_id,),
             )
         ]
 
+    def top_level_files(self, rev_id: str) -> list[NodeRow]:
+        """File nodes whose top-level code calls or instantiates something."""
+        return self.db.rows(
+            NodeRow._make,
+            f"SELECT {NODE_COLS} FROM node n WHERE n.rev_id=? AND n.kind='file' AND EXISTS ("
+            " SELECT 1 FROM edge e WHERE e.rev_id=n.rev_id AND e.src=n.node_id"
+            f" AND e.kind IN ({_ENTRY_EDGES})) ORDER BY n.path",
+            (rev_id,),
+        )
+
+    def symbols_for_map(self, rev_id: str) -> list[MapSymbol]:
+        return self.db.rows(
+            MapSymbol._make,
+            "SELECT n.node_id, n.kind, n.name, n.fqn, n.path, n.start_line, n.props,"
+            " coalesce(r.shell, 0) FROM node n"
+            " LEFT JOIN node_rank r ON r.rev_id = n.rev_id AND r.node_id = n.node_id"
+            f" WHERE n.rev_id=? AND n.path IS NOT NULL AND n.kind IN ({_MAP_KINDS})",
+            (rev_id,),
+        )
+
+    # -- edges ------------------------------------------------------------------
     def edges_to(
         self,
         rev_id: str,
         node_ids: Iterable[str],
         kinds: Sequence[str] | None = None,
         stated_only: bool = False,
-    ) -> list[tuple[Any, ...]]:
+    ) -> list[EdgeRow]:
         return self._edges("dst", rev_id, node_ids, kinds, stated_only)
 
     def edges_from(
@@ -312,7 +375,7 @@ class GraphStore:
         node_ids: Iterable[str],
         kinds: Sequence[str] | None = None,
         stated_only: bool = False,
-    ) -> list[tuple[Any, ...]]:
+    ) -> list[EdgeRow]:
         return self._edges("src", rev_id, node_ids, kinds, stated_only)
 
     def _edges(
@@ -322,27 +385,63 @@ class GraphStore:
         node_ids: Iterable[str],
         kinds: Sequence[str] | None,
         stated_only: bool,
-    ) -> list[tuple[Any, ...]]:
+    ) -> list[EdgeRow]:
         ids = list(set(node_ids))
         if not ids:
             return []
-        sql = f"SELECT {self.EDGE_COLS} FROM edge WHERE rev_id=? AND {col} IN (SELECT value FROM json_each(?))"
+        sql = (
+            f"SELECT {EDGE_COLS} FROM edge WHERE rev_id=?"
+            f" AND {col} IN (SELECT value FROM json_each(?))"
+        )
         params: list[Any] = [rev_id, json.dumps(ids)]
         if kinds is not None:
-            # a literal list: with a second json_each the planner scans (measured 19 ms vs 0.01 ms)
-            sql += f" AND kind IN ({','.join('?' * len(kinds))})"
-            params.extend(kinds)
+            sql += f" AND kind IN ({sql_list(kinds)})"
         if stated_only:
-            sql += " AND provenance='stated'"
+            sql += f" AND provenance='{Provenance.STATED}'"
         # sorted here: an ORDER BY lures the planner onto the evidence index (a scan)
         return sorted(
-            self.db.query(sql, params), key=lambda e: (e[4] or "", e[5] or 0, e[2], e[0], e[1])
+            self.db.rows(EdgeRow._make, sql, params),
+            key=lambda e: (e.evidence_path or "", e.evidence_line or 0, e.kind, e.src, e.dst),
         )
 
-    def edges_with_evidence_in(self, rev_id: str, path: str) -> list[tuple[Any, ...]]:
-        return self.db.query(
-            f"SELECT {self.EDGE_COLS} FROM edge WHERE rev_id=? AND evidence_path=?", (rev_id, path)
+    def edges_with_evidence_in(self, rev_id: str, path: str) -> list[EdgeRow]:
+        return self.db.rows(
+            EdgeRow._make,
+            f"SELECT {EDGE_COLS} FROM edge WHERE rev_id=? AND evidence_path=?",
+            (rev_id, path),
         )
+
+    def edges_by_uids(self, rev_id: str, uids: Iterable[str]) -> list[EdgeRow]:
+        u = list(set(uids))
+        if not u:
+            return []
+        return self.db.rows(
+            EdgeRow._make,
+            f"SELECT {EDGE_COLS} FROM edge WHERE rev_id=? AND edge_uid IN"
+            " (SELECT value FROM json_each(?))",
+            (rev_id, json.dumps(u)),
+        )
+
+    def edge_ends(self, rev_id: str, kind: str) -> list[tuple[str, str]]:
+        """(src, dst) of every edge of one kind."""
+        return [
+            (r[0], r[1])
+            for r in self.db.query(
+                "SELECT src, dst FROM edge WHERE rev_id=? AND kind=?", (rev_id, kind)
+            )
+        ]
+
+    def edge_triples(self, rev_id: str) -> set[tuple[str, str, str]]:
+        """(src fqn, dst fqn, kind) of every edge: identity that survives line shifts."""
+        return {
+            (r[0] or "", r[1] or "", r[2])
+            for r in self.db.query(
+                "SELECT s.fqn, d.fqn, e.kind FROM edge e"
+                " JOIN node s ON s.rev_id=e.rev_id AND s.node_id=e.src"
+                " JOIN node d ON d.rev_id=e.rev_id AND d.node_id=e.dst WHERE e.rev_id=?",
+                (rev_id,),
+            )
+        }
 
     def reach_upstream(
         self,
@@ -352,125 +451,69 @@ class GraphStore:
         depth: int,
         stated_only: bool,
         limit: int,
-    ) -> list[tuple[Any, ...]]:
+    ) -> list[Reached]:
         """Everything that depends on ``seeds`` through ``kinds`` (edges walked dst -> src),
-        breadth first, one indexed query per level.
+        breadth first, one indexed query per level, at most ``limit`` nodes (seeds included).
 
-        Returns (node_id, shortest depth, soft, edge_uid, evidence_path) where soft = 1 when no
-        path of stated edges reaches the node (every path needs a derived edge) and the edge is
-        the one that first reached it."""
-        best: dict[str, tuple[int, int]] = dict.fromkeys(seeds, (0, 0))
+        ``soft`` is True when no path of stated edges reaches the node (every path needs a
+        derived edge); the edge is the one that first reached it."""
+        best: dict[str, tuple[int, bool]] = dict.fromkeys(seeds, (0, False))
         via: dict[str, tuple[str | None, str | None]] = {}
-        frontier = dict.fromkeys(seeds, 0)
+        frontier: dict[str, bool] = dict.fromkeys(seeds, False)
+        sql = (
+            "SELECT src, dst, provenance, edge_uid, evidence_path FROM edge WHERE rev_id=?"
+            f" AND dst IN (SELECT value FROM json_each(?)) AND kind IN ({sql_list(kinds)})"
+            + (f" AND provenance='{Provenance.STATED}'" if stated_only else "")
+        )
         for d in range(1, depth + 1):
             if not frontier or len(best) >= limit:
                 break
-            nxt: dict[str, int] = {}
+            nxt: dict[str, bool] = {}
             for src, dst, prov, uid, epath in self.db.query(
-                f"SELECT src, dst, provenance, edge_uid, evidence_path FROM edge WHERE rev_id=?"
-                f" AND dst IN (SELECT value FROM json_each(?))"
-                f" AND kind IN ({','.join('?' * len(kinds))})"
-                + (" AND provenance='stated'" if stated_only else ""),
-                (rev_id, json.dumps(list(frontier)), *kinds),
+                sql, (rev_id, json.dumps(list(frontier)))
             ):
-                soft = 1 if (frontier[dst] or prov == "derived") else 0
+                soft = frontier[dst] or prov == Provenance.DERIVED
                 old = best.get(src)
                 if old is None:
                     best[src] = (d, soft)
                     via[src] = (uid, epath)
-                    nxt[src] = min(soft, nxt.get(src, 1))
-                elif soft < old[1]:
+                    nxt[src] = soft and nxt.get(src, True)
+                elif not soft and old[1]:
                     # a stated path found later: the node becomes hard, and so may what it reaches
-                    best[src] = (old[0], 0)
-                    nxt[src] = 0
+                    best[src] = (old[0], False)
+                    nxt[src] = False
             frontier = nxt
         out = sorted(
-            ((n, d, s, *via.get(n, (None, None))) for n, (d, s) in best.items()),
-            key=lambda x: (x[1], x[0]),
+            (Reached(n, d, s, *via.get(n, (None, None))) for n, (d, s) in best.items()),
+            key=lambda x: (x.depth, x.node_id),
         )
         return out[:limit]
 
-    def graph_for_ranking(
-        self, rev_id: str, kinds: Sequence[str]
-    ) -> list[tuple[str, str, str, float]]:
-        return [
-            (r[0], r[1], r[2], r[3])
-            for r in self.db.query(
-                f"SELECT src, dst, kind, confidence FROM edge WHERE rev_id=? AND kind IN ({','.join('?' * len(kinds))})",
-                (rev_id, *kinds),
-            )
-        ]
-
-    def symbols_for_map(self, rev_id: str) -> list[tuple[Any, ...]]:
-        return self.db.query(
-            "SELECT n.node_id, n.kind, n.name, n.fqn, n.path, n.start_line, n.props, coalesce(r.shell, 0)"
-            " FROM node n LEFT JOIN node_rank r ON r.rev_id = n.rev_id AND r.node_id = n.node_id"
-            " WHERE n.rev_id=? AND n.path IS NOT NULL AND n.kind IN"
-            " ('class','interface','trait','enum','function','method','constant','file')",
+    def graph_for_ranking(self, rev_id: str, kinds: Sequence[str]) -> list[RankEdge]:
+        return self.db.rows(
+            RankEdge._make,
+            f"SELECT src, dst, kind, confidence FROM edge WHERE rev_id=? AND kind IN"
+            f" ({sql_list(kinds)})",
             (rev_id,),
         )
 
-    def routes(self, rev_id: str) -> list[tuple[Any, ...]]:
-        return self.db.query(
-            "SELECT w.route, w.method, w.evidence_path, w.evidence_line, w.node_id FROM web_route w"
-            " WHERE w.rev_id=? ORDER BY w.route, w.method",
+    def routes(self, rev_id: str) -> list[RouteRow]:
+        return self.db.rows(
+            RouteRow._make,
+            "SELECT node_id, route, method, evidence_path, evidence_line FROM web_route"
+            " WHERE rev_id=? ORDER BY route, method",
             (rev_id,),
         )
 
-    def nodes_of_kind(self, rev_id: str, kind: str, limit: int = 5000) -> list[tuple[Any, ...]]:
-        return self.db.query(
-            f"SELECT {self.NODE_COLS} FROM node WHERE rev_id=? AND kind=? ORDER BY fqn LIMIT ?",
-            (rev_id, kind, limit),
-        )
-
-    def edges_of_kind(self, rev_id: str, kind: str) -> list[tuple[str, str]]:
-        return [
-            (r[0], r[1])
-            for r in self.db.query(
-                "SELECT src, dst FROM edge WHERE rev_id=? AND kind=?", (rev_id, kind)
-            )
-        ]
-
-    def top_level_files(self, rev_id: str) -> list[tuple[Any, ...]]:
-        """PHP files whose top-level code calls or instantiates something."""
-        return self.db.query(
-            f"SELECT {self.NODE_COLS} FROM node n WHERE n.rev_id=? AND n.kind='file' AND EXISTS ("
-            " SELECT 1 FROM edge e WHERE e.rev_id=n.rev_id AND e.src=n.node_id"
-            " AND e.kind IN ('calls','calls_heuristic','instantiates')) ORDER BY n.path",
-            (rev_id,),
-        )
-
-    # -- revision comparison and the facts cache -----------------------------------------
-    def node_rows_by_ids(self, rev_id: str, ids: Iterable[str]) -> list[tuple[Any, ...]]:
-        return list(self.nodes_by_ids(rev_id, ids).values())
-
-    def edges_by_uids(self, rev_id: str, uids: Iterable[str]) -> list[tuple[Any, ...]]:
-        u = list(set(uids))
-        if not u:
-            return []
-        return self.db.query(
-            f"SELECT {self.EDGE_COLS} FROM edge WHERE rev_id=? AND edge_uid IN"
-            " (SELECT value FROM json_each(?))",
-            (rev_id, json.dumps(u)),
-        )
-
-    def edge_triples(self, rev_id: str) -> set[tuple[str, str, str]]:
-        """(src fqn, dst fqn, kind) of every edge: identity that survives line shifts."""
-        return {
-            (r[0] or "", r[1] or "", r[2])
-            for r in self.db.query(
-                "SELECT s.fqn, d.fqn, e.kind FROM edge e JOIN node s ON s.rev_id=e.rev_id AND s.node_id=e.src"
-                " JOIN node d ON d.rev_id=e.rev_id AND d.node_id=e.dst WHERE e.rev_id=?",
-                (rev_id,),
-            )
-        }
-
+    # -- the per-file facts cache -------------------------------------------------
     def cached_facts(self, keys: list[tuple[str, str]]) -> dict[tuple[str, str], bytes]:
+        """(sha256, extractor key) -> stored facts, for the keys present."""
         if not keys:
             return {}
         rows = self.db.query(
             "SELECT f.sha256, f.extractor, f.facts FROM file_facts f JOIN json_each(?) j"
-            " ON f.sha256 = json_extract(j.value, '$[0]') AND f.extractor = json_extract(j.value, '$[1]')",
+            " ON f.sha256 = json_extract(j.value, '$[0]')"
+            " AND f.extractor = json_extract(j.value, '$[1]')",
             (json.dumps(keys),),
         )
         return {(r[0], r[1]): r[2] for r in rows}
@@ -481,66 +524,66 @@ class GraphStore:
                 "INSERT OR IGNORE INTO file_facts(sha256, extractor, facts) VALUES (?,?,?)", rows
             )
 
-    # -- schema (issue 6): queries for the schema / table_usage operations go below ----------
-    def db_tables(self, rev_id: str) -> list[tuple[Any, ...]]:
-        """(table_id, table_name, engine, row_estimate, source) of every table, by name."""
-        return self.db.query(
-            "SELECT table_id, table_name, engine, row_estimate, source FROM db_table WHERE rev_id=?"
-            " ORDER BY table_name COLLATE NOCASE, table_id",
+    # -- database schema ------------------------------------------------------------
+    def db_tables(self, rev_id: str) -> list[DbTableRow]:
+        """Every table, by name."""
+        return self.db.rows(
+            DbTableRow._make,
+            "SELECT table_id, table_name, engine, row_estimate, source FROM db_table"
+            " WHERE rev_id=? ORDER BY table_name COLLATE NOCASE, table_id",
             (rev_id,),
         )
 
-    def db_columns(self, rev_id: str, table_ids: Iterable[str]) -> list[tuple[Any, ...]]:
-        """(table_id, column_name, data_type, is_nullable, column_key) in ordinal order
-        (the order the build wrote them)."""
+    def db_columns(self, rev_id: str, table_ids: Iterable[str]) -> list[DbColumnRow]:
+        """Columns in ordinal order (the order the build wrote them)."""
         ids = list(set(table_ids))
         if not ids:
             return []
-        return self.db.query(
+        return self.db.rows(
+            DbColumnRow._make,
             "SELECT table_id, column_name, data_type, is_nullable, column_key FROM db_column"
             " WHERE rev_id=? AND table_id IN (SELECT value FROM json_each(?)) ORDER BY rowid",
             (rev_id, json.dumps(ids)),
         )
 
-    def db_fks(self, rev_id: str) -> list[tuple[Any, ...]]:
-        """(from_table, from_column, to_table, to_column) of every foreign key column pair."""
-        return self.db.query(
+    def db_fks(self, rev_id: str) -> list[DbFkRow]:
+        """Every foreign key column pair."""
+        return self.db.rows(
+            DbFkRow._make,
             "SELECT from_table, from_column, to_table, to_column FROM db_fk WHERE rev_id=?"
             " ORDER BY from_table COLLATE NOCASE, from_column, to_table, to_column",
             (rev_id,),
         )
 
-    def db_objects_named(self, rev_id: str, name: str) -> list[tuple[Any, ...]]:
+    def db_objects_named(self, rev_id: str, name: str) -> list[NodeRow]:
         """db_table / db_view nodes called ``name`` (case-insensitive)."""
         return _by_place(
-            [
-                r
-                for r in self.db.query(
-                    f"SELECT {self.NODE_COLS} FROM node WHERE rev_id=? AND name=? COLLATE NOCASE",
-                    (rev_id, name),
-                )
-                if r[1] in ("db_table", "db_view")
-            ]
+            self.db.rows(
+                NodeRow._make,
+                f"SELECT {NODE_COLS} FROM node WHERE rev_id=? AND name=? COLLATE NOCASE"
+                f" AND kind IN ({_DB_KINDS})",
+                (rev_id, name),
+            )
         )
 
     def db_object_names(self, rev_id: str) -> list[str]:
         return [
             r[0]
             for r in self.db.query(
-                "SELECT DISTINCT name FROM node WHERE rev_id=? AND kind IN ('db_table','db_view') ORDER BY name",
+                f"SELECT DISTINCT name FROM node WHERE rev_id=? AND kind IN ({_DB_KINDS})"
+                " ORDER BY name",
                 (rev_id,),
             )
         ]
 
-    def sql_literals_naming(
-        self, rev_id: str, table: str, limit: int = 500
-    ) -> list[tuple[Any, ...]]:
-        """sql_literal nodes whose analysed tables include ``table`` (case-insensitive), linked or not."""
+    def sql_literals_naming(self, rev_id: str, table: str, limit: int = 500) -> list[NodeRow]:
+        """sql_literal nodes whose analysed tables include ``table`` (case-insensitive)."""
         return _by_place(
-            self.db.query(
-                f"SELECT {self.NODE_COLS} FROM node n WHERE n.rev_id=? AND n.kind='sql_literal' AND EXISTS ("
+            self.db.rows(
+                NodeRow._make,
+                f"SELECT {NODE_COLS} FROM node n WHERE n.rev_id=? AND n.kind=? AND EXISTS ("
                 " SELECT 1 FROM json_each(n.props, '$.tables') j"
                 " WHERE json_extract(j.value, '$.name') = ? COLLATE NOCASE) LIMIT ?",
-                (rev_id, table, limit),
+                (rev_id, NodeKind.SQL_LITERAL, table, limit),
             )
         )

@@ -15,13 +15,14 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any
 
+from ragraf.model import ChunkPlace, ChunkRef, ChunkRow, FtsHit, StoredChunk
 from ragraf.store.db import Database
 
 # the indexed columns of ft_chunk, in order; bm25() weights are given for these
 # (the three UNINDEXED columns before them get weight 0)
 FTS_COLUMNS = ("symbol", "code", "sql", "text")
+CHUNK_REF_COLS = "chunk_id, path, source_kind, node_id, start_line, end_line"
 
 
 class LexStore:
@@ -30,6 +31,12 @@ class LexStore:
 
     def close(self) -> None:
         self.db.close()
+
+    def __enter__(self) -> LexStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
     def delete_rev(self, rev_id: str) -> None:
         with self.db.write():
@@ -44,30 +51,41 @@ class LexStore:
                 self.db.execute("DELETE FROM vec_meta WHERE rev_id=?", (rev_id,))
 
     def write_chunks(
-        self,
-        rev_id: str,
-        chunks: Iterable[Sequence[Any]],
-        also: Iterable[Sequence[Any]],
+        self, rev_id: str, chunks: Sequence[ChunkRow], also: Iterable[ChunkPlace]
     ) -> None:
-        """chunks: (chunk_id, source_kind, path, node_id, start, end, text, sym, code, sql, txt)."""
-        rows = list(chunks)
+        """The chunks of a building revision and their further places, in one transaction."""
         with self.db.write():
             self.db.executemany(
-                "INSERT INTO chunk_map(rev_id, chunk_id, source_kind, path, node_id, start_line, end_line)"
-                " VALUES (?,?,?,?,?,?,?)",
-                ((rev_id, c[0], c[1], c[2], c[3], c[4], c[5]) for c in rows),
+                "INSERT INTO chunk_map(rev_id, chunk_id, source_kind, path, node_id, start_line,"
+                " end_line) VALUES (?,?,?,?,?,?,?)",
+                (
+                    (rev_id, c.chunk_id, c.source_kind, c.path, c.node_id, c.start_line, c.end_line)
+                    for c in chunks
+                ),
             )
             self.db.executemany(
                 "INSERT INTO chunk_text(rev_id, chunk_id, path, text) VALUES (?,?,?,?)",
-                ((rev_id, c[0], c[2], c[6]) for c in rows),
+                ((rev_id, c.chunk_id, c.path, c.text) for c in chunks),
             )
             self.db.executemany(
-                "INSERT INTO ft_chunk(rev_id, chunk_id, path, symbol_tokens, code_tokens, sql_tokens, text_tokens)"
-                " VALUES (?,?,?,?,?,?,?)",
-                ((rev_id, c[0], c[2], c[7], c[8], c[9], c[10]) for c in rows),
+                "INSERT INTO ft_chunk(rev_id, chunk_id, path, symbol_tokens, code_tokens,"
+                " sql_tokens, text_tokens) VALUES (?,?,?,?,?,?,?)",
+                (
+                    (
+                        rev_id,
+                        c.chunk_id,
+                        c.path,
+                        c.symbol_tokens,
+                        c.code_tokens,
+                        c.sql_tokens,
+                        c.text_tokens,
+                    )
+                    for c in chunks
+                ),
             )
             self.db.executemany(
-                "INSERT INTO chunk_also(rev_id, chunk_id, path, node_id, start_line, end_line) VALUES (?,?,?,?,?,?)",
+                "INSERT INTO chunk_also(rev_id, chunk_id, path, node_id, start_line, end_line)"
+                " VALUES (?,?,?,?,?,?)",
                 ((rev_id, *a) for a in also),
             )
 
@@ -79,34 +97,35 @@ class LexStore:
     def chunk_count(self, rev_id: str) -> int:
         return int(self.db.scalar("SELECT count(*) FROM chunk_map WHERE rev_id=?", (rev_id,)))
 
-    def chunk(self, rev_id: str, chunk_id: str) -> tuple[Any, ...] | None:
-        return self.db.query_one(
+    def chunk(self, rev_id: str, chunk_id: str) -> StoredChunk | None:
+        return self.db.row(
+            StoredChunk._make,
             "SELECT m.chunk_id, m.source_kind, m.path, m.node_id, m.start_line, m.end_line, t.text"
             " FROM chunk_map m JOIN chunk_text t ON t.rev_id=m.rev_id AND t.chunk_id=m.chunk_id"
             " WHERE m.rev_id=? AND m.chunk_id=?",
             (rev_id, chunk_id),
         )
 
-    def fts(
-        self, rev_id: str, match: str, weights: dict[str, float], limit: int
-    ) -> list[tuple[Any, ...]]:
-        """Chunks matching an FTS5 expression, best first: (chunk_id, path, source_kind, node_id,
-        start, end, score, symbol_tokens, code_tokens, sql_tokens, text_tokens)."""
+    def fts(self, rev_id: str, match: str, weights: dict[str, float], limit: int) -> list[FtsHit]:
+        """Chunks matching an FTS5 expression, best first (score = -bm25, higher is better)."""
         w = ", ".join(["0", "0", "0", *(str(float(weights.get(c, 1.0))) for c in FTS_COLUMNS)])
-        return self.db.query(
-            f"SELECT f.chunk_id, m.path, m.source_kind, m.node_id, m.start_line, m.end_line, -bm25(ft_chunk, {w}),"
-            " f.symbol_tokens, f.code_tokens, f.sql_tokens, f.text_tokens"
+        return self.db.rows(
+            FtsHit._make,
+            f"SELECT f.chunk_id, m.path, m.source_kind, m.node_id, m.start_line, m.end_line,"
+            f" -bm25(ft_chunk, {w}), f.symbol_tokens, f.code_tokens, f.sql_tokens, f.text_tokens"
             " FROM ft_chunk f JOIN chunk_map m ON m.rev_id = f.rev_id AND m.chunk_id = f.chunk_id"
-            " WHERE ft_chunk MATCH ? AND f.rev_id = ? ORDER BY bm25(ft_chunk, " + w + ") LIMIT ?",
+            f" WHERE ft_chunk MATCH ? AND f.rev_id = ? ORDER BY bm25(ft_chunk, {w}) LIMIT ?",
             (match, rev_id, limit),
         )
 
-    def chunks_of_nodes(self, rev_id: str, node_ids: list[str]) -> list[tuple[Any, ...]]:
+    def chunks_of_nodes(self, rev_id: str, node_ids: list[str]) -> list[ChunkRef]:
         if not node_ids:
             return []
-        return self.db.query(
-            "SELECT chunk_id, path, source_kind, node_id, start_line, end_line FROM chunk_map"
-            " WHERE rev_id=? AND node_id IN (SELECT value FROM json_each(?)) ORDER BY path, start_line",
+        return self.db.rows(
+            ChunkRef._make,
+            f"SELECT {CHUNK_REF_COLS} FROM chunk_map"
+            " WHERE rev_id=? AND node_id IN (SELECT value FROM json_each(?))"
+            " ORDER BY path, start_line",
             (rev_id, json.dumps(node_ids)),
         )
 
@@ -116,23 +135,22 @@ class LexStore:
         return {
             r[0]: r[1]
             for r in self.db.query(
-                "SELECT chunk_id, text FROM chunk_text WHERE rev_id=? AND chunk_id IN (SELECT value FROM json_each(?))",
+                "SELECT chunk_id, text FROM chunk_text WHERE rev_id=?"
+                " AND chunk_id IN (SELECT value FROM json_each(?))",
                 (rev_id, json.dumps(chunk_ids)),
             )
         }
 
-    def chunk_rows(self, rev_id: str, chunk_ids: list[str]) -> dict[str, tuple[Any, ...]]:
-        """chunk_id -> (chunk_id, path, source_kind, node_id, start_line, end_line)."""
+    def chunk_refs(self, rev_id: str, chunk_ids: list[str]) -> dict[str, ChunkRef]:
         if not chunk_ids:
             return {}
-        return {
-            r[0]: r
-            for r in self.db.query(
-                "SELECT chunk_id, path, source_kind, node_id, start_line, end_line FROM chunk_map"
-                " WHERE rev_id=? AND chunk_id IN (SELECT value FROM json_each(?))",
-                (rev_id, json.dumps(chunk_ids)),
-            )
-        }
+        rows = self.db.rows(
+            ChunkRef._make,
+            f"SELECT {CHUNK_REF_COLS} FROM chunk_map"
+            " WHERE rev_id=? AND chunk_id IN (SELECT value FROM json_each(?))",
+            (rev_id, json.dumps(chunk_ids)),
+        )
+        return {r.chunk_id: r for r in rows}
 
     def has_vectors(self, rev_id: str) -> bool:
         return bool(self.db.scalar("SELECT 1 FROM vec_meta WHERE rev_id=? LIMIT 1", (rev_id,)))

@@ -13,7 +13,7 @@ Invariants a change must keep:
 - Writes run inside ``Database.write()``; a reader (read-only connection)
   can search but never creates the table.
 - Distances are L2 between unit vectors (the table uses sqlite-vec's default
-  metric): ``cosine_similarity = 1 - distance**2 / 2``.
+  metric): ``cosine_of(distance) = 1 - distance**2 / 2`` is the one place that converts.
 """
 
 from __future__ import annotations
@@ -36,6 +36,11 @@ OVERSAMPLE = 2
 _BATCH = 5000
 
 _DIM_RE = re.compile(r"\bembedding\s+float\s*\[\s*(\d+)\s*\]", re.IGNORECASE)
+
+
+def cosine_of(distance: float) -> float:
+    """Cosine similarity of two unit vectors from their L2 distance: 1 - d**2 / 2."""
+    return 1.0 - float(distance) ** 2 / 2.0
 
 
 def _load_extension(db: Database) -> None:

@@ -1,0 +1,50 @@
+"""Cross-file linking: references of every file -> edges with evidence (§5.2, §6.2).
+
+The package has three parts: ``symbols`` (what the corpus declares, the class
+hierarchy and the evaluation of type descriptors), ``edges`` (the edge set
+and how a use becomes stated or derived edges) and ``linker`` (one handler per
+reference kind, class edges, includes, SQL, routes, docs).
+
+Invariants a change must keep:
+- No edge without evidence: every edge carries the path and line of the use
+  or declaration that proves it (P3).
+- ``stated`` only when the use resolves to exactly one declaration through
+  names, ``use`` aliases, the class hierarchy and declared / assigned types.
+  Everything else is ``derived`` with a confidence from confidence.yaml and
+  a ``via`` mark in props: a name match (one candidate / several), a global
+  variable typed from assignments elsewhere, call_user_func / variable
+  functions, magic ``__call``, dynamic include paths.
+- Name matches with more candidates than ``resolve.max_heuristic_candidates``
+  produce no edge; they are counted as unresolved instead of guessed.
+- Output is deterministic: it depends on the facts only, never on dict or
+  process order (edges are keyed by edge_uid).
+- SQL in strings (§6.2): every analysed string becomes a ``sql_literal`` node
+  (fqn ``<owner fqn>#sql@<line>``, ``#2``... for more on one line) contained
+  in its owner. Each table it names that the schema knows (``tables``) gets a
+  ``references_table`` edge from the literal and a ``queries`` edge from the
+  owner, both with the string's line as evidence: stated only when the text
+  parsed, is neither ``SELECT *`` nor assembled from run-time identifiers and
+  the name is entirely literal; otherwise derived with ``sql_dynamic``
+  confidence and a ``via`` reason. A name the schema does not know, or with
+  no literal character, gets no edge (counted in stats, never guessed).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from ragraf.build.resolve.linker import Linker, Resolved
+from ragraf.lang.facts import FileFacts
+
+__all__ = ["Resolved", "resolve"]
+
+
+def resolve(
+    files: Iterable[FileFacts],
+    conf: dict[str, float],
+    max_candidates: int = 5,
+    tables: dict[str, str] | None = None,
+    prefixes: dict[str, str] | None = None,
+) -> Resolved:
+    """Link the references of every file; ``tables`` maps lower table names to node ids."""
+    return Linker(list(files), conf, max_candidates, tables, prefixes).run()

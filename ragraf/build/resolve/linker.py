@@ -1,0 +1,634 @@
+"""One handler per reference kind: calls, ``new``, constants, callables,
+dynamic calls, includes, superglobals, routes, imports, doc links and names,
+SQL strings; class edges (extends / implements / traits / overrides).
+
+Invariants: see ``ragraf.build.resolve``. Every handler takes the file, the
+owner's node id and the reference, and adds edges (and nodes) with the
+reference's line as evidence; call handlers count the outcome in stats.
+"""
+
+from __future__ import annotations
+
+import json
+import posixpath
+import re
+from collections import defaultdict
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from ragraf import ids
+from ragraf.build.resolve.edges import SOURCES_TS, EdgeSet
+from ragraf.build.resolve.symbols import SymbolTable
+from ragraf.kinds import RANK_EDGES, EdgeKind, Layer, NodeKind
+from ragraf.lang import registry
+from ragraf.lang.facts import (
+    CallableRef,
+    CallRef,
+    ClassConstRef,
+    ClassDecl,
+    DocLinkRef,
+    DocNameRef,
+    DynamicCallRef,
+    FileFacts,
+    ImportRef,
+    IncludeRef,
+    MethodCallRef,
+    NewRef,
+    RouteRef,
+    SqlAnalysis,
+    SqlRef,
+    StaticCallRef,
+    SuperglobalRef,
+    TypeDesc,
+)
+from ragraf.model import EdgeRow, NodeRow, RankRow, RouteRow
+from ragraf.rank import kcore
+from ragraf.sql import sqltext
+
+SOURCES_SQL = json.dumps(["tree-sitter", "sqlglot"])
+SOURCES_SQL_REGEX = json.dumps(["tree-sitter", "regex"])
+SYSTEM_SCHEMAS = frozenset({"information_schema", "mysql", "performance_schema", "sys"})
+#: a dynamic include matching more files than this is not linked (counted unresolved):
+#: past it the candidates say nothing an agent can use
+MAX_INCLUDE_CANDIDATES = 20
+#: the longest name of a sql_literal node (its fqn carries the full identity)
+SQL_NAME_CHARS = 120
+_INCLUDABLE = (".php", ".inc", ".phtml")
+
+
+@dataclass
+class Resolved:
+    nodes: list[NodeRow]
+    edges: list[EdgeRow]
+    stats: dict[str, int]
+    routes: list[RouteRow]
+    shells: list[RankRow]
+
+
+class Linker:
+    def __init__(
+        self,
+        files: list[FileFacts],
+        conf: dict[str, float],
+        max_candidates: int = 5,
+        tables: dict[str, str] | None = None,
+        prefixes: dict[str, str] | None = None,
+    ) -> None:
+        self.files = files
+        self.conf = conf
+        self.max_candidates = max_candidates
+        self.tables = tables or {}  # lower table name -> db_table node id
+        self.prefixes = prefixes or {}  # db.table_prefixes
+        self.prefix_keys = {sqltext.norm_dyn(k) for k in self.prefixes}
+        self.sym = SymbolTable(files)
+        self.out = EdgeSet(conf)
+        self.add = self.out.add
+        self.routes: list[RouteRow] = []
+        self.stats: dict[str, int] = defaultdict(int)
+        self.handlers: dict[type, Callable[[FileFacts, str, Any], None]] = {
+            CallRef: self.on_call,
+            MethodCallRef: self.on_method_call,
+            StaticCallRef: self.on_static_call,
+            NewRef: self.on_new,
+            ClassConstRef: self.on_class_const,
+            CallableRef: self.on_callable,
+            DynamicCallRef: self.on_dynamic_call,
+            IncludeRef: self.on_include,
+            SuperglobalRef: self.on_superglobal,
+            RouteRef: self.on_route,
+            ImportRef: self.on_import,
+            DocLinkRef: self.on_doc_link,
+            DocNameRef: self.on_doc_name,
+            SqlRef: self.on_sql,
+        }
+
+    # -- the run ------------------------------------------------------------------
+    def run(self) -> Resolved:
+        st = self.stats
+        for f in self.files:
+            if not f.nodes:
+                continue
+            lang = registry.get(f.lang)
+            sources = json.dumps(list(lang.sources)) if lang else SOURCES_TS
+            for e in f.edges:
+                self.add(e.src, e.dst, e.kind, f.path, e.line, sources=sources)
+            for cd in f.classes:
+                self.class_edges(f, cd)
+            for ref in f.refs:
+                self.handlers[type(ref)](f, f.node_id(ref.owner), ref)
+        classes, functions = self.sym.classes, self.sym.functions
+        st["conflict.duplicate_class"] = sum(1 for v in classes.values() if len(v) > 1)
+        st["conflict.duplicate_function"] = sum(1 for v in functions.values() if len(v) > 1)
+        edges = self.out.sorted_edges()
+        return Resolved(
+            self.out.sorted_nodes(), edges, dict(st), sorted(self.routes), self.shells(edges)
+        )
+
+    def shells(self, edges: list[EdgeRow]) -> list[RankRow]:
+        """k-core shell of every symbol in the undirected graph of code links."""
+        index: dict[str, int] = {}
+        pairs = []
+        for e in edges:
+            if e.kind in RANK_EDGES:
+                a = index.setdefault(e.src, len(index))
+                b = index.setdefault(e.dst, len(index))
+                pairs.append((a, b))
+        shell = kcore(len(index), pairs)
+        return sorted(RankRow(nid, shell[i]) for nid, i in index.items() if shell[i] > 0)
+
+    def _count(self, outcome: str | None) -> None:
+        self.stats["calls_unresolved_method" if outcome is None else f"calls_{outcome}"] += 1
+
+    # -- class edges ------------------------------------------------------------------
+    def class_edges(self, f: FileFacts, cd: ClassDecl) -> None:
+        src = f.node_id(cd.node)
+        for rel, items, ext_kind in (
+            (
+                EdgeKind.EXTENDS,
+                cd.extends,
+                NodeKind.INTERFACE if cd.kind == NodeKind.INTERFACE else NodeKind.CLASS,
+            ),
+            (EdgeKind.IMPLEMENTS, cd.implements, NodeKind.INTERFACE),
+            (EdgeKind.USES_TRAIT, cd.traits, NodeKind.TRAIT),
+        ):
+            for fqn, line in items:
+                targets = self.sym.class_ids(fqn)
+                if not targets:
+                    ext = self.out.external(ext_kind, fqn)
+                    self.add(src, ext, rel, f.path, line, props={"external": True})
+                elif len(targets) == 1:
+                    self.add(src, targets[0], rel, f.path, line)
+                else:
+                    for t in targets:
+                        self.add(
+                            src,
+                            t,
+                            rel,
+                            f.path,
+                            line,
+                            self.conf["heuristic_ambiguous"],
+                            True,
+                            {"via": "duplicate-class", "candidates": len(targets)},
+                        )
+        # overrides: a method redeclared from a parent, a trait or an interface
+        for mname, idx in cd.methods.items():
+            if mname == "__construct":
+                continue
+            for p, _l in (*cd.extends, *cd.implements):
+                found = self.sym.find_method(p.lower(), mname)
+                if len(found) == 1:
+                    node = f.nodes[idx]
+                    self.add(node.node_id, found[0], EdgeKind.OVERRIDES, f.path, node.start_line)
+                    break
+
+    # -- calls ------------------------------------------------------------------------
+    def on_call(self, f: FileFacts, src: str, ref: CallRef) -> None:
+        st = self.stats
+        st["calls_total"] += 1
+        for cand in ref.candidates:
+            fids = self.sym.functions.get(cand.lower())
+            if fids:
+                via = "duplicate-function" if len(fids) > 1 else None
+                self.out.link_targets(src, fids, EdgeKind.CALLS, f.path, ref.line, False, via)
+                st["calls_stated" if len(fids) == 1 else "calls_derived"] += 1
+                return
+        st["calls_unresolved_function"] += 1
+
+    def on_method_call(self, f: FileFacts, src: str, ref: MethodCallRef) -> None:
+        self.stats["calls_total"] += 1
+        self._count(self.method_call(src, f.path, ref.line, ref.receiver, ref.method))
+
+    def method_call(
+        self, src: str, path: str, line: int, recv: TypeDesc | None, m: str
+    ) -> str | None:
+        ml = m.lower()
+        tys = self.sym.types(recv) if recv is not None else {}
+        if tys:
+            targets: dict[str, bool] = {}
+            for cls, der in tys.items():
+                for t in self.sym.find_method(cls, ml):
+                    targets[t] = targets.get(t, True) and der
+            if targets:
+                derived = all(targets.values())
+                return self.out.link_targets(
+                    src,
+                    sorted(targets),
+                    EdgeKind.CALLS,
+                    path,
+                    line,
+                    derived,
+                    "global" if derived else None,
+                )
+            magic = sorted({t for cls in tys for t in self.sym.find_method(cls, "__call")})
+            if magic:
+                return self.out.link_targets(
+                    src, magic, EdgeKind.CALLS, path, line, True, "magic", magic=True
+                )
+            if any(cls in self.sym.classes for cls in tys):
+                return None  # the class is known and has no such method
+        return self.name_match(src, path, line, ml)
+
+    def name_match(self, src: str, path: str, line: int, ml: str) -> str | None:
+        cands = self.sym.methods_by_name.get(ml, [])
+        if not cands or len(cands) > self.max_candidates:
+            return None
+        return self.out.link_targets(src, cands, EdgeKind.CALLS, path, line, True, "name-match")
+
+    def on_static_call(self, f: FileFacts, src: str, ref: StaticCallRef) -> None:
+        st = self.stats
+        st["calls_total"] += 1
+        tys = self.sym.types(ref.cls) if ref.cls is not None else {}
+        ml = ref.method.lower()
+        targets = sorted({t for cls in tys for t in self.sym.find_method(cls, ml)})
+        if targets:
+            self._count(
+                self.out.link_targets(src, targets, EdgeKind.CALLS, f.path, ref.line, False, None)
+            )
+            return
+        magic = sorted({t for cls in tys for t in self.sym.find_method(cls, "__callstatic")})
+        if magic:
+            self.out.link_targets(
+                src, magic, EdgeKind.CALLS, f.path, ref.line, True, "magic", magic=True
+            )
+            st["calls_derived"] += 1
+            return
+        st["calls_unresolved_method"] += 1
+
+    def on_new(self, f: FileFacts, src: str, ref: NewRef) -> None:
+        st = self.stats
+        for cls in sorted(self.sym.types(ref.cls)):
+            cids = self.sym.class_ids(cls)
+            if len(cids) == 1:
+                self.add(src, cids[0], EdgeKind.INSTANTIATES, f.path, ref.line)
+            ctor = self.sym.find_method(cls, "__construct")
+            if ctor:
+                st["calls_total"] += 1
+                self.out.link_targets(src, ctor, EdgeKind.CALLS, f.path, ref.line, False, None)
+                st["calls_stated" if len(ctor) == 1 else "calls_derived"] += 1
+
+    def on_class_const(self, f: FileFacts, src: str, ref: ClassConstRef) -> None:
+        for cls in sorted(self.sym.types(ref.cls)):
+            if ref.member.lower() == "class":
+                cids = self.sym.class_ids(cls)
+            else:
+                cids = self.sym.find_const(cls, ref.member)
+            if len(cids) == 1:
+                self.add(src, cids[0], EdgeKind.REFERENCES, f.path, ref.line)
+
+    def on_callable(self, f: FileFacts, src: str, ref: CallableRef) -> None:
+        targets = self.sym.methods_of(ref.receiver, ref.method)
+        if len(targets) == 1:
+            self.add(
+                src, targets[0], EdgeKind.REFERENCES, f.path, ref.line, props={"callable": True}
+            )
+        elif targets:
+            self.out.link_targets(
+                src, targets, EdgeKind.REFERENCES, f.path, ref.line, True, "ambiguous"
+            )
+
+    def on_dynamic_call(self, f: FileFacts, src: str, ref: DynamicCallRef) -> None:
+        st = self.stats
+        st["calls_total"] += 1
+        targets: list[str] = []
+        for alt in ref.targets:
+            if alt.kind == "function":
+                for cand in alt.candidates:
+                    fids = self.sym.functions.get(cand.lower())
+                    if fids:
+                        targets.extend(fids)
+                        break
+            elif alt.kind == "method" and alt.receiver is not None:
+                targets.extend(self.sym.methods_of(alt.receiver, alt.method))
+        targets = sorted(set(targets))
+        if not targets:
+            st["calls_unresolved_dynamic"] += 1
+            return
+        via = "call_user_func" if ref.how == "call_user_func" else "variable-function"
+        for t in targets:
+            self.add(
+                src,
+                t,
+                EdgeKind.CALLS_HEURISTIC,
+                f.path,
+                ref.line,
+                self.conf["variable_function"],
+                True,
+                {"via": via},
+            )
+        st["calls_derived"] += 1
+
+    # -- files and entry points ---------------------------------------------------------
+    def on_include(self, f: FileFacts, src: str, ref: IncludeRef) -> None:
+        st = self.stats
+        st["includes_total"] += 1
+        parts = ref.parts
+        base = posixpath.dirname(f.path)
+        props: dict[str, Any] = {"include": ref.kind}
+        if ref.conditional:
+            props["conditional"] = True
+        files = self.sym
+        if not any(p[0] == "dyn" for p in parts):
+            text = "".join(
+                base + "/" if p[0] == "dir" and base else ("" if p[0] == "dir" else p[1])
+                for p in parts
+            )
+            anchored = bool(parts) and parts[0][0] == "dir"
+            cands = [text] if anchored else [posixpath.join(base, text), text]
+            for c in cands:
+                c = posixpath.normpath(c.lstrip("/")) if c else c
+                if c in files.path_set:
+                    self.add(
+                        src, files.file_ids[c], EdgeKind.IMPORTS, f.path, ref.line, props=props
+                    )
+                    st["includes_resolved"] += 1
+                    return
+            st["includes_unresolved"] += 1
+            return
+        pattern = _include_pattern(parts, base)
+        if pattern is None:
+            st["includes_unresolved"] += 1
+            return
+        found = sorted(p for p in files.paths if pattern.fullmatch(p) and p.endswith(_INCLUDABLE))
+        if not found or len(found) > MAX_INCLUDE_CANDIDATES:
+            st["includes_unresolved"] += 1
+            return
+        single = len(found) == 1
+        conf = self.conf["include_dynamic_single" if single else "include_dynamic_multiple"]
+        props["via"] = "dynamic-include"
+        if not single:
+            props["candidates"] = len(found)
+        for c in found:
+            self.add(src, files.file_ids[c], EdgeKind.IMPORTS, f.path, ref.line, conf, True, props)
+        st["includes_dynamic"] += 1
+
+    def on_superglobal(self, f: FileFacts, src: str, ref: SuperglobalRef) -> None:
+        fqn = f"{ref.name}['{ref.key}']" if ref.key is not None else ref.name
+        nid = ids.node_id(NodeKind.HTTP_ENDPOINT, fqn, None, None)
+        if nid not in self.out.extra_nodes:
+            self.out.node(
+                NodeRow(
+                    nid,
+                    NodeKind.HTTP_ENDPOINT,
+                    fqn,
+                    fqn,
+                    None,
+                    None,
+                    None,
+                    json.dumps({"superglobal": ref.name, "key": ref.key}),
+                    Layer.STRUCTURAL,
+                )
+            )
+        self.add(nid, src, EdgeKind.FLOWS_TO, f.path, ref.line)
+
+    def on_route(self, f: FileFacts, src: str, ref: RouteRef) -> None:
+        method = "|".join(ref.methods)
+        fqn = f"{method} {ref.route}"
+        nid = ids.node_id(NodeKind.WEB_ROUTE, fqn, f.path, ref.line)
+        handler = ref.handler
+        targets: list[str] = []
+        if handler.kind == "class":
+            for cls in sorted(self.sym.types(handler.cls)):
+                inv = self.sym.find_method(cls, "__invoke")
+                targets.extend(inv or self.sym.class_ids(cls))
+        elif handler.kind == "method":
+            for cls in sorted(self.sym.types(handler.cls)):
+                targets.extend(self.sym.find_method(cls, handler.method.lower()))
+        else:
+            targets.append(src)  # a closure: the code registering it handles the route
+        self.out.node(
+            NodeRow(
+                nid,
+                NodeKind.WEB_ROUTE,
+                ref.route,
+                fqn,
+                f.path,
+                ref.line,
+                ref.line,
+                json.dumps({"method": method, "route": ref.route}),
+                Layer.STRUCTURAL,
+            )
+        )
+        self.routes.append(RouteRow(nid, ref.route, method, f.path, ref.line))
+        for t in sorted(set(targets)):
+            self.add(
+                nid,
+                t,
+                EdgeKind.HANDLES,
+                f.path,
+                ref.line,
+                self.conf["heuristic_single"],
+                True,
+                {"via": "router-call"},
+            )
+
+    def on_import(self, f: FileFacts, src: str, ref: ImportRef) -> None:
+        file_id = self.sym.file_ids[f.path]
+        if ref.kind == "class":
+            cids = self.sym.class_ids(ref.fqn)
+            if len(cids) > 1:
+                return  # duplicate declarations: the import names no single one
+            dst = cids[0] if cids else self.out.external(NodeKind.CLASS, ref.fqn)
+            props = {"use": "class", **({"external": True} if not cids else {})}
+            self.add(file_id, dst, EdgeKind.IMPORTS, f.path, ref.line, props=props)
+        elif ref.kind == "function":
+            fids = self.sym.functions.get(ref.fqn.lower())
+            if fids and len(fids) == 1:
+                self.add(
+                    file_id, fids[0], EdgeKind.IMPORTS, f.path, ref.line, props={"use": "function"}
+                )
+
+    # -- documentation ---------------------------------------------------------------------
+    def _doc_sources(self, f: FileFacts) -> str:
+        lang = registry.get(f.lang)
+        return json.dumps(list(lang.sources)) if lang else SOURCES_TS
+
+    def on_doc_link(self, f: FileFacts, src: str, ref: DocLinkRef) -> None:
+        base = posixpath.dirname(f.path)
+        for cand in (
+            posixpath.normpath(posixpath.join(base, ref.target)),
+            posixpath.normpath(ref.target.lstrip("/")),
+        ):
+            if cand in self.sym.path_set:
+                self.add(
+                    self.sym.file_ids[cand],
+                    src,
+                    EdgeKind.DOCUMENTED_BY,
+                    f.path,
+                    ref.line,
+                    sources=self._doc_sources(f),
+                )
+                break
+
+    def on_doc_name(self, f: FileFacts, src: str, ref: DocNameRef) -> None:
+        name = ref.name.strip().lstrip("\\").rstrip("()")
+        if not re.fullmatch(r"[A-Za-z_][\w\\]*(::\$?\w+)?", name):
+            return
+        classes = self.sym.classes
+        if "::" in name:
+            cls, _, member = name.partition("::")
+            low_cls = cls.lower()
+            cands = (
+                [low_cls]
+                if low_cls in classes
+                else [k for k in classes if k.rsplit("\\", 1)[-1] == low_cls]
+            )
+            targets = sorted({t for c in cands for t in self.sym.find_method(c, member.lower())})
+            exact = low_cls in classes
+        else:
+            low = name.lower()
+            if low in classes:
+                targets, exact = self.sym.class_ids(name), True
+            elif "\\" not in low:
+                targets = sorted(
+                    c.nid for k, v in classes.items() if k.rsplit("\\", 1)[-1] == low for c in v
+                )
+                exact = False
+            else:
+                targets, exact = [], False
+        if len(targets) != 1:
+            return
+        sources = self._doc_sources(f)
+        if exact:
+            self.add(src, targets[0], EdgeKind.MENTIONS, f.path, ref.line, sources=sources)
+        else:
+            self.add(
+                src,
+                targets[0],
+                EdgeKind.MENTIONS,
+                f.path,
+                ref.line,
+                self.conf["heuristic_single"],
+                True,
+                {"via": "name-match"},
+                sources=sources,
+            )
+
+    # -- SQL in strings ------------------------------------------------------------------
+    def on_sql(self, f: FileFacts, owner: str, ref: SqlRef) -> None:
+        st = self.stats
+        info = ref.analysis
+        frags = ref.fragments
+        if self.prefix_keys and any(
+            k == "dyn" and sqltext.norm_dyn(t) in self.prefix_keys for k, t in frags
+        ):
+            info = SqlAnalysis.of(sqltext.analyze(frags, self.prefixes))
+        if info is None:
+            return
+        path, line = f.path, ref.line
+        owner_fqn = f.nodes[ref.owner].fqn
+        fqn = f"{owner_fqn}#sql@{line}" + (f"#{ref.ordinal}" if ref.ordinal > 1 else "")
+        nid = ids.node_id(NodeKind.SQL_LITERAL, fqn, path, line)
+        names = list(dict.fromkeys(t.name for t in info.tables if t.name)) or ["?"]
+        props: dict[str, Any] = {
+            "operation": info.operation,
+            "columns": None if info.columns is None else list(info.columns),
+            "select_star": info.select_star,
+            "dynamic": info.dynamic,
+            "parsed": info.parsed,
+            "tables": [
+                {
+                    "name": t.name,
+                    "how": t.how,
+                    "role": t.role,
+                    **({"schema": t.schema} if t.schema else {}),
+                    **({"expr": t.expr} if t.expr else {}),
+                }
+                for t in info.tables
+            ],
+        }
+        if info.problems:
+            props["problems"] = list(info.problems)
+        self.out.node(
+            NodeRow(
+                nid,
+                NodeKind.SQL_LITERAL,
+                f"{info.operation} {', '.join(names)}"[:SQL_NAME_CHARS],
+                fqn,
+                path,
+                line,
+                ref.end_line,
+                json.dumps(props, sort_keys=True),
+                Layer.STRUCTURAL,
+            )
+        )
+        self.add(owner, nid, EdgeKind.CONTAINS, path, line)
+        st["sql_literals"] += 1
+        st["sql_parsed"] += 1 if info.parsed else 0
+        st["sql_dynamic"] += 1 if info.dynamic else 0
+        st["sql_select_star"] += 1 if info.select_star else 0
+        found: dict[str, tuple[set[str], set[str]]] = {}
+        for t in info.tables:
+            if not t.name:
+                st["sql_tables_dynamic"] += 1
+                continue
+            if t.schema and t.schema.lower() in SYSTEM_SCHEMAS:
+                continue
+            tid = self.tables.get(t.name.lower())
+            if tid is None:
+                st["sql_tables_unknown"] += 1
+                continue
+            roles, hows = found.setdefault(tid, (set(), set()))
+            roles.add(t.role)
+            hows.add(t.how)
+        sources = SOURCES_SQL if info.parsed else SOURCES_SQL_REGEX
+        for tid in sorted(found):
+            roles, hows = found[tid]
+            name_how = (
+                "exact"
+                if "exact" in hows
+                else "prefix_resolved"
+                if "prefix_resolved" in hows
+                else "dynamic"
+            )
+            via = (
+                "not_parsed"
+                if not info.parsed
+                else "dynamic_table_name"
+                if name_how == "dynamic"
+                else "table_prefix"
+                if name_how == "prefix_resolved"
+                else "select_star"
+                if info.select_star
+                else "dynamic_sql"
+                if info.dynamic
+                else None
+            )
+            derived = via is not None
+            conf = self.conf["sql_dynamic"] if derived else 1.0
+            eprops: dict[str, Any] = {"operation": info.operation, "roles": sorted(roles)}
+            if via:
+                eprops["via"] = via
+            self.add(
+                nid, tid, EdgeKind.REFERENCES_TABLE, path, line, conf, derived, eprops, sources
+            )
+            self.add(owner, tid, EdgeKind.QUERIES, path, line, conf, derived, eprops, sources)
+            st["sql_edges_derived" if derived else "sql_edges_stated"] += 1
+
+
+def _include_pattern(parts: tuple[tuple[str, str], ...], base: str) -> re.Pattern[str] | None:
+    """A dynamic include path as a regex over corpus paths: the literal prefix (before the
+    first dynamic part) normalised like a path, literal parts kept, dynamic parts one
+    path segment each."""
+    first_dyn = next(i for i, p in enumerate(parts) if p[0] == "dyn")
+    prefix = "".join(
+        (base + "/" if base else "") if k == "dir" else v for k, v in parts[:first_dyn]
+    )
+    rx = []
+    if first_dyn == 0:
+        rx.append("(?:.*/)?")
+    elif prefix:
+        norm = posixpath.normpath(prefix.lstrip("/"))
+        norm = "" if norm == "." else norm
+        if prefix.endswith("/") and norm:
+            norm += "/"
+        rx.append(re.escape(norm))
+    for i, (k, v) in enumerate(parts[first_dyn:], first_dyn):
+        if k == "lit":
+            rx.append(re.escape(v.lstrip("/") if i == 1 and first_dyn == 0 else v))
+        elif k == "dyn" and i > 0:
+            rx.append("[^/]*")
+    try:
+        return re.compile("".join(rx))
+    except re.error:
+        return None

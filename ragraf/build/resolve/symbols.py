@@ -1,0 +1,213 @@
+"""What the corpus declares, by name, and what a type descriptor evaluates to.
+
+Invariants a change must keep:
+- Names are keyed in lower case (PHP class and function names are
+  case-insensitive); lists of ids are sorted, so lookups are deterministic.
+- Hierarchy walks stop at ``HIERARCHY_DEPTH`` levels (a cycle in broken code
+  must not recurse forever); descriptor evaluation stops at ``TYPE_DEPTH``.
+- ``types`` returns, for each class a descriptor may evaluate to, whether the
+  evaluation needed a guess (``True`` = derived: a global typed elsewhere).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from ragraf.kinds import NodeKind
+from ragraf.lang.facts import ClassDecl, FileFacts, TypeDesc
+
+#: how many levels of extends / traits / interfaces a member lookup climbs; deeper real
+#: hierarchies were not seen (phpMyAdmin and WordPress stay under 6), cycles stop here
+HIERARCHY_DEPTH = 12
+#: how deep a descriptor is evaluated (prop of call of prop ...)
+TYPE_DEPTH = 10
+
+
+class ClassDef:
+    """One declaration of a class-like, with the file that declares it."""
+
+    __slots__ = ("decl", "facts", "nid")
+
+    def __init__(self, decl: ClassDecl, facts: FileFacts) -> None:
+        self.decl = decl
+        self.facts = facts
+        self.nid = facts.node_id(decl.node)
+
+
+class SymbolTable:
+    def __init__(self, files: list[FileFacts]) -> None:
+        self.classes: dict[str, list[ClassDef]] = defaultdict(list)
+        self.functions: dict[str, list[str]] = defaultdict(list)
+        self.methods_by_name: dict[str, list[str]] = defaultdict(list)
+        self.returns: dict[str, list[TypeDesc]] = {}
+        self.globals: dict[str, list[TypeDesc]] = defaultdict(list)
+        self.file_ids: dict[str, str] = {}
+        self.paths: list[str] = []
+        self._method_cache: dict[tuple[str, str], list[str]] = {}
+        self._type_cache: dict[tuple[TypeDesc, str | None], dict[str, bool]] = {}
+        for f in files:
+            if not f.nodes:
+                continue
+            self.file_ids[f.path] = f.node_id(0)
+            self.paths.append(f.path)
+            for cd in f.classes:
+                self.classes[cd.fqn.lower()].append(ClassDef(cd, f))
+                for mname, idx in cd.methods.items():
+                    self.methods_by_name[mname].append(f.node_id(idx))
+            for fqn, idx in f.functions:
+                self.functions[fqn.lower()].append(f.node_id(idx))
+            for idx, descs in f.returns.items():
+                self.returns[f.node_id(idx)] = descs
+            for name, d in f.global_assigns:
+                self.globals[name].append(d)
+        for lst in self.functions.values():
+            lst.sort()
+        for lst in self.methods_by_name.values():
+            lst.sort()
+        self.path_set = set(self.paths)
+
+    # -- hierarchy ----------------------------------------------------------
+    def class_ids(self, fqn: str) -> list[str]:
+        return [c.nid for c in self.classes.get(fqn.lower(), [])]
+
+    def find_method(self, cls: str, m: str, depth: int = 0) -> list[str]:
+        """Declarations of method ``m`` (lower) that class ``cls`` (lower fqn) has, inherited
+        ones included: own methods, then traits, then parents; abstract classes and
+        interfaces also through the interfaces they implement."""
+        key = (cls, m)
+        hit = self._method_cache.get(key)
+        if hit is not None:
+            return hit
+        out: list[str] = []
+        if depth < HIERARCHY_DEPTH:
+            for cdef in self.classes.get(cls, []):
+                d = cdef.decl
+                idx = d.methods.get(m)
+                if idx is not None:
+                    out.append(cdef.facts.node_id(idx))
+                    continue
+                found: list[str] = []
+                for t, _l in d.traits:
+                    found = self.find_method(t.lower(), m, depth + 1)
+                    if found:
+                        break
+                if not found:
+                    for p, _l in d.extends:
+                        found = self.find_method(p.lower(), m, depth + 1)
+                        if found:
+                            break
+                if not found and (d.kind == NodeKind.INTERFACE or d.abstract):
+                    for p, _l in d.implements:
+                        found = self.find_method(p.lower(), m, depth + 1)
+                        if found:
+                            break
+                out.extend(found)
+        out = sorted(set(out))
+        self._method_cache[key] = out
+        return out
+
+    def find_const(self, cls: str, name: str, depth: int = 0) -> list[str]:
+        out: list[str] = []
+        if depth > HIERARCHY_DEPTH:
+            return out
+        for cdef in self.classes.get(cls, []):
+            d = cdef.decl
+            idx = d.consts.get(name)
+            if idx is not None:
+                out.append(cdef.facts.node_id(idx))
+                continue
+            for p, _l in (*d.traits, *d.extends, *d.implements):
+                found = self.find_const(p.lower(), name, depth + 1)
+                if found:
+                    out.extend(found)
+                    break
+        return sorted(set(out))
+
+    def prop_types(self, cls: str, name: str, depth: int = 0) -> list[TypeDesc]:
+        if depth > HIERARCHY_DEPTH:
+            return []
+        out: list[TypeDesc] = []
+        for cdef in self.classes.get(cls, []):
+            d = cdef.decl
+            if d.props.get(name):
+                out.extend(d.props[name])
+                continue
+            for p, _l in (*d.traits, *d.extends):
+                found = self.prop_types(p.lower(), name, depth + 1)
+                if found:
+                    out.extend(found)
+                    break
+        return out
+
+    def parents(self, cls: str) -> list[str]:
+        out: list[str] = []
+        for cdef in self.classes.get(cls, []):
+            out.extend(p.lower() for p, _l in cdef.decl.extends)
+        return out
+
+    # -- types --------------------------------------------------------------
+    def types(
+        self,
+        d: TypeDesc | None,
+        static_cls: str | None = None,
+        depth: int = 0,
+        seen_globals: frozenset[str] = frozenset(),
+    ) -> dict[str, bool]:
+        """Classes (lower fqn) a descriptor evaluates to -> derived flag."""
+        if d is None or depth > TYPE_DEPTH:
+            return {}
+        key = (d, static_cls)
+        if not seen_globals:
+            hit = self._type_cache.get(key)
+            if hit is not None:
+                return hit
+        out: dict[str, bool] = {}
+
+        def merge(items: dict[str, bool], derived: bool = False) -> None:
+            for k, v in items.items():
+                v = v or derived
+                out[k] = out.get(k, True) and v
+
+        tag = d[0]
+        if tag == "class":
+            if d[1]:
+                out[d[1].lower()] = False
+        elif tag == "static":
+            if static_cls:
+                out[static_cls] = False
+        elif tag == "parent":
+            for p in self.parents(d[1].lower()):
+                out[p] = False
+        elif tag == "any":
+            for alt in d[1]:
+                merge(self.types(alt, static_cls, depth + 1, seen_globals))
+        elif tag == "global":
+            name = d[1]
+            if name not in seen_globals:
+                for alt in self.globals.get(name, []):
+                    merge(self.types(alt, None, depth + 1, seen_globals | {name}), derived=True)
+        elif tag in ("prop", "sprop"):
+            for cls, der in self.types(d[1], static_cls, depth + 1, seen_globals).items():
+                for pd in self.prop_types(cls, d[2]):
+                    merge(self.types(pd, cls, depth + 1, seen_globals), derived=der)
+        elif tag in ("call", "scall"):
+            for cls, der in self.types(d[1], static_cls, depth + 1, seen_globals).items():
+                for mid in self.find_method(cls, d[2].lower()):
+                    for rd in self.returns.get(mid, []):
+                        merge(self.types(rd, cls, depth + 1, seen_globals), derived=der)
+        elif tag == "func":
+            for cand in d[1]:
+                fids = self.functions.get(cand.lower())
+                if fids:
+                    for fid in fids:
+                        for rd in self.returns.get(fid, []):
+                            merge(self.types(rd, None, depth + 1, seen_globals))
+                    break
+        if not seen_globals:
+            self._type_cache[key] = out
+        return out
+
+    def methods_of(self, d: TypeDesc | None, method: str) -> list[str]:
+        """Every declaration ``method`` (any case) may be on a receiver described by ``d``."""
+        ml = method.lower()
+        return sorted({t for cls in self.types(d) for t in self.find_method(cls, ml)})

@@ -1,0 +1,235 @@
+"""Pure row assembly: scanned files, extracted facts, resolution and schema ->
+the rows of one revision (no I/O here).
+
+Invariants a change must keep:
+- Every scanned file has exactly one file row, parsed or not (§15: a file
+  never disappears from coverage).
+- Node ids are unique per revision: a node seen twice (two identical
+  declarations at one place cannot happen; a copied file can) is written
+  once and counted in ``conflict.duplicate_node``.
+- A chunk_id is unique per revision: repeated content becomes a ChunkPlace.
+- Edges are sorted by edge_uid; everything else keeps the order of the
+  sorted file list, so two builds of one tree give identical rows.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+
+from ragraf import ids
+from ragraf.build.resolve import Resolved
+from ragraf.corpus import ScannedFile
+from ragraf.kinds import ChunkSource, ParseStatus
+from ragraf.lang.facts import FileFacts
+from ragraf.model import (
+    ChunkPlace,
+    ChunkRow,
+    CoverageRow,
+    EdgeRow,
+    FileRow,
+    NodeRow,
+    RevisionRows,
+    TextRow,
+)
+from ragraf.sql.schema_build import SchemaResult
+
+#: paths listed in a coverage note before "..."
+NOTE_PATHS = 20
+
+
+@dataclass
+class Assembled:
+    graph: RevisionRows
+    chunks: list[ChunkRow] = field(default_factory=list)
+    also: list[ChunkPlace] = field(default_factory=list)
+
+
+def assemble(
+    files: list[ScannedFile],
+    facts: list[FileFacts],
+    resolved: Resolved,
+    schema: SchemaResult,
+    model: str,
+    secrets_excluded: int,
+) -> Assembled:
+    parsed = {f.path: f for f in facts}
+    file_rows = []
+    for sf in files:
+        pf = parsed.get(sf.path)
+        file_rows.append(
+            FileRow(
+                sf.path,
+                pf.lang if pf else sf.lang,
+                pf.lines if pf else sf.lines,
+                sf.sha256,
+                pf.status if pf else sf.status,
+                pf.note if pf else sf.note,
+                sf.size,
+                sf.mtime_ns,
+            )
+        )
+    node_rows: list[NodeRow] = []
+    seen_nodes: set[str] = set()
+    dup_nodes = 0
+    text_rows: list[TextRow] = []
+    chunk_rows: list[ChunkRow] = []
+    also_rows: list[ChunkPlace] = []
+    seen_chunks: set[str] = set()
+    chunks_file = 0
+    for f in facts:
+        for n in f.nodes:
+            if n.node_id in seen_nodes:
+                dup_nodes += 1
+                continue
+            seen_nodes.add(n.node_id)
+            node_rows.append(
+                NodeRow(
+                    n.node_id,
+                    n.kind,
+                    n.name,
+                    n.fqn,
+                    f.path,
+                    n.start_line,
+                    n.end_line,
+                    json.dumps(n.props, sort_keys=True) if n.props else None,
+                    n.layer,
+                )
+            )
+        for t in f.texts:
+            text_rows.append(
+                TextRow(
+                    ids.text_chunk_id(f.path, t.start_line, t.kind, t.raw),
+                    f.node_id(t.owner) if t.owner is not None else None,
+                    f.path,
+                    t.start_line,
+                    t.end_line,
+                    t.kind,
+                    t.raw,
+                )
+            )
+        for c in f.chunks:
+            content_sha = ids.sha256_text(c.code)
+            cid = ids.chunk_id(content_sha, c.source_kind, model)
+            owner_id = f.node_id(c.node) if c.node is not None else None
+            if c.source_kind == ChunkSource.FILE:
+                chunks_file += 1
+            if cid in seen_chunks:
+                also_rows.append(ChunkPlace(cid, f.path, owner_id, c.start_line, c.end_line))
+                continue
+            seen_chunks.add(cid)
+            chunk_rows.append(
+                ChunkRow(
+                    cid,
+                    c.source_kind,
+                    f.path,
+                    owner_id,
+                    c.start_line,
+                    c.end_line,
+                    c.header + "\n" + c.code,
+                    c.symbol_tokens,
+                    c.code_tokens,
+                    c.sql_tokens,
+                    c.text_tokens,
+                    content_sha,
+                )
+            )
+    for n in [*resolved.nodes, *schema.nodes]:
+        if n.node_id not in seen_nodes:
+            seen_nodes.add(n.node_id)
+            node_rows.append(n)
+    edges: list[EdgeRow] = sorted([*resolved.edges, *schema.edges], key=lambda e: e.edge_uid)
+    cov = (
+        coverage(
+            files,
+            facts,
+            resolved.stats,
+            secrets_excluded,
+            chunks_total=len(chunk_rows) + len(also_rows),
+            chunks_dup=len(also_rows),
+            chunks_file=chunks_file,
+            dup_nodes=dup_nodes,
+        )
+        + schema.coverage
+    )
+    rows = RevisionRows(
+        file_rows,
+        node_rows,
+        edges,
+        text_rows,
+        cov,
+        shells=resolved.shells,
+        routes=resolved.routes,
+        tables=schema.table_rows,
+        columns=schema.column_rows,
+        fks=schema.fk_rows,
+    )
+    return Assembled(rows, chunk_rows, also_rows)
+
+
+def _note(paths: list[str]) -> str:
+    return ", ".join(paths[:NOTE_PATHS]) + (" ..." if len(paths) > NOTE_PATHS else "")
+
+
+def coverage(
+    files: list[ScannedFile],
+    facts: list[FileFacts],
+    stats: dict[str, int],
+    secrets: int,
+    *,
+    chunks_total: int,
+    chunks_dup: int,
+    chunks_file: int,
+    dup_nodes: int,
+) -> list[CoverageRow]:
+    """The coverage metrics of a revision (§14)."""
+    by_status: dict[str, list[str]] = {}
+    parsed = {f.path: f for f in facts}
+    for sf in files:
+        st = parsed[sf.path].status if sf.path in parsed else sf.status
+        by_status.setdefault(st, []).append(sf.path)
+    shas: dict[str, int] = {}
+    for sf in files:
+        if sf.sha256 and sf.status == ParseStatus.OK:
+            shas[sf.sha256] = shas.get(sf.sha256, 0) + 1
+    dup_files = sum(n - 1 for n in shas.values() if n > 1)
+    calls_total = stats.get("calls_total", 0)
+    stated = stats.get("calls_stated", 0)
+    unresolved = sum(v for k, v in stats.items() if k.startswith("calls_unresolved"))
+    ext = stats.get("calls_unresolved_function", 0)
+    rows: list[CoverageRow] = [
+        CoverageRow("files.total", float(len(files)), None),
+        CoverageRow("files.secret_excluded", float(secrets), "count only; paths are never stored"),
+        CoverageRow(
+            "files.duplicate", float(dup_files), "files whose content also appears at another path"
+        ),
+        CoverageRow("lines.total", float(sum(f.lines for f in facts)), None),
+        CoverageRow("calls.total", float(calls_total), None),
+        CoverageRow("calls.stated", float(stated), None),
+        CoverageRow("calls.derived", float(stats.get("calls_derived", 0)), None),
+        CoverageRow(
+            "calls.unresolved", float(unresolved), "builtins and unknown receivers included"
+        ),
+        CoverageRow(
+            "calls.stated_share", round(stated / calls_total, 4) if calls_total else None, None
+        ),
+        CoverageRow(
+            "calls.stated_share_declared",
+            round(stated / (calls_total - ext), 4) if calls_total - ext > 0 else None,
+            "share among calls whose callee could be declared in the corpus (unresolved plain"
+            " functions excluded: PHP builtins and vendor functions)",
+        ),
+        CoverageRow("chunks.total", float(chunks_total), None),
+        CoverageRow("chunks.duplicate", float(chunks_dup), "same content at several places"),
+        CoverageRow("chunks.without_owner_symbol", float(chunks_file), "top-level code chunks"),
+        CoverageRow("conflict.duplicate_node", float(dup_nodes), None),
+    ]
+    for st in ParseStatus:
+        paths = by_status.get(st, [])
+        note = _note(paths) if st != ParseStatus.OK and paths else None
+        rows.append(CoverageRow(f"files.{st}", float(len(paths)), note))
+    for k in sorted(stats):
+        if k.startswith(("calls_unresolved", "includes_", "conflict.", "sql_")):
+            metric = k if k.startswith("conflict.") else k.replace("_", ".", 1)
+            rows.append(CoverageRow(metric, float(stats[k]), None))
+    return rows

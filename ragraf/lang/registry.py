@@ -1,0 +1,215 @@
+"""The language registry: which files are which language, who extracts them,
+and what their facts depend on.
+
+Scan, extraction, chunking, drift and resolution ask the registry; no other
+module tests a language name. A language is one entry here plus, when it has
+structure, one extractor module exposing ``extract(path, text, max_lines) ->
+FileFacts`` (and its query files in ``ragraf/queries/``).
+
+Invariants a change must keep:
+- A suffix belongs to one language (checked when the registry is built).
+- ``facts_key`` changes whenever anything the facts of a file depend on
+  changes: the facts format version, the language's extractor source and
+  query files, the tree-sitter, tree-sitter-language-pack and sqlglot
+  versions, the chunk size and the path. A cached FileFacts is reused only
+  under an equal key.
+- Extraction never raises for bad input: a file the extractor cannot handle
+  comes back ``failed`` with a note.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import importlib.util
+import os
+from dataclasses import dataclass
+from functools import cache
+from typing import TYPE_CHECKING
+
+from ragraf import resources
+from ragraf.kinds import Layer
+
+if TYPE_CHECKING:
+    from ragraf.lang.facts import FileFacts
+
+#: version of the FileFacts format and of the extraction rules not visible in source
+#: digests (bump when FileFacts fields change meaning)
+FACTS_VERSION = "ragraf-facts/3"
+
+
+@dataclass(frozen=True)
+class Language:
+    name: str
+    suffixes: tuple[str, ...]
+    #: module with ``extract(path, text, max_lines) -> FileFacts``; None: plain text windows
+    extractor: str | None = None
+    #: tree-sitter query files (package data in ragraf/queries/) the extractor runs
+    queries: tuple[str, ...] = ()
+    #: further modules whose code shapes the facts (their source is part of facts_key)
+    depends_on: tuple[str, ...] = ()
+    #: the tree-sitter grammar the extractor parses with (for the version stamp)
+    grammar: str | None = None
+    #: the analysers named in the ``sources`` of edges this language's files state
+    sources: tuple[str, ...] = ("tree-sitter",)
+    #: 'structural' code or 'text' (P6)
+    layer: Layer = Layer.STRUCTURAL
+    #: which ft_chunk column plain windows of this language fill: code | sql | text
+    window_tokens: str = "code"
+    #: whether drift diffs the file's declarations (functions, classes...)
+    declares_symbols: bool = False
+
+
+_COMMON = ("ragraf.lang.facts", "ragraf.lang.chunking", "ragraf.tokens", "ragraf.ids")
+
+LANGUAGES: tuple[Language, ...] = (
+    Language(
+        "php",
+        (".php", ".phtml", ".inc"),
+        extractor="ragraf.lang.php",
+        queries=("php-tags.scm",),
+        depends_on=(*_COMMON, "ragraf.sql.sqltext"),
+        grammar="php",
+        declares_symbols=True,
+    ),
+    Language(
+        "markdown",
+        (".md",),
+        extractor="ragraf.lang.markdown",
+        depends_on=_COMMON,
+        sources=("markdown",),
+        layer=Layer.TEXT,
+        window_tokens="text",
+    ),
+    Language("sql", (".sql",), depends_on=_COMMON, window_tokens="sql"),
+)
+
+BY_NAME: dict[str, Language] = {lang.name: lang for lang in LANGUAGES}
+
+
+def _suffix_map() -> dict[str, Language]:
+    out: dict[str, Language] = {}
+    for lang in LANGUAGES:
+        for suffix in lang.suffixes:
+            if suffix in out:
+                raise RuntimeError(f"suffix {suffix} claimed by {out[suffix].name} and {lang.name}")
+            out[suffix] = lang
+    return out
+
+
+BY_SUFFIX = _suffix_map()
+
+
+def names() -> tuple[str, ...]:
+    return tuple(BY_NAME)
+
+
+def language_of(path: str) -> Language | None:
+    return BY_SUFFIX.get(os.path.splitext(path)[1].lower())
+
+
+def lang_of(path: str) -> str | None:
+    """The language name of a path by its suffix (None: not a known language)."""
+    lang = language_of(path)
+    return lang.name if lang else None
+
+
+def get(name: str | None) -> Language | None:
+    return BY_NAME.get(name) if name else None
+
+
+def suffixes_of(name: str) -> tuple[str, ...]:
+    lang = BY_NAME.get(name)
+    return lang.suffixes if lang else ("." + name,)
+
+
+def extract(path: str, lang_name: str | None, text: str, max_lines: int) -> FileFacts:
+    """The facts of one file: the language's extractor, or plain windows of text."""
+    lang = get(lang_name)
+    if lang is not None and lang.extractor is not None:
+        module = importlib.import_module(lang.extractor)
+        try:
+            facts: FileFacts = module.extract(path, text, max_lines)
+        except RecursionError:
+            from ragraf.kinds import ParseStatus
+            from ragraf.lang.facts import FileFacts as Facts
+            from ragraf.lang.plain import line_count
+
+            return Facts(
+                path, lang.name, ParseStatus.FAILED, "too deeply nested to parse", line_count(text)
+            )
+        return facts
+    from ragraf.lang.plain import extract as plain
+
+    return plain(path, lang_name, text, max_lines, lang.window_tokens if lang else "code")
+
+
+# -- what facts depend on ---------------------------------------------------------------
+def _dist_version(dist: str) -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version(dist)
+    except PackageNotFoundError:
+        return "absent"
+
+
+@cache
+def tool_versions() -> dict[str, str]:
+    """Versions of the third-party code extraction depends on."""
+    return {
+        "tree-sitter": _dist_version("tree-sitter"),
+        "tree-sitter-language-pack": _dist_version("tree-sitter-language-pack"),
+        "sqlglot": _dist_version("sqlglot"),
+    }
+
+
+def _module_source(module: str) -> bytes:
+    spec = importlib.util.find_spec(module)
+    if spec is None or spec.origin is None:
+        return module.encode()
+    try:
+        with open(spec.origin, "rb") as fh:
+            return fh.read()
+    except OSError:
+        return module.encode()
+
+
+@cache
+def fingerprint(name: str | None) -> str:
+    """A digest of everything the facts of a file of this language depend on besides
+    the file itself and the chunk size."""
+    lang = get(name)
+    h = hashlib.sha1(FACTS_VERSION.encode())
+    for k, v in sorted(tool_versions().items()):
+        h.update(f"\0{k}={v}".encode())
+    modules = ((lang.extractor,) if lang and lang.extractor else ("ragraf.lang.plain",)) + (
+        lang.depends_on if lang else _COMMON
+    )
+    for module in modules:
+        h.update(b"\0" + module.encode() + b"\0")
+        h.update(_module_source(module))
+    for q in lang.queries if lang else ():
+        h.update(b"\0" + q.encode() + b"\0")
+        h.update((resources.queries_dir() / q).read_bytes())
+    return h.hexdigest()[:16]
+
+
+def facts_key(path: str, lang_name: str | None, max_lines: int) -> str:
+    """The cache key of a file's extraction besides its sha256."""
+    return f"{FACTS_VERSION}|{fingerprint(lang_name)}|{max_lines}|{path}"
+
+
+def corpus_fingerprint() -> str:
+    """One digest over every language's fingerprint: equal means a build of an unchanged
+    tree would produce the same facts (rev.json keeps it; `index` compares it)."""
+    h = hashlib.sha1()
+    for lang in LANGUAGES:
+        h.update(f"{lang.name}={fingerprint(lang.name)};".encode())
+    h.update(f"plain={fingerprint(None)}".encode())
+    return h.hexdigest()[:16]
+
+
+def versions() -> dict[str, str]:
+    """The extractor stamp recorded with a revision."""
+    return {"ragraf": FACTS_VERSION, "extractors": corpus_fingerprint(), **tool_versions()}
