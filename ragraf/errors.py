@@ -50,6 +50,12 @@ class StoreError(RagrafError):
     exit_code = 1
 
 
+class LedgerBroken(RagrafError):
+    """`verify` found the ledger's hash chain, LEDGER.md or an archive inconsistent."""
+
+    exit_code = 6
+
+
 class IndexBuildError(RagrafError):
     """A build failed; the previous revision stays active."""
 

@@ -1,4 +1,9 @@
-"""The agent regimen (architecture §12) and its place in a project's AGENTS.md.
+"""The agent regimen (architecture §12): one text, three places.
+
+``ragraf/templates/regimen.md`` is the single source. It is inserted verbatim
+into a project's AGENTS.md (``install``), its body is the MCP server's
+``instructions`` (``guidance``), and skills/ragraf-core/SKILL.md is generated
+around it by ``python -m ragraf.cli.docgen``; tests check all three.
 
 Invariants a change must keep:
 - The regimen lives between ``<!-- ragraf:begin`` and ``<!-- ragraf:end -->``;
@@ -18,7 +23,19 @@ END = "<!-- ragraf:end -->"
 
 
 def regimen() -> str:
+    """The block as it goes into AGENTS.md, markers included."""
     return (resources.templates_dir() / "regimen.md").read_text(encoding="utf-8")
+
+
+def guidance() -> str:
+    """The regimen without its markers and heading: what an agent is told (MCP
+    instructions, the skill)."""
+    lines = [
+        ln
+        for ln in regimen().splitlines()
+        if not ln.startswith((BEGIN, END)) and not ln.startswith("## ")
+    ]
+    return "\n".join(lines).strip() + "\n"
 
 
 def install(root: Path) -> tuple[Path, str]:

@@ -15,6 +15,30 @@ def test_reference_is_generated_from_the_facade() -> None:
     for op in facade.OPERATIONS:
         assert f"## {op}\n" in committed
         assert facade.describe(op) in committed
+        assert f"Effects: {facade.spec(op).effects()}" in committed
+
+
+def test_skill_and_cli_reference_are_generated() -> None:
+    for rel, make in docgen.GENERATED.items():
+        assert (REPO / rel).read_text(encoding="utf-8") == make(), (
+            f"{rel}: run python -m ragraf.cli.docgen"
+        )
+    skill = (REPO / docgen.SKILL).read_text(encoding="utf-8")
+    assert regimen.guidance() in skill  # the skill carries the one regimen text verbatim
+    cli = (REPO / docgen.CLI_REFERENCE).read_text(encoding="utf-8")
+    for path in docgen._commands():
+        assert f"## ragraf {' '.join(path)}".rstrip() + "\n" in cli
+
+
+def test_every_command_has_help() -> None:
+    for path in docgen._commands():
+        text = docgen.help_text(path)
+        assert "Usage: ragraf" in text
+        lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+        # a line of description after the usage line, for every command
+        assert len(lines) >= 2 and not lines[1].startswith("╭"), (
+            f"ragraf {' '.join(path)}: no help text"
+        )
 
 
 def test_agents_md_carries_the_regimen_verbatim() -> None:
@@ -25,6 +49,7 @@ def test_agents_md_carries_the_regimen_verbatim() -> None:
     skill = (REPO / "skills/ragraf-core/SKILL.md").read_text(encoding="utf-8")
     for op in ("symbol", "callers", "impact", "search", "live_read"):
         assert f"ragraf_{op}" in skill
+    assert regimen.guidance().strip() and regimen.BEGIN not in regimen.guidance()
 
 
 def test_init_agents_is_idempotent_and_keeps_the_rest(tmp_path: Path) -> None:

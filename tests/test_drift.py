@@ -14,7 +14,7 @@ from typing import Any
 import apsw
 import pytest
 
-from ragraf import config, facade
+from ragraf import config, facade, failpoints
 from ragraf.build import indexer
 from ragraf.drift import ledger
 from ragraf.drift.scan import run_scan
@@ -408,7 +408,7 @@ def test_sigkill_during_reindex_commit_keeps_ledger_and_old_revision(repo: Path)
     run_scan(cfg)
     before = entries(repo)
     for point in ("after-graph", "after-lexvec"):
-        env = {**os.environ, indexer.FAILPOINT_ENV: point}
+        env = {**os.environ, failpoints.ENV: point}
         p = subprocess.Popen(
             [sys.executable, "-m", "ragraf", "-C", str(repo), "reindex", "--commit"],
             env=env,

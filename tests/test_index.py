@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from ragraf import config
+from ragraf import config, failpoints
 from ragraf.build import indexer
 from ragraf.errors import BusyError
 from ragraf.store import manifest
@@ -136,7 +136,7 @@ def test_retention_prunes_rows_but_keeps_history(indexed_pilot: Path) -> None:
 
 
 def _start_at_failpoint(root: Path, point: str, *args: str) -> subprocess.Popen[str]:
-    env = {**os.environ, indexer.FAILPOINT_ENV: point}
+    env = {**os.environ, failpoints.ENV: point}
     proc = subprocess.Popen(
         [sys.executable, "-m", "ragraf", "-C", str(root), "index", *args],
         env=env,

@@ -11,12 +11,12 @@ import anyio
 from mcp import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
-from ragraf import facade
+from ragraf import facade, regimen
 from tests.schemacheck import check
 
 
 async def _drive(
-    root: Path, calls: list[tuple[str, dict[str, Any]]]
+    root: Path, calls: list[tuple[str, dict[str, Any]]], init: list[Any] | None = None
 ) -> tuple[list[Any], list[Any]]:
     params = StdioServerParameters(
         command=sys.executable, args=["-m", "ragraf", "-C", str(root), "mcp"]
@@ -26,7 +26,9 @@ async def _drive(
             stdio_client(params, errlog=errlog) as (read, write),
             ClientSession(read, write) as session,
         ):
-            await session.initialize()
+            result = await session.initialize()
+            if init is not None:
+                init.append(result)
             tools = (await session.list_tools()).tools
             results = [await session.call_tool(name, args) for name, args in calls]
     return tools, results
@@ -43,11 +45,17 @@ def test_mcp_server_end_to_end(indexed_pilot: Path) -> None:
         ("ragraf_callers", {"fqn": "App\\Core\\Database::query", "depth": 9}),
         ("ragraf_symbol", {"name": "charge", "rev": "rev-0099"}),
     ]
-    tools, results = anyio.run(_drive, indexed_pilot, calls)
+    init: list[Any] = []
+    tools, results = anyio.run(_drive, indexed_pilot, calls, init)
+    assert init[0].instructions == regimen.guidance()  # the one regimen text
     assert {t.name for t in tools} == {f"ragraf_{op}" for op in facade.OPERATIONS}
+    writers = {f"ragraf_{op}" for op in facade.OPERATIONS if facade.spec(op).writes}
+    assert writers == {"ragraf_drift_ack", "ragraf_calibrate"}
     for t in tools:
-        writes = t.name in ("ragraf_drift_ack", "ragraf_calibrate")
-        assert t.annotations is not None and t.annotations.read_only_hint is (not writes)
+        spec = facade.spec(t.name.removeprefix("ragraf_"))
+        assert t.annotations is not None and t.annotations.read_only_hint is spec.read_only
+        assert t.annotations.read_only_hint is (t.name not in writers)
+        assert t.annotations.open_world_hint is spec.network is False
         assert t.annotations.destructive_hint is False
         assert t.description and t.description == facade.describe(t.name.removeprefix("ragraf_"))
         assert t.input_schema["type"] == "object" and "rev" in t.input_schema["properties"]

@@ -18,7 +18,6 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
-import sys
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -28,21 +27,12 @@ from ragraf.clock import now_iso
 from ragraf.config import Config, Layout
 from ragraf.corpus import ScanResult, scan
 from ragraf.errors import BusyError, IndexBuildError, RefusedError
+from ragraf.failpoints import failpoint
 from ragraf.kinds import ParseStatus
 from ragraf.lang import registry
 from ragraf.store import Stores, manifest, open_stores
 
 Progress = Callable[[str, int, int], None]
-FAILPOINT_ENV = "RAGRAF_FAILPOINT"
-
-
-def failpoint(name: str) -> None:
-    """Test hook: with RAGRAF_FAILPOINT=name the build stops here until killed."""
-    if os.environ.get(FAILPOINT_ENV) == name:
-        sys.stderr.write(f"ragraf: failpoint {name} reached\n")
-        sys.stderr.flush()
-        while True:
-            time.sleep(3600)
 
 
 @contextlib.contextmanager

@@ -11,13 +11,72 @@ Heavy modules are imported inside commands so `ragraf --help` stays instant.
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+from typer.core import TyperGroup
 
 from ragraf.errors import InvalidArgument, RagrafError
+
+DEBUG_ENV = "RAGRAF_DEBUG"
+_state: dict[str, Any] = {"project": None}
+
+
+class _RagrafGroup(TyperGroup):
+    """The root command group: library errors become exit codes and one line on stderr
+    here, whoever invokes the app (the console script or a test's CliRunner)."""
+
+    def invoke(self, ctx: Any) -> Any:
+        try:
+            return super().invoke(ctx)
+        except RagrafError as e:
+            _err(str(e))
+            ctx.exit(e.exit_code)
+        except BrokenPipeError:
+            # the reader went away (`ragraf ... | head`): not an error of ours
+            sys.stderr = open(os.devnull, "w")  # noqa: SIM115 - silence the flush at exit
+            ctx.exit(0)
+        except KeyboardInterrupt:
+            _err("interrupted")
+            ctx.exit(130)
+        except (typer.Exit, typer.Abort):
+            raise  # --help, ctx.exit(), a prompt aborted: typer handles them
+        except Exception as e:
+            if hasattr(e, "exit_code") and hasattr(e, "show"):
+                raise  # typer's usage errors (bad option, missing argument): it reports them
+            where = _record_internal_error(e)
+            _err(
+                f"internal error: {type(e).__name__}: {e}"
+                + (f" (traceback in {where})" if where else "")
+            )
+            ctx.exit(1)
+
+
+def _record_internal_error(e: BaseException) -> str | None:
+    """Keep the traceback of an internal error in .ragraf/logs/error.log (and on stderr
+    with RAGRAF_DEBUG=1); returns where it was written, if anywhere."""
+    import traceback
+
+    text = "".join(traceback.format_exception(e))
+    if os.environ.get(DEBUG_ENV, "") not in ("", "0"):
+        sys.stderr.write(text)
+    try:
+        from ragraf.config import Layout, find_root
+
+        p = _state["project"]
+        root = find_root(Path(p) if p else None)
+    except Exception:  # noqa: BLE001 - no project: stderr (with RAGRAF_DEBUG) is all there is
+        return None
+    from ragraf.logs import file_logger
+
+    layout = Layout(root)
+    log = file_logger("ragraf.errors", layout.logs_dir, "error.log")
+    log.error("%s %s\n%s", " ".join(sys.argv[1:2]), type(e).__name__, text)
+    return str(layout.logs_dir / "error.log")
+
 
 app = typer.Typer(
     name="ragraf",
@@ -25,9 +84,8 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    cls=_RagrafGroup,
 )
-
-_state: dict[str, Any] = {"project": None}
 
 
 @app.callback()
@@ -434,7 +492,9 @@ def verify(as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] 
         for p in res["problems"]:
             print(f"BROKEN: {p}")
     if not res["ok"]:
-        sys.exit(6)
+        from ragraf.errors import LedgerBroken
+
+        raise LedgerBroken(f"the ledger is broken: {len(res['problems'])} problem(s) found")
 
 
 @app.command()
@@ -516,29 +576,8 @@ def mcp() -> None:
 
 
 def main() -> None:
-    from typer import _click as click  # typer vendors click
-
-    try:
-        rc = app(standalone_mode=False)
-        if isinstance(rc, int) and rc:
-            sys.exit(rc)
-    except RagrafError as e:
-        _err(str(e))
-        sys.exit(e.exit_code)
-    except typer.Abort:
-        _err("aborted")
-        sys.exit(130)
-    except click.exceptions.ClickException as e:
-        e.show()
-        sys.exit(2 if isinstance(e, click.exceptions.UsageError) else e.exit_code)
-    except BrokenPipeError:
-        sys.exit(0)
-    except KeyboardInterrupt:
-        _err("interrupted")
-        sys.exit(130)
-    except Exception as e:  # noqa: BLE001 - the last line of defence: one line, exit 1
-        _err(f"internal error: {type(e).__name__}: {e}")
-        sys.exit(1)
+    """The console script (and ``python -m ragraf``): errors become exit codes in the group."""
+    app(prog_name="ragraf")
 
 
 if __name__ == "__main__":

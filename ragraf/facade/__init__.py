@@ -15,6 +15,8 @@ from typing import Any
 from ragraf.errors import InvalidArgument
 from ragraf.facade import ops, schemaops
 from ragraf.facade.params import REV_ID, OpSpec, Param, validate
+from ragraf.kinds import ALL_NODES
+from ragraf.lang import registry
 
 FQN = Param(
     "fqn",
@@ -24,25 +26,8 @@ FQN = Param(
 NODE = Param("node_id", "node_id", "A node id from an earlier answer.")
 DEPTH = Param("depth", "int", "How many levels to follow.", 1, 1, 3)
 HARD = Param("hard_only", "bool", "Follow stated (proven) edges only.", False)
-NODE_KINDS = (
-    "class",
-    "interface",
-    "trait",
-    "enum",
-    "function",
-    "method",
-    "property",
-    "constant",
-    "file",
-    "namespace",
-    "doc",
-    "doc_section",
-    "http_endpoint",
-    "web_route",
-    "db_table",
-    "db_column",
-    "sql_literal",
-)
+#: every node kind an agent may filter by (ragraf.kinds is the one list)
+NODE_KINDS = tuple(str(k) for k in ALL_NODES)
 
 REGISTRY: dict[str, tuple[Callable[..., dict[str, Any]], OpSpec]] = {
     "search": (
@@ -63,7 +48,7 @@ REGISTRY: dict[str, tuple[Callable[..., dict[str, Any]], OpSpec]] = {
                     "lang",
                     "enum",
                     "Only files of this language.",
-                    choices=("php", "markdown", "sql"),
+                    choices=registry.names(),
                 ),
                 Param("limit", "int", "Maximum number of hits.", 10, 1, 50),
                 Param(
@@ -233,6 +218,7 @@ REGISTRY: dict[str, tuple[Callable[..., dict[str, Any]], OpSpec]] = {
             ),
             main="entry_ids",
             required=("entry_ids",),
+            writes=("control.sqlite (drift_ack)", ".ragraf/drift/LEDGER.md"),
         ),
     ),
     "calibrate": (
@@ -246,6 +232,7 @@ REGISTRY: dict[str, tuple[Callable[..., dict[str, Any]], OpSpec]] = {
                 ),
             ),
             required=("samples",),
+            writes=("control.sqlite (calibration)",),
         ),
     ),
     "live_read": (

@@ -2,7 +2,9 @@
 answer rests on, and the envelope around the result (architecture §7).
 
 Invariants a change must keep:
-- Stores are opened read-only; the facade never writes (FT-9).
+- Stores are opened read-only; the facade never writes the index (FT-9). The
+  operations that declare ``writes`` (drift_ack, calibrate) open control.sqlite
+  for writing themselves and append only.
 - The revision is the one rev.json names unless ``rev`` selects another
   retained revision; rows of other revisions are never read.
 - Every file an answer rests on is ``touch``ed. Before the envelope is built,

@@ -86,12 +86,31 @@ class Param:
 
 @dataclass(frozen=True)
 class OpSpec:
+    """The declaration of one operation: its arguments and its effects.
+
+    ``writes`` names what the operation appends to besides answering (empty: it only
+    reads); ``network`` says whether it reaches anything outside the machine. The MCP
+    tool hints, the CLI help and the generated reference are derived from these two,
+    and tests/test_effects.py checks them against what the operation really does.
+    """
+
     name: str
     params: tuple[Param, ...]
     main: str | None = None  # the CLI's positional argument
     one_of: tuple[tuple[str, ...], ...] = ()  # exactly one of each group is required
     required: tuple[str, ...] = ()
     extra: dict[str, Any] = field(default_factory=dict)
+    writes: tuple[str, ...] = ()  # e.g. ("control.sqlite drift_ack", "LEDGER.md")
+    network: bool = False
+
+    @property
+    def read_only(self) -> bool:
+        return not self.writes
+
+    def effects(self) -> str:
+        """One line for help texts: what the operation touches."""
+        what = "appends to " + ", ".join(self.writes) if self.writes else "read-only"
+        return what + ("; reaches the network" if self.network else "; never uses the network")
 
     def param(self, name: str) -> Param | None:
         return next((p for p in self.params if p.name == name), None)
