@@ -14,10 +14,6 @@ from functools import lru_cache
 _SEP = re.compile(r"[_\\$:.\-/]+")
 _IDENT = re.compile(r"[A-Za-z_\x80-\uffff][A-Za-z0-9_\x80-\uffff]*")
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
-_SQL_HINT = re.compile(
-    r"\b(SELECT\s.+\bFROM|INSERT\s+INTO|UPDATE\s+\S+\s+SET|DELETE\s+FROM|CREATE\s+TABLE|ALTER\s+TABLE|REPLACE\s+INTO|DROP\s+TABLE)\b",
-    re.IGNORECASE | re.DOTALL,
-)
 
 
 @lru_cache(maxsize=262_144)
@@ -44,7 +40,3 @@ def identifier_tokens(text: str) -> list[str]:
 def fts_text(text: str) -> str:
     """The token string stored in an ft_chunk column for ``text``."""
     return " ".join(identifier_tokens(text))
-
-
-def looks_like_sql(s: str) -> bool:
-    return bool(_SQL_HINT.search(s))

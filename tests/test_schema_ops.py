@@ -402,7 +402,7 @@ def test_not_configured_server(tmp_path: Path) -> None:
 
 def test_diff_live_against_the_revision(tmp_path: Path) -> None:
     """db-schema-diff: what changed in the live database since the revision was sealed."""
-    from ragraf.sql.schema_build import diff_live
+    from ragraf.drift.scan import diff_live
     from ragraf.store.graph import GraphStore
 
     with scratch_db() as name:

@@ -21,6 +21,7 @@ import os
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from ragraf.clock import now_iso
@@ -260,11 +261,11 @@ def _build_locked(
 
 
 def _build_rev(ctx: BuildContext) -> IndexResult:
+    from ragraf.build import schema as schema_build
     from ragraf.build import vectors
     from ragraf.build.extract import facts_of
     from ragraf.build.resolve import resolve
     from ragraf.build.rows import assemble
-    from ragraf.sql import schema_build
 
     cfg, stores, sc, rev_id = ctx.cfg, ctx.stores, ctx.scan, ctx.rev_id
     graph, lex, control = stores.graph, stores.lex, stores.control
@@ -434,7 +435,7 @@ def check_disk(layout: Layout, sc: ScanResult, free: int | None = None) -> None:
         )
 
 
-def _git_head(root: object) -> str | None:
+def _git_head(root: Path) -> str | None:
     try:
         import git
 

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 
 from ragraf import ids
 from ragraf.build.resolve import Resolved
+from ragraf.build.schema import SchemaResult
 from ragraf.corpus import ScannedFile
 from ragraf.kinds import ChunkSource, ParseStatus
 from ragraf.lang.facts import FileFacts
@@ -32,7 +33,6 @@ from ragraf.model import (
     RevisionRows,
     TextRow,
 )
-from ragraf.sql.schema_build import SchemaResult
 
 #: paths listed in a coverage note before "..."
 NOTE_PATHS = 20
@@ -134,10 +134,10 @@ def assemble(
                     content_sha,
                 )
             )
-    for n in [*resolved.nodes, *schema.nodes]:
-        if n.node_id not in seen_nodes:
-            seen_nodes.add(n.node_id)
-            node_rows.append(n)
+    for row in [*resolved.nodes, *schema.nodes]:
+        if row.node_id not in seen_nodes:
+            seen_nodes.add(row.node_id)
+            node_rows.append(row)
     edges: list[EdgeRow] = sorted([*resolved.edges, *schema.edges], key=lambda e: e.edge_uid)
     cov = (
         coverage(

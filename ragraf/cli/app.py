@@ -403,7 +403,7 @@ def drift(
     from ragraf.facade.params import coerce_cli
 
     root = _root()
-    if sum(x is not None and x is not False for x in (scan or None, note, ack)) > 1:
+    if sum(1 for given in (scan, note is not None, ack is not None) if given) > 1:
         raise InvalidArgument("give one of --scan, --note, --ack")
     if scan:
         from ragraf.drift.scan import run_scan

@@ -84,18 +84,18 @@ def render(
     old_edges = graph.edges_by_uids(from_rev, uids)
     new_uids = graph.edge_uids(to_rev) if old_edges else set()
     new_triples = graph.edge_triples(to_rev) if old_edges else set()
-    ends = graph.nodes_by_ids(from_rev, [x for e in old_edges for x in (e.src, e.dst)])
+    ends = graph.nodes_by_ids(from_rev, [x for oe in old_edges for x in (oe.src, oe.dst)])
     groups: dict[tuple[str, str], list[bool]] = defaultdict(list)
-    for e in old_edges:
-        src_row = ends.get(e.src)
-        dst_row = ends.get(e.dst)
-        src_name = src_row.label if src_row else e.src
+    for edge in old_edges:
+        src_row = ends.get(edge.src)
+        dst_row = ends.get(edge.dst)
+        src_name = src_row.label if src_row else edge.src
         triple = (
             (src_row.fqn if src_row else "") or "",
             (dst_row.fqn if dst_row else "") or "",
-            e.kind,
+            edge.kind,
         )
-        groups[(e.kind, src_name)].append(e.edge_uid in new_uids or triple in new_triples)
+        groups[(edge.kind, src_name)].append(edge.edge_uid in new_uids or triple in new_triples)
     confirmed = sum(sum(v) for v in groups.values())
     stale_groups = []
     for (kind, src), verdicts in sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0])):

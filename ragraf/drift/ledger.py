@@ -248,17 +248,17 @@ def verify(layout: Layout, control: ControlStore) -> dict[str, Any]:
             problems.append("LEDGER.md's last ack chain head does not match the database")
     for arch in control.archives():
         p = layout.root / arch.report_path
-        m = (
+        found = (
             re.search(r"chain head: ([0-9a-f]{64})", p.read_text(encoding="utf-8"))
             if p.exists()
             else None
         )
-        if m is None:
+        if found is None:
             problems.append(f"archive {arch.report_path}: missing or without a chain head")
             continue
-        if m.group(1) not in set(by_id.values()) | {GENESIS}:
+        if found.group(1) not in set(by_id.values()) | {GENESIS}:
             problems.append(
-                f"archive {arch.report_path}: chain head {m.group(1)[:16]}… is not in the ledger"
+                f"archive {arch.report_path}: chain head {found.group(1)[:16]}… is not in the ledger"
             )
     return {
         "ok": not problems,

@@ -14,11 +14,11 @@ from ragraf.store.graph import GraphStore
 def diff_revs(root: Path, rev_a: str, rev_b: str, limit: int = 50) -> dict[str, Any]:
     with GraphStore(Layout(root).graph_db, readonly=True) as graph:
         states = dict(graph.revs())
-        for r in (rev_a, rev_b):
-            if states.get(r) != "ready":
+        for rev in (rev_a, rev_b):
+            if states.get(rev) != "ready":
                 retained = ", ".join(x for x, s in sorted(states.items()) if s == "ready")
                 raise InvalidArgument(
-                    f"diff: '{r}' is not a retained revision; retained: {retained}"
+                    f"diff: '{rev}' is not a retained revision; retained: {retained}"
                 )
         out: dict[str, Any] = {"from": rev_a, "to": rev_b}
         na, nb = graph.node_ids(rev_a), graph.node_ids(rev_b)

@@ -19,6 +19,7 @@ import hashlib
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ragraf.config import Config
 from ragraf.corpus import Selector, read_file, walk
@@ -30,6 +31,9 @@ from ragraf.lang.registry import lang_of
 from ragraf.model import SCHEMA_PATH, LedgerEntry, props_of
 from ragraf.store.control import ControlStore
 from ragraf.store.graph import GraphStore
+
+if TYPE_CHECKING:
+    from ragraf.sql.dbschema import Divergence
 
 RENAMED_FROM = "renamed from "
 _TRIVIAL = {
@@ -405,6 +409,43 @@ def ledger_state(entries: list[LedgerEntry]) -> dict[str, LedgerEntry]:
 
 
 # -- db-schema-diff (§8.2) -----------------------------------------------------------
+def diff_live(
+    cfg: Config, graph: GraphStore, rev_id: str
+) -> tuple[list[Divergence] | None, str | None]:
+    """The live database now against the tables of revision ``rev_id``.
+
+    Returns ``(divergences, None)``, or ``(None, reason)`` when the live schema
+    cannot be read (not configured, unreachable, information_schema not in
+    ``db.schema_source``). In each Divergence the ``live`` side is the database
+    now and the ``migrations`` side is the revision: ``table_only_live`` = a
+    table that appeared since the revision, ``table_only_migrations`` = one
+    that is gone, ``column_only_*`` / ``type_differs`` alike. Never raises on
+    the server's account; the reason holds no password.
+    """
+    from ragraf.sql import dbschema
+    from ragraf.store import mysql_live
+
+    db = dict(cfg.project.get("db") or {})
+    if "information_schema" not in (db.get("schema_source") or []):
+        return None, "information_schema is not in db.schema_source"
+    live, why = mysql_live.live_schema(db)
+    if live is None:
+        return None, why
+    rows = graph.db_tables(rev_id)
+    cols: dict[str, list[dbschema.Column]] = defaultdict(list)
+    for c in graph.db_columns(rev_id, [r.table_id for r in rows]):
+        cols[c.table_id].append(
+            dbschema.Column(c.column_name, c.data_type, bool(c.is_nullable), c.column_key or "")
+        )
+    tables = {
+        r.table_name.lower(): dbschema.Table(
+            r.table_name, r.engine, r.row_estimate, cols.get(r.table_id, []), r.source
+        )
+        for r in rows
+    }
+    return dbschema.diff_schemas(live, dbschema.Schema(tables, [], set(), "revision")), None
+
+
 #: divergences quoted in a schema_change note before "... N more"
 SCHEMA_NOTE_ITEMS = 20
 
@@ -414,12 +455,10 @@ def schema_entries(cfg: Config, graph: GraphStore, rev: str) -> tuple[list[NewEn
     and what the check found (for the report). Quiet without a configured database."""
     import os
 
-    from ragraf.sql import schema_build
-
     db = cfg.project.get("db") or {}
     if not db.get("dsn") and not any(k.startswith("RAGRAF_DB_") for k in os.environ):
         return [], "no live database configured"
-    divergences, why = schema_build.diff_live(cfg, graph, rev)
+    divergences, why = diff_live(cfg, graph, rev)
     if divergences is None:
         return [], f"live schema not compared ({why})"
     if not divergences:

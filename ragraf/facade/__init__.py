@@ -281,8 +281,9 @@ def run(
     rev = check_rev(rev)
     ctx = session.context(op, rev)
     fn = REGISTRY[op][0]
-    result = fn(ctx, clean)
-    return ctx.envelope(result)
+    result: dict[str, Any] = fn(ctx, clean)
+    envelope: dict[str, Any] = ctx.envelope(result)
+    return envelope
 
 
 def run_op(

@@ -332,17 +332,17 @@ class Ctx:
         reverted = {p for p, last in state.items() if self._matches_index(p, last)}
         by_id = {e.id: e for e in entries}
         for stale in self.control.stale_edges_among(self.rev, sorted(self.edge_uids)):
-            e = by_id.get(stale.drift_entry_id)
-            if e is None or e.path in reverted:
+            inv = by_id.get(stale.drift_entry_id)
+            if inv is None or inv.path in reverted:
                 continue
             path = self.edge_uids[stale.edge_uid]
             if path in warned:
                 continue
             warn(
                 path,
-                f"edge invalidated by ledger entry #{e.id} ({e.kind} {e.path} after {since_rev}):"
+                f"edge invalidated by ledger entry #{inv.id} ({inv.kind} {inv.path} after {since_rev}):"
                 f" {stale.reason}",
-                e.ts,
+                inv.ts,
             )
         # changed on disk and not (yet) registered
         for path in sorted(self.touched):

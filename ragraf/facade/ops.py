@@ -228,7 +228,7 @@ def _walk(ctx: Ctx, args: dict[str, Any], direction: str) -> dict[str, Any]:
             conf0, prov0 = frontier[here]
             conf = round(conf0 * e.confidence, 4)
             derived = prov0 == Provenance.DERIVED or e.provenance == Provenance.DERIVED
-            prov = Provenance.DERIVED if derived else Provenance.STATED
+            prov: str = Provenance.DERIVED if derived else Provenance.STATED
             hops.append((there, e, conf, prov, d))
             if there not in seen:
                 old = nxt.get(there)
@@ -278,7 +278,7 @@ def _walk(ctx: Ctx, args: dict[str, Any], direction: str) -> dict[str, Any]:
         key=lambda v: (v["depth"], v["symbol"]["fqn"] or "", v["symbol"]["path"] or ""),
     )
     stated_ids = {v["symbol"]["node_id"] for v in stated}
-    derived = sorted(
+    derived_items = sorted(
         (
             v
             for v in best.values()
@@ -286,7 +286,7 @@ def _walk(ctx: Ctx, args: dict[str, Any], direction: str) -> dict[str, Any]:
         ),
         key=lambda v: (v["depth"], -v["confidence"], v["symbol"]["fqn"] or ""),
     )
-    total = len(stated) + len(derived)
+    total = len(stated) + len(derived_items)
     if total > MAX_ITEMS:
         ctx.limits.append(f"{ctx.op}: {total} symbols, the first {MAX_ITEMS} are listed")
     return {
@@ -294,7 +294,7 @@ def _walk(ctx: Ctx, args: dict[str, Any], direction: str) -> dict[str, Any]:
         "depth": depth,
         "hard_only": hard,
         "stated": stated[:MAX_ITEMS],
-        "derived": derived[: max(0, MAX_ITEMS - len(stated))],
+        "derived": derived_items[: max(0, MAX_ITEMS - len(stated))],
         "total": total,
     }
 
@@ -504,8 +504,12 @@ def code(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
             )
             items.extend(_signatures(ctx, [r, *mem_rows]))
         else:
-            lines = ctx.indexed_lines(r.path) if r.path else None
-            body = _compact(lines[r.start_line - 1 : r.end_line]) if lines and r.start_line else ""
+            code_lines = ctx.indexed_lines(r.path) if r.path else None
+            body = (
+                _compact(code_lines[r.start_line - 1 : r.end_line])
+                if code_lines and r.start_line
+                else ""
+            )
             items.append({**ctx.node(r), "code": sanitize.untrusted(body)})
     if len(rows) > CODE_TARGETS:
         ctx.limits.append(f"code: {len(rows)} symbols match, the first {CODE_TARGETS} are shown")
@@ -820,7 +824,7 @@ def calibrate(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
     (the index is not touched). `kind: threshold` takes search queries labelled relevant
     (the corpus answers them) or not (nonsense) and sets the cosine below which search
     abstains to the value that separates them best; later searches use it."""
-    from ragraf.drift.ledger import now_iso
+    from ragraf.clock import now_iso
     from ragraf.facade.searchop import best_cosine
     from ragraf.store.control import ControlStore
 

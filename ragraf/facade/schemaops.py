@@ -83,7 +83,7 @@ def schema(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
     whether the schema is complete (and why not), divergences between the live
     database and the migrations and migration statements that could not be applied.
     `table` narrows to one table or view."""
-    from ragraf.sql.schema_build import parse_divergence_note
+    from ragraf.build.schema import parse_divergence_note
 
     ctx.touch(SCHEMA_PATH)  # a schema_change in the ledger warns this answer
     from_source, incomplete = _schema_state(ctx)

@@ -189,9 +189,9 @@ def run_search(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
             }
         )
     if args.get("with_text"):
-        texts = ctx.lex.texts(ctx.rev, [h["chunk_id"] for h in hits])
+        texts = ctx.lex.texts(ctx.rev, [str(h["chunk_id"]) for h in hits])
         for h in hits:
-            h["text"] = sanitize.untrusted(texts.get(h["chunk_id"], ""))
+            h["text"] = sanitize.untrusted(texts.get(str(h["chunk_id"]), ""))
     out: dict[str, Any] = {
         "query": sanitize.clean(query),
         "terms": terms,

@@ -16,7 +16,8 @@ import re
 
 from ragraf.kinds import CALLABLE, CLASS_LIKE, ChunkSource, TextKind
 from ragraf.lang.facts import Chunk, FileFacts
-from ragraf.tokens import fts_text, looks_like_sql
+from ragraf.sql.sqltext import looks_like_sql
+from ragraf.tokens import fts_text
 
 DEFAULT_MAX_LINES = 120
 _COMMENT = re.compile(r"/\*.*?\*/|(?<![:\w])//[^\n]*|^\s*#(?!\[)[^\n]*", re.DOTALL | re.MULTILINE)
@@ -29,10 +30,20 @@ _TRIVIAL = re.compile(
 )
 
 
+def _body(literal: str) -> str:
+    """The text inside a quoted string or a heredoc / nowdoc literal."""
+    if literal.startswith("<<<"):
+        return literal.partition("\n")[2].rpartition("\n")[0]
+    return literal[1:-1]
+
+
 def _tokens(code: str) -> tuple[str, str, str]:
     comments = " ".join(m.group(0) for m in _COMMENT.finditer(code))
     stripped = _COMMENT.sub(" ", code)
-    sql = " ".join(m.group(0) for m in _STRING.finditer(stripped) if looks_like_sql(m.group(0)))
+    # the same test the graph applies to strings (ragraf.sql.sqltext), on the string's body
+    sql = " ".join(
+        m.group(0) for m in _STRING.finditer(stripped) if looks_like_sql(_body(m.group(0)))
+    )
     return fts_text(stripped), fts_text(sql), fts_text(comments)
 
 
@@ -57,7 +68,7 @@ def make_chunks(
         if t.kind == TextKind.DOCBLOCK and t.owner is not None:
             doc_start.setdefault(t.owner, t.start_line)
     nodes = facts.nodes
-    ranges: list[tuple[int, int, int | None, str]] = []  # (start, end, node index, kind)
+    ranges: list[tuple[int, int, int, str]] = []  # (start, end, node index, kind)
     # methods per class, to cut class headers
     first_member: dict[int, int] = {}
     for cd in facts.classes:

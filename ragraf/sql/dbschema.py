@@ -31,6 +31,8 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from ragraf.sql import glot
+
 SOURCE_LIVE = "information_schema"
 SOURCE_MIGRATION = "migration"
 
@@ -452,7 +454,7 @@ _RENAME_PAIR = re.compile(rf"^\s*({_NAME})\s+TO\s+({_NAME})\s*$", re.I | re.S)
 
 
 def _unquote_name(text: str) -> str:
-    last = re.findall(r"`((?:[^`]|``)+)`|([\w$]+)", text)[-1]
+    last: tuple[str, str] = re.findall(r"`((?:[^`]|``)+)`|([\w$]+)", text)[-1]
     return last[0].replace("``", "`") if last[0] else last[1]
 
 
@@ -837,9 +839,9 @@ class _Migrator:
                 else:
                     self.problem(f"unsupported ALTER TABLE {t.name} DROP {kind}")
         elif isinstance(action, exp.RenameIndex):
-            for i in t.indexes:
-                if i.name.lower() == action.this.name.lower():
-                    i.name = action.args["to"].name
+            for ix in t.indexes:
+                if ix.name.lower() == action.this.name.lower():
+                    ix.name = action.args["to"].name
         elif isinstance(action, exp.AlterColumn):
             return  # SET/DROP DEFAULT, VISIBLE...: no shape change we record
         else:
@@ -904,7 +906,9 @@ class _Migrator:
 
 
 def _split_top_commas(text: str) -> list[str]:
-    parts, depth, quote, cur = [], 0, "", []
+    parts: list[str] = []
+    depth, quote = 0, ""
+    cur: list[str] = []
     for ch in text:
         if quote:
             if ch == quote:
@@ -929,7 +933,7 @@ def _ident_name(node: Any) -> str:
 
     if isinstance(node, exp.Ordered):
         node = node.this
-    return node.name
+    return str(node.name)
 
 
 def _engine_of(props: Any) -> str | None:
@@ -939,7 +943,7 @@ def _engine_of(props: Any) -> str | None:
         return None
     for p in props.expressions:
         if isinstance(p, exp.EngineProperty):
-            return p.this.name
+            return str(p.this.name)
     return None
 
 
@@ -1080,22 +1084,8 @@ def _mask_types(stmt: str) -> tuple[str, dict[str, str]]:
 def _parse_one(stmt: str) -> Any:
     import sqlglot
 
-    _quiet_sqlglot()
+    glot.quiet()
     return sqlglot.parse_one(stmt, read="mysql")
-
-
-def _quiet_sqlglot() -> None:
-    """Drop sqlglot's "falling back to Command" warning: it becomes a Problem instead."""
-    import logging
-
-    logger = logging.getLogger("sqlglot")
-    if not any(isinstance(f, _CommandFallbackFilter) for f in logger.filters):
-        logger.addFilter(_CommandFallbackFilter())
-
-
-class _CommandFallbackFilter:
-    def filter(self, record: Any) -> bool:
-        return "Falling back to parsing as a 'Command'" not in record.getMessage()
 
 
 def schema_from_migrations(files: list[tuple[Any, str]]) -> tuple[Schema, list[Problem]]:

@@ -40,7 +40,8 @@ Invariants a change must keep:
   to sqlglot (its time grows with the text: ~1 s per 100 KB); its tables come
   from the regular expression, ``parsed=False``. The whole analysis stays
   linear in the length of the text.
-- ``sqlglot`` is imported lazily; this module imports only the stdlib.
+- ``sqlglot`` is imported lazily (through ``ragraf.sql.glot``); importing this
+  module costs only the stdlib.
 """
 
 from __future__ import annotations
@@ -50,6 +51,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
+
+from ragraf.sql import glot
 
 OPERATIONS = ("select", "insert", "update", "delete", "replace", "create", "alter", "drop", "other")
 
@@ -559,7 +562,7 @@ def _parse(sql: str) -> list[Any] | None:
     from sqlglot import exp
     from sqlglot.errors import SqlglotError
 
-    _quiet_sqlglot()
+    glot.quiet()
     try:
         trees = sqlglot.parse(sql, read="mysql")
     except SqlglotError:
@@ -867,22 +870,3 @@ def _from_regex(built: _Built, lead: str) -> SqlInfo | None:
         False,
         _dedupe(problems),
     )
-
-
-# ------------------------------------------------------------------ logging
-
-
-def _quiet_sqlglot() -> None:
-    """sqlglot warns when it falls back to a Command; here that is just "not parsed"."""
-    import logging
-
-    logger = logging.getLogger("sqlglot")
-    if not any(getattr(f, "_ragraf", False) for f in logger.filters):
-        logger.addFilter(_CommandFallbackFilter())
-
-
-class _CommandFallbackFilter:
-    _ragraf = True
-
-    def filter(self, record: Any) -> bool:
-        return "Falling back to parsing as a 'Command'" not in record.getMessage()

@@ -123,7 +123,7 @@ class Database:
 
     def query_one(self, sql: str, params: Params = ()) -> RawRow | None:
         for row in self.conn.execute(sql, params):
-            return row
+            return tuple(row)
         return None
 
     def rows(self, make: Callable[[Iterable[Any]], R], sql: str, params: Params = ()) -> list[R]:

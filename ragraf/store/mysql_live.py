@@ -279,3 +279,22 @@ def _read_information_schema(cur: Any, database: str) -> Schema:
             to_table = f"{_text(rschema)}.{to_table}"
         fks.append(ForeignKey(_text(tname) or "", _text(cname) or "", to_table, _text(rcol) or ""))
     return Schema(tables, fks, views, SOURCE_LIVE, view_names=view_names)
+
+
+def live_schema(db: Mapping[str, Any]) -> tuple[Schema | None, str | None]:
+    """The live schema of the configured database, or (None, why not). Never raises:
+    an unreachable server, a bad DSN or a failed read is a reason (without secrets)."""
+    from ragraf.errors import ConfigError
+
+    try:
+        params = connect_params(dict(db))
+    except SchemaUnavailable as e:
+        return None, str(e)
+    except ConfigError as e:
+        return None, f"bad database configuration: {e}"
+    try:
+        return read_live_schema(params), None
+    except SchemaUnavailable as e:
+        return None, str(e)
+    except Exception as e:  # noqa: BLE001 - never fail a build; the type only (no text that may hold secrets)
+        return None, f"reading information_schema failed ({type(e).__name__})"

@@ -173,7 +173,7 @@ class VecStore:
             have = {r[0] for r in self.db.query(f"SELECT chunk_id FROM {TABLE}") if r[0] in wanted}
         if model is None:
             return have
-        same = set()
+        same: set[str] = set()
         for part in _chunks(sorted(have)):
             same.update(
                 r[0]

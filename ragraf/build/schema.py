@@ -1,4 +1,4 @@
-"""The database schema of a revision: live information_schema and migrations (issue 6).
+"""The database schema of a revision: live information_schema and migrations.
 
 The indexer calls ``build`` before resolving, so SQL found in code can be
 matched against the tables it returns (``table_index``).
@@ -14,7 +14,7 @@ Invariants a change must keep:
   (source ``migration``) and ``incomplete`` says why. Nothing here raises on
   an unreachable server, a bad DSN or bad SQL.
 - No password reaches a message, a row or a log: reasons come from
-  ``ragraf.sql.dbschema``, which scrubs them, and the DSN is never quoted.
+  ``ragraf.store.mysql_live``, which scrubs them, and the DSN is never quoted.
 - Evidence (P3): a table, column, view or foreign key carries the path:line
   of the migration statement that defined it (the CREATE, or the ALTER that
   last added / changed / renamed a column). A live object that no migration
@@ -32,14 +32,12 @@ from __future__ import annotations
 import json
 import posixpath
 import re
-from collections import defaultdict
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ragraf import ids
 from ragraf.config import Config
 from ragraf.corpus import ScannedFile
-from ragraf.errors import ConfigError, SchemaUnavailable
 from ragraf.globs import GlobError, GlobSet
 from ragraf.kinds import EdgeKind, Layer, NodeKind, Provenance
 from ragraf.model import (
@@ -53,9 +51,6 @@ from ragraf.model import (
 )
 from ragraf.sql import dbschema
 from ragraf.store import mysql_live
-
-if TYPE_CHECKING:
-    from ragraf.store.graph import GraphStore
 
 LIVE_PATH = SCHEMA_PATH
 LIVE_EVIDENCE = (LIVE_PATH, 1)
@@ -98,7 +93,7 @@ def build(cfg: Config, files: list[ScannedFile]) -> SchemaResult:
     live: dbschema.Schema | None = None
     why: str | None = None
     if "information_schema" in sources:
-        live, why = _read_live(db)
+        live, why = mysql_live.live_schema(db)
     schema = live if live is not None else migr
     res.source = schema.source if schema is not None else "none"
     if live is None and "information_schema" in sources:
@@ -140,21 +135,6 @@ def _migration_files(
                 )
             )
     return chosen, problems
-
-
-def _read_live(db: dict[str, Any]) -> tuple[dbschema.Schema | None, str | None]:
-    try:
-        params = mysql_live.connect_params(db)
-    except SchemaUnavailable as e:
-        return None, str(e)
-    except ConfigError as e:
-        return None, f"bad database configuration: {e}"
-    try:
-        return mysql_live.read_live_schema(params), None
-    except SchemaUnavailable as e:
-        return None, str(e)
-    except Exception as e:  # noqa: BLE001 - never fail the build; the type only (no text that may hold secrets)
-        return None, f"reading information_schema failed ({type(e).__name__})"
 
 
 def _edge(
@@ -375,35 +355,3 @@ def _mentions(target: str, files: list[ScannedFile]) -> list[str]:
         if base in f.text:
             out.append(f.path)
     return sorted(out)
-
-
-def diff_live(
-    cfg: Config, graph: GraphStore, rev_id: str
-) -> tuple[list[dbschema.Divergence] | None, str | None]:
-    """db-schema-diff (§8.2): the live database now against the tables of revision ``rev_id``.
-
-    Returns ``(divergences, None)``, or ``(None, reason)`` when the live schema
-    cannot be read (not configured, unreachable, information_schema not in
-    ``db.schema_source``). In each Divergence the ``live`` side is the database
-    now and the ``migrations`` side is the revision: ``table_only_live`` = a
-    table that appeared since the revision, ``table_only_migrations`` = one
-    that is gone, ``column_only_*`` / ``type_differs`` alike. Never raises on
-    the server's account; the reason holds no password.
-    """
-    db = dict(cfg.project.get("db") or {})
-    if "information_schema" not in (db.get("schema_source") or []):
-        return None, "information_schema is not in db.schema_source"
-    live, why = _read_live(db)
-    if live is None:
-        return None, why
-    rows = graph.db_tables(rev_id)
-    cols: dict[str, list[dbschema.Column]] = defaultdict(list)
-    for table_id, name, data_type, nullable, key in graph.db_columns(
-        rev_id, [r.table_id for r in rows]
-    ):
-        cols[table_id].append(dbschema.Column(name, data_type, bool(nullable), key or ""))
-    tables = {
-        name.lower(): dbschema.Table(name, engine, estimate, cols.get(tid, []), src)
-        for tid, name, engine, estimate, src in rows
-    }
-    return dbschema.diff_schemas(live, dbschema.Schema(tables, [], set(), "revision")), None
