@@ -25,6 +25,7 @@ LAYERS: list[tuple[str, ...]] = [
         "ragraf.failpoints",
         "ragraf.config",
         "ragraf.regimen",
+        "ragraf.limits",
     ),
     ("ragraf.sql", "ragraf.embed"),
     ("ragraf.store",),

@@ -35,11 +35,9 @@ from ragraf.kinds import (
     NodeKind,
     Provenance,
 )
+from ragraf.limits import HIERARCHY_DEPTH
 from ragraf.model import SCHEMA_PATH, EdgeRow, NodeRow
 
-#: how far `symbol Class::member` climbs the class hierarchy for an inherited member
-#: (PHP hierarchies in real code bases are rarely deeper than 5; a cycle stops earlier)
-INHERIT_DEPTH = 8
 #: the most nodes an impact walk visits before it stops (it says so in limits)
 IMPACT_REACH_LIMIT = 20_000
 #: difflib ratio above which a symbol name is offered as "nearest" for a name not found
@@ -149,7 +147,7 @@ def _inherited_member(ctx: Ctx, fqn: str) -> tuple[str, NodeRow] | None:
     cls, _, member = fqn.partition("::")
     frontier = [r.node_id for r in ctx.graph.nodes_by_fqn(ctx.rev, cls)]
     seen = set(frontier)
-    for _depth in range(INHERIT_DEPTH):
+    for _depth in range(HIERARCHY_DEPTH):
         nxt = []
         for e in ctx.graph.edges_from(ctx.rev, frontier, INHERIT_EDGES, stated_only=True):
             if e.dst in seen:

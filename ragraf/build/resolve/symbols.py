@@ -15,10 +15,8 @@ from collections import defaultdict
 
 from ragraf.kinds import NodeKind
 from ragraf.lang.facts import ClassDecl, FileFacts, TypeDesc
+from ragraf.limits import HIERARCHY_DEPTH
 
-#: how many levels of extends / traits / interfaces a member lookup climbs; deeper real
-#: hierarchies were not seen (phpMyAdmin and WordPress stay under 6), cycles stop here
-HIERARCHY_DEPTH = 12
 #: how deep a descriptor is evaluated (prop of call of prop ...)
 TYPE_DEPTH = 10
 

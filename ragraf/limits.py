@@ -1,0 +1,13 @@
+"""Limits shared by several layers, each with the reason for its value.
+
+A limit used by one module lives in that module as a named constant; only the
+ones two parts must agree on are here.
+"""
+
+from __future__ import annotations
+
+#: how many levels of extends / traits / interfaces are climbed when looking for an
+#: inherited member, both when resolving calls at index time and when `symbol` answers
+#: `Class::member`; real hierarchies seen (phpMyAdmin, WordPress, MediaWiki) stay under 8,
+#: and broken code with a cycle stops here instead of recursing
+HIERARCHY_DEPTH = 12
