@@ -723,7 +723,7 @@ def _register_custom(model: str, dim: int) -> None:
         )
 
 
-# -- the one explicit network fetch, and a throughput measurement (used by the CLI / bench) --------
+# -- the one explicit network fetch (used by the CLI) -------------------------
 def fetch_model(model: str = SPEC_MODEL) -> tuple[str, Path]:
     """The one place ragraf lets fastembed use the network: a human ran `ragraf model fetch`.
 
@@ -744,48 +744,3 @@ def fetch_model(model: str = SPEC_MODEL) -> tuple[str, Path]:
         return name, dest
     finally:
         _ALLOW_NETWORK = False
-
-
-def measure_throughput(
-    root: Path,
-    n: int = 512,
-    lines: int = 40,
-    batch_size: int = DEFAULT_BATCH,
-    max_tokens: int | None = None,
-) -> dict[str, Any]:
-    """texts/s of the default model on ``n`` chunk-sized windows of the PHP under ``root``."""
-    import time
-
-    texts: list[str] = []
-    for f in sorted(root.rglob("*.php")):
-        try:
-            src = f.read_text(encoding="utf-8", errors="replace").splitlines()
-        except OSError:
-            continue
-        for i in range(0, max(len(src) - lines, 1), lines):
-            texts.append("\n".join(src[i : i + lines]))
-            if len(texts) >= n:
-                break
-        if len(texts) >= n:
-            break
-    if not texts:
-        raise InvalidArgument(f"no *.php under {root}")
-    emb = Embedder(max_tokens=max_tokens)
-    t = time.perf_counter()
-    emb.load()
-    load_s = time.perf_counter() - t
-    emb.embed(texts[:8])  # warm-up
-    t = time.perf_counter()
-    emb.embed(texts, batch_size=batch_size)
-    dt = time.perf_counter() - t
-    return {
-        "model": emb.model_id,
-        "model_version": emb.model_version,
-        "texts": len(texts),
-        "lines_per_text": lines,
-        "batch_size": batch_size,
-        "load_s": round(load_s, 3),
-        "embed_s": round(dt, 3),
-        "texts_per_s": round(len(texts) / dt, 1),
-        "cpus": os.cpu_count(),
-    }
