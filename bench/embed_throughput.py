@@ -4,7 +4,7 @@
 
 Prints one JSON report: texts/s of ``Embedder.embed`` on ``n`` windows of
 ``lines`` lines of the PHP under the folder, after loading the model and a
-warm-up batch. The numbers last measured are in the docstring of ragraf/embed/__init__.py.
+warm-up batch. The numbers last measured are in the docstring of ragraf/embed/embedder.py.
 """
 
 from __future__ import annotations
