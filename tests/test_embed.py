@@ -264,6 +264,19 @@ def test_from_config() -> None:
         Embedder(DEFAULT_MODEL, 0, None)
 
 
+def test_from_config_resolves_a_relative_path_against_the_root(tmp_path: Path) -> None:
+    cfg = {"model": "local/m", "dim": 384, "path": "models/m", "max_tokens": 64}
+    e = Embedder.from_config(cfg, root=tmp_path)
+    assert e.path == str((tmp_path / "models" / "m").resolve())
+    assert e._max_tokens_override == 64
+    assert Embedder.from_config(cfg, max_tokens=32)._max_tokens_override == 32
+    assert Embedder.from_config(cfg).path == "models/m"  # no root: left as written
+    absolute = {**cfg, "path": str(tmp_path / "elsewhere")}
+    assert Embedder.from_config(absolute, root=tmp_path / "p").path == str(tmp_path / "elsewhere")
+    for empty in (None, ""):
+        assert Embedder.from_config({**cfg, "path": empty}, root=tmp_path).path is None
+
+
 def test_unwritable_cache_falls_back_to_the_temp_dir(tmp_path: Path) -> None:
     blocker = tmp_path / "not-a-folder"
     blocker.write_text("a file where the cache folder should be")

@@ -45,12 +45,8 @@ def build(
     from ragraf.embed import Embedder
     from ragraf.store.vec import VecStore
 
-    emb_cfg = cfg.project["embedding"]
     try:
-        emb = Embedder.from_config(emb_cfg)
-        path = emb_cfg.get("path")
-        if path and not os.path.isabs(path):
-            emb.path = str((cfg.root / path).resolve())
+        emb = Embedder.from_config(cfg.project["embedding"], root=cfg.root)
         emb.load()
         vec = VecStore(db, emb.dim)
         reused = vec.reuse(rev_id, [c[0] for c in chunks], emb.model_id, emb.model_version)

@@ -119,10 +119,7 @@ class Session:
             from ragraf.errors import EmbeddingUnavailable
 
             try:
-                emb_cfg = self.config().project["embedding"]
-                emb = Embedder.from_config(emb_cfg)
-                if emb_cfg.get("path") and not os.path.isabs(emb_cfg["path"]):
-                    emb.path = str((self.root / emb_cfg["path"]).resolve())
+                emb = Embedder.from_config(self.config().project["embedding"], root=self.root)
                 self._embedder = (emb.load(), None)
             except EmbeddingUnavailable as e:
                 self._embedder = (None, str(e))
