@@ -15,7 +15,6 @@ import os
 import sys
 import time
 from pathlib import Path
-from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -48,7 +47,7 @@ def measure_throughput(
     lines: int = 40,
     batch_size: int = DEFAULT_BATCH,
     max_tokens: int | None = None,
-) -> dict[str, Any]:
+) -> dict[str, str | int | float | None]:
     """texts/s of the default model on ``n`` chunk-sized windows of the PHP under ``root``."""
     texts = php_windows(root, n, lines)
     emb = Embedder(max_tokens=max_tokens)

@@ -305,7 +305,7 @@ class _Source:
 def _prepared_ok(folder: Path, src: _Source) -> dict[str, object] | None:
     """The stamp of a prepared folder that matches ``src`` (None: rebuild it)."""
     try:
-        stamp = json.loads((folder / _STAMP).read_text(encoding="utf-8"))
+        stamp: dict[str, object] = json.loads((folder / _STAMP).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
     if stamp.get("signature") != src.signature():
