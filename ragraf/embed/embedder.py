@@ -4,10 +4,11 @@ Invariants a change must keep:
 - Importing this module is cheap: fastembed, onnxruntime and numpy are
   imported inside functions only; nothing heavy happens before
   :meth:`Embedder.load` (or the first :meth:`Embedder.embed`).
-- No network, ever: the packaged default and an ``embedding.path`` folder load
-  from the prepared folder (``ragraf.embed.files``), any other model from a
-  local fastembed cache, always with ``local_files_only=True`` and the hub
-  offline; a model missing from every cache is ``EmbeddingUnavailable`` naming
+- No network, ever: the packaged default loads from installed files and an
+  ``embedding.path`` model from its folder (both through the prepared folder
+  of ``ragraf.embed.files``), any other model from a local fastembed cache,
+  always with ``local_files_only=True`` and ``HF_HUB_OFFLINE=1``; a model
+  missing from every cache is ``EmbeddingUnavailable`` naming
   ``ragraf model fetch``, never a download.
 - Every failure to produce a model or a vector is ``EmbeddingUnavailable``
   with a one-line reason that names the missing file or package and the fix;
