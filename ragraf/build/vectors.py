@@ -15,10 +15,15 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ragraf.errors import EmbeddingUnavailable
 from ragraf.store.db import Database
+
+if TYPE_CHECKING:  # pragma: no cover
+    import numpy as np
+
+    from ragraf.config import Config
 
 ENV_SWITCH = "RAGRAF_VECTORS"
 _LOCATION = re.compile(r" \([^()]*:\d+\)$")
@@ -35,7 +40,7 @@ def embed_text(chunk_text: str) -> str:
 
 
 def build(
-    cfg: Any,
+    cfg: Config,
     db: Database,
     rev_id: str,
     chunks: Sequence[tuple[str, str, str]],
@@ -45,17 +50,13 @@ def build(
     from ragraf.embed import Embedder
     from ragraf.store.vec import VecStore
 
-    emb_cfg = cfg.project["embedding"]
     try:
-        emb = Embedder.from_config(emb_cfg)
-        path = emb_cfg.get("path")
-        if path and not os.path.isabs(path):
-            emb.path = str((cfg.root / path).resolve())
+        emb = Embedder.from_config(cfg.project["embedding"], root=cfg.root)
         emb.load()
         vec = VecStore(db, emb.dim)
         reused = vec.reuse(rev_id, [c[0] for c in chunks], emb.model_id, emb.model_version)
         todo = [c for c in chunks if c[0] not in reused]
-        rows: list[tuple[str, Any, str]] = []
+        rows: list[tuple[str, np.ndarray, str]] = []
         if todo:
 
             def tick(done: int, total: int) -> None:

@@ -21,14 +21,17 @@ import os
 from collections import OrderedDict
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ragraf.config import Layout
+from ragraf.config import Config, Layout
 from ragraf.errors import InvalidArgument
 from ragraf.facade import sanitize
 from ragraf.kinds import PATH_NOTES, ChangeKind, ParseStatus
 from ragraf.model import EdgeRow, FileRow, LedgerEntry, NodeRow, props_of
 from ragraf.store import Stores, manifest
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ragraf.embed import Embedder
 
 TEXT_CACHE_FILES = 512
 #: the most items one list of an answer holds; beyond it the answer says so in limits
@@ -108,21 +111,18 @@ class Session:
         self._hash_cache: dict[tuple[str, int, int], str] = {}
         # indexed file texts by sha256 (content-addressed, so valid for every revision)
         self.text_cache: OrderedDict[str, list[str]] = OrderedDict()
-        self._cfg: Any = None
-        self._embedder: tuple[Any, str | None] | None = None
+        self._cfg: Config | None = None
+        self._embedder: tuple[Embedder | None, str | None] | None = None
         self.schema_checked_at: float | None = None
 
-    def embedder(self) -> tuple[Any, str | None]:
+    def embedder(self) -> tuple[Embedder | None, str | None]:
         """The query embedder, loaded once per session: (embedder or None, why not)."""
         if self._embedder is None:
             from ragraf.embed import Embedder
             from ragraf.errors import EmbeddingUnavailable
 
             try:
-                emb_cfg = self.config().project["embedding"]
-                emb = Embedder.from_config(emb_cfg)
-                if emb_cfg.get("path") and not os.path.isabs(emb_cfg["path"]):
-                    emb.path = str((self.root / emb_cfg["path"]).resolve())
+                emb = Embedder.from_config(self.config().project["embedding"], root=self.root)
                 self._embedder = (emb.load(), None)
             except EmbeddingUnavailable as e:
                 self._embedder = (None, str(e))
@@ -131,7 +131,7 @@ class Session:
     def close(self) -> None:
         self.stores.close()
 
-    def config(self) -> Any:
+    def config(self) -> Config:
         if self._cfg is None:
             from ragraf import config
 

@@ -22,10 +22,13 @@ import json
 import math
 import re
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ragraf.errors import EmbeddingUnavailable, InvalidArgument, StoreError
 from ragraf.store.db import Database, SQLiteError
+
+if TYPE_CHECKING:  # pragma: no cover
+    from numpy.typing import ArrayLike
 
 TABLE = "vec_chunk"
 #: sqlite-vec refuses a KNN query with k above this (v0.1.9: "the limit is 4096").
@@ -89,7 +92,7 @@ def drop_vectors(db: Database) -> None:
         db.execute("DELETE FROM vec_meta")
 
 
-def _chunks(items: Sequence[Any], size: int = _BATCH) -> Iterable[Sequence[Any]]:
+def _chunks(items: Sequence[str], size: int = _BATCH) -> Iterable[Sequence[str]]:
     for i in range(0, len(items), size):
         yield items[i : i + size]
 
@@ -135,7 +138,7 @@ class VecStore:
             self._exists = self._check_table()
         return self._exists
 
-    def _blob(self, vector: Any) -> bytes:
+    def _blob(self, vector: ArrayLike) -> bytes:
         import numpy as np
 
         v = np.asarray(vector, dtype=np.float32)
@@ -205,7 +208,7 @@ class VecStore:
             )
         ]
 
-    def knn(self, rev_id: str, query_vector: Any, k: int) -> list[tuple[str, float]]:
+    def knn(self, rev_id: str, query_vector: ArrayLike, k: int) -> list[tuple[str, float]]:
         """The k chunks of ``rev_id`` nearest to the vector: (chunk_id, L2 distance), nearest first.
 
         sqlite-vec's KNN sees every stored vector (all revisions), so it is
@@ -248,7 +251,7 @@ class VecStore:
     def add(
         self,
         rev_id: str,
-        rows: Iterable[tuple[str, Any, str]],
+        rows: Iterable[tuple[str, ArrayLike, str]],
         model: str,
         model_version: str | None,
     ) -> int:
