@@ -557,13 +557,17 @@ app.add_typer(model_app, name="model")
 @model_app.command("fetch")
 def model_fetch(
     name: Annotated[
-        str, typer.Argument(help="A fastembed model name.")
-    ] = "sentence-transformers/paraphrase-multilingual-MiniLM-L12-v2",
+        str | None,
+        typer.Argument(
+            help="A fastembed model name (default: the spec's multilingual model,"
+            " paraphrase-multilingual-MiniLM-L12-v2)."
+        ),
+    ] = None,
 ) -> None:
     """Download an embedding model into ragraf's cache (the only command that uses the network)."""
-    from ragraf.embed import fetch_model
+    from ragraf.embed import SPEC_MODEL, fetch_model
 
-    model, dest = fetch_model(name)
+    model, dest = fetch_model(name or SPEC_MODEL)
     print(f"{model} cached in {dest}; set embedding.model: {model} and embedding.path: null")
 
 

@@ -307,6 +307,7 @@ class Embedder:
             f"{self.model_id} is not in a local cache ({', '.join(str(d) for d in fastembed_cache_dirs(self.cache_dir))}) "
             f"and ragraf never downloads silently; run {fetch} once with a network, or set embedding.path "
             f"to a folder with {', '.join(REQUIRED_FILES)}, or use the packaged {DEFAULT_MODEL}"
+            + (f" (tried: {'; '.join(errors)})" if errors else "")
         )
 
     # -- embedding ------------------------------------------------------------
@@ -360,4 +361,5 @@ class Embedder:
 
     def embed_query(self, text: str) -> np.ndarray:
         """One (dim,) float32 vector, L2-normalised."""
-        return self.embed([text])[0]
+        vector: np.ndarray = self.embed([text])[0]
+        return vector

@@ -308,6 +308,8 @@ def _prepared_ok(folder: Path, src: _Source) -> dict[str, object] | None:
         stamp: dict[str, object] = json.loads((folder / _STAMP).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
+    if not isinstance(stamp, dict):
+        return None  # a stamp that is JSON but not ours: rebuild the folder
     if stamp.get("signature") != src.signature():
         return None
     for name, target in src.links.items():
