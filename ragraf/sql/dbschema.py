@@ -29,9 +29,12 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ragraf.sql import glot
+
+if TYPE_CHECKING:
+    from sqlglot import exp
 
 SOURCE_LIVE = "information_schema"
 SOURCE_MIGRATION = "migration"
@@ -552,7 +555,7 @@ class _Migrator:
                     fk.ref_table = new
 
     # -- CREATE TABLE / VIEW / INDEX
-    def create(self, tree: Any, stmt: str) -> None:
+    def create(self, tree: exp.Expr, stmt: str) -> None:
         from sqlglot import exp
 
         kind = str(tree.args.get("kind") or "").upper()
@@ -597,7 +600,8 @@ class _Migrator:
                 self.problem(f"table {name} already exists")
             return
         like = None
-        for prop in tree.args.get("properties").expressions if tree.args.get("properties") else []:
+        properties = tree.args.get("properties")
+        for prop in properties.expressions if properties is not None else []:
             if isinstance(prop, exp.LikeProperty):
                 like = prop.this.name
         if like is not None:
@@ -621,7 +625,7 @@ class _Migrator:
             )
             self.tables[low] = _TState(name, evidence=self.here())
             return
-        t = _TState(name, _engine_of(tree.args.get("properties")), evidence=self.here())
+        t = _TState(name, _engine_of(properties), evidence=self.here())
         for d in defs:
             if isinstance(d, exp.ColumnDef):
                 self.add_column(t, d, None)
@@ -631,7 +635,7 @@ class _Migrator:
         self.tables[low] = t
 
     # -- columns
-    def add_column(self, t: _TState, cd: Any, position: Any) -> None:
+    def add_column(self, t: _TState, cd: exp.Expr, position: exp.Expr | None) -> None:
         col, pk, unique, refs = _column_from_def(cd, self.masked_types)
         if t.find(col.name) >= 0:
             if not cd.args.get("exists"):
@@ -659,11 +663,11 @@ class _Migrator:
                 )
             )
 
-    def place(self, t: _TState, col: Column, pos: Any) -> None:
+    def place(self, t: _TState, col: Column, pos: exp.Expr | None) -> None:
         where = str(pos.args.get("position") or "").upper() if pos is not None else ""
         if where == "FIRST":
             t.cols.insert(0, col)
-        elif where == "AFTER":
+        elif where == "AFTER" and pos is not None:
             i = t.find(pos.this.name)
             if i < 0:
                 self.problem(f"AFTER {pos.this.name}: no such column in {t.name}")
@@ -673,7 +677,7 @@ class _Migrator:
         else:
             t.cols.append(col)
 
-    def modify_column(self, t: _TState, action: Any) -> None:
+    def modify_column(self, t: _TState, action: exp.Expr) -> None:
         cd = action.this
         old_name = action.args.get("rename_from")
         old = old_name.name if old_name is not None else cd.name
@@ -731,7 +735,7 @@ class _Migrator:
         else:
             t.indexes.append(_Index(name, kind, cols))
 
-    def add_constraint(self, t: _TState, node: Any) -> None:
+    def add_constraint(self, t: _TState, node: exp.Expr) -> None:
         from sqlglot import exp
 
         cname = None
@@ -742,7 +746,7 @@ class _Migrator:
             return
         self.add_constraint_inner(t, node, cname)
 
-    def add_constraint_inner(self, t: _TState, node: Any, cname: str | None) -> None:
+    def add_constraint_inner(self, t: _TState, node: exp.Expr, cname: str | None) -> None:
         from sqlglot import exp
 
         if isinstance(node, exp.PrimaryKey):
@@ -780,7 +784,7 @@ class _Migrator:
             self.problem(f"unsupported table element in {t.name}: {_snippet(node.sql('mysql'))}")
 
     # -- ALTER TABLE
-    def alter(self, tree: Any, stmt: str) -> None:
+    def alter(self, tree: exp.Expr, stmt: str) -> None:
         from sqlglot import exp
 
         if str(tree.args.get("kind") or "").upper() != "TABLE":
@@ -796,7 +800,7 @@ class _Migrator:
             self.alter_action(t, action)
         _ensure_fk_indexes(t)
 
-    def alter_action(self, t: _TState, action: Any) -> None:
+    def alter_action(self, t: _TState, action: exp.Expr) -> None:
         from sqlglot import exp
 
         if isinstance(action, exp.ColumnDef):
@@ -850,7 +854,7 @@ class _Migrator:
             )
 
     # -- DROP TABLE / VIEW / INDEX
-    def drop(self, tree: Any) -> None:
+    def drop(self, tree: exp.Expr) -> None:
         kind = str(tree.args.get("kind") or "").upper()
         exists = bool(tree.args.get("exists"))
         for target in tree.args.get("tables") or []:
@@ -928,7 +932,7 @@ def _split_top_commas(text: str) -> list[str]:
     return [p for p in parts if p.strip()]
 
 
-def _ident_name(node: Any) -> str:
+def _ident_name(node: exp.Expr) -> str:
     from sqlglot import exp
 
     if isinstance(node, exp.Ordered):
@@ -936,7 +940,7 @@ def _ident_name(node: Any) -> str:
     return str(node.name)
 
 
-def _engine_of(props: Any) -> str | None:
+def _engine_of(props: exp.Expr | None) -> str | None:
     from sqlglot import exp
 
     if props is None:
@@ -948,7 +952,7 @@ def _engine_of(props: Any) -> str | None:
 
 
 def _column_from_def(
-    cd: Any, masked: Mapping[str, str] | None = None
+    cd: exp.Expr, masked: Mapping[str, str] | None = None
 ) -> tuple[Column, bool, bool, tuple[str, str] | None]:
     """(column, is primary key, is unique, inline reference) of a column definition."""
     from sqlglot import exp
@@ -1081,14 +1085,14 @@ def _mask_types(stmt: str) -> tuple[str, dict[str, str]]:
     return "".join(out), masks
 
 
-def _parse_one(stmt: str) -> Any:
+def _parse_one(stmt: str) -> exp.Expr:
     import sqlglot
 
     glot.quiet()
     return sqlglot.parse_one(stmt, read="mysql")
 
 
-def schema_from_migrations(files: list[tuple[Any, str]]) -> tuple[Schema, list[Problem]]:
+def schema_from_migrations(files: list[tuple[str, str]]) -> tuple[Schema, list[Problem]]:
     """Apply the migration files in the given order (the caller sorts them).
 
     ``files`` is ``[(path, text)]``. Returns the resulting schema (source

@@ -50,9 +50,12 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ragraf.sql import glot
+
+if TYPE_CHECKING:
+    from sqlglot import exp
 
 OPERATIONS = ("select", "insert", "update", "delete", "replace", "create", "alter", "drop", "other")
 
@@ -557,7 +560,7 @@ def _analyze_cached(
     return info
 
 
-def _parse(sql: str) -> list[Any] | None:
+def _parse(sql: str) -> list[exp.Expr] | None:
     import sqlglot
     from sqlglot import exp
     from sqlglot.errors import SqlglotError
@@ -569,13 +572,13 @@ def _parse(sql: str) -> list[Any] | None:
         return None
     except Exception:  # noqa: BLE001 - odd input can break sqlglot in other ways
         return None
-    trees = [t for t in trees if t is not None]
-    if not trees or any(isinstance(t, exp.Command) for t in trees):
+    found = [t for t in trees if t is not None]
+    if not found or any(isinstance(t, exp.Command) for t in found):
         return None
-    return trees
+    return found
 
 
-def _operation(tree: Any, lead: str) -> str:
+def _operation(tree: exp.Expr, lead: str) -> str:
     from sqlglot import exp
 
     if isinstance(tree, (exp.Select, exp.SetOperation, exp.Subquery)):
@@ -609,7 +612,7 @@ def _from_sqlglot(built: _Built, lead: str) -> SqlInfo | None:
         ctes = {c.alias.lower() for c in tree.find_all(exp.CTE) if c.alias}
         writes = _write_targets(tree)
 
-        def ref(t: Any, role: str, _c: set[str] = ctes) -> None:
+        def ref(t: exp.Expr, role: str, _c: set[str] = ctes) -> None:
             raw = t.name
             if (
                 not raw
@@ -695,7 +698,7 @@ def _from_sqlglot(built: _Built, lead: str) -> SqlInfo | None:
     )
 
 
-def _not_a_table(t: Any, tree: Any) -> bool:
+def _not_a_table(t: exp.Expr, tree: exp.Expr) -> bool:
     """Table nodes that name no table to read: the alias list of ``DELETE a FROM t a``
     (already a write) and the index/key/constraint of ``ALTER TABLE .. DROP INDEX i``."""
     from sqlglot import exp
@@ -708,7 +711,7 @@ def _not_a_table(t: Any, tree: Any) -> bool:
     return False
 
 
-def _write_targets(tree: Any) -> list[Any]:
+def _write_targets(tree: exp.Expr) -> list[exp.Expr]:
     """The Table nodes a statement writes to."""
     from sqlglot import exp
 
@@ -724,11 +727,11 @@ def _write_targets(tree: Any) -> list[Any]:
         in_clause += [
             j.this for j in (tree.args.get("joins") or []) if isinstance(j.this, exp.Table)
         ]
-        by_name: dict[str, Any] = {}
+        by_name: dict[str, exp.Expr] = {}
         for t in in_clause:
             by_name.setdefault((t.alias or t.name).lower(), t)
             by_name.setdefault(t.name.lower(), t)
-        out: list[Any] = []
+        out: list[exp.Expr] = []
         for eq in tree.expressions:
             col = eq.this if isinstance(eq, exp.EQ) else None
             qual = col.table.lower() if isinstance(col, exp.Column) and col.table else ""
