@@ -110,8 +110,11 @@ def find_root(start: Path | None = None) -> Path:
     """The nearest folder at or above ``start`` holding ``.ragraf/`` (like git)."""
     here = (start or Path.cwd()).resolve()
     for folder in (here, *here.parents):
-        if (folder / DOT / "config" / "project.yaml").is_file():
-            return folder
+        try:
+            if (folder / DOT / "config" / "project.yaml").is_file():
+                return folder
+        except OSError:  # a folder we may not look into is not our project
+            continue
     raise NoIndexError(f"no RAGRAF project at or above {here}; run `ragraf init` there first")
 
 
@@ -137,17 +140,47 @@ def default_text(name: str) -> str:
     return (resources.config_dir() / f"{name}.yaml").read_text(encoding="utf-8")
 
 
-def _load_yaml(path: Path) -> dict[str, Any]:
+#: a configuration file larger than this is refused (they are a few KB)
+MAX_CONFIG_BYTES = 1 << 20
+
+
+class _ConfigLoader(yaml.SafeLoader):
+    """YAML without aliases: a configuration has no use for them, and expanding nested
+    aliases (a "billion laughs" file) costs gigabytes before anything can be validated."""
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        if self.check_event(yaml.AliasEvent):
+            event = self.peek_event()  # type: ignore[no-untyped-call]
+            raise yaml.composer.ComposerError(
+                None,
+                None,
+                "aliases (*name) are not allowed in a ragraf configuration",
+                event.start_mark,
+            )
+        return super().compose_node(parent, index)
+
+
+def _load_yaml(path: Path) -> dict[str, Any] | None:
+    """The mapping in ``path``; None when the file does not exist."""
     try:
-        text = path.read_text(encoding="utf-8")
+        with open(path, "rb") as fh:
+            raw = fh.read(MAX_CONFIG_BYTES + 1)
+    except FileNotFoundError:
+        return None
     except OSError as e:
-        raise ConfigError(f"{path}: cannot read ({e.strerror})") from e
-    except UnicodeDecodeError as e:
-        raise ConfigError(f"{path}: not valid UTF-8") from e
+        raise ConfigError(f"{path}: cannot read ({e.strerror or e})") from None
+    if len(raw) > MAX_CONFIG_BYTES:
+        raise ConfigError(
+            f"{path}: larger than {MAX_CONFIG_BYTES} bytes; not a ragraf configuration"
+        )
     try:
-        data = yaml.safe_load(text)
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ConfigError(f"{path}: not valid UTF-8") from None
+    try:
+        data = yaml.load(text, Loader=_ConfigLoader)  # noqa: S506 - a SafeLoader without aliases
     except yaml.YAMLError as e:
-        raise ConfigError(f"{path}: not valid YAML: {e}") from e
+        raise ConfigError(f"{path}: not valid YAML: {e}") from None
     if data is None:
         return {}
     if not isinstance(data, dict):
@@ -213,8 +246,8 @@ def load(root: Path) -> Config:
     layout = Layout(root)
     defaults_p = yaml.safe_load(default_text("project")) or {}
     defaults_c = yaml.safe_load(default_text("confidence")) or {}
-    user_p = _load_yaml(layout.project_yaml) if layout.project_yaml.exists() else {}
-    user_c = _load_yaml(layout.confidence_yaml) if layout.confidence_yaml.exists() else {}
+    user_p = _load_yaml(layout.project_yaml) or {}
+    user_c = _load_yaml(layout.confidence_yaml) or {}
     _validate(user_p, "project", layout.project_yaml)
     _validate(user_c, "confidence", layout.confidence_yaml)
     cfg = Config(

@@ -1,18 +1,28 @@
-"""Corpus scan (architecture §11, NFR-3): which files the index accounts for.
+"""The corpus (architecture §11, NFR-3): which files the index accounts for, and
+the one safe way ragraf opens a file of the project.
 
 Invariants a change must keep:
 - A file matching ``secrets_exclude`` is never opened, and nothing of it (not
   even its path) reaches a store; only a count does.
-- Symlinks are never followed: a symlinked file is recorded as ``skipped``,
-  a symlinked folder is not entered.
-- Every selected file is recorded: binary, too large, unreadable or invalid
-  UTF-8 files are ``skipped`` / ``failed`` with a note, never dropped silently.
+- ``.ragraf/`` and ``.git/`` are never part of the corpus, whatever the
+  configuration says (the index must not index itself, nor git's internals).
+- Only regular files are ever opened: ``open_regular`` opens without following
+  a symlink and without blocking (``O_NOFOLLOW | O_NONBLOCK``), checks the
+  opened file is regular (``fstat``), and reads at most a given number of
+  bytes. A FIFO, socket, device or symlink never hangs or floods a reader.
+- Symlinks are never followed by the scan: a symlinked file is recorded as
+  ``skipped`` (its target indexed at its own path when inside the root), a
+  symlinked folder is not entered, a symlink loop is ``skipped`` with a note.
+- Every selected path is recorded: binary, too large, unreadable, special or
+  invalid UTF-8 files are ``skipped`` / ``failed`` with a note, never dropped
+  silently; folders that cannot be listed are counted with their paths.
 - The file list is sorted by path; ``corpus_hash`` = sha1 over the sorted
   (path, sha256) list, so it depends on content only.
 """
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
 import stat
@@ -21,7 +31,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ragraf.config import Config
+from ragraf.kinds import ParseStatus
 from ragraf.lang.registry import lang_of
+
+#: folders that are never part of a corpus (checked before any configured glob)
+NEVER = frozenset({".ragraf", ".git"})
+_OPEN_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
+_BLOCK = 1 << 20
 
 
 @dataclass
@@ -31,7 +47,7 @@ class ScannedFile:
     sha256: str
     size: int
     mtime_ns: int
-    status: str = "ok"  # ok | skipped | failed (before parsing)
+    status: str = ParseStatus.OK  # ok | skipped | failed (before parsing)
     note: str | None = None
     text: str | None = None  # decoded text, only for status ok
     lines: int = 0
@@ -42,6 +58,7 @@ class ScanResult:
     files: list[ScannedFile]
     secrets_excluded: int = 0
     symlinked_dirs: int = 0
+    unreadable_dirs: list[str] = field(default_factory=list)
     counts: dict[str, int] = field(default_factory=dict)
 
     @property
@@ -59,6 +76,83 @@ def corpus_hash(pairs: Iterator[tuple[str, str]] | list[tuple[str, str]]) -> str
     return h.hexdigest()
 
 
+# -- opening files safely ---------------------------------------------------------------
+class NotRegular(OSError):
+    """The path is not a regular file (a folder, FIFO, socket, device or symlink)."""
+
+
+@dataclass
+class Opened:
+    """What ``open_regular`` read: at most ``limit`` bytes (``complete`` says whether that
+    was the whole file), the sha256 of the whole file, and its stat."""
+
+    data: bytes
+    complete: bool
+    sha256: str
+    st: os.stat_result
+
+
+def kind_of(mode: int) -> str:
+    for test, name in (
+        (stat.S_ISDIR, "folder"),
+        (stat.S_ISFIFO, "FIFO"),
+        (stat.S_ISSOCK, "socket"),
+        (stat.S_ISCHR, "character device"),
+        (stat.S_ISBLK, "block device"),
+        (stat.S_ISLNK, "symlink"),
+    ):
+        if test(mode):
+            return name
+    return "special file"
+
+
+def open_regular(path: Path, limit: int) -> Opened:
+    """Read a regular file without following a symlink and without blocking: the first
+    ``limit`` bytes, and the sha256 of all of it (a file larger than ``limit`` is hashed
+    to its end but not kept). Raises ``NotRegular`` for anything but a regular file and
+    ``OSError`` when it cannot be opened or read."""
+    try:
+        fd = os.open(path, _OPEN_FLAGS)
+    except OSError as e:
+        if e.errno in (errno.ELOOP, errno.EMLINK):  # O_NOFOLLOW on a symlink
+            raise NotRegular(e.errno, "a symlink (not followed)", str(path)) from None
+        raise
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise NotRegular(errno.EINVAL, f"not a regular file ({kind_of(st.st_mode)})", str(path))
+        os.set_blocking(fd, True)
+        h = hashlib.sha256()
+        kept: list[bytes] = []
+        size = 0
+        while True:
+            block = os.read(fd, _BLOCK)
+            if not block:
+                break
+            h.update(block)
+            if size < limit:
+                kept.append(block[: limit - size])
+            size += len(block)
+        data = b"".join(kept)
+        return Opened(data, size <= limit, h.hexdigest(), st)
+    finally:
+        os.close(fd)
+
+
+def resolve_inside(root: Path, rel: str) -> str | None:
+    """The project-relative path ``rel`` points at once every symlink is resolved, or
+    None when it leads out of the root (or loops)."""
+    real_root = os.path.realpath(root)
+    try:
+        target = os.path.realpath(root / rel, strict=False)
+    except (OSError, RuntimeError):
+        return None
+    if target != real_root and not target.startswith(real_root + os.sep):
+        return None
+    return os.path.relpath(target, real_root).replace(os.sep, "/")
+
+
+# -- selection -------------------------------------------------------------------------
 class Selector:
     """Decides which project-relative paths are part of the corpus."""
 
@@ -66,89 +160,149 @@ class Selector:
         self.include = cfg.globset("include")
         self.exclude = cfg.globset("exclude")
         self.secrets = cfg.globset("secrets_exclude")
-        # db.dsn_from holds credentials: like a secret it is never opened (only references to it are indexed)
+        # db.dsn_from holds credentials: like a secret it is never opened
         dsn_from = (cfg.project.get("db") or {}).get("dsn_from")
         self.dsn_from = dsn_from.strip("/") if dsn_from else None
 
+    @staticmethod
+    def never(rel: str) -> bool:
+        return any(part in NEVER for part in rel.split("/"))
+
     def prune_dir(self, rel: str) -> bool:
-        return self.exclude.match_dir(rel) or self.secrets.match_dir(rel)
+        return self.never(rel) or self.exclude.match_dir(rel) or self.secrets.match_dir(rel)
 
     def is_secret(self, rel: str) -> bool:
         return rel == self.dsn_from or self.secrets.match(rel)
 
     def selected(self, rel: str) -> bool:
-        return self.include.match_exact(rel) and not self.exclude.match(rel)
+        return not self.never(rel) and self.include.match_exact(rel) and not self.exclude.match(rel)
+
+    def why_not(self, rel: str) -> str | None:
+        """Why ``rel`` is not a readable corpus path (None: it is one)."""
+        if self.is_secret(rel):
+            return "matches secrets_exclude; it is never read"
+        if self.never(rel):
+            return "is inside .ragraf/ or .git/, which are never part of the corpus"
+        if not self.include.match_exact(rel):
+            return "is not selected by the include globs of project.yaml"
+        if self.exclude.match(rel):
+            return "is excluded by the exclude globs of project.yaml"
+        return None
 
 
-def walk(root: Path, sel: Selector) -> Iterator[tuple[str, os.DirEntry[str]]]:
-    """Yield (relative path, entry) of candidate files, sorted, never following links."""
+@dataclass
+class Walk:
+    """Folders the walk could not list (path, reason)."""
+
+    unreadable: list[tuple[str, str]] = field(default_factory=list)
+
+
+def walk(
+    root: Path, sel: Selector, seen: Walk | None = None
+) -> Iterator[tuple[str, os.DirEntry[str]]]:
+    """Yield (relative path, entry) of candidate files, sorted, never following links;
+    folders that cannot be listed go to ``seen.unreadable``."""
     stack = [""]
     while stack:
         rel_dir = stack.pop()
         try:
             with os.scandir(root / rel_dir if rel_dir else root) as it:
                 entries = sorted(it, key=lambda e: e.name)
-        except OSError:
+        except OSError as e:
+            if seen is not None and rel_dir:
+                seen.unreadable.append((rel_dir, e.strerror or type(e).__name__))
             continue
         subdirs = []
         for e in entries:
             rel = f"{rel_dir}/{e.name}" if rel_dir else e.name
-            if e.is_dir(follow_symlinks=False):
+            try:
+                is_dir = e.is_dir(follow_symlinks=False)
+            except OSError:
+                is_dir = False
+            if is_dir:
                 if not sel.prune_dir(rel):
                     subdirs.append(rel)
             else:
-                yield rel, e  # files, and symlinks (never followed here)
+                yield rel, e  # files, symlinks and special files (never followed here)
         stack.extend(reversed(subdirs))
 
 
 def read_file(root: Path, rel: str, lang: str | None, max_bytes: int) -> ScannedFile:
-    """Hash and decode one regular file; never raises for bad content."""
-    full = root / rel
+    """Hash and decode one corpus file; never raises, never blocks, never follows a link."""
     try:
-        st = os.stat(full, follow_symlinks=False)
+        got = open_regular(root / rel, max_bytes)
+    except NotRegular as e:
+        return ScannedFile(rel, lang, "", 0, 0, ParseStatus.SKIPPED, e.strerror)
     except OSError as e:
-        return ScannedFile(rel, lang, "", 0, 0, "failed", f"cannot stat: {e.strerror}")
-    if st.st_size > max_bytes:
-        h = hashlib.sha256()
-        try:
-            with open(full, "rb") as fh:
-                for block in iter(lambda: fh.read(1 << 20), b""):
-                    h.update(block)
-        except OSError as e:
-            return ScannedFile(
-                rel, lang, "", st.st_size, st.st_mtime_ns, "failed", f"unreadable: {e.strerror}"
-            )
+        return ScannedFile(
+            rel, lang, "", 0, 0, ParseStatus.FAILED, f"unreadable: {e.strerror or e}"
+        )
+    st = got.st
+    if not got.complete:
         return ScannedFile(
             rel,
             lang,
-            h.hexdigest(),
+            got.sha256,
             st.st_size,
             st.st_mtime_ns,
-            "skipped",
+            ParseStatus.SKIPPED,
             f"larger than max_file_bytes ({st.st_size} > {max_bytes})",
         )
-    try:
-        with open(full, "rb") as fh:
-            data = fh.read()
-    except OSError as e:
-        return ScannedFile(
-            rel, lang, "", st.st_size, st.st_mtime_ns, "failed", f"unreadable: {e.strerror}"
-        )
-    sha = hashlib.sha256(data).hexdigest()
+    data = got.data
     if b"\0" in data:
         return ScannedFile(
-            rel, lang, sha, st.st_size, st.st_mtime_ns, "skipped", "binary (NUL byte)"
+            rel,
+            lang,
+            got.sha256,
+            st.st_size,
+            st.st_mtime_ns,
+            ParseStatus.SKIPPED,
+            "binary (NUL byte)",
         )
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as e:
         return ScannedFile(
-            rel, lang, sha, st.st_size, st.st_mtime_ns, "failed", f"invalid UTF-8 at byte {e.start}"
+            rel,
+            lang,
+            got.sha256,
+            st.st_size,
+            st.st_mtime_ns,
+            ParseStatus.FAILED,
+            f"invalid UTF-8 at byte {e.start}",
         )
     if text.startswith("\ufeff"):
         text = text[1:]
     lines = text.count("\n") + (0 if text.endswith("\n") or not text else 1)
-    return ScannedFile(rel, lang, sha, st.st_size, st.st_mtime_ns, "ok", None, text, lines)
+    return ScannedFile(
+        rel, lang, got.sha256, st.st_size, st.st_mtime_ns, ParseStatus.OK, None, text, lines
+    )
+
+
+def _symlink(root: Path, rel: str) -> tuple[bool, str]:
+    """(points at a folder, note) for a symlink; loops and dangling links included."""
+    full = root / rel
+    try:
+        target_is_dir = os.path.isdir(full)  # follows the link; False on loops and dangling
+        os.stat(full)
+    except OSError as e:
+        if e.errno == errno.ELOOP:
+            return False, "symlink loop (not followed)"
+        return False, "dangling symlink (not followed)"
+    if target_is_dir:
+        return True, ""
+    if resolve_inside(root, rel) is None:
+        return False, "symlink out of the root (not followed)"
+    return False, "symlink inside the root (target indexed at its own path)"
+
+
+def _link_sha(root: Path, rel: str) -> str:
+    try:
+        return hashlib.sha256(
+            os.readlink(root / rel).encode("utf-8", "surrogateescape")
+        ).hexdigest()
+    except OSError:
+        return ""
 
 
 def scan(cfg: Config, *, read: bool = True) -> ScanResult:
@@ -159,51 +313,57 @@ def scan(cfg: Config, *, read: bool = True) -> ScanResult:
     out: list[ScannedFile] = []
     secrets = 0
     symdirs = 0
-    for rel, entry in walk(root, sel):
-        if entry.is_symlink() and entry.is_dir(follow_symlinks=True):
-            symdirs += 1  # never entered: it may lead out of the root
-            continue
+    seen = Walk()
+    for rel, entry in walk(root, sel, seen):
         if sel.is_secret(rel):
             if sel.include.match_exact(rel):
                 secrets += 1
             continue
+        try:
+            is_link = entry.is_symlink()
+        except OSError:
+            is_link = False
+        if is_link:
+            to_dir, note = _symlink(root, rel)
+            if to_dir:
+                symdirs += 1  # never entered: it may lead out of the root
+                continue
+            if sel.selected(rel):
+                out.append(
+                    ScannedFile(
+                        rel, lang_of(rel), _link_sha(root, rel), 0, 0, ParseStatus.SKIPPED, note
+                    )
+                )
+            continue
         if not sel.selected(rel):
             continue
         lang = lang_of(rel)
-        if entry.is_symlink():
-            target = os.path.realpath(root / rel)
-            inside = os.path.commonpath([target, str(root.resolve())]) == str(root.resolve())
-            note = (
-                "symlink inside the root (target indexed at its own path)"
-                if inside
-                else "symlink out of the root (not followed)"
+        try:
+            st = entry.stat(follow_symlinks=False)
+        except OSError as e:
+            out.append(
+                ScannedFile(rel, lang, "", 0, 0, ParseStatus.FAILED, f"cannot stat: {e.strerror}")
             )
+            continue
+        if not stat.S_ISREG(st.st_mode):
             out.append(
                 ScannedFile(
                     rel,
                     lang,
-                    hashlib.sha256(os.readlink(root / rel).encode()).hexdigest(),
+                    "",
                     0,
-                    0,
-                    "skipped",
-                    note,
+                    st.st_mtime_ns,
+                    ParseStatus.SKIPPED,
+                    f"not a regular file ({kind_of(st.st_mode)})",
                 )
             )
             continue
-        try:
-            mode = entry.stat(follow_symlinks=False).st_mode
-        except OSError as e:
-            out.append(ScannedFile(rel, lang, "", 0, 0, "failed", f"cannot stat: {e.strerror}"))
-            continue
-        if not stat.S_ISREG(mode):
-            continue  # sockets, fifos, devices
         if read:
             out.append(read_file(root, rel, lang, max_bytes))
         else:
-            st = entry.stat(follow_symlinks=False)
             out.append(ScannedFile(rel, lang, "", st.st_size, st.st_mtime_ns))
     out.sort(key=lambda f: f.path)
-    res = ScanResult(out, secrets, symdirs)
+    res = ScanResult(out, secrets, symdirs, [f"{p} ({why})" for p, why in seen.unreadable])
     for f in out:
         res.counts[f.status] = res.counts.get(f.status, 0) + 1
     return res

@@ -299,6 +299,7 @@ def _build_rev(ctx: BuildContext) -> IndexResult:
         schema,
         str(cfg.project["embedding"]["model"]),
         sc.secrets_excluded,
+        sc.unreadable_dirs,
     )
     blobs = [(sf.sha256, sf.text or "") for sf in ok_files]
     known = graph.has_blobs(sha for sha, _t in blobs)

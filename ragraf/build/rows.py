@@ -52,6 +52,7 @@ def assemble(
     schema: SchemaResult,
     model: str,
     secrets_excluded: int,
+    unreadable_dirs: list[str] | None = None,
 ) -> Assembled:
     parsed = {f.path: f for f in facts}
     file_rows = []
@@ -149,6 +150,7 @@ def assemble(
             chunks_dup=len(also_rows),
             chunks_file=chunks_file,
             dup_nodes=dup_nodes,
+            unreadable_dirs=unreadable_dirs or [],
         )
         + schema.coverage
     )
@@ -181,6 +183,7 @@ def coverage(
     chunks_dup: int,
     chunks_file: int,
     dup_nodes: int,
+    unreadable_dirs: list[str] | None = None,
 ) -> list[CoverageRow]:
     """The coverage metrics of a revision (§14)."""
     by_status: dict[str, list[str]] = {}
@@ -223,6 +226,11 @@ def coverage(
         CoverageRow("chunks.duplicate", float(chunks_dup), "same content at several places"),
         CoverageRow("chunks.without_owner_symbol", float(chunks_file), "top-level code chunks"),
         CoverageRow("conflict.duplicate_node", float(dup_nodes), None),
+        CoverageRow(
+            "files.unreadable_dirs",
+            float(len(unreadable_dirs or [])),
+            _note(unreadable_dirs) if unreadable_dirs else None,
+        ),
     ]
     for st in ParseStatus:
         paths = by_status.get(st, [])

@@ -49,6 +49,9 @@ def status_text(d: dict[str, Any]) -> str:
         note = cov.get(f"files.{st}", {}).get("note")
         if note:
             out.append(f"           {st}: {note}")
+    unreadable = cov.get("files.unreadable_dirs", {}).get("note")
+    if unreadable:
+        out.append(f"           folders not readable: {unreadable}")
     out.append(f"ledger     {d['ledger']['entries']} entries")
     out.append("stores     " + ", ".join(f"{k} {_size(v)}" for k, v in d["store_bytes"].items()))
     return "\n".join(out) + "\n"

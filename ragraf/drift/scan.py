@@ -22,9 +22,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ragraf.config import Config
-from ragraf.corpus import Selector, read_file, walk
+from ragraf.corpus import ScannedFile, read_file, scan
 from ragraf.drift.ledger import NewEntry
-from ragraf.kinds import CALLABLE, FILE_CHANGES, PATH_NOTES, SYMBOL, ChangeKind
+from ragraf.kinds import CALLABLE, FILE_CHANGES, PATH_NOTES, SYMBOL, ChangeKind, ParseStatus
 from ragraf.lang import registry
 from ragraf.lang.chunking import DEFAULT_MAX_LINES
 from ragraf.lang.registry import lang_of
@@ -85,21 +85,10 @@ def _norm(lines: list[str]) -> list[str]:
     ]
 
 
-def current_files(cfg: Config) -> dict[str, tuple[int, int, bool]]:
-    """Selected files now: path -> (size, mtime_ns, is_symlink); never opens a file."""
-    sel = Selector(cfg)
-    out: dict[str, tuple[int, int, bool]] = {}
-    for rel, entry in walk(cfg.root, sel):
-        if entry.is_symlink() and entry.is_dir(follow_symlinks=True):
-            continue
-        if sel.is_secret(rel) or not sel.selected(rel):
-            continue
-        try:
-            st = entry.stat(follow_symlinks=False)
-        except OSError:
-            continue
-        out[rel] = (st.st_size, st.st_mtime_ns, entry.is_symlink())
-    return out
+def current_files(cfg: Config) -> dict[str, ScannedFile]:
+    """Selected paths now, as the scan sees them without reading regular files (size and
+    mtime only); symlinks and special files carry the sha the index records for them."""
+    return {f.path: f for f in scan(cfg, read=False).files}
 
 
 def detect(cfg: Config, graph: GraphStore, rev: str) -> list[Change]:
@@ -108,18 +97,15 @@ def detect(cfg: Config, graph: GraphStore, rev: str) -> list[Change]:
     max_bytes = int(cfg.project["max_file_bytes"])
     adds: dict[str, Change] = {}
     changes: list[Change] = []
-    for path, (size, mtime, is_link) in sorted(now.items()):
+    for path, cur in sorted(now.items()):
         old = indexed.get(path)
-        if old is not None and old[1] == size and old[2] == mtime:
+        if old is not None and old[1] == cur.size and old[2] == cur.mtime_ns:
             continue
-        if is_link:
-            import os
-
-            sha = hashlib.sha256(os.readlink(cfg.root / path).encode()).hexdigest()
-            text = None
-        else:
+        if cur.status == ParseStatus.OK:  # a regular file whose size or mtime moved: read it
             sf = read_file(cfg.root, path, lang_of(path), max_bytes)
             sha, text = sf.sha256, sf.text
+        else:  # a symlink or a special file: what the scan records is all there is
+            sha, text = cur.sha256, None
         if old is None:
             adds[path] = Change(path, ChangeKind.ADD, None, sha, text=text)
         elif old[0] != sha:
@@ -370,7 +356,7 @@ def reverts(
     changes: list[Change],
     state: dict[str, LedgerEntry],
     indexed: dict[str, str],
-    now: dict[str, tuple[int, int, bool]],
+    now: dict[str, ScannedFile],
     cfg: Config,
 ) -> list[NewEntry]:
     """Paths the ledger holds as changed that are back to their indexed content."""

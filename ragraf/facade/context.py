@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import stat
 from collections import OrderedDict
 from datetime import UTC, datetime
 from pathlib import Path
@@ -34,6 +35,8 @@ if TYPE_CHECKING:  # pragma: no cover
     from ragraf.embed import Embedder
 
 TEXT_CACHE_FILES = 512
+#: what current_sha says of a path that is no longer a regular file (differs from any sha)
+NOT_REGULAR = "not-a-regular-file"
 #: the most items one list of an answer holds; beyond it the answer says so in limits
 MAX_ITEMS = 500
 #: evidence edges kept per listed symbol (callers, callees, routes' readers)
@@ -147,20 +150,27 @@ class Session:
     def current_sha(
         self, path: str, size: int | None, mtime_ns: int | None, indexed_sha: str
     ) -> str | None:
-        """sha256 of the file now (None when it is gone); cheap when size and mtime are unchanged."""
+        """sha256 of the file now (None when it is gone); cheap when size and mtime are
+        unchanged. Never follows a symlink and never opens anything but a regular file
+        (a path that became a FIFO or a link reads as changed, not as a hang)."""
+        from ragraf.corpus import NotRegular, open_regular
+
         full = self.root / path
         try:
-            st = os.stat(full)
+            st = os.lstat(full)
         except OSError:
             return None
         if size == st.st_size and mtime_ns == st.st_mtime_ns:
             return indexed_sha
+        if stat.S_ISLNK(st.st_mode):  # the index records a symlink by the sha of its target path
+            return hashlib.sha256(os.readlink(full).encode("utf-8", "surrogateescape")).hexdigest()
         key = (path, st.st_size, st.st_mtime_ns)
         hit = self._hash_cache.get(key)
         if hit is None:
             try:
-                with open(full, "rb") as fh:
-                    hit = hashlib.sha256(fh.read()).hexdigest()
+                hit = open_regular(full, 0).sha256
+            except NotRegular:
+                hit = NOT_REGULAR
             except OSError:
                 return None
             self._hash_cache[key] = hit

@@ -13,7 +13,6 @@ Invariants a change must keep:
 from __future__ import annotations
 
 import difflib
-import hashlib
 import re
 from collections import defaultdict
 from typing import Any
@@ -619,20 +618,33 @@ def live_read(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
     """Read a file as it is now on disk (lines `start`..`end`), with every line marked
     against the indexed version: ' ' same, '+' added or changed since the index;
     removed indexed lines are listed separately. Use it when an answer carries a
-    stale_warning or the index answered not found."""
+    stale_warning or the index answered not found. Reads only corpus files (those the
+    project's include / exclude globs select, never a secret), regular files inside the
+    project root, at most max_file_bytes."""
+    from ragraf.corpus import NotRegular, Selector, open_regular, resolve_inside
+
     path = args["path"]
     cfg = ctx.s.config()
-    from ragraf.corpus import Selector
-
     sel = Selector(cfg)
-    if sel.is_secret(path):
-        raise InvalidArgument(f"live_read: '{path}' matches secrets_exclude; it is never read")
-    full = ctx.root / path
+    fr = ctx.file_row(path)
+    # what the path points at once symlinks are resolved must stay inside the root, and both
+    # the path asked for and the file it reaches must be corpus paths (never a secret)
+    real = resolve_inside(ctx.root, path)
+    if real is None:
+        raise InvalidArgument(f"live_read: '{path}' leads out of the project root; it is not read")
+    for p in dict.fromkeys((path, real)):
+        why = sel.why_not(p)
+        if why is None:
+            continue
+        if p == path and fr is not None and not sel.is_secret(p) and not sel.never(p):
+            continue  # the revision indexed it (the configuration changed since)
+        shown = f"'{path}'" if p == path else f"'{path}' (a link to '{real}')"
+        raise InvalidArgument(f"live_read: {shown} {why}")
     ctx.provenance = "live"
     indexed = ctx.indexed_lines(path)
-    fr = ctx.file_row(path)
+    limit = int(cfg.project["max_file_bytes"])
     try:
-        data = full.read_bytes()
+        got = open_regular(ctx.root / real, limit)
     except FileNotFoundError:
         return {
             "path": path,
@@ -642,12 +654,21 @@ def live_read(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
             "indexed_sha256": fr.sha256 if fr else None,
             "current_sha256": None,
         }
-    except IsADirectoryError:
-        raise InvalidArgument(f"live_read: '{path}' is a folder") from None
+    except NotRegular as e:
+        raise InvalidArgument(
+            f"live_read: '{path}' is {e.strerror}; only regular files are read"
+        ) from None
+    except OSError as e:
+        raise InvalidArgument(f"live_read: '{path}' cannot be read ({e.strerror or e})") from None
+    data, sha = got.data, got.sha256
+    if not got.complete:
+        ctx.limits.append(
+            f"live_read: '{path}' is larger than max_file_bytes ({got.st.st_size} > {limit}); "
+            "only its beginning was read"
+        )
     if b"\0" in data[:8192]:
         raise InvalidArgument(f"live_read: '{path}' is a binary file")
     cur = split_lines(data.decode("utf-8", "replace"))
-    sha = hashlib.sha256(data).hexdigest()
     status = "unindexed" if fr is None else ("unchanged" if fr.sha256 == sha else "modified")
     marks = [" "] * len(cur)
     removed: list[dict[str, Any]] = []
