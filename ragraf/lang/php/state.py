@@ -1,0 +1,174 @@
+"""Where a PHP extraction walk is, shared by the extractor's mixins.
+
+Captures arrive in document order (start byte; an outer node before the nodes
+inside it), so the walk keeps its position as a stack of the declarations it
+is in and a stack of variable scopes:
+
+- ``stack`` holds frames ``(end_byte, what, payload)``, popped by the walk as
+  soon as a capture starts at or after ``end_byte``. ``what`` is
+  ``"namespace"`` (a braced namespace; payload its node index), ``"class"``
+  (its ``ClassDecl``), ``"function"`` (the node index of a function or
+  method), ``"anon"`` (an anonymous class: no class context inside) or
+  ``"scope"`` (a method of an anonymous class: a variable scope without a
+  symbol of its own).
+- ``scopes`` are the open variable scopes, innermost last; each
+  ``"function"`` or ``"scope"`` frame opened one. Scope 0 is the file's.
+  Closures open none: their parameters and assignments type the enclosing
+  scope (flow-insensitive).
+- ``seg`` is the namespace segment names resolve in (``global_seg`` outside
+  any namespace and after a braced one).
+
+Invariants a change must keep:
+- Until ``finish()`` the owner of a ref is a scope index (into
+  ``all_scopes``); ``finish()`` turns it into the scope's node index. Only a
+  ``SqlRef`` carries a node index from the start.
+- Node index 0 is the file node; ``decl_at`` maps the start byte of every
+  declaration to its node index (docblocks find their owner through it).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ragraf import ids
+from ragraf.lang.chunking import DEFAULT_MAX_LINES
+from ragraf.lang.facts import ClassDecl, FactNode, FileFacts, Ref
+
+
+class Segment:
+    """A namespace segment: its name and its `use` alias maps (lower alias -> fqn)."""
+
+    __slots__ = ("ns", "classes", "functions", "consts", "end")
+
+    def __init__(self, ns: str, end: int | None) -> None:
+        self.ns = ns
+        self.classes: dict[str, str] = {}
+        self.functions: dict[str, str] = {}
+        self.consts: dict[str, str] = {}
+        self.end = end
+
+
+class Scope:
+    __slots__ = ("node", "cls", "vars", "globals", "end", "anon", "id")
+
+    def __init__(self, node: int, cls: str | None, end: int, anon: bool = False) -> None:
+        self.node = node
+        self.cls = cls
+        self.vars: dict[str, list[Any]] = {}
+        self.globals: set[str] = set()
+        self.end = end
+        self.anon = anon
+        self.id = -1
+
+
+class State:
+    """The walk's position and the file's facts so far (see the module docstring)."""
+
+    def __init__(self, path: str, text: str, max_chunk_lines: int = DEFAULT_MAX_LINES) -> None:
+        self.max_chunk_lines = max_chunk_lines
+        self.path = path
+        self.text = text
+        self.src = text.encode("utf-8", "surrogateescape")
+        self.facts = FileFacts(path, "php", "ok", None, 0)
+        self.seg = Segment("", None)
+        self.global_seg = self.seg
+        self.scopes: list[Scope] = []
+        self.all_scopes: list[Scope] = []
+        self.seg_node: int | None = None
+        self.stack: list[tuple[int, str, Any]] = []  # (end_byte, what, payload)
+        self.decl_at: dict[int, int] = {}  # start byte of declaration -> node index
+        self.raw_refs: list[Ref] = []  # owners are scope indexes until finish()
+        self.comments: list[Any] = []
+        self.sql_done: set[tuple[int, int]] = set()
+        self.sql_lines: dict[tuple[int, int], int] = {}
+        # variable / property types that wait for finish() to be closed over their scope
+        self.pending_globals: list[tuple[int, str, Any]] = []
+        self.pending_props: list[tuple[int, ClassDecl, str, Any]] = []
+
+    def t(self, n: Any) -> str:
+        return self.src[n.start_byte : n.end_byte].decode("utf-8", "surrogateescape")
+
+    def add_node(
+        self,
+        kind: str,
+        name: str,
+        fqn: str,
+        n: Any,
+        props: dict[str, Any],
+        layer: str = "structural",
+    ) -> int:
+        start = n.start_point[0] + 1
+        end = n.end_point[0] + 1
+        nid = ids.node_id(kind, fqn, self.path, start)
+        self.facts.nodes.append(FactNode(nid, kind, name, fqn, start, end, props, layer))
+        idx = len(self.facts.nodes) - 1
+        self.decl_at[n.start_byte] = idx
+        return idx
+
+    def nid(self, idx: int) -> str:
+        return self.facts.nodes[idx][0]
+
+    def string_value(self, n: Any) -> str | None:
+        """The value of a plain string literal node (no interpolation)."""
+        if n is None:
+            return None
+        if n.type in ("string", "encapsed_string"):
+            parts = n.named_children
+            if all(p.type in ("string_content", "string_value") for p in parts):
+                return "".join(self.t(p) for p in parts)
+        return None
+
+    def docblock(self, n: Any) -> str | None:
+        prev = n.prev_named_sibling
+        if prev is not None and prev.type == "comment":
+            txt = self.t(prev)
+            if txt.startswith("/**"):
+                return txt
+        return None
+
+    # -- scopes ---------------------------------------------------------
+    def scope(self) -> Scope:
+        return self.scopes[-1]
+
+    def scope_index(self) -> int:
+        return self.scopes[-1].id
+
+    def push_scope(self, sc: Scope) -> None:
+        sc.id = len(self.all_scopes)
+        self.all_scopes.append(sc)
+        self.scopes.append(sc)
+
+    # -- the declaration stack ------------------------------------------
+    def cur_class(self) -> str | None:
+        for _end, what, payload in reversed(self.stack):
+            if what == "class":
+                return payload.fqn
+            if what == "anon":
+                return None
+        return None
+
+    def cur_class_decl(self) -> ClassDecl | None:
+        for _end, what, payload in reversed(self.stack):
+            if what == "class":
+                return payload
+            if what in ("anon", "function"):
+                return None
+        return None
+
+    def cur_class_decl_any(self) -> ClassDecl | None:
+        for _end, what, payload in reversed(self.stack):
+            if what == "class":
+                return payload
+            if what == "anon":
+                return None
+        return None
+
+    def stack_has_function(self) -> bool:
+        return any(what in ("function", "scope") for _e, what, _p in self.stack)
+
+    def container(self) -> int:
+        """Index of the innermost declaration node containing the position."""
+        for _end, what, payload in reversed(self.stack):
+            if what in ("class", "function", "namespace"):
+                return payload.node if what == "class" else payload
+        return 0
