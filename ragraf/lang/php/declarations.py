@@ -19,11 +19,14 @@ Invariants a change must keep:
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ragraf.lang.facts import ClassDecl, ImportRef, LocalEdge
 from ragraf.lang.php.names import DOC_RETURN, DOC_VAR_PROP, Names
 from ragraf.lang.php.state import Scope, Segment
+
+if TYPE_CHECKING:
+    from tree_sitter import Node
 
 CLASS_KINDS = {
     "class_declaration": "class",
@@ -36,7 +39,7 @@ CLASS_KINDS = {
 class Declarations(Names):
     """Handlers of the ``@definition.*`` captures (and ``use`` imports)."""
 
-    def on_namespace(self, n: Any) -> None:
+    def on_namespace(self, n: Node) -> None:
         name_node = n.child_by_field_name("name")
         name = self.t(name_node) if name_node is not None else ""
         body = n.child_by_field_name("body")
@@ -52,7 +55,7 @@ class Declarations(Names):
         else:
             self.seg_node = None
 
-    def on_import(self, n: Any) -> None:
+    def on_import(self, n: Node) -> None:
         line = n.start_point[0] + 1
         kind = "class"
         prefix = ""
@@ -101,8 +104,8 @@ class Declarations(Names):
                 )
             )
 
-    def on_class(self, n: Any, kind: str) -> None:
-        name = self.t(n.child_by_field_name("name"))
+    def on_class(self, n: Node, kind: str) -> None:
+        name = self.t(self.field(n, "name"))
         fqn = self.qualify(name)
         mods = [
             self.t(c)
@@ -131,7 +134,7 @@ class Declarations(Names):
         self.link_parent(idx, n)
         self.stack.append((n.end_byte, "class", decl))
 
-    def link_parent(self, idx: int, n: Any) -> None:
+    def link_parent(self, idx: int, n: Node) -> None:
         line = n.start_point[0] + 1
         parent = self.container()
         kind = self.facts.nodes[idx][1]
@@ -143,7 +146,7 @@ class Declarations(Names):
         else:
             self.facts.edges.append(LocalEdge(self.nid(parent), self.nid(idx), "contains", line))
 
-    def signature(self, n: Any) -> str:
+    def signature(self, n: Node) -> str:
         body = n.child_by_field_name("body")
         end = body.start_byte if body is not None else n.end_byte
         start = n.start_byte
@@ -155,7 +158,7 @@ class Declarations(Names):
         return sig[:300]
 
     def params(
-        self, n: Any, scope: Scope, decl: ClassDecl | None, is_ctor: bool
+        self, n: Node, scope: Scope, decl: ClassDecl | None, is_ctor: bool
     ) -> list[dict[str, Any]]:
         plist = n.child_by_field_name("parameters")
         out: list[dict[str, Any]] = []
@@ -208,8 +211,8 @@ class Declarations(Names):
             out.append(entry)
         return out
 
-    def on_function(self, n: Any, method: bool) -> None:
-        name = self.t(n.child_by_field_name("name"))
+    def on_function(self, n: Node, method: bool) -> None:
+        name = self.t(self.field(n, "name"))
         decl = self.cur_class_decl() if method else None
         in_anon = any(what == "anon" for _e, what, _p in self.stack)
         if method and (decl is None or in_anon):
@@ -258,11 +261,11 @@ class Declarations(Names):
         self.facts.scope_nodes.append(idx)
         self.stack.append((n.end_byte, "function", idx))
 
-    def on_closure(self, n: Any) -> None:
+    def on_closure(self, n: Node) -> None:
         # parameters of closures type variables of the enclosing scope (flow-insensitive)
         self.params(n, self.scope(), None, False)
 
-    def on_property(self, n: Any) -> None:
+    def on_property(self, n: Node) -> None:
         decl = self.cur_class_decl()
         if decl is None:
             return
@@ -297,7 +300,7 @@ class Declarations(Names):
             if d is not None and d[0] == "class":
                 decl.props[pname].append(d)
 
-    def on_constant(self, n: Any) -> None:
+    def on_constant(self, n: Node) -> None:
         decl = self.cur_class_decl()
         in_function = any(what == "function" for _e, what, _p in self.stack)
         for el in n.named_children:
@@ -322,7 +325,7 @@ class Declarations(Names):
             else:
                 self.link_parent(idx, el)
 
-    def on_enum_case(self, n: Any) -> None:
+    def on_enum_case(self, n: Node) -> None:
         decl = self.cur_class_decl()
         name_node = n.child_by_field_name("name")
         if decl is None or name_node is None:
@@ -334,7 +337,7 @@ class Declarations(Names):
             LocalEdge(self.nid(decl.node), self.nid(idx), "contains", n.start_point[0] + 1)
         )
 
-    def on_trait_use(self, n: Any) -> None:
+    def on_trait_use(self, n: Node) -> None:
         decl = self.cur_class_decl()
         if decl is None:
             return

@@ -29,10 +29,13 @@ Invariants a change must keep:
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING
 
-from ragraf.lang.facts import Target
+from ragraf.lang.facts import Target, TypeDesc
 from ragraf.lang.php.state import Scope, State
+
+if TYPE_CHECKING:
+    from tree_sitter import Node
 
 NOT_CLASSES = {
     "int",
@@ -108,7 +111,7 @@ class Names(State):
         return (raw,)
 
     # -- types ------------------------------------------------------------
-    def type_descs(self, tnode: Any | None) -> list[Any]:
+    def type_descs(self, tnode: Node | None) -> list[TypeDesc]:
         """A type annotation node -> class descriptors (primitive types give none)."""
         if tnode is None:
             return []
@@ -119,13 +122,13 @@ class Names(State):
             "intersection_type",
             "disjunctive_normal_form_type",
         ):
-            out: list[Any] = []
+            out: list[TypeDesc] = []
             for c in tnode.named_children:
                 out.extend(self.type_descs(c))
             return out
         if ty == "named_type":
-            c = tnode.named_children[0] if tnode.named_children else None
-            return self.type_descs(c) if c is not None else []
+            inner = tnode.named_children[0] if tnode.named_children else None
+            return self.type_descs(inner) if inner is not None else []
         if ty in ("name", "qualified_name"):
             raw = self.t(tnode)
             low = raw.lower()
@@ -138,8 +141,8 @@ class Names(State):
             return [("class", fq)] if fq else []
         return []
 
-    def doc_types(self, raw: str) -> list[Any]:
-        out: list[Any] = []
+    def doc_types(self, raw: str) -> list[TypeDesc]:
+        out: list[TypeDesc] = []
         for part in raw.replace("?", "").split("|"):
             part = part.strip()
             if not part or part.endswith("[]"):
@@ -155,17 +158,17 @@ class Names(State):
                 out.append(("class", fq))
         return out
 
-    def expr_desc(self, n: Any | None, depth: int = 0) -> Any:
+    def expr_desc(self, n: Node | None, depth: int = 0) -> TypeDesc | None:
         """What an expression evaluates to, as a type descriptor (or None)."""
         if n is None or depth > 6:
             return None
         ty = n.type
         if ty == "variable_name":
-            name = self.t(n)[1:]
-            if name == "this":
-                cls = self.cur_class()
-                return ("class", cls) if cls else None
-            return ("var", name)
+            var = self.t(n)[1:]
+            if var == "this":
+                this = self.cur_class()
+                return ("class", this) if this else None
+            return ("var", var)
         if ty in ("member_access_expression", "nullsafe_member_access_expression"):
             name = n.child_by_field_name("name")
             if name is None or name.type != "name":
@@ -213,7 +216,7 @@ class Names(State):
                 return ("global", key) if key else None
         return None
 
-    def class_desc(self, n: Any | None) -> Any:
+    def class_desc(self, n: Node | None) -> TypeDesc | None:
         """A class position (scope of ::, target of new) -> descriptor."""
         if n is None:
             return None
@@ -240,7 +243,7 @@ class Names(State):
         return None
 
     # -- callables --------------------------------------------------------
-    def callable_target(self, arg: Any) -> Target | None:
+    def callable_target(self, arg: Node | None) -> Target | None:
         """'name', 'Class::method', [Class::class, 'm'], [$this, 'm'] -> what they name."""
         if arg is None:
             return None
@@ -257,7 +260,7 @@ class Names(State):
             return self.callable_array(arg)
         return None
 
-    def callable_array(self, arr: Any) -> Target | None:
+    def callable_array(self, arr: Node) -> Target | None:
         """``[X, 'method']`` -> a method target (receiver None when X is not understood)."""
         els = [e for e in arr.named_children if e.type == "array_element_initializer"]
         if len(els) != 2 or any(e.named_child_count != 1 for e in els):
@@ -279,7 +282,7 @@ class Names(State):
         d = self.expr_desc(a)
         return Target("method", receiver=d, method=meth) if d else None
 
-    def callable_desc(self, n: Any) -> Any:
+    def callable_desc(self, n: Node) -> TypeDesc | None:
         """A string naming a function, or a callable array, as a descriptor."""
         s = self.string_value(n)
         if s is not None:
@@ -292,7 +295,9 @@ class Names(State):
         return None
 
     # -- closing descriptors over a scope ----------------------------------
-    def close(self, d: Any, sc: Scope, depth: int = 0, seen: frozenset[str] = frozenset()) -> Any:
+    def close(
+        self, d: TypeDesc | None, sc: Scope, depth: int = 0, seen: frozenset[str] = frozenset()
+    ) -> TypeDesc | None:
         """Replace ('var', x) by the union of x's assignments in the scope."""
         if d is None or depth > 5:
             return None

@@ -15,10 +15,13 @@ Invariants a change must keep:
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ragraf.lang.facts import Handler, RouteRef
 from ragraf.lang.php.names import Names
+
+if TYPE_CHECKING:
+    from tree_sitter import Node
 
 ROUTE_METHODS = {
     "addroute",
@@ -38,7 +41,7 @@ ROUTE_METHODS = {
 class Routes(Names):
     """Recognises router registrations among method calls."""
 
-    def on_route(self, n: Any, mname: str, line: int) -> None:
+    def on_route(self, n: Node, mname: str, line: int) -> None:
         """Router registrations: ->get('/path', Handler::class), ->addRoute(['GET'], '/p', [C::class, 'm']),
         with the prefixes of enclosing ->addGroup('/prefix', function ...) calls."""
         args = n.child_by_field_name("arguments")

@@ -28,11 +28,19 @@ Invariants a change must keep:
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ragraf import ids
 from ragraf.lang.chunking import DEFAULT_MAX_LINES
-from ragraf.lang.facts import ClassDecl, FactNode, FileFacts, Ref
+from ragraf.lang.facts import ClassDecl, FactNode, FileFacts, Ref, TypeDesc
+
+if TYPE_CHECKING:
+    from tree_sitter import Node
+
+#: ``(end_byte, what, payload)`` of a declaration the walk is in (see the module docstring):
+#: payload is the ``ClassDecl`` of a "class", the node index of a "namespace" or "function",
+#: None for "anon" and "scope"
+Frame = tuple[int, str, Any]
 
 
 class Segment:
@@ -54,7 +62,7 @@ class Scope:
     def __init__(self, node: int, cls: str | None, end: int, anon: bool = False) -> None:
         self.node = node
         self.cls = cls
-        self.vars: dict[str, list[Any]] = {}
+        self.vars: dict[str, list[TypeDesc]] = {}
         self.globals: set[str] = set()
         self.end = end
         self.anon = anon
@@ -75,17 +83,17 @@ class State:
         self.scopes: list[Scope] = []
         self.all_scopes: list[Scope] = []
         self.seg_node: int | None = None
-        self.stack: list[tuple[int, str, Any]] = []  # (end_byte, what, payload)
+        self.stack: list[Frame] = []
         self.decl_at: dict[int, int] = {}  # start byte of declaration -> node index
         self.raw_refs: list[Ref] = []  # owners are scope indexes until finish()
-        self.comments: list[Any] = []
+        self.comments: list[Node] = []
         self.sql_done: set[tuple[int, int]] = set()
         self.sql_lines: dict[tuple[int, int], int] = {}
         # variable / property types that wait for finish() to be closed over their scope
-        self.pending_globals: list[tuple[int, str, Any]] = []
-        self.pending_props: list[tuple[int, ClassDecl, str, Any]] = []
+        self.pending_globals: list[tuple[int, str, TypeDesc]] = []
+        self.pending_props: list[tuple[int, ClassDecl, str, TypeDesc]] = []
 
-    def t(self, n: Any) -> str:
+    def t(self, n: Node) -> str:
         return self.src[n.start_byte : n.end_byte].decode("utf-8", "surrogateescape")
 
     def add_node(
@@ -93,7 +101,7 @@ class State:
         kind: str,
         name: str,
         fqn: str,
-        n: Any,
+        n: Node,
         props: dict[str, Any],
         layer: str = "structural",
     ) -> int:
@@ -108,7 +116,15 @@ class State:
     def nid(self, idx: int) -> str:
         return self.facts.nodes[idx][0]
 
-    def string_value(self, n: Any) -> str | None:
+    def field(self, n: Node, name: str) -> Node:
+        """A child the query's pattern requires (the name of a declaration, the function
+        of a call), so it is never missing."""
+        child = n.child_by_field_name(name)
+        if child is None:
+            raise ValueError(f"{n.type} without {name} at line {n.start_point[0] + 1}")
+        return child
+
+    def string_value(self, n: Node | None) -> str | None:
         """The value of a plain string literal node (no interpolation)."""
         if n is None:
             return None
@@ -118,7 +134,7 @@ class State:
                 return "".join(self.t(p) for p in parts)
         return None
 
-    def docblock(self, n: Any) -> str | None:
+    def docblock(self, n: Node) -> str | None:
         prev = n.prev_named_sibling
         if prev is not None and prev.type == "comment":
             txt = self.t(prev)

@@ -22,11 +22,14 @@ Invariants a change must keep:
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ragraf.lang.facts import SqlAnalysis, SqlRef
 from ragraf.lang.php.state import State
 from ragraf.sql import sqltext
+
+if TYPE_CHECKING:
+    from tree_sitter import Node
 
 # PHP escapes of double-quoted strings and heredocs (single quotes know only \\ and \')
 _DQ_ESCAPE = re.compile(
@@ -52,7 +55,7 @@ MAX_SQL_DYN = 120  # characters of a run-time part kept in fragments
 class Strings(State):
     """SQL candidates of the walk and the decoding of PHP strings."""
 
-    def on_sql(self, n: Any) -> None:
+    def on_sql(self, n: Node) -> None:
         """A string starting with a SQL keyword: analyse its outermost concatenation once."""
         outer = n
         p = outer.parent
@@ -92,7 +95,7 @@ class Strings(State):
                 return int(payload.node)
         return 0
 
-    def sql_fragments(self, n: Any) -> tuple[tuple[str, str], ...]:
+    def sql_fragments(self, n: Node) -> tuple[tuple[str, str], ...]:
         """A string expression -> ("lit", decoded text) / ("dyn", PHP expression) fragments."""
         out: list[tuple[str, str]] = []
         stack = [n]
@@ -125,7 +128,7 @@ class Strings(State):
                 merged.append((k, v))
         return tuple(merged)
 
-    def single_quoted(self, n: Any) -> str:
+    def single_quoted(self, n: Node) -> str:
         raw = self.t(n)
         if raw[:1] in "bB":
             raw = raw[1:]
@@ -133,7 +136,7 @@ class Strings(State):
             return _decode_dq(raw[1:-1])
         return _SQ_ESCAPE.sub(r"\1", raw[1:-1])
 
-    def interpolated(self, n: Any) -> list[tuple[str, str]]:
+    def interpolated(self, n: Node) -> list[tuple[str, str]]:
         """Fragments of a double-quoted string, heredoc or nowdoc (heredoc indentation removed)."""
         src = self.src
         kids = n.children
@@ -166,7 +169,7 @@ class Strings(State):
             pieces = _dedent(pieces, indent.decode("utf-8", "surrogateescape"))
         return _decode_pieces(pieces, dq=n.type == "heredoc")
 
-    def text_pieces(self, kids: list[Any], start: int, end: int) -> list[tuple[str, str]]:
+    def text_pieces(self, kids: list[Node], start: int, end: int) -> list[tuple[str, str]]:
         """("raw", source text) / ("dyn", PHP expression) pieces of [start, end)."""
         src = self.src
         out: list[tuple[str, str]] = []
@@ -206,7 +209,7 @@ class Strings(State):
         return out
 
 
-def _is_concat(n: Any) -> bool:
+def _is_concat(n: Node | None) -> bool:
     if n is None or n.type != "binary_expression":
         return False
     op = n.child_by_field_name("operator")

@@ -14,7 +14,7 @@ Invariants a change must keep:
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ragraf.lang.facts import (
     CallableRef,
@@ -28,8 +28,12 @@ from ragraf.lang.facts import (
     StaticCallRef,
     SuperglobalRef,
     Target,
+    TypeDesc,
 )
 from ragraf.lang.php.routes import ROUTE_METHODS, Routes
+
+if TYPE_CHECKING:
+    from tree_sitter import Node
 
 COND_PARENTS = {
     "if_statement",
@@ -56,8 +60,8 @@ _SCOPE_TYPES = {
 class Uses(Routes):
     """Handlers of the ``@reference.*`` captures (``use`` imports aside)."""
 
-    def on_call(self, n: Any) -> None:
-        f = n.child_by_field_name("function")
+    def on_call(self, n: Node) -> None:
+        f = self.field(n, "function")
         line = f.start_point[0] + 1
         sc = self.scope_index()
         if f.type in ("name", "qualified_name"):
@@ -88,7 +92,7 @@ class Uses(Routes):
                 DynamicCallRef(sc, line, "variable", (Target("variable", method=self.t(f)[1:]),))
             )
 
-    def on_define(self, n: Any) -> None:
+    def on_define(self, n: Node) -> None:
         args = n.child_by_field_name("arguments")
         first = args.named_children[0] if args is not None and args.named_children else None
         arg = first.named_children[0] if first is not None and first.named_children else None
@@ -101,7 +105,7 @@ class Uses(Routes):
                 LocalEdge(self.nid(0), self.nid(idx), "contains", n.start_point[0] + 1)
             )
 
-    def on_array(self, n: Any) -> None:
+    def on_array(self, n: Node) -> None:
         target = self.callable_array(n)
         if target is not None and target.receiver is not None:
             self.raw_refs.append(
@@ -110,8 +114,8 @@ class Uses(Routes):
                 )
             )
 
-    def on_method_call(self, n: Any) -> None:
-        name = n.child_by_field_name("name")
+    def on_method_call(self, n: Node) -> None:
+        name = self.field(n, "name")
         line = name.start_point[0] + 1
         if name.type != "name":
             self.raw_refs.append(DynamicCallRef(self.scope_index(), line, "dynamic_method", ()))
@@ -122,8 +126,8 @@ class Uses(Routes):
         if mname.lower() in ROUTE_METHODS:
             self.on_route(n, mname.lower(), line)
 
-    def on_static_call(self, n: Any) -> None:
-        name = n.child_by_field_name("name")
+    def on_static_call(self, n: Node) -> None:
+        name = self.field(n, "name")
         line = name.start_point[0] + 1
         if name.type != "name":
             self.raw_refs.append(DynamicCallRef(self.scope_index(), line, "dynamic_method", ()))
@@ -131,7 +135,7 @@ class Uses(Routes):
         cls = self.class_desc(n.child_by_field_name("scope"))
         self.raw_refs.append(StaticCallRef(self.scope_index(), line, cls, self.t(name)))
 
-    def on_new(self, n: Any) -> None:
+    def on_new(self, n: Node) -> None:
         c = n.named_children[0] if n.named_children else None
         if c is None or c.type == "anonymous_class":
             return
@@ -140,7 +144,7 @@ class Uses(Routes):
             if d is not None:
                 self.raw_refs.append(NewRef(self.scope_index(), c.start_point[0] + 1, d))
 
-    def on_class_constant(self, n: Any) -> None:
+    def on_class_constant(self, n: Node) -> None:
         parts = n.named_children
         if len(parts) != 2:
             return
@@ -154,7 +158,7 @@ class Uses(Routes):
             ClassConstRef(self.scope_index(), parts[0].start_point[0] + 1, cls, member)
         )
 
-    def on_include(self, n: Any) -> None:
+    def on_include(self, n: Node) -> None:
         expr = n.named_children[0] if n.named_children else None
         parts = self.include_parts(expr)
         conditional = False
@@ -173,7 +177,7 @@ class Uses(Routes):
             IncludeRef(self.scope_index(), n.start_point[0] + 1, kind, tuple(parts), conditional)
         )
 
-    def include_parts(self, n: Any) -> list[tuple[str, str]]:
+    def include_parts(self, n: Node | None) -> list[tuple[str, str]]:
         if n is None:
             return [("dyn", "")]
         ty = n.type
@@ -219,7 +223,7 @@ class Uses(Routes):
             return out
         return [("dyn", self.t(n)[:80])]
 
-    def on_global(self, n: Any) -> None:
+    def on_global(self, n: Node) -> None:
         sc = self.scope()
         for c in n.named_children:
             if c.type == "variable_name":
@@ -227,7 +231,7 @@ class Uses(Routes):
                 sc.globals.add(name)
                 sc.vars.setdefault(name, []).append(("global", name))
 
-    def on_assignment(self, n: Any) -> None:
+    def on_assignment(self, n: Node) -> None:
         left = n.child_by_field_name("left")
         right = n.child_by_field_name("right")
         if left is None:
@@ -263,18 +267,18 @@ class Uses(Routes):
                 if rd is not None:
                     self.pending_globals.append((self.scope_index(), d[1], rd))
 
-    def on_catch(self, n: Any) -> None:
+    def on_catch(self, n: Node) -> None:
         tnode = n.child_by_field_name("type")
         name = n.child_by_field_name("name")
         if tnode is None or name is None:
             return
-        descs: list[Any] = []
+        descs: list[TypeDesc] = []
         for c in [tnode] if tnode.type != "type_list" else tnode.named_children:
             descs.extend(self.type_descs(c))
         if descs:
             self.scope().vars.setdefault(self.t(name).lstrip("$"), []).extend(descs)
 
-    def on_superglobal(self, n: Any) -> None:
+    def on_superglobal(self, n: Node) -> None:
         base = n.named_children[0]
         key_node = n.named_children[1] if n.named_child_count > 1 else None
         key = self.string_value(key_node) if key_node is not None else None

@@ -20,7 +20,7 @@ Invariants a change must keep:
 from __future__ import annotations
 
 from functools import cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ragraf import ids
 from ragraf.kinds import Layer, NodeKind
@@ -43,9 +43,12 @@ from ragraf.lang.php.state import Scope
 from ragraf.lang.php.strings import Strings
 from ragraf.lang.php.uses import Uses
 
+if TYPE_CHECKING:
+    from tree_sitter import Node, Parser, Query
+
 
 @cache
-def _query() -> Any:
+def _query() -> Query:
     from tree_sitter import Query
     from tree_sitter_language_pack import get_language
 
@@ -56,7 +59,7 @@ def _query() -> Any:
 
 
 @cache
-def _parser() -> Any:
+def _parser() -> Parser:
     from tree_sitter_language_pack import get_parser
 
     return get_parser("php")
@@ -93,7 +96,7 @@ class Extractor(Declarations, Uses, Strings):
         from tree_sitter import QueryCursor
 
         caps = QueryCursor(_query()).captures(root)
-        items: list[tuple[int, int, str, Any]] = []
+        items: list[tuple[int, int, str, Node]] = []
         for cap, nodes in caps.items():
             if cap.startswith("name."):
                 continue
@@ -155,7 +158,7 @@ class Extractor(Declarations, Uses, Strings):
         self.finish()
         return f
 
-    def on_comment(self, n: Any) -> None:
+    def on_comment(self, n: Node) -> None:
         self.comments.append(n)
         txt = self.t(n)
         if "@var" in txt and "$" in txt:  # `/** @var Type $name */` types a local variable
@@ -264,7 +267,7 @@ def _innermost(spans: list[tuple[int, int, int]], line: int) -> int | None:
     return best
 
 
-def _first_error(root: Any) -> int | None:
+def _first_error(root: Node) -> int | None:
     stack = [root]
     while stack:
         n = stack.pop()
