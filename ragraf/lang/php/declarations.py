@@ -34,6 +34,12 @@ CLASS_KINDS = {
     "trait_declaration": "trait",
     "enum_declaration": "enum",
 }
+#: a declaration's ``signature`` prop (its head up to the body, whitespace collapsed) is cut
+#: here: enough for a parameter list, bounded for generated code
+MAX_SIGNATURE_CHARS = 300
+#: a parameter's ``default`` prop (its PHP source) is cut here (a long array literal says
+#: little)
+MAX_DEFAULT_CHARS = 60
 
 
 class Declarations(Names):
@@ -155,7 +161,7 @@ class Declarations(Names):
                 start = c.end_byte
         sig = self.src[start:end].decode("utf-8", "surrogateescape")
         sig = " ".join(sig.split()).rstrip(" ;{")
-        return sig[:300]
+        return sig[:MAX_SIGNATURE_CHARS]
 
     def params(
         self, n: Node, scope: Scope, decl: ClassDecl | None, is_ctor: bool
@@ -181,7 +187,7 @@ class Declarations(Names):
                 entry["type"] = self.t(tnode)
             default = p.child_by_field_name("default_value")
             if default is not None:
-                entry["default"] = self.t(default)[:60]
+                entry["default"] = self.t(default)[:MAX_DEFAULT_CHARS]
             if p.type == "variadic_parameter":
                 entry["variadic"] = True
             descs = self.type_descs(tnode)

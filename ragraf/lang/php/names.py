@@ -63,6 +63,15 @@ NOT_CLASSES = {
     "scalar",
     "list",
 }
+#: how deep ``expr_desc`` follows a receiver expression (``$a->b()->c->d()``; parentheses,
+#: assignments and clones count): a deeper one describes nothing (None), which bounds the
+#: recursion and the size of a descriptor
+MAX_EXPR_DEPTH = 6
+#: how deep ``close`` substitutes variables into a descriptor (``$a = $b; $b = $c->d;``):
+#: it bounds the work on long assignment chains; ``seen`` already stops cycles
+MAX_CLOSE_DEPTH = 5
+_NAMESPACE_RELATIVE = "namespace\\"  # ``namespace\Foo``: relative to the current namespace
+
 # docblock tags that type a local variable, a property, a return value
 DOC_VAR = re.compile(r"@var\s+([\\\w|?\[\]]+)\s+\$(\w+)")
 DOC_VAR_PROP = re.compile(r"@var\s+([\\\w|?\[\]]+)")
@@ -85,8 +94,8 @@ class Names(State):
         low = raw.lower()
         if low in NOT_CLASSES:
             return None
-        if low.startswith("namespace\\"):
-            return self.qualify(raw[10:])
+        if low.startswith(_NAMESPACE_RELATIVE):
+            return self.qualify(raw[len(_NAMESPACE_RELATIVE) :])
         first, sep, rest = raw.partition("\\")
         target = self.seg.classes.get(first.lower())
         if target:
@@ -160,7 +169,7 @@ class Names(State):
 
     def expr_desc(self, n: Node | None, depth: int = 0) -> TypeDesc | None:
         """What an expression evaluates to, as a type descriptor (or None)."""
-        if n is None or depth > 6:
+        if n is None or depth > MAX_EXPR_DEPTH:
             return None
         ty = n.type
         if ty == "variable_name":
@@ -299,7 +308,7 @@ class Names(State):
         self, d: TypeDesc | None, sc: Scope, depth: int = 0, seen: frozenset[str] = frozenset()
     ) -> TypeDesc | None:
         """Replace ('var', x) by the union of x's assignments in the scope."""
-        if d is None or depth > 5:
+        if d is None or depth > MAX_CLOSE_DEPTH:
             return None
         tag = d[0]
         if tag == "var":

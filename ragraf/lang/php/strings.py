@@ -49,7 +49,11 @@ _DQ_SIMPLE = {
 _SQ_ESCAPE = re.compile(r"\\([\\'])")
 _STRINGS = frozenset({"string", "encapsed_string", "heredoc", "nowdoc"})
 _TEXT_PARTS = frozenset({"string_content", "escape_sequence", "nowdoc_string", "string_value"})
-MAX_SQL_DYN = 120  # characters of a run-time part kept in fragments
+#: characters of a run-time part's PHP source kept in a ``("dyn", php)`` fragment: enough
+#: for the resolver to match a ``db.table_prefixes`` expression, bounded for long ones
+MAX_SQL_DYN = 120
+#: PHP keeps the low byte of an octal escape above \377 ("\400" is "\0")
+_OCTAL_BYTE_MASK = 0xFF
 
 
 class Strings(State):
@@ -142,9 +146,8 @@ class Strings(State):
         kids = n.children
         if n.type == "encapsed_string":
             # b"...": the grammar has no token for the opening b" (only for the closing quote)
-            start = n.start_byte + (
-                2 if src[n.start_byte : n.start_byte + 1] in (b"b", b"B") else 1
-            )
+            binary = src[n.start_byte : n.start_byte + 1] in (b"b", b"B")
+            start = n.start_byte + len(b'b"' if binary else b'"')
             end = n.end_byte - 1 if src[n.end_byte - 1 : n.end_byte] == b'"' else n.end_byte
             if end <= start:
                 return []
@@ -222,7 +225,7 @@ def _decode_dq(text: str) -> str:
         if simple is not None:
             return _DQ_SIMPLE[simple]
         if octal is not None:
-            return chr(int(octal, 8) & 0xFF)
+            return chr(int(octal, 8) & _OCTAL_BYTE_MASK)
         if hexa is not None:
             return chr(int(hexa, 16))
         try:

@@ -55,6 +55,11 @@ _SCOPE_TYPES = {
     "arrow_function",
     "program",
 }
+#: a run-time part of an include path keeps this much of its PHP source (the resolver only
+#: needs the literal parts to build a pattern; the rest is for humans)
+MAX_INCLUDE_EXPR_CHARS = 80
+#: ``dirname($path)`` goes up one level unless its second argument says otherwise
+_DIRNAME_DEFAULT_LEVELS = 1
 
 
 class Uses(Routes):
@@ -206,10 +211,10 @@ class Uses(Routes):
                     if args.named_children[0].named_children
                     else None
                 )
-                levels = 1
+                levels = _DIRNAME_DEFAULT_LEVELS
                 if len(args.named_children) > 1:
                     lv = self.t(args.named_children[1]).strip()
-                    levels = int(lv) if lv.isdigit() else 1
+                    levels = int(lv) if lv.isdigit() else _DIRNAME_DEFAULT_LEVELS
                 if inner is not None and self.t(inner) in ("__FILE__",):
                     return [("dir", "")] + [("lit", "/..")] * (levels - 1)
                 if inner is not None and self.t(inner) == "__DIR__":
@@ -221,7 +226,7 @@ class Uses(Routes):
                     [("lit", self.t(c))] if c.type == "string_content" else [("dyn", self.t(c))]
                 )
             return out
-        return [("dyn", self.t(n)[:80])]
+        return [("dyn", self.t(n)[:MAX_INCLUDE_EXPR_CHARS])]
 
     def on_global(self, n: Node) -> None:
         sc = self.scope()
