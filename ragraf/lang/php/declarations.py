@@ -267,6 +267,10 @@ class Declarations(Names):
         self.facts.scope_nodes.append(idx)
         self.stack.append((n.end_byte, "function", idx))
 
+    def on_anonymous_class(self, n: Node) -> None:
+        # no symbol: inside, there is no class context (its methods are scopes of their own)
+        self.stack.append((n.end_byte, "anon", None))
+
     def on_closure(self, n: Node) -> None:
         # parameters of closures type variables of the enclosing scope (flow-insensitive)
         self.params(n, self.scope(), None, False)

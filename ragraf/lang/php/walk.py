@@ -19,6 +19,7 @@ Invariants a change must keep:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
@@ -69,8 +70,7 @@ class Extractor(Declarations, Uses, Strings):
     """One file's extraction: ``Extractor(path, text).run()`` -> FileFacts."""
 
     def run(self) -> FileFacts:
-        tree = _parser().parse(self.src)
-        root = tree.root_node
+        root = _parser().parse(self.src).root_node
         f = self.facts
         f.lines = self.text.count("\n") + (0 if self.text.endswith("\n") or not self.text else 1)
         fid = ids.node_id("file", self.path, self.path, 1)
@@ -92,20 +92,35 @@ class Extractor(Declarations, Uses, Strings):
             f.status = "partial"
             err = _first_error(root)
             f.note = f"syntax error near line {err}" if err else "syntax errors"
-
-        from tree_sitter import QueryCursor
-
-        caps = QueryCursor(_query()).captures(root)
-        items: list[tuple[int, int, str, Node]] = []
-        for cap, nodes in caps.items():
-            if cap.startswith("name."):
+        handlers = self.handlers()
+        last = None
+        for start, negend, cap, node in _captures(root):
+            key = (start, negend, cap)
+            if key == last:
                 continue
-            for node in nodes:
-                items.append((node.start_byte, -node.end_byte, cap, node))
-        items.sort(key=lambda x: (x[0], x[1], x[2]))
-        handlers = {
+            last = key
+            self.advance(start)
+            handlers[cap](node)
+        self.stack.clear()
+        self.finish()
+        return f
+
+    def handlers(self) -> dict[str, Callable[[Node], None]]:
+        """The handler of each capture name of the query (``@name.*`` ones aside)."""
+
+        def class_like(n: Node) -> None:
+            self.on_class(n, CLASS_KINDS[n.type])
+
+        return {
             "definition.namespace": self.on_namespace,
             "reference.import": self.on_import,
+            "definition.class": class_like,
+            "definition.interface": class_like,
+            "definition.trait": class_like,
+            "definition.enum": class_like,
+            "definition.function": lambda n: self.on_function(n, False),
+            "definition.method": lambda n: self.on_function(n, True),
+            "definition.anonymous_class": self.on_anonymous_class,
             "definition.property": self.on_property,
             "definition.constant": self.on_constant,
             "definition.enum_case": self.on_enum_case,
@@ -125,38 +140,16 @@ class Extractor(Declarations, Uses, Strings):
             "text.comment": self.on_comment,
             "sql.string": self.on_sql,
         }
-        last = None
-        for start, negend, cap, node in items:
-            key = (start, negend, cap)
-            if key == last:
-                continue
-            last = key
-            while self.stack and self.stack[-1][0] <= start:
-                _e, what, _p = self.stack.pop()
-                if what in ("function", "scope"):
-                    self.scopes.pop()
-            if self.seg.end is not None and start >= self.seg.end:
-                self.seg = self.global_seg
-                self.seg_node = None
-            if cap in (
-                "definition.class",
-                "definition.interface",
-                "definition.trait",
-                "definition.enum",
-            ):
-                self.on_class(node, CLASS_KINDS[node.type])
-            elif cap == "definition.function":
-                self.on_function(node, False)
-            elif cap == "definition.method":
-                self.on_function(node, True)
-            elif cap == "definition.anonymous_class":
-                self.stack.append((node.end_byte, "anon", None))
-            else:
-                handlers[cap](node)
-        while self.stack:
+
+    def advance(self, start: int) -> None:
+        """Leave the declarations, scopes and braced namespace that end before ``start``."""
+        while self.stack and self.stack[-1][0] <= start:
             _e, what, _p = self.stack.pop()
-        self.finish()
-        return f
+            if what in ("function", "scope"):
+                self.scopes.pop()
+        if self.seg.end is not None and start >= self.seg.end:
+            self.seg = self.global_seg
+            self.seg_node = None
 
     def on_comment(self, n: Node) -> None:
         self.comments.append(n)
@@ -255,6 +248,22 @@ class Extractor(Declarations, Uses, Strings):
                 continue
             merged.append([start, end, kind, txt, owner])
         f.texts = [TextFact(m[0], m[1], m[2], m[3], m[4]) for m in merged]
+
+
+def _captures(root: Node) -> list[tuple[int, int, str, Node]]:
+    """The query's captures of the file as (start byte, -end byte, capture name, node), in
+    document order: by start, the outer node first, then by capture name."""
+    from tree_sitter import QueryCursor
+
+    caps = QueryCursor(_query()).captures(root)
+    items: list[tuple[int, int, str, Node]] = []
+    for cap, nodes in caps.items():
+        if cap.startswith("name."):
+            continue
+        for node in nodes:
+            items.append((node.start_byte, -node.end_byte, cap, node))
+    items.sort(key=lambda x: (x[0], x[1], x[2]))
+    return items
 
 
 def _innermost(spans: list[tuple[int, int, int]], line: int) -> int | None:
