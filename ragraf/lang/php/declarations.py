@@ -46,6 +46,7 @@ class Declarations(Names):
     """Handlers of the ``@definition.*`` captures (and ``use`` imports)."""
 
     def on_namespace(self, n: Node) -> None:
+        """``namespace X;`` (until the next one) or ``namespace X { ... }``: a new segment."""
         name_node = n.child_by_field_name("name")
         name = self.t(name_node) if name_node is not None else ""
         body = n.child_by_field_name("body")
@@ -62,6 +63,7 @@ class Declarations(Names):
             self.seg_node = None
 
     def on_import(self, n: Node) -> None:
+        """``use A\\B [as C]``, grouped ``use A\\{B, C}``, ``use function`` / ``use const``."""
         line = n.start_point[0] + 1
         kind = "class"
         prefix = ""
@@ -111,6 +113,7 @@ class Declarations(Names):
             )
 
     def on_class(self, n: Node, kind: str) -> None:
+        """A class, interface, trait or enum: its node, ``ClassDecl`` and stack frame."""
         name = self.t(self.field(n, "name"))
         fqn = self.qualify(name)
         mods = [
@@ -141,10 +144,11 @@ class Declarations(Names):
         self.stack.append((n.end_byte, "class", decl))
 
     def link_parent(self, idx: int, n: Node) -> None:
+        """The ``contains`` edge from the container (and ``defines`` from the namespace)."""
         line = n.start_point[0] + 1
         parent = self.container()
-        kind = self.facts.nodes[idx][1]
-        if parent == 0 or self.facts.nodes[parent][1] == "namespace":
+        kind = self.facts.nodes[idx].kind
+        if parent == 0 or self.facts.nodes[parent].kind == "namespace":
             self.facts.edges.append(LocalEdge(self.nid(0), self.nid(idx), "contains", line))
             ns_idx = self.seg_node
             if ns_idx is not None and kind not in ("namespace",):
@@ -153,6 +157,7 @@ class Declarations(Names):
             self.facts.edges.append(LocalEdge(self.nid(parent), self.nid(idx), "contains", line))
 
     def signature(self, n: Node) -> str:
+        """The declaration's head up to its body, attributes left out, whitespace collapsed."""
         body = n.child_by_field_name("body")
         end = body.start_byte if body is not None else n.end_byte
         start = n.start_byte
@@ -166,6 +171,8 @@ class Declarations(Names):
     def params(
         self, n: Node, scope: Scope, decl: ClassDecl | None, is_ctor: bool
     ) -> list[dict[str, Any]]:
+        """The ``parameters`` prop; typed parameters type ``scope``'s variables, promoted
+        constructor parameters become properties of ``decl``."""
         plist = n.child_by_field_name("parameters")
         out: list[dict[str, Any]] = []
         if plist is None:
@@ -218,6 +225,7 @@ class Declarations(Names):
         return out
 
     def on_function(self, n: Node, method: bool) -> None:
+        """A function or method: its node, return types and a scope of its own."""
         name = self.t(self.field(n, "name"))
         decl = self.cur_class_decl() if method else None
         in_anon = any(what == "anon" for _e, what, _p in self.stack)
@@ -268,14 +276,16 @@ class Declarations(Names):
         self.stack.append((n.end_byte, "function", idx))
 
     def on_anonymous_class(self, n: Node) -> None:
-        # no symbol: inside, there is no class context (its methods are scopes of their own)
+        """No symbol; inside there is no class context (its methods are bare scopes)."""
         self.stack.append((n.end_byte, "anon", None))
 
     def on_closure(self, n: Node) -> None:
-        # parameters of closures type variables of the enclosing scope (flow-insensitive)
+        """A closure's or arrow function's parameters type variables of the enclosing scope
+        (flow-insensitive)."""
         self.params(n, self.scope(), None, False)
 
     def on_property(self, n: Node) -> None:
+        """Properties: nodes, and their declared, ``@var`` and default (``new``) types."""
         decl = self.cur_class_decl()
         if decl is None:
             return
@@ -311,6 +321,7 @@ class Declarations(Names):
                 decl.props[pname].append(d)
 
     def on_constant(self, n: Node) -> None:
+        """Class constants and top-level ``const``; a ``const`` inside a function is skipped."""
         decl = self.cur_class_decl()
         in_function = any(what == "function" for _e, what, _p in self.stack)
         for el in n.named_children:
@@ -336,6 +347,7 @@ class Declarations(Names):
                 self.link_parent(idx, el)
 
     def on_enum_case(self, n: Node) -> None:
+        """An enum case: a constant of its enum."""
         decl = self.cur_class_decl()
         name_node = n.child_by_field_name("name")
         if decl is None or name_node is None:
@@ -348,6 +360,7 @@ class Declarations(Names):
         )
 
     def on_trait_use(self, n: Node) -> None:
+        """``use T;`` inside a class body."""
         decl = self.cur_class_decl()
         if decl is None:
             return

@@ -82,6 +82,7 @@ class Names(State):
     """Name resolution and type descriptors in the walk's current context."""
 
     def qualify(self, name: str) -> str:
+        """A name declared here -> its fqn in the current namespace."""
         return f"{self.seg.ns}\\{name}" if self.seg.ns else name
 
     def resolve_class(self, raw: str) -> str | None:
@@ -103,6 +104,8 @@ class Names(State):
         return self.qualify(raw)
 
     def function_candidates(self, raw: str) -> tuple[str, ...]:
+        """A function name as written -> the fqns PHP tries, in order (an unqualified name in a
+        namespace: the namespaced one, then the global one)."""
         raw = raw.strip()
         if raw.startswith("\\"):
             return (raw[1:],)
@@ -151,6 +154,8 @@ class Names(State):
         return []
 
     def doc_types(self, raw: str) -> list[TypeDesc]:
+        """A docblock type (``Foo|null``, ``?Bar``, ``static``) -> class descriptors; arrays
+        (``Foo[]``) and primitive types give none."""
         out: list[TypeDesc] = []
         for part in raw.replace("?", "").split("|"):
             part = part.strip()

@@ -123,17 +123,7 @@ class Routes(Names):
             if p.type in ("member_call_expression", "scoped_call_expression"):
                 pn = p.child_by_field_name("name")
                 if pn is not None and self.t(pn).lower() in _GROUP_CALLS:
-                    pargs = p.child_by_field_name("arguments")
-                    first = (
-                        pargs.named_children[0]
-                        if pargs is not None and pargs.named_children
-                        else None
-                    )
-                    pv = (
-                        self.string_value(first.named_children[0])
-                        if first is not None and first.named_children
-                        else None
-                    )
+                    pv = self.string_value(self.first_arg(p))
                     if pv is not None:
                         prefix = pv + prefix
             p = p.parent

@@ -57,6 +57,10 @@ class Segment:
 
 
 class Scope:
+    """A variable scope (file, function, method; a method of an anonymous class): what its
+    variables may hold (``vars``, from assignments, parameters, ``catch``, ``@var``) and
+    which of them are ``global``; ``node`` is the node index refs in it belong to."""
+
     __slots__ = ("node", "cls", "vars", "globals", "end", "anon", "id")
 
     def __init__(self, node: int, cls: str | None, end: int, anon: bool = False) -> None:
@@ -94,6 +98,7 @@ class State:
         self.pending_props: list[tuple[int, ClassDecl, str, TypeDesc]] = []
 
     def t(self, n: Node) -> str:
+        """The source text of a node."""
         return self.src[n.start_byte : n.end_byte].decode("utf-8", "surrogateescape")
 
     def add_node(
@@ -105,6 +110,7 @@ class State:
         props: dict[str, Any],
         layer: str = "structural",
     ) -> int:
+        """Append a declaration node with its final id; returns its node index."""
         start = n.start_point[0] + 1
         end = n.end_point[0] + 1
         nid = ids.node_id(kind, fqn, self.path, start)
@@ -114,7 +120,8 @@ class State:
         return idx
 
     def nid(self, idx: int) -> str:
-        return self.facts.nodes[idx][0]
+        """The id of the node at an index."""
+        return self.facts.nodes[idx].node_id
 
     def field(self, n: Node, name: str) -> Node:
         """A child the query's pattern requires (the name of a declaration, the function
@@ -123,6 +130,12 @@ class State:
         if child is None:
             raise ValueError(f"{n.type} without {name} at line {n.start_point[0] + 1}")
         return child
+
+    def first_arg(self, call: Node) -> Node | None:
+        """The expression of a call's first argument."""
+        args = call.child_by_field_name("arguments")
+        first = args.named_children[0] if args is not None and args.named_children else None
+        return first.named_children[0] if first is not None and first.named_children else None
 
     def string_value(self, n: Node | None) -> str | None:
         """The value of a plain string literal node (no interpolation)."""
@@ -135,6 +148,7 @@ class State:
         return None
 
     def docblock(self, n: Node) -> str | None:
+        """The ``/** ... */`` right before a declaration, if any."""
         prev = n.prev_named_sibling
         if prev is not None and prev.type == "comment":
             txt = self.t(prev)
@@ -144,18 +158,23 @@ class State:
 
     # -- scopes ---------------------------------------------------------
     def scope(self) -> Scope:
+        """The innermost open scope."""
         return self.scopes[-1]
 
     def scope_index(self) -> int:
+        """The index (into ``all_scopes``) of the innermost open scope: the owner of new refs."""
         return self.scopes[-1].id
 
     def push_scope(self, sc: Scope) -> None:
+        """Open a scope, numbering it in ``all_scopes``."""
         sc.id = len(self.all_scopes)
         self.all_scopes.append(sc)
         self.scopes.append(sc)
 
     # -- the declaration stack ------------------------------------------
     def cur_class(self) -> str | None:
+        """The fqn of the class the position is in, also inside its methods (None inside an
+        anonymous class)."""
         for _end, what, payload in reversed(self.stack):
             if what == "class":
                 return payload.fqn
@@ -164,6 +183,8 @@ class State:
         return None
 
     def cur_class_decl(self) -> ClassDecl | None:
+        """The class whose body directly holds the position (None inside a method or an
+        anonymous class): where members are declared."""
         for _end, what, payload in reversed(self.stack):
             if what == "class":
                 return payload
@@ -172,6 +193,8 @@ class State:
         return None
 
     def cur_class_decl_any(self) -> ClassDecl | None:
+        """The class the position is in, also inside its methods (None inside an anonymous
+        class): where ``$this->x = ...`` types a property."""
         for _end, what, payload in reversed(self.stack):
             if what == "class":
                 return payload
@@ -180,6 +203,7 @@ class State:
         return None
 
     def stack_has_function(self) -> bool:
+        """Whether the position is inside a function, a method or an anonymous class's method."""
         return any(what in ("function", "scope") for _e, what, _p in self.stack)
 
     def container(self) -> int:

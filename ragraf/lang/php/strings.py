@@ -90,6 +90,9 @@ class Strings(State):
         )
 
     def sql_owner(self) -> int:
+        """The node index a SQL string belongs to: the innermost function or method (for a
+        method of an anonymous class, the node of the scope around the class), else the class,
+        else the file."""
         for _end, what, payload in reversed(self.stack):
             if what == "function":
                 return int(payload)
@@ -133,6 +136,7 @@ class Strings(State):
         return tuple(merged)
 
     def single_quoted(self, n: Node) -> str:
+        """The value of a literal without interpolation (``'...'``, ``b'...'``, ``"..."``)."""
         raw = self.t(n)
         if raw[:1] in "bB":
             raw = raw[1:]
@@ -213,6 +217,7 @@ class Strings(State):
 
 
 def _is_concat(n: Node | None) -> bool:
+    """Whether ``n`` is a ``.`` concatenation."""
     if n is None or n.type != "binary_expression":
         return False
     op = n.child_by_field_name("operator")
@@ -220,6 +225,8 @@ def _is_concat(n: Node | None) -> bool:
 
 
 def _decode_dq(text: str) -> str:
+    """PHP's escapes of double-quoted strings and heredocs decoded (unknown ones stay)."""
+
     def one(m: re.Match[str]) -> str:
         simple, octal, hexa, uni = m.groups()
         if simple is not None:
@@ -237,6 +244,7 @@ def _decode_dq(text: str) -> str:
 
 
 def _merge_raw(pieces: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """Adjacent raw pieces joined."""
     out: list[tuple[str, str]] = []
     for k, v in pieces:
         if k == "raw" and out and out[-1][0] == "raw":
@@ -265,6 +273,7 @@ def _dedent(pieces: list[tuple[str, str]], indent: str) -> list[tuple[str, str]]
 
 
 def _decode_pieces(pieces: list[tuple[str, str]], dq: bool) -> list[tuple[str, str]]:
+    """Raw pieces -> ``lit`` fragments (escapes decoded when ``dq``), the rest ``dyn``."""
     return [
         ("lit", _decode_dq(v) if dq else v) if k == "raw" else ("dyn", v)
         for k, v in _merge_raw(pieces)

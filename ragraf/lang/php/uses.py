@@ -55,6 +55,11 @@ _SCOPE_TYPES = {
     "arrow_function",
     "program",
 }
+#: functions whose first argument is a callable they call
+_CALLABLE_CALLERS = frozenset(
+    {"call_user_func", "call_user_func_array", "forward_static_call", "forward_static_call_array"}
+)
+_CONSTANT_NAME = re.compile(r"[A-Za-z_]\w*(\\\w+)*")  # define('NAME' or 'Ns\\NAME', ...)
 #: a run-time part of an include path keeps this much of its PHP source (the resolver only
 #: needs the literal parts to build a pattern; the rest is for humans)
 MAX_INCLUDE_EXPR_CHARS = 80
@@ -66,24 +71,15 @@ class Uses(Routes):
     """Handlers of the ``@reference.*`` captures (``use`` imports aside)."""
 
     def on_call(self, n: Node) -> None:
+        """``f(...)``, ``call_user_func(...)`` and friends, ``$fn(...)``, ``define(...)``."""
         f = self.field(n, "function")
         line = f.start_point[0] + 1
         sc = self.scope_index()
         if f.type in ("name", "qualified_name"):
             raw = self.t(f)
             low = raw.lower().lstrip("\\")
-            if low in (
-                "call_user_func",
-                "call_user_func_array",
-                "forward_static_call",
-                "forward_static_call_array",
-            ):
-                args = n.child_by_field_name("arguments")
-                first = args.named_children[0] if args is not None and args.named_children else None
-                arg = (
-                    first.named_children[0] if first is not None and first.named_children else None
-                )
-                target = self.callable_target(arg)
+            if low in _CALLABLE_CALLERS:
+                target = self.callable_target(self.first_arg(n))
                 self.raw_refs.append(
                     DynamicCallRef(sc, line, "call_user_func", (target,) if target else ())
                 )
@@ -98,11 +94,9 @@ class Uses(Routes):
             )
 
     def on_define(self, n: Node) -> None:
-        args = n.child_by_field_name("arguments")
-        first = args.named_children[0] if args is not None and args.named_children else None
-        arg = first.named_children[0] if first is not None and first.named_children else None
-        name = self.string_value(arg)
-        if name and re.fullmatch(r"[A-Za-z_]\w*(\\\w+)*", name):
+        """``define('NAME', ...)`` with a literal name: a constant of the file."""
+        name = self.string_value(self.first_arg(n))
+        if name and _CONSTANT_NAME.fullmatch(name):
             idx = self.add_node(
                 "constant", name.rsplit("\\", 1)[-1], name.lstrip("\\"), n, {"define": True}
             )
@@ -111,6 +105,7 @@ class Uses(Routes):
             )
 
     def on_array(self, n: Node) -> None:
+        """A callable array ``[$obj, 'm']`` / ``[C::class, 'm']`` anywhere: a ``CallableRef``."""
         target = self.callable_array(n)
         if target is not None and target.receiver is not None:
             self.raw_refs.append(
@@ -120,6 +115,7 @@ class Uses(Routes):
             )
 
     def on_method_call(self, n: Node) -> None:
+        """``$x->m()`` / ``$x?->m()`` (``$x->$m()`` is dynamic); route registrations too."""
         name = self.field(n, "name")
         line = name.start_point[0] + 1
         if name.type != "name":
@@ -132,6 +128,7 @@ class Uses(Routes):
             self.on_route(n, mname.lower(), line)
 
     def on_static_call(self, n: Node) -> None:
+        """``C::m()``, ``self::m()``, ``parent::m()``, ``static::m()``."""
         name = self.field(n, "name")
         line = name.start_point[0] + 1
         if name.type != "name":
@@ -141,6 +138,7 @@ class Uses(Routes):
         self.raw_refs.append(StaticCallRef(self.scope_index(), line, cls, self.t(name)))
 
     def on_new(self, n: Node) -> None:
+        """``new C`` (anonymous classes and ``new $x`` aside)."""
         c = n.named_children[0] if n.named_children else None
         if c is None or c.type == "anonymous_class":
             return
@@ -150,6 +148,7 @@ class Uses(Routes):
                 self.raw_refs.append(NewRef(self.scope_index(), c.start_point[0] + 1, d))
 
     def on_class_constant(self, n: Node) -> None:
+        """``C::NAME`` and ``C::class``."""
         parts = n.named_children
         if len(parts) != 2:
             return
@@ -164,6 +163,8 @@ class Uses(Routes):
         )
 
     def on_include(self, n: Node) -> None:
+        """``include`` / ``require`` (``_once``); ``conditional`` inside a condition, loop, ``try``
+        or short-circuit expression of its scope."""
         expr = n.named_children[0] if n.named_children else None
         parts = self.include_parts(expr)
         conditional = False
@@ -183,6 +184,8 @@ class Uses(Routes):
         )
 
     def include_parts(self, n: Node | None) -> list[tuple[str, str]]:
+        """An include path expression -> ``("lit" | "dir" | "dyn", text)`` parts; ``dir`` is the
+        including file's folder (``__DIR__``, ``dirname(__FILE__)``)."""
         if n is None:
             return [("dyn", "")]
         ty = n.type
@@ -229,6 +232,7 @@ class Uses(Routes):
         return [("dyn", self.t(n)[:MAX_INCLUDE_EXPR_CHARS])]
 
     def on_global(self, n: Node) -> None:
+        """``global $x``: ``$x`` is the global of that name in this scope."""
         sc = self.scope()
         for c in n.named_children:
             if c.type == "variable_name":
@@ -237,6 +241,8 @@ class Uses(Routes):
                 sc.vars.setdefault(name, []).append(("global", name))
 
     def on_assignment(self, n: Node) -> None:
+        """Types from ``$x = ...``, ``$this->p = ...`` and ``$GLOBALS['x'] = ...``; a
+        file-level or ``global`` variable's assignment also types the global."""
         left = n.child_by_field_name("left")
         right = n.child_by_field_name("right")
         if left is None:
@@ -273,6 +279,7 @@ class Uses(Routes):
                     self.pending_globals.append((self.scope_index(), d[1], rd))
 
     def on_catch(self, n: Node) -> None:
+        """``catch (A | B $e)`` types ``$e``."""
         tnode = n.child_by_field_name("type")
         name = n.child_by_field_name("name")
         if tnode is None or name is None:
@@ -284,6 +291,7 @@ class Uses(Routes):
             self.scope().vars.setdefault(self.t(name).lstrip("$"), []).extend(descs)
 
     def on_superglobal(self, n: Node) -> None:
+        """``$_GET['id']`` and friends."""
         base = n.named_children[0]
         key_node = n.named_children[1] if n.named_child_count > 1 else None
         key = self.string_value(key_node) if key_node is not None else None

@@ -10,8 +10,8 @@ Invariants a change must keep:
   and no scope index leaves the package.
 - Comments and docblocks go to ``texts`` (layer text), never into props of
   structural nodes (principle P6); a docblock belongs to the declaration that
-  follows it, any other comment to the innermost declaration around it, and
-  adjacent comments with one owner merge.
+  follows it, any other comment to the innermost class or function around it,
+  and adjacent plain comments with one owner merge into one text.
 - A syntax error makes the file ``partial`` with the first error line;
   extraction goes on.
 - tree-sitter is imported lazily (``ragraf --help`` must not load it).
@@ -50,6 +50,7 @@ if TYPE_CHECKING:
 
 @cache
 def _query() -> Query:
+    """The compiled tags query (once per process)."""
     from tree_sitter import Query
     from tree_sitter_language_pack import get_language
 
@@ -61,6 +62,7 @@ def _query() -> Query:
 
 @cache
 def _parser() -> Parser:
+    """The PHP parser (once per process)."""
     from tree_sitter_language_pack import get_parser
 
     return get_parser("php")
@@ -70,6 +72,7 @@ class Extractor(Declarations, Uses, Strings):
     """One file's extraction: ``Extractor(path, text).run()`` -> FileFacts."""
 
     def run(self) -> FileFacts:
+        """Parse, walk every capture in document order, finish."""
         root = _parser().parse(self.src).root_node
         f = self.facts
         f.lines = self.text.count("\n") + (0 if self.text.endswith("\n") or not self.text else 1)
@@ -152,6 +155,7 @@ class Extractor(Declarations, Uses, Strings):
             self.seg_node = None
 
     def on_comment(self, n: Node) -> None:
+        """Keep the comment for ``texts``; a ``/** @var Type $name */`` types a variable."""
         self.comments.append(n)
         txt = self.t(n)
         if "@var" in txt and "$" in txt:  # `/** @var Type $name */` types a local variable
@@ -161,6 +165,7 @@ class Extractor(Declarations, Uses, Strings):
                     self.scope().vars.setdefault(m.group(2), []).extend(descs)
 
     def finish(self) -> None:
+        """Close descriptors over their scopes, give refs node owners, texts and chunks."""
         f = self.facts
         # close variable descriptors over each scope's (final) assignments
         all_scopes = self.all_scopes
@@ -205,12 +210,13 @@ class Extractor(Declarations, Uses, Strings):
         f.chunks = make_chunks(self.path, self.text, f, "php", self.max_chunk_lines)
 
     def attach_texts(self) -> None:
+        """Comments and docblocks -> ``texts`` with the declaration they document or sit in."""
         f = self.facts
         spans = sorted(
             (
-                (n[4], n[5], i)
+                (n.start_line, n.end_line, i)
                 for i, n in enumerate(f.nodes)
-                if i and n[1] in ("class", "interface", "trait", "enum", "function", "method")
+                if i and n.kind in ("class", "interface", "trait", "enum", "function", "method")
             ),
         )
         merged: list[list[Any]] = []
@@ -267,6 +273,7 @@ def _captures(root: Node) -> list[tuple[int, int, str, Node]]:
 
 
 def _innermost(spans: list[tuple[int, int, int]], line: int) -> int | None:
+    """The innermost span around a line (spans sorted by start line)."""
     best = None
     for s, e, i in spans:
         if s > line:
@@ -277,6 +284,7 @@ def _innermost(spans: list[tuple[int, int, int]], line: int) -> int | None:
 
 
 def _first_error(root: Node) -> int | None:
+    """The line of the first syntax error (an ``ERROR`` or missing node)."""
     stack = [root]
     while stack:
         n = stack.pop()
@@ -288,4 +296,5 @@ def _first_error(root: Node) -> int | None:
 
 
 def extract(path: str, text: str, max_chunk_lines: int = DEFAULT_MAX_LINES) -> FileFacts:
+    """The facts of one PHP file (what the language registry calls)."""
     return Extractor(path, text, max_chunk_lines).run()
