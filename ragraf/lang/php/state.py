@@ -28,7 +28,7 @@ Invariants a change must keep:
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from ragraf import ids
 from ragraf.lang.chunking import DEFAULT_MAX_LINES
@@ -175,19 +175,15 @@ class State:
     def cur_class(self) -> str | None:
         """The fqn of the class the position is in, also inside its methods (None inside an
         anonymous class)."""
-        for _end, what, payload in reversed(self.stack):
-            if what == "class":
-                return payload.fqn
-            if what == "anon":
-                return None
-        return None
+        decl = self.cur_class_decl_any()
+        return decl.fqn if decl is not None else None
 
     def cur_class_decl(self) -> ClassDecl | None:
         """The class whose body directly holds the position (None inside a method or an
         anonymous class): where members are declared."""
         for _end, what, payload in reversed(self.stack):
             if what == "class":
-                return payload
+                return cast(ClassDecl, payload)
             if what in ("anon", "function"):
                 return None
         return None
@@ -197,7 +193,7 @@ class State:
         class): where ``$this->x = ...`` types a property."""
         for _end, what, payload in reversed(self.stack):
             if what == "class":
-                return payload
+                return cast(ClassDecl, payload)
             if what == "anon":
                 return None
         return None
@@ -210,5 +206,5 @@ class State:
         """Index of the innermost declaration node containing the position."""
         for _end, what, payload in reversed(self.stack):
             if what in ("class", "function", "namespace"):
-                return payload.node if what == "class" else payload
+                return cast(ClassDecl, payload).node if what == "class" else cast(int, payload)
         return 0
