@@ -25,8 +25,8 @@ if TYPE_CHECKING:
 #: What an expression evaluates to, as the PHP extractor describes it for the
 #: resolver: a tagged, nested, hashable tuple such as ("class", "App\\Foo"),
 #: ("static",), ("prop", <desc>, "db"), ("call", <desc>, "get"), ("any", (<desc>, ...)).
-#: Tags and their arity are documented in ``ragraf.lang.php`` (``expr_desc``) and
-#: evaluated by ``ragraf.build.resolve.Resolver.types``.
+#: Tags and their arity are documented in ``ragraf.lang.php.names`` and
+#: evaluated by ``ragraf.build.resolve.symbols.SymbolTable.types``.
 TypeDesc = tuple[Any, ...]  # a recursive tagged union; tuples keep it hashable (cache keys)
 
 

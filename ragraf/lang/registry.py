@@ -9,8 +9,8 @@ FileFacts`` (and its query files in ``ragraf/queries/``).
 Invariants a change must keep:
 - A suffix belongs to one language (checked when the registry is built).
 - ``facts_key`` changes whenever anything the facts of a file depend on
-  changes: the facts format version, the language's extractor source and
-  query files, the tree-sitter, tree-sitter-language-pack and sqlglot
+  changes: the facts format version, the language's extractor source (for a
+  package, every module in it) and query files, the tree-sitter, tree-sitter-language-pack and sqlglot
   versions, the chunk size and the path. A cached FileFacts is reused only
   under an equal key.
 - Extraction never raises for bad input: a file the extractor cannot handle
@@ -23,8 +23,10 @@ import hashlib
 import importlib
 import importlib.util
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ragraf import resources
@@ -46,7 +48,8 @@ class Language:
     extractor: str | None = None
     #: tree-sitter query files (package data in ragraf/queries/) the extractor runs
     queries: tuple[str, ...] = ()
-    #: further modules whose code shapes the facts (their source is part of facts_key)
+    #: further modules (or packages: all their modules) whose code shapes the facts (their
+    #: source is part of facts_key)
     depends_on: tuple[str, ...] = ()
     #: the tree-sitter grammar the extractor parses with (for the version stamp)
     grammar: str | None = None
@@ -165,14 +168,33 @@ def tool_versions() -> dict[str, str]:
 
 
 def _module_source(module: str) -> bytes:
+    """The source a module's facts depend on: a module's file, or for a package every
+    ``.py`` file below it (each named by its path inside the package, in path order), so
+    an edit to any submodule changes the fingerprint."""
     spec = importlib.util.find_spec(module)
     if spec is None or spec.origin is None:
         return module.encode()
     try:
+        if spec.submodule_search_locations:
+            return _package_source(spec.submodule_search_locations)
         with open(spec.origin, "rb") as fh:
             return fh.read()
     except OSError:
         return module.encode()
+
+
+def _package_source(locations: Iterable[str]) -> bytes:
+    parts: list[bytes] = []
+    for location in locations:
+        root = Path(location)
+        files = sorted(
+            (p for p in root.rglob("*.py") if "__pycache__" not in p.parts),
+            key=lambda p: p.relative_to(root).as_posix(),
+        )
+        for path in files:
+            parts.append(b"\0" + path.relative_to(root).as_posix().encode() + b"\0")
+            parts.append(path.read_bytes())
+    return b"".join(parts)
 
 
 @cache

@@ -1,7 +1,7 @@
 ; PHP tags for RAGRAF (tree-sitter-php from tree-sitter-language-pack).
 ; Capture names follow the tags convention: @definition.* / @name.definition.*
 ; for declarations and @reference.* / @name.reference.* for uses. The
-; extractor (ragraf/extract/php.py) dispatches on the capture name of the
+; extractor (ragraf/lang/php/walk.py) dispatches on the capture name of the
 ; whole node; the @name.* captures mark where a name sits (evidence line).
 
 (namespace_definition) @definition.namespace

@@ -1,0 +1,39 @@
+"""PHP extraction with tree-sitter (architecture §5, §6).
+
+One query (``queries/php-tags.scm``) runs over the whole file in C; Python
+then walks the captured nodes in document order. Declarations become nodes
+with final ids; uses (calls, ``new``, includes, superglobals...) become
+``refs`` that ``ragraf.build.resolve`` links once every file is known.
+
+``extract(path, text, max_chunk_lines)`` is what the language registry calls;
+``pack_sql`` turns a ``ragraf.sql.sqltext.SqlInfo`` into the plain data the
+facts carry. The extractor is one object, ``walk.Extractor``, made of mixins
+that share the state of the walk, one module per concern:
+
+- ``state``: where the walk is (declaration stack, variable scopes, namespace
+  segment) and small node helpers;
+- ``names``: PHP name resolution and type descriptors;
+- ``strings``: PHP string decoding and SQL in strings;
+- ``routes``: router registrations;
+- ``declarations``: namespaces, ``use`` imports, classes, functions and
+  methods, properties, constants;
+- ``uses``: calls, ``new``, class constants, callables, includes, globals,
+  assignments, superglobals;
+- ``walk``: the query run and its handler table, comments, and ``finish``.
+
+Invariants a change must keep (each module states the ones it keeps):
+- Names are resolved the way PHP resolves them, per file (``names``).
+- No ('var', ...) type descriptor leaves the package: ``finish`` closes every
+  receiver over its scope's assignments, flow-insensitively (``names``,
+  ``walk``).
+- Comments and docblocks go to ``texts`` (layer text), never into props of
+  structural nodes (principle P6; ``walk``).
+- Evidence lines are the line of the name at the use site (``uses``).
+- A SQL string is analysed once, at its outermost concatenation, and owned by
+  the innermost function / method, else the class, else the file (``strings``).
+"""
+
+from ragraf.lang.php.strings import pack_sql
+from ragraf.lang.php.walk import extract
+
+__all__ = ["extract", "pack_sql"]

@@ -1,0 +1,371 @@
+"""Declarations: namespaces, ``use`` imports, classes (interfaces, traits, enums),
+functions and methods with their parameters, properties, constants.
+
+Invariants a change must keep:
+- Every declaration becomes a node with its final id (``ids.node_id`` over
+  kind, fqn, path and first line) and a ``contains`` edge from its container
+  (the file for top-level ones, plus ``defines`` from their namespace).
+- Props hold structure only (``signature``, ``visibility``, ``static``,
+  ``parameters``, ``return_type`` / ``type``, modifiers), never comment text
+  (P6).
+- ``use`` aliases go to the current namespace segment and become
+  ``ImportRef``s.
+- Declared, promoted and docblock (``@var`` / ``@return``) types become type
+  descriptors of scopes, class properties and return values; interfaces
+  "extend" interfaces (their ``implements`` stays empty).
+- A method of an anonymous class is no symbol: it opens a scope whose calls
+  belong to the enclosing scope, where ``$this`` is unknown.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ragraf.lang.facts import ClassDecl, ImportRef, LocalEdge
+from ragraf.lang.php.names import DOC_RETURN, DOC_VAR_PROP, Names
+from ragraf.lang.php.state import Scope, Segment
+
+if TYPE_CHECKING:
+    from tree_sitter import Node
+
+CLASS_KINDS = {
+    "class_declaration": "class",
+    "interface_declaration": "interface",
+    "trait_declaration": "trait",
+    "enum_declaration": "enum",
+}
+#: a declaration's ``signature`` prop (its head up to the body, whitespace collapsed) is cut
+#: here: enough for a parameter list, bounded for generated code
+MAX_SIGNATURE_CHARS = 300
+#: a parameter's ``default`` prop (its PHP source) is cut here (a long array literal says
+#: little)
+MAX_DEFAULT_CHARS = 60
+
+
+class Declarations(Names):
+    """Handlers of the ``@definition.*`` captures (and ``use`` imports)."""
+
+    def on_namespace(self, n: Node) -> None:
+        """``namespace X;`` (until the next one) or ``namespace X { ... }``: a new segment."""
+        name_node = n.child_by_field_name("name")
+        name = self.t(name_node) if name_node is not None else ""
+        body = n.child_by_field_name("body")
+        self.seg = Segment(name, n.end_byte if body is not None else None)
+        if name:
+            idx = self.add_node("namespace", name.rsplit("\\", 1)[-1], name, n, {})
+            self.facts.edges.append(
+                LocalEdge(self.nid(0), self.nid(idx), "contains", n.start_point[0] + 1)
+            )
+            if body is not None:
+                self.stack.append((n.end_byte, "namespace", idx))
+            self.seg_node = idx
+        else:
+            self.seg_node = None
+
+    def on_import(self, n: Node) -> None:
+        """``use A\\B [as C]``, grouped ``use A\\{B, C}``, ``use function`` / ``use const``."""
+        line = n.start_point[0] + 1
+        kind = "class"
+        prefix = ""
+        for c in n.children:
+            if c.type in ("function", "const"):
+                kind = "function" if c.type == "function" else "const"
+            elif c.type == "namespace_name":
+                prefix = self.t(c)
+        group = n.child_by_field_name("body")
+        clauses = (
+            list(group.named_children)
+            if group is not None
+            else [c for c in n.named_children if c.type == "namespace_use_clause"]
+        )
+        for cl in clauses:
+            if cl.type != "namespace_use_clause":
+                continue
+            ckind = kind
+            for c in cl.children:
+                if c.type in ("function", "const"):
+                    ckind = "function" if c.type == "function" else "const"
+            alias_node = cl.child_by_field_name("alias")
+            name_nodes = [
+                c
+                for c in cl.named_children
+                if c is not alias_node and c.type in ("name", "qualified_name")
+            ]
+            if not name_nodes:
+                continue
+            raw = self.t(name_nodes[0]).lstrip("\\")
+            fqn = f"{prefix}\\{raw}" if prefix else raw
+            fqn = fqn.lstrip("\\")
+            alias = self.t(alias_node) if alias_node is not None else fqn.rsplit("\\", 1)[-1]
+            table = {
+                "class": self.seg.classes,
+                "function": self.seg.functions,
+                "const": self.seg.consts,
+            }[ckind]
+            table[alias.lower()] = fqn
+            self.raw_refs.append(
+                ImportRef(
+                    self.scope_index(),
+                    cl.start_point[0] + 1 if cl.start_point[0] != n.start_point[0] else line,
+                    ckind,
+                    fqn,
+                )
+            )
+
+    def on_class(self, n: Node, kind: str) -> None:
+        """A class, interface, trait or enum: its node, ``ClassDecl`` and stack frame."""
+        name = self.t(self.field(n, "name"))
+        fqn = self.qualify(name)
+        mods = [
+            self.t(c)
+            for c in n.children
+            if c.type in ("abstract_modifier", "final_modifier", "readonly_modifier")
+        ]
+        props: dict[str, Any] = {"signature": self.signature(n)}
+        if mods:
+            props["modifiers"] = mods
+        idx = self.add_node(kind, name, fqn, n, props)
+        decl = ClassDecl(idx, fqn, kind, abstract="abstract" in mods)
+        for c in n.named_children:
+            if c.type == "base_clause":
+                for b in c.named_children:
+                    fq = self.resolve_class(self.t(b))
+                    if fq:
+                        decl.extends.append((fq, b.start_point[0] + 1))
+            elif c.type == "class_interface_clause":
+                for b in c.named_children:
+                    fq = self.resolve_class(self.t(b))
+                    if fq:
+                        decl.implements.append((fq, b.start_point[0] + 1))
+        if kind == "interface":
+            decl.implements, decl.extends = [], decl.extends  # interfaces "extend" interfaces
+        self.facts.classes.append(decl)
+        self.link_parent(idx, n)
+        self.stack.append((n.end_byte, "class", decl))
+
+    def link_parent(self, idx: int, n: Node) -> None:
+        """The ``contains`` edge from the container (and ``defines`` from the namespace)."""
+        line = n.start_point[0] + 1
+        parent = self.container()
+        kind = self.facts.nodes[idx].kind
+        if parent == 0 or self.facts.nodes[parent].kind == "namespace":
+            self.facts.edges.append(LocalEdge(self.nid(0), self.nid(idx), "contains", line))
+            ns_idx = self.seg_node
+            if ns_idx is not None and kind not in ("namespace",):
+                self.facts.edges.append(LocalEdge(self.nid(ns_idx), self.nid(idx), "defines", line))
+        else:
+            self.facts.edges.append(LocalEdge(self.nid(parent), self.nid(idx), "contains", line))
+
+    def signature(self, n: Node) -> str:
+        """The declaration's head up to its body, attributes left out, whitespace collapsed."""
+        body = n.child_by_field_name("body")
+        end = body.start_byte if body is not None else n.end_byte
+        start = n.start_byte
+        for c in n.children:  # skip attributes before the declaration
+            if c.type == "attribute_list":
+                start = c.end_byte
+        sig = self.src[start:end].decode("utf-8", "surrogateescape")
+        sig = " ".join(sig.split()).rstrip(" ;{")
+        return sig[:MAX_SIGNATURE_CHARS]
+
+    def params(
+        self, n: Node, scope: Scope, decl: ClassDecl | None, is_ctor: bool
+    ) -> list[dict[str, Any]]:
+        """The ``parameters`` prop; typed parameters type ``scope``'s variables, promoted
+        constructor parameters become properties of ``decl``."""
+        plist = n.child_by_field_name("parameters")
+        out: list[dict[str, Any]] = []
+        if plist is None:
+            return out
+        for p in plist.named_children:
+            if p.type not in (
+                "simple_parameter",
+                "variadic_parameter",
+                "property_promotion_parameter",
+            ):
+                continue
+            name_node = p.child_by_field_name("name")
+            if name_node is None:
+                continue
+            pname = self.t(name_node).lstrip("&$")
+            tnode = p.child_by_field_name("type")
+            entry: dict[str, Any] = {"name": pname}
+            if tnode is not None:
+                entry["type"] = self.t(tnode)
+            default = p.child_by_field_name("default_value")
+            if default is not None:
+                entry["default"] = self.t(default)[:MAX_DEFAULT_CHARS]
+            if p.type == "variadic_parameter":
+                entry["variadic"] = True
+            descs = self.type_descs(tnode)
+            if descs:
+                scope.vars.setdefault(pname, []).extend(descs)
+            if p.type == "property_promotion_parameter":
+                entry["promoted"] = True
+                if decl is not None and is_ctor:
+                    decl.props.setdefault(pname, []).extend(descs)
+                    vis = p.child_by_field_name("visibility")
+                    pid = self.add_node(
+                        "property",
+                        "$" + pname,
+                        f"{decl.fqn}::${pname}",
+                        p,
+                        {
+                            "visibility": self.t(vis) if vis is not None else "public",
+                            "promoted": True,
+                            **({"type": entry["type"]} if "type" in entry else {}),
+                        },
+                    )
+                    self.facts.edges.append(
+                        LocalEdge(
+                            self.nid(decl.node), self.nid(pid), "contains", p.start_point[0] + 1
+                        )
+                    )
+            out.append(entry)
+        return out
+
+    def on_function(self, n: Node, method: bool) -> None:
+        """A function or method: its node, return types and a scope of its own."""
+        name = self.t(self.field(n, "name"))
+        decl = self.cur_class_decl() if method else None
+        in_anon = any(what == "anon" for _e, what, _p in self.stack)
+        if method and (decl is None or in_anon):
+            # a method of an anonymous class: no symbol of its own; its calls
+            # belong to the enclosing scope and `$this` is unknown
+            sc = Scope(self.scope().node, None, n.end_byte, anon=True)
+            self.params(n, sc, None, False)
+            self.push_scope(sc)
+            self.stack.append((n.end_byte, "scope", None))
+            return
+        props: dict[str, Any] = {"signature": self.signature(n)}
+        mods = {c.type: self.t(c) for c in n.children if c.type.endswith("_modifier")}
+        if method:
+            props["visibility"] = mods.get("visibility_modifier", "public")
+            props["static"] = "static_modifier" in mods
+            if "abstract_modifier" in mods:
+                props["abstract"] = True
+            if "final_modifier" in mods:
+                props["final"] = True
+            fqn = f"{decl.fqn}::{name}" if decl else name
+            kind = "method"
+        else:
+            fqn = self.qualify(name)
+            kind = "function"
+        sc = Scope(0, decl.fqn if decl else None, n.end_byte)
+        idx = self.add_node(kind, name, fqn, n, props)
+        sc.node = idx
+        props["parameters"] = self.params(n, sc, decl, method and name.lower() == "__construct")
+        rt = n.child_by_field_name("return_type")
+        if rt is not None:
+            props["return_type"] = self.t(rt)
+        rdescs = self.type_descs(rt)
+        if not rdescs:
+            doc = self.docblock(n)
+            m = DOC_RETURN.search(doc) if doc else None
+            if m:
+                rdescs = self.doc_types(m.group(1))
+        if rdescs:
+            self.facts.returns[idx] = rdescs
+        if decl is not None:
+            decl.methods.setdefault(name.lower(), idx)
+        else:
+            self.facts.functions.append((fqn, idx))
+        self.link_parent(idx, n)
+        self.push_scope(sc)
+        self.facts.scope_nodes.append(idx)
+        self.stack.append((n.end_byte, "function", idx))
+
+    def on_anonymous_class(self, n: Node) -> None:
+        """No symbol; inside there is no class context (its methods are bare scopes)."""
+        self.stack.append((n.end_byte, "anon", None))
+
+    def on_closure(self, n: Node) -> None:
+        """A closure's or arrow function's parameters type variables of the enclosing scope
+        (flow-insensitive)."""
+        self.params(n, self.scope(), None, False)
+
+    def on_property(self, n: Node) -> None:
+        """Properties: nodes, and their declared, ``@var`` and default (``new``) types."""
+        decl = self.cur_class_decl()
+        if decl is None:
+            return
+        tnode = n.child_by_field_name("type")
+        descs = self.type_descs(tnode)
+        if not descs:
+            doc = self.docblock(n)
+            m = DOC_VAR_PROP.search(doc) if doc else None
+            if m:
+                descs = self.doc_types(m.group(1))
+        mods = {c.type: self.t(c) for c in n.children if c.type.endswith("_modifier")}
+        for el in n.named_children:
+            if el.type != "property_element":
+                continue
+            vn = el.child_by_field_name("name")
+            if vn is None:
+                continue
+            pname = self.t(vn).lstrip("$")
+            props: dict[str, Any] = {
+                "visibility": mods.get("visibility_modifier", "public"),
+                "static": "static_modifier" in mods,
+            }
+            if tnode is not None:
+                props["type"] = self.t(tnode)
+            idx = self.add_node("property", "$" + pname, f"{decl.fqn}::${pname}", el, props)
+            self.facts.edges.append(
+                LocalEdge(self.nid(decl.node), self.nid(idx), "contains", el.start_point[0] + 1)
+            )
+            decl.props.setdefault(pname, []).extend(descs)
+            default = el.child_by_field_name("default_value")
+            d = self.expr_desc(default)
+            if d is not None and d[0] == "class":
+                decl.props[pname].append(d)
+
+    def on_constant(self, n: Node) -> None:
+        """Class constants and top-level ``const``; a ``const`` inside a function is skipped."""
+        decl = self.cur_class_decl()
+        in_function = any(what == "function" for _e, what, _p in self.stack)
+        for el in n.named_children:
+            if el.type != "const_element":
+                continue
+            name_node = next((c for c in el.named_children if c.type == "name"), None)
+            if name_node is None:
+                continue
+            name = self.t(name_node)
+            if decl is not None:
+                fqn = f"{decl.fqn}::{name}"
+            elif in_function:
+                continue
+            else:
+                fqn = self.qualify(name)
+            idx = self.add_node("constant", name, fqn, el, {})
+            if decl is not None:
+                decl.consts[name] = idx
+                self.facts.edges.append(
+                    LocalEdge(self.nid(decl.node), self.nid(idx), "contains", el.start_point[0] + 1)
+                )
+            else:
+                self.link_parent(idx, el)
+
+    def on_enum_case(self, n: Node) -> None:
+        """An enum case: a constant of its enum."""
+        decl = self.cur_class_decl()
+        name_node = n.child_by_field_name("name")
+        if decl is None or name_node is None:
+            return
+        name = self.t(name_node)
+        idx = self.add_node("constant", name, f"{decl.fqn}::{name}", n, {"enum_case": True})
+        decl.consts[name] = idx
+        self.facts.edges.append(
+            LocalEdge(self.nid(decl.node), self.nid(idx), "contains", n.start_point[0] + 1)
+        )
+
+    def on_trait_use(self, n: Node) -> None:
+        """``use T;`` inside a class body."""
+        decl = self.cur_class_decl()
+        if decl is None:
+            return
+        for c in n.named_children:
+            if c.type in ("name", "qualified_name"):
+                fq = self.resolve_class(self.t(c))
+                if fq:
+                    decl.traits.append((fq, c.start_point[0] + 1))

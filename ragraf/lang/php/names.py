@@ -1,0 +1,352 @@
+"""PHP names and type descriptors.
+
+Names are resolved per file as PHP resolves them: the namespace segment, its
+``use`` aliases (class / function / const) and fully qualified names.
+
+Type descriptors (``TypeDesc``: tagged tuples, evaluated by
+``ragraf.build.resolve.symbols.SymbolTable.types``) say what a receiver
+expression evaluates to:
+
+- ``("class", fqn)``, ``("static",)`` (the late-bound class), ``("parent", fqn)``
+  (the parents of ``fqn``);
+- ``("prop", d, name)`` / ``("sprop", d, name)``: a property of what ``d``
+  describes; ``("call", d, name)`` / ``("scall", d, name)``: what its method
+  ``name`` returns; ``("func", candidates)``: what a function returns;
+- ``("global", name)``: what the global ``$name`` is assigned anywhere;
+- ``("any", (d, ...))``: one of several;
+- only inside this package: ``("var", name)`` (a local variable),
+  ``("fname", candidates)`` and ``("callable", d, method)`` (a variable
+  holding a function name or a callable array).
+
+Invariants a change must keep:
+- Names resolve as PHP resolves them. Unqualified function calls keep both
+  candidates (namespaced, then global); unqualified classes do not fall back.
+- Primitive types (``NOT_CLASSES``) describe no class.
+- Variables are closed over the scope's assignments (``close``),
+  flow-insensitively, so no ('var', ...) leaves this package.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from ragraf.lang.facts import Target, TypeDesc
+from ragraf.lang.php.state import Scope, State
+
+if TYPE_CHECKING:
+    from tree_sitter import Node
+
+NOT_CLASSES = {
+    "int",
+    "integer",
+    "float",
+    "double",
+    "string",
+    "bool",
+    "boolean",
+    "array",
+    "callable",
+    "iterable",
+    "object",
+    "mixed",
+    "void",
+    "null",
+    "never",
+    "false",
+    "true",
+    "resource",
+    "self",
+    "static",
+    "parent",
+    "numeric",
+    "scalar",
+    "list",
+}
+#: how deep ``expr_desc`` follows a receiver expression (``$a->b()->c->d()``; parentheses,
+#: assignments and clones count): a deeper one describes nothing (None), which bounds the
+#: recursion and the size of a descriptor
+MAX_EXPR_DEPTH = 6
+#: how deep ``close`` substitutes variables into a descriptor (``$a = $b; $b = $c->d;``):
+#: it bounds the work on long assignment chains; ``seen`` already stops cycles
+MAX_CLOSE_DEPTH = 5
+_NAMESPACE_RELATIVE = "namespace\\"  # ``namespace\Foo``: relative to the current namespace
+
+# docblock tags that type a local variable, a property, a return value
+DOC_VAR = re.compile(r"@var\s+([\\\w|?\[\]]+)\s+\$(\w+)")
+DOC_VAR_PROP = re.compile(r"@var\s+([\\\w|?\[\]]+)")
+DOC_RETURN = re.compile(r"@return\s+([\\\w|?\[\]]+)")
+
+
+class Names(State):
+    """Name resolution and type descriptors in the walk's current context."""
+
+    def qualify(self, name: str) -> str:
+        """A name declared here -> its fqn in the current namespace."""
+        return f"{self.seg.ns}\\{name}" if self.seg.ns else name
+
+    def resolve_class(self, raw: str) -> str | None:
+        """A class name as written -> fully qualified (without leading '\\')."""
+        raw = raw.strip()
+        if not raw:
+            return None
+        if raw[0] == "\\":
+            return raw[1:]
+        low = raw.lower()
+        if low in NOT_CLASSES:
+            return None
+        if low.startswith(_NAMESPACE_RELATIVE):
+            return self.qualify(raw[len(_NAMESPACE_RELATIVE) :])
+        first, sep, rest = raw.partition("\\")
+        target = self.seg.classes.get(first.lower())
+        if target:
+            return f"{target}\\{rest}" if sep else target
+        return self.qualify(raw)
+
+    def function_candidates(self, raw: str) -> tuple[str, ...]:
+        """A function name as written -> the fqns PHP tries, in order (an unqualified name in a
+        namespace: the namespaced one, then the global one)."""
+        raw = raw.strip()
+        if raw.startswith("\\"):
+            return (raw[1:],)
+        if "\\" in raw:
+            first, _, rest = raw.partition("\\")
+            if first.lower() == "namespace":
+                return (self.qualify(rest),)
+            target = self.seg.classes.get(first.lower())
+            return (f"{target}\\{rest}",) if target else (self.qualify(raw),)
+        alias = self.seg.functions.get(raw.lower())
+        if alias:
+            return (alias,)
+        if self.seg.ns:
+            return (self.qualify(raw), raw)
+        return (raw,)
+
+    # -- types ------------------------------------------------------------
+    def type_descs(self, tnode: Node | None) -> list[TypeDesc]:
+        """A type annotation node -> class descriptors (primitive types give none)."""
+        if tnode is None:
+            return []
+        ty = tnode.type
+        if ty in (
+            "optional_type",
+            "union_type",
+            "intersection_type",
+            "disjunctive_normal_form_type",
+        ):
+            out: list[TypeDesc] = []
+            for c in tnode.named_children:
+                out.extend(self.type_descs(c))
+            return out
+        if ty == "named_type":
+            inner = tnode.named_children[0] if tnode.named_children else None
+            return self.type_descs(inner) if inner is not None else []
+        if ty in ("name", "qualified_name"):
+            raw = self.t(tnode)
+            low = raw.lower()
+            if low in ("self", "static"):
+                cls = self.cur_class()
+                return (
+                    [("static",)] if low == "static" and cls else ([("class", cls)] if cls else [])
+                )
+            fq = self.resolve_class(raw)
+            return [("class", fq)] if fq else []
+        return []
+
+    def doc_types(self, raw: str) -> list[TypeDesc]:
+        """A docblock type (``Foo|null``, ``?Bar``, ``static``) -> class descriptors; arrays
+        (``Foo[]``) and primitive types give none."""
+        out: list[TypeDesc] = []
+        for part in raw.replace("?", "").split("|"):
+            part = part.strip()
+            if not part or part.endswith("[]"):
+                continue
+            low = part.lower()
+            if low in ("self", "static", "$this"):
+                cls = self.cur_class()
+                if cls:
+                    out.append(("static",) if low != "self" else ("class", cls))
+                continue
+            fq = self.resolve_class(part)
+            if fq:
+                out.append(("class", fq))
+        return out
+
+    def expr_desc(self, n: Node | None, depth: int = 0) -> TypeDesc | None:
+        """What an expression evaluates to, as a type descriptor (or None)."""
+        if n is None or depth > MAX_EXPR_DEPTH:
+            return None
+        ty = n.type
+        if ty == "variable_name":
+            var = self.t(n)[1:]
+            if var == "this":
+                this = self.cur_class()
+                return ("class", this) if this else None
+            return ("var", var)
+        if ty in ("member_access_expression", "nullsafe_member_access_expression"):
+            name = n.child_by_field_name("name")
+            if name is None or name.type != "name":
+                return None
+            recv = self.expr_desc(n.child_by_field_name("object"), depth + 1)
+            return ("prop", recv, self.t(name)) if recv else None
+        if ty in ("member_call_expression", "nullsafe_member_call_expression"):
+            name = n.child_by_field_name("name")
+            if name is None or name.type != "name":
+                return None
+            recv = self.expr_desc(n.child_by_field_name("object"), depth + 1)
+            return ("call", recv, self.t(name)) if recv else None
+        if ty == "scoped_call_expression":
+            name = n.child_by_field_name("name")
+            cls = self.class_desc(n.child_by_field_name("scope"))
+            if name is None or name.type != "name" or cls is None:
+                return None
+            return ("scall", cls, self.t(name))
+        if ty == "object_creation_expression":
+            c = n.named_children[0] if n.named_children else None
+            if c is None:
+                return None
+            return self.class_desc(c)
+        if ty == "function_call_expression":
+            f = n.child_by_field_name("function")
+            if f is not None and f.type in ("name", "qualified_name"):
+                return ("func", self.function_candidates(self.t(f)))
+            return None
+        if ty == "scoped_property_access_expression":
+            cls = self.class_desc(n.child_by_field_name("scope"))
+            name = n.child_by_field_name("name")
+            if cls is None or name is None:
+                return None
+            return ("sprop", cls, self.t(name).lstrip("$"))
+        if ty == "parenthesized_expression":
+            return self.expr_desc(n.named_children[0] if n.named_children else None, depth + 1)
+        if ty == "assignment_expression":
+            return self.expr_desc(n.child_by_field_name("right"), depth + 1)
+        if ty == "clone_expression":
+            return self.expr_desc(n.named_children[0] if n.named_children else None, depth + 1)
+        if ty == "subscript_expression":
+            base = n.named_children[0] if n.named_children else None
+            if base is not None and base.type == "variable_name" and self.t(base) == "$GLOBALS":
+                key = self.string_value(n.named_children[1]) if n.named_child_count > 1 else None
+                return ("global", key) if key else None
+        return None
+
+    def class_desc(self, n: Node | None) -> TypeDesc | None:
+        """A class position (scope of ::, target of new) -> descriptor."""
+        if n is None:
+            return None
+        ty = n.type
+        if ty == "relative_scope":
+            word = self.t(n).lower()
+            cls = self.cur_class()
+            if not cls:
+                return None
+            return ("parent", cls) if word == "parent" else ("class", cls)
+        if ty in ("name", "qualified_name"):
+            raw = self.t(n)
+            low = raw.lower()
+            if low in ("self", "static"):
+                cls = self.cur_class()
+                return ("class", cls) if cls else None
+            if low == "parent":
+                cls = self.cur_class()
+                return ("parent", cls) if cls else None
+            fq = self.resolve_class(raw)
+            return ("class", fq) if fq else None
+        if ty == "variable_name":
+            return self.expr_desc(n)
+        return None
+
+    # -- callables --------------------------------------------------------
+    def callable_target(self, arg: Node | None) -> Target | None:
+        """'name', 'Class::method', [Class::class, 'm'], [$this, 'm'] -> what they name."""
+        if arg is None:
+            return None
+        s = self.string_value(arg)
+        if s is not None:
+            if "::" in s:
+                cls, _, meth = s.partition("::")
+                fq = self.resolve_class(cls)
+                return Target("method", receiver=("class", fq), method=meth) if fq else None
+            if re.fullmatch(r"\\?\w+(\\\w+)*", s):
+                return Target("function", candidates=self.function_candidates(s))
+            return None
+        if arg.type == "array_creation_expression":
+            return self.callable_array(arg)
+        return None
+
+    def callable_array(self, arr: Node) -> Target | None:
+        """``[X, 'method']`` -> a method target (receiver None when X is not understood)."""
+        els = [e for e in arr.named_children if e.type == "array_element_initializer"]
+        if len(els) != 2 or any(e.named_child_count != 1 for e in els):
+            return None
+        a, b = els[0].named_children[0], els[1].named_children[0]
+        meth = self.string_value(b)
+        if not meth or not re.fullmatch(r"\w+", meth):
+            return None
+        if a.type == "class_constant_access_expression":
+            parts = a.named_children
+            if len(parts) == 2 and self.t(parts[1]).lower() == "class":
+                cls = self.class_desc(parts[0])
+                return Target("method", receiver=cls, method=meth) if cls else None
+            return None
+        s = self.string_value(a)
+        if s:
+            fq = self.resolve_class(s)
+            return Target("method", receiver=("class", fq), method=meth) if fq else None
+        d = self.expr_desc(a)
+        return Target("method", receiver=d, method=meth) if d else None
+
+    def callable_desc(self, n: Node) -> TypeDesc | None:
+        """A string naming a function, or a callable array, as a descriptor."""
+        s = self.string_value(n)
+        if s is not None:
+            if re.fullmatch(r"\\?[A-Za-z_]\w*(\\\w+)*", s):
+                return ("fname", self.function_candidates(s))
+            return None
+        if n.type == "array_creation_expression":
+            t = self.callable_array(n)
+            return ("callable", t.receiver, t.method) if t is not None else None
+        return None
+
+    # -- closing descriptors over a scope ----------------------------------
+    def close(
+        self, d: TypeDesc | None, sc: Scope, depth: int = 0, seen: frozenset[str] = frozenset()
+    ) -> TypeDesc | None:
+        """Replace ('var', x) by the union of x's assignments in the scope."""
+        if d is None or depth > MAX_CLOSE_DEPTH:
+            return None
+        tag = d[0]
+        if tag == "var":
+            name = d[1]
+            if name in seen:
+                return None
+            alts = [self.close(a, sc, depth + 1, seen | {name}) for a in sc.vars.get(name, [])]
+            alts = [a for a in alts if a is not None]
+            if not alts:
+                return None
+            uniq = list(dict.fromkeys(alts))
+            return uniq[0] if len(uniq) == 1 else ("any", tuple(uniq))
+        if tag in ("prop", "call"):
+            inner = self.close(d[1], sc, depth + 1, seen)
+            return (tag, inner, d[2]) if inner is not None else None
+        if tag == "callable":
+            inner = self.close(d[1], sc, depth + 1, seen)
+            return (tag, inner, d[2]) if inner is not None else None
+        if tag in ("scall", "sprop"):
+            inner = self.close(d[1], sc, depth + 1, seen)
+            return (tag, inner, d[2]) if inner is not None else None
+        return d
+
+    def var_function_target(self, sc: Scope, name: str) -> tuple[Target, ...]:
+        """`$fn()` where $fn was assigned a literal function name or callable array."""
+        d = self.close(("var", name), sc)
+        if d is None:
+            return ()
+        alts = d[1] if d[0] == "any" else (d,)
+        out = []
+        for a in alts:
+            if a[0] == "fname":
+                out.append(Target("function", candidates=a[1]))
+            elif a[0] == "callable":
+                out.append(Target("method", receiver=a[1], method=a[2]))
+        return tuple(out)

@@ -1,0 +1,210 @@
+"""Where a PHP extraction walk is, shared by the extractor's mixins.
+
+Captures arrive in document order (start byte; an outer node before the nodes
+inside it), so the walk keeps its position as a stack of the declarations it
+is in and a stack of variable scopes:
+
+- ``stack`` holds frames ``(end_byte, what, payload)``, popped by the walk as
+  soon as a capture starts at or after ``end_byte``. ``what`` is
+  ``"namespace"`` (a braced namespace; payload its node index), ``"class"``
+  (its ``ClassDecl``), ``"function"`` (the node index of a function or
+  method), ``"anon"`` (an anonymous class: no class context inside) or
+  ``"scope"`` (a method of an anonymous class: a variable scope without a
+  symbol of its own).
+- ``scopes`` are the open variable scopes, innermost last; each
+  ``"function"`` or ``"scope"`` frame opened one. Scope 0 is the file's.
+  Closures open none: their parameters and assignments type the enclosing
+  scope (flow-insensitive).
+- ``seg`` is the namespace segment names resolve in (``global_seg`` outside
+  any namespace and after a braced one).
+
+Invariants a change must keep:
+- Until ``finish()`` the owner of a ref is a scope index (into
+  ``all_scopes``); ``finish()`` turns it into the scope's node index. Only a
+  ``SqlRef`` carries a node index from the start.
+- Node index 0 is the file node; ``decl_at`` maps the start byte of every
+  declaration to its node index (docblocks find their owner through it).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, cast
+
+from ragraf import ids
+from ragraf.lang.chunking import DEFAULT_MAX_LINES
+from ragraf.lang.facts import ClassDecl, FactNode, FileFacts, Ref, TypeDesc
+
+if TYPE_CHECKING:
+    from tree_sitter import Node
+
+#: ``(end_byte, what, payload)`` of a declaration the walk is in (see the module docstring):
+#: payload is the ``ClassDecl`` of a "class", the node index of a "namespace" or "function",
+#: None for "anon" and "scope"
+Frame = tuple[int, str, Any]
+
+
+class Segment:
+    """A namespace segment: its name and its `use` alias maps (lower alias -> fqn)."""
+
+    __slots__ = ("ns", "classes", "functions", "consts", "end")
+
+    def __init__(self, ns: str, end: int | None) -> None:
+        self.ns = ns
+        self.classes: dict[str, str] = {}
+        self.functions: dict[str, str] = {}
+        self.consts: dict[str, str] = {}
+        self.end = end
+
+
+class Scope:
+    """A variable scope (file, function, method; a method of an anonymous class): what its
+    variables may hold (``vars``, from assignments, parameters, ``catch``, ``@var``) and
+    which of them are ``global``; ``node`` is the node index refs in it belong to."""
+
+    __slots__ = ("node", "cls", "vars", "globals", "end", "anon", "id")
+
+    def __init__(self, node: int, cls: str | None, end: int, anon: bool = False) -> None:
+        self.node = node
+        self.cls = cls
+        self.vars: dict[str, list[TypeDesc]] = {}
+        self.globals: set[str] = set()
+        self.end = end
+        self.anon = anon
+        self.id = -1
+
+
+class State:
+    """The walk's position and the file's facts so far (see the module docstring)."""
+
+    def __init__(self, path: str, text: str, max_chunk_lines: int = DEFAULT_MAX_LINES) -> None:
+        self.max_chunk_lines = max_chunk_lines
+        self.path = path
+        self.text = text
+        self.src = text.encode("utf-8", "surrogateescape")
+        self.facts = FileFacts(path, "php", "ok", None, 0)
+        self.seg = Segment("", None)
+        self.global_seg = self.seg
+        self.scopes: list[Scope] = []
+        self.all_scopes: list[Scope] = []
+        self.seg_node: int | None = None
+        self.stack: list[Frame] = []
+        self.decl_at: dict[int, int] = {}  # start byte of declaration -> node index
+        self.raw_refs: list[Ref] = []  # owners are scope indexes until finish()
+        self.comments: list[Node] = []
+        self.sql_done: set[tuple[int, int]] = set()
+        self.sql_lines: dict[tuple[int, int], int] = {}
+        # variable / property types that wait for finish() to be closed over their scope
+        self.pending_globals: list[tuple[int, str, TypeDesc]] = []
+        self.pending_props: list[tuple[int, ClassDecl, str, TypeDesc]] = []
+
+    def t(self, n: Node) -> str:
+        """The source text of a node."""
+        return self.src[n.start_byte : n.end_byte].decode("utf-8", "surrogateescape")
+
+    def add_node(
+        self,
+        kind: str,
+        name: str,
+        fqn: str,
+        n: Node,
+        props: dict[str, Any],
+        layer: str = "structural",
+    ) -> int:
+        """Append a declaration node with its final id; returns its node index."""
+        start = n.start_point[0] + 1
+        end = n.end_point[0] + 1
+        nid = ids.node_id(kind, fqn, self.path, start)
+        self.facts.nodes.append(FactNode(nid, kind, name, fqn, start, end, props, layer))
+        idx = len(self.facts.nodes) - 1
+        self.decl_at[n.start_byte] = idx
+        return idx
+
+    def nid(self, idx: int) -> str:
+        """The id of the node at an index."""
+        return self.facts.nodes[idx].node_id
+
+    def field(self, n: Node, name: str) -> Node:
+        """A child the query's pattern requires (the name of a declaration, the function
+        of a call), so it is never missing."""
+        child = n.child_by_field_name(name)
+        if child is None:
+            raise ValueError(f"{n.type} without {name} at line {n.start_point[0] + 1}")
+        return child
+
+    def first_arg(self, call: Node) -> Node | None:
+        """The expression of a call's first argument."""
+        args = call.child_by_field_name("arguments")
+        first = args.named_children[0] if args is not None and args.named_children else None
+        return first.named_children[0] if first is not None and first.named_children else None
+
+    def string_value(self, n: Node | None) -> str | None:
+        """The value of a plain string literal node (no interpolation)."""
+        if n is None:
+            return None
+        if n.type in ("string", "encapsed_string"):
+            parts = n.named_children
+            if all(p.type in ("string_content", "string_value") for p in parts):
+                return "".join(self.t(p) for p in parts)
+        return None
+
+    def docblock(self, n: Node) -> str | None:
+        """The ``/** ... */`` right before a declaration, if any."""
+        prev = n.prev_named_sibling
+        if prev is not None and prev.type == "comment":
+            txt = self.t(prev)
+            if txt.startswith("/**"):
+                return txt
+        return None
+
+    # -- scopes ---------------------------------------------------------
+    def scope(self) -> Scope:
+        """The innermost open scope."""
+        return self.scopes[-1]
+
+    def scope_index(self) -> int:
+        """The index (into ``all_scopes``) of the innermost open scope: the owner of new refs."""
+        return self.scopes[-1].id
+
+    def push_scope(self, sc: Scope) -> None:
+        """Open a scope, numbering it in ``all_scopes``."""
+        sc.id = len(self.all_scopes)
+        self.all_scopes.append(sc)
+        self.scopes.append(sc)
+
+    # -- the declaration stack ------------------------------------------
+    def cur_class(self) -> str | None:
+        """The fqn of the class the position is in, also inside its methods (None inside an
+        anonymous class)."""
+        decl = self.cur_class_decl_any()
+        return decl.fqn if decl is not None else None
+
+    def cur_class_decl(self) -> ClassDecl | None:
+        """The class whose body directly holds the position (None inside a method or an
+        anonymous class): where members are declared."""
+        for _end, what, payload in reversed(self.stack):
+            if what == "class":
+                return cast(ClassDecl, payload)
+            if what in ("anon", "function"):
+                return None
+        return None
+
+    def cur_class_decl_any(self) -> ClassDecl | None:
+        """The class the position is in, also inside its methods (None inside an anonymous
+        class): where ``$this->x = ...`` types a property."""
+        for _end, what, payload in reversed(self.stack):
+            if what == "class":
+                return cast(ClassDecl, payload)
+            if what == "anon":
+                return None
+        return None
+
+    def stack_has_function(self) -> bool:
+        """Whether the position is inside a function, a method or an anonymous class's method."""
+        return any(what in ("function", "scope") for _e, what, _p in self.stack)
+
+    def container(self) -> int:
+        """Index of the innermost declaration node containing the position."""
+        for _end, what, payload in reversed(self.stack):
+            if what in ("class", "function", "namespace"):
+                return cast(ClassDecl, payload).node if what == "class" else cast(int, payload)
+        return 0

@@ -1,0 +1,300 @@
+"""The walk: one query run over the file, its captures dispatched in document
+order, then ``finish`` turns what was collected into FileFacts.
+
+Invariants a change must keep:
+- Captures are handled in document order (start byte, outer node first, then
+  capture name), each (node, capture) once; the stack of declarations and the
+  namespace segment are advanced before each one.
+- ``finish`` closes every descriptor over the final assignments of its scope
+  and replaces scope indexes by node indexes, so no ('var', ...) descriptor
+  and no scope index leaves the package.
+- Comments and docblocks go to ``texts`` (layer text), never into props of
+  structural nodes (principle P6); a docblock belongs to the declaration that
+  follows it, any other comment to the innermost class or function around it,
+  and adjacent plain comments with one owner merge into one text.
+- A syntax error makes the file ``partial`` with the first error line;
+  extraction goes on.
+- tree-sitter is imported lazily (``ragraf --help`` must not load it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import cache
+from typing import TYPE_CHECKING, Any
+
+from ragraf import ids
+from ragraf.kinds import Layer, NodeKind
+from ragraf.lang.chunking import DEFAULT_MAX_LINES, make_chunks
+from ragraf.lang.facts import (
+    CallableRef,
+    DynamicCallRef,
+    FactNode,
+    FileFacts,
+    MethodCallRef,
+    Ref,
+    RouteRef,
+    SqlRef,
+    StaticCallRef,
+    TextFact,
+)
+from ragraf.lang.php.declarations import CLASS_KINDS, Declarations
+from ragraf.lang.php.names import DOC_VAR
+from ragraf.lang.php.state import Scope
+from ragraf.lang.php.strings import Strings
+from ragraf.lang.php.uses import Uses
+
+if TYPE_CHECKING:
+    from tree_sitter import Node, Parser, Query
+
+
+@cache
+def _query() -> Query:
+    """The compiled tags query (once per process)."""
+    from tree_sitter import Query
+    from tree_sitter_language_pack import get_language
+
+    from ragraf import resources
+
+    src = (resources.queries_dir() / "php-tags.scm").read_text(encoding="utf-8")
+    return Query(get_language("php"), src)
+
+
+@cache
+def _parser() -> Parser:
+    """The PHP parser (once per process)."""
+    from tree_sitter_language_pack import get_parser
+
+    return get_parser("php")
+
+
+class Extractor(Declarations, Uses, Strings):
+    """One file's extraction: ``Extractor(path, text).run()`` -> FileFacts."""
+
+    def run(self) -> FileFacts:
+        """Parse, walk every capture in document order, finish."""
+        root = _parser().parse(self.src).root_node
+        f = self.facts
+        f.lines = self.text.count("\n") + (0 if self.text.endswith("\n") or not self.text else 1)
+        fid = ids.node_id("file", self.path, self.path, 1)
+        f.nodes.append(
+            FactNode(
+                fid,
+                NodeKind.FILE,
+                self.path.rsplit("/", 1)[-1],
+                self.path,
+                1,
+                max(f.lines, 1),
+                {"lang": "php"},
+                Layer.STRUCTURAL,
+            )
+        )
+        self.push_scope(Scope(0, None, len(self.src) + 1))
+        f.scope_nodes.append(0)
+        if root.has_error:
+            f.status = "partial"
+            err = _first_error(root)
+            f.note = f"syntax error near line {err}" if err else "syntax errors"
+        handlers = self.handlers()
+        last = None
+        for start, negend, cap, node in _captures(root):
+            key = (start, negend, cap)
+            if key == last:
+                continue
+            last = key
+            self.advance(start)
+            handlers[cap](node)
+        self.stack.clear()
+        self.finish()
+        return f
+
+    def handlers(self) -> dict[str, Callable[[Node], None]]:
+        """The handler of each capture name of the query (``@name.*`` ones aside)."""
+
+        def class_like(n: Node) -> None:
+            self.on_class(n, CLASS_KINDS[n.type])
+
+        return {
+            "definition.namespace": self.on_namespace,
+            "reference.import": self.on_import,
+            "definition.class": class_like,
+            "definition.interface": class_like,
+            "definition.trait": class_like,
+            "definition.enum": class_like,
+            "definition.function": lambda n: self.on_function(n, False),
+            "definition.method": lambda n: self.on_function(n, True),
+            "definition.anonymous_class": self.on_anonymous_class,
+            "definition.property": self.on_property,
+            "definition.constant": self.on_constant,
+            "definition.enum_case": self.on_enum_case,
+            "reference.trait_use": self.on_trait_use,
+            "reference.call": self.on_call,
+            "reference.method_call": self.on_method_call,
+            "reference.static_call": self.on_static_call,
+            "reference.new": self.on_new,
+            "reference.class_constant": self.on_class_constant,
+            "reference.array": self.on_array,
+            "reference.include": self.on_include,
+            "reference.global": self.on_global,
+            "reference.assignment": self.on_assignment,
+            "reference.catch": self.on_catch,
+            "reference.superglobal": self.on_superglobal,
+            "definition.closure": self.on_closure,
+            "text.comment": self.on_comment,
+            "sql.string": self.on_sql,
+        }
+
+    def advance(self, start: int) -> None:
+        """Leave the declarations, scopes and braced namespace that end before ``start``."""
+        while self.stack and self.stack[-1][0] <= start:
+            _e, what, _p = self.stack.pop()
+            if what in ("function", "scope"):
+                self.scopes.pop()
+        if self.seg.end is not None and start >= self.seg.end:
+            self.seg = self.global_seg
+            self.seg_node = None
+
+    def on_comment(self, n: Node) -> None:
+        """Keep the comment for ``texts``; a ``/** @var Type $name */`` types a variable."""
+        self.comments.append(n)
+        txt = self.t(n)
+        if "@var" in txt and "$" in txt:  # `/** @var Type $name */` types a local variable
+            for m in DOC_VAR.finditer(txt):
+                descs = self.doc_types(m.group(1))
+                if descs:
+                    self.scope().vars.setdefault(m.group(2), []).extend(descs)
+
+    def finish(self) -> None:
+        """Close descriptors over their scopes, give refs node owners, texts and chunks."""
+        f = self.facts
+        # close variable descriptors over each scope's (final) assignments
+        all_scopes = self.all_scopes
+        for sc_i, name, d in self.pending_globals:
+            cd = self.close(d, all_scopes[sc_i])
+            if cd is not None:
+                f.global_assigns.append((name, cd))
+        for sc_i, decl, pname, d in self.pending_props:
+            cd = self.close(d, all_scopes[sc_i])
+            if cd is not None:
+                decl.props.setdefault(pname, []).append(cd)
+        refs: list[Ref] = []
+        for r in self.raw_refs:
+            if isinstance(r, SqlRef):  # its owner is a node index already
+                refs.append(r)
+                continue
+            sc = all_scopes[r.owner]
+            node = sc.node
+            if isinstance(r, MethodCallRef | CallableRef):
+                refs.append(r._replace(owner=node, receiver=self.close(r.receiver, sc)))
+            elif isinstance(r, StaticCallRef):
+                refs.append(r._replace(owner=node, cls=self.close(r.cls, sc)))
+            elif isinstance(r, RouteRef):
+                h = r.handler
+                if h.kind != "closure":
+                    h = h._replace(cls=self.close(h.cls, sc))
+                refs.append(r._replace(owner=node, handler=h))
+            elif isinstance(r, DynamicCallRef):
+                targets = r.targets
+                if r.how == "variable":
+                    targets = self.var_function_target(sc, targets[0].method)
+                else:
+                    targets = tuple(
+                        t._replace(receiver=self.close(t.receiver, sc)) if t.kind == "method" else t
+                        for t in targets
+                    )
+                refs.append(r._replace(owner=node, targets=targets))
+            else:
+                refs.append(r._replace(owner=node))
+        f.refs = refs
+        self.attach_texts()
+        f.chunks = make_chunks(self.path, self.text, f, "php", self.max_chunk_lines)
+
+    def attach_texts(self) -> None:
+        """Comments and docblocks -> ``texts`` with the declaration they document or sit in."""
+        f = self.facts
+        spans = sorted(
+            (
+                (n.start_line, n.end_line, i)
+                for i, n in enumerate(f.nodes)
+                if i and n.kind in ("class", "interface", "trait", "enum", "function", "method")
+            ),
+        )
+        merged: list[list[Any]] = []
+        for c in self.comments:
+            txt = self.t(c)
+            start, end = c.start_point[0] + 1, c.end_point[0] + 1
+            kind = "docblock" if txt.startswith("/**") else "comment"
+            owner = None
+            if kind == "docblock":
+                nxt = c.next_named_sibling
+                if nxt is not None and nxt.start_byte in self.decl_at:
+                    owner = self.decl_at[nxt.start_byte]
+                elif nxt is not None and nxt.type in ("property_declaration", "const_declaration"):
+                    el = next(
+                        (
+                            e
+                            for e in nxt.named_children
+                            if e.type in ("property_element", "const_element")
+                        ),
+                        None,
+                    )
+                    if el is not None and el.start_byte in self.decl_at:
+                        owner = self.decl_at[el.start_byte]
+            if owner is None:
+                owner = _innermost(spans, start)
+            if (
+                kind == "comment"
+                and merged
+                and merged[-1][2] == "comment"
+                and merged[-1][1] + 1 >= start
+                and merged[-1][4] == owner
+            ):
+                merged[-1][1] = end
+                merged[-1][3] += "\n" + txt
+                continue
+            merged.append([start, end, kind, txt, owner])
+        f.texts = [TextFact(m[0], m[1], m[2], m[3], m[4]) for m in merged]
+
+
+def _captures(root: Node) -> list[tuple[int, int, str, Node]]:
+    """The query's captures of the file as (start byte, -end byte, capture name, node), in
+    document order: by start, the outer node first, then by capture name."""
+    from tree_sitter import QueryCursor
+
+    caps = QueryCursor(_query()).captures(root)
+    items: list[tuple[int, int, str, Node]] = []
+    for cap, nodes in caps.items():
+        if cap.startswith("name."):
+            continue
+        for node in nodes:
+            items.append((node.start_byte, -node.end_byte, cap, node))
+    items.sort(key=lambda x: (x[0], x[1], x[2]))
+    return items
+
+
+def _innermost(spans: list[tuple[int, int, int]], line: int) -> int | None:
+    """The innermost span around a line (spans sorted by start line)."""
+    best = None
+    for s, e, i in spans:
+        if s > line:
+            break
+        if s <= line <= e:
+            best = i
+    return best
+
+
+def _first_error(root: Node) -> int | None:
+    """The line of the first syntax error (an ``ERROR`` or missing node)."""
+    stack = [root]
+    while stack:
+        n = stack.pop()
+        if n.type == "ERROR" or n.is_missing:
+            return n.start_point[0] + 1
+        if n.has_error:
+            stack.extend(reversed(n.children))
+    return None
+
+
+def extract(path: str, text: str, max_chunk_lines: int = DEFAULT_MAX_LINES) -> FileFacts:
+    """The facts of one PHP file (what the language registry calls)."""
+    return Extractor(path, text, max_chunk_lines).run()

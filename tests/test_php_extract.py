@@ -1,0 +1,38 @@
+"""The PHP extractor package: its entry points, determinism, and a light import."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from ragraf.lang import php
+
+REPO = Path(__file__).resolve().parent.parent
+FIXTURE_PHP = sorted((REPO / "fixtures").rglob("*.php"))
+
+
+def _facts(path: Path, max_lines: int = 120) -> str:
+    rel = path.relative_to(REPO).as_posix()
+    return repr(php.extract(rel, path.read_text(encoding="utf-8"), max_lines))
+
+
+def test_the_package_exposes_extract_and_pack_sql() -> None:
+    assert callable(php.extract) and callable(php.pack_sql)
+    assert php.pack_sql(None) is None
+    facts = php.extract("t.php", "<?php\nfunction f() {}\n")
+    assert [n.fqn for n in facts.nodes] == ["t.php", "f"]
+
+
+def test_extraction_is_deterministic_and_keeps_no_state_between_files() -> None:
+    assert FIXTURE_PHP
+    first = {p: _facts(p) for p in FIXTURE_PHP}
+    for p in reversed(FIXTURE_PHP):  # other order, other chunk size in between
+        _facts(p, 7)
+        assert _facts(p) == first[p], p
+
+
+def test_importing_the_extractor_does_not_load_tree_sitter() -> None:
+    code = "import sys, ragraf.lang.php; print('tree_sitter' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
