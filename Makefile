@@ -25,10 +25,11 @@ example: venv
 test: venv lint
 	$(BIN)/python -m pytest -n 2 --dist loadfile -q
 
-# lint and format checks; `make test` runs them first and fails on any finding
+# lint, format and type checks; `make test` runs them first and fails on any finding
 lint: venv
 	$(BIN)/ruff check ragraf tests bench
 	$(BIN)/ruff format --check ragraf tests bench
+	$(BIN)/mypy
 
 clean-example:
 	rm -rf fixtures/pilot/.ragraf

@@ -208,9 +208,9 @@ def walk(
         try:
             with os.scandir(root / rel_dir if rel_dir else root) as it:
                 entries = sorted(it, key=lambda e: e.name)
-        except OSError as e:
+        except OSError as err:
             if seen is not None and rel_dir:
-                seen.unreadable.append((rel_dir, e.strerror or type(e).__name__))
+                seen.unreadable.append((rel_dir, err.strerror or type(err).__name__))
             continue
         subdirs = []
         for e in entries:

@@ -63,7 +63,14 @@ class Language:
     declares_symbols: bool = False
 
 
-_COMMON = ("ragraf.lang.facts", "ragraf.lang.chunking", "ragraf.tokens", "ragraf.ids")
+_COMMON = (
+    "ragraf.lang.facts",
+    "ragraf.lang.chunking",
+    "ragraf.tokens",
+    "ragraf.ids",
+    "ragraf.kinds",
+    "ragraf.sql.sqltext",  # chunking tests strings for SQL with it
+)
 
 LANGUAGES: tuple[Language, ...] = (
     Language(
@@ -71,7 +78,7 @@ LANGUAGES: tuple[Language, ...] = (
         (".php", ".phtml", ".inc"),
         extractor="ragraf.lang.php",
         queries=("php-tags.scm",),
-        depends_on=(*_COMMON, "ragraf.sql.sqltext"),
+        depends_on=_COMMON,
         grammar="php",
         declares_symbols=True,
     ),
