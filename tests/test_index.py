@@ -101,9 +101,7 @@ def test_parallel_and_serial_extraction_agree(
     cfg = config.load(root)
     cfg.project["index"]["workers"] = 2
     indexer.build(cfg)
-    import ragraf.build.extract
-
-    monkeypatch.setattr(ragraf.build.extract, "PARALLEL_MIN_FILES", 10_000)
+    cfg.project["index"]["workers"] = 1
     indexer.build(cfg, force=True)
     assert _snapshot(root, "rev-0001") == _snapshot(root, "rev-0002")
 

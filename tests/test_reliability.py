@@ -223,3 +223,48 @@ def test_a_yaml_alias_bomb_is_refused_before_it_expands(pilot: Path) -> None:
     r = ragraf("index", root=pilot)
     assert r.returncode == 2
     assert "project.yaml" in r.stderr and "aliases (*name) are not allowed" in r.stderr
+
+
+# -- 8. superlinear parse time: a per-file budget -----------------------------------------
+def _pathological(root: Path) -> None:
+    write(root, "src/brackets.php", "<?php $a = " + "[" * 100_000 + ";\n")
+
+
+def test_a_file_over_the_time_budget_fails_and_the_build_goes_on(pilot: Path) -> None:
+    _pathological(pilot)
+    (pilot / ".ragraf/config/project.yaml").write_text("index:\n  file_time_budget_s: 1\n")
+    r = ragraf("index", "--json", root=pilot)
+    assert r.returncode == 0, r.stderr
+    st = json.loads(ragraf("status", "--json", root=pilot).stdout)
+    assert "src/brackets.php" in st["coverage"]["files.failed"]["note"]
+    assert st["counts"]["nodes"]["method"] == 18  # everything else is indexed
+    from ragraf.store.graph import GraphStore
+
+    with GraphStore(config.Layout(pilot).graph_db, readonly=True) as g:
+        row = g.file_row("rev-0001", "src/brackets.php")
+    assert row is not None and row.parse_status == "failed"
+    assert row.parse_note is not None and "longer than the 1 s budget" in row.parse_note
+
+
+# -- 9. orphaned parser workers never keep the build lock ----------------------------------
+def test_a_killed_builder_leaves_no_lock_behind(pilot: Path) -> None:
+    import signal
+
+    from ragraf import failpoints
+
+    _pathological(pilot)  # keeps a worker busy for seconds
+    env = {**os.environ, failpoints.ENV: "workers-started"}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "ragraf", "-C", str(pilot), "index"],
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    assert proc.stderr is not None
+    line = proc.stderr.readline()
+    assert "failpoint workers-started reached" in line, line
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    (pilot / "src/brackets.php").unlink()
+    r = ragraf("index", root=pilot)  # at once: the orphaned workers hold no lock
+    assert r.returncode == 0 and "another ragraf build" not in r.stderr, r.stderr

@@ -14,58 +14,73 @@ Invariants a change must keep:
 
 from __future__ import annotations
 
-import multiprocessing
 import pickle
 import zlib
 from collections.abc import Callable
 
+from ragraf.build.workers import run_jobs
 from ragraf.corpus import ScannedFile
+from ragraf.kinds import ParseStatus
 from ragraf.lang import registry
 from ragraf.lang.facts import FileFacts
+from ragraf.lang.plain import line_count
 from ragraf.store.graph import GraphStore
 
 Progress = Callable[[str, int, int], None]
-#: below this many files a pool costs more than it saves (fork + pickling, measured)
-PARALLEL_MIN_FILES = 24
 
 _JOBS: list[tuple[str, str | None, str]] = []
 _MAX_LINES = 120
 
 
-def _work(i: int) -> tuple[int, FileFacts]:
+def _work(i: int) -> FileFacts:
     path, lang, text = _JOBS[i]
-    return i, registry.extract(path, lang, text, _MAX_LINES)
+    return registry.extract(path, lang, text, _MAX_LINES)
 
 
 def extract_all(
-    files: list[ScannedFile], workers: int, max_lines: int, progress: Progress | None
+    files: list[ScannedFile],
+    workers: int,
+    max_lines: int,
+    progress: Progress | None,
+    budget_s: float | None = None,
 ) -> list[FileFacts]:
-    """Facts of ``files`` in their order; in ``workers`` forked processes when worth it."""
+    """Facts of ``files`` in their order, extracted in ``workers`` forked processes; a
+    file whose extraction exceeds ``budget_s`` seconds is killed and recorded ``failed``."""
     global _JOBS, _MAX_LINES
     jobs = [(f.path, f.lang, f.text or "") for f in files]
-    out: list[FileFacts | None] = [None] * len(jobs)
     total = len(jobs)
-    if workers <= 1 or total < PARALLEL_MIN_FILES:
-        for i, (p, lang, text) in enumerate(jobs):
-            out[i] = registry.extract(p, lang, text, max_lines)
-            if progress:
-                progress("parse", i + 1, total)
-    else:
-        _JOBS, _MAX_LINES = jobs, max_lines
-        # largest first: the long tail of a pool is its biggest file
-        order = sorted(range(total), key=lambda i: -len(jobs[i][2]))
-        try:
-            ctx = multiprocessing.get_context("fork")
-            with ctx.Pool(workers) as pool:
-                for done, (i, facts) in enumerate(
-                    pool.imap_unordered(_work, order, chunksize=2), 1
-                ):
-                    out[i] = facts
-                    if progress:
-                        progress("parse", done, total)
-        finally:
-            _JOBS = []
-    return [f for f in out if f is not None]
+    _JOBS, _MAX_LINES = jobs, max_lines
+    # largest first: the long tail of a pool is its biggest file
+    order = sorted(range(total), key=lambda i: -len(jobs[i][2]))
+
+    def tick(done: int, total: int) -> None:
+        if progress:
+            progress("parse", done, total)
+
+    registry.warm({f.lang for f in files})  # before the fork: workers inherit it
+    try:
+        outcomes = run_jobs(order, _work, workers, budget_s, tick)
+    finally:
+        _JOBS = []
+    out: list[FileFacts] = []
+    for i, (path, lang, text) in enumerate(jobs):
+        got = outcomes[i]
+        if got.timed_out or got.result is None:
+            out.append(
+                FileFacts(
+                    path,
+                    lang,
+                    ParseStatus.FAILED,
+                    f"not indexed: extraction took longer than the {budget_s:g} s budget"
+                    " (index.file_time_budget_s)"
+                    if budget_s
+                    else "not indexed: the extraction process died",
+                    line_count(text),
+                )
+            )
+        else:
+            out.append(got.result)
+    return out
 
 
 def facts_of(
@@ -76,17 +91,18 @@ def facts_of(
     workers: int,
     max_lines: int,
     progress: Progress | None,
+    budget_s: float | None = None,
 ) -> tuple[list[FileFacts], int]:
     """Facts of every file (cached ones reused when ``reuse``), and how many were reused.
 
     Freshly extracted facts are stored in the cache for the next build."""
-    keys = [(f.sha256, registry.facts_key(f.path, f.lang, max_lines)) for f in files]
+    keys = [(f.sha256, registry.facts_key(f.path, f.lang, max_lines, budget_s)) for f in files]
     cached = graph.cached_facts(keys) if reuse else {}
     todo = [f for f, k in zip(files, keys, strict=True) if k not in cached]
     fresh = dict(
         zip(
             (f.path for f in todo),
-            extract_all(todo, workers, max_lines, progress),
+            extract_all(todo, workers, max_lines, progress, budget_s),
             strict=True,
         )
     )

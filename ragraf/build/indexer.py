@@ -16,10 +16,8 @@ Invariants a change must keep:
 from __future__ import annotations
 
 import contextlib
-import fcntl
-import os
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -31,29 +29,23 @@ from ragraf.errors import BusyError, IndexBuildError, RefusedError
 from ragraf.failpoints import failpoint
 from ragraf.kinds import ParseStatus
 from ragraf.lang import registry
+from ragraf.locks import file_lock
 from ragraf.store import Stores, manifest, open_stores
 
 Progress = Callable[[str, int, int], None]
 
 
-@contextlib.contextmanager
-def build_lock(layout: Layout) -> Iterator[None]:
-    layout.index_dir.mkdir(parents=True, exist_ok=True)
-    fd = os.open(layout.lock_file, os.O_RDWR | os.O_CREAT, 0o644)
-    try:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            holder = os.pread(fd, 64, 0).decode(errors="replace").strip() or "?"
-            raise BusyError(
-                f"another ragraf build is running on {layout.root} (pid {holder}); "
-                "wait for it to finish, this build was not started"
-            ) from None
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, str(os.getpid()).encode(), 0)
-        yield
-    finally:
-        os.close(fd)
+def build_lock(layout: Layout) -> contextlib.AbstractContextManager[None]:
+    """One build at a time (``ragraf/locks.py``: released by the kernel when the holder
+    dies; parser workers do not inherit it)."""
+
+    def busy(pid: str) -> BusyError:
+        return BusyError(
+            f"another ragraf build is running on {layout.root} (pid {pid}); "
+            "wait for it to finish, this build was not started"
+        )
+
+    return file_lock(layout.lock_file, wait=False, busy=busy)
 
 
 # -- the build -----------------------------------------------------------------
@@ -169,7 +161,11 @@ def build(
     """`ragraf index` (commit=False) or `ragraf reindex --commit` (commit=True)."""
     layout = cfg.layout
     layout.ensure_dirs()
-    with build_lock(layout), open_stores(layout, write=True) as stores:
+    from ragraf.drift.ledger import ledger_lock
+
+    # reindex --commit seals and archives the ledger: no scan may append to it meanwhile
+    frozen = ledger_lock(layout) if commit else contextlib.nullcontext()
+    with build_lock(layout), frozen, open_stores(layout, write=True) as stores:
         return _build_locked(cfg, stores, force, commit, progress, no_vectors)
 
 
@@ -279,6 +275,7 @@ def _build_rev(ctx: BuildContext) -> IndexResult:
         workers=cfg.workers(),
         max_lines=max_lines,
         progress=ctx.progress,
+        budget_s=float(cfg.project["index"]["file_time_budget_s"]) or None,
     )
     t = ctx.lap("parse", t)
     failpoint("after-parse")

@@ -17,18 +17,18 @@ Invariants a change must keep:
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import hashlib
 import json
 import os
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from ragraf import resources
 from ragraf.clock import now_iso
 from ragraf.config import Layout
+from ragraf.locks import file_lock
 from ragraf.model import LedgerAck, LedgerEntry
 from ragraf.store.control import GENESIS, ControlStore
 
@@ -70,15 +70,15 @@ def dedupe_key(path: str, old: str | None, new: str | None, kind: str) -> str:
     return json.dumps([path, old, new, kind], separators=(",", ":"))
 
 
-@contextlib.contextmanager
-def ledger_lock(layout: Layout) -> Iterator[None]:
-    layout.drift_dir.mkdir(parents=True, exist_ok=True)
-    fd = os.open(layout.drift_dir / ".ledger.lock", os.O_RDWR | os.O_CREAT, 0o644)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        yield
-    finally:
-        os.close(fd)
+def ledger_lock(layout: Layout) -> contextlib.AbstractContextManager[None]:
+    """Serialises ledger writes across processes ("insert, commit, append to LEDGER.md");
+    ``reindex --commit`` holds it while it seals and archives, so no entry lands in a
+    ledger that is being archived."""
+
+    def busy(pid: str) -> Exception:  # pragma: no cover - wait=True never reports busy
+        return RuntimeError(pid)
+
+    return file_lock(layout.drift_dir / ".ledger.lock", wait=True, busy=busy)
 
 
 def _append_md(layout: Layout, text: str) -> None:

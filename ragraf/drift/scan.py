@@ -19,7 +19,7 @@ import hashlib
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ragraf.config import Config
 from ragraf.corpus import ScannedFile, read_file, scan
@@ -485,7 +485,16 @@ def run_scan(cfg: Config, detected_by: str = "compare") -> ScanReport:
     from ragraf.store import manifest
 
     layout = cfg.layout
-    man = manifest.require(layout.rev_json)
+    # under the ledger lock from the start: a reindex --commit running now finishes first,
+    # and the scan then compares against the revision it sealed
+    with ledger.ledger_lock(layout):
+        return _scan_locked(cfg, detected_by, manifest.require(layout.rev_json))
+
+
+def _scan_locked(cfg: Config, detected_by: str, man: dict[str, Any]) -> ScanReport:
+    from ragraf.drift import ledger
+
+    layout = cfg.layout
     rev = man["rev_id"]
     with GraphStore(layout.graph_db, readonly=True) as graph:
         changes = detect(cfg, graph, rev)

@@ -154,6 +154,19 @@ def extract(path: str, lang_name: str | None, text: str, max_lines: int) -> File
     return plain(path, lang_name, text, max_lines, lang.window_tokens if lang else "code")
 
 
+def warm(names: set[str | None]) -> None:
+    """Import the extractors of these languages and let them load what they need once
+    (a grammar, a compiled query), so that forked workers start ready."""
+    for name in sorted(n for n in names if n):
+        lang = get(name)
+        if lang is None or lang.extractor is None:
+            continue
+        module = importlib.import_module(lang.extractor)
+        prepare = getattr(module, "warm", None)
+        if prepare is not None:
+            prepare()
+
+
 # -- what facts depend on ---------------------------------------------------------------
 def _dist_version(dist: str) -> str:
     from importlib.metadata import PackageNotFoundError, version
@@ -224,9 +237,12 @@ def fingerprint(name: str | None) -> str:
     return h.hexdigest()[:16]
 
 
-def facts_key(path: str, lang_name: str | None, max_lines: int) -> str:
-    """The cache key of a file's extraction besides its sha256."""
-    return f"{FACTS_VERSION}|{fingerprint(lang_name)}|{max_lines}|{path}"
+def facts_key(
+    path: str, lang_name: str | None, max_lines: int, budget_s: float | None = None
+) -> str:
+    """The cache key of a file's extraction besides its sha256 (a file that ran out of
+    time under one budget may not under another, so the budget is part of it)."""
+    return f"{FACTS_VERSION}|{fingerprint(lang_name)}|{max_lines}|{budget_s or 0:g}|{path}"
 
 
 def corpus_fingerprint() -> str:

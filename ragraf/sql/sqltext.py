@@ -245,6 +245,11 @@ def analyze(
     )
 
 
+def warm() -> None:
+    """Import sqlglot and its MySQL dialect now (before extraction workers fork)."""
+    analyze("SELECT a FROM t WHERE b = 1")
+
+
 def cache_clear() -> None:
     _analyze_cached.cache_clear()
 

@@ -34,6 +34,6 @@ Invariants a change must keep (each module states the ones it keeps):
 """
 
 from ragraf.lang.php.strings import pack_sql
-from ragraf.lang.php.walk import extract
+from ragraf.lang.php.walk import extract, warm
 
-__all__ = ["extract", "pack_sql"]
+__all__ = ["extract", "pack_sql", "warm"]

@@ -295,6 +295,16 @@ def _first_error(root: Node) -> int | None:
     return None
 
 
+def warm() -> None:
+    """Load the grammar, compile the query and import sqlglot now (before workers fork:
+    they inherit all three instead of each loading them)."""
+    from ragraf.sql import sqltext
+
+    _query()
+    _parser()
+    sqltext.warm()
+
+
 def extract(path: str, text: str, max_chunk_lines: int = DEFAULT_MAX_LINES) -> FileFacts:
     """The facts of one PHP file (what the language registry calls)."""
     return Extractor(path, text, max_chunk_lines).run()

@@ -1,0 +1,165 @@
+"""Extraction workers: forked processes with a hard time budget per file.
+
+Invariants a change must keep:
+- Each job runs in a forked worker; a job that runs longer than the budget is
+  killed with its worker (SIGKILL: a worker stuck in C code cannot be stopped
+  any other way), reported as timed out, and a fresh worker takes over. The
+  other jobs are unaffected, so one pathological file costs its budget, not
+  the build.
+- Results come back keyed by job index, whatever order workers finish in.
+- Workers hold nothing of the builder: inputs are inherited through fork and
+  never re-read; locks are POSIX record locks (``fcntl.lockf``), which a child
+  does not inherit, so an orphaned worker never blocks the next build.
+- A worker exits as soon as the builder is gone (its pipe closes, or its
+  parent pid changes between jobs).
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import time
+from collections.abc import Callable, Sequence
+from multiprocessing.connection import Connection, wait
+from typing import Generic, TypeVar
+
+from ragraf.failpoints import failpoint
+
+T = TypeVar("T")
+Job = int  # an index into the caller's job list (inherited by the forked workers)
+
+_WORK: Callable[[int], object] | None = None
+
+
+def _loop(conn: Connection, parent: int) -> None:
+    """A worker: receive job indexes, send (index, result) back, until told to stop."""
+    assert _WORK is not None
+    while True:
+        try:
+            job = conn.recv()
+        except (EOFError, OSError):
+            return
+        if job is None or os.getppid() != parent:
+            return
+        try:
+            result = _WORK(job)
+        except BaseException as e:  # a bug in the work: the builder reports it and fails
+            import traceback
+
+            conn.send((job, _Failure(f"{type(e).__name__}: {e}", traceback.format_exc())))
+            return
+        conn.send((job, result))
+
+
+class _Failure:
+    """An exception a job raised in a worker, carried back to the builder."""
+
+    def __init__(self, message: str, traceback: str) -> None:
+        self.message = message
+        self.traceback = traceback
+
+
+class WorkerError(RuntimeError):
+    """A job raised an exception in its worker (a bug, not bad input)."""
+
+
+class _Worker:
+    def __init__(self, ctx: multiprocessing.context.BaseContext) -> None:
+        self.conn, child = multiprocessing.Pipe()
+        self.proc = ctx.Process(target=_loop, args=(child, os.getpid()), daemon=True)  # type: ignore[attr-defined]
+        self.proc.start()
+        child.close()
+        self.job: int | None = None
+        self.started = 0.0
+
+    def give(self, job: int) -> None:
+        self.job, self.started = job, time.monotonic()
+        self.conn.send(job)
+
+    def kill(self) -> None:
+        self.proc.kill()
+        self.proc.join()
+        self.conn.close()
+
+    def stop(self) -> None:
+        try:
+            self.conn.send(None)
+        except OSError:
+            pass
+        self.proc.join(timeout=5)
+        if self.proc.is_alive():
+            self.kill()
+        else:
+            self.conn.close()
+
+
+class Outcome(Generic[T]):
+    """A job's result, or ``timed_out`` after the budget (result None)."""
+
+    __slots__ = ("result", "timed_out", "seconds")
+
+    def __init__(self, result: T | None, timed_out: bool, seconds: float) -> None:
+        self.result = result
+        self.timed_out = timed_out
+        self.seconds = seconds
+
+
+def run_jobs(
+    jobs: Sequence[int],
+    work: Callable[[int], T],
+    workers: int,
+    budget_s: float | None,
+    progress: Callable[[int, int], None] | None = None,
+) -> dict[int, Outcome[T]]:
+    """Run ``work(job)`` for every job in ``workers`` forked processes (in the order given),
+    killing any job that exceeds ``budget_s`` seconds."""
+    global _WORK
+    out: dict[int, Outcome[T]] = {}
+    if not jobs:
+        return out
+    ctx = multiprocessing.get_context("fork")
+    _WORK = work
+    todo = list(reversed(jobs))
+    pool: list[_Worker] = []
+    try:
+        pool = [_Worker(ctx) for _ in range(max(1, min(workers, len(jobs))))]
+        for w in pool:
+            if todo:
+                w.give(todo.pop())
+        failpoint("workers-started")
+        while len(out) < len(jobs):
+            busy = [i for i, w in enumerate(pool) if w.job is not None]
+            timeout = None
+            if budget_s:
+                now = time.monotonic()
+                timeout = max(0.0, min(pool[i].started + budget_s - now for i in busy))
+            ready = wait([pool[i].conn for i in busy], timeout)
+            for i in busy:
+                w = pool[i]
+                job = w.job
+                assert job is not None
+                if w.conn in ready:
+                    try:
+                        done, result = w.conn.recv()
+                    except (EOFError, OSError):  # the worker died (killed from outside, OOM)
+                        out[job] = Outcome(None, True, time.monotonic() - w.started)
+                        w.kill()
+                        pool[i] = w = _Worker(ctx)
+                    else:
+                        if isinstance(result, _Failure):
+                            raise WorkerError(f"job {done}: {result.message}\n{result.traceback}")
+                        out[done] = Outcome(result, False, time.monotonic() - w.started)
+                        w.job = None
+                elif budget_s and time.monotonic() - w.started > budget_s:
+                    out[job] = Outcome(None, True, time.monotonic() - w.started)
+                    w.kill()
+                    pool[i] = w = _Worker(ctx)
+                if w.job is None and todo:
+                    w.give(todo.pop())
+            if progress is not None:
+                progress(len(out), len(jobs))
+    finally:
+        for w in pool:
+            w.stop()
+        _WORK = None
+    return out

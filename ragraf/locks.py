@@ -1,0 +1,63 @@
+"""File locks between ragraf processes: the build lock and the ledger lock.
+
+Invariants a change must keep:
+- Locks are POSIX record locks (``fcntl.lockf``): the kernel releases them when
+  the holder dies, and a forked child does not inherit them, so an orphaned
+  parser worker never keeps a build lock (a dead holder's lock is free at once).
+- POSIX locks belong to the process and vanish when any descriptor of the file
+  is closed, so each lock file is opened once per process and nested
+  acquisitions in one process only count depth (re-entrant, never released early).
+- The holder writes its pid into the lock file, for the message of a refusal.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import fcntl
+import os
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+_HELD: dict[str, list[int]] = {}  # path -> [fd, depth] of the locks this process holds
+
+
+def holder(path: Path) -> str:
+    """The pid written by whoever holds (or last held) the lock, '?' when unknown."""
+    try:
+        return path.read_text(errors="replace").strip() or "?"
+    except OSError:
+        return "?"
+
+
+@contextlib.contextmanager
+def file_lock(path: Path, *, wait: bool, busy: Callable[[str], Exception]) -> Iterator[None]:
+    """Hold the lock on ``path`` for the block. With ``wait=False`` a lock held by another
+    process raises ``busy(holder_pid)`` at once; with ``wait=True`` it blocks."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    key = os.path.join(os.path.realpath(path.parent), path.name)
+    held = _HELD.get(key)
+    if held is not None:  # already ours: nest
+        held[1] += 1
+        try:
+            yield
+        finally:
+            held[1] -= 1
+        return
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o644)
+    try:
+        try:
+            fcntl.lockf(fd, fcntl.LOCK_EX if wait else fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as e:
+            if e.errno in (errno.EACCES, errno.EAGAIN):
+                raise busy(holder(path)) from None
+            raise
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, str(os.getpid()).encode(), 0)
+        _HELD[key] = [fd, 1]
+        try:
+            yield
+        finally:
+            del _HELD[key]
+    finally:
+        os.close(fd)  # releases the lock (and only now: nobody else opened this file here)
