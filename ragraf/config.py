@@ -280,5 +280,46 @@ def init_project(root: Path) -> list[Path]:
         if not target.exists():
             target.write_text(default_text(name), encoding="utf-8")
             written.append(target)
+    if ignore_store(root):
+        written.append(root / ".gitignore")
     load(root)  # an existing file that is invalid is reported now
     return written
+
+
+def _git_ignores(path: Path) -> bool:
+    """True when git already ignores ``path`` (a rule of any .gitignore above it)."""
+    import subprocess
+
+    try:
+        r = subprocess.run(
+            ["git", "-C", str(path.parent), "check-ignore", "-q", str(path)],
+            capture_output=True,
+            timeout=10,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return r.returncode == 0
+
+
+def ignore_store(root: Path) -> bool:
+    """Add ``.ragraf/`` to the project's .gitignore (created if missing); True when it
+    changed. The store is local state: committed, a crafted one would travel with the
+    repository, and it would churn on every build."""
+    if _git_ignores(root / DOT):
+        return False
+    path = root / ".gitignore"
+    try:
+        text = path.read_text(encoding="utf-8") if path.exists() else ""
+    except (OSError, UnicodeDecodeError) as e:
+        raise ConfigError(f"{path}: cannot read ({e})") from None
+    if any(
+        line.strip() in (".ragraf", ".ragraf/", "/.ragraf", "/.ragraf/")
+        for line in text.splitlines()
+    ):
+        return False
+    sep = "" if not text or text.endswith("\n") else "\n"
+    path.write_text(
+        f"{text}{sep}# the RAGRAF index (local, rebuilt by `ragraf index`)\n.ragraf/\n",
+        encoding="utf-8",
+    )
+    return True

@@ -11,7 +11,7 @@ from ragraf.errors import ConfigError, NoIndexError
 def test_init_writes_defaults_and_keeps_existing(tmp_path: Path) -> None:
     written = config.init_project(tmp_path)
     layout = config.Layout(tmp_path)
-    assert set(written) == {layout.project_yaml, layout.confidence_yaml}
+    assert set(written) == {layout.project_yaml, layout.confidence_yaml, tmp_path / ".gitignore"}
     assert layout.project_yaml.read_text() == config.default_text("project")
     layout.project_yaml.write_text("index: {retain_revs: 5}\n")
     assert config.init_project(tmp_path) == []

@@ -268,3 +268,21 @@ def test_a_killed_builder_leaves_no_lock_behind(pilot: Path) -> None:
     (pilot / "src/brackets.php").unlink()
     r = ragraf("index", root=pilot)  # at once: the orphaned workers hold no lock
     assert r.returncode == 0 and "another ragraf build" not in r.stderr, r.stderr
+
+
+# -- 10. code execution from the repository ------------------------------------------------
+def test_init_keeps_the_store_out_of_git(tmp_path: Path) -> None:
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    (tmp_path / ".gitignore").write_text("vendor/")
+    r = run_cli("init", str(tmp_path), timeout=TIMEOUT)
+    assert r.returncode == 0
+    assert (tmp_path / ".gitignore").read_text().splitlines()[-1] == ".ragraf/"
+    run_cli("init", str(tmp_path), timeout=TIMEOUT)  # twice: added once
+    assert (tmp_path / ".gitignore").read_text().count(".ragraf/") == 1
+    st = subprocess.run(
+        ["git", "-C", str(tmp_path), "status", "--porcelain"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    assert ".ragraf" not in st

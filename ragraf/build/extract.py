@@ -9,19 +9,19 @@ Invariants a change must keep:
 - Workers hold nothing the builder owns (they are forked before the build's
   stores are written and receive only (path, lang, text)).
 - The cache is keyed by (sha256, ``registry.facts_key``): a cached entry is
-  used only when everything the facts depend on is unchanged.
+  used only when everything the facts depend on is unchanged. Entries are
+  data only (``ragraf.lang.codec``, JSON): a cache shipped inside a repository
+  can never run code; a row that does not decode is re-extracted.
 """
 
 from __future__ import annotations
 
-import pickle
-import zlib
 from collections.abc import Callable
 
 from ragraf.build.workers import run_jobs
 from ragraf.corpus import ScannedFile
 from ragraf.kinds import ParseStatus
-from ragraf.lang import registry
+from ragraf.lang import codec, registry
 from ragraf.lang.facts import FileFacts
 from ragraf.lang.plain import line_count
 from ragraf.store.graph import GraphStore
@@ -97,7 +97,13 @@ def facts_of(
 
     Freshly extracted facts are stored in the cache for the next build."""
     keys = [(f.sha256, registry.facts_key(f.path, f.lang, max_lines, budget_s)) for f in files]
-    cached = graph.cached_facts(keys) if reuse else {}
+    cached: dict[tuple[str, str], FileFacts] = {}
+    if reuse:
+        for key, blob in graph.cached_facts(keys).items():
+            try:
+                cached[key] = codec.decode(blob)
+            except ValueError:
+                continue  # not a row we wrote (or a damaged one): extract the file again
     todo = [f for f, k in zip(files, keys, strict=True) if k not in cached]
     fresh = dict(
         zip(
@@ -107,23 +113,13 @@ def facts_of(
         )
     )
     facts = [
-        fresh[f.path] if f.path in fresh else _decode(cached[k])
-        for f, k in zip(files, keys, strict=True)
+        fresh[f.path] if f.path in fresh else cached[k] for f, k in zip(files, keys, strict=True)
     ]
     graph.store_facts(
         [
-            (f.sha256, k[1], _encode(fresh[f.path]))
+            (f.sha256, k[1], codec.encode(fresh[f.path]))
             for f, k in zip(files, keys, strict=True)
             if f.path in fresh
         ]
     )
     return facts, len(files) - len(todo)
-
-
-def _encode(facts: FileFacts) -> bytes:
-    return zlib.compress(pickle.dumps(facts, protocol=5), 1)
-
-
-def _decode(blob: bytes) -> FileFacts:
-    facts: FileFacts = pickle.loads(zlib.decompress(blob))
-    return facts

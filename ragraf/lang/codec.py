@@ -1,0 +1,176 @@
+"""FileFacts as plain JSON: the format of the per-file facts cache.
+
+Invariants a change must keep:
+- Data only: decoding builds nothing but the types of ``ragraf.lang.facts``
+  named in ``_TYPES``, tuples, lists, dicts, strings, numbers, booleans and
+  None. A crafted cache row (a repository can ship its own ``.ragraf/``) can
+  at worst give wrong facts or be rejected; it never runs code (the cache used
+  to be pickled).
+- ``decode(encode(f)) == f`` for every FileFacts an extractor produces
+  (tests/test_codec.py checks it on the fixtures).
+- A row that does not decode raises ``ValueError``; the caller re-extracts.
+"""
+
+from __future__ import annotations
+
+import json
+import zlib
+from typing import Any
+
+from ragraf.lang import facts as F
+
+#: the NamedTuple types a cache row may contain (references and their parts)
+_TYPES: dict[str, type] = {
+    t.__name__: t
+    for t in (
+        F.CallRef,
+        F.MethodCallRef,
+        F.StaticCallRef,
+        F.CallableRef,
+        F.Target,
+        F.DynamicCallRef,
+        F.NewRef,
+        F.ClassConstRef,
+        F.IncludeRef,
+        F.SuperglobalRef,
+        F.Handler,
+        F.RouteRef,
+        F.ImportRef,
+        F.SqlTable,
+        F.SqlAnalysis,
+        F.SqlRef,
+        F.DocLinkRef,
+        F.DocNameRef,
+    )
+}
+FORMAT = 1
+
+
+def _enc(v: Any) -> Any:
+    """Tagged NamedTuples, tuples as lists, everything else as is."""
+    if isinstance(v, tuple):
+        name = type(v).__name__
+        if name in _TYPES and type(v) is _TYPES[name]:
+            return {"@": name, "v": [_enc(x) for x in v]}
+        return [_enc(x) for x in v]
+    if isinstance(v, list):
+        return [_enc(x) for x in v]
+    if isinstance(v, dict):
+        return {str(k): _enc(x) for k, x in v.items()}
+    return v
+
+
+def _dec(v: Any) -> Any:
+    """The inverse of _enc for reference data: lists come back as tuples."""
+    if isinstance(v, list):
+        return tuple(_dec(x) for x in v)
+    if isinstance(v, dict):
+        name = v.get("@")
+        if name is None:
+            raise ValueError("an untagged object in reference data")
+        cls = _TYPES.get(name)
+        if cls is None or set(v) != {"@", "v"} or not isinstance(v["v"], list):
+            raise ValueError(f"not a facts type: {name!r}")
+        return cls(*(_dec(x) for x in v["v"]))
+    if v is None or isinstance(v, str | int | float | bool):
+        return v
+    raise ValueError(f"unexpected value of type {type(v).__name__}")
+
+
+def _class(d: dict[str, Any]) -> F.ClassDecl:
+    return F.ClassDecl(
+        node=int(d["node"]),
+        fqn=str(d["fqn"]),
+        kind=str(d["kind"]),
+        extends=[(str(a), int(b)) for a, b in d["extends"]],
+        implements=[(str(a), int(b)) for a, b in d["implements"]],
+        traits=[(str(a), int(b)) for a, b in d["traits"]],
+        methods={str(k): int(x) for k, x in d["methods"].items()},
+        props={str(k): [_dec(x) for x in xs] for k, xs in d["props"].items()},
+        consts={str(k): int(x) for k, x in d["consts"].items()},
+        abstract=bool(d["abstract"]),
+    )
+
+
+def encode(f: F.FileFacts) -> bytes:
+    data = {
+        "format": FORMAT,
+        "path": f.path,
+        "lang": f.lang,
+        "status": f.status,
+        "note": f.note,
+        "lines": f.lines,
+        "nodes": [list(n) for n in f.nodes],  # props stay a JSON object (decoded as is)
+        "edges": [list(e) for e in f.edges],
+        "classes": [
+            {
+                "node": c.node,
+                "fqn": c.fqn,
+                "kind": c.kind,
+                "extends": c.extends,
+                "implements": c.implements,
+                "traits": c.traits,
+                "methods": c.methods,
+                "props": {k: [_enc(x) for x in xs] for k, xs in c.props.items()},
+                "consts": c.consts,
+                "abstract": c.abstract,
+            }
+            for c in f.classes
+        ],
+        "functions": f.functions,
+        "returns": {str(k): [_enc(x) for x in xs] for k, xs in f.returns.items()},
+        "refs": [_enc(r) for r in f.refs],
+        "scope_nodes": f.scope_nodes,
+        "global_assigns": [[name, _enc(d)] for name, d in f.global_assigns],
+        "texts": [list(t) for t in f.texts],
+        "chunks": [
+            [
+                c.source_kind,
+                c.node,
+                c.start_line,
+                c.end_line,
+                c.header,
+                c.code,
+                c.symbol_tokens,
+                c.code_tokens,
+                c.sql_tokens,
+                c.text_tokens,
+            ]
+            for c in f.chunks
+        ],
+        "stats": f.stats,
+    }
+    return zlib.compress(json.dumps(data, separators=(",", ":")).encode("ascii"), 1)
+
+
+def decode(blob: bytes) -> F.FileFacts:
+    """A cache row back to FileFacts; ValueError when it is not one."""
+    try:
+        data = json.loads(zlib.decompress(blob))
+        if not isinstance(data, dict) or data.get("format") != FORMAT:
+            raise ValueError("not a facts row of this format")
+        f = F.FileFacts(
+            str(data["path"]), data["lang"], str(data["status"]), data["note"], int(data["lines"])
+        )
+        f.nodes = [
+            F.FactNode(str(a), str(b), c, d, int(e), int(g), dict(p), str(layer))
+            for a, b, c, d, e, g, p, layer in data["nodes"]
+        ]
+        f.edges = [F.LocalEdge(str(a), str(b), str(c), int(d)) for a, b, c, d in data["edges"]]
+        f.classes = [_class(c) for c in data["classes"]]
+        f.functions = [(str(a), int(b)) for a, b in data["functions"]]
+        f.returns = {int(k): [_dec(x) for x in xs] for k, xs in data["returns"].items()}
+        f.refs = [_dec(r) for r in data["refs"]]
+        if not all(type(r).__name__.endswith("Ref") for r in f.refs):
+            raise ValueError("a reference of another type")
+        f.scope_nodes = [int(x) for x in data["scope_nodes"]]
+        f.global_assigns = [(str(n), _dec(d)) for n, d in data["global_assigns"]]
+        f.texts = [
+            F.TextFact(int(a), int(b), str(c), str(d), None if e is None else int(e))
+            for a, b, c, d, e in data["texts"]
+        ]
+        f.chunks = [F.Chunk(*c) for c in data["chunks"]]
+        f.stats = {str(k): int(v) for k, v in data["stats"].items()}
+        return f
+    except (KeyError, TypeError, zlib.error, json.JSONDecodeError, UnicodeDecodeError) as e:
+        raise ValueError(f"not a facts row: {type(e).__name__}: {e}") from None

@@ -1,0 +1,78 @@
+"""The facts cache is data only: round trips are exact, and a crafted row never runs code."""
+
+from __future__ import annotations
+
+import os
+import pickle
+import zlib
+from pathlib import Path
+
+import apsw
+import pytest
+
+from ragraf import config
+from ragraf.build import indexer
+from ragraf.corpus import scan
+from ragraf.lang import codec, registry
+from tests.conftest import REPO
+
+
+@pytest.mark.parametrize("fixture", ["pilot", "sqlapp"])
+def test_round_trip_is_exact_on_the_fixtures(tmp_path: Path, fixture: str) -> None:
+    root = REPO / "fixtures" / fixture
+    seen = 0
+    for path in sorted(root.rglob("*")):
+        rel = path.relative_to(root).as_posix()
+        lang = registry.lang_of(rel)
+        if not path.is_file() or lang is None or ".ragraf" in rel:
+            continue
+        f = registry.extract(rel, lang, path.read_text(encoding="utf-8"), 120)
+        back = codec.decode(codec.encode(f))
+        assert back == f, rel  # (enum members come back as their equal strings)
+        seen += 1
+    assert seen >= 5
+
+
+def test_rows_that_are_not_facts_are_rejected() -> None:
+    for blob in (
+        b"",
+        b"not zlib",
+        zlib.compress(b"[]"),
+        zlib.compress(b'{"format": 1}'),
+        zlib.compress(pickle.dumps({"format": 1})),
+    ):
+        with pytest.raises(ValueError):
+            codec.decode(blob)
+
+
+class _Evil:
+    def __init__(self, marker: str) -> None:
+        self.marker = marker
+
+    def __reduce__(self) -> tuple[object, tuple[str]]:
+        return (os.system, (f"touch {self.marker}",))
+
+
+def test_a_crafted_cache_row_never_runs_code(indexed_pilot: Path, tmp_path: Path) -> None:
+    cfg = config.load(indexed_pilot)
+    marker = tmp_path / "pwned"
+    max_lines = int(cfg.project["chunking"]["max_chunk_lines"])
+    budget = float(cfg.project["index"]["file_time_budget_s"]) or None
+    conn = apsw.Connection(str(config.Layout(indexed_pilot).graph_db))
+    rows = 0
+    for f in scan(cfg).files:
+        if f.status != "ok":
+            continue
+        key = registry.facts_key(f.path, f.lang, max_lines, budget)
+        evil = zlib.compress(pickle.dumps(_Evil(str(marker))))
+        conn.execute(
+            "INSERT OR REPLACE INTO file_facts(sha256, extractor, facts) VALUES (?,?,?)",
+            (f.sha256, key, evil),
+        )
+        rows += 1
+    conn.close()
+    assert rows > 5
+    res = indexer.build(config.load(indexed_pilot), commit=True, force=True)  # reads the cache
+    assert res.status == "built" and res.reused_files == 0  # every row rejected, re-extracted
+    assert not marker.exists()
+    assert res.counts["nodes"] == 74
