@@ -286,3 +286,51 @@ def test_init_keeps_the_store_out_of_git(tmp_path: Path) -> None:
         check=True,
     ).stdout
     assert ".ragraf" not in st
+
+
+# -- 5. a commit killed after its commit point is completed, never half-finished -------------
+def _edit_and_scan(root: Path, marker: str) -> None:
+    p = root / "src" / "Billing" / "Invoice.php"
+    p.write_text(p.read_text().replace("<?php", f"<?php // {marker}", 1))
+    r = ragraf("drift", "--scan", root=root)
+    assert r.returncode == 0, r.stderr
+
+
+def test_a_commit_killed_before_its_archive_is_completed_by_the_next_run(
+    indexed_pilot: Path,
+) -> None:
+    import signal
+
+    from ragraf import failpoints
+    from ragraf.store import open_stores
+
+    root = indexed_pilot
+    (root / ".ragraf/config/project.yaml").write_text("index:\n  retain_revs: 2\n")
+    _edit_and_scan(root, "one")
+    assert ragraf("reindex", "--commit", root=root).returncode == 0  # rev-0002, archive 1->2
+    _edit_and_scan(root, "two")
+    env = {**os.environ, failpoints.ENV: "commit-before-archive"}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "ragraf", "-C", str(root), "reindex", "--commit"],
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    assert proc.stderr is not None
+    assert "failpoint commit-before-archive reached" in proc.stderr.readline()
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    layout = config.Layout(root)
+    assert not (layout.archive_dir / "rev-0002_rev-0003.md").exists()  # the step that was lost
+    r = ragraf("reindex", "--commit", root=root)
+    assert r.returncode == 0, r.stderr
+    assert (layout.archive_dir / "rev-0002_rev-0003.md").exists()
+    with open_stores(layout) as st:
+        assert [(a.from_rev, a.to_rev) for a in st.control.archives()] == [
+            ("rev-0001", "rev-0002"),
+            ("rev-0002", "rev-0003"),
+        ]
+        assert [r for r, s in st.graph.revs() if s == "ready"] == ["rev-0002", "rev-0003"]
+        states = {h["rev_id"]: h["state"] for h in st.control.history()}
+    assert states == {"rev-0001": "archived", "rev-0002": "ready", "rev-0003": "ready"}
+    assert ragraf("verify", root=root).returncode == 0

@@ -99,37 +99,64 @@ def _next_rev(stores: Stores, active: str | None) -> str:
     return f"rev-{(max(nums) if nums else 0) + 1:04d}"
 
 
-def recover(layout: Layout, stores: Stores) -> list[str]:
-    """Finish or remove revisions left by a build that died."""
+@dataclass
+class Finished:
+    """What completing a sealed revision's bookkeeping did."""
+
+    archive: str | None = None
+    pruned: list[str] = field(default_factory=list)
+
+
+def finish_commit(cfg: Config, stores: Stores, man: dict[str, Any]) -> Finished:
+    """Every step after the commit point (rev.json names the revision), idempotent: the
+    graph state, the history with its coverage, the archive of the parent's ledger, and
+    retention. The build calls it once sealed; the next build calls it again, so a build
+    killed anywhere after the commit point is completed, never half-finished."""
+    graph, control = stores.graph, stores.control
+    rev_id = man["rev_id"]
+    row = graph.rev_row(rev_id)
+    if row is not None and row["state"] != "ready":
+        graph.set_state(rev_id, "ready")
+    history = {h["rev_id"]: h for h in control.history()}
+    if history.get(rev_id, {}).get("state") != "ready":
+        control.record_rev(
+            rev_id,
+            man.get("parent_rev"),
+            "ready",
+            man.get("created_at") or (row or {}).get("created_at") or now_iso(),
+            man.get("sealed_at"),
+            man["corpus_hash"],
+            man["config_hash"],
+            man["counts"]["files"],
+            man["counts"]["nodes"],
+            man["counts"]["edges"],
+            coverage=graph.coverage(rev_id),
+        )
+    failpoint("commit-before-archive")
+    done = Finished()
+    if man.get("parent_rev"):
+        from ragraf.drift.archive import ensure_archive
+
+        done.archive = ensure_archive(cfg.layout, graph, control, man["parent_rev"], rev_id)
+    done.pruned = prune(cfg, stores, rev_id)
+    return done
+
+
+def recover(cfg: Config, stores: Stores) -> list[str]:
+    """Complete the active revision's bookkeeping (``finish_commit``) and remove the rows
+    of revisions a build left before its commit point; returns the removed ones."""
+    layout = cfg.layout
     graph, control = stores.graph, stores.control
     man = manifest.read(layout.rev_json)
     active = man["rev_id"] if man else None
+    if man is not None:
+        finish_commit(cfg, stores, man)
     cleaned = []
     for rev_id, state in graph.revs():
-        if state != "building":
+        if state != "building" or rev_id == active:
             continue
         row = graph.rev_row(rev_id)
         if row is None:
-            continue
-        if rev_id == active and man is not None:
-            # killed after the commit point: the revision is sealed, finish the bookkeeping
-            graph.set_state(rev_id, "ready")
-            control.record_rev(
-                rev_id,
-                man.get("parent_rev"),
-                "ready",
-                row["created_at"],
-                man.get("sealed_at"),
-                row["corpus_hash"],
-                row["config_hash"],
-                man["counts"]["files"],
-                man["counts"]["nodes"],
-                man["counts"]["edges"],
-            )
-            if man.get("parent_rev"):
-                from ragraf.drift.archive import ensure_archive
-
-                ensure_archive(layout, graph, control, man["parent_rev"], rev_id)
             continue
         stores.lex.delete_rev(rev_id)
         graph.delete_rev(rev_id)
@@ -185,7 +212,7 @@ def _build_locked(
     scan_s = time.perf_counter() - t0
     man = manifest.read(layout.rev_json)
     active = man["rev_id"] if man else None
-    recovered = recover(layout, stores)
+    recovered = recover(cfg, stores)
     ledger = stores.control.ledger_size(active) if active else 0
     if ledger and not commit:
         raise RefusedError(
@@ -264,7 +291,7 @@ def _build_rev(ctx: BuildContext) -> IndexResult:
     from ragraf.build.rows import assemble
 
     cfg, stores, sc, rev_id = ctx.cfg, ctx.stores, ctx.scan, ctx.rev_id
-    graph, lex, control = stores.graph, stores.lex, stores.control
+    graph, lex = stores.graph, stores.lex
     max_lines = int(cfg.project["chunking"]["max_chunk_lines"])
     ok_files = [f for f in sc.files if f.status == ParseStatus.OK]
     t = time.perf_counter()
@@ -357,26 +384,8 @@ def _build_rev(ctx: BuildContext) -> IndexResult:
         },
     )
     failpoint("after-manifest")
-    graph.set_state(rev_id, "ready")
-    control.record_rev(
-        rev_id,
-        ctx.parent,
-        "ready",
-        ctx.created,
-        sealed,
-        sc.corpus_hash,
-        cfg.config_hash,
-        counts["files"],
-        counts["nodes"],
-        counts["edges"],
-        coverage=rows.coverage,
-    )
-    archive = None
-    if ctx.parent:
-        from ragraf.drift.archive import ensure_archive
-
-        archive = ensure_archive(ctx.layout, graph, control, ctx.parent, rev_id)
-    pruned = prune(cfg, stores, rev_id)
+    done = finish_commit(cfg, stores, manifest.require(ctx.layout.rev_json))
+    archive, pruned = done.archive, done.pruned
     graph.analyze()
     graph.db.checkpoint()
     lex.db.checkpoint()
