@@ -44,6 +44,12 @@ class RefusedError(RagrafError):
     exit_code = 5
 
 
+class DiskFull(RagrafError):
+    """The disk holding .ragraf/ is full: the write was refused whole (nothing half-done)."""
+
+    exit_code = 5
+
+
 class StoreError(RagrafError):
     """A store is unusable (corrupt file, schema too new, write on a reader)."""
 

@@ -44,12 +44,18 @@ def templates_dir() -> Path:
 def _jinja() -> jinja2.Environment:
     import jinja2
 
-    return jinja2.Environment(
+    from ragraf.escape import escape
+
+    env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(templates_dir())),
         autoescape=False,  # Markdown reports; HTML templates escape explicitly
         keep_trailing_newline=True,
         trim_blocks=False,
     )
+    # `esc`: a repository-made name in Markdown: control characters visible (no forged
+    # lines), backticks escaped (no broken code spans)
+    env.filters["esc"] = lambda v: escape(str(v)).replace("`", "\\`")
+    return env
 
 
 def template(name: str) -> jinja2.Template:

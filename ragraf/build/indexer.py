@@ -61,6 +61,7 @@ class IndexResult:
     reused_files: int = 0
     archive: str | None = None
     vectors: dict[str, Any] | None = None
+    schema: dict[str, Any] | None = None  # {source, incomplete}
 
 
 @dataclass
@@ -212,6 +213,10 @@ def _build_locked(
     scan_s = time.perf_counter() - t0
     man = manifest.read(layout.rev_json)
     active = man["rev_id"] if man else None
+    if man is None:
+        if commit:
+            raise RefusedError("there is no revision to reindex yet: run `ragraf index` first")
+        check_disk(layout, sc)  # before any store file exists: a refusal leaves none behind
     recovered = recover(cfg, stores)
     ledger = stores.control.ledger_size(active) if active else 0
     if ledger and not commit:
@@ -291,7 +296,7 @@ def _build_rev(ctx: BuildContext) -> IndexResult:
     from ragraf.build.rows import assemble
 
     cfg, stores, sc, rev_id = ctx.cfg, ctx.stores, ctx.scan, ctx.rev_id
-    graph, lex = stores.graph, stores.lex
+    graph, lex, control = stores.graph, stores.lex, stores.control
     max_lines = int(cfg.project["chunking"]["max_chunk_lines"])
     ok_files = [f for f in sc.files if f.status == ParseStatus.OK]
     t = time.perf_counter()
@@ -381,6 +386,11 @@ def _build_rev(ctx: BuildContext) -> IndexResult:
             "vectors": vec_status,
             "counts": counts,
             "schema": {"source": schema.source, "incomplete": schema.incomplete},
+            # the ledger's head when this revision was sealed (verify checks it is still there)
+            "ledger_head": {
+                "entry": list(control.ledger_head()),
+                "ack": list(control.ack_head()),
+            },
         },
     )
     failpoint("after-manifest")
@@ -416,16 +426,21 @@ def _build_rev(ctx: BuildContext) -> IndexResult:
         reused_files=reused_files,
         archive=archive,
         vectors=vec_status,
+        schema={"source": schema.source, "incomplete": schema.incomplete},
     )
 
 
 # measured on phpMyAdmin: graph + lexicon + vectors take ~8x the bytes of the corpus text
 SPACE_FACTOR = 8
-SPACE_MARGIN = 64 * 1024 * 1024
+#: room for the files' fixed part (empty stores, WAL, rev.json, logs): measured 0.5 MiB on
+#: the pilot; the margin grows with the corpus (an eighth of the estimate) instead of being
+#: a fixed 64 MiB that refused a 2 MB index
+SPACE_BASE = 2 * 1024 * 1024
 
 
 def required_bytes(corpus_bytes: int) -> int:
-    return corpus_bytes * SPACE_FACTOR + SPACE_MARGIN
+    estimate = corpus_bytes * SPACE_FACTOR
+    return estimate + estimate // 8 + SPACE_BASE
 
 
 def check_disk(layout: Layout, sc: ScanResult, free: int | None = None) -> None:

@@ -215,6 +215,7 @@ def _print_index(res: Any, as_json: bool) -> None:
         "reused_files": res.reused_files,
         "archive": res.archive,
         "vectors": res.vectors,
+        "schema": res.schema,
     }
     if as_json:
         _emit_json(data)
@@ -227,6 +228,8 @@ def _print_index(res: Any, as_json: bool) -> None:
         )
         return
     c = res.counts
+    if res.schema and res.schema.get("incomplete"):
+        _err(f"database schema incomplete: {res.schema['incomplete']}")
     if res.vectors:
         v = res.vectors
         if v.get("status") == "ready":
@@ -284,7 +287,7 @@ def query(
     The main argument is the name, fqn, path or query the operation is about; options are
     the operation's arguments (--depth 2, --hard-only, --budget-tokens 500 ...)."""
     from ragraf import facade
-    from ragraf.facade.params import coerce_cli
+    from ragraf.facade.params import coerce_cli, shown
 
     op = op.replace("-", "_")
     sp = facade.spec(op)
@@ -294,9 +297,9 @@ def query(
         tok = extra.pop(0)
         if not tok.startswith("--"):
             if sp.main is None:
-                raise InvalidArgument(f"{op} takes no main argument (got {tok!r})")
+                raise InvalidArgument(f"{op} takes no main argument (got {shown(tok)})")
             if sp.main in args:
-                raise InvalidArgument(f"{op}: unexpected argument {tok!r}")
+                raise InvalidArgument(f"{op}: unexpected argument {shown(tok)}")
             args[sp.main] = tok
             continue
         name = tok[2:].replace("-", "_")
@@ -316,7 +319,7 @@ def query(
         if sp.param(name) is None:
             known = ", ".join("--" + p.name.replace("_", "-") for p in sp.params) or "none"
             raise InvalidArgument(
-                f"{op}: unknown option --{name.replace('_', '-')}; options: {known}"
+                f"{op}: unknown option {shown('--' + name.replace('_', '-'))}; options: {known}"
             )
         args[name] = coerce_cli(sp, name, value)
     env = facade.run_op(_root(), op, args, rev)
@@ -471,7 +474,8 @@ def hook_session_start() -> None:
 
 @app.command()
 def verify(as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False) -> None:
-    """Walk the ledger's hash chain; compare it with LEDGER.md and the archive reports."""
+    """Check the ledger: its hash chains, every LEDGER.md block against its row, stale
+    edges, the append-only triggers, the head kept outside .ragraf/, the archives."""
     from ragraf.config import Layout
     from ragraf.drift import ledger
     from ragraf.store.control import ControlStore
@@ -482,6 +486,8 @@ def verify(as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] 
         res = ledger.verify(Layout(root), control)
     finally:
         control.close()
+    for note in res["notes"]:
+        _err(note)
     if as_json:
         _emit_json(res)
     elif res["ok"]:

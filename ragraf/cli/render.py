@@ -52,6 +52,12 @@ def status_text(d: dict[str, Any]) -> str:
     unreadable = cov.get("files.unreadable_dirs", {}).get("note")
     if unreadable:
         out.append(f"           folders not readable: {unreadable}")
+    sch = d.get("schema") or {}
+    if sch.get("source") not in (None, "none") or sch.get("incomplete"):
+        out.append(
+            f"schema     {sch.get('source')}"
+            + (f"; incomplete: {sch['incomplete']}" if sch.get("incomplete") else "")
+        )
     out.append(f"ledger     {d['ledger']['entries']} entries")
     out.append("stores     " + ", ".join(f"{k} {_size(v)}" for k, v in d["store_bytes"].items()))
     return "\n".join(out) + "\n"

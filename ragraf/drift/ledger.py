@@ -5,11 +5,20 @@ Invariants a change must keep:
   control.sqlite refuse UPDATE and DELETE). A correction is a new entry.
 - Every entry carries ``entry_hash = sha256(prev_hash + canonical(row))`` where
   canonical() is sorted-key compact JSON of the row including its sequence
-  number; acks have their own chain. LEDGER.md gets one block per new entry
-  (never rewritten) ending with the chain head, so a chain recomputed inside
-  the database alone does not match the file: ``verify`` finds it.
-- Appends are serialised across processes by a file lock held over
-  "insert, commit, append to LEDGER.md": entry order in the file is id order.
+  number; acks have their own chain.
+- LEDGER.md is a rendering of the rows: one block per entry and per ack, made
+  by ``render_entry`` / ``render_ack`` from the row alone, with every
+  repository-made name escaped (no name can forge a line). ``verify`` renders
+  every row again and compares block by block, so an edited block, a deleted
+  one or a forged one is found.
+- A write is "insert and commit, then append the blocks", under one file lock.
+  A crash (or a full disk) between the two leaves the file behind the
+  database: the next ledger write, or ``verify``, completes it (``repair``),
+  and only when everything already in the file matches the rows, so a
+  crash never looks like tampering and tampering is never repaired away.
+- After each write the head is also recorded outside ``.ragraf/``
+  (``ragraf.drift.anchor``) and, at each commit, in rev.json and the archive,
+  so deleting the tail of the ledger together with its blocks is detected.
 - dedupe_key (path, old_hash, new_hash, kind) is unique: re-registering the
   same change adds nothing.
 """
@@ -17,6 +26,7 @@ Invariants a change must keep:
 from __future__ import annotations
 
 import contextlib
+import errno
 import hashlib
 import json
 import os
@@ -28,9 +38,11 @@ from typing import Any
 from ragraf import resources
 from ragraf.clock import now_iso
 from ragraf.config import Layout
+from ragraf.failpoints import failpoint
 from ragraf.locks import file_lock
 from ragraf.model import LedgerAck, LedgerEntry
 from ragraf.store.control import GENESIS, ControlStore
+from ragraf.store.db import disk_full
 
 HASHED = (
     "id",
@@ -81,15 +93,45 @@ def ledger_lock(layout: Layout) -> contextlib.AbstractContextManager[None]:
     return file_lock(layout.drift_dir / ".ledger.lock", wait=True, busy=busy)
 
 
+def header() -> str:
+    return resources.template("ledger_header.md.j2").render()
+
+
+def render_entry(e: LedgerEntry) -> str:
+    return resources.template("ledger_entry.md.j2").render(
+        e=e,
+        added=e.names("symbols_added"),
+        removed=e.names("symbols_removed"),
+        changed=e.names("symbols_changed"),
+        edges=len(e.invalidated),
+    )
+
+
+def render_ack(a: LedgerAck) -> str:
+    return resources.template("ledger_ack.md.j2").render(a=a)
+
+
 def _append_md(layout: Layout, text: str) -> None:
     path = layout.ledger_md
     new = not path.exists()
-    with open(path, "a", encoding="utf-8") as fh:
-        if new:
-            fh.write(resources.template("ledger_header.md.j2").render())
-        fh.write(text)
-        fh.flush()
-        os.fsync(fh.fileno())
+    try:
+        with open(path, "a", encoding="utf-8") as fh:
+            if new:
+                fh.write(header())
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+    except OSError as e:
+        if e.errno == errno.ENOSPC:
+            # the rows are committed; the next ledger write or `verify` completes the file
+            raise disk_full(path) from None
+        raise
+
+
+def _anchor(layout: Layout, control: ControlStore) -> None:
+    from ragraf.drift import anchor
+
+    anchor.write(layout.root, control.ledger_head(), control.ack_head())
 
 
 @dataclass
@@ -115,6 +157,7 @@ def append(
     if not items:
         return written
     with ledger_lock(layout):
+        repair(layout, control)  # an interrupted earlier write is completed first
         with control.db.write():
             last_id, head = control.ledger_head()
             for it in items:
@@ -148,20 +191,9 @@ def append(
                     control.insert_stale_edges(rev_id, last_id, sorted(set(it.edges)))
                 written.append(row)
         if written:
-            tpl = resources.template("ledger_entry.md.j2")
-            _append_md(
-                layout,
-                "".join(
-                    tpl.render(
-                        e=row,
-                        added=row.names("symbols_added"),
-                        removed=row.names("symbols_removed"),
-                        changed=row.names("symbols_changed"),
-                        edges=len(row.invalidated),
-                    )
-                    for row in written
-                ),
-            )
+            failpoint("ledger-after-db")
+            _append_md(layout, "".join(render_entry(row) for row in written))
+            _anchor(layout, control)
     return written
 
 
@@ -178,6 +210,7 @@ def ack(
         )
     rows: list[LedgerAck] = []
     with ledger_lock(layout):
+        repair(layout, control)
         with control.db.write():
             last, head = control.ack_head()
             for eid in sorted(set(entry_ids)):
@@ -187,19 +220,161 @@ def ack(
                 head = row.ack_hash
                 control.insert_ack(row)
                 rows.append(row)
-        tpl = resources.template("ledger_ack.md.j2")
-        _append_md(layout, "".join(tpl.render(a=r) for r in rows))
+        failpoint("ledger-after-db")
+        _append_md(layout, "".join(render_ack(r) for r in rows))
+        _anchor(layout, control)
     return rows
 
 
-_CHAIN_LINE = re.compile(
-    r"^## #(\d+) .*?$|^- chain: ([0-9a-f]{64})$|^- ack chain: ([0-9a-f]{64})$", re.MULTILINE
+# -- LEDGER.md against the rows ----------------------------------------------------------
+_ENTRY_HEAD = re.compile(r"^## #(\d+) ")
+_ACK_HEAD = "## ack of #"
+_ACK_CHAIN = re.compile(r"^- ack chain: ([0-9a-f]{64})$", re.MULTILINE)
+#: the triggers migration 0002 creates: without them the tables are not append-only
+TRIGGERS = frozenset(
+    f"{table}_no_{op}"
+    for table in ("drift_entry", "drift_ack", "stale_edge", "drift_archive")
+    for op in ("update", "delete")
 )
 
 
-def verify(layout: Layout, control: ControlStore) -> dict[str, Any]:
-    """Walk both chains; compare them with LEDGER.md and the archive reports."""
+@dataclass
+class _Block:
+    kind: str  # entry | ack
+    key: str  # entry id, or ack chain hash
+    text: str
+    start: int  # offset in the file
+
+
+def _blocks(text: str) -> tuple[str, list[_Block]]:
+    """(text before the first block, the blocks) of LEDGER.md."""
+    starts: list[tuple[int, str]] = []
+    pos = 0
+    for line in text.splitlines(keepends=True):
+        if _ENTRY_HEAD.match(line):
+            starts.append((pos, "entry"))
+        elif line.startswith(_ACK_HEAD):
+            starts.append((pos, "ack"))
+        pos += len(line)
+    if not starts:
+        return text, []
+    out = []
+    for i, (at, kind) in enumerate(starts):
+        end = starts[i + 1][0] if i + 1 < len(starts) else len(text)
+        body = text[at:end]
+        if kind == "entry":
+            m = _ENTRY_HEAD.match(body)
+            key = m.group(1) if m else ""
+        else:
+            m2 = _ACK_CHAIN.search(body)
+            key = m2.group(1) if m2 else ""
+        out.append(_Block(kind, key, body, at))
+    return text[: starts[0][0]], out
+
+
+@dataclass
+class _Comparison:
+    problems: list[str]
+    missing_entries: list[LedgerEntry]  # a suffix of the rows with no block yet
+    missing_acks: list[LedgerAck]
+    torn_at: int | None  # where a partial last block starts (an interrupted write)
+
+
+def _compare(md: str, entries: list[LedgerEntry], acks: list[LedgerAck]) -> _Comparison:
     problems: list[str] = []
+    pre, blocks = _blocks(md)
+    torn_at = None
+    if md and pre != header():
+        problems.append("LEDGER.md: its header was changed")
+    by_id = {str(e.id): e for e in entries}
+    by_hash = {a.ack_hash: a for a in acks}
+    seen_e: list[int] = []
+    seen_a: list[int] = []
+    for i, b in enumerate(blocks):
+        last = i == len(blocks) - 1
+        want: str | None = None
+        row_id = 0
+        if b.kind == "entry":
+            entry = by_id.get(b.key)
+            if entry is not None:
+                want, row_id = render_entry(entry), entry.id
+        else:
+            ack = by_hash.get(b.key)
+            if ack is not None:
+                want, row_id = render_ack(ack), ack.id
+        if want is not None and b.text == want:
+            (seen_e if b.kind == "entry" else seen_a).append(row_id)
+            continue
+        if last and want is not None and want.startswith(b.text):
+            torn_at = b.start  # the last block was cut short: an interrupted write
+            continue
+        what = f"entry #{b.key}" if b.kind == "entry" else "an ack"
+        if want is None:
+            problems.append(f"LEDGER.md: {what} has no row in the database (a forged block)")
+        else:
+            problems.append(f"LEDGER.md: {what} does not say what its database row says (edited)")
+    if seen_e != sorted(seen_e) or len(set(seen_e)) != len(seen_e):
+        problems.append("LEDGER.md: entry blocks are out of order or repeated")
+    ids = [e.id for e in entries]
+    n = len(seen_e)
+    missing_e: list[LedgerEntry] = []
+    if seen_e != ids[:n]:
+        gone = sorted(set(ids) - set(seen_e))
+        if gone and gone[0] < (seen_e[-1] if seen_e else 0):
+            problems.append(f"LEDGER.md: the block of entry #{gone[0]} is missing")
+    else:
+        missing_e = entries[n:]
+    ack_ids = [a.id for a in acks]
+    k = len(seen_a)
+    missing_a: list[LedgerAck] = []
+    if seen_a != ack_ids[:k]:
+        problems.append("LEDGER.md: ack blocks are missing, out of order or repeated")
+    else:
+        missing_a = acks[k:]
+    return _Comparison(problems, missing_e, missing_a, torn_at)
+
+
+def repair(layout: Layout, control: ControlStore) -> list[str]:
+    """Complete LEDGER.md after an interrupted write (the rows committed, their blocks not
+    or not entirely written); the caller holds the ledger lock. Changes nothing unless
+    every block already in the file says what its row says. Returns what it did."""
+    path = layout.ledger_md
+    entries, acks = control.entries(), control.acks()
+    md = path.read_text(encoding="utf-8") if path.exists() else ""
+    cmp = _compare(md, entries, acks)
+    if cmp.problems or not (cmp.missing_entries or cmp.missing_acks or cmp.torn_at is not None):
+        return []
+    done = []
+    if cmp.torn_at is not None:
+        with open(path, "r+", encoding="utf-8") as fh:
+            fh.truncate(len(md[: cmp.torn_at].encode("utf-8")))
+        done.append("a partly written block removed")
+    text = "".join(render_entry(e) for e in cmp.missing_entries) + "".join(
+        render_ack(a) for a in cmp.missing_acks
+    )
+    if text:
+        _append_md(layout, text)
+        if cmp.missing_entries:
+            first, last = cmp.missing_entries[0].id, cmp.missing_entries[-1].id
+            done.append(f"blocks of entries #{first}-#{last} appended")
+        if cmp.missing_acks:
+            done.append(f"{len(cmp.missing_acks)} ack block(s) appended")
+    _anchor(layout, control)
+    return done
+
+
+def verify(layout: Layout, control: ControlStore) -> dict[str, Any]:
+    """Check the ledger: both hash chains, every LEDGER.md block against its row, the
+    stale edges against what each entry lists, the append-only triggers, the head
+    recorded outside .ragraf/ and in rev.json, and the archive reports. An interrupted
+    write is completed first (and said so), never reported as tampering."""
+    from ragraf.drift import anchor
+    from ragraf.store import manifest
+
+    with ledger_lock(layout):
+        repaired = repair(layout, control)
+    problems: list[str] = []
+    notes: list[str] = [f"completed an interrupted write: {r}" for r in repaired]
     head = GENESIS
     entries = control.entries()
     by_id: dict[int, str] = {}
@@ -217,35 +392,61 @@ def verify(layout: Layout, control: ControlStore) -> dict[str, Any]:
         head = e.entry_hash
         by_id[e.id] = head
     ack_head = GENESIS
-    for a in control.acks():
+    acks = control.acks()
+    for a in acks:
         if a.prev_hash != ack_head or chain_hash(ack_head, a, ACK_HASHED) != a.ack_hash:
             problems.append(f"ack #{a.id} (of entry #{a.entry_id}): broken link or altered row")
             break
         ack_head = a.ack_hash
-    md_heads: dict[int, str] = {}
-    md_ack_head = GENESIS
-    if layout.ledger_md.exists():
-        current = None
-        for m in _CHAIN_LINE.finditer(layout.ledger_md.read_text(encoding="utf-8")):
-            if m.group(1):
-                current = int(m.group(1))
-            elif m.group(2) and current is not None:
-                md_heads[current] = m.group(2)
-            elif m.group(3):
-                md_ack_head = m.group(3)
-    if not problems:
-        for eid, h in by_id.items():
-            if md_heads.get(eid) != h:
+    md = layout.ledger_md.read_text(encoding="utf-8") if layout.ledger_md.exists() else ""
+    cmp = _compare(md, entries, acks)
+    problems += cmp.problems
+    if not problems and (cmp.missing_entries or cmp.missing_acks):
+        problems.append("LEDGER.md is behind the database and could not be completed")
+    missing_triggers = sorted(TRIGGERS - control.triggers())
+    if missing_triggers:
+        problems.append(
+            "append-only triggers are missing: "
+            + ", ".join(missing_triggers)
+            + " (the ledger tables can be rewritten)"
+        )
+    stale = control.stale_uids_by_entry()
+    for e in entries:
+        listed = set(e.invalidated)
+        if stale.get(e.id, set()) != listed:
+            lost = len(listed - stale.get(e.id, set()))
+            problems.append(
+                f"entry #{e.id}: its stale edges do not match what the entry lists "
+                f"({lost} missing, {len(stale.get(e.id, set()) - listed)} extra)"
+            )
+    known = {e.id: e.entry_hash for e in entries}
+    known_acks = {a.id: a.ack_hash for a in acks}
+
+    def check_head(where: str, entry: Any, ack: Any) -> None:
+        if isinstance(entry, list) and len(entry) == 2 and entry[0]:
+            if known.get(int(entry[0])) != entry[1]:
                 problems.append(
-                    f"entry #{eid}: LEDGER.md records chain {md_heads.get(eid, 'nothing')[:16]}…, the "
-                    f"database gives {h[:16]}… (mismatched head)"
+                    f"{where} records entry #{entry[0]} as the head; the ledger does not hold it"
+                    " (its tail was deleted or rewritten)"
                 )
-                break
-        extra = sorted(set(md_heads) - set(by_id))
-        if extra and not problems:
-            problems.append(f"LEDGER.md lists entry #{extra[0]} that the database does not have")
-        if not problems and md_ack_head != ack_head:
-            problems.append("LEDGER.md's last ack chain head does not match the database")
+        if isinstance(ack, list) and len(ack) == 2 and ack[0]:
+            if known_acks.get(int(ack[0])) != ack[1]:
+                problems.append(
+                    f"{where} records ack #{ack[0]} as the head; the ledger does not hold it"
+                )
+
+    rec = anchor.read(layout.root)
+    if rec is None:
+        notes.append(
+            f"no head recorded outside .ragraf/ for this checkout ({anchor.path_for(layout.root)}):"
+            " a deleted tail of the ledger could not be detected here"
+        )
+    else:
+        check_head(f"the anchor {anchor.path_for(layout.root)}", rec.get("entry"), rec.get("ack"))
+    man = manifest.read(layout.rev_json)
+    if man is not None and man.get("ledger_head"):
+        lh = man["ledger_head"]
+        check_head("rev.json", lh.get("entry"), lh.get("ack"))
     for arch in control.archives():
         p = layout.root / arch.report_path
         found = (
@@ -263,8 +464,9 @@ def verify(layout: Layout, control: ControlStore) -> dict[str, Any]:
     return {
         "ok": not problems,
         "entries": len(entries),
-        "acks": len(control.acks()),
+        "acks": len(acks),
         "head": head,
         "ack_head": ack_head,
         "problems": problems,
+        "notes": notes,
     }

@@ -14,7 +14,7 @@ from typing import Any
 
 from ragraf.errors import InvalidArgument
 from ragraf.facade import ops, schemaops
-from ragraf.facade.params import REV_ID, OpSpec, Param, validate
+from ragraf.facade.params import REV_ID, OpSpec, Param, shown, validate
 from ragraf.kinds import ALL_NODES
 from ragraf.lang import registry
 
@@ -260,7 +260,7 @@ def describe(op: str) -> str:
 
 def spec(op: str) -> OpSpec:
     if op not in REGISTRY:
-        raise InvalidArgument(f"unknown operation '{op}'; operations: {', '.join(OPERATIONS)}")
+        raise InvalidArgument(f"unknown operation {shown(op)}; operations: {', '.join(OPERATIONS)}")
     return REGISTRY[op][1]
 
 
@@ -268,7 +268,7 @@ def check_rev(rev: Any) -> str | None:
     if rev is None:
         return None
     if not isinstance(rev, str) or not REV_ID.match(rev):
-        raise InvalidArgument(f"argument 'rev' must look like rev-0001, got {rev!r}")
+        raise InvalidArgument(f"argument 'rev' must look like rev-0001, got {shown(rev)}")
     return rev
 
 

@@ -397,7 +397,7 @@ class Ctx:
             "capability": capability,
             "drift": {"files": len(files), "symbols": len(symbols), "entries": len(ledger)},
             "provenance": self.provenance,
-            "limits": self.limits,
-            "result": result,
-            "stale_warnings": stale,
+            "limits": sanitize.escape_tree(self.limits),
+            "result": sanitize.escape_tree(result),
+            "stale_warnings": sanitize.escape_tree(stale),
         }

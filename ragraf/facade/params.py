@@ -18,8 +18,21 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ragraf.errors import InvalidArgument
+from ragraf.escape import escape, unescape
 
 MAX_STR = 512
+#: characters of a bad value quoted back in an error message
+SHOWN_CHARS = 80
+
+
+def shown(value: object) -> str:
+    """A value as an error message quotes it: repr, capped, control characters escaped."""
+    text = repr(value)
+    if len(text) > SHOWN_CHARS:
+        text = f"{text[:SHOWN_CHARS]}... ({len(text)} characters)"
+    return escape(text)
+
+
 NODE_ID = re.compile(r"^[0-9a-f]{40}$")
 REV_ID = re.compile(r"^rev-\d{4,}$")
 
@@ -133,11 +146,11 @@ def normalise_path(op: str, name: str, value: str) -> str:
     v = value.replace("\\", "/")
     if v.startswith("/") or re.match(r"^[A-Za-z]:/", v):
         raise InvalidArgument(
-            f"{op}: argument '{name}' must be relative to the project root, not absolute: {value!r}"
+            f"{op}: argument '{name}' must be relative to the project root, not absolute: {shown(value)}"
         )
     norm = posixpath.normpath(v)
     if norm == ".." or norm.startswith("../") or any(part == ".." for part in v.split("/")):
-        raise InvalidArgument(f"{op}: argument '{name}' leaves the project root: {value!r}")
+        raise InvalidArgument(f"{op}: argument '{name}' leaves the project root: {shown(value)}")
     if norm in (".", ""):
         raise InvalidArgument(f"{op}: argument '{name}' is empty")
     return norm
@@ -151,7 +164,7 @@ def validate(spec: OpSpec, args: dict[str, Any]) -> dict[str, Any]:
     for k in args:
         if k not in known:
             raise InvalidArgument(
-                f"{op}: unknown argument '{k}'; expected one of: {', '.join(sorted(known)) or 'none'}"
+                f"{op}: unknown argument {shown(k)}; expected one of: {', '.join(sorted(known)) or 'none'}"
             )
     out: dict[str, Any] = {}
     for p in spec.params:
@@ -187,7 +200,8 @@ def _check(op: str, p: Param, v: Any) -> Any:
         if any(ord(c) < 32 and c not in "\t" for c in v):
             raise InvalidArgument(f"{where} contains control characters")
         if t == "path":
-            return normalise_path(op, p.name, v)
+            # answers show control characters in names as \xNN: take the name back
+            return normalise_path(op, p.name, unescape(v))
         if t == "node_id" and not NODE_ID.match(v):
             raise InvalidArgument(f"{where} must be a 40-hex node id")
         if t == "enum" and v not in p.choices:
@@ -247,7 +261,7 @@ def coerce_cli(spec: OpSpec, name: str, raw: str | bool) -> Any:
             return int(raw)
         except ValueError:
             raise InvalidArgument(
-                f"{spec.name}: argument '{name}' must be an integer, got {raw!r}"
+                f"{spec.name}: argument '{name}' must be an integer, got {shown(raw)}"
             ) from None
     if p.type == "bool" and isinstance(raw, str):
         if raw.lower() in ("1", "true", "yes"):

@@ -2,8 +2,11 @@
 
 Code, comments, docs and source lines reach an agent's context through the
 facade. Every such text is returned as ``{"untrusted": <text>, "truncated":
-<bool>}``: delimited by its key, stripped of control characters (newline and
-tab are kept) and capped in size. Names and paths are stripped too.
+<bool>}``: delimited by its key, stripped of control characters (C0 and C1;
+newline and tab are kept) and capped in size. Every other string of an answer
+(paths, names, evidence) keeps its characters but shows control characters as
+visible escapes (``escape_tree``, applied to the whole envelope), so an agent
+can pass a path back and a terminal is never repainted.
 """
 
 from __future__ import annotations
@@ -11,7 +14,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
-_CTRL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+from ragraf.escape import escape
+
+_CTRL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 CODE_CAP = 20_000
 LINE_CAP = 400
 
@@ -28,8 +33,24 @@ def untrusted(text: str, cap: int = CODE_CAP) -> dict[str, Any]:
     return {"untrusted": t, "truncated": truncated}
 
 
+def escape_tree(v: Any) -> Any:
+    """Every string of an answer outside an ``untrusted`` block with its control
+    characters made visible (``ragraf.escape``): paths, names and evidence made by the
+    repository cannot repaint a terminal or pass for structure."""
+    if isinstance(v, str):
+        return escape(v)
+    if isinstance(v, dict):
+        if "untrusted" in v and set(v) <= {"untrusted", "truncated"}:
+            return v  # cleaned by untrusted(): newlines and tabs are its content
+        return {escape(k) if isinstance(k, str) else k: escape_tree(x) for k, x in v.items()}
+    if isinstance(v, list | tuple):
+        return [escape_tree(x) for x in v]
+    return v
+
+
 def name(s: str | None) -> str | None:
-    return None if s is None else clean(s)[:MAX_NAME]
+    """A repository-made name, capped (escaped with the rest of the envelope)."""
+    return None if s is None else s[:MAX_NAME]
 
 
 MAX_NAME = 1000

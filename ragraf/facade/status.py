@@ -60,6 +60,10 @@ def status_of(
             "chunks": lex.chunk_count(rev_id),
         },
         "coverage": coverage,
+        "schema": {
+            "source": (coverage.get("schema.source") or {}).get("note") or "none",
+            "incomplete": (coverage.get("schema.incomplete") or {}).get("note"),
+        },
         "ledger": {"entries": control.ledger_size(rev_id)},
         "store_bytes": {
             "graph": graph.db.size_bytes(),

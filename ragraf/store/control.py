@@ -173,6 +173,17 @@ class ControlStore:
             (json.dumps(entry_ids),),
         )
 
+    def triggers(self) -> set[str]:
+        """Names of the triggers that keep the ledger append-only."""
+        return {r[0] for r in self.db.query("SELECT name FROM sqlite_master WHERE type='trigger'")}
+
+    def stale_uids_by_entry(self) -> dict[int, set[str]]:
+        """entry id -> the edge uids its stale_edge rows invalidate (every revision)."""
+        out: dict[int, set[str]] = {}
+        for uid, entry_id in self.db.query("SELECT edge_uid, drift_entry_id FROM stale_edge"):
+            out.setdefault(int(entry_id), set()).add(uid)
+        return out
+
     def stale_edges(self, rev_id: str) -> list[StaleEdge]:
         return self.db.rows(
             StaleEdge._make,

@@ -23,7 +23,7 @@ from typing import Any, TypeVar
 import apsw
 
 from ragraf import resources
-from ragraf.errors import NoIndexError, StoreError
+from ragraf.errors import DiskFull, NoIndexError, StoreError
 
 BUSY_TIMEOUT_MS = 30_000
 R = TypeVar("R")
@@ -54,12 +54,28 @@ class Database:
         self.path = path
         self.store = store
         self.readonly = readonly
-        if readonly:
+        try:
+            self._open(extra_migrations)
+        except apsw.FullError:
+            raise disk_full(path) from None
+        except (apsw.NotADBError, apsw.CorruptError) as e:
+            raise StoreError(
+                f"{path} is not a usable SQLite database ({e}); it was not changed. Move it "
+                "away and run `ragraf index` to rebuild it (control.sqlite holds the ledger: "
+                "keep a copy)"
+            ) from None
+        except apsw.CantOpenError as e:
+            raise StoreError(f"{path} cannot be opened ({e})") from None
+
+    def _open(self, extra_migrations: Sequence[tuple[str, str]]) -> None:
+        path = self.path
+        if self.readonly:
             if not path.exists():
                 raise NoIndexError(f"{path} does not exist; run `ragraf index` first")
             flags = apsw.SQLITE_OPEN_READONLY | apsw.SQLITE_OPEN_URI
             self.conn = apsw.Connection(path.resolve().as_uri() + "?mode=ro", flags=flags)
             self.conn.setbusytimeout(BUSY_TIMEOUT_MS)
+            self.conn.execute("PRAGMA schema_version").fetchall()  # a corrupt file fails here
         else:
             path.parent.mkdir(parents=True, exist_ok=True)
             self.conn = apsw.Connection(str(path))
@@ -68,7 +84,7 @@ class Database:
             if mode != "wal":
                 self.conn.execute("PRAGMA journal_mode=WAL")
             self.conn.execute("PRAGMA synchronous=NORMAL")
-            self._migrate(list(_migrations(store)) + list(extra_migrations))
+            self._migrate(list(_migrations(self.store)) + list(extra_migrations))
         self.conn.execute("PRAGMA foreign_keys=OFF")
 
     # -- migrations -------------------------------------------------------
@@ -106,11 +122,19 @@ class Database:
         self.conn.execute("BEGIN IMMEDIATE")
         try:
             yield self
-        except BaseException:
-            self.conn.execute("ROLLBACK")
+        except BaseException as e:
+            with contextlib.suppress(apsw.Error):  # a failed COMMIT may have rolled back already
+                self.conn.execute("ROLLBACK")
+            if isinstance(e, apsw.FullError):
+                raise disk_full(self.path) from None
             raise
         else:
-            self.conn.execute("COMMIT")
+            try:
+                self.conn.execute("COMMIT")
+            except apsw.FullError:
+                with contextlib.suppress(apsw.Error):
+                    self.conn.execute("ROLLBACK")
+                raise disk_full(self.path) from None
 
     def execute(self, sql: str, params: Params = ()) -> None:
         self.conn.execute(sql, params)
@@ -168,6 +192,13 @@ class Database:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def disk_full(path: Path) -> DiskFull:
+    return DiskFull(
+        f"the disk holding {path.parent} is full: the write was refused and rolled back, "
+        "nothing already stored was lost; free some space and run the command again"
+    )
 
 
 def fsync_dir(path: Path) -> None:

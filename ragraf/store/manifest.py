@@ -9,6 +9,7 @@ Invariants a change must keep:
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import tempfile
@@ -16,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ragraf.errors import NoIndexError, StoreError
-from ragraf.store.db import fsync_dir
+from ragraf.store.db import disk_full, fsync_dir
 
 
 def read(path: Path) -> dict[str, Any] | None:
@@ -51,7 +52,9 @@ def write(path: Path, data: dict[str, Any]) -> None:
             os.fsync(fh.fileno())
         os.replace(tmp, path)
         fsync_dir(path.parent)
-    except BaseException:
+    except BaseException as e:
         if os.path.exists(tmp):
             os.unlink(tmp)
+        if isinstance(e, OSError) and e.errno == errno.ENOSPC:
+            raise disk_full(path) from None
         raise

@@ -1,0 +1,49 @@
+"""Visible escapes for control characters in names that come from the repository.
+
+A file may be named ``a\\x1b[31m.php`` or ``x\\n## #999 fake header\\n.php``. Such
+names reach answers, terminals and LEDGER.md; raw, they would repaint a terminal
+or forge a ledger block. Every place that shows a repository-made name (a path,
+an fqn, an evidence string) shows ``escape(name)``; ``unescape`` turns what an
+agent copies back into the real name.
+
+Invariants a change must keep:
+- ``escape`` leaves ordinary names unchanged and maps every C0 and C1 control,
+  DEL, the line and paragraph separators and the bidirectional overrides to
+  ``\\xNN`` / ``\\u{NNNN}``; its output holds none of them.
+- ``unescape(escape(s)) == s`` for any ``s`` without a backslash (paths here
+  are POSIX; a backslash is never part of a corpus path).
+"""
+
+from __future__ import annotations
+
+import re
+
+_UNSAFE = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+_ESCAPED = re.compile(r"\\x([0-9a-fA-F]{2})|\\u\{([0-9a-fA-F]{1,6})\}")
+
+
+def _one(m: re.Match[str]) -> str:
+    c = ord(m.group(0))
+    return f"\\x{c:02x}" if c < 0x100 else f"\\u{{{c:04x}}}"
+
+
+def escape(s: str) -> str:
+    """``s`` with every control character made visible."""
+    return _UNSAFE.sub(_one, s) if _UNSAFE.search(s) else s
+
+
+def has_unsafe(s: str) -> bool:
+    return _UNSAFE.search(s) is not None
+
+
+def unescape(s: str) -> str:
+    """The inverse of ``escape`` (only the escapes it writes are read)."""
+    if "\\" not in s:
+        return s
+
+    def back(m: re.Match[str]) -> str:
+        code = int(m.group(1) or m.group(2), 16)
+        ch = chr(code) if code <= 0x10FFFF else m.group(0)
+        return ch if _UNSAFE.fullmatch(ch) else m.group(0)
+
+    return _ESCAPED.sub(back, s)
