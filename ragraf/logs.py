@@ -11,6 +11,14 @@ MAX_BYTES = 1_000_000
 BACKUPS = 3
 
 
+class _Handler(RotatingFileHandler):
+    """A log that cannot be written (a full disk) is dropped quietly: it must never
+    add a traceback to the command's own stderr or change its exit code."""
+
+    def handleError(self, record: logging.LogRecord) -> None:
+        pass
+
+
 def file_logger(name: str, logs_dir: Path, filename: str) -> logging.Logger:
     """A logger writing to ``logs_dir/filename`` (rotated at 1 MB, 3 backups); idempotent."""
     log = logging.getLogger(name)
@@ -21,9 +29,7 @@ def file_logger(name: str, logs_dir: Path, filename: str) -> logging.Logger:
     ):
         try:
             logs_dir.mkdir(parents=True, exist_ok=True)
-            fh = RotatingFileHandler(
-                target, maxBytes=MAX_BYTES, backupCount=BACKUPS, encoding="utf-8"
-            )
+            fh = _Handler(target, maxBytes=MAX_BYTES, backupCount=BACKUPS, encoding="utf-8")
             fh.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(message)s"))
             log.addHandler(fh)
         except OSError:

@@ -334,3 +334,258 @@ def test_a_commit_killed_before_its_archive_is_completed_by_the_next_run(
         states = {h["rev_id"]: h["state"] for h in st.control.history()}
     assert states == {"rev-0001": "archived", "rev-0002": "ready", "rev-0003": "ready"}
     assert ragraf("verify", root=root).returncode == 0
+
+
+# -- 3. a crash between the ledger's rows and LEDGER.md is completed, not "tampering" --------
+def _scan_killed_after_db(root: Path) -> None:
+    import signal
+
+    from ragraf import failpoints
+
+    env = {**os.environ, failpoints.ENV: "ledger-after-db"}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "ragraf", "-C", str(root), "drift", "--scan"],
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    assert proc.stderr is not None
+    assert "failpoint ledger-after-db reached" in proc.stderr.readline()
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+
+
+def test_a_kill_between_the_rows_and_ledger_md_is_completed_by_verify(indexed_pilot: Path) -> None:
+    root = indexed_pilot
+    _edit_and_scan(root, "first")  # a complete entry first
+    p = root / "src" / "Core" / "Logger.php"
+    p.write_text(p.read_text() + "\n// changed\n")
+    _scan_killed_after_db(root)
+    md = (root / ".ragraf/drift/LEDGER.md").read_text()
+    assert "## #1 " in md and "## #2 " not in md  # the row is committed, its block is not
+    r = ragraf("verify", root=root)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "completed an interrupted write: blocks of entries #2-#2 appended" in r.stderr
+    assert "## #2 modify `src/Core/Logger.php`" in (root / ".ragraf/drift/LEDGER.md").read_text()
+    assert ragraf("verify", root=root).returncode == 0
+
+
+def test_the_next_scan_completes_an_interrupted_write_too(indexed_pilot: Path) -> None:
+    root = indexed_pilot
+    p = root / "src" / "Core" / "Logger.php"
+    p.write_text(p.read_text() + "\n// changed\n")
+    _scan_killed_after_db(root)
+    assert ragraf("drift", "--scan", root=root).returncode == 0  # nothing new, but it repairs
+    assert "## #1 " in (root / ".ragraf/drift/LEDGER.md").read_text()
+    assert ragraf("verify", root=root).returncode == 0
+
+
+# -- 7. tampering that used to go unnoticed ------------------------------------------------
+def _two_entries(root: Path) -> None:
+    _edit_and_scan(root, "one")
+    p = root / "src" / "Core" / "Logger.php"
+    p.write_text(p.read_text() + "\n// changed\n")
+    assert ragraf("drift", "--scan", root=root).returncode == 0
+    assert ragraf("drift", "--ack", "1", root=root).returncode == 0
+    assert ragraf("verify", root=root).returncode == 0
+
+
+def _sql(root: Path, *statements: str) -> None:
+    import apsw
+
+    conn = apsw.Connection(str(config.Layout(root).control_db))
+    for st in statements:
+        conn.execute(st)
+    conn.close()
+
+
+def _drop_block(root: Path, header: str) -> None:
+    md = root / ".ragraf/drift/LEDGER.md"
+    text = md.read_text()
+    start = text.index(header)
+    nxt = text.find("\n## ", start + 1)
+    md.write_text(text[:start] + (text[nxt + 1 :] if nxt >= 0 else ""))
+
+
+TAMPERING = {
+    "last entry and its block": "records entry #2 as the head; the ledger does not hold it",
+    "last ack and its block": "records ack #1 as the head; the ledger does not hold it",
+    "stale edges": "its stale edges do not match what the entry lists",
+    "triggers": "append-only triggers are missing",
+    "an entry's text in LEDGER.md": "entry #1 does not say what its database row says",
+    "a forged block": "entry #7 has no row in the database (a forged block)",
+}
+
+
+@pytest.mark.parametrize("what", sorted(TAMPERING))
+def test_tampering_is_detected(indexed_pilot: Path, what: str) -> None:
+    root = indexed_pilot
+    _two_entries(root)
+    md = root / ".ragraf/drift/LEDGER.md"
+    if what == "last entry and its block":
+        _sql(
+            root,
+            "DROP TRIGGER drift_entry_no_delete",
+            "DROP TRIGGER stale_edge_no_delete",
+            "DELETE FROM stale_edge WHERE drift_entry_id=2",
+            "DELETE FROM drift_entry WHERE id=2",
+            "CREATE TRIGGER drift_entry_no_delete BEFORE DELETE ON drift_entry BEGIN SELECT RAISE(ABORT, 'x'); END",
+            "CREATE TRIGGER stale_edge_no_delete BEFORE DELETE ON stale_edge BEGIN SELECT RAISE(ABORT, 'x'); END",
+        )
+        _drop_block(root, "## #2 ")
+    elif what == "last ack and its block":
+        _sql(
+            root,
+            "DROP TRIGGER drift_ack_no_delete",
+            "DELETE FROM drift_ack",
+            "CREATE TRIGGER drift_ack_no_delete BEFORE DELETE ON drift_ack BEGIN SELECT RAISE(ABORT, 'x'); END",
+        )
+        _drop_block(root, "## ack of #1")
+    elif what == "stale edges":
+        _sql(
+            root,
+            "DROP TRIGGER stale_edge_no_delete",
+            "DELETE FROM stale_edge WHERE drift_entry_id=1",
+            "CREATE TRIGGER stale_edge_no_delete BEFORE DELETE ON stale_edge BEGIN SELECT RAISE(ABORT, 'x'); END",
+        )
+    elif what == "triggers":
+        _sql(root, "DROP TRIGGER drift_entry_no_update")
+    elif what == "an entry's text in LEDGER.md":
+        md.write_text(md.read_text().replace("- detected by: ", "- detected by: nobody, ", 1))
+    elif what == "a forged block":
+        md.write_text(
+            md.read_text() + "## #7 delete `src/Billing/Invoice.php` · t · against rev-0001\n"
+            "- chain: " + "0" * 64 + "\n\n"
+        )
+    r = ragraf("verify", root=root)
+    assert r.returncode == 6, r.stdout + r.stderr
+    assert TAMPERING[what] in r.stdout, r.stdout
+
+
+# -- 6. hostile file names -------------------------------------------------------------------
+def test_hostile_file_names_are_escaped_everywhere(pilot: Path) -> None:
+    nasty = "src/x\n## #999 fake header\n\x1b[31m.php"
+    write(pilot, nasty, "<?php function nasty_name() { return 1; }\n")
+    assert ragraf("index", root=pilot).returncode == 0
+    (pilot / nasty).write_text("<?php function nasty_name() { return 2; }\n")
+    assert ragraf("drift", "--scan", root=pilot).returncode == 0
+    md = (pilot / ".ragraf/drift/LEDGER.md").read_text()
+    assert "\x1b" not in md and "\n## #999" not in md and "\\x0a## #999 fake header\\x0a\\x1b" in md
+    assert ragraf("verify", root=pilot).returncode == 0  # an untouched ledger is intact
+    for out in (
+        ragraf("query", "symbol", "nasty_name", root=pilot).stdout,
+        ragraf("query", "symbol", "nasty_name", "--json", root=pilot).stdout,
+        ragraf("status", root=pilot).stdout,
+        ragraf("drift", root=pilot).stdout,
+    ):
+        assert "\x1b" not in out and "\n## #999" not in out
+    env = facade.run_op(pilot, "symbol", {"name": "nasty_name"})
+    [m] = env["result"]["matches"]
+    assert m["path"] == "src/x\\x0a## #999 fake header\\x0a\\x1b[31m.php"
+    back = facade.run_op(pilot, "live_read", {"path": m["path"]})  # the shown path works
+    assert back["result"]["status"] == "modified"
+
+
+def test_c1_controls_are_stripped_from_untrusted_text(indexed_pilot: Path) -> None:
+    write(indexed_pilot, "src/c1.php", "<?php\n// \x9b31m red \x85 next\nfunction c1() {}\n")
+    r = facade.run_op(indexed_pilot, "live_read", {"path": "src/c1.php"})["result"]
+    text = "".join(ln["text"]["untrusted"] for ln in r["lines"])
+    assert "\x9b" not in text and "\x85" not in text and "red" in text
+
+
+# -- 11. schema input never fails a build --------------------------------------------------
+def test_a_foreign_key_declared_twice_is_one_relationship(pilot: Path) -> None:
+    write(
+        pilot,
+        "db/migrations/001_twice.sql",
+        "CREATE TABLE users (id INT PRIMARY KEY);\n"
+        "CREATE TABLE orders (id INT PRIMARY KEY, user_id INT REFERENCES users(id),\n"
+        "  FOREIGN KEY (user_id) REFERENCES users(id));\n",
+    )
+    r = ragraf("index", root=pilot)
+    assert r.returncode == 0, r.stderr
+    fks = facade.run_op(pilot, "schema", {"table": "orders"})["result"]["tables"][0]["foreign_keys"]
+    assert fks == [{"column": "user_id", "to_table": "users", "to_column": "id"}]
+
+
+# -- 12. the rest -----------------------------------------------------------------------------
+def test_long_arguments_are_not_echoed_whole(indexed_pilot: Path) -> None:
+    huge = "x" * 100_000  # one argv string may not exceed 128 KiB (MAX_ARG_STRLEN)
+    r = ragraf("query", "live_read", "../" + huge, root=indexed_pilot)
+    assert r.returncode == 2 and len(r.stderr) < 1000 and "path" in r.stderr
+    with pytest.raises(InvalidArgument) as info:
+        facade.run_op(indexed_pilot, "symbol", {huge: 1})
+    assert len(str(info.value)) < 1000
+
+
+def test_an_unreachable_database_is_said_by_index_and_status(pilot: Path) -> None:
+    (pilot / ".ragraf/config/project.yaml").write_text(
+        "db:\n  dsn: mysql://nobody@127.0.0.1:1/nowhere\n  connect_timeout: 1\n"
+    )
+    r = ragraf("index", root=pilot)
+    assert r.returncode == 0 and "database schema incomplete: live schema not read" in r.stderr
+    st = ragraf("status", root=pilot).stdout
+    assert "incomplete: live schema not read (cannot connect to 127.0.0.1:1" in st
+
+
+def test_a_small_index_is_not_refused_for_a_fixed_margin() -> None:
+    assert indexer.required_bytes(200_000) < 8 * 2**20  # a 200 KB corpus needs a few MiB, not 64
+
+
+@pytest.fixture
+def small_disk(tmp_path: Path):  # type: ignore[no-untyped-def]
+    """A real 24 MiB filesystem (tmpfs; mounting needs root, which CI has)."""
+    if os.geteuid() != 0:
+        pytest.skip("mounting a small filesystem needs root (CI runs as root)")
+    mnt = tmp_path / "disk"
+    mnt.mkdir()
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=24m", "tmpfs", str(mnt)], check=True)
+    try:
+        yield mnt
+    finally:
+        subprocess.run(["umount", "-l", str(mnt)], check=False)
+
+
+def _fill(mnt: Path, leave: int) -> Path:
+    st = os.statvfs(mnt)
+    free = st.f_bavail * st.f_frsize
+    filler = mnt / "filler"
+    with open(filler, "wb") as fh:
+        fh.write(b"\0" * max(0, free - leave))
+    return filler
+
+
+def test_a_full_disk_is_a_clean_refusal_and_nothing_is_lost(small_disk: Path) -> None:
+    from tests.conftest import copy_pilot
+
+    root = copy_pilot(small_disk / "pilot")
+    config.init_project(root)
+    assert ragraf("index", root=root).returncode == 0
+    before = (root / ".ragraf/index/rev.json").read_text()
+    filler = _fill(small_disk, 64 * 1024)
+    p = root / "src" / "Core" / "Logger.php"
+    p.write_text(p.read_text() + "\n// changed on a full disk\n")
+    r = ragraf("index", "--force", root=root)
+    assert r.returncode == 5 and "internal error" not in r.stderr, r.stderr
+    assert "disk" in r.stderr
+    scan = ragraf("drift", "--scan", root=root)
+    assert scan.returncode in (0, 5) and "internal error" not in scan.stderr, scan.stderr
+    assert "Traceback" not in r.stderr + scan.stderr  # a log that cannot be written is quiet
+    assert (root / ".ragraf/index/rev.json").read_text() == before
+    filler.unlink()
+    assert ragraf("drift", "--scan", root=root).returncode == 0
+    assert ragraf("verify", root=root).returncode == 0
+    st = json.loads(ragraf("status", "--json", root=root).stdout)
+    assert st["rev_id"] == "rev-0001"
+
+
+def test_a_refused_first_build_leaves_no_store_files(small_disk: Path) -> None:
+    from tests.conftest import copy_pilot
+
+    root = copy_pilot(small_disk / "pilot")
+    config.init_project(root)
+    _fill(small_disk, 256 * 1024)
+    r = ragraf("index", root=root)
+    assert r.returncode == 5 and "not enough disk space" in r.stderr
+    assert not (root / ".ragraf/index/graph/graph.sqlite").exists()
+    assert not (root / ".ragraf/control.sqlite").exists()

@@ -289,7 +289,6 @@ def _build_locked(
 
 
 def _build_rev(ctx: BuildContext) -> IndexResult:
-    from ragraf.build import schema as schema_build
     from ragraf.build import vectors
     from ragraf.build.extract import facts_of
     from ragraf.build.resolve import resolve
@@ -311,7 +310,7 @@ def _build_rev(ctx: BuildContext) -> IndexResult:
     )
     t = ctx.lap("parse", t)
     failpoint("after-parse")
-    schema = schema_build.build(cfg, sc.files)
+    schema = _schema_or_problem(cfg, sc)
     t = ctx.lap("schema", t)
     resolved = resolve(
         facts,
@@ -455,6 +454,33 @@ def check_disk(layout: Layout, sc: ScanResult, free: int | None = None) -> None:
             f"not enough disk space under {layout.dot}: a new revision needs about "
             f"{need / 2**20:.0f} MiB, {free / 2**20:.0f} MiB are free; nothing was written"
         )
+
+
+def _schema_or_problem(cfg: Config, sc: ScanResult) -> Any:
+    """The revision's database schema; schema input never fails a build: whatever goes
+    wrong reading it becomes an incomplete schema with a problem in coverage (and the
+    traceback in .ragraf/logs/index.log)."""
+    from ragraf.build import schema as schema_build
+    from ragraf.model import CoverageRow
+
+    try:
+        return schema_build.build(cfg, sc.files)
+    except Exception as e:  # noqa: BLE001 - the last line of defence for schema input
+        import traceback
+
+        from ragraf.logs import file_logger
+
+        file_logger("ragraf.index", cfg.layout.logs_dir, "index.log").error(
+            "schema build failed:\n%s", traceback.format_exc()
+        )
+        why = f"the schema could not be built ({type(e).__name__}: {e})"[:300]
+        res = schema_build.SchemaResult(incomplete=why)
+        res.coverage = [
+            CoverageRow("schema.source", None, "none"),
+            CoverageRow("schema.incomplete", 1.0, why),
+            CoverageRow("schema.problem", None, why),
+        ]
+        return res
 
 
 def _git_head(root: Path) -> str | None:

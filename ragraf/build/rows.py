@@ -139,7 +139,13 @@ def assemble(
         if row.node_id not in seen_nodes:
             seen_nodes.add(row.node_id)
             node_rows.append(row)
-    edges: list[EdgeRow] = sorted([*resolved.edges, *schema.edges], key=lambda e: e.edge_uid)
+    # one row per edge_uid (the table's key): of two equal edges the more confident stays
+    merged: dict[str, EdgeRow] = {}
+    for e in [*resolved.edges, *schema.edges]:
+        old = merged.get(e.edge_uid)
+        if old is None or e.confidence > old.confidence:
+            merged[e.edge_uid] = e
+    edges: list[EdgeRow] = [merged[k] for k in sorted(merged)]
     cov = (
         coverage(
             files,

@@ -96,7 +96,9 @@ def schema(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
     cols_by_table: dict[str, list[DbColumnRow]] = defaultdict(list)
     for c in ctx.graph.db_columns(ctx.rev, [r.table_id for r in rows]):
         cols_by_table[c.table_id].append(c)
-    fks = ctx.graph.db_fks(ctx.rev)
+    # a relationship declared twice (inline REFERENCES and a table-level constraint: the
+    # server keeps both constraints) is one relationship to an agent
+    fks = list(dict.fromkeys(ctx.graph.db_fks(ctx.rev)))
     out_fk: dict[str, list[dict[str, Any]]] = defaultdict(list)
     in_fk: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for ft, fc, tt, tc in fks:

@@ -58,6 +58,10 @@ class Database:
             self._open(extra_migrations)
         except apsw.FullError:
             raise disk_full(path) from None
+        except apsw.IOError as e:
+            if _disk_is_full(path):  # SQLite reports a -shm or -wal it cannot grow as I/O
+                raise disk_full(path) from None
+            raise StoreError(f"{path} cannot be opened ({e})") from None
         except (apsw.NotADBError, apsw.CorruptError) as e:
             raise StoreError(
                 f"{path} is not a usable SQLite database ({e}); it was not changed. Move it "
@@ -125,16 +129,20 @@ class Database:
         except BaseException as e:
             with contextlib.suppress(apsw.Error):  # a failed COMMIT may have rolled back already
                 self.conn.execute("ROLLBACK")
-            if isinstance(e, apsw.FullError):
+            if isinstance(e, apsw.FullError) or (
+                isinstance(e, apsw.IOError) and _disk_is_full(self.path)
+            ):
                 raise disk_full(self.path) from None
             raise
         else:
             try:
                 self.conn.execute("COMMIT")
-            except apsw.FullError:
+            except (apsw.FullError, apsw.IOError) as e:
                 with contextlib.suppress(apsw.Error):
                     self.conn.execute("ROLLBACK")
-                raise disk_full(self.path) from None
+                if isinstance(e, apsw.FullError) or _disk_is_full(self.path):
+                    raise disk_full(self.path) from None
+                raise
 
     def execute(self, sql: str, params: Params = ()) -> None:
         self.conn.execute(sql, params)
@@ -199,6 +207,15 @@ def disk_full(path: Path) -> DiskFull:
         f"the disk holding {path.parent} is full: the write was refused and rolled back, "
         "nothing already stored was lost; free some space and run the command again"
     )
+
+
+def _disk_is_full(path: Path, below: int = 1 << 20) -> bool:
+    """True when the filesystem holding *path* has less than *below* bytes free."""
+    try:
+        st = os.statvfs(path.parent)
+    except OSError:
+        return False
+    return st.f_bavail * st.f_frsize < below
 
 
 def fsync_dir(path: Path) -> None:
