@@ -2,7 +2,9 @@
 
 ``RAGRAF_FAILPOINT=<name>`` makes the process stop at that point until it is
 killed (so a test can kill it exactly there); ``RAGRAF_FAILPOINT=<name>:raise``
-makes it raise ``FailpointError`` there (an internal error, as a bug would).
+makes it raise ``FailpointError`` there (an internal error, as a bug would);
+``RAGRAF_FAILPOINT=<name>:pause=<seconds>`` makes it wait there and go on (so a test
+can run another command while this one is exactly there).
 Unset, a failpoint costs one environment lookup.
 """
 
@@ -30,5 +32,8 @@ def failpoint(name: str) -> None:
         raise FailpointError(f"failpoint {name} raised")
     sys.stderr.write(f"ragraf: failpoint {name} reached\n")
     sys.stderr.flush()
+    if action.startswith("pause="):
+        time.sleep(float(action.removeprefix("pause=")))
+        return
     while True:
         time.sleep(3600)

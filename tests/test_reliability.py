@@ -180,37 +180,63 @@ def test_symlink_loops_are_skipped(pilot: Path) -> None:
     assert res.returncode == 2 and "internal error" not in res.stderr
 
 
-def test_unreadable_folders_are_in_coverage(tmp_path: Path) -> None:
+@pytest.fixture
+def public_pilot():  # type: ignore[no-untyped-def]
+    """The pilot in a folder an ordinary user can reach and write (pytest's tmp folders
+    are private to root), for tests of permission bits, which mean nothing to root."""
     import shutil
     import tempfile
 
     from tests.conftest import copy_pilot
 
-    # a project an ordinary user can reach (pytest's tmp folders are private to root)
     base = Path(tempfile.mkdtemp(prefix="ragraf-perm-"))
-    try:
-        root = copy_pilot(base / "pilot")
-        config.init_project(root)
-        write(root, "private/hidden.php", "<?php function hidden() {}\n")
+    root = copy_pilot(base / "pilot")
+    config.init_project(root)
+
+    def share() -> None:
         for p in [base, *base.rglob("*")]:
-            os.chmod(p, 0o777 if p.is_dir() else 0o666)
-        os.chmod(root / "private", 0o000)
-        cmd = unprivileged([sys.executable, "-m", "ragraf", "-C", str(root), "index", "--json"])
-        r = subprocess.run(
-            cmd,
-            capture_output=True,
-            text=True,
-            timeout=TIMEOUT,
-            env={**os.environ, "HOME": str(base)},
-        )
-        assert r.returncode == 0, r.stderr
-        cov = json.loads(r.stdout)["coverage"]
-        assert cov["files.unreadable_dirs"] == 1.0
-        st = json.loads(ragraf("status", "--json", root=root).stdout)
-        assert "private (Permission denied)" in st["coverage"]["files.unreadable_dirs"]["note"]
+            if not p.is_symlink():
+                os.chmod(p, 0o777 if p.is_dir() else 0o666)
+
+    try:
+        yield root, share
     finally:
-        os.chmod(base / "pilot" / "private", 0o755)
+        for p in base.rglob("*"):
+            if p.is_dir() and not p.is_symlink():
+                os.chmod(p, 0o755)
         shutil.rmtree(base, ignore_errors=True)
+
+
+def as_nobody(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    cmd = unprivileged([sys.executable, "-m", "ragraf", "-C", str(root), *args])
+    env = {**os.environ, "HOME": str(root.parent)}
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=TIMEOUT, env=env)
+
+
+def test_unreadable_folders_are_in_coverage(public_pilot) -> None:  # type: ignore[no-untyped-def]
+    root, share = public_pilot
+    write(root, "private/hidden.php", "<?php function hidden() {}\n")
+    share()
+    os.chmod(root / "private", 0o000)
+    r = as_nobody(root, "index", "--json")
+    assert r.returncode == 0, r.stderr
+    cov = json.loads(r.stdout)["coverage"]
+    assert cov["files.unreadable_dirs"] == 1.0
+    st = json.loads(ragraf("status", "--json", root=root).stdout)
+    assert "private (Permission denied)" in st["coverage"]["files.unreadable_dirs"]["note"]
+
+
+def test_an_unreadable_file_is_a_clean_refusal_of_live_read(public_pilot) -> None:  # type: ignore[no-untyped-def]
+    root, share = public_pilot
+    assert ragraf("index", root=root).returncode == 0
+    share()
+    os.chmod(root / "src/Billing/Invoice.php", 0o000)
+    r = as_nobody(root, "live-read", "src/Billing/Invoice.php")
+    assert r.returncode == 2 and "internal error" not in r.stderr, r.stderr
+    assert "src/Billing/Invoice.php" in r.stderr and "Permission denied" in r.stderr
+
+
+# -- 9. orphaned parser workers never keep the build lock ----------------------------------
 
 
 # -- 12. configuration that would exhaust memory ------------------------------------------
@@ -468,7 +494,12 @@ def test_hostile_file_names_are_escaped_everywhere(pilot: Path) -> None:
     write(pilot, nasty, "<?php function nasty_name() { return 1; }\n")
     assert ragraf("index", root=pilot).returncode == 0
     (pilot / nasty).write_text("<?php function nasty_name() { return 2; }\n")
-    assert ragraf("drift", "--scan", root=pilot).returncode == 0
+    scan = ragraf("drift", "--scan", root=pilot)
+    assert scan.returncode == 0 and "\x1b" not in scan.stdout and "\n## #999" not in scan.stdout
+    (pilot / nasty).write_text("<?php function nasty_name() { return 3; }\n")
+    scan = ragraf("drift", "--scan", "--json", root=pilot)
+    [entry] = json.loads(scan.stdout)["new_entries"]
+    assert entry["path"] == "src/x\\x0a## #999 fake header\\x0a\\x1b[31m.php"
     md = (pilot / ".ragraf/drift/LEDGER.md").read_text()
     assert "\x1b" not in md and "\n## #999" not in md and "\\x0a## #999 fake header\\x0a\\x1b" in md
     assert ragraf("verify", root=pilot).returncode == 0  # an untouched ledger is intact
@@ -491,6 +522,30 @@ def test_c1_controls_are_stripped_from_untrusted_text(indexed_pilot: Path) -> No
     r = facade.run_op(indexed_pilot, "live_read", {"path": "src/c1.php"})["result"]
     text = "".join(ln["text"]["untrusted"] for ln in r["lines"])
     assert "\x9b" not in text and "\x85" not in text and "red" in text
+
+
+def test_a_scan_waits_for_a_running_commit(indexed_pilot: Path) -> None:
+    """drift --scan during reindex --commit never appends to a ledger being archived: it
+    waits, then compares against the revision the commit sealed."""
+    from ragraf import failpoints
+
+    p = indexed_pilot / "src" / "Core" / "Logger.php"
+    p.write_text(p.read_text() + "\n// edited before the commit\n")
+    assert ragraf("drift", "--scan", root=indexed_pilot).returncode == 0
+    commit = subprocess.Popen(
+        [sys.executable, "-m", "ragraf", "-C", str(indexed_pilot), "reindex", "--commit"],
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, failpoints.ENV: "after-parse:pause=4"},
+    )
+    assert commit.stderr is not None and "after-parse" in commit.stderr.readline()
+    p.write_text(p.read_text() + "// edited during the commit\n")
+    scan = ragraf("drift", "--scan", "--json", root=indexed_pilot)
+    assert commit.wait(timeout=TIMEOUT) == 0
+    assert scan.returncode == 0, scan.stderr
+    [entry] = json.loads(scan.stdout)["new_entries"]
+    assert entry["path"] == "src/Core/Logger.php" and entry["index_rev"] == "rev-0002", entry
+    assert ragraf("verify", root=indexed_pilot).returncode == 0
 
 
 # -- 11. schema input never fails a build --------------------------------------------------

@@ -410,23 +410,30 @@ def drift(
         raise InvalidArgument("give one of --scan, --note, --ack")
     if scan:
         from ragraf.drift.scan import run_scan
+        from ragraf.escape import escape
+        from ragraf.facade.ops import entry_view
+        from ragraf.facade.sanitize import escape_tree
 
         rep = run_scan(config.load(root))
         if as_json:
             _emit_json(
-                {
-                    "rev_id": rep.rev_id,
-                    "changed_files": rep.changes,
-                    "new_entries": [e._asdict() for e in rep.written],
-                    "schema": rep.schema,
-                }
+                escape_tree(
+                    {
+                        "rev_id": rep.rev_id,
+                        "changed_files": rep.changes,
+                        "new_entries": [entry_view(e) for e in rep.written],
+                        "schema": rep.schema,
+                    }
+                )
             )
             return
         print(
             f"{rep.changes} changed files against {rep.rev_id}; {len(rep.written)} new ledger entries"
         )
         for e in rep.written:
-            print(f"  #{e.id} {e.kind} {e.path}" + (f" - {e.note}" if e.note else ""))
+            print(
+                f"  #{e.id} {e.kind} {escape(e.path)}" + (f" - {escape(e.note)}" if e.note else "")
+            )
         return
     if note is not None:
         from ragraf.drift.scan import note_entry

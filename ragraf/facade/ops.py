@@ -35,7 +35,7 @@ from ragraf.kinds import (
     Provenance,
 )
 from ragraf.limits import HIERARCHY_DEPTH
-from ragraf.model import SCHEMA_PATH, EdgeRow, NodeRow
+from ragraf.model import SCHEMA_PATH, EdgeRow, LedgerEntry, NodeRow
 
 #: the most nodes an impact walk visits before it stops (it says so in limits)
 IMPACT_REACH_LIMIT = 20_000
@@ -743,6 +743,29 @@ def slice_(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def entry_view(e: LedgerEntry, acks: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """One ledger entry as an agent reads it (drift_report, ``drift --scan --json``): decoded
+    lists, a count of invalidated edges, no chain hashes. Not yet escaped: the caller's
+    answer goes through ``sanitize.escape_tree`` whole."""
+    return {
+        "id": e.id,
+        "index_rev": e.index_rev,
+        "ts": e.ts,
+        "path": e.path,
+        "kind": e.kind,
+        "old_hash": e.old_hash,
+        "new_hash": e.new_hash,
+        "symbols_added": e.names("symbols_added"),
+        "symbols_removed": e.names("symbols_removed"),
+        "symbols_changed": e.names("symbols_changed"),
+        "edges_invalidated": len(e.invalidated),
+        "detected_by": e.detected_by,
+        "commit_sha": e.commit_sha,
+        "note": sanitize.clean(e.note) if e.note else None,
+        "acks": acks or [],
+    }
+
+
 def drift_report(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
     """The drift ledger of the revision: every registered change since it was sealed (add,
     modify, delete, rename, slice_boundary, schema_change, notes) with symbols added /
@@ -771,30 +794,12 @@ def drift_report(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
     symbols: set[str] = set()
     edges = 0
     for e in entries:
-        sa, sr, sc = (e.names(k) for k in ("symbols_added", "symbols_removed", "symbols_changed"))
-        ne = len(e.invalidated)
-        symbols.update(sa + sr + sc)
-        edges += ne
+        view = entry_view(e, acks.get(e.id, []))
+        symbols.update(view["symbols_added"] + view["symbols_removed"] + view["symbols_changed"])
+        edges += view["edges_invalidated"]
         if e.kind != ChangeKind.NOTE:
             ctx.touch(e.path)
-        out.append(
-            {
-                "id": e.id,
-                "ts": e.ts,
-                "path": e.path,
-                "kind": e.kind,
-                "old_hash": e.old_hash,
-                "new_hash": e.new_hash,
-                "symbols_added": sa,
-                "symbols_removed": sr,
-                "symbols_changed": sc,
-                "edges_invalidated": ne,
-                "detected_by": e.detected_by,
-                "commit_sha": e.commit_sha,
-                "note": sanitize.clean(e.note) if e.note else None,
-                "acks": acks.get(e.id, []),
-            }
-        )
+        out.append(view)
     summary = {
         "entries": len(out),
         "files": len({e["path"] for e in out if e["kind"] != ChangeKind.NOTE}),
