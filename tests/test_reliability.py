@@ -251,6 +251,12 @@ def test_a_yaml_alias_bomb_is_refused_before_it_expands(pilot: Path) -> None:
     assert "project.yaml" in r.stderr and "aliases (*name) are not allowed" in r.stderr
 
 
+def test_a_huge_config_is_refused_unread(pilot: Path) -> None:
+    (pilot / ".ragraf/config/project.yaml").write_text("# padding\n" * 200_000)  # 2 MB
+    r = ragraf("index", root=pilot)
+    assert r.returncode == 2 and "project.yaml: larger than 1048576 bytes" in r.stderr, r.stderr
+
+
 # -- 8. superlinear parse time: a per-file budget -----------------------------------------
 def _pathological(root: Path) -> None:
     write(root, "src/brackets.php", "<?php $a = " + "[" * 100_000 + ";\n")
