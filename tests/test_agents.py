@@ -6,7 +6,7 @@ from pathlib import Path
 
 from ragraf import facade, regimen
 from ragraf.cli import docgen
-from tests.conftest import REPO, run_cli
+from tests.helpers import REPO, run_cli
 
 
 def test_reference_is_generated_from_the_facade() -> None:

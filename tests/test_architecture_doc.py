@@ -7,7 +7,8 @@ import re
 from collections import defaultdict
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
+from tests.helpers import REPO
+
 DOC = REPO / "docs" / "architecture.md"
 
 SECTION_REF = re.compile(r"§(\d+(?:\.\d+)*)")

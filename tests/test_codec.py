@@ -14,7 +14,7 @@ from ragraf import config
 from ragraf.build import indexer
 from ragraf.corpus import scan
 from ragraf.lang import codec, registry
-from tests.conftest import REPO
+from tests.helpers import REPO
 
 
 @pytest.mark.parametrize("fixture", ["pilot", "sqlapp"])

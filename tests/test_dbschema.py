@@ -10,7 +10,6 @@ import secrets
 import socket
 import time
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
@@ -29,9 +28,9 @@ from ragraf.sql.dbschema import (
     type_key,
 )
 from ragraf.store.mysql_live import Secret, connect_params, read_live_schema
+from tests.helpers import SQLAPP
 
 HOST, PORT, USER = "127.0.0.1", 3306, "root"
-FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "sqlapp"
 PASSWORD = "pw-Zq8!secret-77"
 
 
@@ -443,9 +442,9 @@ def test_problem_does_not_stop_the_file_and_lines_are_per_file():
 
 
 def test_fixture_migrations(fresh_db):
-    files = sorted((FIXTURE / "db" / "migrations").glob("*.sql"))
+    files = sorted((SQLAPP / "db" / "migrations").glob("*.sql"))
     assert [f.name[:4] for f in files] == ["001_", "002_"]
-    loaded = [(str(f.relative_to(FIXTURE)), f.read_text()) for f in files]
+    loaded = [(str(f.relative_to(SQLAPP)), f.read_text()) for f in files]
     migr, problems = schema_from_migrations(loaded)
     assert problems == []
     assert set(migr.tables) == {"users", "products", "orders", "order_items"}

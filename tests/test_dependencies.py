@@ -7,9 +7,9 @@ import importlib.metadata as md
 import re
 import sys
 import tomllib
-from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
+from tests.helpers import REPO
+
 #: imports that are not distributions of their own (optional or found without importing)
 NOT_A_DEPENDENCY = {"ragraf"}
 

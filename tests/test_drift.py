@@ -24,7 +24,7 @@ from ragraf.store import manifest
 from ragraf.store.control import ControlStore
 from ragraf.store.graph import GraphStore
 from ragraf.store.lexvec import LexStore
-from tests.conftest import copy_pilot, run_cli, write
+from tests.helpers import copy_pilot, run_cli, write
 from tests.schemacheck import check
 
 REPORT_MONTHLY_EXTRACTED = """<?php

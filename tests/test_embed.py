@@ -16,8 +16,7 @@ import pytest
 
 from ragraf.embed import DEFAULT_DIM, DEFAULT_MODEL, SPEC_MODEL, Embedder
 from ragraf.errors import EmbeddingUnavailable, InvalidArgument
-
-REPO = Path(__file__).resolve().parent.parent
+from tests.helpers import REPO
 
 PAY_INVOICE = textwrap.dedent("""\
     function payInvoice(Invoice $invoice, PaymentGateway $gateway): Receipt

@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 
 from ragraf import errors, failpoints
-from tests.conftest import run_cli
+from tests.helpers import run_cli
 
 
 def test_exit_codes_are_declared_once() -> None:

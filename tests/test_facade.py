@@ -13,7 +13,7 @@ import pytest
 from ragraf import config, facade
 from ragraf.build import indexer
 from ragraf.errors import InvalidArgument, NoIndexError
-from tests.conftest import run_cli, write
+from tests.helpers import copy_pilot, run_cli, write
 from tests.schemacheck import check
 
 INVOICE = "App\\Billing\\Invoice"
@@ -23,8 +23,6 @@ QUERY = "App\\Core\\Database::query"
 
 @pytest.fixture(scope="module")
 def pilot_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from tests.conftest import copy_pilot
-
     root = copy_pilot(tmp_path_factory.mktemp("facade") / "pilot")
     config.init_project(root)
     indexer.build(config.load(root))
@@ -262,8 +260,6 @@ def run_op_latest(root: Path, op: str, **args: Any) -> dict[str, Any]:
 
 
 def test_answers_from_an_older_revision(tmp_path: Path) -> None:
-    from tests.conftest import copy_pilot
-
     root = copy_pilot(tmp_path / "p")
     config.init_project(root)
     indexer.build(config.load(root))
@@ -277,8 +273,6 @@ def test_answers_from_an_older_revision(tmp_path: Path) -> None:
 
 def test_stale_warning_on_every_answer_resting_on_an_edited_file(tmp_path: Path) -> None:
     """Index, edit Invoice.php: every operation whose answer rests on it warns, suggesting live_read."""
-    from tests.conftest import copy_pilot
-
     root = copy_pilot(tmp_path / "p")
     config.init_project(root)
     indexer.build(config.load(root))

@@ -19,7 +19,7 @@ from ragraf.store import manifest
 from ragraf.store.control import ControlStore
 from ragraf.store.graph import GraphStore
 from ragraf.store.lexvec import LexStore
-from tests.conftest import copy_pilot, run_cli, write
+from tests.helpers import copy_pilot, run_cli, write
 
 
 def _snapshot(root: Path, rev: str) -> dict[str, object]:

@@ -6,7 +6,9 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-PKG = Path(__file__).resolve().parent.parent / "ragraf"
+from tests.helpers import REPO
+
+PKG = REPO / "ragraf"
 
 #: lowest first; a module may import its own layer and the layers below it
 LAYERS: list[tuple[str, ...]] = [

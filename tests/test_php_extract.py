@@ -7,8 +7,8 @@ import sys
 from pathlib import Path
 
 from ragraf.lang import php
+from tests.helpers import REPO
 
-REPO = Path(__file__).resolve().parent.parent
 FIXTURE_PHP = sorted((REPO / "fixtures").rglob("*.php"))
 
 

@@ -15,7 +15,7 @@ import pytest
 from ragraf import config, facade
 from ragraf.build import indexer
 from ragraf.errors import InvalidArgument
-from tests.conftest import run_cli, write
+from tests.helpers import copy_pilot, run_cli, write
 
 TIMEOUT = 60  # a hang fails the test instead of the suite
 
@@ -186,8 +186,6 @@ def public_pilot():  # type: ignore[no-untyped-def]
     are private to root), for tests of permission bits, which mean nothing to root."""
     import shutil
     import tempfile
-
-    from tests.conftest import copy_pilot
 
     base = Path(tempfile.mkdtemp(prefix="ragraf-perm-"))
     root = copy_pilot(base / "pilot")
@@ -617,7 +615,7 @@ def _fill(mnt: Path, leave: int) -> Path:
 
 
 def test_a_full_disk_is_a_clean_refusal_and_nothing_is_lost(small_disk: Path) -> None:
-    from tests.conftest import copy_pilot
+    from tests.helpers import copy_pilot
 
     root = copy_pilot(small_disk / "pilot")
     config.init_project(root)
@@ -641,7 +639,7 @@ def test_a_full_disk_is_a_clean_refusal_and_nothing_is_lost(small_disk: Path) ->
 
 
 def test_a_refused_first_build_leaves_no_store_files(small_disk: Path) -> None:
-    from tests.conftest import copy_pilot
+    from tests.helpers import copy_pilot
 
     root = copy_pilot(small_disk / "pilot")
     config.init_project(root)

@@ -10,7 +10,7 @@ from pathlib import Path
 from ragraf import config
 from ragraf.build import indexer
 from ragraf.corpus import scan
-from tests.conftest import write
+from tests.helpers import write
 
 SECRET = "s3cr3t-value-7f1d"
 

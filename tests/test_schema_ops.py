@@ -24,10 +24,10 @@ from ragraf import config, facade
 from ragraf.build import indexer
 from ragraf.sql.dbschema import split_statements
 from ragraf.store import manifest
+from tests.helpers import SQLAPP
 from tests.schemacheck import check
 
 HOST, PORT, USER = "127.0.0.1", 3306, "root"
-FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "sqlapp"
 # what the live database has and the migrations do not
 LIVE_ONLY = [
     "ALTER TABLE orders ADD COLUMN coupon VARCHAR(20) NULL",
@@ -55,7 +55,7 @@ def scratch_db(extra: Sequence[str] = ()) -> Iterator[str]:
         cur = conn.cursor()
         cur.execute(f"CREATE DATABASE `{name}`")
         cur.execute(f"USE `{name}`")
-        for f in sorted((FIXTURE / "db" / "migrations").glob("*.sql")):
+        for f in sorted((SQLAPP / "db" / "migrations").glob("*.sql")):
             for _line, stmt in split_statements(f.read_text(encoding="utf-8")):
                 cur.execute(stmt)
         for stmt in extra:
@@ -76,7 +76,7 @@ def live_db() -> Iterator[str]:
 
 
 def make_project(root: Path, db: dict[str, Any]) -> Path:
-    shutil.copytree(FIXTURE, root)
+    shutil.copytree(SQLAPP, root)
     config.init_project(root)
     config.Layout(root).project_yaml.write_text(
         yaml.safe_dump(

@@ -10,7 +10,7 @@ import pytest
 
 from ragraf import config, facade
 from ragraf.build import indexer
-from tests.conftest import copy_pilot, run_cli
+from tests.helpers import copy_pilot, run_cli
 from tests.schemacheck import check
 
 

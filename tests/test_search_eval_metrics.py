@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parent.parent
+from tests.helpers import REPO
+
 _spec = importlib.util.spec_from_file_location("search_eval", REPO / "bench" / "search_eval.py")
 assert _spec is not None and _spec.loader is not None
 se = importlib.util.module_from_spec(_spec)

@@ -22,8 +22,7 @@ from ragraf.lang import php
 from ragraf.lang.facts import SqlRef
 from ragraf.store import manifest
 from ragraf.store.graph import GraphStore
-
-FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "sqlapp"
+from tests.helpers import SQLAPP
 
 # location -> (owner symbol, columns the text names or None for the "unknown" marker)
 OWNERS_AND_COLUMNS: dict[str, tuple[str, list[str] | None]] = {
@@ -59,7 +58,7 @@ END_LINES = {"src/OrderService.php:20": 26, "src/OrderService.php:32": 35}
 
 def expected_rows() -> list[dict[str, str]]:
     rows = []
-    for line in (FIXTURE / "EXPECTED.md").read_text(encoding="utf-8").splitlines():
+    for line in (SQLAPP / "EXPECTED.md").read_text(encoding="utf-8").splitlines():
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
         if len(cells) == 6 and re.match(r"^src/\S+:\d+$", cells[0]):
             rows.append(
@@ -77,7 +76,7 @@ def expected_tables(cell: str) -> list[tuple[str, str, bool]]:
 
 
 def index_sqlapp(root: Path, db: dict | None = None) -> str:
-    shutil.copytree(FIXTURE, root)
+    shutil.copytree(SQLAPP, root)
     config.init_project(root)
     settings = {"schema_source": ["db/migrations/*.sql"], **(db or {})}
     config.Layout(root).project_yaml.write_text(yaml.safe_dump({"db": settings}), encoding="utf-8")
@@ -354,7 +353,7 @@ def test_no_schema_means_literals_without_table_edges(tmp_path: Path) -> None:
 
 def test_unparsable_migration_is_a_problem_not_a_crash(tmp_path: Path) -> None:
     root = tmp_path / "app"
-    shutil.copytree(FIXTURE, root)
+    shutil.copytree(SQLAPP, root)
     (root / "db" / "migrations" / "003_broken.sql").write_text(
         "-- a typo\nALTER TABLE users ADD COLUMN nickname VARCHAR(40) NULL;\n\nCREATE TABLE (oops;\n",
         encoding="utf-8",
@@ -379,7 +378,7 @@ def test_unparsable_migration_is_a_problem_not_a_crash(tmp_path: Path) -> None:
 
 def test_dsn_from_is_only_referenced(tmp_path: Path) -> None:
     root = tmp_path / "app"
-    shutil.copytree(FIXTURE, root)
+    shutil.copytree(SQLAPP, root)
     (root / "config").mkdir()
     (root / "config" / "db.php").write_text(
         "<?php\nreturn ['password' => 'hunter2-not-read'];\n", encoding="utf-8"

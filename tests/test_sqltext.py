@@ -4,15 +4,14 @@ from __future__ import annotations
 
 import re
 import time
-from pathlib import Path
 
 import pytest
 
 from ragraf.sql import sqltext
 from ragraf.sql.dbschema import schema_from_migrations
 from ragraf.sql.sqltext import SqlInfo, TableRef, analyze, looks_like_sql
+from tests.helpers import SQLAPP
 
-FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "sqlapp"
 WP = {"$wpdb->prefix": "wp_"}
 
 
@@ -446,7 +445,7 @@ FIXTURE_FRAGMENTS: dict[str, list[tuple[str, str]]] = {
 
 def expected_rows() -> list[dict[str, str]]:
     rows = []
-    for line in (FIXTURE / "EXPECTED.md").read_text().splitlines():
+    for line in (SQLAPP / "EXPECTED.md").read_text().splitlines():
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
         if len(cells) == 6 and re.match(r"^src/\S+:\d+$", cells[0]):
             rows.append(
@@ -467,7 +466,7 @@ def edge_kind(info: SqlInfo | None, known: set[str]) -> str:
 
 
 def test_fixture_expected_md_matches_the_analysis():
-    files = sorted((FIXTURE / "db" / "migrations").glob("*.sql"))
+    files = sorted((SQLAPP / "db" / "migrations").glob("*.sql"))
     schema, problems = schema_from_migrations([(f.name, f.read_text()) for f in files])
     assert problems == []
     known = set(schema.tables)
@@ -478,7 +477,7 @@ def test_fixture_expected_md_matches_the_analysis():
         assert form in forms
     for row in rows:
         path, line = row["loc"].rsplit(":", 1)
-        source = (FIXTURE / path).read_text().splitlines()
+        source = (SQLAPP / path).read_text().splitlines()
         source_line = source[int(line) - 1]
         frags = FIXTURE_FRAGMENTS[row["loc"]]
         if "heredoc" in row["form"] or "nowdoc" in row["form"]:  # the text starts below <<<
