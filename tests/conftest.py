@@ -3,15 +3,51 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.helpers import copy_pilot
+from tests.helpers import HOME_ENV, copy_pilot
 
-# The embedding layer is exercised by tests/test_search.py with the real model; every
+# The embedding layer is exercised by the tests marked `model` with the real model; every
 # other test indexes without it so the suite stays fast (subprocesses inherit this).
 os.environ["RAGRAF_VECTORS"] = "off"
+
+
+def _isolate_home(base: Path, mp: pytest.MonkeyPatch) -> None:
+    """HOME and the caches under ``base``, in os.environ so subprocesses inherit them.
+
+    The packaged model still loads: ragraf.embed prepares its folder of symlinks under
+    RAGRAF_CACHE_DIR/models again (a few links and a hash, well under a second)."""
+    home, cache = base / "home", base / "cache"
+    home.mkdir(parents=True, exist_ok=True)
+    cache.mkdir(parents=True, exist_ok=True)
+    values = (home, cache, cache / "ragraf", cache / "fastembed")
+    for name, value in zip(HOME_ENV, values, strict=True):
+        mp.setenv(name, str(value))
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _session_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """Module- and session-scoped fixtures run before any function-scoped one: they get a
+    home of the session, so not even they write into the real ~/.cache."""
+    mp = pytest.MonkeyPatch()
+    base = tmp_path_factory.mktemp("session-home")
+    _isolate_home(base, mp)
+    yield base
+    mp.undo()
+
+
+@pytest.fixture(autouse=True)
+def isolated_home(
+    _session_home: Path, tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> Path:
+    """Every test: its own HOME, XDG_CACHE_HOME, RAGRAF_CACHE_DIR and FASTEMBED_CACHE_PATH,
+    outside tmp_path (tests use tmp_path itself as a project root)."""
+    base = tmp_path_factory.mktemp("home")
+    _isolate_home(base, monkeypatch)
+    return base
 
 
 @pytest.fixture

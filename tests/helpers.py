@@ -14,6 +14,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 PILOT = REPO / "fixtures" / "pilot"
 SQLAPP = REPO / "fixtures" / "sqlapp"
+#: What points at the user's home and caches; conftest gives every test its own values.
+HOME_ENV = ("HOME", "XDG_CACHE_HOME", "RAGRAF_CACHE_DIR", "FASTEMBED_CACHE_PATH")
 
 
 def copy_pilot(dest: Path) -> Path:

@@ -169,12 +169,16 @@ def _corpus() -> Path | None:
     return root if (root / "libraries" / "classes").is_dir() else None
 
 
+# looked up at import, with the user's real HOME (each test gets a temporary one)
+CORPUS = _corpus()
+
+
 @pytest.mark.skipif(
-    _corpus() is None, reason="phpMyAdmin corpus not fetched (../shared/corpora/fetch phpmyadmin)"
+    CORPUS is None, reason="phpMyAdmin corpus not fetched (../shared/corpora/fetch phpmyadmin)"
 )
 def test_expected_answers_exist_in_the_corpus() -> None:
     """PSR-4: PhpMyAdmin\\X\\Y is libraries/classes/X/Y.php; a method must be declared in that file."""
-    root = _corpus()
+    root = CORPUS
     assert root is not None
     for q in se.load_set(se.DEFAULT_SET):
         for key, value in q.expected:

