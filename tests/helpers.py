@@ -1,15 +1,28 @@
-"""Helpers the tests import: paths, fixture copies, files, the CLI as a real process.
+"""Helpers the tests import: paths, fixture copies, files, and two ways to run the CLI.
+
+- ``invoke(...)`` runs the ``ragraf`` app in this process through typer's ``CliRunner``:
+  the same parsing, the same root group turning library errors into exit codes, stdout
+  and stderr captured apart. Use it for every test that checks output and exit codes.
+- ``run_cli(...)`` starts a real ``python -m ragraf`` process. Use it only where the
+  process matters: kills (SIGKILL at a failpoint), two processes at once, the MCP
+  server, the installed entry point, a fresh interpreter.
 
 Fixtures and hooks live in ``tests/conftest.py``; nothing imports conftest.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
+import re
 import shutil
 import subprocess
 import sys
+import tempfile
+from collections.abc import Iterator, Mapping
 from pathlib import Path
+
+from typer.testing import CliRunner, Result
 
 REPO = Path(__file__).resolve().parent.parent
 PILOT = REPO / "fixtures" / "pilot"
@@ -55,3 +68,71 @@ def run_cli(
     if check and proc.returncode != 0:
         raise AssertionError(f"ragraf {' '.join(args)} exited {proc.returncode}: {proc.stderr}")
     return proc
+
+
+def assert_lines(text: str, expected: list[str | re.Pattern[str]]) -> None:
+    """``text`` is exactly these lines: a str equals its line, a compiled pattern must match
+    the whole line (for the parts that vary: times, sizes)."""
+    lines = text.splitlines()
+    assert text.endswith("\n") or text == "", f"no final newline: {text!r}"
+    mismatch = [
+        (i, want, got)
+        for i, (want, got) in enumerate(zip(expected, lines, strict=False))
+        if not (want.fullmatch(got) if isinstance(want, re.Pattern) else want == got)
+    ]
+    assert not mismatch and len(lines) == len(expected), (
+        f"line {mismatch[0][0] + 1}: expected {mismatch[0][1]!r}, got {mismatch[0][2]!r}"
+        if mismatch
+        else f"expected {len(expected)} lines, got {len(lines)}:\n{text}"
+    )
+
+
+@contextlib.contextmanager
+def _cwd(path: Path | None) -> Iterator[None]:
+    """Run in ``path``, or in an empty temporary folder: a call that forgets ``-C`` must
+    not find a project above the test's working directory (the repository itself)."""
+    old = Path.cwd()
+    with contextlib.ExitStack() as stack:
+        target = (
+            path if path is not None else Path(stack.enter_context(tempfile.TemporaryDirectory()))
+        )
+        os.chdir(target)
+        try:
+            yield
+        finally:
+            os.chdir(old)
+
+
+def invoke(
+    *args: str | Path,
+    cwd: Path | None = None,
+    env: Mapping[str, str | None] | None = None,
+    check: bool = False,
+) -> Result:
+    """``ragraf ARGS`` in this process (typer's CliRunner on ``ragraf.cli.app.app``).
+
+    Returns typer's ``Result``: ``exit_code``, ``stdout`` and ``stderr`` apart (this typer's
+    runner always keeps them apart). ``env`` is applied to os.environ for the call only
+    (None removes a variable). The app keeps the ``-C`` project in module state, so it is
+    reset before and after every call; pass ``-C ROOT`` or ``cwd``. Exceptions that escape
+    the app (none should: the root group turns them into exit codes) propagate.
+    """
+    from ragraf.cli import app as cli_app
+
+    cli_app._state["project"] = None
+    try:
+        with _cwd(cwd):
+            res = CliRunner().invoke(
+                cli_app.app,
+                [str(a) for a in args],
+                env=env,
+                prog_name="ragraf",
+                catch_exceptions=False,
+            )
+    finally:
+        cli_app._state["project"] = None
+    if check and res.exit_code != 0:
+        raise AssertionError(
+            f"ragraf {' '.join(map(str, args))} exited {res.exit_code}: {res.stderr}"
+        )
+    return res

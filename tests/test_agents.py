@@ -6,7 +6,7 @@ from pathlib import Path
 
 from ragraf import facade, regimen
 from ragraf.cli import docgen
-from tests.helpers import REPO, run_cli
+from tests.helpers import REPO, invoke
 
 
 def test_reference_is_generated_from_the_facade() -> None:
@@ -54,14 +54,25 @@ def test_agents_md_carries_the_regimen_verbatim() -> None:
 
 def test_init_agents_is_idempotent_and_keeps_the_rest(tmp_path: Path) -> None:
     (tmp_path / "AGENTS.md").write_text("# House rules\n\nUse tabs.\n")
-    r1 = run_cli("init", str(tmp_path), "--agents", check=True)
-    assert "regimen updated" in r1.stderr
+    root = tmp_path.resolve()
+    r1 = invoke("init", tmp_path, "--agents", check=True)
+    assert r1.stdout == ""
+    assert r1.stderr == (
+        f"ragraf: wrote {root}/.ragraf/config/project.yaml\n"
+        f"ragraf: wrote {root}/.ragraf/config/confidence.yaml\n"
+        f"ragraf: wrote {root}/.gitignore\n"
+        f"ragraf: {root}/AGENTS.md: regimen updated\n"
+    )
     once = (tmp_path / "AGENTS.md").read_text()
     assert (
         once.startswith("# House rules\n\nUse tabs.\n") and regimen.regimen().rstrip("\n") in once
     )
-    r2 = run_cli("init", str(tmp_path), "--agents", check=True)
-    assert "regimen unchanged" in r2.stderr
+    r2 = invoke("init", tmp_path, "--agents", check=True)
+    assert (r2.stdout, r2.stderr) == (
+        "",
+        f"ragraf: {root}/.ragraf/config already holds a configuration; kept as is\n"
+        f"ragraf: {root}/AGENTS.md: regimen unchanged\n",
+    )
     assert (tmp_path / "AGENTS.md").read_text() == once
     # an edited block is refreshed in place, the text around it stays
     (tmp_path / "AGENTS.md").write_text(

@@ -16,7 +16,7 @@ import pytest
 
 from ragraf import config, facade, failpoints
 from ragraf.build import indexer
-from ragraf.drift import ledger
+from ragraf.drift import anchor, ledger
 from ragraf.drift.scan import run_scan
 from ragraf.errors import RefusedError
 from ragraf.model import LedgerEntry
@@ -24,7 +24,7 @@ from ragraf.store import manifest
 from ragraf.store.control import ControlStore
 from ragraf.store.graph import GraphStore
 from ragraf.store.lexvec import LexStore
-from tests.helpers import copy_pilot, run_cli, write
+from tests.helpers import copy_pilot, invoke, write
 from tests.schemacheck import check
 
 REPORT_MONTHLY_EXTRACTED = """<?php
@@ -235,14 +235,29 @@ def test_verify_finds_a_rewritten_ledger(repo: Path) -> None:
     edit(repo, "src/Core/Database.php", "return [];", "return [1];")
     edit(repo, "src/Core/Logger.php", "FILE_APPEND", "FILE_APPEND | LOCK_EX")
     run_scan(cfg)
-    assert run_cli("-C", str(repo), "verify", check=True).stdout.startswith(
-        "ledger intact: 2 entries"
+    recorded = [e.entry_hash for e in entries(repo)]
+    ok = invoke("-C", repo, "verify", check=True)
+    assert (ok.stdout, ok.stderr) == (
+        f"ledger intact: 2 entries, 0 acks, head {recorded[1][:16]}\n",
+        "",
     )
     conn = apsw.Connection(str(cfg.layout.control_db))
     conn.execute("DROP TRIGGER drift_entry_no_update")
     conn.execute("UPDATE drift_entry SET note='nothing to see' WHERE id=1")
-    r = run_cli("-C", str(repo), "verify")
-    assert r.returncode == 6 and "entry #1: its content does not match its hash" in r.stdout
+    broken = "ragraf: the ledger is broken: 4 problem(s) found\n"
+    no_trigger = (
+        "BROKEN: append-only triggers are missing: drift_entry_no_update"
+        " (the ledger tables can be rewritten)\n"
+    )
+    r = invoke("-C", repo, "verify")
+    assert (r.exit_code, r.stdout, r.stderr) == (
+        6,
+        "BROKEN: entry #1: its content does not match its hash (the row was altered)\n"
+        "BROKEN: LEDGER.md: entry #1 does not say what its database row says (edited)\n"
+        # the edited block is counted as missing too (reported; ragraf/drift/ledger.py)
+        "BROKEN: LEDGER.md: the block of entry #1 is missing\n" + no_trigger,
+        broken,
+    )
     # recompute the whole chain inside the database: LEDGER.md still tells
     head = "0" * 64
     cols = [r[1] for r in conn.execute("PRAGMA table_info(drift_entry)").fetchall()]
@@ -253,11 +268,16 @@ def test_verify_finds_a_rewritten_ledger(repo: Path) -> None:
             "UPDATE drift_entry SET prev_hash=?, entry_hash=? WHERE id=?", (head, new, e["id"])
         )
         head = new
-    r = run_cli("-C", str(repo), "verify")
-    assert r.returncode == 6
-    assert "LEDGER.md: entry #1 does not say what its database row says (edited)" in r.stdout
-    assert "append-only triggers are missing: drift_entry_no_update" in r.stdout
-    assert "records entry #2 as the head; the ledger does not hold it" in r.stdout
+    r = invoke("-C", repo, "verify")
+    assert (r.exit_code, r.stdout, r.stderr) == (
+        6,
+        "BROKEN: LEDGER.md: entry #1 does not say what its database row says (edited)\n"
+        "BROKEN: LEDGER.md: entry #2 does not say what its database row says (edited)\n"
+        + no_trigger
+        + f"BROKEN: the anchor {anchor.path_for(repo)} records entry #2 as the head;"
+        " the ledger does not hold it (its tail was deleted or rewritten)\n",
+        broken,
+    )
 
 
 def test_every_answer_resting_on_a_changed_fact_warns(repo: Path) -> None:
@@ -320,9 +340,15 @@ def test_p1_reindex_commit_archive_and_identity_with_a_clean_build(
     run_scan(cfg)
     with pytest.raises(RefusedError, match="reindex --commit"):
         indexer.build(cfg)
-    cli = run_cli("-C", str(repo), "index", "--force")
-    assert cli.returncode == 5 and "reindex --commit" in cli.stderr
-    out = run_cli("-C", str(repo), "reindex", "--commit", "--json", check=True)
+    cli = invoke("-C", repo, "index", "--force")
+    assert (cli.exit_code, cli.stdout, cli.stderr) == (
+        5,
+        "",
+        "ragraf: the ledger of rev-0001 has 3 entries: the change effort is not finished."
+        " Run `ragraf reindex --commit` to seal the next revision and archive the ledger"
+        " (P1: no new revision appears silently in the middle of a change effort)\n",
+    )
+    out = invoke("-C", repo, "reindex", "--commit", "--json", check=True)
     res = json.loads(out.stdout)
     assert (
         res["rev_id"] == "rev-0002" and res["reused_files"] == res["counts"]["files"] - 2
@@ -362,7 +388,7 @@ def test_p1_reindex_commit_archive_and_identity_with_a_clean_build(
         b = _ids(clean, "rev-0001", store)
         assert a == b
     # diff between the revisions
-    d = run_cli("-C", str(repo), "diff", "rev-0001", "rev-0002", "--json", check=True)
+    d = invoke("-C", repo, "diff", "rev-0001", "rev-0002", "--json", check=True)
     diff = json.loads(d.stdout)
     assert any(n["fqn"] == "App\\Billing\\Report::buildSql" for n in diff["nodes"]["added"])
     assert diff["edges"]["added_total"] > 0 and diff["edges"]["removed_total"] > 0
@@ -426,43 +452,51 @@ def test_sigkill_during_reindex_commit_keeps_ledger_and_old_revision(repo: Path)
     assert entries(repo) == before
 
 
+def _text_answer(stdout: str) -> tuple[Any, list[str]]:
+    """The text rendering of a drift report or ack: the result as JSON, then the footer
+    lines (`-- ...` and `!! STALE ...`)."""
+    lines = stdout.splitlines()
+    body = [ln for ln in lines if not ln.startswith(("-- ", "!! "))]
+    assert lines[: len(body)] == body, "the footer comes last"
+    return json.loads("\n".join(body)), lines[len(body) :]
+
+
 def test_notes_hook_and_cli_report(repo: Path) -> None:
-    r = run_cli(
-        "-C",
-        str(repo),
-        "drift",
-        "--note",
-        "src/Core/Database.php",
-        "--text",
-        "connection pooling planned",
-        check=True,
-    )
-    assert r.stdout.startswith("#1 note src/Core/Database.php")
-    assert run_cli(
-        "-C",
-        str(repo),
-        "drift",
-        "--note",
-        "src/Core/Database.php",
-        "--text",
-        "connection pooling planned",
-        check=True,
-    ).stdout.startswith("the same note")
+    note = ("drift", "--note", "src/Core/Database.php", "--text", "connection pooling planned")
+    r = invoke("-C", repo, *note, check=True)
+    assert (r.stdout, r.stderr) == ("#1 note src/Core/Database.php\n", "")
+    again = invoke("-C", repo, *note, check=True)
+    assert again.stdout == "the same note is already in the ledger\n"
     edit(repo, "src/Core/Database.php", "return [];", "return [4];")
-    hook = run_cli("-C", str(repo), "hook", "session-start", check=True).stdout
-    assert "modify" in hook and "src/Core/Database.php" in hook
+    hook = invoke("-C", repo, "hook", "session-start", check=True)
     [e] = [x for x in entries(repo) if x.kind == "modify"]
     assert e.detected_by == "hook:session-start"
+    report, footer = _text_answer(hook.stdout)
+    assert report == facade.run_op(repo, "drift_report", {})["result"]
+    assert [(x["id"], x["kind"], x["path"]) for x in report["entries"]] == [
+        (1, "note", "src/Core/Database.php"),
+        (2, "modify", "src/Core/Database.php"),
+    ]
+    assert footer == [
+        "-- rev-0001 · degraded · provenance index · drift: 1 files, 1 symbols, 2 ledger entries",
+        "!! STALE src/Core/Database.php: modify after rev-0001 (ledger entry #2) -> live_read",
+        "!! STALE src/Core/Database.php: note after rev-0001 (ledger entry #1):"
+        " connection pooling planned -> live_read",
+        "-- capability degraded: no CPG (Joern not used); slices and data flows are unavailable",
+    ]
     env = facade.run_op(repo, "symbol", {"fqn": "App\\Core\\Database"})
     assert any(w["reason"].startswith("note after rev-0001") for w in env["stale_warnings"])
-    rep = json.loads(run_cli("-C", str(repo), "drift", "--json", check=True).stdout)
+    rep = json.loads(invoke("-C", repo, "drift", "--json", check=True).stdout)
     check(rep)
     assert rep["result"]["summary"]["entries"] == 2
-    assert run_cli("-C", str(repo), "drift", "--ack", "1,2", check=True).returncode == 0
+    ack = invoke("-C", repo, "drift", "--ack", "1,2", env={"RAGRAF_ACTOR": "tester"}, check=True)
+    acked, ack_footer = _text_answer(ack.stdout)
+    assert [(a["entry_id"], a["by"]) for a in acked["acked"]] == [(1, "tester"), (2, "tester")]
+    assert ack_footer == [footer[0], footer[-1]]  # an ack rests on no file
     assert (
-        json.loads(run_cli("-C", str(repo), "drift", "--json", check=True).stdout)["result"][
-            "summary"
-        ]["unacknowledged"]
+        json.loads(invoke("-C", repo, "drift", "--json", check=True).stdout)["result"]["summary"][
+            "unacknowledged"
+        ]
         == 0
     )
 

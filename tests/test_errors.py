@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 
 from ragraf import errors, failpoints
-from tests.helpers import run_cli
+from tests.helpers import invoke
 
 
 def test_exit_codes_are_declared_once() -> None:
@@ -27,29 +27,40 @@ def test_exit_codes_are_declared_once() -> None:
 
 def test_internal_error_keeps_its_traceback(pilot: Path) -> None:
     env = {failpoints.ENV: "after-scan:raise"}
-    r = run_cli("-C", str(pilot), "index", env=env)
-    assert r.returncode == 1 and r.stdout == ""
-    assert "internal error: FailpointError: failpoint after-scan raised" in r.stderr
-    assert "Traceback" not in r.stderr  # one line for humans by default
-    log = (pilot / ".ragraf" / "logs" / "error.log").read_text()
-    assert "Traceback (most recent call last)" in log and "FailpointError" in log
-    assert "error.log" in r.stderr  # the message says where the traceback is
-    debug = run_cli("-C", str(pilot), "index", env={**env, "RAGRAF_DEBUG": "1"})
-    assert debug.returncode == 1 and "Traceback (most recent call last)" in debug.stderr
+    log = pilot.resolve() / ".ragraf" / "logs" / "error.log"
+    line = f"ragraf: internal error: FailpointError: failpoint after-scan raised (traceback in {log})\n"
+    r = invoke("-C", pilot, "index", env=env)
+    # one line for humans by default, saying where the traceback is
+    assert (r.exit_code, r.stdout, r.stderr) == (1, "", line)
+    text = log.read_text()
+    assert "Traceback (most recent call last)" in text and "FailpointError" in text
+    debug = invoke("-C", pilot, "index", env={**env, "RAGRAF_DEBUG": "1"})
+    assert debug.exit_code == 1 and debug.stdout == ""
+    assert debug.stderr.startswith("Traceback (most recent call last)")
+    assert debug.stderr.endswith("FailpointError: failpoint after-scan raised\n" + line)
 
 
 def test_usage_errors_and_help_are_not_internal_errors(pilot: Path) -> None:
-    bad = run_cli("-C", str(pilot), "index", "--no-such-option")
-    assert bad.returncode == 2 and "internal error" not in bad.stderr
-    ok = run_cli("-C", str(pilot), "drift", "--help")
-    assert ok.returncode == 0 and "Usage: ragraf drift" in ok.stdout and ok.stderr == ""
+    bad = invoke("-C", pilot, "index", "--no-such-option")
+    assert bad.exit_code == 2 and bad.stdout == ""
+    lines = bad.stderr.splitlines()
+    assert lines[:2] == ["Usage: ragraf index [OPTIONS]", "Try 'ragraf index --help' for help."]
+    assert "No such option: --no-such-option" in [ln.strip("│ ") for ln in lines]
+    assert "internal error" not in bad.stderr
+    ok = invoke("-C", pilot, "drift", "--help")
+    assert ok.exit_code == 0 and ok.stderr == ""
+    assert "Usage: ragraf drift [OPTIONS]" in [ln.strip() for ln in ok.stdout.splitlines()]
     assert not (pilot / ".ragraf" / "logs" / "error.log").exists()
 
 
 def test_no_project_is_exit_3_with_the_folder_named(tmp_path: Path) -> None:
-    r = run_cli(
-        "status",
-        cwd=tmp_path,
-        env={"HOME": str(tmp_path), **{k: v for k, v in os.environ.items() if k == "PATH"}},
+    """In a bare environment (PATH and HOME only) and without -C: found upward from the
+    current folder, and nothing is there."""
+    bare = {k: None for k in os.environ if k != "PATH"} | {"HOME": str(tmp_path)}
+    r = invoke("status", cwd=tmp_path, env=bare)
+    assert (r.exit_code, r.stdout, r.stderr) == (
+        3,
+        "",
+        f"ragraf: no RAGRAF project at or above {tmp_path.resolve()}; "
+        "run `ragraf init` there first\n",
     )
-    assert r.returncode == 3 and str(tmp_path) in r.stderr

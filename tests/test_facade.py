@@ -13,7 +13,7 @@ import pytest
 from ragraf import config, facade
 from ragraf.build import indexer
 from ragraf.errors import InvalidArgument, NoIndexError
-from tests.helpers import copy_pilot, run_cli, write
+from tests.helpers import copy_pilot, invoke, write
 from tests.schemacheck import check
 
 INVOICE = "App\\Billing\\Invoice"
@@ -318,26 +318,57 @@ def test_stale_warning_on_every_answer_resting_on_an_edited_file(tmp_path: Path)
     assert facade.run_op(root, "symbol", {"name": "format_money"})["stale_warnings"] == []
 
 
+FOOTER = (
+    "-- rev-0001 · degraded · provenance {prov}\n"
+    "-- capability degraded: no CPG (Joern not used); slices and data flows are unavailable\n"
+)
+NOT_FOUND = (
+    "not found: {name!r} is not in rev-0001. If it was added after the index, read the file"
+    " with live_read or search the tree (rg).\n"
+)
+
+
 def test_cli_query(pilot_root: Path) -> None:
-    out = run_cli(
-        "-C", str(pilot_root), "query", "callers", QUERY, "--depth", "2", "--json", check=True
-    )
+    root = str(pilot_root)
+    out = invoke("-C", root, "query", "callers", QUERY, "--depth", "2", "--json", check=True)
     env = json.loads(out.stdout)
     check(env)
-    assert len(env["result"]["stated"]) == 4
-    txt = run_cli("-C", str(pilot_root), "query", "symbol", CHARGE, check=True).stdout
-    assert "method App\\Billing\\Invoice::charge  src/Billing/Invoice.php:29-39" in txt
-    nf = run_cli("-C", str(pilot_root), "query", "symbol", "Nope")
-    assert nf.returncode == 0 and "not found" in nf.stdout
-    bad = run_cli("-C", str(pilot_root), "query", "callers", QUERY, "--depth", "7")
-    assert bad.returncode == 2 and "between 1 and 3" in bad.stderr and bad.stdout == ""
-    unknown = run_cli("-C", str(pilot_root), "query", "frobnicate")
-    assert unknown.returncode == 2 and "unknown operation" in unknown.stderr
-    opt = run_cli(
-        "-C", str(pilot_root), "query", "repo_map", "--budget-tokens", "120", "--json", check=True
+    assert len(env["result"]["stated"]) == 4 and out.stderr == ""
+    txt = invoke("-C", root, "query", "symbol", CHARGE, check=True)
+    assert txt.stdout == (
+        "method App\\Billing\\Invoice::charge  src/Billing/Invoice.php:29-39\n"
+        "    public function charge(int $amount): bool\n"
+        "    in class App\\Billing\\Invoice\n" + FOOTER.format(prov="index")
     )
+    nf = invoke("-C", root, "query", "symbol", "Nope")
+    assert (nf.exit_code, nf.stdout, nf.stderr) == (
+        0,
+        NOT_FOUND.format(name="Nope") + FOOTER.format(prov="index"),
+        "",
+    )
+    bad = invoke("-C", root, "query", "callers", QUERY, "--depth", "7")
+    assert (bad.exit_code, bad.stdout, bad.stderr) == (
+        2,
+        "",
+        "ragraf: callers: argument 'depth' must be between 1 and 3, got 7\n",
+    )
+    unknown = invoke("-C", root, "query", "frobnicate")
+    assert (unknown.exit_code, unknown.stdout, unknown.stderr) == (
+        2,
+        "",
+        f"ragraf: unknown operation 'frobnicate'; operations: {', '.join(facade.OPERATIONS)}\n",
+    )
+    opt = invoke("-C", root, "query", "repo_map", "--budget-tokens", "120", "--json", check=True)
     assert json.loads(opt.stdout)["result"]["used_tokens"] <= 120
-    live = run_cli("-C", str(pilot_root), "live-read", "index.php", "--end", "2", check=True).stdout
-    assert "     1  <?php" in live
-    noidx = run_cli("-C", str(pilot_root / "plugins"), "query", "symbol", "x")
-    assert noidx.returncode == 0  # found upward: plugins/ is inside the project
+    live = invoke("-C", root, "live-read", "index.php", "--end", "2", check=True)
+    assert live.stdout == (
+        "index.php: unchanged\n"
+        "     1  <?php\n"
+        "     2  // Front controller: every request enters here.\n" + FOOTER.format(prov="live")
+    )
+    # found upward: plugins/ is inside the project
+    noidx = invoke("-C", pilot_root / "plugins", "query", "symbol", "x")
+    assert (noidx.exit_code, noidx.stdout) == (
+        0,
+        NOT_FOUND.format(name="x") + FOOTER.format(prov="index"),
+    )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -19,7 +20,7 @@ from ragraf.store import manifest
 from ragraf.store.control import ControlStore
 from ragraf.store.graph import GraphStore
 from ragraf.store.lexvec import LexStore
-from tests.helpers import copy_pilot, run_cli, write
+from tests.helpers import assert_lines, copy_pilot, invoke, write
 
 
 def _snapshot(root: Path, rev: str) -> dict[str, object]:
@@ -153,8 +154,13 @@ def test_second_build_is_refused_while_one_runs(indexed_pilot: Path) -> None:
     try:
         with pytest.raises(BusyError, match="another ragraf build is running"):
             indexer.build(config.load(indexed_pilot), force=True)
-        cli = run_cli("-C", str(indexed_pilot), "index", "--force")
-        assert cli.returncode == 4 and "another ragraf build is running" in cli.stderr
+        cli = invoke("-C", indexed_pilot, "index", "--force")
+        assert (cli.exit_code, cli.stdout, cli.stderr) == (
+            4,
+            "",
+            f"ragraf: another ragraf build is running on {indexed_pilot.resolve()} "
+            f"(pid {proc.pid}); wait for it to finish, this build was not started\n",
+        )
     finally:
         proc.kill()
         proc.wait()
@@ -170,7 +176,7 @@ def test_sigkill_leaves_previous_revision_intact(indexed_pilot: Path, point: str
     layout = config.Layout(indexed_pilot)
     assert manifest.require(layout.rev_json)["rev_id"] == "rev-0001"
     assert _snapshot(indexed_pilot, "rev-0001") == before
-    st = run_cli("-C", str(indexed_pilot), "status", "--json", check=True)
+    st = invoke("-C", indexed_pilot, "status", "--json", check=True)
     assert json.loads(st.stdout)["rev_id"] == "rev-0001"
     res = indexer.build(config.load(indexed_pilot))
     assert res.status == "built"
@@ -222,28 +228,73 @@ def test_failed_build_keeps_previous_and_records_reason(
 
 
 def test_cli_index_and_status(pilot: Path) -> None:
-    out = run_cli("-C", str(pilot), "index", check=True)
-    assert out.stdout.startswith("sealed rev-0001:")
-    st = run_cli("-C", str(pilot), "status", check=True).stdout
-    assert "revision   rev-0001 (active)  state ready" in st
-    assert "capability degraded" in st
-    data = json.loads(run_cli("-C", str(pilot), "status", "--json", check=True).stdout)
+    out = invoke("-C", pilot, "index", check=True)
+    assert_lines(
+        out.stdout,
+        [
+            re.compile(
+                r"sealed rev-0001: 12 files, 74 nodes, 129 edges, 38 chunks in \d+\.\d\d s;"
+                r" calls resolved as stated: 70\.8%"
+            )
+        ],
+    )
+    assert out.stderr == (
+        "ragraf: database schema incomplete: live schema not read (no database configured"
+        " (db.dsn or RAGRAF_DB_HOST)); tables from migrations only\n"
+        "ragraf: vectors disabled: skipped; search stays lexical\n"
+    )
+    again = invoke("-C", pilot, "index", check=True)
+    assert again.stdout == (
+        "the index is current: rev-0001 matches the corpus and the configuration"
+        " (use --force to rebuild)\n"
+    )
+    st = invoke("-C", pilot, "status", check=True)
+    assert st.stderr == ""
+    iso = r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+00:00"
+    assert_lines(
+        st.stdout,
+        [
+            "revision   rev-0001 (active)  state ready",
+            re.compile(f"created    {iso}   sealed {iso}"),
+            "capability degraded: no CPG (Joern not used): slice refuses; calls come from"
+            " tree-sitter + name resolution",
+            "vectors    disabled",
+            "files      12    chunks 38",
+            "nodes      class 6, constant 1, db_column 7, db_table 2, doc 1, doc_section 3,"
+            " file 11, function 3, http_endpoint 3, interface 2, method 18, namespace 6,"
+            " property 6, sql_literal 4, trait 1",
+            "edges      calls 17, calls_heuristic 4, contains 57, defines 9, documented_by 1,"
+            " extends 1, flows_to 3, implements 2, imports 12, instantiates 5, mentions 3,"
+            " overrides 3, queries 4, references 3, references_table 4, uses_trait 1",
+            "coverage   files: ok 12, partial 0, failed 0, skipped 0",
+            "           calls: 24 total, 70.8% stated, 4 derived, 3 unresolved",
+            "schema     migration; incomplete: live schema not read (no database configured"
+            " (db.dsn or RAGRAF_DB_HOST)); tables from migrations only",
+            "ledger     0 entries",
+            re.compile(r"stores     graph \d+\.\d KiB, lexvec \d+\.\d KiB, control \d+\.\d KiB"),
+        ],
+    )
+    data = json.loads(invoke("-C", pilot, "status", "--json", check=True).stdout)
     assert data["counts"]["nodes"]["method"] == 18
     assert data["coverage"]["calls.stated_share"]["value"] > 0.5
     assert data["revisions"][0]["rev_id"] == "rev-0001"
 
 
 def test_cli_errors_have_exit_codes(tmp_path: Path) -> None:
-    r = run_cli("-C", str(tmp_path), "status")
-    assert r.returncode == 3 and "ragraf init" in r.stderr
+    root = tmp_path.resolve()
+
+    def fails(command: str, code: int, message: str) -> None:
+        r = invoke("-C", tmp_path, command)
+        assert (r.exit_code, r.stdout, r.stderr) == (code, "", f"ragraf: {message}\n"), command
+
+    fails("status", 3, f"no RAGRAF project at or above {root}; run `ragraf init` there first")
     config.init_project(tmp_path)
-    r = run_cli("-C", str(tmp_path), "status")
-    assert r.returncode == 3 and "ragraf index" in r.stderr
-    config.Layout(tmp_path).project_yaml.write_text("bogus: 1\n")
-    r = run_cli("-C", str(tmp_path), "index")
-    assert r.returncode == 2 and "unknown key 'bogus'" in r.stderr and "project.yaml" in r.stderr
-    r = run_cli("index", "--bogus-flag", cwd=tmp_path)
-    assert r.returncode == 2
+    layout = config.Layout(root)
+    fails("status", 3, f"no sealed revision yet ({layout.rev_json} missing); run `ragraf index`")
+    layout.project_yaml.write_text("bogus: 1\n")
+    fails("index", 2, f"{layout.project_yaml}: unknown key 'bogus'")
+    r = invoke("index", "--bogus-flag", cwd=tmp_path)
+    assert r.exit_code == 2 and r.stdout == "" and "No such option: --bogus-flag" in r.stderr
 
 
 def test_help_is_instant_and_light() -> None:

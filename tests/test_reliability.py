@@ -15,7 +15,7 @@ import pytest
 from ragraf import config, facade
 from ragraf.build import indexer
 from ragraf.errors import InvalidArgument
-from tests.helpers import copy_pilot, run_cli, write
+from tests.helpers import copy_pilot, invoke, run_cli, write
 
 TIMEOUT = 60  # a hang fails the test instead of the suite
 
@@ -82,11 +82,11 @@ def test_live_read_follows_a_link_that_stays_inside(hostile: Path) -> None:
 
 
 def test_live_read_refusals_reach_the_cli_and_mcp(hostile: Path) -> None:
-    r = ragraf("live-read", "bad/passwd.php", root=hostile)
-    assert (
-        r.returncode == 2
-        and "leads out of the project root" in r.stderr
-        and "root:" not in r.stdout
+    r = invoke("-C", hostile, "live-read", "bad/passwd.php")
+    assert (r.exit_code, r.stdout, r.stderr) == (
+        2,
+        "",
+        "ragraf: live_read: 'bad/passwd.php' leads out of the project root; it is not read\n",
     )
     import anyio
 

@@ -10,7 +10,7 @@ import pytest
 
 from ragraf import config, facade
 from ragraf.build import indexer
-from tests.helpers import copy_pilot, run_cli
+from tests.helpers import copy_pilot, invoke
 from tests.schemacheck import check
 
 
@@ -70,7 +70,7 @@ def test_unchanged_tree_computes_no_vectors(
     monkeypatch.delenv("RAGRAF_VECTORS", raising=False)
     res = indexer.build(config.load(vec_pilot), force=True)
     assert res.vectors["computed"] == 0 and res.vectors["reused"] == res.counts["chunks"]
-    st = json.loads(run_cli("-C", str(vec_pilot), "status", "--json", check=True).stdout)
+    st = json.loads(invoke("-C", vec_pilot, "status", "--json", check=True).stdout)
     assert st["vectors"]["status"] == "ready" and st["vectors"]["computed"] == 0
 
 
@@ -89,8 +89,8 @@ def test_missing_model_degrades_to_the_lexicon(
         env["result"]["hits"] and env["result"]["hits"][0]["fqn"] == "App\\Billing\\Invoice::charge"
     )
     assert any(lim.startswith("vectors unavailable") for lim in env["limits"])
-    cli = run_cli("-C", str(root), "index", "--force", "--no-vectors", "--json", check=True)
-    assert json.loads(cli.stdout)["vectors"] == {"status": "disabled"}
+    cli = invoke("-C", root, "index", "--force", "--no-vectors", "--json", check=True)
+    assert json.loads(cli.stdout)["vectors"] == {"status": "disabled"} and cli.stderr == ""
     off = search(root, "invoices")
     assert any("vectors disabled" in lim for lim in off["limits"])
 
