@@ -24,6 +24,10 @@ def file_logger(name: str, logs_dir: Path, filename: str) -> logging.Logger:
     log = logging.getLogger(name)
     log.setLevel(logging.INFO)
     target = str(logs_dir / filename)
+    for h in [h for h in log.handlers if isinstance(h, RotatingFileHandler)]:
+        if h.baseFilename != target:  # another project's file: one process, several roots
+            log.removeHandler(h)
+            h.close()
     if not any(
         isinstance(h, RotatingFileHandler) and h.baseFilename == target for h in log.handlers
     ):

@@ -321,3 +321,16 @@ def test_disk_shortage_is_refused_with_the_required_volume(indexed_pilot: Path) 
         RefusedError, match=r"needs about \d+ MiB, \d+ MiB are free; nothing was written"
     ):
         indexer.check_disk(cfg.layout, sc, free=need - 1)
+
+
+def test_each_project_logs_only_its_own_builds(tmp_path: Path) -> None:
+    """Two projects built in one process (a library user, the in-process CLI): each
+    index.log holds its own sealing line and no other project's."""
+    a, b = copy_pilot(tmp_path / "a"), copy_pilot(tmp_path / "b")
+    write(b, "src/only_b.php", "<?php function only_b() {}\n")
+    for root in (a, b):
+        config.init_project(root)
+        indexer.build(config.load(root))
+    logs = {r.name: (r / ".ragraf/logs/index.log").read_text().splitlines() for r in (a, b)}
+    assert [len(lines) for lines in logs.values()] == [1, 1], logs
+    assert "files=12 " in logs["a"][0] and "files=13 " in logs["b"][0]
