@@ -1,0 +1,95 @@
+-- lexvec.sqlite after its migrations (tests/test_store_schema.py)
+-- migrations: 0001_init
+
+-- table _migrations
+CREATE TABLE _migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL);
+
+-- table chunk_also
+CREATE TABLE chunk_also (
+  rev_id TEXT NOT NULL, chunk_id TEXT NOT NULL,
+  path TEXT, node_id TEXT, start_line INTEGER, end_line INTEGER
+);
+
+-- table chunk_map
+CREATE TABLE chunk_map (
+  rev_id TEXT NOT NULL, chunk_id TEXT NOT NULL,
+  source_kind TEXT NOT NULL,        -- 'symbol' | 'file' | 'table' | 'route' | 'doc'
+  path TEXT, node_id TEXT, start_line INTEGER, end_line INTEGER,
+  PRIMARY KEY (rev_id, chunk_id)
+);
+
+-- table chunk_text
+CREATE TABLE chunk_text (
+  rev_id TEXT NOT NULL, chunk_id TEXT NOT NULL,
+  path TEXT, text TEXT NOT NULL,
+  PRIMARY KEY (rev_id, chunk_id)
+);
+
+-- table ft_chunk
+CREATE VIRTUAL TABLE ft_chunk USING fts5(
+  rev_id UNINDEXED, chunk_id UNINDEXED, path UNINDEXED,
+  symbol_tokens, code_tokens, sql_tokens, text_tokens,
+  tokenize = 'unicode61'
+);
+
+-- table ft_chunk_config (shadow table of ft_chunk)
+
+-- table ft_chunk_content (shadow table of ft_chunk)
+
+-- table ft_chunk_data (shadow table of ft_chunk)
+
+-- table ft_chunk_docsize (shadow table of ft_chunk)
+
+-- table ft_chunk_idx (shadow table of ft_chunk)
+
+-- index idx_chunk_also
+CREATE INDEX idx_chunk_also ON chunk_also(rev_id, chunk_id);
+
+-- index idx_chunk_map_node
+CREATE INDEX idx_chunk_map_node ON chunk_map(rev_id, node_id);
+
+-- index idx_chunk_map_path
+CREATE INDEX idx_chunk_map_path ON chunk_map(rev_id, path);
+
+-- index sqlite_autoindex__migrations_1 (automatic)
+
+-- index sqlite_autoindex_chunk_map_1 (automatic)
+
+-- index sqlite_autoindex_chunk_text_1 (automatic)
+
+-- index sqlite_autoindex_vec_chunk_info_1 (automatic)
+
+-- index sqlite_autoindex_vec_chunk_metadatachunks00_1 (automatic)
+
+-- index sqlite_autoindex_vec_chunk_metadatatext00_1 (automatic)
+
+-- index sqlite_autoindex_vec_chunk_rowids_1 (automatic)
+
+-- index sqlite_autoindex_vec_chunk_vector_chunks00_1 (automatic)
+
+-- index sqlite_autoindex_vec_meta_1 (automatic)
+
+-- table sqlite_sequence
+CREATE TABLE sqlite_sequence(name,seq);
+
+-- table vec_chunk
+CREATE VIRTUAL TABLE vec_chunk USING vec0(chunk_id TEXT PRIMARY KEY, rev_id TEXT, embedding FLOAT[384]);
+
+-- table vec_chunk_chunks (shadow table of vec_chunk)
+
+-- table vec_chunk_info (shadow table of vec_chunk)
+
+-- table vec_chunk_metadatachunks00 (shadow table of vec_chunk)
+
+-- table vec_chunk_metadatatext00 (shadow table of vec_chunk)
+
+-- table vec_chunk_rowids (shadow table of vec_chunk)
+
+-- table vec_chunk_vector_chunks00 (shadow table of vec_chunk)
+
+-- table vec_meta
+CREATE TABLE vec_meta (
+  rev_id TEXT NOT NULL, chunk_id TEXT NOT NULL,
+  model TEXT NOT NULL, model_version TEXT, chunk_sha256 TEXT NOT NULL,
+  PRIMARY KEY (rev_id, chunk_id)
+);
