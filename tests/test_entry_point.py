@@ -12,6 +12,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.helpers import invoke, run_cli
 
 CONSOLE_SCRIPT = Path(sys.executable).with_name("ragraf")
@@ -29,6 +31,7 @@ def test_console_script_help() -> None:
         assert any(ln.startswith(f"│ {command} ") for ln in lines), command
 
 
+@pytest.mark.slow
 def test_python_m_ragraf_indexes_and_answers_like_the_in_process_runner(pilot: Path) -> None:
     index = run_cli("-C", str(pilot), "index", "--json", check=True)
     res = json.loads(index.stdout)
@@ -43,6 +46,7 @@ def test_python_m_ragraf_indexes_and_answers_like_the_in_process_runner(pilot: P
     )
 
 
+@pytest.mark.slow
 def test_exit_codes_leave_the_process(tmp_path: Path) -> None:
     """A library error is the process's exit status, a usage error too (not a traceback)."""
     none = run_cli("-C", str(tmp_path), "status")

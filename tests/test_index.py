@@ -149,6 +149,7 @@ def _start_at_failpoint(root: Path, point: str, *args: str) -> subprocess.Popen[
     return proc
 
 
+@pytest.mark.slow
 def test_second_build_is_refused_while_one_runs(indexed_pilot: Path) -> None:
     proc = _start_at_failpoint(indexed_pilot, "after-parse", "--force")
     try:
@@ -166,6 +167,7 @@ def test_second_build_is_refused_while_one_runs(indexed_pilot: Path) -> None:
         proc.wait()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("point", ["after-scan", "after-parse", "after-graph", "after-lexvec"])
 def test_sigkill_leaves_previous_revision_intact(indexed_pilot: Path, point: str) -> None:
     before = _snapshot(indexed_pilot, "rev-0001")
@@ -191,6 +193,7 @@ def test_sigkill_leaves_previous_revision_intact(indexed_pilot: Path, point: str
         assert hist["rev-0002"]["state"] == "failed" and "interrupted" in hist["rev-0002"]["note"]
 
 
+@pytest.mark.slow
 def test_sigkill_after_the_commit_point_keeps_the_new_revision(indexed_pilot: Path) -> None:
     write(indexed_pilot, "src/extra.php", "<?php function extra() {}\n")
     proc = _start_at_failpoint(indexed_pilot, "after-manifest")

@@ -8,11 +8,14 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import pytest
 from mcp import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
 from ragraf import facade, regimen
 from tests.schemacheck import check
+
+pytestmark = pytest.mark.slow  # a real server process per test, driven over stdio
 
 
 async def _drive(

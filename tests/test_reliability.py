@@ -81,6 +81,7 @@ def test_live_read_follows_a_link_that_stays_inside(hostile: Path) -> None:
     )
 
 
+@pytest.mark.slow
 def test_live_read_refusals_reach_the_cli_and_mcp(hostile: Path) -> None:
     r = invoke("-C", hostile, "live-read", "bad/passwd.php")
     assert (r.exit_code, r.stdout, r.stderr) == (
@@ -101,6 +102,7 @@ def test_live_read_refusals_reach_the_cli_and_mcp(hostile: Path) -> None:
 
 
 # -- 2. special files never hang or flood a reader --------------------------------------------
+@pytest.mark.slow
 def test_fifos_and_devices_are_skipped_and_never_block(pilot: Path) -> None:
     os.mkfifo(pilot / "src" / "pipe.php")
     os.symlink("/dev/zero", pilot / "src" / "zero.php")
@@ -135,6 +137,7 @@ def test_an_indexed_file_replaced_by_a_fifo_reads_as_changed(indexed_pilot: Path
     assert ("src/Billing/Invoice.php", "modify") in kinds
 
 
+@pytest.mark.slow
 def test_mcp_server_survives_a_fifo_and_exits_when_stdin_closes(pilot: Path) -> None:
     indexer.build(config.load(pilot))
     os.mkfifo(pilot / "src" / "pipe.php")
@@ -163,6 +166,7 @@ def test_a_file_larger_than_max_file_bytes_is_read_only_to_the_limit(indexed_pil
 
 
 # -- 4. symlink loops are skipped, never fatal --------------------------------------------------
+@pytest.mark.slow
 def test_symlink_loops_are_skipped(pilot: Path) -> None:
     (pilot / "loop").mkdir()
     os.symlink("b.php", pilot / "loop" / "a.php")
@@ -211,6 +215,7 @@ def as_nobody(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(cmd, capture_output=True, text=True, timeout=TIMEOUT, env=env)
 
 
+@pytest.mark.slow
 def test_unreadable_folders_are_in_coverage(public_pilot) -> None:  # type: ignore[no-untyped-def]
     root, share = public_pilot
     write(root, "private/hidden.php", "<?php function hidden() {}\n")
@@ -224,6 +229,7 @@ def test_unreadable_folders_are_in_coverage(public_pilot) -> None:  # type: igno
     assert "private (Permission denied)" in st["coverage"]["files.unreadable_dirs"]["note"]
 
 
+@pytest.mark.slow
 def test_an_unreadable_file_is_a_clean_refusal_of_live_read(public_pilot) -> None:  # type: ignore[no-untyped-def]
     root, share = public_pilot
     assert ragraf("index", root=root).returncode == 0

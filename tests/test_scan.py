@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from ragraf import config
 from ragraf.build import indexer
 from ragraf.corpus import scan
@@ -90,6 +92,7 @@ def test_symlinked_folders_are_not_entered(tmp_path: Path) -> None:
     assert res.symlinked_dirs == 1
 
 
+@pytest.mark.slow
 def test_unreadable_file_is_failed_with_a_note(tmp_path: Path) -> None:
     """The real CLI in a child process; as root it runs without the capability to
     bypass file permissions (setpriv), so a mode-000 file is really unreadable."""

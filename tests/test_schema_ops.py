@@ -112,6 +112,7 @@ def closed_port() -> int:
 # -- live schema -------------------------------------------------------------------------------
 
 
+@pytest.mark.mariadb
 def test_schema_comes_from_information_schema(live_root: Path) -> None:
     man = manifest.require(config.Layout(live_root).rev_json)
     assert man["schema"] == {"source": "information_schema", "incomplete": None}
@@ -156,6 +157,7 @@ def test_schema_comes_from_information_schema(live_root: Path) -> None:
     assert r["total"] == 6 and r["problems"] == []
 
 
+@pytest.mark.mariadb
 def test_divergences_reported_and_recorded(live_root: Path) -> None:
     r = run(live_root, "schema")["result"]
     assert r["divergences"] == [
@@ -190,6 +192,7 @@ def test_divergences_reported_and_recorded(live_root: Path) -> None:
     assert nf["tables"] == [] and "orders" in nf["nearest"] and "not in the schema" in nf["hint"]
 
 
+@pytest.mark.mariadb
 def test_live_column_nodes_and_fk_edges(live_root: Path) -> None:
     from ragraf.store.graph import GraphStore
 
@@ -245,6 +248,7 @@ def test_live_column_nodes_and_fk_edges(live_root: Path) -> None:
 # -- table_usage / impact ----------------------------------------------------------------------
 
 
+@pytest.mark.mariadb
 def test_table_usage_readers_writers_and_unknown_columns(live_root: Path) -> None:
     r = run(live_root, "table_usage", table="orders")["result"]
     assert r["target"][0]["kind"] == "db_table" and r["total"] == 3
@@ -306,6 +310,7 @@ def test_table_usage_readers_writers_and_unknown_columns(live_root: Path) -> Non
     assert audit["total"] == 0 and audit["target"][0]["evidence"] == "db://schema:1"
 
 
+@pytest.mark.mariadb
 def test_table_usage_stale_warning_after_an_edit(live_root: Path, tmp_path: Path) -> None:
     root = tmp_path / "copy"
     shutil.copytree(live_root, root)
@@ -319,6 +324,7 @@ def test_table_usage_stale_warning_after_an_edit(live_root: Path, tmp_path: Path
     assert [w["path"] for w in env["stale_warnings"]] == ["src/OrderService.php"]
 
 
+@pytest.mark.mariadb
 def test_impact_by_table(live_root: Path) -> None:
     r = run(live_root, "impact", table="users")["result"]
     hard = {(s["kind"], s["fqn"]) for s in r["hard"]["symbols"]}
@@ -372,6 +378,7 @@ def test_unreachable_server_builds_from_migrations_quickly(tmp_path: Path) -> No
     assert usage["result"]["total"] == 5 and any("incomplete" in lim for lim in usage["limits"])
 
 
+@pytest.mark.mariadb
 def test_passwords_never_reach_a_store(live_db: str, tmp_path: Path) -> None:
     secret = "Zq-" + secrets.token_hex(8)
     for name, dsn in (
@@ -400,6 +407,7 @@ def test_not_configured_server(tmp_path: Path) -> None:
     assert "no database configured" in r["incomplete"]
 
 
+@pytest.mark.mariadb
 def test_diff_live_against_the_revision(tmp_path: Path) -> None:
     """db-schema-diff: what changed in the live database since the revision was sealed."""
     from ragraf.drift.scan import diff_live
@@ -435,6 +443,7 @@ def test_diff_live_against_the_revision(tmp_path: Path) -> None:
         conn.close()
 
 
+@pytest.mark.mariadb
 def test_live_schema_change_after_the_index_is_a_ledger_entry(tmp_path: Path) -> None:
     """db-schema-diff: the live database changes after the revision -> `drift --scan` records a
     schema_change; the read operations themselves never write (they only warn from the ledger)."""

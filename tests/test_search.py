@@ -13,6 +13,9 @@ from ragraf.build import indexer
 from tests.helpers import copy_pilot, invoke
 from tests.schemacheck import check
 
+# indexing the pilot with real vectors takes a few seconds (module fixture)
+pytestmark = [pytest.mark.model, pytest.mark.slow]
+
 
 @pytest.fixture(scope="module")
 def vec_pilot(tmp_path_factory: pytest.TempPathFactory) -> Path:

