@@ -34,6 +34,7 @@ def test_internal_error_keeps_its_traceback(pilot: Path) -> None:
     assert (r.exit_code, r.stdout, r.stderr) == (1, "", line)
     text = log.read_text()
     assert "Traceback (most recent call last)" in text and "FailpointError" in text
+    assert text.splitlines()[0].endswith(" ERROR index FailpointError")  # the command, not -C
     debug = invoke("-C", pilot, "index", env={**env, "RAGRAF_DEBUG": "1"})
     assert debug.exit_code == 1 and debug.stdout == ""
     assert debug.stderr.startswith("Traceback (most recent call last)")

@@ -47,7 +47,7 @@ class _RagrafGroup(TyperGroup):
         except Exception as e:
             if hasattr(e, "exit_code") and hasattr(e, "show"):
                 raise  # typer's usage errors (bad option, missing argument): it reports them
-            where = _record_internal_error(e)
+            where = _record_internal_error(e, ctx.invoked_subcommand)
             _err(
                 f"internal error: {type(e).__name__}: {e}"
                 + (f" (traceback in {where})" if where else "")
@@ -55,7 +55,7 @@ class _RagrafGroup(TyperGroup):
             ctx.exit(1)
 
 
-def _record_internal_error(e: BaseException) -> str | None:
+def _record_internal_error(e: BaseException, command: str | None = None) -> str | None:
     """Keep the traceback of an internal error in .ragraf/logs/error.log (and on stderr
     with RAGRAF_DEBUG=1); returns where it was written, if anywhere."""
     import traceback
@@ -74,7 +74,7 @@ def _record_internal_error(e: BaseException) -> str | None:
 
     layout = Layout(root)
     log = file_logger("ragraf.errors", layout.logs_dir, "error.log")
-    log.error("%s %s\n%s", " ".join(sys.argv[1:2]), type(e).__name__, text)
+    log.error("%s %s\n%s", command or "-", type(e).__name__, text)
     return str(layout.logs_dir / "error.log")
 
 
