@@ -29,6 +29,27 @@ PILOT = REPO / "fixtures" / "pilot"
 SQLAPP = REPO / "fixtures" / "sqlapp"
 #: What points at the user's home and caches; conftest gives every test its own values.
 HOME_ENV = ("HOME", "XDG_CACHE_HOME", "RAGRAF_CACHE_DIR", "FASTEMBED_CACHE_PATH")
+#: What tells git which repository to use (`git rev-parse --local-env-vars`). Set while the
+#: suite runs under a git hook or `git rebase --exec`, it sends a test's `git -C tmp ...`
+#: to the enclosing repository; conftest removes it.
+GIT_REPO_ENV = (
+    "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+    "GIT_CONFIG",
+    "GIT_CONFIG_PARAMETERS",
+    "GIT_CONFIG_COUNT",
+    "GIT_OBJECT_DIRECTORY",
+    "GIT_DIR",
+    "GIT_WORK_TREE",
+    "GIT_IMPLICIT_WORK_TREE",
+    "GIT_GRAFT_FILE",
+    "GIT_INDEX_FILE",
+    "GIT_NO_REPLACE_OBJECTS",
+    "GIT_REPLACE_REF_BASE",
+    "GIT_PREFIX",
+    "GIT_INTERNAL_SUPER_PREFIX",
+    "GIT_SHALLOW_FILE",
+    "GIT_COMMON_DIR",
+)
 
 
 def copy_pilot(dest: Path) -> Path:

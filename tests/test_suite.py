@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from tests.guards import MARIADB, MARIADB_PORT
-from tests.helpers import HOME_ENV, REPO
+from tests.helpers import GIT_REPO_ENV, HOME_ENV, REPO
 
 
 def test_no_test_imports_conftest() -> None:
@@ -85,3 +85,46 @@ def test_markers_are_registered_and_strict() -> None:
     ini = tomllib.loads(text)["tool"]["pytest"]["ini_options"]
     assert "--strict-markers" in ini["addopts"].split()
     assert sorted(m.split(":")[0] for m in ini["markers"]) == ["mariadb", "model", "slow"]
+
+
+def test_git_sees_only_the_tests_own_repositories(tmp_path: Path) -> None:
+    """No variable tells git (or GitPython) which repository to use, so `git -C tmp_path`
+    finds none instead of the repository that runs the suite."""
+    assert [n for n in os.environ if n in GIT_REPO_ENV or n.startswith("GIT_CONFIG_")] == []
+    found = subprocess.run(
+        ["git", "-C", str(tmp_path), "rev-parse", "--git-dir"], capture_output=True, text=True
+    )
+    assert found.returncode != 0 and "not a git repository" in found.stderr
+
+
+@pytest.mark.slow
+def test_the_suite_run_from_git_rebase_exec_keeps_away_from_this_repository(
+    tmp_path: Path,
+) -> None:
+    """`git rebase --exec 'pytest'` exports GIT_DIR; the test above, run in a child pytest
+    with GIT_DIR set to this repository's, must still see no repository."""
+    git_dir = subprocess.run(
+        ["git", "-C", str(REPO), "rev-parse", "--absolute-git-dir"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    child = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "-p",
+            "no:xdist",
+            f"{__file__}::test_git_sees_only_the_tests_own_repositories",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        env={**os.environ, "GIT_DIR": git_dir, "GIT_WORK_TREE": str(tmp_path)},
+        timeout=120,
+    )
+    assert child.returncode == 0, child.stdout + child.stderr
