@@ -124,6 +124,7 @@ def test_fifos_and_devices_are_skipped_and_never_block(pilot: Path) -> None:
     assert "not a regular file (FIFO)" in ragraf("live-read", "src/pipe.php", root=pilot).stderr
 
 
+@pytest.mark.slow
 def test_an_indexed_file_replaced_by_a_fifo_reads_as_changed(indexed_pilot: Path) -> None:
     target = indexed_pilot / "src" / "Billing" / "Invoice.php"
     target.unlink()
@@ -266,6 +267,7 @@ def _pathological(root: Path) -> None:
     write(root, "src/brackets.php", "<?php $a = " + "[" * 100_000 + ";\n")
 
 
+@pytest.mark.slow
 def test_a_file_over_the_time_budget_fails_and_the_build_goes_on(pilot: Path) -> None:
     _pathological(pilot)
     (pilot / ".ragraf/config/project.yaml").write_text("index:\n  file_time_budget_s: 1\n")
@@ -283,6 +285,7 @@ def test_a_file_over_the_time_budget_fails_and_the_build_goes_on(pilot: Path) ->
 
 
 # -- 9. orphaned parser workers never keep the build lock ----------------------------------
+@pytest.mark.slow
 def test_a_killed_builder_leaves_no_lock_behind(pilot: Path) -> None:
     import signal
 

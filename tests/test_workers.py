@@ -16,6 +16,7 @@ def _square_or_stall(i: int) -> int:
     return i * i
 
 
+@pytest.mark.slow
 def test_results_come_back_by_job_and_a_stuck_job_is_killed() -> None:
     t0 = time.monotonic()
     out = run_jobs(list(range(8)), _square_or_stall, 2, 1.0)
