@@ -40,14 +40,16 @@ def _mariadb_marker_is_honest(request: pytest.FixtureRequest) -> Iterator[None]:
 
 
 def _isolate_home(base: Path, mp: pytest.MonkeyPatch) -> None:
-    """HOME and the caches under ``base``, in os.environ so subprocesses inherit them.
+    """HOME, the caches and the state folder under ``base``, in os.environ so subprocesses
+    inherit them.
 
     The packaged model still loads: ragraf.embed prepares its folder of symlinks under
-    RAGRAF_CACHE_DIR/models again (a few links and a hash, well under a second)."""
-    home, cache = base / "home", base / "cache"
-    home.mkdir(parents=True, exist_ok=True)
-    cache.mkdir(parents=True, exist_ok=True)
-    values = (home, cache, cache / "ragraf", cache / "fastembed")
+    RAGRAF_CACHE_DIR/models again (a few links and a hash, well under a second). The
+    ledger anchors (ragraf/drift/anchor.py) go to RAGRAF_STATE_DIR."""
+    home, cache, state = base / "home", base / "cache", base / "state"
+    for folder in (home, cache, state):
+        folder.mkdir(parents=True, exist_ok=True)
+    values = (home, cache, cache / "ragraf", cache / "fastembed", state, state / "ragraf")
     for name, value in zip(HOME_ENV, values, strict=True):
         mp.setenv(name, str(value))
 
@@ -67,8 +69,8 @@ def _session_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
 def isolated_home(
     _session_home: Path, tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
 ) -> Path:
-    """Every test: its own HOME, XDG_CACHE_HOME, RAGRAF_CACHE_DIR and FASTEMBED_CACHE_PATH,
-    outside tmp_path (tests use tmp_path itself as a project root)."""
+    """Every test: its own HOME, caches and state folder (HOME_ENV), outside tmp_path
+    (tests use tmp_path itself as a project root)."""
     base = tmp_path_factory.mktemp("home")
     _isolate_home(base, monkeypatch)
     return base

@@ -27,8 +27,15 @@ from typer.testing import CliRunner, Result
 REPO = Path(__file__).resolve().parent.parent
 PILOT = REPO / "fixtures" / "pilot"
 SQLAPP = REPO / "fixtures" / "sqlapp"
-#: What points at the user's home and caches; conftest gives every test its own values.
-HOME_ENV = ("HOME", "XDG_CACHE_HOME", "RAGRAF_CACHE_DIR", "FASTEMBED_CACHE_PATH")
+#: What points at the user's home, caches and state; conftest gives every test its own values.
+HOME_ENV = (
+    "HOME",
+    "XDG_CACHE_HOME",
+    "RAGRAF_CACHE_DIR",
+    "FASTEMBED_CACHE_PATH",
+    "XDG_STATE_HOME",
+    "RAGRAF_STATE_DIR",
+)
 #: What tells git which repository to use (`git rev-parse --local-env-vars`). Set while the
 #: suite runs under a git hook or `git rebase --exec`, it sends a test's `git -C tmp ...`
 #: to the enclosing repository; conftest removes it.

@@ -29,9 +29,11 @@ def test_no_test_imports_conftest() -> None:
 
 
 def test_home_and_caches_are_per_test(isolated_home: Path, tmp_path: Path) -> None:
-    """No test writes into the user's ~/.cache: HOME and the caches point into the test's own
-    folder (not inside tmp_path, which tests use as a project root), for subprocesses too."""
+    """No test writes into the user's ~/.cache or ~/.local/state: HOME, the caches and the state
+    folder point into the test's own folder (not inside tmp_path, which tests use as a project
+    root), for subprocesses too."""
     from ragraf import embed
+    from ragraf.drift import anchor
 
     real_home = Path(pwd.getpwuid(os.getuid()).pw_dir)
     assert Path.home() == isolated_home / "home" != real_home
@@ -39,6 +41,8 @@ def test_home_and_caches_are_per_test(isolated_home: Path, tmp_path: Path) -> No
     cache = isolated_home / "cache"
     assert embed.cache_root() == cache / "ragraf"
     assert embed.fastembed_cache_dirs()[0] == cache / "fastembed"
+    assert anchor.state_dir() == isolated_home / "state" / "ragraf"
+    assert anchor.path_for(tmp_path).is_relative_to(isolated_home)
     child = subprocess.run(
         [sys.executable, "-c", "import os; print([os.environ[k] for k in " + repr(HOME_ENV) + "])"],
         capture_output=True,
