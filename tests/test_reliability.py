@@ -406,6 +406,7 @@ def _scan_killed_after_db(root: Path) -> None:
     proc.wait()
 
 
+@pytest.mark.slow
 def test_a_kill_between_the_rows_and_ledger_md_is_completed_by_verify(indexed_pilot: Path) -> None:
     root = indexed_pilot
     _edit_and_scan(root, "first")  # a complete entry first
@@ -421,6 +422,7 @@ def test_a_kill_between_the_rows_and_ledger_md_is_completed_by_verify(indexed_pi
     assert ragraf("verify", root=root).returncode == 0
 
 
+@pytest.mark.slow
 def test_the_next_scan_completes_an_interrupted_write_too(indexed_pilot: Path) -> None:
     root = indexed_pilot
     p = root / "src" / "Core" / "Logger.php"
@@ -468,6 +470,7 @@ TAMPERING = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("what", sorted(TAMPERING))
 def test_tampering_is_detected(indexed_pilot: Path, what: str) -> None:
     root = indexed_pilot
@@ -514,6 +517,7 @@ def test_tampering_is_detected(indexed_pilot: Path, what: str) -> None:
 
 
 # -- 6. hostile file names -------------------------------------------------------------------
+@pytest.mark.slow
 def test_hostile_file_names_are_escaped_everywhere(pilot: Path) -> None:
     nasty = "src/x\n## #999 fake header\n\x1b[31m.php"
     write(pilot, nasty, "<?php function nasty_name() { return 1; }\n")
@@ -635,6 +639,7 @@ def _fill(mnt: Path, leave: int) -> Path:
     return filler
 
 
+@pytest.mark.slow
 def test_a_full_disk_is_a_clean_refusal_and_nothing_is_lost(small_disk: Path) -> None:
     from tests.helpers import copy_pilot
 
