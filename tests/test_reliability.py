@@ -553,6 +553,7 @@ def test_c1_controls_are_stripped_from_untrusted_text(indexed_pilot: Path) -> No
     assert "\x9b" not in text and "\x85" not in text and "red" in text
 
 
+@pytest.mark.slow
 def test_a_scan_waits_for_a_running_commit(indexed_pilot: Path) -> None:
     """drift --scan during reindex --commit never appends to a ledger being archived: it
     waits, then compares against the revision the commit sealed."""
