@@ -290,6 +290,7 @@ def _compare(md: str, entries: list[LedgerEntry], acks: list[LedgerAck]) -> _Com
     by_hash = {a.ack_hash: a for a in acks}
     seen_e: list[int] = []
     seen_a: list[int] = []
+    edited_e: set[int] = set()  # blocks that are there but altered: reported once, as edited
     for i, b in enumerate(blocks):
         last = i == len(blocks) - 1
         want: str | None = None
@@ -313,13 +314,15 @@ def _compare(md: str, entries: list[LedgerEntry], acks: list[LedgerAck]) -> _Com
             problems.append(f"LEDGER.md: {what} has no row in the database (a forged block)")
         else:
             problems.append(f"LEDGER.md: {what} does not say what its database row says (edited)")
+            if b.kind == "entry":
+                edited_e.add(row_id)
     if seen_e != sorted(seen_e) or len(set(seen_e)) != len(seen_e):
         problems.append("LEDGER.md: entry blocks are out of order or repeated")
     ids = [e.id for e in entries]
     n = len(seen_e)
     missing_e: list[LedgerEntry] = []
     if seen_e != ids[:n]:
-        gone = sorted(set(ids) - set(seen_e))
+        gone = sorted(set(ids) - set(seen_e) - edited_e)
         if gone and gone[0] < (seen_e[-1] if seen_e else 0):
             problems.append(f"LEDGER.md: the block of entry #{gone[0]} is missing")
     else:
