@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import statistics
 import sys
 import time
@@ -120,6 +121,37 @@ def load_set(path: Path) -> list[Query]:
 
     with path.open(encoding="utf-8") as fh:
         return parse_set(yaml.safe_load(fh), str(path))
+
+
+def check_against_corpus(queries: Sequence[Query], root: Path) -> list[str]:
+    """Every expected answer exists in the phpMyAdmin tree at ``root``: a path is a file;
+    an fqn ``PhpMyAdmin\\X\\Y[::m]`` is declared in ``libraries/classes/X/Y.php`` (PSR-4),
+    with its namespace, its class/interface/trait and its method. Returns the mistakes."""
+    bad: list[str] = []
+    for q in queries:
+        for key, value in q.expected:
+            if key == "path":
+                if not (root / value).is_file():
+                    bad.append(f"{q.query!r}: {value} is not a file")
+                continue
+            cls, _, method = value.partition("::")
+            if not cls.startswith("PhpMyAdmin\\"):
+                bad.append(f"{q.query!r}: {value} is not in the PhpMyAdmin namespace")
+                continue
+            rel = cls[len("PhpMyAdmin\\") :].replace("\\", "/") + ".php"
+            f = root / "libraries" / "classes" / rel
+            if not f.is_file():
+                bad.append(f"{q.query!r}: {value}: no libraries/classes/{rel}")
+                continue
+            src = f.read_text(encoding="utf-8", errors="replace")
+            ns, _, short = cls.rpartition("\\")
+            if not re.search(rf"^namespace\s+{re.escape(ns)};", src, re.M):
+                bad.append(f"{q.query!r}: {value}: {rel} is not in namespace {ns}")
+            elif not re.search(rf"\b(class|interface|trait)\s+{re.escape(short)}\b", src):
+                bad.append(f"{q.query!r}: {value}: {rel} declares no {short}")
+            elif method and not re.search(rf"\bfunction\s+{re.escape(method)}\s*\(", src):
+                bad.append(f"{q.query!r}: {value}: {rel} declares no method {method}")
+    return bad
 
 
 # -- metrics --------------------------------------------------------------------
@@ -270,6 +302,10 @@ def main(argv: list[str] | None = None) -> int:
     if not (root / ".ragraf" / "index" / "rev.json").is_file():
         print(_no_index(root), file=sys.stderr)
         return 3
+    wrong = check_against_corpus(queries, root)
+    if wrong:
+        print(f"{a.set}: expected answers not in {root}:", *wrong, sep="\n  ", file=sys.stderr)
+        return 2
 
     sys.path.insert(0, str(REPO))
     from ragraf.errors import NoIndexError, RagrafError
