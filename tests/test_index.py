@@ -337,3 +337,18 @@ def test_each_project_logs_only_its_own_builds(tmp_path: Path) -> None:
     logs = {r.name: (r / ".ragraf/logs/index.log").read_text().splitlines() for r in (a, b)}
     assert [len(lines) for lines in logs.values()] == [1, 1], logs
     assert "files=12 " in logs["a"][0] and "files=13 " in logs["b"][0]
+
+
+@pytest.mark.parametrize("enabled", [True, False])
+def test_a_build_leaves_the_collector_as_it_found_it(pilot: Path, enabled: bool) -> None:
+    """The build pauses and freezes the cyclic collector for its long-lived heap; a
+    long-lived caller (the MCP server) gets its collector back unchanged."""
+    import gc
+
+    (gc.enable if enabled else gc.disable)()
+    try:
+        assert indexer.build(config.load(pilot)).status == "built"
+        assert gc.isenabled() is enabled
+        assert gc.get_freeze_count() == 0
+    finally:
+        gc.enable()

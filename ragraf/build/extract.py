@@ -32,9 +32,12 @@ _JOBS: list[tuple[str, str | None, str]] = []
 _MAX_LINES = 120
 
 
-def _work(i: int) -> FileFacts:
+def _work(i: int) -> tuple[FileFacts, bytes]:
+    """A worker's job: the facts of one file and their cache row, encoded here so the
+    encoding runs in parallel instead of in the builder."""
     path, lang, text = _JOBS[i]
-    return registry.extract(path, lang, text, _MAX_LINES)
+    facts = registry.extract(path, lang, text, _MAX_LINES)
+    return facts, codec.encode(facts)
 
 
 def extract_all(
@@ -43,9 +46,11 @@ def extract_all(
     max_lines: int,
     progress: Progress | None,
     budget_s: float | None = None,
-) -> list[FileFacts]:
-    """Facts of ``files`` in their order, extracted in ``workers`` forked processes; a
-    file whose extraction exceeds ``budget_s`` seconds is killed and recorded ``failed``."""
+) -> list[tuple[FileFacts, bytes]]:
+    """Facts of ``files`` in their order with their cache rows, extracted in ``workers``
+    forked processes; a file whose extraction exceeds ``budget_s`` seconds is killed and
+    recorded ``failed`` (and cached so: the same bytes under the same budget would only
+    time out again)."""
     global _JOBS, _MAX_LINES
     jobs = [(f.path, f.lang, f.text or "") for f in files]
     total = len(jobs)
@@ -62,22 +67,21 @@ def extract_all(
         outcomes = run_jobs(order, _work, workers, budget_s, tick)
     finally:
         _JOBS = []
-    out: list[FileFacts] = []
+    out: list[tuple[FileFacts, bytes]] = []
     for i, (path, lang, text) in enumerate(jobs):
         got = outcomes[i]
         if got.timed_out or got.result is None:
-            out.append(
-                FileFacts(
-                    path,
-                    lang,
-                    ParseStatus.FAILED,
-                    f"not indexed: extraction took longer than the {budget_s:g} s budget"
-                    " (index.file_time_budget_s)"
-                    if budget_s
-                    else "not indexed: the extraction process died",
-                    line_count(text),
-                )
+            failed = FileFacts(
+                path,
+                lang,
+                ParseStatus.FAILED,
+                f"not indexed: extraction took longer than the {budget_s:g} s budget"
+                " (index.file_time_budget_s)"
+                if budget_s
+                else "not indexed: the extraction process died",
+                line_count(text),
             )
+            out.append((failed, codec.encode(failed)))
         else:
             out.append(got.result)
     return out
@@ -113,11 +117,11 @@ def facts_of(
         )
     )
     facts = [
-        fresh[f.path] if f.path in fresh else cached[k] for f, k in zip(files, keys, strict=True)
+        fresh[f.path][0] if f.path in fresh else cached[k] for f, k in zip(files, keys, strict=True)
     ]
     graph.store_facts(
         [
-            (f.sha256, k[1], codec.encode(fresh[f.path]))
+            (f.sha256, k[1], fresh[f.path][1])
             for f, k in zip(files, keys, strict=True)
             if f.path in fresh
         ]

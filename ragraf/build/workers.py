@@ -10,14 +10,18 @@ Invariants a change must keep:
 - Workers hold nothing of the builder: inputs are inherited through fork and
   never re-read; locks are POSIX record locks (``fcntl.lockf``), which a child
   does not inherit, so an orphaned worker never blocks the next build.
+- A worker freezes the heap it inherits (``gc.freeze``) and collects only its own
+  garbage: the builder's objects are never scanned nor copied by the collector.
 - A worker exits as soon as the builder is gone (its pipe closes, or its
   parent pid changes between jobs).
 """
 
 from __future__ import annotations
 
+import gc
 import multiprocessing
 import os
+import pickle
 import time
 from collections.abc import Callable, Sequence
 from multiprocessing.connection import Connection, wait
@@ -34,6 +38,8 @@ _WORK: Callable[[int], object] | None = None
 def _loop(conn: Connection, parent: int) -> None:
     """A worker: receive job indexes, send (index, result) back, until told to stop."""
     assert _WORK is not None
+    gc.freeze()  # the heap inherited from the builder is never scanned (nor copied)
+    gc.enable()  # the builder may have paused it; a worker's own garbage is collected
     while True:
         try:
             job = conn.recv()
@@ -140,16 +146,20 @@ def run_jobs(
                 assert job is not None
                 if w.conn in ready:
                     try:
-                        done, result = w.conn.recv()
+                        raw = w.conn.recv_bytes()
                     except (EOFError, OSError):  # the worker died (killed from outside, OOM)
                         out[job] = Outcome(None, True, time.monotonic() - w.started)
                         w.kill()
                         pool[i] = w = _Worker(ctx)
                     else:
+                        seconds = time.monotonic() - w.started
+                        w.job = None
+                        if todo:  # the next job first: the worker works while we decode
+                            w.give(todo.pop())
+                        done, result = pickle.loads(raw)
                         if isinstance(result, _Failure):
                             raise WorkerError(f"job {done}: {result.message}\n{result.traceback}")
-                        out[done] = Outcome(result, False, time.monotonic() - w.started)
-                        w.job = None
+                        out[done] = Outcome(result, False, seconds)
                 elif budget_s and time.monotonic() - w.started > budget_s:
                     out[job] = Outcome(None, True, time.monotonic() - w.started)
                     w.kill()
