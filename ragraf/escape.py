@@ -29,6 +29,8 @@ def _one(m: re.Match[str]) -> str:
 
 def escape(s: str) -> str:
     """``s`` with every control character made visible."""
+    if s.isprintable():  # C-fast: every character _UNSAFE matches is non-printable
+        return s
     return _UNSAFE.sub(_one, s) if _UNSAFE.search(s) else s
 
 

@@ -152,7 +152,7 @@ class ControlStore:
         if since_ts is not None:
             sql += " AND ts >= ?"
             params.append(since_ts)
-        return self.db.rows(LedgerEntry._make, sql + " ORDER BY id", params)
+        return self.db.rows(LedgerEntry, sql + " ORDER BY id", params)
 
     def entry_ids(self, ids: list[int]) -> set[int]:
         return {
@@ -166,9 +166,9 @@ class ControlStore:
     def acks(self, entry_ids: list[int] | None = None) -> list[LedgerAck]:
         sql = f"SELECT {', '.join(ACK_COLS)} FROM drift_ack"
         if entry_ids is None:
-            return self.db.rows(LedgerAck._make, sql + " ORDER BY id")
+            return self.db.rows(LedgerAck, sql + " ORDER BY id")
         return self.db.rows(
-            LedgerAck._make,
+            LedgerAck,
             sql + " WHERE entry_id IN (SELECT value FROM json_each(?)) ORDER BY id",
             (json.dumps(entry_ids),),
         )
@@ -186,7 +186,7 @@ class ControlStore:
 
     def stale_edges(self, rev_id: str) -> list[StaleEdge]:
         return self.db.rows(
-            StaleEdge._make,
+            StaleEdge,
             "SELECT edge_uid, reason, drift_entry_id FROM stale_edge WHERE index_rev=? ORDER BY id",
             (rev_id,),
         )
@@ -195,7 +195,7 @@ class ControlStore:
         if not uids:
             return []
         return self.db.rows(
-            StaleEdge._make,
+            StaleEdge,
             "SELECT edge_uid, reason, drift_entry_id FROM stale_edge WHERE index_rev=?"
             " AND edge_uid IN (SELECT value FROM json_each(?))",
             (rev_id, json.dumps(uids)),
@@ -213,7 +213,7 @@ class ControlStore:
 
     def archives(self) -> list[ArchiveRow]:
         return self.db.rows(
-            ArchiveRow._make,
+            ArchiveRow,
             f"SELECT {', '.join(ArchiveRow._fields)} FROM drift_archive ORDER BY id",
         )
 

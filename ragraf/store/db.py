@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -26,7 +27,7 @@ from ragraf import resources
 from ragraf.errors import DiskFull, NoIndexError, StoreError
 
 BUSY_TIMEOUT_MS = 30_000
-R = TypeVar("R")
+R = TypeVar("R", bound=tuple[object, ...])  # a NamedTuple row of ragraf.model
 Params = Sequence[Any] | dict[str, Any]
 #: one row as SQLite returns it; the stores turn rows into ``ragraf.model`` types
 RawRow = tuple[Any, ...]  # a row of any table: its column types vary with the query
@@ -158,13 +159,20 @@ class Database:
             return tuple(row)
         return None
 
-    def rows(self, make: Callable[[Iterable[Any]], R], sql: str, params: Params = ()) -> list[R]:
-        """Every row of the query built into a typed row (``NodeRow._make``...)."""
-        return [make(r) for r in self.conn.execute(sql, params)]
+    def rows(self, cls: type[R], sql: str, params: Params = ()) -> list[R]:
+        """Every row of the query as a typed row (a ``NamedTuple`` class of ``ragraf.model``
+        whose fields are the query's columns, in order). Built by ``tuple.__new__`` in C,
+        without the per-row Python call of ``cls._make``: rows stay as cheap as tuples."""
+        out: list[R] = list(map(partial(tuple.__new__, cls), self.conn.execute(sql, params)))
+        if out:
+            _check_width(cls, out[0], sql)
+        return out
 
-    def row(self, make: Callable[[Iterable[Any]], R], sql: str, params: Params = ()) -> R | None:
+    def row(self, cls: type[R], sql: str, params: Params = ()) -> R | None:
         for r in self.conn.execute(sql, params):
-            return make(r)
+            made: R = tuple.__new__(cls, r)
+            _check_width(cls, made, sql)
+            return made
         return None
 
     def scalar(self, sql: str, params: Params = ()) -> Any:
@@ -207,6 +215,15 @@ def disk_full(path: Path) -> DiskFull:
         f"the disk holding {path.parent} is full: the write was refused and rolled back, "
         "nothing already stored was lost; free some space and run the command again"
     )
+
+
+def _check_width(cls: type, row: Any, sql: str) -> None:
+    """A query and its row type agree on the columns (what ``_make`` checked per row)."""
+    if len(row) != len(cls._fields):  # type: ignore[attr-defined]
+        raise StoreError(
+            f"{cls.__name__} has {len(cls._fields)} fields, the query returns {len(row)} "  # type: ignore[attr-defined]
+            f"columns: {sql[:120]}"
+        )
 
 
 def _disk_is_full(path: Path, below: int = 1 << 20) -> bool:

@@ -215,14 +215,14 @@ class GraphStore:
 
     def coverage(self, rev_id: str) -> list[CoverageRow]:
         return self.db.rows(
-            CoverageRow._make,
+            CoverageRow,
             "SELECT metric, value, note FROM coverage WHERE rev_id=? ORDER BY metric",
             (rev_id,),
         )
 
     def files(self, rev_id: str) -> list[FileRow]:
         return self.db.rows(
-            FileRow._make,
+            FileRow,
             f"SELECT {FILE_COLS} FROM file WHERE rev_id=? ORDER BY path",
             (rev_id,),
         )
@@ -260,7 +260,7 @@ class GraphStore:
 
     def file_row(self, rev_id: str, path: str) -> FileRow | None:
         return self.db.row(
-            FileRow._make,
+            FileRow,
             f"SELECT {FILE_COLS} FROM file WHERE rev_id=? AND path=?",
             (rev_id, path),
         )
@@ -268,7 +268,7 @@ class GraphStore:
     # -- nodes ------------------------------------------------------------------
     def node(self, rev_id: str, node_id: str) -> NodeRow | None:
         return self.db.row(
-            NodeRow._make,
+            NodeRow,
             f"SELECT {NODE_COLS} FROM node WHERE rev_id=? AND node_id=?",
             (rev_id, node_id),
         )
@@ -278,7 +278,7 @@ class GraphStore:
         if not ids:
             return {}
         rows = self.db.rows(
-            NodeRow._make,
+            NodeRow,
             f"SELECT {NODE_COLS} FROM node WHERE rev_id=?"
             " AND node_id IN (SELECT value FROM json_each(?))",
             (rev_id, json.dumps(ids)),
@@ -288,7 +288,7 @@ class GraphStore:
     def nodes_by_fqn(self, rev_id: str, fqn: str, limit: int = 50) -> list[NodeRow]:
         return _by_place(
             self.db.rows(
-                NodeRow._make,
+                NodeRow,
                 f"SELECT {NODE_COLS} FROM node WHERE rev_id=? AND fqn=? COLLATE NOCASE LIMIT ?",
                 (rev_id, fqn, limit),
             )
@@ -299,7 +299,7 @@ class GraphStore:
         like = "%\\" + suffix.replace("%", "").replace("_", "\\_")
         return _by_place(
             self.db.rows(
-                NodeRow._make,
+                NodeRow,
                 f"SELECT {NODE_COLS} FROM node WHERE rev_id=? AND fqn LIKE ? ESCAPE '\\' LIMIT ?",
                 (rev_id, like, limit),
             )
@@ -308,7 +308,7 @@ class GraphStore:
     def nodes_by_name(self, rev_id: str, name: str, limit: int = 50) -> list[NodeRow]:
         return _by_place(
             self.db.rows(
-                NodeRow._make,
+                NodeRow,
                 f"SELECT {NODE_COLS} FROM node WHERE rev_id=? AND name=? COLLATE NOCASE LIMIT ?",
                 (rev_id, name, limit),
             )
@@ -316,7 +316,7 @@ class GraphStore:
 
     def nodes_in_file(self, rev_id: str, path: str) -> list[NodeRow]:
         return self.db.rows(
-            NodeRow._make,
+            NodeRow,
             f"SELECT {NODE_COLS} FROM node WHERE rev_id=? AND path=?"
             " ORDER BY start_line, end_line DESC",
             (rev_id, path),
@@ -324,7 +324,7 @@ class GraphStore:
 
     def nodes_of_kind(self, rev_id: str, kind: NodeKind, limit: int = 5000) -> list[NodeRow]:
         return self.db.rows(
-            NodeRow._make,
+            NodeRow,
             f"SELECT {NODE_COLS} FROM node WHERE rev_id=? AND kind=? ORDER BY fqn LIMIT ?",
             (rev_id, kind, limit),
         )
@@ -342,7 +342,7 @@ class GraphStore:
     def top_level_files(self, rev_id: str) -> list[NodeRow]:
         """File nodes whose top-level code calls or instantiates something."""
         return self.db.rows(
-            NodeRow._make,
+            NodeRow,
             f"SELECT {NODE_COLS} FROM node n WHERE n.rev_id=? AND n.kind='file' AND EXISTS ("
             " SELECT 1 FROM edge e WHERE e.rev_id=n.rev_id AND e.src=n.node_id"
             f" AND e.kind IN ({_ENTRY_EDGES})) ORDER BY n.path",
@@ -351,7 +351,7 @@ class GraphStore:
 
     def symbols_for_map(self, rev_id: str) -> list[MapSymbol]:
         return self.db.rows(
-            MapSymbol._make,
+            MapSymbol,
             "SELECT n.node_id, n.kind, n.name, n.fqn, n.path, n.start_line, n.props,"
             " coalesce(r.shell, 0) FROM node n"
             " LEFT JOIN node_rank r ON r.rev_id = n.rev_id AND r.node_id = n.node_id"
@@ -400,13 +400,13 @@ class GraphStore:
             sql += f" AND provenance='{Provenance.STATED}'"
         # sorted here: an ORDER BY lures the planner onto the evidence index (a scan)
         return sorted(
-            self.db.rows(EdgeRow._make, sql, params),
+            self.db.rows(EdgeRow, sql, params),
             key=lambda e: (e.evidence_path or "", e.evidence_line or 0, e.kind, e.src, e.dst),
         )
 
     def edges_with_evidence_in(self, rev_id: str, path: str) -> list[EdgeRow]:
         return self.db.rows(
-            EdgeRow._make,
+            EdgeRow,
             f"SELECT {EDGE_COLS} FROM edge WHERE rev_id=? AND evidence_path=?",
             (rev_id, path),
         )
@@ -416,7 +416,7 @@ class GraphStore:
         if not u:
             return []
         return self.db.rows(
-            EdgeRow._make,
+            EdgeRow,
             f"SELECT {EDGE_COLS} FROM edge WHERE rev_id=? AND edge_uid IN"
             " (SELECT value FROM json_each(?))",
             (rev_id, json.dumps(u)),
@@ -491,7 +491,7 @@ class GraphStore:
 
     def graph_for_ranking(self, rev_id: str, kinds: Sequence[str]) -> list[RankEdge]:
         return self.db.rows(
-            RankEdge._make,
+            RankEdge,
             f"SELECT src, dst, kind, confidence FROM edge WHERE rev_id=? AND kind IN"
             f" ({sql_list(kinds)})",
             (rev_id,),
@@ -499,7 +499,7 @@ class GraphStore:
 
     def routes(self, rev_id: str) -> list[RouteRow]:
         return self.db.rows(
-            RouteRow._make,
+            RouteRow,
             "SELECT node_id, route, method, evidence_path, evidence_line FROM web_route"
             " WHERE rev_id=? ORDER BY route, method",
             (rev_id,),
@@ -528,7 +528,7 @@ class GraphStore:
     def db_tables(self, rev_id: str) -> list[DbTableRow]:
         """Every table, by name."""
         return self.db.rows(
-            DbTableRow._make,
+            DbTableRow,
             "SELECT table_id, table_name, engine, row_estimate, source FROM db_table"
             " WHERE rev_id=? ORDER BY table_name COLLATE NOCASE, table_id",
             (rev_id,),
@@ -540,7 +540,7 @@ class GraphStore:
         if not ids:
             return []
         return self.db.rows(
-            DbColumnRow._make,
+            DbColumnRow,
             "SELECT table_id, column_name, data_type, is_nullable, column_key FROM db_column"
             " WHERE rev_id=? AND table_id IN (SELECT value FROM json_each(?)) ORDER BY rowid",
             (rev_id, json.dumps(ids)),
@@ -549,7 +549,7 @@ class GraphStore:
     def db_fks(self, rev_id: str) -> list[DbFkRow]:
         """Every foreign key column pair."""
         return self.db.rows(
-            DbFkRow._make,
+            DbFkRow,
             "SELECT from_table, from_column, to_table, to_column FROM db_fk WHERE rev_id=?"
             " ORDER BY from_table COLLATE NOCASE, from_column, to_table, to_column",
             (rev_id,),
@@ -559,7 +559,7 @@ class GraphStore:
         """db_table / db_view nodes called ``name`` (case-insensitive)."""
         return _by_place(
             self.db.rows(
-                NodeRow._make,
+                NodeRow,
                 f"SELECT {NODE_COLS} FROM node WHERE rev_id=? AND name=? COLLATE NOCASE"
                 f" AND kind IN ({_DB_KINDS})",
                 (rev_id, name),
@@ -580,7 +580,7 @@ class GraphStore:
         """sql_literal nodes whose analysed tables include ``table`` (case-insensitive)."""
         return _by_place(
             self.db.rows(
-                NodeRow._make,
+                NodeRow,
                 f"SELECT {NODE_COLS} FROM node n WHERE n.rev_id=? AND n.kind=? AND EXISTS ("
                 " SELECT 1 FROM json_each(n.props, '$.tables') j"
                 " WHERE json_extract(j.value, '$.name') = ? COLLATE NOCASE) LIMIT ?",

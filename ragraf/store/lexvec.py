@@ -99,7 +99,7 @@ class LexStore:
 
     def chunk(self, rev_id: str, chunk_id: str) -> StoredChunk | None:
         return self.db.row(
-            StoredChunk._make,
+            StoredChunk,
             "SELECT m.chunk_id, m.source_kind, m.path, m.node_id, m.start_line, m.end_line, t.text"
             " FROM chunk_map m JOIN chunk_text t ON t.rev_id=m.rev_id AND t.chunk_id=m.chunk_id"
             " WHERE m.rev_id=? AND m.chunk_id=?",
@@ -110,7 +110,7 @@ class LexStore:
         """Chunks matching an FTS5 expression, best first (score = -bm25, higher is better)."""
         w = ", ".join(["0", "0", "0", *(str(float(weights.get(c, 1.0))) for c in FTS_COLUMNS)])
         return self.db.rows(
-            FtsHit._make,
+            FtsHit,
             f"SELECT f.chunk_id, m.path, m.source_kind, m.node_id, m.start_line, m.end_line,"
             f" -bm25(ft_chunk, {w}), f.symbol_tokens, f.code_tokens, f.sql_tokens, f.text_tokens"
             " FROM ft_chunk f JOIN chunk_map m ON m.rev_id = f.rev_id AND m.chunk_id = f.chunk_id"
@@ -122,7 +122,7 @@ class LexStore:
         if not node_ids:
             return []
         return self.db.rows(
-            ChunkRef._make,
+            ChunkRef,
             f"SELECT {CHUNK_REF_COLS} FROM chunk_map"
             " WHERE rev_id=? AND node_id IN (SELECT value FROM json_each(?))"
             " ORDER BY path, start_line",
@@ -145,7 +145,7 @@ class LexStore:
         if not chunk_ids:
             return {}
         rows = self.db.rows(
-            ChunkRef._make,
+            ChunkRef,
             f"SELECT {CHUNK_REF_COLS} FROM chunk_map"
             " WHERE rev_id=? AND chunk_id IN (SELECT value FROM json_each(?))",
             (rev_id, json.dumps(chunk_ids)),
