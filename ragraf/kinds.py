@@ -93,6 +93,23 @@ class TextKind(StrEnum):
     MD = "md"
 
 
+class Unresolved(StrEnum):
+    """unresolved_call.reason: why a call site was not attached to a declaration."""
+
+    TOO_MANY_CANDIDATES = "too_many_candidates"  # untyped receiver, the name is too common
+    EXTERNAL_TYPE = "external_type"  # the receiver is a builtin or vendor class
+    UNKNOWN_MEMBER = "unknown_member"  # a corpus class without that method (nor __call)
+    DYNAMIC_NAME = "dynamic_name"  # $obj->$name(), $fn() with an unknown value
+
+
+class CallKind(StrEnum):
+    """unresolved_call.kind: the form of the call."""
+
+    FUNCTION = "function"
+    METHOD = "method"
+    STATIC = "static"
+
+
 class ChangeKind(StrEnum):
     """drift_entry.kind (§8). The first four are file-level changes."""
 

@@ -100,6 +100,18 @@ class RouteRow(NamedTuple):
     evidence_line: int
 
 
+class UnresolvedRow(NamedTuple):
+    """A row of graph ``unresolved_call``: a call site no declaration was attached to."""
+
+    name: str  # lower-case short name of the called function or method
+    kind: str  # ragraf.kinds.CallKind
+    src: str
+    path: str
+    line: int
+    reason: str  # ragraf.kinds.Unresolved
+    detail: str | None
+
+
 class RankRow(NamedTuple):
     """A row of graph ``node_rank``: the k-core shell of a node."""
 
@@ -312,3 +324,4 @@ class RevisionRows:
     tables: list[DbTableRow] = field(default_factory=list)
     columns: list[DbColumnRow] = field(default_factory=list)
     fks: list[DbFkRow] = field(default_factory=list)
+    unresolved: list[UnresolvedRow] = field(default_factory=list)

@@ -79,8 +79,8 @@ def test_callers_split_stated_and_derived(pilot_root: Path) -> None:
         ("index.php", 2),
     }
     [d] = r["derived"]
-    assert d["symbol"]["fqn"] == "App\\Billing\\Report::monthly" and d["confidence"] == 0.6
-    assert d["evidence"][0]["via"] == "global"
+    assert d["symbol"]["fqn"] == "App\\Billing\\Report::monthly" and d["confidence"] == 0.85
+    assert d["evidence"][0]["via"] == "global-single-type"  # every assignment: new Database
     hard = run(pilot_root, "callers", fqn=QUERY, depth=2, hard_only=True)["result"]
     assert hard["derived"] == [] and len(hard["stated"]) == 4
 

@@ -270,7 +270,7 @@ def test_cli_index_and_status(pilot: Path) -> None:
             " extends 1, flows_to 3, implements 2, imports 12, instantiates 5, mentions 3,"
             " overrides 3, queries 4, references 3, references_table 4, uses_trait 1",
             "coverage   files: ok 12, partial 0, failed 0, skipped 0",
-            "           calls: 24 total, 70.8% stated, 4 derived, 3 unresolved",
+            "           calls: 24 total, 70.8% stated, 4 derived, 3 external, 0 unresolved",
             "schema     migration; incomplete: live schema not read (no database configured"
             " (db.dsn or RAGRAF_DB_HOST)); tables from migrations only",
             "ledger     0 entries",

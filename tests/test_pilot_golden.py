@@ -217,7 +217,7 @@ EDGES = {
         "App\\Core\\Database::query",
         "src/Billing/Report.php:15",
         "derived",
-        0.6,
+        0.85,  # global $db: every assignment is `new Database` (global_single_type)
     ),
     (
         "calls_heuristic",

@@ -339,6 +339,7 @@ def _build_rev(ctx: BuildContext) -> IndexResult:
         int(cfg.project["resolve"]["max_heuristic_candidates"]),
         tables=schema.table_index,
         prefixes=dict(cfg.project["db"]["table_prefixes"]),
+        max_ambiguous=int(cfg.project["resolve"]["max_ambiguous_candidates"]),
     )
     t = ctx.lap("resolve", t)
     out = assemble(

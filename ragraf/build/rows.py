@@ -171,6 +171,7 @@ def assemble(
         tables=schema.table_rows,
         columns=schema.column_rows,
         fks=schema.fk_rows,
+        unresolved=resolved.unresolved,
     )
     return Assembled(rows, chunk_rows, also_rows)
 
@@ -204,8 +205,13 @@ def coverage(
     dup_files = sum(n - 1 for n in shas.values() if n > 1)
     calls_total = stats.get("calls_total", 0)
     stated = stats.get("calls_stated", 0)
-    unresolved = sum(v for k, v in stats.items() if k.startswith("calls_unresolved"))
-    ext = stats.get("calls_unresolved_function", 0)
+    # a plain function no corpus file declares is a PHP builtin or a vendor function
+    ext = stats.get("calls_external", 0) + stats.get("calls_unresolved_function", 0)
+    unresolved = sum(
+        v
+        for k, v in stats.items()
+        if k.startswith("calls_unresolved") and k != "calls_unresolved_function"
+    )
     rows: list[CoverageRow] = [
         CoverageRow("files.total", float(len(files)), None),
         CoverageRow("files.secret_excluded", float(secrets), "count only; paths are never stored"),
@@ -217,7 +223,14 @@ def coverage(
         CoverageRow("calls.stated", float(stated), None),
         CoverageRow("calls.derived", float(stats.get("calls_derived", 0)), None),
         CoverageRow(
-            "calls.unresolved", float(unresolved), "builtins and unknown receivers included"
+            "calls.external",
+            float(ext),
+            "callees the corpus does not declare: PHP builtins, methods of builtin or vendor classes",
+        ),
+        CoverageRow(
+            "calls.unresolved",
+            float(unresolved),
+            "not attached: too many candidates, dynamic names, members no class declares",
         ),
         CoverageRow(
             "calls.stated_share", round(stated / calls_total, 4) if calls_total else None, None
@@ -225,8 +238,8 @@ def coverage(
         CoverageRow(
             "calls.stated_share_declared",
             round(stated / (calls_total - ext), 4) if calls_total - ext > 0 else None,
-            "share among calls whose callee could be declared in the corpus (unresolved plain"
-            " functions excluded: PHP builtins and vendor functions)",
+            "share among calls whose callee could be declared in the corpus (external calls"
+            " excluded: PHP builtins and vendor code)",
         ),
         CoverageRow("chunks.total", float(chunks_total), None),
         CoverageRow("chunks.duplicate", float(chunks_dup), "same content at several places"),

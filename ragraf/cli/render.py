@@ -43,7 +43,9 @@ def status_text(d: dict[str, Any]) -> str:
     if share is not None:
         out.append(
             f"           calls: {int(cov['calls.total']['value'])} total, {share:.1%} stated, "
-            f"{int(cov['calls.derived']['value'])} derived, {int(cov['calls.unresolved']['value'])} unresolved"
+            f"{int(cov['calls.derived']['value'])} derived, "
+            f"{int(cov.get('calls.external', {}).get('value') or 0)} external, "
+            f"{int(cov['calls.unresolved']['value'])} unresolved"
         )
     for st in ("partial", "failed", "skipped"):
         note = cov.get(f"files.{st}", {}).get("note")

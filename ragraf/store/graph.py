@@ -31,6 +31,7 @@ from ragraf.model import (
     Reached,
     RevisionRows,
     RouteRow,
+    UnresolvedRow,
 )
 from ragraf.store.db import Database
 
@@ -54,6 +55,7 @@ REV_TABLES = (
     "invalidated",
     "coverage",
     "node_rank",
+    "unresolved_call",
 )
 
 
@@ -200,6 +202,11 @@ class GraphStore:
             db.executemany(
                 "INSERT INTO coverage(rev_id, metric, value, note) VALUES (?,?,?,?)",
                 ((rev_id, *c) for c in rows.coverage),
+            )
+            db.executemany(
+                "INSERT INTO unresolved_call(rev_id, name, kind, src, path, line, reason, detail)"
+                " VALUES (?,?,?,?,?,?,?,?)",
+                ((rev_id, *u) for u in rows.unresolved),
             )
 
     # -- counts and coverage --------------------------------------------------
@@ -403,6 +410,40 @@ class GraphStore:
             self.db.rows(EdgeRow, sql, params),
             key=lambda e: (e.evidence_path or "", e.evidence_line or 0, e.kind, e.src, e.dst),
         )
+
+    def unresolved_calls(
+        self, rev_id: str, names: Iterable[str], kinds: Sequence[str]
+    ) -> list[UnresolvedRow]:
+        """Call sites of these (lower-case short) names that no declaration was attached
+        to, in path and line order."""
+        n = sorted({x.lower() for x in names})
+        if not n:
+            return []
+        return self.db.rows(
+            UnresolvedRow,
+            "SELECT name, kind, src, path, line, reason, detail FROM unresolved_call"
+            " WHERE rev_id=? AND name IN (SELECT value FROM json_each(?))"
+            f" AND kind IN ({sql_list(kinds)}) ORDER BY path, line, name",
+            (rev_id, json.dumps(n)),
+        )
+
+    def call_sites_of_name(
+        self, rev_id: str, names: Iterable[str], kinds: Sequence[str], node_kinds: Sequence[str]
+    ) -> list[tuple[str, str, int]]:
+        """(callee node id, path, line) of every call edge whose callee, of one of
+        ``node_kinds``, has one of these short names (any case)."""
+        n = sorted({x.lower() for x in names})
+        if not n:
+            return []
+        rows = self.db.query(
+            "SELECT e.dst, e.evidence_path, e.evidence_line FROM node c"
+            " JOIN edge e ON e.rev_id = c.rev_id AND e.dst = c.node_id"
+            f" AND e.kind IN ({sql_list(kinds)})"
+            " WHERE c.rev_id=? AND c.name COLLATE NOCASE IN (SELECT value FROM json_each(?))"
+            f" AND c.kind IN ({sql_list(node_kinds)})",
+            (rev_id, json.dumps(n)),
+        )
+        return [(r[0], r[1], r[2]) for r in rows]
 
     def edges_with_evidence_in(self, rev_id: str, path: str) -> list[EdgeRow]:
         return self.db.rows(

@@ -1,5 +1,5 @@
 -- graph.sqlite after its migrations (tests/test_store_schema.py)
--- migrations: 0001_init, 0002_file_text_and_nocase
+-- migrations: 0001_init, 0002_file_text_and_nocase, 0003_unresolved_call
 
 -- table _migrations
 CREATE TABLE _migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL);
@@ -98,6 +98,9 @@ CREATE INDEX idx_node_path ON node(rev_id, path);
 -- index idx_text_owner
 CREATE INDEX idx_text_owner ON text_chunk(rev_id, owner_node_id);
 
+-- index idx_unresolved_call_name
+CREATE INDEX idx_unresolved_call_name ON unresolved_call(rev_id, name);
+
 -- table invalidated
 CREATE TABLE invalidated (
   rev_id TEXT NOT NULL, path TEXT, node_id TEXT, reason TEXT NOT NULL, ts TEXT NOT NULL
@@ -157,6 +160,18 @@ CREATE TABLE text_chunk (
   text_kind TEXT NOT NULL,          -- 'comment' | 'docblock' | 'md' | 'commit'
   raw TEXT NOT NULL,
   PRIMARY KEY (rev_id, chunk_id)
+);
+
+-- table unresolved_call
+CREATE TABLE unresolved_call (
+  rev_id TEXT NOT NULL,
+  name TEXT NOT NULL,               -- lower-case short name of the called function/method
+  kind TEXT NOT NULL,               -- function | method | static
+  src TEXT NOT NULL,                -- the calling node
+  path TEXT NOT NULL,
+  line INTEGER NOT NULL,
+  reason TEXT NOT NULL,             -- ragraf.kinds.Unresolved
+  detail TEXT                       -- the external class, the number of candidates, ...
 );
 
 -- table web_route

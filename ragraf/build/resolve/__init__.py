@@ -14,8 +14,21 @@ Invariants a change must keep:
   a ``via`` mark in props: a name match (one candidate / several), a global
   variable typed from assignments elsewhere, call_user_func / variable
   functions, magic ``__call``, dynamic include paths.
-- Name matches with more candidates than ``resolve.max_heuristic_candidates``
-  produce no edge; they are counted as unresolved instead of guessed.
+- Every call has one outcome, counted in stats: ``stated``, ``derived``,
+  ``external`` (the callee is outside the corpus: a PHP builtin function, a
+  receiver typed by a builtin or vendor class, a method name no corpus class
+  declares) or ``unresolved_<reason>`` (``ragraf.kinds.Unresolved``). A
+  receiver whose type is known never falls back to a name match.
+- A call site no declaration was attached to is kept (``unresolved_call``)
+  when some corpus declaration has its name, with the reason, so an answer
+  about that declaration can list it.
+- Name matches (untyped receivers) link every candidate: up to
+  ``resolve.max_heuristic_candidates`` as ``name-match``; up to
+  ``resolve.max_ambiguous_candidates`` marked ``ambiguous`` with confidence
+  ``heuristic_many / candidates``; above that the site is unresolved
+  (``too_many_candidates``).
+- A receiver typed only through globals is derived: ``global_single_type``
+  when its assignments agree on one class, else ``global_variable``.
 - Output is deterministic: it depends on the facts only, never on dict or
   process order (edges are keyed by edge_uid).
 - SQL in strings (§6.2): every analysed string becomes a ``sql_literal`` node
@@ -45,6 +58,7 @@ def resolve(
     max_candidates: int = 5,
     tables: dict[str, str] | None = None,
     prefixes: dict[str, str] | None = None,
+    max_ambiguous: int = 50,
 ) -> Resolved:
     """Link the references of every file; ``tables`` maps lower table names to node ids."""
-    return Linker(list(files), conf, max_candidates, tables, prefixes).run()
+    return Linker(list(files), conf, max_candidates, tables, prefixes, max_ambiguous).run()

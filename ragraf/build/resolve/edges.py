@@ -97,6 +97,8 @@ class EdgeSet:
             kind = EdgeKind.CALLS_HEURISTIC
         if magic:
             conf, via = self.conf["magic"], "magic"
+        elif via == "global-single-type":  # every assignment of the global agrees on a class
+            conf = self.conf["global_single_type"]
         elif len(targets) == 1:
             conf = (
                 self.conf["global_variable"] if via == "global" else self.conf["heuristic_single"]

@@ -14,13 +14,13 @@ import posixpath
 import re
 from collections import defaultdict
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from ragraf import ids
 from ragraf.build.resolve.edges import SOURCES_TS, EdgeSet
 from ragraf.build.resolve.symbols import SymbolTable
-from ragraf.kinds import RANK_EDGES, EdgeKind, Layer, NodeKind
+from ragraf.kinds import RANK_EDGES, CallKind, EdgeKind, Layer, NodeKind, Unresolved
 from ragraf.lang import registry
 from ragraf.lang.facts import (
     CallableRef,
@@ -42,7 +42,7 @@ from ragraf.lang.facts import (
     SuperglobalRef,
     TypeDesc,
 )
-from ragraf.model import EdgeRow, NodeRow, RankRow, RouteRow
+from ragraf.model import EdgeRow, NodeRow, RankRow, RouteRow, UnresolvedRow
 from ragraf.rank import kcore
 from ragraf.sql import sqltext
 
@@ -64,6 +64,7 @@ class Resolved:
     stats: dict[str, int]
     routes: list[RouteRow]
     shells: list[RankRow]
+    unresolved: list[UnresolvedRow] = field(default_factory=list)
 
 
 class Linker:
@@ -74,10 +75,12 @@ class Linker:
         max_candidates: int = 5,
         tables: dict[str, str] | None = None,
         prefixes: dict[str, str] | None = None,
+        max_ambiguous: int = 50,
     ) -> None:
         self.files = files
         self.conf = conf
         self.max_candidates = max_candidates
+        self.max_ambiguous = max(max_ambiguous, max_candidates)
         self.tables = tables or {}  # lower table name -> db_table node id
         self.prefixes = prefixes or {}  # db.table_prefixes
         self.prefix_keys = {sqltext.norm_dyn(k) for k in self.prefixes}
@@ -85,6 +88,7 @@ class Linker:
         self.out = EdgeSet(conf)
         self.add = self.out.add
         self.routes: list[RouteRow] = []
+        self.unresolved: list[UnresolvedRow] = []
         self.stats: dict[str, int] = defaultdict(int)
         self.handlers: dict[type, Callable[[FileFacts, str, Any], None]] = {
             CallRef: self.on_call,
@@ -122,7 +126,12 @@ class Linker:
         st["conflict.duplicate_function"] = sum(1 for v in functions.values() if len(v) > 1)
         edges = self.out.sorted_edges()
         return Resolved(
-            self.out.sorted_nodes(), edges, dict(st), sorted(self.routes), self.shells(edges)
+            self.out.sorted_nodes(),
+            edges,
+            dict(st),
+            sorted(self.routes),
+            self.shells(edges),
+            sorted(set(self.unresolved)),
         )
 
     def shells(self, edges: list[EdgeRow]) -> list[RankRow]:
@@ -137,8 +146,30 @@ class Linker:
         shell = kcore(len(index), pairs)
         return sorted(RankRow(nid, shell[i]) for nid, i in index.items() if shell[i] > 0)
 
-    def _count(self, outcome: str | None) -> None:
-        self.stats["calls_unresolved_method" if outcome is None else f"calls_{outcome}"] += 1
+    def _count(self, outcome: str) -> None:
+        """One call's outcome: stated, derived, external (a builtin or vendor callee) or
+        unresolved_<reason>."""
+        self.stats[f"calls_{outcome}"] += 1
+
+    def _unresolved(
+        self,
+        name: str,
+        kind: str,
+        src: str,
+        path: str,
+        line: int,
+        reason: Unresolved,
+        detail: str | None = None,
+    ) -> str:
+        """Keep a call site no declaration was attached to, when some corpus declaration
+        has its name (an answer about that declaration lists it); returns the outcome."""
+        low = name.lower()
+        known = (
+            self.sym.functions_by_name if kind == CallKind.FUNCTION else self.sym.methods_by_name
+        )
+        if low in known:
+            self.unresolved.append(UnresolvedRow(low, kind, src, path, line, reason, detail))
+        return "external" if reason == Unresolved.EXTERNAL_TYPE else f"unresolved_{reason}"
 
     # -- class edges ------------------------------------------------------------------
     def class_edges(self, f: FileFacts, cd: ClassDecl) -> None:
@@ -200,60 +231,84 @@ class Linker:
         self._count(self.method_call(src, f.path, ref.line, ref.receiver, ref.method))
 
     def method_call(
-        self, src: str, path: str, line: int, recv: TypeDesc | None, m: str
-    ) -> str | None:
+        self,
+        src: str,
+        path: str,
+        line: int,
+        recv: TypeDesc | None,
+        m: str,
+        kind: str = CallKind.METHOD,
+    ) -> str:
+        """Link ``<recv>->m()`` (or ``<recv>::m()``): the methods the receiver's classes have;
+        a receiver of builtin or vendor classes only calls outside the corpus (external,
+        never a name match); an untyped one falls back to a name match."""
         ml = m.lower()
         tys = self.sym.types(recv) if recv is not None else {}
-        if tys:
-            targets: dict[str, bool] = {}
-            for cls, der in tys.items():
-                for t in self.sym.find_method(cls, ml):
+        if not tys:
+            if kind == CallKind.STATIC:
+                return self._unresolved(m, kind, src, path, line, Unresolved.DYNAMIC_NAME)
+            return self.name_match(src, path, line, m)
+        targets: dict[str, bool] = {}
+        external: list[str] = []
+        known: list[str] = []
+        for cls, der in sorted(tys.items()):
+            found = self.sym.find_method(cls, ml)
+            if found:
+                for t in found:
                     targets[t] = targets.get(t, True) and der
-            if targets:
-                derived = all(targets.values())
-                return self.out.link_targets(
-                    src,
-                    sorted(targets),
-                    EdgeKind.CALLS,
-                    path,
-                    line,
-                    derived,
-                    "global" if derived else None,
+            elif cls in self.sym.classes:
+                outside = self.sym.external_ancestor(cls)
+                (external if outside else known).append(outside or cls)
+            else:
+                external.append(cls)
+        if targets:
+            derived = all(targets.values())
+            via = None
+            if derived:
+                via = "global-single-type" if len(tys) == 1 else "global"
+            return (
+                self.out.link_targets(
+                    src, sorted(targets), EdgeKind.CALLS, path, line, derived, via
                 )
-            magic = sorted({t for cls in tys for t in self.sym.find_method(cls, "__call")})
-            if magic:
-                return self.out.link_targets(
-                    src, magic, EdgeKind.CALLS, path, line, True, "magic", magic=True
-                )
-            if any(cls in self.sym.classes for cls in tys):
-                return None  # the class is known and has no such method
-        return self.name_match(src, path, line, ml)
+                or "stated"
+            )
+        magic_name = "__callstatic" if kind == CallKind.STATIC else "__call"
+        magic = sorted({t for cls in tys for t in self.sym.find_method(cls, magic_name)})
+        if magic:
+            self.out.link_targets(src, magic, EdgeKind.CALLS, path, line, True, "magic", magic=True)
+            return "derived"
+        if external:
+            return self._unresolved(
+                m, kind, src, path, line, Unresolved.EXTERNAL_TYPE, self.sym.display(external[0])
+            )
+        return self._unresolved(
+            m, kind, src, path, line, Unresolved.UNKNOWN_MEMBER, self.sym.display(known[0])
+        )
 
-    def name_match(self, src: str, path: str, line: int, ml: str) -> str | None:
-        cands = self.sym.methods_by_name.get(ml, [])
-        if not cands or len(cands) > self.max_candidates:
-            return None
-        return self.out.link_targets(src, cands, EdgeKind.CALLS, path, line, True, "name-match")
+    def name_match(self, src: str, path: str, line: int, m: str) -> str:
+        """An untyped receiver: every method of that name may be the one, up to
+        ``max_ambiguous`` of them; above ``max_candidates`` they are marked ``ambiguous``
+        with the chance of one of N as confidence."""
+        cands = self.sym.methods_by_name.get(m.lower(), [])
+        if not cands:
+            return "external"  # no corpus method has that name: a builtin or vendor one
+        n = len(cands)
+        if n > self.max_ambiguous:
+            return self._unresolved(
+                m, CallKind.METHOD, src, path, line, Unresolved.TOO_MANY_CANDIDATES, str(n)
+            )
+        if n <= self.max_candidates:
+            self.out.link_targets(src, cands, EdgeKind.CALLS, path, line, True, "name-match")
+            return "derived"
+        conf = round(min(self.conf["heuristic_ambiguous"], self.conf["heuristic_many"] / n), 4)
+        props = {"via": "name-match", "ambiguous": True, "candidates": n}
+        for t in cands:
+            self.add(src, t, EdgeKind.CALLS_HEURISTIC, path, line, conf, True, props)
+        return "derived"
 
     def on_static_call(self, f: FileFacts, src: str, ref: StaticCallRef) -> None:
-        st = self.stats
-        st["calls_total"] += 1
-        tys = self.sym.types(ref.cls) if ref.cls is not None else {}
-        ml = ref.method.lower()
-        targets = sorted({t for cls in tys for t in self.sym.find_method(cls, ml)})
-        if targets:
-            self._count(
-                self.out.link_targets(src, targets, EdgeKind.CALLS, f.path, ref.line, False, None)
-            )
-            return
-        magic = sorted({t for cls in tys for t in self.sym.find_method(cls, "__callstatic")})
-        if magic:
-            self.out.link_targets(
-                src, magic, EdgeKind.CALLS, f.path, ref.line, True, "magic", magic=True
-            )
-            st["calls_derived"] += 1
-            return
-        st["calls_unresolved_method"] += 1
+        self.stats["calls_total"] += 1
+        self._count(self.method_call(src, f.path, ref.line, ref.cls, ref.method, CallKind.STATIC))
 
     def on_new(self, f: FileFacts, src: str, ref: NewRef) -> None:
         st = self.stats

@@ -15,6 +15,7 @@ from collections import defaultdict
 
 from ragraf.kinds import NodeKind
 from ragraf.lang.facts import ClassDecl, FileFacts, TypeDesc
+from ragraf.lang.php.builtins import BUILTIN_CLASSES
 from ragraf.limits import HIERARCHY_DEPTH
 
 #: how deep a descriptor is evaluated (prop of call of prop ...)
@@ -37,6 +38,7 @@ class SymbolTable:
         self.classes: dict[str, list[ClassDef]] = defaultdict(list)
         self.functions: dict[str, list[str]] = defaultdict(list)
         self.methods_by_name: dict[str, list[str]] = defaultdict(list)
+        self.functions_by_name: dict[str, list[str]] = defaultdict(list)  # short name
         self.returns: dict[str, list[TypeDesc]] = {}
         self.globals: dict[str, list[TypeDesc]] = defaultdict(list)
         self.file_ids: dict[str, str] = {}
@@ -54,6 +56,7 @@ class SymbolTable:
                     self.methods_by_name[mname].append(f.node_id(idx))
             for fqn, idx in f.functions:
                 self.functions[fqn.lower()].append(f.node_id(idx))
+                self.functions_by_name[fqn.rsplit("\\", 1)[-1].lower()].append(f.node_id(idx))
             for idx, descs in f.returns.items():
                 self.returns[f.node_id(idx)] = descs
             for name, d in f.global_assigns:
@@ -61,6 +64,8 @@ class SymbolTable:
         for lst in self.functions.values():
             lst.sort()
         for lst in self.methods_by_name.values():
+            lst.sort()
+        for lst in self.functions_by_name.values():
             lst.sort()
         self.path_set = set(self.paths)
 
@@ -136,6 +141,27 @@ class SymbolTable:
                     out.extend(found)
                     break
         return out
+
+    def external_ancestor(self, cls: str, depth: int = 0) -> str | None:
+        """The first class outside the corpus that corpus class ``cls`` (lower fqn) extends,
+        directly or through its parents and traits (a builtin or vendor class), if any."""
+        if depth > HIERARCHY_DEPTH:
+            return None
+        for cdef in self.classes.get(cls, []):
+            for p, _l in (*cdef.decl.extends, *cdef.decl.implements):
+                low = p.lower()
+                if low not in self.classes:
+                    return low
+                found = self.external_ancestor(low, depth + 1)
+                if found:
+                    return found
+        return None
+
+    def display(self, cls: str) -> str:
+        """A lower-case class name as its declaration (or PHP) spells it."""
+        for cdef in self.classes.get(cls, []):
+            return cdef.decl.fqn
+        return BUILTIN_CLASSES.get(cls, cls)
 
     def parents(self, cls: str) -> list[str]:
         out: list[str] = []
