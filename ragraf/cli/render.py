@@ -135,6 +135,7 @@ def _r_refs(r: dict[str, Any], out: list[str]) -> None:
         out.append(f"{_edge(s)}  from {who.get('fqn') or who.get('name') or '?'}")
         if s.get("text"):
             out.append(f"    {_u(s['text'])}")
+    _unresolved(r, out)
     _hint(r, out)
 
 
@@ -146,7 +147,39 @@ def _r_walk(r: dict[str, Any], out: list[str]) -> None:
             out.append(
                 f"  [{it['depth']}] {_sym(it['symbol'])}  conf {it['confidence']:.2f}  at {ev}"
             )
+    _unresolved(r, out)
     _hint(r, out)
+
+
+#: unresolved call sites a text answer shows (all are in --json)
+_SHOWN_UNRESOLVED = 5
+
+
+def _unresolved(r: dict[str, Any], out: list[str]) -> None:
+    """The call-site accounting (ragraf/facade/accounting.py) in a few lines."""
+    u = r.get("unresolved")
+    if not u:
+        return
+    if u["total"]:
+        why = ", ".join(f"{n} {k.replace('_', ' ')}" for k, n in u["by_reason"].items())
+        out.append(f"and {u['total']} unresolved same-name call sites ({why}):")
+        for site in u["sites"][:_SHOWN_UNRESOLVED]:
+            detail = f" {site['detail']}" if site.get("detail") else ""
+            out.append(f"  {site['evidence']}  {site['reason'].replace('_', ' ')}{detail}")
+            if site.get("text"):
+                out.append(f"      {_u(site['text'])}")
+        if u["total"] > _SHOWN_UNRESOLVED:
+            out.append(f"  ... {u['total'] - _SHOWN_UNRESOLVED} more (--json)")
+    ext = u["external"]
+    if ext["total"]:
+        classes = ", ".join(f"{c} {n}" for c, n in ext["by_class"].items())
+        out.append(
+            f"not counted: {ext['total']} same-name calls on builtin or vendor classes ({classes})"
+        )
+    if u["elsewhere"]:
+        out.append(
+            f"not counted: {u['elsewhere']} same-name call lines resolved to other declarations"
+        )
 
 
 def _r_impact(r: dict[str, Any], out: list[str]) -> None:
@@ -160,6 +193,7 @@ def _r_impact(r: dict[str, Any], out: list[str]) -> None:
             out.append(f"  [{it['depth']}] {_sym(it)}")
         for it in s.get("routes", [])[:20]:
             out.append(f"  route {it.get('fqn')}")
+    _unresolved(r, out)
     _hint(r, out)
 
 

@@ -15,13 +15,16 @@ from __future__ import annotations
 import difflib
 import re
 from collections import defaultdict
+from collections.abc import Iterable
 from typing import Any
 
 from ragraf.errors import InvalidArgument
 from ragraf.facade import sanitize
+from ragraf.facade.accounting import call_accounting
 from ragraf.facade.context import EVIDENCE_PER_ITEM, MAX_ITEMS, Ctx, split_lines
 from ragraf.kinds import (
     CALL_EDGES,
+    CALLABLE,
     CLASS_LIKE,
     DB,
     DB_OBJECT,
@@ -35,7 +38,7 @@ from ragraf.kinds import (
     Provenance,
 )
 from ragraf.limits import HIERARCHY_DEPTH
-from ragraf.model import SCHEMA_PATH, EdgeRow, LedgerEntry, NodeRow
+from ragraf.model import SCHEMA_PATH, EdgeRow, LedgerEntry, NodeRow, props_of
 
 #: the most nodes an impact walk visits before it stops (it says so in limits)
 IMPACT_REACH_LIMIT = 20_000
@@ -190,12 +193,16 @@ def references(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
             sites.append(ctx.edge(e, ctx.node(src) if src else None))
     if len(edges) > MAX_ITEMS:
         ctx.limits.append(f"references: {len(edges)} sites, the first {MAX_ITEMS} are listed")
-    return {
+    out: dict[str, Any] = {
         "target": [ctx.node(t, full=True) for t in targets],
         "sites": sites,
         "total": len(edges),
         "counts": dict(sorted(counts.items())),
     }
+    acc = call_accounting(ctx, targets, _lines(e for e in edges if e.kind in CALL_EDGES))
+    if acc is not None:
+        out["unresolved"] = acc
+    return out
 
 
 def _walk(ctx: Ctx, args: dict[str, Any], direction: str) -> dict[str, Any]:
@@ -248,6 +255,16 @@ def _walk(ctx: Ctx, args: dict[str, Any], direction: str) -> dict[str, Any]:
                     hops.append(
                         (e.src, e, round(dispatch * e.confidence, 4), Provenance.DERIVED, 1)
                     )
+            if _is_abstract(ctx, t):
+                # an interface or abstract method runs as its implementations: their
+                # callers (on receivers typed by the concrete class) call it too
+                impls = [
+                    e.src for e in ctx.graph.edges_to(ctx.rev, [t.node_id], (EdgeKind.OVERRIDES,))
+                ]
+                for e in ctx.graph.edges_to(ctx.rev, impls, CALL_EDGES):
+                    hops.append(
+                        (e.src, e, round(dispatch * e.confidence, 4), Provenance.DERIVED, 1)
+                    )
     nodes = ctx.graph.nodes_by_ids(ctx.rev, [h[0] for h in hops])
     for there, e, conf, prov, d in hops:
         n = nodes.get(there)
@@ -286,13 +303,43 @@ def _walk(ctx: Ctx, args: dict[str, Any], direction: str) -> dict[str, Any]:
     total = len(stated) + len(derived_items)
     if total > MAX_ITEMS:
         ctx.limits.append(f"{ctx.op}: {total} symbols, the first {MAX_ITEMS} are listed")
-    return {
+    out: dict[str, Any] = {
         "target": [ctx.node(t) for t in targets],
         "depth": depth,
         "hard_only": hard,
         "stated": stated[:MAX_ITEMS],
         "derived": derived_items[: max(0, MAX_ITEMS - len(stated))],
         "total": total,
+    }
+    if direction == "in":
+        # the call lines attached to the targets (shown or not: hard_only hides derived
+        # ones) and those the answer shows at depth 1 through overrides
+        direct = _lines(h[1] for h in hops if h[4] == 1)
+        if hard:
+            ids = [t.node_id for t in targets]
+            direct |= _lines(ctx.graph.edges_to(ctx.rev, ids, CALL_EDGES))
+        acc = call_accounting(ctx, targets, direct)
+        if acc is not None:
+            out["unresolved"] = acc
+    return out
+
+
+def _is_abstract(ctx: Ctx, t: NodeRow) -> bool:
+    """A method without a body of its own: declared abstract or in an interface."""
+    if t.kind != NodeKind.METHOD:
+        return False
+    if props_of(t.props).get("abstract"):
+        return True
+    owner = _container(ctx, t.node_id)
+    return owner is not None and owner["kind"] == NodeKind.INTERFACE
+
+
+def _lines(edges: Iterable[EdgeRow]) -> set[tuple[str, int]]:
+    """The (path, line) evidence of these edges."""
+    return {
+        (e.evidence_path, e.evidence_line)
+        for e in edges
+        if e.evidence_path is not None and e.evidence_line is not None
     }
 
 
@@ -415,13 +462,21 @@ def impact(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
         len(sections[s]["symbols"]) + len(sections[s]["routes"]) + len(sections[s]["tables"])
         for s in sections
     )
-    return {
+    out: dict[str, Any] = {
         "target": target,
         "mode": args["mode"],
         "depth": args["depth"],
         **sections,
         "total": total,
     }
+    callables = [r for r in rows if r.kind in CALLABLE] if not args.get("path") else []
+    if callables:
+        ids = [r.node_id for r in callables]
+        direct = _lines(ctx.graph.edges_to(ctx.rev, ids, CALL_EDGES))
+        acc = call_accounting(ctx, callables, direct)
+        if acc is not None:
+            out["unresolved"] = acc
+    return out
 
 
 def _empty_impact() -> dict[str, Any]:
