@@ -140,6 +140,41 @@ def test_the_text_answer_says_what_it_could_not_attach(calls: Path) -> None:
     )
 
 
+# -- functions passed by name --------------------------------------------------------------
+CALLBACKS = {
+    "app_error_handler": "set_error_handler('app_error_handler');",  # a PHP builtin's
+    "on_child": "pcntl_signal(SIGCHLD, 'on_child');",
+    "by_length": "usort($words, 'by_length');",
+    "shout": "$loud = array_map('shout', $words);",  # not get_setting('shout'): no callable
+    "boot_late": "add_action('init', 'boot_late');",  # @param callable $callback
+    "Calls\\Hooks\\Registry::flush": "add_action('init', 'Calls\\Hooks\\Registry::flush');",
+}
+
+
+@pytest.mark.parametrize("fqn", sorted(CALLBACKS))
+def test_a_string_callable_is_a_stated_reference(calls: Path, fqn: str) -> None:
+    r = facade.run_op(calls, "references", {"fqn": fqn})["result"]
+    assert [
+        (s["kind"], s["provenance"], s.get("callable"), s["symbol"]["fqn"], s["text"]["untrusted"])
+        for s in r["sites"]
+    ] == [("references", "stated", True, "boot", CALLBACKS[fqn])]
+
+
+def test_a_method_named_by_a_string_a_dispatcher_calls(calls: Path) -> None:
+    for method, line in (("persist", 20), ("vacuum", 21)):
+        r = _callers(calls, f"Calls\\Hooks\\Store::{method}")
+        assert r["stated"] == []
+        [d] = r["derived"]
+        assert d["symbol"]["fqn"] == "Calls\\Hooks\\Registry::save"
+        [ev] = d["evidence"]
+        assert (ev["evidence"], ev["via"], ev["through"], ev["confidence"]) == (
+            f"src/Hooks/Registry.php:{line}",
+            "dispatcher",
+            "Calls\\Hooks\\Registry::run",
+            0.4,
+        )
+
+
 # -- the contract ---------------------------------------------------------------------------
 _COMMENT = re.compile(r"/\*.*?\*/|//[^\n]*|#[^\n]*", re.S)
 _STRING = re.compile(r"'(?:\\.|[^'\\])*'|\"(?:\\.|[^\"\\])*\"", re.S)
@@ -181,7 +216,7 @@ def _grep_call_lines(root: Path, name: str, method: bool) -> set[tuple[str, int]
     return found
 
 
-BY_VALUE = {"variable-function", "call_user_func"}
+BY_VALUE = {"variable-function", "call_user_func", "dispatcher"}
 
 
 @pytest.mark.parametrize("which", ["calls", "pilot"])

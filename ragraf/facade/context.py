@@ -82,6 +82,8 @@ SHOWN_EDGE_PROPS = (
     "magic",
     "conditional",
     "candidates",
+    "ambiguous",
+    "through",
     "callable",
     "include",
     "use",

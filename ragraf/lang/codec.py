@@ -29,6 +29,8 @@ _TYPES: dict[str, type] = {
         F.CallableRef,
         F.Target,
         F.DynamicCallRef,
+        F.CallbackRef,
+        F.DispatchRef,
         F.NewRef,
         F.ClassConstRef,
         F.IncludeRef,

@@ -117,6 +117,29 @@ class DynamicCallRef(NamedTuple):
     targets: tuple[Target, ...]
 
 
+class CallbackRef(NamedTuple):
+    """A string naming a function or ``Class::method`` passed as an argument
+    (``usort($a, 'cmp')``, ``add_action('init', 'boot')``, ``run_hooks('save')``): the call
+    it is passed to and the argument's position. The resolver decides what it is: a
+    callable (the parameter takes one), a method name a dispatcher calls, or neither."""
+
+    owner: int
+    line: int
+    callee: Target  # the function (candidates) or method (receiver, name) called
+    position: int  # 0-based
+    target: Target  # what the string names
+
+
+class DispatchRef(NamedTuple):
+    """``$obj->$name(...)`` in a function whose parameter ``position`` is ``$name``: a
+    string passed there names the method called (the dispatcher pattern)."""
+
+    owner: int  # the dispatching function or method
+    line: int
+    position: int
+    receiver: TypeDesc | None
+
+
 class NewRef(NamedTuple):
     owner: int
     line: int
@@ -249,6 +272,8 @@ Ref = (
     | StaticCallRef
     | CallableRef
     | DynamicCallRef
+    | CallbackRef
+    | DispatchRef
     | NewRef
     | ClassConstRef
     | IncludeRef

@@ -37,7 +37,7 @@ if TYPE_CHECKING:
 
 #: version of the FileFacts format and of the extraction rules not visible in source
 #: digests (bump when FileFacts fields change meaning)
-FACTS_VERSION = "ragraf-facts/4"  # /4: JSON rows (ragraf.lang.codec), no pickle
+FACTS_VERSION = "ragraf-facts/5"  # /4: JSON rows (ragraf.lang.codec), no pickle; /5: callbacks
 
 
 @dataclass(frozen=True)

@@ -24,9 +24,11 @@ from ragraf.kinds import RANK_EDGES, CallKind, EdgeKind, Layer, NodeKind, Unreso
 from ragraf.lang import registry
 from ragraf.lang.facts import (
     CallableRef,
+    CallbackRef,
     CallRef,
     ClassConstRef,
     ClassDecl,
+    DispatchRef,
     DocLinkRef,
     DocNameRef,
     DynamicCallRef,
@@ -40,8 +42,10 @@ from ragraf.lang.facts import (
     SqlRef,
     StaticCallRef,
     SuperglobalRef,
+    Target,
     TypeDesc,
 )
+from ragraf.lang.php.builtins import builtin_callback_position
 from ragraf.model import EdgeRow, NodeRow, RankRow, RouteRow, UnresolvedRow
 from ragraf.rank import kcore
 from ragraf.sql import sqltext
@@ -98,6 +102,8 @@ class Linker:
             ClassConstRef: self.on_class_const,
             CallableRef: self.on_callable,
             DynamicCallRef: self.on_dynamic_call,
+            CallbackRef: self.on_callback,
+            DispatchRef: self.on_dispatch,
             IncludeRef: self.on_include,
             SuperglobalRef: self.on_superglobal,
             RouteRef: self.on_route,
@@ -341,6 +347,84 @@ class Linker:
             self.out.link_targets(
                 src, targets, EdgeKind.REFERENCES, f.path, ref.line, True, "ambiguous"
             )
+
+    def on_callback(self, f: FileFacts, src: str, ref: CallbackRef) -> None:
+        """A string argument naming a function or ``Class::method``: a ``references`` edge
+        when it is a callable (``'Class::method'``, or the callee's parameter takes a
+        callable: declared, documented or a PHP builtin's); calls of the method it names
+        when the callee dispatches on that parameter (``$obj->$param()``)."""
+        callees = self._callees(ref.callee)
+        t = ref.target
+        if t.kind == "method":
+            targets = self.sym.methods_of(t.receiver, t.method)
+        else:
+            targets = next(
+                (
+                    self.sym.functions[c.lower()]
+                    for c in t.candidates
+                    if c.lower() in self.sym.functions
+                ),
+                [],
+            )
+        callable_here = t.kind == "method" or any(
+            self.sym.takes_callable(c, ref.position) for c in callees
+        )
+        if not callable_here and not callees and ref.callee.kind == "function":
+            callable_here = any(
+                builtin_callback_position(c.rsplit("\\", 1)[-1].lower(), ref.position)
+                for c in ref.callee.candidates[-1:]
+            )
+        if targets and callable_here:
+            if len(targets) == 1:
+                self.add(
+                    src, targets[0], EdgeKind.REFERENCES, f.path, ref.line, props={"callable": True}
+                )
+            else:
+                self.out.link_targets(
+                    src, targets, EdgeKind.REFERENCES, f.path, ref.line, True, "ambiguous"
+                )
+            self.stats["callbacks_linked"] += 1
+        if t.kind != "function" or not t.candidates:
+            return
+        name = t.candidates[-1].rsplit("\\", 1)[-1]
+        for c in callees:
+            for position, recv, through in self.sym.dispatchers.get(c, []):
+                if position == ref.position:
+                    self.dispatched(src, f.path, ref.line, recv, name, through)
+
+    def dispatched(
+        self, src: str, path: str, line: int, recv: TypeDesc | None, name: str, through: str
+    ) -> None:
+        """``name`` passed to a dispatcher that calls ``$obj->$param()``: derived calls of
+        the methods of that name the receiver may have, with the string as evidence."""
+        tys = self.sym.types(recv) if recv is not None else {}
+        ml = name.lower()
+        targets = sorted({t for cls in tys for t in self.sym.find_method(cls, ml)})
+        if not targets and not tys:
+            cands = self.sym.methods_by_name.get(ml, [])
+            targets = cands if len(cands) <= self.max_candidates else []
+        if not targets:
+            return
+        props: dict[str, Any] = {"via": "dispatcher", "through": through}
+        if len(targets) > 1:
+            props["candidates"] = len(targets)
+        conf = self.conf["variable_function"]
+        for t in targets:
+            self.add(src, t, EdgeKind.CALLS_HEURISTIC, path, line, conf, True, props)
+        self.stats["calls_dispatched"] += 1
+
+    def on_dispatch(self, f: FileFacts, src: str, ref: DispatchRef) -> None:
+        """Read up front by the symbol table (``dispatchers``); nothing to link here."""
+
+    def _callees(self, callee: Target) -> list[str]:
+        """The declarations a call may reach: a function's, or a method's on its receiver."""
+        if callee.kind == "function":
+            for c in callee.candidates:
+                fids = self.sym.functions.get(c.lower())
+                if fids:
+                    return fids
+            return []
+        return self.sym.methods_of(callee.receiver, callee.method)
 
     def on_dynamic_call(self, f: FileFacts, src: str, ref: DynamicCallRef) -> None:
         st = self.stats

@@ -11,15 +11,31 @@ Invariants a change must keep:
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
+from typing import Any
 
-from ragraf.kinds import NodeKind
-from ragraf.lang.facts import ClassDecl, FileFacts, TypeDesc
+from ragraf.kinds import NodeKind, TextKind
+from ragraf.lang.facts import ClassDecl, DispatchRef, FileFacts, TypeDesc
 from ragraf.lang.php.builtins import BUILTIN_CLASSES
 from ragraf.limits import HIERARCHY_DEPTH
 
 #: how deep a descriptor is evaluated (prop of call of prop ...)
 TYPE_DEPTH = 10
+
+
+_DOC_CALLABLE_PARAM = re.compile(r"@param\s+([^\s$]*callable[^\s$]*)\s+&?(?:\.\.\.)?\$(\w+)", re.I)
+
+
+def _callable_params(f: FileFacts) -> dict[int, set[str]]:
+    """Node index -> the parameters its docblock types ``callable`` (``@param callable $cb``)."""
+    out: dict[int, set[str]] = {}
+    for t in f.texts:
+        if t.kind == TextKind.DOCBLOCK and t.owner is not None and "callable" in t.raw:
+            names = {m.group(2) for m in _DOC_CALLABLE_PARAM.finditer(t.raw)}
+            if names:
+                out.setdefault(t.owner, set()).update(names)
+    return out
 
 
 class ClassDef:
@@ -42,6 +58,11 @@ class SymbolTable:
         self.returns: dict[str, list[TypeDesc]] = {}
         self.globals: dict[str, list[TypeDesc]] = defaultdict(list)
         self.file_ids: dict[str, str] = {}
+        #: function / method node id -> its ``parameters`` prop (name, type, ...)
+        self.params: dict[str, list[dict[str, Any]]] = {}
+        #: function / method node id -> (parameter position, receiver, its fqn) of each
+        #: ``$obj->$param()`` in it (``DispatchRef``)
+        self.dispatchers: dict[str, list[tuple[int, TypeDesc | None, str]]] = defaultdict(list)
         self.paths: list[str] = []
         self._method_cache: dict[tuple[str, str], list[str]] = {}
         self._type_cache: dict[tuple[TypeDesc, str | None], dict[str, bool]] = {}
@@ -61,6 +82,22 @@ class SymbolTable:
                 self.returns[f.node_id(idx)] = descs
             for name, d in f.global_assigns:
                 self.globals[name].append(d)
+            documented = _callable_params(f)
+            for i, node in enumerate(f.nodes):
+                if node.kind in (NodeKind.FUNCTION, NodeKind.METHOD) and "parameters" in node.props:
+                    params = node.props["parameters"]
+                    names = documented.get(i)
+                    if names:
+                        params = [
+                            {**p, "doc_type": "callable"} if p.get("name") in names else p
+                            for p in params
+                        ]
+                    self.params[node.node_id] = params
+            for ref in f.refs:
+                if isinstance(ref, DispatchRef):
+                    self.dispatchers[f.node_id(ref.owner)].append(
+                        (ref.position, ref.receiver, f.nodes[ref.owner].fqn)
+                    )
         for lst in self.functions.values():
             lst.sort()
         for lst in self.methods_by_name.values():
@@ -230,6 +267,18 @@ class SymbolTable:
         if not seen_globals:
             self._type_cache[key] = out
         return out
+
+    def takes_callable(self, node_id: str, position: int) -> bool:
+        """Does parameter ``position`` of this function or method take a callable (its
+        declared or documented type says ``callable``)? A variadic last one covers the rest."""
+        params = self.params.get(node_id) or []
+        if not params:
+            return False
+        p = params[position] if position < len(params) else params[-1]
+        if position >= len(params) and not p.get("variadic"):
+            return False
+        types = f"{p.get('type', '')}|{p.get('doc_type', '')}".lower()
+        return "callable" in types or "closure" in types
 
     def methods_of(self, d: TypeDesc | None, method: str) -> list[str]:
         """Every declaration ``method`` (any case) may be on a receiver described by ``d``."""

@@ -60,3 +60,44 @@ BUILTIN_CLASSES: dict[str, str] = {
 
 def is_builtin_class(lower_fqn: str) -> bool:
     return lower_fqn.lstrip("\\") in BUILTIN_CLASSES
+
+
+#: PHP functions that take callables, and which of their (0-based) arguments are callables:
+#: a string passed there names a function
+BUILTIN_CALLBACKS: dict[str, tuple[int, ...]] = {
+    "array_map": (0,),
+    "array_filter": (1,),
+    "array_walk": (1,),
+    "array_walk_recursive": (1,),
+    "array_reduce": (1,),
+    "usort": (1,),
+    "uasort": (1,),
+    "uksort": (1,),
+    "call_user_func": (0,),
+    "call_user_func_array": (0,),
+    "forward_static_call": (0,),
+    "forward_static_call_array": (0,),
+    "is_callable": (0,),
+    "function_exists": (0,),
+    "set_error_handler": (0,),
+    "set_exception_handler": (0,),
+    "register_shutdown_function": (0,),
+    "register_tick_function": (0,),
+    "spl_autoload_register": (0,),
+    "ob_start": (0,),
+    "header_register_callback": (0,),
+    "preg_replace_callback": (1,),
+    "mb_ereg_replace_callback": (1,),
+    "iterator_apply": (1,),
+    "pcntl_signal": (1,),
+    "session_set_save_handler": (0, 1, 2, 3, 4, 5, 6, 7),
+    "xml_set_element_handler": (1, 2),
+    "xml_set_character_data_handler": (1,),
+    "xml_set_default_handler": (1,),
+    "xml_set_processing_instruction_handler": (1,),
+}
+
+
+def builtin_callback_position(function: str, position: int) -> bool:
+    """Does PHP's ``function`` (lower, no namespace) take a callable at ``position``?"""
+    return position in BUILTIN_CALLBACKS.get(function.lstrip("\\"), ())

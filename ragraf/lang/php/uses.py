@@ -18,8 +18,10 @@ from typing import TYPE_CHECKING
 
 from ragraf.lang.facts import (
     CallableRef,
+    CallbackRef,
     CallRef,
     ClassConstRef,
+    DispatchRef,
     DynamicCallRef,
     IncludeRef,
     LocalEdge,
@@ -86,7 +88,9 @@ class Uses(Routes):
                 return
             if low == "define":
                 self.on_define(n)
-            self.raw_refs.append(CallRef(sc, line, self.function_candidates(raw), raw))
+            candidates = self.function_candidates(raw)
+            self.raw_refs.append(CallRef(sc, line, candidates, raw))
+            self.callback_args(n, Target("function", candidates=candidates))
         elif f.type == "variable_name":
             # the variable's name waits in the target until finish() closes it over the scope
             self.raw_refs.append(
@@ -104,6 +108,45 @@ class Uses(Routes):
                 LocalEdge(self.nid(0), self.nid(idx), "contains", n.start_point[0] + 1)
             )
 
+    def callback_args(self, call: Node, callee: Target) -> None:
+        """Each string argument naming a function or ``Class::method``: a ``CallbackRef``
+        (the resolver tells a callable, a dispatched method name and a plain string
+        apart by what the callee's parameter takes)."""
+        args = call.child_by_field_name("arguments")
+        if args is None:
+            return
+        sc = self.scope_index()
+        pos = 0
+        for a in args.named_children:
+            if a.type != "argument":
+                continue
+            if a.child_by_field_name("name") is not None:
+                return  # named arguments: positions no longer say which parameter
+            expr = a.named_children[-1] if a.named_children else None
+            if expr is not None and expr.type in ("string", "encapsed_string"):
+                target = self.callable_target(expr)
+                if target is not None:
+                    self.raw_refs.append(
+                        CallbackRef(sc, expr.start_point[0] + 1, callee, pos, target)
+                    )
+            pos += 1
+
+    def dispatch(self, name: Node, obj: Node | None, line: int) -> None:
+        """``$obj->$m()`` where ``$m`` is a parameter of the enclosing function: a
+        ``DispatchRef`` (its callers' string arguments name the method)."""
+        if name.type != "variable_name":
+            return
+        sc = self.scope()
+        if sc.node == 0 or sc.anon:
+            return
+        params = self.facts.nodes[sc.node].props.get("parameters") or []
+        var = self.t(name).lstrip("$")
+        for i, p in enumerate(params):
+            if p.get("name") == var:
+                recv = self.expr_desc(obj) if obj is not None else None
+                self.raw_refs.append(DispatchRef(self.scope_index(), line, i, recv))
+                return
+
     def on_array(self, n: Node) -> None:
         """A callable array ``[$obj, 'm']`` / ``[C::class, 'm']`` anywhere: a ``CallableRef``."""
         target = self.callable_array(n)
@@ -120,10 +163,12 @@ class Uses(Routes):
         line = name.start_point[0] + 1
         if name.type != "name":
             self.raw_refs.append(DynamicCallRef(self.scope_index(), line, "dynamic_method", ()))
+            self.dispatch(name, n.child_by_field_name("object"), line)
             return
         recv = self.expr_desc(n.child_by_field_name("object"))
         mname = self.t(name)
         self.raw_refs.append(MethodCallRef(self.scope_index(), line, recv, mname))
+        self.callback_args(n, Target("method", receiver=recv, method=mname))
         if mname.lower() in ROUTE_METHODS:
             self.on_route(n, mname.lower(), line)
 
@@ -136,6 +181,7 @@ class Uses(Routes):
             return
         cls = self.class_desc(n.child_by_field_name("scope"))
         self.raw_refs.append(StaticCallRef(self.scope_index(), line, cls, self.t(name)))
+        self.callback_args(n, Target("method", receiver=cls, method=self.t(name)))
 
     def on_new(self, n: Node) -> None:
         """``new C`` (anonymous classes and ``new $x`` aside)."""

@@ -28,6 +28,8 @@ from ragraf.kinds import Layer, NodeKind
 from ragraf.lang.chunking import DEFAULT_MAX_LINES, make_chunks
 from ragraf.lang.facts import (
     CallableRef,
+    CallbackRef,
+    DispatchRef,
     DynamicCallRef,
     FactNode,
     FileFacts,
@@ -184,8 +186,16 @@ class Extractor(Declarations, Uses, Strings):
                 continue
             sc = all_scopes[r.owner]
             node = sc.node
-            if isinstance(r, MethodCallRef | CallableRef):
+            if isinstance(r, MethodCallRef | CallableRef | DispatchRef):
                 refs.append(r._replace(owner=node, receiver=self.close(r.receiver, sc)))
+            elif isinstance(r, CallbackRef):
+                c = r.callee
+                if c.kind == "method":
+                    c = c._replace(receiver=self.close(c.receiver, sc))
+                t = r.target
+                if t.kind == "method":
+                    t = t._replace(receiver=self.close(t.receiver, sc))
+                refs.append(r._replace(owner=node, callee=c, target=t))
             elif isinstance(r, StaticCallRef):
                 refs.append(r._replace(owner=node, cls=self.close(r.cls, sc)))
             elif isinstance(r, RouteRef):
