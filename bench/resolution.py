@@ -41,6 +41,7 @@ from typing import Any
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
+import ragraf  # noqa: E402
 from bench.corpora import copy_corpus  # noqa: E402
 from bench.index import checks, timed_index  # noqa: E402
 from bench.oracle.corpus import Corpus, key, text  # noqa: E402
@@ -446,6 +447,10 @@ def main() -> None:
     args = ap.parse_args()
     n = None if args.sample == "all" else int(args.sample)
     os.environ["RAGRAF_VECTORS"] = "off"
+    # the child `python -m ragraf` indexes with this checkout's ragraf, wherever the bench runs from
+    os.environ["PYTHONPATH"] = os.pathsep.join(
+        p for p in (str(REPO), os.environ.get("PYTHONPATH", "")) if p
+    )
     head: dict[str, Any] = {
         "corpus": args.corpus,
         "machine": machine(),
@@ -454,6 +459,7 @@ def main() -> None:
         "git": subprocess.run(
             ["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"], capture_output=True, text=True
         ).stdout.strip(),
+        "ragraf": str(Path(ragraf.__file__).parent),
     }
     if args.root is not None:
         res = report(args.root.resolve(), args.corpus, n, args.seed)
