@@ -390,10 +390,12 @@ def report(root: Path, corpus_name: str, n: int | None, seed: int) -> dict[str, 
                 {
                     "site": e.site,
                     "line": unit.line_text(e.line).strip()[:160] if unit else "",
-                    "target": e.target.fqn,
+                    "target": f"{e.target.fqn} ({e.target.path})",
                     "via": e.via,
                     "candidates": e.candidates,
-                    "receiver": v.receiver,
+                    # a method call: the receiver's classes ("+": or a subclass, "?": unknown
+                    # part); a function: the files whose declaration the call runs
+                    ("runs" if e.target.kind == "function" else "receiver"): v.receiver,
                     "why_wrong": v.reason,
                 }
             )
