@@ -13,6 +13,7 @@ Copies the corpus into a temporary folder (``bench/corpora.py``), runs the real 
    derived edges, and one per ``via`` stratum), judged by the bench's own type oracle
    (``bench/oracle``, independent of ``ragraf.build.resolve`` and ``ragraf.lang.php``):
    correct / wrong / unknown, precision = correct / (correct + wrong), example wrong edges;
+   as a control, the oracle also judges every stated call edge to a method (it should agree);
 3. specific checks: WordPress ``get_option`` callers stated as a share of its code call lines;
    phpMyAdmin ``Header::getMessage`` callers whose receiver is not a Header;
 4. the no-loss checks of ``bench/index.py`` (``checks()``, unchanged) with today's numbers.
@@ -129,6 +130,21 @@ def derived_edges(g: GraphStore, rev: str) -> list[DerivedEdge]:
                 int(p.get("candidates") or 1),
             )
         )
+    return sorted(out, key=lambda e: e.uid)
+
+
+def stated_method_edges(g: GraphStore, rev: str) -> list[DerivedEdge]:
+    """Stated call edges to methods: the oracle's control sample (they should judge correct)."""
+    rows = g.db.query(
+        "SELECT e.edge_uid, e.kind, e.evidence_path, e.evidence_line, d.fqn, d.path FROM edge e"
+        " JOIN node d ON d.rev_id=e.rev_id AND d.node_id=e.dst"
+        " WHERE e.rev_id=? AND e.provenance='stated' AND e.kind='calls' AND d.kind='method'",
+        (rev,),
+    )
+    out = [
+        DerivedEdge(uid, kind, path, int(line), "", Target("method", fqn or "", dpath), "stated", 1)
+        for uid, kind, path, line, fqn, dpath in rows
+    ]
     return sorted(out, key=lambda e: e.uid)
 
 
@@ -416,6 +432,25 @@ def report(root: Path, corpus_name: str, n: int | None, seed: int) -> dict[str, 
                 "wrong_examples": examples,
             },
         }
+        # the control: every stated call edge to a method (a few seconds), where the resolver
+        # knew the receiver's type; the oracle should find the same method
+        control = stated_method_edges(g, rev)
+        cv = judge_all(judge, corpus, control)
+        ctl = tally([cv[e.uid].verdict for e in control])
+        ctl["wrong_examples"] = [
+            {
+                "site": e.site,
+                "line": corpus.units[e.path].line_text(e.line).strip()[:160]
+                if e.path in corpus.units
+                else "",
+                "target": e.target.fqn,
+                "receiver": cv[e.uid].receiver,
+                "why_wrong": cv[e.uid].reason,
+            }
+            for e in control
+            if cv[e.uid].verdict == WRONG
+        ][:10]
+        out["precision"]["control_stated_methods"] = ctl
         t0 = time.perf_counter()
         base = checks(root)
         log(f"bench/index.py checks ({time.perf_counter() - t0:.1f} s)")
