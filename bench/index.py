@@ -91,8 +91,8 @@ def grep_lines(root: Path, pattern: str) -> set[str]:
     rx = re.compile(pattern)
     out = set()
     for p in sorted(root.rglob("*.php")):
-        if "/.ragraf/" in str(p):
-            continue
+        if "/.ragraf/" in str(p) or not p.is_file():
+            continue  # and dangling symlinks (WordPress links to Debian's shared libraries)
         rel = p.relative_to(root).as_posix()
         for i, line in enumerate(p.read_text(encoding="utf-8", errors="replace").split("\n"), 1):
             s = line.strip()
