@@ -272,6 +272,10 @@ class Linker:
             via = None
             if derived:
                 via = "global-single-type" if len(tys) == 1 else "global"
+            elif external or known:
+                # a union whose other members call outside the corpus or have no such
+                # method: the call may not reach these declarations at all
+                derived, via = True, "union"
             return (
                 self.out.link_targets(
                     src, sorted(targets), EdgeKind.CALLS, path, line, derived, via
