@@ -318,10 +318,7 @@ def test_stale_warning_on_every_answer_resting_on_an_edited_file(tmp_path: Path)
     assert facade.run_op(root, "symbol", {"name": "format_money"})["stale_warnings"] == []
 
 
-FOOTER = (
-    "-- rev-0001 · degraded · provenance {prov}\n"
-    "-- capability degraded: no CPG (Joern not used); slices and data flows are unavailable\n"
-)
+FOOTER = "-- rev-0001 · degraded · provenance {prov}\n"
 NOT_FOUND = (
     "not found: {name!r} is not in rev-0001. If it was added after the index, read the file"
     " with live_read or search the tree (rg).\n"
