@@ -369,3 +369,43 @@ def test_cli_query(pilot_root: Path) -> None:
         0,
         NOT_FOUND.format(name="x") + FOOTER.format(prov="index"),
     )
+
+
+def test_a_short_name_matches_at_a_namespace_or_class_boundary_only(tmp_path: Path) -> None:
+    root = tmp_path / "app"
+    write(
+        root,
+        "src/Console.php",
+        "<?php\nnamespace Cli;\n"
+        "interface OutputFormatterInterface { function format(); }\n"
+        "interface WrappableOutputFormatterInterface extends OutputFormatterInterface {}\n"
+        "class Application { function run() { return 1; } }\n"
+        "class SingleCommandApplication extends Application { function run() { return 2; } }\n",
+    )
+    write(
+        root,
+        "src/main.php",
+        "<?php\nnamespace Cli;\n"
+        "function main(Application $a, SingleCommandApplication $s, OutputFormatterInterface $f)"
+        " {\n  $a->run();\n  $s->run();\n  $f->format();\n}\n",
+    )
+    config.init_project(root)
+    indexer.build(config.load(root))
+
+    def targets(op: str, fqn: str) -> list[str]:
+        return [t["fqn"] for t in facade.run_op(root, op, {"fqn": fqn})["result"]["target"]]
+
+    assert targets("callers", "Application::run") == ["Cli\\Application::run"]
+    assert targets("references", "OutputFormatterInterface") == ["Cli\\OutputFormatterInterface"]
+    # a bare member name matches at the class boundary, and the text says which it matched
+    assert sorted(targets("callers", "run")) == [
+        "Cli\\Application::run",
+        "Cli\\SingleCommandApplication::run",
+    ]
+    text = invoke("-C", root, "query", "callers", "run", check=True).stdout
+    assert text.splitlines()[0] == (
+        "matched 2 declarations: Cli\\Application::run, Cli\\SingleCommandApplication::run"
+    )
+    assert facade.run_op(root, "callers", {"fqn": "un"})["result"]["target"] is None
+    none = invoke("-C", root, "query", "references", "WrappableOutputFormatterInterface").stdout
+    assert none.splitlines()[0] == "0 references"

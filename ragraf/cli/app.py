@@ -614,10 +614,22 @@ def model_fetch(
 
 @app.command()
 def mcp() -> None:
-    """Serve every operation as an MCP tool ragraf_<op> over stdio (stdout is the protocol)."""
-    from ragraf.cli.mcp_server import serve
+    """Serve every operation as an MCP tool ragraf_<op> over stdio (stdout is the protocol).
 
-    serve(_root())
+    Outside a project the server still starts and answers every tool call with the reason."""
+    from ragraf.cli.mcp_server import serve
+    from ragraf.errors import NoIndexError
+
+    try:
+        root = _root()
+    except NoIndexError as e:
+        hint = NoIndexError(
+            f"{e}, or start the server with `ragraf -C /path/to/project mcp`"
+            " (or the client's cwd set to the project)"
+        )
+        serve(None, hint)
+        return
+    serve(root)
 
 
 def main() -> None:

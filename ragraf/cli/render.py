@@ -132,7 +132,24 @@ def _r_symbol(r: dict[str, Any], out: list[str]) -> None:
     _hint(r, out)
 
 
+#: matched targets a text answer names (all are in --json)
+_SHOWN_TARGETS = 5
+
+
+def _matched(r: dict[str, Any], out: list[str]) -> None:
+    """A name that matched several declarations says which ones the answer is about."""
+    t = r.get("target")
+    if not isinstance(t, list) or len(t) < 2:
+        return
+    names = ", ".join(str(x.get("fqn") or x.get("name")) for x in t[:_SHOWN_TARGETS])
+    more = f" and {len(t) - _SHOWN_TARGETS} more" if len(t) > _SHOWN_TARGETS else ""
+    out.append(f"matched {len(t)} declarations: {names}{more}")
+
+
 def _r_refs(r: dict[str, Any], out: list[str]) -> None:
+    _matched(r, out)
+    if r.get("target") and not r["sites"]:
+        out.append("0 references")
     if r.get("counts"):
         out.append("counts: " + ", ".join(f"{k} {v}" for k, v in r["counts"].items()))
     for s in r["sites"]:
@@ -145,6 +162,7 @@ def _r_refs(r: dict[str, Any], out: list[str]) -> None:
 
 
 def _r_walk(r: dict[str, Any], out: list[str]) -> None:
+    _matched(r, out)
     for sec in ("stated", "derived"):
         out.append(f"{sec}: {len(r.get(sec, []))}")
         for it in r.get(sec, []):
@@ -187,13 +205,23 @@ def _unresolved(r: dict[str, Any], out: list[str]) -> None:
         )
 
 
+#: files of an impact section the text lists (all are in --json)
+_SHOWN_FILES = 50
+
+
 def _r_impact(r: dict[str, Any], out: list[str]) -> None:
+    _matched(r, out)
     for sec in ("hard", "soft"):
         s = r.get(sec) or {}
+        files = s.get("files", [])
         out.append(
-            f"{sec}: {len(s.get('files', []))} files, {len(s.get('symbols', []))} symbols, "
+            f"{sec}: {len(files)} files, {len(s.get('symbols', []))} symbols, "
             f"{len(s.get('routes', []))} routes, {len(s.get('tables', []))} tables, {len(s.get('tests', []))} tests"
         )
+        for f in files[:_SHOWN_FILES]:
+            out.append(f"  file {f}")
+        if len(files) > _SHOWN_FILES:
+            out.append(f"  ... {len(files) - _SHOWN_FILES} more files (--json)")
         for it in s.get("symbols", [])[:50]:
             out.append(f"  [{it['depth']}] {_sym(it)}")
         for it in s.get("routes", [])[:20]:
