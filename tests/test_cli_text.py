@@ -197,3 +197,41 @@ def test_every_documented_argument_works_from_the_cli(vec_pilot: Path) -> None:
                     cli += ["--" + a.replace("_", "-"), value]
             r = invoke("query", op, *cli, cwd=vec_pilot)
             assert r.exit_code == 0, f"ragraf query {op} {' '.join(cli)}: {r.stderr}"
+
+
+def test_index_shows_progress_on_a_terminal_only(tmp_path: Path) -> None:
+    """stderr a real pseudo-terminal: bars for parse and embed with done/total; a pipe: none."""
+    import os
+    import pty
+    import subprocess
+    import sys
+
+    root = copy_pilot(tmp_path / "pilot")
+    config.init_project(root)
+    env = {k: v for k, v in os.environ.items() if k != "RAGRAF_VECTORS"}
+    env["COLUMNS"] = "120"
+    master, slave = pty.openpty()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "ragraf", "-C", str(root), "index"],
+        stdout=subprocess.PIPE,
+        stderr=slave,
+        env=env,
+    )
+    os.close(slave)
+    seen = b""
+    while True:
+        try:
+            chunk = os.read(master, 65536)
+        except OSError:  # the child closed the terminal
+            break
+        if not chunk:
+            break
+        seen += chunk
+    out, _ = proc.communicate(timeout=300)
+    os.close(master)
+    assert proc.returncode == 0
+    text = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", seen.decode("utf-8", "replace"))
+    assert "parse" in text and "embed" in text and "38/38" in text, text[-2000:]
+    assert b"sealed rev-0001" in out and b"\x1b" not in out  # stdout stays data
+    piped = invoke("-C", root, "index", "--force", env={"RAGRAF_VECTORS": None})
+    assert "parse" not in piped.stderr and "\x1b" not in piped.stderr

@@ -355,11 +355,14 @@ def test_p1_reindex_commit_archive_and_identity_with_a_clean_build(
         "extracted from `App\\Billing\\Report::monthly` into `App\\Billing\\Report::buildSql`"
         in report
     )
-    assert "rechecked and confirmed in rev-0002" in report
-    assert (
+    partial = (
         "- 3 `calls` edges from `App\\Billing\\Invoice::charge` — 2 of 3 confirmed in rev-0002"
-        in report
     )
+    # not confirmed first; the groups confirmed whole only counted, after them
+    whole = re.search(
+        r"^- and \d+ groups \(\d+ edges\) rechecked and confirmed in rev-0002$", report, re.M
+    )
+    assert whole and report.index(partial) < whole.start()
     assert "chain head: " + entries(repo)[-1].entry_hash in report
     # the new revision's ledger starts empty; the old entries stay forever
     assert entries(repo, "rev-0002") == [] and len(entries(repo)) == 3
@@ -515,3 +518,26 @@ def test_revert_to_the_indexed_content_clears_the_warning(repo: Path) -> None:
     assert (
         facade.run_op(repo, "symbol", {"fqn": "App\\Core\\Database::query"})["stale_warnings"] == []
     )
+
+
+def test_diff_shows_moved_symbols_and_renamed_files(repo: Path) -> None:
+    cfg = config.load(repo)
+    edit(
+        repo, "src/Billing/Invoice.php", "use App\\Core\\Database;", "\n\nuse App\\Core\\Database;"
+    )
+    os.rename(repo / "plugins/paypal.php", repo / "plugins/paypal_gateway.php")
+    run_scan(cfg)
+    indexer.build(cfg, commit=True)
+    d = json.loads(invoke("-C", repo, "diff", "rev-0001", "rev-0002", "--json", check=True).stdout)
+    n = d["nodes"]
+    assert n["renamed_files"] == [
+        {"from": "plugins/paypal.php", "to": "plugins/paypal_gateway.php"}
+    ]
+    moved = {(m["fqn"], m["to_line"] - m["from_line"]) for m in n["moved"]}
+    assert ("App\\Billing\\Invoice::charge", 2) in moved and ("App\\Billing\\Invoice", 2) in moved
+    listed = {x["fqn"] for x in n["added"] + n["removed"]}
+    assert "paypal_register" not in listed and "App\\Billing\\Invoice::charge" not in listed
+    assert n["added_total"] == len(n["added"]) and n["removed_total"] == len(n["removed"])
+    text = invoke("-C", repo, "diff", "rev-0001", "rev-0002", check=True).stdout.splitlines()
+    assert "  renamed plugins/paypal.php -> plugins/paypal_gateway.php" in text
+    assert "  moved method App\\Billing\\Invoice::charge  src/Billing/Invoice.php:29 -> 31" in text

@@ -141,8 +141,13 @@ def init(
         _err(f"{target}: regimen {what}")
 
 
+#: what each build stage counts (the rate column says "12 files/s", "80 chunks/s")
+_STAGE_UNITS = {"scan": "", "parse": "files", "embed": "chunks", "write": "stores"}
+
+
 class _Bar:
-    """A progress bar on stderr for humans; silent when stderr is not a terminal."""
+    """Progress bars on stderr for humans (scan, parse, embed, write; done/total, rate, time
+    left); silent when stderr is not a terminal, so --json and pipes stay clean."""
 
     def __init__(self) -> None:
         self.progress: Any = None
@@ -153,16 +158,28 @@ class _Bar:
             from rich.console import Console
             from rich.progress import (
                 BarColumn,
+                MofNCompleteColumn,
                 Progress,
+                ProgressColumn,
                 TaskProgressColumn,
                 TextColumn,
                 TimeRemainingColumn,
             )
+            from rich.text import Text
+
+            class Rate(ProgressColumn):
+                def render(self, task: Any) -> Text:
+                    unit = _STAGE_UNITS.get(str(task.description).strip(), "")
+                    if not unit or not task.speed:
+                        return Text("")
+                    return Text(f"{task.speed:,.0f} {unit}/s")
 
             self.progress = Progress(
                 TextColumn("{task.description:>8}"),
                 BarColumn(),
                 TaskProgressColumn(),
+                MofNCompleteColumn(),
+                Rate(),
                 TimeRemainingColumn(),
                 console=Console(stderr=True),
                 transient=True,
@@ -575,10 +592,16 @@ def diff_cmd(
     if as_json:
         _emit_json(res)
         return
+    n = res["nodes"]
     print(
-        f"{rev_a} -> {rev_b}: nodes +{res['nodes']['added_total']} -{res['nodes']['removed_total']}, "
+        f"{rev_a} -> {rev_b}: nodes +{n['added_total']} -{n['removed_total']}"
+        f" (moved {n['moved_total']}, files renamed {n['renamed_total']}), "
         f"edges +{res['edges']['added_total']} -{res['edges']['removed_total']}"
     )
+    for r in n["renamed_files"]:
+        print(f"  renamed {r['from']} -> {r['to']}")
+    for m in n["moved"]:
+        print(f"  moved {m['kind']} {m['fqn']}  {m['path']}:{m['from_line']} -> {m['to_line']}")
     for sec in ("nodes", "edges"):
         for what in ("added", "removed"):
             for it in res[sec][what]:
