@@ -163,20 +163,19 @@ class SymbolTable:
                     break
         return sorted(set(out))
 
-    def prop_types(self, cls: str, name: str, depth: int = 0) -> list[TypeDesc]:
+    def prop_levels(self, cls: str, name: str, depth: int = 0) -> list[list[TypeDesc]]:
+        """What class ``cls`` (lower fqn) and then its traits and parents, nearest first, say
+        property ``name`` holds (declared type, ``@var``, ``@property``, assignments): one
+        list per declaration that says something."""
         if depth > HIERARCHY_DEPTH:
             return []
-        out: list[TypeDesc] = []
+        out: list[list[TypeDesc]] = []
         for cdef in self.classes.get(cls, []):
             d = cdef.decl
             if d.props.get(name):
-                out.extend(d.props[name])
-                continue
+                out.append(d.props[name])
             for p, _l in (*d.traits, *d.extends):
-                found = self.prop_types(p.lower(), name, depth + 1)
-                if found:
-                    out.extend(found)
-                    break
+                out.extend(self.prop_levels(p.lower(), name, depth + 1))
         return out
 
     def external_ancestor(self, cls: str, depth: int = 0) -> str | None:
@@ -248,9 +247,17 @@ class SymbolTable:
                 for alt in self.globals.get(name, []):
                     merge(self.types(alt, None, depth + 1, seen_globals | {name}), derived=True)
         elif tag in ("prop", "sprop"):
+            # the nearest declaration whose types name a class wins (a subclass's narrower
+            # `@property` over its parent's union; a parent's `@var` over an untyped child's)
             for cls, der in self.types(d[1], static_cls, depth + 1, seen_globals).items():
-                for pd in self.prop_types(cls, d[2]):
-                    merge(self.types(pd, cls, depth + 1, seen_globals), derived=der)
+                for level in self.prop_levels(cls, d[2]):
+                    found: dict[str, bool] = {}
+                    for pd in level:
+                        for k, v in self.types(pd, cls, depth + 1, seen_globals).items():
+                            found[k] = found.get(k, True) and v
+                    if found:
+                        merge(found, derived=der)
+                        break
         elif tag in ("call", "scall"):
             for cls, der in self.types(d[1], static_cls, depth + 1, seen_globals).items():
                 for mid in self.find_method(cls, d[2].lower()):

@@ -14,16 +14,24 @@ expression evaluates to:
   ``name`` returns; ``("func", candidates)``: what a function returns;
 - ``("global", name)``: what the global ``$name`` is assigned anywhere;
 - ``("any", (d, ...))``: one of several;
-- only inside this package: ``("var", name)`` (a local variable),
-  ``("fname", candidates)`` and ``("callable", d, method)`` (a variable
+- only inside this package: ``("var", name, pos)`` (a local variable used at byte
+  ``pos``), ``("fname", candidates)`` and ``("callable", d, method)`` (a variable
   holding a function name or a callable array).
 
 Invariants a change must keep:
 - Names resolve as PHP resolves them. Unqualified function calls keep both
   candidates (namespaced, then global); unqualified classes do not fall back.
 - Primitive types (``NOT_CLASSES``) describe no class.
-- Variables are closed over the scope's assignments (``close``),
-  flow-insensitively, so no ('var', ...) leaves this package.
+- Variables are closed over their scope's bindings flow-sensitively (``close``):
+  a use takes the nearest preceding binding whose block holds the use (the
+  dominating one, approximately: the last before the use in the same or an
+  enclosing block), together with the bindings after it made in branches that
+  closed before the use (where branches merge); a narrowing (``instanceof``)
+  holds only inside its block. A use no binding precedes takes every binding of
+  the scope (loops), and at file scope the global of that name. No ('var', ...)
+  leaves this package.
+- Declared PHP types win over docblocks (``@param``); an inline ``@var`` right
+  before an assignment types it unless the assignment creates an object.
 """
 
 from __future__ import annotations
@@ -32,7 +40,7 @@ import re
 from typing import TYPE_CHECKING
 
 from ragraf.lang.facts import Target, TypeDesc
-from ragraf.lang.php.state import Scope, State
+from ragraf.lang.php.state import Binding, Scope, State
 
 if TYPE_CHECKING:
     from tree_sitter import Node
@@ -76,6 +84,35 @@ _NAMESPACE_RELATIVE = "namespace\\"  # ``namespace\Foo``: relative to the curren
 DOC_VAR = re.compile(r"@var\s+([\\\w|?\[\]]+)\s+\$(\w+)")
 DOC_VAR_PROP = re.compile(r"@var\s+([\\\w|?\[\]]+)")
 DOC_RETURN = re.compile(r"@return\s+([\\\w|?\[\]]+)")
+DOC_PARAM = re.compile(r"@param\s+([\\\w|?\[\]]+)\s+&?(?:\.\.\.)?\$(\w+)")
+DOC_PROPERTY = re.compile(r"@property(?:-read|-write)?\s+([\\\w|?\[\]]+)\s+\$(\w+)")
+#: where a binding stops holding: the branches of these constructs (their bodies, not their
+#: conditions) are blocks of their own
+_BRANCH_FIELDS = {
+    "if_statement": ("body", "alternative"),
+    "else_if_clause": ("body",),
+    "else_clause": ("body",),
+    "while_statement": ("body",),
+    "do_statement": ("body",),
+    "for_statement": ("body",),
+    "foreach_statement": ("body",),
+    "try_statement": ("body",),
+    "catch_clause": ("body",),
+    "finally_clause": ("body",),
+    "conditional_expression": ("body", "alternative"),
+}
+_BRANCH_NODES = frozenset(
+    {
+        "case_statement",
+        "default_statement",
+        "match_conditional_expression",
+        "match_default_expression",
+    }
+)
+_SHORT_CIRCUIT = frozenset({"&&", "||", "and", "or", "??"})
+_FUNCTION_NODES = frozenset(
+    {"function_definition", "method_declaration", "anonymous_function", "arrow_function"}
+)
 
 
 class Names(State):
@@ -144,11 +181,13 @@ class Names(State):
         if ty in ("name", "qualified_name"):
             raw = self.t(tnode)
             low = raw.lower()
-            if low in ("self", "static"):
+            if low in ("self", "static", "parent"):
                 cls = self.cur_class()
-                return (
-                    [("static",)] if low == "static" and cls else ([("class", cls)] if cls else [])
-                )
+                if not cls:
+                    return []
+                return [
+                    ("static",) if low == "static" else (low if low == "parent" else "class", cls)
+                ]
             fq = self.resolve_class(raw)
             return [("class", fq)] if fq else []
         return []
@@ -162,10 +201,16 @@ class Names(State):
             if not part or part.endswith("[]"):
                 continue
             low = part.lower()
-            if low in ("self", "static", "$this"):
+            if low in ("self", "static", "$this", "parent"):
                 cls = self.cur_class()
                 if cls:
-                    out.append(("static",) if low != "self" else ("class", cls))
+                    out.append(
+                        ("class", cls)
+                        if low == "self"
+                        else ("parent", cls)
+                        if low == "parent"
+                        else ("static",)
+                    )
                 continue
             fq = self.resolve_class(part)
             if fq:
@@ -182,7 +227,7 @@ class Names(State):
             if var == "this":
                 this = self.cur_class()
                 return ("class", this) if this else None
-            return ("var", var)
+            return ("var", var, n.start_byte)
         if ty in ("member_access_expression", "nullsafe_member_access_expression"):
             name = n.child_by_field_name("name")
             if name is None or name.type != "name":
@@ -221,6 +266,29 @@ class Names(State):
             return self.expr_desc(n.named_children[0] if n.named_children else None, depth + 1)
         if ty == "assignment_expression":
             return self.expr_desc(n.child_by_field_name("right"), depth + 1)
+        if ty == "augmented_assignment_expression":  # `$x ??= new C`: the old value or C
+            op = n.child_by_field_name("operator")
+            if op is None or self.t(op) != "??=":
+                return None
+            return self.either(
+                [n.child_by_field_name("left"), n.child_by_field_name("right")], depth
+            )
+        if ty == "binary_expression":  # `$a ?? $b`: either operand (null describes none)
+            op = n.child_by_field_name("operator")
+            if op is None or self.t(op) != "??":
+                return None
+            return self.either(
+                [n.child_by_field_name("left"), n.child_by_field_name("right")], depth
+            )
+        if ty == "conditional_expression":  # `$c ? $a : $b`, `$a ?: $b`
+            body = n.child_by_field_name("body")
+            return self.either(
+                [
+                    body if body is not None else n.child_by_field_name("condition"),
+                    n.child_by_field_name("alternative"),
+                ],
+                depth,
+            )
         if ty == "clone_expression":
             return self.expr_desc(n.named_children[0] if n.named_children else None, depth + 1)
         if ty == "subscript_expression":
@@ -229,6 +297,14 @@ class Names(State):
                 key = self.string_value(n.named_children[1]) if n.named_child_count > 1 else None
                 return ("global", key) if key else None
         return None
+
+    def either(self, ns: list[Node | None], depth: int) -> TypeDesc | None:
+        """What one of several expressions evaluates to (those describing nothing left out)."""
+        alts = [d for d in (self.expr_desc(x, depth + 1) for x in ns) if d is not None]
+        if not alts:
+            return None
+        uniq = list(dict.fromkeys(alts))
+        return uniq[0] if len(uniq) == 1 else ("any", tuple(uniq))
 
     def class_desc(self, n: Node | None) -> TypeDesc | None:
         """A class position (scope of ::, target of new) -> descriptor."""
@@ -308,38 +384,112 @@ class Names(State):
             return ("callable", t.receiver, t.method) if t is not None else None
         return None
 
-    # -- closing descriptors over a scope ----------------------------------
+    # -- bindings and closing descriptors over a scope -------------------------
+    def block_of(self, n: Node) -> tuple[int, int]:
+        """The extent of the innermost block (branch) ``n`` sits in: the body of an
+        ``if`` / ``else`` / loop / ``try`` / ``catch``, a ``case``, a ternary's branch, the
+        right operand of a short-circuit operator, else its function (or the file)."""
+        c = n
+        p = n.parent
+        while p is not None:
+            pt = p.type
+            if pt in _FUNCTION_NODES:
+                return p.start_byte, p.end_byte
+            fields = _BRANCH_FIELDS.get(pt)
+            if fields is not None:
+                for fname in fields:
+                    b = p.child_by_field_name(fname)
+                    if b is not None and b.start_byte == c.start_byte and b.end_byte == c.end_byte:
+                        return c.start_byte, c.end_byte
+            elif pt in _BRANCH_NODES:
+                return p.start_byte, p.end_byte
+            elif pt == "binary_expression":
+                r = p.child_by_field_name("right")
+                op = p.child_by_field_name("operator")
+                if (
+                    r is not None
+                    and r.start_byte == c.start_byte
+                    and op is not None
+                    and self.t(op) in _SHORT_CIRCUIT
+                ):
+                    return c.start_byte, c.end_byte
+            c = p
+            p = p.parent
+        return 0, len(self.src) + 1
+
+    def bind(
+        self,
+        sc: Scope,
+        name: str,
+        descs: list[TypeDesc],
+        pos: int,
+        block: tuple[int, int],
+        scoped: bool = False,
+    ) -> None:
+        """``$name`` holds one of ``descs`` from byte ``pos`` on (inside ``block`` only when
+        ``scoped``)."""
+        lst = sc.vars.setdefault(name, [])
+        for d in descs:
+            lst.append((pos, block[0], block[1], d, scoped))
+
     def close(
-        self, d: TypeDesc | None, sc: Scope, depth: int = 0, seen: frozenset[str] = frozenset()
+        self,
+        d: TypeDesc | None,
+        sc: Scope,
+        depth: int = 0,
+        seen: frozenset[tuple[str, int]] = frozenset(),
     ) -> TypeDesc | None:
-        """Replace ('var', x) by the union of x's assignments in the scope."""
+        """Replace ('var', x, pos) by what the bindings of x reaching ``pos`` hold."""
         if d is None or depth > MAX_CLOSE_DEPTH:
             return None
         tag = d[0]
         if tag == "var":
-            name = d[1]
-            if name in seen:
+            name, at = d[1], d[2]
+            if (name, at) in seen:
                 return None
-            alts = [self.close(a, sc, depth + 1, seen | {name}) for a in sc.vars.get(name, [])]
+            seen = seen | {(name, at)}
+            alts = [self.close(a, sc, depth + 1, seen) for a in self.reaching(sc, name, at)]
             alts = [a for a in alts if a is not None]
             if not alts:
                 return None
             uniq = list(dict.fromkeys(alts))
             return uniq[0] if len(uniq) == 1 else ("any", tuple(uniq))
-        if tag in ("prop", "call"):
+        if tag in ("prop", "call", "callable", "scall", "sprop"):
             inner = self.close(d[1], sc, depth + 1, seen)
             return (tag, inner, d[2]) if inner is not None else None
-        if tag == "callable":
-            inner = self.close(d[1], sc, depth + 1, seen)
-            return (tag, inner, d[2]) if inner is not None else None
-        if tag in ("scall", "sprop"):
-            inner = self.close(d[1], sc, depth + 1, seen)
-            return (tag, inner, d[2]) if inner is not None else None
+        if tag == "any":
+            parts = [self.close(a, sc, depth + 1, seen) for a in d[1]]
+            kept = list(dict.fromkeys(a for a in parts if a is not None))
+            if not kept:
+                return None
+            return kept[0] if len(kept) == 1 else ("any", tuple(kept))
         return d
 
-    def var_function_target(self, sc: Scope, name: str) -> tuple[Target, ...]:
+    def reaching(self, sc: Scope, name: str, at: int) -> list[TypeDesc]:
+        """What ``$name`` may hold at byte ``at`` (see the module docstring)."""
+        binds: list[Binding] = sc.vars.get(name) or []
+        out: list[TypeDesc] = []
+        stop = -1  # the position of the dominating binding, once found
+        for pos, bs, be, d, scoped in reversed(binds):  # sorted by position
+            if pos > at:
+                continue
+            if stop >= 0 and pos != stop:
+                break  # what came before the dominating binding was overwritten
+            inside = bs <= at < be
+            if scoped and not inside:
+                continue
+            out.append(d)  # a binding of a branch closed before `at` may have run: kept
+            if inside:
+                stop = pos
+        if out:
+            return out
+        if sc.id == 0:
+            return [("global", name)]  # a file-level variable no assignment precedes
+        return [d for _p, _bs, _be, d, scoped in binds if not scoped]
+
+    def var_function_target(self, sc: Scope, name: str, at: int) -> tuple[Target, ...]:
         """`$fn()` where $fn was assigned a literal function name or callable array."""
-        d = self.close(("var", name), sc)
+        d = self.close(("var", name, at), sc)
         if d is None:
             return ()
         alts = d[1] if d[0] == "any" else (d,)
