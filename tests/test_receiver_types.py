@@ -5,7 +5,6 @@ fixtures/types resolves to exactly the golden targets, stated or derived with it
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
