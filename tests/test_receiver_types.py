@@ -66,6 +66,12 @@ def calls() -> dict[tuple[str, int], list[tuple[str, str, str | None]]]:
         (F, 66, [("Types\\Mailer::send", S, None)]),
         (F, 70, [("Types\\Mailer::send", D, "ambiguous"), ("Types\\Sms::send", D, "ambiguous")]),
         (F, 72, [("Types\\Sms::close", S, None)]),
+        # arrays of a class (`Foo[]`, `array<K, Foo>`, `list<Foo>`): foreach, `$a[$k]`, reset()
+        (F, 83, [("Types\\Mailer::send", S, None)]),
+        (F, 86, [("Types\\Sms::close", S, None)]),
+        (F, 88, [("Types\\Sms::send", S, None)]),
+        (F, 89, [("Types\\Mailer::close", S, None)]),
+        (F, 96, [("Types\\Sms::send", S, None)]),
         # `getCommand(): parent`: the declaring class's parent
         (M, 63, [("Types\\Command::run", S, None), ("Types\\SubCommand::getCommand", S, None)]),
         # a parent's @var over a child's untyped assignment; a subclass's narrower @property
@@ -88,4 +94,4 @@ def test_each_construct_types_its_receiver(
 
 def test_no_call_of_the_fixture_is_a_name_match(calls: dict) -> None:  # type: ignore[type-arg]
     assert [k for k, v in calls.items() if any(t[0].startswith("Types\\Noise") for t in v)] == []
-    assert len(calls) == 23
+    assert len(calls) == 29

@@ -39,6 +39,7 @@
 (assignment_expression) @reference.assignment
 (augmented_assignment_expression operator: "??=") @reference.assignment
 (return_statement) @reference.return
+(foreach_statement) @reference.foreach
 (binary_expression operator: "instanceof") @reference.instanceof
 (catch_clause) @reference.catch
 (subscript_expression

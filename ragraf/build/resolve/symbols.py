@@ -7,6 +7,8 @@ Invariants a change must keep:
   must not recurse forever); descriptor evaluation stops at ``TYPE_DEPTH``.
 - ``types`` returns, for each class a descriptor may evaluate to, whether the
   evaluation needed a guess (``True`` = derived: a global typed elsewhere).
+  Arrays of a class are keys ``"[]" + class`` inside the evaluation only
+  (``_types``): ``types`` never returns one.
 """
 
 from __future__ import annotations
@@ -22,6 +24,8 @@ from ragraf.limits import HIERARCHY_DEPTH
 
 #: how deep a descriptor is evaluated (prop of call of prop ...)
 TYPE_DEPTH = 10
+#: the prefix of an array-of-class key inside ``SymbolTable._types``
+ARRAY_OF = "[]"
 
 
 _DOC_CALLABLE_PARAM = re.compile(r"@param\s+([^\s$]*callable[^\s$]*)\s+&?(?:\.\.\.)?\$(\w+)", re.I)
@@ -206,14 +210,22 @@ class SymbolTable:
         return out
 
     # -- types --------------------------------------------------------------
-    def types(
+    def types(self, d: TypeDesc | None, static_cls: str | None = None) -> dict[str, bool]:
+        """Classes (lower fqn) a descriptor evaluates to -> derived flag (arrays left out)."""
+        out = self._types(d, static_cls)
+        if any(k.startswith(ARRAY_OF) for k in out):
+            return {k: v for k, v in out.items() if not k.startswith(ARRAY_OF)}
+        return out
+
+    def _types(
         self,
         d: TypeDesc | None,
         static_cls: str | None = None,
         depth: int = 0,
         seen_globals: frozenset[str] = frozenset(),
     ) -> dict[str, bool]:
-        """Classes (lower fqn) a descriptor evaluates to -> derived flag."""
+        """Classes (lower fqn) a descriptor evaluates to, arrays of them as ``"[]" + class``
+        -> derived flag."""
         if d is None or depth > TYPE_DEPTH:
             return {}
         key = (d, static_cls)
@@ -240,36 +252,43 @@ class SymbolTable:
                 out[p] = False
         elif tag == "any":
             for alt in d[1]:
-                merge(self.types(alt, static_cls, depth + 1, seen_globals))
+                merge(self._types(alt, static_cls, depth + 1, seen_globals))
         elif tag == "global":
             name = d[1]
             if name not in seen_globals:
                 for alt in self.globals.get(name, []):
-                    merge(self.types(alt, None, depth + 1, seen_globals | {name}), derived=True)
+                    merge(self._types(alt, None, depth + 1, seen_globals | {name}), derived=True)
         elif tag in ("prop", "sprop"):
             # the nearest declaration whose types name a class wins (a subclass's narrower
             # `@property` over its parent's union; a parent's `@var` over an untyped child's)
-            for cls, der in self.types(d[1], static_cls, depth + 1, seen_globals).items():
+            for cls, der in self._types(d[1], static_cls, depth + 1, seen_globals).items():
                 for level in self.prop_levels(cls, d[2]):
                     found: dict[str, bool] = {}
                     for pd in level:
-                        for k, v in self.types(pd, cls, depth + 1, seen_globals).items():
+                        for k, v in self._types(pd, cls, depth + 1, seen_globals).items():
                             found[k] = found.get(k, True) and v
                     if found:
                         merge(found, derived=der)
                         break
         elif tag in ("call", "scall"):
-            for cls, der in self.types(d[1], static_cls, depth + 1, seen_globals).items():
+            for cls, der in self._types(d[1], static_cls, depth + 1, seen_globals).items():
                 for mid in self.find_method(cls, d[2].lower()):
                     for rd in self.returns.get(mid, []):
-                        merge(self.types(rd, cls, depth + 1, seen_globals), derived=der)
+                        merge(self._types(rd, cls, depth + 1, seen_globals), derived=der)
+        elif tag == "array":
+            for k, v in self._types(d[1], static_cls, depth + 1, seen_globals).items():
+                out[ARRAY_OF + k] = v
+        elif tag == "elem":
+            for k, v in self._types(d[1], static_cls, depth + 1, seen_globals).items():
+                if k.startswith(ARRAY_OF):
+                    merge({k[len(ARRAY_OF) :]: v})
         elif tag == "func":
             for cand in d[1]:
                 fids = self.functions.get(cand.lower())
                 if fids:
                     for fid in fids:
                         for rd in self.returns.get(fid, []):
-                            merge(self.types(rd, None, depth + 1, seen_globals))
+                            merge(self._types(rd, None, depth + 1, seen_globals))
                     break
         if not seen_globals:
             self._type_cache[key] = out

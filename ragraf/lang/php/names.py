@@ -13,6 +13,9 @@ expression evaluates to:
   describes; ``("call", d, name)`` / ``("scall", d, name)``: what its method
   ``name`` returns; ``("func", candidates)``: what a function returns;
 - ``("global", name)``: what the global ``$name`` is assigned anywhere;
+- ``("array", d)``: an array of what ``d`` describes (``Foo[]``, ``array<K, Foo>``,
+  ``list<Foo>``: it describes no class itself); ``("elem", d)``: an element of the
+  array ``d`` describes (``foreach``, ``$a[$k]``, ``reset`` / ``end`` / ``current``);
 - ``("any", (d, ...))``: one of several;
 - only inside this package: ``("var", name, pos)`` (a local variable used at byte
   ``pos``), ``("fname", candidates)`` and ``("callable", d, method)`` (a variable
@@ -81,11 +84,20 @@ MAX_CLOSE_DEPTH = 5
 _NAMESPACE_RELATIVE = "namespace\\"  # ``namespace\Foo``: relative to the current namespace
 
 # docblock tags that type a local variable, a property, a return value
-DOC_VAR = re.compile(r"@var\s+([\\\w|?\[\]]+)\s+\$(\w+)")
-DOC_VAR_PROP = re.compile(r"@var\s+([\\\w|?\[\]]+)")
-DOC_RETURN = re.compile(r"@return\s+([\\\w|?\[\]]+)")
-DOC_PARAM = re.compile(r"@param\s+([\\\w|?\[\]]+)\s+&?(?:\.\.\.)?\$(\w+)")
-DOC_PROPERTY = re.compile(r"@property(?:-read|-write)?\s+([\\\w|?\[\]]+)\s+\$(\w+)")
+#: a docblock type: names, ``|``, ``?``, ``[]`` and generic arguments (``array<K, V>``, nested
+#: up to three levels)
+_DOC_TYPE = r"((?:[\\\w|?\[\]-]|<(?:[^<>]|<(?:[^<>]|<[^<>]*>)*>)*>)+)"
+DOC_VAR = re.compile(r"@var\s+" + _DOC_TYPE + r"\s+\$(\w+)")
+DOC_VAR_PROP = re.compile(r"@var\s+" + _DOC_TYPE)
+DOC_RETURN = re.compile(r"@return\s+" + _DOC_TYPE)
+DOC_PARAM = re.compile(r"@param\s+" + _DOC_TYPE + r"\s+&?(?:\.\.\.)?\$(\w+)")
+DOC_PROPERTY = re.compile(r"@property(?:-read|-write)?\s+" + _DOC_TYPE + r"\s+\$(\w+)")
+#: generic docblock types whose last argument is the element type
+_DOC_ARRAYS = frozenset(
+    {"array", "list", "iterable", "non-empty-array", "non-empty-list", "\\traversable"}
+)
+#: functions returning an element of their array argument
+_ELEMENT_FUNCTIONS = frozenset({"reset", "end", "current", "array_pop", "array_shift", "next"})
 #: where a binding stops holding: the branches of these constructs (their bodies, not their
 #: conditions) are blocks of their own
 _BRANCH_FIELDS = {
@@ -193,13 +205,28 @@ class Names(State):
         return []
 
     def doc_types(self, raw: str) -> list[TypeDesc]:
-        """A docblock type (``Foo|null``, ``?Bar``, ``static``) -> class descriptors; arrays
-        (``Foo[]``) and primitive types give none."""
+        """A docblock type (``Foo|null``, ``?Bar``, ``static``, ``Foo[]``,
+        ``array<string, Foo>``) -> class and array descriptors; primitive types give none."""
         out: list[TypeDesc] = []
-        for part in raw.replace("?", "").split("|"):
+        for part in _split_top(raw.replace("?", ""), "|"):
             part = part.strip()
-            if not part or part.endswith("[]"):
+            if not part:
                 continue
+            if part.endswith("[]"):
+                inner = self.doc_types(part[:-2])
+                if inner:
+                    out.append(("array", inner[0] if len(inner) == 1 else ("any", tuple(inner))))
+                continue
+            if part.endswith(">") and "<" in part:
+                head, _, args = part[:-1].partition("<")
+                if head.lower() in _DOC_ARRAYS:
+                    inner = self.doc_types(_split_top(args, ",")[-1])
+                    if inner:
+                        out.append(
+                            ("array", inner[0] if len(inner) == 1 else ("any", tuple(inner)))
+                        )
+                    continue
+                part = head  # `Collection<Foo>`: a Collection
             low = part.lower()
             if low in ("self", "static", "$this", "parent"):
                 cls = self.cur_class()
@@ -254,7 +281,11 @@ class Names(State):
         if ty == "function_call_expression":
             f = n.child_by_field_name("function")
             if f is not None and f.type in ("name", "qualified_name"):
-                return ("func", self.function_candidates(self.t(f)))
+                fname = self.t(f)
+                if fname.lower().lstrip("\\") in _ELEMENT_FUNCTIONS:
+                    inner = self.expr_desc(self.first_arg(n), depth + 1)
+                    return ("elem", inner) if inner is not None else None
+                return ("func", self.function_candidates(fname))
             return None
         if ty == "scoped_property_access_expression":
             cls = self.class_desc(n.child_by_field_name("scope"))
@@ -296,6 +327,8 @@ class Names(State):
             if base is not None and base.type == "variable_name" and self.t(base) == "$GLOBALS":
                 key = self.string_value(n.named_children[1]) if n.named_child_count > 1 else None
                 return ("global", key) if key else None
+            inner = self.expr_desc(base, depth + 1)
+            return ("elem", inner) if inner is not None else None
         return None
 
     def either(self, ns: list[Node | None], depth: int) -> TypeDesc | None:
@@ -457,6 +490,9 @@ class Names(State):
         if tag in ("prop", "call", "callable", "scall", "sprop"):
             inner = self.close(d[1], sc, depth + 1, seen)
             return (tag, inner, d[2]) if inner is not None else None
+        if tag in ("elem", "array"):
+            inner = self.close(d[1], sc, depth + 1, seen)
+            return (tag, inner) if inner is not None else None
         if tag == "any":
             parts = [self.close(a, sc, depth + 1, seen) for a in d[1]]
             kept = list(dict.fromkeys(a for a in parts if a is not None))
@@ -500,3 +536,22 @@ class Names(State):
             elif a[0] == "callable":
                 out.append(Target("method", receiver=a[1], method=a[2]))
         return tuple(out)
+
+
+def _split_top(s: str, sep: str) -> list[str]:
+    """``s`` split at ``sep`` outside ``<...>``."""
+    out: list[str] = []
+    depth = 0
+    cur: list[str] = []
+    for ch in s:
+        if ch == "<":
+            depth += 1
+        elif ch == ">":
+            depth -= 1
+        if ch == sep and depth == 0:
+            out.append("".join(cur))
+            cur = []
+        else:
+            cur.append(ch)
+    out.append("".join(cur))
+    return out

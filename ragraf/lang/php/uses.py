@@ -384,6 +384,12 @@ class Uses(Routes):
         stmt = n.parent
         if stmt is None or stmt.type != "expression_statement":
             return []
+        return self.doc_before_statement(stmt, name)
+
+    def doc_before_statement(self, stmt: Node, name: str) -> list[TypeDesc]:
+        """The types an inline ``/** @var T $name */`` right before ``stmt`` gives."""
+        if not self.doc_vars:
+            return []
         prev = stmt.prev_named_sibling
         if prev is None or prev.type != "comment":
             return []
@@ -494,6 +500,24 @@ class Uses(Routes):
                 return
             node = p
             p = p.parent
+
+    def on_foreach(self, n: Node) -> None:
+        """``foreach ($xs as $v)`` / ``($xs as $k => $v)``: ``$v`` is an element of ``$xs``."""
+        kids = [c for c in n.named_children if c.type != "comment"]
+        if len(kids) < 2:
+            return
+        src, val = kids[0], kids[1]
+        if val.type == "pair":
+            val = val.named_children[-1] if val.named_children else val
+        if val.type == "by_ref":
+            val = val.named_children[0] if val.named_children else val
+        if val.type != "variable_name":
+            return
+        d = self.expr_desc(src)
+        if d is not None:
+            name = self.t(val)[1:]
+            doc = self.doc_before_statement(n, name)
+            self.bind(self.scope(), name, doc or [("elem", d)], val.end_byte, self.block_of(n))
 
     def on_catch(self, n: Node) -> None:
         """``catch (A | B $e)`` types ``$e``."""

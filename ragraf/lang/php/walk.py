@@ -141,6 +141,7 @@ class Extractor(Declarations, Uses, Strings):
             "reference.assignment": self.on_assignment,
             "reference.catch": self.on_catch,
             "reference.return": self.on_return,
+            "reference.foreach": self.on_foreach,
             "reference.instanceof": self.on_instanceof,
             "reference.superglobal": self.on_superglobal,
             "definition.closure": self.on_closure,
