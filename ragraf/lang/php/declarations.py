@@ -24,7 +24,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ragraf.lang.facts import ClassDecl, ImportRef, LocalEdge, TypeDesc
-from ragraf.lang.php.names import DOC_PARAM, DOC_PROPERTY, DOC_RETURN, DOC_VAR_PROP, Names
+from ragraf.lang.php.names import (
+    DOC_GLOBAL,
+    DOC_PARAM,
+    DOC_PROPERTY,
+    DOC_RETURN,
+    DOC_VAR_PROP,
+    Names,
+)
 from ragraf.lang.php.state import Scope, Segment
 
 if TYPE_CHECKING:
@@ -272,11 +279,16 @@ class Declarations(Names):
         rt = n.child_by_field_name("return_type")
         if rt is not None:
             props["return_type"] = self.t(rt)
+        doc = self.docblock(n)
+        if doc and "@global" in doc:  # `@global wpdb $wpdb`: what `global $wpdb` holds here
+            for g in DOC_GLOBAL.finditer(doc):
+                gdescs = self.doc_types(g.group(1))
+                if gdescs:
+                    sc.doc_globals[g.group(2)] = gdescs
         rdescs = self.type_descs(rt)
         if rt is not None:
             self.typed_returns.add(idx)
         if not rdescs:
-            doc = self.docblock(n)
             m = DOC_RETURN.search(doc) if doc else None
             if m:
                 self.typed_returns.add(idx)

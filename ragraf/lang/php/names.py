@@ -91,6 +91,7 @@ DOC_VAR = re.compile(r"@var\s+" + _DOC_TYPE + r"\s+\$(\w+)")
 DOC_VAR_PROP = re.compile(r"@var\s+" + _DOC_TYPE)
 DOC_RETURN = re.compile(r"@return\s+" + _DOC_TYPE)
 DOC_PARAM = re.compile(r"@param\s+" + _DOC_TYPE + r"\s+&?(?:\.\.\.)?\$(\w+)")
+DOC_GLOBAL = re.compile(r"@global\s+" + _DOC_TYPE + r"\s+\$(\w+)")
 DOC_PROPERTY = re.compile(r"@property(?:-read|-write)?\s+" + _DOC_TYPE + r"\s+\$(\w+)")
 #: generic docblock types whose last argument is the element type
 _DOC_ARRAYS = frozenset(

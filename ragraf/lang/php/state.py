@@ -67,13 +67,15 @@ class Scope:
     ``catch``, ``global``, ``@var``, ``instanceof``) and which of them are ``global``;
     ``node`` is the node index refs in it belong to."""
 
-    __slots__ = ("node", "cls", "vars", "globals", "end", "anon", "id")
+    __slots__ = ("node", "cls", "vars", "globals", "doc_globals", "end", "anon", "id")
 
     def __init__(self, node: int, cls: str | None, end: int, anon: bool = False) -> None:
         self.node = node
         self.cls = cls
         self.vars: dict[str, list[Binding]] = {}
         self.globals: set[str] = set()
+        #: ``@global T $name`` in the function's docblock: what its ``global $name`` holds
+        self.doc_globals: dict[str, list[TypeDesc]] = {}
         self.end = end
         self.anon = anon
         self.id = -1

@@ -313,14 +313,16 @@ class Uses(Routes):
         return [("dyn", self.t(n)[:MAX_INCLUDE_EXPR_CHARS])]
 
     def on_global(self, n: Node) -> None:
-        """``global $x``: ``$x`` is the global of that name in this scope."""
+        """``global $x``: ``$x`` is the global of that name in this scope (a class the
+        function's docblock gives it with ``@global T $x`` instead)."""
         sc = self.scope()
         block = self.block_of(n)
         for c in n.named_children:
             if c.type == "variable_name":
                 name = self.t(c)[1:]
                 sc.globals.add(name)
-                self.bind(sc, name, [("global", name)], n.end_byte, block)
+                descs = sc.doc_globals.get(name) or [("global", name)]
+                self.bind(sc, name, descs, n.end_byte, block)
 
     def on_assignment(self, n: Node) -> None:
         """Types from ``$x = ...``, ``$this->p = ...`` and ``$GLOBALS['x'] = ...``; a
