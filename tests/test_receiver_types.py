@@ -74,6 +74,10 @@ def calls() -> dict[tuple[str, int], list[tuple[str, str, str | None]]]:
         (F, 96, [("Types\\Sms::send", S, None)]),
         # `@global Sms $texter`: what `global $texter` holds in that function
         (F, 106, [("Types\\Sms::send", S, None)]),
+        # `elseif ($v instanceof Sms)`; an element of a union of arrays through a chain of
+        # local variables
+        (F, 115, [("Types\\Sms::send", S, None)]),
+        (F, 120, [("Types\\Mailer::close", D, "ambiguous"), ("Types\\Sms::close", D, "ambiguous")]),
         # `getCommand(): parent`: the declaring class's parent
         (M, 63, [("Types\\Command::run", S, None), ("Types\\SubCommand::getCommand", S, None)]),
         # a parent's @var over a child's untyped assignment; a subclass's narrower @property
@@ -96,4 +100,4 @@ def test_each_construct_types_its_receiver(
 
 def test_no_call_of_the_fixture_is_a_name_match(calls: dict) -> None:  # type: ignore[type-arg]
     assert [k for k, v in calls.items() if any(t[0].startswith("Types\\Noise") for t in v)] == []
-    assert len(calls) == 30
+    assert len(calls) == 32

@@ -22,8 +22,8 @@ from ragraf.lang.facts import ClassDecl, DispatchRef, FileFacts, TypeDesc
 from ragraf.lang.php.builtins import BUILTIN_CLASSES
 from ragraf.limits import HIERARCHY_DEPTH
 
-#: how deep a descriptor is evaluated (prop of call of prop ...)
-TYPE_DEPTH = 10
+#: how deep a descriptor is evaluated (prop of call of element of ...)
+TYPE_DEPTH = 16
 #: the prefix of an array-of-class key inside ``SymbolTable._types``
 ARRAY_OF = "[]"
 

@@ -78,8 +78,9 @@ NOT_CLASSES = {
 #: assignments and clones count): a deeper one describes nothing (None), which bounds the
 #: recursion and the size of a descriptor
 MAX_EXPR_DEPTH = 6
-#: how deep ``close`` substitutes variables into a descriptor (``$a = $b; $b = $c->d;``):
-#: it bounds the work on long assignment chains; ``seen`` already stops cycles
+#: how many variables deep ``close`` substitutes into a descriptor (``$a = $b; $b = $c->d;``):
+#: it bounds the work on long assignment chains (the descriptor's own nesting is bounded by
+#: ``MAX_EXPR_DEPTH``); ``seen`` already stops cycles
 MAX_CLOSE_DEPTH = 5
 _NAMESPACE_RELATIVE = "namespace\\"  # ``namespace\Foo``: relative to the current namespace
 
@@ -482,20 +483,22 @@ class Names(State):
             if (name, at) in seen:
                 return None
             seen = seen | {(name, at)}
-            alts = [self.close(a, sc, depth + 1, seen) for a in self.reaching(sc, name, at)]
+            alts = [
+                self.close(a, sc, depth + 1, seen) for a in self.reaching(sc, name, at)
+            ]  # one hop
             alts = [a for a in alts if a is not None]
             if not alts:
                 return None
             uniq = list(dict.fromkeys(alts))
             return uniq[0] if len(uniq) == 1 else ("any", tuple(uniq))
         if tag in ("prop", "call", "callable", "scall", "sprop"):
-            inner = self.close(d[1], sc, depth + 1, seen)
+            inner = self.close(d[1], sc, depth, seen)
             return (tag, inner, d[2]) if inner is not None else None
         if tag in ("elem", "array"):
-            inner = self.close(d[1], sc, depth + 1, seen)
+            inner = self.close(d[1], sc, depth, seen)
             return (tag, inner) if inner is not None else None
         if tag == "any":
-            parts = [self.close(a, sc, depth + 1, seen) for a in d[1]]
+            parts = [self.close(a, sc, depth, seen) for a in d[1]]
             kept = list(dict.fromkeys(a for a in parts if a is not None))
             if not kept:
                 return None

@@ -478,7 +478,7 @@ class Uses(Routes):
                         self.bind(sc, name, [d], right.start_byte, _extent(right), True)
                 elif not (negated and opt in _OR):
                     return
-            elif pt in ("if_statement", "conditional_expression"):
+            elif pt in ("if_statement", "else_if_clause", "conditional_expression"):
                 cond = p.child_by_field_name("condition")
                 if cond is None or cond.start_byte != node.start_byte:
                     return
