@@ -9,7 +9,7 @@ import json
 import pytest
 
 from ragraf import config
-from ragraf.build.resolve import resolve
+from ragraf.build.resolve import Resolved, resolve
 from ragraf.lang.php.walk import extract
 from tests.helpers import REPO
 
@@ -21,15 +21,24 @@ S, D = "stated", "derived"
 
 
 @pytest.fixture(scope="module")
-def calls() -> dict[tuple[str, int], list[tuple[str, str, str | None]]]:
-    """(path, line) -> sorted (target fqn, provenance, via) of every call edge."""
+def resolved() -> tuple[Resolved, dict[str, str]]:
+    """The fixture resolved, and node id -> fqn."""
     files = [
         extract(p.relative_to(TYPES).as_posix(), p.read_text(encoding="utf-8"))
         for p in sorted(TYPES.rglob("*.php"))
     ]
     fqn = {n.node_id: n.fqn for f in files for n in f.nodes}
+    return resolve(files, config.load(TYPES).confidence), fqn
+
+
+@pytest.fixture(scope="module")
+def calls(
+    resolved: tuple[Resolved, dict[str, str]],
+) -> dict[tuple[str, int], list[tuple[str, str, str | None]]]:
+    """(path, line) -> sorted (target fqn, provenance, via) of every call edge."""
+    r, fqn = resolved
     out: dict[tuple[str, int], list[tuple[str, str, str | None]]] = {}
-    for e in resolve(files, config.load(TYPES).confidence).edges:
+    for e in r.edges:
         if e.kind in ("calls", "calls_heuristic"):
             via = json.loads(e.props).get("via") if e.props else None
             key = (str(e.evidence_path), int(e.evidence_line or 0))
@@ -101,3 +110,18 @@ def test_each_construct_types_its_receiver(
 def test_no_call_of_the_fixture_is_a_name_match(calls: dict) -> None:  # type: ignore[type-arg]
     assert [k for k, v in calls.items() if any(t[0].startswith("Types\\Noise") for t in v)] == []
     assert len(calls) == 32
+
+
+def test_members_and_elements_of_builtin_values_are_external(
+    resolved: tuple[Resolved, dict[str, str]],
+) -> None:
+    """`foreach ($xml as $node) $node->close()`, `$box->storage->send()`: no corpus class
+    can be the receiver, so no name match: external, with the class the value comes from."""
+    r, _ = resolved
+    assert sorted(
+        (u.line, u.name, u.reason, u.detail) for u in r.unresolved if u.path == F and u.line > 122
+    ) == [
+        (127, "close", "external_type", "SimpleXMLElement"),
+        (129, "send", "external_type", "ArrayObject"),
+        (130, "send", "external_type", "ArrayObject"),
+    ]

@@ -197,6 +197,42 @@ class SymbolTable:
                     return found
         return None
 
+    def external_root(self, d: TypeDesc, depth: int = 0) -> str | None:
+        """For a receiver that evaluates to no class: the builtin or vendor class its value
+        comes from, when it is a property, a method's result or an element of values of
+        such classes only (``$stmt->options->has()`` on a vendor parser's statement), else
+        None. A corpus class counts as outside for a member the corpus does not declare
+        when the class extends one outside."""
+        if depth > TYPE_DEPTH:
+            return None
+        tag = d[0]
+        if tag == "any":
+            roots = [self.external_root(a, depth + 1) for a in d[1]]
+            return roots[0] if roots and all(roots) else None
+        if tag not in ("prop", "sprop", "call", "scall", "elem") or d[1] is None:
+            return None
+        tys = self.types(d[1])
+        if not tys:
+            return self.external_root(d[1], depth + 1)
+        first: str | None = None
+        for cls in sorted(tys):
+            if cls in self.classes:
+                if tag == "elem":
+                    return None
+                member = d[2] if tag in ("prop", "sprop") else d[2].lower()
+                known = (
+                    self.prop_levels(cls, member)
+                    if tag in ("prop", "sprop")
+                    else self.find_method(cls, member)
+                )
+                outside = None if known else self.external_ancestor(cls)
+                if outside is None:
+                    return None
+                first = first or outside
+            else:
+                first = first or cls
+        return first
+
     def display(self, cls: str) -> str:
         """A lower-case class name as its declaration (or PHP) spells it."""
         for cdef in self.classes.get(cls, []):
