@@ -23,7 +23,7 @@ from ragraf.lang.php.builtins import BUILTIN_CLASSES
 from ragraf.limits import HIERARCHY_DEPTH
 
 #: how deep a descriptor is evaluated (prop of call of element of ...)
-TYPE_DEPTH = 16
+TYPE_DEPTH = 32
 #: the prefix of an array-of-class key inside ``SymbolTable._types``
 ARRAY_OF = "[]"
 
@@ -318,6 +318,15 @@ class SymbolTable:
             for k, v in self._types(d[1], static_cls, depth + 1, seen_globals).items():
                 if k.startswith(ARRAY_OF):
                     merge({k[len(ARRAY_OF) :]: v})
+                    continue
+                # an element of an object: what its ArrayAccess / Iterator method returns
+                for accessor in ("offsetget", "current"):
+                    mids = self.find_method(k, accessor)
+                    for mid in mids:
+                        for rd in self.returns.get(mid, []):
+                            merge(self._types(rd, k, depth + 1, seen_globals), derived=v)
+                    if mids:
+                        break
         elif tag == "func":
             for cand in d[1]:
                 fids = self.functions.get(cand.lower())

@@ -40,7 +40,7 @@ Invariants a change must keep:
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from ragraf.lang.facts import Target, TypeDesc
 from ragraf.lang.php.state import Binding, Scope, State
@@ -78,10 +78,13 @@ NOT_CLASSES = {
 #: assignments and clones count): a deeper one describes nothing (None), which bounds the
 #: recursion and the size of a descriptor
 MAX_EXPR_DEPTH = 6
-#: how many variables deep ``close`` substitutes into a descriptor (``$a = $b; $b = $c->d;``):
-#: it bounds the work on long assignment chains (the descriptor's own nesting is bounded by
-#: ``MAX_EXPR_DEPTH``); ``seen`` already stops cycles
-MAX_CLOSE_DEPTH = 5
+#: how many variables deep ``close`` substitutes into a descriptor (``$a = $b; $b = $c->d;``,
+#: ``$s = $s->add($t)`` line after line): a hop to one binding costs 1, a hop to several (where
+#: branches merge) ``_MERGE_COST``, so a descriptor stays small (at most a few merges) while a
+#: straight chain can be long; ``seen`` already stops cycles and each scope memoizes what a
+#: use closes to
+MAX_CLOSE_DEPTH = 16
+_MERGE_COST = 4
 _NAMESPACE_RELATIVE = "namespace\\"  # ``namespace\Foo``: relative to the current namespace
 
 # docblock tags that type a local variable, a property, a return value
@@ -482,15 +485,18 @@ class Names(State):
             name, at = d[1], d[2]
             if (name, at) in seen:
                 return None
+            memo = sc.closed.get((name, at), seen)  # `seen`: not memoized yet
+            if memo is not seen:
+                return cast("TypeDesc | None", memo)
             seen = seen | {(name, at)}
-            alts = [
-                self.close(a, sc, depth + 1, seen) for a in self.reaching(sc, name, at)
-            ]  # one hop
-            alts = [a for a in alts if a is not None]
-            if not alts:
-                return None
+            reach = self.reaching(sc, name, at)
+            hop = depth + (1 if len(reach) == 1 else _MERGE_COST)
+            alts = [a for a in (self.close(r, sc, hop, seen) for r in reach) if a is not None]
             uniq = list(dict.fromkeys(alts))
-            return uniq[0] if len(uniq) == 1 else ("any", tuple(uniq))
+            out = None if not uniq else uniq[0] if len(uniq) == 1 else ("any", tuple(uniq))
+            if out is not None or depth == 0:
+                sc.closed[(name, at)] = out
+            return out
         if tag in ("prop", "call", "callable", "scall", "sprop"):
             inner = self.close(d[1], sc, depth, seen)
             return (tag, inner, d[2]) if inner is not None else None

@@ -67,7 +67,7 @@ class Scope:
     ``catch``, ``global``, ``@var``, ``instanceof``) and which of them are ``global``;
     ``node`` is the node index refs in it belong to."""
 
-    __slots__ = ("node", "cls", "vars", "globals", "doc_globals", "end", "anon", "id")
+    __slots__ = ("node", "cls", "vars", "globals", "doc_globals", "closed", "end", "anon", "id")
 
     def __init__(self, node: int, cls: str | None, end: int, anon: bool = False) -> None:
         self.node = node
@@ -76,6 +76,8 @@ class Scope:
         self.globals: set[str] = set()
         #: ``@global T $name`` in the function's docblock: what its ``global $name`` holds
         self.doc_globals: dict[str, list[TypeDesc]] = {}
+        #: (variable, use position) -> what it closed to (``Names.close`` memoizes)
+        self.closed: dict[tuple[str, int], TypeDesc | None] = {}
         self.end = end
         self.anon = anon
         self.id = -1
