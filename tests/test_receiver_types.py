@@ -99,6 +99,16 @@ def calls(
         (P, 41, [("Types\\Sms::send", S, None)]),
         # a file-level variable without assignment in its file is the global of that name
         ("src/page.php", 2, [("Types\\Mailer::send", D, "global-single-type")]),
+        # ... but not inside a closure (an untyped parameter there is a name match)
+        (
+            "src/page.php",
+            4,
+            [
+                ("Types\\Mailer::send", D, "name-match"),
+                ("Types\\Noise::send", D, "name-match"),
+                ("Types\\Sms::send", D, "name-match"),
+            ],
+        ),
     ],
 )
 def test_each_construct_types_its_receiver(
@@ -110,9 +120,10 @@ def test_each_construct_types_its_receiver(
     assert calls.get((path, line)) == expected
 
 
-def test_no_call_of_the_fixture_is_a_name_match(calls: dict) -> None:  # type: ignore[type-arg]
-    assert [k for k, v in calls.items() if any(t[0].startswith("Types\\Noise") for t in v)] == []
-    assert len(calls) == 41
+def test_only_the_untyped_closure_parameter_is_a_name_match(calls: dict) -> None:  # type: ignore[type-arg]
+    noise = [k for k, v in calls.items() if any(t[0].startswith("Types\\Noise") for t in v)]
+    assert noise == [("src/page.php", 4)]  # the untyped closure parameter
+    assert len(calls) == 42
 
 
 def test_members_and_elements_of_builtin_values_are_external(

@@ -311,7 +311,9 @@ class Declarations(Names):
     def on_closure(self, n: Node) -> None:
         """A closure's or arrow function's parameters type variables of the enclosing scope,
         inside the closure."""
-        self.params(n, self.scope(), None, False)
+        sc = self.scope()
+        sc.closures.append((n.start_byte, n.end_byte))
+        self.params(n, sc, None, False)
 
     def on_property(self, n: Node) -> None:
         """Properties: nodes, and their declared, ``@var`` and default (``new``) types."""

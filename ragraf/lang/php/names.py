@@ -31,7 +31,8 @@ Invariants a change must keep:
   enclosing block), together with the bindings after it made in branches that
   closed before the use (where branches merge); a narrowing (``instanceof``)
   holds only inside its block. A use no binding precedes takes every binding of
-  the scope (loops), and at file scope the global of that name. No ('var', ...)
+  the scope (loops), and at file scope (outside closures) the global of that
+  name. No ('var', ...)
   leaves this package.
 - Declared PHP types win over docblocks (``@param``); an inline ``@var`` right
   before an assignment types it unless the assignment creates an object.
@@ -529,7 +530,7 @@ class Names(State):
                 stop = pos
         if out:
             return out
-        if sc.id == 0:
+        if sc.id == 0 and not any(s <= at < e for s, e in sc.closures):
             return [("global", name)]  # a file-level variable no assignment precedes
         return [d for _p, _bs, _be, d, scoped in binds if not scoped]
 

@@ -67,7 +67,18 @@ class Scope:
     ``catch``, ``global``, ``@var``, ``instanceof``) and which of them are ``global``;
     ``node`` is the node index refs in it belong to."""
 
-    __slots__ = ("node", "cls", "vars", "globals", "doc_globals", "closed", "end", "anon", "id")
+    __slots__ = (
+        "node",
+        "cls",
+        "vars",
+        "globals",
+        "doc_globals",
+        "closed",
+        "closures",
+        "end",
+        "anon",
+        "id",
+    )
 
     def __init__(self, node: int, cls: str | None, end: int, anon: bool = False) -> None:
         self.node = node
@@ -78,6 +89,8 @@ class Scope:
         self.doc_globals: dict[str, list[TypeDesc]] = {}
         #: (variable, use position) -> what it closed to (``Names.close`` memoizes)
         self.closed: dict[tuple[str, int], TypeDesc | None] = {}
+        #: extents of the closures and arrow functions in the scope (they open none)
+        self.closures: list[tuple[int, int]] = []
         self.end = end
         self.anon = anon
         self.id = -1
