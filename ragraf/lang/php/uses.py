@@ -13,6 +13,9 @@ Invariants a change must keep:
   ``continue``, ``break``, ``exit``).
 - ``return <expr>`` types a function only when it declares or documents no
   return type, and never from inside a closure.
+- ``foreach ($xs as $v)`` binds ``$v`` to an element of ``$xs`` (an inline
+  ``@var`` right before the loop instead); ``global $x`` binds the global, or
+  what the function's ``@global T $x`` says.
 - An include inside a condition, loop, ``try`` or a short-circuit expression
   of its scope is ``conditional``.
 """
