@@ -54,7 +54,10 @@ def _jinja() -> jinja2.Environment:
 
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(templates_dir())),
-        autoescape=False,  # Markdown reports; HTML templates escape explicitly
+        # Markdown reports are not escaped as HTML (they use `esc`); *.html.j2 pages are
+        autoescape=jinja2.select_autoescape(
+            enabled_extensions=("html.j2",), default_for_string=False, default=False
+        ),
         keep_trailing_newline=True,
         trim_blocks=False,
     )

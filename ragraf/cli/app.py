@@ -614,6 +614,25 @@ def diff_cmd(
                     print(f"  {sign} {it['kind']} {it['src']} -> {it['dst']}  {it['evidence']}")
 
 
+@app.command()
+def report(
+    open_: Annotated[
+        bool, typer.Option("--open", help="Open the page in the default browser.")
+    ] = False,
+) -> None:
+    """Write a static HTML page for humans: revisions, the ledger timeline with acks, each
+    archive's arithmetic, slice boundaries, coverage and the repo map (.ragraf/report/)."""
+    from ragraf.report import write
+
+    page = write(_root())
+    print(page)
+    if open_:
+        import webbrowser
+
+        if not webbrowser.open(page.as_uri()):
+            _err(f"no browser to open; the page is {page}")
+
+
 model_app = typer.Typer(help="The embedding model.", no_args_is_help=True)
 app.add_typer(model_app, name="model")
 
