@@ -8,6 +8,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -307,6 +308,27 @@ def test_a_killed_builder_leaves_no_lock_behind(pilot: Path) -> None:
     (pilot / "src/brackets.php").unlink()
     r = ragraf("index", root=pilot)  # at once: the orphaned workers hold no lock
     assert r.returncode == 0 and "another ragraf build" not in r.stderr, r.stderr
+    # and they do not linger: each exits once its job is done or at once if idle
+    deadline = time.monotonic() + 120  # the busy one finishes its pathological job first
+    while _processes_mentioning(str(pilot)) and time.monotonic() < deadline:
+        time.sleep(0.5)
+    assert _processes_mentioning(str(pilot)) == []
+
+
+def _processes_mentioning(text: str) -> list[int]:
+    """Pids of live processes whose command line holds ``text`` (read from /proc)."""
+    out = []
+    for d in Path("/proc").iterdir():
+        if not d.name.isdigit() or int(d.name) == os.getpid():
+            continue
+        try:
+            cmd = (d / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+            state = (d / "stat").read_text().split(") ", 1)[1][0]
+        except OSError:
+            continue
+        if text in cmd and state != "Z":
+            out.append(int(d.name))
+    return out
 
 
 # -- 10. code execution from the repository ------------------------------------------------

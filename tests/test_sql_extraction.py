@@ -505,9 +505,11 @@ def test_a_data_dump_in_a_string_stays_fast() -> None:
     rows = ", ".join(f"({i}, 'name {i}', NULL)" for i in range(12000))
     src = f'<?php\nfunction seed() {{\n  return "INSERT INTO users (id, name, note) VALUES {rows}";\n}}\n'
     assert len(src) > 250_000
-    t0 = time.perf_counter()
+    # a guard against a quadratic analysis (about 0.5 s of CPU), not a performance target:
+    # CPU time of this process, so a loaded machine does not fail it
+    t0 = time.process_time()
     f = php.extract("seed.php", src)
-    assert time.perf_counter() - t0 < 3
+    assert time.process_time() - t0 < 3
     [ref] = [r for r in f.refs if isinstance(r, SqlRef)]
     assert ref.analysis is not None
     op, tables, columns, _star, _dyn, parsed, problems = ref.analysis

@@ -12,8 +12,9 @@ Invariants a change must keep:
   does not inherit, so an orphaned worker never blocks the next build.
 - A worker freezes the heap it inherits (``gc.freeze``) and collects only its own
   garbage: the builder's objects are never scanned nor copied by the collector.
-- A worker exits as soon as the builder is gone (its pipe closes, or its
-  parent pid changes between jobs).
+- A worker exits as soon as the builder is gone: its pipe closes, or its parent
+  pid changes (checked between jobs and every second while idle: the pipe alone
+  is not enough, a sibling worker holds a copy of the builder's end).
 """
 
 from __future__ import annotations
@@ -33,6 +34,8 @@ T = TypeVar("T")
 Job = int  # an index into the caller's job list (inherited by the forked workers)
 
 _WORK: Callable[[int], object] | None = None
+#: how often an idle worker checks that its builder still lives
+_ORPHAN_CHECK_S = 1.0
 
 
 def _loop(conn: Connection, parent: int) -> None:
@@ -42,6 +45,12 @@ def _loop(conn: Connection, parent: int) -> None:
     gc.enable()  # the builder may have paused it; a worker's own garbage is collected
     while True:
         try:
+            # a sibling forked later holds a copy of the builder's end of this pipe, so a
+            # killed builder does not always close it: look at the parent every second
+            if not conn.poll(_ORPHAN_CHECK_S):
+                if os.getppid() != parent:
+                    return
+                continue
             job = conn.recv()
         except (EOFError, OSError):
             return

@@ -622,7 +622,7 @@ def report(
 ) -> None:
     """Write a static HTML page for humans: revisions, the ledger timeline with acks, each
     archive's arithmetic, slice boundaries, coverage and the repo map (.ragraf/report/)."""
-    from ragraf.report import write
+    from ragraf.facade.report import write
 
     page = write(_root())
     print(page)
