@@ -215,11 +215,26 @@ class Config:
     def layout(self) -> Layout:
         return Layout(self.root)
 
+    def languages(self) -> list[str]:
+        """The enabled languages: ``languages: auto`` (the default) is every language the
+        registry knows (a tree holding none of them selects nothing, and ``index`` says so)."""
+        from ragraf.lang import registry
+
+        langs = self.project.get("languages", "auto")
+        return list(registry.names()) if langs == "auto" else list(langs)
+
+    def globs(self, key: str) -> list[str]:
+        """The patterns of a glob key; ``include`` unset (null) is the default include globs
+        of the enabled languages (``ragraf.lang.registry.Language.include``)."""
+        if key == "include" and self.project.get("include") is None:
+            from ragraf.lang import registry
+
+            return registry.default_include(self.languages())
+        return list(self.project[key])
+
     def globset(self, key: str) -> GlobSet:
         try:
-            return GlobSet(
-                self.project[key], case_insensitive=self.project["case_insensitive_globs"]
-            )
+            return GlobSet(self.globs(key), case_insensitive=self.project["case_insensitive_globs"])
         except GlobError as e:
             raise ConfigError(
                 f"{self.project_file or 'project.yaml'}: key '{key}': bad glob: {e}"

@@ -61,6 +61,9 @@ class Language:
     window_tokens: str = "code"
     #: whether drift diffs the file's declarations (functions, classes...)
     declares_symbols: bool = False
+    #: the include globs that select this language's files when ``include`` is not set in
+    #: project.yaml (``languages`` says which languages' globs apply)
+    include: tuple[str, ...] = ()
 
 
 _COMMON = (
@@ -81,6 +84,7 @@ LANGUAGES: tuple[Language, ...] = (
         depends_on=_COMMON,
         grammar="php",
         declares_symbols=True,
+        include=("**/*.php",),
     ),
     Language(
         "markdown",
@@ -90,8 +94,16 @@ LANGUAGES: tuple[Language, ...] = (
         sources=("markdown",),
         layer=Layer.TEXT,
         window_tokens="text",
+        include=("**/*.md",),
     ),
-    Language("sql", (".sql",), depends_on=_COMMON, window_tokens="sql"),
+    Language(
+        "sql",
+        (".sql",),
+        depends_on=_COMMON,
+        window_tokens="sql",
+        include=("db/migrations/*.sql",),
+    ),
+    Language("python", (".py",), depends_on=_COMMON, include=("**/*.py",)),
 )
 
 BY_NAME: dict[str, Language] = {lang.name: lang for lang in LANGUAGES}
@@ -112,6 +124,16 @@ BY_SUFFIX = _suffix_map()
 
 def names() -> tuple[str, ...]:
     return tuple(BY_NAME)
+
+
+def default_include(enabled: Iterable[str]) -> list[str]:
+    """The include globs of these languages, in registry order, each once."""
+    wanted = set(enabled)
+    out: list[str] = []
+    for lang in LANGUAGES:
+        if lang.name in wanted:
+            out.extend(g for g in lang.include if g not in out)
+    return out
 
 
 def language_of(path: str) -> Language | None:
