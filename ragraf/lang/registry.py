@@ -64,6 +64,14 @@ class Language:
     #: the include globs that select this language's files when ``include`` is not set in
     #: project.yaml (``languages`` says which languages' globs apply)
     include: tuple[str, ...] = ()
+    #: the method a class instantiation calls (``new C`` / ``C()``)
+    constructor: str = "__construct"
+    #: what separates a declaration's short name from its qualifier in a function fqn
+    name_sep: str = "\\"
+    #: module with ``prepare(files, all_files) -> files`` run on this language's facts once
+    #: every file is known, before the linker (cross-file name resolution the file alone
+    #: cannot do, e.g. Python's imports); None: the facts are linked as they are
+    prepare: str | None = None
 
 
 _COMMON = (
@@ -103,7 +111,19 @@ LANGUAGES: tuple[Language, ...] = (
         window_tokens="sql",
         include=("db/migrations/*.sql",),
     ),
-    Language("python", (".py",), depends_on=_COMMON, include=("**/*.py",)),
+    Language(
+        "python",
+        (".py",),
+        extractor="ragraf.lang.python",
+        queries=("python-tags.scm",),
+        depends_on=_COMMON,
+        grammar="python",
+        declares_symbols=True,
+        include=("**/*.py",),
+        constructor="__init__",
+        name_sep=".",
+        prepare="ragraf.lang.python.link",
+    ),
 )
 
 BY_NAME: dict[str, Language] = {lang.name: lang for lang in LANGUAGES}
@@ -174,6 +194,25 @@ def extract(path: str, lang_name: str | None, text: str, max_lines: int) -> File
     from ragraf.lang.plain import extract as plain
 
     return plain(path, lang_name, text, max_lines, lang.window_tokens if lang else "code")
+
+
+def prepare(files: list[FileFacts]) -> list[FileFacts]:
+    """The facts as the linker takes them: each language with a ``prepare`` hook rewrites
+    its own files (in place in the list, order kept), seeing every file."""
+    by_lang: dict[str, list[int]] = {}
+    for i, f in enumerate(files):
+        lang = get(f.lang)
+        if lang is not None and lang.prepare is not None:
+            by_lang.setdefault(lang.name, []).append(i)
+    if not by_lang:
+        return files
+    out = list(files)
+    for name, idxs in sorted(by_lang.items()):
+        hook = importlib.import_module(BY_NAME[name].prepare or "")
+        done = hook.prepare([files[i] for i in idxs], files)
+        for i, f in zip(idxs, done, strict=True):
+            out[i] = f
+    return out
 
 
 def warm(names: set[str | None]) -> None:
