@@ -84,6 +84,7 @@ class Modules:
         self.mods: dict[str, _Module] = {}
         self.suffix: dict[str, list[str]] = {}
         self.class_fqns: set[str] = set()
+        self.function_fqns: set[str] = set()
         for f in files:
             if not f.nodes:
                 continue
@@ -95,6 +96,7 @@ class Modules:
             for k in range(1, len(segs)):
                 self.suffix.setdefault(".".join(segs[k:]), []).append(name)
             self.class_fqns.update(cd.fqn for cd in f.classes)
+            self.function_fqns.update(fqn for fqn, _i in f.functions)
         self._cache: dict[tuple[str, str], str | None] = {}
 
     # -- modules ---------------------------------------------------------------------
@@ -219,6 +221,8 @@ class Modules:
     # -- refs ----------------------------------------------------------------------------
     def call(self, ref: CallRef, module: str) -> Ref:
         for cand in ref.candidates:
+            if cand in self.function_fqns:  # a function of the file, nested ones included
+                return ref._replace(candidates=(cand,))
             e, rest = self.entity(cand, module)
             kind = e[0]
             if kind == "function" and not rest:

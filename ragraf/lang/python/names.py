@@ -38,7 +38,8 @@ _UNION = frozenset({"Optional", "Union"})
 _DOTTED = re.compile(r"[A-Za-z_][\w]*(\.[A-Za-z_]\w*)*")
 
 #: a binding: ("class", fqn) | ("func", fqn) | ("import", dotted) | ("expr", Node) |
-#: ("desc", TypeDesc) | ("self", class fqn)
+#: ("desc", TypeDesc) | ("self", class fqn) | ("cls", class fqn) (a classmethod's first
+#: parameter)
 Bind = tuple[str, Any]
 
 
@@ -154,6 +155,8 @@ class Names:
             b = _pick(binds)
             if b[0] in ("class", "func"):
                 return (b[0], b[1])
+            if b[0] == "cls":
+                return ("class", b[1])
             if b[0] == "import":
                 return ("ext", b[1])
             return ("dynamic",)
@@ -242,7 +245,7 @@ class Names:
 
     def bind_desc(self, b: Bind, scope: Scope, depth: int) -> TypeDesc | None:
         kind = b[0]
-        if kind == "self":
+        if kind in ("self", "cls"):
             return ("class", b[1])
         if kind == "desc":
             d: TypeDesc = b[1]

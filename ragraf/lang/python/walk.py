@@ -299,7 +299,8 @@ class Extractor(Names):
             if default is not None:
                 entry["default"] = self.t(default)[:MAX_DEFAULT_CHARS]
             if i == 0 and is_method and scope.cls and "staticmethod" not in decos:
-                scope.bind(pname, ("self", scope.cls))
+                # the instance, or the class itself in a classmethod (``cls(...)`` instantiates)
+                scope.bind(pname, ("cls" if "classmethod" in decos else "self", scope.cls))
             out.append(entry)
         return out
 
