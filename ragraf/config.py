@@ -215,26 +215,14 @@ class Config:
     def layout(self) -> Layout:
         return Layout(self.root)
 
-    def languages(self) -> list[str]:
-        """The enabled languages: ``languages: auto`` (the default) is every language the
-        registry knows (a tree holding none of them selects nothing, and ``index`` says so)."""
-        from ragraf.lang import registry
-
-        langs = self.project.get("languages", "auto")
-        return list(registry.names()) if langs == "auto" else list(langs)
-
-    def globs(self, key: str) -> list[str]:
-        """The patterns of a glob key; ``include`` unset (null) is the default include globs
-        of the enabled languages (``ragraf.lang.registry.Language.include``)."""
-        if key == "include" and self.project.get("include") is None:
-            from ragraf.lang import registry
-
-            return registry.default_include(self.languages())
-        return list(self.project[key])
-
-    def globset(self, key: str) -> GlobSet:
+    def globset(self, key: str, patterns: list[str] | None = None) -> GlobSet:
+        """The globs of ``key`` (or ``patterns`` given for it: ``include: null`` is resolved
+        by ``ragraf.corpus.include_globs``, which knows the languages)."""
         try:
-            return GlobSet(self.globs(key), case_insensitive=self.project["case_insensitive_globs"])
+            return GlobSet(
+                self.project[key] if patterns is None else patterns,
+                case_insensitive=self.project["case_insensitive_globs"],
+            )
         except GlobError as e:
             raise ConfigError(
                 f"{self.project_file or 'project.yaml'}: key '{key}': bad glob: {e}"
@@ -272,7 +260,8 @@ def load(root: Path) -> Config:
         project_file=layout.project_yaml,
     )
     for key in ("include", "exclude", "secrets_exclude"):
-        cfg.globset(key)  # validate globs now, with the file and key named
+        if cfg.project.get(key) is not None:  # include: null = the languages' globs
+            cfg.globset(key)  # validate globs now, with the file and key named
     for g in cfg.project["db"]["schema_source"]:
         if g != "information_schema":
             try:

@@ -35,6 +35,7 @@ from pathlib import Path
 
 from ragraf.config import Config
 from ragraf.kinds import ParseStatus
+from ragraf.lang import registry
 from ragraf.lang.registry import lang_of
 
 #: folders that are never part of a corpus (checked before any configured glob)
@@ -158,11 +159,26 @@ def resolve_inside(root: Path, rel: str) -> str | None:
 
 
 # -- selection -------------------------------------------------------------------------
+def enabled_languages(cfg: Config) -> list[str]:
+    """The enabled languages: ``languages: auto`` (the default) is every language the
+    registry knows (a tree holding none of them selects nothing, and ``index`` says so)."""
+    langs = cfg.project.get("languages", "auto")
+    return list(registry.names()) if langs == "auto" else list(langs)
+
+
+def include_globs(cfg: Config) -> list[str]:
+    """The include patterns: the configured list, or for ``include: null`` (the default)
+    the default globs of the enabled languages (``ragraf.lang.registry.Language.include``)."""
+    if cfg.project.get("include") is None:
+        return registry.default_include(enabled_languages(cfg))
+    return list(cfg.project["include"])
+
+
 class Selector:
     """Decides which project-relative paths are part of the corpus."""
 
     def __init__(self, cfg: Config) -> None:
-        self.include = cfg.globset("include")
+        self.include = cfg.globset("include", include_globs(cfg))
         self.exclude = cfg.globset("exclude")
         self.secrets = cfg.globset("secrets_exclude")
         # db.dsn_from holds credentials: like a secret it is never opened
@@ -413,7 +429,6 @@ def selection_warning(cfg: Config, res: ScanResult) -> str | None:
     """What ``index`` says when the selection holds no code: no file at all, or only text
     (markdown, SQL windows). None when some selected file is code of a known language."""
     from ragraf.kinds import Layer
-    from ragraf.lang import registry
 
     code = [
         f
@@ -448,5 +463,5 @@ def selection_warning(cfg: Config, res: ScanResult) -> str | None:
     )
     return (
         f"{head} — languages found: {listed}. Hint: ragraf parses {known}; check `languages`"
-        f" (enabled: {', '.join(cfg.languages())}) and `include` in {cfg.project_file or '.ragraf/config/project.yaml'}"
+        f" (enabled: {', '.join(enabled_languages(cfg))}) and `include` in {cfg.project_file or '.ragraf/config/project.yaml'}"
     )

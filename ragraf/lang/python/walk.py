@@ -437,7 +437,13 @@ class Extractor(Names):
                     frags.append(("lit", self.t(c)))
                 elif c.type == "interpolation":
                     frags.append(("dyn", self.t(c)))
-        info = sqltext.analyze(tuple(frags))
+        try:
+            info = sqltext.analyze(tuple(frags))
+        except Exception:  # noqa: BLE001 - a string the SQL analysis cannot take is no SQL fact
+            self.facts.stats["sql_analysis_errors"] = (
+                self.facts.stats.get("sql_analysis_errors", 0) + 1
+            )
+            return
         if info is None:
             return
         owner = self.sql_owner()
@@ -620,5 +626,12 @@ def warm() -> None:
 
 
 def extract(path: str, text: str, max_chunk_lines: int = DEFAULT_MAX_LINES) -> FileFacts:
-    """The facts of one Python file (what the language registry calls)."""
-    return Extractor(path, text, max_chunk_lines).run()
+    """The facts of one Python file (what the language registry calls); never raises for
+    bad input: a file the walk cannot handle comes back ``failed`` with a note."""
+    try:
+        return Extractor(path, text, max_chunk_lines).run()
+    except RecursionError:
+        raise  # the registry reports it ("too deeply nested to parse")
+    except Exception as e:  # noqa: BLE001 - one file must not stop a build
+        lines = text.count("\n") + (0 if text.endswith("\n") or not text else 1)
+        return FileFacts(path, "python", "failed", f"extractor error: {type(e).__name__}", lines)
