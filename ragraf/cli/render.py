@@ -51,6 +51,18 @@ def status_text(d: dict[str, Any]) -> str:
         note = cov.get(f"files.{st}", {}).get("note")
         if note:
             out.append(f"           {st}: {note}")
+    langs = sorted(k.split(".")[1] for k in cov if k.startswith("lang.") and k.endswith(".files"))
+    for lang in langs:
+        pre = f"lang.{lang}."
+        line = f"           {lang}: {int(cov[pre + 'files']['value'])} files"
+        total = cov.get(pre + "calls.total", {}).get("value")
+        if total:
+            stated = cov.get(pre + "calls.stated", {}).get("value") or 0
+            line += f", {int(total)} calls ({stated / total:.1%} stated)"
+        out.append(line)
+    passed = cov.get("files.not_selected", {})
+    if passed.get("value"):
+        out.append(f"           not selected: {int(passed['value'])} files ({passed.get('note')})")
     unreadable = cov.get("files.unreadable_dirs", {}).get("note")
     if unreadable:
         out.append(f"           folders not readable: {unreadable}")
