@@ -18,7 +18,7 @@ Invariants a change must keep:
   silently; folders that cannot be listed are counted with their paths.
 - A file the walk saw that no include glob selects (and no exclude glob or
   ``secrets_exclude`` removed) is not silently ignored: it is counted by
-  suffix in ``ScanResult.not_selected`` (``status`` shows the counts).
+  suffix (``corpus.suffix_of``) in ``ScanResult.not_selected`` (``status`` shows the counts).
 - The file list is sorted by path; ``corpus_hash`` = sha1 over the sorted
   (path, sha256) list, so it depends on content only.
 """
@@ -409,8 +409,12 @@ def scan(cfg: Config, *, read: bool = True) -> ScanResult:
 
 
 def suffix_of(rel: str) -> str:
-    """A file's kind for the not-selected counts: its suffix in lower case, or ``(none)``."""
-    ext = os.path.splitext(rel.rsplit("/", 1)[-1])[1].lower()
+    """A file's kind for the not-selected counts: its suffix in lower case, a dotfile's
+    name (``.gitignore``), or ``(none)``."""
+    name = rel.rsplit("/", 1)[-1]
+    ext = os.path.splitext(name)[1].lower()
+    if not ext and name.startswith("."):
+        return name.lower()
     return ext or "(none)"
 
 

@@ -18,6 +18,7 @@ def _tree(root: Path) -> Path:
     write(root, "README.md", "# readme\n")
     write(root, "db/migrations/001.sql", "CREATE TABLE t (id INT);\n")
     write(root, "notes.txt", "x\n")
+    write(root, "Makefile", "all:\n")
     write(root, "data/a.csv", "1\n")
     write(root, "data/b.csv", "2\n")
     write(root, "pkg/__pycache__/m.cpython-311.pyc", b"\x00")
@@ -39,7 +40,7 @@ def test_auto_selects_every_known_language_and_counts_the_rest(tmp_path: Path) -
         ("pkg/m.py", "python"),
     ]
     # excluded folders (.venv, __pycache__) are not counted; .gitignore comes from init
-    assert res.not_selected == {".csv": 2, "(none)": 1, ".txt": 1}
+    assert res.not_selected == {".csv": 2, "(none)": 1, ".gitignore": 1, ".txt": 1}
 
 
 def test_an_explicit_language_list_selects_only_its_globs(tmp_path: Path) -> None:
@@ -47,7 +48,14 @@ def test_an_explicit_language_list_selects_only_its_globs(tmp_path: Path) -> Non
     config.Layout(root).project_yaml.write_text("languages: [php, markdown]\n")
     res = scan(config.load(root))
     assert [f.path for f in res.files] == ["README.md", "app/a.php"]
-    assert res.not_selected == {".csv": 2, ".py": 2, "(none)": 1, ".sql": 1, ".txt": 1}
+    assert res.not_selected == {
+        ".csv": 2,
+        ".py": 2,
+        "(none)": 1,
+        ".gitignore": 1,
+        ".sql": 1,
+        ".txt": 1,
+    }
     # an explicit include list still replaces the language globs
     config.Layout(root).project_yaml.write_text("languages: [php]\ninclude: ['**/*.txt']\n")
     assert [f.path for f in scan(config.load(root)).files] == ["notes.txt"]
@@ -58,8 +66,8 @@ def test_status_lists_what_was_not_selected_by_kind(tmp_path: Path) -> None:
     assert invoke("index", "--no-vectors", cwd=root).exit_code == 0
     cov = json.loads(invoke("status", "--json", cwd=root).stdout)["coverage"]
     assert cov["files.not_selected"] == {
-        "value": 4.0,
-        "note": "no include glob selects them, by suffix: .csv 2, (none) 1, .txt 1",
+        "value": 5.0,
+        "note": "no include glob selects them, by suffix: .csv 2, (none) 1, .gitignore 1, .txt 1",
     }
     assert {k: v["value"] for k, v in cov.items() if k.endswith(".files")} == {
         "lang.markdown.files": 1.0,
@@ -77,7 +85,7 @@ def test_a_corpus_without_code_says_so_and_exits_0(tmp_path: Path) -> None:
     assert res.exit_code == 0, res.stderr
     line = next(ln for ln in res.stderr.splitlines() if "files selected" in ln)
     assert line.startswith(
-        "ragraf: 0 files selected — languages found: .rs (2 files), (none) (1 files). Hint:"
+        "ragraf: 0 files selected — languages found: .rs (2 files), .gitignore (1 files). Hint:"
     )
     assert "`languages`" in line and "`include`" in line
     # only text selected (markdown): still no code, said so
