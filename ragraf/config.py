@@ -215,10 +215,13 @@ class Config:
     def layout(self) -> Layout:
         return Layout(self.root)
 
-    def globset(self, key: str) -> GlobSet:
+    def globset(self, key: str, patterns: list[str] | None = None) -> GlobSet:
+        """The globs of ``key`` (or ``patterns`` given for it: ``include: null`` is resolved
+        by ``ragraf.corpus.include_globs``, which knows the languages)."""
         try:
             return GlobSet(
-                self.project[key], case_insensitive=self.project["case_insensitive_globs"]
+                self.project[key] if patterns is None else patterns,
+                case_insensitive=self.project["case_insensitive_globs"],
             )
         except GlobError as e:
             raise ConfigError(
@@ -257,7 +260,8 @@ def load(root: Path) -> Config:
         project_file=layout.project_yaml,
     )
     for key in ("include", "exclude", "secrets_exclude"):
-        cfg.globset(key)  # validate globs now, with the file and key named
+        if cfg.project.get(key) is not None:  # include: null = the languages' globs
+            cfg.globset(key)  # validate globs now, with the file and key named
     for g in cfg.project["db"]["schema_source"]:
         if g != "information_schema":
             try:

@@ -16,6 +16,9 @@ Invariants a change must keep:
 - Every selected path is recorded: binary, too large, unreadable, special or
   invalid UTF-8 files are ``skipped`` / ``failed`` with a note, never dropped
   silently; folders that cannot be listed are counted with their paths.
+- A file the walk saw that no include glob selects (and no exclude glob or
+  ``secrets_exclude`` removed) is not silently ignored: it is counted by
+  suffix (``corpus.suffix_of``) in ``ScanResult.not_selected`` (``status`` shows the counts).
 - The file list is sorted by path; ``corpus_hash`` = sha1 over the sorted
   (path, sha256) list, so it depends on content only.
 """
@@ -32,6 +35,7 @@ from pathlib import Path
 
 from ragraf.config import Config
 from ragraf.kinds import ParseStatus
+from ragraf.lang import registry
 from ragraf.lang.registry import lang_of
 
 #: folders that are never part of a corpus (checked before any configured glob)
@@ -60,6 +64,8 @@ class ScanResult:
     symlinked_dirs: int = 0
     unreadable_dirs: list[str] = field(default_factory=list)
     counts: dict[str, int] = field(default_factory=dict)
+    #: files no include glob selects, by suffix (``.txt``, or ``(none)``)
+    not_selected: dict[str, int] = field(default_factory=dict)
 
     @property
     def corpus_hash(self) -> str:
@@ -153,11 +159,26 @@ def resolve_inside(root: Path, rel: str) -> str | None:
 
 
 # -- selection -------------------------------------------------------------------------
+def enabled_languages(cfg: Config) -> list[str]:
+    """The enabled languages: ``languages: auto`` (the default) is every language the
+    registry knows (a tree holding none of them selects nothing, and ``index`` says so)."""
+    langs = cfg.project.get("languages", "auto")
+    return list(registry.names()) if langs == "auto" else list(langs)
+
+
+def include_globs(cfg: Config) -> list[str]:
+    """The include patterns: the configured list, or for ``include: null`` (the default)
+    the default globs of the enabled languages (``ragraf.lang.registry.Language.include``)."""
+    if cfg.project.get("include") is None:
+        return registry.default_include(enabled_languages(cfg))
+    return list(cfg.project["include"])
+
+
 class Selector:
     """Decides which project-relative paths are part of the corpus."""
 
     def __init__(self, cfg: Config) -> None:
-        self.include = cfg.globset("include")
+        self.include = cfg.globset("include", include_globs(cfg))
         self.exclude = cfg.globset("exclude")
         self.secrets = cfg.globset("secrets_exclude")
         # db.dsn_from holds credentials: like a secret it is never opened
@@ -176,6 +197,14 @@ class Selector:
 
     def selected(self, rel: str) -> bool:
         return not self.never(rel) and self.include.match_exact(rel) and not self.exclude.match(rel)
+
+    def passed_over(self, rel: str) -> bool:
+        """A file neither selected nor excluded: no include glob matches it."""
+        return (
+            not self.never(rel)
+            and not self.include.match_exact(rel)
+            and not self.exclude.match(rel)
+        )
 
     def why_not(self, rel: str) -> str | None:
         """Why ``rel`` is not a readable corpus path (None: it is one)."""
@@ -313,6 +342,7 @@ def scan(cfg: Config, *, read: bool = True) -> ScanResult:
     out: list[ScannedFile] = []
     secrets = 0
     symdirs = 0
+    passed: dict[str, int] = {}
     seen = Walk()
     for rel, entry in walk(root, sel, seen):
         if sel.is_secret(rel):
@@ -336,6 +366,9 @@ def scan(cfg: Config, *, read: bool = True) -> ScanResult:
                 )
             continue
         if not sel.selected(rel):
+            if sel.passed_over(rel):
+                kind = suffix_of(rel)
+                passed[kind] = passed.get(kind, 0) + 1
             continue
         lang = lang_of(rel)
         try:
@@ -363,7 +396,76 @@ def scan(cfg: Config, *, read: bool = True) -> ScanResult:
         else:
             out.append(ScannedFile(rel, lang, "", st.st_size, st.st_mtime_ns))
     out.sort(key=lambda f: f.path)
-    res = ScanResult(out, secrets, symdirs, [f"{p} ({why})" for p, why in seen.unreadable])
+    res = ScanResult(
+        out,
+        secrets,
+        symdirs,
+        [f"{p} ({why})" for p, why in seen.unreadable],
+        not_selected=dict(sorted(passed.items(), key=lambda kv: (-kv[1], kv[0]))),
+    )
     for f in out:
         res.counts[f.status] = res.counts.get(f.status, 0) + 1
     return res
+
+
+def suffix_of(rel: str) -> str:
+    """A file's kind for the not-selected counts: its suffix in lower case, a dotfile's
+    name (``.gitignore``), or ``(none)``."""
+    name = rel.rsplit("/", 1)[-1]
+    ext = os.path.splitext(name)[1].lower()
+    if not ext and name.startswith("."):
+        return name.lower()
+    return ext or "(none)"
+
+
+#: suffix kinds named in a not-selected note or warning (all are counted)
+NOTE_KINDS = 12
+
+
+def kinds_note(counts: dict[str, int]) -> str:
+    """``.txt 12, .toml 3, ...`` (the most frequent first)."""
+    items = [f"{k} {n}" for k, n in list(counts.items())[:NOTE_KINDS]]
+    more = len(counts) - NOTE_KINDS
+    return ", ".join(items) + (f", and {more} more kinds" if more > 0 else "")
+
+
+def selection_warning(cfg: Config, res: ScanResult) -> str | None:
+    """What ``index`` says when the selection holds no code: no file at all, or only text
+    (markdown, SQL windows). None when some selected file is code of a known language."""
+    from ragraf.kinds import Layer
+
+    code = [
+        f
+        for f in res.files
+        if (lang := registry.get(f.lang)) and lang.extractor and lang.layer == Layer.STRUCTURAL
+    ]
+    if code:
+        return None
+    found: dict[str, int] = {}
+    for f in res.files:
+        found[f.lang or suffix_of(f.path)] = found.get(f.lang or suffix_of(f.path), 0) + 1
+    for kind, n in res.not_selected.items():
+        lang = registry.language_of("x" + kind)
+        name = lang.name if lang else kind
+        found[name] = found.get(name, 0) + n
+    listed = (
+        ", ".join(
+            f"{k} ({n} files)"
+            for k, n in sorted(found.items(), key=lambda kv: (-kv[1], kv[0]))[:NOTE_KINDS]
+        )
+        or "none"
+    )
+    head = (
+        "0 files selected"
+        if not res.files
+        else f"0 code files selected ({len(res.files)} text files)"
+    )
+    known = ", ".join(
+        n
+        for n in registry.names()
+        if registry.BY_NAME[n].extractor and registry.BY_NAME[n].layer == Layer.STRUCTURAL
+    )
+    return (
+        f"{head} — languages found: {listed}. Hint: ragraf parses {known}; check `languages`"
+        f" (enabled: {', '.join(enabled_languages(cfg))}) and `include` in {cfg.project_file or '.ragraf/config/project.yaml'}"
+    )

@@ -271,6 +271,8 @@ def test_cli_index_and_status(pilot: Path) -> None:
             " overrides 3, queries 4, references 3, references_table 4, uses_trait 1",
             "coverage   files: ok 12, partial 0, failed 0, skipped 0",
             "           calls: 24 total, 70.8% stated, 4 derived, 3 external, 0 unresolved",
+            "           files by language: markdown 1, php 10 (24 calls, 70.8% stated), sql 1",
+            "           not selected: 1 files (no include glob selects them, by suffix: .gitignore 1)",
             "schema     migration; incomplete: live schema not read (no database configured"
             " (db.dsn or RAGRAF_DB_HOST)); tables from migrations only",
             "ledger     0 entries",

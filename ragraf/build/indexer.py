@@ -25,7 +25,7 @@ from typing import Any
 
 from ragraf.clock import now_iso
 from ragraf.config import Config, Layout
-from ragraf.corpus import ScanResult, scan
+from ragraf.corpus import ScanResult, scan, selection_warning
 from ragraf.errors import BusyError, IndexBuildError, RefusedError
 from ragraf.failpoints import failpoint
 from ragraf.kinds import ParseStatus
@@ -63,6 +63,8 @@ class IndexResult:
     archive: str | None = None
     vectors: dict[str, Any] | None = None
     schema: dict[str, Any] | None = None  # {source, incomplete}
+    #: what the build wants a human to know (``index`` prints them on stderr)
+    warnings: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -235,7 +237,11 @@ def _build_locked(
         and man.get("extractors") == registry.corpus_fingerprint()
     ):
         return IndexResult(
-            "current", man["rev_id"], dict(man.get("counts", {})), recovered=recovered
+            "current",
+            man["rev_id"],
+            dict(man.get("counts", {})),
+            recovered=recovered,
+            warnings=[w for w in (selection_warning(cfg, sc),) if w],
         )
     if commit and not man:
         raise RefusedError("there is no revision to reindex yet: run `ragraf index` first")
@@ -350,6 +356,7 @@ def _build_rev(ctx: BuildContext) -> IndexResult:
         str(cfg.project["embedding"]["model"]),
         sc.secrets_excluded,
         sc.unreadable_dirs,
+        sc.not_selected,
     )
     blobs = [(sf.sha256, sf.text or "") for sf in ok_files]
     known = graph.has_blobs(sha for sha, _t in blobs)
@@ -448,6 +455,7 @@ def _build_rev(ctx: BuildContext) -> IndexResult:
         archive=archive,
         vectors=vec_status,
         schema={"source": schema.source, "incomplete": schema.incomplete},
+        warnings=[w for w in (selection_warning(cfg, sc),) if w],
     )
 
 

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from ragraf import ids
 from ragraf.build.resolve import Resolved
 from ragraf.build.schema import SchemaResult
-from ragraf.corpus import ScannedFile
+from ragraf.corpus import ScannedFile, kinds_note
 from ragraf.kinds import ChunkSource, ParseStatus
 from ragraf.lang.facts import FileFacts
 from ragraf.model import (
@@ -53,6 +53,7 @@ def assemble(
     model: str,
     secrets_excluded: int,
     unreadable_dirs: list[str] | None = None,
+    not_selected: dict[str, int] | None = None,
 ) -> Assembled:
     parsed = {f.path: f for f in facts}
     file_rows = []
@@ -157,6 +158,7 @@ def assemble(
             chunks_file=chunks_file,
             dup_nodes=dup_nodes,
             unreadable_dirs=unreadable_dirs or [],
+            not_selected=not_selected,
         )
         + schema.coverage
     )
@@ -191,6 +193,7 @@ def coverage(
     chunks_file: int,
     dup_nodes: int,
     unreadable_dirs: list[str] | None = None,
+    not_selected: dict[str, int] | None = None,
 ) -> list[CoverageRow]:
     """The coverage metrics of a revision (§14)."""
     by_status: dict[str, list[str]] = {}
@@ -251,6 +254,23 @@ def coverage(
             _note(unreadable_dirs) if unreadable_dirs else None,
         ),
     ]
+    passed = not_selected or {}
+    rows.append(
+        CoverageRow(
+            "files.not_selected",
+            float(sum(passed.values())),
+            f"no include glob selects them, by suffix: {kinds_note(passed)}" if passed else None,
+        )
+    )
+    by_lang: dict[str, int] = {}
+    for sf in files:
+        lang = parsed[sf.path].lang if sf.path in parsed else sf.lang
+        by_lang[lang or "plain"] = by_lang.get(lang or "plain", 0) + 1
+    for lang, n in sorted(by_lang.items()):
+        rows.append(CoverageRow(f"lang.{lang}.files", float(n), None))
+    for k in sorted(stats):
+        if k.startswith("lang."):
+            rows.append(CoverageRow(k, float(stats[k]), None))
     for st in ParseStatus:
         paths = by_status.get(st, [])
         note = _note(paths) if st != ParseStatus.OK and paths else None

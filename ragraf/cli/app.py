@@ -233,7 +233,10 @@ def _print_index(res: Any, as_json: bool) -> None:
         "archive": res.archive,
         "vectors": res.vectors,
         "schema": res.schema,
+        "warnings": res.warnings,
     }
+    for w in res.warnings:
+        _err(w)
     if as_json:
         _emit_json(data)
         return

@@ -59,6 +59,21 @@ def status_text(d: dict[str, Any]) -> str:
         note = cov.get(f"files.{st}", {}).get("note")
         if note:
             out.append(f"           {st}: {note}")
+    langs = sorted(k.split(".")[1] for k in cov if k.startswith("lang.") and k.endswith(".files"))
+    parts = []
+    for lang in langs:
+        pre = f"lang.{lang}."
+        part = f"{lang} {int(cov[pre + 'files']['value'])}"
+        total = cov.get(pre + "calls.total", {}).get("value")
+        if total:
+            stated = cov.get(pre + "calls.stated", {}).get("value") or 0
+            part += f" ({int(total)} calls, {stated / total:.1%} stated)"
+        parts.append(part)
+    if parts:
+        out.append("           files by language: " + ", ".join(parts))
+    passed = cov.get("files.not_selected", {})
+    if passed.get("value"):
+        out.append(f"           not selected: {int(passed['value'])} files ({passed.get('note')})")
     unreadable = cov.get("files.unreadable_dirs", {}).get("note")
     if unreadable:
         out.append(f"           folders not readable: {unreadable}")

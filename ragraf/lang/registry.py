@@ -62,6 +62,17 @@ class Language:
     window_tokens: str = "code"
     #: whether drift diffs the file's declarations (functions, classes...)
     declares_symbols: bool = False
+    #: the include globs that select this language's files when ``include`` is not set in
+    #: project.yaml (``languages`` says which languages' globs apply)
+    include: tuple[str, ...] = ()
+    #: the method a class instantiation calls (``new C`` / ``C()``)
+    constructor: str = "__construct"
+    #: what separates a declaration's short name from its qualifier in a function fqn
+    name_sep: str = "\\"
+    #: module with ``prepare(files, all_files) -> files`` run on this language's facts once
+    #: every file is known, before the linker (cross-file name resolution the file alone
+    #: cannot do, e.g. Python's imports); None: the facts are linked as they are
+    prepare: str | None = None
 
 
 _COMMON = (
@@ -82,6 +93,7 @@ LANGUAGES: tuple[Language, ...] = (
         depends_on=_COMMON,
         grammar="php",
         declares_symbols=True,
+        include=("**/*.php",),
     ),
     Language(
         "markdown",
@@ -91,8 +103,28 @@ LANGUAGES: tuple[Language, ...] = (
         sources=("markdown",),
         layer=Layer.TEXT,
         window_tokens="text",
+        include=("**/*.md",),
     ),
-    Language("sql", (".sql",), depends_on=_COMMON, window_tokens="sql"),
+    Language(
+        "sql",
+        (".sql",),
+        depends_on=_COMMON,
+        window_tokens="sql",
+        include=("db/migrations/*.sql",),
+    ),
+    Language(
+        "python",
+        (".py",),
+        extractor="ragraf.lang.python",
+        queries=("python-tags.scm",),
+        depends_on=_COMMON,
+        grammar="python",
+        declares_symbols=True,
+        include=("**/*.py",),
+        constructor="__init__",
+        name_sep=".",
+        prepare="ragraf.lang.python.link",
+    ),
 )
 
 BY_NAME: dict[str, Language] = {lang.name: lang for lang in LANGUAGES}
@@ -113,6 +145,16 @@ BY_SUFFIX = _suffix_map()
 
 def names() -> tuple[str, ...]:
     return tuple(BY_NAME)
+
+
+def default_include(enabled: Iterable[str]) -> list[str]:
+    """The include globs of these languages, in registry order, each once."""
+    wanted = set(enabled)
+    out: list[str] = []
+    for lang in LANGUAGES:
+        if lang.name in wanted:
+            out.extend(g for g in lang.include if g not in out)
+    return out
 
 
 def language_of(path: str) -> Language | None:
@@ -153,6 +195,25 @@ def extract(path: str, lang_name: str | None, text: str, max_lines: int) -> File
     from ragraf.lang.plain import extract as plain
 
     return plain(path, lang_name, text, max_lines, lang.window_tokens if lang else "code")
+
+
+def prepare(files: list[FileFacts]) -> list[FileFacts]:
+    """The facts as the linker takes them: each language with a ``prepare`` hook rewrites
+    its own files (in place in the list, order kept), seeing every file."""
+    by_lang: dict[str, list[int]] = {}
+    for i, f in enumerate(files):
+        lang = get(f.lang)
+        if lang is not None and lang.prepare is not None:
+            by_lang.setdefault(lang.name, []).append(i)
+    if not by_lang:
+        return files
+    out = list(files)
+    for name, idxs in sorted(by_lang.items()):
+        hook = importlib.import_module(BY_NAME[name].prepare or "")
+        done = hook.prepare([files[i] for i in idxs], files)
+        for i, f in zip(idxs, done, strict=True):
+            out[i] = f
+    return out
 
 
 def warm(names: set[str | None]) -> None:

@@ -47,6 +47,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from ragraf.build.resolve.linker import Linker, Resolved
+from ragraf.lang import registry
 from ragraf.lang.facts import FileFacts
 
 __all__ = ["Resolved", "resolve"]
@@ -60,5 +61,8 @@ def resolve(
     prefixes: dict[str, str] | None = None,
     max_ambiguous: int = 50,
 ) -> Resolved:
-    """Link the references of every file; ``tables`` maps lower table names to node ids."""
-    return Linker(list(files), conf, max_candidates, tables, prefixes, max_ambiguous).run()
+    """Link the references of every file; ``tables`` maps lower table names to node ids.
+    A language's ``prepare`` hook (``ragraf.lang.registry.prepare``) runs first."""
+    return Linker(
+        registry.prepare(list(files)), conf, max_candidates, tables, prefixes, max_ambiguous
+    ).run()

@@ -125,8 +125,10 @@ class Linker:
                 self.add(e.src, e.dst, e.kind, f.path, e.line, sources=sources)
             for cd in f.classes:
                 self.class_edges(f, cd)
+            before = self._call_counts()
             for ref in f.refs:
                 self.handlers[type(ref)](f, f.node_id(ref.owner), ref)
+            self._count_lang(f.lang, before)  # coverage lang.<name>.calls.*
         classes, functions = self.sym.classes, self.sym.functions
         st["conflict.duplicate_class"] = sum(1 for v in classes.values() if len(v) > 1)
         st["conflict.duplicate_function"] = sum(1 for v in functions.values() if len(v) > 1)
@@ -139,6 +141,15 @@ class Linker:
             self.shells(edges),
             sorted(set(self.unresolved)),
         )
+
+    def _call_counts(self) -> dict[str, int]:
+        return {k: v for k, v in self.stats.items() if k.startswith("calls_")}
+
+    def _count_lang(self, lang: str | None, before: dict[str, int]) -> None:
+        for k, v in self._call_counts().items():
+            d = v - before.get(k, 0)
+            if d:
+                self.stats[f"lang.{lang or 'plain'}.calls.{k[len('calls_') :]}"] += d
 
     def shells(self, edges: list[EdgeRow]) -> list[RankRow]:
         """k-core shell of every symbol in the undirected graph of code links."""
@@ -209,8 +220,10 @@ class Linker:
                             {"via": "duplicate-class", "candidates": len(targets)},
                         )
         # overrides: a method redeclared from a parent, a trait or an interface
+        lang = registry.get(f.lang)
+        ctor = lang.constructor if lang else "__construct"
         for mname, idx in cd.methods.items():
-            if mname == "__construct":
+            if mname == ctor:
                 continue
             for p, _l in (*cd.extends, *cd.implements):
                 found = self.sym.find_method(p.lower(), mname)
@@ -327,11 +340,13 @@ class Linker:
 
     def on_new(self, f: FileFacts, src: str, ref: NewRef) -> None:
         st = self.stats
+        lang = registry.get(f.lang)
+        ctor_name = lang.constructor if lang else "__construct"
         for cls in sorted(self.sym.types(ref.cls)):
             cids = self.sym.class_ids(cls)
             if len(cids) == 1:
                 self.add(src, cids[0], EdgeKind.INSTANTIATES, f.path, ref.line)
-            ctor = self.sym.find_method(cls, "__construct")
+            ctor = self.sym.find_method(cls, ctor_name)
             if ctor:
                 st["calls_total"] += 1
                 self.out.link_targets(src, ctor, EdgeKind.CALLS, f.path, ref.line, False, None)
@@ -584,6 +599,12 @@ class Linker:
             if fids and len(fids) == 1:
                 self.add(
                     file_id, fids[0], EdgeKind.IMPORTS, f.path, ref.line, props={"use": "function"}
+                )
+        elif ref.kind == "module":  # a module (Python): fqn is the path of its file
+            mod_id = self.sym.file_ids.get(ref.fqn)
+            if mod_id is not None and mod_id != file_id:
+                self.add(
+                    file_id, mod_id, EdgeKind.IMPORTS, f.path, ref.line, props={"use": "module"}
                 )
 
     # -- documentation ---------------------------------------------------------------------

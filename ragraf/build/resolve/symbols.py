@@ -18,6 +18,7 @@ from collections import defaultdict
 from typing import Any
 
 from ragraf.kinds import NodeKind, TextKind
+from ragraf.lang import registry
 from ragraf.lang.facts import ClassDecl, DispatchRef, FileFacts, TypeDesc
 from ragraf.lang.php.builtins import BUILTIN_CLASSES
 from ragraf.limits import HIERARCHY_DEPTH
@@ -79,9 +80,11 @@ class SymbolTable:
                 self.classes[cd.fqn.lower()].append(ClassDef(cd, f))
                 for mname, idx in cd.methods.items():
                     self.methods_by_name[mname].append(f.node_id(idx))
+            lang = registry.get(f.lang)
+            sep = lang.name_sep if lang else "\\"
             for fqn, idx in f.functions:
                 self.functions[fqn.lower()].append(f.node_id(idx))
-                self.functions_by_name[fqn.rsplit("\\", 1)[-1].lower()].append(f.node_id(idx))
+                self.functions_by_name[fqn.rsplit(sep, 1)[-1].lower()].append(f.node_id(idx))
             for idx, descs in f.returns.items():
                 self.returns[f.node_id(idx)] = descs
             for name, d in f.global_assigns:

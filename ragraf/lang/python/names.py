@@ -1,0 +1,323 @@
+"""Python names inside one file: scopes, bindings, and what a name, an expression or an
+annotation denotes, as far as the file alone can say.
+
+A name bound by an import is not followed here (the file alone cannot see the module):
+it stays a dotted name (``("pyinst", "pkg.mod.Foo")``: an instance of what
+``pkg.mod.Foo`` names; ``("pyret", D)``: what calling ``D`` returns; ``("pyval", D)``:
+the object ``D`` is) that ``ragraf.lang.python.link`` resolves once every file is known.
+Names bound in the file resolve to final fqns (``("class", fqn)``, ``("func", (fqn,))``).
+
+Invariants a change must keep:
+- Lookup follows Python's rules, flow-insensitively: the scope itself, then enclosing
+  function scopes (a class body is seen only from itself, never from its methods),
+  then the module, then builtins; several bindings of one name are a union.
+- Evaluation is bounded (``MAX_DEPTH``) and guarded against cycles (``x = x.next``).
+- fqns are dotted: ``<module>.<class>.<method>``, ``<module>.<function>.<nested>``; the
+  module name comes from the path alone (``module_of``).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Any
+
+from ragraf.lang.facts import TypeDesc
+from ragraf.lang.python.builtins import BUILTINS, BUILTINS_MODULE, LITERAL_TYPES
+
+if TYPE_CHECKING:
+    from tree_sitter import Node
+
+#: how deep an expression is evaluated
+MAX_DEPTH = 8
+#: builtins whose call returns an instance of themselves
+BUILTIN_TYPES = frozenset(
+    "str int float bool list dict set frozenset tuple bytes bytearray object range enumerate"
+    " zip map filter reversed memoryview complex slice type".split()
+)
+_UNION = frozenset({"Optional", "Union"})
+_DOTTED = re.compile(r"[A-Za-z_][\w]*(\.[A-Za-z_]\w*)*")
+
+#: a binding: ("class", fqn) | ("func", fqn) | ("import", dotted) | ("expr", Node) |
+#: ("desc", TypeDesc) | ("self", class fqn) | ("cls", class fqn) (a classmethod's first
+#: parameter)
+Bind = tuple[str, Any]
+
+
+def module_of(path: str) -> str:
+    """The dotted module name of a file by its path: ``a/b/c.py`` -> ``a.b.c``,
+    ``a/b/__init__.py`` -> ``a.b`` (the package)."""
+    stem = path[:-3] if path.endswith(".py") else path
+    if stem.endswith("/__init__"):
+        stem = stem[: -len("/__init__")]
+    return stem.replace("/", ".")
+
+
+def is_package(path: str) -> bool:
+    return path == "__init__.py" or path.endswith("/__init__.py")
+
+
+class Scope:
+    """A module, class or function scope: its bindings, the node refs in it belong to."""
+
+    __slots__ = ("kind", "node", "parent", "fqn", "cls", "binds", "star", "func_name")
+
+    def __init__(
+        self, kind: str, node: int, parent: Scope | None, fqn: str, cls: str | None = None
+    ) -> None:
+        self.kind = kind  # module | class | function
+        self.node = node
+        self.parent = parent
+        self.fqn = fqn
+        self.cls = cls  # the class of a method (self / cls / super())
+        self.binds: dict[str, list[Bind]] = {}
+        self.star: list[str] = []  # modules of `from m import *`
+        self.func_name = ""
+
+    def bind(self, name: str, b: Bind) -> None:
+        self.binds.setdefault(name, []).append(b)
+
+    def method_class(self) -> str | None:
+        """The class of the innermost method around this scope (for ``super()``)."""
+        sc: Scope | None = self
+        while sc is not None:
+            if sc.kind == "function" and sc.cls:
+                return sc.cls
+            sc = sc.parent
+        return None
+
+
+def lookup(scope: Scope, name: str) -> list[Bind] | None:
+    """The bindings of ``name`` seen from ``scope`` (Python's LEGB, class bodies skipped
+    from inside their methods); None: unbound in the file."""
+    sc: Scope | None = scope
+    first = True
+    while sc is not None:
+        if first or sc.kind != "class":
+            got = sc.binds.get(name)
+            if got:
+                return got
+        first = False
+        sc = sc.parent
+    return None
+
+
+def _pick(binds: list[Bind]) -> Bind:
+    """The binding a call goes through: a definition or import before a plain value."""
+    for b in binds:
+        if b[0] in ("class", "func", "import"):
+            return b
+    return binds[0]
+
+
+def _union(descs: list[TypeDesc]) -> TypeDesc | None:
+    uniq = list(dict.fromkeys(descs))
+    if not uniq:
+        return None
+    return uniq[0] if len(uniq) == 1 else ("any", tuple(uniq))
+
+
+class Names:
+    """Evaluation of names, expressions and annotations over the file's scopes."""
+
+    src: bytes
+
+    def t(self, n: Node) -> str:
+        return self.src[n.start_byte : n.end_byte].decode("utf-8", "surrogateescape")
+
+    # -- dotted names through imports -----------------------------------------------
+    def dotted(self, expr: Node, scope: Scope) -> str | None:
+        """``a.b.c`` whose root ``a`` is bound by an import: the dotted name it denotes."""
+        if expr.type == "identifier":
+            binds = lookup(scope, self.t(expr))
+            if binds:
+                b = _pick(binds)
+                if b[0] == "import":
+                    return str(b[1])
+            return None
+        if expr.type == "attribute":
+            obj, attr = expr.child_by_field_name("object"), expr.child_by_field_name("attribute")
+            if obj is None or attr is None:
+                return None
+            base = self.dotted(obj, scope)
+            return f"{base}.{self.t(attr)}" if base else None
+        return None
+
+    # -- what a call calls ---------------------------------------------------------
+    def callee(self, fn: Node, scope: Scope, depth: int = 0) -> tuple[Any, ...]:
+        """What ``fn(...)`` calls: ("func", fqn) | ("class", fqn) | ("ext", dotted) |
+        ("builtin", name) | ("method", receiver desc | None, name) | ("unbound", name) |
+        ("dynamic",)."""
+        if fn.type == "identifier":
+            name = self.t(fn)
+            binds = lookup(scope, name)
+            if not binds:
+                return ("builtin", name) if name in BUILTINS else ("unbound", name)
+            b = _pick(binds)
+            if b[0] in ("class", "func"):
+                return (b[0], b[1])
+            if b[0] == "cls":
+                return ("class", b[1])
+            if b[0] == "import":
+                return ("ext", b[1])
+            return ("dynamic",)
+        if fn.type == "attribute":
+            obj, attr = fn.child_by_field_name("object"), fn.child_by_field_name("attribute")
+            if obj is None or attr is None:
+                return ("dynamic",)
+            m = self.t(attr)
+            base = self.dotted(obj, scope)
+            if base:
+                return ("ext", f"{base}.{m}")
+            if obj.type == "identifier":
+                binds = lookup(scope, self.t(obj))
+                if binds and _pick(binds)[0] == "class":
+                    return ("method", ("class", _pick(binds)[1]), m)
+            return ("method", self.desc(obj, scope, depth + 1), m)
+        if fn.type == "parenthesized_expression" and fn.named_child_count == 1:
+            inner = fn.named_children[0]
+            return self.callee(inner, scope, depth + 1)
+        return ("dynamic",)
+
+    # -- what an expression evaluates to ---------------------------------------------
+    def desc(self, expr: Node | None, scope: Scope, depth: int = 0) -> TypeDesc | None:
+        """The type descriptor of an expression's value (None: unknown)."""
+        if expr is None or depth > MAX_DEPTH:
+            return None
+        ty = expr.type
+        if ty in LITERAL_TYPES:
+            return ("class", f"{BUILTINS_MODULE}.{LITERAL_TYPES[ty]}")
+        if ty == "identifier":
+            name = self.t(expr)
+            binds = lookup(scope, name)
+            if not binds:
+                return None
+            out: list[TypeDesc] = []
+            for b in binds:
+                d = self.bind_desc(b, scope, depth + 1)
+                if d is not None:
+                    out.append(d)
+            return _union(out)
+        if ty == "attribute":
+            base = self.dotted(expr, scope)
+            if base:
+                return ("pyval", base)
+            obj, attr = expr.child_by_field_name("object"), expr.child_by_field_name("attribute")
+            if obj is None or attr is None:
+                return None
+            r = self.desc(obj, scope, depth + 1)
+            return ("prop", r, self.t(attr)) if r is not None else None
+        if ty == "call":
+            fn = expr.child_by_field_name("function")
+            if fn is None:
+                return None
+            c = self.callee(fn, scope, depth + 1)
+            tag = c[0]
+            if tag == "class":
+                return ("class", c[1])
+            if tag == "func":
+                return ("func", (c[1],))
+            if tag == "ext":
+                return ("pyret", c[1])
+            if tag == "builtin":
+                if c[1] == "super":
+                    cls = scope.method_class()
+                    return ("parent", cls) if cls else None
+                if c[1] in BUILTIN_TYPES:
+                    return ("class", f"{BUILTINS_MODULE}.{c[1]}")
+                return None
+            if tag == "method" and c[1] is not None:
+                return ("call", c[1], c[2])
+            return None
+        if ty in ("await", "parenthesized_expression") and expr.named_child_count:
+            return self.desc(expr.named_children[-1], scope, depth + 1)
+        if ty in ("conditional_expression", "boolean_operator") and expr.named_child_count >= 2:
+            kids = expr.named_children
+            parts = (
+                [kids[0], kids[2]]
+                if ty == "conditional_expression" and len(kids) > 2
+                else [
+                    kids[0],
+                    kids[-1],
+                ]
+            )
+            return _union([d for p in parts if (d := self.desc(p, scope, depth + 1)) is not None])
+        return None
+
+    def bind_desc(self, b: Bind, scope: Scope, depth: int) -> TypeDesc | None:
+        kind = b[0]
+        if kind in ("self", "cls"):
+            return ("class", b[1])
+        if kind == "desc":
+            d: TypeDesc = b[1]
+            return d
+        if kind == "expr":
+            node, sc = b[1]
+            return self.desc(node, sc, depth)
+        if kind == "import":
+            return ("pyval", b[1])
+        return None
+
+    # -- annotations ---------------------------------------------------------------
+    def annotation(self, node: Node | None, scope: Scope, depth: int = 0) -> list[TypeDesc]:
+        """The classes an annotation names an instance of (``Optional[X]``, ``X | None``,
+        ``Union[...]`` and string annotations included)."""
+        if node is None or depth > MAX_DEPTH:
+            return []
+        ty = node.type
+        if ty == "type":
+            return [d for c in node.named_children for d in self.annotation(c, scope, depth + 1)]
+        if ty == "identifier":
+            return self._named(self.t(node), scope)
+        if ty == "attribute":
+            base = self.dotted(node, scope)
+            return [("pyinst", base)] if base else []
+        if ty == "string":
+            txt = "".join(self.t(c) for c in node.named_children if c.type == "string_content")
+            txt = txt.strip()
+            if "|" in txt:
+                return [d for part in txt.split("|") for d in self._text_ann(part.strip(), scope)]
+            return self._text_ann(txt, scope)
+        if ty == "binary_operator":
+            return [d for c in node.named_children for d in self.annotation(c, scope, depth + 1)]
+        if ty in ("generic_type", "subscript"):
+            head = node.named_children[0] if node.named_child_count else None
+            if head is None:
+                return []
+            name = self.t(head).rsplit(".", 1)[-1]
+            if name in _UNION:
+                args = node.named_children[1:]
+                out: list[TypeDesc] = []
+                for a in args:
+                    inner = a.named_children if a.type == "type_parameter" else [a]
+                    for x in inner:
+                        out.extend(self.annotation(x, scope, depth + 1))
+                return out
+            return self.annotation(head, scope, depth + 1)
+        return []
+
+    def _text_ann(self, txt: str, scope: Scope) -> list[TypeDesc]:
+        m = re.fullmatch(r"(?:typing\.)?Optional\[(.+)\]", txt)
+        if m:
+            txt = m.group(1).strip()
+        if not _DOTTED.fullmatch(txt):
+            return []
+        head, _, rest = txt.partition(".")
+        if not rest:
+            return self._named(head, scope)
+        binds = lookup(scope, head)
+        if binds and _pick(binds)[0] == "import":
+            return [("pyinst", f"{_pick(binds)[1]}.{rest}")]
+        return []
+
+    def _named(self, name: str, scope: Scope) -> list[TypeDesc]:
+        binds = lookup(scope, name)
+        if not binds:
+            if name in BUILTINS and name != "None":
+                return [("class", f"{BUILTINS_MODULE}.{name}")]
+            return []
+        b = _pick(binds)
+        if b[0] == "class":
+            return [("class", b[1])]
+        if b[0] == "import":
+            return [("pyinst", b[1])]
+        return []

@@ -1,0 +1,637 @@
+"""The Python walk: one query run over the file (``queries/python-tags.scm``), its
+captures handled in document order, then ``finish`` resolves every use over the final
+bindings of its scope and turns what was collected into FileFacts.
+
+Invariants a change must keep:
+- Node 0 is the file, node 1 the module (kind ``package`` for an ``__init__.py``); the
+  file contains every top-level declaration, the module defines them; a class contains
+  its methods, a function its nested functions.
+- Declarations get their final ids (``ids.node_id`` over kind, fqn, path, first line);
+  a method is a function defined directly in a class body.
+- Uses are resolved in ``finish``, flow-insensitively (a call may use a name bound
+  later in the file), over ``ragraf.lang.python.names``: a call of a name the file
+  binds becomes a ``CallRef`` with its fqn (a function), a ``NewRef`` (a class) or a
+  ``MethodCallRef``; a name bound by an import stays dotted for
+  ``ragraf.lang.python.link``; a call through a variable holding a callable is a
+  ``DynamicCallRef`` (unresolved); a builtin is ``builtins.<name>`` (external).
+- Module-level bindings go to ``global_assigns`` as ``("pybind", "import", dotted)`` /
+  ``("pybind", "value", desc)`` so that other modules' imports of them resolve.
+- Comments and docstrings go to ``texts`` (layer text), never into props (P6).
+- A syntax error makes the file ``partial``; extraction goes on.
+- tree-sitter is imported lazily (``ragraf --help`` must not load it).
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import TYPE_CHECKING, Any
+
+from ragraf import ids
+from ragraf.kinds import EdgeKind, Layer, NodeKind, TextKind
+from ragraf.lang.chunking import DEFAULT_MAX_LINES, make_chunks
+from ragraf.lang.facts import (
+    CallRef,
+    ClassDecl,
+    DynamicCallRef,
+    FactNode,
+    FileFacts,
+    ImportRef,
+    LocalEdge,
+    MethodCallRef,
+    NewRef,
+    Ref,
+    SqlAnalysis,
+    SqlRef,
+    TextFact,
+    TypeDesc,
+)
+from ragraf.lang.python.builtins import BUILTINS_MODULE
+from ragraf.lang.python.names import Names, Scope, is_package, module_of
+
+if TYPE_CHECKING:
+    from tree_sitter import Node, Parser, Query
+
+#: a declaration's ``signature`` prop is cut here
+MAX_SIGNATURE_CHARS = 300
+MAX_DEFAULT_CHARS = 60
+
+
+@cache
+def _query() -> Query:
+    from tree_sitter import Query
+    from tree_sitter_language_pack import get_language
+
+    from ragraf import resources
+
+    src = (resources.queries_dir() / "python-tags.scm").read_text(encoding="utf-8")
+    return Query(get_language("python"), src)
+
+
+@cache
+def _parser() -> Parser:
+    from tree_sitter_language_pack import get_parser
+
+    return get_parser("python")
+
+
+class Extractor(Names):
+    """One file's extraction: ``Extractor(path, text).run()`` -> FileFacts."""
+
+    def __init__(self, path: str, text: str, max_chunk_lines: int = DEFAULT_MAX_LINES) -> None:
+        self.path = path
+        self.text = text
+        self.src = text.encode("utf-8", "surrogateescape")
+        self.max_chunk_lines = max_chunk_lines
+        self.module = module_of(path)
+        self.package = self.module if is_package(path) else self.module.rpartition(".")[0]
+        self.facts = FileFacts(path, "python", "ok", None, 0)
+        self.stack: list[tuple[int, Scope]] = []
+        self.decls: dict[str, ClassDecl] = {}  # class fqn -> decl
+        self.calls: list[tuple[Scope, Node, Node]] = []  # (scope, call or decorator, callee)
+        self.pending_bases: list[tuple[ClassDecl, Scope, Node]] = []
+        self.pending_props: list[tuple[ClassDecl, str, Scope, Node, bool]] = []
+        self.pending_params: list[tuple[Scope, str, Node]] = []
+        self.pending_returns: list[tuple[int, Scope, Node]] = []
+        self.imports: list[ImportRef] = []  # owner: node index
+        self.sql: list[SqlRef] = []
+        self.sql_done: set[int] = set()
+        self.sql_lines: dict[tuple[int, int], int] = {}
+        self.comments: list[tuple[int, int, str, int | None]] = []
+
+    # -- the run ------------------------------------------------------------------------
+    def run(self) -> FileFacts:
+        root = _parser().parse(self.src).root_node
+        f = self.facts
+        f.lines = self.text.count("\n") + (0 if self.text.endswith("\n") or not self.text else 1)
+        end = max(f.lines, 1)
+        f.nodes.append(
+            FactNode(
+                ids.node_id("file", self.path, self.path, 1),
+                NodeKind.FILE,
+                self.path.rsplit("/", 1)[-1],
+                self.path,
+                1,
+                end,
+                {"lang": "python"},
+                Layer.STRUCTURAL,
+            )
+        )
+        mkind = NodeKind.PACKAGE if is_package(self.path) else NodeKind.MODULE
+        f.nodes.append(
+            FactNode(
+                ids.node_id(mkind, self.module, self.path, 1),
+                mkind,
+                self.module.rsplit(".", 1)[-1],
+                self.module,
+                1,
+                end,
+                {},
+                Layer.STRUCTURAL,
+            )
+        )
+        f.edges.append(LocalEdge(f.node_id(0), f.node_id(1), EdgeKind.CONTAINS, 1))
+        self.top = Scope("module", 0, None, self.module)
+        if root.has_error:
+            f.status = "partial"
+            err = _first_error(root)
+            f.note = f"syntax error near line {err}" if err else "syntax errors"
+        self.docstring(root, 1)
+        handlers = {
+            "definition.class": self.on_class,
+            "definition.function": self.on_function,
+            "reference.import": self.on_import,
+            "reference.call": self.on_call,
+            "reference.decorator": self.on_decorator,
+            "reference.assignment": self.on_assignment,
+            "text.comment": self.on_comment,
+            "sql.string": self.on_sql,
+        }
+        for _s, _e, cap, node in _captures(root):
+            self.advance(node.start_byte)
+            handlers[cap](node)
+        self.finish()
+        return f
+
+    def scope(self) -> Scope:
+        return self.stack[-1][1] if self.stack else self.top
+
+    def advance(self, start: int) -> None:
+        while self.stack and self.stack[-1][0] <= start:
+            self.stack.pop()
+
+    def add_node(self, kind: str, name: str, fqn: str, n: Node, props: dict[str, Any]) -> int:
+        start, end = n.start_point[0] + 1, n.end_point[0] + 1
+        self.facts.nodes.append(
+            FactNode(
+                ids.node_id(kind, fqn, self.path, start),
+                kind,
+                name,
+                fqn,
+                start,
+                end,
+                props,
+                Layer.STRUCTURAL,
+            )
+        )
+        return len(self.facts.nodes) - 1
+
+    def link(self, parent: Scope, idx: int, line: int) -> None:
+        f = self.facts
+        if parent.kind == "module":
+            f.edges.append(LocalEdge(f.node_id(0), f.node_id(idx), EdgeKind.CONTAINS, line))
+            f.edges.append(LocalEdge(f.node_id(1), f.node_id(idx), EdgeKind.DEFINES, line))
+        else:
+            f.edges.append(
+                LocalEdge(f.node_id(parent.node), f.node_id(idx), EdgeKind.CONTAINS, line)
+            )
+
+    def signature(self, n: Node) -> str:
+        body = n.child_by_field_name("body")
+        end = body.start_byte if body is not None else n.end_byte
+        sig = self.src[n.start_byte : end].decode("utf-8", "surrogateescape")
+        return " ".join(sig.split()).rstrip(" :")[:MAX_SIGNATURE_CHARS]
+
+    def decorators(self, n: Node) -> list[Node]:
+        parent = n.parent
+        if parent is None or parent.type != "decorated_definition":
+            return []
+        return [c for c in parent.named_children if c.type == "decorator"]
+
+    def docstring(self, owner_node: Node, owner: int) -> None:
+        body = owner_node if owner_node.type == "module" else owner_node.child_by_field_name("body")
+        if body is None or not body.named_child_count:
+            return
+        first = body.named_children[0]
+        if first.type == "expression_statement" and first.named_child_count:
+            s = first.named_children[0]
+            if s.type == "string":
+                self.comments.append((s.start_point[0] + 1, s.end_point[0] + 1, self.t(s), owner))
+                self.sql_done.add(s.start_byte)  # a docstring is no SQL
+
+    # -- declarations -------------------------------------------------------------------
+    def on_class(self, n: Node) -> None:
+        parent = self.scope()
+        name_node = n.child_by_field_name("name")
+        if name_node is None:
+            return
+        name = self.t(name_node)
+        fqn = f"{parent.fqn}.{name}"
+        props: dict[str, Any] = {"signature": self.signature(n)}
+        decos = self.decorators(n)
+        if decos:
+            props["decorators"] = [self.t(d).lstrip("@").strip() for d in decos]
+        idx = self.add_node(NodeKind.CLASS, name, fqn, n, props)
+        decl = ClassDecl(idx, fqn, NodeKind.CLASS)
+        self.decls[fqn] = decl
+        self.facts.classes.append(decl)
+        bases = n.child_by_field_name("superclasses")
+        if bases is not None:
+            for b in bases.named_children:
+                if b.type in ("identifier", "attribute", "subscript", "generic_type"):
+                    self.pending_bases.append((decl, parent, b))
+        self.link(parent, idx, n.start_point[0] + 1)
+        parent.bind(name, ("class", fqn))
+        scope = Scope("class", idx, parent, fqn, fqn)
+        self.stack.append((n.end_byte, scope))
+        self.docstring(n, idx)
+
+    def on_function(self, n: Node) -> None:
+        parent = self.scope()
+        name_node = n.child_by_field_name("name")
+        if name_node is None:
+            return
+        name = self.t(name_node)
+        fqn = f"{parent.fqn}.{name}"
+        is_method = parent.kind == "class"
+        kind = NodeKind.METHOD if is_method else NodeKind.FUNCTION
+        decos = [self.t(d).lstrip("@").strip() for d in self.decorators(n)]
+        props: dict[str, Any] = {"signature": self.signature(n)}
+        if decos:
+            props["decorators"] = decos
+        if any(c.type == "async" for c in n.children):
+            props["async"] = True
+        idx = self.add_node(kind, name, fqn, n, props)
+        line = n.start_point[0] + 1
+        self.link(parent, idx, line)
+        scope = Scope("function", idx, parent, fqn, parent.cls if is_method else None)
+        scope.func_name = name
+        if is_method:
+            self.decls[parent.fqn].methods.setdefault(name.lower(), idx)
+        else:
+            self.facts.functions.append((fqn, idx))
+            parent.bind(name, ("func", fqn))
+        props["parameters"] = self.params(n, scope, is_method, decos)
+        ret = n.child_by_field_name("return_type")
+        if ret is not None:
+            props["return_type"] = self.t(ret)
+            self.pending_returns.append((idx, scope, ret))
+        self.stack.append((n.end_byte, scope))
+        self.docstring(n, idx)
+
+    def params(
+        self, n: Node, scope: Scope, is_method: bool, decos: list[str]
+    ) -> list[dict[str, Any]]:
+        plist = n.child_by_field_name("parameters")
+        out: list[dict[str, Any]] = []
+        if plist is None:
+            return out
+        for i, p in enumerate(plist.named_children):
+            entry: dict[str, Any] = {}
+            name_node: Node | None = None
+            if p.type == "identifier":
+                name_node = p
+            elif p.type in ("typed_parameter", "typed_default_parameter", "default_parameter"):
+                name_node = p.child_by_field_name("name")
+                if name_node is None and p.named_child_count:
+                    name_node = p.named_children[0]
+            elif p.type in ("list_splat_pattern", "dictionary_splat_pattern"):
+                name_node = p.named_children[0] if p.named_child_count else None
+                entry["variadic"] = True
+            if name_node is None or name_node.type != "identifier":
+                continue
+            pname = self.t(name_node)
+            entry = {"name": pname, **entry}
+            tnode = p.child_by_field_name("type")
+            if tnode is not None:
+                entry["type"] = self.t(tnode)
+                self.pending_params.append((scope, pname, tnode))
+            default = p.child_by_field_name("value")
+            if default is not None:
+                entry["default"] = self.t(default)[:MAX_DEFAULT_CHARS]
+            if i == 0 and is_method and scope.cls and "staticmethod" not in decos:
+                # the instance, or the class itself in a classmethod (``cls(...)`` instantiates)
+                scope.bind(pname, ("cls" if "classmethod" in decos else "self", scope.cls))
+            out.append(entry)
+        return out
+
+    def on_import(self, n: Node) -> None:
+        scope = self.scope()
+        owner = scope.node
+        line = n.start_point[0] + 1
+        if n.type == "import_statement":
+            for c in n.named_children:
+                if c.type == "dotted_name":
+                    dotted = self.t(c)
+                    scope.bind(dotted.split(".", 1)[0], ("import", dotted.split(".", 1)[0]))
+                elif c.type == "aliased_import":
+                    nm, alias = c.child_by_field_name("name"), c.child_by_field_name("alias")
+                    if nm is None or alias is None:
+                        continue
+                    dotted = self.t(nm)
+                    scope.bind(self.t(alias), ("import", dotted))
+                else:
+                    continue
+                self.imports.append(ImportRef(owner, c.start_point[0] + 1, "module", dotted))
+            return
+        mod = n.child_by_field_name("module_name")
+        if mod is None:
+            return
+        base = self.absolute(mod)
+        if base is None:
+            return
+        for c in n.named_children:
+            if c.start_byte == mod.start_byte:
+                continue
+            if c.type == "wildcard_import":
+                scope.star.append(base)
+                self.imports.append(ImportRef(owner, line, "module", base))
+                continue
+            if c.type == "dotted_name":
+                nm, alias_text = c, self.t(c)
+            elif c.type == "aliased_import":
+                nm0, al = c.child_by_field_name("name"), c.child_by_field_name("alias")
+                if nm0 is None or al is None:
+                    continue
+                nm, alias_text = nm0, self.t(al)
+            else:
+                continue
+            target = f"{base}.{self.t(nm)}" if base else self.t(nm)
+            scope.bind(alias_text, ("import", target))
+            self.imports.append(ImportRef(owner, c.start_point[0] + 1, "name", target))
+
+    def absolute(self, mod: Node) -> str | None:
+        """The absolute dotted module of ``from <mod> import``; relative ones by the path."""
+        if mod.type == "dotted_name":
+            return self.t(mod)
+        if mod.type != "relative_import":
+            return None
+        dots = 0
+        rest = ""
+        for c in mod.named_children:
+            if c.type == "import_prefix":
+                dots = self.t(c).count(".")
+            elif c.type == "dotted_name":
+                rest = self.t(c)
+        pkg = self.package.split(".") if self.package else []
+        if dots > 1:
+            if dots - 1 > len(pkg):
+                return None
+            pkg = pkg[: len(pkg) - (dots - 1)]
+        parts = [*pkg, *([rest] if rest else [])]
+        return ".".join(parts)
+
+    def on_assignment(self, n: Node) -> None:
+        scope = self.scope()
+        left = n.child_by_field_name("left")
+        right = n.child_by_field_name("right")
+        ann = n.child_by_field_name("type")
+        if left is None:
+            return
+        if left.type == "identifier":
+            name = self.t(left)
+            if scope.kind == "class":
+                decl = self.decls.get(scope.fqn)
+                if decl is not None:
+                    if ann is not None:
+                        self.pending_props.append((decl, name, scope, ann, True))
+                    elif right is not None:
+                        self.pending_props.append((decl, name, scope, right, False))
+            if ann is not None:
+                scope.bind(name, ("ann", (ann, scope)))
+            elif right is not None:
+                scope.bind(name, ("expr", (right, scope)))
+        elif left.type == "attribute":
+            obj, attr = left.child_by_field_name("object"), left.child_by_field_name("attribute")
+            if obj is None or attr is None or obj.type != "identifier":
+                return
+            binds = scope.binds.get(self.t(obj)) or []
+            if not any(b[0] == "self" for b in binds) or not scope.cls:
+                return
+            decl = self.decls.get(scope.cls)
+            if decl is None:
+                return
+            if ann is not None:
+                self.pending_props.append((decl, self.t(attr), scope, ann, True))
+            elif right is not None and scope.func_name == "__init__":
+                self.pending_props.append((decl, self.t(attr), scope, right, False))
+
+    def on_call(self, n: Node) -> None:
+        fn = n.child_by_field_name("function")
+        if fn is not None:
+            self.calls.append((self.scope(), n, fn))
+
+    def on_decorator(self, n: Node) -> None:
+        """``@name`` / ``@a.b`` calls its value with the function; ``@f(...)`` is a call
+        already (captured as one)."""
+        expr = n.named_children[0] if n.named_child_count else None
+        if expr is not None and expr.type in ("identifier", "attribute"):
+            self.calls.append((self.scope(), n, expr))
+
+    def on_comment(self, n: Node) -> None:
+        self.comments.append((n.start_point[0] + 1, n.end_point[0] + 1, self.t(n), None))
+
+    def on_sql(self, n: Node) -> None:
+        from ragraf.sql import sqltext
+
+        outer = n
+        if n.parent is not None and n.parent.type == "concatenated_string":
+            outer = n.parent
+        if outer.start_byte in self.sql_done or n.start_byte in self.sql_done:
+            return
+        self.sql_done.add(outer.start_byte)
+        strings = outer.named_children if outer.type == "concatenated_string" else [outer]
+        frags: list[tuple[str, str]] = []
+        for s in strings:
+            for c in s.named_children:
+                if c.type in ("string_content", "escape_sequence"):
+                    frags.append(("lit", self.t(c)))
+                elif c.type == "interpolation":
+                    frags.append(("dyn", self.t(c)))
+        try:
+            info = sqltext.analyze(tuple(frags))
+        except Exception:  # noqa: BLE001 - a string the SQL analysis cannot take is no SQL fact
+            self.facts.stats["sql_analysis_errors"] = (
+                self.facts.stats.get("sql_analysis_errors", 0) + 1
+            )
+            return
+        if info is None:
+            return
+        owner = self.sql_owner()
+        line = outer.start_point[0] + 1
+        ordinal = self.sql_lines.get((owner, line), 0) + 1
+        self.sql_lines[(owner, line)] = ordinal
+        self.sql.append(
+            SqlRef(owner, line, outer.end_point[0] + 1, tuple(frags), SqlAnalysis.of(info), ordinal)
+        )
+
+    def sql_owner(self) -> int:
+        for _end, sc in reversed(self.stack):
+            if sc.kind == "function":
+                return sc.node
+        return self.stack[-1][1].node if self.stack else 0
+
+    # -- finish ---------------------------------------------------------------------------
+    def finish(self) -> None:
+        f = self.facts
+        for scope, pname, tnode in self.pending_params:
+            for d in self.annotation(tnode, scope):
+                scope.bind(pname, ("desc", d))
+        for decl, scope, bnode in self.pending_bases:
+            line = bnode.start_point[0] + 1
+            node = bnode.named_children[0] if bnode.type in ("subscript", "generic_type") else bnode
+            for d in self.annotation(node, scope):
+                if d[0] == "class":
+                    decl.extends.append((d[1], line))
+                elif d[0] == "pyinst":
+                    decl.extends.append((f"?{d[1]}", line))  # dotted: resolved by link
+        for decl, name, scope, node, is_ann in self.pending_props:
+            got = self.annotation(node, scope) if is_ann else [self.desc(node, scope)]
+            for pd in got:
+                if pd is not None and pd not in decl.props.get(name, []):
+                    decl.props.setdefault(name, []).append(pd)
+        for idx, scope, rnode in self.pending_returns:
+            descs = self.annotation(rnode, scope.parent or scope)
+            if descs:
+                f.returns[idx] = descs
+        refs: list[Ref] = [*self.imports]
+        for scope, n, fn in self.calls:
+            ref = self.call_ref(scope, n, fn)
+            if ref is not None:
+                refs.append(ref)
+        refs.extend(self.sql)
+        refs.sort(key=_ref_order)
+        f.refs = refs
+        for name, binds in self.top.binds.items():
+            for b in binds:
+                if b[0] == "import":
+                    f.global_assigns.append((name, ("pybind", "import", b[1])))
+                elif b[0] in ("expr", "ann"):
+                    vnode, sc = b[1]
+                    if b[0] == "ann":
+                        for d in self.annotation(vnode, sc):
+                            f.global_assigns.append((name, ("pybind", "value", d)))
+                    else:
+                        d2 = self.desc(vnode, sc)
+                        if d2 is not None:
+                            f.global_assigns.append((name, ("pybind", "value", d2)))
+        for star in self.top.star:
+            f.global_assigns.append(("*", ("pybind", "import", star)))
+        self.texts()
+        f.chunks = make_chunks(self.path, self.text, f, "python", self.max_chunk_lines)
+
+    def bind_desc(self, b: Any, scope: Scope, depth: int) -> TypeDesc | None:
+        if b[0] == "ann":
+            node, sc = b[1]
+            got = self.annotation(node, sc)
+            return got[0] if len(got) == 1 else (("any", tuple(got)) if got else None)
+        return super().bind_desc(b, scope, depth)
+
+    def call_ref(self, scope: Scope, n: Node, fn: Node) -> Ref | None:
+        owner = scope.node
+        name_node = fn.child_by_field_name("attribute") if fn.type == "attribute" else fn
+        line = (name_node or fn).start_point[0] + 1
+        c = self.callee(fn, scope)
+        tag = c[0]
+        raw = self.t(fn)[:120]
+        if tag == "func":
+            return CallRef(owner, line, (c[1],), raw)
+        if tag == "class":
+            return NewRef(owner, line, ("class", c[1]))
+        if tag == "ext":
+            return CallRef(owner, line, (c[1],), raw)
+        if tag == "builtin":
+            return CallRef(owner, line, (f"{BUILTINS_MODULE}.{c[1]}",), raw)
+        if tag == "method":
+            return MethodCallRef(owner, line, c[1], c[2])
+        if tag == "unbound":
+            stars = _stars(scope)
+            return CallRef(owner, line, (*(f"{s}.{c[1]}" for s in stars), c[1]), raw)
+        return DynamicCallRef(owner, line, "variable", ())
+
+    def texts(self) -> None:
+        f = self.facts
+        spans = sorted(
+            (n.start_line, n.end_line, i)
+            for i, n in enumerate(f.nodes)
+            if i > 1 and n.kind in (NodeKind.CLASS, NodeKind.FUNCTION, NodeKind.METHOD)
+        )
+        merged: list[list[Any]] = []
+        for start, end, txt, owner in sorted(self.comments, key=lambda c: (c[0], c[1])):
+            kind = TextKind.DOCBLOCK if owner is not None else TextKind.COMMENT
+            if owner is None:
+                owner = _innermost(spans, start)
+            if (
+                kind == TextKind.COMMENT
+                and merged
+                and merged[-1][2] == TextKind.COMMENT
+                and merged[-1][1] + 1 >= start
+                and merged[-1][4] == owner
+            ):
+                merged[-1][1] = end
+                merged[-1][3] += "\n" + txt
+                continue
+            merged.append([start, end, kind, txt, owner])
+        f.texts = [TextFact(m[0], m[1], m[2], m[3], m[4]) for m in merged]
+
+
+def _stars(scope: Scope) -> list[str]:
+    out: list[str] = []
+    sc: Scope | None = scope
+    while sc is not None:
+        out.extend(sc.star)
+        sc = sc.parent
+    return out
+
+
+def _ref_order(r: Ref) -> tuple[int, int, str]:
+    return (r.line, r.owner, type(r).__name__)
+
+
+def _captures(root: Node) -> list[tuple[int, int, str, Node]]:
+    from tree_sitter import QueryCursor
+
+    caps = QueryCursor(_query()).captures(root)
+    items: list[tuple[int, int, str, Node]] = []
+    seen: set[tuple[int, int, str]] = set()
+    for cap, nodes in caps.items():
+        if cap.startswith("name."):
+            continue
+        for node in nodes:
+            key = (node.start_byte, -node.end_byte, cap)
+            if key not in seen:
+                seen.add(key)
+                items.append((node.start_byte, -node.end_byte, cap, node))
+    items.sort(key=lambda x: (x[0], x[1], x[2]))
+    return items
+
+
+def _innermost(spans: list[tuple[int, int, int]], line: int) -> int | None:
+    best = None
+    for s, e, i in spans:
+        if s > line:
+            break
+        if s <= line <= e:
+            best = i
+    return best
+
+
+def _first_error(root: Node) -> int | None:
+    stack = [root]
+    while stack:
+        n = stack.pop()
+        if n.type == "ERROR" or n.is_missing:
+            return int(n.start_point[0]) + 1
+        if n.has_error:
+            stack.extend(reversed(n.children))
+    return None
+
+
+def warm() -> None:
+    """Load the grammar, compile the query and import sqlglot before workers fork."""
+    from ragraf.sql import sqltext
+
+    _query()
+    _parser()
+    sqltext.warm()
+
+
+def extract(path: str, text: str, max_chunk_lines: int = DEFAULT_MAX_LINES) -> FileFacts:
+    """The facts of one Python file (what the language registry calls); never raises for
+    bad input: a file the walk cannot handle comes back ``failed`` with a note."""
+    try:
+        return Extractor(path, text, max_chunk_lines).run()
+    except RecursionError:
+        raise  # the registry reports it ("too deeply nested to parse")
+    except Exception as e:  # noqa: BLE001 - one file must not stop a build
+        lines = text.count("\n") + (0 if text.endswith("\n") or not text else 1)
+        return FileFacts(path, "python", "failed", f"extractor error: {type(e).__name__}", lines)
