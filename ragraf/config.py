@@ -259,7 +259,7 @@ def load(root: Path) -> Config:
     for key in ("include", "exclude", "secrets_exclude"):
         cfg.globset(key)  # validate globs now, with the file and key named
     for g in cfg.project["db"]["schema_source"]:
-        if g != "information_schema":
+        if g not in ("information_schema", "auto"):
             try:
                 GlobSet([g])
             except GlobError as e:
