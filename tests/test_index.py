@@ -271,8 +271,10 @@ def test_cli_index_and_status(pilot: Path) -> None:
             " overrides 3, queries 4, references 3, references_table 4, uses_trait 1",
             "coverage   files: ok 12, partial 0, failed 0, skipped 0",
             "           calls: 24 total, 70.8% stated, 4 derived, 3 external, 0 unresolved",
-            "schema     migration; incomplete: live schema not read (no database configured"
-            " (db.dsn or RAGRAF_DB_HOST)); tables from migrations only",
+            "schema     migration (mysql); incomplete: live schema not read (no database"
+            " configured (db.dsn or RAGRAF_DB_HOST)); tables from migrations only",
+            "           from db/migrations/001_invoices.sql: numbered migration: 2 DDL of 2"
+            " statements, applied in version order",
             "ledger     0 entries",
             re.compile(r"stores     graph \d+\.\d KiB, lexvec \d+\.\d KiB, control \d+\.\d KiB"),
         ],

@@ -39,10 +39,14 @@ from __future__ import annotations
 import json
 import posixpath
 import re
+from collections import defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 from ragraf import ids
+from ragraf.build.resolve import Resolved
+from ragraf.build.resolve.linker import SYSTEM_SCHEMAS
 from ragraf.config import Config
 from ragraf.corpus import ScannedFile
 from ragraf.globs import GlobError, GlobSet
@@ -55,6 +59,7 @@ from ragraf.model import (
     DbTableRow,
     EdgeRow,
     NodeRow,
+    props_of,
 )
 from ragraf.sql import dbschema, discover
 from ragraf.store import mysql_live
@@ -314,6 +319,114 @@ def _rows(res: SchemaResult, schema: dbschema.Schema, migr: dbschema.Schema | No
         ev = where("fk", fk.from_table, fk.from_column, fk.to_table, fk.to_column) or LIVE_EVIDENCE
         res.edges.append(_edge(src, dst, EdgeKind.FK_TO, ev, sources))
     res.edges.sort(key=lambda e: e[8])
+
+
+#: the edge ``via`` of a link to a table known only from code
+VIA_NO_SCHEMA = "no_schema"
+#: table names listed in a coverage note before "..."
+MAX_NOTE_NAMES = 30
+
+
+def add_code_tables(res: SchemaResult, resolved: Resolved, conf: dict[str, float]) -> None:
+    """After resolving: the tables SQL in code names, as the schema sees them.
+
+    Without a schema (no table known), the resolver linked every table a SQL
+    string names to ``dbschema.code_table_id``: each gets a ``db_table`` node of
+    source ``code`` (evidence: the first string naming it, by path and line) and
+    the edges to it become derived (``via: no_schema``, confidence at most
+    ``sql_dynamic``): the table's existence is inferred, its columns unknown.
+    With a schema, the names it does not know are listed in coverage
+    (``schema.unknown_tables``)."""
+    named: dict[str, tuple[str, int, str]] = {}  # lower name -> first (path, line, spelling)
+    uses: dict[str, set[str]] = defaultdict(set)  # lower name -> files
+    for n in resolved.nodes:
+        if n.kind != NodeKind.SQL_LITERAL:
+            continue
+        for t in props_of(n.props).get("tables", []):
+            name = t.get("name")
+            if not name or (t.get("schema") or "").lower() in SYSTEM_SCHEMAS:
+                continue
+            low = str(name).lower()
+            at = (n.path or "", n.start_line or 0, str(name))
+            if low not in named or at < named[low]:
+                named[low] = at
+            uses[low].add(n.path or "")
+    if res.table_index:
+        unknown = sorted(low for low in named if low not in res.table_index)
+        res.coverage.append(
+            CoverageRow(
+                "schema.unknown_tables",
+                float(len(unknown)),
+                ", ".join(named[u][2] for u in unknown[:MAX_NOTE_NAMES])
+                + (" ..." if len(unknown) > MAX_NOTE_NAMES else "")
+                or None,
+            )
+        )
+        return
+    code_ids = {dbschema.code_table_id(low): low for low in named}
+    linked = {e.dst for e in resolved.edges if e.dst in code_ids}
+    for tid in sorted(linked):
+        low = code_ids[tid]
+        path, line, spelling = named[low]
+        props = {"source": dbschema.SOURCE_CODE, "columns": None, "files": len(uses[low])}
+        res.nodes.append(
+            NodeRow(
+                tid,
+                NodeKind.DB_TABLE,
+                spelling,
+                spelling,
+                path,
+                line,
+                line,
+                json.dumps(props, sort_keys=True),
+                Layer.STRUCTURAL,
+            )
+        )
+    cap = conf.get("sql_dynamic", 0.4)
+    for i, e in enumerate(resolved.edges):
+        if e.dst not in linked:
+            continue
+        eprops = props_of(e.props)
+        eprops.setdefault("via", VIA_NO_SCHEMA)
+        resolved.edges[i] = e._replace(
+            provenance=Provenance.DERIVED,
+            confidence=min(e.confidence, cap),
+            props=json.dumps(eprops, sort_keys=True),
+        )
+    res.coverage.append(
+        CoverageRow(
+            "schema.code_tables",
+            float(len(linked)),
+            "no schema found: tables named by SQL strings in code (derived, columns unknown)"
+            if linked
+            else None,
+        )
+    )
+
+
+_FILE_NOTE = re.compile(r"^(.*?) \[(\w+)\]: (.*)$", re.S)
+
+
+def schema_files(coverage: Iterable[tuple[str, float | None, str | None]]) -> dict[str, Any]:
+    """Where a revision's schema came from, out of its coverage rows (for ``status`` and
+    ``schema``): ``dialect``, ``used`` (path, dialect, why, in the order applied),
+    ``rejected`` (path, why) and ``code_tables`` (tables known only from code)."""
+    used: list[dict[str, Any]] = []
+    rejected: list[dict[str, Any]] = []
+    out: dict[str, Any] = {"dialect": None, "used": used, "rejected": rejected, "code_tables": 0}
+    for metric, value, note in coverage:
+        if metric == "schema.dialect":
+            out["dialect"] = note
+        elif metric == "schema.file" and note:
+            m = _FILE_NOTE.match(note)
+            if m is not None:
+                used.append({"path": m.group(1), "dialect": m.group(2), "why": m.group(3)})
+        elif metric == "schema.rejected" and note:
+            path, _, why = note.partition(": ")
+            rejected.append({"path": path, "why": why})
+        elif metric == "schema.code_tables":
+            out["code_tables"] = int(value or 0)
+    return out
 
 
 def divergence_note(d: dbschema.Divergence) -> str:

@@ -31,6 +31,8 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from ragraf import ids
+from ragraf.kinds import NodeKind
 from ragraf.sql import glot
 
 if TYPE_CHECKING:
@@ -42,6 +44,17 @@ SOURCE_MIGRATION = "migration"
 UNKNOWN_TYPE = "unknown"
 #: sqlglot dialects a migration file may be parsed with (MySQL and MariaDB share ``mysql``)
 DIALECTS = ("mysql", "postgres", "sqlite")
+#: the source of a table known only because SQL in code names it (no schema was found)
+SOURCE_CODE = "code"
+#: the evidence path in the id of such a table (it has no defining statement)
+CODE_PATH = "db://code"
+
+
+def code_table_id(name: str) -> str:
+    """The node id of a table known only from SQL in code: one node per lower-cased
+    name, whichever string names it first (architecture §5.3)."""
+    return ids.node_id(NodeKind.DB_TABLE, name.lower(), CODE_PATH, 1)
+
 
 # --------------------------------------------------------------------- model
 
