@@ -206,7 +206,22 @@ def schema(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
         "files": files,
         "total": len(tables) + len(views),
     }
-    if want and not tables and not views:
+    code_named = (
+        [
+            r
+            for r in ctx.graph.db_objects_named(ctx.rev, want)
+            if props_of(r.props).get("source") == SOURCE_CODE
+        ]
+        if want and not tables and not views
+        else []
+    )
+    if code_named:
+        table_limits(ctx, code_named)
+        out["hint"] = (
+            f"table '{sanitize.clean(want or '')}' is not in a schema: none was found, it is known"
+            " only from SQL in code; table_usage and impact answer for it"
+        )
+    elif want and not tables and not views:
         nearest = _nearest_tables(ctx, want)
         out["nearest"] = nearest
         out["hint"] = (

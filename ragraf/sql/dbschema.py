@@ -551,7 +551,10 @@ class _Migrator:
                 if isinstance(exc, SqlglotError) and str(exc):
                     first = str(exc).splitlines()[0]
                     # sqlglot's "Line 1, Col: 25." counts inside the statement, not the file
-                    first = re.sub(r"\s*Line \d+, Col: \d+\.?", "", first).strip(" .")
+                    first = re.sub(r"\s*Line \d+, Col: \d+\.?", "", first)
+                    # "... but got <Token token_type: ..., text: (, line: 1, ...>": the text only
+                    first = re.sub(r"<Token [^>]*?\btext: ([^,]*),[^>]*>", r"'\1'", first)
+                    first = _snippet(first.strip(" ."))
                 else:
                     first = type(exc).__name__
                 self.problem(f"unparsable statement ({first or 'syntax error'}): {_snippet(stmt)}")
@@ -604,17 +607,27 @@ class _Migrator:
         body = "(" + ", ".join(kept) + ")"
         from sqlglot import exp
 
-        tree = None
-        for cand in (head + body + tail, head + body):
+        def create_or_none(text: str) -> exp.Expr | None:
             try:
-                got = _parse_one(cand, self.dialect)
-            except Exception:  # noqa: BLE001 - try the next, simpler form
-                got = None
-            if isinstance(got, exp.Create):
-                tree = got
-                break
-            if cand == head + body + tail and tail.strip():
-                notes.append(f"table options not understood, ignored: {_snippet(tail)}")
+                got = _parse_one(text, self.dialect)
+            except Exception:  # noqa: BLE001 - "does not parse" is the answer
+                return None
+            return got if isinstance(got, exp.Create) else None
+
+        tree = create_or_none(head + body + tail)
+        if tree is None and tail.strip():
+            # keep the table options sqlglot reads, one at a time; drop the others
+            opts, dropped = "", []
+            for opt in _TABLE_OPTION.findall(tail):
+                if create_or_none(head + body + opts + " " + opt) is not None:
+                    opts += " " + opt
+                else:
+                    dropped.append(opt)
+            tree = create_or_none(head + body + opts)
+            if tree is not None and dropped:
+                notes.append(
+                    "table options not understood, ignored: " + _snippet(", ".join(dropped))
+                )
         if tree is None:
             return None
         for note in notes:
@@ -1257,6 +1270,9 @@ _COLUMN_HEAD = re.compile(
     r"(?:\s*\([^)]*\))?(?:\s*\[\s*\d*\s*\])*"
     r"(?:\s+(?:with|without)\s+time\s+zone)?)(.*)$",
     re.I | re.S,
+)
+_TABLE_OPTION = re.compile(
+    r"(?:DEFAULT\s+)?[A-Za-z_]+(?:\s+[A-Za-z_]+)??\s*=?\s*(?:'(?:[^'\\]|\\.|'')*'|[\w.$]+)", re.S
 )
 _ELEMENT_KEYWORDS = frozenset(
     {

@@ -11,9 +11,10 @@ The rule, in order:
    (a longer file's last, possibly cut, statement is dropped). A file is a
    schema file when it has DDL (CREATE / ALTER / DROP / RENAME of tables,
    views, indexes) and at least as many DDL as data statements (INSERT,
-   UPDATE, DELETE, REPLACE, COPY); otherwise it is rejected ("mostly DML:
-   seed data", "no DDL statement"). DDL that only drops, and down / rollback /
-   uninstall scripts (by name), are rejected.
+   UPDATE, DELETE, REPLACE, COPY), or when it is a dump: it creates tables
+   and its data statements fill only tables it creates. Otherwise it is
+   rejected ("mostly DML: seed data", "no DDL statement"). DDL that only
+   drops, and down / rollback / uninstall scripts (by name), are rejected.
 2. Dialect: a path part naming one (``mysql``, ``mariadb``, ``postgres``,
    ``pgsql``, ``pg``, ``sqlite``...; folders ``sql/mysql/`` or names
    ``mysql.initial.sql``) wins; else markers in the text (``ENGINE=``,
@@ -114,6 +115,12 @@ _TARGET = re.compile(
     rf"\s+(?:IF\s+(?:NOT\s+)?EXISTS\s+)?(?:ONLY\s+)?(?:/\*.*?\*/\s*)?((?:{_NAME}\s*\.\s*)?{_NAME})",
     re.I | re.S,
 )
+_DML_TARGET = re.compile(
+    r"\s*(?:(?:INSERT|REPLACE)(?:\s+(?:LOW_PRIORITY|DELAYED|HIGH_PRIORITY|IGNORE))*(?:\s+INTO)?"
+    r"|UPDATE(?:\s+(?:LOW_PRIORITY|IGNORE))*|DELETE(?:\s+(?:LOW_PRIORITY|QUICK|IGNORE))*\s+FROM"
+    rf"|COPY)\s+((?:{_NAME}\s*\.\s*)?{_NAME})",
+    re.I,
+)
 _CREATE_TABLE = re.compile(r"\s*CREATE\s+(?:OR\s+REPLACE\s+)?(?:\w+\s+)*?TABLE\b", re.I)
 _TEST_DIRS = frozenset(
     {"test", "tests", "testing", "fixture", "fixtures", "testdata", "spec", "specs", "__tests__"}
@@ -163,12 +170,18 @@ class Sniff:
     statements: int = 0
     targets: set[str] = field(default_factory=set)  # lower table names created / altered / dropped
     created: set[str] = field(default_factory=set)  # lower table names created
+    filled: set[str] = field(default_factory=set)  # lower table names of data statements
     dialect: str | None = None  # from the path or the text; None = generic
     dialect_from: str = ""  # "path" | "text" | ""
 
     @property
+    def is_dump(self) -> bool:
+        """Creates tables and fills only those: a dump (schema and data), not seed data."""
+        return self.creates > 0 and self.filled <= self.created
+
+    @property
     def is_schema(self) -> bool:
-        return self.ddl > 0 and self.ddl >= self.dml and self.ddl > self.drops
+        return self.ddl > self.drops and (self.ddl >= self.dml or self.is_dump)
 
     def reject_reason(self) -> str:
         if self.ddl == 0 and self.dml > 0:
@@ -217,6 +230,8 @@ def sniff(path: str, text: str, dialect: str | None = None) -> Sniff:
                     s.created.add(name)
         elif _DML.match(stmt):
             s.dml += 1
+            t = _DML_TARGET.match(stmt)
+            s.filled.add(_name(t.group(1)) if t is not None else "?")
     s.dialect, s.dialect_from = _dialect(path, head, dialect)
     return s
 
@@ -285,7 +300,7 @@ def plan(
     explicit = explicit or set()
     forced = None if dialect == AUTO else dialect
     out = Plan()
-    sniffs = {p: sniff(p, t, forced) for p, t in sorted(candidates)}
+    sniffs = {p: sniff(p, t) for p, t in sorted(candidates)}
     chosen_explicit = [s for p, s in sniffs.items() if p in explicit]
     rest = [s for p, s in sniffs.items() if p not in explicit]
     if not discover:
