@@ -5,6 +5,7 @@ answers say when there is no schema at all."""
 from __future__ import annotations
 
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +17,7 @@ from ragraf.build import indexer
 from ragraf.sql import dbschema, discover
 from ragraf.sql.dbschema import ForeignKey
 from ragraf.store import manifest
+from tests import test_dbschema
 from tests.helpers import REPO
 from tests.schemacheck import check
 from tests.test_sql_extraction import Graph
@@ -376,3 +378,45 @@ def test_no_schema_schema_and_status_say_why(noschema: Path) -> None:
     )
     st = run(noschema, "index_status")["result"]["schema"]
     assert st["source"] == "none" and st["code_tables"] == 2 and st["rejected_total"] == 1
+
+
+# -- the live schema with discovered migrations --------------------------------------------
+
+
+@pytest.fixture
+def live_db() -> Iterator[str]:
+    yield from test_dbschema.fresh_db.__wrapped__()  # type: ignore[attr-defined]
+
+
+@pytest.mark.mariadb
+def test_live_duplicate_fk_is_one_row_and_discovered_files_give_evidence(
+    tmp_path: Path, live_db: str
+) -> None:
+    """MariaDB keeps both constraints of a foreign key declared twice; the revision has one
+    relationship. The discovered migrations give the live tables their evidence lines."""
+    init = (FIX / "schemaapp" / "sql" / "mysql" / "001_init.sql").read_text(encoding="utf-8")
+    test_dbschema.run_sql(live_db, [s for _line, s in dbschema.split_statements(init)])
+    root = index(
+        tmp_path,
+        "schemaapp",
+        {
+            "schema_source": ["information_schema", "auto"],
+            "dsn": f"mysql://root@127.0.0.1:3306/{live_db}",
+            "connect_timeout": 3,
+        },
+    )
+    r = run(root, "schema", table="orders")["result"]
+    assert r["source"] == "information_schema" and r["complete"] is True
+    [t] = r["tables"]
+    assert t["evidence"] == "sql/mysql/001_init.sql:10"
+    assert t["foreign_keys"] == [
+        {"column": "customer_id", "to_table": "customers", "to_column": "id"}
+    ]
+    g = Graph(root)
+    assert sorted(g.edges_of("fk_to")) == [
+        ("orders.customer_id", "customers.id", "sql/mysql/001_init.sql:10", "stated", 1.0)
+    ]
+    # the migrations go further than the live database: divergences, not errors
+    kinds = {(d["kind"], d["table"]) for d in run(root, "schema")["result"]["divergences"]}
+    assert ("table_only_migrations", "order_lines") in kinds
+    assert ("table_only_migrations", "search_docs") in kinds
