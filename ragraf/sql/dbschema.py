@@ -10,8 +10,16 @@ Invariants a change must keep:
   cannot be parsed, or that could change a table but is not understood, is a
   ``Problem(path, line, message)`` (line = the statement's first line in its
   file) and the statements after it still apply. Statements that cannot
-  change the shape of a table (INSERT, SET, triggers, procedures...) are
+  change the shape of a table (INSERT, SET, triggers, procedures, and
+  PostgreSQL / SQLite ones like CREATE EXTENSION, COMMENT ON, PRAGMA) are
   skipped silently.
+- A CREATE TABLE sqlglot rejects keeps its table (``salvage_create``): a
+  column whose type cannot be read has type ``UNKNOWN_TYPE``, so has a type
+  sqlglot only knows as user-defined (``tsvector``); what is left out or
+  changed is a Problem of the statement.
+- Each file is parsed with its dialect (``DIALECTS``; MySQL by default). MySQL
+  types are spelled as below; other dialects' types as the file spells them,
+  lower-cased. PostgreSQL ``$tag$`` strings are quotes when splitting.
 - ``Schema.tables`` is keyed by the lower-cased table name; ``Table.name``
   keeps the spelling of the source. Columns keep their ordinal order.
 - Migration column types are lower-cased MySQL spellings as in
