@@ -1,4 +1,5 @@
-"""Where the package finds its data: default configs, schemas, queries, templates.
+"""Where the package finds its data: default configs, schemas, queries, templates, the
+default model's tokenizer files.
 
 In a wheel, ``config/`` and ``schemas/`` are bundled under ``ragraf/_bundled``;
 in a source checkout (editable install) they are read from the repository root.
@@ -38,6 +39,11 @@ def queries_dir() -> Path:
 
 def templates_dir() -> Path:
     return _PKG / "templates"
+
+
+def default_tokenizer_dir() -> Path:
+    """The tokenizer files of the default embedding model (package data, see its NOTICE)."""
+    return _PKG / "models" / "all-MiniLM-L6-v2"
 
 
 @cache

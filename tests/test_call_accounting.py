@@ -133,8 +133,6 @@ def test_the_text_answer_says_what_it_could_not_attach(calls: Path) -> None:
             "-- rev-0001 · degraded · provenance index",
             "-- callers: 1 call sites of missing() were not attached to any declaration"
             " (result.unresolved): they may call this one",
-            "-- capability degraded: no CPG (Joern not used); slices and data flows are"
-            " unavailable",
         ],
     )
     r = invoke("-C", calls, "query", "callers", "Calls\\Http\\Header::getMessage")
