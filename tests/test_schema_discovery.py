@@ -18,7 +18,7 @@ from ragraf.sql import dbschema, discover
 from ragraf.sql.dbschema import ForeignKey
 from ragraf.store import manifest
 from tests import test_dbschema
-from tests.helpers import REPO
+from tests.helpers import REPO, invoke
 from tests.schemacheck import check
 from tests.test_sql_extraction import Graph
 
@@ -420,3 +420,13 @@ def test_live_duplicate_fk_is_one_row_and_discovered_files_give_evidence(
     kinds = {(d["kind"], d["table"]) for d in run(root, "schema")["result"]["divergences"]}
     assert ("table_only_migrations", "order_lines") in kinds
     assert ("table_only_migrations", "search_docs") in kinds
+
+
+def test_no_schema_cli_text(noschema: Path) -> None:
+    out = invoke("-C", noschema, "query", "schema", check=True).stdout.splitlines()
+    assert out[:4] == [
+        "no schema found: 0 tables",
+        "left out 1 SQL file(s):",
+        "  data/demo.sql: mostly DML (2 of 2 statements insert or change rows, no DDL): seed data",
+        "2 table(s) known only from SQL in code",
+    ]

@@ -372,6 +372,15 @@ def _r_schema(r: dict[str, Any], out: list[str]) -> None:
         )
     for p in r.get("problems", []):
         out.append(f"problem {p['evidence']}: {_u(p['message'])}")
+    files = r.get("files") or {}
+    for f in files.get("used", []):
+        out.append(f"read from {f['path']} [{f['dialect']}]: {f['why']}")
+    left = files.get("rejected", [])
+    if left:
+        out.append(f"left out {len(left)} SQL file(s):")
+        out.extend(f"  {x['path']}: {x['why']}" for x in left)
+    if files.get("code_tables"):
+        out.append(f"{files['code_tables']} table(s) known only from SQL in code")
     _hint(r, out)
 
 
