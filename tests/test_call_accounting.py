@@ -37,6 +37,11 @@ def calls(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="module")
+def types_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return _indexed(REPO / "fixtures" / "types", tmp_path_factory.mktemp("acc") / "types")
+
+
+@pytest.fixture(scope="module")
 def pilot_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return _indexed(PILOT, tmp_path_factory.mktemp("acc") / "pilot")
 
@@ -221,11 +226,11 @@ def _grep_call_lines(root: Path, name: str, method: bool) -> set[tuple[str, int]
 BY_VALUE = {"variable-function", "call_user_func", "dispatcher"}
 
 
-@pytest.mark.parametrize("which", ["calls", "pilot"])
+@pytest.mark.parametrize("which", ["calls", "pilot", "types"])
 def test_every_call_line_of_a_name_is_accounted_for(
-    which: str, calls: Path, pilot_root: Path
+    which: str, calls: Path, pilot_root: Path, types_root: Path
 ) -> None:
-    root = calls if which == "calls" else pilot_root
+    root = {"calls": calls, "pilot": pilot_root, "types": types_root}[which]
     with GraphStore(config.Layout(root).graph_db, readonly=True) as g:
         rev = "rev-0001"
         callables = [n for kind in CALLABLE for n in g.nodes_of_kind(rev, kind) if n.path]
