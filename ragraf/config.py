@@ -263,7 +263,7 @@ def load(root: Path) -> Config:
         if cfg.project.get(key) is not None:  # include: null = the languages' globs
             cfg.globset(key)  # validate globs now, with the file and key named
     for g in cfg.project["db"]["schema_source"]:
-        if g != "information_schema":
+        if g not in ("information_schema", "auto"):
             try:
                 GlobSet([g])
             except GlobError as e:

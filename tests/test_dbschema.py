@@ -437,7 +437,9 @@ def test_problem_does_not_stop_the_file_and_lines_are_per_file():
         [("m/1.sql", "CREATE TABLE z (id INT);"), ("m/2.sql", text)]
     )
     assert [c.name for c in schema.tables["a"].columns] == ["id", "b"]
-    assert set(schema.tables) == {"z", "a"}
+    # a CREATE TABLE sqlglot rejects keeps its table: the column without its bad DEFAULT
+    assert set(schema.tables) == {"z", "a", "c"}
+    assert [(c.name, c.data_type) for c in schema.tables["c"].columns] == [("x", "int")]
     assert [(p.path, p.line) for p in problems] == [
         ("m/2.sql", 4),
         ("m/2.sql", 6),
@@ -445,6 +447,7 @@ def test_problem_does_not_stop_the_file_and_lines_are_per_file():
         ("m/2.sql", 8),
     ]
     assert "already exists" in problems[3].message
+    assert problems[1].message == "CREATE TABLE c: column x: constraints not understood: DEFAULT"
 
 
 @pytest.mark.mariadb

@@ -273,8 +273,10 @@ def test_cli_index_and_status(pilot: Path) -> None:
             "           calls: 24 total, 70.8% stated, 4 derived, 3 external, 0 unresolved",
             "           files by language: markdown 1, php 10 (24 calls, 70.8% stated), sql 1",
             "           not selected: 1 files (no include glob selects them, by suffix: .gitignore 1)",
-            "schema     migration; incomplete: live schema not read (no database configured"
-            " (db.dsn or RAGRAF_DB_HOST)); tables from migrations only",
+            "schema     migration (mysql); incomplete: live schema not read (no database"
+            " configured (db.dsn or RAGRAF_DB_HOST)); tables from migrations only",
+            "           from db/migrations/001_invoices.sql: numbered migration: 2 DDL of 2"
+            " statements, applied in version order",
             "ledger     0 entries",
             re.compile(r"stores     graph \d+\.\d KiB, lexvec \d+\.\d KiB, control \d+\.\d KiB"),
         ],

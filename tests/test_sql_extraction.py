@@ -341,13 +341,41 @@ def test_deterministic_ids(tmp_path: Path) -> None:
     assert {e[9] for e in a.edges} == {e[9] for e in b.edges}
 
 
-def test_no_schema_means_literals_without_table_edges(tmp_path: Path) -> None:
+def test_no_schema_means_tables_from_code(tmp_path: Path, sqlapp: Graph) -> None:
+    """Without any schema every table a SQL string names is a db_table node of source
+    `code`, linked exactly where the schema would link it, but derived (no_schema)."""
     index_sqlapp(tmp_path / "app", {"schema_source": []})
     g = Graph(tmp_path / "app")
     assert len(g.of_kind("sql_literal")) == 12
-    assert not g.edges_of("references_table") and not g.edges_of("queries")
     assert (
         g.man["schema"]["source"] == "none" and "no schema source" in g.man["schema"]["incomplete"]
+    )
+    assert g.tables == []  # no schema rows: the tables are only nodes
+    tables = {n[2]: n for n in g.of_kind("db_table")}
+    assert sorted(tables) == ["order_items", "orders", "products", "users"]
+    for kind in ("references_table", "queries"):
+        with_schema = sqlapp.edges_of(kind)
+        without = g.edges_of(kind)
+        assert without == {(s, d, ev, "derived", min(c, 0.4)) for s, d, ev, _p, c in with_schema}
+    stated = {
+        (s, d, ev) for s, d, ev, p, _c in sqlapp.edges_of("references_table") if p == "stated"
+    }
+    vias = {
+        (g.fqn(e[1]), g.fqn(e[2]), f"{e[4]}:{e[5]}"): json.loads(e[8])["via"]
+        for e in g.edges
+        if e[0] == "references_table"
+    }
+    assert stated and all(vias[k] == "no_schema" for k in stated)
+    assert all(v != "no_schema" for k, v in vias.items() if k not in stated)  # kept their why
+    for name, n in tables.items():
+        props = json.loads(n[7])
+        assert props["source"] == "code" and props["columns"] is None
+        first = min((e[4], e[5]) for e in g.edges if e[0] == "references_table" and e[2] == n[0])
+        assert (n[4], n[5]) == first, name
+    cov = {m: (v, note) for m, v, note in g.coverage}
+    assert cov["schema.code_tables"] == (
+        4.0,
+        "no schema found: tables named by SQL strings in code (derived, columns unknown)",
     )
 
 

@@ -346,7 +346,11 @@ def _build_rev(ctx: BuildContext) -> IndexResult:
         tables=schema.table_index,
         prefixes=dict(cfg.project["db"]["table_prefixes"]),
         max_ambiguous=int(cfg.project["resolve"]["max_ambiguous_candidates"]),
+        code_tables=not schema.table_index,
     )
+    from ragraf.build import schema as schema_build
+
+    schema_build.add_code_tables(schema, resolved, cfg.confidence)
     t = ctx.lap("resolve", t)
     out = assemble(
         sc.files,

@@ -5,7 +5,14 @@ matched against the tables it returns (``table_index``).
 
 Invariants a change must keep:
 - Migrations are the corpus files matched by the globs of ``db.schema_source``
-  (every entry except ``information_schema``), applied in path order.
+  (every entry except ``information_schema`` and ``auto``), applied first in
+  path order, then, when ``auto`` is listed, the corpus SQL files that
+  ``ragraf.sql.discover`` picks (its rule: mostly DDL, one dialect, bases
+  before histories, version order). Every corpus SQL file seen is reported:
+  ``schema.file`` (used, with its dialect and why) or ``schema.rejected``
+  (with why), so ``status`` and ``schema`` can say where the schema came from.
+- A duplicate foreign key (the same column pair declared twice) is one
+  ``db_fk`` row and one ``fk_to`` edge.
 - The live schema is read only when ``information_schema`` is in
   ``db.schema_source`` and a server is configured (``db.dsn`` or the
   ``RAGRAF_DB_*`` variables), with ``db.connect_timeout``. When it is read,
@@ -32,10 +39,14 @@ from __future__ import annotations
 import json
 import posixpath
 import re
+from collections import defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 from ragraf import ids
+from ragraf.build.resolve import Resolved
+from ragraf.build.resolve.linker import SYSTEM_SCHEMAS
 from ragraf.config import Config
 from ragraf.corpus import ScannedFile
 from ragraf.globs import GlobError, GlobSet
@@ -48,11 +59,13 @@ from ragraf.model import (
     DbTableRow,
     EdgeRow,
     NodeRow,
+    props_of,
 )
-from ragraf.sql import dbschema
+from ragraf.sql import dbschema, discover
 from ragraf.store import mysql_live
 
 LIVE_PATH = SCHEMA_PATH
+SOURCE_LIVE_NAME = "information_schema"  # the db.schema_source entry for the live schema
 LIVE_EVIDENCE = (LIVE_PATH, 1)
 _SOURCES = {
     dbschema.SOURCE_LIVE: json.dumps(["information_schema"]),
@@ -74,34 +87,43 @@ class SchemaResult:
     incomplete: str | None = None  # why the schema may be incomplete
     divergences: list[dbschema.Divergence] = field(default_factory=list)
     problems: list[dbschema.Problem] = field(default_factory=list)
+    plan: discover.Plan = field(default_factory=discover.Plan)
+    sql_files: int = 0  # .sql files in the corpus
 
 
 def build(cfg: Config, files: list[ScannedFile]) -> SchemaResult:
     db = dict(cfg.project.get("db") or {})
     sources = list(db.get("schema_source") or [])
     res = SchemaResult()
-    migr_files, file_problems = _migration_files(
-        cfg, files, [g for g in sources if g != "information_schema"]
+    migr_files, file_problems, res.plan = _migration_files(
+        cfg,
+        files,
+        [g for g in sources if g not in (SOURCE_LIVE_NAME, discover.AUTO)],
+        discover.AUTO in sources,
+        str(db.get("dialect") or discover.AUTO),
     )
+    res.sql_files = sum(1 for f in files if _is_sql(f))
     migr: dbschema.Schema | None = None
     problems: list[dbschema.Problem] = list(file_problems)
     if migr_files:
         migr, parse_problems = dbschema.schema_from_migrations(
-            [(f.path, f.text or "") for f in migr_files]
+            [(f.path, f.text or "") for f in migr_files], res.plan.dialects
         )
         problems += parse_problems
     live: dbschema.Schema | None = None
     why: str | None = None
-    if "information_schema" in sources:
+    if SOURCE_LIVE_NAME in sources:
         live, why = mysql_live.live_schema(db)
     schema = live if live is not None else migr
     res.source = schema.source if schema is not None else "none"
-    if live is None and "information_schema" in sources:
+    if live is None and SOURCE_LIVE_NAME in sources:
         res.incomplete = f"live schema not read ({why}); " + (
-            "tables from migrations only" if migr is not None else "no migration files either"
+            "tables from migrations only"
+            if migr is not None
+            else _why_no_schema([g for g in sources if g != SOURCE_LIVE_NAME], res)
         )
     elif schema is None:
-        res.incomplete = "no schema source: db.schema_source names neither information_schema nor migration files"
+        res.incomplete = _why_no_schema(sources, res)
     elif live is None and problems:
         res.incomplete = f"{len(problems)} migration statement(s) not applied (see schema.problem)"
     if schema is not None:
@@ -113,28 +135,64 @@ def build(cfg: Config, files: list[ScannedFile]) -> SchemaResult:
     return res
 
 
+def _is_sql(f: ScannedFile) -> bool:
+    return f.lang == "sql" or f.path.lower().endswith(".sql")
+
+
 def _migration_files(
-    cfg: Config, files: list[ScannedFile], globs: list[str]
-) -> tuple[list[ScannedFile], list[dbschema.Problem]]:
-    if not globs:
-        return [], []
-    try:
-        gs = GlobSet(globs, case_insensitive=bool(cfg.project.get("case_insensitive_globs")))
-    except GlobError:  # config.load validated them; stay safe anyway
-        return [], []
-    chosen, problems = [], []
+    cfg: Config, files: list[ScannedFile], globs: list[str], auto: bool, dialect: str
+) -> tuple[list[ScannedFile], list[dbschema.Problem], discover.Plan]:
+    """The migration files to apply, in order, the files that could not be read, and the
+    discovery plan (which files are used and why, which were seen and rejected)."""
+    gs: GlobSet | None = None
+    if globs:
+        try:
+            gs = GlobSet(globs, case_insensitive=bool(cfg.project.get("case_insensitive_globs")))
+        except GlobError:  # config.load validated them; stay safe anyway
+            gs = None
+    explicit = {f.path for f in files if gs is not None and gs.match_exact(f.path)}
+    problems = []
+    readable: dict[str, ScannedFile] = {}
+    unread: list[discover.Rejected] = []
     for f in sorted(files, key=lambda f: f.path):
-        if not gs.match_exact(f.path):
+        if f.path not in explicit and not (auto and _is_sql(f)):
             continue
         if f.status == "ok" and f.text is not None:
-            chosen.append(f)
-        else:
+            readable[f.path] = f
+        elif f.path in explicit:
             problems.append(
                 dbschema.Problem(
                     f.path, 1, f"migration file not read ({f.status}: {f.note or 'no text'})"
                 )
             )
-    return chosen, problems
+        else:
+            unread.append(
+                discover.Rejected(f.path, f"not read ({f.status}: {f.note or 'no text'})")
+            )
+    plan = discover.plan(
+        [(p, f.text or "") for p, f in readable.items()],
+        explicit & set(readable),
+        dialect,
+        discover=auto,
+    )
+    plan.rejected = sorted(plan.rejected + unread, key=lambda r: r.path)
+    return [readable[u.path] for u in plan.used], problems, plan
+
+
+def _why_no_schema(sources: list[str], res: SchemaResult) -> str:
+    if discover.AUTO in sources:
+        if not res.sql_files:
+            return (
+                "no schema file found: the corpus has no .sql file (include globs); configure"
+                " db.dsn or db.schema_source"
+            )
+        return (
+            f"no schema file found: none of the {res.sql_files} .sql file(s) of the corpus holds"
+            " mostly DDL (see schema.rejected)"
+        )
+    if any(g != SOURCE_LIVE_NAME for g in sources):
+        return "no migration file matches the db.schema_source globs"
+    return "no schema source: db.schema_source names neither information_schema nor migration files"
 
 
 def _edge(
@@ -238,8 +296,14 @@ def _rows(res: SchemaResult, schema: dbschema.Schema, migr: dbschema.Schema | No
                 Layer.STRUCTURAL,
             )
         )
+    # one relationship declared twice (inline REFERENCES and a table-level FOREIGN KEY: the
+    # server keeps both constraints) is one row and one edge
+    unique_fks = {
+        (k.from_table.lower(), k.from_column.lower(), k.to_table.lower(), k.to_column.lower()): k
+        for k in reversed(schema.fks)
+    }
     for fk in sorted(
-        schema.fks,
+        unique_fks.values(),
         key=lambda k: (
             k.from_table.lower(),
             k.from_column.lower(),
@@ -255,6 +319,114 @@ def _rows(res: SchemaResult, schema: dbschema.Schema, migr: dbschema.Schema | No
         ev = where("fk", fk.from_table, fk.from_column, fk.to_table, fk.to_column) or LIVE_EVIDENCE
         res.edges.append(_edge(src, dst, EdgeKind.FK_TO, ev, sources))
     res.edges.sort(key=lambda e: e[8])
+
+
+#: the edge ``via`` of a link to a table known only from code
+VIA_NO_SCHEMA = "no_schema"
+#: table names listed in a coverage note before "..."
+MAX_NOTE_NAMES = 30
+
+
+def add_code_tables(res: SchemaResult, resolved: Resolved, conf: dict[str, float]) -> None:
+    """After resolving: the tables SQL in code names, as the schema sees them.
+
+    Without a schema (no table known), the resolver linked every table a SQL
+    string names to ``dbschema.code_table_id``: each gets a ``db_table`` node of
+    source ``code`` (evidence: the first string naming it, by path and line) and
+    the edges to it become derived (``via: no_schema``, confidence at most
+    ``sql_dynamic``): the table's existence is inferred, its columns unknown.
+    With a schema, the names it does not know are listed in coverage
+    (``schema.unknown_tables``)."""
+    named: dict[str, tuple[str, int, str]] = {}  # lower name -> first (path, line, spelling)
+    uses: dict[str, set[str]] = defaultdict(set)  # lower name -> files
+    for n in resolved.nodes:
+        if n.kind != NodeKind.SQL_LITERAL:
+            continue
+        for t in props_of(n.props).get("tables", []):
+            name = t.get("name")
+            if not name or (t.get("schema") or "").lower() in SYSTEM_SCHEMAS:
+                continue
+            low = str(name).lower()
+            at = (n.path or "", n.start_line or 0, str(name))
+            if low not in named or at < named[low]:
+                named[low] = at
+            uses[low].add(n.path or "")
+    if res.table_index:
+        unknown = sorted(low for low in named if low not in res.table_index)
+        res.coverage.append(
+            CoverageRow(
+                "schema.unknown_tables",
+                float(len(unknown)),
+                ", ".join(named[u][2] for u in unknown[:MAX_NOTE_NAMES])
+                + (" ..." if len(unknown) > MAX_NOTE_NAMES else "")
+                or None,
+            )
+        )
+        return
+    code_ids = {dbschema.code_table_id(low): low for low in named}
+    linked = {e.dst for e in resolved.edges if e.dst in code_ids}
+    for tid in sorted(linked):
+        low = code_ids[tid]
+        path, line, spelling = named[low]
+        props = {"source": dbschema.SOURCE_CODE, "columns": None, "files": len(uses[low])}
+        res.nodes.append(
+            NodeRow(
+                tid,
+                NodeKind.DB_TABLE,
+                spelling,
+                spelling,
+                path,
+                line,
+                line,
+                json.dumps(props, sort_keys=True),
+                Layer.STRUCTURAL,
+            )
+        )
+    cap = conf.get("sql_dynamic", 0.4)
+    for i, e in enumerate(resolved.edges):
+        if e.dst not in linked:
+            continue
+        eprops = props_of(e.props)
+        eprops.setdefault("via", VIA_NO_SCHEMA)
+        resolved.edges[i] = e._replace(
+            provenance=Provenance.DERIVED,
+            confidence=min(e.confidence, cap),
+            props=json.dumps(eprops, sort_keys=True),
+        )
+    res.coverage.append(
+        CoverageRow(
+            "schema.code_tables",
+            float(len(linked)),
+            "no schema found: tables named by SQL strings in code (derived, columns unknown)"
+            if linked
+            else None,
+        )
+    )
+
+
+_FILE_NOTE = re.compile(r"^(.*?) \[(\w+)\]: (.*)$", re.S)
+
+
+def schema_files(coverage: Iterable[tuple[str, float | None, str | None]]) -> dict[str, Any]:
+    """Where a revision's schema came from, out of its coverage rows (for ``status`` and
+    ``schema``): ``dialect``, ``used`` (path, dialect, why, in the order applied),
+    ``rejected`` (path, why) and ``code_tables`` (tables known only from code)."""
+    used: list[dict[str, Any]] = []
+    rejected: list[dict[str, Any]] = []
+    out: dict[str, Any] = {"dialect": None, "used": used, "rejected": rejected, "code_tables": 0}
+    for metric, value, note in coverage:
+        if metric == "schema.dialect":
+            out["dialect"] = note
+        elif metric == "schema.file" and note:
+            m = _FILE_NOTE.match(note)
+            if m is not None:
+                used.append({"path": m.group(1), "dialect": m.group(2), "why": m.group(3)})
+        elif metric == "schema.rejected" and note:
+            path, _, why = note.partition(": ")
+            rejected.append({"path": path, "why": why})
+        elif metric == "schema.code_tables":
+            out["code_tables"] = int(value or 0)
+    return out
 
 
 def divergence_note(d: dbschema.Divergence) -> str:
@@ -319,6 +491,14 @@ def _coverage(
             or None,
         )
     )
+    plan = res.plan
+    if plan.dialect:
+        cov.append(CoverageRow("schema.dialect", None, plan.dialect))
+    for u in plan.used:
+        cov.append(CoverageRow("schema.file", None, f"{u.path} [{u.dialect}]: {u.why}"))
+    cov.append(CoverageRow("schema.files_rejected", float(len(plan.rejected)), None))
+    for r in plan.rejected:
+        cov.append(CoverageRow("schema.rejected", None, f"{r.path}: {r.why}"))
     cov.append(CoverageRow("schema.problems", float(len(res.problems)), None))
     for p in res.problems:
         cov.append(CoverageRow("schema.problem", None, f"{p.path}:{p.line} {p.message}"))

@@ -81,8 +81,18 @@ def status_text(d: dict[str, Any]) -> str:
     if sch.get("source") not in (None, "none") or sch.get("incomplete"):
         out.append(
             f"schema     {sch.get('source')}"
+            + (f" ({sch['dialect']})" if sch.get("dialect") else "")
             + (f"; incomplete: {sch['incomplete']}" if sch.get("incomplete") else "")
         )
+    for f in sch.get("files") or []:
+        out.append(f"           from {f['path']}: {f['why']}")
+    if sch.get("rejected_total"):
+        out.append(
+            f"           {sch['rejected_total']} SQL file(s) left out, e.g. "
+            + "; ".join(f"{r['path']}: {r['why']}" for r in sch["rejected"][:3])
+        )
+    if sch.get("code_tables"):
+        out.append(f"           {sch['code_tables']} table(s) known only from SQL in code")
     out.append(f"ledger     {d['ledger']['entries']} entries")
     out.append("stores     " + ", ".join(f"{k} {_size(v)}" for k, v in d["store_bytes"].items()))
     return "\n".join(out) + "\n"
@@ -377,6 +387,15 @@ def _r_schema(r: dict[str, Any], out: list[str]) -> None:
         )
     for p in r.get("problems", []):
         out.append(f"problem {p['evidence']}: {_u(p['message'])}")
+    files = r.get("files") or {}
+    for f in files.get("used", []):
+        out.append(f"read from {f['path']} [{f['dialect']}]: {f['why']}")
+    left = files.get("rejected", [])
+    if left:
+        out.append(f"left out {len(left)} SQL file(s):")
+        out.extend(f"  {x['path']}: {x['why']}" for x in left)
+    if files.get("code_tables"):
+        out.append(f"{files['code_tables']} table(s) known only from SQL in code")
     _hint(r, out)
 
 

@@ -19,7 +19,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from ragraf.errors import InvalidArgument
-from ragraf.facade import sanitize
+from ragraf.facade import sanitize, schemaops
 from ragraf.facade.accounting import call_accounting
 from ragraf.facade.context import (
     EVIDENCE_PER_ITEM,
@@ -396,6 +396,7 @@ def impact(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
                 "total": 0,
                 "hint": f"table '{args['table']}' is not in {ctx.rev}; check `schema`",
             }
+        schemaops.table_limits(ctx, rows)
         seeds = [r.node_id for r in rows]
         # a table changes with its columns: foreign keys run column -> column
         seeds += [m.dst for m in ctx.graph.edges_from(ctx.rev, seeds, (EdgeKind.CONTAINS,))]

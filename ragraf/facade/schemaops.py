@@ -23,6 +23,7 @@ from ragraf.facade.context import MAX_ITEMS, Ctx
 from ragraf.facade.params import OpSpec, Param
 from ragraf.kinds import EdgeKind, NodeKind
 from ragraf.model import SCHEMA_PATH, DbColumnRow, EdgeRow, NodeRow, props_of
+from ragraf.sql.dbschema import SOURCE_CODE
 
 #: difflib ratio above which a table name is offered as "nearest" for a name not found
 NEAREST_TABLE_CUTOFF = 0.6
@@ -71,6 +72,20 @@ def _limit_incomplete(ctx: Ctx, incomplete: str | None) -> None:
             ctx.limits.append(msg)
 
 
+def table_limits(ctx: Ctx, rows: list[NodeRow]) -> None:
+    """An answer about tables says when the schema is incomplete, and when a table is
+    known only because SQL in code names it (no schema was found: source ``code``)."""
+    _limit_incomplete(ctx, _schema_state(ctx)[1])
+    for r in rows:
+        if r.kind == NodeKind.DB_TABLE and props_of(r.props).get("source") == SOURCE_CODE:
+            msg = (
+                f"table '{sanitize.clean(r.name or '')}' is known only from SQL strings in code:"
+                " no database schema was found, its columns are unknown and its edges derived"
+            )
+            if msg not in ctx.limits:
+                ctx.limits.append(msg)
+
+
 def _nearest_tables(ctx: Ctx, name: str) -> list[str]:
     names = ctx.graph.db_object_names(ctx.rev)
     by_low = {n.lower(): n for n in names}
@@ -88,9 +103,11 @@ def schema(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
     evidence path:line of the migration statement that defined it (`db://schema:1` for
     what only the live database has); the source (information_schema or migrations),
     whether the schema is complete (and why not), divergences between the live
-    database and the migrations and migration statements that could not be applied.
+    database and the migrations and migration statements that could not be applied;
+    `files`: the SQL files the schema was read from (dialect, why, in the order applied)
+    and those seen and left out (why: seed data, another dialect, an upgrade script...).
     `table` narrows to one table or view."""
-    from ragraf.build.schema import parse_divergence_note
+    from ragraf.build.schema import parse_divergence_note, schema_files
 
     ctx.touch(SCHEMA_PATH)  # a schema_change in the ledger warns this answer
     from_source, incomplete = _schema_state(ctx)
@@ -158,7 +175,22 @@ def schema(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
         vn = ctx.node(v)
         views.append({"name": vn["name"], "node_id": v.node_id, "evidence": vn["evidence"]})
     divergences, problems = [], []
-    for metric, _value, note in ctx.graph.coverage(ctx.rev):
+    coverage = ctx.graph.coverage(ctx.rev)
+    files = schema_files(coverage)
+    for f in files["used"]:
+        ctx.touch(f["path"])
+    files = {
+        "dialect": files["dialect"],
+        "used": [{k: sanitize.clean(v) for k, v in f.items()} for f in files["used"]],
+        "rejected": [{k: sanitize.clean(v) for k, v in r.items()} for r in files["rejected"]],
+        "code_tables": files["code_tables"],
+    }
+    if len(files["rejected"]) > MAX_ITEMS:
+        ctx.limits.append(
+            f"schema: {len(files['rejected'])} SQL files left out, the first {MAX_ITEMS} are listed"
+        )
+        del files["rejected"][MAX_ITEMS:]
+    for metric, _value, note in coverage:
         if metric == "schema.divergence" and note:
             d = parse_divergence_note(note)
             if not want or d["table"].lower() == want.lower():
@@ -178,9 +210,25 @@ def schema(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
         "views": views,
         "divergences": divergences,
         "problems": problems,
+        "files": files,
         "total": len(tables) + len(views),
     }
-    if want and not tables and not views:
+    code_named = (
+        [
+            r
+            for r in ctx.graph.db_objects_named(ctx.rev, want)
+            if props_of(r.props).get("source") == SOURCE_CODE
+        ]
+        if want and not tables and not views
+        else []
+    )
+    if code_named:
+        table_limits(ctx, code_named)
+        out["hint"] = (
+            f"table '{sanitize.clean(want or '')}' is not in a schema: none was found, it is known"
+            " only from SQL in code; table_usage and impact answer for it"
+        )
+    elif want and not tables and not views:
         nearest = _nearest_tables(ctx, want)
         out["nearest"] = nearest
         out["hint"] = (
@@ -192,6 +240,12 @@ def schema(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
     elif not tables and not views:
         out["hint"] = (
             f"no database tables in {ctx.rev}: configure db.dsn or db.schema_source migrations"
+            + (
+                f"; {files['code_tables']} table(s) are known only from SQL in code"
+                " (table_usage, impact)"
+                if files["code_tables"]
+                else ""
+            )
         )
     return out
 
@@ -267,8 +321,8 @@ def table_usage(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
     ctx.touch(SCHEMA_PATH)  # a schema_change in the ledger warns this answer
     table = args["table"].strip()
     _source, incomplete = _schema_state(ctx)
-    _limit_incomplete(ctx, incomplete)
     targets = ctx.graph.db_objects_named(ctx.rev, table)
+    table_limits(ctx, targets)
     target_nodes = [ctx.node(t) for t in targets]
     edges = ctx.graph.edges_to(ctx.rev, [t.node_id for t in targets], (EdgeKind.REFERENCES_TABLE,))
     lit_ids = [e.src for e in edges]

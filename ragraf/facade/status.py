@@ -60,10 +60,7 @@ def status_of(
             "chunks": lex.chunk_count(rev_id),
         },
         "coverage": coverage,
-        "schema": {
-            "source": (coverage.get("schema.source") or {}).get("note") or "none",
-            "incomplete": (coverage.get("schema.incomplete") or {}).get("note"),
-        },
+        "schema": _schema_block(graph, rev_id, coverage),
         "ledger": {"entries": control.ledger_size(rev_id)},
         "store_bytes": {
             "graph": graph.db.size_bytes(),
@@ -79,4 +76,26 @@ def status_of(
             }
             for x in control.history()
         ],
+    }
+
+
+#: rejected schema candidates listed by status (all of them: ``schema``)
+STATUS_REJECTED = 20
+
+
+def _schema_block(graph: GraphStore, rev_id: str, coverage: dict[str, Any]) -> dict[str, Any]:
+    """The schema's source and completeness, the files it was read from (and why), and
+    the SQL files seen and left out (the first ``STATUS_REJECTED``, with the total)."""
+    from ragraf.build.schema import schema_files
+
+    files = schema_files(graph.coverage(rev_id))
+    rejected = files["rejected"]
+    return {
+        "source": (coverage.get("schema.source") or {}).get("note") or "none",
+        "incomplete": (coverage.get("schema.incomplete") or {}).get("note"),
+        "dialect": files["dialect"],
+        "files": files["used"],
+        "rejected": rejected[:STATUS_REJECTED],
+        "rejected_total": len(rejected),
+        "code_tables": files["code_tables"],
     }

@@ -110,7 +110,7 @@ LANGUAGES: tuple[Language, ...] = (
         (".sql",),
         depends_on=_COMMON,
         window_tokens="sql",
-        include=("db/migrations/*.sql",),
+        include=("**/*.sql",),  # db.schema_source auto picks the schema files among them
     ),
     Language(
         "python",

@@ -10,8 +10,16 @@ Invariants a change must keep:
   cannot be parsed, or that could change a table but is not understood, is a
   ``Problem(path, line, message)`` (line = the statement's first line in its
   file) and the statements after it still apply. Statements that cannot
-  change the shape of a table (INSERT, SET, triggers, procedures...) are
+  change the shape of a table (INSERT, SET, triggers, procedures, and
+  PostgreSQL / SQLite ones like CREATE EXTENSION, COMMENT ON, PRAGMA) are
   skipped silently.
+- A CREATE TABLE sqlglot rejects keeps its table (``salvage_create``): a
+  column whose type cannot be read has type ``UNKNOWN_TYPE``, so has a type
+  sqlglot only knows as user-defined (``tsvector``); what is left out or
+  changed is a Problem of the statement.
+- Each file is parsed with its dialect (``DIALECTS``; MySQL by default). MySQL
+  types are spelled as below; other dialects' types as the file spells them,
+  lower-cased. PostgreSQL ``$tag$`` strings are quotes when splitting.
 - ``Schema.tables`` is keyed by the lower-cased table name; ``Table.name``
   keeps the spelling of the source. Columns keep their ordinal order.
 - Migration column types are lower-cased MySQL spellings as in
@@ -31,6 +39,8 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from ragraf import ids
+from ragraf.kinds import NodeKind
 from ragraf.sql import glot
 
 if TYPE_CHECKING:
@@ -38,6 +48,21 @@ if TYPE_CHECKING:
 
 SOURCE_LIVE = "information_schema"
 SOURCE_MIGRATION = "migration"
+#: the type of a column whose declared type sqlglot cannot read (a problem says which)
+UNKNOWN_TYPE = "unknown"
+#: sqlglot dialects a migration file may be parsed with (MySQL and MariaDB share ``mysql``)
+DIALECTS = ("mysql", "postgres", "sqlite")
+#: the source of a table known only because SQL in code names it (no schema was found)
+SOURCE_CODE = "code"
+#: the evidence path in the id of such a table (it has no defining statement)
+CODE_PATH = "db://code"
+
+
+def code_table_id(name: str) -> str:
+    """The node id of a table known only from SQL in code: one node per lower-cased
+    name, whichever string names it first (architecture §5.3)."""
+    return ids.node_id(NodeKind.DB_TABLE, name.lower(), CODE_PATH, 1)
+
 
 # --------------------------------------------------------------------- model
 
@@ -300,15 +325,17 @@ def diff_schemas(live: Schema, migr: Schema) -> list[Divergence]:
 # --------------------------------------------------------------- migrations
 
 
-def split_statements(text: str) -> Iterator[tuple[int, str]]:
+def split_statements(text: str, dollar_quotes: bool = False) -> Iterator[tuple[int, str]]:
     """``(first line, statement)`` for each statement of a SQL script.
 
     Knows quotes (' " `), comments (``-- ``, ``#``, ``/* */``; the MySQL
     executable comments ``/*! ... */`` and ``/*M! ... */`` keep their
     content) and ``DELIMITER`` lines. Comments are replaced by a blank.
+    ``dollar_quotes``: PostgreSQL's ``$tag$ ... $tag$`` strings (function
+    bodies) are quotes too.
     """
     delim = ";"
-    special = _special_chars(delim)
+    special = _special_chars(delim, dollar_quotes)
     i, n = 0, len(text)
     line = 1
     buf: list[str] = []
@@ -328,8 +355,20 @@ def split_statements(text: str) -> Iterator[tuple[int, str]]:
                 new = text[i + 10 : end].strip()
                 if new:
                     delim = new
-                    special = _special_chars(delim)
+                    special = _special_chars(delim, dollar_quotes)
                 i = end
+                continue
+        if ch == "$" and dollar_quotes:
+            tag = _DOLLAR_TAG.match(text, i)
+            if tag is not None:
+                close = text.find(tag.group(0), tag.end())
+                j = n if close < 0 else close + len(tag.group(0))
+                chunk = text[i:j]
+                if not buf:
+                    start_line = line
+                buf.append(chunk)
+                line += chunk.count("\n")
+                i = j
                 continue
         if ch in "'\"`":
             j = i + 1
@@ -395,8 +434,11 @@ def split_statements(text: str) -> Iterator[tuple[int, str]]:
         yield start_line, stmt
 
 
-def _special_chars(delim: str) -> re.Pattern[str]:
-    return re.compile("[-'\"`#/]|" + re.escape(delim))
+def _special_chars(delim: str, dollar_quotes: bool = False) -> re.Pattern[str]:
+    return re.compile(("[-'\"`#/$]|" if dollar_quotes else "[-'\"`#/]|") + re.escape(delim))
+
+
+_DOLLAR_TAG = re.compile(r"\$(?:[A-Za-z_][A-Za-z_0-9]*)?\$")
 
 
 @dataclass
@@ -448,7 +490,14 @@ _NO_SHAPE_EFFECT = re.compile(
     r"|USER|ROLE|SEQUENCE|SERVER|EVENT|TRIGGER|PROCEDURE|FUNCTION)\b|ALTER\s+(?:DATABASE|SCHEMA"
     r"|USER|EVENT|SEQUENCE|PROCEDURE|FUNCTION)\b"
     r"|CREATE\s+(?:OR\s+REPLACE\s+)?(?:DEFINER\s*=\s*\S+\s+)?(?:AGGREGATE\s+)?"
-    r"(?:TRIGGER|PROCEDURE|FUNCTION)\b)",
+    r"(?:TRIGGER|PROCEDURE|FUNCTION)\b"
+    # PostgreSQL and SQLite statements without an effect on a table's columns
+    r"|(?:CREATE|ALTER|DROP)\s+(?:OR\s+REPLACE\s+)?(?:EXTENSION|TYPE|DOMAIN|RULE|POLICY|COLLATION"
+    r"|OPERATOR|LANGUAGE|PUBLICATION|SUBSCRIPTION|TABLESPACE|TEXT\s+SEARCH|CONVERSION|CAST"
+    r"|STATISTICS|FOREIGN\s+DATA\s+WRAPPER|DEFAULT\s+PRIVILEGES)\b"
+    r"|COMMENT\s+ON\b|PRAGMA\b|VACUUM\b|REINDEX\b|ATTACH\b|DETACH\b|END\b|CLUSTER\b"
+    r"|ALTER\s+(?:TABLE|SEQUENCE|VIEW|INDEX|FUNCTION)\s+(?:ONLY\s+)?\S+\s+OWNER\s+TO\b"
+    r"|SECURITY\s+LABEL\b|NOTIFY\b|LISTEN\b|DISCARD\b|CHECKPOINT\b|\\)",
     re.I,
 )
 _RENAME_TABLE = re.compile(r"^\s*RENAME\s+TABLES?\s+(.*)$", re.I | re.S)
@@ -475,6 +524,7 @@ class _Migrator:
         self.masked_types: dict[str, str] = {}
         self.path = ""
         self.line = 0
+        self.dialect = "mysql"  # the sqlglot dialect of the current file
 
     # -- helpers
     def here(self) -> Where:
@@ -501,17 +551,26 @@ class _Migrator:
             self.rename_tables(m.group(1))
             return
         try:
-            masked, self.masked_types = _mask_types(stmt)
-            tree = _parse_one(masked)
-        except SqlglotError as exc:
-            first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-            # sqlglot's "Line 1, Col: 25." counts inside the statement, not the file
-            first = re.sub(r"\s*Line \d+, Col: \d+\.?", "", first).strip(" .") or "syntax error"
-            self.problem(f"unparsable statement ({first}): {_snippet(stmt)}")
-            return
-        except Exception as exc:  # noqa: BLE001 - sqlglot may fail in other ways on odd input
-            self.problem(f"unparsable statement ({type(exc).__name__}): {_snippet(stmt)}")
-            return
+            masked, self.masked_types = _mask_types(stmt) if self.dialect == "mysql" else (stmt, {})
+            tree = _parse_one(masked, self.dialect)
+        except Exception as exc:  # noqa: BLE001 - sqlglot may fail in many ways on odd input
+            salvaged = self.salvage_create(stmt)
+            if salvaged is None:
+                if isinstance(exc, SqlglotError) and str(exc):
+                    first = str(exc).splitlines()[0]
+                    # sqlglot's "Line 1, Col: 25." counts inside the statement, not the file
+                    first = re.sub(r"\s*Line \d+, Col: \d+\.?", "", first)
+                    # "... but got <Token token_type: ..., text: (, line: 1, ...>": the text only
+                    first = re.sub(r"<Token [^>]*?\btext: ([^,]*),[^>]*>", r"'\1'", first)
+                    first = _snippet(first.strip(" ."))
+                else:
+                    first = type(exc).__name__
+                self.problem(f"unparsable statement ({first or 'syntax error'}): {_snippet(stmt)}")
+                return
+            tree = salvaged
+        if isinstance(tree, exp.Command) and _CREATE_TABLE_HEAD.match(stmt):
+            # sqlglot gave up on the statement without an error (e.g. odd table options)
+            tree = self.salvage_create(stmt) or tree
         if tree is None:
             return
         if isinstance(tree, exp.Create):
@@ -524,6 +583,100 @@ class _Migrator:
             return
         else:
             self.problem(f"unsupported statement: {_snippet(stmt)}")
+
+    # -- a CREATE TABLE sqlglot rejects as a whole
+    def salvage_create(self, stmt: str) -> exp.Expr | None:
+        """The CREATE TABLE ``stmt`` with the parts sqlglot cannot read taken out, parsed;
+        None when ``stmt`` is no CREATE TABLE or even its skeleton does not parse.
+
+        Each table element is tried alone: a column whose type is not understood keeps
+        its name with the type ``unknown``; a column whose constraints are not understood
+        keeps its name and type; any other element that does not parse is dropped. Table
+        options after the column list are dropped when they are what fails. Every change
+        is a problem of the statement."""
+        m = _CREATE_TABLE_HEAD.match(stmt)
+        if m is None:
+            return None
+        close = _matching_paren(stmt, m.end() - 1)
+        if close < 0:
+            return None
+        head, tail = stmt[: m.end() - 1], stmt[close + 1 :]
+        name = _unquote_name(m.group(1))
+        kept: list[str] = []
+        notes: list[str] = []
+        for elem in _split_top_commas(stmt[m.end() : close]):
+            fixed, note = self.salvage_element(elem.strip())
+            if fixed is not None:
+                kept.append(fixed)
+            if note:
+                notes.append(note)
+        if not kept:
+            return None
+        body = "(" + ", ".join(kept) + ")"
+        from sqlglot import exp
+
+        def create_or_none(text: str) -> exp.Expr | None:
+            try:
+                got = _parse_one(text, self.dialect)
+            except Exception:  # noqa: BLE001 - "does not parse" is the answer
+                return None
+            return got if isinstance(got, exp.Create) else None
+
+        tree = create_or_none(head + body + tail)
+        if tree is None and tail.strip():
+            # keep the table options sqlglot reads, one at a time; drop the others
+            opts, dropped = "", []
+            for opt in _TABLE_OPTION.findall(tail):
+                if create_or_none(head + body + opts + " " + opt) is not None:
+                    opts += " " + opt
+                else:
+                    dropped.append(opt)
+            tree = create_or_none(head + body + opts)
+            if tree is not None and dropped:
+                notes.append(
+                    "table options not understood, ignored: " + _snippet(", ".join(dropped))
+                )
+        if tree is None:
+            return None
+        for note in notes:
+            self.problem(f"CREATE TABLE {name}: {note}")
+        return tree
+
+    def salvage_element(self, elem: str) -> tuple[str | None, str | None]:
+        """``(element to keep or None, problem note or None)`` for one table element."""
+        if self.parses_alone(elem):
+            return elem, None
+        m = _COLUMN_HEAD.match(elem)
+        if m is None or m.group(1).upper() in _ELEMENT_KEYWORDS:
+            return None, f"element not understood, left out: {_snippet(elem)}"
+        col, typ, rest = m.group(1), m.group(2), m.group(3)
+        if self.parses_alone(f"{col} varchar(1) {rest}"):
+            mask = f"varchar({_SENTINEL + 500 + len(self.masked_types)})"
+            self.masked_types[mask] = UNKNOWN_TYPE
+            note = (
+                f"column {_unquote_name(col)}: type {_snippet(typ)} not understood, kept as unknown"
+            )
+            return f"{col} {mask} {rest}", note
+        if self.parses_alone(f"{col} {typ}"):
+            return (
+                f"{col} {typ}",
+                f"column {_unquote_name(col)}: constraints not understood: {_snippet(rest)}",
+            )
+        mask = f"varchar({_SENTINEL + 500 + len(self.masked_types)})"
+        self.masked_types[mask] = UNKNOWN_TYPE
+        return f"{col} {mask}", (
+            f"column {_unquote_name(col)}: definition not understood, kept with type unknown: "
+            f"{_snippet(elem)}"
+        )
+
+    def parses_alone(self, elem: str) -> bool:
+        from sqlglot import exp
+
+        try:
+            got = _parse_one(f"CREATE TABLE t ({elem})", self.dialect)
+        except Exception:  # noqa: BLE001 - "does not parse" is the answer
+            return False
+        return isinstance(got, exp.Create)
 
     # -- RENAME TABLE a TO b, c TO d
     def rename_tables(self, body: str) -> None:
@@ -636,7 +789,7 @@ class _Migrator:
 
     # -- columns
     def add_column(self, t: _TState, cd: exp.Expr, position: exp.Expr | None) -> None:
-        col, pk, unique, refs = _column_from_def(cd, self.masked_types)
+        col, pk, unique, refs = self.column_from_def(t, cd)
         if t.find(col.name) >= 0:
             if not cd.args.get("exists"):
                 self.problem(f"column {t.name}.{col.name} already exists")
@@ -644,6 +797,14 @@ class _Migrator:
         self.place(t, col, cd.args.get("position") if position is None else position)
         t.col_ev[col.name.lower()] = self.here()
         self._column_extras(t, col, pk, unique, refs)
+
+    def column_from_def(
+        self, t: _TState, cd: exp.Expr
+    ) -> tuple[Column, bool, bool, tuple[str, str] | None]:
+        col, pk, unique, refs, odd = _column_from_def(cd, self.masked_types, self.dialect)
+        if odd is not None:
+            self.problem(f"column {t.name}.{col.name}: type {odd} not understood, kept as unknown")
+        return col, pk, unique, refs
 
     def _column_extras(
         self, t: _TState, col: Column, pk: bool, unique: bool, refs: tuple[str, str] | None
@@ -685,7 +846,7 @@ class _Migrator:
         if i < 0:
             self.problem(f"column {t.name}.{old} does not exist")
             return
-        col, pk, unique, refs = _column_from_def(cd, self.masked_types)
+        col, pk, unique, refs = self.column_from_def(t, cd)
         del t.cols[i]
         t.col_ev.pop(old.lower(), None)
         t.col_ev[col.name.lower()] = self.here()
@@ -952,18 +1113,32 @@ def _engine_of(props: exp.Expr | None) -> str | None:
 
 
 def _column_from_def(
-    cd: exp.Expr, masked: Mapping[str, str] | None = None
-) -> tuple[Column, bool, bool, tuple[str, str] | None]:
-    """(column, is primary key, is unique, inline reference) of a column definition."""
+    cd: exp.Expr, masked: Mapping[str, str] | None = None, dialect: str = "mysql"
+) -> tuple[Column, bool, bool, tuple[str, str] | None, str | None]:
+    """(column, is primary key, is unique, inline reference, the spelling of a type sqlglot
+    does not know or None) of a column definition.
+
+    MySQL types are spelled as MySQL stores them (``_declared_type``); other
+    dialects' types as the file spells them, lower-cased (``timestamptz``,
+    ``int[]``). A type sqlglot only knows as "user-defined" (``tsvector``, a
+    domain, an enum type) is ``UNKNOWN_TYPE``."""
     from sqlglot import exp
 
     kind = cd.args.get("kind")
-    dtype = _declared_type(kind.sql(dialect="mysql")) if kind is not None else None
+    odd = None
+    if kind is None:
+        dtype = None
+    elif dialect == "mysql":
+        dtype = _declared_type(kind.sql(dialect="mysql"))
+    else:
+        dtype = _squash(kind.sql(dialect=dialect))
     if dtype is not None and masked and dtype in masked:
         dtype = masked[dtype]
+    if kind is not None and kind.this == exp.DataType.Type.USERDEFINED:
+        odd, dtype = _snippet(kind.sql(dialect=dialect)), UNKNOWN_TYPE
     nullable, pk, unique, refs = True, False, False, None
     zerofill = False
-    if kind is not None and kind.this == exp.DataType.Type.SERIAL:
+    if kind is not None and kind.this == exp.DataType.Type.SERIAL and dialect == "mysql":
         dtype, nullable, unique = "bigint unsigned", False, True
     for c in cd.args.get("constraints") or []:
         k = c.args.get("kind") if isinstance(c, exp.ColumnConstraint) else c
@@ -983,7 +1158,7 @@ def _column_from_def(
         if " unsigned" not in dtype:
             dtype += " unsigned"
         dtype += " zerofill"
-    return Column(cd.name, dtype, nullable and not pk, ""), pk, unique, refs
+    return Column(cd.name, dtype, nullable and not pk, ""), pk, unique, refs, odd
 
 
 def _declared_type(rendered: str) -> str:
@@ -1085,23 +1260,80 @@ def _mask_types(stmt: str) -> tuple[str, dict[str, str]]:
     return "".join(out), masks
 
 
-def _parse_one(stmt: str) -> exp.Expr:
+def _parse_one(stmt: str, dialect: str = "mysql") -> exp.Expr:
     import sqlglot
 
     glot.quiet()
-    return sqlglot.parse_one(stmt, read="mysql")
+    return sqlglot.parse_one(stmt, read=dialect)
 
 
-def schema_from_migrations(files: list[tuple[str, str]]) -> tuple[Schema, list[Problem]]:
+_CREATE_TABLE_HEAD = re.compile(
+    r"\s*CREATE\s+(?:OR\s+REPLACE\s+)?(?:(?:GLOBAL|LOCAL)\s+)?(?:TEMPORARY\s+|TEMP\s+|UNLOGGED\s+)?"
+    rf"TABLE\s+(?:IF\s+NOT\s+EXISTS\s+)?({_NAME}|\"(?:[^\"]|\"\")+\"(?:\\.\"(?:[^\"]|\"\")+\")?)\s*\(",
+    re.I | re.S,
+)
+_COLUMN_HEAD = re.compile(
+    r"((?:`(?:[^`]|``)+`|\"(?:[^\"]|\"\")+\"|\[[^\]]+\]|[\w$]+))\s+"
+    r"((?:[\w$]+\.)?[\w$]+(?:\s+(?:varying|precision|zone|with|without|time|unsigned|zerofill))*"
+    r"(?:\s*\([^)]*\))?(?:\s*\[\s*\d*\s*\])*"
+    r"(?:\s+(?:with|without)\s+time\s+zone)?)(.*)$",
+    re.I | re.S,
+)
+_TABLE_OPTION = re.compile(
+    r"(?:DEFAULT\s+)?[A-Za-z_]+(?:\s+[A-Za-z_]+)??\s*=?\s*(?:'(?:[^'\\]|\\.|'')*'|[\w.$]+)", re.S
+)
+_ELEMENT_KEYWORDS = frozenset(
+    {
+        "PRIMARY",
+        "KEY",
+        "INDEX",
+        "UNIQUE",
+        "CONSTRAINT",
+        "FOREIGN",
+        "CHECK",
+        "FULLTEXT",
+        "SPATIAL",
+        "EXCLUDE",
+        "LIKE",
+        "PERIOD",
+    }
+)
+
+
+def _matching_paren(text: str, open_at: int) -> int:
+    """The index of the ')' closing the '(' at ``open_at`` (quotes respected); -1 if none."""
+    depth, quote = 0, ""
+    for i in range(open_at, len(text)):
+        ch = text[i]
+        if quote:
+            if ch == quote:
+                quote = ""
+        elif ch in "'\"`":
+            quote = ch
+        elif ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+            if depth == 0:
+                return i
+    return -1
+
+
+def schema_from_migrations(
+    files: list[tuple[str, str]], dialects: Mapping[str, str] | None = None
+) -> tuple[Schema, list[Problem]]:
     """Apply the migration files in the given order (the caller sorts them).
 
-    ``files`` is ``[(path, text)]``. Returns the resulting schema (source
-    ``'migration'``) and the statements that were not applied.
+    ``files`` is ``[(path, text)]``; ``dialects`` maps a path to its sqlglot
+    dialect (``mysql``, the default, ``postgres`` or ``sqlite``). Returns the
+    resulting schema (source ``'migration'``) and the statements that were not
+    applied.
     """
     mig = _Migrator()
     for path, text in files:
         mig.path = str(path)
-        for line, stmt in split_statements(text):
+        mig.dialect = (dialects or {}).get(str(path), "mysql")
+        for line, stmt in split_statements(text, dollar_quotes=mig.dialect == "postgres"):
             mig.line = line
             mig.apply(stmt)
     return mig.schema(), mig.problems

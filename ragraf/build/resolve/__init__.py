@@ -40,6 +40,9 @@ Invariants a change must keep:
   the name is entirely literal; otherwise derived with ``sql_dynamic``
   confidence and a ``via`` reason. A name the schema does not know, or with
   no literal character, gets no edge (counted in stats, never guessed).
+  Without any schema (``code_tables``) every named table is linked to a
+  ``db_table`` node of source ``code``; ``ragraf.build.schema.add_code_tables``
+  makes those nodes and turns the edges to them derived.
 """
 
 from __future__ import annotations
@@ -60,9 +63,18 @@ def resolve(
     tables: dict[str, str] | None = None,
     prefixes: dict[str, str] | None = None,
     max_ambiguous: int = 50,
+    code_tables: bool = False,
 ) -> Resolved:
-    """Link the references of every file; ``tables`` maps lower table names to node ids.
+    """Link the references of every file; ``tables`` maps lower table names to node ids;
+    ``code_tables``: there is no schema, a table SQL names is linked to
+    ``dbschema.code_table_id`` (``ragraf.build.schema.add_code_tables`` makes the nodes).
     A language's ``prepare`` hook (``ragraf.lang.registry.prepare``) runs first."""
     return Linker(
-        registry.prepare(list(files)), conf, max_candidates, tables, prefixes, max_ambiguous
+        registry.prepare(list(files)),
+        conf,
+        max_candidates,
+        tables,
+        prefixes,
+        max_ambiguous,
+        code_tables,
     ).run()

@@ -48,7 +48,7 @@ from ragraf.lang.facts import (
 from ragraf.lang.php.builtins import builtin_callback_position
 from ragraf.model import EdgeRow, NodeRow, RankRow, RouteRow, UnresolvedRow
 from ragraf.rank import kcore
-from ragraf.sql import sqltext
+from ragraf.sql import dbschema, sqltext
 
 SOURCES_SQL = json.dumps(["tree-sitter", "sqlglot"])
 SOURCES_SQL_REGEX = json.dumps(["tree-sitter", "regex"])
@@ -80,8 +80,10 @@ class Linker:
         tables: dict[str, str] | None = None,
         prefixes: dict[str, str] | None = None,
         max_ambiguous: int = 50,
+        code_tables: bool = False,
     ) -> None:
         self.files = files
+        self.code_tables = code_tables  # no schema: every table SQL names gets a node
         self.conf = conf
         self.max_candidates = max_candidates
         self.max_ambiguous = max(max_ambiguous, max_candidates)
@@ -734,6 +736,8 @@ class Linker:
             if t.schema and t.schema.lower() in SYSTEM_SCHEMAS:
                 continue
             tid = self.tables.get(t.name.lower())
+            if tid is None and self.code_tables:  # no schema: the table as code names it
+                tid = self.tables.setdefault(t.name.lower(), dbschema.code_table_id(t.name))
             if tid is None:
                 st["sql_tables_unknown"] += 1
                 continue
