@@ -19,11 +19,13 @@ Invariants a change must keep:
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Any
 
 from ragraf.lang.facts import ClassDecl, ImportRef, LocalEdge
 from ragraf.lang.php.names import DOC_RETURN, DOC_VAR_PROP, Names
 from ragraf.lang.php.state import Scope, Segment
+from ragraf.limits import MAX_CONST_VALUE_CHARS
 
 if TYPE_CHECKING:
     from tree_sitter import Node
@@ -40,6 +42,8 @@ MAX_SIGNATURE_CHARS = 300
 #: a parameter's ``default`` prop (its PHP source) is cut here (a long array literal says
 #: little)
 MAX_DEFAULT_CHARS = 60
+#: the checks that make a function declaration a fallback: ``if (!function_exists('f'))``
+_GUARD_CALL = r"!\s*\\?(function_exists|is_callable)\s*\(\s*(['\"])(?:[\w\\]*\\)?{name}\2\s*\)"
 
 
 class Declarations(Names):
@@ -269,11 +273,31 @@ class Declarations(Names):
         if decl is not None:
             decl.methods.setdefault(name.lower(), idx)
         else:
+            guard = self.function_guard(n, name)
+            if guard:
+                props["guarded"] = guard
             self.facts.functions.append((fqn, idx))
         self.link_parent(idx, n)
         self.push_scope(sc)
         self.facts.scope_nodes.append(idx)
         self.stack.append((n.end_byte, "function", idx))
+
+    def function_guard(self, n: Node, name: str) -> str | None:
+        """``function_exists`` (or ``is_callable``) when the declaration sits in the body of an
+        ``if (!function_exists('name'))``: a fallback PHP skips when another declaration of
+        the name is already loaded."""
+        rx = re.compile(_GUARD_CALL.format(name=re.escape(name)), re.I)
+        child, p = n, n.parent
+        while p is not None and p.type != "program":
+            if p.type == "if_statement" and child == p.child_by_field_name("body"):
+                cond = p.child_by_field_name("condition")
+                m = rx.search(self.t(cond)) if cond is not None else None
+                if m:
+                    return m.group(1).lower()
+            if p.type in ("else_clause", "else_if_clause"):
+                return None  # the other branch of a check: not the fallback it guards
+            child, p = p, p.parent
+        return None
 
     def on_anonymous_class(self, n: Node) -> None:
         """No symbol; inside there is no class context (its methods are bare scopes)."""
@@ -337,7 +361,11 @@ class Declarations(Names):
                 continue
             else:
                 fqn = self.qualify(name)
-            idx = self.add_node("constant", name, fqn, el, {})
+            props: dict[str, Any] = {}
+            value = self.string_value(name_node.next_named_sibling)
+            if decl is None and value is not None:
+                props["value"] = value[:MAX_CONST_VALUE_CHARS]
+            idx = self.add_node("constant", name, fqn, el, props)
             if decl is not None:
                 decl.consts[name] = idx
                 self.facts.edges.append(
