@@ -570,15 +570,18 @@ class Linker:
             path = _literal_path(tuple(subst), base, self.sym.path_set)
             if path is not None:
                 hit = IncludeHit((path,), "static", False, consts)
+        elif not any(k != "dyn" and v for k, v in subst):
+            hit = IncludeHit((), "unresolved", True, {})  # `include $file`: says nothing
         else:
             found = self._include_matches(tuple(subst), base) if consts else None
+            unmatched: dict[str, str] = {}
             if not found:
                 found = self._include_matches(parts, base)
-                consts = {}
+                consts, unmatched = {}, consts
             if found is None or len(found) > MAX_INCLUDE_CANDIDATES:
                 hit = IncludeHit((), "unresolved", True, {})
             elif found:
-                hit = IncludeHit(tuple(found), "dynamic", False, consts)
+                hit = IncludeHit(tuple(found), "dynamic", False, consts, unmatched)
         self._includes[key] = hit
         return hit
 
@@ -608,6 +611,8 @@ class Linker:
         if hit.constants:
             props["constants"] = dict(sorted(hit.constants.items()))
             st["includes_constants"] += 1
+        if hit.unmatched:
+            props["constants_unmatched"] = dict(sorted(hit.unmatched.items()))
         ids_ = self.sym.file_ids
         if hit.how == "static":
             self.add(src, ids_[hit.targets[0]], EdgeKind.IMPORTS, f.path, ref.line, props=props)
@@ -878,6 +883,8 @@ class IncludeHit(NamedTuple):
     how: str
     open: bool
     constants: dict[str, str]
+    #: constants whose value named no file (the path matched with them as wildcards)
+    unmatched: dict[str, str] = {}  # never mutated
 
 
 def _literal_path(parts: tuple[tuple[str, str], ...], base: str, known: set[str]) -> str | None:

@@ -17,9 +17,9 @@ The model (a request is one run of PHP, from the script a web server or the CLI 
   includes it could not follow (a dynamic path matching nothing or too much:
   ``include $plugin``, an autoloader).
 
-So the declarations possible in file ``X`` (``P(X)``), for each function: its own unguarded
-ones when it has some; else its own fallbacks plus those possible in the files that include
-it (for a file no resolved include reaches: in the files whose includes the resolver could not
+So the declarations possible in file ``X`` (``P(X)``), for each function: its own ones when
+an unguarded one is among them (the linker then sets the fallbacks aside); else its own
+fallbacks plus those possible in the files that include it (for a file no resolved include reaches: in the files whose includes the resolver could not
 follow; one round). A call in ``X`` reaches ``P(X)``; when that is empty, every declaration.
 
 Invariants a change must keep:
@@ -124,7 +124,7 @@ class Loading:
                 i = work.popleft()
                 queued[i] = False
                 inc = incoming[i] | (0 if has_pred[i] else unknown)
-                p = (own[i] & unguarded & fixed[i]) | ((own[i] | inc) & ~fixed[i])
+                p = (own[i] & fixed[i]) | ((own[i] | inc) & ~fixed[i])
                 possible[i] = p
                 for j in succ[i]:
                     if incoming[j] | p != incoming[j]:
@@ -137,12 +137,11 @@ class Loading:
                 unknown |= possible[i]
         self._possible = possible
         self._has_pred = has_pred
-        self._unguarded = unguarded
 
     def reachable(self, caller: str, fids: list[str]) -> tuple[list[str], str]:
         """The declarations (node ids) a call in file ``caller`` of a function declared as
         ``fids`` may reach, and why: ``file-includes`` (the caller's file-level includes load
-        one), ``includers`` (possible in the files that include it), ``unresolved-include``
+        some), ``includers`` (possible in the files that include it), ``unresolved-include``
         (possible where the includes the resolver could not follow are) or
         ``no-include-path`` (the include graph tells nothing: all of them)."""
         i = self._index.get(caller)
@@ -153,7 +152,7 @@ class Loading:
         if not got:
             return list(fids), "no-include-path"
         found = [f for f in fids if got >> self.bit_of[f] & 1]
-        if self._own[i] & self._unguarded & mask:
+        if self._own[i] & mask:
             why = "file-includes"
         elif self._has_pred[i]:
             why = "includers"
