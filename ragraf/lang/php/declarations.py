@@ -6,8 +6,10 @@ Invariants a change must keep:
   kind, fqn, path and first line) and a ``contains`` edge from its container
   (the file for top-level ones, plus ``defines`` from their namespace).
 - Props hold structure only (``signature``, ``visibility``, ``static``,
-  ``parameters``, ``return_type`` / ``type``, modifiers), never comment text
-  (P6).
+  ``parameters``, ``return_type`` / ``type``, modifiers; ``guarded`` for a
+  function declared in the body of ``if (!function_exists('f'))``; ``value``
+  for a global constant whose value is a plain string literal), never comment
+  text (P6).
 - ``use`` aliases go to the current namespace segment and become
   ``ImportRef``s.
 - Declared, promoted and docblock (``@var`` / ``@return``) types become type
