@@ -271,7 +271,9 @@ class Linker:
         """The include graph (``reach.Loading``), built on first use, once per build. An
         include inside a function runs when the function is called: its edge starts at the
         files that call the function by name or pass it as a callback (at its own file when
-        none does, and for a method)."""
+        none does, and for a method). An unresolved include in a function no corpus file
+        calls runs where code loaded by unresolved includes calls it: it adds nothing to
+        what those includes may bring, so it opens no file."""
         if self._loading is None:
             sym = self.sym
             callers: dict[str, set[str]] = defaultdict(set)
@@ -297,11 +299,13 @@ class Linker:
                 hit = self.include_hit(f, ref)
                 owner = f.nodes[ref.owner]
                 froms = {f.path}
+                called = True
                 if owner.kind == NodeKind.FUNCTION:
+                    called = owner.fqn.lower() in callers
                     froms = callers.get(owner.fqn.lower()) or froms
                 for src in sorted(froms):
                     edges.extend((src, t, ref.owner == 0) for t in hit.targets)
-                    if hit.open:
+                    if hit.open and called:
                         open_files.add(src)
             self._loading = reach.Loading(
                 sym.paths,

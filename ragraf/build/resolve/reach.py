@@ -14,8 +14,10 @@ The model (a request is one run of PHP, from the script a web server or the CLI 
   is a fallback (skipped when the name is declared already).
 - Closed world: a file is loaded only by the includes the resolver found, plus, when no
   resolved include reaches it (an entry script, a plugin, an autoloaded class), by one of the
-  includes it could not follow (a dynamic path matching nothing or too much:
-  ``include $plugin``, an autoloader).
+  includes it could not follow (a dynamic path with no literal text or matching too much:
+  ``include $plugin``, an autoloader). Such an include inside a function runs in the
+  requests of the files that call the function; inside a function no corpus file calls, it
+  runs where outside code (itself loaded that way) calls it, so it adds nothing.
 
 So the declarations possible in file ``X`` (``P(X)``), for each function: its own ones when
 an unguarded one is among them (the linker then sets the fallbacks aside); else its own
