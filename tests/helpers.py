@@ -19,6 +19,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
@@ -74,6 +75,17 @@ def write(root: Path, rel: str, text: str | bytes) -> Path:
     else:
         p.write_text(text, encoding="utf-8")
     return p
+
+
+def edit_file(root: Path, rel: str, old: str, new: str) -> None:
+    """Replace ``old`` (which must occur) by ``new`` in ``root/rel``, with an mtime 2 s ahead
+    (so a scan sees the change even within the file system's time resolution)."""
+    p = root / rel
+    text = p.read_text()
+    assert old in text, f"{old!r} not in {rel}"
+    p.write_text(text.replace(old, new))
+    t = time.time() + 2
+    os.utime(p, (t, t))
 
 
 def run_cli(

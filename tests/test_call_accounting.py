@@ -42,6 +42,11 @@ def includes(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="module")
+def types_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return _indexed(REPO / "fixtures" / "types", tmp_path_factory.mktemp("acc") / "types")
+
+
+@pytest.fixture(scope="module")
 def pilot_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return _indexed(PILOT, tmp_path_factory.mktemp("acc") / "pilot")
 
@@ -138,8 +143,6 @@ def test_the_text_answer_says_what_it_could_not_attach(calls: Path) -> None:
             "-- rev-0001 · degraded · provenance index",
             "-- callers: 1 call sites of missing() were not attached to any declaration"
             " (result.unresolved): they may call this one",
-            "-- capability degraded: no CPG (Joern not used); slices and data flows are"
-            " unavailable",
         ],
     )
     r = invoke("-C", calls, "query", "callers", "Calls\\Http\\Header::getMessage")
@@ -228,11 +231,12 @@ def _grep_call_lines(root: Path, name: str, method: bool) -> set[tuple[str, int]
 BY_VALUE = {"variable-function", "call_user_func", "dispatcher"}
 
 
-@pytest.mark.parametrize("which", ["calls", "pilot", "includes"])
+@pytest.mark.parametrize("which", ["calls", "pilot", "types", "includes"])
 def test_every_call_line_of_a_name_is_accounted_for(
-    which: str, calls: Path, pilot_root: Path, includes: Path
+    which: str, calls: Path, pilot_root: Path, types_root: Path, includes: Path
 ) -> None:
-    root = {"calls": calls, "pilot": pilot_root, "includes": includes}[which]
+    roots = {"calls": calls, "pilot": pilot_root, "types": types_root, "includes": includes}
+    root = roots[which]
     with GraphStore(config.Layout(root).graph_db, readonly=True) as g:
         rev = "rev-0001"
         callables = [n for kind in CALLABLE for n in g.nodes_of_kind(rev, kind) if n.path]

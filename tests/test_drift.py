@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -24,7 +25,7 @@ from ragraf.store import manifest
 from ragraf.store.control import ControlStore
 from ragraf.store.graph import GraphStore
 from ragraf.store.lexvec import LexStore
-from tests.helpers import copy_pilot, invoke, write
+from tests.helpers import assert_lines, copy_pilot, edit_file, invoke, write
 from tests.schemacheck import check
 
 REPORT_MONTHLY_EXTRACTED = """<?php
@@ -91,13 +92,7 @@ def repo(tmp_path: Path) -> Path:
     return root
 
 
-def edit(root: Path, rel: str, old: str, new: str) -> None:
-    p = root / rel
-    text = p.read_text()
-    assert old in text, f"{old!r} not in {rel}"
-    p.write_text(text.replace(old, new))
-    t = time.time() + 2
-    os.utime(p, (t, t))
+edit = edit_file
 
 
 def entries(root: Path, rev: str = "rev-0001") -> list[LedgerEntry]:
@@ -360,11 +355,14 @@ def test_p1_reindex_commit_archive_and_identity_with_a_clean_build(
         "extracted from `App\\Billing\\Report::monthly` into `App\\Billing\\Report::buildSql`"
         in report
     )
-    assert "rechecked and confirmed in rev-0002" in report
-    assert (
+    partial = (
         "- 3 `calls` edges from `App\\Billing\\Invoice::charge` — 2 of 3 confirmed in rev-0002"
-        in report
     )
+    # not confirmed first; the groups confirmed whole only counted, after them
+    whole = re.search(
+        r"^- and \d+ groups \(\d+ edges\) rechecked and confirmed in rev-0002$", report, re.M
+    )
+    assert whole and report.index(partial) < whole.start()
     assert "chain head: " + entries(repo)[-1].entry_hash in report
     # the new revision's ledger starts empty; the old entries stay forever
     assert entries(repo, "rev-0002") == [] and len(entries(repo)) == 3
@@ -453,15 +451,6 @@ def test_sigkill_during_reindex_commit_keeps_ledger_and_old_revision(repo: Path)
     assert entries(repo) == before
 
 
-def _text_answer(stdout: str) -> tuple[Any, list[str]]:
-    """The text rendering of a drift report or ack: the result as JSON, then the footer
-    lines (`-- ...` and `!! STALE ...`)."""
-    lines = stdout.splitlines()
-    body = [ln for ln in lines if not ln.startswith(("-- ", "!! "))]
-    assert lines[: len(body)] == body, "the footer comes last"
-    return json.loads("\n".join(body)), lines[len(body) :]
-
-
 def test_notes_hook_and_cli_report(repo: Path) -> None:
     note = ("drift", "--note", "src/Core/Database.php", "--text", "connection pooling planned")
     r = invoke("-C", repo, *note, check=True)
@@ -469,31 +458,46 @@ def test_notes_hook_and_cli_report(repo: Path) -> None:
     again = invoke("-C", repo, *note, check=True)
     assert again.stdout == "the same note is already in the ledger\n"
     edit(repo, "src/Core/Database.php", "return [];", "return [4];")
-    hook = invoke("-C", repo, "hook", "session-start", check=True)
+    hook = invoke("-C", repo, "hook", "session-start", "--json", check=True)
     [e] = [x for x in entries(repo) if x.kind == "modify"]
     assert e.detected_by == "hook:session-start"
-    report, footer = _text_answer(hook.stdout)
+    env = json.loads(hook.stdout)
+    report = env["result"]
     assert report == facade.run_op(repo, "drift_report", {})["result"]
     assert [(x["id"], x["kind"], x["path"]) for x in report["entries"]] == [
         (1, "note", "src/Core/Database.php"),
         (2, "modify", "src/Core/Database.php"),
     ]
+    assert [(w["path"], w["reason"]) for w in env["stale_warnings"]] == [
+        ("src/Core/Database.php", "modify after rev-0001 (ledger entry #2)"),
+        (
+            "src/Core/Database.php",
+            "note after rev-0001 (ledger entry #1): connection pooling planned",
+        ),
+    ]
+    text = invoke("-C", repo, "drift", check=True).stdout.splitlines()
+    footer = [ln for ln in text if ln.startswith(("-- ", "!! "))]
     assert footer == [
         "-- rev-0001 · degraded · provenance index · drift: 1 files, 1 symbols, 2 ledger entries",
         "!! STALE src/Core/Database.php: modify after rev-0001 (ledger entry #2) -> live_read",
         "!! STALE src/Core/Database.php: note after rev-0001 (ledger entry #1):"
         " connection pooling planned -> live_read",
-        "-- capability degraded: no CPG (Joern not used); slices and data flows are unavailable",
     ]
+    assert text[: text.index(footer[0])][0].startswith("2 ledger entries against rev-0001")
     env = facade.run_op(repo, "symbol", {"fqn": "App\\Core\\Database"})
     assert any(w["reason"].startswith("note after rev-0001") for w in env["stale_warnings"])
     rep = json.loads(invoke("-C", repo, "drift", "--json", check=True).stdout)
     check(rep)
     assert rep["result"]["summary"]["entries"] == 2
     ack = invoke("-C", repo, "drift", "--ack", "1,2", env={"RAGRAF_ACTOR": "tester"}, check=True)
-    acked, ack_footer = _text_answer(ack.stdout)
-    assert [(a["entry_id"], a["by"]) for a in acked["acked"]] == [(1, "tester"), (2, "tester")]
-    assert ack_footer == [footer[0], footer[-1]]  # an ack rests on no file
+    assert_lines(
+        ack.stdout,
+        [
+            re.compile(r"acknowledged #1 by tester at \S+"),
+            re.compile(r"acknowledged #2 by tester at \S+"),
+            footer[0],  # an ack rests on no file
+        ],
+    )
     assert (
         json.loads(invoke("-C", repo, "drift", "--json", check=True).stdout)["result"]["summary"][
             "unacknowledged"
@@ -514,3 +518,26 @@ def test_revert_to_the_indexed_content_clears_the_warning(repo: Path) -> None:
     assert (
         facade.run_op(repo, "symbol", {"fqn": "App\\Core\\Database::query"})["stale_warnings"] == []
     )
+
+
+def test_diff_shows_moved_symbols_and_renamed_files(repo: Path) -> None:
+    cfg = config.load(repo)
+    edit(
+        repo, "src/Billing/Invoice.php", "use App\\Core\\Database;", "\n\nuse App\\Core\\Database;"
+    )
+    os.rename(repo / "plugins/paypal.php", repo / "plugins/paypal_gateway.php")
+    run_scan(cfg)
+    indexer.build(cfg, commit=True)
+    d = json.loads(invoke("-C", repo, "diff", "rev-0001", "rev-0002", "--json", check=True).stdout)
+    n = d["nodes"]
+    assert n["renamed_files"] == [
+        {"from": "plugins/paypal.php", "to": "plugins/paypal_gateway.php"}
+    ]
+    moved = {(m["fqn"], m["to_line"] - m["from_line"]) for m in n["moved"]}
+    assert ("App\\Billing\\Invoice::charge", 2) in moved and ("App\\Billing\\Invoice", 2) in moved
+    listed = {x["fqn"] for x in n["added"] + n["removed"]}
+    assert "paypal_register" not in listed and "App\\Billing\\Invoice::charge" not in listed
+    assert n["added_total"] == len(n["added"]) and n["removed_total"] == len(n["removed"])
+    text = invoke("-C", repo, "diff", "rev-0001", "rev-0002", check=True).stdout.splitlines()
+    assert "  renamed plugins/paypal.php -> plugins/paypal_gateway.php" in text
+    assert "  moved method App\\Billing\\Invoice::charge  src/Billing/Invoice.php:29 -> 31" in text

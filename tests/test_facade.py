@@ -318,10 +318,7 @@ def test_stale_warning_on_every_answer_resting_on_an_edited_file(tmp_path: Path)
     assert facade.run_op(root, "symbol", {"name": "format_money"})["stale_warnings"] == []
 
 
-FOOTER = (
-    "-- rev-0001 · degraded · provenance {prov}\n"
-    "-- capability degraded: no CPG (Joern not used); slices and data flows are unavailable\n"
-)
+FOOTER = "-- rev-0001 · degraded · provenance {prov}\n"
 NOT_FOUND = (
     "not found: {name!r} is not in rev-0001. If it was added after the index, read the file"
     " with live_read or search the tree (rg).\n"
@@ -372,3 +369,43 @@ def test_cli_query(pilot_root: Path) -> None:
         0,
         NOT_FOUND.format(name="x") + FOOTER.format(prov="index"),
     )
+
+
+def test_a_short_name_matches_at_a_namespace_or_class_boundary_only(tmp_path: Path) -> None:
+    root = tmp_path / "app"
+    write(
+        root,
+        "src/Console.php",
+        "<?php\nnamespace Cli;\n"
+        "interface OutputFormatterInterface { function format(); }\n"
+        "interface WrappableOutputFormatterInterface extends OutputFormatterInterface {}\n"
+        "class Application { function run() { return 1; } }\n"
+        "class SingleCommandApplication extends Application { function run() { return 2; } }\n",
+    )
+    write(
+        root,
+        "src/main.php",
+        "<?php\nnamespace Cli;\n"
+        "function main(Application $a, SingleCommandApplication $s, OutputFormatterInterface $f)"
+        " {\n  $a->run();\n  $s->run();\n  $f->format();\n}\n",
+    )
+    config.init_project(root)
+    indexer.build(config.load(root))
+
+    def targets(op: str, fqn: str) -> list[str]:
+        return [t["fqn"] for t in facade.run_op(root, op, {"fqn": fqn})["result"]["target"]]
+
+    assert targets("callers", "Application::run") == ["Cli\\Application::run"]
+    assert targets("references", "OutputFormatterInterface") == ["Cli\\OutputFormatterInterface"]
+    # a bare member name matches at the class boundary, and the text says which it matched
+    assert sorted(targets("callers", "run")) == [
+        "Cli\\Application::run",
+        "Cli\\SingleCommandApplication::run",
+    ]
+    text = invoke("-C", root, "query", "callers", "run", check=True).stdout
+    assert text.splitlines()[0] == (
+        "matched 2 declarations: Cli\\Application::run, Cli\\SingleCommandApplication::run"
+    )
+    assert facade.run_op(root, "callers", {"fqn": "un"})["result"]["target"] is None
+    none = invoke("-C", root, "query", "references", "WrappableOutputFormatterInterface").stdout
+    assert none.splitlines()[0] == "0 references"

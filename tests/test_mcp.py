@@ -80,3 +80,15 @@ def test_mcp_server_end_to_end(indexed_pilot: Path) -> None:
 def test_mcp_without_an_index_answers_with_a_tool_error(pilot: Path) -> None:
     _tools, [res] = anyio.run(_drive, pilot, [("ragraf_symbol", {"name": "x"})])
     assert res.is_error and "ragraf index" in res.content[0].text
+
+
+def test_mcp_outside_a_project_starts_and_says_why(tmp_path: Path) -> None:
+    empty = tmp_path / "not-a-project"
+    empty.mkdir()
+    tools, [res] = anyio.run(_drive, empty, [("ragraf_symbol", {"name": "x"})])
+    assert {t.name for t in tools} == {f"ragraf_{op}" for op in facade.OPERATIONS}
+    text = res.content[0].text
+    assert res.is_error and "no RAGRAF project at or above" in text and "ragraf init" in text
+    assert "-C /path/to/project mcp" in text
+    stderr = (empty / "mcp-stderr.log").read_text()
+    assert "no RAGRAF project at or above" in stderr

@@ -58,6 +58,8 @@ def build(
         todo = [c for c in chunks if c[0] not in reused]
         rows: list[tuple[str, np.ndarray, str]] = []
         if todo:
+            if progress:
+                progress("embed", 0, len(todo))  # the bar shows before the first batch
 
             def tick(done: int, total: int) -> None:
                 if progress:

@@ -141,8 +141,13 @@ def init(
         _err(f"{target}: regimen {what}")
 
 
+#: what each build stage counts (the rate column says "12 files/s", "80 chunks/s")
+_STAGE_UNITS = {"scan": "", "parse": "files", "embed": "chunks", "write": "stores"}
+
+
 class _Bar:
-    """A progress bar on stderr for humans; silent when stderr is not a terminal."""
+    """Progress bars on stderr for humans (scan, parse, embed, write; done/total, rate, time
+    left); silent when stderr is not a terminal, so --json and pipes stay clean."""
 
     def __init__(self) -> None:
         self.progress: Any = None
@@ -153,16 +158,28 @@ class _Bar:
             from rich.console import Console
             from rich.progress import (
                 BarColumn,
+                MofNCompleteColumn,
                 Progress,
+                ProgressColumn,
                 TaskProgressColumn,
                 TextColumn,
                 TimeRemainingColumn,
             )
+            from rich.text import Text
+
+            class Rate(ProgressColumn):
+                def render(self, task: Any) -> Text:
+                    unit = _STAGE_UNITS.get(str(task.description).strip(), "")
+                    if not unit or not task.speed:
+                        return Text("")
+                    return Text(f"{task.speed:,.0f} {unit}/s")
 
             self.progress = Progress(
                 TextColumn("{task.description:>8}"),
                 BarColumn(),
                 TaskProgressColumn(),
+                MofNCompleteColumn(),
+                Rate(),
                 TimeRemainingColumn(),
                 console=Console(stderr=True),
                 transient=True,
@@ -267,32 +284,46 @@ def status(
     sys.stdout.write(status_text(data))
 
 
-@app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
+@app.command(
+    context_settings={
+        "allow_extra_args": True,
+        "ignore_unknown_options": True,
+        "help_option_names": [],  # `query OP --help` is the operation's help (cli/ophelp.py)
+    }
+)
 def query(
     ctx: typer.Context,
     op: Annotated[
-        str,
-        typer.Argument(
-            help="The operation: search, symbol, references, callers, callees, impact, "
-            "slice, code, repo_map, routes, index_status, live_read."
-        ),
-    ],
+        str | None,
+        typer.Argument(help="The operation (`ragraf query --help` lists them all)."),
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the envelope as JSON.")] = False,
     rev: Annotated[
         str | None, typer.Option("--rev", help="Answer from this retained revision.")
     ] = None,
 ) -> None:
-    """Ask one facade operation: `ragraf query OP [MAIN-ARGUMENT] [--option value ...]`.
+    """Ask one operation: `ragraf query OP [MAIN-ARGUMENT] [--option value ...]`.
 
     The main argument is the name, fqn, path or query the operation is about; options are
     the operation's arguments (--depth 2, --hard-only, --budget-tokens 500 ...)."""
     from ragraf import facade
+    from ragraf.cli import ophelp
     from ragraf.facade.params import coerce_cli, shown
 
+    extra = list(ctx.args)
+    if op is None and not extra:
+        # a bare `ragraf query` is a usage error: the list of operations goes to stderr
+        sys.stderr.write(ophelp.overview())
+        ctx.exit(2)
+    if op is None or op in ("--help", "-h"):
+        sys.stdout.write(ophelp.overview())
+        return
     op = op.replace("-", "_")
     sp = facade.spec(op)
+    if "--help" in extra or "-h" in extra:
+        sys.stdout.write(ophelp.op_help(op))
+        return
     args: dict[str, Any] = {}
-    extra = list(ctx.args)
     while extra:
         tok = extra.pop(0)
         if not tok.startswith("--"):
@@ -300,7 +331,7 @@ def query(
                 raise InvalidArgument(f"{op} takes no main argument (got {shown(tok)})")
             if sp.main in args:
                 raise InvalidArgument(f"{op}: unexpected argument {shown(tok)}")
-            args[sp.main] = tok
+            args[sp.main] = coerce_cli(sp, sp.main, tok)
             continue
         name = tok[2:].replace("-", "_")
         value: str | bool
@@ -313,14 +344,18 @@ def query(
             value = extra.pop(0)
         else:
             raise InvalidArgument(f"{op}: option --{name} needs a value")
-        if name == "samples_file" and sp.param("samples") is not None and isinstance(value, str):
-            args["samples"] = _load_samples(Path(value))
-            continue
-        if sp.param(name) is None:
+        if name == "samples_file":  # the earlier spelling of --samples FILE
+            name = "samples"
+        declared = sp.param(name)
+        if declared is None:
             known = ", ".join("--" + p.name.replace("_", "-") for p in sp.params) or "none"
             raise InvalidArgument(
                 f"{op}: unknown option {shown('--' + name.replace('_', '-'))}; options: {known}"
+                f" (`ragraf query {op} --help`)"
             )
+        if declared.type == "samples" and isinstance(value, str):
+            args[name] = _load_samples(value)
+            continue
         args[name] = coerce_cli(sp, name, value)
     env = facade.run_op(_root(), op, args, rev)
     if as_json:
@@ -331,24 +366,25 @@ def query(
         sys.stdout.write(envelope_text(env))
 
 
-def _load_samples(path: Path) -> list[dict[str, Any]]:
-    """Labelled samples for calibrate from YAML/JSON: [{query, relevant}] or the evaluation-set
-    format ({queries: [{query, category}]}, where category 'nonsense' means not relevant)."""
+def _load_samples(value: str) -> list[dict[str, Any]]:
+    """Labelled samples for calibrate, from a YAML/JSON file or the JSON text itself:
+    [{query, relevant}] or the evaluation-set format ({queries: [{query, category}]}, where
+    category 'nonsense' means not relevant)."""
     import yaml
 
+    inline = value.lstrip().startswith(("[", "{"))
+    where = "--samples" if inline else f"--samples {value}"
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        data = yaml.safe_load(value if inline else Path(value).read_text(encoding="utf-8"))
     except (OSError, yaml.YAMLError) as e:
-        raise InvalidArgument(f"--samples-file {path}: cannot read ({e})") from e
+        raise InvalidArgument(f"{where}: cannot read ({e})") from e
     items = data.get("queries") if isinstance(data, dict) else data
     if not isinstance(items, list):
-        raise InvalidArgument(
-            f"--samples-file {path}: expected a list of samples or a 'queries' list"
-        )
+        raise InvalidArgument(f"{where}: expected a list of samples or a 'queries' list")
     out = []
     for it in items:
         if not isinstance(it, dict) or "query" not in it:
-            raise InvalidArgument(f"--samples-file {path}: every sample needs a 'query'")
+            raise InvalidArgument(f"{where}: every sample needs a 'query'")
         rel = it["relevant"] if "relevant" in it else it.get("category") != "nonsense"
         out.append({"query": str(it["query"]), "relevant": bool(rel)})
     return out
@@ -468,15 +504,24 @@ app.add_typer(hook_app, name="hook")
 
 
 @hook_app.command("session-start")
-def hook_session_start() -> None:
-    """Register changes made since the revision (detected_by hook:session-start) and print the drift report."""
+def hook_session_start(
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print the drift report envelope.")
+    ] = False,
+) -> None:
+    """Register changes made since the revision (detected_by hook:session-start), then print
+    a short summary: what changed, what is not acknowledged, what to do next."""
     from ragraf import config, facade
-    from ragraf.cli.render import envelope_text
+    from ragraf.cli.render import session_summary
     from ragraf.drift.scan import run_scan
 
     root = _root()
-    run_scan(config.load(root), detected_by="hook:session-start")
-    sys.stdout.write(envelope_text(facade.run_op(root, "drift_report", {})))
+    rep = run_scan(config.load(root), detected_by="hook:session-start")
+    env = facade.run_op(root, "drift_report", {})
+    if as_json:
+        _emit_json(env)
+    else:
+        sys.stdout.write(session_summary(env, len(rep.written)))
 
 
 @app.command()
@@ -547,10 +592,16 @@ def diff_cmd(
     if as_json:
         _emit_json(res)
         return
+    n = res["nodes"]
     print(
-        f"{rev_a} -> {rev_b}: nodes +{res['nodes']['added_total']} -{res['nodes']['removed_total']}, "
+        f"{rev_a} -> {rev_b}: nodes +{n['added_total']} -{n['removed_total']}"
+        f" (moved {n['moved_total']}, files renamed {n['renamed_total']}), "
         f"edges +{res['edges']['added_total']} -{res['edges']['removed_total']}"
     )
+    for r in n["renamed_files"]:
+        print(f"  renamed {r['from']} -> {r['to']}")
+    for m in n["moved"]:
+        print(f"  moved {m['kind']} {m['fqn']}  {m['path']}:{m['from_line']} -> {m['to_line']}")
     for sec in ("nodes", "edges"):
         for what in ("added", "removed"):
             for it in res[sec][what]:
@@ -561,6 +612,25 @@ def diff_cmd(
                     )
                 else:
                     print(f"  {sign} {it['kind']} {it['src']} -> {it['dst']}  {it['evidence']}")
+
+
+@app.command()
+def report(
+    open_: Annotated[
+        bool, typer.Option("--open", help="Open the page in the default browser.")
+    ] = False,
+) -> None:
+    """Write a static HTML page for humans: revisions, the ledger timeline with acks, each
+    archive's arithmetic, slice boundaries, coverage and the repo map (.ragraf/report/)."""
+    from ragraf.report import write
+
+    page = write(_root())
+    print(page)
+    if open_:
+        import webbrowser
+
+        if not webbrowser.open(page.as_uri()):
+            _err(f"no browser to open; the page is {page}")
 
 
 model_app = typer.Typer(help="The embedding model.", no_args_is_help=True)
@@ -586,10 +656,22 @@ def model_fetch(
 
 @app.command()
 def mcp() -> None:
-    """Serve every operation as an MCP tool ragraf_<op> over stdio (stdout is the protocol)."""
-    from ragraf.cli.mcp_server import serve
+    """Serve every operation as an MCP tool ragraf_<op> over stdio (stdout is the protocol).
 
-    serve(_root())
+    Outside a project the server still starts and answers every tool call with the reason."""
+    from ragraf.cli.mcp_server import serve
+    from ragraf.errors import NoIndexError
+
+    try:
+        root = _root()
+    except NoIndexError as e:
+        hint = NoIndexError(
+            f"{e}, or start the server with `ragraf -C /path/to/project mcp`"
+            " (or the client's cwd set to the project)"
+        )
+        serve(None, hint)
+        return
+    serve(root)
 
 
 def main() -> None:

@@ -45,7 +45,8 @@ def operations_md() -> str:
         "`schemas/facade/`. Do not edit by hand. Every answer is an envelope",
         "`{op, index_rev, capability, drift, provenance, limits, result, stale_warnings}`",
         "(`schemas/facade/envelope.schema.json`); every operation also takes `rev` (a retained revision).",
-        "MCP tool names are `ragraf_<op>`; the CLI form is `ragraf query <op> [MAIN] [--option value]`.",
+        "MCP tool names are `ragraf_<op>`; the CLI form is `ragraf query <op> [MAIN] [--option value]`",
+        "(`ragraf query <op> --help` shows the same arguments and an example).",
         "",
     ]
     for op in facade.OPERATIONS:
@@ -142,7 +143,10 @@ def cli_md() -> str:
         "`skills/ragraf-core/reference/operations.md`.",
         "",
     ]
-    for path in _commands():
+    paths = _commands()
+    at = paths.index(["query"]) + 1
+    paths[at:at] = [["query", op] for op in facade.OPERATIONS]  # `ragraf query OP --help`
+    for path in paths:
         out.append(f"## ragraf {' '.join(path)}".rstrip())
         out.append("")
         out.append("```text")

@@ -31,14 +31,15 @@ from ragraf.logs import file_logger
 log = logging.getLogger("ragraf.mcp")
 
 
-def _setup_logging(root: Path) -> None:
+def _setup_logging(root: Path | None) -> None:
     log.setLevel(logging.INFO)
     fmt = logging.Formatter("%(asctime)s %(levelname)s %(message)s")
     err = logging.StreamHandler()  # stderr
     err.setFormatter(fmt)
     err.setLevel(logging.WARNING)
     log.addHandler(err)
-    file_logger(log.name, Layout(root).logs_dir, "mcp.log")
+    if root is not None:
+        file_logger(log.name, Layout(root).logs_dir, "mcp.log")
 
 
 def tool_definitions() -> list[Any]:
@@ -71,7 +72,10 @@ def tool_definitions() -> list[Any]:
     return tools
 
 
-def serve(root: Path) -> None:
+def serve(root: Path | None, no_project: RagrafError | None = None) -> None:
+    """Serve over stdio. Without a project (``root`` None, ``no_project`` says why) the
+    server still starts, so the client can show the reason: a warning on stderr at start
+    and a tool error naming it (and what to do) on every call."""
     import anyio
     import mcp_types as types
     from mcp.server.lowlevel import Server
@@ -81,6 +85,8 @@ def serve(root: Path) -> None:
     from ragraf.facade.context import Session
 
     _setup_logging(root)
+    if no_project is not None:
+        log.warning("%s; every tool call will answer with this error", no_project)
     tools = tool_definitions()
     names = {t.name for t in tools}
     state: dict[str, Session | None] = {"session": None}
@@ -88,6 +94,9 @@ def serve(root: Path) -> None:
     def session() -> Session:
         current = state["session"]
         if current is None:
+            if root is None:
+                assert no_project is not None
+                raise no_project
             current = state["session"] = Session(
                 root
             )  # raises NoIndexError until `ragraf index` ran

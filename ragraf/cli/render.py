@@ -1,4 +1,12 @@
-"""Readable text for humans (the CLI's default output). Agents use --json."""
+"""Readable text for humans (the CLI's default output). Agents use --json.
+
+Invariants a change must keep:
+- Every operation has a renderer here; text output never starts with ``{`` or ``[``
+  (tests/test_cli_text.py walks every operation and command).
+- Text shows what concerns this answer in plain words; the limits every answer of the
+  revision carries (``DETAIL_LIMITS``) and machine details stay in ``--json``.
+- Untrusted text (code lines, notes) is printed as escaped by the facade, never raw.
+"""
 
 from __future__ import annotations
 
@@ -88,13 +96,7 @@ def envelope_text(env: dict[str, Any]) -> str:
     r = env["result"]
     op = env["op"]
     out: list[str] = []
-    render = _RENDERERS.get(op)
-    if render is not None:
-        render(r, out)
-    else:
-        import json
-
-        out.append(json.dumps(r, indent=2))
+    _RENDERERS.get(op, _r_fields)(r, out)
     d = env["drift"]
     foot = f"-- {env['index_rev']} · {env['capability']} · provenance {env['provenance']}"
     if d["entries"] or d["files"]:
@@ -104,8 +106,11 @@ def envelope_text(env: dict[str, Any]) -> str:
     out.append(foot)
     for w in env["stale_warnings"]:
         out.append(f"!! STALE {w['path']}: {w['reason']} -> {w['suggest']}")
-    for lim in env["limits"][1:]:
-        out.append(f"-- {lim}")
+    from ragraf.facade.context import DETAIL_LIMITS
+
+    for lim in env["limits"]:
+        if lim not in DETAIL_LIMITS:
+            out.append(f"-- {lim}")
     return "\n".join(out) + "\n"
 
 
@@ -127,7 +132,24 @@ def _r_symbol(r: dict[str, Any], out: list[str]) -> None:
     _hint(r, out)
 
 
+#: matched targets a text answer names (all are in --json)
+_SHOWN_TARGETS = 5
+
+
+def _matched(r: dict[str, Any], out: list[str]) -> None:
+    """A name that matched several declarations says which ones the answer is about."""
+    t = r.get("target")
+    if not isinstance(t, list) or len(t) < 2:
+        return
+    names = ", ".join(str(x.get("fqn") or x.get("name")) for x in t[:_SHOWN_TARGETS])
+    more = f" and {len(t) - _SHOWN_TARGETS} more" if len(t) > _SHOWN_TARGETS else ""
+    out.append(f"matched {len(t)} declarations: {names}{more}")
+
+
 def _r_refs(r: dict[str, Any], out: list[str]) -> None:
+    _matched(r, out)
+    if r.get("target") and not r["sites"]:
+        out.append("0 references")
     if r.get("counts"):
         out.append("counts: " + ", ".join(f"{k} {v}" for k, v in r["counts"].items()))
     for s in r["sites"]:
@@ -140,6 +162,7 @@ def _r_refs(r: dict[str, Any], out: list[str]) -> None:
 
 
 def _r_walk(r: dict[str, Any], out: list[str]) -> None:
+    _matched(r, out)
     for sec in ("stated", "derived"):
         out.append(f"{sec}: {len(r.get(sec, []))}")
         for it in r.get(sec, []):
@@ -182,13 +205,23 @@ def _unresolved(r: dict[str, Any], out: list[str]) -> None:
         )
 
 
+#: files of an impact section the text lists (all are in --json)
+_SHOWN_FILES = 50
+
+
 def _r_impact(r: dict[str, Any], out: list[str]) -> None:
+    _matched(r, out)
     for sec in ("hard", "soft"):
         s = r.get(sec) or {}
+        files = s.get("files", [])
         out.append(
-            f"{sec}: {len(s.get('files', []))} files, {len(s.get('symbols', []))} symbols, "
+            f"{sec}: {len(files)} files, {len(s.get('symbols', []))} symbols, "
             f"{len(s.get('routes', []))} routes, {len(s.get('tables', []))} tables, {len(s.get('tests', []))} tests"
         )
+        for f in files[:_SHOWN_FILES]:
+            out.append(f"  file {f}")
+        if len(files) > _SHOWN_FILES:
+            out.append(f"  ... {len(files) - _SHOWN_FILES} more files (--json)")
         for it in s.get("symbols", [])[:50]:
             out.append(f"  [{it['depth']}] {_sym(it)}")
         for it in s.get("routes", [])[:20]:
@@ -266,6 +299,201 @@ def _r_status(r: dict[str, Any], out: list[str]) -> None:
     out.append(status_text(r).rstrip("\n"))
 
 
+def _columns(rows: list[list[str]], indent: str = "  ") -> list[str]:
+    """Rows aligned in columns (the last column is not padded)."""
+    if not rows:
+        return []
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]) - 1)]
+    return [
+        (
+            indent + "  ".join(c.ljust(w) for c, w in zip(r, widths, strict=False)) + "  " + r[-1]
+        ).rstrip()
+        for r in rows
+    ]
+
+
+def _r_schema(r: dict[str, Any], out: list[str]) -> None:
+    src = r.get("source")
+    head = f"schema from {src}" if src and src != "none" else "no schema found"
+    if r.get("sources"):
+        head += (
+            " ("
+            + ", ".join(_u(x.get("path") if isinstance(x, dict) else x) for x in r["sources"])
+            + ")"
+        )
+    out.append(head + f": {r.get('total', len(r.get('tables', [])))} tables")
+    for t in r.get("tables", []):
+        extra = f", {t['engine']}" if t.get("engine") else ""
+        extra += f", ~{t['row_estimate']} rows" if t.get("row_estimate") is not None else ""
+        out.append(f"table {t['name']}  ({t.get('evidence') or t.get('source')}{extra})")
+        out.extend(
+            _columns(
+                [
+                    [
+                        c["name"],
+                        str(c.get("type") or "?"),
+                        "null" if c.get("nullable") else "not null",
+                        str(c.get("key") or ""),
+                    ]
+                    for c in t.get("columns", [])
+                ],
+                "    ",
+            )
+        )
+        fks = t.get("foreign_keys", [])
+        if fks:
+            out.append(
+                "    foreign keys: "
+                + ", ".join(f"{k['column']} -> {k['to_table']}.{k['to_column']}" for k in fks)
+            )
+        refs = t.get("referenced_by", [])
+        if refs:
+            out.append(
+                "    referenced by: "
+                + ", ".join(f"{k['from_table']}.{k['from_column']}" for k in refs)
+            )
+    for v in r.get("views", []):
+        out.append(f"view {v.get('name')}  ({v.get('evidence')})")
+    for d in r.get("divergences", []):
+        col = f".{d['column']}" if d.get("column") else ""
+        out.append(
+            f"divergence {d['kind']}: {d['table']}{col} (live {d.get('live_type')},"
+            f" migrations {d.get('migration_type')})"
+        )
+    for p in r.get("problems", []):
+        out.append(f"problem {p['evidence']}: {_u(p['message'])}")
+    _hint(r, out)
+
+
+def _r_table_usage(r: dict[str, Any], out: list[str]) -> None:
+    where = ", ".join(str(t.get("evidence") or t.get("fqn")) for t in r.get("target", []))
+    counts = ", ".join(f"{k} {v}" for k, v in (r.get("counts") or {}).items())
+    out.append(
+        f"table {r.get('table')}"
+        + (f"  ({where})" if where else "")
+        + f": {r.get('total', 0)} statements"
+        + (f" ({counts})" if counts else "")
+    )
+    for sec in ("readers", "writers"):
+        items = r.get(sec, [])
+        out.append(f"{sec}: {len(items)}")
+        for it in items:
+            who = (it.get("symbol") or {}).get("fqn") or "(file scope)"
+            cols = ", ".join(it.get("columns") or [])
+            flags = [it["provenance"]] + (["dynamic"] if it.get("dynamic") else [])
+            out.append(
+                f"  {it['evidence']}  {it.get('operation') or '?'}  {who}"
+                + (f"  columns {cols}" if cols else "")
+                + f"  [{' '.join(flags)} {it['confidence']:.2f}]"
+            )
+            if it.get("text"):
+                out.append(f"      {_u(it['text'])}")
+    files = r.get("files", [])
+    if files:
+        out.append(f"files: {len(files)}")
+        out.extend(f"  {f}" for f in files)
+    for u in r.get("unlinked", []):
+        out.append(f"unlinked: {_u(u.get('evidence') if isinstance(u, dict) else u)}")
+    _hint(r, out)
+
+
+def _r_drift_report(r: dict[str, Any], out: list[str]) -> None:
+    sm = r["summary"]
+    since = f" since {r['since']}" if r.get("since") else ""
+    if not sm["entries"]:
+        out.append(f"no changes registered against {r['rev']}{since}")
+    else:
+        out.append(
+            f"{sm['entries']} ledger entries against {r['rev']}{since}: {sm['files']} files,"
+            f" {sm['symbols']} symbols, {sm['edges_invalidated']} edges invalidated,"
+            f" {sm['slice_boundaries']} slice boundaries; {sm['unacknowledged']} not acknowledged"
+        )
+    for e in r["entries"]:
+        ack = " (acknowledged)" if e.get("acks") else ""
+        out.append(f"  #{e['id']} {e['kind']} {e['path']}  {e['ts']}{ack}")
+        syms = [
+            f"{label} {', '.join(e[key])}"
+            for key, label in (
+                ("symbols_added", "added"),
+                ("symbols_removed", "removed"),
+                ("symbols_changed", "changed"),
+            )
+            if e.get(key)
+        ]
+        if syms:
+            out.append("      " + "; ".join(syms))
+        if e.get("edges_invalidated"):
+            out.append(f"      {e['edges_invalidated']} edges invalidated")
+        if e.get("note"):
+            out.append(f"      note: {_u(e['note'])}")
+        for a in e.get("acks", []):
+            out.append(
+                f"      acknowledged by {_u(a['by'])} at {a['ts']}"
+                + (f": {_u(a['note'])}" if a.get("note") else "")
+            )
+    if r.get("hint"):
+        out.append(r["hint"])
+
+
+#: unacknowledged entries the session-start summary lists (all are in --json)
+_SHOWN_ENTRIES = 10
+
+
+def session_summary(env: dict[str, Any], new: int) -> str:
+    """`ragraf hook session-start`: a few lines an agent or a human reads before working."""
+    r = env["result"]
+    rev = env["index_rev"]
+    open_entries = [e for e in r["entries"] if not e.get("acks")]
+    if not r["entries"]:
+        return f"ragraf {rev}: the index matches the tree; no changes registered since it was sealed.\n"
+    out = [
+        f"ragraf {rev}: {r['summary']['entries']} changes registered since it was sealed"
+        f" ({new} new now), {len(open_entries)} not acknowledged" + (":" if open_entries else ".")
+    ]
+    for e in open_entries[:_SHOWN_ENTRIES]:
+        n = sum(
+            len(e.get(k) or []) for k in ("symbols_added", "symbols_removed", "symbols_changed")
+        )
+        what = f" ({n} symbols)" if n else ""
+        note = f" - {_u(e['note'])}" if e.get("note") else ""
+        out.append(f"  #{e['id']} {e['kind']} {e['path']}{what}{note}")
+    if len(open_entries) > _SHOWN_ENTRIES:
+        out.append(f"  ... {len(open_entries) - _SHOWN_ENTRIES} more (ragraf drift)")
+    ids = ",".join(str(e["id"]) for e in open_entries)
+    out.append(
+        "Next: facts about these files come with stale warnings; read them with live_read."
+        + (f" Acknowledge with `ragraf drift --ack {ids}` once accounted for;" if ids else "")
+        + " `ragraf reindex --commit` seals a new revision."
+    )
+    return "\n".join(out) + "\n"
+
+
+def _r_drift_ack(r: dict[str, Any], out: list[str]) -> None:
+    if not r["acked"]:
+        out.append("nothing acknowledged")
+    for a in r["acked"]:
+        out.append(f"acknowledged #{a['entry_id']} by {_u(a['by'])} at {a['ts']}")
+
+
+def _r_calibrate(r: dict[str, Any], out: list[str]) -> None:
+    params = ", ".join(f"{k} {v}" for k, v in (r.get("params") or {}).items())
+    out.append(f"calibration #{r['calibration_id']} ({r['kind']}): {params}")
+    out.append(
+        f"{r['separated']} of {r['sample_size']} samples separated; relevant samples reach cosine"
+        f" {r['relevant_min_cosine']:.3f} and more, not relevant ones at most"
+        f" {r['not_relevant_max_cosine']:.3f}"
+    )
+
+
+def _r_fields(r: dict[str, Any], out: list[str]) -> None:
+    """An operation without its own renderer: one 'key: value' line per field."""
+    for k, v in r.items():
+        if isinstance(v, dict | list):
+            out.append(f"{k}: {len(v)} items (--json)")
+        else:
+            out.append(f"{k}: {_u(v)}")
+
+
 _RENDERERS = {
     "symbol": _r_symbol,
     "references": _r_refs,
@@ -279,4 +507,9 @@ _RENDERERS = {
     "live_read": _r_live,
     "slice": _r_slice,
     "index_status": _r_status,
+    "schema": _r_schema,
+    "table_usage": _r_table_usage,
+    "drift_report": _r_drift_report,
+    "drift_ack": _r_drift_ack,
+    "calibrate": _r_calibrate,
 }

@@ -98,15 +98,18 @@ def render(
         groups[(edge.kind, src_name)].append(edge.edge_uid in new_uids or triple in new_triples)
     confirmed = sum(sum(v) for v in groups.values())
     stale_groups = []
-    for (kind, src), verdicts in sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0])):
+    confirmed_groups = confirmed_whole = 0
+    # what a reader must look at first: groups with edges not confirmed, biggest first; the
+    # groups confirmed whole are only counted (they are what did not change)
+    for (kind, src), verdicts in sorted(
+        groups.items(), key=lambda kv: (all(kv[1]), -len(kv[1]), kv[0])
+    ):
         n, ok = len(verdicts), sum(verdicts)
-        verdict = (
-            f"rechecked and confirmed in {to_rev}"
-            if ok == n
-            else f"not confirmed in {to_rev}"
-            if ok == 0
-            else f"{ok} of {n} confirmed in {to_rev}"
-        )
+        if ok == n:
+            confirmed_groups += 1
+            confirmed_whole += n
+            continue
+        verdict = f"not confirmed in {to_rev}" if ok == 0 else f"{ok} of {n} confirmed in {to_rev}"
         stale_groups.append({"kind": kind, "src": src, "count": n, "verdict": verdict})
     acked = {a.entry_id for a in control.acks([e.id for e in entries])}
     return resources.template("archive.md.j2").render(
@@ -119,6 +122,8 @@ def render(
         stale_total=len(old_edges),
         confirmed=confirmed,
         stale_groups=stale_groups,
+        confirmed_groups=confirmed_groups,
+        confirmed_whole=confirmed_whole,
         slices=slices,
         first_id=entries[0].id,
         last_id=entries[-1].id,

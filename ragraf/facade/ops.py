@@ -21,7 +21,13 @@ from typing import Any
 from ragraf.errors import InvalidArgument
 from ragraf.facade import sanitize
 from ragraf.facade.accounting import call_accounting
-from ragraf.facade.context import EVIDENCE_PER_ITEM, MAX_ITEMS, Ctx, split_lines
+from ragraf.facade.context import (
+    EVIDENCE_PER_ITEM,
+    LIMIT_SLICE_REFUSED,
+    MAX_ITEMS,
+    Ctx,
+    split_lines,
+)
 from ragraf.kinds import (
     CALL_EDGES,
     CALLABLE,
@@ -784,11 +790,11 @@ def search(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
 def slice_(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
     """Structural slice around a node (backward / forward). Needs the CPG (Joern), which
     this revision does not have: the answer is an honest refusal with alternatives."""
-    ctx.limits.append("slice refused: capability degraded (no CPG)")
+    ctx.limits.append(LIMIT_SLICE_REFUSED)
     return {
         "refused": True,
-        "reason": f"{ctx.rev} was built without a CPG (Joern not used, joern_used = 0); slices and data "
-        "flows need control- and data-flow edges that tree-sitter does not provide (§6.4).",
+        "reason": f"slice needs data-flow analysis (which statements feed which), and {ctx.rev} "
+        "holds declarations and the call graph only. Use the alternatives below.",
         "alternatives": [
             "callers / callees (call graph with evidence)",
             "impact (what depends on it)",

@@ -115,6 +115,9 @@ class OpSpec:
     extra: dict[str, Any] = field(default_factory=dict)
     writes: tuple[str, ...] = ()  # e.g. ("control.sqlite drift_ack", "LEDGER.md")
     network: bool = False
+    #: the CLI tokens after ``ragraf query OP`` of one typical call (shown in its --help;
+    #: tests run every example on the pilot fixture)
+    example: tuple[str, ...] = ()
 
     @property
     def read_only(self) -> bool:

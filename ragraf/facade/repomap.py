@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from ragraf.facade import sanitize
-from ragraf.facade.context import Ctx
+from ragraf.facade.context import LIMIT_GREEDY_MAP, Ctx
 from ragraf.kinds import MAP
 from ragraf.model import MapSymbol, props_of
 from ragraf.rank import knapsack, ppr
@@ -105,9 +105,7 @@ def build_map(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
             break
         picked.remove(min(picked, key=lambda i: scores[i]))
     if not exact:
-        ctx.limits.append(
-            "repo_map: knapsack too large for the exact DP; greedy value/cost packing was used"
-        )
+        ctx.limits.append(LIMIT_GREEDY_MAP)
     return {
         "scope": scope,
         "detail": detail,

@@ -28,10 +28,17 @@ from ragraf.model import SCHEMA_PATH, DbColumnRow, EdgeRow, NodeRow, props_of
 NEAREST_TABLE_CUTOFF = 0.6
 
 SCHEMA_SPEC = OpSpec(
-    "schema", (Param("table", "string", "One table (default: all tables)."),), main="table"
+    "schema",
+    (Param("table", "string", "One table (default: all tables)."),),
+    main="table",
+    example=("invoices",),
 )
 TABLE_USAGE_SPEC = OpSpec(
-    "table_usage", (Param("table", "string", "A table name."),), main="table", required=("table",)
+    "table_usage",
+    (Param("table", "string", "A table name."),),
+    main="table",
+    required=("table",),
+    example=("invoices",),
 )
 UNKNOWN = "unknown"
 

@@ -49,7 +49,7 @@ def status_of(
         "sealed_at": h.get("sealed_at")
         or (man.get("sealed_at") if rev_id == man["rev_id"] else None),
         "capability": "degraded" if not h.get("joern_used") else "full",
-        "capability_note": "no CPG (Joern not used): slice refuses; calls come from tree-sitter + name resolution",
+        "capability_note": "no data-flow analysis, so slice is not available; calls come from parsing and name resolution",
         "vectors": man.get("vectors", "unavailable") if rev_id == man["rev_id"] else None,
         "corpus_hash": row.get("corpus_hash", h.get("corpus_hash")),
         "config_hash": row.get("config_hash"),

@@ -37,6 +37,10 @@
 
 (global_declaration) @reference.global
 (assignment_expression) @reference.assignment
+(augmented_assignment_expression operator: "??=") @reference.assignment
+(return_statement) @reference.return
+(foreach_statement) @reference.foreach
+(binary_expression operator: "instanceof") @reference.instanceof
 (catch_clause) @reference.catch
 (subscript_expression
   . (variable_name (name) @name.reference.superglobal)

@@ -302,13 +302,23 @@ class GraphStore:
         )
 
     def nodes_by_fqn_suffix(self, rev_id: str, suffix: str, limit: int = 50) -> list[NodeRow]:
-        """fqn ending in ``\\suffix`` (a name written without its namespace); a scan."""
-        like = "%\\" + suffix.replace("%", "").replace("_", "\\_")
+        """fqn ending in ``suffix`` at a namespace or class boundary (a name written without
+        its namespace, or a member without its class): ``Application::run`` matches
+        ``Ns\\Application::run``, never ``Ns\\SingleCommandApplication::run``; ``charge``
+        matches ``Ns\\charge`` and ``Ns\\Invoice::charge``. A scan."""
+
+        def like(sep: str) -> str:
+            # backslash is both the LIKE escape and the namespace separator: double it
+            esc = (sep + suffix).replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+            return "%" + esc
+
+        seps = ("\\",) if "::" in suffix else ("\\", "::")
+        where = " OR ".join("fqn LIKE ? ESCAPE '\\'" for _ in seps)
         return _by_place(
             self.db.rows(
                 NodeRow,
-                f"SELECT {NODE_COLS} FROM node WHERE rev_id=? AND fqn LIKE ? ESCAPE '\\' LIMIT ?",
-                (rev_id, like, limit),
+                f"SELECT {NODE_COLS} FROM node WHERE rev_id=? AND ({where}) LIMIT ?",
+                (rev_id, *(like(sep) for sep in seps), limit),
             )
         )
 

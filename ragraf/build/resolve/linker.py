@@ -338,6 +338,11 @@ class Linker:
         if not tys:
             if kind == CallKind.STATIC:
                 return self._unresolved(m, kind, src, path, line, Unresolved.DYNAMIC_NAME)
+            outside = self.sym.external_root(recv) if recv is not None else None
+            if outside:  # a member or element of a builtin or vendor value: never a name match
+                return self._unresolved(
+                    m, kind, src, path, line, Unresolved.EXTERNAL_TYPE, self.sym.display(outside)
+                )
             return self.name_match(src, path, line, m)
         targets: dict[str, bool] = {}
         external: list[str] = []

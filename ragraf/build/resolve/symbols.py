@@ -7,6 +7,8 @@ Invariants a change must keep:
   must not recurse forever); descriptor evaluation stops at ``TYPE_DEPTH``.
 - ``types`` returns, for each class a descriptor may evaluate to, whether the
   evaluation needed a guess (``True`` = derived: a global typed elsewhere).
+  Arrays of a class are keys ``"[]" + class`` inside the evaluation only
+  (``_types``): ``types`` never returns one.
 """
 
 from __future__ import annotations
@@ -20,8 +22,10 @@ from ragraf.lang.facts import ClassDecl, DispatchRef, FileFacts, TypeDesc
 from ragraf.lang.php.builtins import BUILTIN_CLASSES
 from ragraf.limits import HIERARCHY_DEPTH
 
-#: how deep a descriptor is evaluated (prop of call of prop ...)
-TYPE_DEPTH = 10
+#: how deep a descriptor is evaluated (prop of call of element of ...)
+TYPE_DEPTH = 32
+#: the prefix of an array-of-class key inside ``SymbolTable._types``
+ARRAY_OF = "[]"
 
 
 _DOC_CALLABLE_PARAM = re.compile(r"@param\s+([^\s$]*callable[^\s$]*)\s+&?(?:\.\.\.)?\$(\w+)", re.I)
@@ -194,20 +198,19 @@ class SymbolTable:
                     break
         return sorted(set(out))
 
-    def prop_types(self, cls: str, name: str, depth: int = 0) -> list[TypeDesc]:
+    def prop_levels(self, cls: str, name: str, depth: int = 0) -> list[list[TypeDesc]]:
+        """What class ``cls`` (lower fqn) and then its traits and parents, nearest first, say
+        property ``name`` holds (declared type, ``@var``, ``@property``, assignments): one
+        list per declaration that says something."""
         if depth > HIERARCHY_DEPTH:
             return []
-        out: list[TypeDesc] = []
+        out: list[list[TypeDesc]] = []
         for cdef in self.classes.get(cls, []):
             d = cdef.decl
             if d.props.get(name):
-                out.extend(d.props[name])
-                continue
+                out.append(d.props[name])
             for p, _l in (*d.traits, *d.extends):
-                found = self.prop_types(p.lower(), name, depth + 1)
-                if found:
-                    out.extend(found)
-                    break
+                out.extend(self.prop_levels(p.lower(), name, depth + 1))
         return out
 
     def external_ancestor(self, cls: str, depth: int = 0) -> str | None:
@@ -225,6 +228,42 @@ class SymbolTable:
                     return found
         return None
 
+    def external_root(self, d: TypeDesc, depth: int = 0) -> str | None:
+        """For a receiver that evaluates to no class: the builtin or vendor class its value
+        comes from, when it is a property, a method's result or an element of values of
+        such classes only (``$stmt->options->has()`` on a vendor parser's statement), else
+        None. A corpus class counts as outside for a member the corpus does not declare
+        when the class extends one outside."""
+        if depth > TYPE_DEPTH:
+            return None
+        tag = d[0]
+        if tag == "any":
+            roots = [self.external_root(a, depth + 1) for a in d[1]]
+            return roots[0] if roots and all(roots) else None
+        if tag not in ("prop", "sprop", "call", "scall", "elem") or d[1] is None:
+            return None
+        tys = self.types(d[1])
+        if not tys:
+            return self.external_root(d[1], depth + 1)
+        first: str | None = None
+        for cls in sorted(tys):
+            if cls in self.classes:
+                if tag == "elem":
+                    return None
+                member = d[2] if tag in ("prop", "sprop") else d[2].lower()
+                known = (
+                    self.prop_levels(cls, member)
+                    if tag in ("prop", "sprop")
+                    else self.find_method(cls, member)
+                )
+                outside = None if known else self.external_ancestor(cls)
+                if outside is None:
+                    return None
+                first = first or outside
+            else:
+                first = first or cls
+        return first
+
     def display(self, cls: str) -> str:
         """A lower-case class name as its declaration (or PHP) spells it."""
         for cdef in self.classes.get(cls, []):
@@ -238,14 +277,22 @@ class SymbolTable:
         return out
 
     # -- types --------------------------------------------------------------
-    def types(
+    def types(self, d: TypeDesc | None, static_cls: str | None = None) -> dict[str, bool]:
+        """Classes (lower fqn) a descriptor evaluates to -> derived flag (arrays left out)."""
+        out = self._types(d, static_cls)
+        if any(k.startswith(ARRAY_OF) for k in out):
+            return {k: v for k, v in out.items() if not k.startswith(ARRAY_OF)}
+        return out
+
+    def _types(
         self,
         d: TypeDesc | None,
         static_cls: str | None = None,
         depth: int = 0,
         seen_globals: frozenset[str] = frozenset(),
     ) -> dict[str, bool]:
-        """Classes (lower fqn) a descriptor evaluates to -> derived flag."""
+        """Classes (lower fqn) a descriptor evaluates to, arrays of them as ``"[]" + class``
+        -> derived flag."""
         if d is None or depth > TYPE_DEPTH:
             return {}
         key = (d, static_cls)
@@ -272,28 +319,52 @@ class SymbolTable:
                 out[p] = False
         elif tag == "any":
             for alt in d[1]:
-                merge(self.types(alt, static_cls, depth + 1, seen_globals))
+                merge(self._types(alt, static_cls, depth + 1, seen_globals))
         elif tag == "global":
             name = d[1]
             if name not in seen_globals:
                 for alt in self.globals.get(name, []):
-                    merge(self.types(alt, None, depth + 1, seen_globals | {name}), derived=True)
+                    merge(self._types(alt, None, depth + 1, seen_globals | {name}), derived=True)
         elif tag in ("prop", "sprop"):
-            for cls, der in self.types(d[1], static_cls, depth + 1, seen_globals).items():
-                for pd in self.prop_types(cls, d[2]):
-                    merge(self.types(pd, cls, depth + 1, seen_globals), derived=der)
+            # the nearest declaration whose types name a class wins (a subclass's narrower
+            # `@property` over its parent's union; a parent's `@var` over an untyped child's)
+            for cls, der in self._types(d[1], static_cls, depth + 1, seen_globals).items():
+                for level in self.prop_levels(cls, d[2]):
+                    found: dict[str, bool] = {}
+                    for pd in level:
+                        for k, v in self._types(pd, cls, depth + 1, seen_globals).items():
+                            found[k] = found.get(k, True) and v
+                    if found:
+                        merge(found, derived=der)
+                        break
         elif tag in ("call", "scall"):
-            for cls, der in self.types(d[1], static_cls, depth + 1, seen_globals).items():
+            for cls, der in self._types(d[1], static_cls, depth + 1, seen_globals).items():
                 for mid in self.find_method(cls, d[2].lower()):
                     for rd in self.returns.get(mid, []):
-                        merge(self.types(rd, cls, depth + 1, seen_globals), derived=der)
+                        merge(self._types(rd, cls, depth + 1, seen_globals), derived=der)
+        elif tag == "array":
+            for k, v in self._types(d[1], static_cls, depth + 1, seen_globals).items():
+                out[ARRAY_OF + k] = v
+        elif tag == "elem":
+            for k, v in self._types(d[1], static_cls, depth + 1, seen_globals).items():
+                if k.startswith(ARRAY_OF):
+                    merge({k[len(ARRAY_OF) :]: v})
+                    continue
+                # an element of an object: what its ArrayAccess / Iterator method returns
+                for accessor in ("offsetget", "current"):
+                    mids = self.find_method(k, accessor)
+                    for mid in mids:
+                        for rd in self.returns.get(mid, []):
+                            merge(self._types(rd, k, depth + 1, seen_globals), derived=v)
+                    if mids:
+                        break
         elif tag == "func":
             for cand in d[1]:
                 fids = self.functions.get(cand.lower())
                 if fids:
                     for fid in fids:
                         for rd in self.returns.get(fid, []):
-                            merge(self.types(rd, None, depth + 1, seen_globals))
+                            merge(self._types(rd, None, depth + 1, seen_globals))
                     break
         if not seen_globals:
             self._type_cache[key] = out

@@ -24,8 +24,8 @@ that share the state of the walk, one module per concern:
 Invariants a change must keep (each module states the ones it keeps):
 - Names are resolved the way PHP resolves them, per file (``names``).
 - No ('var', ...) type descriptor leaves the package: ``finish`` closes every
-  receiver over its scope's assignments, flow-insensitively (``names``,
-  ``walk``).
+  receiver over the bindings of its scope that reach the use, flow-sensitively
+  (``names``, ``walk``).
 - Comments and docblocks go to ``texts`` (layer text), never into props of
   structural nodes (principle P6; ``walk``).
 - Evidence lines are the line of the name at the use site (``uses``).

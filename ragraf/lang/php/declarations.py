@@ -12,9 +12,11 @@ Invariants a change must keep:
   text (P6).
 - ``use`` aliases go to the current namespace segment and become
   ``ImportRef``s.
-- Declared, promoted and docblock (``@var`` / ``@return``) types become type
-  descriptors of scopes, class properties and return values; interfaces
-  "extend" interfaces (their ``implements`` stays empty).
+- Declared, promoted and docblock (``@param`` / ``@var`` / ``@property`` /
+  ``@return``) types become type descriptors of scopes, class properties and
+  return values; a declared type that names a class wins over the docblock; a
+  function with neither gets the types of its ``return`` expressions (``Uses``);
+  interfaces "extend" interfaces (their ``implements`` stays empty).
 - A method of an anonymous class is no symbol: it opens a scope whose calls
   belong to the enclosing scope, where ``$this`` is unknown.
 """
@@ -24,8 +26,15 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
-from ragraf.lang.facts import ClassDecl, ImportRef, LocalEdge
-from ragraf.lang.php.names import DOC_RETURN, DOC_VAR_PROP, Names
+from ragraf.lang.facts import ClassDecl, ImportRef, LocalEdge, TypeDesc
+from ragraf.lang.php.names import (
+    DOC_GLOBAL,
+    DOC_PARAM,
+    DOC_PROPERTY,
+    DOC_RETURN,
+    DOC_VAR_PROP,
+    Names,
+)
 from ragraf.lang.php.state import Scope, Segment
 from ragraf.limits import MAX_CONST_VALUE_CHARS
 
@@ -148,6 +157,12 @@ class Declarations(Names):
         self.facts.classes.append(decl)
         self.link_parent(idx, n)
         self.stack.append((n.end_byte, "class", decl))
+        doc = self.docblock(n)
+        if doc and "@property" in doc:  # `@property Pdf $diagram`: magic or narrowed
+            for m in DOC_PROPERTY.finditer(doc):
+                descs = self.doc_types(m.group(1))
+                if descs:
+                    decl.props.setdefault(m.group(2), []).extend(descs)
 
     def link_parent(self, idx: int, n: Node) -> None:
         """The ``contains`` edge from the container (and ``defines`` from the namespace)."""
@@ -177,12 +192,18 @@ class Declarations(Names):
     def params(
         self, n: Node, scope: Scope, decl: ClassDecl | None, is_ctor: bool
     ) -> list[dict[str, Any]]:
-        """The ``parameters`` prop; typed parameters type ``scope``'s variables, promoted
-        constructor parameters become properties of ``decl``."""
+        """The ``parameters`` prop; typed parameters (declared, else ``@param``) type
+        ``scope``'s variables inside ``n``, promoted constructor parameters become properties
+        of ``decl``."""
         plist = n.child_by_field_name("parameters")
         out: list[dict[str, Any]] = []
         if plist is None:
             return out
+        doc_types: dict[str, list[TypeDesc]] = {}
+        doc = self.docblock(n) if n.type in ("function_definition", "method_declaration") else None
+        if doc and "@param" in doc:
+            for m in DOC_PARAM.finditer(doc):
+                doc_types.setdefault(m.group(2), self.doc_types(m.group(1)))
         for p in plist.named_children:
             if p.type not in (
                 "simple_parameter",
@@ -203,9 +224,9 @@ class Declarations(Names):
                 entry["default"] = self.t(default)[:MAX_DEFAULT_CHARS]
             if p.type == "variadic_parameter":
                 entry["variadic"] = True
-            descs = self.type_descs(tnode)
+            descs = self.type_descs(tnode) or doc_types.get(pname, [])
             if descs:
-                scope.vars.setdefault(pname, []).extend(descs)
+                self.bind(scope, pname, descs, n.start_byte, (n.start_byte, n.end_byte))
             if p.type == "property_promotion_parameter":
                 entry["promoted"] = True
                 if decl is not None and is_ctor:
@@ -264,11 +285,19 @@ class Declarations(Names):
         rt = n.child_by_field_name("return_type")
         if rt is not None:
             props["return_type"] = self.t(rt)
+        doc = self.docblock(n)
+        if doc and "@global" in doc:  # `@global wpdb $wpdb`: what `global $wpdb` holds here
+            for g in DOC_GLOBAL.finditer(doc):
+                gdescs = self.doc_types(g.group(1))
+                if gdescs:
+                    sc.doc_globals[g.group(2)] = gdescs
         rdescs = self.type_descs(rt)
+        if rt is not None:
+            self.typed_returns.add(idx)
         if not rdescs:
-            doc = self.docblock(n)
             m = DOC_RETURN.search(doc) if doc else None
             if m:
+                self.typed_returns.add(idx)
                 rdescs = self.doc_types(m.group(1))
         if rdescs:
             self.facts.returns[idx] = rdescs
@@ -306,9 +335,11 @@ class Declarations(Names):
         self.stack.append((n.end_byte, "anon", None))
 
     def on_closure(self, n: Node) -> None:
-        """A closure's or arrow function's parameters type variables of the enclosing scope
-        (flow-insensitive)."""
-        self.params(n, self.scope(), None, False)
+        """A closure's or arrow function's parameters type variables of the enclosing scope,
+        inside the closure."""
+        sc = self.scope()
+        sc.closures.append((n.start_byte, n.end_byte))
+        self.params(n, sc, None, False)
 
     def on_property(self, n: Node) -> None:
         """Properties: nodes, and their declared, ``@var`` and default (``new``) types."""

@@ -13,26 +13,38 @@ expression evaluates to:
   describes; ``("call", d, name)`` / ``("scall", d, name)``: what its method
   ``name`` returns; ``("func", candidates)``: what a function returns;
 - ``("global", name)``: what the global ``$name`` is assigned anywhere;
+- ``("array", d)``: an array of what ``d`` describes (``Foo[]``, ``array<K, Foo>``,
+  ``list<Foo>``: it describes no class itself); ``("elem", d)``: an element of the
+  array ``d`` describes (``foreach``, ``$a[$k]``, ``reset`` / ``end`` / ``current``);
 - ``("any", (d, ...))``: one of several;
-- only inside this package: ``("var", name)`` (a local variable),
-  ``("fname", candidates)`` and ``("callable", d, method)`` (a variable
+- only inside this package: ``("var", name, pos)`` (a local variable used at byte
+  ``pos``), ``("fname", candidates)`` and ``("callable", d, method)`` (a variable
   holding a function name or a callable array).
 
 Invariants a change must keep:
 - Names resolve as PHP resolves them. Unqualified function calls keep both
   candidates (namespaced, then global); unqualified classes do not fall back.
 - Primitive types (``NOT_CLASSES``) describe no class.
-- Variables are closed over the scope's assignments (``close``),
-  flow-insensitively, so no ('var', ...) leaves this package.
+- Variables are closed over their scope's bindings flow-sensitively (``close``):
+  a use takes the nearest preceding binding whose block holds the use (the
+  dominating one, approximately: the last before the use in the same or an
+  enclosing block), together with the bindings after it made in branches that
+  closed before the use (where branches merge); a narrowing (``instanceof``)
+  holds only inside its block. A use no binding precedes takes every binding of
+  the scope (loops), and at file scope (outside closures) the global of that
+  name. No ('var', ...)
+  leaves this package.
+- Declared PHP types win over docblocks (``@param``); an inline ``@var`` right
+  before an assignment types it unless the assignment creates an object.
 """
 
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from ragraf.lang.facts import Target, TypeDesc
-from ragraf.lang.php.state import Scope, State
+from ragraf.lang.php.state import Binding, Scope, State
 
 if TYPE_CHECKING:
     from tree_sitter import Node
@@ -67,15 +79,58 @@ NOT_CLASSES = {
 #: assignments and clones count): a deeper one describes nothing (None), which bounds the
 #: recursion and the size of a descriptor
 MAX_EXPR_DEPTH = 6
-#: how deep ``close`` substitutes variables into a descriptor (``$a = $b; $b = $c->d;``):
-#: it bounds the work on long assignment chains; ``seen`` already stops cycles
-MAX_CLOSE_DEPTH = 5
+#: how many variables deep ``close`` substitutes into a descriptor (``$a = $b; $b = $c->d;``,
+#: ``$s = $s->add($t)`` line after line): a hop to one binding costs 1, a hop to several (where
+#: branches merge) ``_MERGE_COST``, so a descriptor stays small (at most a few merges) while a
+#: straight chain can be long; ``seen`` already stops cycles and each scope memoizes what a
+#: use closes to
+MAX_CLOSE_DEPTH = 16
+_MERGE_COST = 4
 _NAMESPACE_RELATIVE = "namespace\\"  # ``namespace\Foo``: relative to the current namespace
 
 # docblock tags that type a local variable, a property, a return value
-DOC_VAR = re.compile(r"@var\s+([\\\w|?\[\]]+)\s+\$(\w+)")
-DOC_VAR_PROP = re.compile(r"@var\s+([\\\w|?\[\]]+)")
-DOC_RETURN = re.compile(r"@return\s+([\\\w|?\[\]]+)")
+#: a docblock type: names, ``|``, ``?``, ``[]`` and generic arguments (``array<K, V>``, nested
+#: up to three levels)
+_DOC_TYPE = r"((?:[\\\w|?\[\]-]|<(?:[^<>]|<(?:[^<>]|<[^<>]*>)*>)*>)+)"
+DOC_VAR = re.compile(r"@var\s+" + _DOC_TYPE + r"\s+\$(\w+)")
+DOC_VAR_PROP = re.compile(r"@var\s+" + _DOC_TYPE)
+DOC_RETURN = re.compile(r"@return\s+" + _DOC_TYPE)
+DOC_PARAM = re.compile(r"@param\s+" + _DOC_TYPE + r"\s+&?(?:\.\.\.)?\$(\w+)")
+DOC_GLOBAL = re.compile(r"@global\s+" + _DOC_TYPE + r"\s+\$(\w+)")
+DOC_PROPERTY = re.compile(r"@property(?:-read|-write)?\s+" + _DOC_TYPE + r"\s+\$(\w+)")
+#: generic docblock types whose last argument is the element type
+_DOC_ARRAYS = frozenset(
+    {"array", "list", "iterable", "non-empty-array", "non-empty-list", "\\traversable"}
+)
+#: functions returning an element of their array argument
+_ELEMENT_FUNCTIONS = frozenset({"reset", "end", "current", "array_pop", "array_shift", "next"})
+#: where a binding stops holding: the branches of these constructs (their bodies, not their
+#: conditions) are blocks of their own
+_BRANCH_FIELDS = {
+    "if_statement": ("body", "alternative"),
+    "else_if_clause": ("body",),
+    "else_clause": ("body",),
+    "while_statement": ("body",),
+    "do_statement": ("body",),
+    "for_statement": ("body",),
+    "foreach_statement": ("body",),
+    "try_statement": ("body",),
+    "catch_clause": ("body",),
+    "finally_clause": ("body",),
+    "conditional_expression": ("body", "alternative"),
+}
+_BRANCH_NODES = frozenset(
+    {
+        "case_statement",
+        "default_statement",
+        "match_conditional_expression",
+        "match_default_expression",
+    }
+)
+_SHORT_CIRCUIT = frozenset({"&&", "||", "and", "or", "??"})
+_FUNCTION_NODES = frozenset(
+    {"function_definition", "method_declaration", "anonymous_function", "arrow_function"}
+)
 
 
 class Names(State):
@@ -144,28 +199,51 @@ class Names(State):
         if ty in ("name", "qualified_name"):
             raw = self.t(tnode)
             low = raw.lower()
-            if low in ("self", "static"):
+            if low in ("self", "static", "parent"):
                 cls = self.cur_class()
-                return (
-                    [("static",)] if low == "static" and cls else ([("class", cls)] if cls else [])
-                )
+                if not cls:
+                    return []
+                return [
+                    ("static",) if low == "static" else (low if low == "parent" else "class", cls)
+                ]
             fq = self.resolve_class(raw)
             return [("class", fq)] if fq else []
         return []
 
     def doc_types(self, raw: str) -> list[TypeDesc]:
-        """A docblock type (``Foo|null``, ``?Bar``, ``static``) -> class descriptors; arrays
-        (``Foo[]``) and primitive types give none."""
+        """A docblock type (``Foo|null``, ``?Bar``, ``static``, ``Foo[]``,
+        ``array<string, Foo>``) -> class and array descriptors; primitive types give none."""
         out: list[TypeDesc] = []
-        for part in raw.replace("?", "").split("|"):
+        for part in _split_top(raw.replace("?", ""), "|"):
             part = part.strip()
-            if not part or part.endswith("[]"):
+            if not part:
                 continue
+            if part.endswith("[]"):
+                inner = self.doc_types(part[:-2])
+                if inner:
+                    out.append(("array", inner[0] if len(inner) == 1 else ("any", tuple(inner))))
+                continue
+            if part.endswith(">") and "<" in part:
+                head, _, args = part[:-1].partition("<")
+                if head.lower() in _DOC_ARRAYS:
+                    inner = self.doc_types(_split_top(args, ",")[-1])
+                    if inner:
+                        out.append(
+                            ("array", inner[0] if len(inner) == 1 else ("any", tuple(inner)))
+                        )
+                    continue
+                part = head  # `Collection<Foo>`: a Collection
             low = part.lower()
-            if low in ("self", "static", "$this"):
+            if low in ("self", "static", "$this", "parent"):
                 cls = self.cur_class()
                 if cls:
-                    out.append(("static",) if low != "self" else ("class", cls))
+                    out.append(
+                        ("class", cls)
+                        if low == "self"
+                        else ("parent", cls)
+                        if low == "parent"
+                        else ("static",)
+                    )
                 continue
             fq = self.resolve_class(part)
             if fq:
@@ -182,7 +260,7 @@ class Names(State):
             if var == "this":
                 this = self.cur_class()
                 return ("class", this) if this else None
-            return ("var", var)
+            return ("var", var, n.start_byte)
         if ty in ("member_access_expression", "nullsafe_member_access_expression"):
             name = n.child_by_field_name("name")
             if name is None or name.type != "name":
@@ -209,7 +287,11 @@ class Names(State):
         if ty == "function_call_expression":
             f = n.child_by_field_name("function")
             if f is not None and f.type in ("name", "qualified_name"):
-                return ("func", self.function_candidates(self.t(f)))
+                fname = self.t(f)
+                if fname.lower().lstrip("\\") in _ELEMENT_FUNCTIONS:
+                    inner = self.expr_desc(self.first_arg(n), depth + 1)
+                    return ("elem", inner) if inner is not None else None
+                return ("func", self.function_candidates(fname))
             return None
         if ty == "scoped_property_access_expression":
             cls = self.class_desc(n.child_by_field_name("scope"))
@@ -221,6 +303,29 @@ class Names(State):
             return self.expr_desc(n.named_children[0] if n.named_children else None, depth + 1)
         if ty == "assignment_expression":
             return self.expr_desc(n.child_by_field_name("right"), depth + 1)
+        if ty == "augmented_assignment_expression":  # `$x ??= new C`: the old value or C
+            op = n.child_by_field_name("operator")
+            if op is None or self.t(op) != "??=":
+                return None
+            return self.either(
+                [n.child_by_field_name("left"), n.child_by_field_name("right")], depth
+            )
+        if ty == "binary_expression":  # `$a ?? $b`: either operand (null describes none)
+            op = n.child_by_field_name("operator")
+            if op is None or self.t(op) != "??":
+                return None
+            return self.either(
+                [n.child_by_field_name("left"), n.child_by_field_name("right")], depth
+            )
+        if ty == "conditional_expression":  # `$c ? $a : $b`, `$a ?: $b`
+            body = n.child_by_field_name("body")
+            return self.either(
+                [
+                    body if body is not None else n.child_by_field_name("condition"),
+                    n.child_by_field_name("alternative"),
+                ],
+                depth,
+            )
         if ty == "clone_expression":
             return self.expr_desc(n.named_children[0] if n.named_children else None, depth + 1)
         if ty == "subscript_expression":
@@ -228,7 +333,17 @@ class Names(State):
             if base is not None and base.type == "variable_name" and self.t(base) == "$GLOBALS":
                 key = self.string_value(n.named_children[1]) if n.named_child_count > 1 else None
                 return ("global", key) if key else None
+            inner = self.expr_desc(base, depth + 1)
+            return ("elem", inner) if inner is not None else None
         return None
+
+    def either(self, ns: list[Node | None], depth: int) -> TypeDesc | None:
+        """What one of several expressions evaluates to (those describing nothing left out)."""
+        alts = [d for d in (self.expr_desc(x, depth + 1) for x in ns) if d is not None]
+        if not alts:
+            return None
+        uniq = list(dict.fromkeys(alts))
+        return uniq[0] if len(uniq) == 1 else ("any", tuple(uniq))
 
     def class_desc(self, n: Node | None) -> TypeDesc | None:
         """A class position (scope of ::, target of new) -> descriptor."""
@@ -308,38 +423,120 @@ class Names(State):
             return ("callable", t.receiver, t.method) if t is not None else None
         return None
 
-    # -- closing descriptors over a scope ----------------------------------
+    # -- bindings and closing descriptors over a scope -------------------------
+    def block_of(self, n: Node) -> tuple[int, int]:
+        """The extent of the innermost block (branch) ``n`` sits in: the body of an
+        ``if`` / ``else`` / loop / ``try`` / ``catch``, a ``case``, a ternary's branch, the
+        right operand of a short-circuit operator, else its function (or the file)."""
+        c = n
+        p = n.parent
+        while p is not None:
+            pt = p.type
+            if pt in _FUNCTION_NODES:
+                return p.start_byte, p.end_byte
+            fields = _BRANCH_FIELDS.get(pt)
+            if fields is not None:
+                for fname in fields:
+                    b = p.child_by_field_name(fname)
+                    if b is not None and b.start_byte == c.start_byte and b.end_byte == c.end_byte:
+                        return c.start_byte, c.end_byte
+            elif pt in _BRANCH_NODES:
+                return p.start_byte, p.end_byte
+            elif pt == "binary_expression":
+                r = p.child_by_field_name("right")
+                op = p.child_by_field_name("operator")
+                if (
+                    r is not None
+                    and r.start_byte == c.start_byte
+                    and op is not None
+                    and self.t(op) in _SHORT_CIRCUIT
+                ):
+                    return c.start_byte, c.end_byte
+            c = p
+            p = p.parent
+        return 0, len(self.src) + 1
+
+    def bind(
+        self,
+        sc: Scope,
+        name: str,
+        descs: list[TypeDesc],
+        pos: int,
+        block: tuple[int, int],
+        scoped: bool = False,
+    ) -> None:
+        """``$name`` holds one of ``descs`` from byte ``pos`` on (inside ``block`` only when
+        ``scoped``)."""
+        lst = sc.vars.setdefault(name, [])
+        for d in descs:
+            lst.append((pos, block[0], block[1], d, scoped))
+
     def close(
-        self, d: TypeDesc | None, sc: Scope, depth: int = 0, seen: frozenset[str] = frozenset()
+        self,
+        d: TypeDesc | None,
+        sc: Scope,
+        depth: int = 0,
+        seen: frozenset[tuple[str, int]] = frozenset(),
     ) -> TypeDesc | None:
-        """Replace ('var', x) by the union of x's assignments in the scope."""
+        """Replace ('var', x, pos) by what the bindings of x reaching ``pos`` hold."""
         if d is None or depth > MAX_CLOSE_DEPTH:
             return None
         tag = d[0]
         if tag == "var":
-            name = d[1]
-            if name in seen:
+            name, at = d[1], d[2]
+            if (name, at) in seen:
                 return None
-            alts = [self.close(a, sc, depth + 1, seen | {name}) for a in sc.vars.get(name, [])]
-            alts = [a for a in alts if a is not None]
-            if not alts:
-                return None
+            memo = sc.closed.get((name, at), seen)  # `seen`: not memoized yet
+            if memo is not seen:
+                return cast("TypeDesc | None", memo)
+            seen = seen | {(name, at)}
+            reach = self.reaching(sc, name, at)
+            hop = depth + (1 if len(reach) == 1 else _MERGE_COST)
+            alts = [a for a in (self.close(r, sc, hop, seen) for r in reach) if a is not None]
             uniq = list(dict.fromkeys(alts))
-            return uniq[0] if len(uniq) == 1 else ("any", tuple(uniq))
-        if tag in ("prop", "call"):
-            inner = self.close(d[1], sc, depth + 1, seen)
+            out = None if not uniq else uniq[0] if len(uniq) == 1 else ("any", tuple(uniq))
+            if out is not None or depth == 0:
+                sc.closed[(name, at)] = out
+            return out
+        if tag in ("prop", "call", "callable", "scall", "sprop"):
+            inner = self.close(d[1], sc, depth, seen)
             return (tag, inner, d[2]) if inner is not None else None
-        if tag == "callable":
-            inner = self.close(d[1], sc, depth + 1, seen)
-            return (tag, inner, d[2]) if inner is not None else None
-        if tag in ("scall", "sprop"):
-            inner = self.close(d[1], sc, depth + 1, seen)
-            return (tag, inner, d[2]) if inner is not None else None
+        if tag in ("elem", "array"):
+            inner = self.close(d[1], sc, depth, seen)
+            return (tag, inner) if inner is not None else None
+        if tag == "any":
+            parts = [self.close(a, sc, depth, seen) for a in d[1]]
+            kept = list(dict.fromkeys(a for a in parts if a is not None))
+            if not kept:
+                return None
+            return kept[0] if len(kept) == 1 else ("any", tuple(kept))
         return d
 
-    def var_function_target(self, sc: Scope, name: str) -> tuple[Target, ...]:
+    def reaching(self, sc: Scope, name: str, at: int) -> list[TypeDesc]:
+        """What ``$name`` may hold at byte ``at`` (see the module docstring)."""
+        binds: list[Binding] = sc.vars.get(name) or []
+        out: list[TypeDesc] = []
+        stop = -1  # the position of the dominating binding, once found
+        for pos, bs, be, d, scoped in reversed(binds):  # sorted by position
+            if pos > at:
+                continue
+            if stop >= 0 and pos != stop:
+                break  # what came before the dominating binding was overwritten
+            inside = bs <= at < be
+            if scoped and not inside:
+                continue
+            out.append(d)  # a binding of a branch closed before `at` may have run: kept
+            if inside:
+                stop = pos
+        if out:
+            return out
+        if sc.id == 0 and not any(s <= at < e for s, e in sc.closures):
+            return [("global", name)]  # a file-level variable no assignment precedes
+        return [d for _p, _bs, _be, d, scoped in binds if not scoped]
+
+    def var_function_target(self, sc: Scope, name: str, at: int) -> tuple[Target, ...]:
         """`$fn()` where $fn was assigned a literal function name or callable array."""
-        d = self.close(("var", name), sc)
+        d = self.close(("var", name, at), sc)
         if d is None:
             return ()
         alts = d[1] if d[0] == "any" else (d,)
@@ -350,3 +547,22 @@ class Names(State):
             elif a[0] == "callable":
                 out.append(Target("method", receiver=a[1], method=a[2]))
         return tuple(out)
+
+
+def _split_top(s: str, sep: str) -> list[str]:
+    """``s`` split at ``sep`` outside ``<...>``."""
+    out: list[str] = []
+    depth = 0
+    cur: list[str] = []
+    for ch in s:
+        if ch == "<":
+            depth += 1
+        elif ch == ">":
+            depth -= 1
+        if ch == sep and depth == 0:
+            out.append("".join(cur))
+            cur = []
+        else:
+            cur.append(ch)
+    out.append("".join(cur))
+    return out

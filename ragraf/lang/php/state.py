@@ -13,8 +13,8 @@ is in and a stack of variable scopes:
   symbol of its own).
 - ``scopes`` are the open variable scopes, innermost last; each
   ``"function"`` or ``"scope"`` frame opened one. Scope 0 is the file's.
-  Closures open none: their parameters and assignments type the enclosing
-  scope (flow-insensitive).
+  Closures open none: their parameters (bound inside the closure only) and
+  assignments type the enclosing scope.
 - ``seg`` is the namespace segment names resolve in (``global_seg`` outside
   any namespace and after a braced one).
 
@@ -37,6 +37,11 @@ from ragraf.lang.facts import ClassDecl, FactNode, FileFacts, Ref, TypeDesc
 if TYPE_CHECKING:
     from tree_sitter import Node
 
+#: what a variable holds from a point on: ``(pos, block_start, block_end, desc, scoped)``: the
+#: byte where the binding starts to hold (an assignment's end, a parameter's function, an
+#: ``if`` body narrowing by ``instanceof``), the extent of the innermost block (branch) it is
+#: made in, and whether it holds only inside that block (a narrowing) or also after it
+Binding = tuple[int, int, int, TypeDesc, bool]
 #: ``(end_byte, what, payload)`` of a declaration the walk is in (see the module docstring):
 #: payload is the ``ClassDecl`` of a "class", the node index of a "namespace" or "function",
 #: None for "anon" and "scope"
@@ -58,16 +63,34 @@ class Segment:
 
 class Scope:
     """A variable scope (file, function, method; a method of an anonymous class): what its
-    variables may hold (``vars``, from assignments, parameters, ``catch``, ``@var``) and
-    which of them are ``global``; ``node`` is the node index refs in it belong to."""
+    variables may hold (``vars``: bindings in document order, from assignments, parameters,
+    ``catch``, ``global``, ``@var``, ``instanceof``) and which of them are ``global``;
+    ``node`` is the node index refs in it belong to."""
 
-    __slots__ = ("node", "cls", "vars", "globals", "end", "anon", "id")
+    __slots__ = (
+        "node",
+        "cls",
+        "vars",
+        "globals",
+        "doc_globals",
+        "closed",
+        "closures",
+        "end",
+        "anon",
+        "id",
+    )
 
     def __init__(self, node: int, cls: str | None, end: int, anon: bool = False) -> None:
         self.node = node
         self.cls = cls
-        self.vars: dict[str, list[TypeDesc]] = {}
+        self.vars: dict[str, list[Binding]] = {}
         self.globals: set[str] = set()
+        #: ``@global T $name`` in the function's docblock: what its ``global $name`` holds
+        self.doc_globals: dict[str, list[TypeDesc]] = {}
+        #: (variable, use position) -> what it closed to (``Names.close`` memoizes)
+        self.closed: dict[tuple[str, int], TypeDesc | None] = {}
+        #: extents of the closures and arrow functions in the scope (they open none)
+        self.closures: list[tuple[int, int]] = []
         self.end = end
         self.anon = anon
         self.id = -1
@@ -96,6 +119,13 @@ class State:
         # variable / property types that wait for finish() to be closed over their scope
         self.pending_globals: list[tuple[int, str, TypeDesc]] = []
         self.pending_props: list[tuple[int, ClassDecl, str, TypeDesc]] = []
+        #: (scope index, function node index, descriptor) of each ``return <expr>`` of a
+        #: function without a declared or documented return type
+        self.pending_returns: list[tuple[int, int, TypeDesc]] = []
+        self.typed_returns: set[int] = set()  # function node indexes with a declared one
+        #: inline ``/** @var T $x */`` comments: start byte -> variable -> descriptors (the
+        #: assignment right after one takes its types)
+        self.doc_vars: dict[int, dict[str, list[TypeDesc]]] = {}
 
     def t(self, n: Node) -> str:
         """The source text of a node."""

@@ -5,9 +5,9 @@ Invariants a change must keep:
 - Captures are handled in document order (start byte, outer node first, then
   capture name), each (node, capture) once; the stack of declarations and the
   namespace segment are advanced before each one.
-- ``finish`` closes every descriptor over the final assignments of its scope
-  and replaces scope indexes by node indexes, so no ('var', ...) descriptor
-  and no scope index leaves the package.
+- ``finish`` closes every descriptor over the bindings of its scope that
+  reach its position (``Names.close``) and replaces scope indexes by node
+  indexes, so no ('var', ...) descriptor and no scope index leaves the package.
 - Comments and docblocks go to ``texts`` (layer text), never into props of
   structural nodes (principle P6); a docblock belongs to the declaration that
   follows it, any other comment to the innermost class or function around it,
@@ -140,6 +140,9 @@ class Extractor(Declarations, Uses, Strings):
             "reference.global": self.on_global,
             "reference.assignment": self.on_assignment,
             "reference.catch": self.on_catch,
+            "reference.return": self.on_return,
+            "reference.foreach": self.on_foreach,
+            "reference.instanceof": self.on_instanceof,
             "reference.superglobal": self.on_superglobal,
             "definition.closure": self.on_closure,
             "text.comment": self.on_comment,
@@ -157,20 +160,33 @@ class Extractor(Declarations, Uses, Strings):
             self.seg_node = None
 
     def on_comment(self, n: Node) -> None:
-        """Keep the comment for ``texts``; a ``/** @var Type $name */`` types a variable."""
+        """Keep the comment for ``texts``; a ``/** @var Type $name */`` types a variable from
+        there on (and the assignment right after it)."""
         self.comments.append(n)
         txt = self.t(n)
         if "@var" in txt and "$" in txt:  # `/** @var Type $name */` types a local variable
+            block: tuple[int, int] | None = None
             for m in DOC_VAR.finditer(txt):
                 descs = self.doc_types(m.group(1))
                 if descs:
-                    self.scope().vars.setdefault(m.group(2), []).extend(descs)
+                    block = block or self.block_of(n)
+                    self.bind(self.scope(), m.group(2), descs, n.end_byte, block)
+                    self.doc_vars.setdefault(n.start_byte, {})[m.group(2)] = descs
 
     def finish(self) -> None:
         """Close descriptors over their scopes, give refs node owners, texts and chunks."""
         f = self.facts
-        # close variable descriptors over each scope's (final) assignments
+        # close variable descriptors over the bindings of each scope that reach them
         all_scopes = self.all_scopes
+        for sc in all_scopes:
+            for binds in sc.vars.values():
+                binds.sort(key=lambda b: b[0])
+        for sc_i, idx, d in self.pending_returns:
+            cd = self.close(d, all_scopes[sc_i])
+            if cd is not None:
+                rets = f.returns.setdefault(idx, [])
+                if cd not in rets:
+                    rets.append(cd)
         for sc_i, name, d in self.pending_globals:
             cd = self.close(d, all_scopes[sc_i])
             if cd is not None:
@@ -206,7 +222,9 @@ class Extractor(Declarations, Uses, Strings):
             elif isinstance(r, DynamicCallRef):
                 targets = r.targets
                 if r.how == "variable":
-                    targets = self.var_function_target(sc, targets[0].method)
+                    v = targets[0]
+                    at = v.receiver[2] if v.receiver is not None else 0
+                    targets = self.var_function_target(sc, v.method, at)
                 else:
                     targets = tuple(
                         t._replace(receiver=self.close(t.receiver, sc)) if t.kind == "method" else t

@@ -1,0 +1,143 @@
+"""`ragraf query --help` and `ragraf query OP --help`, generated from the operations'
+declarations (ragraf.facade.REGISTRY): the same source as the MCP tools' input schemas
+and skills/ragraf-core/reference/operations.md, so the three cannot disagree.
+
+Invariants a change must keep:
+- Every declared argument of an operation appears in its help with its CLI form, type,
+  default and meaning; every operation appears in the overview.
+- The example of an operation is its declared ``example``, printed as a command line a
+  user can paste (tests run each one on the pilot fixture).
+"""
+
+from __future__ import annotations
+
+import shlex
+import textwrap
+
+from ragraf import facade
+from ragraf.facade.params import Param
+
+WIDTH = 100
+#: an enum with more choices shows NAME as its value and lists the choices in its meaning
+MAX_INLINE_CHOICES = 4
+#: the widest first column; a longer option puts its meaning on the next line
+MAX_FORM = 34
+#: characters of an operation's description in the overview
+SUMMARY_CHARS = 72
+COMMON = (
+    ("--json", "Print the envelope as JSON (for agents)."),
+    ("--rev REV", "Answer from this retained revision (rev-0001 ...)."),
+    ("--help", "Show this help."),
+)
+
+
+def option(p: Param) -> str:
+    """The CLI form of an argument: ``--hard-only``, ``--depth INT``, ``--samples FILE|JSON``."""
+    flag = "--" + p.name.replace("_", "-")
+    if p.type == "bool":
+        return flag
+    metavar = {
+        "int": "INT",
+        "path": "PATH",
+        "node_id": "NODE_ID",
+        "enum": "|".join(p.choices) if len(p.choices) <= MAX_INLINE_CHOICES else p.name.upper(),
+        "list": "A,B,...",
+        "samples": "FILE|JSON",
+    }.get(p.type, "TEXT")
+    return f"{flag} {metavar}"
+
+
+def _meaning(p: Param) -> str:
+    text = p.help
+    if p.type == "int" and p.minimum is not None:
+        text = text.rstrip(".") + f" ({p.minimum}..{p.maximum})."
+    if p.type == "enum" and len(p.choices) > MAX_INLINE_CHOICES:
+        text += " One of: " + ", ".join(p.choices) + "."
+    if p.type == "list":
+        text += f" Comma-separated, at most {p.max_items}."
+    if p.type == "samples":
+        text += (
+            " A YAML or JSON file (a list of {query, relevant}, or an evaluation set's"
+            " 'queries' list), or the JSON itself."
+        )
+    if p.default is not None and p.type != "bool":
+        text += f" Default: {p.default}."
+    return text
+
+
+def _rows(rows: list[tuple[str, str]]) -> list[str]:
+    width = min(max(len(a) for a, _ in rows), MAX_FORM) + 2
+    out = []
+    for a, b in rows:
+        wrapped = textwrap.wrap(b, WIDTH - width - 2) or [""]
+        if len(a) + 2 > width:
+            out.append(f"  {a}")
+            out.extend(" " * (width + 2) + w for w in wrapped)
+            continue
+        out.append(f"  {a.ljust(width)}{wrapped[0]}")
+        out.extend(" " * (width + 2) + w for w in wrapped[1:])
+    return out
+
+
+def summary(op: str) -> str:
+    """The first sentence of an operation's description, capped."""
+    text = facade.describe(op)
+    cut = min(
+        (i for i in (text.find(". "), text.find(": ")) if i > 0),
+        default=len(text),
+    )
+    first = text[:cut].rstrip(".")
+    return first if len(first) <= SUMMARY_CHARS else first[: SUMMARY_CHARS - 3] + "..."
+
+
+def overview() -> str:
+    """`ragraf query --help`: every operation, one line each."""
+    out = [
+        "Usage: ragraf query OP [MAIN-ARGUMENT] [--option value ...] [--json] [--rev REV]",
+        "",
+        "Ask one operation of the index: the same operations the MCP server offers as tools",
+        "(ragraf_<op>). `ragraf query OP --help` shows an operation's arguments and an example.",
+        "",
+        "Operations:",
+        *_rows([(op, summary(op)) for op in facade.OPERATIONS]),
+        "",
+        "Options of every operation:",
+        *_rows(list(COMMON)),
+    ]
+    return "\n".join(out) + "\n"
+
+
+def example_line(op: str) -> str:
+    sp = facade.spec(op)
+    return shlex.join(["ragraf", "query", op, *sp.example])
+
+
+def op_help(op: str) -> str:
+    """`ragraf query OP --help`."""
+    sp = facade.spec(op)
+    main = f" [{sp.main.upper()}]" if sp.main else ""
+    out = [f"Usage: ragraf query {op}{main} [--option value ...] [--json] [--rev REV]", ""]
+    out.extend(textwrap.wrap(facade.describe(op), WIDTH))
+    out.append("")
+    if sp.params:
+        out.append("Arguments:")
+        rows = []
+        for p in sp.params:
+            form = option(p)
+            if p.name == sp.main:
+                form = f"{p.name.upper()} | {form}"
+            rows.append((form, _meaning(p)))
+        out.extend(_rows(rows))
+        out.append("")
+    rules = [f"exactly one of {', '.join(g)}" for g in sp.one_of]
+    rules += [f"{r} is required" for r in sp.required]
+    if rules:
+        out.append("Give " + "; ".join(rules) + ".")
+    out.append(f"Effects: {sp.effects()}.")
+    out.append("")
+    out.append("Options of every operation:")
+    out.extend(_rows(list(COMMON)))
+    out.append("")
+    out.append("Example:")
+    out.append(f"  {example_line(op)}")
+    return "\n".join(out) + "\n"
