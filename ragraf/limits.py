@@ -11,3 +11,8 @@ from __future__ import annotations
 #: `Class::member`; real hierarchies seen (phpMyAdmin, WordPress, MediaWiki) stay under 8,
 #: and broken code with a cycle stops here instead of recursing
 HIERARCHY_DEPTH = 12
+
+#: a constant's literal value (``define('WPINC', 'wp-includes')``, ``const X = '...'``) is
+#: kept in its ``value`` prop up to this many characters, by both the ``define()`` and the
+#: ``const`` handlers of the PHP extractor; include paths read it (a path or a name is short)
+MAX_CONST_VALUE_CHARS = 200

@@ -1,8 +1,8 @@
 """No silent "no callers" (issue 11): every callers / references / impact answer about
 a function or method accounts for every call line of its name — attached to it,
 unresolved (with the reason), external (a builtin or vendor class) or attached
-elsewhere — on fixtures/calls and fixtures/pilot, against an independent count of the
-call lines in the sources."""
+elsewhere — on fixtures/calls, fixtures/pilot and fixtures/includes, against an
+independent count of the call lines in the sources."""
 
 from __future__ import annotations
 
@@ -34,6 +34,11 @@ def _indexed(src: Path, dest: Path, project_yaml: str = "") -> Path:
 @pytest.fixture(scope="module")
 def calls(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return _indexed(CALLS, tmp_path_factory.mktemp("acc") / "calls")
+
+
+@pytest.fixture(scope="module")
+def includes(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return _indexed(REPO / "fixtures" / "includes", tmp_path_factory.mktemp("acc") / "includes")
 
 
 @pytest.fixture(scope="module")
@@ -226,11 +231,12 @@ def _grep_call_lines(root: Path, name: str, method: bool) -> set[tuple[str, int]
 BY_VALUE = {"variable-function", "call_user_func", "dispatcher"}
 
 
-@pytest.mark.parametrize("which", ["calls", "pilot", "types"])
+@pytest.mark.parametrize("which", ["calls", "pilot", "types", "includes"])
 def test_every_call_line_of_a_name_is_accounted_for(
-    which: str, calls: Path, pilot_root: Path, types_root: Path
+    which: str, calls: Path, pilot_root: Path, types_root: Path, includes: Path
 ) -> None:
-    root = {"calls": calls, "pilot": pilot_root, "types": types_root}[which]
+    roots = {"calls": calls, "pilot": pilot_root, "types": types_root, "includes": includes}
+    root = roots[which]
     with GraphStore(config.Layout(root).graph_db, readonly=True) as g:
         rev = "rev-0001"
         callables = [n for kind in CALLABLE for n in g.nodes_of_kind(rev, kind) if n.path]

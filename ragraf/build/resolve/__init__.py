@@ -1,19 +1,25 @@
 """Cross-file linking: references of every file -> edges with evidence (§5.2, §6.2).
 
-The package has three parts: ``symbols`` (what the corpus declares, the class
+The package has four parts: ``symbols`` (what the corpus declares, the class
 hierarchy and the evaluation of type descriptors), ``edges`` (the edge set
-and how a use becomes stated or derived edges) and ``linker`` (one handler per
-reference kind, class edges, includes, SQL, routes, docs).
+and how a use becomes stated or derived edges), ``reach`` (the include graph:
+which declaration of a function declared more than once a file can run) and
+``linker`` (one handler per reference kind, class edges, includes, SQL, routes,
+docs).
 
 Invariants a change must keep:
 - No edge without evidence: every edge carries the path and line of the use
   or declaration that proves it (P3).
 - ``stated`` only when the use resolves to exactly one declaration through
-  names, ``use`` aliases, the class hierarchy and declared / assigned types.
+  names, ``use`` aliases, the class hierarchy and declared / assigned types
+  (for a function declared more than once: the one declaration the include
+  graph leaves, ``props.chosen_by`` saying how, ``function_exists`` fallbacks
+  set aside; an include path: constants with one literal value substituted).
   Everything else is ``derived`` with a confidence from confidence.yaml and
   a ``via`` mark in props: a name match (one candidate / several), a global
   variable typed from assignments elsewhere, call_user_func / variable
-  functions, magic ``__call``, dynamic include paths.
+  functions, magic ``__call``, dynamic include paths, several declarations of
+  a function a file may run (``duplicate-function``, with ``why``).
 - Every call has one outcome, counted in stats: ``stated``, ``derived``,
   ``external`` (the callee is outside the corpus: a PHP builtin function, a
   receiver typed by a builtin or vendor class, a method name no corpus class

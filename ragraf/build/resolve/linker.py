@@ -15,9 +15,10 @@ import re
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from ragraf import ids
+from ragraf.build.resolve import reach
 from ragraf.build.resolve.edges import SOURCES_TS, EdgeSet
 from ragraf.build.resolve.symbols import SymbolTable
 from ragraf.kinds import RANK_EDGES, CallKind, EdgeKind, Layer, NodeKind, Unresolved
@@ -59,6 +60,10 @@ MAX_INCLUDE_CANDIDATES = 20
 #: the longest name of a sql_literal node (its fqn carries the full identity)
 SQL_NAME_CHARS = 120
 _INCLUDABLE = (".php", ".inc", ".phtml")
+#: a dynamic part of an include path that names a constant (``WPINC``, ``\\App\\DIR``)
+_CONSTANT_REF = re.compile(r"\\?[A-Za-z_]\w*(?:\\[A-Za-z_]\w*)*")
+#: PHP's own constants a path may be built of, as corpus paths spell them
+_PATH_CONSTANTS = {"DIRECTORY_SEPARATOR": "/"}
 
 
 @dataclass
@@ -96,6 +101,8 @@ class Linker:
         self.routes: list[RouteRow] = []
         self.unresolved: list[UnresolvedRow] = []
         self.stats: dict[str, int] = defaultdict(int)
+        self._includes: dict[tuple[str, IncludeRef], IncludeHit] = {}
+        self._loading: reach.Loading | None = None
         self.handlers: dict[type, Callable[[FileFacts, str, Any], None]] = {
             CallRef: self.on_call,
             MethodCallRef: self.on_method_call,
@@ -241,11 +248,89 @@ class Linker:
         for cand in ref.candidates:
             fids = self.sym.functions.get(cand.lower())
             if fids:
-                via = "duplicate-function" if len(fids) > 1 else None
-                self.out.link_targets(src, fids, EdgeKind.CALLS, f.path, ref.line, False, via)
-                st["calls_stated" if len(fids) == 1 else "calls_derived"] += 1
+                if len(fids) == 1:
+                    self.add(src, fids[0], EdgeKind.CALLS, f.path, ref.line)
+                    st["calls_stated"] += 1
+                else:
+                    st[f"calls_{self.duplicate_call(f.path, src, ref.line, fids)}"] += 1
                 return
         st["calls_unresolved_function"] += 1
+
+    def duplicate_call(self, path: str, src: str, line: int, fids: list[str]) -> str:
+        """A call of a function declared more than once: the declarations the include graph
+        lets the caller's file reach (``reach.Loading``), the ones guarded by
+        ``if (!function_exists(...))`` set aside while an unguarded one remains (PHP skips a
+        fallback when the name is already declared). One left: stated, with how it was
+        chosen; several: derived ``duplicate-function`` with the reason. Returns the outcome."""
+        found, why = self.loading.reachable(path, fids)
+        unguarded = [fid for fid in found if fid not in self.sym.guarded]
+        fallbacks = len(found) - len(unguarded) if unguarded else 0
+        if unguarded:
+            found = unguarded
+        if len(found) == 1:
+            props: dict[str, Any] = {"declarations": len(fids), "chosen_by": why}
+            if fallbacks:
+                props["fallbacks_skipped"] = fallbacks
+            self.add(src, found[0], EdgeKind.CALLS, path, line, props=props)
+            return "stated"
+        dprops = {"via": "duplicate-function", "candidates": len(found), "why": why}
+        if len(found) < len(fids):
+            dprops["declarations"] = len(fids)
+        conf = self.conf["heuristic_ambiguous"]
+        for t in found:
+            self.add(src, t, EdgeKind.CALLS_HEURISTIC, path, line, conf, True, dprops)
+        return "derived"
+
+    @property
+    def loading(self) -> reach.Loading:
+        """The include graph (``reach.Loading``), built on first use, once per build. An
+        include inside a function runs when the function is called: its edge starts at the
+        files that call the function by name or pass it as a callback (at its own file when
+        none does, and for a method). An unresolved include in a function no corpus file
+        calls runs where code loaded by unresolved includes calls it: it adds nothing to
+        what those includes may bring, so it opens no file."""
+        if self._loading is None:
+            sym = self.sym
+            callers: dict[str, set[str]] = defaultdict(set)
+            includes: list[tuple[FileFacts, IncludeRef]] = []
+            for f in self.files:
+                for ref in f.refs:
+                    if isinstance(ref, IncludeRef):
+                        includes.append((f, ref))
+                        continue
+                    if isinstance(ref, CallRef):
+                        cands = ref.candidates
+                    elif isinstance(ref, CallbackRef) and ref.target.kind == "function":
+                        cands = ref.target.candidates
+                    else:
+                        continue
+                    for c in cands:
+                        if c.lower() in sym.functions:
+                            callers[c.lower()].add(f.path)
+                            break
+            edges: list[tuple[str, str, bool]] = []
+            open_files: set[str] = set()
+            for f, ref in includes:
+                hit = self.include_hit(f, ref)
+                owner = f.nodes[ref.owner]
+                froms = {f.path}
+                called = True
+                if owner.kind == NodeKind.FUNCTION:
+                    called = owner.fqn.lower() in callers
+                    froms = callers.get(owner.fqn.lower()) or froms
+                for src in sorted(froms):
+                    edges.extend((src, t, ref.owner == 0) for t in hit.targets)
+                    if hit.open and called:
+                        open_files.add(src)
+            self._loading = reach.Loading(
+                sym.paths,
+                edges,
+                open_files,
+                [fids for fids in sym.functions.values() if len(fids) > 1],
+                sym.function_paths,
+                sym.guarded,
+            )
+        return self._loading
 
     def on_method_call(self, f: FileFacts, src: str, ref: MethodCallRef) -> None:
         self.stats["calls_total"] += 1
@@ -484,47 +569,91 @@ class Linker:
         st["calls_derived"] += 1
 
     # -- files and entry points ---------------------------------------------------------
+    def include_hit(self, f: FileFacts, ref: IncludeRef) -> IncludeHit:
+        """The files an include may load (computed once per include, cached): a literal path
+        (or one made literal by constants); else a pattern over corpus paths, constants with
+        one literal value substituted first (the candidates matching the most literal text
+        win; a value matching no file falls back to the constant as a wildcard)."""
+        key = (f.path, ref)
+        hit = self._includes.get(key)
+        if hit is not None:
+            return hit
+        base = posixpath.dirname(f.path)
+        parts = ref.parts
+        consts: dict[str, str] = {}
+        subst: list[tuple[str, str]] = []
+        for k, v in parts:
+            value = None
+            if k == "dyn" and _CONSTANT_REF.fullmatch(v):
+                value = _PATH_CONSTANTS.get(v.lstrip("\\")) or self.sym.const_value(v)
+            if value is not None:
+                consts[v] = value
+                subst.append(("lit", value))
+            else:
+                subst.append((k, v))
+        hit = IncludeHit((), "unresolved", False, consts)
+        if not any(p[0] == "dyn" for p in subst):
+            path = _literal_path(tuple(subst), base, self.sym.path_set)
+            if path is not None:
+                hit = IncludeHit((path,), "static", False, consts)
+        elif not any(k != "dyn" and v for k, v in subst):
+            hit = IncludeHit((), "unresolved", True, {})  # `include $file`: says nothing
+        else:
+            found = self._include_matches(tuple(subst), base) if consts else None
+            unmatched: dict[str, str] = {}
+            if not found:
+                found = self._include_matches(parts, base)
+                consts, unmatched = {}, consts
+            if found is None or len(found) > MAX_INCLUDE_CANDIDATES:
+                hit = IncludeHit((), "unresolved", True, {})
+            elif found:
+                hit = IncludeHit(tuple(found), "dynamic", False, consts, unmatched)
+        self._includes[key] = hit
+        return hit
+
+    def _include_matches(self, parts: tuple[tuple[str, str], ...], base: str) -> list[str] | None:
+        """Corpus files a dynamic include path may name (None: no pattern can be made); the
+        literal text after the last dynamic part must end the path (a cheap filter first)."""
+        pattern = _include_pattern(parts, base)
+        if pattern is None:
+            return None
+        last = max(i for i, p in enumerate(parts) if p[0] == "dyn")
+        tail = "".join(v for _k, v in parts[last + 1 :])
+        if last == 0:
+            tail = tail.lstrip("/")
+        return sorted(
+            p
+            for p in self.sym.paths
+            if p.endswith(tail) and p.endswith(_INCLUDABLE) and pattern.fullmatch(p)
+        )
+
     def on_include(self, f: FileFacts, src: str, ref: IncludeRef) -> None:
         st = self.stats
         st["includes_total"] += 1
-        parts = ref.parts
-        base = posixpath.dirname(f.path)
+        hit = self.include_hit(f, ref)
         props: dict[str, Any] = {"include": ref.kind}
         if ref.conditional:
             props["conditional"] = True
-        files = self.sym
-        if not any(p[0] == "dyn" for p in parts):
-            text = "".join(
-                base + "/" if p[0] == "dir" and base else ("" if p[0] == "dir" else p[1])
-                for p in parts
-            )
-            anchored = bool(parts) and parts[0][0] == "dir"
-            cands = [text] if anchored else [posixpath.join(base, text), text]
-            for c in cands:
-                c = posixpath.normpath(c.lstrip("/")) if c else c
-                if c in files.path_set:
-                    self.add(
-                        src, files.file_ids[c], EdgeKind.IMPORTS, f.path, ref.line, props=props
-                    )
-                    st["includes_resolved"] += 1
-                    return
+        if hit.constants:
+            props["constants"] = dict(sorted(hit.constants.items()))
+            st["includes_constants"] += 1
+        if hit.unmatched:
+            props["constants_unmatched"] = dict(sorted(hit.unmatched.items()))
+        ids_ = self.sym.file_ids
+        if hit.how == "static":
+            self.add(src, ids_[hit.targets[0]], EdgeKind.IMPORTS, f.path, ref.line, props=props)
+            st["includes_resolved"] += 1
+            return
+        if hit.how == "unresolved":
             st["includes_unresolved"] += 1
             return
-        pattern = _include_pattern(parts, base)
-        if pattern is None:
-            st["includes_unresolved"] += 1
-            return
-        found = sorted(p for p in files.paths if pattern.fullmatch(p) and p.endswith(_INCLUDABLE))
-        if not found or len(found) > MAX_INCLUDE_CANDIDATES:
-            st["includes_unresolved"] += 1
-            return
-        single = len(found) == 1
+        single = len(hit.targets) == 1
         conf = self.conf["include_dynamic_single" if single else "include_dynamic_multiple"]
         props["via"] = "dynamic-include"
         if not single:
-            props["candidates"] = len(found)
-        for c in found:
-            self.add(src, files.file_ids[c], EdgeKind.IMPORTS, f.path, ref.line, conf, True, props)
+            props["candidates"] = len(hit.targets)
+        for c in hit.targets:
+            self.add(src, ids_[c], EdgeKind.IMPORTS, f.path, ref.line, conf, True, props)
         st["includes_dynamic"] += 1
 
     def on_superglobal(self, f: FileFacts, src: str, ref: SuperglobalRef) -> None:
@@ -777,6 +906,33 @@ class Linker:
             )
             self.add(owner, tid, EdgeKind.QUERIES, path, line, conf, derived, eprops, sources)
             st["sql_edges_derived" if derived else "sql_edges_stated"] += 1
+
+
+class IncludeHit(NamedTuple):
+    """What one include loads: ``targets`` (corpus paths), ``how`` (static | dynamic |
+    unresolved), ``open`` (a dynamic path the resolver could not follow: it may load files
+    it does not know) and the constants substituted by their values."""
+
+    targets: tuple[str, ...]
+    how: str
+    open: bool
+    constants: dict[str, str]
+    #: constants whose value named no file (the path matched with them as wildcards)
+    unmatched: dict[str, str] = {}  # never mutated
+
+
+def _literal_path(parts: tuple[tuple[str, str], ...], base: str, known: set[str]) -> str | None:
+    """A path without dynamic parts: relative to the including file's folder, else to the
+    corpus root (PHP's include_path and working directory); the corpus file or None."""
+    text = "".join(
+        base + "/" if p[0] == "dir" and base else ("" if p[0] == "dir" else p[1]) for p in parts
+    )
+    anchored = bool(parts) and parts[0][0] == "dir"
+    for c in [text] if anchored else [posixpath.join(base, text), text]:
+        c = posixpath.normpath(c.lstrip("/")) if c else c
+        if c in known:
+            return c
+    return None
 
 
 def _include_pattern(parts: tuple[tuple[str, str], ...], base: str) -> re.Pattern[str] | None:

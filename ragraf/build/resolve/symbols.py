@@ -69,6 +69,13 @@ class SymbolTable:
         #: ``$obj->$param()`` in it (``DispatchRef``)
         self.dispatchers: dict[str, list[tuple[int, TypeDesc | None, str]]] = defaultdict(list)
         self.paths: list[str] = []
+        #: function node id -> the path of the file declaring it
+        self.function_paths: dict[str, str] = {}
+        #: function node ids declared under ``if (!function_exists('f'))`` (fallbacks)
+        self.guarded: set[str] = set()
+        #: global constant fqn -> its literal string values (None: some definition is not
+        #: a plain string literal)
+        self.const_values: dict[str, set[str] | None] = {}
         self._method_cache: dict[tuple[str, str], list[str]] = {}
         self._type_cache: dict[tuple[TypeDesc, str | None], dict[str, bool]] = {}
         for f in files:
@@ -83,14 +90,20 @@ class SymbolTable:
             lang = registry.get(f.lang)
             sep = lang.name_sep if lang else "\\"
             for fqn, idx in f.functions:
-                self.functions[fqn.lower()].append(f.node_id(idx))
-                self.functions_by_name[fqn.rsplit(sep, 1)[-1].lower()].append(f.node_id(idx))
+                fid = f.node_id(idx)
+                self.functions[fqn.lower()].append(fid)
+                self.functions_by_name[fqn.rsplit(sep, 1)[-1].lower()].append(fid)
+                self.function_paths[fid] = f.path
+                if f.nodes[idx].props.get("guarded"):
+                    self.guarded.add(fid)
             for idx, descs in f.returns.items():
                 self.returns[f.node_id(idx)] = descs
             for name, d in f.global_assigns:
                 self.globals[name].append(d)
             documented = _callable_params(f)
             for i, node in enumerate(f.nodes):
+                if node.kind == NodeKind.CONSTANT and "::" not in node.fqn:
+                    self._const_value(node.fqn, node.props.get("value"))
                 if node.kind in (NodeKind.FUNCTION, NodeKind.METHOD) and "parameters" in node.props:
                     params = node.props["parameters"]
                     names = documented.get(i)
@@ -112,6 +125,24 @@ class SymbolTable:
         for lst in self.functions_by_name.values():
             lst.sort()
         self.path_set = set(self.paths)
+
+    def _const_value(self, fqn: str, value: str | None) -> None:
+        values = self.const_values.setdefault(fqn, set())
+        if values is None:
+            return
+        if value is None:
+            self.const_values[fqn] = None
+        else:
+            values.add(value)
+
+    def const_value(self, name: str) -> str | None:
+        """The value of global constant ``name`` when every definition of it in the corpus
+        (``define()``, ``const``) is the same string literal; None when it has several values,
+        a computed one or no definition."""
+        values = self.const_values.get(name.lstrip("\\"))
+        if values is None or len(values) != 1:
+            return None
+        return next(iter(values))
 
     # -- hierarchy ----------------------------------------------------------
     def class_ids(self, fqn: str) -> list[str]:

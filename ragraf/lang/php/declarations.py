@@ -6,8 +6,10 @@ Invariants a change must keep:
   kind, fqn, path and first line) and a ``contains`` edge from its container
   (the file for top-level ones, plus ``defines`` from their namespace).
 - Props hold structure only (``signature``, ``visibility``, ``static``,
-  ``parameters``, ``return_type`` / ``type``, modifiers), never comment text
-  (P6).
+  ``parameters``, ``return_type`` / ``type``, modifiers; ``guarded`` for a
+  function declared in the body of ``if (!function_exists('f'))``; ``value``
+  for a global constant whose value is a plain string literal), never comment
+  text (P6).
 - ``use`` aliases go to the current namespace segment and become
   ``ImportRef``s.
 - Declared, promoted and docblock (``@param`` / ``@var`` / ``@property`` /
@@ -21,6 +23,7 @@ Invariants a change must keep:
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Any
 
 from ragraf.lang.facts import ClassDecl, ImportRef, LocalEdge, TypeDesc
@@ -33,6 +36,7 @@ from ragraf.lang.php.names import (
     Names,
 )
 from ragraf.lang.php.state import Scope, Segment
+from ragraf.limits import MAX_CONST_VALUE_CHARS
 
 if TYPE_CHECKING:
     from tree_sitter import Node
@@ -49,6 +53,8 @@ MAX_SIGNATURE_CHARS = 300
 #: a parameter's ``default`` prop (its PHP source) is cut here (a long array literal says
 #: little)
 MAX_DEFAULT_CHARS = 60
+#: the checks that make a function declaration a fallback: ``if (!function_exists('f'))``
+_GUARD_CALL = r"!\s*\\?(function_exists|is_callable)\s*\(\s*(['\"])(?:[\w\\]*\\)?{name}\2\s*\)"
 
 
 class Declarations(Names):
@@ -298,11 +304,31 @@ class Declarations(Names):
         if decl is not None:
             decl.methods.setdefault(name.lower(), idx)
         else:
+            guard = self.function_guard(n, name)
+            if guard:
+                props["guarded"] = guard
             self.facts.functions.append((fqn, idx))
         self.link_parent(idx, n)
         self.push_scope(sc)
         self.facts.scope_nodes.append(idx)
         self.stack.append((n.end_byte, "function", idx))
+
+    def function_guard(self, n: Node, name: str) -> str | None:
+        """``function_exists`` (or ``is_callable``) when the declaration sits in the body of an
+        ``if (!function_exists('name'))``: a fallback PHP skips when another declaration of
+        the name is already loaded."""
+        rx = re.compile(_GUARD_CALL.format(name=re.escape(name)), re.I)
+        child, p = n, n.parent
+        while p is not None and p.type != "program":
+            if p.type == "if_statement" and child == p.child_by_field_name("body"):
+                cond = p.child_by_field_name("condition")
+                m = rx.search(self.t(cond)) if cond is not None else None
+                if m:
+                    return m.group(1).lower()
+            if p.type in ("else_clause", "else_if_clause"):
+                return None  # the other branch of a check: not the fallback it guards
+            child, p = p, p.parent
+        return None
 
     def on_anonymous_class(self, n: Node) -> None:
         """No symbol; inside there is no class context (its methods are bare scopes)."""
@@ -368,7 +394,11 @@ class Declarations(Names):
                 continue
             else:
                 fqn = self.qualify(name)
-            idx = self.add_node("constant", name, fqn, el, {})
+            props: dict[str, Any] = {}
+            value = self.string_value(name_node.next_named_sibling)
+            if decl is None and value is not None:
+                props["value"] = value[:MAX_CONST_VALUE_CHARS]
+            idx = self.add_node("constant", name, fqn, el, props)
             if decl is not None:
                 decl.consts[name] = idx
                 self.facts.edges.append(

@@ -42,6 +42,7 @@ from ragraf.lang.facts import (
     TypeDesc,
 )
 from ragraf.lang.php.routes import ROUTE_METHODS, Routes
+from ragraf.limits import MAX_CONST_VALUE_CHARS
 
 if TYPE_CHECKING:
     from tree_sitter import Node
@@ -136,12 +137,21 @@ class Uses(Routes):
             )
 
     def on_define(self, n: Node) -> None:
-        """``define('NAME', ...)`` with a literal name: a constant of the file."""
+        """``define('NAME', ...)`` with a literal name: a constant of the file (its ``value``
+        prop when the value is a plain string literal: include paths read it)."""
         name = self.string_value(self.first_arg(n))
         if name and _CONSTANT_NAME.fullmatch(name):
-            idx = self.add_node(
-                "constant", name.rsplit("\\", 1)[-1], name.lstrip("\\"), n, {"define": True}
+            props: dict[str, object] = {"define": True}
+            args = n.child_by_field_name("arguments")
+            second = (
+                args.named_children[1] if args is not None and args.named_child_count > 1 else None
             )
+            value = self.string_value(
+                second.named_children[0] if second is not None and second.named_children else None
+            )
+            if value is not None:
+                props["value"] = value[:MAX_CONST_VALUE_CHARS]
+            idx = self.add_node("constant", name.rsplit("\\", 1)[-1], name.lstrip("\\"), n, props)
             self.facts.edges.append(
                 LocalEdge(self.nid(0), self.nid(idx), "contains", n.start_point[0] + 1)
             )
