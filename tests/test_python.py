@@ -63,6 +63,8 @@ NODES = {
     ("module", "main", "main.py", 1, 16),
     ("package", "app", "app/__init__.py", 1, 4),
     ("sql_literal", "app.service.Billing.charge#sql@14", "app/service.py", 14, 14),
+    # no schema in the corpus: the table the SQL names is a db_table of source code (issue 12)
+    ("db_table", "invoices", "app/service.py", 14, 14),
 }
 EDGES = {
     ("calls", "app.base.Model.save", "app.base.Model.log", "app/base.py:7", "stated", 1.0),
@@ -107,6 +109,16 @@ EDGES = {
         "app/service.py:14",
         "stated",
         1.0,
+    ),
+    # no schema: the SQL's table is known from code only, so its links are derived (issue 12)
+    ("queries", "app.service.Billing.charge", "invoices", "app/service.py:14", "derived", 0.4),
+    (
+        "references_table",
+        "app.service.Billing.charge#sql@14",
+        "invoices",
+        "app/service.py:14",
+        "derived",
+        0.4,
     ),
     (
         "calls",
