@@ -37,7 +37,7 @@ if TYPE_CHECKING:
 
 #: version of the FileFacts format and of the extraction rules not visible in source
 #: digests (bump when FileFacts fields change meaning)
-FACTS_VERSION = "ragraf-facts/5"  # /4: JSON rows (ragraf.lang.codec), no pickle; /5: callbacks
+FACTS_VERSION = "ragraf-facts/6"  # /4: JSON rows (ragraf.lang.codec), no pickle; /5: callbacks; /6: SQL assembled within a function, fragments, query-builder calls
 
 
 @dataclass(frozen=True)

@@ -56,3 +56,11 @@
   (#match? @sql.string "^<<<[ \\t]*\"?[A-Za-z_][A-Za-z0-9_]*\"?\\r?\\n[\\s(]*(?i:select|with|insert|replace|update|delete|create|alter|drop|truncate|show|describe)\\b"))
 ((nowdoc) @sql.string
   (#match? @sql.string "^<<<[ \\t]*'[A-Za-z_][A-Za-z0-9_]*'\\r?\\n[\\s(]*(?i:select|with|insert|replace|update|delete|create|alter|drop|truncate|show|describe)\\b"))
+
+; SQL fragments (issue 12): pieces that continue a statement (FROM / JOIN / WHERE / AND
+; ... clauses) and are concatenated, appended or pushed onto arrays; ragraf.lang.php.assemble
+; puts them into the statement they end up in, else they are analysed as fragments.
+((string) @sql.string
+  (#match? @sql.string "^[bB]?'[\\s(]*(?i:from|join|left|right|inner|cross|natural|straight_join|where|and|or|order|group|having|union|not|exists|in)\\b"))
+((encapsed_string) @sql.string
+  (#match? @sql.string "^[bB]?\"[\\s(]*(?i:from|join|left|right|inner|cross|natural|straight_join|where|and|or|order|group|having|union|not|exists|in)\\b"))

@@ -25,6 +25,7 @@ import re
 from typing import TYPE_CHECKING
 
 from ragraf.lang.facts import SqlAnalysis, SqlRef
+from ragraf.lang.php import assemble
 from ragraf.lang.php.state import State
 from ragraf.sql import sqltext
 
@@ -60,7 +61,8 @@ class Strings(State):
     """SQL candidates of the walk and the decoding of PHP strings."""
 
     def on_sql(self, n: Node) -> None:
-        """A string starting with a SQL keyword: analyse its outermost concatenation once."""
+        """A string starting with a SQL keyword or clause: keep its outermost concatenation
+        for ``finish_sql`` (once)."""
         outer = n
         p = outer.parent
         while p is not None:
@@ -70,24 +72,79 @@ class Strings(State):
                 break
             outer = p
             p = outer.parent
+        call = _format_call(outer)
+        if call is not None:
+            outer = call
         key = (outer.start_byte, outer.end_byte)
         if key in self.sql_done:
             return
         self.sql_done.add(key)
-        frags = self.sql_fragments(outer)
-        if not sqltext.looks_like_sql(frags):
-            return
-        info = sqltext.analyze(frags)
-        if info is None and not any(k == "dyn" for k, _t in frags):
-            return
-        owner = self.sql_owner()
-        line = outer.start_point[0] + 1
-        ordinal = self.sql_lines.get((owner, line), 0) + 1
-        self.sql_lines[(owner, line)] = ordinal
-        # owner is already a node index here (not a scope): finish() keeps it as is
-        self.raw_refs.append(
-            SqlRef(owner, line, outer.end_point[0] + 1, frags, pack_sql(info), ordinal)
-        )
+        self.sql_pending.append((self.sql_owner(), outer))
+
+    def finish_sql(self) -> None:
+        """Analyse the kept strings scope by scope: variables assembled (``assemble``), whole
+        statements first (newest first: a later statement takes in the pieces it is built
+        from), then the fragments no statement took in."""
+        by_scope: dict[int, tuple[Node, list[tuple[int, Node]]]] = {}
+        for owner, outer in self.sql_pending:
+            sc = assemble.scope_of(outer)
+            by_scope.setdefault(sc.start_byte, (sc, []))[1].append((owner, outer))
+        found: list[tuple[int, int, int, int, tuple[tuple[str, str], ...], SqlAnalysis | None]] = []
+        for sc, items in by_scope.values():
+            asm = assemble.Assembler(sc, self.t, self.literal_fragments)
+            todo = sorted(items, key=lambda it: it[1].start_byte, reverse=True)
+            later: list[tuple[int, Node]] = []
+            for owner, outer in todo:
+                if outer.start_byte in asm.consumed:
+                    continue
+                mark = asm.checkpoint()
+                frags, end = self.assembled(asm, outer)
+                if not sqltext.looks_like_sql(frags):
+                    asm.rollback(mark)  # not a statement: it took nothing in
+                    later.append((owner, outer))
+                    continue
+                info = sqltext.analyze(frags)
+                if info is None and not any(k == "dyn" for k, _t in frags):
+                    continue
+                found.append(
+                    (outer.start_byte, owner, outer.start_point[0] + 1, end, frags, pack_sql(info))
+                )
+            for owner, outer in later:
+                if outer.start_byte in asm.consumed:
+                    continue
+                frags, end = self.assembled(asm, outer)
+                info = sqltext.analyze_fragment(frags)
+                if info is None:
+                    continue
+                found.append(
+                    (outer.start_byte, owner, outer.start_point[0] + 1, end, frags, pack_sql(info))
+                )
+        found.sort(key=lambda x: x[0])
+        for _start, owner, line, end_line, frags, packed in found:
+            ordinal = self.sql_lines.get((owner, line), 0) + 1
+            self.sql_lines[(owner, line)] = ordinal
+            # owner is already a node index here (not a scope): finish() keeps it as is
+            self.raw_refs.append(SqlRef(owner, line, end_line, frags, packed, ordinal))
+        self.sql_pending.clear()
+
+    def assembled(
+        self, asm: assemble.Assembler, outer: Node
+    ) -> tuple[tuple[tuple[str, str], ...], int]:
+        """The fragments of one kept string expression and its end line."""
+        built = asm.statement(outer)
+        if built is not None:
+            frags, last = built
+            end_line = last.end_point[0] + 1
+        else:
+            frags = asm.fragments(outer)
+            end_line = outer.end_point[0] + 1
+        return tuple(frags), end_line
+
+    def literal_fragments(self, n: Node) -> list[tuple[str, str]]:
+        """A string node's fragments (decoded literal text and run-time parts)."""
+        if n.type == "string":
+            return [("lit", self.single_quoted(n))]
+        return self.interpolated(n)
 
     def sql_owner(self) -> int:
         """The node index a SQL string belongs to: the innermost function or method (for a
@@ -101,39 +158,6 @@ class Strings(State):
             if what == "class":
                 return int(payload.node)
         return 0
-
-    def sql_fragments(self, n: Node) -> tuple[tuple[str, str], ...]:
-        """A string expression -> ("lit", decoded text) / ("dyn", PHP expression) fragments."""
-        out: list[tuple[str, str]] = []
-        stack = [n]
-        while stack:
-            x = stack.pop()
-            ty = x.type
-            if ty == "binary_expression" and _is_concat(x):
-                right, left = x.child_by_field_name("right"), x.child_by_field_name("left")
-                if right is not None:
-                    stack.append(right)
-                if left is not None:
-                    stack.append(left)
-            elif (
-                ty == "parenthesized_expression"
-                and x.named_child_count == 1
-                and (x.named_children[0].type in _STRINGS or _is_concat(x.named_children[0]))
-            ):
-                stack.append(x.named_children[0])
-            elif ty == "string":
-                out.append(("lit", self.single_quoted(x)))
-            elif ty in ("encapsed_string", "heredoc", "nowdoc"):
-                out.extend(self.interpolated(x))
-            elif ty != "comment":
-                out.append(("dyn", self.t(x)[:MAX_SQL_DYN]))
-        merged: list[tuple[str, str]] = []
-        for k, v in out:
-            if k == "lit" and merged and merged[-1][0] == "lit":
-                merged[-1] = ("lit", merged[-1][1] + v)
-            elif k != "lit" or v:
-                merged.append((k, v))
-        return tuple(merged)
 
     def single_quoted(self, n: Node) -> str:
         """The value of a literal without interpolation (``'...'``, ``b'...'``, ``"..."``)."""
@@ -214,6 +238,26 @@ class Strings(State):
         if cur < end:
             out.append(("raw", src[cur:end].decode("utf-8", "surrogateescape")))
         return out
+
+
+def _format_call(n: Node) -> Node | None:
+    """The ``sprintf(...)`` / ``vsprintf(...)`` call whose format ``n`` is."""
+    arg = n.parent
+    if arg is None or arg.type != "argument":
+        return None
+    args = arg.parent
+    call = args.parent if args is not None else None
+    if (
+        call is None
+        or call.type != "function_call_expression"
+        or args is None
+        or args.named_children[0].start_byte != arg.start_byte
+    ):
+        return None
+    fn = call.child_by_field_name("function")
+    src = fn.text if fn is not None else None
+    name = src.decode("utf-8", "replace").lower().lstrip("\\") if src else ""
+    return call if name in ("sprintf", "vsprintf") else None
 
 
 def _is_concat(n: Node | None) -> bool:

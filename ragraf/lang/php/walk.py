@@ -168,6 +168,7 @@ class Extractor(Declarations, Uses, Strings):
 
     def finish(self) -> None:
         """Close descriptors over their scopes, give refs node owners, texts and chunks."""
+        self.finish_sql()
         f = self.facts
         # close variable descriptors over each scope's (final) assignments
         all_scopes = self.all_scopes
