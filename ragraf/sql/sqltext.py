@@ -360,6 +360,39 @@ def analyze_fragment(
     return info
 
 
+def analyze_call(
+    operation: str, role: str, table: Iterable[Fragment], prefixes: Mapping[str, str] | None = None
+) -> SqlInfo | None:
+    """A query-builder call (``$wpdb->update($wpdb->options, ...)``, ``DB::table('t')``):
+    the table its argument names (``table``: the argument's fragments; a literal may carry
+    a ``db.`` qualifier, backquotes and an alias: ``'users u'``, ``'users AS u'``). No SQL
+    text: ``columns`` is None, ``parsed`` is False. None when the argument names nothing."""
+    frags = _joomla(_as_tuple(list(table)))
+    if not frags:
+        return None
+    pre = {_norm_dyn(k): v for k, v in (prefixes or {}).items()}
+    if frags[-1][0] == "lit":  # an alias after the name
+        frags = (*frags[:-1], ("lit", re.split(r"\s", frags[-1][1].strip(), maxsplit=1)[0]))
+    lits = "".join(v for k, v in frags if k == "lit").strip().replace("`", "")
+    if lits and not re.fullmatch(r"[\w$.]+", lits):
+        return None  # not a name: `'id = 1'`, `'me@example.org'`
+    dyn = [_norm_dyn(v) for k, v in frags if k == "dyn"]
+    schema = None
+    if not dyn:
+        schema, _dot, name = lits.rpartition(".")
+        return SqlInfo(
+            operation, [TableRef(name, "exact", role, schema or None)], None, False, False, False
+        )
+    if all(d in pre for d in dyn):
+        name = "".join(pre[_norm_dyn(v)] if k == "dyn" else v for k, v in frags).replace("`", "")
+        ref = TableRef(name.strip(), "prefix_resolved", role, None, " . ".join(dyn))
+        return SqlInfo(operation, [ref], None, False, False, False)
+    ref = TableRef(lits.strip("._"), "dynamic", role, None, " . ".join(dyn))
+    return SqlInfo(
+        operation, [ref], None, False, True, False, [f"dynamic table name: {ref.name or ref.expr}"]
+    )
+
+
 _JOOMLA = re.compile(r"#__(?=\w)")
 
 

@@ -346,6 +346,11 @@ def _format(fmt: str, values: list[list[Fragment]]) -> list[Fragment]:
     return _merge(out)
 
 
+def call_args(call: Node) -> list[Node]:
+    """The argument expressions of a call."""
+    return _args(call)
+
+
 def _args(call: Node) -> list[Node]:
     args = call.child_by_field_name("arguments")
     if args is None:

@@ -22,9 +22,10 @@ Invariants a change must keep:
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from ragraf.lang.facts import SqlAnalysis, SqlRef
+from ragraf.lang.facts import SqlAnalysis, SqlRef, TablePrefixRef
 from ragraf.lang.php import assemble
 from ragraf.lang.php.state import State
 from ragraf.sql import sqltext
@@ -85,13 +86,21 @@ class Strings(State):
         """Analyse the kept strings scope by scope: variables assembled (``assemble``), whole
         statements first (newest first: a later statement takes in the pieces it is built
         from), then the fragments no statement took in."""
-        by_scope: dict[int, tuple[Node, list[tuple[int, Node]]]] = {}
+        by_scope: dict[int, tuple[Node, list[tuple[int, Node]], list[tuple[int, Node]]]] = {}
         for owner, outer in self.sql_pending:
             sc = assemble.scope_of(outer)
-            by_scope.setdefault(sc.start_byte, (sc, []))[1].append((owner, outer))
+            by_scope.setdefault(sc.start_byte, (sc, [], []))[1].append((owner, outer))
+        for owner, call in self.sql_calls:
+            sc = assemble.scope_of(call)
+            by_scope.setdefault(sc.start_byte, (sc, [], []))[2].append((owner, call))
         found: list[tuple[int, int, int, int, tuple[tuple[str, str], ...], SqlAnalysis | None]] = []
-        for sc, items in by_scope.values():
+        for sc, items, calls in by_scope.values():
             asm = assemble.Assembler(sc, self.t, self.literal_fragments)
+            for owner, call in calls:
+                got = self.builder_call(asm, call)
+                if got is not None:
+                    line = call.start_point[0] + 1
+                    found.append((call.start_byte, owner, line, call.end_point[0] + 1, *got))
             todo = sorted(items, key=lambda it: it[1].start_byte, reverse=True)
             later: list[tuple[int, Node]] = []
             for owner, outer in todo:
@@ -119,6 +128,7 @@ class Strings(State):
                 found.append(
                     (outer.start_byte, owner, outer.start_point[0] + 1, end, frags, pack_sql(info))
                 )
+        self.sql_calls.clear()
         found.sort(key=lambda x: x[0])
         for _start, owner, line, end_line, frags, packed in found:
             ordinal = self.sql_lines.get((owner, line), 0) + 1
@@ -126,6 +136,67 @@ class Strings(State):
             # owner is already a node index here (not a scope): finish() keeps it as is
             self.raw_refs.append(SqlRef(owner, line, end_line, frags, packed, ordinal))
         self.sql_pending.clear()
+
+    def on_sql_call(self, n: Node) -> None:
+        """A call that may be a query builder's naming a table: kept for ``finish_sql``."""
+        self.sql_calls.append((self.sql_owner(), n))
+
+    def builder_call(
+        self, asm: assemble.Assembler, n: Node
+    ) -> tuple[tuple[tuple[str, str], ...], SqlAnalysis | None] | None:
+        """A query-builder call naming a table in its first argument (the second of a
+        Doctrine-style ``join('alias', 'table', 'a', ...)``): fragments starting with
+        ``("call", ...)``, then the argument's (variables assembled)."""
+        name_node = n.child_by_field_name("name")
+        method = self.t(name_node).lower() if name_node is not None else ""
+        recv = n.child_by_field_name("object" if n.type != "scoped_call_expression" else "scope")
+        rtext = self.t(recv) if recv is not None else ""
+        args = assemble.call_args(n)
+        if not args:
+            return None
+        first = args[0]
+        if "join" in method and len(args) >= 3 and args[1].type in ("string", "encapsed_string"):
+            first = args[1]
+        if first.type in _NOT_A_TABLE_ARG:
+            return None
+        op, role = _builder_role(n, method, rtext, self.t)
+        if op is None:
+            return None
+        table = asm.fragments(first)
+        info = sqltext.analyze_call(op, role, table)
+        if info is None:
+            return None
+        sep = "::" if n.type == "scoped_call_expression" else "->"
+        label = f"{rtext[-60:]}{sep}{self.t(name_node) if name_node is not None else method}"
+        return (("call", label), *table), pack_sql(info)
+
+    def on_sql_prefix(self, n: Node) -> None:
+        """A literal assigned to a table-prefix name: a ``TablePrefixRef``."""
+        name = value = None
+        if n.type == "assignment_expression":
+            left, right = n.child_by_field_name("left"), n.child_by_field_name("right")
+            if left is not None and right is not None and right.type == "string":
+                name, value = self.t(left), self.single_quoted(right)
+        elif n.type == "function_call_expression":  # define('DB_PREFIX', 'x_')
+            args = n.child_by_field_name("arguments")
+            vals = [
+                a.named_children[0]
+                for a in (args.named_children if args else [])
+                if a.named_children
+            ]
+            if len(vals) >= 2 and vals[0].type == "string" and vals[1].type == "string":
+                name, value = self.single_quoted(vals[0]), self.single_quoted(vals[1])
+        elif n.named_child_count == 2:  # 'dbprefix' => 'x_'
+            k, v = n.named_children
+            if k.type == "string" and v.type == "string":
+                name, value = self.single_quoted(k), self.single_quoted(v)
+        if name is None or value is None or not _PREFIX_VALUE.match(value):
+            return
+        if not _is_prefix_name(name):
+            return
+        self.raw_refs.append(
+            TablePrefixRef(self.sql_owner(), n.start_point[0] + 1, name[:MAX_SQL_DYN], value)
+        )
 
     def assembled(
         self, asm: assemble.Assembler, outer: Node
@@ -238,6 +309,139 @@ class Strings(State):
         if cur < end:
             out.append(("raw", src[cur:end].decode("utf-8", "surrogateescape")))
         return out
+
+
+# a first argument that is no table name
+_NOT_A_TABLE_ARG = frozenset(
+    {
+        "array_creation_expression",
+        "anonymous_function",
+        "arrow_function",
+        "integer",
+        "float",
+        "boolean",
+        "null",
+    }
+)
+# receivers that are a database connection or a query builder
+_DB_RECEIVER = re.compile(
+    r"(?:^|[>$:])(?:wpdb|db|dbh|dbo|database|conn|connection|pdo|dbal|adapter|capsule|qb"
+    r"|query|querybuilder|builder|sql|mysqli|DB|Db)\b|^\\?(?:DB|Db|Capsule)$|createQueryBuilder\("
+    r"|getQueryBuilder\(|getConnection\(|getDbo\(|->select\(|::table\(|->table\(",
+    re.I,
+)
+_WRITE_METHODS = {
+    "insert": "insert",
+    "insertgetid": "insert",
+    "insertorignore": "insert",
+    "insertusing": "insert",
+    "upsert": "insert",
+    "update": "update",
+    "updateorinsert": "update",
+    "increment": "update",
+    "decrement": "update",
+    "delete": "delete",
+    "truncate": "delete",
+    "forcedelete": "delete",
+    "replace": "replace",
+}
+_READ_METHODS = frozenset(
+    {
+        "get",
+        "first",
+        "find",
+        "value",
+        "pluck",
+        "count",
+        "exists",
+        "select",
+        "where",
+        "orderby",
+        "groupby",
+        "join",
+        "leftjoin",
+        "limit",
+        "paginate",
+        "chunk",
+        "cursor",
+        "max",
+        "min",
+        "sum",
+        "avg",
+        "lists",
+        "fetch",
+        "fetchall",
+        "execute",
+        "getquery",
+        "getresult",
+        "setparameter",
+        "andwhere",
+        "orwhere",
+        "wherein",
+    }
+)
+_PREFIX_VALUE = re.compile(r"^[A-Za-z][A-Za-z0-9]*_$")
+_PREFIX_NAMES = frozenset(
+    {
+        "table_prefix",
+        "tableprefix",
+        "db_prefix",
+        "dbprefix",
+        "tbl_prefix",
+        "tblprefix",
+        "database_prefix",
+        "db_table_prefix",
+        "prefix",
+    }
+)
+
+
+def _is_prefix_name(name: str) -> bool:
+    """``$table_prefix``, ``DB_PREFIX``, ``'dbprefix'``, ``$this->prefix`` (a property or
+    array key named just ``prefix``; a plain ``$prefix`` variable is too often something else)."""
+    m = re.search(r"([A-Za-z_]\w*)\W*$", name)
+    if m is None:
+        return False
+    last = m.group(1).lower()
+    if last not in _PREFIX_NAMES:
+        return False
+    return last != "prefix" or not name.lstrip().startswith("$") or "->" in name
+
+
+def _chain_up(n: Node, text: Callable[[Node], str]) -> list[str]:
+    """The (lower) method names called on the result of ``n``: ``n->a()->b()`` -> [a, b]."""
+    out = []
+    cur = n
+    p = cur.parent
+    while p is not None and p.type in ("member_call_expression", "nullsafe_member_call_expression"):
+        obj = p.child_by_field_name("object")
+        if obj is None or obj.start_byte != cur.start_byte or obj.end_byte != cur.end_byte:
+            break
+        nm = p.child_by_field_name("name")
+        if nm is not None:
+            out.append(text(nm).lower())
+        cur = p
+        p = cur.parent
+    return out
+
+
+def _builder_role(
+    n: Node, method: str, receiver: str, text: Callable[[Node], str]
+) -> tuple[str | None, str]:
+    """(operation, role) of a query-builder call, or (None, '') when it is none."""
+    db = _DB_RECEIVER.search(receiver) is not None
+    if method in ("insert", "update", "delete", "replace"):
+        # `$wpdb->update($table, ...)`, `$conn->delete('t', ...)`, `$qb->update('t')`
+        return (method, "write") if db else (None, "")
+    chain = _chain_up(n, text)
+    if method == "into":
+        return ("insert", "write") if db or chain else (None, "")
+    if not db and not any(c in _READ_METHODS or c in _WRITE_METHODS for c in chain):
+        return None, ""
+    for c in chain:
+        if c in _WRITE_METHODS:
+            return _WRITE_METHODS[c], "write"
+    return "select", "read"
 
 
 def _format_call(n: Node) -> Node | None:

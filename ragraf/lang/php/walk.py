@@ -38,6 +38,7 @@ from ragraf.lang.facts import (
     RouteRef,
     SqlRef,
     StaticCallRef,
+    TablePrefixRef,
     TextFact,
 )
 from ragraf.lang.php.declarations import CLASS_KINDS, Declarations
@@ -144,6 +145,8 @@ class Extractor(Declarations, Uses, Strings):
             "definition.closure": self.on_closure,
             "text.comment": self.on_comment,
             "sql.string": self.on_sql,
+            "sql.call": self.on_sql_call,
+            "sql.prefix": self.on_sql_prefix,
         }
 
     def advance(self, start: int) -> None:
@@ -182,7 +185,7 @@ class Extractor(Declarations, Uses, Strings):
                 decl.props.setdefault(pname, []).append(cd)
         refs: list[Ref] = []
         for r in self.raw_refs:
-            if isinstance(r, SqlRef):  # its owner is a node index already
+            if isinstance(r, SqlRef | TablePrefixRef):  # its owner is a node index already
                 refs.append(r)
                 continue
             sc = all_scopes[r.owner]
