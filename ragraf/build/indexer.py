@@ -340,6 +340,7 @@ def _build_rev(ctx: BuildContext) -> IndexResult:
         tables=schema.table_index,
         prefixes=dict(cfg.project["db"]["table_prefixes"]),
         max_ambiguous=int(cfg.project["resolve"]["max_ambiguous_candidates"]),
+        table_helpers=tuple(cfg.project["db"].get("table_helpers") or ()),
     )
     t = ctx.lap("resolve", t)
     out = assemble(

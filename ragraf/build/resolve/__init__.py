@@ -40,6 +40,13 @@ Invariants a change must keep:
   the name is entirely literal; otherwise derived with ``sql_dynamic``
   confidence and a ``via`` reason. A name the schema does not know, or with
   no literal character, gets no edge (counted in stats, never guessed).
+- Table names from code (issue 12, ``ragraf.sql.tablenames``): a dynamic name
+  the corpus explains (a discovered prefix, a table property such as
+  ``$wpdb->options``, a helper call with a literal argument, a unique suffix
+  match) is resolved, marked ``how: code_resolved`` with its ``via``, and its
+  edges are derived. A query-builder call (``$wpdb->update($wpdb->options,
+  ...)``, ``DB::table('t')``) is a ``sql_literal`` with a ``call`` prop whose
+  edges are derived (``via: query_builder``).
 """
 
 from __future__ import annotations
@@ -59,6 +66,9 @@ def resolve(
     tables: dict[str, str] | None = None,
     prefixes: dict[str, str] | None = None,
     max_ambiguous: int = 50,
+    table_helpers: Iterable[str] = (),
 ) -> Resolved:
     """Link the references of every file; ``tables`` maps lower table names to node ids."""
-    return Linker(list(files), conf, max_candidates, tables, prefixes, max_ambiguous).run()
+    return Linker(
+        list(files), conf, max_candidates, tables, prefixes, max_ambiguous, tuple(table_helpers)
+    ).run()
