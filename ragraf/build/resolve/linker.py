@@ -783,6 +783,8 @@ class Linker:
                 if name_how == "prefix_resolved"
                 else "query_builder"
                 if call is not None
+                else "sql_fragment"
+                if info.operation == "fragment"
                 else "select_star"
                 if info.select_star
                 else "dynamic_sql"
