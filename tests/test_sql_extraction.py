@@ -85,6 +85,7 @@ def index_sqlapp(root: Path, db: dict | None = None) -> str:
 
 class Graph:
     def __init__(self, root: Path) -> None:
+        self.root = root
         layout = config.Layout(root)
         self.rev = manifest.require(layout.rev_json)["rev_id"]
         self.man = manifest.require(layout.rev_json)
@@ -656,3 +657,23 @@ def test_sqlcode_configured_helper(tmp_path: Path) -> None:
         "derived",
         0.4,
     ) in g.edges_of("references_table")
+
+
+def test_sqlcode_table_usage_lists_builder_writers(sqlcode: Graph) -> None:
+    from ragraf import facade
+
+    res = facade.run_op(sqlcode.root, "table_usage", {"table": "wp_options"})["result"]
+    writers = {
+        (w["sql"]["evidence"], w.get("call"), w["table_name"], w["via"]) for w in res["writers"]
+    }
+    assert writers == {
+        ("install/schema.php:8", None, "code_resolved", "table_property"),
+        ("src/Options.php:8", "$wpdb->update", "code_resolved", "table_property"),
+        ("src/Options.php:15", "$wpdb->delete", "code_resolved", "table_property"),
+    }
+    assert [r["sql"]["evidence"] for r in res["readers"]] == ["src/Options.php:14"]
+    assert {s["fqn"]: (s["reads"], s["writes"]) for s in res["symbols"]} == {
+        "install_tables": (0, 1),
+        "SqlCode\\delete_setting": (1, 1),
+        "SqlCode\\update_setting": (0, 1),
+    }
