@@ -616,3 +616,14 @@ def test_table_names_from_code() -> None:
     assert bare.resolve(dyn("", "$wpdb->options")) == ("wp_options", "schema_suffix")
     assert bare.resolve(dyn("", "$wpdb->posts")) is None  # two candidates
     assert bare.resolve(dyn("options", "{$wpdb->prefix}")) == ("wp_options", "schema_suffix")
+
+
+def test_a_known_literal_rest_wins_over_a_suffix_match() -> None:
+    from ragraf.lang.facts import SqlTable
+    from ragraf.sql.tablenames import TableNames
+
+    names = TableNames({"orders", "open_orders"})
+    assert names.resolve(SqlTable("orders", "dynamic", "write", None, "$this->prefix")) is None
+    assert TableNames({"open_orders"}).resolve(
+        SqlTable("orders", "dynamic", "write", None, "$this->prefix")
+    ) == ("open_orders", "schema_suffix")

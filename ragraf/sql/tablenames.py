@@ -137,11 +137,11 @@ class TableNames:
         for p in self.prefixes:
             if self.is_known(p + rest):
                 return self._name(p + rest), via
+        if self.is_known(rest):
+            return None  # the literal rest names a known table: sqltext's name stands
         suffix = self._suffix(rest)
         if suffix is not None:
             return suffix, "schema_suffix"
-        if self.is_known(rest):
-            return None  # the literal rest names a known table: sqltext's name stands
         if self.prefixes:
             return self.prefixes[0] + rest, "discovered_prefix"
         return None
