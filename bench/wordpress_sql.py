@@ -175,10 +175,14 @@ def sql_stats(root: Path) -> dict:
         cov = {m: (v, n) for m, v, n in g.coverage(rev)}
     finally:
         g.close()
-    props = [json.loads(p) for _id, p in lits]
+    every = [json.loads(p) for _id, p in lits]
+    props = [p for p in every if "call" not in p]  # SQL strings (the rest: query-builder calls)
+    calls = [p for p in every if "call" in p]
     n = len(props)
     ops = Counter(p["operation"] for p in props)
-    linked = {e[0] for e in edges}
+    string_ids = {i for i, p in lits if "call" not in json.loads(p)}
+    linked = {e[0] for e in edges if e[0] in string_ids}
+    calls_linked = {e[0] for e in edges if e[0] not in string_ids}
     prov = Counter(e[2] for e in edges)
     via = Counter((json.loads(e[3]) or {}).get("via", "stated") for e in edges)
     matched_stated = {tables[e[1]] for e in edges if e[2] == "stated"}
@@ -187,7 +191,7 @@ def sql_stats(root: Path) -> dict:
     unknown: Counter[str] = Counter()
     unnamed = 0
     hows: Counter[str] = Counter()
-    for p in props:
+    for p in every:
         for t in p["tables"]:
             hows[t["how"]] += 1
             if not t["name"]:
@@ -200,6 +204,10 @@ def sql_stats(root: Path) -> dict:
 
     return {
         "sql_literals": n,
+        "query_builder_calls": len(calls),
+        "query_builder_calls_by_operation": dict(
+            Counter(p["operation"] for p in calls).most_common()
+        ),
         "parsed_by_sqlglot": sum(1 for p in props if p["parsed"]),
         "parsed_share": share(sum(1 for p in props if p["parsed"])),
         "dynamic_share": share(sum(1 for p in props if p["dynamic"])),
@@ -208,6 +216,7 @@ def sql_stats(root: Path) -> dict:
         "operations": dict(ops.most_common()),
         "table_refs_by_how": dict(hows.most_common()),
         "literals_linked_to_a_table": len(linked),
+        "calls_linked_to_a_table": len(calls_linked),
         "linked_share": share(len(linked)),
         "references_table_edges": dict(prov),
         "derived_by_reason": {k: v for k, v in via.items() if k != "stated"},

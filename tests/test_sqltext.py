@@ -627,3 +627,14 @@ def test_a_known_literal_rest_wins_over_a_suffix_match() -> None:
     assert TableNames({"open_orders"}).resolve(
         SqlTable("orders", "dynamic", "write", None, "$this->prefix")
     ) == ("open_orders", "schema_suffix")
+
+
+def test_a_specific_prefix_name_wins_over_a_bare_prefix_key() -> None:
+    from ragraf.lang import php
+    from ragraf.sql.tablenames import TableNames
+
+    cache = php.extract(
+        "c.php", "<?php\n$o = ['prefix' => 'cache_'];\n$p = ['prefix' => 'cache_'];\n"
+    )
+    conf = php.extract("w.php", "<?php\n$table_prefix = 'wp_';\n")
+    assert TableNames.of([cache, conf], []).prefixes == ["wp_", "cache_"]

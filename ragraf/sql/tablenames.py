@@ -8,8 +8,11 @@ PHP expression in ``expr``); ``TableNames.resolve`` says which table it is when
 the corpus tells, without any hand-written map:
 
 - *prefixes*: literals assigned to table-prefix names (``$table_prefix =
-  'wp_'`` in ``wp-config-sample.php``; ``TablePrefixRef`` facts), most
-  frequent first; ``db.table_prefixes`` entries are configured prefixes.
+  'wp_'`` in ``wp-config-sample.php``; ``TablePrefixRef`` facts): a specific
+  name (``table_prefix``, ``DB_PREFIX``, ``dbprefix``...) before a bare
+  ``prefix`` (an array key ``'prefix' => 'simplepie_'`` is often a cache key
+  prefix), then the most frequent; ``db.table_prefixes`` entries are
+  configured prefixes.
 - *table properties*: ``$obj->X`` used as a whole table name in a CREATE TABLE
   string of the code (WordPress' ``CREATE TABLE $wpdb->options``): X names a
   table, the prefix is put in front.
@@ -27,7 +30,7 @@ Invariants a change must keep:
   name stays what ``sqltext`` made of it (dynamic) and ``resolve`` returns None.
 - Every resolution says how (``via``): 'table_property', 'discovered_prefix',
   'schema_suffix', 'helper_call'. Edges built on them are derived.
-- Deterministic: prefixes are ordered by count, then by value.
+- Deterministic: prefixes are ordered by (specific name first, count, value).
 """
 
 from __future__ import annotations
@@ -82,17 +85,25 @@ class TableNames:
         helpers: Iterable[str] = (),
     ) -> TableNames:
         """The conventions of a corpus: its prefixes, table properties and CREATE TABLEs."""
-        counts: Counter[str] = Counter()
+        counts: Counter[tuple[int, str]] = Counter()  # (0 specific name / 1 'prefix', value)
         creates: list[SqlTable] = []
         for f in files:
             for r in f.refs:
                 if isinstance(r, TablePrefixRef):
-                    counts[r.value] += 1
+                    generic = re.search(r"(?:^|[^A-Za-z_])prefix\W*$", r.name, re.I) is not None
+                    counts[(1 if generic else 0, r.value)] += 1
                 elif isinstance(r, SqlRef) and r.analysis and r.analysis.operation == "create":
                     creates += [t for t in r.analysis.tables if t.role == "write"]
         out = cls(
             {t.lower() for t in schema_tables},
-            [p for p, _n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))],
+            list(
+                dict.fromkeys(
+                    v
+                    for (_g, v), _n in sorted(
+                        counts.items(), key=lambda kv: (kv[0][0], -kv[1], kv[0][1])
+                    )
+                )
+            ),
             helpers=frozenset(DEFAULT_HELPERS) | {h.lower() for h in helpers},
         )
         for t in creates:
