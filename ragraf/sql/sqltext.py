@@ -42,6 +42,17 @@ Invariants a change must keep:
   linear in the length of the text.
 - ``sqlglot`` is imported lazily (through ``ragraf.sql.glot``); importing this
   module costs only the stdlib.
+- Fragments (issue 12): text that continues a statement (``' FROM orders o,'``,
+  ``'LEFT JOIN users u ON ...'``, ``'AND id IN (SELECT ...)'``) is completed
+  into a statement around an invented table (``__rgfrag__``, never reported)
+  and analysed the same way; operation 'fragment', every table 'read'. It
+  must name a table after FROM / JOIN, else it is not treated as SQL.
+  ``analyze`` of text that does not start with a statement keyword is
+  ``analyze_fragment``.
+- Joomla's ``#__`` before a name is a run-time prefix part (``#`` would start
+  a MySQL comment).
+- ``analyze_call`` reads a query-builder call's table argument (no SQL text):
+  ``parsed`` False, ``columns`` None.
 """
 
 from __future__ import annotations
@@ -67,7 +78,6 @@ OPERATIONS = (
     "alter",
     "drop",
     "fragment",
-    "call",
     "other",
 )
 

@@ -1,20 +1,36 @@
-"""PHP string literals and the SQL in them (issue 6, architecture §6.2).
+"""PHP string literals and the SQL in them (issues 6 and 12, architecture §6.2).
 
 A capture ``@sql.string`` is a string whose text starts with a SQL statement
-keyword (the query's predicate). It is followed up to its outermost
-concatenation, which is turned into fragments: ``("lit", text)`` for literal
-text decoded as PHP decodes it (escapes of single- and double-quoted strings,
-heredoc indentation) and ``("dyn", php)`` for run-time parts (their PHP
-source, cut to ``MAX_SQL_DYN`` characters).
+keyword or a clause keyword (FROM, JOIN, WHERE, AND...; the query's
+predicates). It is followed up to its outermost concatenation (or the
+``sprintf`` whose format it is) and kept; at the end of the walk
+(``finish_sql``) the kept expressions of each scope are turned into fragments
+by ``ragraf.lang.php.assemble`` (string variables of the scope substituted):
+``("lit", text)`` for literal text decoded as PHP decodes it (escapes of
+single- and double-quoted strings, heredoc indentation) and ``("dyn", php)``
+for run-time parts (their PHP source, cut to ``MAX_SQL_DYN`` characters).
+A capture ``@sql.call`` is a call that may be a query builder's naming a
+table (``$wpdb->update($t, ...)``, ``DB::table('t')``, ``->from('t')``);
+``@sql.prefix`` a literal assigned to a table-prefix name.
 
 Invariants a change must keep:
-- Each outermost concatenation is analysed once, with ``ragraf.sql.sqltext``
-  *without* configured table prefixes; the resolver re-analyses the few whose
-  run-time parts a prefix in ``db.table_prefixes`` names.
-- The ref is a ``SqlRef`` whose owner is a node index already: the innermost
-  function / method (a closure belongs to its enclosing one), else the class
-  (constants, property defaults), else the file; ``ordinal`` counts the SQL
-  strings of one owner on one line.
+- Each piece of SQL is analysed once, with ``ragraf.sql.sqltext`` *without*
+  configured table prefixes (the resolver re-analyses the few whose run-time
+  parts a prefix in ``db.table_prefixes`` names): a statement built from a
+  variable's assignment and appends is one SqlRef at the assignment's line
+  (``end_line`` the last append's); a string a statement took in is not
+  analysed again; a clause fragment no statement took in is analysed as a
+  fragment (``sqltext.analyze_fragment``).
+- A query-builder call is recognised only when its receiver is a database
+  connection or builder (``_DB_RECEIVER``) or, for ``table``/``from``/``join``,
+  when the chain around it calls builder methods; its first argument (a
+  Doctrine ``join``'s second) must not be an array, closure or number. Its
+  SqlRef's fragments start with ``("call", "<receiver>-><method>")``.
+- The ref is a ``SqlRef`` (or ``TablePrefixRef``) whose owner is a node index
+  already: the innermost function / method (a closure belongs to its
+  enclosing one), else the class (constants, property defaults), else the
+  file; ``ordinal`` counts the SQL refs of one owner on one line, in source
+  order.
 - ``pack_sql`` keeps the analysis as plain data (FileFacts cross process
   borders and are cached).
 """
