@@ -29,10 +29,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from functools import cache
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from tree_sitter import Node
+    from tree_sitter import Node, Query
 
 Fragment = tuple[str, str]
 
@@ -63,6 +64,17 @@ _CONVERSION = re.compile(r"%(?:(\d+)\$)?[-+ 0]*(?:'.)?\d*(?:\.\d+)?([bcdeEfFgGos
 Event = tuple[int, str, "Node"]
 
 
+@cache
+def _assignments_query() -> Query:
+    from tree_sitter import Query
+    from tree_sitter_language_pack import get_language
+
+    return Query(
+        get_language("php"),
+        "(assignment_expression) @a (augmented_assignment_expression) @a",
+    )
+
+
 def function_like(n: Node) -> bool:
     return n.type in _FUNCTION_LIKE
 
@@ -90,10 +102,19 @@ class Assembler:
     ) -> None:
         self.text = text
         self.literal = literal  # a string node -> its decoded fragments
-        self.events: dict[str, list[Event]] = {}
+        self.scope = scope
+        self._events: dict[str, list[Event]] | None = None  # read on first use
         self.consumed: set[int] = set()
         self._log: list[int] = []  # consumed in order, for rollback()
-        self._scan(scope)
+
+    @property
+    def events(self) -> dict[str, list[Event]]:
+        """Assignments of the scope's variables, by name, in source order (the scope is
+        read the first time a variable's value is asked for: most SQL needs none)."""
+        if self._events is None:
+            self._events = {}
+            self._scan(self.scope)
+        return self._events
 
     def checkpoint(self) -> int:
         return len(self._log)
@@ -106,25 +127,39 @@ class Assembler:
 
     # -- the scope's assignments ----------------------------------------------------
     def _scan(self, scope: Node) -> None:
+        """The assignments in the scope, nested functions and classes left out (a tree-sitter
+        query finds them: walking every node in Python cost more than the rest)."""
+        from tree_sitter import QueryCursor
+
         body = scope.child_by_field_name("body") if scope.type in _FUNCTION_LIKE else scope
         if body is None:
             return
-        stack = list(reversed(body.children))
-        while stack:
-            n = stack.pop()
-            ty = n.type
-            if ty in _FUNCTION_LIKE:
+        caps = QueryCursor(_assignments_query()).captures(body)
+        found = sorted((n for nodes in caps.values() for n in nodes), key=lambda n: n.start_byte)
+        for n in found:
+            if not self._directly_in(n, body):
                 continue
-            if ty == "assignment_expression":
+            if n.type == "assignment_expression":
                 self._assignment(n)
-            elif ty == "augmented_assignment_expression":
-                op = n.child_by_field_name("operator")
-                left, right = n.child_by_field_name("left"), n.child_by_field_name("right")
-                if op is not None and op.type == ".=" and left is not None and right is not None:
-                    key = self._key(left)
-                    if key:
-                        self.events.setdefault(key, []).append((n.start_byte, "append", right))
-            stack.extend(reversed(n.children))
+                continue
+            op = n.child_by_field_name("operator")
+            left, right = n.child_by_field_name("left"), n.child_by_field_name("right")
+            if op is not None and op.type == ".=" and left is not None and right is not None:
+                key = self._key(left)
+                if key:
+                    self._add(key, (n.start_byte, "append", right))
+
+    @staticmethod
+    def _directly_in(n: Node, body: Node) -> bool:
+        """Whether ``n`` belongs to ``body``'s scope (no function or class in between)."""
+        p = n.parent
+        while p is not None and p.start_byte >= body.start_byte:
+            if p.type in _FUNCTION_LIKE:
+                return False
+            if p.start_byte == body.start_byte and p.end_byte == body.end_byte:
+                return True
+            p = p.parent
+        return True
 
     def _assignment(self, n: Node) -> None:
         left, right = n.child_by_field_name("left"), n.child_by_field_name("right")
@@ -134,12 +169,16 @@ class Assembler:
             obj = left.named_children[0] if left.named_children else None
             key = self._key(obj) if obj is not None else None
             if key:
-                self.events.setdefault(key, []).append((n.start_byte, "push", right))
+                self._add(key, (n.start_byte, "push", right))
             return
         key = self._key(left)
         if key:
             kind = "array" if right.type == "array_creation_expression" else "set"
-            self.events.setdefault(key, []).append((n.start_byte, kind, right))
+            self._add(key, (n.start_byte, kind, right))
+
+    def _add(self, key: str, event: Event) -> None:
+        assert self._events is not None
+        self._events.setdefault(key, []).append(event)
 
     def _key(self, n: Node) -> str | None:
         if n.type == "variable_name":

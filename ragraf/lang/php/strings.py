@@ -80,6 +80,9 @@ class Strings(State):
     def on_sql(self, n: Node) -> None:
         """A string starting with a SQL keyword or clause: keep its outermost concatenation
         for ``finish_sql`` (once)."""
+        head = _LEAD_WORD.match(self.src, n.start_byte, min(n.end_byte, n.start_byte + 64))
+        if head is not None and not (head.group(1).isupper() or head.group(1).islower()):
+            return  # "In this case ...", "Order now": prose (sqltext would say so too)
         outer = n
         p = outer.parent
         while p is not None:
@@ -327,6 +330,8 @@ class Strings(State):
         return out
 
 
+# the first word of a string node's source (after the quote or heredoc line)
+_LEAD_WORD = re.compile(rb"(?:[bB]?['\"]|<<<[^\n]*\n)[\s(]*([A-Za-z_]+)")
 # a first argument that is no table name
 _NOT_A_TABLE_ARG = frozenset(
     {
