@@ -589,8 +589,8 @@ def test_analyze_call() -> None:
 
 
 def test_table_names_from_code() -> None:
+    from ragraf.build.resolve.tablenames import TableNames
     from ragraf.lang.facts import SqlTable
-    from ragraf.sql.tablenames import TableNames
 
     def dyn(name: str, expr: str) -> SqlTable:
         return SqlTable(name, "dynamic", "read", None, expr)
@@ -619,8 +619,8 @@ def test_table_names_from_code() -> None:
 
 
 def test_a_known_literal_rest_wins_over_a_suffix_match() -> None:
+    from ragraf.build.resolve.tablenames import TableNames
     from ragraf.lang.facts import SqlTable
-    from ragraf.sql.tablenames import TableNames
 
     names = TableNames({"orders", "open_orders"})
     assert names.resolve(SqlTable("orders", "dynamic", "write", None, "$this->prefix")) is None
@@ -630,8 +630,8 @@ def test_a_known_literal_rest_wins_over_a_suffix_match() -> None:
 
 
 def test_a_specific_prefix_name_wins_over_a_bare_prefix_key() -> None:
+    from ragraf.build.resolve.tablenames import TableNames
     from ragraf.lang import php
-    from ragraf.sql.tablenames import TableNames
 
     cache = php.extract(
         "c.php", "<?php\n$o = ['prefix' => 'cache_'];\n$p = ['prefix' => 'cache_'];\n"

@@ -256,7 +256,7 @@ class SqlRef(NamedTuple):
 class TablePrefixRef(NamedTuple):
     """A literal assigned to a name that says it is the tables' prefix (``$table_prefix =
     'wp_'``, ``define('DB_PREFIX', 'oc_')``, ``'dbprefix' => 'ci_'``): a value the run-time
-    prefix of table names in SQL may have (``ragraf.sql.tablenames``)."""
+    prefix of table names in SQL may have (``ragraf.build.resolve.tablenames``)."""
 
     owner: int
     line: int

@@ -1,8 +1,9 @@
 """Cross-file linking: references of every file -> edges with evidence (§5.2, §6.2).
 
-The package has three parts: ``symbols`` (what the corpus declares, the class
+The package has four parts: ``symbols`` (what the corpus declares, the class
 hierarchy and the evaluation of type descriptors), ``edges`` (the edge set
-and how a use becomes stated or derived edges) and ``linker`` (one handler per
+and how a use becomes stated or derived edges), ``tablenames`` (the corpus'
+conventions for table names built in code) and ``linker`` (one handler per
 reference kind, class edges, includes, SQL, routes, docs).
 
 Invariants a change must keep:
@@ -40,7 +41,7 @@ Invariants a change must keep:
   the name is entirely literal; otherwise derived with ``sql_dynamic``
   confidence and a ``via`` reason. A name the schema does not know, or with
   no literal character, gets no edge (counted in stats, never guessed).
-- Table names from code (issue 12, ``ragraf.sql.tablenames``): a dynamic name
+- Table names from code (issue 12, ``ragraf.build.resolve.tablenames``): a dynamic name
   the corpus explains (a discovered prefix, a table property such as
   ``$wpdb->options``, a helper call with a literal argument, a unique suffix
   match) is resolved, marked ``how: code_resolved`` with its ``via``, and its

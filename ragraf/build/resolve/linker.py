@@ -20,6 +20,7 @@ from typing import Any
 from ragraf import ids
 from ragraf.build.resolve.edges import SOURCES_TS, EdgeSet
 from ragraf.build.resolve.symbols import SymbolTable
+from ragraf.build.resolve.tablenames import TableNames
 from ragraf.kinds import RANK_EDGES, CallKind, EdgeKind, Layer, NodeKind, Unresolved
 from ragraf.lang import registry
 from ragraf.lang.facts import (
@@ -51,7 +52,6 @@ from ragraf.lang.php.builtins import builtin_callback_position
 from ragraf.model import EdgeRow, NodeRow, RankRow, RouteRow, UnresolvedRow
 from ragraf.rank import kcore
 from ragraf.sql import sqltext
-from ragraf.sql.tablenames import TableNames
 
 SOURCES_SQL = json.dumps(["tree-sitter", "sqlglot"])
 SOURCES_SQL_REGEX = json.dumps(["tree-sitter", "regex"])
