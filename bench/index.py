@@ -256,7 +256,7 @@ def main() -> None:
         php_lines = sum(
             p.read_text(encoding="utf-8", errors="replace").count("\n")
             for p in root.rglob("*.php")
-            if "/.ragraf/" not in str(p)
+            if "/.ragraf/" not in str(p) and p.is_file()  # WordPress ships dangling symlinks
         )
         report = {
             "corpus": args.corpus,

@@ -1,9 +1,14 @@
-"""Benchmark of SQL-in-PHP analysis on WordPress (issue 6), run by hand.
+"""Benchmark of SQL-in-PHP analysis on WordPress (issues 6 and 12), run by hand.
 
-    .venv/bin/python bench/wordpress_sql.py [--runs 1]
+    .venv/bin/python bench/wordpress_sql.py [--runs 1] [--configured]
 
 Copies WordPress (``../shared/corpora/fetch wordpress``) into a temporary
-folder and configures it the way a WordPress project would be:
+folder and indexes it with the real CLI (``ragraf index --force --json
+--no-vectors``), ``wp-config.php`` in ``secrets_exclude`` and named by
+``db.dsn_from`` (the credentials file is never read). By default nothing else
+is configured: no schema file, no prefix map (issue 12: the table names must
+come from the corpus itself). ``--configured`` configures it the way issue 6
+did by hand:
 
 - ``db.table_prefixes``: ``$wpdb->prefix`` / ``$wpdb->base_prefix`` -> ``wp_``
   and every table property of ``wpdb`` (``$wpdb->posts`` -> ``wp_posts``...);
@@ -11,15 +16,20 @@ folder and configures it the way a WordPress project would be:
   ``wp-admin/includes/schema.php`` at install time), so the bench writes
   ``db/migrations/000_wp_schema.sql`` from the CREATE TABLE strings of that
   file with the default prefix and index length substituted, and points
-  ``db.schema_source`` at it (no live database);
-- ``db.dsn_from: wp-config.php`` and ``wp-config.php`` in
-  ``secrets_exclude``: the credentials file is never read.
+  ``db.schema_source`` at it (no live database).
 
-Then it runs the real CLI (``ragraf index --force --json --no-vectors``) and
-reads the graph: SQL literals found, the share sqlglot parsed (the rest came
-from the regular-expression fallback), dynamic / SELECT * shares, literals
-linked to at least one table, tables matched (stated / derived edges), and the
-table names SQL uses that the schema does not know. Prints one JSON report.
+Then it reads the graph: SQL literals found, the share sqlglot parsed (the rest
+came from the regular-expression fallback), dynamic / SELECT * shares,
+literals linked to at least one table, tables matched (stated / derived
+edges), the table names SQL uses that the schema does not know; and
+``table_usage wp_options`` against an oracle: every non-comment source line
+that names the options table (``$wpdb->options``, ``{$prefix}options``,
+``wp_options``) next to an upper-case SQL keyword or as the first argument of
+``$wpdb->insert/update/delete/replace``. Recall = oracle lines inside the span
+of an item the answer lists (readers, writers, unlinked); precision = listed
+items whose span names the options table. Also whether ``update_option``,
+``delete_option`` and ``add_option`` are among the writers. Prints one JSON
+report.
 """
 
 from __future__ import annotations
@@ -40,7 +50,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from bench.corpora import copy_corpus  # noqa: E402
-from ragraf import config  # noqa: E402
+from ragraf import config, facade  # noqa: E402
 from ragraf.store import manifest  # noqa: E402
 from ragraf.store.graph import GraphStore  # noqa: E402
 
@@ -102,8 +112,12 @@ def write_schema(root: Path) -> Path:
     return out
 
 
-def configure(root: Path) -> None:
+def configure(root: Path, configured: bool) -> None:
     config.init_project(root)
+    db: dict = {"dsn": None, "dsn_from": "wp-config.php"}
+    if configured:
+        write_schema(root)
+        db.update(schema_source=["db/migrations/*.sql"], table_prefixes=prefixes())
     cfg = {
         "secrets_exclude": [
             "**/config/*.local.php",
@@ -113,12 +127,7 @@ def configure(root: Path) -> None:
             "**/auth.json",
             "wp-config.php",
         ],
-        "db": {
-            "dsn": None,
-            "dsn_from": "wp-config.php",
-            "schema_source": ["db/migrations/*.sql"],
-            "table_prefixes": prefixes(),
-        },
+        "db": db,
     }
     config.Layout(root).project_yaml.write_text(json.dumps(cfg, indent=1) + "\n", encoding="utf-8")
     config.load(root)  # validated now
@@ -166,10 +175,14 @@ def sql_stats(root: Path) -> dict:
         cov = {m: (v, n) for m, v, n in g.coverage(rev)}
     finally:
         g.close()
-    props = [json.loads(p) for _id, p in lits]
+    every = [json.loads(p) for _id, p in lits]
+    props = [p for p in every if "call" not in p]  # SQL strings (the rest: query-builder calls)
+    calls = [p for p in every if "call" in p]
     n = len(props)
     ops = Counter(p["operation"] for p in props)
-    linked = {e[0] for e in edges}
+    string_ids = {i for i, p in lits if "call" not in json.loads(p)}
+    linked = {e[0] for e in edges if e[0] in string_ids}
+    calls_linked = {e[0] for e in edges if e[0] not in string_ids}
     prov = Counter(e[2] for e in edges)
     via = Counter((json.loads(e[3]) or {}).get("via", "stated") for e in edges)
     matched_stated = {tables[e[1]] for e in edges if e[2] == "stated"}
@@ -178,7 +191,7 @@ def sql_stats(root: Path) -> dict:
     unknown: Counter[str] = Counter()
     unnamed = 0
     hows: Counter[str] = Counter()
-    for p in props:
+    for p in every:
         for t in p["tables"]:
             hows[t["how"]] += 1
             if not t["name"]:
@@ -191,6 +204,10 @@ def sql_stats(root: Path) -> dict:
 
     return {
         "sql_literals": n,
+        "query_builder_calls": len(calls),
+        "query_builder_calls_by_operation": dict(
+            Counter(p["operation"] for p in calls).most_common()
+        ),
         "parsed_by_sqlglot": sum(1 for p in props if p["parsed"]),
         "parsed_share": share(sum(1 for p in props if p["parsed"])),
         "dynamic_share": share(sum(1 for p in props if p["dynamic"])),
@@ -199,6 +216,7 @@ def sql_stats(root: Path) -> dict:
         "operations": dict(ops.most_common()),
         "table_refs_by_how": dict(hows.most_common()),
         "literals_linked_to_a_table": len(linked),
+        "calls_linked_to_a_table": len(calls_linked),
         "linked_share": share(len(linked)),
         "references_table_edges": dict(prov),
         "derived_by_reason": {k: v for k, v in via.items() if k != "stated"},
@@ -223,14 +241,85 @@ def sql_stats(root: Path) -> dict:
     }
 
 
+# the options table named in PHP source, and what makes the line SQL
+MENTION = re.compile(r"\$wpdb->options\b|prefix\}?\s*(?:\.\s*['\"])?options\b|\bwp_options\b")
+SQLISH = re.compile(
+    r"\b(?:SELECT|INSERT|UPDATE|DELETE|REPLACE|ALTER|CREATE|DROP|FROM|INTO|JOIN|TABLE)\b"
+    r"|->(?:insert|update|delete|replace)\(\s*\$wpdb->options"
+)
+WRITERS = ("update_option", "delete_option", "add_option")
+
+
+def oracle(root: Path) -> tuple[set[tuple[str, int]], dict[str, list[str]]]:
+    """(path, line) of every source line using the options table; the lines of each file."""
+    want: set[tuple[str, int]] = set()
+    lines_of: dict[str, list[str]] = {}
+    for p in sorted(root.rglob("*.php")):
+        rel = p.relative_to(root).as_posix()
+        if not p.is_file() or rel.startswith(".ragraf/") or rel == "wp-config.php":
+            continue
+        lines = p.read_text(encoding="utf-8", errors="replace").splitlines()
+        lines_of[rel] = lines
+        for i, line in enumerate(lines, 1):
+            if line.strip().startswith(("*", "//", "/*", "#")):
+                continue
+            if MENTION.search(line) and SQLISH.search(line):
+                want.add((rel, i))
+    return want, lines_of
+
+
+def options_usage(root: Path) -> dict:
+    """``table_usage wp_options`` against the oracle."""
+    env = facade.run_op(root, "table_usage", {"table": "wp_options"})
+    res = env.get("result", env)
+    want, lines_of = oracle(root)
+    items = []
+    for group in ("readers", "writers", "unlinked"):
+        for it in res.get(group, []):
+            sql = it["sql"]
+            items.append(
+                (
+                    group,
+                    sql["path"],
+                    sql["start_line"],
+                    sql.get("end_line") or sql["start_line"],
+                    it,
+                )
+            )
+    spans: dict[tuple[str, int, int], set[str]] = {}
+    for group, path, start, end, _it in items:
+        spans.setdefault((path, start, end), set()).add(group)
+    covered = {(path, ln) for (path, start, end) in spans for ln in range(start, end + 1)} & want
+    right = [
+        k for k in spans if any(MENTION.search(x) for x in lines_of.get(k[0], [])[k[1] - 1 : k[2]])
+    ]
+    wrong = sorted(f"{p}:{a}" for (p, a, b) in spans if (p, a, b) not in set(right))
+    writer_symbols = {s["fqn"] for s in res.get("symbols", []) if s.get("writes")}
+    return {
+        "target_found": bool(res.get("target")),
+        "hint": res.get("hint"),
+        "readers": len(res.get("readers", [])),
+        "writers": len(res.get("writers", [])),
+        "unlinked": len(res.get("unlinked", [])),
+        "listed_statements": len(spans),
+        "oracle_lines": len(want),
+        "recall": round(len(covered) / len(want), 4) if want else None,
+        "precision": round(len(right) / len(spans), 4) if spans else None,
+        "missed": sorted(f"{p}:{ln}" for p, ln in want - covered)[:40],
+        "wrong": wrong[:20],
+        "helper_writers": {w: w in writer_symbols for w in WRITERS},
+        "limits": env.get("limits"),
+    }
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--runs", type=int, default=1)
+    ap.add_argument("--configured", action="store_true", help="hand-written schema and prefix map")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory(prefix="ragraf-bench-wp-") as tmp:
         root = copy_corpus("wordpress", Path(tmp))
-        write_schema(root)
-        configure(root)
+        configure(root, args.configured)
         runs = [timed_index(root) for _ in range(args.runs)]
         best = min(runs, key=lambda r: r[0])
         report = {
@@ -242,7 +331,9 @@ def main() -> None:
             "best_index_wall_s": round(best[0], 2),
             "stages_s": best[1].get("timings_s"),
             "counts": best[1].get("counts"),
+            "configured": args.configured,
             "sql": sql_stats(root),
+            "table_usage_wp_options": options_usage(root),
         }
     print(json.dumps(report, indent=2))
 

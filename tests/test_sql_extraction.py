@@ -85,6 +85,7 @@ def index_sqlapp(root: Path, db: dict | None = None) -> str:
 
 class Graph:
     def __init__(self, root: Path) -> None:
+        self.root = root
         layout = config.Layout(root)
         self.rev = manifest.require(layout.rev_json)["rev_id"]
         self.man = manifest.require(layout.rev_json)
@@ -569,3 +570,140 @@ def test_binary_string_prefixes() -> None:
         (2, (("lit", "SELECT "), ("dyn", "$x"), ("lit", " FROM t"))),
         (3, (("lit", "DELETE FROM u WHERE a = '1'"),)),
     ]
+
+
+# -- SQL as real code writes it (issue 12), on fixtures/sqlcode --------------------------------
+
+SQLCODE = SQLAPP.parent / "sqlcode"
+
+
+def sqlcode_rows() -> list[dict[str, str]]:
+    rows = []
+    for line in (SQLCODE / "EXPECTED.md").read_text(encoding="utf-8").splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) == 6 and re.match(r"^[\w/]+\.php:\d+$", cells[0]):
+            rows.append(
+                dict(zip(("loc", "owner", "form", "op", "tables", "edge"), cells, strict=True))
+            )
+    return rows
+
+
+def sqlcode_tables(cell: str) -> list[tuple[str, str, str, str | None]]:
+    """'wp_options (write, code_resolved, table_property), users (read, exact)' ->
+    [(name, role, how, via)]."""
+    return [
+        (m.group(1), m.group(2), m.group(3), m.group(4))
+        for m in re.finditer(
+            r"([\w$>()'\-]+?) \((read|write), (exact|code_resolved|dynamic)(?:, (\w+))?\)", cell
+        )
+    ]
+
+
+def index_sqlcode(root: Path, db: dict | None = None) -> Graph:
+    shutil.copytree(SQLCODE, root)
+    config.init_project(root)
+    settings = {"schema_source": ["db/migrations/*.sql"], **(db or {})}
+    config.Layout(root).project_yaml.write_text(yaml.safe_dump({"db": settings}), encoding="utf-8")
+    indexer.build(config.load(root), force=True)
+    return Graph(root)
+
+
+@pytest.fixture(scope="module")
+def sqlcode(tmp_path_factory: pytest.TempPathFactory) -> Graph:
+    return index_sqlcode(tmp_path_factory.mktemp("sqlcode") / "sqlcode")
+
+
+def literal_tables(props: dict) -> list[tuple[str, str, str, str | None]]:
+    return [(t["name"] or t["expr"], t["role"], t["how"], t.get("via")) for t in props["tables"]]
+
+
+def test_sqlcode_literals_exactly(sqlcode: Graph) -> None:
+    rows = sqlcode_rows()
+    assert len(rows) == 24
+    got = {f"{n[4]}:{n[5]}": (n[3], json.loads(n[7])) for n in sqlcode.of_kind("sql_literal")}
+    assert sorted(got) == sorted(r["loc"] for r in rows)
+    for r in rows:
+        fqn, props = got[r["loc"]]
+        assert fqn == f"{r['owner']}#sql@{r['loc'].rsplit(':', 1)[1]}", r["loc"]
+        assert props["operation"] == r["op"], r["loc"]
+        assert literal_tables(props) == sqlcode_tables(r["tables"]), r["loc"]
+    # an assembled statement spans its pieces: from the first to the last append
+    ends = {f"{n[4]}:{n[5]}": n[6] for n in sqlcode.of_kind("sql_literal")}
+    assert ends["src/Reports.php:11"] == 18
+    assert got["src/Options.php:8"][1]["call"] == "$wpdb->update"
+    assert got["src/Options.php:34"][1]["call"] == "DB::table"
+    assert "call" not in got["src/Options.php:14"][1]
+
+
+def test_sqlcode_edges_exactly(sqlcode: Graph) -> None:
+    want_refs, want_queries = set(), set()
+    for r in sqlcode_rows():
+        if r["edge"] == "none":
+            continue
+        prov, conf = ("stated", 1.0) if r["edge"] == "stated" else ("derived", 0.4)
+        lit = f"{r['owner']}#sql@{r['loc'].rsplit(':', 1)[1]}"
+        for name, _role, _how, _via in sqlcode_tables(r["tables"]):
+            want_refs.add((lit, name, r["loc"], prov, conf))
+            want_queries.add((r["owner"], name, r["loc"], prov, conf))
+    assert sqlcode.edges_of("references_table") == want_refs
+    assert sqlcode.edges_of("queries") == want_queries
+    via = {
+        (sqlcode.fqn(e[1]), sqlcode.fqn(e[2])): json.loads(e[8])
+        for e in sqlcode.edges
+        if e[0] == "references_table"
+    }
+    assert via[("SqlCode\\update_setting#sql@8", "wp_options")] == {
+        "operation": "update",
+        "roles": ["write"],
+        "via": "table_property",
+    }
+    assert via[("SqlCode\\active_users#sql@34", "users")] == {
+        "operation": "update",
+        "roles": ["write"],
+        "via": "query_builder",
+    }
+    assert via[("SqlCode\\Reports::withShipments#sql@38", "shipments")]["via"] == "sql_fragment"
+    assert via[("SqlCode\\add_post#sql@22", "wp_posts")]["via"] == "discovered_prefix"
+    assert via[("SqlCode\\active_users#sql@35", "sessions")]["via"] == "helper_call"
+    sources = {
+        json.loads(e[7])[-1]
+        for e in sqlcode.edges
+        if e[0] == "references_table"
+        and sqlcode.fqn(e[1]).startswith("SqlCode\\active_users#sql@3")
+    }
+    assert sources == {"tree-sitter", "sqlglot"}  # calls: tree-sitter only; the string: sqlglot
+
+
+def test_sqlcode_configured_helper(tmp_path: Path) -> None:
+    g = index_sqlcode(tmp_path / "app", {"table_helpers": ["tbl"]})
+    props = {n[3]: json.loads(n[7]) for n in g.of_kind("sql_literal")}
+    assert literal_tables(props["SqlCode\\active_users#sql@36"]) == [
+        ("counters", "write", "code_resolved", "helper_call")
+    ]
+    assert (
+        "SqlCode\\active_users#sql@36",
+        "counters",
+        "src/Options.php:36",
+        "derived",
+        0.4,
+    ) in g.edges_of("references_table")
+
+
+def test_sqlcode_table_usage_lists_builder_writers(sqlcode: Graph) -> None:
+    from ragraf import facade
+
+    res = facade.run_op(sqlcode.root, "table_usage", {"table": "wp_options"})["result"]
+    writers = {
+        (w["sql"]["evidence"], w.get("call"), w["table_name"], w["via"]) for w in res["writers"]
+    }
+    assert writers == {
+        ("install/schema.php:8", None, "code_resolved", "table_property"),
+        ("src/Options.php:8", "$wpdb->update", "code_resolved", "table_property"),
+        ("src/Options.php:15", "$wpdb->delete", "code_resolved", "table_property"),
+    }
+    assert [r["sql"]["evidence"] for r in res["readers"]] == ["src/Options.php:14"]
+    assert {s["fqn"]: (s["reads"], s["writes"]) for s in res["symbols"]} == {
+        "install_tables": (0, 1),
+        "SqlCode\\delete_setting": (1, 1),
+        "SqlCode\\update_setting": (0, 1),
+    }

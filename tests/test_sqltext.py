@@ -503,3 +503,138 @@ def test_fixture_expected_md_matches_the_analysis():
 def test_fixture_prefix_resolves_when_configured():
     info = analyze(FIXTURE_FRAGMENTS["src/OrderService.php:46"], {"$this->prefix": ""})
     assert tables(info) == [("orders", "prefix_resolved", "write")] and not info.dynamic
+
+
+# ------------------------------------------------- fragments, calls, names from code (issue 12)
+
+
+@pytest.mark.parametrize(
+    ("frags", "want"),
+    [
+        (
+            " FROM orders o, order_lines l,",
+            [("orders", "exact", "read"), ("order_lines", "exact", "read")],
+        ),
+        ("LEFT JOIN users u ON u.id = o.user_id", [("users", "exact", "read")]),
+        ("AND o.id IN (SELECT order_id FROM refunds WHERE n > 0)", [("refunds", "exact", "read")]),
+        ("NOT IN (SELECT id FROM banned)", [("banned", "exact", "read")]),
+        ("WHERE EXISTS (SELECT 1 FROM x WHERE x.a = t.a)", [("x", "exact", "read")]),
+        (
+            [L("INNER JOIN "), D("{$wpdb->prefix}"), L("postmeta pm ON pm.post_id = p.ID")],
+            [("postmeta", "dynamic", "read")],
+        ),
+    ],
+)
+def test_fragments_name_their_tables_as_read(frags: object, want: list) -> None:
+    info = analyze(frags)  # type: ignore[arg-type]
+    assert info is not None and info.operation == "fragment"
+    assert tables(info) == want
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["from the list", "WHERE a = 1", " ORDER BY id", "From users", "or something from them."],
+)
+def test_not_fragments(text: str) -> None:
+    assert analyze(text) is None and sqltext.fragment_lead(text) is None
+
+
+def test_joomla_placeholder_is_a_run_time_prefix() -> None:
+    info = analyze("SELECT * FROM #__users WHERE id = 1")
+    assert info is not None
+    assert [(t.name, t.how, t.expr) for t in info.tables] == [("users", "dynamic", "#__")]
+
+
+def test_statement_forms_of_issue_12() -> None:
+    cases = {
+        "DELETE FROM a USING a JOIN b ON a.id = b.id": [
+            ("a", "exact", "write"),
+            ("a", "exact", "read"),
+            ("b", "exact", "read"),
+        ],
+        "INSERT INTO t (a) SELECT x FROM s": [("t", "exact", "write"), ("s", "exact", "read")],
+        "REPLACE INTO t (a) VALUES (1)": [("t", "exact", "write")],
+        "INSERT INTO t (a) VALUES (1) ON DUPLICATE KEY UPDATE a = VALUES(a)": [
+            ("t", "exact", "write")
+        ],
+        "UPDATE a, b SET a.x = b.y WHERE a.id = b.id": [
+            ("a", "exact", "write"),
+            ("b", "exact", "read"),
+        ],
+        "WITH c AS (SELECT id FROM o) DELETE FROM u WHERE id IN (SELECT id FROM c)": [
+            ("u", "exact", "write"),
+            ("o", "exact", "read"),
+        ],
+    }
+    for sql, want in cases.items():
+        info = analyze(sql)
+        assert info is not None and tables(info) == want, sql
+    info = analyze([L("SELECT a FROM t WHERE "), D("{$this->where}"), L(" LIMIT "), D("$limit")])
+    assert info is not None and tables(info) == [("t", "exact", "read")] and info.dynamic
+
+
+def test_analyze_call() -> None:
+    info = sqltext.analyze_call("delete", "write", [D("$wpdb->options")])
+    assert info is not None and info.operation == "delete" and not info.parsed
+    assert [(t.name, t.how, t.role, t.expr) for t in info.tables] == [
+        ("", "dynamic", "write", "$wpdb->options")
+    ]
+    info = sqltext.analyze_call("select", "read", [L("shop.users AS u")])
+    assert info is not None and [(t.name, t.schema, t.how) for t in info.tables] == [
+        ("users", "shop", "exact")
+    ]
+    info = sqltext.analyze_call("insert", "write", [D("$wpdb->prefix"), L("links")], WP)
+    assert info is not None and tables(info) == [("wp_links", "prefix_resolved", "write")]
+    assert sqltext.analyze_call("select", "read", [L("me@example.org")]) is None
+
+
+def test_table_names_from_code() -> None:
+    from ragraf.build.resolve.tablenames import TableNames
+    from ragraf.lang.facts import SqlTable
+
+    def dyn(name: str, expr: str) -> SqlTable:
+        return SqlTable(name, "dynamic", "read", None, expr)
+
+    names = TableNames({"wp_options", "users", "jos_content"}, ["wp_"], {"postmeta"})
+    assert names.resolve(dyn("", "$wpdb->options")) == ("wp_options", "table_property")
+    # a property a CREATE TABLE in code names, with the discovered prefix
+    assert names.resolve(dyn("", "$wpdb->postmeta")) == ("wp_postmeta", "table_property")
+    # anything else stays unknown: no guess
+    assert names.resolve(dyn("", "$this->table")) is None
+    assert names.resolve(dyn("", "$table")) is None
+    assert names.resolve(dyn("options", "$wpdb->prefix")) == ("wp_options", "discovered_prefix")
+    # the literal rest names a known table: sqltext's name stands
+    assert names.resolve(dyn("users", "$prefix")) is None
+    assert names.resolve(dyn("", "$db->quoteName('#__content')")) == (
+        "jos_content",
+        "schema_suffix",
+    )
+    assert names.resolve(dyn("", "$db->table_name('users')")) == ("users", "helper_call")
+    assert names.resolve(dyn("", "$db->tbl('users')")) is None
+    # no prefix discovered: a unique suffix match on the known tables
+    bare = TableNames({"wp_options", "wp_posts", "xx_posts"})
+    assert bare.resolve(dyn("", "$wpdb->options")) == ("wp_options", "schema_suffix")
+    assert bare.resolve(dyn("", "$wpdb->posts")) is None  # two candidates
+    assert bare.resolve(dyn("options", "{$wpdb->prefix}")) == ("wp_options", "schema_suffix")
+
+
+def test_a_known_literal_rest_wins_over_a_suffix_match() -> None:
+    from ragraf.build.resolve.tablenames import TableNames
+    from ragraf.lang.facts import SqlTable
+
+    names = TableNames({"orders", "open_orders"})
+    assert names.resolve(SqlTable("orders", "dynamic", "write", None, "$this->prefix")) is None
+    assert TableNames({"open_orders"}).resolve(
+        SqlTable("orders", "dynamic", "write", None, "$this->prefix")
+    ) == ("open_orders", "schema_suffix")
+
+
+def test_a_specific_prefix_name_wins_over_a_bare_prefix_key() -> None:
+    from ragraf.build.resolve.tablenames import TableNames
+    from ragraf.lang import php
+
+    cache = php.extract(
+        "c.php", "<?php\n$o = ['prefix' => 'cache_'];\n$p = ['prefix' => 'cache_'];\n"
+    )
+    conf = php.extract("w.php", "<?php\n$table_prefix = 'wp_';\n")
+    assert TableNames.of([cache, conf], []).prefixes == ["wp_", "cache_"]

@@ -347,6 +347,7 @@ def _build_rev(ctx: BuildContext) -> IndexResult:
         prefixes=dict(cfg.project["db"]["table_prefixes"]),
         max_ambiguous=int(cfg.project["resolve"]["max_ambiguous_candidates"]),
         code_tables=not schema.table_index,
+        table_helpers=tuple(cfg.project["db"].get("table_helpers") or ()),
     )
     from ragraf.build import schema as schema_build
 

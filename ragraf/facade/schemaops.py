@@ -265,7 +265,7 @@ def _sql_item(
     how = next(
         (
             h
-            for h in ("exact", "prefix_resolved", "dynamic")
+            for h in ("exact", "prefix_resolved", "code_resolved", "dynamic")
             if any(t.get("how") == h for t in mine)
         ),
         "dynamic",
@@ -290,6 +290,8 @@ def _sql_item(
         "symbol": holder,
         "text": ctx.line_text(path, start),
     }
+    if p.get("call"):
+        item["call"] = sanitize.clean(str(p["call"]))
     exprs = [sanitize.clean(t["expr"]) for t in mine if t.get("expr")]
     if exprs:
         item["runtime_parts"] = exprs

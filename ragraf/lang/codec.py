@@ -41,6 +41,7 @@ _TYPES: dict[str, type] = {
         F.SqlTable,
         F.SqlAnalysis,
         F.SqlRef,
+        F.TablePrefixRef,
         F.DocLinkRef,
         F.DocNameRef,
     )

@@ -240,7 +240,10 @@ MAX_SQL_PROBLEMS = 5
 
 
 class SqlRef(NamedTuple):
-    """A string expression that is SQL (§6.2), analysed once by ``ragraf.sql.sqltext``."""
+    """A string expression that is SQL (§6.2), analysed once by ``ragraf.sql.sqltext``;
+    or a query-builder call (``$wpdb->update($wpdb->options, ...)``, ``DB::table('t')``):
+    then ``fragments`` starts with ``("call", "<receiver>-><method>")`` followed by the
+    table argument's fragments."""
 
     owner: int
     line: int
@@ -248,6 +251,17 @@ class SqlRef(NamedTuple):
     fragments: tuple[tuple[str, str], ...]
     analysis: SqlAnalysis | None
     ordinal: int  # 1, 2... for several on one line
+
+
+class TablePrefixRef(NamedTuple):
+    """A literal assigned to a name that says it is the tables' prefix (``$table_prefix =
+    'wp_'``, ``define('DB_PREFIX', 'oc_')``, ``'dbprefix' => 'ci_'``): a value the run-time
+    prefix of table names in SQL may have (``ragraf.build.resolve.tablenames``)."""
+
+    owner: int
+    line: int
+    name: str
+    value: str
 
 
 class DocLinkRef(NamedTuple):
@@ -281,6 +295,7 @@ Ref = (
     | RouteRef
     | ImportRef
     | SqlRef
+    | TablePrefixRef
     | DocLinkRef
     | DocNameRef
 )

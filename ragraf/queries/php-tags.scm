@@ -60,3 +60,30 @@
   (#match? @sql.string "^<<<[ \\t]*\"?[A-Za-z_][A-Za-z0-9_]*\"?\\r?\\n[\\s(]*(?i:select|with|insert|replace|update|delete|create|alter|drop|truncate|show|describe)\\b"))
 ((nowdoc) @sql.string
   (#match? @sql.string "^<<<[ \\t]*'[A-Za-z_][A-Za-z0-9_]*'\\r?\\n[\\s(]*(?i:select|with|insert|replace|update|delete|create|alter|drop|truncate|show|describe)\\b"))
+
+; SQL fragments (issue 12): pieces that continue a statement (FROM / JOIN / WHERE / AND
+; ... clauses) and are concatenated, appended or pushed onto arrays; ragraf.lang.php.assemble
+; puts them into the statement they end up in, else they are analysed as fragments.
+((string) @sql.string
+  (#match? @sql.string "^[bB]?'[\\s(]*(?i:from|join|left|right|inner|cross|natural|straight_join|where|and|or|order|group|having|union|not|exists|in)\\b"))
+((encapsed_string) @sql.string
+  (#match? @sql.string "^[bB]?\"[\\s(]*(?i:from|join|left|right|inner|cross|natural|straight_join|where|and|or|order|group|having|union|not|exists|in)\\b"))
+
+; Query-builder calls naming a table (issue 12): `$wpdb->update($wpdb->options, ...)`,
+; `DB::table('users')->where(...)`, `$qb->from('users', 'u')`; ragraf.lang.php.strings
+; decides from the receiver and the first argument.
+((member_call_expression name: (name) @name.sql.call) @sql.call
+  (#match? @name.sql.call "^(?i:insert|update|delete|replace|table|from|into|join|leftjoin|rightjoin|innerjoin)$"))
+((scoped_call_expression name: (name) @name.sql.call) @sql.call
+  (#match? @name.sql.call "^(?i:insert|update|delete|table)$"))
+
+; Table prefixes (issue 12): a literal assigned to `$table_prefix`, `DB_PREFIX`, `'dbprefix'`...
+((assignment_expression left: (_) @name.sql.prefix right: (string)) @sql.prefix
+  (#match? @name.sql.prefix "(?i:prefix)$"))
+((function_call_expression
+   function: (name) @name.sql.define
+   arguments: (arguments . (argument (string) @name.sql.prefix_const))) @sql.prefix
+  (#eq? @name.sql.define "define")
+  (#match? @name.sql.prefix_const "(?i:prefix)['\"]$"))
+((array_element_initializer . (string) @name.sql.prefix_key . (string)) @sql.prefix
+  (#match? @name.sql.prefix_key "^['\"](?i:[a-z_]*prefix)['\"]$"))

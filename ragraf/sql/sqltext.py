@@ -42,6 +42,17 @@ Invariants a change must keep:
   linear in the length of the text.
 - ``sqlglot`` is imported lazily (through ``ragraf.sql.glot``); importing this
   module costs only the stdlib.
+- Fragments (issue 12): text that continues a statement (``' FROM orders o,'``,
+  ``'LEFT JOIN users u ON ...'``, ``'AND id IN (SELECT ...)'``) is completed
+  into a statement around an invented table (``__rgfrag__``, never reported)
+  and analysed the same way; operation 'fragment', every table 'read'. It
+  must name a table after FROM / JOIN, else it is not treated as SQL.
+  ``analyze`` of text that does not start with a statement keyword is
+  ``analyze_fragment``.
+- Joomla's ``#__`` before a name is a run-time prefix part (``#`` would start
+  a MySQL comment).
+- ``analyze_call`` reads a query-builder call's table argument (no SQL text):
+  ``parsed`` False, ``columns`` None.
 """
 
 from __future__ import annotations
@@ -57,7 +68,18 @@ from ragraf.sql import glot
 if TYPE_CHECKING:
     from sqlglot import exp
 
-OPERATIONS = ("select", "insert", "update", "delete", "replace", "create", "alter", "drop", "other")
+OPERATIONS = (
+    "select",
+    "insert",
+    "update",
+    "delete",
+    "replace",
+    "create",
+    "alter",
+    "drop",
+    "fragment",
+    "other",
+)
 
 
 @dataclass(frozen=True)
@@ -224,13 +246,19 @@ def analyze(
     if not isinstance(fragments, (str, list, tuple)):
         fragments = list(fragments)
     if _first_word(fragments) is None:  # the common case: decided on the first word
-        return None
-    frags = _as_tuple(fragments)
+        return analyze_fragment(fragments, prefixes)
+    frags = _joomla(_as_tuple(fragments))
     lead = _lead_keyword(frags)
     if lead is None:
         return None
-    pkey = tuple(sorted((_norm_dyn(k), v) for k, v in (prefixes or {}).items()))
-    cached = _analyze_cached(frags, pkey, lead)
+    return _copy(_analyze_cached(frags, _pkey(prefixes), lead))
+
+
+def _pkey(prefixes: Mapping[str, str] | None) -> tuple[tuple[str, str], ...]:
+    return tuple(sorted((_norm_dyn(k), v) for k, v in (prefixes or {}).items()))
+
+
+def _copy(cached: SqlInfo | None) -> SqlInfo | None:
     if cached is None:
         return None
     # fresh lists: callers may mutate what they get without touching the cache
@@ -243,6 +271,158 @@ def analyze(
         cached.parsed,
         list(cached.problems),
     )
+
+
+# ------------------------------------------------------------------ fragments
+
+# How a piece of SQL that is not a statement starts (the clause it continues), matched on
+# the first literal: the word must be all upper or all lower case, like a statement's.
+_FRAG_LEAD = re.compile(
+    r"[\s(]*((?:(?:natural\s+)?(?:left|right|full)\s+(?:outer\s+)?|inner\s+|cross\s+)?join"
+    r"|straight_join|from|where|and|or|order\s+by|group\s+by|having|union(?:\s+all)?"
+    r"|not\s+exists|exists|not\s+in|in)\b",
+    re.I,
+)
+#: the statement a fragment is completed into, by its first word; ``__rgfrag__`` names the
+#: table the completion invents (never reported)
+_FRAG_WRAP = {
+    "from": "SELECT 1 ",
+    "join": "SELECT 1 FROM __rgfrag__ ",
+    "where": "SELECT 1 FROM __rgfrag__ ",
+    "order": "SELECT 1 FROM __rgfrag__ ",
+    "group": "SELECT 1 FROM __rgfrag__ ",
+    "having": "SELECT 1 FROM __rgfrag__ ",
+    "union": "SELECT 1 FROM __rgfrag__ ",
+    "and": "SELECT 1 FROM __rgfrag__ WHERE 1 = 1 ",
+    "or": "SELECT 1 FROM __rgfrag__ WHERE 1 = 1 ",
+    "exists": "SELECT 1 FROM __rgfrag__ WHERE ",
+    "not": "SELECT 1 FROM __rgfrag__ WHERE ",
+    "in": "SELECT 1 FROM __rgfrag__ WHERE 1 ",
+}
+_FRAG_NAMES = re.compile(r"\b(?:from|join)\s+[`\w\x01{$]", re.I)
+_FRAG_TABLE = "__rgfrag__"
+
+
+def fragment_lead(fragments: Iterable[Fragment] | str) -> str | None:
+    """The clause a SQL fragment continues ('from', 'join', 'where', 'and'...) when its
+    text starts like one and names a table (FROM / JOIN and a name follow); else None."""
+    frags = _as_tuple(fragments if isinstance(fragments, (str, list, tuple)) else list(fragments))
+    if not frags or frags[0][0] != "lit":
+        return None
+    m = _FRAG_LEAD.match(frags[0][1])
+    if m is None:
+        return None
+    word = m.group(1)
+    if not (word.isupper() or word.islower()):
+        return None
+    lits = "".join(t if k == "lit" else "\x01" for k, t in frags)
+    if not _FRAG_NAMES.search(lits):
+        return None
+    if word.islower() and _PROSE.search(lits):
+        return None
+    if frags[-1][0] == "lit" and frags[-1][1].rstrip()[-1:] in (".", "!", "?", ":"):
+        return None  # a sentence
+    first = word.split()[0].lower()
+    if first == "not" and word.lower().split()[-1] == "in":
+        return "in"
+    return (
+        "join"
+        if first in ("left", "right", "full", "inner", "cross", "natural")
+        or (first == "straight_join")
+        else first
+    )
+
+
+def analyze_fragment(
+    fragments: Iterable[Fragment] | str, prefixes: Mapping[str, str] | None = None
+) -> SqlInfo | None:
+    """Analyse a piece of SQL that is not a whole statement (``' FROM orders o'``,
+    ``'LEFT JOIN users u ON ...'``, ``'AND id IN (SELECT ...)'``): the tables it names,
+    all read (the statement it ends up in is not known), operation 'fragment'. None when
+    it does not look like one or names no table."""
+    if not isinstance(fragments, (str, list, tuple)):
+        fragments = list(fragments)
+    lead = fragment_lead(fragments)
+    if lead is None:
+        return None
+    frags = _joomla(_as_tuple(fragments))
+    if frags[-1][0] == "lit":  # a list item: `orders o,`
+        frags = (*frags[:-1], ("lit", frags[-1][1].rstrip().rstrip(",")))
+    wrapped = (("lit", _FRAG_WRAP[lead]), *frags)
+    merged: list[Fragment] = []
+    for k, v in wrapped:
+        if k == "lit" and merged and merged[-1][0] == "lit":
+            merged[-1] = ("lit", merged[-1][1] + v)
+        else:
+            merged.append((k, v))
+    info = _copy(_analyze_cached(tuple(merged), _pkey(prefixes), "select"))
+    if info is None:
+        return None
+    tables = [
+        TableRef(t.name, t.how, "read", t.schema, t.expr)
+        for t in info.tables
+        if t.name.lower() != _FRAG_TABLE
+    ]
+    if not tables:
+        return None
+    info.operation = "fragment"
+    info.tables = list(dict.fromkeys(tables))
+    return info
+
+
+def analyze_call(
+    operation: str, role: str, table: Iterable[Fragment], prefixes: Mapping[str, str] | None = None
+) -> SqlInfo | None:
+    """A query-builder call (``$wpdb->update($wpdb->options, ...)``, ``DB::table('t')``):
+    the table its argument names (``table``: the argument's fragments; a literal may carry
+    a ``db.`` qualifier, backquotes and an alias: ``'users u'``, ``'users AS u'``). No SQL
+    text: ``columns`` is None, ``parsed`` is False. None when the argument names nothing."""
+    frags = _joomla(_as_tuple(list(table)))
+    if not frags:
+        return None
+    pre = {_norm_dyn(k): v for k, v in (prefixes or {}).items()}
+    if frags[-1][0] == "lit":  # an alias after the name
+        frags = (*frags[:-1], ("lit", re.split(r"\s", frags[-1][1].strip(), maxsplit=1)[0]))
+    lits = "".join(v for k, v in frags if k == "lit").strip().replace("`", "")
+    if lits and not re.fullmatch(r"[\w$.]+", lits):
+        return None  # not a name: `'id = 1'`, `'me@example.org'`
+    dyn = [_norm_dyn(v) for k, v in frags if k == "dyn"]
+    schema = None
+    if not dyn:
+        schema, _dot, name = lits.rpartition(".")
+        return SqlInfo(
+            operation, [TableRef(name, "exact", role, schema or None)], None, False, False, False
+        )
+    if all(d in pre for d in dyn):
+        name = "".join(pre[_norm_dyn(v)] if k == "dyn" else v for k, v in frags).replace("`", "")
+        ref = TableRef(name.strip(), "prefix_resolved", role, None, " . ".join(dyn))
+        return SqlInfo(operation, [ref], None, False, False, False)
+    ref = TableRef(lits.strip("._"), "dynamic", role, None, " . ".join(dyn))
+    return SqlInfo(
+        operation, [ref], None, False, True, False, [f"dynamic table name: {ref.name or ref.expr}"]
+    )
+
+
+_JOOMLA = re.compile(r"#__(?=\w)")
+
+
+def _joomla(frags: tuple[Fragment, ...]) -> tuple[Fragment, ...]:
+    """Joomla's table prefix placeholder ``#__users`` (a ``#`` comment to MySQL) as a
+    run-time prefix part ``#__``."""
+    if not any(k == "lit" and "#__" in t for k, t in frags):
+        return frags
+    out: list[Fragment] = []
+    for k, t in frags:
+        if k != "lit" or "#__" not in t:
+            out.append((k, t))
+            continue
+        pieces = _JOOMLA.split(t)
+        for i, piece in enumerate(pieces):
+            if i:
+                out.append(("dyn", "#__"))
+            if piece:
+                out.append(("lit", piece))
+    return tuple(out)
 
 
 def warm() -> None:

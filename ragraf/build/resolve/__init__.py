@@ -3,7 +3,8 @@
 The package has four parts: ``symbols`` (what the corpus declares, the class
 hierarchy and the evaluation of type descriptors), ``edges`` (the edge set
 and how a use becomes stated or derived edges), ``reach`` (the include graph:
-which declaration of a function declared more than once a file can run) and
+which declaration of a function declared more than once a file can run),
+``tablenames`` (the corpus' conventions for table names built in code) and
 ``linker`` (one handler per reference kind, class edges, includes, SQL, routes,
 docs).
 
@@ -49,6 +50,13 @@ Invariants a change must keep:
   Without any schema (``code_tables``) every named table is linked to a
   ``db_table`` node of source ``code``; ``ragraf.build.schema.add_code_tables``
   makes those nodes and turns the edges to them derived.
+- Table names from code (issue 12, ``ragraf.build.resolve.tablenames``): a dynamic name
+  the corpus explains (a discovered prefix, a table property such as
+  ``$wpdb->options``, a helper call with a literal argument, a unique suffix
+  match) is resolved, marked ``how: code_resolved`` with its ``via``, and its
+  edges are derived. A query-builder call (``$wpdb->update($wpdb->options,
+  ...)``, ``DB::table('t')``) is a ``sql_literal`` with a ``call`` prop whose
+  edges are derived (``via: query_builder``).
 """
 
 from __future__ import annotations
@@ -70,6 +78,7 @@ def resolve(
     prefixes: dict[str, str] | None = None,
     max_ambiguous: int = 50,
     code_tables: bool = False,
+    table_helpers: Iterable[str] = (),
 ) -> Resolved:
     """Link the references of every file; ``tables`` maps lower table names to node ids;
     ``code_tables``: there is no schema, a table SQL names is linked to
@@ -83,4 +92,5 @@ def resolve(
         prefixes,
         max_ambiguous,
         code_tables,
+        tuple(table_helpers),
     ).run()

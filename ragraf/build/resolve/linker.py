@@ -21,6 +21,7 @@ from ragraf import ids
 from ragraf.build.resolve import reach
 from ragraf.build.resolve.edges import SOURCES_TS, EdgeSet
 from ragraf.build.resolve.symbols import SymbolTable
+from ragraf.build.resolve.tablenames import TableNames
 from ragraf.kinds import RANK_EDGES, CallKind, EdgeKind, Layer, NodeKind, Unresolved
 from ragraf.lang import registry
 from ragraf.lang.facts import (
@@ -41,8 +42,10 @@ from ragraf.lang.facts import (
     RouteRef,
     SqlAnalysis,
     SqlRef,
+    SqlTable,
     StaticCallRef,
     SuperglobalRef,
+    TablePrefixRef,
     Target,
     TypeDesc,
 )
@@ -53,6 +56,7 @@ from ragraf.sql import dbschema, sqltext
 
 SOURCES_SQL = json.dumps(["tree-sitter", "sqlglot"])
 SOURCES_SQL_REGEX = json.dumps(["tree-sitter", "regex"])
+SOURCES_SQL_CALL = json.dumps(["tree-sitter"])
 SYSTEM_SCHEMAS = frozenset({"information_schema", "mysql", "performance_schema", "sys"})
 #: a dynamic include matching more files than this is not linked (counted unresolved):
 #: past it the candidates say nothing an agent can use
@@ -86,6 +90,7 @@ class Linker:
         prefixes: dict[str, str] | None = None,
         max_ambiguous: int = 50,
         code_tables: bool = False,
+        table_helpers: tuple[str, ...] = (),
     ) -> None:
         self.files = files
         self.code_tables = code_tables  # no schema: every table SQL names gets a node
@@ -95,6 +100,8 @@ class Linker:
         self.tables = tables or {}  # lower table name -> db_table node id
         self.prefixes = prefixes or {}  # db.table_prefixes
         self.prefix_keys = {sqltext.norm_dyn(k) for k in self.prefixes}
+        self.table_helpers = table_helpers  # db.table_helpers
+        self.table_names: TableNames | None = None  # made by the first on_sql
         self.sym = SymbolTable(files)
         self.out = EdgeSet(conf)
         self.add = self.out.add
@@ -120,6 +127,7 @@ class Linker:
             DocLinkRef: self.on_doc_link,
             DocNameRef: self.on_doc_name,
             SqlRef: self.on_sql,
+            TablePrefixRef: self.on_table_prefix,
         }
 
     # -- the run ------------------------------------------------------------------
@@ -805,26 +813,58 @@ class Linker:
             )
 
     # -- SQL in strings ------------------------------------------------------------------
-    def on_sql(self, f: FileFacts, owner: str, ref: SqlRef) -> None:
-        st = self.stats
+    def on_table_prefix(self, f: FileFacts, owner: str, ref: TablePrefixRef) -> None:
+        """Read by ``TableNames.of`` before the first SQL string; no edge of its own."""
+
+    def sql_names(self) -> TableNames:
+        """The corpus' table-name conventions (made once, from every file's facts)."""
+        if self.table_names is None:
+            self.table_names = TableNames.of(self.files, self.tables, self.table_helpers)
+        return self.table_names
+
+    def sql_info(self, ref: SqlRef) -> tuple[SqlAnalysis | None, str | None]:
+        """The analysis of a SQL string (again with ``db.table_prefixes`` when a run-time
+        part is a configured one) and, for a query-builder call, its label."""
         info = ref.analysis
         frags = ref.fragments
+        call = frags[0][1] if frags and frags[0][0] == "call" else None
         if self.prefix_keys and any(
             k == "dyn" and sqltext.norm_dyn(t) in self.prefix_keys for k, t in frags
         ):
-            info = SqlAnalysis.of(sqltext.analyze(frags, self.prefixes))
+            if call is None:
+                info = SqlAnalysis.of(sqltext.analyze(frags, self.prefixes))
+            elif info is not None and info.tables:
+                t0 = info.tables[0]
+                info = SqlAnalysis.of(
+                    sqltext.analyze_call(info.operation, t0.role, frags[1:], self.prefixes)
+                )
+        return info, call
+
+    def on_sql(self, f: FileFacts, owner: str, ref: SqlRef) -> None:
+        st = self.stats
+        info, call = self.sql_info(ref)
         if info is None:
             return
+        names_of_code = self.sql_names()
+        tables: list[tuple[SqlTable, str | None]] = []
+        for t in info.tables:
+            got = names_of_code.resolve(t) if t.how == "dynamic" else None
+            if got is None:
+                tables.append((t, None))
+            else:
+                tables.append((t._replace(name=got[0], how="code_resolved"), got[1]))
+                st["sql_tables_from_code"] += 1
+        dynamic = info.dynamic  # a resolved name was still built at run time
         path, line = f.path, ref.line
         owner_fqn = f.nodes[ref.owner].fqn
         fqn = f"{owner_fqn}#sql@{line}" + (f"#{ref.ordinal}" if ref.ordinal > 1 else "")
         nid = ids.node_id(NodeKind.SQL_LITERAL, fqn, path, line)
-        names = list(dict.fromkeys(t.name for t in info.tables if t.name)) or ["?"]
+        names = list(dict.fromkeys(t.name for t, _v in tables if t.name)) or ["?"]
         props: dict[str, Any] = {
             "operation": info.operation,
             "columns": None if info.columns is None else list(info.columns),
             "select_star": info.select_star,
-            "dynamic": info.dynamic,
+            "dynamic": dynamic,
             "parsed": info.parsed,
             "tables": [
                 {
@@ -833,10 +873,13 @@ class Linker:
                     "role": t.role,
                     **({"schema": t.schema} if t.schema else {}),
                     **({"expr": t.expr} if t.expr else {}),
+                    **({"via": via} if via else {}),
                 }
-                for t in info.tables
+                for t, via in tables
             ],
         }
+        if call is not None:
+            props["call"] = call
         if info.problems:
             props["problems"] = list(info.problems)
         self.out.node(
@@ -854,11 +897,12 @@ class Linker:
         )
         self.add(owner, nid, EdgeKind.CONTAINS, path, line)
         st["sql_literals"] += 1
+        st["sql_calls"] += 1 if call is not None else 0
         st["sql_parsed"] += 1 if info.parsed else 0
-        st["sql_dynamic"] += 1 if info.dynamic else 0
+        st["sql_dynamic"] += 1 if dynamic else 0
         st["sql_select_star"] += 1 if info.select_star else 0
-        found: dict[str, tuple[set[str], set[str]]] = {}
-        for t in info.tables:
+        found: dict[str, tuple[set[str], set[str], set[str]]] = {}
+        for t, via in tables:
             if not t.name:
                 st["sql_tables_dynamic"] += 1
                 continue
@@ -870,30 +914,40 @@ class Linker:
             if tid is None:
                 st["sql_tables_unknown"] += 1
                 continue
-            roles, hows = found.setdefault(tid, (set(), set()))
+            roles, hows, vias = found.setdefault(tid, (set(), set(), set()))
             roles.add(t.role)
             hows.add(t.how)
-        sources = SOURCES_SQL if info.parsed else SOURCES_SQL_REGEX
+            if via:
+                vias.add(via)
+        sources = (
+            SOURCES_SQL_CALL
+            if call is not None
+            else SOURCES_SQL
+            if info.parsed
+            else SOURCES_SQL_REGEX
+        )
         for tid in sorted(found):
-            roles, hows = found[tid]
-            name_how = (
-                "exact"
-                if "exact" in hows
-                else "prefix_resolved"
-                if "prefix_resolved" in hows
-                else "dynamic"
+            roles, hows, vias = found[tid]
+            name_how = next(
+                (h for h in ("exact", "prefix_resolved", "code_resolved") if h in hows), "dynamic"
             )
             via = (
                 "not_parsed"
-                if not info.parsed
+                if not info.parsed and call is None
                 else "dynamic_table_name"
                 if name_how == "dynamic"
+                else min(vias)
+                if name_how == "code_resolved"
                 else "table_prefix"
                 if name_how == "prefix_resolved"
+                else "query_builder"
+                if call is not None
+                else "sql_fragment"
+                if info.operation == "fragment"
                 else "select_star"
                 if info.select_star
                 else "dynamic_sql"
-                if info.dynamic
+                if dynamic
                 else None
             )
             derived = via is not None

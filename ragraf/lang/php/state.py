@@ -116,6 +116,8 @@ class State:
         self.comments: list[Node] = []
         self.sql_done: set[tuple[int, int]] = set()
         self.sql_lines: dict[tuple[int, int], int] = {}
+        self.sql_pending: list[tuple[int, Node]] = []  # (owner node, string expression)
+        self.sql_calls: list[tuple[int, Node]] = []  # (owner node, possible query-builder call)
         # variable / property types that wait for finish() to be closed over their scope
         self.pending_globals: list[tuple[int, str, TypeDesc]] = []
         self.pending_props: list[tuple[int, ClassDecl, str, TypeDesc]] = []

@@ -1,20 +1,36 @@
-"""PHP string literals and the SQL in them (issue 6, architecture §6.2).
+"""PHP string literals and the SQL in them (issues 6 and 12, architecture §6.2).
 
 A capture ``@sql.string`` is a string whose text starts with a SQL statement
-keyword (the query's predicate). It is followed up to its outermost
-concatenation, which is turned into fragments: ``("lit", text)`` for literal
-text decoded as PHP decodes it (escapes of single- and double-quoted strings,
-heredoc indentation) and ``("dyn", php)`` for run-time parts (their PHP
-source, cut to ``MAX_SQL_DYN`` characters).
+keyword or a clause keyword (FROM, JOIN, WHERE, AND...; the query's
+predicates). It is followed up to its outermost concatenation (or the
+``sprintf`` whose format it is) and kept; at the end of the walk
+(``finish_sql``) the kept expressions of each scope are turned into fragments
+by ``ragraf.lang.php.assemble`` (string variables of the scope substituted):
+``("lit", text)`` for literal text decoded as PHP decodes it (escapes of
+single- and double-quoted strings, heredoc indentation) and ``("dyn", php)``
+for run-time parts (their PHP source, cut to ``MAX_SQL_DYN`` characters).
+A capture ``@sql.call`` is a call that may be a query builder's naming a
+table (``$wpdb->update($t, ...)``, ``DB::table('t')``, ``->from('t')``);
+``@sql.prefix`` a literal assigned to a table-prefix name.
 
 Invariants a change must keep:
-- Each outermost concatenation is analysed once, with ``ragraf.sql.sqltext``
-  *without* configured table prefixes; the resolver re-analyses the few whose
-  run-time parts a prefix in ``db.table_prefixes`` names.
-- The ref is a ``SqlRef`` whose owner is a node index already: the innermost
-  function / method (a closure belongs to its enclosing one), else the class
-  (constants, property defaults), else the file; ``ordinal`` counts the SQL
-  strings of one owner on one line.
+- Each piece of SQL is analysed once, with ``ragraf.sql.sqltext`` *without*
+  configured table prefixes (the resolver re-analyses the few whose run-time
+  parts a prefix in ``db.table_prefixes`` names): a statement built from a
+  variable's assignment and appends is one SqlRef at the assignment's line
+  (``end_line`` the last append's); a string a statement took in is not
+  analysed again; a clause fragment no statement took in is analysed as a
+  fragment (``sqltext.analyze_fragment``).
+- A query-builder call is recognised only when its receiver is a database
+  connection or builder (``_DB_RECEIVER``) or, for ``table``/``from``/``join``,
+  when the chain around it calls builder methods; its first argument (a
+  Doctrine ``join``'s second) must not be an array, closure or number. Its
+  SqlRef's fragments start with ``("call", "<receiver>-><method>")``.
+- The ref is a ``SqlRef`` (or ``TablePrefixRef``) whose owner is a node index
+  already: the innermost function / method (a closure belongs to its
+  enclosing one), else the class (constants, property defaults), else the
+  file; ``ordinal`` counts the SQL refs of one owner on one line, in source
+  order.
 - ``pack_sql`` keeps the analysis as plain data (FileFacts cross process
   borders and are cached).
 """
@@ -22,9 +38,11 @@ Invariants a change must keep:
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from ragraf.lang.facts import SqlAnalysis, SqlRef
+from ragraf.lang.facts import SqlAnalysis, SqlRef, TablePrefixRef
+from ragraf.lang.php import assemble
 from ragraf.lang.php.state import State
 from ragraf.sql import sqltext
 
@@ -60,7 +78,11 @@ class Strings(State):
     """SQL candidates of the walk and the decoding of PHP strings."""
 
     def on_sql(self, n: Node) -> None:
-        """A string starting with a SQL keyword: analyse its outermost concatenation once."""
+        """A string starting with a SQL keyword or clause: keep its outermost concatenation
+        for ``finish_sql`` (once)."""
+        head = _LEAD_WORD.match(self.src, n.start_byte, min(n.end_byte, n.start_byte + 64))
+        if head is not None and not (head.group(1).isupper() or head.group(1).islower()):
+            return  # "In this case ...", "Order now": prose (sqltext would say so too)
         outer = n
         p = outer.parent
         while p is not None:
@@ -70,24 +92,149 @@ class Strings(State):
                 break
             outer = p
             p = outer.parent
+        call = _format_call(outer)
+        if call is not None:
+            outer = call
         key = (outer.start_byte, outer.end_byte)
         if key in self.sql_done:
             return
         self.sql_done.add(key)
-        frags = self.sql_fragments(outer)
-        if not sqltext.looks_like_sql(frags):
+        self.sql_pending.append((self.sql_owner(), outer))
+
+    def finish_sql(self) -> None:
+        """Analyse the kept strings scope by scope: variables assembled (``assemble``), whole
+        statements first (newest first: a later statement takes in the pieces it is built
+        from), then the fragments no statement took in."""
+        by_scope: dict[int, tuple[Node, list[tuple[int, Node]], list[tuple[int, Node]]]] = {}
+        for owner, outer in self.sql_pending:
+            sc = assemble.scope_of(outer)
+            by_scope.setdefault(sc.start_byte, (sc, [], []))[1].append((owner, outer))
+        for owner, call in self.sql_calls:
+            sc = assemble.scope_of(call)
+            by_scope.setdefault(sc.start_byte, (sc, [], []))[2].append((owner, call))
+        found: list[tuple[int, int, int, int, tuple[tuple[str, str], ...], SqlAnalysis | None]] = []
+        for sc, items, calls in by_scope.values():
+            asm = assemble.Assembler(sc, self.t, self.literal_fragments)
+            for owner, call in calls:
+                got = self.builder_call(asm, call)
+                if got is not None:
+                    line = call.start_point[0] + 1
+                    found.append((call.start_byte, owner, line, call.end_point[0] + 1, *got))
+            todo = sorted(items, key=lambda it: it[1].start_byte, reverse=True)
+            later: list[tuple[int, Node]] = []
+            for owner, outer in todo:
+                if outer.start_byte in asm.consumed:
+                    continue
+                mark = asm.checkpoint()
+                frags, end = self.assembled(asm, outer)
+                if not sqltext.looks_like_sql(frags):
+                    asm.rollback(mark)  # not a statement: it took nothing in
+                    later.append((owner, outer))
+                    continue
+                info = sqltext.analyze(frags)
+                if info is None and not any(k == "dyn" for k, _t in frags):
+                    continue
+                found.append(
+                    (outer.start_byte, owner, outer.start_point[0] + 1, end, frags, pack_sql(info))
+                )
+            for owner, outer in later:
+                if outer.start_byte in asm.consumed:
+                    continue
+                frags, end = self.assembled(asm, outer)
+                info = sqltext.analyze_fragment(frags)
+                if info is None:
+                    continue
+                found.append(
+                    (outer.start_byte, owner, outer.start_point[0] + 1, end, frags, pack_sql(info))
+                )
+        self.sql_calls.clear()
+        found.sort(key=lambda x: x[0])
+        for _start, owner, line, end_line, frags, packed in found:
+            ordinal = self.sql_lines.get((owner, line), 0) + 1
+            self.sql_lines[(owner, line)] = ordinal
+            # owner is already a node index here (not a scope): finish() keeps it as is
+            self.raw_refs.append(SqlRef(owner, line, end_line, frags, packed, ordinal))
+        self.sql_pending.clear()
+
+    def on_sql_call(self, n: Node) -> None:
+        """A call that may be a query builder's naming a table: kept for ``finish_sql``."""
+        self.sql_calls.append((self.sql_owner(), n))
+
+    def builder_call(
+        self, asm: assemble.Assembler, n: Node
+    ) -> tuple[tuple[tuple[str, str], ...], SqlAnalysis | None] | None:
+        """A query-builder call naming a table in its first argument (the second of a
+        Doctrine-style ``join('alias', 'table', 'a', ...)``): fragments starting with
+        ``("call", ...)``, then the argument's (variables assembled)."""
+        name_node = n.child_by_field_name("name")
+        method = self.t(name_node).lower() if name_node is not None else ""
+        recv = n.child_by_field_name("object" if n.type != "scoped_call_expression" else "scope")
+        rtext = self.t(recv) if recv is not None else ""
+        args = assemble.call_args(n)
+        if not args:
+            return None
+        first = args[0]
+        if "join" in method and len(args) >= 3 and args[1].type in ("string", "encapsed_string"):
+            first = args[1]
+        if first.type in _NOT_A_TABLE_ARG:
+            return None
+        op, role = _builder_role(n, method, rtext, self.t)
+        if op is None:
+            return None
+        table = asm.fragments(first)
+        info = sqltext.analyze_call(op, role, table)
+        if info is None:
+            return None
+        sep = "::" if n.type == "scoped_call_expression" else "->"
+        label = f"{rtext[-60:]}{sep}{self.t(name_node) if name_node is not None else method}"
+        return (("call", label), *table), pack_sql(info)
+
+    def on_sql_prefix(self, n: Node) -> None:
+        """A literal assigned to a table-prefix name: a ``TablePrefixRef``."""
+        name = value = None
+        if n.type == "assignment_expression":
+            left, right = n.child_by_field_name("left"), n.child_by_field_name("right")
+            if left is not None and right is not None and right.type == "string":
+                name, value = self.t(left), self.single_quoted(right)
+        elif n.type == "function_call_expression":  # define('DB_PREFIX', 'x_')
+            args = n.child_by_field_name("arguments")
+            vals = [
+                a.named_children[0]
+                for a in (args.named_children if args else [])
+                if a.named_children
+            ]
+            if len(vals) >= 2 and vals[0].type == "string" and vals[1].type == "string":
+                name, value = self.single_quoted(vals[0]), self.single_quoted(vals[1])
+        elif n.named_child_count == 2:  # 'dbprefix' => 'x_'
+            k, v = n.named_children
+            if k.type == "string" and v.type == "string":
+                name, value = self.single_quoted(k), self.single_quoted(v)
+        if name is None or value is None or not _PREFIX_VALUE.match(value):
             return
-        info = sqltext.analyze(frags)
-        if info is None and not any(k == "dyn" for k, _t in frags):
+        if not _is_prefix_name(name):
             return
-        owner = self.sql_owner()
-        line = outer.start_point[0] + 1
-        ordinal = self.sql_lines.get((owner, line), 0) + 1
-        self.sql_lines[(owner, line)] = ordinal
-        # owner is already a node index here (not a scope): finish() keeps it as is
         self.raw_refs.append(
-            SqlRef(owner, line, outer.end_point[0] + 1, frags, pack_sql(info), ordinal)
+            TablePrefixRef(self.sql_owner(), n.start_point[0] + 1, name[:MAX_SQL_DYN], value)
         )
+
+    def assembled(
+        self, asm: assemble.Assembler, outer: Node
+    ) -> tuple[tuple[tuple[str, str], ...], int]:
+        """The fragments of one kept string expression and its end line."""
+        built = asm.statement(outer)
+        if built is not None:
+            frags, last = built
+            end_line = last.end_point[0] + 1
+        else:
+            frags = asm.fragments(outer)
+            end_line = outer.end_point[0] + 1
+        return tuple(frags), end_line
+
+    def literal_fragments(self, n: Node) -> list[tuple[str, str]]:
+        """A string node's fragments (decoded literal text and run-time parts)."""
+        if n.type == "string":
+            return [("lit", self.single_quoted(n))]
+        return self.interpolated(n)
 
     def sql_owner(self) -> int:
         """The node index a SQL string belongs to: the innermost function or method (for a
@@ -101,39 +248,6 @@ class Strings(State):
             if what == "class":
                 return int(payload.node)
         return 0
-
-    def sql_fragments(self, n: Node) -> tuple[tuple[str, str], ...]:
-        """A string expression -> ("lit", decoded text) / ("dyn", PHP expression) fragments."""
-        out: list[tuple[str, str]] = []
-        stack = [n]
-        while stack:
-            x = stack.pop()
-            ty = x.type
-            if ty == "binary_expression" and _is_concat(x):
-                right, left = x.child_by_field_name("right"), x.child_by_field_name("left")
-                if right is not None:
-                    stack.append(right)
-                if left is not None:
-                    stack.append(left)
-            elif (
-                ty == "parenthesized_expression"
-                and x.named_child_count == 1
-                and (x.named_children[0].type in _STRINGS or _is_concat(x.named_children[0]))
-            ):
-                stack.append(x.named_children[0])
-            elif ty == "string":
-                out.append(("lit", self.single_quoted(x)))
-            elif ty in ("encapsed_string", "heredoc", "nowdoc"):
-                out.extend(self.interpolated(x))
-            elif ty != "comment":
-                out.append(("dyn", self.t(x)[:MAX_SQL_DYN]))
-        merged: list[tuple[str, str]] = []
-        for k, v in out:
-            if k == "lit" and merged and merged[-1][0] == "lit":
-                merged[-1] = ("lit", merged[-1][1] + v)
-            elif k != "lit" or v:
-                merged.append((k, v))
-        return tuple(merged)
 
     def single_quoted(self, n: Node) -> str:
         """The value of a literal without interpolation (``'...'``, ``b'...'``, ``"..."``)."""
@@ -214,6 +328,161 @@ class Strings(State):
         if cur < end:
             out.append(("raw", src[cur:end].decode("utf-8", "surrogateescape")))
         return out
+
+
+# the first word of a string node's source (after the quote or heredoc line)
+_LEAD_WORD = re.compile(rb"(?:[bB]?['\"]|<<<[^\n]*\n)[\s(]*([A-Za-z_]+)")
+# a first argument that is no table name
+_NOT_A_TABLE_ARG = frozenset(
+    {
+        "array_creation_expression",
+        "anonymous_function",
+        "arrow_function",
+        "integer",
+        "float",
+        "boolean",
+        "null",
+    }
+)
+# receivers that are a database connection or a query builder
+_DB_RECEIVER = re.compile(
+    r"(?:^|[>$:])(?:wpdb|db|dbh|dbo|database|conn|connection|pdo|dbal|adapter|capsule|qb"
+    r"|query|querybuilder|builder|sql|mysqli|DB|Db)\b|^\\?(?:DB|Db|Capsule)$|createQueryBuilder\("
+    r"|getQueryBuilder\(|getConnection\(|getDbo\(|->select\(|::table\(|->table\(",
+    re.I,
+)
+_WRITE_METHODS = {
+    "insert": "insert",
+    "insertgetid": "insert",
+    "insertorignore": "insert",
+    "insertusing": "insert",
+    "upsert": "insert",
+    "update": "update",
+    "updateorinsert": "update",
+    "increment": "update",
+    "decrement": "update",
+    "delete": "delete",
+    "truncate": "delete",
+    "forcedelete": "delete",
+    "replace": "replace",
+}
+_READ_METHODS = frozenset(
+    {
+        "get",
+        "first",
+        "find",
+        "value",
+        "pluck",
+        "count",
+        "exists",
+        "select",
+        "where",
+        "orderby",
+        "groupby",
+        "join",
+        "leftjoin",
+        "limit",
+        "paginate",
+        "chunk",
+        "cursor",
+        "max",
+        "min",
+        "sum",
+        "avg",
+        "lists",
+        "fetch",
+        "fetchall",
+        "execute",
+        "getquery",
+        "getresult",
+        "setparameter",
+        "andwhere",
+        "orwhere",
+        "wherein",
+    }
+)
+_PREFIX_VALUE = re.compile(r"^[A-Za-z][A-Za-z0-9]*_$")
+_PREFIX_NAMES = frozenset(
+    {
+        "table_prefix",
+        "tableprefix",
+        "db_prefix",
+        "dbprefix",
+        "tbl_prefix",
+        "tblprefix",
+        "database_prefix",
+        "db_table_prefix",
+        "prefix",
+    }
+)
+
+
+def _is_prefix_name(name: str) -> bool:
+    """``$table_prefix``, ``DB_PREFIX``, ``'dbprefix'``, ``$this->prefix`` (a property or
+    array key named just ``prefix``; a plain ``$prefix`` variable is too often something else)."""
+    m = re.search(r"([A-Za-z_]\w*)\W*$", name)
+    if m is None:
+        return False
+    last = m.group(1).lower()
+    if last not in _PREFIX_NAMES:
+        return False
+    return last != "prefix" or not name.lstrip().startswith("$") or "->" in name
+
+
+def _chain_up(n: Node, text: Callable[[Node], str]) -> list[str]:
+    """The (lower) method names called on the result of ``n``: ``n->a()->b()`` -> [a, b]."""
+    out = []
+    cur = n
+    p = cur.parent
+    while p is not None and p.type in ("member_call_expression", "nullsafe_member_call_expression"):
+        obj = p.child_by_field_name("object")
+        if obj is None or obj.start_byte != cur.start_byte or obj.end_byte != cur.end_byte:
+            break
+        nm = p.child_by_field_name("name")
+        if nm is not None:
+            out.append(text(nm).lower())
+        cur = p
+        p = cur.parent
+    return out
+
+
+def _builder_role(
+    n: Node, method: str, receiver: str, text: Callable[[Node], str]
+) -> tuple[str | None, str]:
+    """(operation, role) of a query-builder call, or (None, '') when it is none."""
+    db = _DB_RECEIVER.search(receiver) is not None
+    if method in ("insert", "update", "delete", "replace"):
+        # `$wpdb->update($table, ...)`, `$conn->delete('t', ...)`, `$qb->update('t')`
+        return (method, "write") if db else (None, "")
+    chain = _chain_up(n, text)
+    if method == "into":
+        return ("insert", "write") if db or chain else (None, "")
+    if not db and not any(c in _READ_METHODS or c in _WRITE_METHODS for c in chain):
+        return None, ""
+    for c in chain:
+        if c in _WRITE_METHODS:
+            return _WRITE_METHODS[c], "write"
+    return "select", "read"
+
+
+def _format_call(n: Node) -> Node | None:
+    """The ``sprintf(...)`` / ``vsprintf(...)`` call whose format ``n`` is."""
+    arg = n.parent
+    if arg is None or arg.type != "argument":
+        return None
+    args = arg.parent
+    call = args.parent if args is not None else None
+    if (
+        call is None
+        or call.type != "function_call_expression"
+        or args is None
+        or args.named_children[0].start_byte != arg.start_byte
+    ):
+        return None
+    fn = call.child_by_field_name("function")
+    src = fn.text if fn is not None else None
+    name = src.decode("utf-8", "replace").lower().lstrip("\\") if src else ""
+    return call if name in ("sprintf", "vsprintf") else None
 
 
 def _is_concat(n: Node | None) -> bool:

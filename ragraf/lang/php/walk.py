@@ -38,6 +38,7 @@ from ragraf.lang.facts import (
     RouteRef,
     SqlRef,
     StaticCallRef,
+    TablePrefixRef,
     TextFact,
 )
 from ragraf.lang.php.declarations import CLASS_KINDS, Declarations
@@ -147,6 +148,8 @@ class Extractor(Declarations, Uses, Strings):
             "definition.closure": self.on_closure,
             "text.comment": self.on_comment,
             "sql.string": self.on_sql,
+            "sql.call": self.on_sql_call,
+            "sql.prefix": self.on_sql_prefix,
         }
 
     def advance(self, start: int) -> None:
@@ -175,6 +178,7 @@ class Extractor(Declarations, Uses, Strings):
 
     def finish(self) -> None:
         """Close descriptors over their scopes, give refs node owners, texts and chunks."""
+        self.finish_sql()
         f = self.facts
         # close variable descriptors over the bindings of each scope that reach them
         all_scopes = self.all_scopes
@@ -197,7 +201,7 @@ class Extractor(Declarations, Uses, Strings):
                 decl.props.setdefault(pname, []).append(cd)
         refs: list[Ref] = []
         for r in self.raw_refs:
-            if isinstance(r, SqlRef):  # its owner is a node index already
+            if isinstance(r, SqlRef | TablePrefixRef):  # its owner is a node index already
                 refs.append(r)
                 continue
             sc = all_scopes[r.owner]
