@@ -638,3 +638,10 @@ def test_a_specific_prefix_name_wins_over_a_bare_prefix_key() -> None:
     )
     conf = php.extract("w.php", "<?php\n$table_prefix = 'wp_';\n")
     assert TableNames.of([cache, conf], []).prefixes == ["wp_", "cache_"]
+
+
+def test_an_empty_schema_part_does_not_crash_the_analysis():
+    # `a..b`: sqlglot leaves the schema a bare (empty) string; it raised AttributeError
+    info = analyze("SELECT * FROM a..b")
+    assert info is not None and info.operation == "select"
+    assert [t.name for t in info.tables] == ["b"]

@@ -808,8 +808,10 @@ def _from_sqlglot(built: _Built, lead: str) -> SqlInfo | None:
             name, how, expr = _resolve(raw, built)
             schema = None
             db = t.args.get("db")
-            if db is not None and db.name:
-                sname, show, sexpr = _resolve(db.name, built)
+            # `a..b` (MSSQL's default schema) leaves the db a bare string, often empty
+            db_name = db.name if isinstance(db, exp.Expr) else str(db or "")
+            if db_name:
+                sname, show, sexpr = _resolve(db_name, built)
                 schema = sname if show != "dynamic" else None
                 if show == "dynamic":
                     how = "dynamic"
