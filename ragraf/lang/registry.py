@@ -80,6 +80,7 @@ class Language:
 _COMMON = (
     "ragraf.lang.facts",
     "ragraf.lang.chunking",
+    "ragraf.lang.tstree",
     "ragraf.tokens",
     "ragraf.ids",
     "ragraf.kinds",

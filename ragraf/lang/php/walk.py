@@ -46,6 +46,7 @@ from ragraf.lang.php.names import DOC_VAR
 from ragraf.lang.php.state import Scope
 from ragraf.lang.php.strings import Strings
 from ragraf.lang.php.uses import Uses
+from ragraf.lang.tstree import first_error, innermost
 
 if TYPE_CHECKING:
     from tree_sitter import Node, Parser, Query
@@ -96,7 +97,7 @@ class Extractor(Declarations, Uses, Strings):
         f.scope_nodes.append(0)
         if root.has_error:
             f.status = "partial"
-            err = _first_error(root)
+            err = first_error(root)
             f.note = f"syntax error near line {err}" if err else "syntax errors"
         handlers = self.handlers()
         last = None
@@ -273,7 +274,7 @@ class Extractor(Declarations, Uses, Strings):
                     if el is not None and el.start_byte in self.decl_at:
                         owner = self.decl_at[el.start_byte]
             if owner is None:
-                owner = _innermost(spans, start)
+                owner = innermost(spans, start)
             if (
                 kind == "comment"
                 and merged
@@ -302,29 +303,6 @@ def _captures(root: Node) -> list[tuple[int, int, str, Node]]:
             items.append((node.start_byte, -node.end_byte, cap, node))
     items.sort(key=lambda x: (x[0], x[1], x[2]))
     return items
-
-
-def _innermost(spans: list[tuple[int, int, int]], line: int) -> int | None:
-    """The innermost span around a line (spans sorted by start line)."""
-    best = None
-    for s, e, i in spans:
-        if s > line:
-            break
-        if s <= line <= e:
-            best = i
-    return best
-
-
-def _first_error(root: Node) -> int | None:
-    """The line of the first syntax error (an ``ERROR`` or missing node)."""
-    stack = [root]
-    while stack:
-        n = stack.pop()
-        if n.type == "ERROR" or n.is_missing:
-            return n.start_point[0] + 1
-        if n.has_error:
-            stack.extend(reversed(n.children))
-    return None
 
 
 def warm() -> None:

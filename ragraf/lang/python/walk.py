@@ -47,6 +47,7 @@ from ragraf.lang.facts import (
 )
 from ragraf.lang.python.builtins import BUILTINS_MODULE
 from ragraf.lang.python.names import Names, Scope, is_package, module_of
+from ragraf.lang.tstree import first_error, innermost
 
 if TYPE_CHECKING:
     from tree_sitter import Node, Parser, Query
@@ -133,7 +134,7 @@ class Extractor(Names):
         self.top = Scope("module", 0, None, self.module)
         if root.has_error:
             f.status = "partial"
-            err = _first_error(root)
+            err = first_error(root)
             f.note = f"syntax error near line {err}" if err else "syntax errors"
         self.docstring(root, 1)
         handlers = {
@@ -549,7 +550,7 @@ class Extractor(Names):
         for start, end, txt, owner in sorted(self.comments, key=lambda c: (c[0], c[1])):
             kind = TextKind.DOCBLOCK if owner is not None else TextKind.COMMENT
             if owner is None:
-                owner = _innermost(spans, start)
+                owner = innermost(spans, start)
             if (
                 kind == TextKind.COMMENT
                 and merged
@@ -593,27 +594,6 @@ def _captures(root: Node) -> list[tuple[int, int, str, Node]]:
                 items.append((node.start_byte, -node.end_byte, cap, node))
     items.sort(key=lambda x: (x[0], x[1], x[2]))
     return items
-
-
-def _innermost(spans: list[tuple[int, int, int]], line: int) -> int | None:
-    best = None
-    for s, e, i in spans:
-        if s > line:
-            break
-        if s <= line <= e:
-            best = i
-    return best
-
-
-def _first_error(root: Node) -> int | None:
-    stack = [root]
-    while stack:
-        n = stack.pop()
-        if n.type == "ERROR" or n.is_missing:
-            return int(n.start_point[0]) + 1
-        if n.has_error:
-            stack.extend(reversed(n.children))
-    return None
 
 
 def warm() -> None:
