@@ -20,11 +20,11 @@ Invariants a change must keep:
 from __future__ import annotations
 
 from collections.abc import Callable
-from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from ragraf import ids
 from ragraf.kinds import Layer, NodeKind
+from ragraf.lang import tstree
 from ragraf.lang.chunking import DEFAULT_MAX_LINES, make_chunks
 from ragraf.lang.facts import (
     CallableRef,
@@ -52,24 +52,12 @@ if TYPE_CHECKING:
     from tree_sitter import Node, Parser, Query
 
 
-@cache
 def _query() -> Query:
-    """The compiled tags query (once per process)."""
-    from tree_sitter import Query
-    from tree_sitter_language_pack import get_language
-
-    from ragraf import resources
-
-    src = (resources.queries_dir() / "php-tags.scm").read_text(encoding="utf-8")
-    return Query(get_language("php"), src)
+    return tstree.query("php", "php-tags.scm")
 
 
-@cache
 def _parser() -> Parser:
-    """The PHP parser (once per process)."""
-    from tree_sitter_language_pack import get_parser
-
-    return get_parser("php")
+    return tstree.parser("php")
 
 
 class Extractor(Declarations, Uses, Strings):

@@ -23,11 +23,11 @@ Invariants a change must keep:
 
 from __future__ import annotations
 
-from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from ragraf import ids
 from ragraf.kinds import EdgeKind, Layer, NodeKind, TextKind
+from ragraf.lang import tstree
 from ragraf.lang.chunking import DEFAULT_MAX_LINES, make_chunks
 from ragraf.lang.facts import (
     CallRef,
@@ -57,22 +57,12 @@ MAX_SIGNATURE_CHARS = 300
 MAX_DEFAULT_CHARS = 60
 
 
-@cache
 def _query() -> Query:
-    from tree_sitter import Query
-    from tree_sitter_language_pack import get_language
-
-    from ragraf import resources
-
-    src = (resources.queries_dir() / "python-tags.scm").read_text(encoding="utf-8")
-    return Query(get_language("python"), src)
+    return tstree.query("python", "python-tags.scm")
 
 
-@cache
 def _parser() -> Parser:
-    from tree_sitter_language_pack import get_parser
-
-    return get_parser("python")
+    return tstree.parser("python")
 
 
 class Extractor(Names):
