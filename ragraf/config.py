@@ -191,7 +191,10 @@ def _load_yaml(path: Path) -> dict[str, Any] | None:
 def _validate(data: dict[str, Any], name: str, path: Path) -> None:
     import jsonschema
 
-    validator = jsonschema.Draft202012Validator(_schema(name))
+    # formats checked: "regex" (db.query_builders.receivers)
+    validator = jsonschema.Draft202012Validator(
+        _schema(name), format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER
+    )
     errors = sorted(validator.iter_errors(data), key=lambda e: list(map(str, e.absolute_path)))
     if not errors:
         return

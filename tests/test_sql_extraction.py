@@ -619,7 +619,7 @@ def literal_tables(props: dict) -> list[tuple[str, str, str, str | None]]:
 
 def test_sqlcode_literals_exactly(sqlcode: Graph) -> None:
     rows = sqlcode_rows()
-    assert len(rows) == 24
+    assert len(rows) == 27
     got = {f"{n[4]}:{n[5]}": (n[3], json.loads(n[7])) for n in sqlcode.of_kind("sql_literal")}
     assert sorted(got) == sorted(r["loc"] for r in rows)
     for r in rows:
@@ -663,6 +663,8 @@ def test_sqlcode_edges_exactly(sqlcode: Graph) -> None:
         "via": "query_builder",
     }
     assert via[("SqlCode\\Reports::withShipments#sql@38", "shipments")]["via"] == "sql_fragment"
+    assert via[("SqlCode\\Reports::columns#sql@45", "orders")]["via"] == "sql_fragment"
+    assert via[("SqlCode\\Reports::sources#sql@52", "order_lines")]["via"] == "sql_fragment"
     assert via[("SqlCode\\add_post#sql@22", "wp_posts")]["via"] == "discovered_prefix"
     assert via[("SqlCode\\active_users#sql@35", "sessions")]["via"] == "helper_call"
     sources = {
@@ -707,3 +709,55 @@ def test_sqlcode_table_usage_lists_builder_writers(sqlcode: Graph) -> None:
         "SqlCode\\delete_setting": (1, 1),
         "SqlCode\\update_setting": (0, 1),
     }
+
+
+def test_sqlcode_configured_query_builders(tmp_path: Path) -> None:
+    """db.query_builders: a configured method names its literal table; a configured
+    receiver's insert/update/... call does; the same call on another receiver does not."""
+    g = index_sqlcode(
+        tmp_path / "app",
+        {
+            "query_builders": {
+                "methods": {"fetchRow": "select", "saveRow": "insert"},
+                "receivers": ["->repo$"],
+            }
+        },
+    )
+    props = {n[3]: json.loads(n[7]) for n in g.of_kind("sql_literal")}
+    mine = {k: v for k, v in props.items() if k.startswith("SqlCode\\archive_order#")}
+    assert {k: (v["operation"], v["call"], literal_tables(v)) for k, v in mine.items()} == {
+        "SqlCode\\archive_order#sql@43": (
+            "select",
+            "$store->fetchRow",
+            [("orders", "read", "exact", None)],
+        ),
+        "SqlCode\\archive_order#sql@44": (
+            "insert",
+            "$store->saveRow",
+            [("archive_orders", "write", "exact", None)],
+        ),
+        "SqlCode\\archive_order#sql@45": (
+            "update",
+            "$app->repo->update",
+            [("orders", "write", "exact", None)],
+        ),
+    }
+    assert {e for e in g.edges_of("references_table") if "archive_order#" in e[0]} == {
+        ("SqlCode\\archive_order#sql@43", "orders", "src/Options.php:43", "derived", 0.4),
+        ("SqlCode\\archive_order#sql@44", "archive_orders", "src/Options.php:44", "derived", 0.4),
+        ("SqlCode\\archive_order#sql@45", "orders", "src/Options.php:45", "derived", 0.4),
+    }
+    assert len(props) == 27 + 3  # nothing else became SQL
+
+
+def test_sqlcode_query_builders_unconfigured(sqlcode: Graph) -> None:
+    """Without configuration the project's own builder calls stay plain calls."""
+    names = {n[3] for n in sqlcode.of_kind("sql_literal")}
+    assert not any(n.startswith("SqlCode\\archive_order#") for n in names)
+
+
+def test_query_builders_bad_receiver_names_the_key(tmp_path: Path) -> None:
+    from ragraf.errors import ConfigError
+
+    with pytest.raises(ConfigError, match=r"query_builders\.receivers"):
+        index_sqlcode(tmp_path / "app", {"query_builders": {"receivers": ["(unclosed"]}})

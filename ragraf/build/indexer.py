@@ -348,6 +348,7 @@ def _build_rev(ctx: BuildContext) -> IndexResult:
         max_ambiguous=int(cfg.project["resolve"]["max_ambiguous_candidates"]),
         code_tables=not schema.table_index,
         table_helpers=tuple(cfg.project["db"].get("table_helpers") or ()),
+        query_builders=cfg.project["db"].get("query_builders"),
     )
     from ragraf.build import schema as schema_build
 

@@ -42,6 +42,7 @@ _TYPES: dict[str, type] = {
         F.SqlAnalysis,
         F.SqlRef,
         F.TablePrefixRef,
+        F.BuilderCallRef,
         F.DocLinkRef,
         F.DocNameRef,
     )

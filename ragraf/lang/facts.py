@@ -264,6 +264,19 @@ class TablePrefixRef(NamedTuple):
     value: str
 
 
+class BuilderCallRef(NamedTuple):
+    """A method call not recognised as a query builder's whose first argument is a literal
+    shaped like a table name (``$store->saveRow('orders', ...)``). It names a table only
+    when ``db.query_builders`` names its method or its receiver: the linker decides, so
+    the facts of a file stay independent of the configuration."""
+
+    owner: int  # the calling function / method / file
+    line: int
+    receiver: str  # the receiver's source (its last MAX_SQL_DYN characters)
+    method: str
+    table: str
+
+
 class DocLinkRef(NamedTuple):
     """A markdown link to a corpus file."""
 
@@ -282,6 +295,7 @@ class DocNameRef(NamedTuple):
 
 Ref = (
     CallRef
+    | BuilderCallRef
     | MethodCallRef
     | StaticCallRef
     | CallableRef

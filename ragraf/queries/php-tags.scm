@@ -69,6 +69,18 @@
 ((encapsed_string) @sql.string
   (#match? @sql.string "^[bB]?\"[\\s(]*(?i:from|join|left|right|inner|cross|natural|straight_join|where|and|or|order|group|having|union|not|exists|in)\\b"))
 
+; Fragments that start with a name (issue 12): a select list of qualified columns
+; (`"orders.title AS t,"`) or a table list with aliases (`"orders o, order_lines l,"`). They
+; name tables only when the schema or the code's CREATE TABLEs know the names (the linker).
+((string) @sql.string
+  (#match? @sql.string "^[bB]?'\\s*[A-Za-z_][A-Za-z0-9_]*\\.([A-Za-z_][A-Za-z0-9_]*|\\*)\\s*(,|\\s(AS|as)\\s)"))
+((encapsed_string) @sql.string
+  (#match? @sql.string "^[bB]?\"\\s*[A-Za-z_][A-Za-z0-9_]*\\.([A-Za-z_][A-Za-z0-9_]*|\\*)\\s*(,|\\s(AS|as)\\s)"))
+((string) @sql.string
+  (#match? @sql.string "^[bB]?'\\s*[a-z_][a-z0-9_]*\\s+[a-z][a-z0-9_]{0,3}\\s*,"))
+((encapsed_string) @sql.string
+  (#match? @sql.string "^[bB]?\"\\s*[a-z_][a-z0-9_]*\\s+[a-z][a-z0-9_]{0,3}\\s*,"))
+
 ; Query-builder calls naming a table (issue 12): `$wpdb->update($wpdb->options, ...)`,
 ; `DB::table('users')->where(...)`, `$qb->from('users', 'u')`; ragraf.lang.php.strings
 ; decides from the receiver and the first argument.

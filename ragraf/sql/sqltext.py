@@ -85,7 +85,7 @@ OPERATIONS = (
 @dataclass(frozen=True)
 class TableRef:
     name: str
-    how: str  # 'exact' | 'prefix_resolved' | 'dynamic'
+    how: str  # 'exact' | 'prefix_resolved' | 'dynamic' | 'listed' (``list_fragment``)
     role: str  # 'read' | 'write'
     schema: str | None = None  # the `db` of `db.table`, when literal
     expr: str | None = None  # the PHP expression(s) of the run-time parts of the name
@@ -344,7 +344,7 @@ def analyze_fragment(
         fragments = list(fragments)
     lead = fragment_lead(fragments)
     if lead is None:
-        return None
+        return list_fragment(fragments)
     frags = _joomla(_as_tuple(fragments))
     if frags[-1][0] == "lit":  # a list item: `orders o,`
         frags = (*frags[:-1], ("lit", frags[-1][1].rstrip().rstrip(",")))
@@ -368,6 +368,44 @@ def analyze_fragment(
     info.operation = "fragment"
     info.tables = list(dict.fromkeys(tables))
     return info
+
+
+_QUALIFIED_ITEM = re.compile(
+    r"\s*`?([A-Za-z_]\w*)`?\.`?(?:[A-Za-z_]\w*|\*)`?(?:\s+(?:AS\s+)?`?\w+`?)?\s*", re.I
+)
+_TABLE_ITEM = re.compile(r"\s*([a-z_][a-z0-9_]*)(?:\s+(?:as\s+)?[a-z][a-z0-9_]{0,3})?\s*")
+
+
+def list_fragment(fragments: Iterable[Fragment] | str) -> SqlInfo | None:
+    """A fragment that starts with a name, not a keyword: a select list of qualified
+    columns (``'orders.title AS t, orders.id,'``: the qualifiers) or a table list with
+    aliases (``'orders o, order_lines l,'``). Literal text only. Its tables come back
+    ``how='listed'``: names a string gives that could be anything else, tables only when
+    the schema or the code's CREATE TABLEs know them (the linker checks). None when the
+    text is neither."""
+    frags = _as_tuple(fragments if isinstance(fragments, (str, list, tuple)) else list(fragments))
+    if not frags or any(k != "lit" for k, _t in frags):
+        return None
+    items = "".join(t for _k, t in frags).split(",")
+    if items and not items[-1].strip():
+        items, trailing = items[:-1], True
+    else:
+        trailing = False
+    if not items or any(not it.strip() for it in items):
+        return None
+    names: list[str] = []
+    qualified = [_QUALIFIED_ITEM.fullmatch(it) for it in items]
+    if qualified[0] is not None:
+        names = [m.group(1) for m in qualified if m is not None]
+    elif len(items) >= 2 or trailing:
+        listed = [_TABLE_ITEM.fullmatch(it) for it in items]
+        if any(m is None for m in listed):
+            return None
+        names = [m.group(1) for m in listed if m is not None]
+    if not names:
+        return None
+    tables = [TableRef(n, "listed", "read") for n in dict.fromkeys(names)]
+    return SqlInfo("fragment", tables, None, False, False, False)
 
 
 def analyze_call(

@@ -61,9 +61,10 @@ Invariants a change must keep:
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 from ragraf.build.resolve.linker import Linker, Resolved
+from ragraf.build.resolve.tablenames import QueryBuilders
 from ragraf.lang import registry
 from ragraf.lang.facts import FileFacts
 
@@ -79,6 +80,7 @@ def resolve(
     max_ambiguous: int = 50,
     code_tables: bool = False,
     table_helpers: Iterable[str] = (),
+    query_builders: Mapping[str, object] | None = None,
 ) -> Resolved:
     """Link the references of every file; ``tables`` maps lower table names to node ids;
     ``code_tables``: there is no schema, a table SQL names is linked to
@@ -93,4 +95,5 @@ def resolve(
         max_ambiguous,
         code_tables,
         tuple(table_helpers),
+        QueryBuilders.of(query_builders),
     ).run()

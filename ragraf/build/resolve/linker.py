@@ -21,10 +21,11 @@ from ragraf import ids
 from ragraf.build.resolve import reach
 from ragraf.build.resolve.edges import SOURCES_TS, EdgeSet
 from ragraf.build.resolve.symbols import SymbolTable
-from ragraf.build.resolve.tablenames import TableNames
+from ragraf.build.resolve.tablenames import QueryBuilders, TableNames
 from ragraf.kinds import RANK_EDGES, CallKind, EdgeKind, Layer, NodeKind, Unresolved
 from ragraf.lang import registry
 from ragraf.lang.facts import (
+    BuilderCallRef,
     CallableRef,
     CallbackRef,
     CallRef,
@@ -91,6 +92,7 @@ class Linker:
         max_ambiguous: int = 50,
         code_tables: bool = False,
         table_helpers: tuple[str, ...] = (),
+        query_builders: QueryBuilders | None = None,
     ) -> None:
         self.files = files
         self.code_tables = code_tables  # no schema: every table SQL names gets a node
@@ -101,6 +103,8 @@ class Linker:
         self.prefixes = prefixes or {}  # db.table_prefixes
         self.prefix_keys = {sqltext.norm_dyn(k) for k in self.prefixes}
         self.table_helpers = table_helpers  # db.table_helpers
+        self.query_builders = query_builders or QueryBuilders()  # db.query_builders
+        self._sql_ordinals: dict[tuple[str, int, int], int] = {}  # (path, owner, line) -> last
         self.table_names: TableNames | None = None  # made by the first on_sql
         self.sym = SymbolTable(files)
         self.out = EdgeSet(conf)
@@ -127,6 +131,7 @@ class Linker:
             DocLinkRef: self.on_doc_link,
             DocNameRef: self.on_doc_name,
             SqlRef: self.on_sql,
+            BuilderCallRef: self.on_builder_candidate,
             TablePrefixRef: self.on_table_prefix,
         }
 
@@ -840,12 +845,40 @@ class Linker:
                 )
         return info, call
 
+    def on_builder_candidate(self, f: FileFacts, owner: str, ref: BuilderCallRef) -> None:
+        """A call ``db.query_builders`` makes a query builder's: linked as the SqlRef a
+        recognised builder call would have been (``via: query_builder``)."""
+        op = self.query_builders.operation(ref)
+        if op is None:
+            return
+        frags = (("lit", ref.table),)
+        info = sqltext.analyze_call(op, "read" if op == "select" else "write", frags)
+        if info is None:
+            return
+        key = (f.path, ref.owner, ref.line)
+        if key not in self._sql_ordinals:
+            for r in f.refs:
+                if isinstance(r, SqlRef) and (f.path, r.owner, r.line) == key:
+                    self._sql_ordinals[key] = max(self._sql_ordinals.get(key, 0), r.ordinal)
+        ordinal = self._sql_ordinals.get(key, 0) + 1
+        self._sql_ordinals[key] = ordinal
+        sep = "->" if ref.receiver.startswith("$") or ")" in ref.receiver else "::"
+        label = f"{ref.receiver}{sep}{ref.method}"
+        sql = SqlRef(ref.owner, ref.line, ref.line, (("call", label), *frags), None, ordinal)
+        self.on_sql(f, owner, sql._replace(analysis=SqlAnalysis.of(info)))
+
     def on_sql(self, f: FileFacts, owner: str, ref: SqlRef) -> None:
         st = self.stats
         info, call = self.sql_info(ref)
         if info is None:
             return
         names_of_code = self.sql_names()
+        listed = info.operation == "fragment" and any(t.how == "listed" for t in info.tables)
+        if listed:  # a list fragment's names are tables only when the schema or code knows them
+            known = [t._replace(how="exact") for t in info.tables if names_of_code.is_known(t.name)]
+            if not known:
+                return
+            info = info._replace(tables=tuple(known))
         tables: list[tuple[SqlTable, str | None]] = []
         for t in info.tables:
             got = names_of_code.resolve(t) if t.how == "dynamic" else None
@@ -933,7 +966,7 @@ class Linker:
             )
             via = (
                 "not_parsed"
-                if not info.parsed and call is None
+                if not info.parsed and call is None and not listed
                 else "dynamic_table_name"
                 if name_how == "dynamic"
                 else min(vias)

@@ -31,6 +31,13 @@ Invariants a change must keep:
 - Every resolution says how (``via``): 'table_property', 'discovered_prefix',
   'schema_suffix', 'helper_call'. Edges built on them are derived.
 - Deterministic: prefixes are ordered by (specific name first, count, value).
+
+``QueryBuilders`` is ``db.query_builders``: the query-builder calls a project's
+own code has besides the common ones ``ragraf.lang.php.strings`` recognises.
+The extractor keeps every method call whose first argument is a literal shaped
+like a table name (``BuilderCallRef``); only a configured method, or a common
+builder method on a configured receiver, makes one a table reference. Facts
+stay independent of the configuration (they are cached by content).
 """
 
 from __future__ import annotations
@@ -40,7 +47,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from ragraf.lang.facts import FileFacts, SqlRef, SqlTable, TablePrefixRef
+from ragraf.lang.facts import BuilderCallRef, FileFacts, SqlRef, SqlTable, TablePrefixRef
 
 #: functions / methods whose first argument is a (literal) table name
 DEFAULT_HELPERS = (
@@ -67,6 +74,51 @@ _PROPERTY = re.compile(r"^\$?[A-Za-z_]\w*(?:->|::\$?)([A-Za-z_]\w*)$")
 _HELPER = re.compile(r"^(?:.*(?:->|::))?\\?([A-Za-z_]\w*)\s*\(\s*(['\"])([#\w.`]+)\2\s*[,)]")
 _PREFIX_EXPR = re.compile(r"prefix|^#__$", re.I)
 _PREFIX_SHAPE = re.compile(r"^\w*_$")
+
+
+#: builder methods a configured receiver's call names a table with -> operation
+RECEIVER_METHODS = {
+    "insert": "insert",
+    "update": "update",
+    "delete": "delete",
+    "replace": "replace",
+    "into": "insert",
+    "table": "select",
+    "from": "select",
+}
+#: the operations ``db.query_builders.methods`` may name
+BUILDER_OPERATIONS = ("select", "insert", "update", "delete", "replace")
+
+
+@dataclass(frozen=True)
+class QueryBuilders:
+    methods: Mapping[str, str] = field(default_factory=dict)  # lower method -> operation
+    receivers: tuple[re.Pattern[str], ...] = ()
+
+    @classmethod
+    def of(cls, conf: Mapping[str, object] | None) -> QueryBuilders:
+        """From ``db.query_builders`` ({methods: {name: operation}, receivers: [regex]})."""
+        conf = conf or {}
+        methods = conf.get("methods") or {}
+        receivers = conf.get("receivers") or []
+        assert isinstance(methods, Mapping) and isinstance(receivers, list)
+        return cls(
+            {str(k).lower(): str(v).lower() for k, v in methods.items()},
+            tuple(re.compile(str(r)) for r in receivers),
+        )
+
+    def __bool__(self) -> bool:
+        return bool(self.methods or self.receivers)
+
+    def operation(self, ref: BuilderCallRef) -> str | None:
+        """The operation of a candidate call, or None when the configuration does not make
+        it a query builder's."""
+        low = ref.method.lower()
+        if low in self.methods:
+            return self.methods[low]
+        if low in RECEIVER_METHODS and any(r.search(ref.receiver) for r in self.receivers):
+            return RECEIVER_METHODS[low]
+        return None
 
 
 @dataclass

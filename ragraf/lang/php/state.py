@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from ragraf import ids
 from ragraf.lang.chunking import DEFAULT_MAX_LINES
-from ragraf.lang.facts import ClassDecl, FactNode, FileFacts, Ref, TypeDesc
+from ragraf.lang.facts import BuilderCallRef, ClassDecl, FactNode, FileFacts, Ref, TypeDesc
 
 if TYPE_CHECKING:
     from tree_sitter import Node
@@ -118,6 +118,8 @@ class State:
         self.sql_lines: dict[tuple[int, int], int] = {}
         self.sql_pending: list[tuple[int, Node]] = []  # (owner node, string expression)
         self.sql_calls: list[tuple[int, Node]] = []  # (owner node, possible query-builder call)
+        #: (call start byte, candidate): calls with a literal table-like first argument
+        self.builder_pending: list[tuple[int, BuilderCallRef]] = []
         # variable / property types that wait for finish() to be closed over their scope
         self.pending_globals: list[tuple[int, str, TypeDesc]] = []
         self.pending_props: list[tuple[int, ClassDecl, str, TypeDesc]] = []

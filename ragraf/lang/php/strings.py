@@ -113,6 +113,7 @@ class Strings(State):
             sc = assemble.scope_of(call)
             by_scope.setdefault(sc.start_byte, (sc, [], []))[2].append((owner, call))
         found: list[tuple[int, int, int, int, tuple[tuple[str, str], ...], SqlAnalysis | None]] = []
+        builders: set[int] = set()  # start bytes of the calls recognised as query builders'
         for sc, items, calls in by_scope.values():
             asm = assemble.Assembler(sc, self.t, self.literal_fragments)
             for owner, call in calls:
@@ -120,6 +121,7 @@ class Strings(State):
                 if got is not None:
                     line = call.start_point[0] + 1
                     found.append((call.start_byte, owner, line, call.end_point[0] + 1, *got))
+                    builders.add(call.start_byte)
             todo = sorted(items, key=lambda it: it[1].start_byte, reverse=True)
             later: list[tuple[int, Node]] = []
             for owner, outer in todo:
@@ -155,6 +157,8 @@ class Strings(State):
             # owner is already a node index here (not a scope): finish() keeps it as is
             self.raw_refs.append(SqlRef(owner, line, end_line, frags, packed, ordinal))
         self.sql_pending.clear()
+        self.raw_refs.extend(c for start, c in self.builder_pending if start not in builders)
+        self.builder_pending.clear()
 
     def on_sql_call(self, n: Node) -> None:
         """A call that may be a query builder's naming a table: kept for ``finish_sql``."""

@@ -26,6 +26,7 @@ import re
 from typing import TYPE_CHECKING
 
 from ragraf.lang.facts import (
+    BuilderCallRef,
     CallableRef,
     CallbackRef,
     CallRef,
@@ -42,6 +43,7 @@ from ragraf.lang.facts import (
     TypeDesc,
 )
 from ragraf.lang.php.routes import ROUTE_METHODS, Routes
+from ragraf.lang.php.strings import MAX_SQL_DYN
 from ragraf.limits import MAX_CONST_VALUE_CHARS
 
 if TYPE_CHECKING:
@@ -71,6 +73,8 @@ _SCOPE_TYPES = {
 _CALLABLE_CALLERS = frozenset(
     {"call_user_func", "call_user_func_array", "forward_static_call", "forward_static_call_array"}
 )
+# a literal that may be a table name: `orders`, `wp_options`, `#__users`, `db.table`
+_TABLE_SHAPE = re.compile(r"^[A-Za-z_#][\w#$.`]{0,63}$")
 _CONSTANT_NAME = re.compile(r"[A-Za-z_]\w*(\\\w+)*")  # define('NAME' or 'Ns\\NAME', ...)
 #: a run-time part of an include path keeps this much of its PHP source (the resolver only
 #: needs the literal parts to build a pattern; the rest is for humans)
@@ -216,9 +220,22 @@ class Uses(Routes):
         recv = self.expr_desc(n.child_by_field_name("object"))
         mname = self.t(name)
         self.raw_refs.append(MethodCallRef(self.scope_index(), line, recv, mname))
+        self.builder_candidate(n, mname, line)
         self.callback_args(n, Target("method", receiver=recv, method=mname))
         if mname.lower() in ROUTE_METHODS:
             self.on_route(n, mname.lower(), line)
+
+    def builder_candidate(self, n: Node, method: str, line: int) -> None:
+        """A method call whose first argument is a literal shaped like a table name: kept
+        until ``finish_sql`` knows whether it was a recognised query builder's (then it is
+        a SqlRef already), else a ``BuilderCallRef`` for ``db.query_builders``."""
+        table = self.string_value(self.first_arg(n))
+        if table is None or not _TABLE_SHAPE.match(table):
+            return
+        recv = n.child_by_field_name("object" if n.type != "scoped_call_expression" else "scope")
+        rtext = self.t(recv)[-MAX_SQL_DYN:] if recv is not None else ""
+        cand = BuilderCallRef(self.scope_index(), line, rtext, method, table)
+        self.builder_pending.append((n.start_byte, cand))
 
     def on_static_call(self, n: Node) -> None:
         """``C::m()``, ``self::m()``, ``parent::m()``, ``static::m()``."""
@@ -229,6 +246,7 @@ class Uses(Routes):
             return
         cls = self.class_desc(n.child_by_field_name("scope"))
         self.raw_refs.append(StaticCallRef(self.scope_index(), line, cls, self.t(name)))
+        self.builder_candidate(n, self.t(name), line)
         self.callback_args(n, Target("method", receiver=cls, method=self.t(name)))
 
     def on_new(self, n: Node) -> None:
