@@ -619,7 +619,7 @@ def literal_tables(props: dict) -> list[tuple[str, str, str, str | None]]:
 
 def test_sqlcode_literals_exactly(sqlcode: Graph) -> None:
     rows = sqlcode_rows()
-    assert len(rows) == 27
+    assert len(rows) == 35
     got = {f"{n[4]}:{n[5]}": (n[3], json.loads(n[7])) for n in sqlcode.of_kind("sql_literal")}
     assert sorted(got) == sorted(r["loc"] for r in rows)
     for r in rows:
@@ -747,7 +747,7 @@ def test_sqlcode_configured_query_builders(tmp_path: Path) -> None:
         ("SqlCode\\archive_order#sql@44", "archive_orders", "src/Options.php:44", "derived", 0.4),
         ("SqlCode\\archive_order#sql@45", "orders", "src/Options.php:45", "derived", 0.4),
     }
-    assert len(props) == 27 + 3  # nothing else became SQL
+    assert len(props) == 35 + 3  # nothing else became SQL
 
 
 def test_sqlcode_query_builders_unconfigured(sqlcode: Graph) -> None:
@@ -761,3 +761,14 @@ def test_query_builders_bad_receiver_names_the_key(tmp_path: Path) -> None:
 
     with pytest.raises(ConfigError, match=r"query_builders\.receivers"):
         index_sqlcode(tmp_path / "app", {"query_builders": {"receivers": ["(unclosed"]}})
+
+
+def test_table_usage_text_says_columns_unknown(sqlcode: Graph) -> None:
+    """A query-builder call lists no columns: the text says so (it once spelled the marker
+    "unknown" letter by letter)."""
+    from tests.helpers import invoke
+
+    res = invoke("-C", str(sqlcode.root), "query", "table_usage", "--table", "orders", check=True)
+    line = next(ln for ln in res.stdout.splitlines() if "src/Wiki.php:9" in ln)
+    assert "columns unknown" in line
+    assert "u, n, k" not in res.stdout

@@ -413,7 +413,8 @@ def _r_table_usage(r: dict[str, Any], out: list[str]) -> None:
         out.append(f"{sec}: {len(items)}")
         for it in items:
             who = (it.get("symbol") or {}).get("fqn") or "(file scope)"
-            cols = ", ".join(it.get("columns") or [])
+            cols = it.get("columns") or []
+            cols = cols if isinstance(cols, str) else ", ".join(cols)  # a list or "unknown"
             flags = [it["provenance"]] + (["dynamic"] if it.get("dynamic") else [])
             out.append(
                 f"  {it['evidence']}  {it.get('operation') or '?'}  {who}"

@@ -85,7 +85,7 @@
 ; `DB::table('users')->where(...)`, `$qb->from('users', 'u')`; ragraf.lang.php.strings
 ; decides from the receiver and the first argument.
 ((member_call_expression name: (name) @name.sql.call) @sql.call
-  (#match? @name.sql.call "^(?i:insert|update|delete|replace|table|from|into|join|leftjoin|rightjoin|innerjoin)$"))
+  (#match? @name.sql.call "^(?i:insert|update|delete|replace|table|from|into|join|leftjoin|rightjoin|innerjoin|straightjoin|select|selectfield|selectfieldvalues|selectrow|selectrowcount|estimaterowcount|selectsqltext|upsert|insertselect|insertinto|replaceinto|deletefrom|deletejoin)$"))
 ((scoped_call_expression name: (name) @name.sql.call) @sql.call
   (#match? @name.sql.call "^(?i:insert|update|delete|table)$"))
 

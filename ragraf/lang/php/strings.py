@@ -178,20 +178,47 @@ class Strings(State):
         if not args:
             return None
         first = args[0]
-        if "join" in method and len(args) >= 3 and args[1].type in ("string", "encapsed_string"):
+        if "join" in method and len(args) >= 3 and self._doctrine_join(args):
             first = args[1]
-        if first.type in _NOT_A_TABLE_ARG:
-            return None
-        op, role = _builder_role(n, method, rtext, self.t)
+        op, role = _builder_role(n, method, rtext, self.t, len(args))
         if op is None:
             return None
-        table = asm.fragments(first)
-        info = sqltext.analyze_call(op, role, table)
-        if info is None:
+        if first.type == "array_creation_expression" and method in _TABLE_LIST_METHODS:
+            # MediaWiki's `$dbr->select( [ 'page', 'r' => 'revision' ], ...)`: every value
+            names = [self.string_value(v) for v in _array_values(first)]
+            if not names or any(v is None or not v for v in names):
+                return None
+            table: list[tuple[str, str]] = [("lit", ", ".join(v for v in names if v))]
+            infos = [sqltext.analyze_call(op, role, [("lit", v)]) for v in names if v]
+            if any(i is None for i in infos):
+                return None
+            info = infos[0]
+            assert info is not None
+            info.tables = [t for i in infos if i is not None for t in i.tables]
+        elif first.type in _NOT_A_TABLE_ARG:
             return None
+        else:
+            table = asm.fragments(first)
+            got = sqltext.analyze_call(op, role, table)
+            if got is None:
+                return None
+            info = got
         sep = "::" if n.type == "scoped_call_expression" else "->"
-        label = f"{rtext[-60:]}{sep}{self.t(name_node) if name_node is not None else method}"
+        recv_short = " ".join(rtext.split())[-60:]  # one line: chains span several
+        label = f"{recv_short}{sep}{self.t(name_node) if name_node is not None else method}"
         return (("call", label), *table), pack_sql(info)
+
+    def _doctrine_join(self, args: list[Node]) -> bool:
+        """Doctrine's ``join('u', 'phonenumbers', 'p', ...)`` names the table second, after a
+        short alias; MediaWiki's ``join('actor', 'rev_actor', ...)`` and Laravel's
+        ``join('contacts', 'users.id', '=', ...)`` name it first."""
+        alias, table = self.string_value(args[0]), self.string_value(args[1])
+        return (
+            alias is not None
+            and table is not None
+            and len(alias) <= 3
+            and re.fullmatch(r"[A-Za-z_]\w*", table) is not None
+        )
 
     def on_sql_prefix(self, n: Node) -> None:
         """A literal assigned to a table-prefix name: a ``TablePrefixRef``."""
@@ -350,11 +377,38 @@ _NOT_A_TABLE_ARG = frozenset(
 )
 # receivers that are a database connection or a query builder
 _DB_RECEIVER = re.compile(
-    r"(?:^|[>$:])(?:wpdb|db|dbh|dbo|database|conn|connection|pdo|dbal|adapter|capsule|qb"
-    r"|query|querybuilder|builder|sql|mysqli|DB|Db)\b|^\\?(?:DB|Db|Capsule)$|createQueryBuilder\("
-    r"|getQueryBuilder\(|getConnection\(|getDbo\(|->select\(|::table\(|->table\(",
+    r"(?:^|[>$:])(?:wpdb|dbo|conn|pdo|dbal|adapter|capsule|qb"
+    r"|query|querybuilder|builder|sql|mysqli)\b|^\\?(?:DB|Db|Capsule)$"
+    # a name that ends in db / dbr / dbw / dbh / database / connection: `$dbr`, `$this->mDb`
+    r"|(?:^|[>$:])\w*(?:db[rwh]?|database|connection)\b"
+    # a call that returns a connection or a builder: `wfGetDB(DB_REPLICA)`, `$this->getDB()`,
+    # `->getReplicaDatabase()`, `->getConnectionRef(...)`, `->newSelectQueryBuilder()`
+    r"|(?:^|[>$:\\])(?:wf)?get\w*(?:db|database|connection|conn|dbo)\w*\("
+    r"|\w*querybuilder\(|->select\(|::table\(|->table\(",
     re.I,
 )
+# a connection's read methods whose first argument is the table (or an array of tables)
+# -> the arguments they take at least (MediaWiki's IReadableDatabase)
+_CONNECTION_READS = {
+    "select": 3,
+    "selectfield": 2,
+    "selectfieldvalues": 2,
+    "selectrow": 2,
+    "selectrowcount": 2,
+    "estimaterowcount": 1,
+    "selectsqltext": 2,
+}
+# a connection's (or write builder's) write methods whose first argument is the table
+_CONNECTION_WRITES = {
+    "upsert": "insert",
+    "insertselect": "insert",
+    "insertinto": "insert",
+    "replaceinto": "replace",
+    "deletefrom": "delete",
+    "deletejoin": "delete",
+}
+# builder methods whose first argument may be an array of tables
+_TABLE_LIST_METHODS = frozenset({*_CONNECTION_READS, "from", "table"})
 _WRITE_METHODS = {
     "insert": "insert",
     "insertgetid": "insert",
@@ -450,14 +504,30 @@ def _chain_up(n: Node, text: Callable[[Node], str]) -> list[str]:
     return out
 
 
+def _array_values(n: Node) -> list[Node]:
+    """The value expressions of an array literal (``['a', 'k' => 'b']`` -> 'a', 'b')."""
+    out = []
+    for el in n.named_children:
+        if el.type == "array_element_initializer" and el.named_children:
+            out.append(el.named_children[-1])
+    return out
+
+
 def _builder_role(
-    n: Node, method: str, receiver: str, text: Callable[[Node], str]
+    n: Node, method: str, receiver: str, text: Callable[[Node], str], nargs: int = 1
 ) -> tuple[str | None, str]:
     """(operation, role) of a query-builder call, or (None, '') when it is none."""
     db = _DB_RECEIVER.search(receiver) is not None
     if method in ("insert", "update", "delete", "replace"):
         # `$wpdb->update($table, ...)`, `$conn->delete('t', ...)`, `$qb->update('t')`
         return (method, "write") if db else (None, "")
+    if method in _CONNECTION_WRITES:
+        # MediaWiki's `$dbw->upsert('t', ...)`, `->newInsertQueryBuilder()->insertInto('t')`
+        return (_CONNECTION_WRITES[method], "write") if db else (None, "")
+    if method in _CONNECTION_READS:
+        # MediaWiki's `$dbr->select('t', $vars, $conds, ...)`, `->selectField('t', ...)`; a
+        # one- or two-argument `select('a, b')` is a column list (CodeIgniter, query builders)
+        return ("select", "read") if db and nargs >= _CONNECTION_READS[method] else (None, "")
     chain = _chain_up(n, text)
     if method == "into":
         return ("insert", "write") if db or chain else (None, "")
