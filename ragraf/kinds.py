@@ -39,6 +39,12 @@ class NodeKind(StrEnum):
     DOC_SECTION = "doc_section"
 
 
+#: the kind of a ``ClassDecl`` that only adds methods to a class-like declared in another
+#: file (Go: methods of a type in another file of its package); its ``node`` is the file
+#: and it is no declaration of its own (``SymbolTable.class_ids`` leaves it out)
+CLASS_EXTENSION = "extension"
+
+
 class EdgeKind(StrEnum):
     CONTAINS = "contains"
     DEFINES = "defines"

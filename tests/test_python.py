@@ -247,26 +247,36 @@ STRUCTURE = {
 }
 
 
-@pytest.fixture
-def pyapp(tmp_path: Path) -> Path:
-    root = tmp_path / "pyapp"
-    shutil.copytree(PYAPP, root, ignore=shutil.ignore_patterns(".ragraf", "__pycache__"))
+def indexed_copy(fixture: Path, root: Path) -> Path:
+    """A golden fixture copied to ``root``, committed to a fresh git repository and
+    indexed (no vectors); the build must be clean."""
+    shutil.copytree(fixture, root, ignore=shutil.ignore_patterns(".ragraf", "__pycache__"))
     git(root, "init", "-q", "-b", "main")
     (root / ".gitignore").write_text(".ragraf/\n")
     git(root, "add", "-A")
-    git(root, "commit", "-qm", "pyapp")
+    git(root, "commit", "-qm", root.name)
     config.init_project(root)
     res = indexer.build(config.load(root), no_vectors=True)
     assert res.status == "built" and res.warnings == []
     return root
 
 
+def assert_golden(root: Path, nodes: set[tuple], edges: set[tuple], struct: set[tuple]) -> None:
+    """The index of ``root`` has exactly these nodes, edges and structure edges."""
+    got_nodes, got_edges, got_struct = _graph(root)
+    assert got_nodes == nodes
+    assert got_edges - edges == set(), "unexpected edges"
+    assert edges - got_edges == set(), "missing edges"
+    assert got_struct == struct
+
+
+@pytest.fixture
+def pyapp(tmp_path: Path) -> Path:
+    return indexed_copy(PYAPP, tmp_path / "pyapp")
+
+
 def test_pyapp_nodes_and_edges_exactly(pyapp: Path) -> None:
-    nodes, edges, struct = _graph(pyapp)
-    assert nodes == NODES
-    assert edges - EDGES == set(), "unexpected edges"
-    assert EDGES - edges == set(), "missing edges"
-    assert struct == STRUCTURE
+    assert_golden(pyapp, NODES, EDGES, STRUCTURE)
 
 
 def test_status_coverage_by_language(pyapp: Path) -> None:

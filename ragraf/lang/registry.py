@@ -130,6 +130,32 @@ LANGUAGES: tuple[Language, ...] = (
         name_sep=".",
         prepare="ragraf.lang.python.link",
     ),
+    Language(
+        "go",
+        (".go", ".mod"),  # go.mod: the module path its directory's import paths start with
+        extractor="ragraf.lang.go",
+        queries=("go-tags.scm",),
+        depends_on=_COMMON,
+        grammar="go",
+        declares_symbols=True,
+        include=("**/*.go", "**/go.mod"),
+        constructor="",  # Go has none: a composite literal instantiates only
+        name_sep=".",
+        prepare="ragraf.lang.go.link",
+    ),
+    Language(
+        "java",
+        (".java",),
+        extractor="ragraf.lang.java",
+        queries=("java-tags.scm",),
+        depends_on=_COMMON,
+        grammar="java",
+        declares_symbols=True,
+        include=("**/*.java",),
+        constructor="<init>",
+        name_sep=".",
+        prepare="ragraf.lang.java.link",
+    ),
 )
 
 BY_NAME: dict[str, Language] = {lang.name: lang for lang in LANGUAGES}

@@ -20,9 +20,17 @@ from typing import Any, NamedTuple
 from ragraf import ids
 from ragraf.build.resolve import reach
 from ragraf.build.resolve.edges import SOURCES_TS, EdgeSet
-from ragraf.build.resolve.symbols import SymbolTable
+from ragraf.build.resolve.symbols import SymbolTable, bare_method
 from ragraf.build.resolve.tablenames import QueryBuilders, TableNames
-from ragraf.kinds import RANK_EDGES, CallKind, EdgeKind, Layer, NodeKind, Unresolved
+from ragraf.kinds import (
+    CLASS_EXTENSION,
+    RANK_EDGES,
+    CallKind,
+    EdgeKind,
+    Layer,
+    NodeKind,
+    Unresolved,
+)
 from ragraf.lang import registry
 from ragraf.lang.facts import (
     BuilderCallRef,
@@ -152,7 +160,9 @@ class Linker:
                 self.handlers[type(ref)](f, f.node_id(ref.owner), ref)
             self._count_lang(f.lang, before)  # coverage lang.<name>.calls.*
         classes, functions = self.sym.classes, self.sym.functions
-        st["conflict.duplicate_class"] = sum(1 for v in classes.values() if len(v) > 1)
+        st["conflict.duplicate_class"] = sum(
+            1 for v in classes.values() if sum(c.decl.kind != CLASS_EXTENSION for c in v) > 1
+        )
         st["conflict.duplicate_function"] = sum(1 for v in functions.values() if len(v) > 1)
         edges = self.out.sorted_edges()
         return Resolved(
@@ -244,8 +254,16 @@ class Linker:
         # overrides: a method redeclared from a parent, a trait or an interface
         lang = registry.get(f.lang)
         ctor = lang.constructor if lang else "__construct"
+        # a language with overloads keys each method by its arity too (``name(N)``): those
+        # keys decide which declaration a redeclaration overrides, and constructors
+        # (``<init>(N)``) override nothing
+        by_arity = {k.split("(", 1)[0] for k in cd.methods if k.endswith(")")}
         for mname, idx in cd.methods.items():
-            if mname == ctor:
+            if mname == ctor or mname.startswith(ctor + "("):
+                continue
+            if not mname.endswith(")") and (
+                "(" in mname or mname in by_arity or mname.lower() in by_arity
+            ):
                 continue
             for p, _l in (*cd.extends, *cd.implements):
                 found = self.sym.find_method(p.lower(), mname)
@@ -360,8 +378,10 @@ class Linker:
     ) -> str:
         """Link ``<recv>->m()`` (or ``<recv>::m()``): the methods the receiver's classes have;
         a receiver of builtin or vendor classes only calls outside the corpus (external,
-        never a name match); an untyped one falls back to a name match."""
-        ml = m.lower()
+        never a name match); an untyped one falls back to a name match. ``m`` may carry
+        the call's arity (``name(N)``, ``SymbolTable.lookup_method``)."""
+        called = m
+        m = bare_method(m)
         tys = self.sym.types(recv) if recv is not None else {}
         if not tys:
             if kind == CallKind.STATIC:
@@ -376,7 +396,7 @@ class Linker:
         external: list[str] = []
         known: list[str] = []
         for cls, der in sorted(tys.items()):
-            found = self.sym.find_method(cls, ml)
+            found = self.sym.lookup_method(cls, called)
             if found:
                 for t in found:
                     targets[t] = targets.get(t, True) and der

@@ -17,7 +17,7 @@ import re
 from collections import defaultdict
 from typing import Any
 
-from ragraf.kinds import NodeKind, TextKind
+from ragraf.kinds import CLASS_EXTENSION, NodeKind, TextKind
 from ragraf.lang import registry
 from ragraf.lang.facts import ClassDecl, DispatchRef, FileFacts, TypeDesc
 from ragraf.lang.php.builtins import BUILTIN_CLASSES
@@ -41,6 +41,11 @@ def _callable_params(f: FileFacts) -> dict[int, set[str]]:
             if names:
                 out.setdefault(t.owner, set()).update(names)
     return out
+
+
+def bare_method(m: str) -> str:
+    """A called method's name without the ``(N)`` arity an extractor may add."""
+    return m.split("(", 1)[0] if m.endswith(")") else m
 
 
 class ClassDef:
@@ -146,7 +151,8 @@ class SymbolTable:
 
     # -- hierarchy ----------------------------------------------------------
     def class_ids(self, fqn: str) -> list[str]:
-        return [c.nid for c in self.classes.get(fqn.lower(), [])]
+        """The declarations of a class-like (an extension, which only adds methods, is none)."""
+        return [c.nid for c in self.classes.get(fqn.lower(), []) if c.decl.kind != CLASS_EXTENSION]
 
     def find_method(self, cls: str, m: str, depth: int = 0) -> list[str]:
         """Declarations of method ``m`` (lower) that class ``cls`` (lower fqn) has, inherited
@@ -183,6 +189,25 @@ class SymbolTable:
         out = sorted(set(out))
         self._method_cache[key] = out
         return out
+
+    def lookup_method(self, cls: str, m: str) -> list[str]:
+        """``find_method`` for a called name as an extractor states it: ``name(N)`` (a call
+        with N arguments, in a language with overloads) first finds the overloads of that
+        arity (several of one arity are keyed ``name(N)``, ``name(N)+1``...: all of them,
+        the caller cannot tell them apart by arity), else the name; a name first by its
+        exact case (a case-sensitive language keys its methods by their exact names too),
+        then in lower case (PHP's and Python's keys)."""
+        if m.endswith(")") and "(" in m:
+            got = self.find_method(cls, m)
+            if got:
+                k = 1
+                while more := self.find_method(cls, f"{m}+{k}"):
+                    got = sorted({*got, *more})
+                    k += 1
+                return got
+            m = bare_method(m)
+        low = m.lower()
+        return (m != low and self.find_method(cls, m)) or self.find_method(cls, low)
 
     def find_const(self, cls: str, name: str, depth: int = 0) -> list[str]:
         out: list[str] = []
@@ -342,7 +367,7 @@ class SymbolTable:
                         break
         elif tag in ("call", "scall"):
             for cls, der in self._types(d[1], static_cls, depth + 1, seen_globals).items():
-                for mid in self.find_method(cls, d[2].lower()):
+                for mid in self.lookup_method(cls, d[2]):
                     for rd in self.returns.get(mid, []):
                         merge(self._types(rd, cls, depth + 1, seen_globals), derived=der)
         elif tag == "array":

@@ -28,6 +28,7 @@ import dataclasses
 from typing import Any
 
 from ragraf.kinds import EdgeKind
+from ragraf.lang import tstree
 from ragraf.lang.facts import (
     CallRef,
     ClassDecl,
@@ -106,24 +107,7 @@ class Modules:
         key = (dotted, importer)
         if key in self._cache:
             return self._cache[key]
-        cands = self.suffix.get(dotted, [])
-        got: str | None = None
-        if len(cands) == 1:
-            got = cands[0]
-        elif cands:
-            mine = importer.split(".")
-
-            def shared(m: str) -> int:
-                n = 0
-                for a, b in zip(m.split("."), mine, strict=False):
-                    if a != b:
-                        break
-                    n += 1
-                return n
-
-            ranked = sorted(cands, key=lambda m: (-shared(m), m))
-            if shared(ranked[0]) > shared(ranked[1]):
-                got = ranked[0]
+        got = tstree.nearest(self.suffix.get(dotted, []), importer, ".")
         self._cache[key] = got
         return got
 

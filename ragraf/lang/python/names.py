@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
+from ragraf.lang import tstree
 from ragraf.lang.facts import TypeDesc
 from ragraf.lang.python.builtins import BUILTINS, BUILTINS_MODULE, LITERAL_TYPES
 
@@ -109,11 +110,7 @@ def _pick(binds: list[Bind]) -> Bind:
     return binds[0]
 
 
-def _union(descs: list[TypeDesc]) -> TypeDesc | None:
-    uniq = list(dict.fromkeys(descs))
-    if not uniq:
-        return None
-    return uniq[0] if len(uniq) == 1 else ("any", tuple(uniq))
+_union = tstree.union
 
 
 class Names:

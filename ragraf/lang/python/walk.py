@@ -26,7 +26,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ragraf import ids
-from ragraf.kinds import EdgeKind, Layer, NodeKind, TextKind
+from ragraf.kinds import EdgeKind, Layer, NodeKind
 from ragraf.lang import tstree
 from ragraf.lang.chunking import DEFAULT_MAX_LINES, make_chunks
 from ragraf.lang.facts import (
@@ -42,12 +42,10 @@ from ragraf.lang.facts import (
     Ref,
     SqlAnalysis,
     SqlRef,
-    TextFact,
     TypeDesc,
 )
 from ragraf.lang.python.builtins import BUILTINS_MODULE
 from ragraf.lang.python.names import Names, Scope, is_package, module_of
-from ragraf.lang.tstree import first_error, innermost
 
 if TYPE_CHECKING:
     from tree_sitter import Node, Parser, Query
@@ -65,18 +63,15 @@ def _parser() -> Parser:
     return tstree.parser("python")
 
 
-class Extractor(Names):
+class Extractor(tstree.Walk, Names):
     """One file's extraction: ``Extractor(path, text).run()`` -> FileFacts."""
 
+    lang = "python"
+
     def __init__(self, path: str, text: str, max_chunk_lines: int = DEFAULT_MAX_LINES) -> None:
-        self.path = path
-        self.text = text
-        self.src = text.encode("utf-8", "surrogateescape")
-        self.max_chunk_lines = max_chunk_lines
+        super().__init__(path, text, max_chunk_lines)
         self.module = module_of(path)
         self.package = self.module if is_package(path) else self.module.rpartition(".")[0]
-        self.facts = FileFacts(path, "python", "ok", None, 0)
-        self.stack: list[tuple[int, Scope]] = []
         self.decls: dict[str, ClassDecl] = {}  # class fqn -> decl
         self.calls: list[tuple[Scope, Node, Node]] = []  # (scope, call or decorator, callee)
         self.pending_bases: list[tuple[ClassDecl, Scope, Node]] = []
@@ -87,26 +82,13 @@ class Extractor(Names):
         self.sql: list[SqlRef] = []
         self.sql_done: set[int] = set()
         self.sql_lines: dict[tuple[int, int], int] = {}
-        self.comments: list[tuple[int, int, str, int | None]] = []
 
     # -- the run ------------------------------------------------------------------------
     def run(self) -> FileFacts:
         root = _parser().parse(self.src).root_node
         f = self.facts
-        f.lines = self.text.count("\n") + (0 if self.text.endswith("\n") or not self.text else 1)
         end = max(f.lines, 1)
-        f.nodes.append(
-            FactNode(
-                ids.node_id("file", self.path, self.path, 1),
-                NodeKind.FILE,
-                self.path.rsplit("/", 1)[-1],
-                self.path,
-                1,
-                end,
-                {"lang": "python"},
-                Layer.STRUCTURAL,
-            )
-        )
+        self.start(root)
         mkind = NodeKind.PACKAGE if is_package(self.path) else NodeKind.MODULE
         f.nodes.append(
             FactNode(
@@ -122,10 +104,6 @@ class Extractor(Names):
         )
         f.edges.append(LocalEdge(f.node_id(0), f.node_id(1), EdgeKind.CONTAINS, 1))
         self.top = Scope("module", 0, None, self.module)
-        if root.has_error:
-            f.status = "partial"
-            err = first_error(root)
-            f.note = f"syntax error near line {err}" if err else "syntax errors"
         self.docstring(root, 1)
         handlers = {
             "definition.class": self.on_class,
@@ -137,34 +115,12 @@ class Extractor(Names):
             "text.comment": self.on_comment,
             "sql.string": self.on_sql,
         }
-        for _s, _e, cap, node in _captures(root):
-            self.advance(node.start_byte)
-            handlers[cap](node)
+        self.walk(_query(), root, handlers)
         self.finish()
         return f
 
     def scope(self) -> Scope:
         return self.stack[-1][1] if self.stack else self.top
-
-    def advance(self, start: int) -> None:
-        while self.stack and self.stack[-1][0] <= start:
-            self.stack.pop()
-
-    def add_node(self, kind: str, name: str, fqn: str, n: Node, props: dict[str, Any]) -> int:
-        start, end = n.start_point[0] + 1, n.end_point[0] + 1
-        self.facts.nodes.append(
-            FactNode(
-                ids.node_id(kind, fqn, self.path, start),
-                kind,
-                name,
-                fqn,
-                start,
-                end,
-                props,
-                Layer.STRUCTURAL,
-            )
-        )
-        return len(self.facts.nodes) - 1
 
     def link(self, parent: Scope, idx: int, line: int) -> None:
         f = self.facts
@@ -177,10 +133,7 @@ class Extractor(Names):
             )
 
     def signature(self, n: Node) -> str:
-        body = n.child_by_field_name("body")
-        end = body.start_byte if body is not None else n.end_byte
-        sig = self.src[n.start_byte : end].decode("utf-8", "surrogateescape")
-        return " ".join(sig.split()).rstrip(" :")[:MAX_SIGNATURE_CHARS]
+        return tstree.signature(self.src, n, MAX_SIGNATURE_CHARS, " :")
 
     def decorators(self, n: Node) -> list[Node]:
         parent = n.parent
@@ -408,9 +361,6 @@ class Extractor(Names):
         if expr is not None and expr.type in ("identifier", "attribute"):
             self.calls.append((self.scope(), n, expr))
 
-    def on_comment(self, n: Node) -> None:
-        self.comments.append((n.start_point[0] + 1, n.end_point[0] + 1, self.t(n), None))
-
     def on_sql(self, n: Node) -> None:
         from ragraf.sql import sqltext
 
@@ -448,8 +398,8 @@ class Extractor(Names):
     def sql_owner(self) -> int:
         for _end, sc in reversed(self.stack):
             if sc.kind == "function":
-                return sc.node
-        return self.stack[-1][1].node if self.stack else 0
+                return int(sc.node)
+        return self.scope().node
 
     # -- finish ---------------------------------------------------------------------------
     def finish(self) -> None:
@@ -497,7 +447,7 @@ class Extractor(Names):
                             f.global_assigns.append((name, ("pybind", "value", d2)))
         for star in self.top.star:
             f.global_assigns.append(("*", ("pybind", "import", star)))
-        self.texts()
+        self.texts((NodeKind.CLASS, NodeKind.FUNCTION, NodeKind.METHOD))
         f.chunks = make_chunks(self.path, self.text, f, "python", self.max_chunk_lines)
 
     def bind_desc(self, b: Any, scope: Scope, depth: int) -> TypeDesc | None:
@@ -529,31 +479,6 @@ class Extractor(Names):
             return CallRef(owner, line, (*(f"{s}.{c[1]}" for s in stars), c[1]), raw)
         return DynamicCallRef(owner, line, "variable", ())
 
-    def texts(self) -> None:
-        f = self.facts
-        spans = sorted(
-            (n.start_line, n.end_line, i)
-            for i, n in enumerate(f.nodes)
-            if i > 1 and n.kind in (NodeKind.CLASS, NodeKind.FUNCTION, NodeKind.METHOD)
-        )
-        merged: list[list[Any]] = []
-        for start, end, txt, owner in sorted(self.comments, key=lambda c: (c[0], c[1])):
-            kind = TextKind.DOCBLOCK if owner is not None else TextKind.COMMENT
-            if owner is None:
-                owner = innermost(spans, start)
-            if (
-                kind == TextKind.COMMENT
-                and merged
-                and merged[-1][2] == TextKind.COMMENT
-                and merged[-1][1] + 1 >= start
-                and merged[-1][4] == owner
-            ):
-                merged[-1][1] = end
-                merged[-1][3] += "\n" + txt
-                continue
-            merged.append([start, end, kind, txt, owner])
-        f.texts = [TextFact(m[0], m[1], m[2], m[3], m[4]) for m in merged]
-
 
 def _stars(scope: Scope) -> list[str]:
     out: list[str] = []
@@ -568,24 +493,6 @@ def _ref_order(r: Ref) -> tuple[int, int, str]:
     return (r.line, r.owner, type(r).__name__)
 
 
-def _captures(root: Node) -> list[tuple[int, int, str, Node]]:
-    from tree_sitter import QueryCursor
-
-    caps = QueryCursor(_query()).captures(root)
-    items: list[tuple[int, int, str, Node]] = []
-    seen: set[tuple[int, int, str]] = set()
-    for cap, nodes in caps.items():
-        if cap.startswith("name."):
-            continue
-        for node in nodes:
-            key = (node.start_byte, -node.end_byte, cap)
-            if key not in seen:
-                seen.add(key)
-                items.append((node.start_byte, -node.end_byte, cap, node))
-    items.sort(key=lambda x: (x[0], x[1], x[2]))
-    return items
-
-
 def warm() -> None:
     """Load the grammar, compile the query and import sqlglot before workers fork."""
     from ragraf.sql import sqltext
@@ -598,10 +505,4 @@ def warm() -> None:
 def extract(path: str, text: str, max_chunk_lines: int = DEFAULT_MAX_LINES) -> FileFacts:
     """The facts of one Python file (what the language registry calls); never raises for
     bad input: a file the walk cannot handle comes back ``failed`` with a note."""
-    try:
-        return Extractor(path, text, max_chunk_lines).run()
-    except RecursionError:
-        raise  # the registry reports it ("too deeply nested to parse")
-    except Exception as e:  # noqa: BLE001 - one file must not stop a build
-        lines = text.count("\n") + (0 if text.endswith("\n") or not text else 1)
-        return FileFacts(path, "python", "failed", f"extractor error: {type(e).__name__}", lines)
+    return tstree.safe_extract(Extractor, path, text, max_chunk_lines)

@@ -1,0 +1,200 @@
+"""Go's cross-file step (``Language.prepare``): which package an import path names, what a
+qualified name is, and which file declares a method's type, once every file is known, so
+that ``ragraf.build.resolve`` links Go facts with its usual rules.
+
+An import path names a corpus package (a directory) through the ``module`` line of a
+``go.mod`` of the corpus (the longest module path it starts with: ``<module>/<sub>`` is
+the directory ``<go.mod's dir>/<sub>``), else a directory whose path ends with the
+import path (a ``vendor/`` copy, a tree without ``go.mod``: one such directory, or the
+one sharing the longest leading path with the importer); none: external (the standard
+library, a dependency).
+
+Invariants a change must keep:
+- Only Go files are rewritten, into new FileFacts (the cached ones are not touched);
+  their order is kept.
+- After the rewrite no ``goq`` / ``gocall`` descriptor, no ``@`` call candidate and no
+  ``?`` embedded type is left: a call of a corpus function is a ``CallRef`` with its fqn,
+  a conversion to a corpus type is dropped, an external callee keeps ``<path>.<Name>``
+  (no corpus function has it: the linker counts it); a value of an external type is
+  ``("class", "<path>.<Name>")`` (external to the linker, never a name match).
+- An import of a corpus package is an ``ImportRef`` ``module`` to the package's first
+  file by path (a package has no node of its own); an external one is dropped.
+- The type a method's ``CLASS_EXTENSION`` adds to defines the method (a ``defines``
+  edge from the type's node, in the method's file).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import posixpath
+from typing import Any
+
+from ragraf.kinds import CLASS_EXTENSION, EdgeKind
+from ragraf.lang import tstree
+from ragraf.lang.facts import (
+    CallRef,
+    ClassDecl,
+    FileFacts,
+    ImportRef,
+    LocalEdge,
+    MethodCallRef,
+    NewRef,
+    Ref,
+    TypeDesc,
+)
+
+#: how deep a descriptor is rewritten
+MAX_DEPTH = 12
+
+
+class Packages:
+    """Every Go package of the corpus by directory, the modules, and what they declare."""
+
+    def __init__(self, files: list[FileFacts]) -> None:
+        self.prefix: dict[str, str] = {}  # dir -> fqn prefix
+        self.files: dict[str, list[str]] = {}  # dir -> paths
+        self.modules: list[tuple[str, str]] = []  # (module path, dir), longest first
+        self.types: dict[str, str] = {}  # type fqn -> node id
+        self.functions: set[str] = set()
+        for f in files:
+            for _name, d in f.global_assigns:
+                if d[0] == "gomod":
+                    self.modules.append((d[2], d[1]))
+                elif d[0] == "gopkg":
+                    self.prefix.setdefault(d[1], d[2])
+                    self.files.setdefault(d[1], []).append(f.path)
+            for cd in f.classes:
+                if cd.kind != CLASS_EXTENSION:
+                    self.types.setdefault(cd.fqn, f.node_id(cd.node))
+            self.functions.update(fqn for fqn, _i in f.functions)
+        self.modules.sort(key=lambda m: (-len(m[0]), m))
+        for paths in self.files.values():
+            paths.sort()
+        self._dirs: dict[tuple[str, str], str | None] = {}
+
+    def package(self, ip: str, importer: str) -> str | None:
+        """The directory of the corpus package an import path names (None: external)."""
+        key = (ip, importer)
+        if key in self._dirs:
+            return self._dirs[key]
+        got: str | None = None
+        for mod, mdir in self.modules:
+            if ip == mod or ip.startswith(mod + "/"):
+                d = posixpath.normpath(posixpath.join(mdir, ip[len(mod) :].lstrip("/")))
+                d = "" if d == "." else d
+                if d in self.prefix:
+                    got = d
+                    break
+        if got is None:
+            cands = sorted(d for d in self.prefix if d == ip or d.endswith("/" + ip))
+            got = tstree.nearest(cands, importer, "/")
+        self._dirs[key] = got
+        return got
+
+    def qualified(self, ip: str, name: str, importer: str) -> tuple[str, bool]:
+        """The fqn ``path.Name`` stands for, and whether it is a corpus package's."""
+        d = self.package(ip, importer)
+        if d is None:
+            return f"{ip}.{name}", False
+        return f"{self.prefix[d]}.{name}", True
+
+    def fix(self, d: TypeDesc | None, importer: str, depth: int = 0) -> TypeDesc | None:
+        if d is None or depth > MAX_DEPTH:
+            return None
+        tag = d[0]
+        if tag == "goq":
+            fqn, _inside = self.qualified(d[1], d[2], importer)
+            return ("class", fqn)
+        if tag == "gocall":
+            fqn, inside = self.qualified(d[1], d[2], importer)
+            if not inside:
+                return ("class", fqn)  # what an external function returns: external
+            if fqn in self.types:
+                return ("class", fqn)
+            return ("func", (fqn,)) if fqn in self.functions else None
+        if tag == "any":
+            alts = [x for a in d[1] if (x := self.fix(a, importer, depth + 1)) is not None]
+            if not alts:
+                return None
+            return alts[0] if len(alts) == 1 else ("any", tuple(dict.fromkeys(alts)))
+        if tag in ("prop", "call"):
+            inner = self.fix(d[1], importer, depth + 1)
+            return (tag, inner, d[2]) if inner is not None else None
+        return d
+
+    def call(self, ref: CallRef, importer: str) -> Ref | None:
+        cand = ref.candidates[0] if ref.candidates else ""
+        if cand.startswith("@"):
+            ip, _, name = cand[1:].partition("#")
+            fqn, _inside = self.qualified(ip, name, importer)
+        else:
+            fqn = cand
+        if fqn in self.types:
+            return None  # a conversion
+        return ref._replace(candidates=(fqn,))
+
+    def import_ref(self, ref: ImportRef, importer: str) -> ImportRef | None:
+        d = self.package(ref.fqn, importer)
+        if d is None or not self.files.get(d):
+            return None
+        return ref._replace(fqn=self.files[d][0])
+
+    def rewrite(self, f: FileFacts) -> FileFacts:
+        if not f.nodes:
+            return f
+        importer = posixpath.dirname(f.path)
+        refs: list[Ref] = []
+        for r in f.refs:
+            if isinstance(r, CallRef):
+                got = self.call(r, importer)
+                if got is not None:
+                    refs.append(got)
+            elif isinstance(r, MethodCallRef):
+                refs.append(r._replace(receiver=self.fix(r.receiver, importer)))
+            elif isinstance(r, NewRef):
+                cls = self.fix(r.cls, importer)
+                if cls is not None:
+                    refs.append(r._replace(cls=cls))
+            elif isinstance(r, ImportRef):
+                imp = self.import_ref(r, importer)
+                if imp is not None and imp.fqn != f.path:
+                    refs.append(imp)
+            else:
+                refs.append(r)
+        edges = list(f.edges)
+        classes: list[ClassDecl] = []
+        for cd in f.classes:
+            classes.append(self.decl(cd, importer))
+            home = self.types.get(cd.fqn)
+            if cd.kind == CLASS_EXTENSION and home is not None:
+                for idx in sorted(cd.methods.values()):
+                    node = f.nodes[idx]
+                    edges.append(LocalEdge(home, node.node_id, EdgeKind.DEFINES, node.start_line))
+        returns = {
+            i: fixed
+            for i, descs in f.returns.items()
+            if (fixed := [x for d in descs if (x := self.fix(d, importer)) is not None])
+        }
+        return dataclasses.replace(
+            f, refs=refs, classes=classes, returns=returns, global_assigns=[], edges=edges
+        )
+
+    def decl(self, cd: ClassDecl, importer: str) -> ClassDecl:
+        extends: list[tuple[str, int]] = []
+        for base, line in cd.extends:
+            if base.startswith("?"):
+                ip, _, name = base[1:].partition("#")
+                base, _inside = self.qualified(ip, name, importer)
+            extends.append((base, line))
+        props: dict[str, list[Any]] = {
+            name: [x for d in descs if (x := self.fix(d, importer)) is not None]
+            for name, descs in cd.props.items()
+        }
+        return dataclasses.replace(cd, extends=extends, props=props)
+
+
+def prepare(files: list[FileFacts], all_files: list[FileFacts]) -> list[FileFacts]:
+    """The Go files' facts with import paths and qualified names resolved (see the module
+    docstring)."""
+    pkgs = Packages(files)
+    return [pkgs.rewrite(f) for f in files]
