@@ -1,6 +1,7 @@
-"""Search quality on phpMyAdmin: MRR@10, recall@5 and abstention per query category. Run by hand.
+"""Search quality on phpMyAdmin and WordPress: MRR@10, recall@5 and abstention per query category. Run by hand.
 
     .venv/bin/python bench/search_eval.py --root <indexed copy of phpMyAdmin> [--set bench/search_eval.yaml]
+    .venv/bin/python bench/search_eval.py --root <indexed copy of WordPress> --set bench/search_eval_wordpress.yaml
                                           [--limit 10] [--json] [--verbose]
 
 The root must be indexed first, e.g.:
@@ -23,8 +24,13 @@ Scoring (``score``), per query:
   queries answered in the first five hits).
 - An abstained answer counts as no answer (rr 0, hit5 0) whatever hits it
   carries: the agent was told there is nothing good to read.
-- Nonsense queries (``expected: []``) have no rank; what counts is the
-  abstention rate, which should be high there and low elsewhere.
+- Nonsense and near-miss queries (``expected: []``) have no rank; what counts
+  is the abstention rate, which should be high there and low elsewhere. A near
+  miss uses words that occur in the corpus, but never together in one place.
+- Every query belongs to a ``half``: ``tune`` (default) or ``held``, the
+  held-apart half that is never looked at while tuning; the conceptual queries
+  are also reported per half (``conceptual/tune``, ``conceptual/held``), and
+  ``abstain`` pools nonsense and near misses.
 Printed per category: queries, MRR@10, recall@5, abstention rate, median and
 p95 latency. Record the report in docs/PERFORMANCE.md with the machine and date.
 """
@@ -44,7 +50,9 @@ from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
 DEFAULT_SET = Path(__file__).resolve().parent / "search_eval.yaml"
-CATEGORIES = ("literal", "conceptual", "nonsense")
+CATEGORIES = ("literal", "conceptual", "nonsense", "near_miss")
+UNANSWERABLE = ("nonsense", "near_miss")
+HALVES = ("tune", "held")
 MRR_AT = 10
 RECALL_AT = 5
 
@@ -54,6 +62,7 @@ class Query:
     query: str
     category: str
     expected: tuple[tuple[str, str], ...]  # ("fqn" | "path", value)
+    half: str = "tune"
 
 
 @dataclass
@@ -69,6 +78,7 @@ class QueryScore:
     top: list[str] = field(
         default_factory=list
     )  # fqn or path:line of the first hits, for --verbose
+    half: str = "tune"
 
 
 # -- the evaluation set --------------------------------------------------------
@@ -92,6 +102,9 @@ def parse_set(data: Any, source: str = "<set>") -> list[Query]:
             raise ValueError(
                 f"{where}: category must be one of {', '.join(CATEGORIES)}, got {cat!r}"
             )
+        half = q.get("half", "tune")
+        if half not in HALVES:
+            raise ValueError(f"{where}: half must be one of {', '.join(HALVES)}, got {half!r}")
         if not isinstance(exp, list):
             raise ValueError(f"{where}: 'expected' must be a list (empty for nonsense)")
         pairs: list[tuple[str, str]] = []
@@ -108,11 +121,11 @@ def parse_set(data: Any, source: str = "<set>") -> list[Query]:
             if key == "path" and (value.startswith("/") or "\\" in value):
                 raise ValueError(f"{where}: a path is relative and POSIX, got {value!r}")
             pairs.append((key, value))
-        if cat == "nonsense" and pairs:
-            raise ValueError(f"{where}: a nonsense query has expected: []")
-        if cat != "nonsense" and not pairs:
+        if cat in UNANSWERABLE and pairs:
+            raise ValueError(f"{where}: a {cat} query has expected: []")
+        if cat not in UNANSWERABLE and not pairs:
             raise ValueError(f"{where}: a {cat} query needs at least one expected answer")
-        out.append(Query(text, cat, tuple(pairs)))
+        out.append(Query(text, cat, tuple(pairs), half))
     return out
 
 
@@ -123,16 +136,50 @@ def load_set(path: Path) -> list[Query]:
         return parse_set(yaml.safe_load(fh), str(path))
 
 
-def check_against_corpus(queries: Sequence[Query], root: Path) -> list[str]:
-    """Every expected answer exists in the phpMyAdmin tree at ``root``: a path is a file;
+def set_corpus(path: Path) -> str:
+    """The ``corpus:`` the set was written for (phpmyadmin when absent)."""
+    import yaml
+
+    with path.open(encoding="utf-8") as fh:
+        data = yaml.safe_load(fh)
+    return str(data.get("corpus") or "phpmyadmin") if isinstance(data, Mapping) else "phpmyadmin"
+
+
+def _declared_anywhere(root: Path, value: str) -> str | None:
+    """A global function ``f`` or a ``Class[::method]`` declared in some *.php under ``root``
+    (for corpora without PSR-4 paths); None when found, else the mistake."""
+    cls, _, method = value.partition("::")
+    if "::" not in value and not cls[:1].isupper():
+        pat = re.compile(rf"\bfunction\s+&?{re.escape(cls)}\s*\(")
+    else:
+        pat = re.compile(rf"\b(class|interface|trait)\s+{re.escape(cls.rpartition(chr(92))[2])}\b")
+    for f in root.rglob("*.php"):
+        src = f.read_text(encoding="utf-8", errors="replace")
+        if not pat.search(src):
+            continue
+        if "::" not in value or re.search(rf"\bfunction\s+&?{re.escape(method)}\s*\(", src):
+            return None
+    return f"{value} is declared in no *.php file"
+
+
+def check_against_corpus(
+    queries: Sequence[Query], root: Path, corpus: str = "phpmyadmin"
+) -> list[str]:
+    """Every expected answer exists in the tree at ``root``: a path is a file; on phpMyAdmin
     an fqn ``PhpMyAdmin\\X\\Y[::m]`` is declared in ``libraries/classes/X/Y.php`` (PSR-4),
-    with its namespace, its class/interface/trait and its method. Returns the mistakes."""
+    with its namespace, its class/interface/trait and its method; elsewhere the function,
+    or the class with the method, is declared in some *.php file. Returns the mistakes."""
     bad: list[str] = []
     for q in queries:
         for key, value in q.expected:
             if key == "path":
                 if not (root / value).is_file():
                     bad.append(f"{q.query!r}: {value} is not a file")
+                continue
+            if corpus != "phpmyadmin":
+                wrong = _declared_anywhere(root, value)
+                if wrong:
+                    bad.append(f"{q.query!r}: {wrong}")
                 continue
             cls, _, method = value.partition("::")
             if not cls.startswith("PhpMyAdmin\\"):
@@ -210,7 +257,12 @@ def aggregate(scores: Sequence[QueryScore]) -> dict[str, dict[str, Any]]:
     groups: dict[str, list[QueryScore]] = {c: [] for c in CATEGORIES}
     for s in scores:
         groups.setdefault(s.category, []).append(s)
-    groups["answerable"] = [s for s in scores if s.category != "nonsense"]
+    groups["answerable"] = [s for s in scores if s.category not in UNANSWERABLE]
+    for half in HALVES:
+        groups[f"conceptual/{half}"] = [
+            s for s in scores if s.category == "conceptual" and s.half == half
+        ]
+    groups["abstain"] = [s for s in scores if s.category in UNANSWERABLE]
     for cat, items in groups.items():
         if not items:
             continue
@@ -221,7 +273,7 @@ def aggregate(scores: Sequence[QueryScore]) -> dict[str, dict[str, Any]]:
             "latency_p50_s": statistics.median(s.seconds for s in items),
             "latency_p95_s": _percentile([s.seconds for s in items], 95),
         }
-        if cat == "nonsense":
+        if cat in UNANSWERABLE or cat == "abstain":
             row["mrr@10"] = None
             row["recall@5"] = None
             row["answered_with_hits"] = sum((not s.abstained) and s.hits > 0 for s in items) / n
@@ -256,6 +308,7 @@ def evaluate(queries: Sequence[Query], search: SearchFn, limit: int = MRR_AT) ->
                 len(hits),
                 dt,
                 top,
+                q.half,
             )
         )
     return out
@@ -271,9 +324,9 @@ def _fmt(v: Any) -> str:
 
 def render(summary: Mapping[str, Mapping[str, Any]]) -> str:
     cols = ("n", "mrr@10", "recall@5", "abstention", "latency_p50_s", "latency_p95_s")
-    lines = [f"{'category':<12}" + "".join(f"{c:>15}" for c in cols)]
+    lines = [f"{'category':<16}" + "".join(f"{c:>15}" for c in cols)]
     for cat, row in summary.items():
-        lines.append(f"{cat:<12}" + "".join(f"{_fmt(row.get(c)):>15}" for c in cols))
+        lines.append(f"{cat:<16}" + "".join(f"{_fmt(row.get(c)):>15}" for c in cols))
     return "\n".join(lines)
 
 
@@ -302,7 +355,7 @@ def main(argv: list[str] | None = None) -> int:
     if not (root / ".ragraf" / "index" / "rev.json").is_file():
         print(_no_index(root), file=sys.stderr)
         return 3
-    wrong = check_against_corpus(queries, root)
+    wrong = check_against_corpus(queries, root, set_corpus(a.set))
     if wrong:
         print(f"{a.set}: expected answers not in {root}:", *wrong, sep="\n  ", file=sys.stderr)
         return 2
@@ -356,7 +409,8 @@ def main(argv: list[str] | None = None) -> int:
         for s in scores:
             mark = "abstain" if s.abstained else (f"rank {s.rank}" if s.rank else "miss")
             print(
-                f"[{s.category:<10}] {mark:<8} {s.seconds:6.3f}s  {s.query}  ->  {', '.join(s.top[:3])}"
+                f"[{s.category:<10} {s.half:<4}] {mark:<8} {s.seconds:6.3f}s  {s.query}"
+                f"  ->  {', '.join(s.top[:3])}"
             )
         print()
     print(render(summary))

@@ -92,3 +92,51 @@ def test_mcp_outside_a_project_starts_and_says_why(tmp_path: Path) -> None:
     assert "-C /path/to/project mcp" in text
     stderr = (empty / "mcp-stderr.log").read_text()
     assert "no RAGRAF project at or above" in stderr
+
+
+@pytest.mark.model
+def test_mcp_loads_the_model_in_the_background(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 17: the server starts loading the model when it starts, in a thread, so the first
+    search does not pay the load; other tools answer meanwhile."""
+    from ragraf import config
+    from ragraf.build import indexer
+    from tests.helpers import copy_pilot
+
+    monkeypatch.delenv("RAGRAF_VECTORS", raising=False)
+    root = copy_pilot(tmp_path / "p")
+    config.init_project(root)
+    assert indexer.build(config.load(root)).vectors["status"] == "ready"
+    log_path = root / ".ragraf" / "logs" / "mcp.log"
+
+    async def drive() -> tuple[Any, Any]:
+        params = StdioServerParameters(
+            command=sys.executable, args=["-m", "ragraf", "-C", str(root), "mcp"]
+        )
+        with open(root / "mcp-stderr.log", "w") as errlog:
+            async with (
+                stdio_client(params, errlog=errlog) as (read, write),
+                ClientSession(read, write) as session,
+            ):
+                await session.initialize()
+                status = await session.call_tool("ragraf_index_status", {})
+                for _ in range(600):  # the load takes ~1-3 s on a loaded machine
+                    if log_path.is_file() and "model preloaded" in log_path.read_text():
+                        break
+                    await anyio.sleep(0.1)
+                found = await session.call_tool(
+                    "ragraf_search", {"query": "how are invoices charged", "limit": 3}
+                )
+        return status, found
+
+    status, found = anyio.run(drive)
+    assert not status.is_error and not found.is_error, (status.content, found.content)
+    hits = json.loads(found.content[0].text)["result"]["hits"]
+    assert hits and hits[0]["fqn"] == "App\\Billing\\Invoice::charge"
+    assert "vector_rank" in hits[0]["why"]  # the search used the preloaded model
+    lines = log_path.read_text().splitlines()
+    preload = next(i for i, line in enumerate(lines) if "model preloaded in the background" in line)
+    search_at = next(i for i, line in enumerate(lines) if "tool=ragraf_search" in line)
+    assert preload < search_at
+    assert sum("model preloaded" in line for line in lines) == 1

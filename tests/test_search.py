@@ -56,6 +56,31 @@ def test_nonsense_abstains_and_generic_words_are_vetoed(vec_pilot: Path) -> None
         assert "nothing is near in meaning" in r["hint"]
 
 
+def test_a_near_miss_whose_words_never_meet_abstains(vec_pilot: Path) -> None:
+    """Issue 17: every word occurs in the pilot (Report::monthly, plugins/stripe.php, the
+    loggers), but never in one chunk or symbol, and the embedding is not confident."""
+    r = search(vec_pilot, "monthly stripe logger")["result"]
+    assert r["abstained"] and r["confidence"] == "none", r
+    assert "never together" in r["hint"] and "logger, monthly, stripe" in r["hint"]
+    assert 0 < r["words_meet"] < 0.5 and r["best_cosine"] < 0.5
+    for word in ("monthly", "stripe", "logger"):  # each word alone is in the lexicon
+        assert search(vec_pilot, word)["result"]["terms"] == [word]
+
+
+def test_every_hit_explains_its_ranking(vec_pilot: Path) -> None:
+    """The re-rank's features (name match, coverage, cosine, bm25, centrality, definition) are
+    in each hit's why; the words of a name (class + method) rank that symbol first."""
+    r = search(vec_pilot, "file logger write")["result"]
+    top = r["hits"][0]
+    assert top["fqn"] == "App\\Core\\FileLogger::write", [h["fqn"] for h in r["hits"]]
+    assert top["why"]["name_match"] == "exact" and top["why"]["name_rank"] == 1
+    feats = top["why"]["rerank"]
+    assert set(feats) <= {"rrf", "name", "coverage", "cosine", "bm25", "centrality", "definition"}
+    assert feats["name"] == 1.0 and feats["definition"] == 1.0 and 0 < feats["centrality"] <= 1
+    for h in search(vec_pilot, "how are invoices charged")["result"]["hits"]:
+        assert "rerank" in h["why"] or "exact_symbol" in h["why"], h
+
+
 def test_exact_names_anchor_first_and_entry_ids_resolve(vec_pilot: Path) -> None:
     r = search(vec_pilot, "Invoice::charge", with_text=True)["result"]
     assert r["confidence"] == "exact" and r["hits"][0]["fqn"] == "App\\Billing\\Invoice::charge"
@@ -112,6 +137,8 @@ def test_calibrate_sets_the_abstention_threshold(vec_pilot: Path) -> None:
         r["separated"] == 4
         and r["not_relevant_max_cosine"] < r["params"]["abstain_cosine"] < r["relevant_min_cosine"]
     )
+    # the near-miss rule's share is calibrated too, and the samples stay separated with it
+    assert 0 <= r["params"]["min_term_coverage"] <= 1 and r["separated_with_coverage"] == 4
     after = search(vec_pilot, "append a line to a journal on disk")
     assert any(
         lim.startswith(f"search threshold from calibration #{r['calibration_id']}")

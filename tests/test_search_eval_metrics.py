@@ -157,8 +157,44 @@ def test_the_shipped_set() -> None:
     qs = se.load_set(se.DEFAULT_SET)
     assert len(qs) >= 36
     by_cat = {c: [q for q in qs if q.category == c] for c in se.CATEGORIES}
-    assert all(len(v) >= 10 for v in by_cat.values()), {c: len(v) for c, v in by_cat.items()}
-    assert all(q.expected == () for q in by_cat["nonsense"])
+    assert all(len(by_cat[c]) >= 10 for c in ("literal", "conceptual", "nonsense")), {
+        c: len(v) for c, v in by_cat.items()
+    }
+    assert all(q.expected == () for c in se.UNANSWERABLE for q in by_cat[c])
+
+
+def test_the_two_corpora_sets_have_a_held_apart_half() -> None:
+    """Issue 17: >= 40 conceptual questions over two corpora, half of the new ones held apart,
+    >= 20 nonsense and near-miss questions."""
+    wp = se.DEFAULT_SET.with_name("search_eval_wordpress.yaml")
+    assert se.set_corpus(se.DEFAULT_SET) == "phpmyadmin" and se.set_corpus(wp) == "wordpress"
+    qs = se.load_set(se.DEFAULT_SET) + se.load_set(wp)
+    concept = [q for q in qs if q.category == "conceptual"]
+    held = [q for q in concept if q.half == "held"]
+    assert len(concept) >= 40 and len(held) >= 20
+    assert sum(q.category in se.UNANSWERABLE for q in qs) >= 20
+    with pytest.raises(ValueError, match="half"):
+        se.parse_set({"queries": [{"query": "x", "category": "literal", "half": "both",
+                                   "expected": [{"fqn": "A"}]}]})  # fmt: skip
+
+
+def test_answers_outside_psr4_are_checked_by_declaration(tmp_path: Path) -> None:
+    (tmp_path / "wp-includes").mkdir()
+    (tmp_path / "wp-includes" / "f.php").write_text(
+        "<?php\nfunction wp_mkdir_p($t) {}\nclass WP_Http {\n  public function request() {}\n}\n"
+    )
+    queries = se.parse_set(
+        {
+            "queries": [
+                {"query": "ok", "category": "conceptual", "expected": [
+                    {"fqn": "wp_mkdir_p"}, {"fqn": "WP_Http::request"}]},
+                {"query": "gone", "category": "conceptual", "expected": [{"fqn": "wp_gone"}]},
+            ]
+        }
+    )  # fmt: skip
+    assert se.check_against_corpus(queries, tmp_path, "wordpress") == [
+        "'gone': wp_gone is declared in no *.php file"
+    ]
 
 
 def test_expected_answers_are_checked_against_the_corpus(tmp_path: Path) -> None:

@@ -102,6 +102,20 @@ def serve(root: Path | None, no_project: RagrafError | None = None) -> None:
             )  # raises NoIndexError until `ragraf index` ran
         return current
 
+    def preload() -> None:
+        """Open the session and start loading the model in the background, so the first
+        search does not pay the load; a project without an index just waits for one."""
+        if root is None:
+            return
+        try:
+            session().preload_embedder(
+                lambda s: log.info("model preloaded in the background %.1fms", s * 1000)
+            )
+        except RagrafError as e:
+            log.info("no model preload: %s", type(e).__name__)
+
+    preload()
+
     async def list_tools(_ctx: Any, _params: Any) -> Any:
         return types.ListToolsResult(tools=tools)
 

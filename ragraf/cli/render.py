@@ -514,7 +514,8 @@ def _r_calibrate(r: dict[str, Any], out: list[str]) -> None:
     params = ", ".join(f"{k} {v}" for k, v in (r.get("params") or {}).items())
     out.append(f"calibration #{r['calibration_id']} ({r['kind']}): {params}")
     out.append(
-        f"{r['separated']} of {r['sample_size']} samples separated; relevant samples reach cosine"
+        f"{r['separated']} of {r['sample_size']} samples separated by the cosine"
+        f" ({r['separated_with_coverage']} with the term coverage); relevant samples reach cosine"
         f" {r['relevant_min_cosine']:.3f} and more, not relevant ones at most"
         f" {r['not_relevant_max_cosine']:.3f}"
     )

@@ -19,7 +19,10 @@ from __future__ import annotations
 import hashlib
 import os
 import stat
+import threading
+import time
 from collections import OrderedDict
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -129,19 +132,47 @@ class Session:
         self._cfg: Config | None = None
         self._embedder: tuple[Embedder | None, str | None] | None = None
         self.schema_checked_at: float | None = None
+        # values derived from one revision, computed once per session (e.g. search's centrality)
+        self.memo: dict[tuple[str, str], Any] = {}
+        self._embedder_lock = threading.Lock()
 
     def embedder(self) -> tuple[Embedder | None, str | None]:
-        """The query embedder, loaded once per session: (embedder or None, why not)."""
-        if self._embedder is None:
-            from ragraf.embed import Embedder
-            from ragraf.errors import EmbeddingUnavailable
+        """The query embedder, loaded once per session: (embedder or None, why not).
+        Thread-safe: a call while ``preload_embedder`` is loading waits for that load."""
+        with self._embedder_lock:
+            if self._embedder is None:
+                from ragraf.embed import Embedder
+                from ragraf.errors import EmbeddingUnavailable
 
-            try:
-                emb = Embedder.from_config(self.config().project["embedding"], root=self.root)
-                self._embedder = (emb.load(), None)
-            except EmbeddingUnavailable as e:
-                self._embedder = (None, str(e))
-        return self._embedder
+                try:
+                    emb = Embedder.from_config(self.config().project["embedding"], root=self.root)
+                    self._embedder = (emb.load(), None)
+                except EmbeddingUnavailable as e:
+                    self._embedder = (None, str(e))
+            return self._embedder
+
+    def preload_embedder(
+        self, done: Callable[[float], None] | None = None
+    ) -> threading.Thread | None:
+        """Load the query embedder in a background thread (the MCP server calls this at start,
+        so the first search does not pay the model load and no other operation waits for it).
+        None when the active revision has no vectors (a search would not embed) or the model is
+        already loaded."""
+        if self._embedder is not None:
+            return None
+        man = manifest.require(self.layout.rev_json)
+        if not self.lex.has_vectors(man["rev_id"]):
+            return None
+
+        def load() -> None:
+            t0 = time.perf_counter()
+            self.embedder()
+            if done is not None:
+                done(time.perf_counter() - t0)
+
+        t = threading.Thread(target=load, name="ragraf-embedder-preload", daemon=True)
+        t.start()
+        return t
 
     def close(self) -> None:
         self.stores.close()

@@ -906,51 +906,82 @@ def _default_actor() -> str:
 
 
 def calibrate(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
-    """Recompute a threshold from labelled samples and record it in the calibration table
-    (the index is not touched). `kind: threshold` takes search queries labelled relevant
-    (the corpus answers them) or not (nonsense) and sets the cosine below which search
-    abstains to the value that separates them best; later searches use it."""
+    """Recompute search's abstention thresholds from labelled samples and record them in the
+    calibration table (the index is not touched). `kind: threshold` takes search queries
+    labelled relevant (the corpus answers them) or not (nonsense, near misses) and sets the
+    cosine below which search abstains to the value that separates them best, then the share
+    of the query's words that must meet in one chunk or symbol (`min_term_coverage`, checked
+    below `coverage_cosine`) to the value that separates them best together with it; later
+    searches use both."""
     from ragraf.clock import now_iso
-    from ragraf.facade.searchop import best_cosine
+    from ragraf.facade.searchop import signals
     from ragraf.store.control import ControlStore
 
     samples = args["samples"]
     scored = []
     for smp in samples:
-        cos = best_cosine(ctx, smp["query"])
+        cos, _cover, meet = signals(ctx, smp["query"])
         if cos is None:
             raise InvalidArgument(
                 "calibrate: this revision has no vectors; threshold calibration needs them"
             )
-        scored.append((cos, smp["relevant"]))
-    pos = sorted(c for c, r in scored if r)
-    neg = sorted(c for c, r in scored if not r)
+        scored.append((cos, meet, smp["relevant"]))
+    pos = sorted(c for c, _v, r in scored if r)
+    neg = sorted(c for c, _v, r in scored if not r)
     if not pos or not neg:
         raise InvalidArgument("calibrate: give both relevant and not relevant samples")
-    cands = sorted({c for c, _r in scored})
-    best_t, best_ok = 0.0, -1
-    for i in range(len(cands) + 1):
-        lo = cands[i - 1] if i > 0 else cands[0] - 0.05
-        hi = cands[i] if i < len(cands) else cands[-1] + 0.05
-        t = (lo + hi) / 2
-        ok = sum(1 for c, r in scored if (c >= t) == r)
-        if ok > best_ok:
-            best_t, best_ok = t, ok
-    t = round(best_t, 4)
+    t, best_ok = _best_split([(c, r) for c, _v, r in scored])
+    # below coverage_cosine, a query whose words occur apart is a near miss: the share of the
+    # words that must meet in one chunk or symbol, fitted on the samples in that band
+    cfg = ctx.s.config().project["search"]
+    cover_cos = max(float(cfg["coverage_cosine"]), t)
+    grey = [(v, r) for c, v, r in scored if t <= c < cover_cos and v is not None]
+    m = float(cfg["min_term_coverage"])
+    if grey:
+        m, _ok = _best_split(grey, lo=0.0, hi=1.0)
+
+    def answered(c: float, v: float | None) -> bool:
+        return c >= cover_cos or (c >= t and (v is None or v >= m))
+
+    ok_all = sum(1 for c, v, r in scored if answered(c, v) == r)
+    params = {"abstain_cosine": round(t, 4), "min_term_coverage": round(m, 4)}
     with ControlStore(ctx.s.layout.control_db) as control:
         cid = control.record_calibration(
             now_iso(),
             "threshold",
-            {"abstain_cosine": t},
+            params,
             len(samples),
-            f"{best_ok} of {len(samples)} samples separated",
+            f"{best_ok} of {len(samples)} samples separated by the cosine,"
+            f" {ok_all} with the term coverage",
         )
     return {
         "kind": "threshold",
         "calibration_id": cid,
-        "params": {"abstain_cosine": t},
+        "params": params,
         "sample_size": len(samples),
         "separated": best_ok,
+        "separated_with_coverage": ok_all,
         "relevant_min_cosine": pos[0],
         "not_relevant_max_cosine": neg[-1],
     }
+
+
+def _best_split(
+    scored: list[tuple[float, bool]], lo: float | None = None, hi: float | None = None
+) -> tuple[float, int]:
+    """The threshold t (a midpoint between sample values) for which ``value >= t`` agrees with
+    the label most often; on a tie the lowest such t (fewer relevant answers lost)."""
+    cands = sorted({c for c, _r in scored})
+    best_t, best_ok = 0.0, -1
+    for i in range(len(cands) + 1):
+        a = cands[i - 1] if i > 0 else cands[0] - 0.05
+        b = cands[i] if i < len(cands) else cands[-1] + 0.05
+        t = (a + b) / 2
+        if lo is not None:
+            t = max(lo, t)
+        if hi is not None:
+            t = min(hi, t)
+        ok = sum(1 for c, r in scored if (c >= t) == r)
+        if ok > best_ok:
+            best_t, best_ok = t, ok
+    return best_t, best_ok

@@ -39,11 +39,9 @@ def _line(kind: str, fqn: str, props: dict[str, Any], detail: str) -> str:
     return f"{kind} {short}"
 
 
-def build_map(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
+def _ranked(ctx: Ctx, scope: str | None) -> tuple[list[MapSymbol], np.ndarray, np.ndarray, int]:
+    """The map symbols, their PageRank scores (k-core boosted), which are in scope, iterations."""
     cfg = ctx.s.config().project["repo_map"]
-    scope = args.get("scope")
-    budget = args["budget_tokens"]
-    detail = args["detail"]
     rows = ctx.graph.symbols_for_map(ctx.rev)
     index = {r.node_id: i for i, r in enumerate(rows)}
     n = len(rows)
@@ -60,15 +58,7 @@ def build_map(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
         [r.kind in MAP and _in_scope(scope, r.path, r.fqn) for r in rows], dtype=bool
     )
     if not in_scope.any():
-        return {
-            "scope": scope,
-            "modules": [],
-            "budget_tokens": budget,
-            "used_tokens": 0,
-            "candidates": 0,
-            "chosen": 0,
-            "hint": f"nothing indexed under scope '{scope}'",
-        }
+        return rows, np.zeros(n), in_scope, 0
     scores, iters = ppr(
         n,
         np.array(src, dtype=np.int64),
@@ -83,6 +73,41 @@ def build_map(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
     maxshell = shells.max() if n else 0
     if maxshell > 0:
         scores = scores * (1 + cfg["kcore_boost"] * shells / maxshell)
+    return rows, scores, in_scope, iters
+
+
+def centrality(ctx: Ctx) -> dict[str, float]:
+    """Every map symbol's place in the whole revision's PageRank (the ranking ``repo_map``
+    uses without a scope) as a percentile in [0, 1], 1 = the most central. Computed once
+    per session and revision (search re-ranks with it)."""
+    key = ("centrality", ctx.rev or "")
+    cached = ctx.s.memo.get(key)
+    if cached is None:
+        rows, scores, _in, _it = _ranked(ctx, None)
+        n = len(rows)
+        pct = np.zeros(n)
+        if n > 1:
+            pct[np.argsort(scores, kind="stable")] = np.arange(n) / (n - 1)
+        cached = ctx.s.memo[key] = {r.node_id: float(pct[i]) for i, r in enumerate(rows)}
+    return cached  # shared: callers only read it
+
+
+def build_map(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
+    cfg = ctx.s.config().project["repo_map"]
+    scope = args.get("scope")
+    budget = args["budget_tokens"]
+    detail = args["detail"]
+    rows, scores, in_scope, iters = _ranked(ctx, scope)
+    if not in_scope.any():
+        return {
+            "scope": scope,
+            "modules": [],
+            "budget_tokens": budget,
+            "used_tokens": 0,
+            "candidates": 0,
+            "chosen": 0,
+            "hint": f"nothing indexed under scope '{scope}'",
+        }
     cand = [i for i in np.argsort(-scores, kind="stable") if in_scope[i]][: cfg["max_candidates"]]
     props = {i: props_of(rows[i].props) for i in cand}
     lines = {i: _line(rows[i].kind, rows[i].fqn or "", props[i], detail) for i in cand}

@@ -1,22 +1,41 @@
-"""search: exact symbol anchors, lexical FTS5 matches and vector neighbours, fused by
-reciprocal rank fusion (k = 60), with abstention (travsr low-level design §6).
+"""search: exact symbol anchors, lexical FTS5 matches, a symbol-name channel and vector
+neighbours, fused by reciprocal rank fusion (k = 60), re-ranked on explained features, with
+abstention (travsr low-level design §6; issue 17).
+
+Stages: 1. anchors (an identifier-like query that names a symbol); 2. lexical (all columns)
+and the name channel (the symbol column, ranked by ``name_match``); 3. vector neighbours;
+4. RRF over the channels (the name channel weighs ``name_weight``), plus one first place for
+a hit that a ``strong_channels`` channel scores ``strong_z`` deviations above its own
+distribution; 5. vocabulary expansion: rare corpus words shared by the first hits' doc
+comments and the identifiers of the nearest chunks in embedding space (pseudo-relevance
+feedback), searched alone and fused at ``expansion_weight``; 6. a re-rank of the fused top
+``rerank_top`` on rrf, name match, idf-weighted word coverage, cosine, bm25, PageRank
+centrality (``repomap.centrality``) and definition kind, weighed by ``rerank_weights``.
 
 Invariants a change must keep:
 - Query text never reaches FTS5 syntax: it is tokenised like the index
   (``ragraf.tokens``) and every term is quoted.
-- Exact symbol-name matches come first and say so in ``why``.
-- RRF uses ranks, never raw scores: bm25 and cosine are not comparable.
-- Abstention: nothing near is an answer (``abstained`` with a hint). A query
-  that shares only generic words with the code, or covers few of its own terms,
-  is vetoed when the embedding says nothing is near; a purely conceptual query
-  (no lexical hit) is answered only when the embedding is confident.
+- Exact symbol-name matches come first and say so in ``why``; after them, a symbol whose
+  name's words are exactly the query's words (``name_match`` "exact").
+- RRF uses ranks, never raw scores: bm25 and cosine are not comparable. Raw scores enter
+  only normalised within one query's candidates (re-rank features) or as z-scores within
+  one channel.
+- Every feature that moved a hit is in its ``why`` (ranks per channel, strong_signal,
+  expanded_with, rerank features, name_match).
+- Abstention: nothing near is an answer (``abstained`` with a hint). A query that shares
+  only generic words with the code, or whose words do not meet in one chunk or symbol
+  (idf-weighted; ``min_term_coverage``, calibratable), is vetoed when the embedding is not
+  confident (below ``abstain_cosine`` / ``coverage_cosine``); a purely conceptual query (no
+  lexical hit) is answered only when the embedding is confident.
 - Vector neighbours are similarity, never a structural fact (``similar_to`` is
   not an edge here). Without vectors the search is lexical and limits say so.
 """
 
 from __future__ import annotations
 
+import math
 import re
+from collections.abc import Iterable
 from typing import Any
 
 from ragraf.facade import sanitize
@@ -65,16 +84,131 @@ def _matched(terms: list[str], tokens: str) -> list[str]:
     return out
 
 
+#: the symbol-name channel searches the symbol column only for queries of this many words or
+#: fewer (a name has few words; a longer query is a description)
+NAME_MAX_WORDS = 4
+_DEFINITIONS = frozenset({"class", "interface", "trait", "enum", "function", "method"})
+
+
+def _name_tokens(text: str) -> list[str]:
+    """The words of an identifier (camelCase and snake_case parts, not the whole)."""
+    toks = [t.lower() for t in identifier_tokens(text) if len(t) >= 2]
+    parts = [t for t in toks if t != text.lower() and t != text.lower().replace("_", "")]
+    return parts or toks
+
+
+def name_match(terms: list[str], name: str, owner: str | None) -> tuple[float, str]:
+    """How well the query's words name a symbol: 1.0 exact (the words are the name's words in
+    order, alone or after the class's), 0.9 prefix (one word the name starts with), 0.85-0.95
+    ordered (the words are a run of the name's, e.g. behind a vendor prefix), else 0.85 x the
+    Dice overlap of the word sets of the name (or of class + name, counted a little lower;
+    a word matches by its stem), 0 when no word is shared. Returns (score, how)."""
+    if not terms:
+        return 0.0, ""
+    nt = _name_tokens(name)
+    ot = _name_tokens(owner.rsplit("\\", 1)[-1]) if owner else []
+    if nt and (terms == nt or (ot and terms == ot + nt)):
+        return 1.0, "exact"
+    if nt and len(terms) == 1 and len(terms[0]) >= 4 and "".join(nt).startswith(terms[0]):
+        return 0.9, "prefix"
+    q = set(terms)
+    stems = [st for st in (_stem(t) for t in terms) if len(st) >= 3]
+
+    def dice(words: list[str]) -> float:
+        ws = set(words)
+        if not ws:
+            return 0.0
+        shared = sum(1 for w in ws if w in q or any(w.startswith(st) for st in stems))
+        return 2 * min(shared, len(q)) / (len(ws) + len(q))
+
+    k = len(terms)
+    for words in (nt, ot + nt):
+        runs = [words[i : i + k] for i in range(len(words) - k + 1)]
+        if k >= 2 and terms in runs:  # the words in the name's order, e.g. wp_[schedule_event]
+            return round(0.85 + 0.1 * k / len(words), 4), "ordered"
+    own, both = dice(nt), 0.9 * dice(ot + nt)
+    score = max(own, both)
+    return (round(0.85 * score, 4), "words") if score > 0 else (0.0, "")
+
+
+def _zscores(scores: dict[str, float]) -> dict[str, float]:
+    """Each score's distance from its channel's mean in standard deviations (needs 5+ scores)."""
+    vals = list(scores.values())
+    if len(vals) < 5:
+        return {}
+    mean = sum(vals) / len(vals)
+    sd = (sum((v - mean) ** 2 for v in vals) / len(vals)) ** 0.5
+    if sd <= 1e-9:
+        return {}
+    return {c: (v - mean) / sd for c, v in scores.items()}
+
+
+def _idf(ctx: Ctx, terms: list[str]) -> tuple[dict[str, float], dict[str, int]]:
+    """log(N / df) per term (a word no chunk holds weighs the most), and the df itself."""
+    n = max(ctx.lex.chunk_count(ctx.rev), 1)
+    df = ctx.lex.doc_freq(ctx.rev, terms)
+    return {t: math.log((n + 1) / (df.get(t, 0) + 0.5)) for t in terms}, df
+
+
+def _coverage(matched: Iterable[str], idf: dict[str, float]) -> float:
+    total = sum(idf.values())
+    return sum(idf.get(t, 0.0) for t in set(matched)) / total if total > 0 else 0.0
+
+
+def _expansion_terms(
+    terms: list[str],
+    sources: list[list[str]],
+    df: dict[str, int],
+    n_chunks: int,
+    stop: set[str],
+    limit: int,
+) -> list[str]:
+    """Corpus words the first hits share (pseudo-relevance feedback): a word must occur in at
+    least two of ``sources`` (the identifiers of the nearest chunks in embedding space and the
+    doc comments of the first fused hits), be no query word, and be rare enough to be telling
+    (in at most 2% of the chunks)."""
+    if limit <= 0:
+        return []
+    have = set(terms) | {_stem(t) for t in terms}
+    count: dict[str, int] = {}
+    for words in sources:
+        for w in set(words):
+            if len(w) < 4 or w in stop or w in have or _stem(w) in have or w.isdigit():
+                continue
+            count[w] = count.get(w, 0) + 1
+    cands = sorted((w for w, c in count.items() if c >= 2), key=lambda w: (-count[w], w))
+    out = []
+    for w in cands:
+        d = df.get(w)
+        if d is None or d == 0 or d > max(2, 0.02 * n_chunks):
+            continue
+        out.append(w)
+        if len(out) >= limit:
+            break
+    return out
+
+
+_DOC_LINE = re.compile(r"^\s*(?:/\*\*|\*|//|#)\s?(.*)$")
+
+
+def _doc_words(text: str) -> list[str]:
+    """The words of a chunk's comment lines (docblocks, // and # comments), lower case."""
+    words: list[str] = []
+    for line in text.splitlines()[1:40]:
+        m = _DOC_LINE.match(line)
+        if m and not m.group(1).lstrip().startswith("@"):
+            words.extend(t.lower() for t in identifier_tokens(m.group(1)))
+    return words
+
+
 def run_search(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
     cfg = dict(ctx.s.config().project["search"])
     cal = ctx.control.latest_calibration("threshold")
     if cal is not None:
         cal_id, cal_params = cal
         cfg.update(cal_params)
-        ctx.limits.append(
-            f"search threshold from calibration #{cal_id}"
-            f" (abstain_cosine {cal_params['abstain_cosine']})"
-        )
+        shown = ", ".join(f"{k} {v}" for k, v in sorted(cal_params.items()))
+        ctx.limits.append(f"search threshold from calibration #{cal_id} ({shown})")
     stop = {s.lower() for s in cfg["stopwords"]}
     generic = {s.lower() for s in cfg["generic_words"]}
     query = args["query"]
@@ -107,25 +241,44 @@ def run_search(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
             if c.chunk_id not in anchors and accept(c.chunk_id):
                 anchors.append(c.chunk_id)
                 why.setdefault(c.chunk_id, {})["exact_symbol"] = True
-    # 2. lexical
+    # 2. lexical (all columns) and the symbol-name channel (the symbol column only)
     terms = query_terms(query, stop)
+    idf, dfs = _idf(ctx, terms) if terms else ({}, {})
+    # the words the corpus has: whether *they* meet in one place tells a near miss
+    present = {t: w for t, w in idf.items() if dfs.get(t, 0) > 0}
     lexical: list[str] = []
     bm25: dict[str, float] = {}
-    matched_all: set[str] = set()
-    best_cover = 0.0  # the largest share of the query's terms found in one chunk
+    matched_of: dict[str, list[str]] = {}
+    tokens_of: dict[str, str] = {}
+    named: list[str] = []
     if terms:
-        for r in ctx.lex.fts(ctx.rev, fts_expression(terms), cfg["bm25_weights"], ncand):
+        expr = fts_expression(terms)
+        for r in ctx.lex.fts(ctx.rev, expr, cfg["bm25_weights"], ncand):
             chunks.setdefault(r.chunk_id, ChunkRef._make(r[:6]))
-            tokens = (r.symbol_tokens, r.code_tokens, r.sql_tokens, r.text_tokens)
-            m = _matched(terms, " ".join(tokens))
+            tokens_of[r.chunk_id] = " ".join(
+                (r.symbol_tokens, r.code_tokens, r.sql_tokens, r.text_tokens)
+            )
+            m = _matched(terms, tokens_of[r.chunk_id])
+            matched_of[r.chunk_id] = m
             why.setdefault(r.chunk_id, {})["fts_terms"] = m
-            matched_all.update(m)
-            best_cover = max(best_cover, len(m) / len(terms))
             bm25[r.chunk_id] = round(float(r.score), 4)
             lexical.append(r.chunk_id)
+    if terms and len(terms) <= NAME_MAX_WORDS:
+        # a name has few words: a longer query is a description, its candidates suffice
+        sym_w = {"symbol": 1.0, "code": 0.0, "sql": 0.0, "text": 0.0}
+        for r in ctx.lex.fts(ctx.rev, f"symbol_tokens : ({fts_expression(terms)})", sym_w, ncand):
+            chunks.setdefault(r.chunk_id, ChunkRef._make(r[:6]))
+            if r.chunk_id not in tokens_of:
+                tokens_of[r.chunk_id] = " ".join(
+                    (r.symbol_tokens, r.code_tokens, r.sql_tokens, r.text_tokens)
+                )
+                matched_of[r.chunk_id] = _matched(terms, tokens_of[r.chunk_id])
+            named.append(r.chunk_id)
     # 3. vectors
     knn: list[str] = []
     cosine: dict[str, float] = {}
+    qv = None
+    vec = None
     vec_note = _vector_state(ctx)
     if vec_note is None:
         emb, err = ctx.s.embedder()
@@ -135,7 +288,8 @@ def run_search(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
             from ragraf.store.vec import VecStore, cosine_of
 
             qv = emb.embed_query(query)
-            for cid, dist in VecStore(ctx.lex.db, emb.dim).knn(ctx.rev, qv, ncand):
+            vec = VecStore(ctx.lex.db, emb.dim)
+            for cid, dist in vec.knn(ctx.rev, qv, ncand):
                 knn.append(cid)
                 cosine[cid] = round(cosine_of(dist), 4)
     if vec_note:
@@ -144,23 +298,147 @@ def run_search(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
     chunks.update(ctx.lex.chunk_refs(ctx.rev, missing))
     node_ids = [c.node_id for c in chunks.values() if c.node_id and c.node_id not in nodes]
     nodes.update(ctx.graph.nodes_by_ids(ctx.rev, node_ids))
-    # 4. fusion
+
+    def node_of(cid: str) -> NodeRow | None:
+        c = chunks.get(cid)
+        return nodes.get(c.node_id) if c and c.node_id else None
+
+    # the name channel ranks by how well the words name the chunk's symbol
+    name_score: dict[str, float] = {}
+    name_how: dict[str, str] = {}
+    for cid in set(named) | set(lexical) | set(knn):
+        n = node_of(cid)
+        if n is None or not n.name:
+            continue
+        owner = n.fqn.rsplit("::", 1)[0] if n.fqn and "::" in n.fqn else None
+        sc, how = name_match(terms, n.name, owner)
+        if sc > 0:
+            name_score[cid], name_how[cid] = sc, how
+    by_name = sorted(
+        (c for c in name_score if c in set(named) or name_score[c] >= 0.5),
+        key=lambda c: (-name_score[c], -bm25.get(c, 0.0), c),
+    )
+    # 4. fusion: reciprocal ranks (k = 60) of each channel ...
     fused: dict[str, float] = {}
-    for ranked, name in ((lexical, "lexical_rank"), (knn, "vector_rank")):
+    channels = (
+        (lexical, "lexical_rank", 1.0),
+        (knn, "vector_rank", 1.0),
+        (by_name, "name_rank", float(cfg["name_weight"])),
+    )
+
+    def fuse(ranked: list[str], label: str, weight: float) -> None:
         rank = 0
         for cid in ranked:
             if cid not in chunks or not accept(cid):
                 continue
             rank += 1
-            fused[cid] = fused.get(cid, 0.0) + 1.0 / (rrf_k + rank)
-            why.setdefault(cid, {})[name] = rank
-            if name == "vector_rank":
+            fused[cid] = fused.get(cid, 0.0) + weight / (rrf_k + rank)
+            why.setdefault(cid, {})[label] = rank
+            if label == "vector_rank":
                 why[cid]["cosine"] = cosine[cid]
-    order = anchors + sorted((c for c in fused if c not in anchors), key=lambda c: (-fused[c], c))
-    # 5. abstention
-    best_cos = max(cosine.values(), default=None)
+
+    for ranked, label, weight in channels:
+        fuse(ranked, label, weight)
+    # ... plus a first place for a hit that one channel scores far above its own distribution
+    z_strong = float(cfg["strong_z"])
+    strong_channels = {"lexical": bm25, "vector": cosine, "name": name_score}
+    for label in cfg["strong_channels"]:
+        scores = strong_channels[label]
+        zs = _zscores({c: v for c, v in scores.items() if c in fused})
+        best = max(zs, key=lambda c: (zs[c], c), default=None)
+        for cid, z in [(best, zs[best])] if best is not None else []:
+            if z >= z_strong:
+                fused[cid] += 1.0 / (rrf_k + 1)
+                why[cid].setdefault("strong_signal", []).append(
+                    {"channel": label, "z": round(z, 2)}
+                )
+    # 5. vocabulary expansion: the corpus's own words for the query (weighted below it)
+    first = sorted(fused, key=lambda c: (-fused[c], c))[:5]
+    if terms and int(cfg["expansion_terms"]) > 0 and first:
+        texts = ctx.lex.texts(ctx.rev, first)
+        sources = [_doc_words(texts.get(c, "")) for c in first[:3]]
+        for cid in knn[:10]:
+            n = node_of(cid)
+            if n is not None and n.name:
+                sources.append(_name_tokens(n.name))
+        words = sorted({w for src in sources for w in src})
+        df = ctx.lex.doc_freq(ctx.rev, [w for w in words if len(w) >= 4 and w not in stop])
+        extra = _expansion_terms(
+            terms, sources, df, ctx.lex.chunk_count(ctx.rev), stop, int(cfg["expansion_terms"])
+        )
+        if extra:
+            expanded: list[str] = []
+            # the rare corpus words alone (short posting lists), fused below the query's lists
+            for r in ctx.lex.fts(ctx.rev, fts_expression(extra), cfg["bm25_weights"], ncand):
+                chunks.setdefault(r.chunk_id, ChunkRef._make(r[:6]))
+                if r.chunk_id not in tokens_of:
+                    tokens_of[r.chunk_id] = " ".join(
+                        (r.symbol_tokens, r.code_tokens, r.sql_tokens, r.text_tokens)
+                    )
+                    matched_of[r.chunk_id] = _matched(terms, tokens_of[r.chunk_id])
+                expanded.append(r.chunk_id)
+            fresh = [c.node_id for c in chunks.values() if c.node_id and c.node_id not in nodes]
+            nodes.update(ctx.graph.nodes_by_ids(ctx.rev, fresh))
+            fuse(expanded, "expansion_rank", float(cfg["expansion_weight"]))
+            for cid in expanded:
+                if cid in why:
+                    why[cid]["expanded_with"] = extra
+    # 6. re-rank the fused top candidates on features, each explained in why
+    top = sorted(fused, key=lambda c: (-fused[c], c))[: int(cfg["rerank_top"])]
+    if qv is not None and vec is not None:
+        from ragraf.store.vec import cosine_of
+
+        for cid, dist in vec.distances(ctx.rev, qv, [c for c in top if c not in cosine]).items():
+            cosine[cid] = round(cosine_of(dist), 4)
+    central = _centrality(ctx) if top else {}
+    wts = cfg["rerank_weights"]
+    best_fused = max((fused[c] for c in top), default=1.0) or 1.0
+    best_bm25 = max((bm25.get(c, 0.0) for c in top), default=0.0)
+    cos_vals = [cosine[c] for c in top if c in cosine]
+    cos_lo, cos_hi = (min(cos_vals), max(cos_vals)) if cos_vals else (0.0, 0.0)
+    final: dict[str, float] = {}
+    for cid in top:
+        n = node_of(cid)
+        feats = {
+            "rrf": fused[cid] / best_fused,
+            "name": name_score.get(cid, 0.0),
+            "coverage": _coverage(matched_of.get(cid, []), idf),
+            "cosine": (cosine[cid] - cos_lo) / (cos_hi - cos_lo)
+            if cid in cosine and cos_hi > cos_lo
+            else 0.0,
+            "bm25": bm25.get(cid, 0.0) / best_bm25 if best_bm25 > 0 else 0.0,
+            "centrality": central.get(n.node_id, 0.0) if n else 0.0,
+            "definition": 1.0 if n is not None and n.kind in _DEFINITIONS else 0.0,
+        }
+        final[cid] = sum(float(wts[k]) * v for k, v in feats.items())
+        w = why.setdefault(cid, {})
+        w["rerank"] = {k: round(v, 3) for k, v in feats.items() if v}
+        if cid in name_how:
+            w["name_match"] = name_how[cid]
+        if cid in cosine and "cosine" not in w:
+            w["cosine"] = cosine[cid]
+    rest = sorted((c for c in fused if c not in final), key=lambda c: (-fused[c], c))
+    ranked_top = sorted(final, key=lambda c: (-final[c], c))
+    # the query's words are exactly a symbol's name (in order): a literal name, first after anchors
+    exact_names = [c for c in ranked_top + rest if name_how.get(c) == "exact" and accept(c)]
+    order = anchors + [c for c in exact_names + ranked_top + rest if c not in anchors]
+    order = list(dict.fromkeys(order))
+    # 7. abstention: the query's (idf-weighted) words must meet in one chunk or one symbol
+    best_cos = max(cosine[c] for c in knn) if knn else None
+    per_node: dict[str, set[str]] = {}
+    for cid, m in matched_of.items():
+        ref = chunks.get(cid)
+        key = ref.node_id if ref and ref.node_id else cid
+        per_node.setdefault(key, set()).update(m)
+    best_cover = max((_coverage(m, idf) for m in per_node.values()), default=0.0)
+    meet = (
+        max((_coverage(m, present) for m in per_node.values()), default=0.0)
+        if len(present) >= 2
+        else None
+    )
+    matched_all = {t for m in matched_of.values() for t in m}
     confidence, reason = _confidence(
-        anchors, lexical, best_cover, matched_all, generic, best_cos, cfg, bool(knn)
+        anchors, lexical, best_cover, meet, matched_all, generic, best_cos, cfg, bool(knn)
     )
     if confidence == "none":
         order = []
@@ -169,7 +447,7 @@ def run_search(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
         c = chunks[cid]
         n = nodes.get(c.node_id) if c.node_id else None
         ctx.touch(c.path)
-        score = 1000.0 if cid in anchors else round(fused.get(cid, 0.0), 6)
+        score = 1000.0 if cid in anchors else round(final.get(cid, fused.get(cid, 0.0)), 6)
         w = why.get(cid, {})
         if cid in bm25:
             w["bm25"] = bm25[cid]
@@ -202,12 +480,21 @@ def run_search(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
     }
     if best_cos is not None:
         out["best_cosine"] = best_cos
+    out["term_coverage"] = round(best_cover, 4)
+    if meet is not None:
+        out["words_meet"] = round(meet, 4)
     if not hits:
         out["hint"] = (
             f"not found: {reason}. Try a symbol name or other words, or search the working tree (rg) "
             "for code added after the index."
         )
     return out
+
+
+def _centrality(ctx: Ctx) -> dict[str, float]:
+    from ragraf.facade.repomap import centrality
+
+    return centrality(ctx)
 
 
 def _vector_state(ctx: Ctx) -> str | None:
@@ -226,6 +513,7 @@ def _confidence(
     anchors: list[str],
     lexical: list[str],
     coverage: float,
+    meet: float | None,
     matched: set[str],
     generic: set[str],
     best_cos: float | None,
@@ -234,19 +522,32 @@ def _confidence(
 ) -> tuple[str, str]:
     """exact | strong | weak | none (abstain), and the reason for none.
 
-    ``coverage`` is the largest share of the query's terms that one chunk contains."""
+    ``coverage`` is the largest idf-weighted share of the query's words (a word the corpus
+    lacks weighs the most) found together in one chunk or one symbol (its chunks together);
+    ``meet`` the same over only the words the corpus has (None with fewer than two): words
+    found only in different places do not add up. Below ``abstain_cosine`` the query is
+    answered only when ``coverage`` reaches ``min_term_coverage`` with words that are not
+    all generic; below ``coverage_cosine`` only when the corpus's words meet (``meet``)."""
     if anchors:
         return "exact", ""
     abstain, promote = float(cfg["abstain_cosine"]), float(cfg["promote_cosine"])
+    cover_cos = max(float(cfg["coverage_cosine"]), abstain)
     min_cover = float(cfg["min_term_coverage"])
     if not have_vectors or best_cos is None:
         return ("weak", "") if lexical else ("none", "no indexed chunk contains these words")
     if lexical:
+        words = ", ".join(sorted(matched)) or "-"
         if best_cos < abstain and (matched <= generic or coverage < min_cover):
             return "none", (
-                f"the words shared with the code are generic or few ({', '.join(sorted(matched)) or '-'}; "
-                f"at most {coverage:.0%} of the query in one place) and nothing is near in meaning "
-                f"(best cosine {best_cos:.2f} < {abstain})"
+                f"the words shared with the code are generic or few ({words}; at most"
+                f" {coverage:.0%} of the query's weight in one chunk or symbol) and nothing is"
+                f" near in meaning (best cosine {best_cos:.2f} < {abstain})"
+            )
+        if best_cos < cover_cos and meet is not None and meet < min_cover:
+            return "none", (
+                f"the query's words occur in the code ({words}) but never together: at most"
+                f" {meet:.0%} of their weight in one chunk or symbol, and nothing is near enough"
+                f" in meaning (best cosine {best_cos:.2f} < {cover_cos})"
             )
         return ("strong" if best_cos >= promote or coverage >= 0.99 else "weak"), ""
     if best_cos >= promote:
@@ -257,6 +558,15 @@ def _confidence(
         "none",
         f"no word matches and nothing is near in meaning (best cosine {best_cos:.2f} < {abstain})",
     )
+
+
+def signals(ctx: Ctx, query: str) -> tuple[float | None, float, float | None]:
+    """(best cosine, term coverage, words meet) of ``query`` as search measures them, for
+    ``calibrate``; none depends on the thresholds. The search's limits are not kept."""
+    before = list(ctx.limits)
+    r = run_search(ctx, {"query": query, "limit": 1})
+    ctx.limits[:] = before
+    return r.get("best_cosine"), float(r.get("term_coverage", 0.0)), r.get("words_meet")
 
 
 def best_cosine(ctx: Ctx, query: str) -> float | None:

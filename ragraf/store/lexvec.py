@@ -28,6 +28,7 @@ CHUNK_REF_COLS = "chunk_id, path, source_kind, node_id, start_line, end_line"
 class LexStore:
     def __init__(self, path: Path, *, readonly: bool = False) -> None:
         self.db = Database(path, "lexvec", readonly=readonly)
+        self._vocab = False  # the temp fts5vocab table of doc_freq exists on this connection
 
     def close(self) -> None:
         self.db.close()
@@ -117,6 +118,31 @@ class LexStore:
             f" WHERE ft_chunk MATCH ? AND f.rev_id = ? ORDER BY bm25(ft_chunk, {w}) LIMIT ?",
             (match, rev_id, limit),
         )
+
+    def doc_freq(self, rev_id: str, terms: Sequence[str]) -> dict[str, int]:
+        """About how many chunks of ``rev_id`` contain each (already tokenised) term.
+
+        Read from the FTS5 vocabulary (one index seek per term, through a temp ``fts5vocab``
+        table on this connection), which counts the rows of every retained revision: scaled by
+        the revision's share of the rows, and at least 1 for a term the lexicon has."""
+        if not terms:
+            return {}
+        if not self._vocab:
+            self.db.execute(
+                "CREATE VIRTUAL TABLE IF NOT EXISTS temp.ft_vocab"
+                " USING fts5vocab(main, 'ft_chunk', 'row')"
+            )
+            self._vocab = True
+        rows = self.db.query(
+            "SELECT term, doc FROM temp.ft_vocab WHERE term IN (SELECT value FROM json_each(?))",
+            (json.dumps(list(terms)),),
+        )
+        total = int(self.db.scalar("SELECT count(*) FROM chunk_map")) or 1
+        share = self.chunk_count(rev_id) / total
+        out = dict.fromkeys(terms, 0)
+        for term, doc in rows:
+            out[term] = max(1, round(int(doc) * share))
+        return out
 
     def chunks_of_nodes(self, rev_id: str, node_ids: list[str]) -> list[ChunkRef]:
         if not node_ids:

@@ -247,6 +247,21 @@ class VecStore:
         )
         return [(r[0], float(r[1])) for r in rows]
 
+    def distances(
+        self, rev_id: str, query_vector: ArrayLike, chunk_ids: Sequence[str]
+    ) -> dict[str, float]:
+        """L2 distance from the vector to each given chunk of ``rev_id`` that has a vector
+        (an exact scan of those rows only: for re-ranking a short candidate list)."""
+        if not chunk_ids or not self._ready():
+            return {}
+        rows = self.db.query(
+            f"SELECT m.chunk_id, vec_distance_l2(v.embedding, ?) FROM vec_meta m"
+            f" JOIN {TABLE} v ON v.chunk_id = m.chunk_id WHERE m.rev_id = ?"
+            " AND m.chunk_id IN (SELECT value FROM json_each(?))",
+            (self._blob(query_vector), rev_id, json.dumps(list(chunk_ids))),
+        )
+        return {r[0]: float(r[1]) for r in rows}
+
     # -- writing ------------------------------------------------------------
     def add(
         self,

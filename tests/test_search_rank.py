@@ -1,0 +1,51 @@
+"""The pieces of search's ranking that need no index: the symbol-name channel's match, the
+strong-signal z-scores and the vocabulary expansion's choice of words (issue 17)."""
+
+from __future__ import annotations
+
+import pytest
+
+from ragraf.facade.searchop import _expansion_terms, _zscores, name_match
+
+
+@pytest.mark.parametrize(
+    "terms, name, owner, how",
+    [
+        (["sanitize", "message"], "sanitizeMessage", "PhpMyAdmin\\Sanitize", "exact"),
+        (["database", "interface", "fetch", "result"], "fetchResult", "X\\DatabaseInterface", "exact"),
+        (["schedule", "event"], "wp_schedule_event", None, "ordered"),
+        (["formatbyte"], "formatByteDown", "PhpMyAdmin\\Util", "prefix"),
+        (["invoices", "charged"], "charge", "App\\Billing\\Invoice", "words"),
+        (["weather"], "charge", "App\\Billing\\Invoice", ""),
+    ],
+)  # fmt: skip
+def test_name_match_kinds(terms: list[str], name: str, owner: str | None, how: str) -> None:
+    score, got = name_match(terms, name, owner)
+    assert got == how
+    assert (score == 1.0) is (how == "exact") and (score == 0.0) is (how == "")
+
+
+def test_name_match_orders_exact_over_ordered_over_words() -> None:
+    exact = name_match(["sanitize", "message"], "sanitizeMessage", "A\\Sanitize")[0]
+    # the same words, but the method of another class: a weaker match
+    swapped = name_match(["sanitize", "message"], "sanitize", "A\\Message")[0]
+    ordered = name_match(["schedule", "event"], "wp_schedule_event", None)[0]
+    longer = name_match(["schedule", "event"], "wp_schedule_single_event", None)[0]
+    assert exact > ordered > longer and exact > swapped
+
+
+def test_zscores_need_a_distribution() -> None:
+    assert _zscores({"a": 1.0, "b": 2.0}) == {}  # too few to tell an outlier
+    assert _zscores(dict.fromkeys("abcdef", 0.5)) == {}  # no spread
+    z = _zscores({"a": 0.9, "b": 0.3, "c": 0.31, "d": 0.29, "e": 0.3, "f": 0.3})
+    assert max(z, key=lambda c: z[c]) == "a" and z["a"] > 2
+
+
+def test_expansion_takes_rare_words_the_first_hits_share() -> None:
+    sources = [["shortcode", "content", "tags"], ["shortcode", "regex", "content"], ["other"]]
+    df = {"shortcode": 12, "content": 900, "regex": 3, "tags": 40, "other": 5}
+    # "content" is in 2 sources but too common (900 of 1000 chunks); "regex" is in one only
+    got = _expansion_terms(["expand", "macros"], sources, df, 1000, set(), 4)
+    assert got == ["shortcode"]
+    assert _expansion_terms(["shortcode"], sources, df, 1000, set(), 4) == []  # a query word
+    assert _expansion_terms(["x"], sources, df, 1000, set(), 0) == []
