@@ -77,7 +77,7 @@ class BuildContext:
     rev_id: str
     parent: str | None  # the active revision this one follows
     created: str
-    reuse: bool  # reuse cached per-file facts (reindex --commit)
+    reuse: bool  # reuse cached per-file facts (every build: their key holds what they depend on)
     no_vectors: bool
     progress: Progress | None
     recovered: list[str]
@@ -254,7 +254,9 @@ def _build_locked(
         _next_rev(stores, active),
         active,
         now_iso(),
-        reuse=commit,
+        # `index`, `index --force` and `reindex --commit` alike: a cached entry is used only
+        # under an equal (sha256, facts_key), so a rebuild re-extracts only what changed
+        reuse=True,
         no_vectors=no_vectors,
         progress=progress,
         recovered=recovered,
@@ -519,6 +521,9 @@ def _schema_or_problem(cfg: Config, sc: ScanResult) -> Any:
 
 
 def _git_head(root: Path) -> str | None:
+    here = root.resolve()
+    if not any((d / ".git").exists() for d in (here, *here.parents)):
+        return None  # not inside a git work tree: GitPython (~50 ms to import) not needed
     try:
         import git
 
