@@ -371,11 +371,19 @@ def _build_rev(ctx: BuildContext) -> IndexResult:
     t = ctx.lap("rows", t)
     if ctx.progress:
         ctx.progress("write", 0, 2)
-    graph.write_rows(rev_id, out.graph)
-    failpoint("after-graph")
-    if ctx.progress:
-        ctx.progress("write", 1, 2)
-    lex.write_chunks(rev_id, out.chunks, out.also)
+    # the two stores are written at once: SQLite runs without the GIL (apsw releases it),
+    # so the lexicon's transaction (FTS5 tokenizing) uses the core the graph's leaves idle.
+    # Each is still one transaction; a build killed now leaves rows of a revision that
+    # rev.json does not name, which the next build removes (``recover``)
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(1, thread_name_prefix="ragraf-lexvec") as pool:
+        lex_done = pool.submit(lex.write_chunks, rev_id, out.chunks, out.also)
+        graph.write_rows(rev_id, out.graph)
+        failpoint("after-graph")
+        if ctx.progress:
+            ctx.progress("write", 1, 2)
+        lex_done.result()
     failpoint("after-lexvec")
     if ctx.progress:
         ctx.progress("write", 2, 2)
