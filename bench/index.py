@@ -1,6 +1,7 @@
 """Benchmark of `ragraf index` on a real corpus (default: phpMyAdmin), run by hand.
 
     .venv/bin/python bench/index.py [--corpus phpmyadmin] [--runs 3] [--workers N] [--warm]
+        [--python OTHER/.venv/bin/python] [--no-checks]
 
 Copies the corpus into a temporary folder, runs the real CLI (`ragraf index
 --force --json --no-vectors`, the structural index, interpreter start included) in a
