@@ -1,12 +1,24 @@
 """Benchmark of `ragraf index` on a real corpus (default: phpMyAdmin), run by hand.
 
-    .venv/bin/python bench/index.py [--corpus phpmyadmin] [--runs 3] [--workers N]
+    .venv/bin/python bench/index.py [--corpus phpmyadmin] [--runs 3] [--workers N] [--warm]
+        [--python OTHER/.venv/bin/python] [--no-checks]
 
 Copies the corpus into a temporary folder, runs the real CLI (`ragraf index
---json`) in a child process while sampling the RSS of its whole process tree,
-then checks the graph: call resolution against grep, truthfulness of stated
-edges, definition recall against universal-ctags. Prints one JSON report;
-record it in docs/PERFORMANCE.md with the machine and the date.
+--force --json --no-vectors`, the structural index, interpreter start included) in a
+child process while sampling the RSS of its whole process tree, then checks the graph:
+call resolution against grep, truthfulness of stated edges, definition recall against
+universal-ctags. Prints one JSON report; record it in docs/PERFORMANCE.md with the
+machine and the date.
+
+Every run is cold: the project's ``.ragraf/`` is recreated before it, so nothing is
+cached (``--warm`` keeps it: then every run after the first reuses the facts cache, as
+``index --force`` over an unchanged tree does).
+
+The floor (issue 18): before each index run, the bench process parses the same selected
+files with their tree-sitter grammars, one after the other in one process (the text is
+read and encoded beforehand; only ``Parser.parse`` is timed). ``ratio`` is the run's wall
+time over the floor measured just before it, so both see the same load on a shared
+machine; the report gives every run and the medians.
 """
 
 from __future__ import annotations
@@ -16,7 +28,9 @@ import json
 import os
 import platform
 import re
+import resource
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -30,6 +44,9 @@ sys.path.insert(0, str(REPO))
 
 from bench.corpora import copy_corpus  # noqa: E402
 from ragraf import config  # noqa: E402
+from ragraf.corpus import scan  # noqa: E402
+from ragraf.kinds import ParseStatus  # noqa: E402
+from ragraf.lang import registry  # noqa: E402
 from ragraf.store import manifest  # noqa: E402
 from ragraf.store.graph import GraphStore  # noqa: E402
 
@@ -52,9 +69,39 @@ def tree_rss_kib(pid: int) -> int:
     return total
 
 
-def timed_index(root: Path, workers: int | None) -> tuple[float, int, dict]:
+def child_env() -> dict[str, str]:
+    """The environment of the timed child: its bytecode cached (``__pycache__``, ignored by
+    git) as an installed package has it, not recompiled from source on every start (this
+    machine sets PYTHONDONTWRITEBYTECODE)."""
+    env = dict(os.environ)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    return env
+
+
+def compile_package(python: str, env: dict[str, str]) -> None:
+    """Write the bytecode of the ragraf that ``python`` imports (outside the timing)."""
+    where = subprocess.run(
+        [python, "-c", "import ragraf, os; print(os.path.dirname(ragraf.__file__))"],
+        capture_output=True,
+        text=True,
+        check=True,
+        env=env,
+        cwd="/",
+    ).stdout.strip()
+    subprocess.run([python, "-m", "compileall", "-q", where], check=True, env=env, cwd="/")
+
+
+def children_cpu_s() -> float:
+    """CPU seconds (user + system) of the waited-for descendants of this process."""
+    ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return ru.ru_utime + ru.ru_stime
+
+
+def timed_index(
+    root: Path, python: str = sys.executable, env: dict[str, str] | None = None
+) -> tuple[float, int, dict, float]:
     cmd = [
-        sys.executable,
+        python,
         "-m",
         "ragraf",
         "-C",
@@ -64,9 +111,12 @@ def timed_index(root: Path, workers: int | None) -> tuple[float, int, dict]:
         "--json",
         "--no-vectors",
     ]
-    env = dict(os.environ)
+    env = dict(os.environ) if env is None else env
+    cpu0 = children_cpu_s()
     t0 = time.perf_counter()
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    proc = subprocess.Popen(
+        cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=root
+    )  # cwd: `-m ragraf` must not pick up a checkout from the current folder
     peak = 0
     done = threading.Event()
 
@@ -84,7 +134,38 @@ def timed_index(root: Path, workers: int | None) -> tuple[float, int, dict]:
     th.join()
     if proc.returncode != 0:
         raise SystemExit(f"index failed: {err}")
-    return wall, peak, json.loads(out)
+    # the builder waits for its workers, so their time is in its children's time
+    return wall, peak, json.loads(out), children_cpu_s() - cpu0
+
+
+def parse_inputs(root: Path) -> list[tuple[str, bytes]]:
+    """(grammar, bytes) of every selected file that has a tree-sitter grammar."""
+    out = []
+    for f in scan(config.load(root)).files:
+        lang = registry.get(f.lang)
+        if f.status == ParseStatus.OK and lang is not None and lang.grammar:
+            out.append((lang.grammar, (f.text or "").encode("utf-8", "surrogateescape")))
+    return out
+
+
+def parse_floor(inputs: list[tuple[str, bytes]]) -> tuple[float, float]:
+    """Wall and CPU seconds to parse every input with tree-sitter, sequentially in this
+    process."""
+    from ragraf.lang import tstree
+
+    parsers = {g: tstree.parser(g) for g, _b in inputs}
+    t0, c0 = time.perf_counter(), time.process_time()
+    for grammar, data in inputs:
+        parsers[grammar].parse(data)
+    return time.perf_counter() - t0, time.process_time() - c0
+
+
+def fresh_project(root: Path, workers: int | None) -> None:
+    """An initialised project with nothing indexed nor cached."""
+    shutil.rmtree(config.Layout(root).dot, ignore_errors=True)
+    config.init_project(root)
+    if workers is not None:
+        config.Layout(root).project_yaml.write_text(f"index: {{workers: {workers}}}\n")
 
 
 def grep_lines(root: Path, pattern: str) -> set[str]:
@@ -245,26 +326,66 @@ def main() -> None:
     ap.add_argument("--corpus", default="phpmyadmin")
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--workers", type=int, default=None)
+    ap.add_argument(
+        "--warm", action="store_true", help="keep .ragraf/ (and its caches) between runs"
+    )
+    ap.add_argument(
+        "--python",
+        default=sys.executable,
+        help="the interpreter that runs `ragraf index` (another checkout's .venv/bin/python"
+        " times that checkout)",
+    )
+    ap.add_argument("--no-checks", action="store_true", help="time only")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory(prefix="ragraf-bench-") as tmp:
         root = copy_corpus(args.corpus, Path(tmp))
-        config.init_project(root)
-        if args.workers is not None:
-            config.Layout(root).project_yaml.write_text(f"index: {{workers: {args.workers}}}\n")
-        runs = [timed_index(root, args.workers) for _ in range(args.runs)]
+        env = child_env()
+        compile_package(args.python, env)
+        fresh_project(root, args.workers)
+        inputs = parse_inputs(root)
+        parse_floor(inputs[:20])  # load the grammars before the first timing
+        runs = []
+        floors = []
+        for i in range(args.runs):
+            if i and not args.warm:
+                fresh_project(root, args.workers)
+            floors.append(parse_floor(inputs))
+            runs.append(timed_index(root, args.python, env))
         best = min(runs, key=lambda r: r[0])
+        walls = [r[0] for r in runs]
+        cpus = [r[3] for r in runs]
+        floor_walls = [f[0] for f in floors]
+        floor_cpus = [f[1] for f in floors]
         php_lines = sum(
             p.read_text(encoding="utf-8", errors="replace").count("\n")
             for p in root.rglob("*.php")
             if "/.ragraf/" not in str(p) and p.is_file()  # WordPress ships dangling symlinks
         )
+
+        def ratios(num: list[float], den: list[float]) -> list[float]:
+            return [n / d for n, d in zip(num, den, strict=True)]
+
         report = {
             "corpus": args.corpus,
             "php_lines": php_lines,
             "machine": f"{platform.node()} {platform.machine()} {os.cpu_count()} CPUs, Python {platform.python_version()}",
-            "date": time.strftime("%Y-%m-%d"),
+            "date": time.strftime("%Y-%m-%d %H:%M"),
+            "load_avg_1m": round(os.getloadavg()[0], 2),
+            "cold": not args.warm,
             "wall_s": [round(r[0], 2) for r in runs],
             "best_wall_s": round(best[0], 2),
+            "median_wall_s": round(statistics.median(walls), 2),
+            "cpu_s": [round(c, 2) for c in cpus],
+            "floor_files": len(inputs),
+            "floor_s": [round(f, 3) for f in floor_walls],
+            "median_floor_s": round(statistics.median(floor_walls), 3),
+            "floor_cpu_s": [round(f, 3) for f in floor_cpus],
+            # the acceptance number: wall time over the parse floor measured just before
+            "ratio": [round(r, 2) for r in ratios(walls, floor_walls)],
+            "median_ratio": round(statistics.median(ratios(walls, floor_walls)), 2),
+            # the same in CPU time (all processes): steadier than wall time on a loaded machine
+            "cpu_ratio": [round(r, 2) for r in ratios(cpus, floor_cpus)],
+            "reused_files": [r[2].get("reused_files", 0) for r in runs],
             "peak_rss_mib": [round(r[1] / 1024) for r in runs],
             "stages_s": best[2]["timings_s"],
             "counts": best[2]["counts"],
@@ -275,7 +396,8 @@ def main() -> None:
                 if k.startswith(("calls", "files", "includes"))
             },
         }
-        report["checks"] = checks(root)
+        if not args.no_checks:
+            report["checks"] = checks(root)
     print(json.dumps(report, indent=2))
 
 

@@ -13,7 +13,7 @@ import hashlib
 
 def _sha1(*parts: object) -> str:
     return hashlib.sha1(
-        "|".join("" if p is None else str(p) for p in parts).encode("utf-8", "surrogateescape")
+        "|".join(["" if p is None else str(p) for p in parts]).encode("utf-8", "surrogateescape")
     ).hexdigest()
 
 

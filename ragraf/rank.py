@@ -14,8 +14,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-import numpy as np
+if TYPE_CHECKING:
+    import numpy as np  # imported where used: every build runs kcore, which needs none
 
 
 def kcore(n: int, edges: Sequence[tuple[int, int]]) -> list[int]:
@@ -70,6 +72,8 @@ def ppr(
     max_iter: int = 50,
 ) -> tuple[np.ndarray, int]:
     """Personalized PageRank by power iteration; returns (scores, iterations)."""
+    import numpy as np
+
     p = np.asarray(personalization, dtype=np.float64)
     total = p.sum()
     if not math.isfinite(total) or total <= 0:
@@ -112,6 +116,8 @@ def knapsack(
                 chosen.append(i)
                 used += costs[i]
         return sorted(chosen), False
+    import numpy as np
+
     scale = 1e6
     vals = [int(v * scale) for v in values]
     table = np.zeros((n + 1, budget + 1), dtype=np.int64)

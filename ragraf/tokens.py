@@ -37,6 +37,14 @@ def identifier_tokens(text: str) -> list[str]:
     return out
 
 
+@lru_cache(maxsize=262_144)
+def _word_tokens(ident: str) -> str:
+    """``split_identifier`` of one word, joined ('' when it has no token)."""
+    return " ".join(split_identifier(ident))
+
+
 def fts_text(text: str) -> str:
-    """The token string stored in an ft_chunk column for ``text``."""
-    return " ".join(identifier_tokens(text))
+    """The token string stored in an ft_chunk column for ``text``: the tokens of
+    ``identifier_tokens`` joined by single spaces (one cached string per distinct word,
+    joined in C: the lexicon tokenizes every line of code once per build)."""
+    return " ".join(filter(None, map(_word_tokens, _IDENT.findall(text))))

@@ -77,7 +77,7 @@ class BuildContext:
     rev_id: str
     parent: str | None  # the active revision this one follows
     created: str
-    reuse: bool  # reuse cached per-file facts (reindex --commit)
+    reuse: bool  # reuse cached per-file facts (every build: their key holds what they depend on)
     no_vectors: bool
     progress: Progress | None
     recovered: list[str]
@@ -254,7 +254,9 @@ def _build_locked(
         _next_rev(stores, active),
         active,
         now_iso(),
-        reuse=commit,
+        # `index`, `index --force` and `reindex --commit` alike: a cached entry is used only
+        # under an equal (sha256, facts_key), so a rebuild re-extracts only what changed
+        reuse=True,
         no_vectors=no_vectors,
         progress=progress,
         recovered=recovered,
@@ -370,11 +372,19 @@ def _build_rev(ctx: BuildContext) -> IndexResult:
     t = ctx.lap("rows", t)
     if ctx.progress:
         ctx.progress("write", 0, 2)
-    graph.write_rows(rev_id, out.graph)
-    failpoint("after-graph")
-    if ctx.progress:
-        ctx.progress("write", 1, 2)
-    lex.write_chunks(rev_id, out.chunks, out.also)
+    # the two stores are written at once: SQLite runs without the GIL (apsw releases it),
+    # so the lexicon's transaction (FTS5 tokenizing) uses the core the graph's leaves idle.
+    # Each is still one transaction; a build killed now leaves rows of a revision that
+    # rev.json does not name, which the next build removes (``recover``)
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(1, thread_name_prefix="ragraf-lexvec") as pool:
+        lex_done = pool.submit(lex.write_chunks, rev_id, out.chunks, out.also)
+        graph.write_rows(rev_id, out.graph)
+        failpoint("after-graph")
+        if ctx.progress:
+            ctx.progress("write", 1, 2)
+        lex_done.result()
     failpoint("after-lexvec")
     if ctx.progress:
         ctx.progress("write", 2, 2)
@@ -520,6 +530,9 @@ def _schema_or_problem(cfg: Config, sc: ScanResult) -> Any:
 
 
 def _git_head(root: Path) -> str | None:
+    here = root.resolve()
+    if not any((d / ".git").exists() for d in (here, *here.parents)):
+        return None  # not inside a git work tree: GitPython (~50 ms to import) not needed
     try:
         import git
 

@@ -36,6 +36,8 @@ from ragraf.model import (
 
 #: paths listed in a coverage note before "..."
 NOTE_PATHS = 20
+#: ``json.dumps(v, sort_keys=True)`` without building an encoder per call (same text)
+_sorted_json = json.JSONEncoder(sort_keys=True).encode
 
 
 @dataclass
@@ -94,7 +96,7 @@ def assemble(
                     f.path,
                     n.start_line,
                     n.end_line,
-                    json.dumps(n.props, sort_keys=True) if n.props else None,
+                    _sorted_json(n.props) if n.props else None,
                     n.layer,
                 )
             )

@@ -48,16 +48,20 @@ _TYPES: dict[str, type] = {
     )
 }
 FORMAT = 1
+_TAGS: dict[type, str] = {t: name for name, t in _TYPES.items()}
+#: values JSON writes as they are (the common case, tested first by exact type)
+_PLAIN = frozenset({str, int, float, bool, type(None)})
 
 
 def _enc(v: Any) -> Any:
     """Tagged NamedTuples, tuples as lists, everything else as is."""
-    if isinstance(v, tuple):
-        name = type(v).__name__
-        if name in _TYPES and type(v) is _TYPES[name]:
-            return {"@": name, "v": [_enc(x) for x in v]}
-        return [_enc(x) for x in v]
-    if isinstance(v, list):
+    t = type(v)
+    if t in _PLAIN:
+        return v
+    name = _TAGS.get(t)
+    if name is not None:
+        return {"@": name, "v": [_enc(x) for x in v]}
+    if isinstance(v, tuple | list):
         return [_enc(x) for x in v]
     if isinstance(v, dict):
         return {str(k): _enc(x) for k, x in v.items()}
@@ -66,16 +70,19 @@ def _enc(v: Any) -> Any:
 
 def _dec(v: Any) -> Any:
     """The inverse of _enc for reference data: lists come back as tuples."""
-    if isinstance(v, list):
-        return tuple(_dec(x) for x in v)
-    if isinstance(v, dict):
+    t = type(v)
+    if t in _PLAIN:  # what json.loads makes of a string, number, boolean or null
+        return v
+    if t is list:
+        return tuple(map(_dec, v))
+    if t is dict:
         name = v.get("@")
         if name is None:
             raise ValueError("an untagged object in reference data")
         cls = _TYPES.get(name)
         if cls is None or set(v) != {"@", "v"} or not isinstance(v["v"], list):
             raise ValueError(f"not a facts type: {name!r}")
-        return cls(*(_dec(x) for x in v["v"]))
+        return cls(*map(_dec, v["v"]))
     if v is None or isinstance(v, str | int | float | bool):
         return v
     raise ValueError(f"unexpected value of type {type(v).__name__}")

@@ -131,6 +131,8 @@ _COMPANION = {
     ),
     "describe": re.compile(r"^\s*describe\s+[`\w{$]", re.I),
 }
+#: the words a statement may start with (the pre-check's first test)
+STATEMENT_KEYWORDS = frozenset(_COMPANION)
 
 
 # English after a table keyword: "delete from the trash", "insert into your page"

@@ -18,6 +18,8 @@ from ragraf.kinds import EdgeKind, Layer, Provenance
 from ragraf.model import EdgeRow, NodeRow
 
 SOURCES_TS = json.dumps(["tree-sitter"])
+#: ``json.dumps(v, sort_keys=True)`` without building an encoder per call (same text)
+_sorted_json = json.JSONEncoder(sort_keys=True).encode
 
 
 class EdgeSet:
@@ -52,7 +54,7 @@ class EdgeSet:
             conf,
             sources,
             uid,
-            json.dumps(props, sort_keys=True) if props else None,
+            _sorted_json(props) if props else None,
         )
 
     def node(self, row: NodeRow) -> None:

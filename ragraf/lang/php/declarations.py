@@ -317,12 +317,14 @@ class Declarations(Names):
         """``function_exists`` (or ``is_callable``) when the declaration sits in the body of an
         ``if (!function_exists('name'))``: a fallback PHP skips when another declaration of
         the name is already loaded."""
-        rx = re.compile(_GUARD_CALL.format(name=re.escape(name)), re.I)
+        rx: re.Pattern[str] | None = None  # compiled only for a function inside an `if`
         child, p = n, n.parent
         while p is not None and p.type != "program":
             if p.type == "if_statement" and child == p.child_by_field_name("body"):
                 cond = p.child_by_field_name("condition")
-                m = rx.search(self.t(cond)) if cond is not None else None
+                if cond is not None and rx is None:
+                    rx = re.compile(_GUARD_CALL.format(name=re.escape(name)), re.I)
+                m = rx.search(self.t(cond)) if cond is not None and rx is not None else None
                 if m:
                     return m.group(1).lower()
             if p.type in ("else_clause", "else_if_clause"):
