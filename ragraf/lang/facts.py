@@ -199,6 +199,17 @@ class ImportRef(NamedTuple):
     fqn: str
 
 
+class NameRef(NamedTuple):
+    """A use by name only (tags-level languages, ``ragraf.lang.tags``): ``kind`` ``call``
+    (``f(...)``, ``x.f(...)``) or ``new`` (``new C``, ``C.new``). The linker matches it
+    against the declarations of that name in the language's group: derived edges only."""
+
+    owner: int
+    line: int
+    kind: str  # call | new
+    name: str
+
+
 class SqlTable(NamedTuple):
     """A table a SQL string names (``ragraf.sql.sqltext.TableRef`` as plain data)."""
 
@@ -294,6 +305,7 @@ Ref = (
     | SuperglobalRef
     | RouteRef
     | ImportRef
+    | NameRef
     | SqlRef
     | TablePrefixRef
     | DocLinkRef
