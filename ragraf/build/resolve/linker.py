@@ -763,6 +763,10 @@ class Linker:
         elif handler.kind == "method":
             for cls in sorted(self.sym.types(handler.cls)):
                 targets.extend(self.sym.find_method(cls, handler.method.lower()))
+        elif handler.kind == "function":  # a function by fqn (a Django view)
+            targets.extend(
+                self.sym.functions.get(handler.method.lower(), []) if handler.method else []
+            )
         else:
             targets.append(src)  # a closure: the code registering it handles the route
         self.out.node(
