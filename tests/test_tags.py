@@ -145,6 +145,8 @@ GOLDEN: dict[str, tuple[set[tuple], set[tuple], set[tuple]]] = {
             ("function", "square", "src/shapes.rs", 25, 27),
             ("method", "Circle::area", "src/shapes.rs", 20, 22),
             ("method", "Circle::new", "src/shapes.rs", 14, 16),
+            ("method", "Shape::area", "src/shapes.rs", 2, 2),
+            ("module", "shapes", "src/main.rs", 1, 1),
             ("trait", "Shape", "src/shapes.rs", 1, 3),
         },
         {
@@ -155,8 +157,10 @@ GOLDEN: dict[str, tuple[set[tuple], set[tuple], set[tuple]]] = {
             ("instantiates", "Circle::new", "Circle", "src/shapes.rs:15", "derived", 0.6),
         },
         {
+            ("contains", "Shape", "Shape::area", "src/shapes.rs:2"),
             ("contains", "src/main.rs", "helper", "src/main.rs:12"),
             ("contains", "src/main.rs", "main", "src/main.rs:6"),
+            ("contains", "src/main.rs", "shapes", "src/main.rs:1"),
             ("contains", "src/shapes.rs", "Circle", "src/shapes.rs:5"),
             ("contains", "src/shapes.rs", "Circle::area", "src/shapes.rs:20"),
             ("contains", "src/shapes.rs", "Circle::new", "src/shapes.rs:14"),

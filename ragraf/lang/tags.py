@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import dataclasses
 import posixpath
+import re
 from typing import TYPE_CHECKING, Any
 
 from ragraf import ids
@@ -81,6 +82,7 @@ KINDS: dict[str, str] = {
 }
 #: what separates a qualifier from a name in a declaration's name (``A::f``, ``A.f``, ``A:f``)
 QUALIFIERS = ("::", ".", ":")
+_QUALIFIER = re.compile(r"::|\.|:")
 MAX_SIGNATURE_CHARS = 300
 #: the import kind of an unresolved tags import (``prepare`` rewrites or drops it)
 RAW_IMPORT = "tags:"
@@ -92,11 +94,12 @@ def _query_file(lang: str) -> str:
 
 def _split(name: str) -> tuple[str, str]:
     """(qualifier, short name) of a declaration's name as written."""
-    for q in QUALIFIERS:
-        if q in name:
-            head, _, tail = name.rpartition(q)
-            return head, tail
-    return "", name
+    last = None
+    for m in _QUALIFIER.finditer(name):  # the last qualifier wins: ``Date.Interval:_init``
+        last = m
+    if last is None:
+        return "", name
+    return name[: last.start()], name[last.end() :]
 
 
 class _Scope:
@@ -223,6 +226,8 @@ class Extractor:
         if KINDS[tag] != tag:  # struct, object, record, protocol, constructor
             props["tag"] = tag
         start, end = n.start_point[0] + 1, n.end_point[0] + 1
+        if name_node.start_point[0] + 1 != start:  # annotations or modifiers above the name
+            props["name_line"] = name_node.start_point[0] + 1
         f = self.facts
         f.nodes.append(
             FactNode(

@@ -17,3 +17,10 @@
   (#eq? @_req "require")) @reference.import
 
 (comment) @text.comment
+
+; ``M.f = function(...) end`` / ``local f = function(...) end``
+(assignment_statement
+  (variable_list . name: [(identifier) (dot_index_expression) (method_index_expression)] @name.definition.function)
+  (expression_list . value: (function_definition))) @definition.function
+; ``{ __index = function(...) end }``: a table's field holding a function
+(field name: (identifier) @name.definition.function value: (function_definition)) @definition.function

@@ -32,3 +32,7 @@
 
 (line_comment) @text.comment
 (block_comment) @text.comment
+
+; a trait's required methods and ``mod foo;`` (its body is another file) declare names too
+(function_signature_item name: (identifier) @name.definition.method) @definition.method
+(mod_item name: (identifier) @name.definition.module !body) @definition.module
