@@ -5,16 +5,21 @@
     .venv/bin/python bench/lang_recall.py --sdist sqlglot    # a PyPI source distribution
     .venv/bin/python bench/lang_recall.py --lang go --deb golang-github-spf13-cobra-dev
     .venv/bin/python bench/lang_recall.py --lang java --jdk java.base/java/util/ --index
+    .venv/bin/python bench/lang_recall.py --lang rust --deb librust-regex-syntax-dev
+    .venv/bin/python bench/lang_recall.py --lang kotlin --npm expo-modules-core
 
 Runs the language's extractor (``ragraf.lang.registry.extract``, what `ragraf index` runs)
 on every file of the tree and ``ctags -R`` with the matching kinds, then compares the
 definitions by (name, path, line): recall = ctags definitions the extractor also has /
-ctags definitions. An sdist is fetched with ``pip download --no-deps --no-binary :all:``
-into a temporary folder (never into the repository); a Debian package (``--deb``, e.g. a
-``golang-*-dev`` shipping Go sources under /usr/share/gocode) with ``apt-get download``
-and ``dpkg-deb -x``; Java sources from Debian's ``openjdk-17-source`` (``--jdk PREFIX``:
-the files of its src.zip under PREFIX). ``--index`` also runs ``ragraf index
---no-vectors`` on a copy of the tree (index time, the child's peak RSS) and checks a
+ctags definitions. An sdist is fetched with ``pip download --no-deps --no-binary :all:``,
+a Debian binary package (``--deb``; a ``golang-*-dev`` ships Go sources under
+/usr/share/gocode) with ``apt-get download`` + ``dpkg-deb -x``, an npm package with
+``npm pack``, Java sources from Debian's ``openjdk-17-source`` (``--jdk PREFIX``: the files
+of its src.zip under PREFIX), each into a temporary folder (never into the repository).
+Only files with the language's suffixes are compared (ctags' own suffix map differs: it
+reads ``.h`` as C++); a ctags name qualified by ``.``, ``:`` or ``::`` (Lua's ``T.f``) is
+compared by its last part, as ragraf names a declaration. ``--index`` also runs ``ragraf
+index --no-vectors`` on a copy of the tree (index time, the child's peak RSS) and checks a
 sample of 40 stated call edges of the language against a grep/type oracle
 (``stated_precision``): the evidence line calls the callee's name (``new C`` / ``this(``
 / ``super(`` for a constructor) and the callee's class or package is visible from the
@@ -29,6 +34,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -43,14 +49,24 @@ sys.path.insert(0, str(REPO))
 
 from ragraf.lang import registry  # noqa: E402
 
-#: per language: (ctags language, ctags kinds, node kinds compared)
-KINDS = {
-    "python": ("Python", "cfm", ("class", "function", "method")),
-    "php": ("PHP", "cfit", ("class", "interface", "trait", "enum", "function", "method")),
+_TAGS_NODES = ("class", "interface", "trait", "enum", "module", "namespace", "function", "method")
+#: per language: ({ctags language: ctags kinds}, node kinds compared)
+KINDS: dict[str, tuple[dict[str, str], tuple[str, ...]]] = {
+    "python": ({"Python": "cfm"}, ("class", "function", "method")),
+    "php": ({"PHP": "cfit"}, ("class", "interface", "trait", "enum", "function", "method")),
     # functions and methods, structs, interfaces, named types, aliases, interface methods
-    "go": ("Go", "fstian", ("class", "interface", "function", "method")),
+    "go": ({"Go": "fstian"}, ("class", "interface", "function", "method")),
     # annotation types, classes (records too), enums, interfaces, methods and constructors
-    "java": ("Java", "acgim", ("class", "interface", "enum", "method")),
+    "java": ({"Java": "acgim"}, ("class", "interface", "enum", "method")),
+    # tags level (ragraf/lang/tags.py); universal-ctags 5.9 has no Swift nor Scala parser
+    "ruby": ({"Ruby": "cfmS"}, _TAGS_NODES),
+    "csharp": ({"C#": "cgimns"}, _TAGS_NODES),
+    "rust": ({"Rust": "MPfgins"}, _TAGS_NODES),
+    "kotlin": ({"Kotlin": "ciom"}, _TAGS_NODES),
+    "c": ({"C": "fgsu", "C++": "cfgnsu"}, _TAGS_NODES),
+    "cpp": ({"C++": "cfgnsu"}, _TAGS_NODES),
+    "lua": ({"Lua": "f"}, _TAGS_NODES),
+    "bash": ({"Sh": "f"}, _TAGS_NODES),
 }
 #: stated call edges checked per corpus by the oracle
 SAMPLE = 40
@@ -79,7 +95,10 @@ def fetch_sdist(name: str, dest: Path) -> Path:
 def fetch_deb(package: str, dest: Path) -> Path:
     """Download and unpack a Debian binary package; returns the Go source root it ships
     (usr/share/gocode/src) or the unpacked tree."""
-    subprocess.run(["apt-get", "download", "-q", package], cwd=dest, check=True, stdout=sys.stderr)
+    dest.mkdir(parents=True, exist_ok=True)
+    subprocess.run(
+        ["apt-get", "download", "-q", package], cwd=dest, check=True, capture_output=True
+    )
     deb = next(p for p in dest.iterdir() if p.suffix == ".deb")
     out = dest / "deb"
     subprocess.run(["dpkg-deb", "-x", str(deb), str(out)], check=True)
@@ -99,11 +118,31 @@ def fetch_jdk(prefix: str, dest: Path) -> Path:
     return out
 
 
+def fetch_npm(name: str, dest: Path) -> Path:
+    """Download an npm package's tarball and unpack it; returns its folder."""
+    dest.mkdir(parents=True, exist_ok=True)
+    subprocess.run(["npm", "pack", "--silent", name], cwd=dest, check=True, capture_output=True)
+    archive = next(p for p in dest.iterdir() if p.name.endswith(".tgz"))
+    out = dest / "src"
+    with tarfile.open(archive) as t:
+        t.extractall(out, filter="data")
+    return out
+
+
+def _short(name: str) -> str:
+    for q in ("::", ".", ":"):
+        name = name.rpartition(q)[2] or name
+    return name
+
+
 def ctags_defs(root: Path, lang: str) -> set[tuple[str, str, int]]:
-    ctags_lang, kinds, _nk = KINDS[lang]
+    kinds, _nk = KINDS[lang]
+    suffixes = registry.suffixes_of(lang)
     out = subprocess.run(
-        ["ctags", "-R", f"--languages={ctags_lang}", "--output-format=json", "--fields=+nK"]
-        + [f"--kinds-{ctags_lang}={kinds}", "-f", "-", "."],
+        ["ctags", "-R", "--links=no", f"--languages={','.join(kinds)}"]
+        + ["--output-format=json", "--fields=+nK"]
+        + [f"--kinds-{cl}={k}" for cl, k in kinds.items()]
+        + ["-f", "-", "."],
         cwd=root,
         capture_output=True,
         text=True,
@@ -112,19 +151,28 @@ def ctags_defs(root: Path, lang: str) -> set[tuple[str, str, int]]:
     want = set()
     for line in out.stdout.splitlines():
         t = json.loads(line)
-        if t.get("_type") == "tag":
-            want.add((t["name"], t["path"].removeprefix("./"), int(t["line"])))
+        path = t.get("path", "").removeprefix("./")
+        if t.get("_type") != "tag" or t["name"].startswith(("<", "__anon")) or t["name"][-1] == "=":
+            continue  # ctags' Kotlin lambdas, C++ anonymous namespaces, Sh ``a=(...)``: no declared name
+        name = _short(t["name"])
+        if lang == "kotlin" and not re.search(
+            rf"\b(fun|class|object|interface)\s+(<[^>]*>\s*)?([\w.]+\.)?`?{re.escape(name)}\b",
+            t.get("pattern", ""),
+        ):
+            continue  # ctags' Kotlin parser also tags lambda parameters as methods
+        if Path(path).suffix.lower() in suffixes:
+            want.add((name, path, int(t["line"])))
     return want
 
 
 def our_defs(root: Path, lang: str) -> tuple[set[tuple[str, str, int]], dict[str, int], float]:
-    node_kinds = KINDS[lang][2]
+    node_kinds = KINDS[lang][1]
     suffixes = registry.suffixes_of(lang)
     have: set[tuple[str, str, int]] = set()
     status: dict[str, int] = {}
     t0 = time.perf_counter()
     for p in sorted(root.rglob("*")):
-        if not p.is_file() or p.suffix not in suffixes:
+        if not p.is_file() or p.is_symlink() or p.suffix.lower() not in suffixes:
             continue
         rel = p.relative_to(root).as_posix()
         try:
@@ -136,7 +184,9 @@ def our_defs(root: Path, lang: str) -> tuple[set[tuple[str, str, int]], dict[str
         status[facts.status] = status.get(facts.status, 0) + 1
         for n in facts.nodes:
             if n.kind in node_kinds:
-                have.add((n.name, rel, n.start_line))
+                # a tags-level declaration that starts with annotations or modifiers on
+                # lines of their own keeps its name's line (ctags' line) in ``name_line``
+                have.add((n.name, rel, int(n.props.get("name_line", n.start_line))))
     return have, status, time.perf_counter() - t0
 
 
@@ -257,9 +307,10 @@ def main() -> None:
     ap.add_argument("--lang", default="python", choices=sorted(KINDS))
     ap.add_argument("--root", type=Path, default=None)
     ap.add_argument("--sdist", default=None, help="a PyPI package name")
-    ap.add_argument("--deb", default=None, help="a Debian package shipping sources")
+    ap.add_argument("--deb", default=None, help="a Debian binary package (sources)")
     ap.add_argument("--jdk", default=None, help="a folder prefix of the JDK's src.zip")
     ap.add_argument("--index", action="store_true", help="index time, RSS, stated precision")
+    ap.add_argument("--npm", default=None, help="an npm package name")
     args = ap.parse_args()
     if shutil.which("ctags") is None:
         sys.exit("ctags (universal-ctags) is not installed")
@@ -273,6 +324,9 @@ def main() -> None:
         elif args.jdk:
             root = fetch_jdk(args.jdk, Path(tmp))
             corpus = f"deb:openjdk-17-source:{args.jdk}"
+        elif args.npm:
+            root = fetch_npm(args.npm, Path(tmp))
+            corpus = f"npm:{args.npm}"
         else:
             root = args.root or REPO / "ragraf"
             corpus = str(root)

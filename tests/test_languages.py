@@ -78,18 +78,18 @@ def test_status_lists_what_was_not_selected_by_kind(tmp_path: Path) -> None:
 
 
 def test_a_corpus_without_code_says_so_and_exits_0(tmp_path: Path) -> None:
-    write(tmp_path, "main.rs", "fn main() {}\n")
-    write(tmp_path, "lib.rs", "pub fn f() {}\n")
+    write(tmp_path, "main.zig", "pub fn main() void {}\n")  # a language ragraf does not parse
+    write(tmp_path, "lib.zig", "pub fn f() void {}\n")
     config.init_project(tmp_path)
     res = invoke("index", "--no-vectors", cwd=tmp_path)
     assert res.exit_code == 0, res.stderr
     line = next(ln for ln in res.stderr.splitlines() if "files selected" in ln)
     assert line.startswith(
-        "ragraf: 0 files selected — languages found: .rs (2 files), .gitignore (1 files). Hint:"
+        "ragraf: 0 files selected — languages found: .zig (2 files), .gitignore (1 files). Hint:"
     )
     assert "`languages`" in line and "`include`" in line
     # only text selected (markdown): still no code, said so
     write(tmp_path, "README.md", "# r\n")
     res = invoke("index", "--no-vectors", cwd=tmp_path)
     assert res.exit_code == 0
-    assert "0 code files selected (1 text files) — languages found: .rs (2 files)" in res.stderr
+    assert "0 code files selected (1 text files) — languages found: .zig (2 files)" in res.stderr

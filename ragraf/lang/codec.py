@@ -38,6 +38,7 @@ _TYPES: dict[str, type] = {
         F.Handler,
         F.RouteRef,
         F.ImportRef,
+        F.NameRef,
         F.SqlTable,
         F.SqlAnalysis,
         F.SqlRef,

@@ -177,7 +177,7 @@ class SuperglobalRef(NamedTuple):
 class Handler(NamedTuple):
     """What a route registration names as its handler."""
 
-    kind: str  # class | method | closure
+    kind: str  # class | method | closure | function (``method`` is its fqn)
     cls: TypeDesc | None = None
     method: str = ""
 
@@ -197,6 +197,17 @@ class ImportRef(NamedTuple):
     line: int
     kind: str  # class | function | const
     fqn: str
+
+
+class NameRef(NamedTuple):
+    """A use by name only (tags-level languages, ``ragraf.lang.tags``): ``kind`` ``call``
+    (``f(...)``, ``x.f(...)``) or ``new`` (``new C``, ``C.new``). The linker matches it
+    against the declarations of that name in the language's group: derived edges only."""
+
+    owner: int
+    line: int
+    kind: str  # call | new
+    name: str
 
 
 class SqlTable(NamedTuple):
@@ -308,6 +319,7 @@ Ref = (
     | SuperglobalRef
     | RouteRef
     | ImportRef
+    | NameRef
     | SqlRef
     | TablePrefixRef
     | DocLinkRef

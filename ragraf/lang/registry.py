@@ -77,6 +77,9 @@ class Language:
     #: every file is known, before the linker (cross-file name resolution the file alone
     #: cannot do, e.g. Python's imports); None: the facts are linked as they are
     prepare: str | None = None
+    #: tags-level languages (``ragraf.lang.tags``): the group whose declarations a use by
+    #: name may match (C and C++ share one); None: the language's own name
+    name_group: str | None = None
 
 
 _COMMON = (
@@ -158,6 +161,48 @@ LANGUAGES: tuple[Language, ...] = (
     ),
 )
 
+
+#: the extractor of the tags-level languages
+TAGS_EXTRACTOR = "ragraf.lang.tags"
+
+
+def _tags(
+    name: str,
+    suffixes: tuple[str, ...],
+    sep: str = ".",
+    grammar: str | None = None,
+    group: str | None = None,
+) -> Language:
+    """A tags-level language (issue 14): ``ragraf.lang.tags`` driven by
+    ``queries/<name>-tags.scm``; definitions, uses by name (derived), syntactic imports."""
+    return Language(
+        name,
+        suffixes,
+        extractor=TAGS_EXTRACTOR,
+        queries=(f"{name}-tags.scm",),
+        depends_on=_COMMON,
+        grammar=grammar or name,
+        declares_symbols=True,
+        include=tuple(f"**/*{s}" for s in suffixes),
+        name_sep=sep,
+        prepare=TAGS_EXTRACTOR,
+        name_group=group,
+    )
+
+
+LANGUAGES += (
+    _tags("ruby", (".rb", ".rake"), "::"),
+    _tags("csharp", (".cs",)),
+    _tags("rust", (".rs",), "::"),
+    _tags("kotlin", (".kt", ".kts")),
+    _tags("c", (".c", ".h"), "::", group="c"),  # .h: C's (C++ headers: .hpp .hh .hxx)
+    _tags("cpp", (".cc", ".cpp", ".cxx", ".c++", ".hpp", ".hh", ".hxx", ".h++"), "::", group="c"),
+    _tags("swift", (".swift",)),
+    _tags("scala", (".scala",)),
+    _tags("lua", (".lua",)),
+    _tags("bash", (".sh", ".bash")),
+)
+
 BY_NAME: dict[str, Language] = {lang.name: lang for lang in LANGUAGES}
 
 
@@ -200,6 +245,15 @@ def lang_of(path: str) -> str | None:
 
 def get(name: str | None) -> Language | None:
     return BY_NAME.get(name) if name else None
+
+
+def name_group(name: str | None) -> str | None:
+    """The group a tags-level language's uses by name are matched in (None: not a
+    tags-level language: its uses resolve by its own rules)."""
+    lang = get(name)
+    if lang is None or lang.extractor != TAGS_EXTRACTOR:
+        return None
+    return lang.name_group or lang.name
 
 
 def suffixes_of(name: str) -> tuple[str, ...]:

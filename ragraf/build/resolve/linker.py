@@ -23,7 +23,9 @@ from ragraf.build.resolve.edges import SOURCES_TS, EdgeSet
 from ragraf.build.resolve.symbols import SymbolTable, bare_method
 from ragraf.build.resolve.tablenames import QueryBuilders, TableNames
 from ragraf.kinds import (
+    CALLABLE,
     CLASS_EXTENSION,
+    CLASS_LIKE,
     RANK_EDGES,
     CallKind,
     EdgeKind,
@@ -47,6 +49,7 @@ from ragraf.lang.facts import (
     ImportRef,
     IncludeRef,
     MethodCallRef,
+    NameRef,
     NewRef,
     RouteRef,
     SqlAnalysis,
@@ -122,6 +125,7 @@ class Linker:
         self.stats: dict[str, int] = defaultdict(int)
         self._includes: dict[tuple[str, IncludeRef], IncludeHit] = {}
         self._loading: reach.Loading | None = None
+        self._by_name: dict[tuple[str, str, str], list[str]] | None = None
         self.handlers: dict[type, Callable[[FileFacts, str, Any], None]] = {
             CallRef: self.on_call,
             MethodCallRef: self.on_method_call,
@@ -136,6 +140,7 @@ class Linker:
             SuperglobalRef: self.on_superglobal,
             RouteRef: self.on_route,
             ImportRef: self.on_import,
+            NameRef: self.on_name,
             DocLinkRef: self.on_doc_link,
             DocNameRef: self.on_doc_name,
             SqlRef: self.on_sql,
@@ -454,6 +459,61 @@ class Linker:
             self.add(src, t, EdgeKind.CALLS_HEURISTIC, path, line, conf, True, props)
         return "derived"
 
+    # -- uses by name (tags-level languages) ----------------------------------------------
+    @property
+    def by_name(self) -> dict[tuple[str, str, str], list[str]]:
+        """(name group, ``callable`` | ``class``, name) -> the node ids of the tags-level
+        declarations of that name (sorted); built on first use."""
+        if self._by_name is None:
+            out: dict[tuple[str, str, str], list[str]] = defaultdict(list)
+            for f in self.files:
+                group = registry.name_group(f.lang)
+                if group is None:
+                    continue
+                for nd in f.nodes[1:]:
+                    what = (
+                        "callable"
+                        if nd.kind in CALLABLE
+                        else "class"
+                        if nd.kind in CLASS_LIKE
+                        else None
+                    )
+                    if what is not None:
+                        out[(group, what, nd.name)].append(nd.node_id)
+            for lst in out.values():
+                lst.sort()
+            self._by_name = dict(out)
+        return self._by_name
+
+    def on_name(self, f: FileFacts, src: str, ref: NameRef) -> None:
+        """A use by name in a tags-level language: every declaration of that name in the
+        language's group may be the one (a call: the callables, else the classes it would
+        instantiate), so every edge is derived, with the name-match rules of ``name_match``
+        (one candidate: ``heuristic_single``; up to ``max_candidates``: ``heuristic_ambiguous``;
+        up to ``max_ambiguous``: ``heuristic_many / n`` marked ambiguous; above: unresolved)."""
+        self.stats["calls_total"] += 1
+        group = registry.name_group(f.lang) or ""
+        kind = EdgeKind.CALLS
+        cands = self.by_name.get((group, "callable", ref.name), []) if ref.kind == "call" else []
+        if not cands:
+            kind = EdgeKind.INSTANTIATES
+            cands = self.by_name.get((group, "class", ref.name), [])
+        n = len(cands)
+        if not n:
+            self._count("external")
+        elif n > self.max_ambiguous:
+            self._count(f"unresolved_{Unresolved.TOO_MANY_CANDIDATES}")
+        elif n <= self.max_candidates:
+            self.out.link_targets(src, cands, kind, f.path, ref.line, True, "name-match")
+            self._count("derived")
+        else:
+            conf = round(min(self.conf["heuristic_ambiguous"], self.conf["heuristic_many"] / n), 4)
+            props = {"via": "name-match", "ambiguous": True, "candidates": n}
+            ekind = EdgeKind.CALLS_HEURISTIC if kind == EdgeKind.CALLS else kind
+            for t in cands:
+                self.add(src, t, ekind, f.path, ref.line, conf, True, props)
+            self._count("derived")
+
     def on_static_call(self, f: FileFacts, src: str, ref: StaticCallRef) -> None:
         self.stats["calls_total"] += 1
         self._count(self.method_call(src, f.path, ref.line, ref.cls, ref.method, CallKind.STATIC))
@@ -721,6 +781,10 @@ class Linker:
         elif handler.kind == "method":
             for cls in sorted(self.sym.types(handler.cls)):
                 targets.extend(self.sym.find_method(cls, handler.method.lower()))
+        elif handler.kind == "function":  # a function by fqn (a Django view)
+            targets.extend(
+                self.sym.functions.get(handler.method.lower(), []) if handler.method else []
+            )
         else:
             targets.append(src)  # a closure: the code registering it handles the route
         self.out.node(

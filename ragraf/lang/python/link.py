@@ -33,11 +33,13 @@ from ragraf.lang.facts import (
     CallRef,
     ClassDecl,
     FileFacts,
+    Handler,
     ImportRef,
     LocalEdge,
     MethodCallRef,
     NewRef,
     Ref,
+    RouteRef,
     TypeDesc,
 )
 from ragraf.lang.python.names import is_package, module_of
@@ -235,6 +237,16 @@ class Modules:
             return ref._replace(kind="module", fqn=self.mods[e[2]].facts.path)
         return None
 
+    def view(self, dotted: str, module: str) -> Handler:
+        """The function or class an imported view names (``ragraf.lang.python.routes``);
+        anything else handles nothing the corpus declares."""
+        e, rest = self.entity(dotted, module)
+        if e[0] == "function" and not rest:
+            return Handler("function", None, e[1])
+        if e[0] == "class" and not rest:
+            return Handler("class", ("class", e[1]))
+        return Handler("function", None, "")
+
     def rewrite(self, f: FileFacts) -> FileFacts:
         if not f.nodes:
             return f
@@ -253,6 +265,8 @@ class Modules:
                 imp = self.import_ref(r, module)
                 if imp is not None:
                     refs.append(imp)
+            elif isinstance(r, RouteRef) and r.handler.method.startswith("?"):
+                refs.append(r._replace(handler=self.view(r.handler.method[1:], module)))
             else:
                 refs.append(r)
         classes = [self.decl(cd, module) for cd in f.classes]

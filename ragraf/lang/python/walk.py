@@ -44,6 +44,7 @@ from ragraf.lang.facts import (
     SqlRef,
     TypeDesc,
 )
+from ragraf.lang.python import routes
 from ragraf.lang.python.builtins import BUILTINS_MODULE
 from ragraf.lang.python.names import Names, Scope, is_package, module_of
 
@@ -82,6 +83,9 @@ class Extractor(tstree.Walk, Names):
         self.sql: list[SqlRef] = []
         self.sql_done: set[int] = set()
         self.sql_lines: dict[tuple[int, int], int] = {}
+        self.urls = routes.is_urls(path)
+        self.route_decos: list[tuple[int, Node]] = []  # (function node, decorator)
+        self.route_calls: list[tuple[Scope, Node]] = []  # path(...) in a urls.py
 
     # -- the run ------------------------------------------------------------------------
     def run(self) -> FileFacts:
@@ -188,13 +192,15 @@ class Extractor(tstree.Walk, Names):
         fqn = f"{parent.fqn}.{name}"
         is_method = parent.kind == "class"
         kind = NodeKind.METHOD if is_method else NodeKind.FUNCTION
-        decos = [self.t(d).lstrip("@").strip() for d in self.decorators(n)]
+        deco_nodes = self.decorators(n)
+        decos = [self.t(d).lstrip("@").strip() for d in deco_nodes]
         props: dict[str, Any] = {"signature": self.signature(n)}
         if decos:
             props["decorators"] = decos
         if any(c.type == "async" for c in n.children):
             props["async"] = True
         idx = self.add_node(kind, name, fqn, n, props)
+        self.route_decos.extend((idx, d) for d in deco_nodes)
         line = n.start_point[0] + 1
         self.link(parent, idx, line)
         scope = Scope("function", idx, parent, fqn, parent.cls if is_method else None)
@@ -353,6 +359,8 @@ class Extractor(tstree.Walk, Names):
         fn = n.child_by_field_name("function")
         if fn is not None:
             self.calls.append((self.scope(), n, fn))
+            if self.urls and fn.type == "identifier" and self.t(fn) in routes.URL_CALLS:
+                self.route_calls.append((self.scope(), n))
 
     def on_decorator(self, n: Node) -> None:
         """``@name`` / ``@a.b`` calls its value with the function; ``@f(...)`` is a call
@@ -430,6 +438,14 @@ class Extractor(tstree.Walk, Names):
             if ref is not None:
                 refs.append(ref)
         refs.extend(self.sql)
+        for idx, deco in self.route_decos:
+            route = routes.decorator_route(self, idx, deco)
+            if route is not None:
+                refs.append(route)
+        for scope, call in self.route_calls:
+            route = routes.url_route(self, scope, call)
+            if route is not None:
+                refs.append(route)
         refs.sort(key=_ref_order)
         f.refs = refs
         for name, binds in self.top.binds.items():
