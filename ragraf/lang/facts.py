@@ -177,7 +177,7 @@ class SuperglobalRef(NamedTuple):
 class Handler(NamedTuple):
     """What a route registration names as its handler."""
 
-    kind: str  # class | method | closure
+    kind: str  # class | method | closure | function (``method`` holds the function's fqn)
     cls: TypeDesc | None = None
     method: str = ""
 

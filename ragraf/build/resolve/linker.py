@@ -696,6 +696,8 @@ class Linker:
         elif handler.kind == "method":
             for cls in sorted(self.sym.types(handler.cls)):
                 targets.extend(self.sym.find_method(cls, handler.method.lower()))
+        elif handler.kind == "function":  # a function by fqn (JavaScript: Express handlers)
+            targets.extend(self.sym.functions.get(handler.method.lower(), []))
         else:
             targets.append(src)  # a closure: the code registering it handles the route
         self.out.node(
