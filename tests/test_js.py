@@ -493,3 +493,18 @@ COVERAGE = {
     "lang.tsx.calls.total": 2.0,
     "lang.tsx.calls.stated": 2.0,
 }
+
+
+def test_routes_repo_map_and_search_cover_js(jsapp: Path) -> None:
+    out = json.loads(invoke("query", "routes", "--json", cwd=jsapp).stdout)["result"]["routes"]
+    got = {(r["method"], r["route"]): sorted(h["fqn"] for h in r["handlers"]) for r in out}
+    assert got == {
+        ("GET", "/health"): ["src/server.health"],
+        ("GET", "/invoices"): ["src/server.listInvoices"],
+        ("POST", "/invoices/:id"): ["src/server.js"],  # an arrow function: the registering file
+    }
+    rmap = json.loads(invoke("query", "repo_map", "--json", cwd=jsapp).stdout)["result"]
+    shown = {s["fqn"] for m in rmap["modules"] for f in m["files"] for s in f["symbols"]}
+    assert {"src/models/invoice.Invoice.create", "src/ui/Button.Button"} <= shown
+    hits = json.loads(invoke("query", "search", "format amount", "--json", cwd=jsapp).stdout)
+    assert hits["result"]["hits"][0]["fqn"] == "src/util.fmt"

@@ -29,6 +29,7 @@ Invariants a change must keep:
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Any
 
 from ragraf import ids
@@ -70,6 +71,8 @@ from ragraf.lang.tstree import first_error, innermost
 if TYPE_CHECKING:
     from tree_sitter import Node
 
+#: a JavaScript identifier (ASCII; ``$`` is a letter)
+_IDENT = re.compile(r"[A-Za-z_$][\w$]*")
 #: a declaration's ``signature`` prop is cut here
 MAX_SIGNATURE_CHARS = 300
 _FUNCS = frozenset(
@@ -251,8 +254,9 @@ class Extractor(Names):
         parent = self.scope()
         name_node = n.child_by_field_name("name")
         name = self.t(name_node) if name_node is not None else None
-        if n.type == "class":  # an expression: named by what it is assigned to
-            name = self.assigned_name(n) or name
+        # an expression: its own name, else what it is assigned to (which is bound)
+        assigned = self.assigned_name(n) if n.type == "class" else None
+        name = name or assigned
         body = n.child_by_field_name("body")
         if name is None or body is None:
             return
@@ -278,7 +282,7 @@ class Extractor(Names):
                 else:  # JavaScript: `extends <expression>`
                     self.pending_bases.append((decl, parent, h, "extends"))
         self.link(parent, idx, n.start_point[0] + 1)
-        self.bind_decl(n, parent, name, ("class", fqn))
+        self.bind_decl(n, parent, assigned or name, ("class", fqn))
         self.export_assigned(n, ("class", fqn))
         scope = Scope("class", idx, parent, fqn, fqn)
         self.class_at[body.start_byte] = scope
@@ -361,7 +365,7 @@ class Extractor(Names):
                 name = self.t(prop)
                 if name == "exports" and self.t(left) == "module.exports":
                     own = n.child_by_field_name("name")
-                    return self.t(own) if own is not None else "default"
+                    return self.t(own) if own is not None else "exports"
                 return name
             return None
         if p.type == "pair":
@@ -422,7 +426,7 @@ class Extractor(Names):
                     return f"{b[1]}.{name}"
                 if b[0] in ("class", "func"):
                     return f"{b[1]}.{name}"
-        if not all(part.isidentifier() for part in text.split(".")):
+        if not all(_IDENT.fullmatch(part) for part in text.split(".")):
             return None
         return f"{scope.fqn}.{text}.{name}"
 
