@@ -19,7 +19,7 @@ from enum import StrEnum
 class NodeKind(StrEnum):
     FILE = "file"
     NAMESPACE = "namespace"
-    MODULE = "module"  # a Python module (one per file)
+    MODULE = "module"  # a Python or JavaScript / TypeScript module (one per file)
     PACKAGE = "package"  # a Python package (the module of an __init__.py)
     CLASS = "class"
     INTERFACE = "interface"

@@ -17,7 +17,7 @@ from ragraf.lang import codec, registry
 from tests.helpers import REPO
 
 
-@pytest.mark.parametrize("fixture", ["pilot", "sqlapp", "sqlcode", "tags"])
+@pytest.mark.parametrize("fixture", ["pilot", "sqlapp", "sqlcode", "tags", "jsapp"])
 def test_round_trip_is_exact_on_the_fixtures(tmp_path: Path, fixture: str) -> None:
     root = REPO / "fixtures" / fixture
     seen = 0

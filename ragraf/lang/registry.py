@@ -159,6 +159,26 @@ LANGUAGES: tuple[Language, ...] = (
         name_sep=".",
         prepare="ragraf.lang.java.link",
     ),
+    *(
+        Language(
+            name,
+            suffixes,
+            extractor="ragraf.lang.js",  # one package for the three (grammar by suffix)
+            queries=(f"{name}-tags.scm",),
+            depends_on=_COMMON,
+            grammar=name,
+            declares_symbols=True,
+            include=tuple(f"**/*{s}" for s in suffixes),
+            constructor="constructor",
+            name_sep=".",
+            prepare="ragraf.lang.js.link",
+        )
+        for name, suffixes in (
+            ("javascript", (".js", ".mjs", ".cjs", ".jsx")),
+            ("typescript", (".ts", ".mts", ".cts")),
+            ("tsx", (".tsx",)),
+        )
+    ),
 )
 
 

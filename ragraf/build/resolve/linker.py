@@ -781,7 +781,7 @@ class Linker:
         elif handler.kind == "method":
             for cls in sorted(self.sym.types(handler.cls)):
                 targets.extend(self.sym.find_method(cls, handler.method.lower()))
-        elif handler.kind == "function":  # a function by fqn (a Django view)
+        elif handler.kind == "function":  # a function by fqn (a Django view, an Express handler)
             targets.extend(
                 self.sym.functions.get(handler.method.lower(), []) if handler.method else []
             )

@@ -1,0 +1,403 @@
+"""JavaScript / TypeScript's cross-file step (``Language.prepare``): what imported bindings
+are, once every file is known, so that ``ragraf.build.resolve`` links the facts with its
+usual rules.
+
+An import key (``names.imp_key``: a specifier and names) resolves in two steps. The
+specifier names a module: a relative one (``./x``, ``../y/z``) by the importing file's
+folder, probing the exact path, then each suffix (``names.SUFFIXES``: TypeScript before
+JavaScript), then ``<path>/index.<suffix>``; ``./x.js`` also finds ``x.ts`` (TypeScript's
+ESM convention); a bare one (``pkg``, ``pkg/sub``) names a corpus folder of that name
+that has an ``index`` file, else it is a package outside the corpus (external). Then the
+names walk the module's exports: ``default``, ``*`` (the namespace), ``=`` (what
+``require`` returns: ``module.exports`` when set, else the namespace), a named export
+(a declaration, a re-export followed up to ``MAX_HOPS``, ``export * from`` modules
+searched in order), then members of what was found (a class's static methods, an object
+literal's methods and values).
+
+Invariants a change must keep:
+- Only this package's languages' files are rewritten, into new FileFacts (the cached
+  ones are not touched); their order is kept. Every language of the package sees every
+  file of the package's languages (a TypeScript file may import a JavaScript one).
+- After the rewrite no import key, ``jsinst`` / ``jsret`` / ``jsval`` descriptor or
+  ``jsexp`` / ``jsobj`` row is left: a call of a corpus function is a ``CallRef`` with its
+  fqn, of a corpus class a ``NewRef``, of a method through a class or typed value a
+  ``MethodCallRef``; an external callee is a ``CallRef`` naming ``<specifier>.<names>``
+  (no corpus function has it: the linker counts it external); an import becomes
+  ``ImportRef`` ``class`` / ``function`` / ``module`` (the module's path), an external
+  one is dropped; a route whose handler resolves to nothing is dropped.
+- Resolution is deterministic: probing order is fixed, and candidates are corpus paths.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import posixpath
+from typing import Any
+
+from ragraf.lang.facts import (
+    CallRef,
+    ClassDecl,
+    FileFacts,
+    Handler,
+    ImportRef,
+    MethodCallRef,
+    NewRef,
+    Ref,
+    RouteRef,
+    TypeDesc,
+)
+from ragraf.lang.js.names import SUFFIXES, parse_imp
+
+#: re-exports followed for one name (a cycle of re-exports must end)
+MAX_HOPS = 8
+#: how deep a descriptor is rewritten
+MAX_DEPTH = 12
+#: the languages whose files this step reads and rewrites
+LANGS = frozenset({"javascript", "typescript", "tsx"})
+_JS_SUFFIXES = (".js", ".mjs", ".cjs", ".jsx")
+_TS_FOR_JS = (".ts", ".tsx", ".mts", ".cts", ".d.ts")
+
+#: what a key names: ("module", path) | ("class", fqn) | ("function", fqn) |
+#: ("object", fqn, path) | ("value", desc, path) | ("external", name) | ("missing",)
+Entity = tuple[Any, ...]
+
+
+class _Module:
+    __slots__ = ("facts", "exports", "stars", "objvals", "functions")
+
+    def __init__(self, facts: FileFacts) -> None:
+        self.facts = facts
+        self.exports: dict[str, tuple[Any, ...]] = {}
+        self.stars: list[str] = []
+        self.objvals: dict[str, dict[str, tuple[Any, ...]]] = {}
+        self.functions = {fqn for fqn, _i in facts.functions}
+        for name, d in facts.global_assigns:
+            if not d:
+                continue
+            if d[0] == "jsexp":
+                b = d[1]
+                if b[0] == "star":
+                    self.stars.append(b[1])
+                else:
+                    self.exports.setdefault(name, b)
+            elif d[0] == "jsobj":
+                self.objvals.setdefault(name, {}).setdefault(d[1], d[2])
+
+
+class Modules:
+    """Every JavaScript / TypeScript module of the corpus, by path."""
+
+    def __init__(self, files: list[FileFacts]) -> None:
+        self.mods: dict[str, _Module] = {}
+        self.class_fqns: set[str] = set()
+        self.function_fqns: set[str] = set()
+        for f in files:
+            if not f.nodes or f.path in self.mods:
+                continue
+            self.mods[f.path] = _Module(f)
+            self.class_fqns.update(cd.fqn for cd in f.classes)
+            self.function_fqns.update(fqn for fqn, _i in f.functions)
+        self.dirs: dict[str, list[str]] = {}
+        for p in self.mods:
+            parts = p.split("/")
+            for i in range(len(parts) - 1):
+                self.dirs.setdefault(parts[i], []).append("/".join(parts[: i + 1]))
+        self._cache: dict[tuple[str, str], str | None] = {}
+
+    # -- modules -------------------------------------------------------------------------
+    def find_module(self, spec: str, importer: str) -> str | None:
+        key = (spec, posixpath.dirname(importer))
+        if key in self._cache:
+            return self._cache[key]
+        got: str | None = None
+        if spec.startswith((".", "/")):
+            base = posixpath.normpath(posixpath.join(key[1], spec)).lstrip("/")
+            got = self.probe(base)
+        else:
+            got = self.bare(spec)
+        self._cache[key] = got
+        return got
+
+    def probe(self, base: str) -> str | None:
+        if base in self.mods:
+            return base
+        if base.endswith(_JS_SUFFIXES):
+            stem = base.rsplit(".", 1)[0]
+            for suffix in _TS_FOR_JS:
+                if stem + suffix in self.mods:
+                    return stem + suffix
+        for suffix in SUFFIXES:
+            if base + suffix in self.mods:
+                return base + suffix
+        for suffix in SUFFIXES:
+            if f"{base}/index{suffix}" in self.mods:
+                return f"{base}/index{suffix}"
+        return None
+
+    def bare(self, spec: str) -> str | None:
+        """``pkg`` / ``pkg/sub``: the one corpus folder named ``pkg`` (a workspace package
+        or a vendored one) that has the module; several or none: outside the corpus."""
+        head, _, rest = spec.partition("/")
+        if head.startswith("@") and rest:  # @scope/pkg/sub
+            sub_head, _, rest = rest.partition("/")
+            head = f"{head}/{sub_head}"
+            cands = sorted({d for d in self.dirs.get(sub_head, []) if d.endswith(head)})
+        else:
+            cands = sorted(set(self.dirs.get(head, [])))
+        found = []
+        for d in cands:
+            got = self.probe(f"{d}/{rest}" if rest else d)
+            if got is None and not rest:
+                got = self.probe(f"{d}/src") or self.probe(f"{d}/lib")
+            if got is not None:
+                found.append(got)
+        return found[0] if len(found) == 1 else None
+
+    # -- names ---------------------------------------------------------------------------
+    def entity(self, key: str, importer: str, hops: int = 0) -> tuple[Entity, list[str]]:
+        """What an import key names, and the member names left after it."""
+        got = parse_imp(key)
+        if got is None:
+            return ("missing",), []
+        spec, names = got
+        path = self.find_module(spec, importer)
+        if path is None:
+            return ("external", ".".join([spec, *[n for n in names if n not in "*="]])), []
+        return self.member(path, names, hops)
+
+    def member(self, path: str, names: list[str], hops: int) -> tuple[Entity, list[str]]:
+        if not names:
+            return ("module", path), []
+        if hops > MAX_HOPS:
+            return ("missing",), []
+        mod = self.mods[path]
+        first, rest = names[0], names[1:]
+        if first == "*":
+            return self.member(path, rest, hops + 1) if rest else (("module", path), [])
+        if first == "=":
+            whole = mod.exports.get("=")
+            if whole is not None:
+                return self.follow(whole, rest, path, hops)
+            return self.member(path, rest, hops + 1) if rest else (("module", path), [])
+        if first == "default":
+            b = mod.exports.get("default") or mod.exports.get("=")
+            return self.follow(b, rest, path, hops) if b else (("missing",), [])
+        b = mod.exports.get(first)
+        if b is not None:
+            return self.follow(b, rest, path, hops)
+        for star in mod.stars:
+            target = self.find_module(star, path)
+            if target is not None and target != path:
+                e, left = self.member(target, names, hops + 1)
+                if e[0] != "missing":
+                    return e, left
+        whole = mod.exports.get("=")
+        if whole is not None:
+            return self.follow(whole, names, path, hops)
+        fqn = f"{mod.facts.nodes[1].fqn}.{first}" if len(mod.facts.nodes) > 1 else ""
+        if fqn in mod.functions:
+            return ("function", fqn), rest
+        return ("missing",), []
+
+    def follow(
+        self, b: tuple[Any, ...], rest: list[str], path: str, hops: int
+    ) -> tuple[Entity, list[str]]:
+        tag = b[0]
+        if tag == "import":
+            got = parse_imp(b[1])
+            if got is None:
+                return ("missing",), []
+            spec, names = got
+            target = self.find_module(spec, path)
+            if target is None:
+                return (
+                    "external",
+                    ".".join([spec, *[n for n in names + rest if n not in "*="]]),
+                ), []
+            return self.member(target, [*names, *rest], hops + 1)
+        if tag == "func":
+            return ("function", b[1]), rest
+        if tag == "class":
+            fqn = b[1]
+            while rest and f"{fqn}.{rest[0]}" in self.class_fqns:
+                fqn, rest = f"{fqn}.{rest[0]}", rest[1:]
+            return ("class", fqn), rest
+        if tag == "obj":
+            fqn = b[1]
+            while rest:
+                cand = f"{fqn}.{rest[0]}"
+                if cand in self.function_fqns:
+                    return ("function", cand), rest[1:]
+                held = self.mods[path].objvals.get(fqn, {}).get(rest[0])
+                if held is not None and hops < MAX_HOPS:
+                    return self.follow(held, rest[1:], path, hops + 1)
+                if cand in self.class_fqns:
+                    return ("class", cand), rest[1:]
+                return ("missing",), []
+            return ("object", fqn, path), []
+        if tag == "value":
+            return ("value", b[1], path), rest
+        return ("missing",), []
+
+    # -- descriptors ---------------------------------------------------------------------
+    def chain(self, e: Entity, attrs: list[str], importer: str, depth: int) -> TypeDesc | None:
+        """The receiver an entity with member names after it is."""
+        d: TypeDesc | None
+        if e[0] == "class":
+            d = ("class", e[1])
+        elif e[0] == "value":
+            d = self.fix(e[1], e[2], depth + 1)
+        elif e[0] == "external":
+            d = ("class", e[1])
+        else:
+            return None
+        for a in attrs:
+            if d is None:
+                return None
+            d = ("prop", d, a)
+        return d
+
+    def fix(self, d: TypeDesc | None, importer: str, depth: int = 0) -> TypeDesc | None:
+        """A descriptor with every import key resolved (None: it denotes nothing known)."""
+        if d is None or depth > MAX_DEPTH:
+            return None
+        tag = d[0]
+        if tag in ("jsinst", "jsret", "jsval"):
+            e, rest = self.entity(d[1], importer)
+            kind = e[0]
+            if kind == "external":
+                return ("class", e[1])
+            if kind in ("missing", "module", "object"):
+                return None
+            if tag == "jsinst":
+                return ("class", e[1]) if kind == "class" and not rest else None
+            if tag == "jsval":
+                return self.chain(e, rest, importer, depth)
+            if not rest:
+                if kind == "class":
+                    return ("class", e[1])
+                if kind == "function":
+                    return ("func", (e[1],))
+                return None
+            recv = self.chain(e, rest[:-1], importer, depth)
+            return ("call", recv, rest[-1]) if recv is not None else None
+        if tag == "any":
+            alts = [x for a in d[1] if (x := self.fix(a, importer, depth + 1)) is not None]
+            if not alts:
+                return None
+            return alts[0] if len(alts) == 1 else ("any", tuple(dict.fromkeys(alts)))
+        if tag in ("prop", "call"):
+            inner = self.fix(d[1], importer, depth + 1)
+            return (tag, inner, d[2]) if inner is not None else None
+        return d
+
+    # -- refs ------------------------------------------------------------------------------
+    def call(self, ref: CallRef, importer: str) -> Ref:
+        cand = ref.candidates[0] if ref.candidates else ""
+        if parse_imp(cand) is None:
+            return ref
+        e, rest = self.entity(cand, importer)
+        kind = e[0]
+        if kind == "function" and not rest:
+            return ref._replace(candidates=(e[1],))
+        if kind == "class" and not rest:
+            return NewRef(ref.owner, ref.line, ("class", e[1]))
+        if kind in ("class", "value", "external") and rest:
+            recv = self.chain(e, rest[:-1], importer, 0)
+            if recv is not None:
+                return MethodCallRef(ref.owner, ref.line, recv, rest[-1])
+        if kind == "external":
+            return ref._replace(candidates=(e[1],))
+        return ref._replace(candidates=(ref.raw,))
+
+    def import_ref(self, ref: ImportRef, importer: str) -> ImportRef | None:
+        e, rest = self.entity(ref.fqn, importer)
+        if e[0] == "module":
+            return ref._replace(kind="module", fqn=e[1])
+        if rest:
+            return None
+        if e[0] == "class":
+            return ref._replace(kind="class", fqn=e[1])
+        if e[0] == "function":
+            return ref._replace(kind="function", fqn=e[1])
+        if e[0] in ("value", "object"):
+            return ref._replace(kind="module", fqn=e[2])
+        return None
+
+    def handler(self, h: Handler, importer: str) -> Handler | None:
+        if h.kind == "method":
+            cls = self.fix(h.cls, importer)
+            return h._replace(cls=cls) if cls is not None else None
+        if h.kind != "function" or parse_imp(h.method) is None:
+            return h
+        e, rest = self.entity(h.method, importer)
+        if e[0] == "function" and not rest:
+            return h._replace(method=e[1])
+        if e[0] in ("class", "value") and len(rest) == 1:
+            recv = self.chain(e, [], importer, 0)
+            return Handler("method", recv, rest[0]) if recv is not None else None
+        return None
+
+    def rewrite(self, f: FileFacts) -> FileFacts:
+        if not f.nodes:
+            return f
+        me = f.path
+        refs: list[Ref] = []
+        for r in f.refs:
+            if isinstance(r, CallRef):
+                refs.append(self.call(r, me))
+            elif isinstance(r, MethodCallRef):
+                refs.append(r._replace(receiver=self.fix(r.receiver, me)))
+            elif isinstance(r, NewRef):
+                cls = self.fix(r.cls, me)
+                if cls is not None:
+                    refs.append(r._replace(cls=cls))
+            elif isinstance(r, ImportRef):
+                imp = self.import_ref(r, me)
+                if imp is not None and imp not in refs:
+                    refs.append(imp)
+            elif isinstance(r, RouteRef):
+                h = self.handler(r.handler, me)
+                if h is not None:
+                    refs.append(r._replace(handler=h))
+            else:
+                refs.append(r)
+        classes = [self.decl(cd, me) for cd in f.classes]
+        returns = {
+            i: fixed
+            for i, descs in f.returns.items()
+            if (fixed := [x for d in descs if (x := self.fix(d, me)) is not None])
+        }
+        return dataclasses.replace(
+            f, refs=refs, classes=classes, returns=returns, global_assigns=[]
+        )
+
+    def decl(self, cd: ClassDecl, importer: str) -> ClassDecl:
+        def base(name: str) -> str:
+            if parse_imp(name) is None:
+                return name
+            e, rest = self.entity(name, importer)
+            if e[0] == "class" and not rest:
+                return str(e[1])
+            if e[0] == "external":
+                return str(e[1])
+            got = parse_imp(name)
+            return ".".join(n for n in (got[1] if got else []) if n not in "*=") or name
+
+        props = {
+            name: fixed
+            for name, descs in cd.props.items()
+            if (fixed := [x for d in descs if (x := self.fix(d, importer)) is not None])
+        }
+        return dataclasses.replace(
+            cd,
+            extends=[(base(b), ln) for b, ln in cd.extends],
+            implements=[(base(b), ln) for b, ln in cd.implements],
+            props=props,
+        )
+
+
+def prepare(files: list[FileFacts], all_files: list[FileFacts]) -> list[FileFacts]:
+    """These files' facts with imported bindings resolved (see the module docstring)."""
+    mods = Modules([f for f in all_files if f.lang in LANGS])
+    return [mods.rewrite(f) if f.lang in LANGS else f for f in files]

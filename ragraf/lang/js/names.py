@@ -1,0 +1,432 @@
+"""JavaScript / TypeScript names inside one file: scopes, bindings, and what a name, an
+expression or a type annotation denotes, as far as the file alone can say.
+
+A name bound by an import (``import``, ``require``) is not followed here: the file alone
+cannot see the module. It stays an import key (``imp_key(spec, names)``: the module
+specifier as written and the names taken from it, ``default``, ``*`` for a namespace,
+``=`` for what ``require`` returns, then members) inside descriptors ``("jsinst", key)``
+(an instance of what the key names), ``("jsret", key)`` (what calling it returns) and
+``("jsval", key)`` (the value itself), which ``ragraf.lang.js.link`` resolves once every
+file is known. Names bound in the file resolve to final fqns.
+
+Invariants a change must keep:
+- Lookup is lexical and flow-insensitive: the scope itself, then enclosing function and
+  module scopes (class bodies bind nothing; members go through ``this``); several
+  bindings of one name are a union; a parameter or local shadows an outer name even
+  when nothing is known of its value.
+- Evaluation is bounded (``MAX_DEPTH``) and guarded against cycles (``x = x.next``).
+- fqns: ``<module>.<class>.<method>``, ``<module>.<function>``, ``<module>.<object>.<key>``
+  for object-literal methods; the module is the path without its extension (``module_of``).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ragraf.lang.facts import TypeDesc
+from ragraf.lang.js.builtins import GLOBAL, GLOBALS, LITERAL_TYPES
+
+if TYPE_CHECKING:
+    from tree_sitter import Node
+
+#: how deep an expression is evaluated
+MAX_DEPTH = 8
+#: a name bound more often than this in one scope is not evaluated (unknown)
+MAX_BINDINGS = 16
+#: separates the specifier from the names in an import key (no identifier or path has it)
+IMPORT_MARK = "\x1f"
+#: file suffixes of the languages of this package, longest first (``.d.ts`` before ``.ts``)
+SUFFIXES = (
+    ".d.ts",
+    ".d.mts",
+    ".d.cts",
+    ".ts",
+    ".tsx",
+    ".mts",
+    ".cts",
+    ".js",
+    ".jsx",
+    ".mjs",
+    ".cjs",
+)
+#: expression wrappers that do not change the value (TS casts, parentheses, await)
+_TRANSPARENT = frozenset(
+    {
+        "parenthesized_expression",
+        "await_expression",
+        "as_expression",
+        "satisfies_expression",
+        "non_null_expression",
+        "type_assertion",
+    }
+)
+
+#: a binding: ("class", fqn) | ("func", fqn) | ("obj", fqn) (an object literal whose
+#: methods are ``<fqn>.<key>``) | ("import", key) | ("expr", (Node, Scope)) |
+#: ("desc", TypeDesc) | ("local",) (a parameter or local of unknown value)
+Bind = tuple[Any, ...]
+
+
+def module_of(path: str) -> str:
+    """The module name of a file: its path without the extension (``src/a/b.ts`` ->
+    ``src/a/b``; ``x.d.ts`` -> ``x.d``)."""
+    for suffix in (".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs"):
+        if path.endswith(suffix):
+            return path[: -len(suffix)]
+    return path
+
+
+def imp_key(spec: str, names: tuple[str, ...] | list[str]) -> str:
+    return IMPORT_MARK + spec + IMPORT_MARK + ".".join(names)
+
+
+def parse_imp(key: str) -> tuple[str, list[str]] | None:
+    """(specifier, names) of an import key; None: not one."""
+    if not key.startswith(IMPORT_MARK):
+        return None
+    spec, _, names = key[1:].partition(IMPORT_MARK)
+    return spec, names.split(".") if names else []
+
+
+def imp_extend(key: str, *more: str) -> str:
+    got = parse_imp(key)
+    if got is None:
+        return key
+    return imp_key(got[0], [*got[1], *more])
+
+
+class Scope:
+    """A module, class or function scope: its bindings and the node its refs belong to."""
+
+    __slots__ = ("kind", "node", "parent", "fqn", "cls", "binds", "this_cls", "arrow")
+
+    def __init__(
+        self,
+        kind: str,
+        node: int,
+        parent: Scope | None,
+        fqn: str,
+        cls: str | None = None,
+        arrow: bool = False,
+    ) -> None:
+        self.kind = kind  # module | class | function
+        self.node = node  # the node refs in it belong to (an anonymous function's owner's)
+        self.parent = parent
+        self.fqn = fqn
+        self.cls = cls  # the class of a method (this, super)
+        self.arrow = arrow  # an arrow function keeps the `this` around it
+        self.binds: dict[str, list[Bind]] = {}
+        #: the class ``this`` is in this scope (None: unknown)
+        self.this_cls: str | None = cls
+
+    def bind(self, name: str, b: Bind) -> None:
+        self.binds.setdefault(name, []).append(b)
+
+    def this_class(self) -> str | None:
+        sc: Scope | None = self
+        while sc is not None:
+            if sc.kind == "function" and not sc.arrow:
+                return sc.this_cls
+            if sc.kind == "module":
+                return None
+            sc = sc.parent
+        return None
+
+
+def lookup(scope: Scope, name: str) -> list[Bind] | None:
+    sc: Scope | None = scope
+    while sc is not None:
+        if sc.kind != "class":
+            got = sc.binds.get(name)
+            if got:
+                return got
+        sc = sc.parent
+    return None
+
+
+def _pick(binds: list[Bind]) -> Bind:
+    """The binding a call goes through: a declaration or import before a plain value."""
+    for b in binds:
+        if b[0] in ("class", "func", "obj", "import"):
+            return b
+    return binds[0]
+
+
+def union(descs: list[TypeDesc]) -> TypeDesc | None:
+    uniq = list(dict.fromkeys(descs))
+    if not uniq:
+        return None
+    return uniq[0] if len(uniq) == 1 else ("any", tuple(uniq))
+
+
+class Names:
+    """Evaluation of names, expressions and type annotations over the file's scopes."""
+
+    src: bytes
+    #: object-literal fqn -> its member keys that are methods
+    obj_members: dict[str, set[str]]
+    #: object-literal fqn -> key -> the node its value is (``{a, b: c}``) and its scope
+    obj_values: dict[str, dict[str, tuple[Node, Scope]]]
+    #: (node span, kind, scope) -> its descriptor (``desc``)
+    desc_memo: dict[tuple[int, int, int, int], TypeDesc | None]
+
+    def t(self, n: Node) -> str:
+        return self.src[n.start_byte : n.end_byte].decode("utf-8", "surrogateescape")
+
+    def strip(self, expr: Node) -> Node:
+        while expr.type in _TRANSPARENT and expr.named_child_count:
+            inner = expr.named_children[0] if expr.type != "await_expression" else None
+            if inner is None:
+                inner = expr.named_children[-1]
+            expr = inner
+        return expr
+
+    # -- import keys through member chains ---------------------------------------------
+    def imported(self, expr: Node, scope: Scope) -> str | None:
+        """``a.b.c`` whose root ``a`` is bound by an import: the import key it denotes."""
+        expr = self.strip(expr)
+        if expr.type == "identifier":
+            binds = lookup(scope, self.t(expr))
+            if binds:
+                b = _pick(binds)
+                if b[0] == "import":
+                    return str(b[1])
+            return None
+        if expr.type == "member_expression":
+            obj, prop = expr.child_by_field_name("object"), expr.child_by_field_name("property")
+            if obj is None or prop is None or prop.type != "property_identifier":
+                return None
+            base = self.imported(obj, scope)
+            return imp_extend(base, self.t(prop)) if base else None
+        if expr.type == "call_expression":
+            req = self.require_spec(expr)
+            if req is not None:
+                return imp_key(req, ["="])
+        return None
+
+    def require_spec(self, call: Node) -> str | None:
+        """``require('x')`` -> ``'x'``."""
+        fn = call.child_by_field_name("function")
+        if fn is None or fn.type != "identifier" or self.t(fn) != "require":
+            return None
+        args = call.child_by_field_name("arguments")
+        if args is None or args.named_child_count != 1:
+            return None
+        return self.string_value(args.named_children[0])
+
+    def string_value(self, n: Node | None) -> str | None:
+        if n is None or n.type not in ("string", "template_string"):
+            return None
+        parts = []
+        for c in n.named_children:
+            if c.type == "string_fragment":
+                parts.append(self.t(c))
+            elif c.type == "escape_sequence":
+                parts.append(self.t(c)[1:])
+            else:
+                return None  # a template with substitutions
+        return "".join(parts)
+
+    # -- what a call calls ---------------------------------------------------------------
+    def callee(self, fn: Node, scope: Scope, depth: int = 0) -> tuple[Any, ...]:
+        """What ``fn(...)`` calls: ("func", fqn) | ("class", fqn) | ("import", key) |
+        ("global", name) | ("method", receiver desc | None, name) | ("unbound", name) |
+        ("dynamic",)."""
+        fn = self.strip(fn)
+        if fn.type == "identifier":
+            name = self.t(fn)
+            binds = lookup(scope, name)
+            if not binds:
+                return ("global", name) if name in GLOBALS else ("unbound", name)
+            b = _pick(binds)
+            if b[0] in ("class", "func"):
+                return (b[0], b[1])
+            if b[0] == "import":
+                return ("import", b[1])
+            return ("dynamic",)
+        if fn.type == "member_expression":
+            obj, prop = fn.child_by_field_name("object"), fn.child_by_field_name("property")
+            if obj is None or prop is None or prop.type != "property_identifier":
+                return ("dynamic",)
+            m = self.t(prop)
+            base = self.imported(obj, scope)
+            if base:
+                return ("import", imp_extend(base, m))
+            obj = self.strip(obj)
+            if obj.type == "super":
+                cls = scope.this_class()
+                return ("method", ("parent", cls), m) if cls else ("dynamic",)
+            if obj.type == "identifier":
+                binds = lookup(scope, self.t(obj))
+                if binds:
+                    b = _pick(binds)
+                    if b[0] == "class":
+                        return ("method", ("class", b[1]), m)
+                    if b[0] == "obj":
+                        if m in self.obj_members.get(b[1], ()):
+                            return ("func", f"{b[1]}.{m}")
+                        held = self.obj_values.get(b[1], {}).get(m)
+                        if held is not None and depth < MAX_DEPTH:
+                            node, sc = held
+                            if node.type == "shorthand_property_identifier":
+                                got = lookup(sc, self.t(node))
+                                if got and _pick(got)[0] in ("func", "class", "import"):
+                                    pb = _pick(got)
+                                    return ("import", pb[1]) if pb[0] == "import" else pb
+                                return ("dynamic",)
+                            return self.callee(node, sc, depth + 1)
+                        return ("dynamic",)
+                elif self.t(obj) in GLOBALS:
+                    return ("global", f"{self.t(obj)}.{m}")
+            return ("method", self.desc(obj, scope, depth + 1), m)
+        if fn.type == "super":
+            cls = scope.this_class()
+            return ("method", ("parent", cls), "constructor") if cls else ("dynamic",)
+        return ("dynamic",)
+
+    # -- what an expression evaluates to ---------------------------------------------
+    def desc(self, expr: Node | None, scope: Scope, depth: int = 0) -> TypeDesc | None:
+        """The type descriptor of an expression's value (None: unknown). Memoised per
+        (node, scope): a name assigned many times in minified code would otherwise be
+        evaluated exponentially often; an evaluation under way counts as unknown (a
+        cycle)."""
+        if expr is None or depth > MAX_DEPTH:
+            return None
+        key = (expr.start_byte, expr.end_byte, expr.kind_id, id(scope))
+        memo = self.desc_memo
+        if key in memo:
+            return memo[key]
+        memo[key] = None
+        got = self._desc(expr, scope, depth)
+        memo[key] = got
+        return got
+
+    def _desc(self, expr: Node, scope: Scope, depth: int) -> TypeDesc | None:
+        expr = self.strip(expr)
+        ty = expr.type
+        if ty in LITERAL_TYPES:
+            return ("class", f"{GLOBAL}.{LITERAL_TYPES[ty]}")
+        if ty == "this":
+            cls = scope.this_class()
+            return ("class", cls) if cls else None
+        if ty == "identifier":
+            binds = lookup(scope, self.t(expr))
+            if not binds or len(binds) > MAX_BINDINGS:
+                return None
+            return union(
+                [d for b in binds if (d := self.bind_desc(b, scope, depth + 1)) is not None]
+            )
+        if ty == "member_expression":
+            key = self.imported(expr, scope)
+            if key:
+                return ("jsval", key)
+            obj, prop = expr.child_by_field_name("object"), expr.child_by_field_name("property")
+            if obj is None or prop is None or prop.type != "property_identifier":
+                return None
+            r = self.desc(obj, scope, depth + 1)
+            return ("prop", r, self.t(prop)) if r is not None else None
+        if ty == "new_expression":
+            ctor = expr.child_by_field_name("constructor")
+            return self.instance(ctor, scope) if ctor is not None else None
+        if ty == "call_expression":
+            req = self.require_spec(expr)
+            if req is not None:
+                return ("jsval", imp_key(req, ["="]))
+            fn = expr.child_by_field_name("function")
+            if fn is None:
+                return None
+            c = self.callee(fn, scope, depth + 1)
+            tag = c[0]
+            if tag == "func":
+                return ("func", (c[1],))
+            if tag == "import":
+                return ("jsret", c[1])
+            if tag == "method" and c[1] is not None:
+                return ("call", c[1], c[2])
+            return None
+        if ty == "ternary_expression":
+            kids = [
+                expr.child_by_field_name("consequence"),
+                expr.child_by_field_name("alternative"),
+            ]
+            return union([d for k in kids if (d := self.desc(k, scope, depth + 1)) is not None])
+        if ty == "binary_expression" and expr.named_child_count == 2:
+            op = expr.child_by_field_name("operator")
+            if op is not None and self.t(op) in ("||", "??", "&&"):
+                return union(
+                    [
+                        d
+                        for k in expr.named_children
+                        if (d := self.desc(k, scope, depth + 1)) is not None
+                    ]
+                )
+        return None
+
+    def instance(self, ctor: Node, scope: Scope) -> TypeDesc | None:
+        """What ``new <ctor>`` makes: a corpus class, or an imported one (resolved later)."""
+        key = self.imported(ctor, scope)
+        if key:
+            return ("jsinst", key)
+        ctor = self.strip(ctor)
+        if ctor.type == "identifier":
+            name = self.t(ctor)
+            binds = lookup(scope, name)
+            if binds:
+                b = _pick(binds)
+                if b[0] == "class":
+                    return ("class", b[1])
+                return None
+            return ("class", f"{GLOBAL}.{name}")  # Map, Error, Promise...: outside the corpus
+        return None
+
+    def bind_desc(self, b: Bind, scope: Scope, depth: int) -> TypeDesc | None:
+        kind = b[0]
+        if kind == "desc":
+            d: TypeDesc = b[1]
+            return d
+        if kind == "expr":
+            node, sc = b[1]
+            return self.desc(node, sc, depth)
+        if kind == "import":
+            return ("jsval", b[1])
+        if kind == "class":
+            return ("class", b[1])  # the class object: its static methods
+        return None
+
+    # -- type annotations (TypeScript) ----------------------------------------------------
+    def annotation(self, node: Node | None, scope: Scope, depth: int = 0) -> list[TypeDesc]:
+        """The classes a type annotation names an instance of (unions included)."""
+        if node is None or depth > MAX_DEPTH:
+            return []
+        ty = node.type
+        if ty in ("type_annotation", "parenthesized_type", "readonly_type") or (ty == "union_type"):
+            return [d for c in node.named_children for d in self.annotation(c, scope, depth + 1)]
+        if ty == "type_identifier":
+            return self.named_type(self.t(node), scope)
+        if ty == "nested_type_identifier":
+            parts = self.t(node).split(".")
+            binds = lookup(scope, parts[0])
+            if binds and _pick(binds)[0] == "import":
+                return [("jsinst", imp_extend(_pick(binds)[1], *parts[1:]))]
+            return []
+        if ty == "generic_type":
+            head = node.child_by_field_name("name") or (
+                node.named_children[0] if node.named_child_count else None
+            )
+            return self.annotation(head, scope, depth + 1)
+        if ty == "predefined_type":
+            return [("class", f"{GLOBAL}.{self.t(node)}")]
+        if ty == "array_type":
+            return [("class", f"{GLOBAL}.Array")]
+        return []
+
+    def named_type(self, name: str, scope: Scope) -> list[TypeDesc]:
+        binds = lookup(scope, name)
+        if not binds:
+            return [("class", f"{GLOBAL}.{name}")] if name in GLOBALS else []
+        b = _pick(binds)
+        if b[0] == "class":
+            return [("class", b[1])]
+        if b[0] == "import":
+            return [("jsinst", b[1])]
+        return []
