@@ -120,6 +120,8 @@ def test_sigkill_while_embedding_then_finishing_gives_the_same_vector_set(
         assert proc.stdout.readline().startswith("sealed rev-0001: 12 files")
         man = manifest.require(config.Layout(pilot).rev_json)
         assert man["rev_id"] == "rev-0001" and man["vectors"]["status"] == "embedding"
+        busy = invoke("-C", pilot, "index", "--force")  # the embedding build holds the lock
+        assert busy.exit_code == 4 and "embedding the vectors of rev-0001" in busy.stderr
         env = _search(pilot)  # the writer is alive: embedding, part of the layer there
         assert env["vectors"] == {
             "status": "embedding",

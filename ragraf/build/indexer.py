@@ -32,7 +32,7 @@ from typing import Any
 from ragraf.clock import now_iso
 from ragraf.config import Config, Layout
 from ragraf.corpus import ScanResult, scan, selection_warning
-from ragraf.errors import BusyError, IndexBuildError, RefusedError
+from ragraf.errors import BusyError, IndexBuildError, RagrafError, RefusedError
 from ragraf.failpoints import failpoint
 from ragraf.kinds import ParseStatus
 from ragraf.lang import registry
@@ -47,8 +47,19 @@ def build_lock(layout: Layout) -> contextlib.AbstractContextManager[None]:
     dies; parser workers do not inherit it)."""
 
     def busy(pid: str) -> BusyError:
+        try:
+            man = manifest.read(layout.rev_json)
+        except RagrafError:  # a corrupt rev.json: the refusal still says who is busy
+            man = None
+        vec = (man or {}).get("vectors")
+        doing = (
+            f", embedding the vectors of {man['rev_id']} (it answers meanwhile; stopped, "
+            "`ragraf vectors --resume` finishes them later)"
+            if man and isinstance(vec, dict) and vec.get("status") == "embedding"
+            else ""
+        )
         return BusyError(
-            f"another ragraf build is running on {layout.root} (pid {pid}); "
+            f"another ragraf build is running on {layout.root} (pid {pid}{doing}); "
             "wait for it to finish, this build was not started"
         )
 

@@ -55,10 +55,14 @@ _NO_MEANING_LINE = re.compile(
     re.IGNORECASE,
 )
 _DECL_WORDS = r"(?:abstract|final|readonly|static|public|protected|private|async|export|pub)\s+"
-_DECL = (
+_DECL = re.compile(
     r"^\s*(?:" + _DECL_WORDS + r")*(?:class|interface|trait|enum|function|def|fn|struct|impl)"
-    r"\s+&?{name}\b[^\n]*$"
+    r"\s+&?(\w+)",
+    re.IGNORECASE,
 )
+_NAME_TAIL = re.compile(r"[\\.:$#]+")
+#: cheap test before the comment pattern: no marker, no comment
+_COMMENT_MARKS = ("/*", "//", "#", '"""', "'''")
 #: symbol kinds whose chunk starts with the symbol's own declaration line
 _DECLARED = frozenset(
     {"class", "interface", "trait", "enum", "function", "method", "module", "package"}
@@ -87,26 +91,23 @@ def skip_reason(chunk_text: str) -> str | None:
     (``punctuation only``): the lexicon finds it by name, a vector would only crowd the
     nearest neighbours."""
     header, _, code = chunk_text.partition("\n")
-    if _COMMENT.search(code):
+    if any(mark in code for mark in _COMMENT_MARKS) and _COMMENT.search(code):
         return None
     m = _HEADER.match(header)
     kind, name = (m.group(1), m.group(2)) if m else ("", "")
-    short = re.split(r"[\\.:$#]+", name)[-1] if name else ""
-    decl = re.compile(_DECL.format(name=re.escape(short)), re.IGNORECASE) if short else None
+    short = _NAME_TAIL.split(name)[-1].lower() if name else ""
     imports = declared = False
     for line in code.split("\n"):
         if _NO_MEANING_LINE.match(line):
             imports = imports or bool(line.strip(" \t{}()[];,:"))
             continue
-        if (
-            kind in _DECLARED
-            and not declared
-            and decl is not None
-            and decl.match(line)
-            and not line.rstrip().endswith(";")  # an abstract or interface method states a contract
-        ):
-            declared = True  # the symbol's own declaration, once
-            continue
+        if kind in _DECLARED and short and not declared:
+            d = _DECL.match(line)
+            # the symbol's own declaration, once; one ending in ";" (an abstract or
+            # interface method) states a contract and keeps the chunk
+            if d and d.group(1).lower() == short and not line.rstrip().endswith(";"):
+                declared = True
+                continue
         return None
     if declared:
         return "empty body"

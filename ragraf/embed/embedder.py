@@ -35,6 +35,10 @@ model, 40-line windows of phpMyAdmin's PHP, batch 16;
 ~2.5 min (256) or ~1 min (128); vectors are reused by chunk_id afterwards.
 With vectors alone on bench/search_eval.yaml the 256 window gave conceptual
 MRR@10 0.82 against 0.72 with 128, hence the default.
+Batches are ordered by word-piece count (``token_counts``: one pass of the tokenizer's
+Rust ``encode_batch``, the path fastembed itself uses), which on phpMyAdmin's real chunks
+measured the same as ordering by characters (docs/PERFORMANCE.md, 2026-12-01): the time is
+the forward pass, not padding.
 """
 
 from __future__ import annotations
