@@ -261,3 +261,32 @@ def test_the_skip_rule() -> None:
     )
     for text in keep:
         assert skip_reason(text) is None, text
+
+
+@pytest.mark.model
+@pytest.mark.slow
+def test_the_ledger_is_open_while_reindex_embeds(pilot: Path) -> None:
+    """reindex --commit holds the ledger lock until the seal only: while it embeds, the
+    new revision's change effort can already be registered (drift --scan)."""
+    indexer.build(config.load(pilot))  # rev-0001, vectors off (the suite's default)
+    invoke("-C", pilot, "drift", "--scan", check=True)
+    (pilot / "src" / "extra.php").write_text("<?php function extra_one() { return 1; }\n")
+    assert invoke("-C", pilot, "drift", "--scan", check=True).exit_code == 0
+    proc = _start(pilot, "vectors-batch", "reindex", "--commit")
+    try:
+        assert manifest.require(config.Layout(pilot).rev_json)["rev_id"] == "rev-0002"
+        (pilot / "src" / "later.php").write_text("<?php function later_one() { return 2; }\n")
+        scan = subprocess.run(
+            [sys.executable, "-m", "ragraf", "-C", str(pilot), "drift", "--scan", "--json"],
+            env=_env(),
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert scan.returncode == 0, scan.stderr
+        st = json.loads(invoke("-C", pilot, "status", "--json", check=True).stdout)
+        assert st["rev_id"] == "rev-0002" and st["ledger"]["entries"] >= 1
+        assert st["vectors"]["status"] == "embedding"
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
