@@ -71,7 +71,49 @@ def measure_throughput(
     }
 
 
+def measure_chunks(
+    project: Path, every: int = 5, skip: bool = True, batch_size: int = DEFAULT_BATCH
+) -> dict[str, str | int | float | None]:
+    """chunks/s of the build's embedding on the active revision's chunks of ``project``."""
+    from ragraf.build.vectors import embed_text, skip_reason
+    from ragraf.config import Layout
+    from ragraf.store import manifest
+    from ragraf.store.lexvec import LexStore
+
+    layout = Layout(project)
+    rev = manifest.require(layout.rev_json)["rev_id"]
+    with LexStore(layout.lexvec_db, readonly=True) as lex:
+        sample = [t for _cid, t in lex.all_chunks(rev)][::every]
+    texts = [embed_text(t) for t in sample if not (skip and skip_reason(t))]
+    emb = Embedder()
+    emb.load()
+    emb.embed(texts[:8])  # warm-up
+    t = time.perf_counter()
+    for _idx, _vecs in emb.batches(texts, batch_size):
+        pass
+    dt = time.perf_counter() - t
+    return {
+        "chunks": len(sample),
+        "embedded": len(texts),
+        "skipped": len(sample) - len(texts),
+        "batch_size": batch_size,
+        "embed_s": round(dt, 3),
+        "texts_per_s": round(len(texts) / dt, 1),
+        "chunks_per_s": round(len(sample) / dt, 1),
+        "cpus": os.cpu_count(),
+    }
+
+
 if __name__ == "__main__":
+    if "--chunks" in sys.argv:
+        cp = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+        cp.add_argument("--chunks", type=Path, required=True)
+        cp.add_argument("--every", type=int, default=5)
+        cp.add_argument("--no-skip", action="store_true")
+        cp.add_argument("--batch-size", type=int, default=DEFAULT_BATCH)
+        c = cp.parse_args()
+        print(json.dumps(measure_chunks(c.chunks, c.every, not c.no_skip, c.batch_size)))
+        sys.exit(0)
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("root", type=Path)
     ap.add_argument("-n", type=int, default=512)

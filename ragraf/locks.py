@@ -61,3 +61,32 @@ def file_lock(path: Path, *, wait: bool, busy: Callable[[str], Exception]) -> It
             del _HELD[key]
     finally:
         os.close(fd)  # releases the lock (and only now: nobody else opened this file here)
+
+
+def is_held(path: Path) -> bool | None:
+    """True when a process (this one included) holds the lock on ``path`` now, False when
+    none does, None when it cannot be told. Only asks (``F_GETLK``): it never takes the
+    lock, so it cannot make a build that starts meanwhile fail, and it does not open the
+    file when this process holds the lock (closing a descriptor would release it)."""
+    import struct
+
+    key = os.path.join(os.path.realpath(path.parent), path.name)
+    if key in _HELD:
+        return True
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+    except FileNotFoundError:
+        return False
+    except OSError:
+        return None
+    try:
+        # struct flock on Linux: short l_type, short l_whence, off_t l_start, off_t l_len,
+        # pid_t l_pid (native alignment, padded to 32 bytes)
+        fmt = "hhqqi4x"
+        ask = struct.pack(fmt, fcntl.F_WRLCK, 0, 0, 0, 0)
+        got = fcntl.fcntl(fd, fcntl.F_GETLK, ask)
+        return bool(struct.unpack(fmt, got)[0] != fcntl.F_UNLCK)
+    except (OSError, struct.error):
+        return None
+    finally:
+        os.close(fd)

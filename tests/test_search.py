@@ -25,7 +25,9 @@ def vec_pilot(tmp_path_factory: pytest.TempPathFactory) -> Path:
     config.init_project(root)
     res = indexer.build(config.load(root))
     assert res.vectors and res.vectors["status"] == "ready", res.vectors
-    assert res.vectors["computed"] == res.counts["chunks"] and res.vectors["reused"] == 0
+    v = res.vectors
+    assert v["computed"] + v["skipped"] == res.counts["chunks"] and v["reused"] == 0
+    assert v["skipped"] == 6  # five class headers and a constructor with an empty body
     mp.undo()
     return root
 
@@ -97,7 +99,8 @@ def test_unchanged_tree_computes_no_vectors(
 ) -> None:
     monkeypatch.delenv("RAGRAF_VECTORS", raising=False)
     res = indexer.build(config.load(vec_pilot), force=True)
-    assert res.vectors["computed"] == 0 and res.vectors["reused"] == res.counts["chunks"]
+    v = res.vectors
+    assert v["computed"] == 0 and v["reused"] + v["skipped"] == res.counts["chunks"]
     st = json.loads(invoke("-C", vec_pilot, "status", "--json", check=True).stdout)
     assert st["vectors"]["status"] == "ready" and st["vectors"]["computed"] == 0
 

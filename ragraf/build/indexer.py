@@ -8,6 +8,12 @@ Invariants a change must keep:
   both committed; only then is the state 'ready' recorded. A build killed at
   any moment leaves the previous revision active and intact, and the next
   build removes the half-built rows (``recover``).
+- Vectors are a cache keyed by content, not rows of the revision (``build/vectors.py``):
+  the revision is sealed once its graph and lexicon are written, and the same process
+  then embeds the missing vectors batch by batch (``--wait-vectors``: before sealing).
+  After the seal, rev.json changes only in its ``vectors`` block, and only by the
+  holder of the build lock; a kill while embedding loses nothing sealed, and the next
+  ``index``, ``reindex --commit`` or ``ragraf vectors --resume`` embeds what is missing.
 - Revision numbers only grow; a crashed or failed number is not reused.
 - Same tree + same config => same corpus_hash, node set, edge_uid set and
   chunk set (§9.3): everything is sorted and derived from content.
@@ -26,7 +32,7 @@ from typing import Any
 from ragraf.clock import now_iso
 from ragraf.config import Config, Layout
 from ragraf.corpus import ScanResult, scan, selection_warning
-from ragraf.errors import BusyError, IndexBuildError, RefusedError
+from ragraf.errors import BusyError, IndexBuildError, RagrafError, RefusedError
 from ragraf.failpoints import failpoint
 from ragraf.kinds import ParseStatus
 from ragraf.lang import registry
@@ -41,8 +47,19 @@ def build_lock(layout: Layout) -> contextlib.AbstractContextManager[None]:
     dies; parser workers do not inherit it)."""
 
     def busy(pid: str) -> BusyError:
+        try:
+            man = manifest.read(layout.rev_json)
+        except RagrafError:  # a corrupt rev.json: the refusal still says who is busy
+            man = None
+        vec = (man or {}).get("vectors")
+        doing = (
+            f", embedding the vectors of {man['rev_id']} (it answers meanwhile; stopped, "
+            "`ragraf vectors --resume` finishes them later)"
+            if man and isinstance(vec, dict) and vec.get("status") == "embedding"
+            else ""
+        )
         return BusyError(
-            f"another ragraf build is running on {layout.root} (pid {pid}); "
+            f"another ragraf build is running on {layout.root} (pid {pid}{doing}); "
             "wait for it to finish, this build was not started"
         )
 
@@ -65,6 +82,8 @@ class IndexResult:
     schema: dict[str, Any] | None = None  # {source, incomplete}
     #: what the build wants a human to know (``index`` prints them on stderr)
     warnings: list[str] = field(default_factory=list)
+    #: the vectors still to embed after the seal (``build`` embeds them, then clears it)
+    pending: Any = None  # Any: a ragraf.build.vectors.Plan (imported lazily)
 
 
 @dataclass
@@ -79,6 +98,7 @@ class BuildContext:
     created: str
     reuse: bool  # reuse cached per-file facts (every build: their key holds what they depend on)
     no_vectors: bool
+    wait_vectors: bool  # embed before sealing (today's behaviour, for scripts)
     progress: Progress | None
     recovered: list[str]
     t0: float
@@ -188,16 +208,105 @@ def build(
     commit: bool = False,
     progress: Progress | None = None,
     no_vectors: bool = False,
+    wait_vectors: bool = False,
+    on_sealed: Callable[[IndexResult], None] | None = None,
 ) -> IndexResult:
-    """`ragraf index` (commit=False) or `ragraf reindex --commit` (commit=True)."""
+    """`ragraf index` (commit=False) or `ragraf reindex --commit` (commit=True).
+
+    The revision is sealed as soon as its graph and lexicon are written; ``on_sealed``
+    is called then (every operation answers from that moment), and the missing vectors
+    are embedded afterwards in this process, with the build lock still held but the
+    ledger open. ``wait_vectors`` embeds them before sealing instead. An unchanged tree
+    whose active revision is still missing vectors ("current") gets them embedded."""
     layout = cfg.layout
     layout.ensure_dirs()
     from ragraf.drift.ledger import ledger_lock
 
     # reindex --commit seals and archives the ledger: no scan may append to it meanwhile
     frozen = ledger_lock(layout) if commit else contextlib.nullcontext()
-    with build_lock(layout), frozen, open_stores(layout, write=True) as stores:
-        return _build_locked(cfg, stores, force, commit, progress, no_vectors)
+    with build_lock(layout):
+        with frozen, open_stores(layout, write=True) as stores:
+            res = _build_locked(cfg, stores, force, commit, progress, no_vectors, wait_vectors)
+        if res.pending is not None:
+            if on_sealed is not None:
+                on_sealed(res)
+            t = time.perf_counter()
+            with open_stores(layout, write=True) as stores:
+                res.vectors = _fill_vectors(cfg, stores, res.pending, progress)
+            res.pending = None
+            res.timings["vectors_after_seal"] = time.perf_counter() - t
+            if "total" in res.timings:
+                res.timings["total"] += res.timings["vectors_after_seal"]
+            res.counts["vectors_computed"] = int(res.vectors.get("computed", 0))
+    return res
+
+
+def resume_vectors(cfg: Config, progress: Progress | None = None) -> dict[str, Any]:
+    """`ragraf vectors --resume`: embed the vectors the active revision is missing (a
+    build killed while embedding, a revision built with --no-vectors, a model that was
+    unavailable then); returns the layer's status."""
+    layout = cfg.layout
+    with build_lock(layout), open_stores(layout, write=True) as stores:
+        man = manifest.require(layout.rev_json)
+        p = _vector_plan(cfg, stores, man)
+        if isinstance(p, dict):
+            _set_vectors(layout, man["rev_id"], p)
+            return p
+        return _fill_vectors(cfg, stores, p, progress)
+
+
+def _vector_plan(cfg: Config, stores: Stores, man: dict[str, Any]) -> Any:
+    """The plan that finishes the vectors of the sealed revision ``man`` names (Any: a
+    vectors.Plan, or the status dict when the model is unavailable)."""
+    from ragraf import ids
+    from ragraf.build import vectors
+
+    rev_id = man["rev_id"]
+    chunks = [
+        (cid, ids.sha256_text(text.partition("\n")[2]), text)
+        for cid, text in stores.lex.all_chunks(rev_id)
+    ]
+    return vectors.plan(cfg, stores.lex.db, rev_id, chunks)
+
+
+def _fill_vectors(cfg: Config, stores: Stores, p: Any, progress: Progress | None) -> dict[str, Any]:
+    """Embed a plan's chunks into the sealed revision, then record the layer's final
+    status in rev.json (only its ``vectors`` block changes)."""
+    from ragraf.build import vectors
+
+    status = vectors.fill(stores.lex.db, p, progress)
+    man = manifest.read(cfg.layout.rev_json) or {}
+    before: dict[str, Any] = man["vectors"] if isinstance(man.get("vectors"), dict) else {}
+    reused = (
+        int(before.get("reused", p.reused)) if before.get("model") == p.emb.model_id else p.reused
+    )
+    embedded = stores.lex.vector_count(p.rev_id)
+    status.update(reused=reused, computed=max(0, embedded - reused), embedded=embedded)
+    _set_vectors(cfg.layout, p.rev_id, status)
+    stores.lex.db.checkpoint()
+    from ragraf.logs import file_logger
+
+    file_logger("ragraf.index", cfg.layout.logs_dir, "index.log").info(
+        "vectors of %s %s: %d of %d embedded (%d this run), %d skipped",
+        p.rev_id,
+        status["status"],
+        embedded,
+        p.total,
+        len(p.todo) if status["status"] == "ready" else 0,
+        p.skipped,
+    )
+    return status
+
+
+def _set_vectors(layout: Layout, rev_id: str, status: dict[str, Any]) -> None:
+    """Replace the ``vectors`` block of rev.json, when it still names ``rev_id`` (the
+    caller holds the build lock, so no other build can have replaced it)."""
+    man = manifest.read(layout.rev_json)
+    if man is None or man.get("rev_id") != rev_id:
+        return
+    man["vectors"] = status
+    man.setdefault("counts", {})["vectors_computed"] = int(status.get("computed", 0))
+    manifest.write(layout.rev_json, man)
 
 
 def _build_locked(
@@ -207,6 +316,7 @@ def _build_locked(
     commit: bool,
     progress: Progress | None,
     no_vectors: bool,
+    wait_vectors: bool = False,
 ) -> IndexResult:
     layout = cfg.layout
     t0 = time.perf_counter()
@@ -236,13 +346,28 @@ def _build_locked(
         and man.get("config_hash") == cfg.config_hash
         and man.get("extractors") == registry.corpus_fingerprint()
     ):
-        return IndexResult(
+        res = IndexResult(
             "current",
             man["rev_id"],
             dict(man.get("counts", {})),
             recovered=recovered,
+            vectors=man.get("vectors"),
             warnings=[w for w in (selection_warning(cfg, sc),) if w],
         )
+        from ragraf.build.vectors import disabled_by_env
+
+        vec = man.get("vectors")
+        if isinstance(vec, dict) and vec.get("status") == "embedding":
+            if not (no_vectors or disabled_by_env()):  # a build was killed while embedding
+                p = _vector_plan(cfg, stores, man)
+                if isinstance(p, dict):
+                    _set_vectors(layout, man["rev_id"], p)
+                    res.vectors = p
+                elif wait_vectors:
+                    res.vectors = _fill_vectors(cfg, stores, p, progress)
+                else:
+                    res.pending = p
+        return res
     if commit and not man:
         raise RefusedError("there is no revision to reindex yet: run `ragraf index` first")
     check_disk(layout, sc)
@@ -258,6 +383,7 @@ def _build_locked(
         # under an equal (sha256, facts_key), so a rebuild re-extracts only what changed
         reuse=True,
         no_vectors=no_vectors,
+        wait_vectors=wait_vectors,
         progress=progress,
         recovered=recovered,
         t0=t0,
@@ -390,16 +516,18 @@ def _build_rev(ctx: BuildContext) -> IndexResult:
         ctx.progress("write", 2, 2)
     t = ctx.lap("write", t)
     vec_status: dict[str, Any]
+    pending = None
     if ctx.no_vectors or vectors.disabled_by_env():
         vec_status = {"status": "disabled"}
     else:
-        vec_status = vectors.build(
-            cfg,
-            lex.db,
-            rev_id,
-            [(c.chunk_id, c.content_sha256, c.text) for c in out.chunks],
-            ctx.progress,
-        )
+        chunks = [(c.chunk_id, c.content_sha256, c.text) for c in out.chunks]
+        plan = vectors.plan(cfg, lex.db, rev_id, chunks)
+        if isinstance(plan, dict):
+            vec_status = plan  # unavailable
+        elif ctx.wait_vectors or not plan.todo:
+            vec_status = vectors.fill(lex.db, plan, ctx.progress)
+        else:
+            vec_status, pending = plan.status("embedding"), plan
     t = ctx.lap("vectors", t)
     failpoint("after-vectors")
     sealed = now_iso()
@@ -443,7 +571,7 @@ def _build_rev(ctx: BuildContext) -> IndexResult:
     graph.analyze()
     graph.db.checkpoint()
     lex.db.checkpoint()
-    ctx.timings["total"] = time.perf_counter() - ctx.t0
+    ctx.timings["total"] = ctx.timings["queryable"] = time.perf_counter() - ctx.t0
     from ragraf.logs import file_logger
 
     file_logger("ragraf.index", ctx.layout.logs_dir, "index.log").info(
@@ -472,6 +600,7 @@ def _build_rev(ctx: BuildContext) -> IndexResult:
         vectors=vec_status,
         schema={"source": schema.source, "incomplete": schema.incomplete},
         warnings=[w for w in (selection_warning(cfg, sc),) if w],
+        pending=pending,
     )
 
 

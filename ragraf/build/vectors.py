@@ -1,12 +1,24 @@
-"""The vector layer of a revision (architecture §4.2, §9 stream T2, §15).
+"""The vector layer of a revision (architecture §4.2, §9.1 steps 9-11, §9.5, §15).
+
+Vectors are a cache keyed by content, not facts of a revision: a chunk's vector depends
+only on its text and the model (chunk_id has no revision or path; vec_meta records the
+model and its version), so a revision is sealed before its vectors exist and they are
+filled in afterwards, by the same process or a later one, without changing anything
+the revision states. What the layer of the active revision is, rev.json's ``vectors``
+block says; how far it is, the count of its vec_meta rows against ``total``.
 
 Invariants a change must keep:
-- A chunk's vector depends only on its content (chunk_id has no revision or
-  path): chunks whose vector exists are reused, only the rest is embedded, and
-  the build reports reused against computed.
-- The model never comes from the network. When it cannot load, the revision is
-  sealed without vectors, ``vectors.status`` says ``unavailable`` with the
-  reason, and search runs on the lexicon (§15).
+- Chunks whose vector exists (same model and version) are reused, only the rest is
+  embedded, and the build reports reused against computed.
+- Chunks that carry no meaning for search (``skip_reason``: a pure import list, a
+  closing brace, a declaration with an empty body) get no vector; the rule depends on
+  the chunk text alone, so every process agrees on which chunks are missing, and the
+  skipped ones are counted (``skipped``).
+- Vectors are written batch by batch, each batch one ``BEGIN IMMEDIATE`` transaction
+  (vec_chunk and vec_meta together), so readers see whole batches only and a kill loses
+  at most the batch being embedded; ``fill`` is idempotent and resumes where it stopped.
+- The model never comes from the network. When it cannot load, the layer is
+  ``unavailable`` with the reason and search runs on the lexicon (§15).
 - ``RAGRAF_VECTORS=off`` (or ``--no-vectors``) skips the layer: status ``disabled``.
 """
 
@@ -15,18 +27,46 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ragraf.errors import EmbeddingUnavailable
+from ragraf.failpoints import failpoint
 from ragraf.store.db import Database
 
 if TYPE_CHECKING:  # pragma: no cover
-    import numpy as np
-
     from ragraf.config import Config
+    from ragraf.embed import Embedder
 
 ENV_SWITCH = "RAGRAF_VECTORS"
 _LOCATION = re.compile(r" \([^()]*:\d+\)$")
+#: a chunk text's first line: "<kind> <name> (<path>:<line>)"
+_HEADER = re.compile(r"^(\S+) (.*) \([^()]*:\d+\)$")
+_COMMENT = re.compile(
+    r"/\*.*?\*/|(?<![:\w])//[^\n]*|^\s*#(?!\[)[^\n]*|\"\"\".*?\"\"\"|'''.*?'''",
+    re.DOTALL | re.MULTILINE,
+)
+#: lines that state nothing a search could be about: tags, namespace / import / include
+#: statements, declare, `pass`, and punctuation alone
+_NO_MEANING_LINE = re.compile(
+    r"^\s*(?:<\?php|<\?|\?>|[{}()\[\];,:]*|pass|\.\.\.|"
+    r"(?:use|namespace|import|from\s+\S+\s+import|require(?:_once)?|include(?:_once)?)\b[^;{]*;?|"
+    r"declare\s*\([^)]*\)\s*;)\s*$",
+    re.IGNORECASE,
+)
+_DECL_WORDS = r"(?:abstract|final|readonly|static|public|protected|private|async|export|pub)\s+"
+_DECL = re.compile(
+    r"^\s*(?:" + _DECL_WORDS + r")*(?:class|interface|trait|enum|function|def|fn|struct|impl)"
+    r"\s+&?(\w+)",
+    re.IGNORECASE,
+)
+_NAME_TAIL = re.compile(r"[\\.:$#]+")
+#: cheap test before the comment pattern: no marker, no comment
+_COMMENT_MARKS = ("/*", "//", "#", '"""', "'''")
+#: symbol kinds whose chunk starts with the symbol's own declaration line
+_DECLARED = frozenset(
+    {"class", "interface", "trait", "enum", "function", "method", "module", "package"}
+)
 
 
 def disabled_by_env() -> bool:
@@ -39,42 +79,114 @@ def embed_text(chunk_text: str) -> str:
     return _LOCATION.sub("", header) + "\n" + code
 
 
-def build(
-    cfg: Config,
-    db: Database,
-    rev_id: str,
-    chunks: Sequence[tuple[str, str, str]],
-    progress: Callable[[str, int, int], None] | None = None,
-) -> dict[str, Any]:
-    """Vectors for ``chunks`` = [(chunk_id, chunk_sha256, chunk_text)] of the building revision."""
+def skip_reason(chunk_text: str) -> str | None:
+    """Why a chunk gets no vector (None: it gets one). The rule, on the chunk's text only:
+    a chunk with a comment keeps its vector (a comment is meaning). Otherwise drop the
+    lines that state nothing a search could be about (open/close tags, namespace, use /
+    import / require / include, declare, ``pass``, punctuation alone) and, in a symbol's
+    chunk, the symbol's own one-line declaration (its name is in the header and the
+    lexicon; a declaration ending in ``;``, an abstract or interface method, is a
+    contract and keeps its vector). When nothing is left the chunk is an import list (``imports only``), a
+    declaration with an empty body (``empty body``) or a window of closing brackets
+    (``punctuation only``): the lexicon finds it by name, a vector would only crowd the
+    nearest neighbours."""
+    header, _, code = chunk_text.partition("\n")
+    if any(mark in code for mark in _COMMENT_MARKS) and _COMMENT.search(code):
+        return None
+    m = _HEADER.match(header)
+    kind, name = (m.group(1), m.group(2)) if m else ("", "")
+    short = _NAME_TAIL.split(name)[-1].lower() if name else ""
+    imports = declared = False
+    for line in code.split("\n"):
+        if _NO_MEANING_LINE.match(line):
+            imports = imports or bool(line.strip(" \t{}()[];,:"))
+            continue
+        if kind in _DECLARED and short and not declared:
+            d = _DECL.match(line)
+            # the symbol's own declaration, once; one ending in ";" (an abstract or
+            # interface method) states a contract and keeps the chunk
+            if d and d.group(1).lower() == short and not line.rstrip().endswith(";"):
+                declared = True
+                continue
+        return None
+    if declared:
+        return "empty body"
+    return "imports only" if imports else "punctuation only"
+
+
+@dataclass
+class Plan:
+    """What the vector layer of one revision needs: the model, which chunks are skipped,
+    reused and still to embed."""
+
+    emb: Embedder
+    rev_id: str
+    total: int  # chunks that get a vector
+    skipped: int
+    reused: int
+    todo: list[tuple[str, str, str]] = field(default_factory=list)  # (chunk_id, sha, text)
+
+    def status(self, state: str, computed: int = 0) -> dict[str, Any]:
+        return {
+            "status": state,
+            "model": self.emb.model_id,
+            "model_version": self.emb.model_version,
+            "dim": self.emb.dim,
+            "total": self.total,
+            "skipped": self.skipped,
+            "reused": self.reused,
+            "computed": computed,
+        }
+
+
+def plan(
+    cfg: Config, db: Database, rev_id: str, chunks: Sequence[tuple[str, str, str]]
+) -> Plan | dict[str, Any]:
+    """The plan for ``chunks`` = [(chunk_id, chunk_sha256, chunk_text)] of a revision:
+    the model's identity (its files, not yet the ONNX session), the vectors it may reuse
+    (their vec_meta rows are written now), the chunks left to embed. A model that cannot
+    be found is the ``unavailable`` status instead."""
     from ragraf.embed import Embedder
     from ragraf.store.vec import VecStore
 
+    wanted = [c for c in chunks if skip_reason(c[2]) is None]
     try:
         emb = Embedder.from_config(cfg.project["embedding"], root=cfg.root)
-        emb.load()
         vec = VecStore(db, emb.dim)
-        reused = vec.reuse(rev_id, [c[0] for c in chunks], emb.model_id, emb.model_version)
-        todo = [c for c in chunks if c[0] not in reused]
-        rows: list[tuple[str, np.ndarray, str]] = []
-        if todo:
-            if progress:
-                progress("embed", 0, len(todo))  # the bar shows before the first batch
-
-            def tick(done: int, total: int) -> None:
-                if progress:
-                    progress("embed", done, total)
-
-            vectors = emb.embed([embed_text(c[2]) for c in todo], progress=tick)
-            rows = [(c[0], vectors[i], c[1]) for i, c in enumerate(todo)]
-            vec.add(rev_id, rows, emb.model_id, emb.model_version)
+        ids = [c[0] for c in wanted]
+        reused = vec.reuse(rev_id, ids, emb.model_id, emb.model_version)
+        have = vec.in_rev(rev_id, emb.model_id, emb.model_version)
     except EmbeddingUnavailable as e:
         return {"status": "unavailable", "reason": str(e)}
-    return {
-        "status": "ready",
-        "model": emb.model_id,
-        "model_version": emb.model_version,
-        "dim": emb.dim,
-        "reused": len(reused),
-        "computed": len(rows),
-    }
+    todo = [c for c in wanted if c[0] not in have]
+    return Plan(emb, rev_id, len(wanted), len(chunks) - len(wanted), len(reused), todo)
+
+
+def fill(
+    db: Database, p: Plan, progress: Callable[[str, int, int], None] | None = None
+) -> dict[str, Any]:
+    """Embed the plan's chunks and store each batch as it is made (one transaction each);
+    returns the layer's status: ``ready``, or ``unavailable`` with the reason (the
+    vectors stored until then stay, a later ``fill`` goes on from them)."""
+    from ragraf.store.vec import VecStore
+
+    todo = p.todo
+    done = 0
+    if progress and todo:
+        progress("embed", 0, len(todo))  # the bar shows before the model loads
+    try:
+        vec = VecStore(db, p.emb.dim)
+        for idx, vecs in p.emb.batches([embed_text(c[2]) for c in todo]):
+            vec.add(
+                p.rev_id,
+                [(todo[i][0], vecs[k], todo[i][1]) for k, i in enumerate(idx)],
+                p.emb.model_id,
+                p.emb.model_version,
+            )
+            done += len(idx)
+            if progress:
+                progress("embed", done, len(todo))
+            failpoint("vectors-batch")
+    except EmbeddingUnavailable as e:
+        return {**p.status("unavailable", done), "reason": str(e)}
+    return p.status("ready", done)

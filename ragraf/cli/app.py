@@ -183,6 +183,9 @@ class _Bar:
                 TimeRemainingColumn(),
                 console=Console(stderr=True),
                 transient=True,
+                # a line printed while the bars run (the seal) stays on stdout unless stdout
+                # is the same terminal, where rich prints it above the bars
+                redirect_stdout=sys.stdout.isatty(),
             )
             self.progress.__enter__()
         return self
@@ -199,6 +202,12 @@ class _Bar:
             self.progress.__exit__(None, None, None)
 
 
+_WAIT_HELP = (
+    "Embed every vector before sealing (the revision appears whole, as before); by default"
+    " the revision is sealed and queryable first and the vectors follow."
+)
+
+
 @app.command()
 def index(
     force: Annotated[
@@ -207,20 +216,38 @@ def index(
     no_vectors: Annotated[
         bool, typer.Option("--no-vectors", help="Skip the embedding layer (search stays lexical).")
     ] = False,
+    wait_vectors: Annotated[bool, typer.Option("--wait-vectors", help=_WAIT_HELP)] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
 ) -> None:
-    """Seal the corpus into a new immutable revision rev-NNNN."""
+    """Seal the corpus into a new immutable revision rev-NNNN, then embed its vectors."""
     from ragraf import config
+
+    _run_build(
+        config.load(_root()), as_json, force=force, no_vectors=no_vectors, wait_vectors=wait_vectors
+    )
+
+
+def _run_build(cfg: Any, as_json: bool, **kw: Any) -> None:
+    """indexer.build with progress bars; in text the seal is reported the moment the
+    revision is queryable, the vectors when they are done."""
     from ragraf.build import indexer
 
-    root = _root()
-    cfg = config.load(root)
+    told: list[bool] = []
+
+    def on_sealed(res: Any) -> None:
+        told.append(True)
+        if not as_json:
+            _print_index(res, as_json, part="sealed")
+            sys.stdout.flush()
+
     with _Bar() as bar:
-        res = indexer.build(cfg, force=force, progress=bar, no_vectors=no_vectors)
-    _print_index(res, as_json)
+        res = indexer.build(cfg, progress=bar, on_sealed=on_sealed, **kw)
+    _print_index(res, as_json, part="vectors" if told else "all")
 
 
-def _print_index(res: Any, as_json: bool) -> None:
+def _print_index(res: Any, as_json: bool, part: str = "all") -> None:
+    """``part``: all, or the two halves of a build whose vectors follow the seal
+    (``sealed``: the revision; ``vectors``: the vector layer)."""
     data = {
         "status": res.status,
         "rev_id": res.rev_id,
@@ -235,33 +262,53 @@ def _print_index(res: Any, as_json: bool) -> None:
         "schema": res.schema,
         "warnings": res.warnings,
     }
-    for w in res.warnings:
-        _err(w)
+    if part != "sealed":
+        for w in res.warnings:
+            _err(w)
     if as_json:
         _emit_json(data)
         return
+    if part in ("all", "sealed"):
+        _print_sealed(res, embedding=part == "sealed")
+    if part in ("all", "vectors") and res.vectors:
+        v = res.vectors
+        if v.get("status") == "ready":
+            skipped = (
+                f", {v['skipped']} skipped (no meaning for search)" if v.get("skipped") else ""
+            )
+            took = res.timings.get("vectors_after_seal")
+            print(
+                f"vectors: {v['computed']} computed, {v['reused']} reused{skipped} ({v['model']})"
+                + (f" in {took:.1f} s more" if took else "")
+            )
+        elif v.get("status") != "embedding":
+            _err(f"vectors {v.get('status')}: {v.get('reason', 'skipped')}; search stays lexical")
+
+
+def _print_sealed(res: Any, *, embedding: bool) -> None:
     for r in res.recovered:
         _err(f"removed the half-built {r} left by an interrupted build")
     if res.status == "current":
         print(
             f"the index is current: {res.rev_id} matches the corpus and the configuration (use --force to rebuild)"
+            + ("; embedding the vectors it is missing" if embedding else "")
         )
         return
     c = res.counts
     if res.schema and res.schema.get("incomplete"):
         _err(f"database schema incomplete: {res.schema['incomplete']}")
-    if res.vectors:
-        v = res.vectors
-        if v.get("status") == "ready":
-            print(f"vectors: {v['computed']} computed, {v['reused']} reused ({v['model']})")
-        else:
-            _err(f"vectors {v.get('status')}: {v.get('reason', 'skipped')}; search stays lexical")
     share = res.coverage.get("calls.stated_share")
+    todo = len(res.pending.todo) if embedding and res.pending is not None else 0
     print(
         f"sealed {res.rev_id}: {c['files']} files, {c['nodes']} nodes, {c['edges']} edges, {c['chunks']} chunks"
-        f" in {res.timings.get('total', 0):.2f} s"
+        f" in {res.timings.get('queryable', res.timings.get('total', 0)):.2f} s"
         + (f"; calls resolved as stated: {share:.1%}" if share is not None else "")
     )
+    if todo:
+        print(
+            f"{res.rev_id} answers now; embedding {todo} chunks for search by meaning"
+            " (interrupted, `ragraf vectors --resume` finishes them)"
+        )
     for p in res.pruned:
         print(f"pruned the rows of {p} (retain_revs)")
     if res.archive:
@@ -566,6 +613,7 @@ def reindex(
     no_vectors: Annotated[
         bool, typer.Option("--no-vectors", help="Skip the embedding layer (search stays lexical).")
     ] = False,
+    wait_vectors: Annotated[bool, typer.Option("--wait-vectors", help=_WAIT_HELP)] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
 ) -> None:
     """End a change effort: build the next revision (reusing unchanged files) and archive the ledger."""
@@ -574,11 +622,42 @@ def reindex(
             "reindex needs --commit (it seals a new revision and archives the ledger)"
         )
     from ragraf import config
-    from ragraf.build import indexer
 
-    with _Bar() as bar:
-        res = indexer.build(config.load(_root()), commit=True, progress=bar, no_vectors=no_vectors)
-    _print_index(res, as_json)
+    _run_build(
+        config.load(_root()), as_json, commit=True, no_vectors=no_vectors, wait_vectors=wait_vectors
+    )
+
+
+@app.command()
+def vectors(
+    resume: Annotated[
+        bool,
+        typer.Option(
+            "--resume",
+            help="Embed the vectors the active revision is missing (after an interrupted"
+            " build, --no-vectors, or a model that was unavailable).",
+        ),
+    ] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """How far the active revision's vector layer is; --resume finishes it."""
+    from ragraf import config
+
+    root = _root()
+    if resume:
+        from ragraf.build import indexer
+
+        with _Bar() as bar:
+            indexer.resume_vectors(config.load(root), progress=bar)
+    from ragraf.facade.status import status as get_status
+
+    data = get_status(root)["vectors"]
+    if as_json:
+        _emit_json(data)
+        return
+    from ragraf.cli.render import vectors_text
+
+    print(vectors_text(data))
 
 
 @app.command("diff")

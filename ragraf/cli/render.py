@@ -22,20 +22,31 @@ def _size(n: int) -> str:
     return f"{n} B"
 
 
+def vectors_text(v: Any) -> str:
+    """The vector layer in one line (``status``, ``ragraf vectors``)."""
+    if not isinstance(v, dict):
+        return str(v)
+    skipped = f", {v['skipped']} skipped (no meaning for search)" if v.get("skipped") else ""
+    if v.get("status") == "ready":
+        return (
+            f"ready: {v.get('model')} ({v.get('computed')} computed, {v.get('reused')} reused"
+            f"{skipped})"
+        )
+    if v.get("status") in ("embedding", "interrupted"):
+        line = f"{v['percent']}% embedded: {v['embedded']} of {v['total']} chunks{skipped}"
+        if v["status"] == "interrupted":
+            return line + "; embedding was interrupted: `ragraf vectors --resume` finishes it"
+        return line + "; still embedding"
+    return f"{v.get('status')}" + (f" ({v['reason']})" if v.get("reason") else "")
+
+
 def status_text(d: dict[str, Any]) -> str:
     out = []
     active = " (active)" if d["rev_id"] == d["active_rev"] else f" (active: {d['active_rev']})"
     out.append(f"revision   {d['rev_id']}{active}  state {d['state']}")
     out.append(f"created    {d['created_at']}   sealed {d['sealed_at']}")
     out.append(f"capability {d['capability']}: {d['capability_note']}")
-    v = d.get("vectors")
-    if isinstance(v, dict):
-        v = (
-            f"{v['status']}: {v.get('model')} ({v.get('computed')} computed, {v.get('reused')} reused)"
-            if v.get("status") == "ready"
-            else f"{v.get('status')}" + (f" ({v['reason']})" if v.get("reason") else "")
-        )
-    out.append(f"vectors    {v}")
+    out.append(f"vectors    {vectors_text(d.get('vectors'))}")
     c = d["counts"]
     out.append(f"files      {c['files']}    chunks {c['chunks']}")
     out.append("nodes      " + ", ".join(f"{k} {v}" for k, v in c["nodes"].items()))
@@ -124,6 +135,8 @@ def envelope_text(env: dict[str, Any]) -> str:
     _RENDERERS.get(op, _r_fields)(r, out)
     d = env["drift"]
     foot = f"-- {env['index_rev']} · {env['capability']} · provenance {env['provenance']}"
+    if env.get("vectors"):
+        foot += f" · vectors {env['vectors']['percent']}%"
     if d["entries"] or d["files"]:
         foot += (
             f" · drift: {d['files']} files, {d['symbols']} symbols, {d['entries']} ledger entries"

@@ -15,7 +15,8 @@ Invariants a change must keep:
   the indexer then marks the vector layer unavailable and search falls back
   to the lexicon. Bad arguments are ``InvalidArgument``.
 - Vectors are float32, L2-normalised, shape (n, dim), in the order of the
-  inputs (batches are sorted by length inside, rows are put back). Inputs are
+  inputs (batches are sorted by token length inside, rows are put back; ``batches``
+  yields them as they are made, for a caller that stores them as they arrive). Inputs are
   cut to the model's token window (256 word pieces for all-MiniLM-L6-v2: its
   sentence_bert_config ``max_seq_length``; fastembed alone would use 512), so
   a 120-line chunk is embedded by its head. Before tokenising, whitespace runs
@@ -34,12 +35,16 @@ model, 40-line windows of phpMyAdmin's PHP, batch 16;
 ~2.5 min (256) or ~1 min (128); vectors are reused by chunk_id afterwards.
 With vectors alone on bench/search_eval.yaml the 256 window gave conceptual
 MRR@10 0.82 against 0.72 with 128, hence the default.
+Batches are ordered by word-piece count (``token_counts``: one pass of the tokenizer's
+Rust ``encode_batch``, the path fastembed itself uses), which on phpMyAdmin's real chunks
+measured the same as ordering by characters (docs/PERFORMANCE.md, 2026-12-01): the time is
+the forward pass, not padding.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -318,28 +323,34 @@ class Embedder:
         limit = self._max_tokens * CHARS_PER_TOKEN
         return " ".join(text[: limit * 4].split())[:limit]
 
-    def embed(
-        self,
-        texts: Sequence[str],
-        batch_size: int = DEFAULT_BATCH,
-        progress: Progress | None = None,
-    ) -> np.ndarray:
-        """(len(texts), dim) float32, each row L2-normalised; ``progress(done, total)`` per batch."""
+    def token_counts(self, texts: Sequence[str]) -> list[int]:
+        """Word pieces of each (clipped) text inside the model's window, special tokens
+        included: the tokenizer's Rust batch path, the same one fastembed runs."""
+        self.load()
+        tok = getattr(getattr(self._te, "model", None), "tokenizer", None)
+        if tok is None or not hasattr(tok, "encode_batch"):  # not a fastembed ONNX text model
+            return [len(t) // 4 for t in texts]
+        return [sum(e.attention_mask) for e in tok.encode_batch(list(texts))]
+
+    def batches(
+        self, texts: Sequence[str], batch_size: int = DEFAULT_BATCH
+    ) -> Iterator[tuple[list[int], np.ndarray]]:
+        """Embed ``texts`` batch by batch: yields (indices into ``texts``, their vectors),
+        float32 and L2-normalised. Texts of similar token length share a batch (each batch
+        is padded to its longest text), shortest first; every index comes exactly once."""
         import numpy as np
 
         if isinstance(texts, str):
             raise InvalidArgument("embed() takes a list of strings; use embed_query() for one")
         if batch_size <= 0:
             raise InvalidArgument(f"batch_size must be positive, got {batch_size}")
-        self.load()
         n = len(texts)
-        out = np.zeros((n, self.dim), dtype=np.float32)
         if n == 0:
-            return out
+            return
+        self.load()
         clipped = [self._clip(t) for t in texts]
-        # similar lengths in one batch: padding is to the batch's longest text
-        order = sorted(range(n), key=lambda i: len(clipped[i]))
-        done = 0
+        counts = self.token_counts(clipped) if n > batch_size else [0] * n
+        order = sorted(range(n), key=lambda i: (counts[i], len(clipped[i]), i))
         for start in range(0, n, batch_size):
             idx = order[start : start + batch_size]
             batch = [clipped[i] for i in idx]
@@ -351,12 +362,28 @@ class Embedder:
                 raise EmbeddingUnavailable(
                     f"{self.model_id} failed on a batch ({one_line(e)})"
                 ) from e
+            norms = np.linalg.norm(vecs, axis=1, keepdims=True)
+            np.divide(vecs, norms, out=vecs, where=norms > 0)
+            yield idx, vecs
+
+    def embed(
+        self,
+        texts: Sequence[str],
+        batch_size: int = DEFAULT_BATCH,
+        progress: Progress | None = None,
+    ) -> np.ndarray:
+        """(len(texts), dim) float32, each row L2-normalised; ``progress(done, total)`` per batch."""
+        import numpy as np
+
+        if isinstance(texts, str):
+            raise InvalidArgument("embed() takes a list of strings; use embed_query() for one")
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        done = 0
+        for idx, vecs in self.batches(texts, batch_size):
             out[idx] = vecs
             done += len(idx)
             if progress is not None:
-                progress(done, n)
-        norms = np.linalg.norm(out, axis=1, keepdims=True)
-        np.divide(out, norms, out=out, where=norms > 0)
+                progress(done, len(texts))
         return out
 
     def embed_query(self, text: str) -> np.ndarray:

@@ -12,6 +12,9 @@ Invariants a change must keep:
   sha256 only when they differ) and the ledger is consulted: a fact from a
   changed file is never served without a stale_warning (P2, I3).
 - ``limits`` always states that runtime dynamics are not covered (§6.3).
+- While the active revision's vectors are still being embedded (or their embedding was
+  interrupted), the envelope carries ``vectors`` (how far the layer is); otherwise it
+  has no such field. The revision's facts do not depend on it (vectors are a cache).
 """
 
 from __future__ import annotations
@@ -106,6 +109,33 @@ LIMIT_GREEDY_MAP = (
 #: design's terms. The text rendering leaves them to --json, so a human reads only what
 #: concerns this answer, in plain words.
 DETAIL_LIMITS = (LIMIT_STATIC, LIMIT_DEGRADED, LIMIT_SLICE_REFUSED, LIMIT_GREEDY_MAP)
+
+
+def vector_layer(layout: Layout, man: dict[str, Any], lex: Any) -> dict[str, Any] | str:
+    """The active revision's vector layer: rev.json's ``vectors`` block, and while it is
+    being filled, how far (``embedded`` of ``total``, ``percent``) and whether a process
+    is still embedding (``status`` ``embedding``) or it stopped (``interrupted``: the
+    next ``index``, ``reindex --commit`` or ``ragraf vectors --resume`` finishes it).
+    ``lex`` is the revision's LexStore (Any: the facade imports no store type here)."""
+    v = man.get("vectors", "unavailable")
+    if not isinstance(v, dict):
+        return str(v)
+    if v.get("status") != "embedding":
+        return v
+    from ragraf.locks import is_held
+
+    embedded = int(lex.vector_count(man["rev_id"]))
+    total = int(v.get("total") or 0)
+    running = is_held(layout.lock_file)
+    out = dict(v)
+    out.update(
+        status="embedding" if running is not False else "interrupted",
+        embedded=embedded,
+        percent=min(100, embedded * 100 // total) if total else 100,
+    )
+    if running is False:
+        out["resume"] = "ragraf vectors --resume"
+    return out
 
 
 def split_lines(text: str) -> list[str]:
@@ -249,6 +279,24 @@ class Ctx:
         self._texts: dict[str, list[str] | None] = {}
         self._ledger: list[LedgerEntry] | None = None
         self.edge_uids: dict[str, str] = {}  # edge_uid -> evidence path, of every edge served
+        self._vectors: dict[str, Any] | str | None = None
+
+    def vectors(self) -> dict[str, Any] | str | None:
+        """The vector layer of the answered revision (``vector_layer``); None for a
+        revision other than the active one (rev.json describes the active one only)."""
+        if self.rev != self.active:
+            return None
+        if self._vectors is None:
+            self._vectors = vector_layer(self.s.layout, self.man, self.lex)
+        return self._vectors
+
+    def vectors_filling(self) -> dict[str, Any] | None:
+        """How far the layer is, while it is not complete: {status, embedded, total,
+        percent}; None once it is complete (or disabled, unavailable)."""
+        v = self.vectors()
+        if not isinstance(v, dict) or v.get("status") not in ("embedding", "interrupted"):
+            return None
+        return {k: v[k] for k in ("status", "embedded", "total", "percent")}
 
     # -- facts and files ----------------------------------------------------
     def touch(self, path: str | None) -> None:
@@ -434,7 +482,7 @@ class Ctx:
         )
         if capability == "degraded" and LIMIT_DEGRADED not in self.limits:
             self.limits.append(LIMIT_DEGRADED)
-        return {
+        env = {
             "op": self.op,
             "index_rev": self.rev,
             "capability": capability,
@@ -444,3 +492,7 @@ class Ctx:
             "result": sanitize.escape_tree(result),
             "stale_warnings": sanitize.escape_tree(stale),
         }
+        filling = self.vectors_filling()
+        if filling is not None:
+            env["vectors"] = filling
+        return env

@@ -28,7 +28,9 @@ Invariants a change must keep:
   confident (below ``abstain_cosine`` / ``coverage_cosine``); a purely conceptual query (no
   lexical hit) is answered only when the embedding is confident.
 - Vector neighbours are similarity, never a structural fact (``similar_to`` is
-  not an edge here). Without vectors the search is lexical and limits say so.
+  not an edge here). Without vectors the search is lexical and limits say so; while
+  the revision's vectors are still arriving, limits say how far they are and a hit
+  whose chunk has no vector yet says so in ``why`` (``vector``).
 """
 
 from __future__ import annotations
@@ -442,6 +444,15 @@ def run_search(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
     )
     if confidence == "none":
         order = []
+    filling = bool(knn) and ctx.vectors_filling() is not None
+    no_vector: dict[str, str] = {}
+    if filling:
+        from ragraf.build.vectors import skip_reason
+
+        missing = sorted(ctx.lex.without_vector(ctx.rev, order[:limit]))
+        for cid, text in ctx.lex.texts(ctx.rev, missing).items():
+            skipped = skip_reason(text)
+            no_vector[cid] = f"none ({skipped})" if skipped else "not embedded yet"
     hits = []
     for cid in order[:limit]:
         c = chunks[cid]
@@ -451,6 +462,8 @@ def run_search(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
         w = why.get(cid, {})
         if cid in bm25:
             w["bm25"] = bm25[cid]
+        if cid in no_vector:
+            w["vector"] = no_vector[cid]
         hits.append(
             {
                 "chunk_id": cid,
@@ -504,6 +517,17 @@ def _vector_state(ctx: Ctx) -> str | None:
         return "vectors disabled for this revision (--no-vectors): search is lexical"
     if isinstance(status, dict) and status.get("status") == "unavailable":
         return f"vectors unavailable ({status.get('reason')}): search is lexical"
+    filling = ctx.vectors_filling()
+    if filling is not None:
+        going = (
+            "still embedding"
+            if filling["status"] == "embedding"
+            else "embedding interrupted: `ragraf vectors --resume` finishes it"
+        )
+        ctx.limits.append(
+            f"vectors {filling['percent']}% embedded ({filling['embedded']} of {filling['total']}"
+            f" chunks; {going}): chunks without a vector yet are found by their words only"
+        )
     if not ctx.lex.has_vectors(ctx.rev):
         return "vectors unavailable for this revision: search is lexical"
     return None

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from ragraf.config import Layout
+from ragraf.facade.context import vector_layer
 from ragraf.store import manifest, open_stores
 from ragraf.store.control import ControlStore
 from ragraf.store.graph import GraphStore
@@ -50,7 +51,7 @@ def status_of(
         or (man.get("sealed_at") if rev_id == man["rev_id"] else None),
         "capability": "degraded" if not h.get("joern_used") else "full",
         "capability_note": "no data-flow analysis, so slice is not available; calls come from parsing and name resolution",
-        "vectors": man.get("vectors", "unavailable") if rev_id == man["rev_id"] else None,
+        "vectors": vector_layer(Layout(root), man, lex) if rev_id == man["rev_id"] else None,
         "corpus_hash": row.get("corpus_hash", h.get("corpus_hash")),
         "config_hash": row.get("config_hash"),
         "counts": {

@@ -180,3 +180,30 @@ class LexStore:
 
     def has_vectors(self, rev_id: str) -> bool:
         return bool(self.db.scalar("SELECT 1 FROM vec_meta WHERE rev_id=? LIMIT 1", (rev_id,)))
+
+    def vector_count(self, rev_id: str) -> int:
+        """Chunks of the revision with a vector (vec_meta rows; vec_meta is plain SQL)."""
+        return int(self.db.scalar("SELECT count(*) FROM vec_meta WHERE rev_id=?", (rev_id,)))
+
+    def without_vector(self, rev_id: str, chunk_ids: list[str]) -> set[str]:
+        """Those of ``chunk_ids`` the revision has no vector for (yet)."""
+        if not chunk_ids:
+            return set()
+        have = {
+            r[0]
+            for r in self.db.query(
+                "SELECT chunk_id FROM vec_meta WHERE rev_id=?"
+                " AND chunk_id IN (SELECT value FROM json_each(?))",
+                (rev_id, json.dumps(chunk_ids)),
+            )
+        }
+        return set(chunk_ids) - have
+
+    def all_chunks(self, rev_id: str) -> list[tuple[str, str]]:
+        """(chunk_id, text) of every chunk of the revision, by chunk id."""
+        return [
+            (r[0], r[1])
+            for r in self.db.query(
+                "SELECT chunk_id, text FROM chunk_text WHERE rev_id=? ORDER BY chunk_id", (rev_id,)
+            )
+        ]

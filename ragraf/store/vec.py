@@ -194,6 +194,16 @@ class VecStore:
             return int(self.db.scalar(f"SELECT count(*) FROM {TABLE}")) if self._ready() else 0
         return int(self.db.scalar("SELECT count(*) FROM vec_meta WHERE rev_id=?", (rev_id,)))
 
+    def in_rev(self, rev_id: str, model: str, model_version: str | None) -> set[str]:
+        """The chunk ids ``rev_id`` has a vector for, made by this model and version."""
+        return {
+            r[0]
+            for r in self.db.query(
+                "SELECT chunk_id FROM vec_meta WHERE rev_id=? AND model=? AND model_version IS ?",
+                (rev_id, model, model_version),
+            )
+        }
+
     def models(self, rev_id: str) -> list[tuple[str, str | None]]:
         """(model, model_version) pairs a revision's vectors were made with.
 
