@@ -25,6 +25,7 @@ from ragraf.model import (
     DbTableRow,
     EdgeRow,
     FileRow,
+    FlowUnitRow,
     MapSymbol,
     NodeRow,
     RankEdge,
@@ -40,6 +41,7 @@ EDGE_COLS = (
     "src, dst, kind, provenance, evidence_path, evidence_line, confidence, sources, edge_uid, props"
 )
 FILE_COLS = "path, lang, lines, sha256, parse_status, parse_note, size, mtime_ns"
+FLOW_COLS = "unit_id, func_node_id, path, start_line, end_line, kind, data, sources"
 #: tables holding rows of one revision (deleted together when it is pruned)
 REV_TABLES = (
     "file",
@@ -56,6 +58,7 @@ REV_TABLES = (
     "coverage",
     "node_rank",
     "unresolved_call",
+    "flow_unit",
 )
 
 
@@ -208,6 +211,50 @@ class GraphStore:
                 " VALUES (?,?,?,?,?,?,?,?)",
                 ((rev_id, *u) for u in rows.unresolved),
             )
+            db.executemany(
+                f"INSERT INTO flow_unit(rev_id, {FLOW_COLS}) VALUES (?,?,?,?,?,?,?,?,?)",
+                ((rev_id, *u) for u in rows.flow_units),
+            )
+
+    # -- the data-flow layer (issue 13) ----------------------------------------
+    def has_flow(self, rev_id: str) -> bool:
+        """Whether the revision has the data-flow layer (capability ``dataflow``)."""
+        return (
+            self.db.query_one("SELECT 1 FROM flow_unit WHERE rev_id=? LIMIT 1", (rev_id,))
+            is not None
+        )
+
+    def flow_units_in_file(self, rev_id: str, path: str) -> list[FlowUnitRow]:
+        """Every flow unit of one file, in unit order (``<path>#0`` is its script)."""
+        rows = self.db.rows(
+            FlowUnitRow,
+            f"SELECT {FLOW_COLS} FROM flow_unit WHERE rev_id=? AND path=?",
+            (rev_id, path),
+        )
+        return sorted(rows, key=lambda r: int(r.unit_id.rsplit("#", 1)[1]))
+
+    def flow_units_reading(self, rev_id: str, source: str, limit: int = 2000) -> list[FlowUnitRow]:
+        """The units whose statements read a taint source (``$_GET``, ``php://input``)."""
+        return self.db.rows(
+            FlowUnitRow,
+            f"SELECT {FLOW_COLS} FROM flow_unit WHERE rev_id=? AND sources IS NOT NULL"
+            " AND (' ' || sources || ' ') LIKE ? ORDER BY path, unit_id LIMIT ?",
+            (rev_id, f"% {source} %", limit),
+        )
+
+    def flow_paths_of(self, rev_id: str, func_node_ids: Iterable[str]) -> dict[str, str]:
+        """func_node_id -> the path of its flow units."""
+        ids = sorted(set(func_node_ids))
+        if not ids:
+            return {}
+        return {
+            r[0]: r[1]
+            for r in self.db.query(
+                "SELECT DISTINCT func_node_id, path FROM flow_unit WHERE rev_id=? AND"
+                " func_node_id IN (SELECT value FROM json_each(?))",
+                (rev_id, json.dumps(ids)),
+            )
+        }
 
     # -- counts and coverage --------------------------------------------------
     def counts_by_kind(self, rev_id: str, table: str) -> dict[str, int]:
