@@ -27,10 +27,11 @@ from ragraf.facade.context import Ctx
 from ragraf.kinds import CALL_EDGES, Provenance
 from ragraf.model import EdgeRow, FlowUnitRow
 
-#: statements one slice lists before it stops (and says so)
-MAX_STATEMENTS = 400
-#: callers / callees followed per inter-procedural step
-MAX_FANOUT = 25
+#: statements one slice lists before it stops (and says so): beyond this an answer is no
+#: longer a slice an agent reads, and its cost grows with every function it crosses
+MAX_STATEMENTS = 200
+#: call sites (callers) / callee units followed per inter-procedural step (the rest is said)
+MAX_FANOUT = 10
 #: confidence of a class-wide property link (confidence.yaml heuristic_single)
 PROPERTY_CONFIDENCE = 0.6
 #: statement kinds that decide whether the statements they control run
@@ -55,56 +56,60 @@ class Unit:
 
 
 class FlowGraph:
-    """The units of the files a walk touches, loaded a file at a time."""
+    """The units a walk touches: their heads (no data) a file at a time, each unit's data
+    parsed on first use (a slice reads a few units of a few files, not whole files)."""
 
     def __init__(self, ctx: Ctx) -> None:
         self.ctx = ctx
         self.units: dict[str, Unit] = {}
-        self.files: set[str] = set()
+        self.heads: dict[str, list[tuple[FlowUnitRow, bool]]] = {}
         self._callees: dict[str, list[EdgeRow]] = {}
         self._callers: dict[str, list[EdgeRow]] = {}
         self._names: dict[str, str] = {}
+        self._of: dict[str, list[tuple[FlowUnitRow, bool]]] = {}
 
-    def load(self, path: str) -> list[Unit]:
-        if path not in self.files:
-            self.files.add(path)
-            rows = self.ctx.graph.flow_units_in_file(self.ctx.rev, path)
-            fresh = []
-            for r in rows:
-                d = json.loads(r.data)
-                u = Unit(r, d["s"])
-                self.units[r.unit_id] = u
-                fresh.append((u, d))
-            for u, d in fresh:
-                uid = u.row.unit_id
-                for a, b, var in d["d"]:
-                    u.din.setdefault(b, []).append(((uid, a), var, "def_use"))
-                    u.dout.setdefault(a, []).append(((uid, b), var, "def_use"))
-                for i, s in enumerate(u.stmts):
-                    if s[3] >= 0:
-                        u.controls.setdefault(s[3], []).append(i)
-                    if s[8] >= 0 and s[8] != s[3]:
-                        u.controls.setdefault(s[8], []).append(i)
-                for oi, osi, si, var, kind in d["x"]:
-                    src = f"{path}#{oi}"
-                    u.din.setdefault(si, []).append(((src, osi), var, kind))
-                    other = self.units.get(src)
-                    if other is not None:
-                        other.dout.setdefault(osi, []).append(((uid, si), var, kind))
-        return [u for uid, u in self.units.items() if u.row.path == path]
+    def file_heads(self, path: str) -> list[tuple[FlowUnitRow, bool]]:
+        if path not in self.heads:
+            self.heads[path] = self.ctx.graph.flow_heads_in_file(self.ctx.rev, path)
+        return self.heads[path]
+
+    def parse(self, row: FlowUnitRow) -> Unit:
+        uid = row.unit_id
+        u = self.units.get(uid)
+        if u is not None:
+            return u
+        data = row.data or self.ctx.graph.flow_unit_data(self.ctx.rev, uid)
+        d = json.loads(data or '{"s":[],"d":[],"x":[]}')
+        u = self.units[uid] = Unit(row._replace(data=""), d["s"])
+        for a, b, var in d["d"]:
+            u.din.setdefault(b, []).append(((uid, a), var, "def_use"))
+            u.dout.setdefault(a, []).append(((uid, b), var, "def_use"))
+        for i, s in enumerate(u.stmts):
+            if s[3] >= 0:
+                u.controls.setdefault(s[3], []).append(i)
+            if s[8] >= 0 and s[8] != s[3]:
+                u.controls.setdefault(s[8], []).append(i)
+        for oi, osi, si, var, kind in d["x"]:
+            u.din.setdefault(si, []).append(((f"{row.path}#{oi}", osi), var, kind))
+        for si, oi, osi, var, kind in d.get("o", ()):
+            u.dout.setdefault(si, []).append(((f"{row.path}#{oi}", osi), var, kind))
+        return u
 
     def unit(self, uid: str) -> Unit:
         if uid not in self.units:
-            self.load(uid.rsplit("#", 1)[0])
+            path = uid.rsplit("#", 1)[0]
+            row = next(r for r, _x in self.file_heads(path) if r.unit_id == uid)
+            self.parse(row)
         return self.units[uid]
 
     def at(self, path: str, line: int) -> list[Node]:
         """The statements at ``path:line``: those starting there in the innermost unit
         around it, else the innermost statement spanning it."""
-        units = [u for u in self.load(path) if u.row.start_line <= line <= u.row.end_line]
-        if not units:
-            units = [u for u in self.load(path) if u.row.kind == "script"]
-        units.sort(key=lambda u: (u.row.end_line - u.row.start_line, u.row.kind == "script"))
+        heads = [r for r, _x in self.file_heads(path) if r.start_line <= line <= r.end_line]
+        if not heads:
+            heads = [r for r, _x in self.file_heads(path) if r.kind == "script"]
+        heads.sort(key=lambda r: (r.end_line - r.start_line, r.kind == "script"))
+        units = [self.parse(r) for r in heads]
         for u in units:
             hits = [i for i, s in enumerate(u.stmts) if s[0] == line]
             if hits:
@@ -127,18 +132,28 @@ class FlowGraph:
         return self._callees[func]
 
     def callers(self, func: str) -> list[EdgeRow]:
+        """Call edges into ``func``: stated first, then by place (a deterministic order)."""
         if func not in self._callers:
-            self._callers[func] = self.ctx.graph.edges_to(self.ctx.rev, [func], CALL_EDGES)
+            rows = self.ctx.graph.edges_to(self.ctx.rev, [func], CALL_EDGES)
+            rows.sort(
+                key=lambda e: (
+                    e.provenance != Provenance.STATED,
+                    e.evidence_path or "",
+                    e.evidence_line or 0,
+                    e.src,
+                )
+            )
+            self._callers[func] = rows
         return self._callers[func]
+
+    def heads_of(self, func: str) -> list[tuple[FlowUnitRow, bool]]:
+        if func not in self._of:
+            self._of[func] = self.ctx.graph.flow_heads_of(self.ctx.rev, func)
+        return self._of[func]
 
     def entry_units(self, func: str) -> list[Unit]:
         """The units of a function or method (its closures aside)."""
-        path = self.ctx.graph.flow_paths_of(self.ctx.rev, [func]).get(func)
-        if path is None:
-            return []
-        return [
-            u for u in self.load(path) if u.row.func_node_id == func and u.row.kind != "closure"
-        ]
+        return [self.parse(r) for r, _x in self.heads_of(func) if r.kind != "closure"]
 
     def call_sites(self, e: EdgeRow, callee: str) -> list[tuple[Node, list[list[str]]]]:
         """The statements of a call edge's evidence line that call ``callee`` by name, with
@@ -156,21 +171,23 @@ class FlowGraph:
 
     def at_line_in(self, path: str, line: int, func: str) -> list[Node]:
         hits = []
-        for u in self.load(path):
-            if u.row.func_node_id != func and u.row.kind != "script":
+        for r, _x in self.file_heads(path):
+            if not r.start_line <= line <= r.end_line:
                 continue
+            if r.func_node_id != func and r.kind != "script":
+                continue
+            u = self.parse(r)
             for i, s in enumerate(u.stmts):
                 if s[0] <= line <= s[1] and (s[0] == line or s[2] not in HEADERS):
                     hits.append((u.row.unit_id, i))
         if len(hits) > 1:  # the innermost statements only (a call inside a closure)
-            best = min(
-                self.units[h[0]].stmts[h[1]][1] - self.units[h[0]].stmts[h[1]][0] for h in hits
-            )
-            hits = [
-                h
-                for h in hits
-                if self.units[h[0]].stmts[h[1]][1] - self.units[h[0]].stmts[h[1]][0] == best
-            ]
+
+            def span(h: Node) -> int:
+                st = self.units[h[0]].stmts[h[1]]
+                return int(st[1] - st[0])
+
+            best = min(span(h) for h in hits)
+            hits = [h for h in hits if span(h) == best]
         return hits
 
 
@@ -184,7 +201,7 @@ def _edge(
     confidence: float = 1.0,
     via: EdgeRow | None = None,
 ) -> dict[str, Any]:
-    a, b = g.units[src[0]], g.units[dst[0]]
+    a, b = g.unit(src[0]), g.unit(dst[0])
     out: dict[str, Any] = {
         "from": f"{a.row.path}:{a.stmts[src[1]][0]}",
         "to": f"{b.row.path}:{b.stmts[dst[1]][0]}",
@@ -212,7 +229,7 @@ class Walk:
         self.edges: list[dict[str, Any]] = []
         self.edge_keys: dict[tuple[Any, ...], dict[str, Any]] = {}
         self.functions: dict[str, int] = {}
-        self.unresolved: list[dict[str, Any]] = []
+        self.cut: dict[str, int] = {}  # function -> callers it has (more than MAX_FANOUT)
         self.truncated = False
         #: (statement, hops, only these variables' edges (None: all), variables that arrived
         #: by def-use: forward, what a call passes on to the callee's parameters)
@@ -223,6 +240,7 @@ class Walk:
         self.arrived: dict[Node, set[str]] = {}  # variables that reached a statement (forward)
         self.current: Node | None = None
         self.order: list[Node] = []  # statements in the order they were reached
+        self.starts: set[Node] = set()
         self.last: dict[str, Any] | None = None
 
     def add_edge(
@@ -244,6 +262,12 @@ class Walk:
             self.edges.append(e)
         self.last = e
 
+    def fan(self, callers: list[EdgeRow], func: str) -> list[EdgeRow]:
+        """The first MAX_FANOUT callers; how many there were is kept for the answer."""
+        if len(callers) > MAX_FANOUT:
+            self.cut[func] = len(callers)
+        return callers[:MAX_FANOUT]
+
     def push(
         self, n: Node, hops: int, only: frozenset[str] | None, arrived: frozenset[str] = NONE
     ) -> None:
@@ -262,7 +286,7 @@ class Walk:
         if n not in self.nodes:
             self.nodes[n] = hops
             self.order.append(n)
-        u = self.g.units[n[0]]
+        u = self.g.unit(n[0])
         self.functions.setdefault(u.row.func_node_id, hops)
         self.queue.append((n, hops, only, arrived))
 
@@ -270,13 +294,14 @@ class Walk:
         self, starts: list[Node], only: frozenset[str] | None, arrived: frozenset[str] = NONE
     ) -> None:
         self.start(starts, only, arrived)
-        while self.queue:
+        while self.queue and not self.truncated:
             self.step()
 
     def start(
         self, starts: list[Node], only: frozenset[str] | None, arrived: frozenset[str] = NONE
     ) -> None:
         self.current = None
+        self.starts.update(starts)
         for n in starts:
             self.push(n, 0, only, arrived)
 
@@ -308,7 +333,7 @@ class Walk:
     # -- backward -------------------------------------------------------------------------
     def step_back(self, n: Node, hops: int, only: frozenset[str] | None) -> None:
         g = self.g
-        u = g.units[n[0]]
+        u = g.unit(n[0])
         s = u.stmts[n[1]]
         for src, var, kind in u.din.get(n[1], ()):
             if only is not None and var not in only:
@@ -333,7 +358,7 @@ class Walk:
                 else {"$" + v[7:] if v.startswith("$this->") else v for v in only}
             )
             wanted = [p for p in params if asked is None or p in asked]
-            for e in g.callers(u.row.func_node_id)[:MAX_FANOUT]:
+            for e in self.fan(g.callers(u.row.func_node_id), u.row.func_node_id):
                 for site, argv in g.call_sites(e, u.row.func_node_id):
                     for p in wanted:
                         pos = params.index(p)
@@ -341,7 +366,7 @@ class Walk:
                         self.add_edge(site, n, p, "argument", e.provenance, e.confidence, e)
                         self.push(site, hops + 1, avars)
         # a call's result: the return statements of the callee
-        if s[6] and (s[4] or s[2] == "return" or self.nodes.get(n) == 0):
+        if s[6] and (s[4] or s[2] == "return" or n in self.starts):
             self.into_callees(n, u, s, hops)
 
     def into_callees(self, n: Node, u: Unit, s: list[Any], hops: int) -> None:
@@ -364,7 +389,7 @@ class Walk:
         self, n: Node, hops: int, only: frozenset[str] | None, arrived: frozenset[str]
     ) -> None:
         g = self.g
-        u = g.units[n[0]]
+        u = g.unit(n[0])
         s = u.stmts[n[1]]
         for dst, var, kind in u.dout.get(n[1], ()):
             if only is not None and var not in only:
@@ -404,7 +429,7 @@ class Walk:
                     self.push(entry, hops + 1, frozenset(hit))
         # a return: the statements that take the call's result
         if s[2] == "return" and u.row.kind in ("function", "method"):
-            for e in g.callers(u.row.func_node_id)[:MAX_FANOUT]:
+            for e in self.fan(g.callers(u.row.func_node_id), u.row.func_node_id):
                 for site, _argv in g.call_sites(e, u.row.func_node_id):
                     self.add_edge(n, site, None, "return", e.provenance, e.confidence, e)
                     self.push(site, hops + 1, None)
@@ -433,7 +458,7 @@ def _var(name: str | None) -> str | None:
 
 
 def _statement(g: FlowGraph, n: Node, hops: int, text: bool) -> dict[str, Any]:
-    u = g.units[n[0]]
+    u = g.unit(n[0])
     s = u.stmts[n[1]]
     g.ctx.touch(u.row.path)
     out: dict[str, Any] = {
@@ -513,15 +538,23 @@ def slice_op(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
     elif direction == "forward":
         defs: set[str] = set()
         for n in starts:
-            defs.update(g.units[n[0]].stmts[n[1]][4])
+            defs.update(g.unit(n[0]).stmts[n[1]][4])
         only = frozenset(defs) if defs else None
     w = Walk(g, direction, depth)
     w.run(starts, only)
     if w.truncated:
         ctx.limits.append(f"slice: the first {MAX_STATEMENTS} statements are listed")
+    if w.cut:
+        names = ctx.graph.nodes_by_ids(ctx.rev, w.cut)
+        cut = ", ".join(
+            f"{names[f].fqn if f in names else f} ({n})" for f, n in sorted(w.cut.items())[:5]
+        )
+        ctx.limits.append(
+            f"slice: followed the first {MAX_FANOUT} call sites of functions with more: {cut}"
+        )
     nodes = sorted(
         w.nodes.items(),
-        key=lambda kv: (g.units[kv[0][0]].row.path, g.units[kv[0][0]].stmts[kv[0][1]][0], kv[0]),
+        key=lambda kv: (g.unit(kv[0][0]).row.path, g.unit(kv[0][0]).stmts[kv[0][1]][0], kv[0]),
     )
     statements = [_statement(g, n, hops, mode == "lines") for n, hops in nodes]
     funcs = ctx.graph.nodes_by_ids(ctx.rev, w.functions)
@@ -593,7 +626,7 @@ class Sinks:
         """The sink kinds statement ``n`` is for the variables ``tainted`` that reached it."""
         if not tainted:
             return []
-        u = g.units[n[0]]
+        u = g.unit(n[0])
         s = u.stmts[n[1]]
         out: list[str] = []
         uses = tainted.intersection(s[5])
@@ -644,7 +677,7 @@ def flow_op(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
     if src_place is not None:
         ctx.touch(src_place[0])
         starts = g.at(*src_place)
-        defs = {v for n in starts for v in g.units[n[0]].stmts[n[1]][4]}
+        defs = {v for n in starts for v in g.unit(n[0]).stmts[n[1]][4]}
         only = frozenset(defs) if defs else None
         source_desc: dict[str, Any] = {"kind": "statement", "place": source}
     elif source.startswith("$_") or source.startswith("php://"):
@@ -654,8 +687,7 @@ def flow_op(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
                 f"flow: '{name}' is not a configured source (dataflow.sources: {', '.join(allowed)})"
             )
         for row in ctx.graph.flow_units_reading(ctx.rev, name):
-            units = g.load(row.path)
-            u = next(x for x in units if x.row.unit_id == row.unit_id)
+            u = g.parse(row)
             starts += [(row.unit_id, i) for i, s in enumerate(u.stmts) if name in s[5]]
         arrived = frozenset({name})
         source_desc = {"kind": "request", "name": name}

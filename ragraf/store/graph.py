@@ -233,6 +233,30 @@ class GraphStore:
         )
         return sorted(rows, key=lambda r: int(r.unit_id.rsplit("#", 1)[1]))
 
+    def flow_heads_in_file(self, rev_id: str, path: str) -> list[tuple[FlowUnitRow, bool]]:
+        """The units of a file without their data (``data`` is ''), in unit order, each with
+        whether it has links from other units of the file (``x`` not empty)."""
+        return self._heads("path=?", (rev_id, path))
+
+    def flow_heads_of(self, rev_id: str, func_node_id: str) -> list[tuple[FlowUnitRow, bool]]:
+        """The units of one function or method (its closures included), without data."""
+        return self._heads("func_node_id=?", (rev_id, func_node_id))
+
+    def _heads(self, where: str, params: tuple[str, str]) -> list[tuple[FlowUnitRow, bool]]:
+        rows = self.db.query(
+            "SELECT unit_id, func_node_id, path, start_line, end_line, kind, '', sources,"
+            f""" data NOT LIKE '%"x":[]}}' FROM flow_unit WHERE rev_id=? AND {where}""",
+            params,
+        )
+        out = [(FlowUnitRow(*r[:8]), bool(r[8])) for r in rows]
+        return sorted(out, key=lambda h: (h[0].path, int(h[0].unit_id.rsplit("#", 1)[1])))
+
+    def flow_unit_data(self, rev_id: str, unit_id: str) -> str | None:
+        row = self.db.query_one(
+            "SELECT data FROM flow_unit WHERE rev_id=? AND unit_id=?", (rev_id, unit_id)
+        )
+        return None if row is None else str(row[0])
+
     def flow_units_reading(self, rev_id: str, source: str, limit: int = 2000) -> list[FlowUnitRow]:
         """The units whose statements read a taint source (``$_GET``, ``php://input``)."""
         return self.db.rows(
@@ -241,20 +265,6 @@ class GraphStore:
             " AND (' ' || sources || ' ') LIKE ? ORDER BY path, unit_id LIMIT ?",
             (rev_id, f"% {source} %", limit),
         )
-
-    def flow_paths_of(self, rev_id: str, func_node_ids: Iterable[str]) -> dict[str, str]:
-        """func_node_id -> the path of its flow units."""
-        ids = sorted(set(func_node_ids))
-        if not ids:
-            return {}
-        return {
-            r[0]: r[1]
-            for r in self.db.query(
-                "SELECT DISTINCT func_node_id, path FROM flow_unit WHERE rev_id=? AND"
-                " func_node_id IN (SELECT value FROM json_each(?))",
-                (rev_id, json.dumps(ids)),
-            )
-        }
 
     # -- counts and coverage --------------------------------------------------
     def counts_by_kind(self, rev_id: str, table: str) -> dict[str, int]:

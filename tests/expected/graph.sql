@@ -83,7 +83,7 @@ CREATE TABLE flow_unit (
   start_line INTEGER NOT NULL,
   end_line INTEGER NOT NULL,
   kind TEXT NOT NULL,               -- function | method | closure | script
-  data TEXT NOT NULL,               -- JSON {s: statements, c: control flow, d: def-use, x: links from other units of the file}
+  data TEXT NOT NULL,               -- JSON {s: statements, c: control flow, d: def-use, o / x: links to / from other units of the file}
   sources TEXT,                     -- taint sources its statements read ('$_GET php://input'), NULL: none
   PRIMARY KEY (rev_id, unit_id)
 );

@@ -183,7 +183,15 @@ class FlowBuilder:
         while self.pending:
             self.unit(*self.pending.pop(0))
         self.class_links()
-        return [self.finish(i, u) for i, u in enumerate(self.units)]
+        done = [self.analyse(i, u) for i, u in enumerate(self.units)]
+        outs: list[list[list[Any]]] = [[] for _ in self.units]
+        for ui, (_dfg, cross) in enumerate(done):
+            for oui, osi, si, var, kind in cross:
+                outs[oui].append([osi, ui, si, var, kind])
+        return [
+            self.finish(u, dfg, cross, outs[i])
+            for i, (u, (dfg, cross)) in enumerate(zip(self.units, done, strict=True))
+        ]
 
     def unit(
         self,
@@ -846,7 +854,8 @@ class FlowBuilder:
             for ui in uis:
                 self.class_defs[ui] = defs
 
-    def finish(self, ui: int, u: _Unit) -> FlowUnit:
+    def analyse(self, ui: int, u: _Unit) -> tuple[list[tuple[int, int, str]], list[list[Any]]]:
+        """Def-use edges of a unit and the links into it from other units of the file."""
         stmts = u.stmts
         n = len(stmts)
         dfg: list[tuple[int, int, str]] = []
@@ -863,6 +872,18 @@ class FlowBuilder:
                     for oui, osi in cdefs.get(v, ())[:MAX_CLASS_DEFS]:
                         if oui != ui:
                             cross.append([oui, osi, si, v, "property"])
+        return dfg, cross
+
+    def finish(
+        self,
+        u: _Unit,
+        dfg: list[tuple[int, int, str]],
+        cross: list[list[Any]],
+        out: list[list[Any]],
+    ) -> FlowUnit:
+        """The unit as FlowUnit: ``x`` the links into it ([unit, stmt, stmt here, var, kind]),
+        ``o`` the same links seen from their source ([stmt here, unit, stmt, var, kind])."""
+        stmts = u.stmts
         fn = u.fn
         start = fn.start_point[0] + 1 if fn is not None else 1
         end = fn.end_point[0] + 1 if fn is not None else max(s.end_line for s in stmts)
@@ -883,6 +904,7 @@ class FlowBuilder:
             ],
             "c": sorted(set(u.succ)),
             "d": dfg,
+            "o": out,
             "x": cross,
         }
         read = {v for s in stmts for v in s.uses if v in SOURCES}
