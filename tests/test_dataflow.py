@@ -268,3 +268,23 @@ def test_flow_request_body_across_functions(flow_root: Path) -> None:
     assert not fl(flow_root, source="handle($pdo)", sink="sql")["reaches"]
     out = fl(flow_root, source="php://input", sink="output")
     assert not out["reaches"]  # echo $page: not the request body
+
+
+def test_flows_to_from_a_superglobal_to_the_sql_string_it_reaches(flow_root: Path) -> None:
+    """Index time: the def-use graph links $_GET['name'] to the SQL string built from it."""
+    from ragraf.store.graph import GraphStore
+
+    layout = config.Layout(flow_root)
+    with GraphStore(layout.graph_db, readonly=True) as g:
+        rev = "rev-0001"
+        [ep] = [n for n in g.nodes_of_kind(rev, "http_endpoint") if n.fqn == "$_GET['name']"]
+        got = [
+            (e.evidence_path, e.evidence_line, e.provenance, g.node(rev, e.dst).kind)  # type: ignore[union-attr]
+            for e in g.edges_from(rev, [ep.node_id], ("flows_to",))
+        ]
+        assert sorted(got) == [
+            ("src/Search.php", 3, "stated", "function"),  # the reading scope, as before
+            ("src/Search.php", 6, "stated", "sql_literal"),  # the string its value reaches
+        ]
+        cov = {m: v for m, v, _n in g.coverage(rev)}
+        assert cov["flow.to_sql"] == 1.0
