@@ -30,7 +30,7 @@ from ragraf.globs import GlobError, GlobSet
 
 DOT = ".ragraf"
 # sections read at query time only: changing them does not make the index stale
-QUERY_TIME_KEYS = ("project", "root", "repo_map", "search", "drift")
+QUERY_TIME_KEYS = ("project", "root", "repo_map", "search", "drift", "dataflow")
 
 
 @dataclass(frozen=True)

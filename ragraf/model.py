@@ -112,6 +112,20 @@ class UnresolvedRow(NamedTuple):
     detail: str | None
 
 
+class FlowUnitRow(NamedTuple):
+    """A row of graph ``flow_unit``: the data-flow layer of one function, method, closure
+    or file-level script (``ragraf.lang.php.flow``; ``data`` is its JSON)."""
+
+    unit_id: str
+    func_node_id: str
+    path: str
+    start_line: int
+    end_line: int
+    kind: str
+    data: str
+    sources: str | None  # the taint sources its statements read, space-separated
+
+
 class RankRow(NamedTuple):
     """A row of graph ``node_rank``: the k-core shell of a node."""
 
@@ -325,3 +339,4 @@ class RevisionRows:
     columns: list[DbColumnRow] = field(default_factory=list)
     fks: list[DbFkRow] = field(default_factory=list)
     unresolved: list[UnresolvedRow] = field(default_factory=list)
+    flow_units: list[FlowUnitRow] = field(default_factory=list)

@@ -140,7 +140,7 @@ def test_the_text_answer_says_what_it_could_not_attach(calls: Path) -> None:
             "and 1 unresolved same-name call sites (1 unknown member):",
             "  src/Http/Controller.php:13  unknown member Calls\\Http\\Header",
             "      $h->missing();",
-            "-- rev-0001 · degraded · provenance index",
+            "-- rev-0001 · dataflow · provenance index",
             "-- callers: 1 call sites of missing() were not attached to any declaration"
             " (result.unresolved): they may call this one",
         ],

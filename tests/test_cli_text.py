@@ -82,7 +82,7 @@ def test_drift_report_and_ack_read_as_text(vec_pilot: Path) -> None:
             "      added format_money_v2; removed format_money",
             re.compile(r"      \d+ edges invalidated"),
             *([re.compile(r"      acknowledged by .*")] * r.stdout.count("acknowledged by")),
-            "-- rev-0001 · degraded · provenance index · drift: 1 files, 2 symbols,"
+            "-- rev-0001 · dataflow · provenance index · drift: 1 files, 2 symbols,"
             " 1 ledger entries",
             "!! STALE src/bootstrap.php: modify after rev-0001 (ledger entry #1) -> live_read",
         ],

@@ -177,6 +177,8 @@ def test_extract_method_and_inline_are_slice_boundaries(repo: Path) -> None:
         "extracted from `App\\Billing\\Report::monthly` into `App\\Billing\\Report::buildSql`"
         in sb.note
     )
+    # the def-use graph of the indexed monthly(): the SQL string's value now crosses out
+    assert "its def-use edges across the new boundary, flowing out: $sql" in sb.note
     # inline it back: buildSql disappears, monthly grows again
     git(repo, "checkout", "src/Billing/Report.php")
     indexer.build(cfg, commit=True)
@@ -478,7 +480,7 @@ def test_notes_hook_and_cli_report(repo: Path) -> None:
     text = invoke("-C", repo, "drift", check=True).stdout.splitlines()
     footer = [ln for ln in text if ln.startswith(("-- ", "!! "))]
     assert footer == [
-        "-- rev-0001 · degraded · provenance index · drift: 1 files, 1 symbols, 2 ledger entries",
+        "-- rev-0001 · dataflow · provenance index · drift: 1 files, 1 symbols, 2 ledger entries",
         "!! STALE src/Core/Database.php: modify after rev-0001 (ledger entry #2) -> live_read",
         "!! STALE src/Core/Database.php: note after rev-0001 (ledger entry #1):"
         " connection pooling planned -> live_read",

@@ -22,6 +22,7 @@ ARGS: dict[str, dict[str, Any]] = {
     "callees": {"fqn": "App\\Billing\\Invoice::charge"},
     "impact": {"fqn": "App\\Core\\Database"},
     "slice": {"fqn": "App\\Billing\\Invoice::charge"},
+    "flow": {"source": "$_GET", "sink": "any"},
     "code": {"fqn": "App\\Billing\\Invoice::charge", "style": "compact"},
     "repo_map": {},
     "routes": {},

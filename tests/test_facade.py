@@ -191,9 +191,12 @@ def test_routes_from_router_calls(tmp_path: Path) -> None:
 
 def test_index_status_slice_and_live_read(pilot_root: Path) -> None:
     st = run(pilot_root, "index_status")["result"]
-    assert st["rev_id"] == "rev-0001" and st["capability"] == "degraded"
+    assert st["rev_id"] == "rev-0001" and st["capability"] == "dataflow"
     sl = run(pilot_root, "slice", fqn=CHARGE)
-    assert sl["result"]["refused"] and sl["capability"] == "degraded"
+    assert not sl["result"].get("refused") and sl["capability"] == "dataflow"
+    assert ("src/Billing/Invoice.php", 38, "return") in {
+        (s["path"], s["line"], s["kind"]) for s in sl["result"]["statements"]
+    }
     lr = run(pilot_root, "live_read", path="index.php", start=2, end=3)
     assert lr["provenance"] == "live" and lr["result"]["status"] == "unchanged"
     assert [x["n"] for x in lr["result"]["lines"]] == [2, 3]
@@ -318,7 +321,7 @@ def test_stale_warning_on_every_answer_resting_on_an_edited_file(tmp_path: Path)
     assert facade.run_op(root, "symbol", {"name": "format_money"})["stale_warnings"] == []
 
 
-FOOTER = "-- rev-0001 · degraded · provenance {prov}\n"
+FOOTER = "-- rev-0001 · dataflow · provenance {prov}\n"
 NOT_FOUND = (
     "not found: {name!r} is not in rev-0001. If it was added after the index, read the file"
     " with live_read or search the tree (rg).\n"

@@ -553,7 +553,8 @@ def _build_rev(ctx: BuildContext) -> IndexResult:
             "corpus_hash": sc.corpus_hash,
             "config_hash": cfg.config_hash,
             "extractors": registry.corpus_fingerprint(),
-            "capability": "degraded",
+            # dataflow: the def-use layer of ragraf.lang.php.flow is in the revision (§6.4)
+            "capability": "dataflow" if rows.flow_units else "degraded",
             "joern_used": 0,
             "vectors": vec_status,
             "counts": counts,

@@ -29,6 +29,7 @@ from ragraf.model import (
     CoverageRow,
     EdgeRow,
     FileRow,
+    FlowUnitRow,
     NodeRow,
     RevisionRows,
     TextRow,
@@ -81,7 +82,21 @@ def assemble(
     also_rows: list[ChunkPlace] = []
     seen_chunks: set[str] = set()
     chunks_file = 0
+    flow_rows: list[FlowUnitRow] = []
     for f in facts:
+        for i, u in enumerate(f.flows):
+            flow_rows.append(
+                FlowUnitRow(
+                    f"{f.path}#{i}",
+                    f.node_id(u.node),
+                    f.path,
+                    u.start_line,
+                    u.end_line,
+                    u.kind,
+                    u.data,
+                    u.sources or None,
+                )
+            )
         for n in f.nodes:
             if n.node_id in seen_nodes:
                 dup_nodes += 1
@@ -176,7 +191,9 @@ def assemble(
         columns=schema.column_rows,
         fks=schema.fk_rows,
         unresolved=resolved.unresolved,
+        flow_units=flow_rows,
     )
+    rows.coverage.append(CoverageRow("flow.units", float(len(flow_rows)), None))
     return Assembled(rows, chunk_rows, also_rows)
 
 
@@ -278,7 +295,7 @@ def coverage(
         note = _note(paths) if st != ParseStatus.OK and paths else None
         rows.append(CoverageRow(f"files.{st}", float(len(paths)), note))
     for k in sorted(stats):
-        if k.startswith(("calls_unresolved", "includes_", "conflict.", "sql_")):
+        if k.startswith(("calls_unresolved", "includes_", "conflict.", "sql_", "flow_")):
             metric = k if k.startswith("conflict.") else k.replace("_", ".", 1)
             rows.append(CoverageRow(metric, float(stats[k]), None))
     return rows

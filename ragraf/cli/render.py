@@ -329,8 +329,57 @@ def _r_live(r: dict[str, Any], out: list[str]) -> None:
 
 
 def _r_slice(r: dict[str, Any], out: list[str]) -> None:
-    out.append(f"refused: {r['reason']}")
-    out.append("try: " + "; ".join(r["alternatives"]))
+    if r.get("refused"):
+        out.append(f"refused: {r['reason']}")
+        out.append("try: " + "; ".join(r["alternatives"]))
+        return
+    t = r.get("target") or {}
+    where = t.get("fqn") or (f"{t.get('path')}:{t.get('line')}" if t.get("path") else "?")
+    var = f" ({t['variable']})" if t.get("variable") else ""
+    head = f"{t.get('direction', 'back')} slice of {where}{var}, depth {t.get('depth', 1)}"
+    out.append(f"{head}: {len(r['statements'])} statements, {len(r['edges'])} edges")
+    if r.get("hint"):
+        out.append(f"no slice: {r['hint']}")
+    for s in r["statements"]:
+        hop = f" hop {s['hops']}" if s.get("hops") else ""
+        sinks = f" sink {','.join(s['sinks'])}" if s.get("sinks") else ""
+        out.append(f"  {s['evidence']:<40} {s['kind']:<8}{hop}{sinks}  {_u(s.get('text'))}")
+    if r["edges"]:
+        out.append("edges:")
+        for e in r["edges"]:
+            var = f" {e['var']}" if e.get("var") else ""
+            prov = f"{e['provenance']} {e['confidence']:.2f}"
+            out.append(f"  {e['from']} -> {e['to']}  {e['kind']}{var} [{prov}]")
+    if r.get("functions"):
+        out.append(
+            "functions: " + ", ".join(f"{f['fqn']} ({f['evidence']})" for f in r["functions"])
+        )
+
+
+def _r_flow(r: dict[str, Any], out: list[str]) -> None:
+    if r.get("refused"):
+        _r_slice(r, out)
+        return
+    src = r["source"]
+    what = src.get("name") or src.get("place") or "?"
+    if src.get("fqn"):
+        what = f"{src['fqn']}({src['name']})"
+    sink = r["sink"].get("place") or r["sink"].get("kind")
+    verdict = "reaches" if r["reaches"] else "does not reach (no path the data-flow layer sees)"
+    out.append(
+        f"{what} {verdict} {sink}: {len(r['paths'])} paths, {r.get('searched', 0)} statements searched"
+    )
+    if r.get("hint"):
+        out.append(f"no flow: {r['hint']}")
+    for i, p in enumerate(r["paths"], 1):
+        end = p.get("sink")
+        head = f"path {i}: {p['length']} steps [{p['provenance']} {p['confidence']:.2f}]"
+        if end:
+            head += f" -> {end['evidence']} ({', '.join(end['kinds'])})  {_u(end.get('text'))}"
+        out.append(head)
+        for e in p["edges"]:
+            var = f" {e['var']}" if e.get("var") else ""
+            out.append(f"  {e['from']} -> {e['to']}  {e['kind']}{var}")
 
 
 def _r_status(r: dict[str, Any], out: list[str]) -> None:
@@ -555,6 +604,7 @@ _RENDERERS = {
     "search": _r_search,
     "live_read": _r_live,
     "slice": _r_slice,
+    "flow": _r_flow,
     "index_status": _r_status,
     "schema": _r_schema,
     "table_usage": _r_table_usage,

@@ -11,12 +11,17 @@ Invariants a change must keep:
 - slice_boundary (I4) is its own entry, separate from modify: a new function
   whose body lines mostly came out of a function that shrank (extract), or a
   removed function whose body lines now sit in a function that grew (inline).
+  With the data-flow layer (§6.5) an extraction's note names the variables
+  whose def-use edges in the indexed function now cross the new boundary: the
+  extracted code carries its slice with it.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -75,6 +80,7 @@ class SymbolInfo:
     node_id: str | None
     signature: str
     body: list[str] = field(default_factory=list)
+    start_line: int = 0  # of the indexed declaration (0: not known)
 
 
 def _norm(lines: list[str]) -> list[str]:
@@ -188,7 +194,7 @@ def indexed_symbols(graph: GraphStore, rev: str, path: str) -> dict[str, SymbolI
         sig = props_of(n.props).get("signature", "")
         start, end = n.start_line, n.end_line
         body = lines[start - 1 : end] if start and end and n.kind in CALLABLE else []
-        out.setdefault(n.fqn, SymbolInfo(n.fqn, n.kind, n.node_id, sig, body))
+        out.setdefault(n.fqn, SymbolInfo(n.fqn, n.kind, n.node_id, sig, body, start or 0))
     return out
 
 
@@ -253,10 +259,59 @@ def file_delta(graph: GraphStore, rev: str, c: Change) -> FileDelta:
     return FileDelta(c, added, removed, changed, sorted(edges.items()), old, new)
 
 
+#: what the def-use graph says about code moved out of a function: (its delta, the function,
+#: the moved lines, normalised) -> a note, or None without a data-flow layer
+Crossing = Callable[["FileDelta", str, set[str]], "str | None"]
+
+
+def slice_crossing(graph: GraphStore, rev: str) -> Crossing:
+    """The def-use edges of an indexed function (its flow unit, §6.5) between the lines
+    that moved out of it and those that stayed: what flows into the moved code (the new
+    function's parameters must carry it) and what flows out (its result must)."""
+
+    def crossing(d: FileDelta, fqn: str, moved: set[str]) -> str | None:
+        src = d.old.get(fqn)
+        if src is None or not src.node_id or not src.start_line:
+            return None
+        path = d.change.old_path or d.change.path
+        units = [
+            u
+            for u in graph.flow_units_in_file(rev, path)
+            if u.func_node_id == src.node_id and u.kind != "closure"
+        ]
+        if not units:
+            return None
+        data = json.loads(units[0].data)
+        stmts = data["s"]
+
+        def is_moved(i: int) -> bool:
+            k = stmts[i][0] - src.start_line
+            return 0 <= k < len(src.body) and src.body[k].strip() in moved
+
+        flows_in: set[str] = set()
+        flows_out: set[str] = set()
+        for a, b, var in data["d"]:
+            if not is_moved(a) and is_moved(b):
+                flows_in.add(var)
+            elif is_moved(a) and not is_moved(b):
+                flows_out.add(var)
+        if not flows_in and not flows_out:
+            return "no def-use edge of it crosses the new boundary"
+        parts = []
+        if flows_in:
+            parts.append(f"flowing in: {', '.join(sorted(flows_in))}")
+        if flows_out:
+            parts.append(f"flowing out: {', '.join(sorted(flows_out))}")
+        return "its def-use edges across the new boundary, " + "; ".join(parts)
+
+    return crossing
+
+
 def slice_boundaries(
-    deltas: list[FileDelta], threshold: float
+    deltas: list[FileDelta], threshold: float, crossing: Crossing | None = None
 ) -> list[tuple[FileDelta, list[str], list[str]]]:
-    """(delta the boundary belongs to, symbols involved, notes) for extract-method and inline edits."""
+    """(delta the boundary belongs to, symbols involved, notes) for extract-method and inline
+    edits; ``crossing`` adds what the def-use graph says about an extraction."""
     shrunk: list[tuple[FileDelta, str, set[str]]] = []  # function lost these lines
     grown: list[tuple[FileDelta, str, set[str]]] = []  # function gained these lines
     for d in deltas:
@@ -287,12 +342,12 @@ def slice_boundaries(
                 key=lambda x: x[0],
             )
             if best and best[0] >= threshold:
-                note(
-                    d,
-                    [best[1], f],
+                text = (
                     f"code extracted from `{best[1]}` into `{f}` "
-                    f"({round(best[0] * 100)}% of its body) — slices around `{best[1]}` changed",
+                    f"({round(best[0] * 100)}% of its body) — slices around `{best[1]}` changed"
                 )
+                x = crossing(best[2], best[1], body & _lost(best[2], best[1])) if crossing else None
+                note(d, [best[1], f], f"{text} ({x})" if x else text)
         for f in d.removed:
             s = d.old[f]
             if s.kind not in CALLABLE:
@@ -315,7 +370,13 @@ def slice_boundaries(
     return list(found.values())
 
 
-def entries_for(deltas: list[FileDelta], threshold: float) -> list[NewEntry]:
+def _lost(d: FileDelta, fqn: str) -> set[str]:
+    return set(_norm(d.old[fqn].body)) - set(_norm(d.new[fqn].body))
+
+
+def entries_for(
+    deltas: list[FileDelta], threshold: float, crossing: Crossing | None = None
+) -> list[NewEntry]:
     out: list[NewEntry] = []
     for d in deltas:
         c = d.change
@@ -335,7 +396,7 @@ def entries_for(deltas: list[FileDelta], threshold: float) -> list[NewEntry]:
                 note,
             )
         )
-    for d, syms, notes in slice_boundaries(deltas, threshold):
+    for d, syms, notes in slice_boundaries(deltas, threshold, crossing):
         c = d.change
         out.append(
             NewEntry(
@@ -503,7 +564,9 @@ def _scan_locked(cfg: Config, detected_by: str, man: dict[str, Any]) -> ScanRepo
             for c in changes:
                 c.detected_by = detected_by
         deltas = [file_delta(graph, rev, c) for c in changes]
-        items = entries_for(deltas, float(cfg.project["drift"]["slice_similarity"]))
+        items = entries_for(
+            deltas, float(cfg.project["drift"]["slice_similarity"]), slice_crossing(graph, rev)
+        )
         schema_items, schema_note = schema_entries(cfg, graph, rev)
         items += schema_items
         with ControlStore(layout.control_db) as control:

@@ -133,13 +133,70 @@ REGISTRY: dict[str, tuple[Callable[..., dict[str, Any]], OpSpec]] = {
         OpSpec(
             "slice",
             (
+                Param("path", "path", "A file: slice from the statements at `line` of it."),
+                Param("line", "int", "The line of `path` to slice from.", None, 1, 10_000_000),
+                Param(
+                    "variable",
+                    "string",
+                    "Only this variable of the line (total or $total; $this->p for a property).",
+                ),
                 FQN,
                 NODE,
                 Param("direction", "enum", "back or forward.", "back", choices=("back", "forward")),
+                Param(
+                    "depth",
+                    "int",
+                    "Inter-procedural hops to follow (argument -> parameter, return -> call).",
+                    1,
+                    1,
+                    5,
+                ),
+                Param(
+                    "mode",
+                    "enum",
+                    "lines: statements with their first line; nodes: ids and places only.",
+                    "lines",
+                    choices=("lines", "nodes"),
+                ),
             ),
             main="fqn",
-            one_of=(("fqn", "node_id"),),
-            example=("Invoice::charge",),
+            one_of=(("fqn", "node_id", "path"),),
+            example=("--path", "index.php", "--line", "12", "--direction", "back"),
+        ),
+    ),
+    "flow": (
+        ops.flow,
+        OpSpec(
+            "flow",
+            (
+                Param(
+                    "source",
+                    "string",
+                    "Where the data comes from: a superglobal ($_GET, $_POST['id']), php://input,"
+                    " a place (path:line) or a parameter (Class::method($param)).",
+                ),
+                Param(
+                    "sink",
+                    "string",
+                    "Where it must not arrive: any, sql, sql_string, output, include, shell, or a"
+                    " place (path:line).",
+                    "any",
+                ),
+                Param(
+                    "depth",
+                    "int",
+                    "Inter-procedural hops to follow (argument -> parameter, return -> call).",
+                    3,
+                    1,
+                    5,
+                ),
+                Param(
+                    "limit", "int", "Most sinks reported, each with its shortest path.", 5, 1, 50
+                ),
+            ),
+            main="source",
+            required=("source",),
+            example=("$_GET", "--sink", "sql"),
         ),
     ),
     "code": (

@@ -97,9 +97,12 @@ SHOWN_EDGE_PROPS = (
 )
 LIMIT_STATIC = "static analysis; runtime dynamics not covered"
 LIMIT_DEGRADED = (
-    "capability degraded: no CPG (Joern not used); slices and data flows are unavailable"
+    "capability degraded: no data-flow layer in this revision (Joern not used); slices and"
+    " data flows are unavailable"
 )
-LIMIT_SLICE_REFUSED = "slice refused: capability degraded (no CPG: Joern not used, joern_used = 0)"
+LIMIT_SLICE_REFUSED = (
+    "slice refused: capability degraded (this revision has no data-flow layer; Joern not used)"
+)
 LIMIT_GREEDY_MAP = (
     "repo_map: greedy packing (the candidates x budget exceed knapsack_max_cells for the"
     " exact 0-1 knapsack); the map may hold slightly less value than the best fit"
@@ -280,6 +283,7 @@ class Ctx:
         self._ledger: list[LedgerEntry] | None = None
         self.edge_uids: dict[str, str] = {}  # edge_uid -> evidence path, of every edge served
         self._vectors: dict[str, Any] | str | None = None
+        self._capability: str | None = None
 
     def vectors(self) -> dict[str, Any] | str | None:
         """The vector layer of the answered revision (``vector_layer``); None for a
@@ -297,6 +301,16 @@ class Ctx:
         if not isinstance(v, dict) or v.get("status") not in ("embedding", "interrupted"):
             return None
         return {k: v[k] for k in ("status", "embedded", "total", "percent")}
+
+    @property
+    def capability(self) -> str:
+        """``dataflow`` for a revision with the data-flow layer, else ``degraded`` (§6.4)."""
+        if self._capability is None:
+            if self.rev == self.active:
+                self._capability = str(self.man.get("capability", "degraded"))
+            else:
+                self._capability = "dataflow" if self.graph.has_flow(self.rev) else "degraded"
+        return self._capability
 
     # -- facts and files ----------------------------------------------------
     def touch(self, path: str | None) -> None:
@@ -477,9 +491,7 @@ class Ctx:
         for e in ledger:
             for k in ("symbols_added", "symbols_removed", "symbols_changed"):
                 symbols.update(e.names(k))
-        capability = (
-            self.man.get("capability", "degraded") if self.rev == self.active else "degraded"
-        )
+        capability = self.capability
         if capability == "degraded" and LIMIT_DEGRADED not in self.limits:
             self.limits.append(LIMIT_DEGRADED)
         env = {

@@ -668,9 +668,9 @@ def routes(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
 
 
 def index_status(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
-    """The revision, its state and times, capability (degraded without CPG), counts of
-    nodes and edges by kind, coverage (parsed / partial / failed files, calls resolved),
-    ledger size and store sizes. Call it first in every session."""
+    """The revision, its state and times, capability (dataflow with the data-flow layer,
+    else degraded), counts of nodes and edges by kind, coverage (parsed / partial / failed
+    files, calls resolved), ledger size and store sizes. Call it first in every session."""
     from ragraf.facade.status import status_of
 
     return status_of(ctx.s.root, ctx.rev, ctx.graph, ctx.lex, ctx.control, ctx.man)
@@ -789,18 +789,58 @@ def search(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
 
 
 def slice_(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
-    """Structural slice around a node (backward / forward). Needs the CPG (Joern), which
-    this revision does not have: the answer is an honest refusal with alternatives."""
+    """Which statements feed a place (`direction: back`) or are fed by it (`forward`): a
+    data-flow slice of `path` + `line` (optionally one `variable`; otherwise every
+    variable the line uses, or for forward every one it defines), or of a function or
+    method (`fqn` / `node_id`: back from its returns, forward from its parameters).
+    Lists the statements (path:line, kind, first line), the def-use, control, argument ->
+    parameter and return -> call edges with evidence and provenance, and the functions
+    crossed; `depth` 1..5 counts inter-procedural hops along resolved calls (a derived
+    call gives derived steps). `mode: nodes` leaves the text out. Never whole bodies:
+    read them with `code`. Built from the syntax tree (reaching definitions per
+    function); a revision without the layer answers with a refusal and alternatives."""
+    if ctx.capability == "dataflow":
+        from ragraf.facade.flowops import slice_op
+
+        return slice_op(ctx, args)
     ctx.limits.append(LIMIT_SLICE_REFUSED)
     return {
         "refused": True,
         "reason": f"slice needs data-flow analysis (which statements feed which), and {ctx.rev} "
-        "holds declarations and the call graph only. Use the alternatives below.",
+        "holds declarations and the call graph only (reindex to build the data-flow layer)."
+        " Use the alternatives below.",
         "alternatives": [
             "callers / callees (call graph with evidence)",
             "impact (what depends on it)",
             "code (the body, on request)",
             "live_read (the current text)",
+        ],
+    }
+
+
+def flow(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
+    """Whether data from a `source` (a superglobal such as $_GET or $_POST['id'],
+    php://input, a place path:line, or a parameter Class::method($param)) reaches a `sink`
+    (sql: an SQL execution call; sql_string: an SQL string assembled from it; output, include,
+    shell; any; or a place path:line), and the shortest evidence path to each sink found:
+    def-use, argument -> parameter and return -> call edges with provenance and confidence,
+    up to `depth` call hops. A place as sink is searched from both ends at once
+    (bidirectional breadth-first search). Sinks and sources come from the `dataflow`
+    section of the configuration. Built from the syntax tree: `reaches: false` means no
+    path the layer sees, not proof that none exists."""
+    if ctx.capability == "dataflow":
+        from ragraf.facade.flowops import flow_op
+
+        return flow_op(ctx, args)
+    ctx.limits.append(LIMIT_SLICE_REFUSED)
+    return {
+        "refused": True,
+        "reason": f"flow needs data-flow analysis, and {ctx.rev} has no data-flow layer"
+        " (reindex to build it). Use the alternatives below.",
+        "alternatives": [
+            "routes (entry points and the superglobals they read)",
+            "table_usage (who reads and writes a table)",
+            "callers / callees (call graph with evidence)",
         ],
     }
 

@@ -39,6 +39,7 @@ def status_of(
 ) -> dict[str, Any]:
     row = graph.rev_row(rev_id) or {}
     hist = {h["rev_id"]: h for h in control.history()}
+    dataflow = graph.has_flow(rev_id)
     h = hist.get(rev_id, {})
     coverage = {m: {"value": v, **({"note": n} if n else {})} for m, v, n in graph.coverage(rev_id)}
     return {
@@ -49,8 +50,14 @@ def status_of(
         "created_at": row.get("created_at", h.get("created_at")),
         "sealed_at": h.get("sealed_at")
         or (man.get("sealed_at") if rev_id == man["rev_id"] else None),
-        "capability": "degraded" if not h.get("joern_used") else "full",
-        "capability_note": "no data-flow analysis, so slice is not available; calls come from parsing and name resolution",
+        "capability": "dataflow" if dataflow else "degraded",
+        "capability_note": (
+            "data-flow layer from the syntax tree (def-use per function, calls across"
+            " functions): slice answers; calls come from parsing and name resolution"
+            if dataflow
+            else "no data-flow analysis, so slice is not available; calls come from parsing"
+            " and name resolution"
+        ),
         "vectors": vector_layer(Layout(root), man, lex) if rev_id == man["rev_id"] else None,
         "corpus_hash": row.get("corpus_hash", h.get("corpus_hash")),
         "config_hash": row.get("config_hash"),

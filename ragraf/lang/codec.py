@@ -151,6 +151,7 @@ def encode(f: F.FileFacts) -> bytes:
             for c in f.chunks
         ],
         "stats": f.stats,
+        "flows": [list(u) for u in f.flows],
     }
     return zlib.compress(json.dumps(data, separators=(",", ":")).encode("ascii"), 1)
 
@@ -183,6 +184,10 @@ def decode(blob: bytes) -> F.FileFacts:
         ]
         f.chunks = [F.Chunk(*c) for c in data["chunks"]]
         f.stats = {str(k): int(v) for k, v in data["stats"].items()}
+        f.flows = [
+            F.FlowUnit(int(a), str(b), int(c), int(d), str(e), str(g))
+            for a, b, c, d, e, g in data["flows"]
+        ]
         return f
     except (KeyError, TypeError, zlib.error, json.JSONDecodeError, UnicodeDecodeError) as e:
         raise ValueError(f"not a facts row: {type(e).__name__}: {e}") from None

@@ -327,6 +327,19 @@ Ref = (
 )
 
 
+class FlowUnit(NamedTuple):
+    """The data-flow layer of one function, method, closure or file-level script
+    (``ragraf.lang.php.flow``): its statements, control-flow and def-use edges as the
+    compact JSON stored in ``flow_unit.data`` (serialised once, in the worker)."""
+
+    node: int  # index into FileFacts.nodes: the function / method, the enclosing one of a closure, 0 for the script
+    kind: str  # function | method | closure | script
+    start_line: int
+    end_line: int
+    data: str
+    sources: str  # the taint sources its statements read ("$_GET php://input"), space-separated
+
+
 @dataclass(slots=True)
 class ClassDecl:
     node: int  # index into FileFacts.nodes
@@ -373,6 +386,7 @@ class FileFacts:
     texts: list[TextFact] = field(default_factory=list)
     chunks: list[Chunk] = field(default_factory=list)
     stats: dict[str, int] = field(default_factory=dict)
+    flows: list[FlowUnit] = field(default_factory=list)  # the data-flow layer (PHP)
 
     def node_id(self, index: int) -> str:
         return self.nodes[index].node_id

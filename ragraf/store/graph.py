@@ -25,6 +25,7 @@ from ragraf.model import (
     DbTableRow,
     EdgeRow,
     FileRow,
+    FlowUnitRow,
     MapSymbol,
     NodeRow,
     RankEdge,
@@ -40,6 +41,7 @@ EDGE_COLS = (
     "src, dst, kind, provenance, evidence_path, evidence_line, confidence, sources, edge_uid, props"
 )
 FILE_COLS = "path, lang, lines, sha256, parse_status, parse_note, size, mtime_ns"
+FLOW_COLS = "unit_id, func_node_id, path, start_line, end_line, kind, data, sources"
 #: tables holding rows of one revision (deleted together when it is pruned)
 REV_TABLES = (
     "file",
@@ -56,6 +58,7 @@ REV_TABLES = (
     "coverage",
     "node_rank",
     "unresolved_call",
+    "flow_unit",
 )
 
 
@@ -208,6 +211,60 @@ class GraphStore:
                 " VALUES (?,?,?,?,?,?,?,?)",
                 ((rev_id, *u) for u in rows.unresolved),
             )
+            db.executemany(
+                f"INSERT INTO flow_unit(rev_id, {FLOW_COLS}) VALUES (?,?,?,?,?,?,?,?,?)",
+                ((rev_id, *u) for u in rows.flow_units),
+            )
+
+    # -- the data-flow layer (issue 13) ----------------------------------------
+    def has_flow(self, rev_id: str) -> bool:
+        """Whether the revision has the data-flow layer (capability ``dataflow``)."""
+        return (
+            self.db.query_one("SELECT 1 FROM flow_unit WHERE rev_id=? LIMIT 1", (rev_id,))
+            is not None
+        )
+
+    def flow_units_in_file(self, rev_id: str, path: str) -> list[FlowUnitRow]:
+        """Every flow unit of one file, in unit order (``<path>#0`` is its script)."""
+        rows = self.db.rows(
+            FlowUnitRow,
+            f"SELECT {FLOW_COLS} FROM flow_unit WHERE rev_id=? AND path=?",
+            (rev_id, path),
+        )
+        return sorted(rows, key=lambda r: int(r.unit_id.rsplit("#", 1)[1]))
+
+    def flow_heads_in_file(self, rev_id: str, path: str) -> list[tuple[FlowUnitRow, bool]]:
+        """The units of a file without their data (``data`` is ''), in unit order, each with
+        whether it has links from other units of the file (``x`` not empty)."""
+        return self._heads("path=?", (rev_id, path))
+
+    def flow_heads_of(self, rev_id: str, func_node_id: str) -> list[tuple[FlowUnitRow, bool]]:
+        """The units of one function or method (its closures included), without data."""
+        return self._heads("func_node_id=?", (rev_id, func_node_id))
+
+    def _heads(self, where: str, params: tuple[str, str]) -> list[tuple[FlowUnitRow, bool]]:
+        rows = self.db.query(
+            "SELECT unit_id, func_node_id, path, start_line, end_line, kind, '', sources,"
+            f""" data NOT LIKE '%"x":[]}}' FROM flow_unit WHERE rev_id=? AND {where}""",
+            params,
+        )
+        out = [(FlowUnitRow(*r[:8]), bool(r[8])) for r in rows]
+        return sorted(out, key=lambda h: (h[0].path, int(h[0].unit_id.rsplit("#", 1)[1])))
+
+    def flow_unit_data(self, rev_id: str, unit_id: str) -> str | None:
+        row = self.db.query_one(
+            "SELECT data FROM flow_unit WHERE rev_id=? AND unit_id=?", (rev_id, unit_id)
+        )
+        return None if row is None else str(row[0])
+
+    def flow_units_reading(self, rev_id: str, source: str, limit: int = 2000) -> list[FlowUnitRow]:
+        """The units whose statements read a taint source (``$_GET``, ``php://input``)."""
+        return self.db.rows(
+            FlowUnitRow,
+            f"SELECT {FLOW_COLS} FROM flow_unit WHERE rev_id=? AND sources IS NOT NULL"
+            " AND (' ' || sources || ' ') LIKE ? ORDER BY path, unit_id LIMIT ?",
+            (rev_id, f"% {source} %", limit),
+        )
 
     # -- counts and coverage --------------------------------------------------
     def counts_by_kind(self, rev_id: str, table: str) -> dict[str, int]:

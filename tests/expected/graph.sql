@@ -1,5 +1,5 @@
 -- graph.sqlite after its migrations (tests/test_store_schema.py)
--- migrations: 0001_init, 0002_file_text_and_nocase, 0003_unresolved_call
+-- migrations: 0001_init, 0002_file_text_and_nocase, 0003_unresolved_call, 0004_flow_unit
 
 -- table _migrations
 CREATE TABLE _migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL);
@@ -74,6 +74,20 @@ CREATE TABLE file_facts (
   PRIMARY KEY (sha256, extractor)
 );
 
+-- table flow_unit
+CREATE TABLE flow_unit (
+  rev_id TEXT NOT NULL,
+  unit_id TEXT NOT NULL,            -- '<path>#<n>': the n-th unit of the file (0: its script)
+  func_node_id TEXT NOT NULL,       -- the function / method; the enclosing one of a closure; the file node of a script
+  path TEXT NOT NULL,
+  start_line INTEGER NOT NULL,
+  end_line INTEGER NOT NULL,
+  kind TEXT NOT NULL,               -- function | method | closure | script
+  data TEXT NOT NULL,               -- JSON {s: statements, c: control flow, d: def-use, o / x: links to / from other units of the file}
+  sources TEXT,                     -- taint sources its statements read ('$_GET php://input'), NULL: none
+  PRIMARY KEY (rev_id, unit_id)
+);
+
 -- index idx_edge_dst
 CREATE INDEX idx_edge_dst ON edge(rev_id, dst, kind);
 
@@ -82,6 +96,12 @@ CREATE INDEX idx_edge_evidence ON edge(rev_id, evidence_path);
 
 -- index idx_edge_src
 CREATE INDEX idx_edge_src ON edge(rev_id, src, kind);
+
+-- index idx_flow_unit_func
+CREATE INDEX idx_flow_unit_func ON flow_unit(rev_id, func_node_id);
+
+-- index idx_flow_unit_path
+CREATE INDEX idx_flow_unit_path ON flow_unit(rev_id, path, start_line);
 
 -- index idx_node_fqn
 CREATE INDEX idx_node_fqn ON node(rev_id, fqn);
@@ -144,6 +164,8 @@ CREATE TABLE rev (
 -- index sqlite_autoindex_file_blob_1 (automatic)
 
 -- index sqlite_autoindex_file_facts_1 (automatic)
+
+-- index sqlite_autoindex_flow_unit_1 (automatic)
 
 -- index sqlite_autoindex_node_1 (automatic)
 

@@ -123,6 +123,7 @@ class Linker:
         self.routes: list[RouteRow] = []
         self.unresolved: list[UnresolvedRow] = []
         self.stats: dict[str, int] = defaultdict(int)
+        self._sql_nodes: dict[int, list[str]] = {}  # line -> sql_literal ids of the file at hand
         self._includes: dict[tuple[str, IncludeRef], IncludeHit] = {}
         self._loading: reach.Loading | None = None
         self._by_name: dict[tuple[str, str, str], list[str]] | None = None
@@ -161,8 +162,11 @@ class Linker:
             for cd in f.classes:
                 self.class_edges(f, cd)
             before = self._call_counts()
+            self._sql_nodes = {}
             for ref in f.refs:
                 self.handlers[type(ref)](f, f.node_id(ref.owner), ref)
+            if f.flows:
+                self.request_flows(f)
             self._count_lang(f.lang, before)  # coverage lang.<name>.calls.*
         classes, functions = self.sym.classes, self.sym.functions
         st["conflict.duplicate_class"] = sum(
@@ -768,6 +772,49 @@ class Linker:
             )
         self.add(nid, src, EdgeKind.FLOWS_TO, f.path, ref.line)
 
+    def request_flows(self, f: FileFacts) -> None:
+        """``flows_to`` from a superglobal to each SQL string its value reaches through the
+        def-use edges of the reading function (the data-flow layer, §6.5): stated, at the
+        string's line, ``props.via = def-use`` and the line of the read."""
+        if not self._sql_nodes:
+            return
+        reads: dict[tuple[int, str], set[str]] = {}  # (line, superglobal) -> endpoint fqns
+        for r in f.refs:
+            if isinstance(r, SuperglobalRef):
+                fqn = f"{r.name}['{r.key}']" if r.key is not None else r.name
+                reads.setdefault((r.line, r.name), set()).add(fqn)
+        for u in f.flows:
+            if not u.sources or not reads:
+                continue
+            data = json.loads(u.data)
+            stmts = data["s"]
+            out: dict[int, list[int]] = {}
+            for a, b, _var in data["d"]:
+                out.setdefault(a, []).append(b)
+            for i, s in enumerate(stmts):
+                names = [v for v in s[5] if v.startswith("$_")]
+                endpoints = {
+                    e for v in names for ln in range(s[0], s[1] + 1) for e in reads.get((ln, v), ())
+                }
+                if not endpoints:
+                    continue
+                seen, todo = {i}, [i]
+                while todo:
+                    j = todo.pop()
+                    for k in out.get(j, ()):
+                        if k not in seen:
+                            seen.add(k)
+                            todo.append(k)
+                for j in sorted(seen):
+                    sj = stmts[j]
+                    for ln in range(sj[0], sj[1] + 1):
+                        for sql in self._sql_nodes.get(ln, ()):
+                            for e in sorted(endpoints):
+                                nid = ids.node_id(NodeKind.HTTP_ENDPOINT, e, None, None)
+                                props = {"via": "def-use", "read_at": s[0]}
+                                self.add(nid, sql, EdgeKind.FLOWS_TO, f.path, ln, 1.0, False, props)
+                                self.stats["flow_to_sql"] += 1
+
     def on_route(self, f: FileFacts, src: str, ref: RouteRef) -> None:
         method = "|".join(ref.methods)
         fqn = f"{method} {ref.route}"
@@ -976,6 +1023,7 @@ class Linker:
         owner_fqn = f.nodes[ref.owner].fqn
         fqn = f"{owner_fqn}#sql@{line}" + (f"#{ref.ordinal}" if ref.ordinal > 1 else "")
         nid = ids.node_id(NodeKind.SQL_LITERAL, fqn, path, line)
+        self._sql_nodes.setdefault(line, []).append(nid)
         names = list(dict.fromkeys(t.name for t, _v in tables if t.name)) or ["?"]
         props: dict[str, Any] = {
             "operation": info.operation,

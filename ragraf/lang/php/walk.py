@@ -41,6 +41,7 @@ from ragraf.lang.facts import (
     TablePrefixRef,
     TextFact,
 )
+from ragraf.lang.php import flow
 from ragraf.lang.php.declarations import CLASS_KINDS, Declarations
 from ragraf.lang.php.names import DOC_VAR
 from ragraf.lang.php.state import Scope
@@ -98,6 +99,9 @@ class Extractor(Declarations, Uses, Strings):
             handlers[cap](node)
         self.stack.clear()
         self.finish()
+        f.flows, too_big = flow.build(root, self.src, self.decl_at)
+        if too_big:
+            f.stats["flow_too_big"] = too_big
         return f
 
     def handlers(self) -> dict[str, Callable[[Node], None]]:

@@ -1,0 +1,229 @@
+"""Benchmark of the data-flow layer (issue 13) on a real corpus (default: phpMyAdmin), by hand.
+
+    .venv/bin/python bench/slice.py [--base ../wt-base] [--runs 3] [--samples 100]
+
+1. Index time with the layer against a checkout without it (``--base``: a worktree of the
+   commit before the layer, with its own ``.venv``), interleaved A B A B on two private
+   copies of the corpus: the real CLI ``ragraf index --force --json --no-vectors`` each time.
+2. ``slice`` latency in-process (warm session, as the MCP server runs), p50 / p95, back and
+   forward, depth 1 and depth 3, over a deterministic sample of statements of functions and
+   methods (a random statement line of a random unit).
+3. The slices of the hand-checked functions listed in ``HAND_CHECKED`` (path, line, the
+   lines a correct backward slice of depth 1 holds within the function): precision and
+   recall of the lines the answer gives inside that function.
+
+Prints one JSON report; record it in docs/PERFORMANCE.md with the machine and the date.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+from bench.corpora import copy_corpus  # noqa: E402
+from ragraf import config, facade  # noqa: E402
+from ragraf.facade.context import Session  # noqa: E402
+
+#: (path, line of the slice start, variable or None, the lines of a correct backward slice
+#: within the function, read by hand from the source (phpMyAdmin 5.2 as Debian ships it):
+#: the statements whose values or decisions reach the start, as a program dependence graph
+#: has them (the predicate of an early `return` / `continue` counts, the jump itself not).
+#: A line is that of the statement's first line; the signature line stands for the
+#: parameters.
+U = "libraries/classes/Util.php"
+I = "libraries/classes/Index.php"  # noqa: E741
+HAND_CHECKED: list[tuple[str, int, str | None, list[int]]] = [
+    # backquoteCompat: two early returns guard the quoting; the MSSQL branch sets both chars
+    (U, 433, None, [412, 417, 418, 422, 426, 427, 428, 429, 430, 433]),
+    # formatByteDown: the null guard, the string cast, the unit table, the for loop's search
+    (
+        U,
+        496,
+        None,
+        [445, 447, 451, 452, 455, 472, 473, 474, 476, 477, 478, 480, 481, 486, 490, 493, 496],
+    ),
+    # getFormattedMaximumUploadSize: [$maxSize, $maxUnit] = destructuring
+    (U, 132, None, [126, 130, 132]),
+    # Core::getRealSize: the last return depends on both guards, not on $binaryprefixes
+    ("libraries/classes/Core.php", 270, None, [249, 251, 266, 270]),
+    # getCompressionMimeType: the final 'none' after four early returns (fclose() is no def)
+    (U, 2076, None, [2052, 2054, 2056, 2062, 2064, 2068, 2072, 2076]),
+    # addMicroseconds: two guards and a compound assignment
+    (U, 2037, None, [2025, 2027, 2031, 2035, 2037]),
+    # Sanitize::escapeJsString: one expression of the parameter
+    ("libraries/classes/Sanitize.php", 301, None, [299, 301]),
+    # Index::getFromTableByChoice: foreach with five conditional appends and a continue
+    (I, 188, None, [161, 163, 164, 165, 166, 169, 170, 173, 174, 177, 178, 181, 185, 188]),
+    # Index::getComments: .= under a condition and after it (no parameter: the signature
+    # defines nothing; listing it was the first hand check's mistake)
+    (I, 438, None, [431, 432, 433, 436, 438]),
+    # Index::isUnique: $r from both branches (the property comes from other methods)
+    (I, 535, None, [521, 523, 524, 529, 535]),
+]
+
+
+def pct(xs: list[float], p: float) -> float:
+    xs = sorted(xs)
+    k = min(len(xs) - 1, max(0, round(p / 100 * (len(xs) - 1))))
+    return xs[k]
+
+
+def index_once(python: str, root: Path, cwd: Path) -> float:
+    cmd = [python, "-m", "ragraf", "-C", str(root), "index", "--force", "--json", "--no-vectors"]
+    t0 = time.perf_counter()
+    subprocess.run(cmd, check=True, capture_output=True, cwd=cwd, env=dict(os.environ))
+    return time.perf_counter() - t0
+
+
+def interleaved(base: Path, tmp: Path, corpus: str, runs: int) -> dict[str, Any]:
+    a = copy_corpus(corpus, tmp / "a")
+    b = copy_corpus(corpus, tmp / "b")
+    base_py = str(base / ".venv" / "bin" / "python")
+    subprocess.run(
+        [base_py, "-m", "ragraf", "-C", str(a), "init"], check=True, capture_output=True, cwd=base
+    )
+    config.init_project(b)
+    ta: list[float] = []
+    tb: list[float] = []
+    for _ in range(runs):
+        ta.append(index_once(base_py, a, base))
+        tb.append(index_once(sys.executable, b, REPO))
+    return {
+        "without_layer_s": [round(x, 2) for x in ta],
+        "with_layer_s": [round(x, 2) for x in tb],
+        "best_ratio": round(min(tb) / min(ta), 3),
+        "median_ratio": round(statistics.median(tb) / statistics.median(ta), 3),
+        "root": str(b),
+    }
+
+
+def measure(session: Session, arg_list: list[dict[str, Any]]) -> dict[str, Any]:
+    times = []
+    sizes = []
+    stmts = []
+    for args in arg_list:
+        t = time.perf_counter()
+        env = facade.run(session, "slice", args)
+        times.append((time.perf_counter() - t) * 1000)
+        sizes.append(len(json.dumps(env)))
+        stmts.append(len(env["result"].get("statements", [])))
+    return {
+        "n": len(times),
+        "p50_ms": round(statistics.median(times), 2),
+        "p95_ms": round(pct(times, 95), 2),
+        "max_ms": round(max(times), 2),
+        "median_statements": int(statistics.median(stmts)),
+        "median_answer_bytes": int(statistics.median(sizes)),
+    }
+
+
+def sample_points(session: Session, rev: str, n: int) -> list[tuple[str, int]]:
+    rows = session.graph.db.query(
+        "SELECT path, data FROM flow_unit WHERE rev_id=? AND kind IN ('function','method')"
+        " ORDER BY unit_id",
+        (rev,),
+    )
+    rng = random.Random(13)
+    picks = rng.sample(rows, min(n, len(rows)))
+    out = []
+    for path, data in picks:
+        stmts = json.loads(data)["s"]
+        s = rng.choice(stmts[1:] or stmts)
+        out.append((path, s[0]))
+    return out
+
+
+def precision(session: Session) -> list[dict[str, Any]]:
+    out = []
+    for path, line, var, want in HAND_CHECKED:
+        args: dict[str, Any] = {"path": path, "line": line, "depth": 1}
+        if var:
+            args["variable"] = var
+        r = facade.run(session, "slice", args)["result"]
+        lo, hi = min(want), max(want)
+        got = sorted(
+            {s["line"] for s in r["statements"] if s["path"] == path and lo <= s["line"] <= hi}
+        )
+        tp = len(set(got) & set(want))
+        out.append(
+            {
+                "start": f"{path}:{line}",
+                "variable": var,
+                "expected": want,
+                "got": got,
+                "precision": round(tp / len(got), 3) if got else None,
+                "recall": round(tp / len(want), 3),
+                "false": sorted(set(got) - set(want)),
+                "missed": sorted(set(want) - set(got)),
+            }
+        )
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--corpus", default="phpmyadmin")
+    ap.add_argument("--base", type=Path, default=None, help="a worktree without the layer")
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--samples", type=int, default=100)
+    ap.add_argument("--root", type=Path, default=None, help="an indexed copy: measure slices only")
+    args = ap.parse_args()
+    report: dict[str, Any] = {
+        "corpus": args.corpus,
+        "machine": f"{platform.node()} {platform.machine()} {os.cpu_count()} CPUs, Python {platform.python_version()}",
+        "date": time.strftime("%Y-%m-%d"),
+    }
+    with tempfile.TemporaryDirectory(prefix="ragraf-sbench-") as tmp:
+        if args.root is not None:
+            root = args.root
+        elif args.base is not None:
+            report["index"] = interleaved(args.base.resolve(), Path(tmp), args.corpus, args.runs)
+            root = Path(report["index"].pop("root"))
+        else:
+            root = copy_corpus(args.corpus, Path(tmp))
+            config.init_project(root)
+            index_once(sys.executable, root, REPO)
+        session = Session(root)
+        rev = facade.run(session, "index_status")["index_rev"]
+        cov = {m: v for m, v, _n in session.graph.coverage(rev) if m.startswith("flow")}
+        report["coverage"] = cov
+        report["flow_unit_bytes"] = session.graph.db.scalar(
+            "SELECT sum(length(data)) FROM flow_unit WHERE rev_id=?", (rev,)
+        )
+        points = sample_points(session, rev, args.samples)
+        facade.run(session, "slice", {"path": points[0][0], "line": points[0][1]})  # warm
+        for direction in ("back", "forward"):
+            for depth in (1, 3):
+                report[f"slice_{direction}_depth{depth}"] = measure(
+                    session,
+                    [
+                        {"path": p, "line": ln, "direction": direction, "depth": depth}
+                        for p, ln in points
+                    ],
+                )
+        report["hand_checked"] = precision(session)
+        hc = [h for h in report["hand_checked"] if h["precision"] is not None]
+        if hc:
+            report["hand_checked_mean"] = {
+                "precision": round(statistics.mean(h["precision"] for h in hc), 3),
+                "recall": round(statistics.mean(h["recall"] for h in hc), 3),
+            }
+        session.close()
+    print(json.dumps(report, indent=2))
+
+
+if __name__ == "__main__":
+    main()
