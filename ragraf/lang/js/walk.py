@@ -33,7 +33,7 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from ragraf import ids
-from ragraf.kinds import EdgeKind, Layer, NodeKind, TextKind
+from ragraf.kinds import EdgeKind, Layer, NodeKind
 from ragraf.lang import tstree
 from ragraf.lang.chunking import DEFAULT_MAX_LINES, make_chunks
 from ragraf.lang.facts import (
@@ -51,7 +51,6 @@ from ragraf.lang.facts import (
     RouteRef,
     SqlAnalysis,
     SqlRef,
-    TextFact,
     TypeDesc,
 )
 from ragraf.lang.js.builtins import GLOBAL
@@ -66,7 +65,6 @@ from ragraf.lang.js.names import (
     module_of,
     union,
 )
-from ragraf.lang.tstree import first_error, innermost
 
 if TYPE_CHECKING:
     from tree_sitter import Node
@@ -110,19 +108,14 @@ def grammar_of(path: str) -> str:
     return "javascript"
 
 
-class Extractor(Names):
+class Extractor(tstree.Walk, Names):
     """One file's extraction: ``Extractor(path, text).run()`` -> FileFacts."""
 
     def __init__(self, path: str, text: str, max_chunk_lines: int = DEFAULT_MAX_LINES) -> None:
-        self.path = path
-        self.text = text
-        self.src = text.encode("utf-8", "surrogateescape")
-        self.max_chunk_lines = max_chunk_lines
         self.grammar = grammar_of(path)
         self.lang = "javascript" if self.grammar == "javascript" else self.grammar
+        super().__init__(path, text, max_chunk_lines)
         self.module = module_of(path)
-        self.facts = FileFacts(path, self.lang, "ok", None, 0)
-        self.stack: list[tuple[int, Scope]] = []
         self.decls: dict[str, ClassDecl] = {}  # class fqn -> decl
         self.class_at: dict[int, Scope] = {}  # class_body start byte -> class scope
         self.obj_members: dict[str, set[str]] = {}
@@ -145,26 +138,13 @@ class Extractor(Names):
         self.imports: list[ImportRef] = []
         self.sql: list[SqlRef] = []
         self.sql_lines: dict[tuple[int, int], int] = {}
-        self.comments: list[tuple[int, int, str]] = []
 
     # -- the run ------------------------------------------------------------------------
     def run(self) -> FileFacts:
         root = tstree.parser(self.grammar).parse(self.src).root_node
         f = self.facts
-        f.lines = self.text.count("\n") + (0 if self.text.endswith("\n") or not self.text else 1)
         end = max(f.lines, 1)
-        f.nodes.append(
-            FactNode(
-                ids.node_id("file", self.path, self.path, 1),
-                NodeKind.FILE,
-                self.path.rsplit("/", 1)[-1],
-                self.path,
-                1,
-                end,
-                {"lang": self.lang},
-                Layer.STRUCTURAL,
-            )
-        )
+        self.start(root)  # node 0: the file; partial with a note on syntax errors
         f.nodes.append(
             FactNode(
                 ids.node_id(NodeKind.MODULE, self.module, self.path, 1),
@@ -179,10 +159,6 @@ class Extractor(Names):
         )
         f.edges.append(LocalEdge(f.node_id(0), f.node_id(1), EdgeKind.CONTAINS, 1))
         self.top = Scope("module", 0, None, self.module)
-        if root.has_error:
-            f.status = "partial"
-            err = first_error(root)
-            f.note = f"syntax error near line {err}" if err else "syntax errors"
         handlers = {
             "definition.class": self.on_class,
             "definition.interface": self.on_interface,
@@ -207,26 +183,6 @@ class Extractor(Names):
 
     def scope(self) -> Scope:
         return self.stack[-1][1] if self.stack else self.top
-
-    def advance(self, start: int) -> None:
-        while self.stack and self.stack[-1][0] <= start:
-            self.stack.pop()
-
-    def add_node(self, kind: str, name: str, fqn: str, n: Node, props: dict[str, Any]) -> int:
-        start, end = n.start_point[0] + 1, n.end_point[0] + 1
-        self.facts.nodes.append(
-            FactNode(
-                ids.node_id(kind, fqn, self.path, start),
-                kind,
-                name,
-                fqn,
-                start,
-                end,
-                props,
-                Layer.STRUCTURAL,
-            )
-        )
-        return len(self.facts.nodes) - 1
 
     def link(self, parent: Scope, idx: int, line: int) -> None:
         f = self.facts
@@ -965,9 +921,6 @@ class Extractor(Names):
         if name.type in ("identifier", "member_expression"):
             self.jsx.append((self.scope(), name))
 
-    def on_comment(self, n: Node) -> None:
-        self.comments.append((n.start_point[0] + 1, n.end_point[0] + 1, self.t(n)))
-
     def on_sql(self, n: Node) -> None:
         from ragraf.sql import sqltext
 
@@ -1045,7 +998,8 @@ class Extractor(Names):
         refs.sort(key=_ref_order)
         f.refs = refs
         self.export_table()
-        self.texts()
+        self.attach_docblocks()
+        self.texts(_DOCUMENTED)
         f.chunks = make_chunks(self.path, self.text, f, self.lang, self.max_chunk_lines)
 
     def base_name(self, bnode: Node, scope: Scope) -> str | None:
@@ -1133,34 +1087,24 @@ class Extractor(Names):
                 if b[0] in ("func", "class", "obj", "import"):
                     f.global_assigns.append((fqn, ("jsobj", key, b)))
 
-    def texts(self) -> None:
-        f = self.facts
+    def attach_docblocks(self) -> None:
+        """A ``/**`` comment right before a declaration is its docblock (the others belong
+        to the innermost declaration around them: ``tstree.Walk.texts``)."""
+        starts: dict[int, int] = {}
         spans = sorted(
             (n.start_line, n.end_line, i)
-            for i, n in enumerate(f.nodes)
-            if i > 1
-            and n.kind in (NodeKind.CLASS, NodeKind.INTERFACE, NodeKind.FUNCTION, NodeKind.METHOD)
+            for i, n in enumerate(self.facts.nodes)
+            if i > 1 and n.kind in _DOCUMENTED
         )
-        starts: dict[int, int] = {}
-        for s, _e, i in spans:
-            starts.setdefault(s, i)
-        merged: list[list[Any]] = []
-        for start, end, txt in sorted(self.comments, key=lambda c: (c[0], c[1])):
-            documented = starts.get(end + 1) if txt.startswith("/**") else None
-            kind = TextKind.DOCBLOCK if documented is not None else TextKind.COMMENT
-            owner = documented if documented is not None else innermost(spans, start)
-            if (
-                kind == TextKind.COMMENT
-                and merged
-                and merged[-1][2] == TextKind.COMMENT
-                and merged[-1][1] + 1 >= start
-                and merged[-1][4] == owner
-            ):
-                merged[-1][1] = end
-                merged[-1][3] += "\n" + txt
-                continue
-            merged.append([start, end, kind, txt, owner])
-        f.texts = [TextFact(m[0], m[1], m[2], m[3], m[4]) for m in merged]
+        for start, _end, i in spans:
+            starts.setdefault(start, i)
+        self.comments = [
+            (start, end, txt, starts.get(end + 1) if txt.startswith("/**") else None)
+            for start, end, txt, _owner in self.comments
+        ]
+
+
+_DOCUMENTED = (NodeKind.CLASS, NodeKind.INTERFACE, NodeKind.FUNCTION, NodeKind.METHOD)
 
 
 def _declaring(scope: Scope, name: str) -> Scope | None:
