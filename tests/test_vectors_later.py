@@ -290,3 +290,26 @@ def test_the_ledger_is_open_while_reindex_embeds(pilot: Path) -> None:
     finally:
         proc.send_signal(signal.SIGKILL)
         proc.wait()
+
+
+@pytest.mark.model
+@pytest.mark.slow
+def test_a_layer_finished_meanwhile_is_not_called_interrupted(tmp_path: Path) -> None:
+    """A reader that read rev.json while the writer embedded, and tests the lock after the
+    writer recorded 'ready' and let the lock go, says 'ready', not 'interrupted' (the race
+    a full suite run once hit: embedded 32 of 32, 'interrupted')."""
+    from ragraf.facade.context import vector_layer
+
+    root = copy_pilot(tmp_path / "pilot")
+    config.init_project(root)
+    mp = pytest.MonkeyPatch()
+    mp.delenv("RAGRAF_VECTORS", raising=False)
+    indexer.build(config.load(root), wait_vectors=True)
+    mp.undo()
+    layout = config.Layout(root)
+    man = manifest.require(layout.rev_json)
+    assert man["vectors"]["status"] == "ready"
+    stale = {**man, "vectors": {**man["vectors"], "status": "embedding"}}
+    with LexStore(layout.lexvec_db, readonly=True) as lex:
+        got = vector_layer(layout, stale, lex)
+    assert isinstance(got, dict) and got["status"] == "ready", got

@@ -130,6 +130,16 @@ def vector_layer(layout: Layout, man: dict[str, Any], lex: Any) -> dict[str, Any
     embedded = int(lex.vector_count(man["rev_id"]))
     total = int(v.get("total") or 0)
     running = is_held(layout.lock_file)
+    if running is False:
+        # the writer may have finished between our read of rev.json and the lock test: it
+        # records the final status before it lets the lock go, so read rev.json again
+        from ragraf.store import manifest
+
+        now = manifest.read(layout.rev_json) or {}
+        fresh = now.get("vectors")
+        if now.get("rev_id") == man["rev_id"] and isinstance(fresh, dict):
+            if fresh.get("status") != "embedding":
+                return fresh
     out = dict(v)
     out.update(
         status="embedding" if running is not False else "interrupted",
