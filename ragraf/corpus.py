@@ -15,7 +15,9 @@ Invariants a change must keep:
   symlinked folder is not entered, a symlink loop is ``skipped`` with a note.
 - Every selected path is recorded: binary, too large, unreadable, special or
   invalid UTF-8 files are ``skipped`` / ``failed`` with a note, never dropped
-  silently; folders that cannot be listed are counted with their paths.
+  silently; so is build output (a bundler's file, ``registry.build_output``: the
+  language says by which markers); folders that cannot be listed are counted
+  with their paths.
 - A file the walk saw that no include glob selects (and no exclude glob or
   ``secrets_exclude`` removed) is not silently ignored: it is counted by
   suffix (``corpus.suffix_of``) in ``ScanResult.not_selected`` (``status`` shows the counts).
@@ -302,6 +304,11 @@ def read_file(root: Path, rel: str, lang: str | None, max_bytes: int) -> Scanned
         )
     if text.startswith("\ufeff"):
         text = text[1:]
+    built = registry.build_output(lang, text)
+    if built is not None:
+        return ScannedFile(
+            rel, lang, got.sha256, st.st_size, st.st_mtime_ns, ParseStatus.SKIPPED, built
+        )
     lines = text.count("\n") + (0 if text.endswith("\n") or not text else 1)
     return ScannedFile(
         rel, lang, got.sha256, st.st_size, st.st_mtime_ns, ParseStatus.OK, None, text, lines

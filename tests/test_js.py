@@ -508,3 +508,44 @@ def test_routes_repo_map_and_search_cover_js(jsapp: Path) -> None:
     assert {"src/models/invoice.Invoice.create", "src/ui/Button.Button"} <= shown
     hits = json.loads(invoke("query", "search", "format amount", "--json", cwd=jsapp).stdout)
     assert hits["result"]["hits"][0]["fqn"] == "src/util.fmt"
+
+
+def test_build_output_is_skipped_with_a_note(tmp_path: Path) -> None:
+    """A webpack bundle and a file whose last line is a source map comment are build output:
+    recorded as skipped with the reason, not indexed; a source file that merely mentions
+    the markers is indexed."""
+    root = tmp_path / "app"
+    (root / "src").mkdir(parents=True)
+    (root / "dist").mkdir()
+    (root / "src" / "app.js").write_text(
+        "// reads '//# sourceMappingURL=' comments\nexport function load(map) { return map; }\n"
+    )
+    (root / "dist" / "bundle.js").write_text(
+        "/******/ (() => { // webpackBootstrap\n/******/ var __webpack_modules__ = {};\n"
+        "function bundled() { return 1; }\n/******/ })();\n"
+    )
+    (root / "dist" / "out.js").write_text(
+        "function compiled() { return 2; }\n//# sourceMappingURL=out.js.map\n"
+    )
+    config.init_project(root)
+    indexer.build(config.load(root))
+    res = invoke("-C", str(root), "status", "--json", check=True)
+    cov = json.loads(res.stdout)["coverage"]
+    assert cov["files.skipped"]["value"] == 2
+    assert set(cov["files.skipped"]["note"].split(", ")) == {"dist/bundle.js", "dist/out.js"}
+    from ragraf.store import manifest
+    from ragraf.store.graph import GraphStore
+
+    layout = config.Layout(root)
+    rev = manifest.require(layout.rev_json)["rev_id"]
+    with GraphStore(layout.graph_db, readonly=True) as g:
+        notes = {p: g.file_row(rev, p) for p in ("dist/bundle.js", "dist/out.js", "src/app.js")}
+    assert notes["dist/bundle.js"] is not None and "webpackBootstrap" in str(
+        notes["dist/bundle.js"].parse_note
+    )
+    assert notes["dist/out.js"] is not None and "sourceMappingURL" in str(
+        notes["dist/out.js"].parse_note
+    )
+    assert notes["src/app.js"] is not None and notes["src/app.js"].parse_status == "ok"
+    found = invoke("-C", str(root), "query", "symbol", "--name", "load", "--json", check=True)
+    assert "src/app.js" in found.stdout

@@ -81,7 +81,15 @@ class Language:
     #: tags-level languages (``ragraf.lang.tags``): the group whose declarations a use by
     #: name may match (C and C++ share one); None: the language's own name
     name_group: str | None = None
+    #: build output of this language (a bundler's file): markers in the first
+    #: ``BUILD_HEAD`` characters, or on the last line; such a file is recorded as skipped,
+    #: not indexed (its source is the code, or it is a dependency's build)
+    build_head: tuple[str, ...] = ()
+    build_tail: tuple[str, ...] = ()
 
+
+#: how much of a file's start ``build_output`` reads
+BUILD_HEAD = 4096
 
 _COMMON = (
     "ragraf.lang.facts",
@@ -173,6 +181,9 @@ LANGUAGES: tuple[Language, ...] = (
             constructor="constructor",
             name_sep=".",
             prepare="ragraf.lang.js.link",
+            # webpack's runtime; a source map comment as the last line (bundlers, tsc, babel)
+            build_head=("webpackBootstrap",),
+            build_tail=("//# sourceMappingURL=",),
         )
         for name, suffixes in (
             ("javascript", (".js", ".mjs", ".cjs", ".jsx")),
@@ -256,6 +267,22 @@ def default_include(enabled: Iterable[str]) -> list[str]:
 
 def language_of(path: str) -> Language | None:
     return BY_SUFFIX.get(os.path.splitext(path)[1].lower())
+
+
+def build_output(lang_name: str | None, text: str) -> str | None:
+    """Why a file of this language is build output (a note), or None when it is source."""
+    lang = get(lang_name)
+    if lang is None or not (lang.build_head or lang.build_tail):
+        return None
+    head = text[:BUILD_HEAD]
+    for m in lang.build_head:
+        if m in head:
+            return f"build output ({m!r} in its first lines): not indexed"
+    last = text[-BUILD_HEAD:].rstrip().rpartition("\n")[2]
+    for m in lang.build_tail:
+        if last.startswith(m):
+            return f"build output (its last line is a {m.strip('=/# ')} comment): not indexed"
+    return None
 
 
 def lang_of(path: str) -> str | None:
