@@ -176,3 +176,15 @@ def invoke(
             f"ragraf {' '.join(map(str, args))} exited {res.exit_code}: {res.stderr}"
         )
     return res
+
+
+def wait_failpoint(proc: subprocess.Popen[str], name: str) -> None:
+    """Read a child's stderr until it says it stands at failpoint ``name``: diagnostics
+    printed before it (schema notes, warnings) are skipped; the child's exit before it
+    fails with everything it printed."""
+    assert proc.stderr is not None
+    lines: list[str] = []
+    while not lines or f"failpoint {name} reached" not in lines[-1]:
+        line = proc.stderr.readline()
+        assert line, "".join(lines) or f"exited before failpoint {name}"
+        lines.append(line)

@@ -20,7 +20,7 @@ from ragraf.store import manifest
 from ragraf.store.control import ControlStore
 from ragraf.store.graph import GraphStore
 from ragraf.store.lexvec import LexStore
-from tests.helpers import assert_lines, copy_pilot, invoke, write
+from tests.helpers import assert_lines, copy_pilot, invoke, wait_failpoint, write
 
 
 def _snapshot(root: Path, rev: str) -> dict[str, object]:
@@ -143,9 +143,7 @@ def _start_at_failpoint(root: Path, point: str, *args: str) -> subprocess.Popen[
         stdout=subprocess.PIPE,
         text=True,
     )
-    assert proc.stderr is not None
-    line = proc.stderr.readline()
-    assert f"failpoint {point} reached" in line, line + proc.stderr.read()
+    wait_failpoint(proc, point)
     return proc
 
 

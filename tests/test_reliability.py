@@ -16,7 +16,7 @@ import pytest
 from ragraf import config, facade
 from ragraf.build import indexer
 from ragraf.errors import InvalidArgument
-from tests.helpers import copy_pilot, invoke, run_cli, write
+from tests.helpers import copy_pilot, invoke, run_cli, wait_failpoint, write
 
 TIMEOUT = 60  # a hang fails the test instead of the suite
 
@@ -300,9 +300,7 @@ def test_a_killed_builder_leaves_no_lock_behind(pilot: Path) -> None:
         text=True,
         env=env,
     )
-    assert proc.stderr is not None
-    line = proc.stderr.readline()
-    assert "failpoint workers-started reached" in line, line
+    wait_failpoint(proc, "workers-started")
     proc.send_signal(signal.SIGKILL)
     proc.wait()
     (pilot / "src/brackets.php").unlink()
@@ -389,8 +387,7 @@ def test_a_commit_killed_before_its_archive_is_completed_by_the_next_run(
         text=True,
         env=env,
     )
-    assert proc.stderr is not None
-    assert "failpoint commit-before-archive reached" in proc.stderr.readline()
+    wait_failpoint(proc, "commit-before-archive")
     proc.send_signal(signal.SIGKILL)
     proc.wait()
     layout = config.Layout(root)
@@ -422,8 +419,7 @@ def _scan_killed_after_db(root: Path) -> None:
         text=True,
         env=env,
     )
-    assert proc.stderr is not None
-    assert "failpoint ledger-after-db reached" in proc.stderr.readline()
+    wait_failpoint(proc, "ledger-after-db")
     proc.send_signal(signal.SIGKILL)
     proc.wait()
 
@@ -590,7 +586,7 @@ def test_a_scan_waits_for_a_running_commit(indexed_pilot: Path) -> None:
         text=True,
         env={**os.environ, failpoints.ENV: "after-parse:pause=4"},
     )
-    assert commit.stderr is not None and "after-parse" in commit.stderr.readline()
+    wait_failpoint(commit, "after-parse")
     p.write_text(p.read_text() + "// edited during the commit\n")
     scan = ragraf("drift", "--scan", "--json", root=indexed_pilot)
     assert commit.wait(timeout=TIMEOUT) == 0

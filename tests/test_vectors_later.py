@@ -22,7 +22,7 @@ from ragraf.build import indexer
 from ragraf.build.vectors import skip_reason
 from ragraf.store import manifest
 from ragraf.store.lexvec import LexStore
-from tests.helpers import copy_pilot, invoke
+from tests.helpers import copy_pilot, invoke, wait_failpoint
 from tests.schemacheck import check
 
 #: the pilot's chunks that get a vector (38 chunks, 6 skipped: see test_search.py)
@@ -46,13 +46,7 @@ def _start(root: Path, point: str, *args: str) -> subprocess.Popen[str]:
         stdout=subprocess.PIPE,
         text=True,
     )
-    assert proc.stderr is not None
-    name = point.partition(":")[0]
-    lines: list[str] = []
-    while not lines or f"failpoint {name} reached" not in lines[-1]:
-        line = proc.stderr.readline()  # the seal's stderr notes (schema) may come first
-        assert line, "".join(lines)
-        lines.append(line)
+    wait_failpoint(proc, point.partition(":")[0])  # the seal's notes may come first
     return proc
 
 
