@@ -288,3 +288,21 @@ def test_flows_to_from_a_superglobal_to_the_sql_string_it_reaches(flow_root: Pat
         ]
         cov = {m: v for m, v, _n in g.coverage(rev)}
         assert cov["flow.to_sql"] == 1.0
+
+
+def test_flow_that_hits_its_cap_says_so(flow_root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A search stopped by its statement cap is no 'does not reach': the answer says it is
+    incomplete (it once stopped at the slice's cap of 200 and answered 'does not reach')."""
+    from ragraf.facade import flowops
+
+    monkeypatch.setattr(flowops, "MAX_FLOW_STATEMENTS", 1)
+    env = facade.run_op(flow_root, "flow", {"source": "$_GET", "sink": "sql"})
+    check(env)
+    r = env["result"]
+    assert not r["reaches"] and r["complete"] is False
+    assert any("flow: stopped after 1 statements" in x for x in env["limits"])
+    b = facade.run_op(flow_root, "flow", {"source": "$_GET['name']", "sink": "src/Search.php:7"})
+    assert not b["result"]["reaches"] and b["result"]["complete"] is False
+    monkeypatch.undo()
+    full = facade.run_op(flow_root, "flow", {"source": "$_GET", "sink": "sql"})["result"]
+    assert full["reaches"] and "complete" not in full

@@ -365,7 +365,13 @@ def _r_flow(r: dict[str, Any], out: list[str]) -> None:
     if src.get("fqn"):
         what = f"{src['fqn']}({src['name']})"
     sink = r["sink"].get("place") or r["sink"].get("kind")
-    verdict = "reaches" if r["reaches"] else "does not reach (no path the data-flow layer sees)"
+    verdict = (
+        "reaches"
+        if r["reaches"]
+        else "may reach (the search stopped at its cap before it could tell)"
+        if r.get("complete") is False
+        else "does not reach (no path the data-flow layer sees)"
+    )
     out.append(
         f"{what} {verdict} {sink}: {len(r['paths'])} paths, {r.get('searched', 0)} statements searched"
     )

@@ -220,8 +220,11 @@ def _edge(
 class Walk:
     """One slice: a breadth-first walk over def-use, control and call steps."""
 
-    def __init__(self, g: FlowGraph, direction: str, depth: int) -> None:
+    def __init__(
+        self, g: FlowGraph, direction: str, depth: int, max_statements: int = MAX_STATEMENTS
+    ) -> None:
         self.g = g
+        self.max_statements = max_statements
         self.back = direction == "back"
         self.depth = depth
         self.seen: set[tuple[Node, frozenset[str] | None, frozenset[str]]] = set()
@@ -274,7 +277,7 @@ class Walk:
         key = (n, only, arrived)
         if key in self.seen:
             return
-        if n not in self.nodes and len(self.nodes) >= MAX_STATEMENTS:
+        if n not in self.nodes and len(self.nodes) >= self.max_statements:
             self.truncated = True
             return
         self.seen.add(key)
@@ -735,7 +738,7 @@ def flow_op(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
     if not starts:
         result["hint"] = "no statement of the data-flow layer reads that source"
         return result
-    fw = Walk(g, "forward", depth)
+    fw = Walk(g, "forward", depth, MAX_FLOW_STATEMENTS)
     fw.start(starts, only, arrived)
     if sink_place is not None:
         ctx.touch(sink_place[0])
@@ -743,11 +746,13 @@ def flow_op(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
         if not targets:
             result["hint"] = "no statement of the data-flow layer at the sink place"
             return result
-        path = _bidirectional(g, fw, targets, depth)
+        path, complete = _bidirectional(g, fw, targets, depth)
         if path is not None:
             result["reaches"] = True
             result["paths"].append(_flow_path(g, path, None))
         result["searched"] = len(fw.nodes)
+        if path is None and not complete:
+            _stopped(ctx, result)
         return result
     sinks = Sinks(ctx, kinds)
     found: dict[Node, list[str]] = {}
@@ -755,15 +760,15 @@ def flow_op(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
         ks = sinks.of(g, n, set(fw.arrived.get(n, set())) | set(only or ()))
         if ks:
             found[n] = ks
-    while fw.queue and len(found) < limit and len(fw.nodes) < MAX_FLOW_STATEMENTS:
+    while fw.queue and len(found) < limit and not fw.truncated:
         before = len(fw.order)
         fw.step()
         for m in fw.order[before:]:
             ks = sinks.of(g, m, fw.arrived.get(m, set()))
             if ks:
                 found.setdefault(m, ks)
-    if fw.queue and len(fw.nodes) >= MAX_FLOW_STATEMENTS:
-        ctx.limits.append(f"flow: stopped after {MAX_FLOW_STATEMENTS} statements")
+    if fw.truncated and len(found) < limit:
+        _stopped(ctx, result)
     for n, ks in list(found.items())[:limit]:
         result["paths"].append(_flow_path(g, fw.path_to(n), (n, ks)))
     result["reaches"] = bool(result["paths"])
@@ -771,16 +776,29 @@ def flow_op(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
     return result
 
 
+def _stopped(ctx: Any, result: dict[str, Any]) -> None:
+    """The search hit its cap: a path beyond it is not known either way (the answer says
+    so instead of a silent 'does not reach')."""
+    result["complete"] = False
+    ctx.limits.append(
+        f"flow: stopped after {MAX_FLOW_STATEMENTS} statements; a path beyond them is not"
+        " known (narrow the source or name a sink place path:line)"
+    )
+
+
 def _bidirectional(
     g: FlowGraph, fw: Walk, targets: list[Node], depth: int
-) -> list[dict[str, Any]] | None:
+) -> tuple[list[dict[str, Any]] | None, bool]:
     """Bidirectional breadth-first search (travsr): expand the smaller frontier a level at a
-    time until the forward and backward walks meet; the shortest evidence path."""
-    bw = Walk(g, "back", depth)
+    time until the forward and backward walks meet; the shortest evidence path, and whether
+    the search ended for want of statements (True) rather than at the cap (False)."""
+    bw = Walk(g, "back", depth, MAX_FLOW_STATEMENTS)
     bw.start(targets, None)
     meet = next((n for n in fw.nodes if n in bw.nodes), None)
+    capped = False
     while meet is None and fw.queue and bw.queue:
-        if len(fw.nodes) + len(bw.nodes) > MAX_FLOW_STATEMENTS:
+        if len(fw.nodes) + len(bw.nodes) > MAX_FLOW_STATEMENTS or fw.truncated or bw.truncated:
+            capped = True
             break
         w, other = (fw, bw) if len(fw.queue) <= len(bw.queue) else (bw, fw)
         for _ in range(len(w.queue)):
@@ -790,8 +808,8 @@ def _bidirectional(
             if meet is not None:
                 break
     if meet is None:
-        return None
-    return fw.path_to(meet) + bw.path_to(meet)
+        return None, not capped
+    return fw.path_to(meet) + bw.path_to(meet), True
 
 
 def _flow_path(
