@@ -304,9 +304,18 @@ def _r_routes(r: dict[str, Any], out: list[str]) -> None:
         out.append(f"entry file {f['path']}")
 
 
+def _why_value(v: object) -> str:
+    """One ``why`` value for a human: lists and mappings spelled out, not as Python reprs."""
+    if isinstance(v, dict):
+        return "(" + " ".join(f"{k} {_why_value(x)}" for k, x in v.items()) + ")"
+    if isinstance(v, (list, tuple)):
+        return "/".join(_why_value(x) for x in v)
+    return str(v)
+
+
 def _r_search(r: dict[str, Any], out: list[str]) -> None:
     for h in r["hits"]:
-        why = ", ".join(f"{k}={v}" for k, v in h["why"].items())
+        why = ", ".join(f"{k}={_why_value(v)}" for k, v in h["why"].items())
         out.append(
             f"{h['evidence']}-{h['end_line']}  {h['kind']} {h.get('fqn') or ''}  score {h['score']}  ({why})"
         )
