@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 from ragraf import config
+from ragraf.build import indexer
 from ragraf.corpus import scan
 from tests.helpers import invoke, write
 
@@ -93,3 +94,33 @@ def test_a_corpus_without_code_says_so_and_exits_0(tmp_path: Path) -> None:
     res = invoke("index", "--no-vectors", cwd=tmp_path)
     assert res.exit_code == 0
     assert "0 code files selected (1 text files) — languages found: .zig (2 files)" in res.stderr
+
+
+def test_calls_by_name_stay_within_their_language(tmp_path: Path) -> None:
+    """An untyped ``$s->push()`` in PHP may be any PHP method push, never a JavaScript one,
+    and ``q.push()`` in JavaScript never a PHP one (on MediaWiki, 484 JavaScript functions
+    were listed as callers of a PHP method push)."""
+    from ragraf import facade
+
+    root = tmp_path / "mixed"
+    root.mkdir()
+    (root / "stack.php").write_text(
+        "<?php\nclass Stack { public function push($v) {} }\nfunction fill($s) { $s->push(1); }\n"
+    )
+    (root / "queue.js").write_text(
+        "class Queue { push(v) {} }\nfunction feed(q) { q.push(1); }\nmodule.exports = { feed };\n"
+    )
+    config.init_project(root)
+    indexer.build(config.load(root))
+
+    def callers(fqn: str) -> set[str]:
+        r = facade.run_op(root, "callers", {"fqn": fqn})["result"]
+        return {c["symbol"]["path"] for c in r["stated"] + r["derived"]}
+
+    assert callers("Stack::push") == {"stack.php"}
+    js_push = next(
+        n["fqn"]
+        for n in facade.run_op(root, "symbol", {"name": "push"})["result"]["matches"]
+        if n["path"] == "queue.js"
+    )
+    assert callers(js_push) == {"queue.js"}

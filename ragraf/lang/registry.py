@@ -181,6 +181,7 @@ LANGUAGES: tuple[Language, ...] = (
             constructor="constructor",
             name_sep=".",
             prepare="ragraf.lang.js.link",
+            name_group="javascript",  # one family for calls by name (call_family)
             # webpack's runtime; a source map comment as the last line (bundlers, tsc, babel)
             build_head=("webpackBootstrap",),
             build_tail=("//# sourceMappingURL=",),
@@ -293,6 +294,16 @@ def lang_of(path: str) -> str | None:
 
 def get(name: str | None) -> Language | None:
     return BY_NAME.get(name) if name else None
+
+
+def call_family(name: str | None) -> str:
+    """The languages whose declarations a call by name alone may reach: a language's
+    ``name_group`` (JavaScript, TypeScript and TSX share one; C and C++), else itself. A
+    PHP ``$x->push()`` never names a JavaScript method, nor the other way round."""
+    lang = get(name)
+    if lang is None:
+        return name or ""
+    return lang.name_group or lang.name
 
 
 def name_group(name: str | None) -> str | None:

@@ -223,9 +223,11 @@ class Linker:
         has its name (an answer about that declaration lists it); returns the outcome."""
         low = name.lower()
         known = (
-            self.sym.functions_by_name if kind == CallKind.FUNCTION else self.sym.methods_by_name
+            low in self.sym.functions_by_name
+            if kind == CallKind.FUNCTION
+            else bool(self.sym.methods_named(low, path))
         )
-        if low in known:
+        if known:
             self.unresolved.append(UnresolvedRow(low, kind, src, path, line, reason, detail))
         return "external" if reason == Unresolved.EXTERNAL_TYPE else f"unresolved_{reason}"
 
@@ -446,7 +448,7 @@ class Linker:
         """An untyped receiver: every method of that name may be the one, up to
         ``max_ambiguous`` of them; above ``max_candidates`` they are marked ``ambiguous``
         with the chance of one of N as confidence."""
-        cands = self.sym.methods_by_name.get(m.lower(), [])
+        cands = self.sym.methods_named(m.lower(), path)
         if not cands:
             return "external"  # no corpus method has that name: a builtin or vendor one
         n = len(cands)
@@ -609,7 +611,7 @@ class Linker:
         ml = name.lower()
         targets = sorted({t for cls in tys for t in self.sym.find_method(cls, ml)})
         if not targets and not tys:
-            cands = self.sym.methods_by_name.get(ml, [])
+            cands = self.sym.methods_named(ml, path)
             targets = cands if len(cands) <= self.max_candidates else []
         if not targets:
             return

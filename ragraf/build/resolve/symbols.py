@@ -64,6 +64,9 @@ class SymbolTable:
         self.classes: dict[str, list[ClassDef]] = defaultdict(list)
         self.functions: dict[str, list[str]] = defaultdict(list)
         self.methods_by_name: dict[str, list[str]] = defaultdict(list)
+        #: method node id -> its language's call family (``registry.call_family``)
+        self.family: dict[str, str] = {}
+        self._named: dict[tuple[str, str], list[str]] = {}
         self.functions_by_name: dict[str, list[str]] = defaultdict(list)  # short name
         self.returns: dict[str, list[TypeDesc]] = {}
         self.globals: dict[str, list[TypeDesc]] = defaultdict(list)
@@ -88,10 +91,12 @@ class SymbolTable:
                 continue
             self.file_ids[f.path] = f.node_id(0)
             self.paths.append(f.path)
+            family = registry.call_family(f.lang)
             for cd in f.classes:
                 self.classes[cd.fqn.lower()].append(ClassDef(cd, f))
                 for mname, idx in cd.methods.items():
                     self.methods_by_name[mname].append(f.node_id(idx))
+                    self.family[f.node_id(idx)] = family
             lang = registry.get(f.lang)
             sep = lang.name_sep if lang else "\\"
             for fqn, idx in f.functions:
@@ -130,6 +135,17 @@ class SymbolTable:
         for lst in self.functions_by_name.values():
             lst.sort()
         self.path_set = set(self.paths)
+
+    def methods_named(self, low: str, path: str) -> list[str]:
+        """The methods of that (lower-case) name a call by name alone from ``path`` may
+        reach: those of the caller's call family (sorted, as ``methods_by_name``)."""
+        family = registry.call_family(registry.lang_of(path))
+        key = (family, low)
+        got = self._named.get(key)
+        if got is None:
+            got = [n for n in self.methods_by_name.get(low, []) if self.family.get(n) == family]
+            self._named[key] = got
+        return got
 
     def _const_value(self, fqn: str, value: str | None) -> None:
         values = self.const_values.setdefault(fqn, set())
