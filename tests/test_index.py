@@ -34,6 +34,9 @@ def _snapshot(root: Path, rev: str) -> dict[str, object]:
             "chunks": lx.chunk_ids(rev),
             "files": [r[:6] for r in g.files(rev)],
             "corpus_hash": g.rev_row(rev)["corpus_hash"],
+            # every row the revision has, in every table (rows are shared across revisions)
+            "rows": g.rev_rows(rev),
+            "lex_rows": lx.rev_rows(rev),
         }
     finally:
         g.close()
@@ -119,19 +122,35 @@ def test_unchanged_tree_is_current_unless_forced(indexed_pilot: Path) -> None:
 
 
 def test_retention_prunes_rows_but_keeps_history(indexed_pilot: Path) -> None:
-    config.Layout(indexed_pilot).project_yaml.write_text("index: {retain_revs: 2}\n")
-    cfg = config.load(indexed_pilot)
-    indexer.build(cfg)  # config changed -> rev-0002
-    res = indexer.build(cfg, force=True)
-    assert res.rev_id == "rev-0003" and res.pruned == ["rev-0001"]
+    """Revisions share the rows they have in common (ragraf.store.ranges): pruning deletes
+    the rows only pruned revisions had, and leaves every retained revision whole."""
     layout = config.Layout(indexed_pilot)
+    with GraphStore(layout.graph_db, readonly=True) as g:
+        original = g.node_ids("rev-0001")
+    layout.project_yaml.write_text("index: {retain_revs: 2}\n")
+    cfg = config.load(indexed_pilot)
+    write(indexed_pilot, "src/passing.php", "<?php function only_for_a_while() {}\n")
+    assert indexer.build(cfg).rev_id == "rev-0002"
+    with GraphStore(layout.graph_db, readonly=True) as g:
+        passing = g.node_ids("rev-0002") - original
+    assert passing  # the file node and its function
+    (indexed_pilot / "src/passing.php").unlink()
+    res = indexer.build(cfg)
+    assert res.rev_id == "rev-0003" and res.pruned == ["rev-0001"]
+    res = indexer.build(cfg, force=True)
+    assert res.rev_id == "rev-0004" and res.pruned == ["rev-0002"]
+    assert res.counts["rows_added"] == 0 and res.counts["rows_closed"] <= 2  # coverage only
     g = GraphStore(layout.graph_db, readonly=True)
-    assert [r for r, _s in g.revs()] == ["rev-0002", "rev-0003"]
-    assert g.node_ids("rev-0001") == set()
-    assert LexStore(layout.lexvec_db, readonly=True).chunk_ids("rev-0001") == set()
+    assert [r for r, _s in g.revs()] == ["rev-0003", "rev-0004"]
+    assert g.node_ids("rev-0003") == g.node_ids("rev-0004") == original
+    # what only rev-0002 had is gone; what is left of it is what rev-0003 shares
+    assert not passing & g.node_ids("rev-0002") and g.node_ids("rev-0002") <= original
+    lex = LexStore(layout.lexvec_db, readonly=True)
+    assert lex.chunk_ids("rev-0002") <= lex.chunk_ids("rev-0003")
     hist = {h["rev_id"]: h for h in ControlStore(layout.control_db, readonly=True).history()}
     assert hist["rev-0001"]["state"] == "archived" and hist["rev-0001"]["nodes"] > 0
-    assert hist["rev-0003"]["state"] == "ready" and hist["rev-0003"]["parent_rev"] == "rev-0002"
+    assert hist["rev-0002"]["state"] == "archived"
+    assert hist["rev-0004"]["state"] == "ready" and hist["rev-0004"]["parent_rev"] == "rev-0003"
 
 
 def _start_at_failpoint(root: Path, point: str, *args: str) -> subprocess.Popen[str]:
@@ -166,7 +185,9 @@ def test_second_build_is_refused_while_one_runs(indexed_pilot: Path) -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("point", ["after-scan", "after-parse", "after-graph", "after-lexvec"])
+@pytest.mark.parametrize(
+    "point", ["after-scan", "after-parse", "delta-closed", "after-graph", "after-lexvec"]
+)
 def test_sigkill_leaves_previous_revision_intact(indexed_pilot: Path, point: str) -> None:
     before = _snapshot(indexed_pilot, "rev-0001")
     write(indexed_pilot, "src/extra.php", "<?php function extra() { return format_money(1); }\n")

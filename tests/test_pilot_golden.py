@@ -11,6 +11,7 @@ from pathlib import Path
 from ragraf import config
 from ragraf.store import manifest
 from ragraf.store.graph import GraphStore
+from ragraf.store.ranges import rev_no
 
 NODES = {
     ("class", "App\\Billing\\Invoice", "src/Billing/Invoice.php", 11, 45),
@@ -662,12 +663,13 @@ def _graph(root: Path) -> tuple[set[tuple], set[tuple], set[tuple]]:
     g = GraphStore(layout.graph_db, readonly=True)
     try:
         nodes = g.db.query(
-            "SELECT node_id, kind, fqn, path, start_line, end_line FROM node WHERE rev_id=?", (rev,)
+            "SELECT node_id, kind, fqn, path, start_line, end_line FROM node WHERE rev_from <= ?1 AND rev_to > ?1",
+            (rev_no(rev),),
         )
         name = {n[0]: n[2] for n in nodes}
         edges = g.db.query(
-            "SELECT kind, src, dst, evidence_path, evidence_line, provenance, confidence FROM edge WHERE rev_id=?",
-            (rev,),
+            "SELECT kind, src, dst, evidence_path, evidence_line, provenance, confidence FROM edge WHERE rev_from <= ?1 AND rev_to > ?1",
+            (rev_no(rev),),
         )
     finally:
         g.close()

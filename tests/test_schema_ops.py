@@ -195,6 +195,7 @@ def test_divergences_reported_and_recorded(live_root: Path) -> None:
 @pytest.mark.mariadb
 def test_live_column_nodes_and_fk_edges(live_root: Path) -> None:
     from ragraf.store.graph import GraphStore
+    from ragraf.store.ranges import rev_no
 
     layout = config.Layout(live_root)
     rev = manifest.require(layout.rev_json)["rev_id"]
@@ -203,13 +204,14 @@ def test_live_column_nodes_and_fk_edges(live_root: Path) -> None:
         nodes = {
             r[0]: r
             for r in g.db.query(
-                "SELECT node_id, kind, fqn, path, start_line FROM node WHERE rev_id=?", (rev,)
+                "SELECT node_id, kind, fqn, path, start_line FROM node WHERE rev_from <= ?1 AND rev_to > ?1",
+                (rev_no(rev),),
             )
         }
         edges = g.db.query(
             "SELECT kind, src, dst, evidence_path, evidence_line, sources FROM edge"
-            " WHERE rev_id=? AND kind IN ('fk_to', 'contains')",
-            (rev,),
+            " WHERE rev_from <= ?1 AND rev_to > ?1 AND kind IN ('fk_to', 'contains')",
+            (rev_no(rev),),
         )
     finally:
         g.close()

@@ -22,6 +22,7 @@ from ragraf.lang import php
 from ragraf.lang.facts import SqlRef
 from ragraf.store import manifest
 from ragraf.store.graph import GraphStore
+from ragraf.store.ranges import rev_no
 from tests.helpers import SQLAPP
 
 # location -> (owner symbol, columns the text names or None for the "unknown" marker)
@@ -94,14 +95,14 @@ class Graph:
             self.nodes = {
                 r[0]: r
                 for r in g.db.query(
-                    "SELECT node_id, kind, name, fqn, path, start_line, end_line, props FROM node WHERE rev_id=?",
-                    (self.rev,),
+                    "SELECT node_id, kind, name, fqn, path, start_line, end_line, props FROM node WHERE rev_from <= ?1 AND rev_to > ?1",
+                    (rev_no(self.rev),),
                 )
             }
             self.edges = g.db.query(
                 "SELECT kind, src, dst, provenance, evidence_path, evidence_line, confidence, sources, props, edge_uid"
-                " FROM edge WHERE rev_id=?",
-                (self.rev,),
+                " FROM edge WHERE rev_from <= ?1 AND rev_to > ?1",
+                (rev_no(self.rev),),
             )
             self.coverage = g.coverage(self.rev)
             self.tables = g.db_tables(self.rev)

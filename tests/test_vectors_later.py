@@ -22,6 +22,7 @@ from ragraf.build import indexer
 from ragraf.build.vectors import skip_reason
 from ragraf.store import manifest
 from ragraf.store.lexvec import LexStore
+from ragraf.store.ranges import rev_no
 from tests.helpers import copy_pilot, invoke, wait_failpoint
 from tests.schemacheck import check
 
@@ -60,9 +61,10 @@ def _vectors(root: Path, rev: str) -> dict[str, bytes]:
         return {
             r[0]: bytes(r[1])
             for r in lex.db.query(
-                "SELECT m.chunk_id, v.embedding FROM vec_meta m JOIN vec_chunk v"
-                " ON v.chunk_id = m.chunk_id WHERE m.rev_id = ?",
-                (rev,),
+                "SELECT m.chunk_id, v.embedding FROM chunk_map m JOIN vec_meta x"
+                " ON x.chunk_id = m.chunk_id JOIN vec_chunk v ON v.chunk_id = m.chunk_id"
+                " WHERE m.rev_from <= ?1 AND m.rev_to > ?1",
+                (rev_no(rev),),
             )
         }
     finally:

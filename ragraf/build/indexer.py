@@ -506,11 +506,11 @@ def _build_rev(ctx: BuildContext) -> IndexResult:
 
     with ThreadPoolExecutor(1, thread_name_prefix="ragraf-lexvec") as pool:
         lex_done = pool.submit(lex.write_chunks, rev_id, out.chunks, out.also)
-        graph.write_rows(rev_id, out.graph)
+        delta = graph.write_rows(rev_id, out.graph)
         failpoint("after-graph")
         if ctx.progress:
             ctx.progress("write", 1, 2)
-        lex_done.result()
+        delta += lex_done.result()
     failpoint("after-lexvec")
     if ctx.progress:
         ctx.progress("write", 2, 2)
@@ -539,6 +539,10 @@ def _build_rev(ctx: BuildContext) -> IndexResult:
         "chunks": len(out.chunks),
         "vectors_reused": vec_status.get("reused", 0),
         "vectors_computed": vec_status.get("computed", 0),
+        # rows shared with the parent revision, and what this one changed (ranges.Delta)
+        "rows_kept": delta.kept,
+        "rows_added": delta.added,
+        "rows_closed": delta.closed,
     }
     # the commit point (§9): from here on the revision is what readers see
     manifest.write(
@@ -672,14 +676,20 @@ def _git_head(root: Path) -> str | None:
 
 
 def prune(cfg: Config, stores: Stores, active: str) -> list[str]:
-    """retain_revs: drop the oldest sealed revisions' rows; rev_history stays forever."""
-    keep = int(cfg.project["index"]["retain_revs"])
+    """retain_revs: the oldest sealed revisions beyond the count are pruned: the rows no
+    retained revision has are deleted (rows the retained ones share stay); rev_history
+    stays forever."""
+    keep = max(1, int(cfg.project["index"]["retain_revs"]))
     ready = [r for r, s in stores.graph.revs() if s == "ready" and r != active]
-    excess = len(ready) + 1 - keep
-    pruned = []
-    for rev_id in ready[: max(0, excess)]:
-        stores.lex.delete_rev(rev_id)
-        stores.graph.delete_rev(rev_id)
+    excess = max(0, len(ready) + 1 - keep)
+    pruned = ready[:excess]
+    if not pruned:
+        return []
+    from ragraf.store.ranges import rev_no
+
+    oldest = min([*ready[excess:], active], key=rev_no)
+    stores.lex.prune_before(oldest)
+    stores.graph.prune_before(oldest, pruned)
+    for rev_id in pruned:
         stores.control.set_state(rev_id, "archived", f"rows pruned by retain_revs={keep}")
-        pruned.append(rev_id)
     return pruned

@@ -5,7 +5,7 @@ only on its text and the model (chunk_id has no revision or path; vec_meta recor
 model and its version), so a revision is sealed before its vectors exist and they are
 filled in afterwards, by the same process or a later one, without changing anything
 the revision states. What the layer of the active revision is, rev.json's ``vectors``
-block says; how far it is, the count of its vec_meta rows against ``total``.
+block says; how far it is, the count of its chunks with a vec_meta row against ``total``.
 
 Invariants a change must keep:
 - Chunks whose vector exists (same model and version) are reused, only the rest is
@@ -144,7 +144,8 @@ def plan(
 ) -> Plan | dict[str, Any]:
     """The plan for ``chunks`` = [(chunk_id, chunk_sha256, chunk_text)] of a revision:
     the model's identity (its files, not yet the ONNX session), the vectors it may reuse
-    (their vec_meta rows are written now), the chunks left to embed. A model that cannot
+    (a vector of the same chunk id, model and version: vectors are keyed by content),
+    the chunks left to embed. A model that cannot
     be found is the ``unavailable`` status instead."""
     from ragraf.embed import Embedder
     from ragraf.store.vec import VecStore
@@ -154,8 +155,8 @@ def plan(
         emb = Embedder.from_config(cfg.project["embedding"], root=cfg.root)
         vec = VecStore(db, emb.dim)
         ids = [c[0] for c in wanted]
-        reused = vec.reuse(rev_id, ids, emb.model_id, emb.model_version)
         have = vec.in_rev(rev_id, emb.model_id, emb.model_version)
+        reused = have & set(ids)
     except EmbeddingUnavailable as e:
         return {"status": "unavailable", "reason": str(e)}
     todo = [c for c in wanted if c[0] not in have]

@@ -15,6 +15,7 @@ Invariants a change must keep:
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 from collections.abc import Iterable, Iterator, Sequence
 from functools import partial
@@ -33,12 +34,10 @@ Params = Sequence[Any] | dict[str, Any]
 RawRow = tuple[Any, ...]  # a row of any table: its column types vary with the query
 
 
-def _migrations(store: str) -> list[tuple[str, str]]:
+@functools.cache
+def _migrations(store: str) -> tuple[tuple[str, str], ...]:
     folder = resources.schemas_dir() / "sql" / store
-    out = []
-    for path in sorted(folder.glob("*.sql")):
-        out.append((path.stem, path.read_text(encoding="utf-8")))
-    return out
+    return tuple((p.stem, p.read_text(encoding="utf-8")) for p in sorted(folder.glob("*.sql")))
 
 
 class Database:
@@ -81,6 +80,7 @@ class Database:
             self.conn = apsw.Connection(path.resolve().as_uri() + "?mode=ro", flags=flags)
             self.conn.setbusytimeout(BUSY_TIMEOUT_MS)
             self.conn.execute("PRAGMA schema_version").fetchall()  # a corrupt file fails here
+            self._check_migrated(extra_migrations)
         else:
             path.parent.mkdir(parents=True, exist_ok=True)
             self.conn = apsw.Connection(str(path))
@@ -93,6 +93,23 @@ class Database:
         self.conn.execute("PRAGMA foreign_keys=OFF")
 
     # -- migrations -------------------------------------------------------
+    def _check_migrated(self, extra_migrations: Sequence[tuple[str, str]]) -> None:
+        """A reader of a file an older ragraf wrote (migrations missing) refuses with what
+        upgrades it, instead of failing on the first query that needs the new schema."""
+        known = [m[0] for m in _migrations(self.store)] + [m[0] for m in extra_migrations]
+        try:
+            done = {r[0] for r in self.conn.execute("SELECT name FROM _migrations")}
+        except apsw.SQLError:
+            done = set()
+        missing = [m for m in known if m not in done]
+        if missing:
+            raise StoreError(
+                f"{self.path} was written by an older ragraf (schema migrations not applied: "
+                f"{', '.join(missing)}); the next writing command upgrades it in place, keeping "
+                "every revision: run `ragraf index` (`ragraf reindex --commit` during a change "
+                "effort)"
+            )
+
     def _migrate(self, migrations: list[tuple[str, str]]) -> None:
         self.conn.execute(
             "CREATE TABLE IF NOT EXISTS _migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)"
@@ -150,6 +167,10 @@ class Database:
 
     def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> None:
         self.conn.executemany(sql, rows)
+
+    def changes(self) -> int:
+        """Rows changed by the last INSERT, UPDATE or DELETE on this connection."""
+        return int(self.conn.changes())
 
     def query(self, sql: str, params: Params = ()) -> list[RawRow]:
         return self.conn.execute(sql, params).fetchall()

@@ -1,11 +1,15 @@
 """graph.sqlite: nodes, edges, files, text, coverage of every retained revision.
 
 Invariants a change must keep:
-- Rows of a revision are written in one transaction while the revision is
-  'building'; readers never see them (rev.json does not name it).
-- A revision's rows are never changed after it is sealed ('ready'); they are
-  only deleted as a whole when retention prunes the revision.
-- Reads return ``ragraf.model`` rows; every read is scoped to one revision.
+- Rows are shared by the revisions that have them (``ragraf.store.ranges``: a row is
+  in revision n when rev_from <= n < rev_to). A building revision's rows are written
+  in one transaction as the delta against the newest revision; readers never see them
+  (rev.json does not name it).
+- A sealed revision's view never changes; retention deletes only rows no retained
+  revision has (``prune_before``), a revision undone before its seal leaves the rows
+  as they were (``delete_rev``).
+- Reads return ``ragraf.model`` rows; every read is scoped to one revision (the
+  revision's number is the query's first parameter, ``?1``).
 - SQL on this file lives here and nowhere else.
 """
 
@@ -13,7 +17,7 @@ from __future__ import annotations
 
 import json
 import zlib
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -34,7 +38,9 @@ from ragraf.model import (
     RouteRow,
     UnresolvedRow,
 )
+from ragraf.store import ranges
 from ragraf.store.db import Database
+from ragraf.store.ranges import rev_no
 
 NODE_COLS = "node_id, kind, name, fqn, path, start_line, end_line, props, layer"
 EDGE_COLS = (
@@ -42,7 +48,13 @@ EDGE_COLS = (
 )
 FILE_COLS = "path, lang, lines, sha256, parse_status, parse_note, size, mtime_ns"
 FLOW_COLS = "unit_id, func_node_id, path, start_line, end_line, kind, data, sources"
-#: tables holding rows of one revision (deleted together when it is pruned)
+TABLE_COLS = "table_id, table_name, engine, row_estimate, source"
+COLUMN_COLS = "table_id, ord, column_name, data_type, is_nullable, column_key"
+FK_COLS = "from_table, from_column, to_table, to_column"
+ROUTE_COLS = "node_id, route, method, evidence_path, evidence_line"
+TEXT_COLS = "chunk_id, owner_node_id, path, start_line, end_line, text_kind, raw"
+UNRESOLVED_COLS = "name, kind, src, path, line, reason, detail"
+#: tables whose rows belong to a range of revisions (``ragraf.store.ranges``)
 REV_TABLES = (
     "file",
     "node",
@@ -60,6 +72,15 @@ REV_TABLES = (
     "unresolved_call",
     "flow_unit",
 )
+
+
+def _ordered_columns(columns: Iterable[DbColumnRow]) -> Iterator[tuple[Any, ...]]:
+    """db_column rows with their position in their table (the order the build gave)."""
+    seen: dict[str, int] = {}
+    for c in columns:
+        ord_ = seen.get(c[0], 0)
+        seen[c[0]] = ord_ + 1
+        yield (c[0], ord_, *c[1:])
 
 
 def sql_list(values: Iterable[str]) -> str:
@@ -141,34 +162,54 @@ class GraphStore:
         with self.db.write():
             self.db.execute("UPDATE rev SET state=? WHERE rev_id=?", (state, rev_id))
 
+    def rev_rows(self, rev_id: str) -> dict[str, list[tuple[Any, ...]]]:
+        """Every row the revision has, by table, without ranges (comparisons of builds)."""
+        return {t: ranges.visible(self.db, t, rev_no(rev_id)) for t in REV_TABLES}
+
     def delete_rev(self, rev_id: str) -> None:
+        """Undo a revision that was not sealed: its rows go, the rows it closed are open
+        again (``ranges.undo``), then the blobs and facts no row names."""
         with self.db.write():
-            for table in REV_TABLES:
-                self.db.execute(f"DELETE FROM {table} WHERE rev_id=?", (rev_id,))
+            ranges.undo(self.db, REV_TABLES, rev_no(rev_id))
             self.db.execute("DELETE FROM rev WHERE rev_id=?", (rev_id,))
-            self.db.execute("DELETE FROM file_blob WHERE sha256 NOT IN (SELECT sha256 FROM file)")
-            self.db.execute("DELETE FROM file_facts WHERE sha256 NOT IN (SELECT sha256 FROM file)")
+            self._drop_unused_blobs()
+
+    def prune_before(self, oldest: str, pruned: Iterable[str]) -> int:
+        """Retention: delete the rows no revision from ``oldest`` on has, and the ``rev`` rows
+        of the ``pruned`` revisions; returns the number of rows deleted."""
+        with self.db.write():
+            gone = ranges.prune_before(self.db, REV_TABLES, rev_no(oldest))
+            self.db.executemany("DELETE FROM rev WHERE rev_id=?", ((r,) for r in pruned))
+            self._drop_unused_blobs()
+        return gone
+
+    def _drop_unused_blobs(self) -> None:
+        self.db.execute("DELETE FROM file_blob WHERE sha256 NOT IN (SELECT sha256 FROM file)")
+        self.db.execute("DELETE FROM file_facts WHERE sha256 NOT IN (SELECT sha256 FROM file)")
 
     # -- writing ------------------------------------------------------------
-    def write_rows(self, rev_id: str, rows: RevisionRows) -> None:
-        """All rows of a building revision, in one transaction."""
-        db = self.db
+    def write_rows(self, rev_id: str, rows: RevisionRows) -> ranges.Delta:
+        """The rows of a building revision, in one transaction: only what differs from the
+        newest revision is written (``ranges.write_delta``)."""
+        db, n = self.db, rev_no(rev_id)
+        done = ranges.Delta()
         with db.write():
-            db.executemany(
-                "INSERT INTO db_table(rev_id, table_id, table_name, engine, row_estimate, source)"
-                " VALUES (?,?,?,?,?,?)",
-                ((rev_id, *t) for t in rows.tables),
-            )
-            db.executemany(
-                "INSERT INTO db_column(rev_id, table_id, column_name, data_type, is_nullable,"
-                " column_key) VALUES (?,?,?,?,?,?)",
-                ((rev_id, *c) for c in rows.columns),
-            )
-            db.executemany(
-                "INSERT INTO db_fk(rev_id, from_table, from_column, to_table, to_column)"
-                " VALUES (?,?,?,?,?)",
-                ((rev_id, *f) for f in rows.fks),
-            )
+            put = [
+                ("db_table", TABLE_COLS, rows.tables),
+                ("db_column", COLUMN_COLS, _ordered_columns(rows.columns)),
+                ("db_fk", FK_COLS, rows.fks),
+                ("node_rank", "node_id, shell", rows.shells),
+                ("web_route", ROUTE_COLS, rows.routes),
+                ("file", FILE_COLS, rows.files),
+                ("node", NODE_COLS, rows.nodes),
+                ("edge", EDGE_COLS, rows.edges),
+                ("text_chunk", TEXT_COLS, rows.texts),
+                ("coverage", "metric, value, note", rows.coverage),
+                ("unresolved_call", UNRESOLVED_COLS, rows.unresolved),
+                ("flow_unit", FLOW_COLS, rows.flow_units),
+            ]
+            for table, cols, table_rows in put:
+                done += ranges.write_delta(db, table, cols, table_rows, n)
             db.executemany(
                 "INSERT OR IGNORE INTO file_blob(sha256, data) VALUES (?, ?)",
                 (
@@ -176,51 +217,16 @@ class GraphStore:
                     for sha, text in rows.blobs
                 ),
             )
-            db.executemany(
-                "INSERT INTO node_rank(rev_id, node_id, shell) VALUES (?,?,?)",
-                ((rev_id, *s) for s in rows.shells),
-            )
-            db.executemany(
-                "INSERT INTO web_route(rev_id, node_id, route, method, evidence_path,"
-                " evidence_line) VALUES (?,?,?,?,?,?)",
-                ((rev_id, *r) for r in rows.routes),
-            )
-            db.executemany(
-                f"INSERT INTO file(rev_id, {FILE_COLS}) VALUES (?,?,?,?,?,?,?,?,?)",
-                ((rev_id, *f) for f in rows.files),
-            )
-            db.executemany(
-                f"INSERT INTO node(rev_id, {NODE_COLS}) VALUES (?,?,?,?,?,?,?,?,?,?)",
-                ((rev_id, *n) for n in rows.nodes),
-            )
-            db.executemany(
-                f"INSERT INTO edge(rev_id, {EDGE_COLS}) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
-                ((rev_id, *e) for e in rows.edges),
-            )
-            db.executemany(
-                "INSERT INTO text_chunk(rev_id, chunk_id, owner_node_id, path, start_line,"
-                " end_line, text_kind, raw) VALUES (?,?,?,?,?,?,?,?)",
-                ((rev_id, *t) for t in rows.texts),
-            )
-            db.executemany(
-                "INSERT INTO coverage(rev_id, metric, value, note) VALUES (?,?,?,?)",
-                ((rev_id, *c) for c in rows.coverage),
-            )
-            db.executemany(
-                "INSERT INTO unresolved_call(rev_id, name, kind, src, path, line, reason, detail)"
-                " VALUES (?,?,?,?,?,?,?,?)",
-                ((rev_id, *u) for u in rows.unresolved),
-            )
-            db.executemany(
-                f"INSERT INTO flow_unit(rev_id, {FLOW_COLS}) VALUES (?,?,?,?,?,?,?,?,?)",
-                ((rev_id, *u) for u in rows.flow_units),
-            )
+        return done
 
     # -- the data-flow layer (issue 13) ----------------------------------------
     def has_flow(self, rev_id: str) -> bool:
         """Whether the revision has the data-flow layer (capability ``dataflow``)."""
         return (
-            self.db.query_one("SELECT 1 FROM flow_unit WHERE rev_id=? LIMIT 1", (rev_id,))
+            self.db.query_one(
+                "SELECT 1 FROM flow_unit WHERE rev_from <= ?1 AND rev_to > ?1 LIMIT 1",
+                (rev_no(rev_id),),
+            )
             is not None
         )
 
@@ -228,24 +234,24 @@ class GraphStore:
         """Every flow unit of one file, in unit order (``<path>#0`` is its script)."""
         rows = self.db.rows(
             FlowUnitRow,
-            f"SELECT {FLOW_COLS} FROM flow_unit WHERE rev_id=? AND path=?",
-            (rev_id, path),
+            f"SELECT {FLOW_COLS} FROM flow_unit WHERE rev_from <= ?1 AND rev_to > ?1 AND path=?",
+            (rev_no(rev_id), path),
         )
         return sorted(rows, key=lambda r: int(r.unit_id.rsplit("#", 1)[1]))
 
     def flow_heads_in_file(self, rev_id: str, path: str) -> list[tuple[FlowUnitRow, bool]]:
         """The units of a file without their data (``data`` is ''), in unit order, each with
         whether it has links from other units of the file (``x`` not empty)."""
-        return self._heads("path=?", (rev_id, path))
+        return self._heads("path=?", (rev_no(rev_id), path))
 
     def flow_heads_of(self, rev_id: str, func_node_id: str) -> list[tuple[FlowUnitRow, bool]]:
         """The units of one function or method (its closures included), without data."""
-        return self._heads("func_node_id=?", (rev_id, func_node_id))
+        return self._heads("func_node_id=?", (rev_no(rev_id), func_node_id))
 
-    def _heads(self, where: str, params: tuple[str, str]) -> list[tuple[FlowUnitRow, bool]]:
+    def _heads(self, where: str, params: tuple[int, str]) -> list[tuple[FlowUnitRow, bool]]:
         rows = self.db.query(
             "SELECT unit_id, func_node_id, path, start_line, end_line, kind, '', sources,"
-            f""" data NOT LIKE '%"x":[]}}' FROM flow_unit WHERE rev_id=? AND {where}""",
+            f""" data NOT LIKE '%"x":[]}}' FROM flow_unit WHERE rev_from <= ?1 AND rev_to > ?1 AND {where}""",
             params,
         )
         out = [(FlowUnitRow(*r[:8]), bool(r[8])) for r in rows]
@@ -253,7 +259,8 @@ class GraphStore:
 
     def flow_unit_data(self, rev_id: str, unit_id: str) -> str | None:
         row = self.db.query_one(
-            "SELECT data FROM flow_unit WHERE rev_id=? AND unit_id=?", (rev_id, unit_id)
+            "SELECT data FROM flow_unit WHERE rev_from <= ?1 AND rev_to > ?1 AND unit_id=?",
+            (rev_no(rev_id), unit_id),
         )
         return None if row is None else str(row[0])
 
@@ -261,9 +268,9 @@ class GraphStore:
         """The units whose statements read a taint source (``$_GET``, ``php://input``)."""
         return self.db.rows(
             FlowUnitRow,
-            f"SELECT {FLOW_COLS} FROM flow_unit WHERE rev_id=? AND sources IS NOT NULL"
+            f"SELECT {FLOW_COLS} FROM flow_unit WHERE rev_from <= ?1 AND rev_to > ?1 AND sources IS NOT NULL"
             " AND (' ' || sources || ' ') LIKE ? ORDER BY path, unit_id LIMIT ?",
-            (rev_id, f"% {source} %", limit),
+            (rev_no(rev_id), f"% {source} %", limit),
         )
 
     # -- counts and coverage --------------------------------------------------
@@ -272,33 +279,47 @@ class GraphStore:
             raise ValueError(table)
         return dict(
             self.db.query(
-                f"SELECT kind, count(*) FROM {table} WHERE rev_id=? GROUP BY kind ORDER BY kind",
-                (rev_id,),
+                f"SELECT kind, count(*) FROM {table} WHERE rev_from <= ?1 AND rev_to > ?1 GROUP BY kind ORDER BY kind",
+                (rev_no(rev_id),),
             )
         )
 
     def coverage(self, rev_id: str) -> list[CoverageRow]:
         return self.db.rows(
             CoverageRow,
-            "SELECT metric, value, note FROM coverage WHERE rev_id=? ORDER BY metric",
-            (rev_id,),
+            "SELECT metric, value, note FROM coverage WHERE rev_from <= ?1 AND rev_to > ?1 ORDER BY metric",
+            (rev_no(rev_id),),
         )
 
     def files(self, rev_id: str) -> list[FileRow]:
         return self.db.rows(
             FileRow,
-            f"SELECT {FILE_COLS} FROM file WHERE rev_id=? ORDER BY path",
-            (rev_id,),
+            f"SELECT {FILE_COLS} FROM file WHERE rev_from <= ?1 AND rev_to > ?1 ORDER BY path",
+            (rev_no(rev_id),),
         )
 
     def file_count(self, rev_id: str) -> int:
-        return int(self.db.scalar("SELECT count(*) FROM file WHERE rev_id=?", (rev_id,)))
+        return int(
+            self.db.scalar(
+                "SELECT count(*) FROM file WHERE rev_from <= ?1 AND rev_to > ?1", (rev_no(rev_id),)
+            )
+        )
 
     def edge_uids(self, rev_id: str) -> set[str]:
-        return {r[0] for r in self.db.query("SELECT edge_uid FROM edge WHERE rev_id=?", (rev_id,))}
+        return {
+            r[0]
+            for r in self.db.query(
+                "SELECT edge_uid FROM edge WHERE rev_from <= ?1 AND rev_to > ?1", (rev_no(rev_id),)
+            )
+        }
 
     def node_ids(self, rev_id: str) -> set[str]:
-        return {r[0] for r in self.db.query("SELECT node_id FROM node WHERE rev_id=?", (rev_id,))}
+        return {
+            r[0]
+            for r in self.db.query(
+                "SELECT node_id FROM node WHERE rev_from <= ?1 AND rev_to > ?1", (rev_no(rev_id),)
+            )
+        }
 
     # -- files ----------------------------------------------------------------
     def has_blobs(self, shas: Iterable[str]) -> set[str]:
@@ -317,24 +338,24 @@ class GraphStore:
         """The text of ``path`` as the revision indexed it (None if not parsed)."""
         row = self.db.query_one(
             "SELECT b.data FROM file f JOIN file_blob b ON b.sha256 = f.sha256"
-            " WHERE f.rev_id=? AND f.path=?",
-            (rev_id, path),
+            " WHERE f.rev_from <= ?1 AND f.rev_to > ?1 AND f.path=?",
+            (rev_no(rev_id), path),
         )
         return None if row is None else zlib.decompress(row[0]).decode("utf-8", "surrogateescape")
 
     def file_row(self, rev_id: str, path: str) -> FileRow | None:
         return self.db.row(
             FileRow,
-            f"SELECT {FILE_COLS} FROM file WHERE rev_id=? AND path=?",
-            (rev_id, path),
+            f"SELECT {FILE_COLS} FROM file WHERE rev_from <= ?1 AND rev_to > ?1 AND path=?",
+            (rev_no(rev_id), path),
         )
 
     # -- nodes ------------------------------------------------------------------
     def node(self, rev_id: str, node_id: str) -> NodeRow | None:
         return self.db.row(
             NodeRow,
-            f"SELECT {NODE_COLS} FROM node WHERE rev_id=? AND node_id=?",
-            (rev_id, node_id),
+            f"SELECT {NODE_COLS} FROM node WHERE rev_from <= ?1 AND rev_to > ?1 AND node_id=?",
+            (rev_no(rev_id), node_id),
         )
 
     def nodes_by_ids(self, rev_id: str, node_ids: Iterable[str]) -> dict[str, NodeRow]:
@@ -343,9 +364,9 @@ class GraphStore:
             return {}
         rows = self.db.rows(
             NodeRow,
-            f"SELECT {NODE_COLS} FROM node WHERE rev_id=?"
+            f"SELECT {NODE_COLS} FROM node WHERE rev_from <= ?1 AND rev_to > ?1"
             " AND node_id IN (SELECT value FROM json_each(?))",
-            (rev_id, json.dumps(ids)),
+            (rev_no(rev_id), json.dumps(ids)),
         )
         return {r.node_id: r for r in rows}
 
@@ -353,8 +374,8 @@ class GraphStore:
         return _by_place(
             self.db.rows(
                 NodeRow,
-                f"SELECT {NODE_COLS} FROM node WHERE rev_id=? AND fqn=? COLLATE NOCASE LIMIT ?",
-                (rev_id, fqn, limit),
+                f"SELECT {NODE_COLS} FROM node WHERE rev_from <= ?1 AND rev_to > ?1 AND fqn=? COLLATE NOCASE LIMIT ?",
+                (rev_no(rev_id), fqn, limit),
             )
         )
 
@@ -374,8 +395,8 @@ class GraphStore:
         return _by_place(
             self.db.rows(
                 NodeRow,
-                f"SELECT {NODE_COLS} FROM node WHERE rev_id=? AND ({where}) LIMIT ?",
-                (rev_id, *(like(sep) for sep in seps), limit),
+                f"SELECT {NODE_COLS} FROM node WHERE rev_from <= ?1 AND rev_to > ?1 AND ({where}) LIMIT ?",
+                (rev_no(rev_id), *(like(sep) for sep in seps), limit),
             )
         )
 
@@ -383,24 +404,24 @@ class GraphStore:
         return _by_place(
             self.db.rows(
                 NodeRow,
-                f"SELECT {NODE_COLS} FROM node WHERE rev_id=? AND name=? COLLATE NOCASE LIMIT ?",
-                (rev_id, name, limit),
+                f"SELECT {NODE_COLS} FROM node WHERE rev_from <= ?1 AND rev_to > ?1 AND name=? COLLATE NOCASE LIMIT ?",
+                (rev_no(rev_id), name, limit),
             )
         )
 
     def nodes_in_file(self, rev_id: str, path: str) -> list[NodeRow]:
         return self.db.rows(
             NodeRow,
-            f"SELECT {NODE_COLS} FROM node WHERE rev_id=? AND path=?"
+            f"SELECT {NODE_COLS} FROM node WHERE rev_from <= ?1 AND rev_to > ?1 AND path=?"
             " ORDER BY start_line, end_line DESC",
-            (rev_id, path),
+            (rev_no(rev_id), path),
         )
 
     def nodes_of_kind(self, rev_id: str, kind: NodeKind, limit: int = 5000) -> list[NodeRow]:
         return self.db.rows(
             NodeRow,
-            f"SELECT {NODE_COLS} FROM node WHERE rev_id=? AND kind=? ORDER BY fqn LIMIT ?",
-            (rev_id, kind, limit),
+            f"SELECT {NODE_COLS} FROM node WHERE rev_from <= ?1 AND rev_to > ?1 AND kind=? ORDER BY fqn LIMIT ?",
+            (rev_no(rev_id), kind, limit),
         )
 
     def symbol_names(self, rev_id: str) -> list[tuple[str, str]]:
@@ -408,8 +429,8 @@ class GraphStore:
         return [
             (r[0], r[1])
             for r in self.db.query(
-                f"SELECT DISTINCT name, fqn FROM node WHERE rev_id=? AND kind IN ({_SYMBOL_KINDS})",
-                (rev_id,),
+                f"SELECT DISTINCT name, fqn FROM node WHERE rev_from <= ?1 AND rev_to > ?1 AND kind IN ({_SYMBOL_KINDS})",
+                (rev_no(rev_id),),
             )
         ]
 
@@ -417,10 +438,10 @@ class GraphStore:
         """File nodes whose top-level code calls or instantiates something."""
         return self.db.rows(
             NodeRow,
-            f"SELECT {NODE_COLS} FROM node n WHERE n.rev_id=? AND n.kind='file' AND EXISTS ("
-            " SELECT 1 FROM edge e WHERE e.rev_id=n.rev_id AND e.src=n.node_id"
+            f"SELECT {NODE_COLS} FROM node n WHERE n.rev_from <= ?1 AND n.rev_to > ?1 AND n.kind='file' AND EXISTS ("
+            " SELECT 1 FROM edge e WHERE e.rev_from <= ?1 AND e.rev_to > ?1 AND e.src=n.node_id"
             f" AND e.kind IN ({_ENTRY_EDGES})) ORDER BY n.path",
-            (rev_id,),
+            (rev_no(rev_id),),
         )
 
     def symbols_for_map(self, rev_id: str) -> list[MapSymbol]:
@@ -428,9 +449,9 @@ class GraphStore:
             MapSymbol,
             "SELECT n.node_id, n.kind, n.name, n.fqn, n.path, n.start_line, n.props,"
             " coalesce(r.shell, 0) FROM node n"
-            " LEFT JOIN node_rank r ON r.rev_id = n.rev_id AND r.node_id = n.node_id"
-            f" WHERE n.rev_id=? AND n.path IS NOT NULL AND n.kind IN ({_MAP_KINDS})",
-            (rev_id,),
+            " LEFT JOIN node_rank r ON r.rev_from <= ?1 AND r.rev_to > ?1 AND r.node_id = n.node_id"
+            f" WHERE n.rev_from <= ?1 AND n.rev_to > ?1 AND n.path IS NOT NULL AND n.kind IN ({_MAP_KINDS})",
+            (rev_no(rev_id),),
         )
 
     # -- edges ------------------------------------------------------------------
@@ -464,10 +485,10 @@ class GraphStore:
         if not ids:
             return []
         sql = (
-            f"SELECT {EDGE_COLS} FROM edge WHERE rev_id=?"
+            f"SELECT {EDGE_COLS} FROM edge WHERE rev_from <= ?1 AND rev_to > ?1"
             f" AND {col} IN (SELECT value FROM json_each(?))"
         )
-        params: list[Any] = [rev_id, json.dumps(ids)]
+        params: list[Any] = [rev_no(rev_id), json.dumps(ids)]
         if kinds is not None:
             sql += f" AND kind IN ({sql_list(kinds)})"
         if stated_only:
@@ -489,9 +510,9 @@ class GraphStore:
         return self.db.rows(
             UnresolvedRow,
             "SELECT name, kind, src, path, line, reason, detail FROM unresolved_call"
-            " WHERE rev_id=? AND name IN (SELECT value FROM json_each(?))"
+            " WHERE rev_from <= ?1 AND rev_to > ?1 AND name IN (SELECT value FROM json_each(?))"
             f" AND kind IN ({sql_list(kinds)}) ORDER BY path, line, name",
-            (rev_id, json.dumps(n)),
+            (rev_no(rev_id), json.dumps(n)),
         )
 
     def call_sites_of_name(
@@ -504,19 +525,19 @@ class GraphStore:
             return []
         rows = self.db.query(
             "SELECT e.dst, e.evidence_path, e.evidence_line FROM node c"
-            " JOIN edge e ON e.rev_id = c.rev_id AND e.dst = c.node_id"
+            " JOIN edge e ON e.rev_from <= ?1 AND e.rev_to > ?1 AND e.dst = c.node_id"
             f" AND e.kind IN ({sql_list(kinds)})"
-            " WHERE c.rev_id=? AND c.name COLLATE NOCASE IN (SELECT value FROM json_each(?))"
+            " WHERE c.rev_from <= ?1 AND c.rev_to > ?1 AND c.name COLLATE NOCASE IN (SELECT value FROM json_each(?))"
             f" AND c.kind IN ({sql_list(node_kinds)})",
-            (rev_id, json.dumps(n)),
+            (rev_no(rev_id), json.dumps(n)),
         )
         return [(r[0], r[1], r[2]) for r in rows]
 
     def edges_with_evidence_in(self, rev_id: str, path: str) -> list[EdgeRow]:
         return self.db.rows(
             EdgeRow,
-            f"SELECT {EDGE_COLS} FROM edge WHERE rev_id=? AND evidence_path=?",
-            (rev_id, path),
+            f"SELECT {EDGE_COLS} FROM edge WHERE rev_from <= ?1 AND rev_to > ?1 AND evidence_path=?",
+            (rev_no(rev_id), path),
         )
 
     def edges_by_uids(self, rev_id: str, uids: Iterable[str]) -> list[EdgeRow]:
@@ -525,9 +546,9 @@ class GraphStore:
             return []
         return self.db.rows(
             EdgeRow,
-            f"SELECT {EDGE_COLS} FROM edge WHERE rev_id=? AND edge_uid IN"
+            f"SELECT {EDGE_COLS} FROM edge WHERE rev_from <= ?1 AND rev_to > ?1 AND edge_uid IN"
             " (SELECT value FROM json_each(?))",
-            (rev_id, json.dumps(u)),
+            (rev_no(rev_id), json.dumps(u)),
         )
 
     def edge_ends(self, rev_id: str, kind: str) -> list[tuple[str, str]]:
@@ -535,7 +556,8 @@ class GraphStore:
         return [
             (r[0], r[1])
             for r in self.db.query(
-                "SELECT src, dst FROM edge WHERE rev_id=? AND kind=?", (rev_id, kind)
+                "SELECT src, dst FROM edge WHERE rev_from <= ?1 AND rev_to > ?1 AND kind=?",
+                (rev_no(rev_id), kind),
             )
         ]
 
@@ -545,9 +567,9 @@ class GraphStore:
             (r[0] or "", r[1] or "", r[2])
             for r in self.db.query(
                 "SELECT s.fqn, d.fqn, e.kind FROM edge e"
-                " JOIN node s ON s.rev_id=e.rev_id AND s.node_id=e.src"
-                " JOIN node d ON d.rev_id=e.rev_id AND d.node_id=e.dst WHERE e.rev_id=?",
-                (rev_id,),
+                " JOIN node s ON s.rev_from <= ?1 AND s.rev_to > ?1 AND s.node_id=e.src"
+                " JOIN node d ON d.rev_from <= ?1 AND d.rev_to > ?1 AND d.node_id=e.dst WHERE e.rev_from <= ?1 AND e.rev_to > ?1",
+                (rev_no(rev_id),),
             )
         }
 
@@ -569,7 +591,7 @@ class GraphStore:
         via: dict[str, tuple[str | None, str | None]] = {}
         frontier: dict[str, bool] = dict.fromkeys(seeds, False)
         sql = (
-            "SELECT src, dst, provenance, edge_uid, evidence_path FROM edge WHERE rev_id=?"
+            "SELECT src, dst, provenance, edge_uid, evidence_path FROM edge WHERE rev_from <= ?1 AND rev_to > ?1"
             f" AND dst IN (SELECT value FROM json_each(?)) AND kind IN ({sql_list(kinds)})"
             + (f" AND provenance='{Provenance.STATED}'" if stated_only else "")
         )
@@ -578,7 +600,7 @@ class GraphStore:
                 break
             nxt: dict[str, bool] = {}
             for src, dst, prov, uid, epath in self.db.query(
-                sql, (rev_id, json.dumps(list(frontier)))
+                sql, (rev_no(rev_id), json.dumps(list(frontier)))
             ):
                 soft = frontier[dst] or prov == Provenance.DERIVED
                 old = best.get(src)
@@ -600,17 +622,17 @@ class GraphStore:
     def graph_for_ranking(self, rev_id: str, kinds: Sequence[str]) -> list[RankEdge]:
         return self.db.rows(
             RankEdge,
-            f"SELECT src, dst, kind, confidence FROM edge WHERE rev_id=? AND kind IN"
+            f"SELECT src, dst, kind, confidence FROM edge WHERE rev_from <= ?1 AND rev_to > ?1 AND kind IN"
             f" ({sql_list(kinds)})",
-            (rev_id,),
+            (rev_no(rev_id),),
         )
 
     def routes(self, rev_id: str) -> list[RouteRow]:
         return self.db.rows(
             RouteRow,
             "SELECT node_id, route, method, evidence_path, evidence_line FROM web_route"
-            " WHERE rev_id=? ORDER BY route, method",
-            (rev_id,),
+            " WHERE rev_from <= ?1 AND rev_to > ?1 ORDER BY route, method",
+            (rev_no(rev_id),),
         )
 
     # -- the per-file facts cache -------------------------------------------------
@@ -638,8 +660,8 @@ class GraphStore:
         return self.db.rows(
             DbTableRow,
             "SELECT table_id, table_name, engine, row_estimate, source FROM db_table"
-            " WHERE rev_id=? ORDER BY table_name COLLATE NOCASE, table_id",
-            (rev_id,),
+            " WHERE rev_from <= ?1 AND rev_to > ?1 ORDER BY table_name COLLATE NOCASE, table_id",
+            (rev_no(rev_id),),
         )
 
     def db_columns(self, rev_id: str, table_ids: Iterable[str]) -> list[DbColumnRow]:
@@ -650,17 +672,18 @@ class GraphStore:
         return self.db.rows(
             DbColumnRow,
             "SELECT table_id, column_name, data_type, is_nullable, column_key FROM db_column"
-            " WHERE rev_id=? AND table_id IN (SELECT value FROM json_each(?)) ORDER BY rowid",
-            (rev_id, json.dumps(ids)),
+            " WHERE rev_from <= ?1 AND rev_to > ?1 AND table_id IN (SELECT value FROM json_each(?))"
+            " ORDER BY table_id, ord",
+            (rev_no(rev_id), json.dumps(ids)),
         )
 
     def db_fks(self, rev_id: str) -> list[DbFkRow]:
         """Every foreign key column pair."""
         return self.db.rows(
             DbFkRow,
-            "SELECT from_table, from_column, to_table, to_column FROM db_fk WHERE rev_id=?"
+            "SELECT from_table, from_column, to_table, to_column FROM db_fk WHERE rev_from <= ?1 AND rev_to > ?1"
             " ORDER BY from_table COLLATE NOCASE, from_column, to_table, to_column",
-            (rev_id,),
+            (rev_no(rev_id),),
         )
 
     def db_objects_named(self, rev_id: str, name: str) -> list[NodeRow]:
@@ -668,9 +691,9 @@ class GraphStore:
         return _by_place(
             self.db.rows(
                 NodeRow,
-                f"SELECT {NODE_COLS} FROM node WHERE rev_id=? AND name=? COLLATE NOCASE"
+                f"SELECT {NODE_COLS} FROM node WHERE rev_from <= ?1 AND rev_to > ?1 AND name=? COLLATE NOCASE"
                 f" AND kind IN ({_DB_KINDS})",
-                (rev_id, name),
+                (rev_no(rev_id), name),
             )
         )
 
@@ -678,9 +701,9 @@ class GraphStore:
         return [
             r[0]
             for r in self.db.query(
-                f"SELECT DISTINCT name FROM node WHERE rev_id=? AND kind IN ({_DB_KINDS})"
+                f"SELECT DISTINCT name FROM node WHERE rev_from <= ?1 AND rev_to > ?1 AND kind IN ({_DB_KINDS})"
                 " ORDER BY name",
-                (rev_id,),
+                (rev_no(rev_id),),
             )
         ]
 
@@ -689,9 +712,9 @@ class GraphStore:
         return _by_place(
             self.db.rows(
                 NodeRow,
-                f"SELECT {NODE_COLS} FROM node n WHERE n.rev_id=? AND n.kind=? AND EXISTS ("
+                f"SELECT {NODE_COLS} FROM node n WHERE n.rev_from <= ?1 AND n.rev_to > ?1 AND n.kind=? AND EXISTS ("
                 " SELECT 1 FROM json_each(n.props, '$.tables') j"
                 " WHERE json_extract(j.value, '$.name') = ? COLLATE NOCASE) LIMIT ?",
-                (rev_id, NodeKind.SQL_LITERAL, table, limit),
+                (rev_no(rev_id), NodeKind.SQL_LITERAL, table, limit),
             )
         )

@@ -1,8 +1,11 @@
 """lexvec.sqlite: the lexicon (FTS5) and the raw chunk text.
 
 Invariants a change must keep:
-- ft_chunk holds tokenized forms only; its seven columns are part of the
-  contract and ``BM25_WEIGHTS`` numbers exactly those columns in order.
+- ft_chunk holds tokenized forms only; its eight columns are part of the
+  contract and ``fts`` weights exactly those columns in order.
+- Rows are shared by the revisions that have them (``ragraf.store.ranges``): a new
+  revision writes the delta against the newest one; every read is scoped to one
+  revision, whose number is the query's first parameter (``?1``).
 - chunk_text line 0 is the service header; code starts at line 1 and matches
   chunk_map.start_line.
 - A chunk_id is unique per revision: content seen twice in one revision is
@@ -15,12 +18,18 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Sequence
 from pathlib import Path
+from typing import Any
 
 from ragraf.model import ChunkPlace, ChunkRef, ChunkRow, FtsHit, StoredChunk
+from ragraf.store import ranges
 from ragraf.store.db import Database
+from ragraf.store.ranges import rev_no
+
+#: tables whose rows belong to a range of revisions (``ragraf.store.ranges``)
+REV_TABLES = ("ft_chunk", "chunk_text", "chunk_map", "chunk_also")
 
 # the indexed columns of ft_chunk, in order; bm25() weights are given for these
-# (the three UNINDEXED columns before them get weight 0)
+# (the four UNINDEXED columns before them get weight 0: rev_from, rev_to, chunk_id, path)
 FTS_COLUMNS = ("symbol", "code", "sql", "text")
 CHUNK_REF_COLS = "chunk_id, path, source_kind, node_id, start_line, end_line"
 
@@ -39,41 +48,67 @@ class LexStore:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def delete_rev(self, rev_id: str) -> None:
-        with self.db.write():
-            for table in ("ft_chunk", "chunk_text", "chunk_map", "chunk_also"):
-                self.db.execute(f"DELETE FROM {table} WHERE rev_id=?", (rev_id,))
-        if self.db.scalar("SELECT count(*) FROM sqlite_master WHERE name='vec_chunk'"):
-            from ragraf.store.vec import drop_rev_vectors
+    def rev_rows(self, rev_id: str) -> dict[str, list[tuple[Any, ...]]]:
+        """Every row the revision has, by table, without ranges (comparisons of builds)."""
+        return {t: ranges.visible(self.db, t, rev_no(rev_id)) for t in REV_TABLES}
 
-            drop_rev_vectors(self.db, rev_id)  # vec_meta rows, then vectors no revision uses
+    def delete_rev(self, rev_id: str) -> None:
+        """Undo a revision that was not sealed (``ranges.undo``), then drop the vectors no
+        chunk of any revision has."""
+        with self.db.write():
+            ranges.undo(self.db, REV_TABLES, rev_no(rev_id))
+        self.gc_vectors()
+
+    def prune_before(self, oldest: str) -> int:
+        """Retention: delete the rows no revision from ``oldest`` on has, then the vectors no
+        remaining chunk has; returns the number of rows deleted."""
+        with self.db.write():
+            gone = ranges.prune_before(self.db, REV_TABLES, rev_no(oldest))
+        self.gc_vectors()
+        return gone
+
+    def gc_vectors(self) -> None:
+        if self.db.scalar("SELECT count(*) FROM sqlite_master WHERE name='vec_chunk'"):
+            from ragraf.store.vec import gc_vectors
+
+            gc_vectors(self.db)  # vec_meta rows of no chunk, then vectors without vec_meta
         else:
             with self.db.write():
-                self.db.execute("DELETE FROM vec_meta WHERE rev_id=?", (rev_id,))
+                self.db.execute(
+                    "DELETE FROM vec_meta WHERE chunk_id NOT IN (SELECT chunk_id FROM chunk_map)"
+                )
 
     def write_chunks(
         self, rev_id: str, chunks: Sequence[ChunkRow], also: Iterable[ChunkPlace]
-    ) -> None:
-        """The chunks of a building revision and their further places, in one transaction."""
+    ) -> ranges.Delta:
+        """The chunks of a building revision and their further places, in one transaction:
+        only what differs from the newest revision is written (``ranges.write_delta``)."""
+        n = rev_no(rev_id)
+        done = ranges.Delta()
         with self.db.write():
-            self.db.executemany(
-                "INSERT INTO chunk_map(rev_id, chunk_id, source_kind, path, node_id, start_line,"
-                " end_line) VALUES (?,?,?,?,?,?,?)",
+            done += ranges.write_delta(
+                self.db,
+                "chunk_map",
+                "chunk_id, source_kind, path, node_id, start_line, end_line",
                 (
-                    (rev_id, c.chunk_id, c.source_kind, c.path, c.node_id, c.start_line, c.end_line)
+                    (c.chunk_id, c.source_kind, c.path, c.node_id, c.start_line, c.end_line)
                     for c in chunks
                 ),
+                n,
             )
-            self.db.executemany(
-                "INSERT INTO chunk_text(rev_id, chunk_id, path, text) VALUES (?,?,?,?)",
-                ((rev_id, c.chunk_id, c.path, c.text) for c in chunks),
+            done += ranges.write_delta(
+                self.db,
+                "chunk_text",
+                "chunk_id, path, text",
+                ((c.chunk_id, c.path, c.text) for c in chunks),
+                n,
             )
-            self.db.executemany(
-                "INSERT INTO ft_chunk(rev_id, chunk_id, path, symbol_tokens, code_tokens,"
-                " sql_tokens, text_tokens) VALUES (?,?,?,?,?,?,?)",
+            done += ranges.write_delta(
+                self.db,
+                "ft_chunk",
+                "chunk_id, path, symbol_tokens, code_tokens, sql_tokens, text_tokens",
                 (
                     (
-                        rev_id,
                         c.chunk_id,
                         c.path,
                         c.symbol_tokens,
@@ -83,40 +118,49 @@ class LexStore:
                     )
                     for c in chunks
                 ),
+                n,
             )
-            self.db.executemany(
-                "INSERT INTO chunk_also(rev_id, chunk_id, path, node_id, start_line, end_line)"
-                " VALUES (?,?,?,?,?,?)",
-                ((rev_id, *a) for a in also),
+            done += ranges.write_delta(
+                self.db, "chunk_also", "chunk_id, path, node_id, start_line, end_line", also, n
             )
+        return done
 
     def chunk_ids(self, rev_id: str) -> set[str]:
         return {
-            r[0] for r in self.db.query("SELECT chunk_id FROM chunk_map WHERE rev_id=?", (rev_id,))
+            r[0]
+            for r in self.db.query(
+                "SELECT chunk_id FROM chunk_map WHERE rev_from <= ?1 AND rev_to > ?1",
+                (rev_no(rev_id),),
+            )
         }
 
     def chunk_count(self, rev_id: str) -> int:
-        return int(self.db.scalar("SELECT count(*) FROM chunk_map WHERE rev_id=?", (rev_id,)))
+        return int(
+            self.db.scalar(
+                "SELECT count(*) FROM chunk_map WHERE rev_from <= ?1 AND rev_to > ?1",
+                (rev_no(rev_id),),
+            )
+        )
 
     def chunk(self, rev_id: str, chunk_id: str) -> StoredChunk | None:
         return self.db.row(
             StoredChunk,
             "SELECT m.chunk_id, m.source_kind, m.path, m.node_id, m.start_line, m.end_line, t.text"
-            " FROM chunk_map m JOIN chunk_text t ON t.rev_id=m.rev_id AND t.chunk_id=m.chunk_id"
-            " WHERE m.rev_id=? AND m.chunk_id=?",
-            (rev_id, chunk_id),
+            " FROM chunk_map m JOIN chunk_text t ON t.rev_from <= ?1 AND t.rev_to > ?1 AND t.chunk_id=m.chunk_id"
+            " WHERE m.rev_from <= ?1 AND m.rev_to > ?1 AND m.chunk_id=?",
+            (rev_no(rev_id), chunk_id),
         )
 
     def fts(self, rev_id: str, match: str, weights: dict[str, float], limit: int) -> list[FtsHit]:
         """Chunks matching an FTS5 expression, best first (score = -bm25, higher is better)."""
-        w = ", ".join(["0", "0", "0", *(str(float(weights.get(c, 1.0))) for c in FTS_COLUMNS)])
+        w = ", ".join(["0", "0", "0", "0", *(str(float(weights.get(c, 1.0))) for c in FTS_COLUMNS)])
         return self.db.rows(
             FtsHit,
             f"SELECT f.chunk_id, m.path, m.source_kind, m.node_id, m.start_line, m.end_line,"
             f" -bm25(ft_chunk, {w}), f.symbol_tokens, f.code_tokens, f.sql_tokens, f.text_tokens"
-            " FROM ft_chunk f JOIN chunk_map m ON m.rev_id = f.rev_id AND m.chunk_id = f.chunk_id"
-            f" WHERE ft_chunk MATCH ? AND f.rev_id = ? ORDER BY bm25(ft_chunk, {w}) LIMIT ?",
-            (match, rev_id, limit),
+            " FROM ft_chunk f JOIN chunk_map m ON m.rev_from <= ?1 AND m.rev_to > ?1 AND m.chunk_id = f.chunk_id"
+            f" WHERE ft_chunk MATCH ? AND f.rev_from <= ?1 AND f.rev_to > ?1 ORDER BY bm25(ft_chunk, {w}) LIMIT ?",
+            (rev_no(rev_id), match, limit),
         )
 
     def doc_freq(self, rev_id: str, terms: Sequence[str]) -> dict[str, int]:
@@ -150,9 +194,9 @@ class LexStore:
         return self.db.rows(
             ChunkRef,
             f"SELECT {CHUNK_REF_COLS} FROM chunk_map"
-            " WHERE rev_id=? AND node_id IN (SELECT value FROM json_each(?))"
+            " WHERE rev_from <= ?1 AND rev_to > ?1 AND node_id IN (SELECT value FROM json_each(?))"
             " ORDER BY path, start_line",
-            (rev_id, json.dumps(node_ids)),
+            (rev_no(rev_id), json.dumps(node_ids)),
         )
 
     def texts(self, rev_id: str, chunk_ids: list[str]) -> dict[str, str]:
@@ -161,9 +205,9 @@ class LexStore:
         return {
             r[0]: r[1]
             for r in self.db.query(
-                "SELECT chunk_id, text FROM chunk_text WHERE rev_id=?"
+                "SELECT chunk_id, text FROM chunk_text WHERE rev_from <= ?1 AND rev_to > ?1"
                 " AND chunk_id IN (SELECT value FROM json_each(?))",
-                (rev_id, json.dumps(chunk_ids)),
+                (rev_no(rev_id), json.dumps(chunk_ids)),
             )
         }
 
@@ -173,17 +217,29 @@ class LexStore:
         rows = self.db.rows(
             ChunkRef,
             f"SELECT {CHUNK_REF_COLS} FROM chunk_map"
-            " WHERE rev_id=? AND chunk_id IN (SELECT value FROM json_each(?))",
-            (rev_id, json.dumps(chunk_ids)),
+            " WHERE rev_from <= ?1 AND rev_to > ?1 AND chunk_id IN (SELECT value FROM json_each(?))",
+            (rev_no(rev_id), json.dumps(chunk_ids)),
         )
         return {r.chunk_id: r for r in rows}
 
     def has_vectors(self, rev_id: str) -> bool:
-        return bool(self.db.scalar("SELECT 1 FROM vec_meta WHERE rev_id=? LIMIT 1", (rev_id,)))
+        return bool(
+            self.db.scalar(
+                f"SELECT 1 FROM chunk_map m JOIN vec_meta v ON v.chunk_id = m.chunk_id"
+                f" WHERE {ranges.live('m')} LIMIT 1",
+                (rev_no(rev_id),),
+            )
+        )
 
     def vector_count(self, rev_id: str) -> int:
-        """Chunks of the revision with a vector (vec_meta rows; vec_meta is plain SQL)."""
-        return int(self.db.scalar("SELECT count(*) FROM vec_meta WHERE rev_id=?", (rev_id,)))
+        """Chunks of the revision with a vector (vec_meta is plain SQL)."""
+        return int(
+            self.db.scalar(
+                f"SELECT count(*) FROM chunk_map m JOIN vec_meta v ON v.chunk_id = m.chunk_id"
+                f" WHERE {ranges.live('m')}",
+                (rev_no(rev_id),),
+            )
+        )
 
     def without_vector(self, rev_id: str, chunk_ids: list[str]) -> set[str]:
         """Those of ``chunk_ids`` the revision has no vector for (yet)."""
@@ -192,9 +248,9 @@ class LexStore:
         have = {
             r[0]
             for r in self.db.query(
-                "SELECT chunk_id FROM vec_meta WHERE rev_id=?"
-                " AND chunk_id IN (SELECT value FROM json_each(?))",
-                (rev_id, json.dumps(chunk_ids)),
+                f"SELECT m.chunk_id FROM chunk_map m JOIN vec_meta v ON v.chunk_id = m.chunk_id"
+                f" WHERE {ranges.live('m')} AND m.chunk_id IN (SELECT value FROM json_each(?))",
+                (rev_no(rev_id), json.dumps(chunk_ids)),
             )
         }
         return set(chunk_ids) - have
@@ -204,6 +260,7 @@ class LexStore:
         return [
             (r[0], r[1])
             for r in self.db.query(
-                "SELECT chunk_id, text FROM chunk_text WHERE rev_id=? ORDER BY chunk_id", (rev_id,)
+                "SELECT chunk_id, text FROM chunk_text WHERE rev_from <= ?1 AND rev_to > ?1 ORDER BY chunk_id",
+                (rev_no(rev_id),),
             )
         ]

@@ -5,11 +5,12 @@ Invariants a change must keep:
   and spoken to here only; replacing the engine changes this file alone.
 - ``vec_chunk`` holds ONE vector per chunk_id. A chunk_id is a content hash
   shared by every revision that has the chunk (ids.chunk_id), so a vector is
-  computed once and reused; which revision has which chunk is ``vec_meta``
-  (rev_id, chunk_id, model, model_version, chunk_sha256). Its ``rev_id``
+  computed once and reused. ``vec_meta`` is keyed by content too (chunk_id, model,
+  model_version, chunk_sha256); which revision has which chunk, and so which vector,
+  is chunk_map's revision range (``ragraf.store.ranges``). vec_chunk's ``rev_id``
   column only says which revision stored the vector first.
-- A vector without a ``vec_meta`` row is garbage: ``delete_rev`` and ``gc``
-  remove it. Nothing else deletes vectors.
+- A vec_meta row of a chunk no revision has, and a vector without a vec_meta row,
+  are garbage: ``gc`` removes them. Nothing else deletes vectors.
 - Writes run inside ``Database.write()``; a reader (read-only connection)
   can search but never creates the table.
 - Distances are L2 between unit vectors (the table uses sqlite-vec's default
@@ -26,6 +27,7 @@ from typing import TYPE_CHECKING
 
 from ragraf.errors import EmbeddingUnavailable, InvalidArgument, StoreError
 from ragraf.store.db import Database, SQLiteError
+from ragraf.store.ranges import live, rev_no
 
 if TYPE_CHECKING:  # pragma: no cover
     from numpy.typing import ArrayLike
@@ -192,15 +194,22 @@ class VecStore:
         """Vectors of a revision (vec_meta rows), or all stored vectors when rev_id is None."""
         if rev_id is None:
             return int(self.db.scalar(f"SELECT count(*) FROM {TABLE}")) if self._ready() else 0
-        return int(self.db.scalar("SELECT count(*) FROM vec_meta WHERE rev_id=?", (rev_id,)))
+        return int(
+            self.db.scalar(
+                "SELECT count(*) FROM chunk_map m JOIN vec_meta x ON x.chunk_id = m.chunk_id"
+                f" WHERE {live('m')}",
+                (rev_no(rev_id),),
+            )
+        )
 
     def in_rev(self, rev_id: str, model: str, model_version: str | None) -> set[str]:
         """The chunk ids ``rev_id`` has a vector for, made by this model and version."""
         return {
             r[0]
             for r in self.db.query(
-                "SELECT chunk_id FROM vec_meta WHERE rev_id=? AND model=? AND model_version IS ?",
-                (rev_id, model, model_version),
+                "SELECT m.chunk_id FROM chunk_map m JOIN vec_meta x ON x.chunk_id = m.chunk_id"
+                f" WHERE {live('m')} AND x.model=? AND x.model_version IS ?",
+                (rev_no(rev_id), model, model_version),
             )
         }
 
@@ -213,8 +222,10 @@ class VecStore:
         return [
             (r[0], r[1])
             for r in self.db.query(
-                "SELECT DISTINCT model, model_version FROM vec_meta WHERE rev_id=? ORDER BY model, model_version",
-                (rev_id,),
+                "SELECT DISTINCT x.model, x.model_version FROM chunk_map m"
+                f" JOIN vec_meta x ON x.chunk_id = m.chunk_id WHERE {live('m')}"
+                " ORDER BY x.model, x.model_version",
+                (rev_no(rev_id),),
             )
         ]
 
@@ -231,6 +242,7 @@ class VecStore:
         blob = self._blob(query_vector)
         if not self._ready():
             return []
+        n = rev_no(rev_id)
         in_rev = self.count(rev_id)
         if in_rev == 0:
             return []
@@ -241,9 +253,9 @@ class VecStore:
         while ask <= KNN_MAX_K:
             rows = self.db.query(
                 f"SELECT v.chunk_id, v.distance FROM {TABLE} v"
-                " JOIN vec_meta m ON m.chunk_id = v.chunk_id AND m.rev_id = ?"
+                f" JOIN chunk_map m ON m.chunk_id = v.chunk_id AND {live('m')}"
                 " WHERE v.embedding MATCH ? AND v.k = ? ORDER BY v.distance LIMIT ?",
-                (rev_id, blob, ask, want),
+                (n, blob, ask, want),
             )
             if len(rows) >= want or ask >= total:
                 return [(r[0], float(r[1])) for r in rows]
@@ -251,9 +263,10 @@ class VecStore:
                 break
             ask = min(KNN_MAX_K, total, ask * 4)
         rows = self.db.query(
-            f"SELECT m.chunk_id, vec_distance_l2(v.embedding, ?) AS d FROM vec_meta m"
-            f" JOIN {TABLE} v ON v.chunk_id = m.chunk_id WHERE m.rev_id = ? ORDER BY d LIMIT ?",
-            (blob, rev_id, want),
+            f"SELECT m.chunk_id, vec_distance_l2(v.embedding, ?2) AS d FROM chunk_map m"
+            f" JOIN vec_meta x ON x.chunk_id = m.chunk_id"
+            f" JOIN {TABLE} v ON v.chunk_id = m.chunk_id WHERE {live('m')} ORDER BY d LIMIT ?3",
+            (n, blob, want),
         )
         return [(r[0], float(r[1])) for r in rows]
 
@@ -265,10 +278,11 @@ class VecStore:
         if not chunk_ids or not self._ready():
             return {}
         rows = self.db.query(
-            f"SELECT m.chunk_id, vec_distance_l2(v.embedding, ?) FROM vec_meta m"
-            f" JOIN {TABLE} v ON v.chunk_id = m.chunk_id WHERE m.rev_id = ?"
-            " AND m.chunk_id IN (SELECT value FROM json_each(?))",
-            (self._blob(query_vector), rev_id, json.dumps(list(chunk_ids))),
+            f"SELECT m.chunk_id, vec_distance_l2(v.embedding, ?2) FROM chunk_map m"
+            f" JOIN vec_meta x ON x.chunk_id = m.chunk_id"
+            f" JOIN {TABLE} v ON v.chunk_id = m.chunk_id WHERE {live('m')}"
+            " AND m.chunk_id IN (SELECT value FROM json_each(?3))",
+            (rev_no(rev_id), self._blob(query_vector), json.dumps(list(chunk_ids))),
         )
         return {r[0]: float(r[1]) for r in rows}
 
@@ -308,62 +322,27 @@ class VecStore:
                 ((c, rev_id, b) for c, b, _s in {r[0]: r for r in prepared}.values()),
             )
             self.db.executemany(
-                "INSERT OR REPLACE INTO vec_meta(rev_id, chunk_id, model, model_version, chunk_sha256)"
-                " VALUES (?,?,?,?,?)",
-                ((rev_id, c, model, model_version, s) for c, _b, s in prepared),
+                "INSERT OR REPLACE INTO vec_meta(chunk_id, model, model_version, chunk_sha256)"
+                " VALUES (?,?,?,?)",
+                ((c, model, model_version, s) for c, _b, s in prepared),
             )
         return len(prepared)
 
-    def reuse(
-        self, rev_id: str, chunk_ids: Iterable[str], model: str, model_version: str | None
-    ) -> set[str]:
-        """Give ``rev_id`` the stored vectors of these chunks, made by the same model and version.
-
-        Writes a vec_meta row per chunk whose vector exists and was recorded
-        with (model, model_version) by another revision (chunk_sha256 is
-        copied from it). Returns the reused chunk ids (``len()`` is the count);
-        the others must be embedded and passed to :meth:`add`.
-        """
-        if self.db.readonly:
-            raise StoreError(f"{self.db.path} is open read-only")
-        ids = sorted(set(chunk_ids))
-        if not ids or not self._ready():
-            return set()
-        found: dict[str, str] = {}
-        for part in _chunks(ids):
-            for chunk_id, sha in self.db.query(
-                "SELECT chunk_id, min(chunk_sha256) FROM vec_meta"
-                " WHERE model=? AND model_version IS ? AND rev_id<>?"
-                " AND chunk_id IN (SELECT value FROM json_each(?)) GROUP BY chunk_id",
-                (model, model_version, rev_id, json.dumps(list(part))),
-            ):
-                found[chunk_id] = sha
-        present = self.has_vectors(found)
-        rows = [(rev_id, c, model, model_version, found[c]) for c in sorted(present)]
-        if rows:
-            with self.db.write():
-                self.db.executemany(
-                    "INSERT OR REPLACE INTO vec_meta(rev_id, chunk_id, model, model_version, chunk_sha256)"
-                    " VALUES (?,?,?,?,?)",
-                    rows,
-                )
-        return present
-
     def delete_rev(self, rev_id: str) -> int:
-        """Drop a revision's vec_meta rows, then the vectors no revision uses any more.
-
-        Returns the number of vectors removed.
-        """
-        with self.db.write():
-            self.db.execute("DELETE FROM vec_meta WHERE rev_id=?", (rev_id,))
-            return self._gc()
+        """Kept for callers of the per-revision era: vectors belong to no revision, so this
+        only removes the vectors no chunk of any revision has (``gc``)."""
+        return self.gc()
 
     def gc(self) -> int:
-        """Remove vectors without a vec_meta row (e.g. after LexStore.delete_rev)."""
+        """Remove the vec_meta rows of chunks no revision has any more (after an undo or a
+        prune of chunk_map rows), then the vectors without a vec_meta row."""
         with self.db.write():
             return self._gc()
 
     def _gc(self) -> int:
+        self.db.execute(
+            "DELETE FROM vec_meta WHERE chunk_id NOT IN (SELECT chunk_id FROM chunk_map)"
+        )
         if not self._ready():
             return 0
         orphans = [
@@ -376,12 +355,14 @@ class VecStore:
         return len(orphans)
 
 
-def drop_rev_vectors(db: Database, rev_id: str) -> int:
-    """delete_rev for a revision being pruned or cleaned up, whatever the table's dimension."""
+def gc_vectors(db: Database) -> int:
+    """``VecStore.gc`` whatever the table's dimension (after an undo or a prune)."""
     _load_extension(db)
     dim = table_dim(db)
     if dim is None:
         with db.write():
-            db.execute("DELETE FROM vec_meta WHERE rev_id=?", (rev_id,))
+            db.execute(
+                "DELETE FROM vec_meta WHERE chunk_id NOT IN (SELECT chunk_id FROM chunk_map)"
+            )
         return 0
-    return VecStore(db, dim).delete_rev(rev_id)
+    return VecStore(db, dim).gc()

@@ -1,65 +1,55 @@
 -- graph.sqlite after its migrations (tests/test_store_schema.py)
--- migrations: 0001_init, 0002_file_text_and_nocase, 0003_unresolved_call, 0004_flow_unit
+-- migrations: 0001_init, 0002_file_text_and_nocase, 0003_unresolved_call, 0004_flow_unit, 0005_rev_ranges
 
 -- table _migrations
 CREATE TABLE _migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL);
 
 -- table cfg_edge
-CREATE TABLE cfg_edge (
-  rev_id TEXT NOT NULL, src TEXT NOT NULL, dst TEXT NOT NULL,
-  func_node_id TEXT NOT NULL, edge_order INTEGER
+CREATE TABLE "cfg_edge" (
+  rev_from INTEGER NOT NULL, rev_to INTEGER NOT NULL DEFAULT 1000000000,
+  src TEXT NOT NULL, dst TEXT NOT NULL, func_node_id TEXT NOT NULL, edge_order INTEGER
 );
 
 -- table coverage
-CREATE TABLE coverage (
-  rev_id TEXT NOT NULL, metric TEXT NOT NULL, value REAL, note TEXT
+CREATE TABLE "coverage" (
+  rev_from INTEGER NOT NULL, rev_to INTEGER NOT NULL DEFAULT 1000000000,
+  metric TEXT NOT NULL, value REAL, note TEXT
 );
 
 -- table db_column
-CREATE TABLE db_column (
-  rev_id TEXT NOT NULL, table_id TEXT NOT NULL, column_name TEXT NOT NULL,
-  data_type TEXT, is_nullable INTEGER, column_key TEXT
+CREATE TABLE "db_column" (
+  rev_from INTEGER NOT NULL, rev_to INTEGER NOT NULL DEFAULT 1000000000,
+  table_id TEXT NOT NULL, ord INTEGER NOT NULL, column_name TEXT NOT NULL, data_type TEXT, is_nullable INTEGER, column_key TEXT
 );
 
 -- table db_fk
-CREATE TABLE db_fk (
-  rev_id TEXT NOT NULL, from_table TEXT NOT NULL, from_column TEXT NOT NULL,
-  to_table TEXT NOT NULL, to_column TEXT NOT NULL
+CREATE TABLE "db_fk" (
+  rev_from INTEGER NOT NULL, rev_to INTEGER NOT NULL DEFAULT 1000000000,
+  from_table TEXT NOT NULL, from_column TEXT NOT NULL, to_table TEXT NOT NULL, to_column TEXT NOT NULL
 );
 
 -- table db_table
-CREATE TABLE db_table (
-  rev_id TEXT NOT NULL, table_id TEXT NOT NULL, table_name TEXT NOT NULL,
-  engine TEXT, row_estimate INTEGER, source TEXT NOT NULL,
-  PRIMARY KEY (rev_id, table_id)
+CREATE TABLE "db_table" (
+  rev_from INTEGER NOT NULL, rev_to INTEGER NOT NULL DEFAULT 1000000000,
+  table_id TEXT NOT NULL, table_name TEXT NOT NULL, engine TEXT, row_estimate INTEGER, source TEXT NOT NULL
 );
 
 -- table dfg_edge
-CREATE TABLE dfg_edge (
-  rev_id TEXT NOT NULL, src TEXT NOT NULL, dst TEXT NOT NULL,
-  var_name TEXT, evidence_line INTEGER
+CREATE TABLE "dfg_edge" (
+  rev_from INTEGER NOT NULL, rev_to INTEGER NOT NULL DEFAULT 1000000000,
+  src TEXT NOT NULL, dst TEXT NOT NULL, var_name TEXT, evidence_line INTEGER
 );
 
 -- table edge
-CREATE TABLE edge (
-  rev_id TEXT NOT NULL, src TEXT NOT NULL, dst TEXT NOT NULL, kind TEXT NOT NULL,
-  provenance TEXT NOT NULL,         -- 'stated' | 'derived'
-  evidence_path TEXT, evidence_line INTEGER,
-  confidence REAL NOT NULL,
-  sources TEXT NOT NULL,            -- JSON list
-  edge_uid TEXT NOT NULL,
-  props TEXT,                       -- extension: JSON flags (conditional, magic, via)
-  PRIMARY KEY (rev_id, edge_uid)
+CREATE TABLE "edge" (
+  rev_from INTEGER NOT NULL, rev_to INTEGER NOT NULL DEFAULT 1000000000,
+  src TEXT NOT NULL, dst TEXT NOT NULL, kind TEXT NOT NULL, provenance TEXT NOT NULL, evidence_path TEXT, evidence_line INTEGER, confidence REAL NOT NULL, sources TEXT NOT NULL, edge_uid TEXT NOT NULL, props TEXT
 );
 
 -- table file
-CREATE TABLE file (
-  rev_id TEXT NOT NULL, path TEXT NOT NULL,
-  lang TEXT, lines INTEGER, sha256 TEXT NOT NULL,
-  parse_status TEXT NOT NULL,       -- 'ok' | 'partial' | 'failed' | 'skipped'
-  parse_note TEXT,
-  size INTEGER, mtime_ns INTEGER,   -- extension: cheap no-change pre-check
-  PRIMARY KEY (rev_id, path)
+CREATE TABLE "file" (
+  rev_from INTEGER NOT NULL, rev_to INTEGER NOT NULL DEFAULT 1000000000,
+  path TEXT NOT NULL, lang TEXT, lines INTEGER, sha256 TEXT NOT NULL, parse_status TEXT NOT NULL, parse_note TEXT, size INTEGER, mtime_ns INTEGER
 );
 
 -- table file_blob
@@ -75,72 +65,84 @@ CREATE TABLE file_facts (
 );
 
 -- table flow_unit
-CREATE TABLE flow_unit (
-  rev_id TEXT NOT NULL,
-  unit_id TEXT NOT NULL,            -- '<path>#<n>': the n-th unit of the file (0: its script)
-  func_node_id TEXT NOT NULL,       -- the function / method; the enclosing one of a closure; the file node of a script
-  path TEXT NOT NULL,
-  start_line INTEGER NOT NULL,
-  end_line INTEGER NOT NULL,
-  kind TEXT NOT NULL,               -- function | method | closure | script
-  data TEXT NOT NULL,               -- JSON {s: statements, c: control flow, d: def-use, o / x: links to / from other units of the file}
-  sources TEXT,                     -- taint sources its statements read ('$_GET php://input'), NULL: none
-  PRIMARY KEY (rev_id, unit_id)
+CREATE TABLE "flow_unit" (
+  rev_from INTEGER NOT NULL, rev_to INTEGER NOT NULL DEFAULT 1000000000,
+  unit_id TEXT NOT NULL, func_node_id TEXT NOT NULL, path TEXT NOT NULL, start_line INTEGER NOT NULL, end_line INTEGER NOT NULL, kind TEXT NOT NULL, data TEXT NOT NULL, sources TEXT
 );
 
+-- index idx_db_column_table
+CREATE INDEX idx_db_column_table ON db_column(table_id, ord);
+
+-- index idx_db_table_id
+CREATE INDEX idx_db_table_id ON db_table(table_id);
+
 -- index idx_edge_dst
-CREATE INDEX idx_edge_dst ON edge(rev_id, dst, kind);
+CREATE INDEX idx_edge_dst ON edge(dst, kind);
 
 -- index idx_edge_evidence
-CREATE INDEX idx_edge_evidence ON edge(rev_id, evidence_path);
+CREATE INDEX idx_edge_evidence ON edge(evidence_path);
 
 -- index idx_edge_src
-CREATE INDEX idx_edge_src ON edge(rev_id, src, kind);
+CREATE INDEX idx_edge_src ON edge(src, kind);
+
+-- index idx_edge_uid
+CREATE INDEX idx_edge_uid ON edge(edge_uid);
+
+-- index idx_file_path
+CREATE INDEX idx_file_path ON file(path);
+
+-- index idx_file_sha
+CREATE INDEX idx_file_sha ON file(sha256);
 
 -- index idx_flow_unit_func
-CREATE INDEX idx_flow_unit_func ON flow_unit(rev_id, func_node_id);
+CREATE INDEX idx_flow_unit_func ON flow_unit(func_node_id);
+
+-- index idx_flow_unit_id
+CREATE INDEX idx_flow_unit_id ON flow_unit(unit_id);
 
 -- index idx_flow_unit_path
-CREATE INDEX idx_flow_unit_path ON flow_unit(rev_id, path, start_line);
+CREATE INDEX idx_flow_unit_path ON flow_unit(path, start_line);
 
 -- index idx_node_fqn
-CREATE INDEX idx_node_fqn ON node(rev_id, fqn);
+CREATE INDEX idx_node_fqn ON node(fqn);
 
 -- index idx_node_fqn_nocase
-CREATE INDEX idx_node_fqn_nocase ON node(rev_id, fqn COLLATE NOCASE);
+CREATE INDEX idx_node_fqn_nocase ON node(fqn COLLATE NOCASE);
+
+-- index idx_node_id
+CREATE INDEX idx_node_id ON node(node_id);
 
 -- index idx_node_name
-CREATE INDEX idx_node_name ON node(rev_id, name COLLATE NOCASE);
+CREATE INDEX idx_node_name ON node(name COLLATE NOCASE);
 
 -- index idx_node_path
-CREATE INDEX idx_node_path ON node(rev_id, path);
+CREATE INDEX idx_node_path ON node(path);
+
+-- index idx_node_rank_node
+CREATE INDEX idx_node_rank_node ON node_rank(node_id);
 
 -- index idx_text_owner
-CREATE INDEX idx_text_owner ON text_chunk(rev_id, owner_node_id);
+CREATE INDEX idx_text_owner ON text_chunk(owner_node_id);
 
 -- index idx_unresolved_call_name
-CREATE INDEX idx_unresolved_call_name ON unresolved_call(rev_id, name);
+CREATE INDEX idx_unresolved_call_name ON unresolved_call(name);
 
 -- table invalidated
-CREATE TABLE invalidated (
-  rev_id TEXT NOT NULL, path TEXT, node_id TEXT, reason TEXT NOT NULL, ts TEXT NOT NULL
+CREATE TABLE "invalidated" (
+  rev_from INTEGER NOT NULL, rev_to INTEGER NOT NULL DEFAULT 1000000000,
+  path TEXT, node_id TEXT, reason TEXT NOT NULL, ts TEXT NOT NULL
 );
 
 -- table node
-CREATE TABLE node (
-  rev_id TEXT NOT NULL, node_id TEXT NOT NULL,
-  kind TEXT NOT NULL,
-  name TEXT, fqn TEXT,
-  path TEXT, start_line INTEGER, end_line INTEGER,
-  props TEXT,
-  layer TEXT NOT NULL,              -- 'structural' | 'text'
-  PRIMARY KEY (rev_id, node_id)
+CREATE TABLE "node" (
+  rev_from INTEGER NOT NULL, rev_to INTEGER NOT NULL DEFAULT 1000000000,
+  node_id TEXT NOT NULL, kind TEXT NOT NULL, name TEXT, fqn TEXT, path TEXT, start_line INTEGER, end_line INTEGER, props TEXT, layer TEXT NOT NULL
 );
 
 -- table node_rank
-CREATE TABLE node_rank (
-  rev_id TEXT NOT NULL, node_id TEXT NOT NULL, shell INTEGER NOT NULL,
-  PRIMARY KEY (rev_id, node_id)
+CREATE TABLE "node_rank" (
+  rev_from INTEGER NOT NULL, rev_to INTEGER NOT NULL DEFAULT 1000000000,
+  node_id TEXT NOT NULL, shell INTEGER NOT NULL
 );
 
 -- table rev
@@ -155,49 +157,26 @@ CREATE TABLE rev (
 
 -- index sqlite_autoindex__migrations_1 (automatic)
 
--- index sqlite_autoindex_db_table_1 (automatic)
-
--- index sqlite_autoindex_edge_1 (automatic)
-
--- index sqlite_autoindex_file_1 (automatic)
-
 -- index sqlite_autoindex_file_blob_1 (automatic)
 
 -- index sqlite_autoindex_file_facts_1 (automatic)
 
--- index sqlite_autoindex_flow_unit_1 (automatic)
-
--- index sqlite_autoindex_node_1 (automatic)
-
--- index sqlite_autoindex_node_rank_1 (automatic)
-
 -- index sqlite_autoindex_rev_1 (automatic)
 
--- index sqlite_autoindex_text_chunk_1 (automatic)
-
 -- table text_chunk
-CREATE TABLE text_chunk (
-  rev_id TEXT NOT NULL, chunk_id TEXT NOT NULL,
-  owner_node_id TEXT, path TEXT NOT NULL, start_line INTEGER, end_line INTEGER,
-  text_kind TEXT NOT NULL,          -- 'comment' | 'docblock' | 'md' | 'commit'
-  raw TEXT NOT NULL,
-  PRIMARY KEY (rev_id, chunk_id)
+CREATE TABLE "text_chunk" (
+  rev_from INTEGER NOT NULL, rev_to INTEGER NOT NULL DEFAULT 1000000000,
+  chunk_id TEXT NOT NULL, owner_node_id TEXT, path TEXT NOT NULL, start_line INTEGER, end_line INTEGER, text_kind TEXT NOT NULL, raw TEXT NOT NULL
 );
 
 -- table unresolved_call
-CREATE TABLE unresolved_call (
-  rev_id TEXT NOT NULL,
-  name TEXT NOT NULL,               -- lower-case short name of the called function/method
-  kind TEXT NOT NULL,               -- function | method | static
-  src TEXT NOT NULL,                -- the calling node
-  path TEXT NOT NULL,
-  line INTEGER NOT NULL,
-  reason TEXT NOT NULL,             -- ragraf.kinds.Unresolved
-  detail TEXT                       -- the external class, the number of candidates, ...
+CREATE TABLE "unresolved_call" (
+  rev_from INTEGER NOT NULL, rev_to INTEGER NOT NULL DEFAULT 1000000000,
+  name TEXT NOT NULL, kind TEXT NOT NULL, src TEXT NOT NULL, path TEXT NOT NULL, line INTEGER NOT NULL, reason TEXT NOT NULL, detail TEXT
 );
 
 -- table web_route
-CREATE TABLE web_route (
-  rev_id TEXT NOT NULL, node_id TEXT NOT NULL, route TEXT NOT NULL,
-  method TEXT, evidence_path TEXT, evidence_line INTEGER
+CREATE TABLE "web_route" (
+  rev_from INTEGER NOT NULL, rev_to INTEGER NOT NULL DEFAULT 1000000000,
+  node_id TEXT NOT NULL, route TEXT NOT NULL, method TEXT, evidence_path TEXT, evidence_line INTEGER
 );

@@ -1,33 +1,32 @@
 -- lexvec.sqlite after its migrations (tests/test_store_schema.py)
--- migrations: 0001_init
+-- migrations: 0001_init, 0002_rev_ranges
 
 -- table _migrations
 CREATE TABLE _migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL);
 
 -- table chunk_also
-CREATE TABLE chunk_also (
-  rev_id TEXT NOT NULL, chunk_id TEXT NOT NULL,
-  path TEXT, node_id TEXT, start_line INTEGER, end_line INTEGER
+CREATE TABLE "chunk_also" (
+  rev_from INTEGER NOT NULL, rev_to INTEGER NOT NULL DEFAULT 1000000000,
+  chunk_id TEXT NOT NULL, path TEXT, node_id TEXT, start_line INTEGER, end_line INTEGER
 );
 
 -- table chunk_map
-CREATE TABLE chunk_map (
-  rev_id TEXT NOT NULL, chunk_id TEXT NOT NULL,
+CREATE TABLE "chunk_map" (
+  rev_from INTEGER NOT NULL, rev_to INTEGER NOT NULL DEFAULT 1000000000,
+  chunk_id TEXT NOT NULL,
   source_kind TEXT NOT NULL,        -- 'symbol' | 'file' | 'table' | 'route' | 'doc'
-  path TEXT, node_id TEXT, start_line INTEGER, end_line INTEGER,
-  PRIMARY KEY (rev_id, chunk_id)
+  path TEXT, node_id TEXT, start_line INTEGER, end_line INTEGER
 );
 
 -- table chunk_text
-CREATE TABLE chunk_text (
-  rev_id TEXT NOT NULL, chunk_id TEXT NOT NULL,
-  path TEXT, text TEXT NOT NULL,
-  PRIMARY KEY (rev_id, chunk_id)
+CREATE TABLE "chunk_text" (
+  rev_from INTEGER NOT NULL, rev_to INTEGER NOT NULL DEFAULT 1000000000,
+  chunk_id TEXT NOT NULL, path TEXT, text TEXT NOT NULL
 );
 
 -- table ft_chunk
-CREATE VIRTUAL TABLE ft_chunk USING fts5(
-  rev_id UNINDEXED, chunk_id UNINDEXED, path UNINDEXED,
+CREATE VIRTUAL TABLE "ft_chunk" USING fts5(
+  rev_from UNINDEXED, rev_to UNINDEXED, chunk_id UNINDEXED, path UNINDEXED,
   symbol_tokens, code_tokens, sql_tokens, text_tokens,
   tokenize = 'unicode61'
 );
@@ -43,19 +42,21 @@ CREATE VIRTUAL TABLE ft_chunk USING fts5(
 -- table ft_chunk_idx (shadow table of ft_chunk)
 
 -- index idx_chunk_also
-CREATE INDEX idx_chunk_also ON chunk_also(rev_id, chunk_id);
+CREATE INDEX idx_chunk_also ON chunk_also(chunk_id);
+
+-- index idx_chunk_map_id
+CREATE INDEX idx_chunk_map_id ON chunk_map(chunk_id);
 
 -- index idx_chunk_map_node
-CREATE INDEX idx_chunk_map_node ON chunk_map(rev_id, node_id);
+CREATE INDEX idx_chunk_map_node ON chunk_map(node_id);
 
 -- index idx_chunk_map_path
-CREATE INDEX idx_chunk_map_path ON chunk_map(rev_id, path);
+CREATE INDEX idx_chunk_map_path ON chunk_map(path);
+
+-- index idx_chunk_text_id
+CREATE INDEX idx_chunk_text_id ON chunk_text(chunk_id);
 
 -- index sqlite_autoindex__migrations_1 (automatic)
-
--- index sqlite_autoindex_chunk_map_1 (automatic)
-
--- index sqlite_autoindex_chunk_text_1 (automatic)
 
 -- index sqlite_autoindex_vec_chunk_info_1 (automatic)
 
@@ -88,8 +89,7 @@ CREATE VIRTUAL TABLE vec_chunk USING vec0(chunk_id TEXT PRIMARY KEY, rev_id TEXT
 -- table vec_chunk_vector_chunks00 (shadow table of vec_chunk)
 
 -- table vec_meta
-CREATE TABLE vec_meta (
-  rev_id TEXT NOT NULL, chunk_id TEXT NOT NULL,
-  model TEXT NOT NULL, model_version TEXT, chunk_sha256 TEXT NOT NULL,
-  PRIMARY KEY (rev_id, chunk_id)
+CREATE TABLE "vec_meta" (
+  chunk_id TEXT PRIMARY KEY,
+  model TEXT NOT NULL, model_version TEXT, chunk_sha256 TEXT NOT NULL
 );

@@ -1,0 +1,121 @@
+"""Revision ranges: how graph and lexvec rows are shared by the revisions that have them
+(issue 15; architecture §4.1 "Revision ranges"). Used by the store modules only.
+
+A row of a revision table is visible in revision number n (``rev-NNNN``) when
+``rev_from <= n < rev_to``; ``rev_to`` is ``OPEN`` while the row is in the newest revision.
+
+Invariants a change must keep:
+- A sealed revision's view never changes: a new revision n only inserts rows with
+  ``rev_from = n`` and closes open rows (``rev_to = n``), both invisible to every
+  revision below n; rev.json naming n is what makes them visible (its commit point).
+- The open rows are exactly the newest revision's rows: a new revision is written
+  against them (``write_delta``), and a revision that is undone before its commit point
+  (``undo``) deletes its own rows and reopens the ones it closed.
+- Pruning (``prune_before``) deletes only rows whose range ended at or before the
+  oldest retained revision: no retained revision loses a row.
+- The delta is exact as a multiset of row tuples: after ``write_delta(rows)`` the rows
+  visible in n are ``rows`` (values as SQLite stores them), whatever the previous
+  revision held; a value SQLite converts (say an int in a TEXT column) only costs a
+  closed-and-reinserted row, never a wrong one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ragraf.errors import StoreError
+from ragraf.failpoints import failpoint
+from ragraf.store.db import Database
+
+#: rev_to of a row still in the newest revision (above any revision number)
+OPEN = 1_000_000_000
+
+
+def rev_no(rev_id: str) -> int:
+    """The number of ``rev-NNNN``."""
+    if not rev_id.startswith("rev-") or not rev_id[4:].isdigit():
+        raise StoreError(f"not a revision id: {rev_id!r}")
+    return int(rev_id[4:])
+
+
+def live(alias: str = "", param: int = 1) -> str:
+    """The SQL condition "this row is in the revision bound as parameter ``?param``"."""
+    a = f"{alias}." if alias else ""
+    return f"{a}rev_from <= ?{param} AND {a}rev_to > ?{param}"
+
+
+@dataclass
+class Delta:
+    """What writing one table of a new revision did."""
+
+    kept: int = 0
+    closed: int = 0
+    added: int = 0
+
+    def __iadd__(self, other: Delta) -> Delta:
+        self.kept += other.kept
+        self.closed += other.closed
+        self.added += other.added
+        return self
+
+
+def write_delta(
+    db: Database, table: str, cols: str, rows: Iterable[Sequence[Any]], n: int
+) -> Delta:
+    """Make the rows of ``table`` visible in revision ``n`` exactly ``rows`` (tuples in
+    the order of ``cols``): the open rows equal to one of them stay open, the others are
+    closed at n, and the rest of ``rows`` is inserted from n on. Inside the caller's
+    write transaction."""
+    names = [c.strip() for c in cols.split(",")]
+    old: dict[tuple[Any, ...], list[int]] = {}
+    for r in db.cursor(f"SELECT rowid, {cols} FROM {table} WHERE rev_to = {OPEN}"):
+        old.setdefault(tuple(r[1:]), []).append(r[0])
+    add: list[tuple[Any, ...]] = []
+    kept = 0
+    for row in rows:
+        t = tuple(row)
+        ids = old.get(t)
+        if ids:
+            ids.pop()
+            kept += 1
+        else:
+            add.append(t)
+    closed = [i for ids in old.values() for i in ids]
+    if closed:
+        db.executemany(f"UPDATE {table} SET rev_to = ? WHERE rowid = ?", ((n, i) for i in closed))
+    failpoint("delta-closed")
+    if add:
+        marks = ",".join("?" * len(names))
+        db.executemany(  # rev_to spelled out: an FTS5 table has no column defaults
+            f"INSERT INTO {table}(rev_from, rev_to, {cols}) VALUES ({n}, {OPEN}, {marks})", add
+        )
+    return Delta(kept, len(closed), len(add))
+
+
+def visible(db: Database, table: str, n: int) -> list[tuple[Any, ...]]:
+    """Every row of ``table`` in revision n, without its range, sorted (for comparing the
+    revisions of two builds: tests and benchmarks)."""
+    cols = [r[1] for r in db.query(f"PRAGMA table_info({table})")]
+    keep = ", ".join(c for c in cols if c not in ("rev_from", "rev_to"))
+    rows = db.query(f"SELECT {keep} FROM {table} WHERE {live()}", (n,))
+    return sorted((tuple(r) for r in rows), key=repr)
+
+
+def undo(db: Database, tables: Iterable[str], n: int) -> None:
+    """Remove revision n before its commit point: its rows go, the rows it closed are open
+    again. Inside the caller's write transaction."""
+    for table in tables:
+        db.execute(f"DELETE FROM {table} WHERE rev_from = ?", (n,))
+        db.execute(f"UPDATE {table} SET rev_to = {OPEN} WHERE rev_to = ?", (n,))
+
+
+def prune_before(db: Database, tables: Iterable[str], oldest: int) -> int:
+    """Delete the rows no revision from ``oldest`` on has (their range ended at or before
+    it); returns how many. Inside the caller's write transaction."""
+    gone = 0
+    for table in tables:
+        db.execute(f"DELETE FROM {table} WHERE rev_to <= ?", (oldest,))
+        gone += db.changes()
+    return gone

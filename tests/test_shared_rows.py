@@ -1,0 +1,223 @@
+"""Revisions share the rows they have in common (issue 15, ``ragraf.store.ranges``).
+
+After any sequence of edits, each followed by ``drift --scan`` and ``reindex --commit``,
+the sealed revision shows exactly what a clean build of the same tree shows: every row
+of every graph and lexvec table (not only the node, edge_uid and chunk sets), and with
+vectors the same vector for every chunk_sha256. Earlier retained revisions keep their
+view unchanged while later ones are written and pruned.
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ragraf import config
+from ragraf.build import indexer
+from ragraf.drift.scan import run_scan
+from ragraf.store.graph import GraphStore
+from ragraf.store.lexvec import LexStore
+from ragraf.store.ranges import rev_no
+from tests.helpers import copy_pilot, edit_file, write
+
+Edit = Callable[[Path], None]
+
+#: each a change an agent makes; together they touch every kind of row: bodies, new and
+#: removed files and declarations, a renamed class other files refer to, SQL strings, the
+#: schema (a column in the middle of a table), docs, and an edit undone
+EDITS: list[tuple[str, Edit]] = [
+    (
+        "a body",
+        lambda r: edit_file(r, "src/Billing/Invoice.php", '$this->log("charged $amount");', ""),
+    ),
+    (
+        "a new file calling old code",
+        lambda r: write(
+            r,
+            "src/Extra.php",
+            "<?php\nnamespace App\\Billing;\n\nfunction extra_total(Invoice $i): int\n{\n"
+            "    return $i->charge(3);\n}\n",
+        ),
+    ),
+    ("a removed file", lambda r: (r / "plugins/paypal.php").unlink()),
+    (
+        "a renamed class others use",
+        lambda r: edit_file(
+            r, "src/Core/Logger.php", "final class FileLogger", "final class DiskLogger"
+        ),
+    ),
+    (
+        "a column in the middle of a table",
+        lambda r: edit_file(
+            r,
+            "db/migrations/001_invoices.sql",
+            "  amount INT NOT NULL,\n  status",
+            "  amount INT NOT NULL,\n  currency CHAR(3),\n  status",
+        ),
+    ),
+    (
+        "docs",
+        lambda r: write(
+            r,
+            "README.md",
+            (r / "README.md").read_text() + "\n## Refunds\n\nRefunds reverse a charge.\n",
+        ),
+    ),
+    ("the first edit undone", lambda r: _restore(r, "src/Billing/Invoice.php")),
+]
+
+
+def _restore(root: Path, rel: str) -> None:
+    from tests.helpers import PILOT
+
+    shutil.copy(PILOT / rel, root / rel)
+
+
+def _rows(root: Path, rev: str) -> dict[str, Any]:
+    layout = config.Layout(root)
+    with (
+        GraphStore(layout.graph_db, readonly=True) as g,
+        LexStore(layout.lexvec_db, readonly=True) as lx,
+    ):
+        out: dict[str, Any] = {
+            **g.rev_rows(rev),
+            **{f"lex.{t}": r for t, r in lx.rev_rows(rev).items()},
+        }
+    # the files' mtimes are those of the copies; everything else must be equal
+    out["file"] = [r[:-1] for r in out["file"]]
+    return out
+
+
+def _clean_build(tree: Path, into: Path) -> tuple[Path, str]:
+    clean = into / "clean"
+    if clean.exists():
+        shutil.rmtree(clean)
+    shutil.copytree(tree, clean, ignore=shutil.ignore_patterns(".ragraf"))
+    config.init_project(clean)
+    (clean / ".ragraf/config/project.yaml").write_text(
+        (tree / ".ragraf/config/project.yaml").read_text()
+    )
+    res = indexer.build(config.load(clean))
+    return clean, res.rev_id
+
+
+def _diff(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
+    out = {}
+    for table in sorted(set(a) | set(b)):
+        x, y = a.get(table, []), b.get(table, [])
+        if x != y:
+            out[table] = {
+                "only_incremental": [r for r in x if r not in y][:3],
+                "only_clean": [r for r in y if r not in x][:3],
+            }
+    return out
+
+
+@pytest.mark.slow
+def test_every_reindex_equals_a_clean_build_row_for_row(tmp_path: Path) -> None:
+    root = copy_pilot(tmp_path / "repo")
+    config.init_project(root)
+    cfg = config.load(root)
+    first = indexer.build(cfg)
+    views: dict[str, dict[str, Any]] = {first.rev_id: _rows(root, first.rev_id)}
+    for what, edit in EDITS:
+        edit(root)
+        run_scan(cfg)
+        res = indexer.build(cfg, commit=True)
+        assert res.status == "built", what
+        got = _rows(root, res.rev_id)
+        clean, clean_rev = _clean_build(root, tmp_path)
+        assert _diff(got, _rows(clean, clean_rev)) == {}, what
+        # only what changed was written: most rows are shared with the parent
+        assert res.counts["rows_kept"] > 4 * res.counts["rows_added"], (what, res.counts)
+        views[res.rev_id] = got
+        # the retained revisions' views did not move (retain_revs: 3)
+        retained = [
+            r for r, s in GraphStore(cfg.layout.graph_db, readonly=True).revs() if s == "ready"
+        ]
+        assert len(retained) <= 3
+        for rev in retained:
+            assert _rows(root, rev) == views[rev], (what, rev)
+
+
+@pytest.mark.slow
+@pytest.mark.model
+def test_vectors_follow_their_chunks_across_revisions(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("RAGRAF_VECTORS", raising=False)
+    root = copy_pilot(tmp_path / "repo")
+    config.init_project(root)
+    cfg = config.load(root)
+    indexer.build(cfg, wait_vectors=True)
+    for _what, edit in EDITS[:2]:
+        edit(root)
+        run_scan(cfg)
+        res = indexer.build(cfg, commit=True, wait_vectors=True)
+    assert res.vectors and res.vectors["status"] == "ready"
+    assert 0 < res.vectors["computed"] < res.vectors["total"]  # the rest reused by chunk id
+    layout = config.Layout(root)
+    clean, clean_rev = _clean_build(root, tmp_path)
+    got, want = _vectors(layout, res.rev_id), _vectors(config.Layout(clean), clean_rev)
+    assert sorted(got) == sorted(want) and len(got) == res.vectors["total"]
+    import numpy as np
+
+    for sha, blob in got.items():  # batches differ (reused vs embedded now): float noise only
+        a, b = (np.frombuffer(x, dtype=np.float32) for x in (blob, want[sha]))
+        assert float(a @ b) > 0.999, sha
+
+
+def _vectors(layout: config.Layout, rev: str) -> dict[str, bytes]:
+    """chunk_sha256 -> the stored vector, for every chunk of ``rev`` with one."""
+    from ragraf.store.vec import _load_extension
+
+    with LexStore(layout.lexvec_db, readonly=True) as lex:
+        _load_extension(lex.db)
+        return {
+            r[0]: bytes(r[1])
+            for r in lex.db.query(
+                "SELECT x.chunk_sha256, v.embedding FROM chunk_map m JOIN vec_meta x"
+                " ON x.chunk_id = m.chunk_id JOIN vec_chunk v ON v.chunk_id = m.chunk_id"
+                " WHERE m.rev_from <= ?1 AND m.rev_to > ?1",
+                (rev_no(rev),),
+            )
+        }
+
+
+def test_full_copies_of_an_older_version_migrate_in_place(tmp_path: Path) -> None:
+    """A graph.sqlite written before revision ranges (a full copy per revision): a reader
+    refuses it with what upgrades it; the next writer converts it, every revision's view
+    intact."""
+    import apsw
+
+    from ragraf.errors import StoreError
+    from ragraf.resources import schemas_dir
+
+    path = tmp_path / "graph.sqlite"
+    old = sorted((schemas_dir() / "sql" / "graph").glob("*.sql"))[:4]  # 0001-0004
+    conn = apsw.Connection(str(path))
+    conn.execute("CREATE TABLE _migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)")
+    for f in old:
+        conn.execute(f.read_text())
+        conn.execute("INSERT INTO _migrations VALUES (?, 'then')", (f.stem,))
+    for rev, state in (("rev-0001", "ready"), ("rev-0002", "ready")):
+        conn.execute("INSERT INTO rev VALUES (?, 'then', 'c', 'k', '{}', ?)", (rev, state))
+        for node in ("shared", f"only-{rev}"):
+            conn.execute(
+                "INSERT INTO node(rev_id, node_id, kind, layer) VALUES (?, ?, 'function', 'structural')",
+                (rev, node),
+            )
+    conn.execute("INSERT INTO db_column VALUES ('rev-0002', 't', 'b', 'INT', 1, NULL)")
+    conn.execute("INSERT INTO db_column VALUES ('rev-0002', 't', 'a', 'INT', 1, NULL)")
+    conn.close()
+    with pytest.raises(StoreError, match="older ragraf.*0005_rev_ranges.*ragraf index"):
+        GraphStore(path, readonly=True)
+    GraphStore(path).close()  # a writer migrates
+    with GraphStore(path, readonly=True) as g:
+        assert g.node_ids("rev-0001") == {"shared", "only-rev-0001"}
+        assert g.node_ids("rev-0002") == {"shared", "only-rev-0002"}
+        assert [c.column_name for c in g.db_columns("rev-0002", ["t"])] == ["b", "a"]
