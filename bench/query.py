@@ -30,7 +30,26 @@ sys.path.insert(0, str(REPO))
 from bench.corpora import copy_corpus  # noqa: E402
 from ragraf import config, facade  # noqa: E402
 from ragraf.build import indexer  # noqa: E402
+from ragraf.drift.scan import run_scan  # noqa: E402
 from ragraf.facade.context import Session  # noqa: E402
+
+#: files edited in turn by --edits (phpMyAdmin; another corpus: the n-th PHP file)
+EDITED = (
+    "libraries/classes/Util.php",
+    "libraries/classes/Core.php",
+    "libraries/classes/Sanitize.php",
+)
+
+
+def _edit(root: Path, i: int) -> None:
+    """A one-file edit: a new function appended to a file (each edit a new one)."""
+    rels = [r for r in EDITED if (root / r).is_file()] or sorted(
+        str(p.relative_to(root)) for p in root.rglob("*.php")
+    )[:3]
+    path = root / rels[i % len(rels)]
+    path.write_text(
+        path.read_text() + f"\nfunction bench_edit_{i}(): int\n{{\n    return {i};\n}}\n"
+    )
 
 
 def pct(xs: list[float], p: float) -> float:
@@ -60,11 +79,23 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--corpus", default="phpmyadmin")
     ap.add_argument("--samples", type=int, default=60)
+    ap.add_argument(
+        "--edits",
+        type=int,
+        default=0,
+        help="one-file edits, each sealed by drift --scan + reindex --commit, before measuring:"
+        " the store then holds several revisions' row ranges (issue 15)",
+    )
     args = ap.parse_args()
     with tempfile.TemporaryDirectory(prefix="ragraf-qbench-") as tmp:
         root = copy_corpus(args.corpus, Path(tmp))
         config.init_project(root)
-        indexer.build(config.load(root))
+        cfg = config.load(root)
+        indexer.build(cfg)
+        for i in range(args.edits):
+            _edit(root, i)
+            run_scan(cfg)
+            indexer.build(cfg, commit=True)
         session = Session(root)
         rev = facade.run(session, "index_status")["index_rev"]
         rng = random.Random(42)
@@ -99,6 +130,7 @@ def main() -> None:
             "corpus": args.corpus,
             "machine": f"{platform.node()} {platform.machine()} {os.cpu_count()} CPUs, Python {platform.python_version()}",
             "date": time.strftime("%Y-%m-%d"),
+            "edits": args.edits,
             "symbol_by_fqn": measure(session, "symbol", [{"fqn": f} for f in sample_m]),
             "symbol_by_name": measure(session, "symbol", [{"name": n} for n in names]),
             "references": measure(session, "references", [{"fqn": f} for f in sample_m]),

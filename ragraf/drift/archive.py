@@ -82,9 +82,17 @@ def render(
     stale = control.stale_edges(from_rev)
     uids = sorted({s.edge_uid for s in stale})
     old_edges = graph.edges_by_uids(from_rev, uids)
-    new_uids = graph.edge_uids(to_rev) if old_edges else set()
-    new_triples = graph.edge_triples(to_rev) if old_edges else set()
+    # the stale edges only: an edge the new revision still has, or one between the same
+    # symbols (fqn, fqn, kind) after its lines moved
+    new_uids = {e.edge_uid for e in graph.edges_by_uids(to_rev, uids)} if old_edges else set()
     ends = graph.nodes_by_ids(from_rev, [x for oe in old_edges for x in (oe.src, oe.dst)])
+    srcs = [ends.get(oe.src) for oe in old_edges]
+    named = all(r is not None and r.fqn for r in srcs)  # else: match the unnamed ones too
+    new_triples = (
+        graph.edge_triples(to_rev, {r.fqn for r in srcs if r and r.fqn} if named else None)
+        if old_edges
+        else set()
+    )
     groups: dict[tuple[str, str], list[bool]] = defaultdict(list)
     for edge in old_edges:
         src_row = ends.get(edge.src)

@@ -561,15 +561,23 @@ class GraphStore:
             )
         ]
 
-    def edge_triples(self, rev_id: str) -> set[tuple[str, str, str]]:
-        """(src fqn, dst fqn, kind) of every edge: identity that survives line shifts."""
+    def edge_triples(
+        self, rev_id: str, src_fqns: Iterable[str] | None = None
+    ) -> set[tuple[str, str, str]]:
+        """(src fqn, dst fqn, kind) of every edge: identity that survives line shifts; with
+        ``src_fqns``, only the edges leaving nodes of those fqns (an indexed lookup)."""
+        where = f"WHERE {ranges.live('e')}"
+        params: tuple[Any, ...] = (rev_no(rev_id),)
+        if src_fqns is not None:
+            where = f"WHERE {ranges.live('e')} AND s.fqn IN (SELECT value FROM json_each(?2))"
+            params = (rev_no(rev_id), json.dumps(sorted(set(src_fqns))))
         return {
             (r[0] or "", r[1] or "", r[2])
             for r in self.db.query(
-                "SELECT s.fqn, d.fqn, e.kind FROM edge e"
-                " JOIN node s ON s.rev_from <= ?1 AND s.rev_to > ?1 AND s.node_id=e.src"
-                " JOIN node d ON d.rev_from <= ?1 AND d.rev_to > ?1 AND d.node_id=e.dst WHERE e.rev_from <= ?1 AND e.rev_to > ?1",
-                (rev_no(rev_id),),
+                "SELECT s.fqn, d.fqn, e.kind FROM node s"
+                f" JOIN edge e ON e.src = s.node_id AND {ranges.live('s')}"
+                f" JOIN node d ON d.node_id = e.dst AND {ranges.live('d')} {where}",
+                params,
             )
         }
 
