@@ -61,13 +61,18 @@ def pct(xs: list[float], p: float) -> float:
 def measure(session: Session, op: str, arg_list: list[dict[str, Any]]) -> dict[str, Any]:
     times = []
     sizes = []
+    cpu = 0.0
     for args in arg_list:
+        c = time.process_time()
         t = time.perf_counter()
         env = facade.run(session, op, args)
         times.append((time.perf_counter() - t) * 1000)
+        cpu += time.process_time() - c
         sizes.append(len(json.dumps(env)))
     return {
         "n": len(times),
+        # CPU time of all calls: what compares two runs on a busy machine (wall times do not)
+        "cpu_total_ms": round(cpu * 1000, 1),
         "p50_ms": round(statistics.median(times), 2),
         "p95_ms": round(pct(times, 95), 2),
         "max_ms": round(max(times), 2),

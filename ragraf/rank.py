@@ -3,9 +3,13 @@ personalized PageRank over weighted edges, 0-1 knapsack.
 
 Invariants a change must keep:
 - Deterministic: equal inputs give equal outputs (ties broken by index).
-- PageRank weights are normalised per source node each iteration, so only
-  the ratios between edge-kind weights matter; a degenerate personalization
-  (sum <= 0 or not finite) falls back to uniform instead of producing NaN.
+- PageRank passes a node's rank along its out-edges in proportion to their
+  weights, divided by max(total out-weight, 1): a node whose out-weight is below 1
+  (its only links are guesses: a name match of confidence 0.125, a weak kind)
+  passes only that share, the rest returns to the personalization vector like a
+  dangling node's (total rank stays 1). Above 1 only the ratios matter. A
+  degenerate personalization (sum <= 0 or not finite) falls back to uniform
+  instead of producing NaN.
 - The knapsack is exact (2-D DP with backtracking) while items x budget fits
   ``max_cells``; beyond that a value/cost greedy is used, and the result says so.
 """
@@ -81,19 +85,18 @@ def ppr(
     else:
         p = p / total
     out_w = np.bincount(src, weights=weight, minlength=n) if len(src) else np.zeros(n)
-    norm = (
-        np.where(out_w[src] > 0, weight / np.where(out_w[src] > 0, out_w[src], 1), 0.0)
-        if len(src)
-        else weight
-    )
-    dangling = out_w == 0
+    # a node passes min(out-weight, 1) of its rank: a guess passes what it is worth
+    divisor = np.maximum(out_w, 1.0)
+    norm = weight / divisor[src] if len(src) else weight
+    kept = out_w / divisor  # the share each node passes on (0 for a dangling node)
     r = p.copy()
     iterations = 0
     while iterations < max_iter:
         iterations += 1
         flow = np.bincount(dst, weights=r[src] * norm, minlength=n) if len(src) else np.zeros(n)
-        # mass of dangling nodes returns to the personalization vector
-        r_next = alpha * (flow + r[dangling].sum() * p) + (1 - alpha) * p
+        # what dangling nodes and weak links do not pass returns to the personalization
+        leak = float((r * (1.0 - kept)).sum())
+        r_next = alpha * (flow + leak * p) + (1 - alpha) * p
         delta = np.abs(r_next - r).sum()
         r = r_next
         if delta < epsilon:

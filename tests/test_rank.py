@@ -27,6 +27,20 @@ def test_ppr_prefers_what_the_seed_reaches() -> None:
     assert np.allclose(r, r3)
 
 
+def test_ppr_a_guess_passes_only_what_it_is_worth() -> None:
+    """A node whose only link is a low-confidence guess (a name match of confidence 0.125,
+    weighted 0.4) passes that share of its rank, not all of it: many guessed callers must
+    not make a symbol central (MediaWiki's map was led by bundled JavaScript ``push``)."""
+    # 0 -> 2 stated (1.0); 1 -> 3 a guess (0.4 * 0.125); uniform teleport
+    src, dst = np.array([0, 1]), np.array([2, 3])
+    r, _ = ppr(4, src, dst, np.array([1.0, 0.05]), np.ones(4))
+    assert abs(r.sum() - 1) < 1e-6
+    assert r[2] > r[3] > r[0] * 0.99  # the guessed target gains little
+    # two stated links out of one node share its rank as before
+    r2, _ = ppr(3, np.array([0, 0]), np.array([1, 2]), np.array([1.0, 1.0]), np.ones(3))
+    assert abs(r2[1] - r2[2]) < 1e-9 and r2[1] > r2[0]
+
+
 def test_knapsack_exact_and_greedy() -> None:
     values, costs = [60.0, 100.0, 120.0], [10, 20, 30]
     assert knapsack(values, costs, 50) == ([1, 2], True)
