@@ -9,6 +9,7 @@ view unchanged while later ones are written and pruned.
 
 from __future__ import annotations
 
+import re
 import shutil
 from collections.abc import Callable
 from pathlib import Path
@@ -221,3 +222,18 @@ def test_full_copies_of_an_older_version_migrate_in_place(tmp_path: Path) -> Non
         assert g.node_ids("rev-0001") == {"shared", "only-rev-0001"}
         assert g.node_ids("rev-0002") == {"shared", "only-rev-0002"}
         assert [c.column_name for c in g.db_columns("rev-0002", ["t"])] == ["b", "a"]
+
+
+def test_reindex_says_what_it_shared_and_wrote(tmp_path: Path) -> None:
+    from tests.helpers import invoke
+
+    root = copy_pilot(tmp_path / "repo")
+    config.init_project(root)
+    indexer.build(config.load(root))
+    EDITS[0][1](root)
+    invoke("-C", root, "drift", "--scan", check=True)
+    out = invoke("-C", root, "reindex", "--commit", check=True).stdout
+    shared = [ln for ln in out.splitlines() if ln.startswith("shared ")]
+    assert len(shared) == 1, out
+    kept, wrote = (int(w.replace(",", "")) for w in re.findall(r"[\d,]+", shared[0])[:2])
+    assert kept > 10 * wrote > 0, shared[0]

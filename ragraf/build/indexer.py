@@ -571,11 +571,13 @@ def _build_rev(ctx: BuildContext) -> IndexResult:
         },
     )
     failpoint("after-manifest")
+    t = time.perf_counter()
     done = finish_commit(cfg, stores, manifest.require(ctx.layout.rev_json))
     archive, pruned = done.archive, done.pruned
     graph.analyze()
     graph.db.checkpoint()
     lex.db.checkpoint()
+    ctx.lap("finish", t)  # history, the ledger's archive, retention, planner statistics
     ctx.timings["total"] = ctx.timings["queryable"] = time.perf_counter() - ctx.t0
     from ragraf.logs import file_logger
 

@@ -309,8 +309,13 @@ def _print_sealed(res: Any, *, embedding: bool) -> None:
             f"{res.rev_id} answers now; embedding {todo} chunks for search by meaning"
             " (interrupted, `ragraf vectors --resume` finishes them)"
         )
+    if c.get("rows_kept"):
+        print(
+            f"shared {c['rows_kept']:,} rows with the previous revision; wrote"
+            f" {c.get('rows_added', 0):,}, closed {c.get('rows_closed', 0):,}"
+        )
     for p in res.pruned:
-        print(f"pruned the rows of {p} (retain_revs)")
+        print(f"pruned {p} (retain_revs): deleted the rows no retained revision shares")
     if res.archive:
         print(f"archived the ledger: {res.archive}")
 
