@@ -342,6 +342,43 @@ def test_no_schema_impact_of_a_table_from_code(noschema: Path) -> None:
     ) in env["limits"]
 
 
+def test_no_schema_a_table_is_where_code_creates_it(tmp_path: Path) -> None:
+    """Without a schema, a table known from code is placed at the CREATE statement that
+    defines it (an install script), not at the first query that happens to name it, and
+    has the columns that statement defines."""
+    root = tmp_path / "noschemaapp"
+    shutil.copytree(FIX / "noschemaapp", root)
+    (root / "src/Zinstall.php").write_text(
+        "<?php\n\nfunction wiki_install(PDO $db): void\n{\n"
+        "    $db->exec('CREATE TABLE wiki_pages (id INT PRIMARY KEY, title VARCHAR(255))');\n}\n"
+    )
+    config.init_project(root)
+    indexer.build(config.load(root), force=True)
+    r = run(root, "impact", table="wiki_pages", depth=1)["result"]
+    assert [(t["kind"], t["name"], t["evidence"]) for t in r["target"]] == [
+        ("db_table", "wiki_pages", "src/Zinstall.php:5")
+    ]
+    # a table no code creates stays at its first use
+    r = run(root, "impact", table="wiki_log", depth=1)["result"]
+    assert [t["evidence"] for t in r["target"]] == ["src/Wiki.php:13"]
+    # the columns are those the CREATE TABLE defines; the others stay unknown
+    env = run(root, "schema")
+    [t] = env["result"]["tables"]
+    assert (t["name"], t["source"], t["evidence"]) == ("wiki_pages", "code", "src/Zinstall.php:5")
+    assert [(c["name"], c["type"], c["nullable"], c["key"]) for c in t["columns"]] == [
+        ("id", "int", False, "PRI"),
+        ("title", "varchar(255)", True, ""),
+    ]
+    assert t["primary_key"] == ["id"]
+    assert (
+        "table 'wiki_pages' is known only from SQL strings in code: no database schema was"
+        " found, its columns are those of the CREATE TABLE statement in code at"
+        " src/Zinstall.php:5, its edges derived"
+    ) in env["limits"]
+    usage = run(root, "table_usage", table="wiki_pages")["result"]
+    assert usage["total"] >= 3
+
+
 def test_no_schema_table_usage(noschema: Path) -> None:
     env = run(noschema, "table_usage", table="wiki_log")
     r = env["result"]

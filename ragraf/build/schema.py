@@ -61,7 +61,7 @@ from ragraf.model import (
     NodeRow,
     props_of,
 )
-from ragraf.sql import dbschema, discover
+from ragraf.sql import dbschema, discover, sqltext
 from ragraf.store import mysql_live
 
 LIVE_PATH = SCHEMA_PATH
@@ -337,17 +337,23 @@ def add_code_tables(res: SchemaResult, resolved: Resolved, conf: dict[str, float
     ``sql_dynamic``): the table's existence is inferred, its columns unknown.
     With a schema, the names it does not know are listed in coverage
     (``schema.unknown_tables``)."""
-    named: dict[str, tuple[str, int, str]] = {}  # lower name -> first (path, line, spelling)
+    # lower name -> where it is defined: the first CREATE statement naming it, else the first
+    # string naming it ((not created, path, line, spelling))
+    named: dict[str, tuple[bool, str, int, str]] = {}
     uses: dict[str, set[str]] = defaultdict(set)  # lower name -> files
+    ddl: list[tuple[str, int, str, str]] = []  # (path, line, table, CREATE TABLE text)
     for n in resolved.nodes:
         if n.kind != NodeKind.SQL_LITERAL:
             continue
-        for t in props_of(n.props).get("tables", []):
+        p = props_of(n.props)
+        created = p.get("operation") == "create"
+        ddl += [(n.path or "", n.start_line or 0, str(t), str(x)) for t, x in p.get("ddl") or ()]
+        for t in p.get("tables", []):
             name = t.get("name")
             if not name or (t.get("schema") or "").lower() in SYSTEM_SCHEMAS:
                 continue
             low = str(name).lower()
-            at = (n.path or "", n.start_line or 0, str(name))
+            at = (not created, n.path or "", n.start_line or 0, str(name))
             if low not in named or at < named[low]:
                 named[low] = at
             uses[low].add(n.path or "")
@@ -357,7 +363,7 @@ def add_code_tables(res: SchemaResult, resolved: Resolved, conf: dict[str, float
             CoverageRow(
                 "schema.unknown_tables",
                 float(len(unknown)),
-                ", ".join(named[u][2] for u in unknown[:MAX_NOTE_NAMES])
+                ", ".join(named[u][3] for u in unknown[:MAX_NOTE_NAMES])
                 + (" ..." if len(unknown) > MAX_NOTE_NAMES else "")
                 or None,
             )
@@ -365,10 +371,20 @@ def add_code_tables(res: SchemaResult, resolved: Resolved, conf: dict[str, float
         return
     code_ids = {dbschema.code_table_id(low): low for low in named}
     linked = {e.dst for e in resolved.edges if e.dst in code_ids}
+    defined = _created_in_code(ddl)
+    with_columns = 0
     for tid in sorted(linked):
         low = code_ids[tid]
-        path, line, spelling = named[low]
-        props = {"source": dbschema.SOURCE_CODE, "columns": None, "files": len(uses[low])}
+        _not_created, path, line, spelling = named[low]
+        t = defined.tables.get(low)
+        props = {
+            "source": dbschema.SOURCE_CODE,
+            "columns": len(t.columns) if t is not None else None,
+            "files": len(uses[low]),
+        }
+        if t is not None:
+            with_columns += 1
+            _code_columns(res, tid, spelling, t, defined)
         res.nodes.append(
             NodeRow(
                 tid,
@@ -397,11 +413,66 @@ def add_code_tables(res: SchemaResult, resolved: Resolved, conf: dict[str, float
         CoverageRow(
             "schema.code_tables",
             float(len(linked)),
-            "no schema found: tables named by SQL strings in code (derived, columns unknown)"
+            "no schema found: tables named by SQL strings in code (derived"
+            + (
+                f"; columns of {with_columns} from the CREATE TABLE statements in code)"
+                if with_columns
+                else ", columns unknown)"
+            )
             if linked
             else None,
         )
     )
+
+
+def _created_in_code(ddl: list[tuple[str, int, str, str]]) -> dbschema.Schema:
+    """The tables the CREATE TABLE statements of SQL in code define, applied in path and
+    line order like migrations (the first definition of a name stands: a later CREATE of
+    the same table is a problem of the migrator, not applied)."""
+    files = [
+        (path, "\n" * (line - 1) + text.replace(sqltext.DDL_TABLE, f"`{name}`", 1) + ";")
+        for path, line, name, text in sorted(ddl)
+        if "__rg" not in text.replace(sqltext.DDL_TABLE, "", 1)  # a column named at run time
+    ]
+    schema, _problems = dbschema.schema_from_migrations(files)
+    return schema
+
+
+def _code_columns(
+    res: SchemaResult, tid: str, name: str, t: dbschema.Table, defined: dbschema.Schema
+) -> None:
+    """The columns of a table known from code that a CREATE TABLE in code defines: rows
+    and nodes as a schema's (source ``code``), evidence the statement's line."""
+    low = name.lower()
+    res.table_rows.append(DbTableRow(tid, name, t.engine, None, dbschema.SOURCE_CODE))
+    sources = json.dumps([dbschema.SOURCE_CODE])
+    for i, c in enumerate(t.columns, 1):
+        cpath, cline = defined.where("column", low, c.name) or ("", 0)
+        fqn = f"{name}.{c.name}"
+        cid = ids.node_id(NodeKind.DB_COLUMN, fqn, cpath, cline)
+        res.column_rows.append(DbColumnRow(tid, c.name, c.data_type, 1 if c.nullable else 0, c.key))
+        cprops: dict[str, Any] = {
+            "data_type": c.data_type,
+            "nullable": c.nullable,
+            "ordinal": i,
+            "source": dbschema.SOURCE_CODE,
+        }
+        if c.key:
+            cprops["key"] = c.key
+        res.nodes.append(
+            NodeRow(
+                cid,
+                NodeKind.DB_COLUMN,
+                c.name,
+                fqn,
+                cpath,
+                cline,
+                cline,
+                json.dumps(cprops, sort_keys=True),
+                Layer.STRUCTURAL,
+            )
+        )
+        res.edges.append(_edge(tid, cid, EdgeKind.CONTAINS, (cpath, cline), sources))
 
 
 _FILE_NOTE = re.compile(r"^(.*?) \[(\w+)\]: (.*)$", re.S)

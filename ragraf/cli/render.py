@@ -417,6 +417,9 @@ def _columns(rows: list[list[str]], indent: str = "  ") -> list[str]:
 def _r_schema(r: dict[str, Any], out: list[str]) -> None:
     src = r.get("source")
     head = f"schema from {src}" if src and src != "none" else "no schema found"
+    from_code = sum(1 for t in r.get("tables", []) if t.get("source") == "code")
+    if from_code and (not src or src == "none"):
+        head = "no schema found; tables defined by CREATE TABLE statements in code"
     if r.get("sources"):
         head += (
             " ("

@@ -77,10 +77,17 @@ def table_limits(ctx: Ctx, rows: list[NodeRow]) -> None:
     known only because SQL in code names it (no schema was found: source ``code``)."""
     _limit_incomplete(ctx, _schema_state(ctx)[1])
     for r in rows:
-        if r.kind == NodeKind.DB_TABLE and props_of(r.props).get("source") == SOURCE_CODE:
+        p = props_of(r.props)
+        if r.kind == NodeKind.DB_TABLE and p.get("source") == SOURCE_CODE:
             msg = (
                 f"table '{sanitize.clean(r.name or '')}' is known only from SQL strings in code:"
-                " no database schema was found, its columns are unknown and its edges derived"
+                " no database schema was found, "
+                + (
+                    "its columns are those of the CREATE TABLE statement in code at"
+                    f" {r.path}:{r.start_line}, its edges derived"
+                    if p.get("columns") is not None
+                    else "its columns are unknown and its edges derived"
+                )
             )
             if msg not in ctx.limits:
                 ctx.limits.append(msg)
@@ -117,6 +124,7 @@ def schema(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
     if want:
         rows = [r for r in rows if r.table_name.lower() == want.lower()]
     nodes = ctx.graph.nodes_by_ids(ctx.rev, [r.table_id for r in rows])
+    table_limits(ctx, sorted(nodes.values(), key=lambda r: (r.name or "").lower()))
     cols_by_table: dict[str, list[DbColumnRow]] = defaultdict(list)
     for c in ctx.graph.db_columns(ctx.rev, [r.table_id for r in rows]):
         cols_by_table[c.table_id].append(c)

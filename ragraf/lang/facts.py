@@ -230,6 +230,9 @@ class SqlAnalysis(NamedTuple):
     dynamic: bool
     parsed: bool
     problems: tuple[str, ...]
+    #: CREATE TABLE statements with columns: (index into ``tables``, MySQL text naming its
+    #: table ``ragraf.sql.sqltext.DDL_TABLE``)
+    ddl: tuple[tuple[int, str], ...] = ()
 
     @classmethod
     def of(cls, info: SqlInfo | None) -> SqlAnalysis | None:
@@ -243,6 +246,7 @@ class SqlAnalysis(NamedTuple):
             info.dynamic,
             info.parsed,
             tuple(info.problems[:MAX_SQL_PROBLEMS]),
+            tuple(info.ddl),
         )
 
 

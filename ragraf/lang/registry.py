@@ -37,13 +37,14 @@ if TYPE_CHECKING:
 
 #: version of the FileFacts format and of the extraction rules not visible in source
 #: digests (bump when FileFacts fields change meaning)
-FACTS_VERSION = "ragraf-facts/11"  # /4: JSON rows (ragraf.lang.codec), no pickle; /5: callbacks
+FACTS_VERSION = "ragraf-facts/12"  # /4: JSON rows (ragraf.lang.codec), no pickle; /5: callbacks
 # /6: flow-sensitive variable types, @param / @property, narrowing, inferred return types
 # /7: constant values (define / const), function_exists-guarded functions
 # /8: SQL assembled within a function, fragments, query-builder calls
 # /9: BuilderCallRef (method calls with a literal table-like first argument)
 # /10: MediaWiki-style connections ($dbr, getDB(), select family, arrays of tables)
 # /11: FileFacts.flows, the data-flow layer (control flow and def-use per unit, issue 13)
+# /12: SqlAnalysis.ddl, the CREATE TABLE statements of SQL in code (columns without a schema)
 
 
 @dataclass(frozen=True)

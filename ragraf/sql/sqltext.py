@@ -100,6 +100,10 @@ class SqlInfo:
     dynamic: bool
     parsed: bool
     problems: list[str] = field(default_factory=list)
+    #: the CREATE TABLE statements with a column list, as (index into ``tables``, the
+    #: statement in MySQL with its table named ``DDL_TABLE``): the columns code defines, for
+    #: a corpus without a schema (``ragraf.build.schema.add_code_tables``)
+    ddl: list[tuple[int, str]] = field(default_factory=list)
 
 
 Fragment = tuple[str, str]
@@ -272,6 +276,7 @@ def _copy(cached: SqlInfo | None) -> SqlInfo | None:
         cached.dynamic,
         cached.parsed,
         list(cached.problems),
+        list(cached.ddl),
     )
 
 
@@ -830,6 +835,7 @@ def _from_sqlglot(built: _Built, lead: str) -> SqlInfo | None:
         return None
     problems = list(built.problems)
     refs: list[TableRef] = []
+    ddl: list[tuple[TableRef, str]] = []
     columns: list[str] = []
     columns_known = True
     select_star = False
@@ -866,6 +872,12 @@ def _from_sqlglot(built: _Built, lead: str) -> SqlInfo | None:
         for t in writes:
             write_ids.add(id(t))
             ref(t, "write")
+        created = _created_table(tree)
+        if created is not None:
+            cname, chow, cexpr = _resolve(created.name, built)
+            made = [r for r in refs if r.role == "write" and (r.name, r.expr) == (cname, cexpr)]
+            if made and (cname or cexpr):
+                ddl.append((made[0], _ddl_of(tree)))
         for t in tree.find_all(exp.Table):
             if id(t) in write_ids or _not_a_table(t, tree):
                 continue
@@ -922,7 +934,37 @@ def _from_sqlglot(built: _Built, lead: str) -> SqlInfo | None:
         built.dynamic or any(r.how == "dynamic" for r in refs),
         True,
         _dedupe(problems),
+        [(refs.index(r), text) for r, text in ddl if r in refs],
     )
+
+
+#: how a CREATE TABLE statement of ``SqlInfo.ddl`` names its table
+DDL_TABLE = "__rgtable__"
+
+
+def _created_table(tree: exp.Expr) -> exp.Expr | None:
+    """The Table node a ``CREATE TABLE name (columns...)`` defines (None for any other
+    statement, and for CREATE TABLE ... AS SELECT / LIKE)."""
+    from sqlglot import exp
+
+    if not isinstance(tree, exp.Create) or str(tree.args.get("kind") or "").upper() != "TABLE":
+        return None
+    schema = tree.this
+    if not isinstance(schema, exp.Schema) or not isinstance(schema.this, exp.Table):
+        return None
+    if not any(isinstance(e, exp.ColumnDef) for e in schema.expressions):
+        return None
+    return schema.this
+
+
+def _ddl_of(tree: exp.Expr) -> str:
+    """The statement in MySQL, its table renamed ``DDL_TABLE`` (the caller knows the name)."""
+    from sqlglot import exp
+
+    copy = tree.copy()
+    target = copy.this.this
+    target.replace(exp.Table(this=exp.to_identifier(DDL_TABLE)))
+    return str(copy.sql(dialect="mysql"))
 
 
 def _not_a_table(t: exp.Expr, tree: exp.Expr) -> bool:

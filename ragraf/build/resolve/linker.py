@@ -1049,6 +1049,13 @@ class Linker:
             props["call"] = call
         if info.problems:
             props["problems"] = list(info.problems)
+        ddl = [
+            [tables[i][0].name, text]
+            for i, text in info.ddl
+            if i < len(tables) and tables[i][0].name and tables[i][0].how != "dynamic"
+        ]
+        if ddl:  # the columns code defines, for a corpus without a schema (add_code_tables)
+            props["ddl"] = ddl
         self.out.node(
             NodeRow(
                 nid,
