@@ -189,6 +189,60 @@ def test_routes_from_router_calls(tmp_path: Path) -> None:
     }
 
 
+def test_routes_of_laravels_facade(tmp_path: Path) -> None:
+    """``Route::get('users', ...)`` (no leading slash), groups by ``prefix(...)->group`` and by
+    ``['prefix' => ...]``, and resource controllers, as a Laravel routes file writes them."""
+    config.init_project(tmp_path)
+    write(
+        tmp_path,
+        "app/Http/Controllers/PhotoController.php",
+        "<?php\nnamespace App\\Http\\Controllers;\nclass PhotoController {\n"
+        + "".join(
+            f"  public function {m}() {{}}\n"
+            for m in ("index", "create", "store", "show", "edit", "update", "destroy", "me")
+        )
+        + "}\n",
+    )
+    write(
+        tmp_path,
+        "routes/web.php",
+        "<?php\nuse App\\Http\\Controllers\\PhotoController;\n"
+        "use Illuminate\\Support\\Facades\\Route;\n"
+        "Route::get('me', [PhotoController::class, 'me']);\n"
+        "Route::prefix('admin')->middleware('auth')->group(function () {\n"
+        "    Route::post('/photos/{id}/flag', [PhotoController::class, 'update']);\n"
+        "    Route::group(['prefix' => 'v2'], function () {\n"
+        "        Route::apiResource('galleries', PhotoController::class);\n"
+        "    });\n"
+        "});\n"
+        "Route::resource('photos', PhotoController::class);\n",
+    )
+    indexer.build(config.load(tmp_path))
+    r = run(tmp_path, "routes")["result"]
+    got = {
+        (x["method"], x["route"], x["handlers"][0]["fqn"].rsplit("::", 1)[1]) for x in r["routes"]
+    }
+    assert got == {
+        ("GET", "/me", "me"),
+        ("POST", "/admin/photos/{id}/flag", "update"),
+        ("GET", "/admin/v2/galleries", "index"),
+        ("POST", "/admin/v2/galleries", "store"),
+        ("GET", "/admin/v2/galleries/{gallery}", "show"),
+        ("PUT|PATCH", "/admin/v2/galleries/{gallery}", "update"),
+        ("DELETE", "/admin/v2/galleries/{gallery}", "destroy"),
+        ("GET", "/photos", "index"),
+        ("GET", "/photos/create", "create"),
+        ("POST", "/photos", "store"),
+        ("GET", "/photos/{photo}", "show"),
+        ("GET", "/photos/{photo}/edit", "edit"),
+        ("PUT|PATCH", "/photos/{photo}", "update"),
+        ("DELETE", "/photos/{photo}", "destroy"),
+    }
+    assert {x["handlers"][0]["fqn"].rsplit("::", 1)[0] for x in r["routes"]} == {
+        "App\\Http\\Controllers\\PhotoController"
+    }
+
+
 def test_index_status_slice_and_live_read(pilot_root: Path) -> None:
     st = run(pilot_root, "index_status")["result"]
     assert st["rev_id"] == "rev-0001" and st["capability"] == "dataflow"

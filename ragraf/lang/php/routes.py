@@ -8,7 +8,14 @@ Invariants a change must keep:
   ``[C::class, 'm']`` / ``[$obj, 'm']``, ``'C@m'`` / ``'C::m'``, or a closure
   (handled by the registering scope).
 - The path carries the prefixes of the enclosing ``->addGroup('/prefix', ...)``
-  / ``group`` / ``prefix`` calls, outermost first.
+  / ``group`` / ``prefix`` calls, outermost first; a group whose prefix is set
+  before it (Laravel's ``Route::prefix('admin')->group(...)``) or given as
+  ``['prefix' => 'admin']`` counts too.
+- Laravel's facade (``Route::get('users', ...)``, the class's short name
+  ``Route``): a path without its leading ``/`` gets one, and
+  ``Route::resource`` / ``apiResource('photos', C::class)`` register the
+  controller's resource routes (index, create, store, show, edit, update,
+  destroy; no create / edit for an API resource).
 - The handler's class stays a descriptor; ``finish()`` closes it over the
   scope like any receiver.
 """
@@ -42,18 +49,65 @@ _WITH_METHODS = frozenset({"addroute", "map", "match"})
 _GROUP_CALLS = frozenset({"addgroup", "group", "prefix"})
 #: how a route path starts: "/users", or "[/{lang}]" (an optional segment); "" in a group
 _PATH_STARTS = "/["
+#: the class a static route call is made on (Laravel's facade, any namespace)
+_FACADE = "route"
+#: Laravel's resource routes: (controller method, HTTP methods, path after the resource)
+_RESOURCE = (
+    ("index", ("GET",), ""),
+    ("create", ("GET",), "/create"),
+    ("store", ("POST",), ""),
+    ("show", ("GET",), "/{%s}"),
+    ("edit", ("GET",), "/{%s}/edit"),
+    ("update", ("PUT", "PATCH"), "/{%s}"),
+    ("destroy", ("DELETE",), "/{%s}"),
+)
+_RESOURCE_CALLS = frozenset({"resource", "apiresource"})
 
 
 class Routes(Names):
     """Recognises router registrations among method calls."""
 
-    def on_route(self, n: Node, mname: str, line: int) -> None:
+    def on_static_route(self, n: Node, cls: str, mname: str, line: int) -> None:
+        """``Route::get('users', ...)`` and the other calls of Laravel's facade: routes whose
+        path may leave out its leading ``/``; ``Route::resource(...)``."""
+        if cls.rsplit("\\", 1)[-1].lower() != _FACADE:
+            return
+        if mname in _RESOURCE_CALLS:
+            self.on_resource(n, mname, line)
+        elif mname in ROUTE_METHODS:
+            self.on_route(n, mname, line, facade=True)
+
+    def on_resource(self, n: Node, mname: str, line: int) -> None:
+        """``Route::resource('photos', PhotoController::class)``: the seven resource routes
+        (five for ``apiResource``) to the controller's methods of those names."""
+        args = self.arg_values(n)
+        if len(args) < 2:
+            return
+        name = self.string_value(args[0])
+        handler = self.route_handler(args[1])
+        if not name or handler is None or handler.kind != "class" or handler.cls is None:
+            return
+        base = self.group_prefix(n) + "/" + name.strip("/")
+        param = _singular(name.strip("/").rsplit("/", 1)[-1].rsplit(".", 1)[-1])
+        for meth, verbs, tail in _RESOURCE:
+            if mname == "apiresource" and meth in ("create", "edit"):
+                continue
+            path = base + (tail % param if "%s" in tail else tail)
+            self.raw_refs.append(
+                RouteRef(
+                    self.scope_index(), line, verbs, path, Handler("method", handler.cls, meth)
+                )
+            )
+
+    def on_route(self, n: Node, mname: str, line: int, facade: bool = False) -> None:
         """``n``, a call of the method ``mname`` (lower case), if it registers a route."""
         call = self._route_call(n, mname)
         if call is None:
             return
         methods, pnode, hnode = call
         route = self.string_value(pnode)
+        if route is not None and facade and route[:1] not in ("/", ""):
+            route = "/" + route  # Laravel: 'users' is /users
         if route is None or not (route == "" or route[0] in _PATH_STARTS):
             return
         handler = self.route_handler(hnode)
@@ -65,14 +119,18 @@ class Routes(Names):
             )
         )
 
-    def _route_call(self, n: Node, mname: str) -> tuple[list[str], Node, Node] | None:
-        """(HTTP methods, path node, handler node) of a route call with enough arguments."""
+    def arg_values(self, n: Node) -> list[Node]:
+        """The argument expressions of a call, in order."""
         args = n.child_by_field_name("arguments")
-        vals = [
+        return [
             a.named_children[0]
             for a in (args.named_children if args is not None else [])
             if a.type == "argument" and a.named_children
         ]
+
+    def _route_call(self, n: Node, mname: str) -> tuple[list[str], Node, Node] | None:
+        """(HTTP methods, path node, handler node) of a route call with enough arguments."""
+        vals = self.arg_values(n)
         if mname in _WITH_METHODS:
             if len(vals) < 3:
                 return None
@@ -123,8 +181,56 @@ class Routes(Names):
             if p.type in ("member_call_expression", "scoped_call_expression"):
                 pn = p.child_by_field_name("name")
                 if pn is not None and self.t(pn).lower() in _GROUP_CALLS:
-                    pv = self.string_value(self.first_arg(p))
+                    pv = self._group_prefix_of(p)
                     if pv is not None:
-                        prefix = pv + prefix
+                        prefix = _join(pv, prefix)
             p = p.parent
         return prefix
+
+    def _group_prefix_of(self, call: Node) -> str | None:
+        """The prefix a group call gives: its literal first argument, the ``'prefix'`` of
+        an array first argument (``Route::group(['prefix' => 'admin'], ...)``), or the
+        literal of a ``prefix(...)`` call earlier in its chain (``Route::prefix('admin')
+        ->middleware('auth')->group(...)``)."""
+        first = self.first_arg(call)
+        pv = self.string_value(first)
+        if pv is not None:
+            return pv
+        if first is not None and first.type == "array_creation_expression":
+            for e in first.named_children:
+                kv = [c for c in e.named_children if c.type != "comment"]
+                if e.type == "array_element_initializer" and len(kv) == 2:
+                    if self.string_value(kv[0]) == "prefix":
+                        return self.string_value(kv[1])
+        obj = call.child_by_field_name("object") or call.child_by_field_name("scope")
+        while obj is not None and obj.type in ("member_call_expression", "scoped_call_expression"):
+            on = obj.child_by_field_name("name")
+            if on is not None and self.t(on).lower() == "prefix":
+                return self.string_value(self.first_arg(obj))
+            obj = obj.child_by_field_name("object") or obj.child_by_field_name("scope")
+        return None
+
+
+def _join(outer: str, inner: str) -> str:
+    """A group prefix before a path: ``admin`` + ``/users`` -> ``/admin/users``; FastRoute's
+    ``/admin`` + ``/home`` as written."""
+    if not outer:
+        return inner
+    if outer[0] not in _PATH_STARTS:
+        outer = "/" + outer
+    if inner and inner[0] not in _PATH_STARTS:
+        inner = "/" + inner
+    return outer.rstrip("/") + inner if inner else outer
+
+
+def _singular(word: str) -> str:
+    """Laravel's route parameter of a resource: ``photos`` -> ``photo``, ``categories`` ->
+    ``category`` (English plurals the common way; other words as they are)."""
+    low = word.lower()
+    if low.endswith("ies") and len(word) > 3:
+        return word[:-3] + "y"
+    if low.endswith(("ses", "xes", "ches", "shes")):
+        return word[:-2]
+    if low.endswith("s") and not low.endswith("ss"):
+        return word[:-1]
+    return word

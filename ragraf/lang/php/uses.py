@@ -244,10 +244,13 @@ class Uses(Routes):
         if name.type != "name":
             self.raw_refs.append(DynamicCallRef(self.scope_index(), line, "dynamic_method", ()))
             return
-        cls = self.class_desc(n.child_by_field_name("scope"))
+        scope = n.child_by_field_name("scope")
+        cls = self.class_desc(scope)
         self.raw_refs.append(StaticCallRef(self.scope_index(), line, cls, self.t(name)))
         self.builder_candidate(n, self.t(name), line)
         self.callback_args(n, Target("method", receiver=cls, method=self.t(name)))
+        if scope is not None and scope.type in ("name", "qualified_name"):
+            self.on_static_route(n, self.t(scope), self.t(name).lower(), line)
 
     def on_new(self, n: Node) -> None:
         """``new C`` (anonymous classes and ``new $x`` aside)."""
