@@ -243,6 +243,37 @@ def test_routes_of_laravels_facade(tmp_path: Path) -> None:
     }
 
 
+def test_routes_of_wordpress_rest_api(tmp_path: Path) -> None:
+    """``register_rest_route``: a route per endpoint with a callback, methods from a string,
+    a list or a WP_REST_Server constant (GET when left out), run-time parts in braces."""
+    config.init_project(tmp_path)
+    write(
+        tmp_path,
+        "plugin.php",
+        "<?php\nclass Shop_Api {\n  public $rest_base = 'orders';\n"
+        "  public static function list_items() {}\n  public function refund() {}\n"
+        "  public function register() {\n"
+        "    register_rest_route('shop/v1', '/items', array(\n"
+        "      array('methods' => WP_REST_Server::READABLE, 'callback' => array('Shop_Api', 'list_items')),\n"
+        "      array('methods' => 'POST, DELETE', 'callback' => 'shop_change_items'),\n"
+        "    ));\n"
+        "    register_rest_route('shop/v1', '/' . $this->rest_base . '/(?P<id>\\d+)/refund', array(\n"
+        "      'methods' => array('POST'), 'callback' => array($this, 'refund'),\n"
+        "    ));\n"
+        "    register_rest_route('shop/v1', '/ping', array('callback' => 'shop_ping'));\n"
+        "  }\n}\nfunction shop_change_items() {}\nfunction shop_ping() {}\n",
+    )
+    indexer.build(config.load(tmp_path))
+    r = run(tmp_path, "routes")["result"]
+    got = {(x["method"], x["route"], x["handlers"][0]["fqn"]) for x in r["routes"]}
+    assert got == {
+        ("GET", "/shop/v1/items", "Shop_Api::list_items"),
+        ("POST|DELETE", "/shop/v1/items", "shop_change_items"),
+        ("POST", "/shop/v1/{$this->rest_base}/(?P<id>\\d+)/refund", "Shop_Api::refund"),
+        ("GET", "/shop/v1/ping", "shop_ping"),
+    }
+
+
 def test_index_status_slice_and_live_read(pilot_root: Path) -> None:
     st = run(pilot_root, "index_status")["result"]
     assert st["rev_id"] == "rev-0001" and st["capability"] == "dataflow"

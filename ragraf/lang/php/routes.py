@@ -16,12 +16,18 @@ Invariants a change must keep:
   ``Route::resource`` / ``apiResource('photos', C::class)`` register the
   controller's resource routes (index, create, store, show, edit, update,
   destroy; no create / edit for an API resource).
+- WordPress's ``register_rest_route('ns/v1', '/items', [...])``: one route per
+  endpoint array with a ``callback``, its HTTP methods from ``methods`` (a
+  string, a list, or a ``WP_REST_Server`` constant; GET when left out), its
+  path ``/<namespace>/<route>``; a part of the namespace or route built at run
+  time is kept as ``{<its PHP expression>}`` (``/{$this->namespace}/{$this->rest_base}``).
 - The handler's class stays a descriptor; ``finish()`` closes it over the
   scope like any receiver.
 """
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 from ragraf.lang.facts import Handler, RouteRef
@@ -62,6 +68,14 @@ _RESOURCE = (
     ("destroy", ("DELETE",), "/{%s}"),
 )
 _RESOURCE_CALLS = frozenset({"resource", "apiresource"})
+#: WordPress's WP_REST_Server method constants
+_WP_REST_METHODS = {
+    "readable": ("GET",),
+    "creatable": ("POST",),
+    "editable": ("POST", "PUT", "PATCH"),
+    "deletable": ("DELETE",),
+    "allmethods": ("GET", "POST", "PUT", "PATCH", "DELETE"),
+}
 
 
 class Routes(Names):
@@ -98,6 +112,93 @@ class Routes(Names):
                     self.scope_index(), line, verbs, path, Handler("method", handler.cls, meth)
                 )
             )
+
+    def on_rest_route(self, n: Node, line: int) -> None:
+        """``register_rest_route($namespace, $route, $endpoints)``: a route per endpoint."""
+        args = self.arg_values(n)
+        if len(args) < 3:
+            return
+        ns, route = self.template_value(args[0]), self.template_value(args[1])
+        if ns is None or route is None or not ns.strip("/"):
+            return
+        path = "/" + ns.strip("/") + ("/" + route.lstrip("/") if route.strip("/") else "")
+        ep = args[2]
+        if ep.type != "array_creation_expression":
+            return
+        endpoints = (
+            [ep]
+            if self._array_get(ep, "callback") is not None
+            else [
+                e.named_children[0]
+                for e in ep.named_children
+                if e.type == "array_element_initializer"
+                and len(e.named_children) == 1
+                and e.named_children[0].type == "array_creation_expression"
+            ]
+        )
+        for one in endpoints:
+            cb = self._array_get(one, "callback")
+            handler = self.rest_handler(cb) if cb is not None else None
+            if handler is None:
+                continue
+            methods = self._rest_methods(self._array_get(one, "methods"))
+            self.raw_refs.append(RouteRef(self.scope_index(), line, methods, path, handler))
+
+    def rest_handler(self, n: Node) -> Handler | None:
+        """A REST callback: a callable array, a closure, or a function's name."""
+        handler = self.route_handler(n)
+        if handler is not None:
+            return handler
+        name = self.string_value(n)
+        if name and re.fullmatch(r"\\?[A-Za-z_][\w\\]*", name):
+            return Handler("function", None, name.lstrip("\\"))
+        return None
+
+    def _rest_methods(self, n: Node | None) -> tuple[str, ...]:
+        if n is None:
+            return ("GET",)
+        sv = self.string_value(n)
+        if sv is not None:
+            return tuple(m.strip().upper() for m in sv.split(",") if m.strip()) or ("GET",)
+        if n.type == "class_constant_access_expression" and len(n.named_children) == 2:
+            got = _WP_REST_METHODS.get(self.t(n.named_children[1]).lower())
+            if got is not None:
+                return got
+        if n.type == "array_creation_expression":
+            out: list[str] = []
+            for e in n.named_children:
+                if e.type == "array_element_initializer" and len(e.named_children) == 1:
+                    out.extend(self._rest_methods(e.named_children[0]))
+            return tuple(dict.fromkeys(out)) or ("*",)
+        return ("*",)
+
+    def _array_get(self, arr: Node, key: str) -> Node | None:
+        """The value of a literal string key of an array literal."""
+        for e in arr.named_children:
+            kv = [c for c in e.named_children if c.type != "comment"]
+            if e.type == "array_element_initializer" and len(kv) == 2:
+                if self.string_value(kv[0]) == key:
+                    return kv[1]
+        return None
+
+    def template_value(self, n: Node | None) -> str | None:
+        """A string literal, or a concatenation of literals and run-time parts, the latter
+        as ``{<expression>}`` (``'/' . $this->rest_base`` -> ``/{$this->rest_base}``)."""
+        if n is None:
+            return None
+        sv = self.string_value(n)
+        if sv is not None:
+            return sv
+        if n.type == "binary_expression" and len(n.children) == 3 and n.children[1].type == ".":
+            a, b = self.template_value(n.children[0]), self.template_value(n.children[2])
+            return None if a is None or b is None else a + b
+        if n.type in (
+            "member_access_expression",
+            "variable_name",
+            "class_constant_access_expression",
+        ):
+            return "{" + self.t(n) + "}"
+        return None
 
     def on_route(self, n: Node, mname: str, line: int, facade: bool = False) -> None:
         """``n``, a call of the method ``mname`` (lower case), if it registers a route."""
@@ -197,11 +298,8 @@ class Routes(Names):
         if pv is not None:
             return pv
         if first is not None and first.type == "array_creation_expression":
-            for e in first.named_children:
-                kv = [c for c in e.named_children if c.type != "comment"]
-                if e.type == "array_element_initializer" and len(kv) == 2:
-                    if self.string_value(kv[0]) == "prefix":
-                        return self.string_value(kv[1])
+            got = self._array_get(first, "prefix")
+            return self.string_value(got) if got is not None else None
         obj = call.child_by_field_name("object") or call.child_by_field_name("scope")
         while obj is not None and obj.type in ("member_call_expression", "scoped_call_expression"):
             on = obj.child_by_field_name("name")

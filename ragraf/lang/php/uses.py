@@ -118,6 +118,8 @@ class Uses(Routes):
                 return
             if low == "define":
                 self.on_define(n)
+            elif low == "register_rest_route":
+                self.on_rest_route(n, line)
             elif low in _CLASS_TESTS:
                 self.on_class_test(n)
             candidates = self.function_candidates(raw)
