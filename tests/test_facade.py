@@ -274,6 +274,37 @@ def test_routes_of_wordpress_rest_api(tmp_path: Path) -> None:
     }
 
 
+def test_routes_of_symfony_attributes(tmp_path: Path) -> None:
+    """``#[Route]`` on a controller's methods, after its class's ``#[Route]`` prefix."""
+    config.init_project(tmp_path)
+    write(
+        tmp_path,
+        "src/Controller/BlogController.php",
+        "<?php\nnamespace App\\Controller;\n"
+        "use Symfony\\Component\\Routing\\Attribute\\Route;\n"
+        "#[Route('/blog', name: 'blog_')]\nclass BlogController {\n"
+        "    #[Route('/{slug}', name: 'show', methods: ['GET', 'HEAD'])]\n"
+        "    public function show(string $slug) {}\n"
+        "    #[Route(path: '/new', methods: 'POST')]\n"
+        "    public function create() {}\n"
+        "    #[\\Deprecated]\n    public function old() {}\n}\n",
+    )
+    write(
+        tmp_path,
+        "src/Controller/HomeController.php",
+        "<?php\nnamespace App\\Controller;\nuse Symfony\\Component\\Routing\\Annotation\\Route;\n"
+        "class HomeController {\n    #[Route('/')]\n    public function index() {}\n}\n",
+    )
+    indexer.build(config.load(tmp_path))
+    r = run(tmp_path, "routes")["result"]
+    got = {(x["method"], x["route"], x["handlers"][0]["fqn"]) for x in r["routes"]}
+    assert got == {
+        ("GET|HEAD", "/blog/{slug}", "App\\Controller\\BlogController::show"),
+        ("POST", "/blog/new", "App\\Controller\\BlogController::create"),
+        ("*", "/", "App\\Controller\\HomeController::index"),
+    }
+
+
 def test_index_status_slice_and_live_read(pilot_root: Path) -> None:
     st = run(pilot_root, "index_status")["result"]
     assert st["rev_id"] == "rev-0001" and st["capability"] == "dataflow"

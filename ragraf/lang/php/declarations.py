@@ -33,8 +33,8 @@ from ragraf.lang.php.names import (
     DOC_PROPERTY,
     DOC_RETURN,
     DOC_VAR_PROP,
-    Names,
 )
+from ragraf.lang.php.routes import Routes
 from ragraf.lang.php.state import Scope, Segment
 from ragraf.limits import MAX_CONST_VALUE_CHARS
 
@@ -57,7 +57,7 @@ MAX_DEFAULT_CHARS = 60
 _GUARD_CALL = r"!\s*\\?(function_exists|is_callable)\s*\(\s*(['\"])(?:[\w\\]*\\)?{name}\2\s*\)"
 
 
-class Declarations(Names):
+class Declarations(Routes):
     """Handlers of the ``@definition.*`` captures (and ``use`` imports)."""
 
     def on_namespace(self, n: Node) -> None:
@@ -154,6 +154,9 @@ class Declarations(Names):
                         decl.implements.append((fq, b.start_point[0] + 1))
         if kind == "interface":
             decl.implements, decl.extends = [], decl.extends  # interfaces "extend" interfaces
+        routed = self.attribute_routes(n)  # #[Route('/blog')]: the prefix of its methods' routes
+        if routed:
+            self.route_prefixes[fqn] = [p for p, _m, _l in routed]
         self.facts.classes.append(decl)
         self.link_parent(idx, n)
         self.stack.append((n.end_byte, "class", decl))
@@ -312,6 +315,8 @@ class Declarations(Names):
         self.push_scope(sc)
         self.facts.scope_nodes.append(idx)
         self.stack.append((n.end_byte, "function", idx))
+        if decl is not None and any(c.type == "attribute_list" for c in n.children):
+            self.on_method_routes(n, decl.fqn, name, self.route_prefixes.get(decl.fqn, []))
 
     def function_guard(self, n: Node, name: str) -> str | None:
         """``function_exists`` (or ``is_callable``) when the declaration sits in the body of an

@@ -21,6 +21,10 @@ Invariants a change must keep:
   string, a list, or a ``WP_REST_Server`` constant; GET when left out), its
   path ``/<namespace>/<route>``; a part of the namespace or route built at run
   time is kept as ``{<its PHP expression>}`` (``/{$this->namespace}/{$this->rest_base}``).
+- Symfony's attributes: ``#[Route('/{slug}', methods: ['GET'])]`` on a method is a
+  route to that method, after the path of a ``#[Route('/blog')]`` on its class;
+  ``path:`` may name the path, ``methods:`` is a list or a string (any method when
+  left out).
 - The handler's class stays a descriptor; ``finish()`` closes it over the
   scope like any receiver.
 """
@@ -112,6 +116,53 @@ class Routes(Names):
                     self.scope_index(), line, verbs, path, Handler("method", handler.cls, meth)
                 )
             )
+
+    def attribute_routes(self, decl: Node) -> list[tuple[str, tuple[str, ...], int]]:
+        """(path, HTTP methods, line) of each ``#[Route(...)]`` attribute of a declaration."""
+        out = []
+        for lst in decl.children:
+            if lst.type != "attribute_list":
+                continue
+            for attr in (a for g in lst.named_children for a in g.named_children):
+                if attr.type != "attribute" or not attr.named_children:
+                    continue
+                if self.t(attr.named_children[0]).rsplit("\\", 1)[-1].lower() != _FACADE:
+                    continue
+                path: str | None = None
+                methods: tuple[str, ...] = ("*",)
+                args = attr.child_by_field_name("parameters") or next(
+                    (c for c in attr.named_children if c.type == "arguments"), None
+                )
+                for a in args.named_children if args is not None else ():
+                    if a.type != "argument" or not a.named_children:
+                        continue
+                    named = a.named_children[0] if a.named_children[0].type == "name" else None
+                    value = a.named_children[-1]
+                    key = self.t(named).lower() if named is not None else None
+                    if key in (None, "path") and path is None:
+                        path = self.string_value(value)
+                    elif key == "methods":
+                        methods = self._rest_methods(value)
+                if path is not None:
+                    out.append((path, methods, attr.start_point[0] + 1))
+        return out
+
+    def on_method_routes(self, n: Node, cls: str, method: str, prefixes: list[str]) -> None:
+        """The routes a method's attributes declare (its class's path prefixes first)."""
+        for path, methods, line in self.attribute_routes(n):
+            for prefix in prefixes or [""]:
+                route = _join(prefix, path) if prefix else path
+                if route[:1] not in ("/", ""):
+                    route = "/" + route
+                self.raw_refs.append(
+                    RouteRef(
+                        self.scope_index(),
+                        line,
+                        methods,
+                        route or "/",
+                        Handler("method", ("class", cls), method),
+                    )
+                )
 
     def on_rest_route(self, n: Node, line: int) -> None:
         """``register_rest_route($namespace, $route, $endpoints)``: a route per endpoint."""

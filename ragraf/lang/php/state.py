@@ -113,6 +113,7 @@ class State:
         self.stack: list[Frame] = []
         self.decl_at: dict[int, int] = {}  # start byte of declaration -> node index
         self.raw_refs: list[Ref] = []  # owners are scope indexes until finish()
+        self.route_prefixes: dict[str, list[str]] = {}  # class fqn -> its #[Route] paths
         self.comments: list[Node] = []
         self.sql_done: set[tuple[int, int]] = set()
         self.sql_lines: dict[tuple[int, int], int] = {}
