@@ -372,8 +372,8 @@ def test_no_schema_a_table_is_where_code_creates_it(tmp_path: Path) -> None:
     assert t["primary_key"] == ["id"]
     assert (
         "table 'wiki_pages' is known only from SQL strings in code: no database schema was"
-        " found, its columns are those of the CREATE TABLE statement in code at"
-        " src/Zinstall.php:5, its edges derived"
+        " found, its columns are those the code creating it defines (the CREATE TABLE or"
+        " migration at src/Zinstall.php:5, then the changes after it), its edges derived"
     ) in env["limits"]
     usage = run(root, "table_usage", table="wiki_pages")["result"]
     assert usage["total"] >= 3
@@ -466,4 +466,80 @@ def test_no_schema_cli_text(noschema: Path) -> None:
         "left out 1 SQL file(s):",
         "  data/demo.sql: mostly DML (2 of 2 statements insert or change rows, no DDL): seed data",
         "2 table(s) known only from SQL in code",
+    ]
+
+
+LARAVEL_USERS = """<?php
+use Illuminate\\Database\\Migrations\\Migration;
+use Illuminate\\Database\\Schema\\Blueprint;
+use Illuminate\\Support\\Facades\\Schema;
+
+return new class extends Migration {
+    public function up(): void
+    {
+        Schema::create('users', function (Blueprint $table) {
+            $table->id();
+            $table->string('name');
+            $table->string('email')->unique();
+            $table->decimal('balance', 10, 2)->default(0);
+            $table->enum('role', ['admin', 'user']);
+            $table->rememberToken();
+            $table->timestamps();
+        });
+    }
+
+    public function down(): void
+    {
+        Schema::dropIfExists('users');
+    }
+};
+"""
+
+LARAVEL_PHONE = """<?php
+use Illuminate\\Database\\Schema\\Blueprint;
+use Illuminate\\Support\\Facades\\Schema;
+
+return new class extends Illuminate\\Database\\Migrations\\Migration {
+    public function up(): void
+    {
+        Schema::table('users', function (Blueprint $table) {
+            $table->string('phone', 32)->nullable();
+            $table->dropColumn('remember_token');
+        });
+    }
+
+    public function down(): void
+    {
+        Schema::table('users', function (Blueprint $table) {
+            $table->dropColumn('phone');
+        });
+    }
+};
+"""
+
+
+def test_laravel_migrations_give_the_tables_their_columns(tmp_path: Path) -> None:
+    """Without a schema file, Laravel's migrations (Schema::create / Schema::table, applied
+    in their date order; down() left out) define the tables and their columns."""
+    root = tmp_path / "app"
+    for rel, text in (
+        ("database/migrations/2014_10_12_000000_create_users_table.php", LARAVEL_USERS),
+        ("database/migrations/2024_01_02_000000_add_phone_to_users.php", LARAVEL_PHONE),
+    ):
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    config.init_project(root)
+    indexer.build(config.load(root), force=True)
+    [t] = run(root, "schema")["result"]["tables"]
+    assert (t["name"], t["source"]) == ("users", "code")
+    assert t["evidence"] == "database/migrations/2014_10_12_000000_create_users_table.php:9"
+    assert [(c["name"], c["type"], c["nullable"], c["key"]) for c in t["columns"]] == [
+        ("id", "bigint unsigned", False, "PRI"),
+        ("name", "varchar(255)", False, ""),
+        ("email", "varchar(255)", False, "UNI"),
+        ("balance", "decimal(10,2)", False, ""),
+        ("role", "enum('admin','user')", False, ""),
+        ("created_at", "timestamp", True, ""),
+        ("updated_at", "timestamp", True, ""),
+        ("phone", "varchar(32)", True, ""),
     ]

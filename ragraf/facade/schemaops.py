@@ -83,8 +83,9 @@ def table_limits(ctx: Ctx, rows: list[NodeRow]) -> None:
                 f"table '{sanitize.clean(r.name or '')}' is known only from SQL strings in code:"
                 " no database schema was found, "
                 + (
-                    "its columns are those of the CREATE TABLE statement in code at"
-                    f" {r.path}:{r.start_line}, its edges derived"
+                    "its columns are those the code creating it defines (the CREATE TABLE or"
+                    f" migration at {r.path}:{r.start_line}, then the changes after it), its"
+                    " edges derived"
                     if p.get("columns") is not None
                     else "its columns are unknown and its edges derived"
                 )

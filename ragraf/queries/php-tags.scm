@@ -82,12 +82,13 @@
   (#match? @sql.string "^[bB]?\"\\s*[a-z_][a-z0-9_]*\\s+[a-z][a-z0-9_]{0,3}\\s*,"))
 
 ; Query-builder calls naming a table (issue 12): `$wpdb->update($wpdb->options, ...)`,
-; `DB::table('users')->where(...)`, `$qb->from('users', 'u')`; ragraf.lang.php.strings
-; decides from the receiver and the first argument.
+; `DB::table('users')->where(...)`, `$qb->from('users', 'u')`; Laravel's schema builder
+; (`Schema::create('users', fn)`, `Schema::table`, `drop`, `dropIfExists`, `rename`);
+; ragraf.lang.php.strings decides from the receiver and the first argument.
 ((member_call_expression name: (name) @name.sql.call) @sql.call
   (#match? @name.sql.call "^(?i:insert|update|delete|replace|table|from|into|join|leftjoin|rightjoin|innerjoin|straightjoin|select|selectfield|selectfieldvalues|selectrow|selectrowcount|estimaterowcount|selectsqltext|upsert|insertselect|insertinto|replaceinto|deletefrom|deletejoin)$"))
 ((scoped_call_expression name: (name) @name.sql.call) @sql.call
-  (#match? @name.sql.call "^(?i:insert|update|delete|table)$"))
+  (#match? @name.sql.call "^(?i:insert|update|delete|table|create|drop|dropifexists|rename)$"))
 
 ; Table prefixes (issue 12): a literal assigned to `$table_prefix`, `DB_PREFIX`, `'dbprefix'`...
 ((assignment_expression left: (_) @name.sql.prefix right: (string)) @sql.prefix

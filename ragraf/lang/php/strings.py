@@ -42,7 +42,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from ragraf.lang.facts import SqlAnalysis, SqlRef, TablePrefixRef
-from ragraf.lang.php import assemble
+from ragraf.lang.php import assemble, laravel
 from ragraf.lang.php.state import State
 from ragraf.sql import sqltext
 
@@ -174,6 +174,8 @@ class Strings(State):
         method = self.t(name_node).lower() if name_node is not None else ""
         recv = n.child_by_field_name("object" if n.type != "scoped_call_expression" else "scope")
         rtext = self.t(recv) if recv is not None else ""
+        if n.type == "scoped_call_expression" and is_schema_facade(rtext):
+            return self.schema_builder(n, method)
         args = assemble.call_args(n)
         if not args:
             return None
@@ -207,6 +209,23 @@ class Strings(State):
         recv_short = " ".join(rtext.split())[-60:]  # one line: chains span several
         label = f"{recv_short}{sep}{self.t(name_node) if name_node is not None else method}"
         return (("call", label), *table), pack_sql(info)
+
+    def schema_builder(
+        self, n: Node, method: str
+    ) -> tuple[tuple[tuple[str, str], ...], SqlAnalysis | None] | None:
+        """Laravel's ``Schema::create('users', function (Blueprint $t) {...})`` and the other
+        calls that change tables (``ragraf.lang.php.laravel``): the statement they run, its
+        DDL kept for the columns of a corpus without a schema file."""
+        got = laravel.schema_call(n, self.t, self.string_value)
+        if got is None:
+            return None
+        op, table, ddl = got
+        ref = sqltext.TableRef(table, "exact", "write")
+        # a migration's down() undoes it: the table is named, its statement not applied
+        undo = laravel.in_down(n, self.t)
+        info = sqltext.SqlInfo(op, [ref], None, False, False, True, [], [] if undo else [(0, ddl)])
+        label = self.t(n.child_by_field_name("name") or n)
+        return (("call", f"Schema::{label}"), ("lit", table)), pack_sql(info)
 
     def _doctrine_join(self, args: list[Node]) -> bool:
         """Doctrine's ``join('u', 'phonenumbers', 'p', ...)`` names the table second, after a
@@ -621,6 +640,11 @@ def _decode_pieces(pieces: list[tuple[str, str]], dq: bool) -> list[tuple[str, s
         ("lit", _decode_dq(v) if dq else v) if k == "raw" else ("dyn", v)
         for k, v in _merge_raw(pieces)
     ]
+
+
+def is_schema_facade(receiver: str) -> bool:
+    """``Schema`` / ``\\Illuminate\\Support\\Facades\\Schema``: Laravel's schema builder."""
+    return receiver.rsplit("\\", 1)[-1].lower() == "schema"
 
 
 def pack_sql(info: sqltext.SqlInfo | None) -> SqlAnalysis | None:
