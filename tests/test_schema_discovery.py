@@ -543,3 +543,51 @@ def test_laravel_migrations_give_the_tables_their_columns(tmp_path: Path) -> Non
         ("updated_at", "timestamp", True, ""),
         ("phone", "varchar(32)", True, ""),
     ]
+
+
+DOCTRINE_MIGRATION = """<?php
+namespace DoctrineMigrations;
+
+use Doctrine\\DBAL\\Schema\\Schema;
+use Doctrine\\Migrations\\AbstractMigration;
+
+final class Version20231201000000 extends AbstractMigration
+{
+    public function up(Schema $schema): void
+    {
+        $this->addSql('CREATE TABLE product (id INT AUTO_INCREMENT NOT NULL, name VARCHAR(255) NOT NULL, PRIMARY KEY(id)) DEFAULT CHARACTER SET utf8mb4 ENGINE = InnoDB');
+        $this->addSql('ALTER TABLE product ADD price NUMERIC(10, 2) NOT NULL');
+    }
+
+    public function down(Schema $schema): void
+    {
+        $this->addSql('DROP TABLE product');
+    }
+}
+"""
+
+
+def test_doctrine_migrations_are_applied_but_not_upgrade_code(tmp_path: Path) -> None:
+    """SQL strings of migration files (Doctrine's addSql) are applied in order, ALTER and DROP
+    included, down() left out; an ALTER elsewhere (an upgrade routine for old databases)
+    does not change the schema."""
+    root = tmp_path / "app"
+    for rel, text in (
+        ("migrations/Version20231201000000.php", DOCTRINE_MIGRATION),
+        (
+            "src/Upgrade.php",
+            "<?php\\nfunction upgrade_old(PDO $db): void\\n{\\n"
+            "    $db->exec('ALTER TABLE product DROP COLUMN name');\\n}\\n",
+        ),
+    ):
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    config.init_project(root)
+    indexer.build(config.load(root), force=True)
+    [t] = run(root, "schema")["result"]["tables"]
+    assert (t["name"], t["evidence"]) == ("product", "migrations/Version20231201000000.php:11")
+    assert [(c["name"], c["type"], c["key"]) for c in t["columns"]] == [
+        ("id", "int", "PRI"),
+        ("name", "varchar(255)", ""),
+        ("price", "decimal(10,2)", ""),
+    ]

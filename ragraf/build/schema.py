@@ -341,13 +341,16 @@ def add_code_tables(res: SchemaResult, resolved: Resolved, conf: dict[str, float
     # string naming it ((not created, path, line, spelling))
     named: dict[str, tuple[bool, str, int, str]] = {}
     uses: dict[str, set[str]] = defaultdict(set)  # lower name -> files
-    ddl: list[tuple[str, int, str, str]] = []  # (path, line, table, CREATE TABLE text)
+    ddl: list[tuple[str, int, str, str, str]] = []  # (path, line, owner fqn, table, statement)
     for n in resolved.nodes:
         if n.kind != NodeKind.SQL_LITERAL:
             continue
         p = props_of(n.props)
         created = p.get("operation") == "create"
-        ddl += [(n.path or "", n.start_line or 0, str(t), str(x)) for t, x in p.get("ddl") or ()]
+        owner = (n.fqn or "").split("#sql@", 1)[0]
+        ddl += [
+            (n.path or "", n.start_line or 0, owner, str(t), str(x)) for t, x in p.get("ddl") or ()
+        ]
         for t in p.get("tables", []):
             name = t.get("name")
             if not name or (t.get("schema") or "").lower() in SYSTEM_SCHEMAS:
@@ -425,14 +428,25 @@ def add_code_tables(res: SchemaResult, resolved: Resolved, conf: dict[str, float
     )
 
 
-def _created_in_code(ddl: list[tuple[str, int, str, str]]) -> dbschema.Schema:
-    """The tables the CREATE TABLE statements of SQL in code define, applied in path and
-    line order like migrations (the first definition of a name stands: a later CREATE of
-    the same table is a problem of the migrator, not applied)."""
+#: a file of schema migrations (by folder or name: ``database/migrations/``, Doctrine's
+#: ``Version20231201120000.php``): its ALTER / DROP TABLE statements are applied too
+_MIGRATION_PATH = re.compile(r"(?i)(?:^|/)[^/]*migrat[^/]*(?:/|$)|(?:^|/)Version\d{8,}\w*\.php$")
+
+
+def _created_in_code(ddl: list[tuple[str, int, str, str, str]]) -> dbschema.Schema:
+    """The tables the DDL of SQL in code defines, applied in path and line order like
+    migrations (the first definition of a name stands: a later CREATE of the same table is a
+    problem of the migrator, not applied). CREATE TABLE counts wherever it is; ALTER and DROP
+    only in migration files (an upgrade routine elsewhere changes old databases, not the
+    current schema), and never in a migration's ``down()`` (it undoes ``up()``)."""
     files = [
         (path, "\n" * (line - 1) + text.replace(sqltext.DDL_TABLE, f"`{name}`", 1) + ";")
-        for path, line, name, text in sorted(ddl)
+        for path, line, owner, name, text in sorted(ddl)
         if "__rg" not in text.replace(sqltext.DDL_TABLE, "", 1)  # a column named at run time
+        and (
+            text.lstrip().upper().startswith("CREATE")
+            or (_MIGRATION_PATH.search(path) is not None and not owner.lower().endswith("::down"))
+        )
     ]
     schema, _problems = dbschema.schema_from_migrations(files)
     return schema

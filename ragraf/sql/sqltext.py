@@ -100,9 +100,9 @@ class SqlInfo:
     dynamic: bool
     parsed: bool
     problems: list[str] = field(default_factory=list)
-    #: the CREATE TABLE statements with a column list, as (index into ``tables``, the
-    #: statement in MySQL with its table named ``DDL_TABLE``): the columns code defines, for
-    #: a corpus without a schema (``ragraf.build.schema.add_code_tables``)
+    #: the CREATE TABLE statements with a column list, ALTER TABLE and DROP TABLE, as (index
+    #: into ``tables``, the statement in MySQL with its table named ``DDL_TABLE``): the columns
+    #: code defines, for a corpus without a schema (``ragraf.build.schema.add_code_tables``)
     ddl: list[tuple[int, str]] = field(default_factory=list)
 
 
@@ -943,11 +943,19 @@ DDL_TABLE = "__rgtable__"
 
 
 def _created_table(tree: exp.Expr) -> exp.Expr | None:
-    """The Table node a ``CREATE TABLE name (columns...)`` defines (None for any other
-    statement, and for CREATE TABLE ... AS SELECT / LIKE)."""
+    """The Table node a DDL statement of ``SqlInfo.ddl`` defines or changes: ``CREATE TABLE
+    name (columns...)`` (not ... AS SELECT / LIKE), ``ALTER TABLE name``, ``DROP TABLE
+    name`` (one table); None for any other statement."""
     from sqlglot import exp
 
-    if not isinstance(tree, exp.Create) or str(tree.args.get("kind") or "").upper() != "TABLE":
+    if str(tree.args.get("kind") or "").upper() != "TABLE":
+        return None
+    if isinstance(tree, exp.Alter):
+        return tree.this if isinstance(tree.this, exp.Table) else None
+    if isinstance(tree, exp.Drop):
+        tables = tree.args.get("tables") or []
+        return tables[0] if len(tables) == 1 and isinstance(tables[0], exp.Table) else None
+    if not isinstance(tree, exp.Create):
         return None
     schema = tree.this
     if not isinstance(schema, exp.Schema) or not isinstance(schema.this, exp.Table):
@@ -962,7 +970,8 @@ def _ddl_of(tree: exp.Expr) -> str:
     from sqlglot import exp
 
     copy = tree.copy()
-    target = copy.this.this
+    target = _created_table(copy)
+    assert target is not None  # the caller checked the original
     target.replace(exp.Table(this=exp.to_identifier(DDL_TABLE)))
     return str(copy.sql(dialect="mysql"))
 
