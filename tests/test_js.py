@@ -510,6 +510,31 @@ def test_routes_repo_map_and_search_cover_js(jsapp: Path) -> None:
     assert hits["result"]["hits"][0]["fqn"] == "src/util.fmt"
 
 
+def test_routes_of_nestjs_controllers(tmp_path: Path) -> None:
+    """NestJS: ``@Controller('cats')`` on a class, ``@Get(':id')`` / ``@Post()`` on its
+    methods: one route per decorated method, to that method."""
+    root = tmp_path / "app"
+    (root / "src").mkdir(parents=True)
+    (root / "src" / "cats.controller.ts").write_text(
+        "import { Controller, Get, Post, Param } from '@nestjs/common';\n"
+        "@Controller('cats')\nexport class CatsController {\n"
+        "  @Get(':id')\n  findOne(@Param('id') id: string) { return id; }\n"
+        "  @Post()\n  create() { return 1; }\n"
+        "  helper() { return 2; }\n}\n"
+        "@Controller({ path: 'dogs' })\nclass DogsController {\n"
+        "  @Get()\n  list() { return []; }\n}\n"
+    )
+    config.init_project(root)
+    indexer.build(config.load(root))
+    out = json.loads(invoke("query", "routes", "--json", cwd=root).stdout)["result"]["routes"]
+    got = {(r["method"], r["route"]): sorted(h["fqn"] for h in r["handlers"]) for r in out}
+    assert got == {
+        ("GET", "/cats/:id"): ["src/cats.controller.CatsController.findOne"],
+        ("POST", "/cats"): ["src/cats.controller.CatsController.create"],
+        ("GET", "/dogs"): ["src/cats.controller.DogsController.list"],
+    }
+
+
 def test_build_output_is_skipped_with_a_note(tmp_path: Path) -> None:
     """A webpack bundle and a file whose last line is a source map comment are build output:
     recorded as skipped with the reason, not indexed; a source file that merely mentions

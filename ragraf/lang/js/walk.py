@@ -93,6 +93,17 @@ _FUNC_VALUES = frozenset(
 )
 _CLASSES = frozenset({"class_declaration", "abstract_class_declaration", "class"})
 #: Express-style route registrations: ``app.get('/p', handler)`` (``use`` mounts, no route)
+#: NestJS's method decorators -> HTTP method
+_NEST_VERBS = {
+    "Get": "GET",
+    "Post": "POST",
+    "Put": "PUT",
+    "Patch": "PATCH",
+    "Delete": "DELETE",
+    "Options": "OPTIONS",
+    "Head": "HEAD",
+    "All": "*",
+}
 ROUTE_METHODS = frozenset(
     {"get", "post", "put", "patch", "delete", "del", "all", "options", "head"}
 )
@@ -133,6 +144,7 @@ class Extractor(tstree.Walk, Names):
         self.pending_params: list[tuple[Scope, str, Node]] = []
         self.pending_rtypes: list[tuple[int, Scope, Node]] = []
         self.routes: list[tuple[Scope, Node, tuple[str, ...], str, Node]] = []
+        self.decorated_routes: list[RouteRef] = []  # NestJS: @Controller / @Get methods
         self.exports: list[tuple[str, str]] = []  # (exported name, local name)
         self.export_binds: list[tuple[str, tuple[Any, ...]]] = []  # (name, binding)
         self.imports: list[ImportRef] = []
@@ -243,6 +255,70 @@ class Extractor(tstree.Walk, Names):
         scope = Scope("class", idx, parent, fqn, fqn)
         self.class_at[body.start_byte] = scope
         self.stack.append((n.end_byte, scope))
+        self.controller_routes(n, body, idx, fqn)
+
+    def controller_routes(self, n: Node, body: Node, idx: int, fqn: str) -> None:
+        """NestJS: ``@Controller('cats')`` on the class, ``@Get(':id')`` (``Post``, ``Put``,
+        ``Patch``, ``Delete``, ``All``, ``Options``, ``Head``) on a method: the route
+        ``GET /cats/:id`` to that method."""
+        decorators = [c for c in n.children if c.type == "decorator"]
+        if n.parent is not None and n.parent.type == "export_statement":
+            decorators += [c for c in n.parent.children if c.type == "decorator"]
+        prefix = None
+        for d in decorators:
+            name, arg = self._decorator_call(d)
+            if name == "Controller":
+                prefix = self._decorator_path(arg)
+        if prefix is None:
+            return
+        pending: list[Node] = []
+        for c in body.named_children:
+            if c.type == "decorator":
+                pending.append(c)
+                continue
+            if c.type == "method_definition" and pending:
+                mname = c.child_by_field_name("name")
+                for d in pending:
+                    name, arg = self._decorator_call(d)
+                    verb = _NEST_VERBS.get(name or "")
+                    sub = self._decorator_path(arg)
+                    if verb is None or sub is None or mname is None:
+                        continue
+                    path = "/" + "/".join(p.strip("/") for p in (prefix, sub) if p.strip("/"))
+                    self.decorated_routes.append(
+                        RouteRef(
+                            idx,
+                            d.start_point[0] + 1,
+                            (verb,),
+                            path,
+                            Handler("method", ("class", fqn), self.t(mname)),
+                        )
+                    )
+            pending = []
+
+    def _decorator_call(self, d: Node) -> tuple[str | None, Node | None]:
+        """(name, first argument) of ``@Name(arg, ...)``; (name, None) of ``@Name()``."""
+        call = next((c for c in d.named_children if c.type == "call_expression"), None)
+        if call is None:
+            return None, None
+        fn = call.child_by_field_name("function")
+        args = call.child_by_field_name("arguments")
+        first = args.named_children[0] if args is not None and args.named_children else None
+        return (self.t(fn) if fn is not None and fn.type == "identifier" else None), first
+
+    def _decorator_path(self, arg: Node | None) -> str | None:
+        """``'cats'``; ``{ path: 'cats' }``; '' when the decorator has no argument."""
+        if arg is None:
+            return ""
+        sv = self.string_value(arg)
+        if sv is not None:
+            return sv
+        if arg.type == "object":
+            for pair in arg.named_children:
+                key = pair.child_by_field_name("key")
+                if pair.type == "pair" and key is not None and self.t(key) == "path":
+                    return self.string_value(pair.child_by_field_name("value"))
+        return None
 
     def on_interface(self, n: Node) -> None:
         parent = self.scope()
@@ -994,6 +1070,7 @@ class Extractor(tstree.Walk, Names):
             handler = self.handler(hnode, scope)
             if handler is not None:
                 refs.append(RouteRef(scope.node, n.start_point[0] + 1, methods, path, handler))
+        refs.extend(self.decorated_routes)
         refs.extend(self.sql)
         refs.sort(key=_ref_order)
         f.refs = refs
