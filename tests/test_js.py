@@ -535,6 +535,35 @@ def test_routes_of_nestjs_controllers(tmp_path: Path) -> None:
     }
 
 
+def test_routes_of_nextjs_files(tmp_path: Path) -> None:
+    """Next.js routes are where files lie: ``app/**/route.ts`` exporting HTTP-method functions
+    (route groups dropped), ``pages/api/**`` with a default export."""
+    root = tmp_path / "web"
+    files = {
+        "app/api/users/route.ts": "export async function GET() { return 1; }\n"
+        "export function POST(req: Request) { return 2; }\nfunction helper() {}\n",
+        "app/(shop)/api/cart/[id]/route.ts": "export const dynamic = 'force-dynamic';\n"
+        "export async function DELETE() { return 3; }\n",
+        "pages/api/hello.ts": "export default function handler(req, res) { res.json({}); }\n",
+        "pages/api/orders/index.js": "export default function list(req, res) {}\n",
+        "app/page.tsx": "export default function Page() { return null; }\n",
+    }
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    config.init_project(root)
+    indexer.build(config.load(root))
+    out = json.loads(invoke("query", "routes", "--json", cwd=root).stdout)["result"]["routes"]
+    got = {(r["method"], r["route"]): sorted(h["fqn"] for h in r["handlers"]) for r in out}
+    assert got == {
+        ("GET", "/api/users"): ["app/api/users/route.GET"],
+        ("POST", "/api/users"): ["app/api/users/route.POST"],
+        ("DELETE", "/api/cart/[id]"): ["app/(shop)/api/cart/[id]/route.DELETE"],
+        ("*", "/api/hello"): ["pages/api/hello.handler"],
+        ("*", "/api/orders"): ["pages/api/orders/index.list"],
+    }
+
+
 def test_build_output_is_skipped_with_a_note(tmp_path: Path) -> None:
     """A webpack bundle and a file whose last line is a source map comment are build output:
     recorded as skipped with the reason, not indexed; a source file that merely mentions

@@ -93,6 +93,11 @@ _FUNC_VALUES = frozenset(
 )
 _CLASSES = frozenset({"class_declaration", "abstract_class_declaration", "class"})
 #: Express-style route registrations: ``app.get('/p', handler)`` (``use`` mounts, no route)
+#: Next.js: the app router's route handlers (``app/**/route.ts``) and the pages router's
+#: API routes (``pages/api/**.ts``, ``index`` naming its folder)
+_NEXT_APP_ROUTE = re.compile(r"(?:^|/)app/((?:[^/]+/)*?)route\.[cm]?[jt]sx?$")
+_NEXT_PAGES_API = re.compile(r"(?:^|/)pages/(api(?:/[^.]+?)?)(?:/index)?\.[cm]?[jt]sx?$")
+_NEXT_VERBS = ("GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS")
 #: NestJS's method decorators -> HTTP method
 _NEST_VERBS = {
     "Get": "GET",
@@ -1071,6 +1076,7 @@ class Extractor(tstree.Walk, Names):
             if handler is not None:
                 refs.append(RouteRef(scope.node, n.start_point[0] + 1, methods, path, handler))
         refs.extend(self.decorated_routes)
+        refs.extend(self.file_routes())
         refs.extend(self.sql)
         refs.sort(key=_ref_order)
         f.refs = refs
@@ -1137,6 +1143,41 @@ class Extractor(tstree.Walk, Names):
         if tag == "unbound":
             return CallRef(owner, line, (c[1],), raw)
         return DynamicCallRef(owner, line, "variable", ())
+
+    def file_routes(self) -> list[RouteRef]:
+        """Routes a file is by where it lies (Next.js): ``app/api/users/route.ts`` exporting
+        ``GET`` / ``POST``... is ``GET /api/users`` (route groups ``(name)`` dropped, dynamic
+        segments kept as written, ``[id]``); ``pages/api/users/[id].ts`` with a default
+        export is ``* /api/users/[id]``."""
+        path = self.facts.path
+        app = _NEXT_APP_ROUTE.search(path)
+        pages = _NEXT_PAGES_API.search(path) if app is None else None
+        if app is None and pages is None:
+            return []
+        exported: dict[str, str] = {}
+        for name, local in self.exports:
+            b = _pick(self.top.binds.get(local) or [])
+            if b and b[0] == "func":
+                exported[name] = b[1]
+        for name, b in self.export_binds:
+            if b[0] == "func":
+                exported.setdefault(name, b[1])
+        lines = {n.fqn: n.start_line for n in self.facts.nodes}
+        out = []
+        if app is not None:
+            segs = [s for s in app.group(1).split("/") if s and not s.startswith("(")]
+            url = "/" + "/".join(segs)
+            for verb in _NEXT_VERBS:
+                fqn = exported.get(verb)
+                if fqn:
+                    out.append(
+                        RouteRef(0, lines.get(fqn, 1), (verb,), url, Handler("function", None, fqn))
+                    )
+        elif pages is not None and exported.get("default"):
+            fqn = exported["default"]
+            url = "/" + pages.group(1)
+            out.append(RouteRef(0, lines.get(fqn, 1), ("*",), url, Handler("function", None, fqn)))
+        return out
 
     def export_table(self) -> None:
         """What the module exports, for other modules' imports (``link``)."""
