@@ -172,3 +172,39 @@ def test_go_extraction_of_one_file_alone() -> None:
     assert bad.status == "partial" and bad.note == "syntax error near line 3"
     mod = registry.extract("go.mod", "go", "module example.com/x/v2\n\ngo 1.21\n", 120)
     assert mod.global_assigns == [("gomod", ("gomod", "", "example.com/x/v2"))]
+
+
+def test_routes_of_net_http_gin_and_chi(tmp_path: Path) -> None:
+    """net/http (Go 1.22 method patterns), gorilla/mux's .Methods, gin groups and chi's
+    Route: routes to the named handler functions and methods."""
+    from ragraf.build import indexer
+
+    root = tmp_path / "svc"
+    root.mkdir()
+    (root / "go.mod").write_text("module example.com/svc\n\ngo 1.22\n")
+    (root / "main.go").write_text(
+        'package main\n\nimport (\n\t"net/http"\n)\n\n'
+        "type API struct{}\n\nfunc (a *API) Orders(w http.ResponseWriter, r *http.Request) {}\n\n"
+        "func health(w http.ResponseWriter, r *http.Request) {}\n\n"
+        "func listUsers(c any) {}\n\nfunc cancel(w http.ResponseWriter, r *http.Request) {}\n\n"
+        "func main() {\n\tapi := &API{}\n"
+        '\thttp.HandleFunc("GET /health", health)\n'
+        '\thttp.HandleFunc("/orders", api.Orders)\n'
+        '\tr := newRouter()\n\tv1 := r.Group("/v1")\n\tadmin := v1.Group("/admin")\n'
+        '\tv1.GET("/users", listUsers)\n\tadmin.POST("/users", listUsers)\n'
+        '\tm := newMux()\n\tm.HandleFunc("/cancel", cancel).Methods("POST", "PUT")\n'
+        '\tc := newChi()\n\tc.Route("/api", func(c any) {\n\t\tc.Get("/ping", health)\n\t})\n'
+        "}\n"
+    )
+    config.init_project(root)
+    indexer.build(config.load(root))
+    out = json.loads(invoke("query", "routes", "--json", cwd=root).stdout)["result"]["routes"]
+    got = {(r["method"], r["route"]): sorted(h["fqn"] for h in r["handlers"]) for r in out}
+    assert got == {
+        ("GET", "/health"): ["main.health"],
+        ("*", "/orders"): ["main.API.Orders"],
+        ("GET", "/v1/users"): ["main.listUsers"],
+        ("POST", "/v1/admin/users"): ["main.listUsers"],
+        ("POST|PUT", "/cancel"): ["main.cancel"],
+        ("GET", "/api/ping"): ["main.health"],
+    }

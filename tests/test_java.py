@@ -559,3 +559,41 @@ def test_java_extraction_of_one_file_alone() -> None:
     assert any(c.method == "get(1)" and c.line == 13 for c in calls)
     bad = registry.extract("p/B.java", "java", "class B { void m( }\n", 120)
     assert bad.status == "partial"
+
+
+def test_routes_of_spring_and_jaxrs(tmp_path: Path) -> None:
+    """Spring's @GetMapping / @RequestMapping (after the class's @RequestMapping) and
+    JAX-RS's @Path with @GET are routes to their methods."""
+    from ragraf.build import indexer
+
+    root = tmp_path / "svc"
+    src = root / "src/main/java/com/acme"
+    src.mkdir(parents=True)
+    (src / "UserController.java").write_text(
+        "package com.acme;\n"
+        '@RestController\n@RequestMapping("/api/users")\npublic class UserController {\n'
+        '  @GetMapping("/{id}")\n  public String get(@PathVariable Long id) { return ""; }\n'
+        '  @PostMapping\n  public String create() { return ""; }\n'
+        '  @RequestMapping(value = "/search", method = {RequestMethod.GET, RequestMethod.POST})\n'
+        "  public void search() {}\n"
+        '  @GetMapping(path = {"/a", "/b"})\n  public void two() {}\n'
+        "  public void helper() {}\n}\n"
+    )
+    (src / "Orders.java").write_text(
+        'package com.acme;\n@Path("/orders")\npublic class Orders {\n'
+        '  @GET\n  public String all() { return ""; }\n'
+        '  @POST @Path("/{id}/cancel")\n  public void cancel() {}\n}\n'
+    )
+    config.init_project(root)
+    indexer.build(config.load(root))
+    out = json.loads(invoke("query", "routes", "--json", cwd=root).stdout)["result"]["routes"]
+    got = {(r["method"], r["route"]): sorted(h["fqn"] for h in r["handlers"]) for r in out}
+    assert got == {
+        ("GET", "/api/users/{id}"): ["com.acme.UserController.get"],
+        ("POST", "/api/users"): ["com.acme.UserController.create"],
+        ("GET|POST", "/api/users/search"): ["com.acme.UserController.search"],
+        ("GET", "/api/users/a"): ["com.acme.UserController.two"],
+        ("GET", "/api/users/b"): ["com.acme.UserController.two"],
+        ("GET", "/orders"): ["com.acme.Orders.all"],
+        ("POST", "/orders/{id}/cancel"): ["com.acme.Orders.cancel"],
+    }

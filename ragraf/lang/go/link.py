@@ -35,11 +35,13 @@ from ragraf.lang.facts import (
     CallRef,
     ClassDecl,
     FileFacts,
+    Handler,
     ImportRef,
     LocalEdge,
     MethodCallRef,
     NewRef,
     Ref,
+    RouteRef,
     TypeDesc,
 )
 
@@ -133,6 +135,15 @@ class Packages:
             return None  # a conversion
         return ref._replace(candidates=(fqn,))
 
+    def handler(self, h: Handler, importer: str) -> Handler:
+        """A route's handler with its function qualified or its receiver resolved."""
+        if h.kind == "function" and h.method.startswith("@"):
+            ip, _, name = h.method[1:].partition("#")
+            return h._replace(method=self.qualified(ip, name, importer)[0])
+        if h.kind == "method":
+            return h._replace(cls=self.fix(h.cls, importer))
+        return h
+
     def import_ref(self, ref: ImportRef, importer: str) -> ImportRef | None:
         d = self.package(ref.fqn, importer)
         if d is None or not self.files.get(d):
@@ -159,6 +170,8 @@ class Packages:
                 imp = self.import_ref(r, importer)
                 if imp is not None and imp.fqn != f.path:
                     refs.append(imp)
+            elif isinstance(r, RouteRef):
+                refs.append(r._replace(handler=self.handler(r.handler, importer)))
             else:
                 refs.append(r)
         edges = list(f.edges)

@@ -33,10 +33,12 @@ from ragraf.lang.facts import (
     ClassDecl,
     DynamicCallRef,
     FileFacts,
+    Handler,
     ImportRef,
     MethodCallRef,
     NewRef,
     Ref,
+    RouteRef,
 )
 from ragraf.lang.go.builtins import BUILTIN_PACKAGE
 from ragraf.lang.go.names import Names, Scope
@@ -72,6 +74,7 @@ class Extractor(tstree.Walk, Names):
         self.top = Scope("package", 0, None)
         self.decls: dict[str, ClassDecl] = {}  # type fqn -> decl (own or extension)
         self.calls: list[tuple[Scope, Node, Node]] = []
+        self.route_calls: list[tuple[Scope, Node, str]] = []  # (scope, call, method name)
         self.news: list[tuple[Scope, Node]] = []
         self.pending_types: list[tuple[ClassDecl, Node]] = []
         self.pending_returns: list[tuple[int, Scope, Node]] = []
@@ -374,6 +377,11 @@ class Extractor(tstree.Walk, Names):
         fn = n.child_by_field_name("function")
         if fn is not None:
             self.calls.append((self.scope(), n, fn))
+            if fn.type == "selector_expression":
+                field = fn.child_by_field_name("field")
+                m = self.t(field) if field is not None else ""
+                if m in _ROUTE_VERBS or m in ("HandleFunc", "Handle"):
+                    self.route_calls.append((self.scope(), n, m))
 
     def on_new(self, n: Node) -> None:
         self.news.append((self.scope(), n))
@@ -417,10 +425,127 @@ class Extractor(tstree.Walk, Names):
             d = self.type_desc(n.child_by_field_name("type"), scope)
             if d is not None:
                 refs.append(NewRef(scope.node, n.start_point[0] + 1, d))
+        for scope, n, m in self.route_calls:
+            ref = self.route_ref(scope, n, m)
+            if ref is not None:
+                refs.append(ref)
         refs.sort(key=lambda r: (r.line, r.owner, type(r).__name__))
         f.refs = refs
         self.texts((NodeKind.CLASS, NodeKind.INTERFACE, NodeKind.FUNCTION, NodeKind.METHOD))
         f.chunks = make_chunks(self.path, self.text, f, "go", self.max_chunk_lines)
+
+    def route_ref(self, scope: Scope, n: Node, m: str) -> RouteRef | None:
+        """``http.HandleFunc("/p", h)`` (``"GET /p"`` patterns of Go 1.22; gorilla/mux's
+        ``.Methods("GET")`` after it), gin / echo ``r.GET("/p", h)``, chi ``r.Get("/p", h)``:
+        the path after the prefixes of the groups it is registered on (``g := r.Group("/v1")``,
+        chi's ``r.Route("/api", func(r chi.Router) {...})``); the handler is the last
+        argument (a function, a method value, or a function literal: the registering
+        function)."""
+        args = n.child_by_field_name("arguments")
+        vals = [a for a in (args.named_children if args is not None else []) if a.type != "comment"]
+        if len(vals) < 2:
+            return None
+        pattern = self.go_string(vals[0])
+        if pattern is None:
+            return None
+        if m in ("HandleFunc", "Handle"):
+            verb, _, path = pattern.partition(" ") if " " in pattern else ("", "", pattern)
+            methods = (verb.upper(),) if verb else self.mux_methods(n)
+        else:
+            path, methods = pattern, (_ROUTE_VERBS[m],)
+        if not path.startswith("/"):
+            return None
+        fn = n.child_by_field_name("function")
+        recv = fn.child_by_field_name("operand") if fn is not None else None
+        route = self.group_prefix(recv, scope, n) + path
+        handler = self.go_handler(vals[-1], scope)
+        if handler is None:
+            return None
+        return RouteRef(scope.node, n.start_point[0] + 1, methods, route, handler)
+
+    def go_string(self, n: Node | None) -> str | None:
+        if n is None or n.type not in ("interpreted_string_literal", "raw_string_literal"):
+            return None
+        if n.type == "raw_string_literal":
+            return self.t(n)[1:-1]
+        if any(c.type == "escape_sequence" for c in n.named_children):
+            return None
+        return self.t(n)[1:-1]
+
+    def mux_methods(self, n: Node) -> tuple[str, ...]:
+        """gorilla/mux: ``r.HandleFunc("/p", h).Methods("GET", "POST")``; else any method."""
+        sel = n.parent
+        call = sel.parent if sel is not None and sel.type == "selector_expression" else None
+        field = sel.child_by_field_name("field") if sel is not None else None
+        if call is not None and call.type == "call_expression" and field is not None:
+            if self.t(field) == "Methods":
+                args = call.child_by_field_name("arguments")
+                got = [self.go_string(a) for a in (args.named_children if args else [])]
+                if got and all(g for g in got):
+                    return tuple(str(g).upper() for g in got)
+        return ("*",)
+
+    def group_prefix(self, recv: Node | None, scope: Scope, at: Node, depth: int = 0) -> str:
+        """The path prefix of the router a route is registered on: a variable made by
+        ``x.Group("/p")`` (gin, echo; nested groups too), and the enclosing chi
+        ``r.Route("/p", func(r chi.Router) {...})`` calls."""
+        prefix = ""
+        if recv is not None and recv.type == "identifier" and depth < 8:
+            for b in reversed(tstree.lookup(scope, self.t(recv)) or []):
+                if b[0] != "expr":
+                    continue
+                rhs, sc = b[1]
+                fn = rhs.child_by_field_name("function") if rhs.type == "call_expression" else None
+                field = (
+                    fn.child_by_field_name("field")
+                    if fn is not None and fn.type == "selector_expression"
+                    else None
+                )
+                if field is not None and self.t(field) == "Group":
+                    args = rhs.child_by_field_name("arguments")
+                    first = (
+                        args.named_children[0] if args is not None and args.named_children else None
+                    )
+                    p = self.go_string(first)
+                    if p is not None and fn is not None:
+                        inner = fn.child_by_field_name("operand")
+                        prefix = self.group_prefix(inner, sc, rhs, depth + 1) + p
+                break
+        # chi: the Route("/p", func...) calls around the registration
+        p_node = at.parent
+        outer = ""
+        while p_node is not None:
+            if p_node.type == "call_expression":
+                fn = p_node.child_by_field_name("function")
+                field = (
+                    fn.child_by_field_name("field")
+                    if fn is not None and fn.type == "selector_expression"
+                    else None
+                )
+                if field is not None and self.t(field) == "Route":
+                    args = p_node.child_by_field_name("arguments")
+                    first = (
+                        args.named_children[0] if args is not None and args.named_children else None
+                    )
+                    p = self.go_string(first)
+                    if p is not None:
+                        outer = p + outer
+            p_node = p_node.parent
+        return outer + prefix
+
+    def go_handler(self, h: Node, scope: Scope) -> Handler | None:
+        if h.type == "func_literal":
+            return Handler("closure")
+        if h.type not in ("identifier", "selector_expression"):
+            return None
+        c = self.callee(h, scope)
+        if c[0] == "func":
+            return Handler("function", None, c[1])
+        if c[0] == "qual":
+            return Handler("function", None, f"@{c[1]}#{c[2]}")
+        if c[0] == "method" and c[1] is not None:
+            return Handler("method", c[1], c[2])
+        return None
 
     def call_ref(self, scope: Scope, n: Node, fn: Node) -> Ref | None:
         owner = scope.node
@@ -440,6 +565,14 @@ class Extractor(tstree.Walk, Names):
         if tag == "type":
             return None  # a conversion
         return DynamicCallRef(owner, line, "variable", ())
+
+
+#: router methods of gin / echo (upper case) and chi (capitalised) -> HTTP method
+_ROUTE_VERBS = {
+    **{v: v for v in ("GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS")},
+    **{v.capitalize(): v for v in ("GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS")},
+    "Any": "*",
+}
 
 
 def warm() -> None:
