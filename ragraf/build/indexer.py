@@ -467,6 +467,16 @@ def _build_rev(ctx: BuildContext) -> IndexResult:
     failpoint("after-parse")
     schema = _schema_or_problem(cfg, sc)
     t = ctx.lap("schema", t)
+    from ragraf.build.resolve import scope
+
+    memo_path = ctx.layout.index_dir / scope.MEMO_FILE
+    keys = None
+    if cfg.project["resolve"].get("scoped"):
+        budget = float(cfg.project["index"]["file_time_budget_s"]) or None
+        keys = {
+            sf.path: f"{sf.sha256}|{registry.facts_key(sf.path, sf.lang, max_lines, budget)}"
+            for sf in ok_files
+        }
     resolved = resolve(
         facts,
         cfg.confidence,
@@ -477,6 +487,8 @@ def _build_rev(ctx: BuildContext) -> IndexResult:
         code_tables=not schema.table_index,
         table_helpers=tuple(cfg.project["db"].get("table_helpers") or ()),
         query_builders=cfg.project["db"].get("query_builders"),
+        keys=keys,
+        memo=scope.load(memo_path) if keys is not None else None,
     )
     from ragraf.build import schema as schema_build
 
@@ -543,6 +555,8 @@ def _build_rev(ctx: BuildContext) -> IndexResult:
         "rows_kept": delta.kept,
         "rows_added": delta.added,
         "rows_closed": delta.closed,
+        # scoped resolution: files whose linker outputs came from the memo / were resolved
+        **{f"resolve_{k}": v for k, v in resolved.scope.items()},
     }
     # the commit point (§9): from here on the revision is what readers see
     manifest.write(
@@ -574,6 +588,10 @@ def _build_rev(ctx: BuildContext) -> IndexResult:
     t = time.perf_counter()
     done = finish_commit(cfg, stores, manifest.require(ctx.layout.rev_json))
     archive, pruned = done.archive, done.pruned
+    if resolved.memo is not None:  # a cache for the next build, written after the seal
+        t = time.perf_counter()
+        scope.save(memo_path, resolved.memo)
+        ctx.timings["resolve_memo_save"] = time.perf_counter() - t
     graph.analyze()
     graph.db.checkpoint()
     lex.db.checkpoint()

@@ -63,6 +63,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
+from ragraf.build.resolve import scope
 from ragraf.build.resolve.linker import Linker, Resolved
 from ragraf.build.resolve.tablenames import QueryBuilders
 from ragraf.lang import registry
@@ -81,12 +82,37 @@ def resolve(
     code_tables: bool = False,
     table_helpers: Iterable[str] = (),
     query_builders: Mapping[str, object] | None = None,
+    keys: dict[str, str] | None = None,
+    memo: scope.Memo | None = None,
 ) -> Resolved:
     """Link the references of every file; ``tables`` maps lower table names to node ids;
     ``code_tables``: there is no schema, a table SQL names is linked to
     ``dbschema.code_table_id`` (``ragraf.build.schema.add_code_tables`` makes the nodes).
-    A language's ``prepare`` hook (``ragraf.lang.registry.prepare``) runs first."""
-    return Linker(
+    A language's ``prepare`` hook (``ragraf.lang.registry.prepare``) runs first.
+
+    ``keys`` (path -> the key of its cached facts) scopes the run (``scope``): a file
+    whose outputs ``memo`` holds under the same key, parameters and answers is not
+    resolved again; ``Resolved.memo`` is then the memo of this run."""
+    helpers = tuple(table_helpers)
+    builders = QueryBuilders.of(query_builders)
+    params = ""
+    if keys is not None:
+        params = scope.params_key(
+            [
+                sorted(conf.items()),
+                max_candidates,
+                sorted((tables or {}).items()),
+                sorted((prefixes or {}).items()),
+                max_ambiguous,
+                code_tables,
+                helpers,
+                sorted(builders.methods.items()),
+                [r.pattern for r in builders.receivers],
+            ]
+        )
+        if memo is not None and memo.params != params:
+            memo = None
+    linker = Linker(
         registry.prepare(list(files)),
         conf,
         max_candidates,
@@ -94,6 +120,13 @@ def resolve(
         prefixes,
         max_ambiguous,
         code_tables,
-        tuple(table_helpers),
-        QueryBuilders.of(query_builders),
-    ).run()
+        helpers,
+        builders,
+        memo=memo,
+        keys=keys,
+        params=params,
+    )
+    out = linker.run()
+    out.memo = linker.memo_out
+    out.scope = linker.scope_counts
+    return out
