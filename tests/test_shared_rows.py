@@ -225,9 +225,12 @@ def _diff(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
 
 
 @pytest.mark.slow
-def test_every_reindex_equals_a_clean_build_row_for_row(tmp_path: Path) -> None:
+@pytest.mark.parametrize("scoped", [False, True])
+def test_every_reindex_equals_a_clean_build_row_for_row(tmp_path: Path, scoped: bool) -> None:
     root = copy_pilot(tmp_path / "repo")
     config.init_project(root)
+    if scoped:  # the files a change cannot affect keep their rows (ragraf.build.scoped)
+        write(root, ".ragraf/config/project.yaml", "resolve:\n  scoped: true\n")
     cfg = config.load(root)
     first = indexer.build(cfg)
     views: dict[str, dict[str, Any]] = {first.rev_id: _rows(root, first.rev_id)}
@@ -278,12 +281,15 @@ def test_scoped_resolution_equals_a_clean_build(tmp_path: Path) -> None:
 
 @pytest.mark.slow
 @pytest.mark.model
+@pytest.mark.parametrize("scoped", [False, True])
 def test_vectors_follow_their_chunks_across_revisions(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, scoped: bool
 ) -> None:
     monkeypatch.delenv("RAGRAF_VECTORS", raising=False)
     root = copy_pilot(tmp_path / "repo")
     config.init_project(root)
+    if scoped:
+        write(root, ".ragraf/config/project.yaml", "resolve:\n  scoped: true\n")
     cfg = config.load(root)
     indexer.build(cfg, wait_vectors=True)
     for _what, edit in EDITS[:2]:

@@ -13,7 +13,7 @@ import json
 import posixpath
 import re
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
@@ -118,6 +118,12 @@ class Resolved:
     #: the memo of a scoped run (``scope``), and how many files it reused / resolved
     memo: scope.Memo | None = None
     scope: dict[str, int] = field(default_factory=dict)
+    #: a run of some files only (``Linker.run``): their paths (None: every file), the
+    #: nodes without a path every file links to, and per lower table name the first
+    #: (not a CREATE, path, line, spelling) of a SQL string of any file naming it
+    scope_paths: set[str] | None = None
+    pathless: set[str] = field(default_factory=set)
+    named: dict[str, tuple[bool, str, int, str]] = field(default_factory=dict)
 
 
 class Linker:
@@ -156,6 +162,7 @@ class Linker:
         self.keys = keys
         self.params = params
         self.memo_out: scope.Memo | None = None
+        self._hook_context: str | None = None
         #: files resolved and reused by the run (not stats: those are rows of the revision)
         self.scope_counts: dict[str, int] = {}
         t = self.symtab
@@ -203,30 +210,55 @@ class Linker:
         }
 
     # -- the run ------------------------------------------------------------------
-    def run(self) -> Resolved:
+    def stale(self) -> set[str] | None:
+        """With a memo of the previous build: the paths whose memo entry cannot stand for
+        this build (no entry, another key, some recorded lookup answers differently now)
+        and those of the memo's files that are gone; None without a memo."""
+        if self.memo is None or self.keys is None:
+            return None
+        check = scope.Checker(self.memo, self.sym)
+        out: set[str] = set()
+        for f in self.files:
+            key = self._memo_key(f)
+            e = self.memo.files.get(f.path)
+            if key is None or e is None or e.key != key:
+                out.add(f.path)
+            elif not all(check.still(i) for i in e.asked):
+                out.add(f.path)
+        return out | (set(self.memo.files) - {f.path for f in self.files})
+
+    def run(self, only: set[str] | None = None) -> Resolved:
+        """Resolve every file, or with ``only`` (a subset ``stale`` left out nothing of)
+        those files: the others' shares come from the memo and the result holds the rows
+        of ``only`` alone (the others' stay in the stores), but the stats, the nodes
+        without a path and the tables named of all; its shells are then for the caller to
+        compute (over the stored edges too)."""
         entries: dict[str, tuple[str, dict[scope.Query, Any] | list[int], scope.FileOut]] = {}
-        check = scope.Checker(self.memo, self.sym) if self.memo is not None else None
-        outs: list[scope.FileOut] = []
+        every: list[tuple[str, scope.FileOut]] = []
+        outs: list[scope.FileOut] = []  # the shares whose rows are in the result
         reused = 0
         for f in self.files:
-            if not f.nodes:
-                continue
             key = self._memo_key(f)
-            if check is not None and key is not None and self.memo is not None:
-                hit = check.reusable(f.path, key)
-                if hit is not None:
-                    outs.append(hit.out)
-                    entries[f.path] = (key, hit.asked, hit.out)
-                    reused += 1
-                    continue
+            if only is not None and f.path not in only and self.memo is not None:
+                kept = self.memo.files[f.path]
+                if key is not None:
+                    entries[f.path] = (key, kept.asked, kept.out)
+                every.append((f.path, kept.out))
+                reused += 1 if f.nodes else 0
+                continue
+            if not f.nodes:
+                if key is not None:
+                    entries[f.path] = (key, {}, scope.FileOut())
+                continue
             log: dict[scope.Query, Any] | None = {} if key is not None else None
             out = self.resolve_file(f, log)
             outs.append(out)
+            every.append((f.path, out))
             if key is not None and log is not None:
-                entries[f.path] = (key, log, out)
+                entries[f.path] = (key, log, out.summarize())
         if self.keys is not None:
             self.memo_out = scope.build_memo(self.params, entries, self.memo)
-            self.scope_counts = {"files_reused": reused, "files_resolved": len(outs) - reused}
+            self.scope_counts = {"files_reused": reused, "files_resolved": len(outs)}
         # the files' shares, merged as one EdgeSet would have them (an edge's evidence is
         # in the file that made it, so no two files make the same edge_uid)
         edges: dict[str, EdgeRow] = {}
@@ -235,16 +267,24 @@ class Linker:
         unresolved: list[UnresolvedRow] = []
         st: dict[str, int] = defaultdict(int)
         for o in outs:
-            for e in o.edges:
-                old = edges.get(e.edge_uid)
-                if old is None or e.confidence > old.confidence:
-                    edges[e.edge_uid] = e
+            for edge in o.edges:
+                old = edges.get(edge.edge_uid)
+                if old is None or edge.confidence > old.confidence:
+                    edges[edge.edge_uid] = edge
             for n in o.nodes:
                 nodes[n.node_id] = n
             routes += o.routes
             unresolved += o.unresolved
+        pathless: set[str] = set()
+        named: dict[str, tuple[bool, str, int, str]] = {}
+        for path, o in every:
             for k, v in o.stats.items():
                 st[k] += v
+            pathless.update(o.pathless)
+            for low, (later, line, spelling) in o.named.items():
+                at = (later, path, line, spelling)
+                if low not in named or at < named[low]:
+                    named[low] = at
         classes, functions = self.symtab.classes, self.symtab.functions
         st["conflict.duplicate_class"] = sum(
             1 for v in classes.values() if sum(c.decl.kind != CLASS_EXTENSION for c in v) > 1
@@ -256,21 +296,27 @@ class Linker:
             sorted_edges,
             dict(st),
             sorted(routes),
-            self.shells(sorted_edges),
+            self.shells(sorted_edges) if only is None else [],
             sorted(set(unresolved)),
+            scope_paths=only,
+            pathless=pathless,
+            named=named,
         )
 
     def _memo_key(self, f: FileFacts) -> str | None:
         """The memo key of a file's facts as the linker takes them (None: not scoped, or
-        no key known for it)."""
+        no key known for it): a file a ``prepare`` hook rewrote adds what the hooks saw
+        (``scope.hook_context``)."""
         if self.keys is None:
             return None
         key = self.keys.get(f.path)
         if key is None:
             return None
         lang = registry.get(f.lang)
-        if lang is not None and lang.prepare is not None:  # rewritten seeing other files
-            key += ":" + scope.facts_digest(f)
+        if lang is not None and lang.prepare is not None:
+            if self._hook_context is None:
+                self._hook_context = scope.hook_context(self.files, self.keys)
+            key += ":" + self._hook_context
         return key
 
     def resolve_file(self, f: FileFacts, log: dict[scope.Query, Any] | None) -> scope.FileOut:
@@ -316,15 +362,7 @@ class Linker:
 
     def shells(self, edges: list[EdgeRow]) -> list[RankRow]:
         """k-core shell of every symbol in the undirected graph of code links."""
-        index: dict[str, int] = {}
-        pairs = []
-        for e in edges:
-            if e.kind in RANK_EDGES:
-                a = index.setdefault(e.src, len(index))
-                b = index.setdefault(e.dst, len(index))
-                pairs.append((a, b))
-        shell = kcore(len(index), pairs)
-        return sorted(RankRow(nid, shell[i]) for nid, i in index.items() if shell[i] > 0)
+        return shells_of((e.src, e.dst) for e in edges if e.kind in RANK_EDGES)
 
     def _count(self, outcome: str) -> None:
         """One call's outcome: stated, derived, external (a builtin or vendor callee) or
@@ -1248,6 +1286,18 @@ class Linker:
             )
             self.add(owner, tid, EdgeKind.QUERIES, path, line, conf, derived, eprops, sources)
             st["sql_edges_derived" if derived else "sql_edges_stated"] += 1
+
+
+def shells_of(links: Iterable[tuple[str, str]]) -> list[RankRow]:
+    """k-core shell of every symbol in the undirected graph of these (src, dst) links."""
+    index: dict[str, int] = {}
+    pairs = []
+    for src, dst in links:
+        a = index.setdefault(src, len(index))
+        b = index.setdefault(dst, len(index))
+        pairs.append((a, b))
+    shell = kcore(len(index), pairs)
+    return sorted(RankRow(nid, shell[i]) for nid, i in index.items() if shell[i] > 0)
 
 
 class IncludeHit(NamedTuple):

@@ -1,36 +1,41 @@
-"""Resolution scoped to what a change can affect (issue 15): the per-file memo of the
-linker.
+"""Resolution scoped to what a change can affect (issue 15, ``resolve.scoped``): the
+per-file memo of the linker.
 
 What the linker makes of one file (its edges, the nodes it adds, routes, unresolved call
 sites, its share of the stats) is a function of two things only: that file's facts (as the
 languages' ``prepare`` hooks left them) and the answers to the corpus-wide questions its
 handlers asked (``Lookups``: the symbol table, the include graph, the names of tags-level
 declarations, the table-name conventions). So every build records, per file, the questions
-and their answers next to its outputs, and the next build reuses a file's outputs when
+with their answers and what the revision's whole needs of the file (``FileOut``: stats,
+nodes without a path, tables named), tagged with the revision it built; the next build
+keeps the rows that revision has for a file when
 
 - its key is the same: content (sha256), extractor key and, for a file a ``prepare`` hook
-  rewrote, a digest of the rewritten facts;
-- the linker's parameters are the same (``params``: confidence, candidate limits, the
-  schema's tables, configured prefixes, helpers and builders, the code of ragraf itself);
+  rewrote, a digest of what the hooks saw (``hook_context``);
+- the parameters are the same (``params``: confidence, candidate limits, the schema's
+  tables, configured prefixes, helpers and builders, the config hash, ragraf's code), and
+  the memo is the parent revision's;
 - every question it asked has the same answer now (asked again against this build's
   tables: equal answers, equal outputs).
 
 Nothing else is needed to decide: a file whose references could resolve differently (a
 name declared or removed elsewhere, a changed hierarchy, include, global, prefix or
 CREATE TABLE) asked a question whose answer changed, and is resolved again. A change no
-question sees (a method body that moves no declaration) leaves every other file reused.
+question sees leaves every other file as it is. What couples files' rows besides the
+linker (chunks of equal content, the schema) is ``ragraf.build.scoped``'s.
 
 Invariants a change must keep:
 - Every corpus-wide lookup of a handler goes through ``Lookups`` (the linker holds no
   other path to the tables while it resolves a file); a lookup is a pure function of its
   arguments and the tables.
-- The per-file outputs of a reused file are exactly those of resolving it again, so the
-  merged result equals a full resolution (tests/test_shared_rows.py compares every row
-  with a clean build).
+- A ``prepare`` hook reads, of other files, only the facts of files of languages with a
+  hook and which paths have nodes (``hook_context`` covers exactly that).
+- The result equals a full resolution (tests/test_shared_rows.py compares every row of
+  scoped builds with clean builds).
 - The memo is data only (JSON, like the facts cache): a crafted one can at worst give
   wrong edges, never run code; one that does not decode is ignored (full resolution).
 - It is a cache, never a commit point: written atomically after the seal; a build killed
-  before that keeps the previous memo, which is still right about what it says.
+  before that leaves the memo of an older revision, which is not used.
 """
 
 from __future__ import annotations
@@ -38,17 +43,17 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import pickle
 import zlib
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ragraf.kinds import NodeKind
 from ragraf.lang.codec import from_data, to_data
-from ragraf.model import EdgeRow, NodeRow, RouteRow, UnresolvedRow
+from ragraf.model import EdgeRow, NodeRow, RouteRow, UnresolvedRow, props_of
 
-FORMAT = 1
+FORMAT = 2
 #: the file of the memo under ``.ragraf/index/``
 MEMO_FILE = "resolve-memo.json.z"
 
@@ -57,13 +62,39 @@ Query = tuple[str, tuple[Any, ...]]
 
 @dataclass
 class FileOut:
-    """What resolving one file added: its share of the linker's result."""
+    """What resolving one file added: its share of the linker's result. The memo keeps
+    only what the revision's whole needs of a file it does not rewrite: its stats, the
+    nodes without a path it links to and the tables its SQL names (``named``); the rows
+    themselves stay in the stores."""
 
     edges: list[EdgeRow] = field(default_factory=list)
     nodes: list[NodeRow] = field(default_factory=list)
     routes: list[RouteRow] = field(default_factory=list)
     unresolved: list[UnresolvedRow] = field(default_factory=list)
     stats: dict[str, int] = field(default_factory=dict)
+    pathless: list[str] = field(default_factory=list)  # node ids
+    #: lower table name -> (not a CREATE, line, spelling) of the first SQL string of the
+    #: file naming it (CREATE statements first: ``schema.add_code_tables``)
+    named: dict[str, tuple[bool, int, str]] = field(default_factory=dict)
+
+    def summarize(self) -> FileOut:
+        """This share with ``pathless`` and ``named`` filled from its nodes."""
+        from ragraf.build.resolve.linker import SYSTEM_SCHEMAS
+
+        self.pathless = sorted({n.node_id for n in self.nodes if n.path is None})
+        for n in self.nodes:
+            if n.kind != NodeKind.SQL_LITERAL:
+                continue
+            p = props_of(n.props)
+            created = p.get("operation") == "create"
+            for t in p.get("tables", []):
+                name = t.get("name")
+                if not name or (t.get("schema") or "").lower() in SYSTEM_SCHEMAS:
+                    continue
+                low, at = str(name).lower(), (not created, n.start_line or 0, str(name))
+                if low not in self.named or at < self.named[low]:
+                    self.named[low] = at
+        return self
 
 
 @dataclass
@@ -76,6 +107,7 @@ class Entry:
 @dataclass
 class Memo:
     params: str = ""
+    rev: str = ""  # the revision whose rows the entries describe
     #: (name, encoded args, encoded answer) of every question some entry asked
     queries: list[tuple[str, Any, Any]] = field(default_factory=list)
     files: dict[str, Entry] = field(default_factory=dict)
@@ -130,12 +162,24 @@ def code_fingerprint() -> str:
     return _CODE
 
 
-def facts_digest(f: Any) -> str:
-    """A digest of what a ``prepare`` hook may rewrite in a file's facts. Pickled only to
-    be hashed (never loaded): equal bytes mean equal facts; equal facts whose objects are
-    shared differently may differ, which only costs a resolution."""
-    data = (f.refs, f.classes, f.returns, f.global_assigns)
-    return hashlib.sha1(pickle.dumps(data, protocol=5)).hexdigest()
+def hook_context(files: Iterable[Any], keys: dict[str, str]) -> str:
+    """What the languages' ``prepare`` hooks see of other files, as a digest: the facts
+    keys of every file of a language with a hook (a hook reads its own language's files:
+    JavaScript's the JavaScript family, the tags-level one its own) and the paths of the
+    files with nodes (the tags-level hook resolves imports to them). A file a hook
+    rewrote is reused only when this is unchanged."""
+    from ragraf.lang import registry
+
+    h = hashlib.sha1()
+    for f in files:
+        lang = registry.get(f.lang)
+        if lang is not None and lang.prepare is not None:
+            h.update(f"{f.path}\0{keys.get(f.path)}\0".encode())
+    h.update(b"\1")
+    for f in files:
+        if f.nodes:
+            h.update(f.path.encode() + b"\0")
+    return h.hexdigest()
 
 
 class Checker:
@@ -174,18 +218,19 @@ def load(path: Path) -> Memo | None:
         data = json.loads(zlib.decompress(path.read_bytes()))
         if data.get("format") != FORMAT:
             return None
-        params = str(data["params"])
-        memo = Memo(params, [(str(n), a, ans) for n, a, ans in data["queries"]])
-        for p, (key, asked, out) in data["files"].items():
+        memo = Memo(
+            str(data["params"]),
+            str(data["rev"]),
+            [(str(n), a, ans) for n, a, ans in data["queries"]],
+        )
+        for p, (key, asked, stats, pathless, named) in data["files"].items():
             memo.files[str(p)] = Entry(
                 str(key),
                 [int(i) for i in asked],
                 FileOut(
-                    [EdgeRow(*r) for r in out["e"]],
-                    [NodeRow(*r) for r in out["n"]],
-                    [RouteRow(*r) for r in out["r"]],
-                    [UnresolvedRow(*r) for r in out["u"]],
-                    {str(k): int(v) for k, v in out["s"].items()},
+                    stats={str(k): int(v) for k, v in stats.items()},
+                    pathless=[str(x) for x in pathless],
+                    named={str(k): (bool(a), int(b), str(c)) for k, (a, b, c) in named.items()},
                 ),
             )
         return memo
@@ -198,19 +243,10 @@ def save(path: Path, memo: Memo) -> None:
     data = {
         "format": FORMAT,
         "params": memo.params,
+        "rev": memo.rev,
         "queries": memo.queries,
         "files": {
-            p: [
-                e.key,
-                e.asked,
-                {
-                    "e": [list(r) for r in e.out.edges],
-                    "n": [list(r) for r in e.out.nodes],
-                    "r": [list(r) for r in e.out.routes],
-                    "u": [list(r) for r in e.out.unresolved],
-                    "s": e.out.stats,
-                },
-            ]
+            p: [e.key, e.asked, e.out.stats, e.out.pathless, e.out.named]
             for p, e in memo.files.items()
         },
     }
