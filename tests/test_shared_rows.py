@@ -229,8 +229,9 @@ def _diff(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
 def test_every_reindex_equals_a_clean_build_row_for_row(tmp_path: Path, scoped: bool) -> None:
     root = copy_pilot(tmp_path / "repo")
     config.init_project(root)
-    if scoped:  # the files a change cannot affect keep their rows (ragraf.build.scoped)
-        write(root, ".ragraf/config/project.yaml", "resolve:\n  scoped: true\n")
+    # scoped: the files a change cannot affect keep their rows (ragraf.build.scoped); not:
+    # every revision is built whole
+    write(root, ".ragraf/config/project.yaml", f"resolve:\n  scoped: {str(scoped).lower()}\n")
     cfg = config.load(root)
     first = indexer.build(cfg)
     views: dict[str, dict[str, Any]] = {first.rev_id: _rows(root, first.rev_id)}
@@ -288,8 +289,7 @@ def test_vectors_follow_their_chunks_across_revisions(
     monkeypatch.delenv("RAGRAF_VECTORS", raising=False)
     root = copy_pilot(tmp_path / "repo")
     config.init_project(root)
-    if scoped:
-        write(root, ".ragraf/config/project.yaml", "resolve:\n  scoped: true\n")
+    write(root, ".ragraf/config/project.yaml", f"resolve:\n  scoped: {str(scoped).lower()}\n")
     cfg = config.load(root)
     indexer.build(cfg, wait_vectors=True)
     for _what, edit in EDITS[:2]:

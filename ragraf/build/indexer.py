@@ -618,10 +618,10 @@ def _build_rev(ctx: BuildContext) -> IndexResult:
     done = finish_commit(cfg, stores, manifest.require(ctx.layout.rev_json))
     archive, pruned = done.archive, done.pruned
     if resolved.memo is not None:  # for the next build, written after the seal
-        t = time.perf_counter()
+        t_memo = time.perf_counter()
         resolved.memo.rev = rev_id
         scope.save(memo_path, resolved.memo)
-        ctx.timings["resolve_memo_save"] = time.perf_counter() - t
+        ctx.timings["resolve_memo_save"] = time.perf_counter() - t_memo
     graph.analyze()
     graph.db.checkpoint()
     lex.db.checkpoint()
