@@ -91,6 +91,7 @@ SCOPED_EDITS: list[tuple[str, Edit, int]] = [
                 r, "tools/b.py", "from tools.a import helper\n\n\ndef run():\n    return helper()\n"
             ),
             write(r, "src/prefix.php", "<?php\n$table_prefix = 'pl_';\n"),
+            write(r, "lib/app.rb", "require_relative 'helper'\n\ndef run\n  helper\nend\n"),
             write(
                 r,
                 "src/Refunds.php",
@@ -101,7 +102,7 @@ SCOPED_EDITS: list[tuple[str, Edit, int]] = [
                 '    return "SELECT id FROM {$table_prefix}invoices";\n}\n',
             ),
         ),
-        6,
+        7,
     ),
     (
         "a method added that untyped receivers elsewhere call",
@@ -174,6 +175,11 @@ SCOPED_EDITS: list[tuple[str, Edit, int]] = [
         2,
     ),
     ("a declaration's file removed", lambda r: (r / "plugins/money.php").unlink(), 2),
+    (
+        "a file a tags-level import names appears",
+        lambda r: write(r, "lib/helper.rb", "def helper\n  1\nend\n"),
+        2,
+    ),
     ("a body", EDITS[0][1], 1),
 ]
 

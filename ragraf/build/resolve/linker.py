@@ -162,7 +162,7 @@ class Linker:
         self.keys = keys
         self.params = params
         self.memo_out: scope.Memo | None = None
-        self._hook_context: str | None = None
+        self._hook_context: dict[bool, str] = {}  # tags-level or not -> hook_context
         #: files resolved and reused by the run (not stats: those are rows of the revision)
         self.scope_counts: dict[str, int] = {}
         t = self.symtab
@@ -314,9 +314,11 @@ class Linker:
             return None
         lang = registry.get(f.lang)
         if lang is not None and lang.prepare is not None:
-            if self._hook_context is None:
-                self._hook_context = scope.hook_context(self.files, self.keys)
-            key += ":" + self._hook_context
+            tags = lang.prepare == registry.TAGS_EXTRACTOR  # its hook reads the paths too
+            got = self._hook_context.get(tags)
+            if got is None:
+                got = self._hook_context[tags] = scope.hook_context(self.files, self.keys, f.lang)
+            key += ":" + got
         return key
 
     def resolve_file(self, f: FileFacts, log: dict[scope.Query, Any] | None) -> scope.FileOut:

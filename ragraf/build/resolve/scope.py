@@ -162,12 +162,13 @@ def code_fingerprint() -> str:
     return _CODE
 
 
-def hook_context(files: Iterable[Any], keys: dict[str, str]) -> str:
-    """What the languages' ``prepare`` hooks see of other files, as a digest: the facts
-    keys of every file of a language with a hook (a hook reads its own language's files:
-    JavaScript's the JavaScript family, the tags-level one its own) and the paths of the
-    files with nodes (the tags-level hook resolves imports to them). A file a hook
-    rewrote is reused only when this is unchanged."""
+def hook_context(files: Iterable[Any], keys: dict[str, str], lang_name: str | None) -> str:
+    """What the languages' ``prepare`` hooks see of other files, for a file of
+    ``lang_name``, as a digest: the facts keys of every file of a language with a hook (a
+    hook reads its own language's files: JavaScript's the JavaScript family, the
+    tags-level one its own) and, for the tags-level hook, the paths of the files with
+    nodes (it resolves imports to them). A file a hook rewrote is reused only when this is
+    unchanged."""
     from ragraf.lang import registry
 
     h = hashlib.sha1()
@@ -175,10 +176,12 @@ def hook_context(files: Iterable[Any], keys: dict[str, str]) -> str:
         lang = registry.get(f.lang)
         if lang is not None and lang.prepare is not None:
             h.update(f"{f.path}\0{keys.get(f.path)}\0".encode())
-    h.update(b"\1")
-    for f in files:
-        if f.nodes:
-            h.update(f.path.encode() + b"\0")
+    mine = registry.get(lang_name)
+    if mine is not None and mine.prepare == registry.TAGS_EXTRACTOR:
+        h.update(b"\1")
+        for f in files:
+            if f.nodes:
+                h.update(f.path.encode() + b"\0")
     return h.hexdigest()
 
 
