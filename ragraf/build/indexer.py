@@ -450,7 +450,20 @@ def _build_rev(ctx: BuildContext) -> IndexResult:
     graph, lex, control = stores.graph, stores.lex, stores.control
     max_lines = int(cfg.project["chunking"]["max_chunk_lines"])
     ok_files = [f for f in sc.files if f.status == ParseStatus.OK]
+    from ragraf.build import schema as schema_build
+    from ragraf.build import scoped
+    from ragraf.build.resolve import scope
+
     t = time.perf_counter()
+    # resolve.scoped (``scoped``): only when the schema lets a change stay in its files
+    schema = None
+    schema_input = None
+    can_scope = False
+    if cfg.project["resolve"].get("scoped"):
+        schema = _schema_or_problem(cfg, sc)
+        schema_input = schema_build.may_change_it(cfg)
+        can_scope = scoped.possible(schema, schema_input, graph)
+        t = ctx.lap("schema", t)
     gc.disable()  # see _long_lived_heap
     extraction: dict[str, Any] = {
         "reuse": ctx.reuse,
@@ -460,7 +473,7 @@ def _build_rev(ctx: BuildContext) -> IndexResult:
         "budget_s": float(cfg.project["index"]["file_time_budget_s"]) or None,
     }
     loader = None
-    if cfg.project["resolve"].get("scoped"):  # interfaces first, whole facts where needed
+    if can_scope:  # interfaces first, whole facts where needed
         from ragraf.build.extract import Facts
 
         loader = Facts(ok_files, graph, **extraction)
@@ -471,24 +484,20 @@ def _build_rev(ctx: BuildContext) -> IndexResult:
     gc.enable()
     t = ctx.lap("parse", t)
     failpoint("after-parse")
-    schema = _schema_or_problem(cfg, sc)
-    t = ctx.lap("schema", t)
-    from ragraf.build import schema as schema_build
-    from ragraf.build import scoped
-    from ragraf.build.resolve import scope
-
+    if schema is None:
+        schema = _schema_or_problem(cfg, sc)
+        t = ctx.lap("schema", t)
     model = str(cfg.project["embedding"]["model"])
     memo_path = ctx.layout.index_dir / scope.MEMO_FILE
     keys = None
     plan: scoped.Plan | None = None
-    if cfg.project["resolve"].get("scoped"):
+    if loader is not None:
         budget = float(cfg.project["index"]["file_time_budget_s"]) or None
         keys = {
             sf.path: f"{sf.sha256}|{registry.facts_key(sf.path, sf.lang, max_lines, budget)}"
             for sf in ok_files
         }
-        assert loader is not None
-        plan = scoped.Plan(loader, schema, schema_build.may_change_it(cfg), graph, lex, model)
+        plan = scoped.Plan(loader, schema, schema_input, graph, lex, model)
     resolved = resolve(
         facts,
         cfg.confidence,

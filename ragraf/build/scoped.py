@@ -37,6 +37,15 @@ from ragraf.store.graph import GraphStore
 from ragraf.store.lexvec import LexStore
 
 
+def possible(
+    schema: SchemaResult, schema_input: Callable[[str], bool] | None, graph: GraphStore
+) -> bool:
+    """Whether a scoped build can be exact at all: there is a schema, not a live one (now
+    or in the parent revision). Without one every table SQL names is a node of the first
+    file naming it (code tables), so a change is never the changed files' only."""
+    return bool(schema.table_index) and schema_input is not None and not graph.open_path(LIVE_PATH)
+
+
 class Plan:
     """The ``plan`` of ``ragraf.build.resolve.resolve``: the stale paths closed as the
     module docstring says, or None (resolve every file). ``schema_input``: whether a
@@ -58,8 +67,8 @@ class Plan:
 
     def __call__(self, stale: set[str]) -> set[str] | None:
         schema, schema_input = self.schema, self.schema_input
-        if not schema.table_index or schema_input is None or self.graph.open_path(LIVE_PATH):
-            return None  # no schema, or a live one (now or in the parent revision)
+        if schema_input is None or not possible(schema, schema_input, self.graph):
+            return None
         schema_paths = {n.path for n in schema.nodes} | {e.evidence_path for e in schema.edges}
         schema_paths |= {u.path for u in schema.plan.used} | {r.path for r in schema.plan.rejected}
 
