@@ -12,6 +12,7 @@ import pytest
 
 from ragraf import config
 from ragraf.build import indexer
+from ragraf.build.extract import INTERFACE
 from ragraf.corpus import scan
 from ragraf.lang import codec, registry
 from tests.helpers import REPO
@@ -65,10 +66,11 @@ def test_a_crafted_cache_row_never_runs_code(indexed_pilot: Path, tmp_path: Path
             continue
         key = registry.facts_key(f.path, f.lang, max_lines, budget)
         evil = zlib.compress(pickle.dumps(_Evil(str(marker))))
-        conn.execute(
-            "INSERT OR REPLACE INTO file_facts(sha256, extractor, facts) VALUES (?,?,?)",
-            (f.sha256, key, evil),
-        )
+        for extractor in (key, key + INTERFACE):  # the facts, and the interface of a scoped build
+            conn.execute(
+                "INSERT OR REPLACE INTO file_facts(sha256, extractor, facts) VALUES (?,?,?)",
+                (f.sha256, extractor, evil),
+            )
         rows += 1
     conn.close()
     assert rows > 5

@@ -72,6 +72,118 @@ EDITS: list[tuple[str, Edit]] = [
 ]
 
 
+#: edits a scoped resolution (``ragraf.build.resolve.scope``) must see reach files they do
+#: not touch: each changes one file, and the files whose references resolve differently
+#: because of it are others, unchanged (name -> edit, the least number of files resolved)
+SCOPED_EDITS: list[tuple[str, Edit, int]] = [
+    (
+        "files of several languages that use each other",  # each new file resolved
+        lambda r: (
+            write(r, "web/a.js", "export function total(x) {\n  return x + 1;\n}\n"),
+            write(
+                r,
+                "web/b.js",
+                "import { total } from './a.js';\n\nexport function show() {\n"
+                "  return total(2);\n}\n",
+            ),
+            write(r, "tools/a.py", "def helper():\n    return 1\n"),
+            write(
+                r, "tools/b.py", "from tools.a import helper\n\n\ndef run():\n    return helper()\n"
+            ),
+            write(r, "src/prefix.php", "<?php\n$table_prefix = 'pl_';\n"),
+            write(r, "lib/app.rb", "require_relative 'helper'\n\ndef run\n  helper\nend\n"),
+            write(
+                r,
+                "src/Refunds.php",
+                "<?php\nnamespace App\\Billing;\n\nfunction refund_all($items)\n{\n"
+                "    foreach ($items as $it) {\n        $it->refund();\n    }\n"
+                "    global $db;\n    $db->query('SELECT id FROM invoices');\n"
+                '    $db->query("SELECT id FROM {$table_prefix}refunds");\n'
+                '    return "SELECT id FROM {$table_prefix}invoices";\n}\n',
+            ),
+        ),
+        7,
+    ),
+    (
+        "a method added that untyped receivers elsewhere call",
+        lambda r: edit_file(
+            r,
+            "src/Billing/Invoice.php",
+            "    public function charge(",
+            "    public function refund(): void\n    {\n    }\n\n    public function charge(",
+        ),
+        2,
+    ),
+    (
+        "a global variable assigned another class",
+        lambda r: edit_file(
+            r,
+            "src/bootstrap.php",
+            "$db = Database::connect('mysql://localhost/pilot');",
+            "$db = new \\App\\Core\\FileLogger();",
+        ),
+        2,
+    ),
+    (
+        "a CREATE TABLE in code",
+        lambda r: write(
+            r,
+            "src/Setup.php",
+            '<?php\nfunction setup($db)\n{\n    $db->query("CREATE TABLE pl_refunds (id INT)");\n}\n',
+        ),
+        1,  # known now, but the name Refunds.php builds resolved to it already
+    ),
+    (
+        "a table prefix changed",
+        lambda r: edit_file(r, "src/prefix.php", "'pl_'", "'pilot_'"),
+        2,
+    ),
+    (
+        "a function declared twice",
+        lambda r: write(
+            r,
+            "plugins/money.php",
+            "<?php\nfunction format_money(int $c): string\n{\n    return (string) $c;\n}\n",
+        ),
+        2,
+    ),
+    (
+        "an include that brings the second declaration",
+        lambda r: edit_file(
+            r,
+            "src/bootstrap.php",
+            "require_once __DIR__ . '/Core/Logger.php';",
+            "require_once __DIR__ . '/Core/Logger.php';\nrequire_once __DIR__ . '/../plugins/money.php';",
+        ),
+        2,
+    ),
+    (
+        "a JavaScript function renamed",
+        lambda r: edit_file(r, "web/a.js", "function total(", "function sum("),
+        2,
+    ),
+    (
+        "a Python function renamed",
+        lambda r: edit_file(r, "tools/a.py", "def helper(", "def helper2("),
+        2,
+    ),
+    (
+        "a parent class renamed",
+        lambda r: edit_file(
+            r, "src/Billing/Model.php", "abstract class Model", "abstract class Base"
+        ),
+        2,
+    ),
+    ("a declaration's file removed", lambda r: (r / "plugins/money.php").unlink(), 2),
+    (
+        "a file a tags-level import names appears",
+        lambda r: write(r, "lib/helper.rb", "def helper\n  1\nend\n"),
+        2,
+    ),
+    ("a body", EDITS[0][1], 1),
+]
+
+
 def _restore(root: Path, rel: str) -> None:
     from tests.helpers import PILOT
 
@@ -119,9 +231,13 @@ def _diff(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
 
 
 @pytest.mark.slow
-def test_every_reindex_equals_a_clean_build_row_for_row(tmp_path: Path) -> None:
+@pytest.mark.parametrize("scoped", [False, True])
+def test_every_reindex_equals_a_clean_build_row_for_row(tmp_path: Path, scoped: bool) -> None:
     root = copy_pilot(tmp_path / "repo")
     config.init_project(root)
+    # scoped: the files a change cannot affect keep their rows (ragraf.build.scoped); not:
+    # every revision is built whole
+    write(root, ".ragraf/config/project.yaml", f"resolve:\n  scoped: {str(scoped).lower()}\n")
     cfg = config.load(root)
     first = indexer.build(cfg)
     views: dict[str, dict[str, Any]] = {first.rev_id: _rows(root, first.rev_id)}
@@ -146,13 +262,40 @@ def test_every_reindex_equals_a_clean_build_row_for_row(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
+def test_scoped_resolution_equals_a_clean_build(tmp_path: Path) -> None:
+    """``resolve.scoped``: each reindex resolves again only the files a change can affect
+    (the changed one and those whose lookups answer differently now) and reuses the
+    others' outputs; the revision equals a clean build row for row all the same."""
+    root = copy_pilot(tmp_path / "repo")
+    config.init_project(root)
+    write(root, ".ragraf/config/project.yaml", "resolve:\n  scoped: true\n")
+    cfg = config.load(root)
+    first = indexer.build(cfg)
+    files = first.counts["resolve_files_resolved"]
+    assert first.counts["resolve_files_reused"] == 0
+    for what, edit, at_least in SCOPED_EDITS:
+        edit(root)
+        run_scan(cfg)
+        res = indexer.build(cfg, commit=True)
+        assert res.status == "built", what
+        clean, clean_rev = _clean_build(root, tmp_path)
+        assert _diff(_rows(root, res.rev_id), _rows(clean, clean_rev)) == {}, what
+        resolved, reused = res.counts["resolve_files_resolved"], res.counts["resolve_files_reused"]
+        assert at_least <= resolved < resolved + reused, (what, res.counts)
+        files = resolved + reused
+    assert files > 10
+
+
+@pytest.mark.slow
 @pytest.mark.model
+@pytest.mark.parametrize("scoped", [False, True])
 def test_vectors_follow_their_chunks_across_revisions(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, scoped: bool
 ) -> None:
     monkeypatch.delenv("RAGRAF_VECTORS", raising=False)
     root = copy_pilot(tmp_path / "repo")
     config.init_project(root)
+    write(root, ".ragraf/config/project.yaml", f"resolve:\n  scoped: {str(scoped).lower()}\n")
     cfg = config.load(root)
     indexer.build(cfg, wait_vectors=True)
     for _what, edit in EDITS[:2]:

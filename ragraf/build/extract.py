@@ -16,13 +16,24 @@ Invariants a change must keep:
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
+from typing import Any
 
 from ragraf.build.workers import run_jobs
 from ragraf.corpus import ScannedFile
-from ragraf.kinds import ParseStatus
+from ragraf.kinds import ParseStatus, TextKind
 from ragraf.lang import codec, registry
-from ragraf.lang.facts import FileFacts
+from ragraf.lang.facts import (
+    CallbackRef,
+    CallRef,
+    Chunk,
+    DispatchRef,
+    FileFacts,
+    IncludeRef,
+    SqlRef,
+    TablePrefixRef,
+)
 from ragraf.lang.plain import line_count
 from ragraf.store.graph import GraphStore
 
@@ -127,3 +138,95 @@ def facts_of(
         ]
     )
     return facts, len(files) - len(todo)
+
+
+# -- interfaces: what a scoped build reads of the files it does not resolve again -----------
+#: the extractor key of a file's interface in the facts cache (its facts key + this)
+INTERFACE = "|interface"
+#: the references the corpus-wide tables are made of (``ragraf.build.resolve``: the symbol
+#: table's dispatchers, the include graph and who calls the functions holding includes, the
+#: table-name conventions' prefixes)
+_TABLE_REFS = (DispatchRef, IncludeRef, CallRef, CallbackRef, TablePrefixRef)
+
+
+def interface(f: FileFacts) -> FileFacts:
+    """What the corpus-wide tables and the revision's totals read of a file: its facts
+    without the references only its own resolution reads (CREATE TABLE strings stay), the
+    texts but the docblocks that type a parameter ``callable``, the chunks' and flow
+    units' contents (their number and kinds stay) and its local edges."""
+    return dataclasses.replace(
+        f,
+        refs=[
+            r
+            for r in f.refs
+            if isinstance(r, _TABLE_REFS)
+            or (
+                isinstance(r, SqlRef)
+                and r.analysis is not None
+                and r.analysis.operation == "create"
+            )
+        ],
+        texts=[
+            t
+            for t in f.texts
+            if t.kind == TextKind.DOCBLOCK and t.owner is not None and "callable" in t.raw
+        ],
+        chunks=[
+            Chunk(c.source_kind, c.node, c.start_line, c.end_line, "", "", "", "", "", "")
+            for c in f.chunks
+        ],
+        flows=[u._replace(data="", sources="") for u in f.flows],
+        edges=[],
+    )
+
+
+class Facts:
+    """The facts of a scoped build: every file's interface (``interface``), except the
+    files a ``prepare`` hook rewrites (it reads their facts whole) and the ones extracted
+    now; ``full`` puts the whole facts of more files in their place."""
+
+    def __init__(self, files: list[ScannedFile], graph: GraphStore, **kw: Any) -> None:
+        self.files, self.graph, self.kw = files, graph, kw
+        self.whole: set[str] = set()
+        keys = [
+            (f.sha256, registry.facts_key(f.path, f.lang, kw["max_lines"], kw["budget_s"]))
+            for f in files
+        ]
+        hooked = [_hooked(f.lang) for f in files]
+        found: dict[tuple[str, str], FileFacts] = {}
+        for (sha, key), blob in graph.cached_facts(
+            [(sha, k + INTERFACE) for (sha, k), h in zip(keys, hooked, strict=True) if not h]
+        ).items():
+            try:
+                found[(sha, key[: -len(INTERFACE)])] = codec.decode(blob)
+            except ValueError:
+                continue
+        need = [f for f, k in zip(files, keys, strict=True) if k not in found]
+        got, self.reused = facts_of(need, graph, **kw)
+        whole = dict(zip((f.path for f in need), got, strict=True))
+        self.whole = set(whole)
+        graph.store_facts(
+            [
+                (f.sha256, k[1] + INTERFACE, codec.encode(interface(whole[f.path])))
+                for f, k, h in zip(files, keys, hooked, strict=True)
+                if f.path in whole and not h
+            ]
+        )
+        self.reused += len(files) - len(need)
+        self.facts = [whole.get(f.path) or found[k] for f, k in zip(files, keys, strict=True)]
+
+    def full(self, paths: set[str] | None) -> list[FileFacts]:
+        """The facts with these files' (None: every file's) whole ones in place."""
+        todo = [f for f in self.files if (paths is None or f.path in paths)]
+        todo = [f for f in todo if f.path not in self.whole]
+        if todo:
+            got, _n = facts_of(todo, self.graph, **self.kw)
+            whole = dict(zip((f.path for f in todo), got, strict=True))
+            self.whole |= set(whole)
+            self.facts = [whole.get(f.path, f) for f in self.facts]
+        return self.facts
+
+
+def _hooked(lang: str | None) -> bool:
+    got = registry.get(lang)
+    return got is not None and got.prepare is not None

@@ -450,23 +450,54 @@ def _build_rev(ctx: BuildContext) -> IndexResult:
     graph, lex, control = stores.graph, stores.lex, stores.control
     max_lines = int(cfg.project["chunking"]["max_chunk_lines"])
     ok_files = [f for f in sc.files if f.status == ParseStatus.OK]
+    from ragraf.build import schema as schema_build
+    from ragraf.build import scoped
+    from ragraf.build.resolve import scope
+
     t = time.perf_counter()
+    # resolve.scoped (``scoped``): only when the schema lets a change stay in its files
+    schema = None
+    schema_input = None
+    can_scope = False
+    if cfg.project["resolve"].get("scoped"):
+        schema = _schema_or_problem(cfg, sc)
+        schema_input = schema_build.may_change_it(cfg)
+        can_scope = scoped.possible(schema, schema_input, graph)
+        t = ctx.lap("schema", t)
     gc.disable()  # see _long_lived_heap
-    facts, reused_files = facts_of(
-        ok_files,
-        graph,
-        reuse=ctx.reuse,
-        workers=cfg.workers(),
-        max_lines=max_lines,
-        progress=ctx.progress,
-        budget_s=float(cfg.project["index"]["file_time_budget_s"]) or None,
-    )
+    extraction: dict[str, Any] = {
+        "reuse": ctx.reuse,
+        "workers": cfg.workers(),
+        "max_lines": max_lines,
+        "progress": ctx.progress,
+        "budget_s": float(cfg.project["index"]["file_time_budget_s"]) or None,
+    }
+    loader = None
+    if can_scope:  # interfaces first, whole facts where needed
+        from ragraf.build.extract import Facts
+
+        loader = Facts(ok_files, graph, **extraction)
+        facts, reused_files = loader.facts, loader.reused
+    else:
+        facts, reused_files = facts_of(ok_files, graph, **extraction)
     gc.freeze()
     gc.enable()
     t = ctx.lap("parse", t)
     failpoint("after-parse")
-    schema = _schema_or_problem(cfg, sc)
-    t = ctx.lap("schema", t)
+    if schema is None:
+        schema = _schema_or_problem(cfg, sc)
+        t = ctx.lap("schema", t)
+    model = str(cfg.project["embedding"]["model"])
+    memo_path = ctx.layout.index_dir / scope.MEMO_FILE
+    keys = None
+    plan: scoped.Plan | None = None
+    if loader is not None:
+        budget = float(cfg.project["index"]["file_time_budget_s"]) or None
+        keys = {
+            sf.path: f"{sf.sha256}|{registry.facts_key(sf.path, sf.lang, max_lines, budget)}"
+            for sf in ok_files
+        }
+        plan = scoped.Plan(loader, schema, schema_input, graph, lex, model)
     resolved = resolve(
         facts,
         cfg.confidence,
@@ -477,21 +508,33 @@ def _build_rev(ctx: BuildContext) -> IndexResult:
         code_tables=not schema.table_index,
         table_helpers=tuple(cfg.project["db"].get("table_helpers") or ()),
         query_builders=cfg.project["db"].get("query_builders"),
+        keys=keys,
+        memo=scope.load(memo_path) if keys is not None else None,
+        context=cfg.config_hash,
+        parent=ctx.parent,
+        plan=plan,
+        whole=loader.full if loader is not None else None,
     )
-    from ragraf.build import schema as schema_build
-
+    if loader is not None:
+        facts = loader.facts  # whole for the files resolved
     schema_build.add_code_tables(schema, resolved, cfg.confidence)
     t = ctx.lap("resolve", t)
-    out = assemble(
-        sc.files,
-        facts,
-        resolved,
-        schema,
-        str(cfg.project["embedding"]["model"]),
-        sc.secrets_excluded,
-        sc.unreadable_dirs,
-        sc.not_selected,
-    )
+    # scoped: the rows of the files a change can affect, the others' stay (``scoped``)
+    in_scope = resolved.scope_paths
+    if in_scope is not None:
+        assert plan is not None
+        out = scoped.assemble_scoped(sc, facts, resolved, schema, model, graph, lex, plan.taken)
+    else:
+        out = assemble(
+            sc.files,
+            facts,
+            resolved,
+            schema,
+            model,
+            sc.secrets_excluded,
+            sc.unreadable_dirs,
+            sc.not_selected,
+        )
     blobs = [(sf.sha256, sf.text or "") for sf in ok_files]
     known = graph.has_blobs(sha for sha, _t in blobs)
     out.graph.blobs = [b for b in blobs if b[0] not in known]
@@ -505,8 +548,8 @@ def _build_rev(ctx: BuildContext) -> IndexResult:
     from concurrent.futures import ThreadPoolExecutor
 
     with ThreadPoolExecutor(1, thread_name_prefix="ragraf-lexvec") as pool:
-        lex_done = pool.submit(lex.write_chunks, rev_id, out.chunks, out.also)
-        delta = graph.write_rows(rev_id, out.graph)
+        lex_done = pool.submit(lex.write_chunks, rev_id, out.chunks, out.also, in_scope)
+        delta = graph.write_rows(rev_id, out.graph, in_scope)
         failpoint("after-graph")
         if ctx.progress:
             ctx.progress("write", 1, 2)
@@ -521,28 +564,37 @@ def _build_rev(ctx: BuildContext) -> IndexResult:
         vec_status = {"status": "disabled"}
     else:
         chunks = [(c.chunk_id, c.content_sha256, c.text) for c in out.chunks]
-        plan = vectors.plan(cfg, lex.db, rev_id, chunks)
-        if isinstance(plan, dict):
-            vec_status = plan  # unavailable
-        elif ctx.wait_vectors or not plan.todo:
-            vec_status = vectors.fill(lex.db, plan, ctx.progress)
+        if in_scope is not None:  # the revision's chunks are the scope's and the kept ones
+            from ragraf import ids
+
+            chunks = [
+                (cid, ids.sha256_text(text.partition("\n")[2]), text)
+                for cid, text in lex.all_chunks(rev_id)
+            ]
+        vplan = vectors.plan(cfg, lex.db, rev_id, chunks)
+        if isinstance(vplan, dict):
+            vec_status = vplan  # unavailable
+        elif ctx.wait_vectors or not vplan.todo:
+            vec_status = vectors.fill(lex.db, vplan, ctx.progress)
         else:
-            vec_status, pending = plan.status("embedding"), plan
+            vec_status, pending = vplan.status("embedding"), vplan
     t = ctx.lap("vectors", t)
     failpoint("after-vectors")
     sealed = now_iso()
     rows = out.graph
     counts = {
         "files": len(rows.files),
-        "nodes": len(rows.nodes),
-        "edges": len(rows.edges),
-        "chunks": len(out.chunks),
+        "nodes": len(rows.nodes) if in_scope is None else graph.open_count("node"),
+        "edges": len(rows.edges) if in_scope is None else graph.open_count("edge"),
+        "chunks": len(out.chunks) if in_scope is None else lex.chunk_count(rev_id),
         "vectors_reused": vec_status.get("reused", 0),
         "vectors_computed": vec_status.get("computed", 0),
         # rows shared with the parent revision, and what this one changed (ranges.Delta)
         "rows_kept": delta.kept,
         "rows_added": delta.added,
         "rows_closed": delta.closed,
+        # scoped resolution: files whose rows were kept / were resolved and written again
+        **{f"resolve_{k}": v for k, v in resolved.scope.items()},
     }
     # the commit point (§9): from here on the revision is what readers see
     manifest.write(
@@ -558,7 +610,7 @@ def _build_rev(ctx: BuildContext) -> IndexResult:
             "config_hash": cfg.config_hash,
             "extractors": registry.corpus_fingerprint(),
             # dataflow: the def-use layer of ragraf.lang.php.flow is in the revision (§6.4)
-            "capability": "dataflow" if rows.flow_units else "degraded",
+            "capability": "dataflow" if any(f.flows for f in facts) else "degraded",
             "joern_used": 0,
             "vectors": vec_status,
             "counts": counts,
@@ -574,6 +626,11 @@ def _build_rev(ctx: BuildContext) -> IndexResult:
     t = time.perf_counter()
     done = finish_commit(cfg, stores, manifest.require(ctx.layout.rev_json))
     archive, pruned = done.archive, done.pruned
+    if resolved.memo is not None:  # for the next build, written after the seal
+        t_memo = time.perf_counter()
+        resolved.memo.rev = rev_id
+        scope.save(memo_path, resolved.memo)
+        ctx.timings["resolve_memo_save"] = time.perf_counter() - t_memo
     graph.analyze()
     graph.db.checkpoint()
     lex.db.checkpoint()

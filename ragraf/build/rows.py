@@ -57,23 +57,11 @@ def assemble(
     secrets_excluded: int,
     unreadable_dirs: list[str] | None = None,
     not_selected: dict[str, int] | None = None,
+    taken: dict[str, str] | None = None,
 ) -> Assembled:
-    parsed = {f.path: f for f in facts}
-    file_rows = []
-    for sf in files:
-        pf = parsed.get(sf.path)
-        file_rows.append(
-            FileRow(
-                sf.path,
-                pf.lang if pf else sf.lang,
-                pf.lines if pf else sf.lines,
-                sf.sha256,
-                pf.status if pf else sf.status,
-                pf.note if pf else sf.note,
-                sf.size,
-                sf.mtime_ns,
-            )
-        )
+    """``taken`` (a scoped build, ``ragraf.build.scoped``): chunk id -> the first path
+    outside ``files`` that holds it; a file after it has the chunk as a further place."""
+    file_rows = files_of(files, facts)
     node_rows: list[NodeRow] = []
     seen_nodes: set[str] = set()
     dup_nodes = 0
@@ -133,7 +121,7 @@ def assemble(
             owner_id = f.node_id(c.node) if c.node is not None else None
             if c.source_kind == ChunkSource.FILE:
                 chunks_file += 1
-            if cid in seen_chunks:
+            if cid in seen_chunks or (taken and cid in taken and taken[cid] < f.path):
                 also_rows.append(ChunkPlace(cid, f.path, owner_id, c.start_line, c.end_line))
                 continue
             seen_chunks.add(cid)
@@ -195,6 +183,27 @@ def assemble(
     )
     rows.coverage.append(CoverageRow("flow.units", float(len(flow_rows)), None))
     return Assembled(rows, chunk_rows, also_rows)
+
+
+def files_of(files: list[ScannedFile], facts: list[FileFacts]) -> list[FileRow]:
+    """One file row per scanned file, parsed or not."""
+    parsed = {f.path: f for f in facts}
+    out = []
+    for sf in files:
+        pf = parsed.get(sf.path)
+        out.append(
+            FileRow(
+                sf.path,
+                pf.lang if pf else sf.lang,
+                pf.lines if pf else sf.lines,
+                sf.sha256,
+                pf.status if pf else sf.status,
+                pf.note if pf else sf.note,
+                sf.size,
+                sf.mtime_ns,
+            )
+        )
+    return out
 
 
 def _note(paths: list[str]) -> str:

@@ -40,7 +40,7 @@ import json
 import posixpath
 import re
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -133,6 +133,29 @@ def build(cfg: Config, files: list[ScannedFile]) -> SchemaResult:
     res.problems = problems
     _coverage(res, schema, migr_files, db, files)
     return res
+
+
+def may_change_it(cfg: Config) -> Callable[[str], bool] | None:
+    """Whether a change of a path may change the schema: a SQL file, or one the
+    ``db.schema_source`` globs name; None when anything may (the live schema is read)."""
+    db = dict(cfg.project.get("db") or {})
+    sources = list(db.get("schema_source") or [])
+    if SOURCE_LIVE_NAME in sources:
+        from ragraf.errors import ConfigError, SchemaUnavailable
+
+        try:
+            mysql_live.connect_params(db)
+            return None  # a server is configured: its schema may change at any time
+        except (SchemaUnavailable, ConfigError):
+            pass  # none is: the schema is the migrations'
+    globs = [g for g in sources if g != discover.AUTO]
+    gs = None
+    if globs:
+        try:
+            gs = GlobSet(globs, case_insensitive=bool(cfg.project.get("case_insensitive_globs")))
+        except GlobError:
+            return None
+    return lambda p: p.lower().endswith(".sql") or (gs is not None and gs.match_exact(p))
 
 
 def _is_sql(f: ScannedFile) -> bool:
@@ -342,7 +365,9 @@ def add_code_tables(res: SchemaResult, resolved: Resolved, conf: dict[str, float
     named: dict[str, tuple[bool, str, int, str]] = {}
     uses: dict[str, set[str]] = defaultdict(set)  # lower name -> files
     ddl: list[tuple[str, int, str, str, str]] = []  # (path, line, owner fqn, table, statement)
-    for n in resolved.nodes:
+    if resolved.scope_paths is not None and res.table_index:  # some files' nodes only
+        named = dict(resolved.named)
+    for n in resolved.nodes if resolved.scope_paths is None else ():
         if n.kind != NodeKind.SQL_LITERAL:
             continue
         p = props_of(n.props)

@@ -89,6 +89,17 @@ def _dec(v: Any) -> Any:
     raise ValueError(f"unexpected value of type {type(v).__name__}")
 
 
+def to_data(v: Any) -> Any:
+    """Reference data (NamedTuples of ``_TYPES``, tuples, lists, dicts of them) as JSON-able
+    values (used by ``ragraf.build.resolve.scope`` for its memo)."""
+    return _enc(v)
+
+
+def from_data(v: Any) -> Any:
+    """The inverse of ``to_data`` for values without plain dicts (lists become tuples)."""
+    return _dec(v)
+
+
 def _class(d: dict[str, Any]) -> F.ClassDecl:
     return F.ClassDecl(
         node=int(d["node"]),

@@ -21,6 +21,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+from ragraf.errors import StoreError
 from ragraf.kinds import DB_OBJECT, ENTRY_EDGES, MAP_GRAPH, SYMBOL, NodeKind, Provenance
 from ragraf.model import (
     CoverageRow,
@@ -188,12 +189,30 @@ class GraphStore:
         self.db.execute("DELETE FROM file_facts WHERE sha256 NOT IN (SELECT sha256 FROM file)")
 
     # -- writing ------------------------------------------------------------
-    def write_rows(self, rev_id: str, rows: RevisionRows) -> ranges.Delta:
+    def write_rows(
+        self, rev_id: str, rows: RevisionRows, scope: Iterable[str] | None = None
+    ) -> ranges.Delta:
         """The rows of a building revision, in one transaction: only what differs from the
-        newest revision is written (``ranges.write_delta``)."""
+        newest revision is written (``ranges.write_delta``).
+
+        ``scope`` (paths): ``rows`` holds, of the tables whose rows belong to a path (node,
+        edge, text_chunk, flow_unit, unresolved_call, web_route), only the rows of those
+        paths (and the nodes without a path); the other paths' rows stay as they are. The
+        file table and the revision-wide tables are written whole."""
         db, n = self.db, rev_no(rev_id)
         done = ranges.Delta()
         with db.write():
+            owned: dict[str, str | None] = {}
+            if scope is not None:
+                ranges.set_scope(db, scope)
+                owned = {
+                    "web_route": ranges.in_scope("evidence_path"),
+                    "node": ranges.in_scope("path", with_null=True),
+                    "edge": ranges.in_scope("evidence_path"),
+                    "text_chunk": ranges.in_scope("path"),
+                    "unresolved_call": ranges.in_scope("path"),
+                    "flow_unit": ranges.in_scope("path"),
+                }
             put = [
                 ("db_table", TABLE_COLS, rows.tables),
                 ("db_column", COLUMN_COLS, _ordered_columns(rows.columns)),
@@ -209,7 +228,7 @@ class GraphStore:
                 ("flow_unit", FLOW_COLS, rows.flow_units),
             ]
             for table, cols, table_rows in put:
-                done += ranges.write_delta(db, table, cols, table_rows, n)
+                done += ranges.write_delta(db, table, cols, table_rows, n, owned.get(table))
             db.executemany(
                 "INSERT OR IGNORE INTO file_blob(sha256, data) VALUES (?, ?)",
                 (
@@ -218,6 +237,46 @@ class GraphStore:
                 ),
             )
         return done
+
+    # -- what a scoped build reads of the newest revision (ranges.OPEN rows) -----
+    def open_rank_pairs(
+        self, kinds: Iterable[str], outside: Iterable[str]
+    ) -> list[tuple[str, str]]:
+        """(src, dst) of the newest revision's edges of ``kinds`` whose evidence is in none
+        of the ``outside`` paths."""
+        with self.db.write():  # the scope table is per connection
+            ranges.set_scope(self.db, outside)
+            marks = ",".join("?" * len(list(kinds := list(kinds))))
+            return [
+                (r[0], r[1])
+                for r in self.db.query(
+                    f"SELECT src, dst FROM edge WHERE rev_to = {ranges.OPEN} AND kind IN ({marks})"
+                    f" AND NOT {ranges.in_scope('evidence_path')}",
+                    tuple(kinds),
+                )
+            ]
+
+    def open_pathless_nodes(self) -> list[NodeRow]:
+        """The newest revision's nodes without a path (declarations outside the corpus,
+        request parameters)."""
+        return self.db.rows(
+            NodeRow, f"SELECT {NODE_COLS} FROM node WHERE rev_to = {ranges.OPEN} AND path IS NULL"
+        )
+
+    def open_path(self, path: str) -> bool:
+        """Whether the newest revision has a node at ``path``."""
+        return (
+            self.db.query_one(
+                f"SELECT 1 FROM node WHERE rev_to = {ranges.OPEN} AND path = ? LIMIT 1", (path,)
+            )
+            is not None
+        )
+
+    def open_count(self, table: str) -> int:
+        """How many rows the newest revision has in ``table`` (node, edge, file)."""
+        if table not in ("node", "edge", "file"):
+            raise StoreError(f"no count of {table!r}")
+        return int(self.db.scalar(f"SELECT count(*) FROM {table} WHERE rev_to = {ranges.OPEN}"))
 
     # -- the data-flow layer (issue 13) ----------------------------------------
     def has_flow(self, rev_id: str) -> bool:

@@ -79,13 +79,23 @@ class LexStore:
                 )
 
     def write_chunks(
-        self, rev_id: str, chunks: Sequence[ChunkRow], also: Iterable[ChunkPlace]
+        self,
+        rev_id: str,
+        chunks: Sequence[ChunkRow],
+        also: Iterable[ChunkPlace],
+        scope: Iterable[str] | None = None,
     ) -> ranges.Delta:
         """The chunks of a building revision and their further places, in one transaction:
-        only what differs from the newest revision is written (``ranges.write_delta``)."""
+        only what differs from the newest revision is written (``ranges.write_delta``).
+        ``scope`` (paths): ``chunks`` and ``also`` are those of these paths only; the
+        other paths' rows stay as they are."""
         n = rev_no(rev_id)
         done = ranges.Delta()
         with self.db.write():
+            where = None
+            if scope is not None:
+                ranges.set_scope(self.db, scope)
+                where = ranges.in_scope("path")
             done += ranges.write_delta(
                 self.db,
                 "chunk_map",
@@ -95,6 +105,7 @@ class LexStore:
                     for c in chunks
                 ),
                 n,
+                where,
             )
             done += ranges.write_delta(
                 self.db,
@@ -102,6 +113,7 @@ class LexStore:
                 "chunk_id, path, text",
                 ((c.chunk_id, c.path, c.text) for c in chunks),
                 n,
+                where,
             )
             done += ranges.write_delta(
                 self.db,
@@ -119,11 +131,54 @@ class LexStore:
                     for c in chunks
                 ),
                 n,
+                where,
             )
             done += ranges.write_delta(
-                self.db, "chunk_also", "chunk_id, path, node_id, start_line, end_line", also, n
+                self.db,
+                "chunk_also",
+                "chunk_id, path, node_id, start_line, end_line",
+                also,
+                n,
+                where,
             )
         return done
+
+    def open_chunk_places(self, paths: Iterable[str]) -> set[str]:
+        """The chunk ids the newest revision has at these paths (as chunk or further place)."""
+        with self.db.write():  # the scope table is per connection
+            ranges.set_scope(self.db, paths)
+            cond = ranges.in_scope("path")
+            return {
+                r[0]
+                for t in ("chunk_map", "chunk_also")
+                for r in self.db.query(
+                    f"SELECT chunk_id FROM {t} WHERE rev_to = {ranges.OPEN} AND {cond}"
+                )
+            }
+
+    def open_chunk_holders(self, chunk_ids: Iterable[str]) -> set[tuple[str, str]]:
+        """(chunk_id, path) of every place the newest revision has these chunks at."""
+        ids = json.dumps(sorted(set(chunk_ids)))
+        return {
+            (r[0], r[1])
+            for t in ("chunk_map", "chunk_also")
+            for r in self.db.query(
+                f"SELECT chunk_id, path FROM {t} WHERE rev_to = {ranges.OPEN}"
+                " AND chunk_id IN (SELECT value FROM json_each(?))",
+                (ids,),
+            )
+        }
+
+    def open_chunk_count(self, outside: Iterable[str] = ()) -> int:
+        """How many chunks the newest revision has whose path is none of ``outside``."""
+        with self.db.write():
+            ranges.set_scope(self.db, outside)
+            return int(
+                self.db.scalar(
+                    f"SELECT count(*) FROM chunk_map WHERE rev_to = {ranges.OPEN}"
+                    f" AND NOT {ranges.in_scope('path')}"
+                )
+            )
 
     def chunk_ids(self, rev_id: str) -> set[str]:
         return {

@@ -61,16 +61,43 @@ class Delta:
         return self
 
 
+#: the temporary table of the paths a scoped write replaces (``set_scope``)
+SCOPE = "temp.ragraf_scope"
+
+
+def set_scope(db: Database, paths: Iterable[str]) -> None:
+    """The paths whose rows a scoped ``write_delta`` replaces (``in_scope``), for this
+    connection. Inside the caller's write transaction."""
+    db.execute(f"CREATE TEMP TABLE IF NOT EXISTS {SCOPE[5:]} (path TEXT PRIMARY KEY)")
+    db.execute(f"DELETE FROM {SCOPE}")
+    db.executemany(f"INSERT OR IGNORE INTO {SCOPE}(path) VALUES (?)", ((p,) for p in paths))
+
+
+def in_scope(column: str, with_null: bool = False) -> str:
+    """The SQL condition "the row's ``column`` is a path of the scope" (or NULL)."""
+    cond = f"{column} IN (SELECT path FROM {SCOPE})"
+    return f"({column} IS NULL OR {cond})" if with_null else cond
+
+
 def write_delta(
-    db: Database, table: str, cols: str, rows: Iterable[Sequence[Any]], n: int
+    db: Database,
+    table: str,
+    cols: str,
+    rows: Iterable[Sequence[Any]],
+    n: int,
+    scope: str | None = None,
 ) -> Delta:
     """Make the rows of ``table`` visible in revision ``n`` exactly ``rows`` (tuples in
     the order of ``cols``): the open rows equal to one of them stay open, the others are
     closed at n, and the rest of ``rows`` is inserted from n on. Inside the caller's
-    write transaction."""
+    write transaction.
+
+    ``scope`` (an SQL condition, ``in_scope``): only the open rows it selects are
+    replaced by ``rows`` (which must all satisfy it); the others stay open as they are."""
     names = [c.strip() for c in cols.split(",")]
     old: dict[tuple[Any, ...], list[int]] = {}
-    for r in db.cursor(f"SELECT rowid, {cols} FROM {table} WHERE rev_to = {OPEN}"):
+    where = f"rev_to = {OPEN}" + (f" AND {scope}" if scope else "")
+    for r in db.cursor(f"SELECT rowid, {cols} FROM {table} WHERE {where}"):
         old.setdefault(tuple(r[1:]), []).append(r[0])
     add: list[tuple[Any, ...]] = []
     kept = 0
@@ -90,6 +117,10 @@ def write_delta(
         marks = ",".join("?" * len(names))
         db.executemany(  # rev_to spelled out: an FTS5 table has no column defaults
             f"INSERT INTO {table}(rev_from, rev_to, {cols}) VALUES ({n}, {OPEN}, {marks})", add
+        )
+    if scope:  # the rows outside the scope are kept as they are
+        kept += int(
+            db.scalar(f"SELECT count(*) FROM {table} WHERE rev_to = {OPEN} AND NOT {scope}")
         )
     return Delta(kept, len(closed), len(add))
 

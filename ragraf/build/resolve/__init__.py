@@ -61,8 +61,9 @@ Invariants a change must keep:
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 
+from ragraf.build.resolve import scope
 from ragraf.build.resolve.linker import Linker, Resolved
 from ragraf.build.resolve.tablenames import QueryBuilders
 from ragraf.lang import registry
@@ -81,19 +82,69 @@ def resolve(
     code_tables: bool = False,
     table_helpers: Iterable[str] = (),
     query_builders: Mapping[str, object] | None = None,
+    keys: dict[str, str] | None = None,
+    memo: scope.Memo | None = None,
+    context: str = "",
+    parent: str | None = None,
+    plan: Callable[[set[str]], set[str] | None] | None = None,
+    whole: Callable[[set[str] | None], list[FileFacts]] | None = None,
 ) -> Resolved:
     """Link the references of every file; ``tables`` maps lower table names to node ids;
     ``code_tables``: there is no schema, a table SQL names is linked to
     ``dbschema.code_table_id`` (``ragraf.build.schema.add_code_tables`` makes the nodes).
-    A language's ``prepare`` hook (``ragraf.lang.registry.prepare``) runs first."""
-    return Linker(
-        registry.prepare(list(files)),
+    A language's ``prepare`` hook (``ragraf.lang.registry.prepare``) runs first.
+
+    ``keys`` (path -> the key of its cached facts) makes the run record a memo
+    (``Resolved.memo``, ``scope``). With the memo of revision ``parent`` written under the
+    same parameters (``context``: what else the rows depend on, the config hash), ``plan``
+    gets the paths the memo cannot stand for (``Linker.stale``) and returns the files to
+    resolve (the rest keep their rows: ``Resolved.scope_paths``), or None for all.
+    ``files`` may then hold only the interfaces of files (``ragraf.build.extract.Facts``):
+    ``whole`` gives the facts with those of the files to resolve whole, in the same order."""
+    helpers = tuple(table_helpers)
+    builders = QueryBuilders.of(query_builders)
+    params = ""
+    if keys is not None:
+        params = scope.params_key(
+            [
+                sorted(conf.items()),
+                max_candidates,
+                sorted((tables or {}).items()),
+                sorted((prefixes or {}).items()),
+                max_ambiguous,
+                code_tables,
+                helpers,
+                sorted(builders.methods.items()),
+                [r.pattern for r in builders.receivers],
+                context,
+            ]
+        )
+        if memo is not None and (memo.params != params or memo.rev != parent):
+            memo = None
+    given = list(files)
+    linker = Linker(
+        registry.prepare(given),
         conf,
         max_candidates,
         tables,
         prefixes,
         max_ambiguous,
         code_tables,
-        tuple(table_helpers),
-        QueryBuilders.of(query_builders),
-    ).run()
+        helpers,
+        builders,
+        memo=memo,
+        keys=keys,
+        params=params,
+    )
+    only = None
+    stale = linker.stale() if plan is not None else None
+    if plan is not None and stale is not None:
+        only = plan(stale)
+    if whole is not None:  # the files to resolve, whole (a hook's files are whole already)
+        for i, f in enumerate(whole(only)):
+            if linker.files[i] is given[i] and f is not given[i]:
+                linker.files[i] = f
+    out = linker.run(only)
+    out.memo = linker.memo_out
+    out.scope = linker.scope_counts
+    return out

@@ -13,12 +13,12 @@ import json
 import posixpath
 import re
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from ragraf import ids
-from ragraf.build.resolve import reach
+from ragraf.build.resolve import reach, scope
 from ragraf.build.resolve.edges import SOURCES_TS, EdgeSet
 from ragraf.build.resolve.symbols import SymbolTable, bare_method
 from ragraf.build.resolve.tablenames import QueryBuilders, TableNames
@@ -82,6 +82,31 @@ _CONSTANT_REF = re.compile(r"\\?[A-Za-z_]\w*(?:\\[A-Za-z_]\w*)*")
 _PATH_CONSTANTS = {"DIRECTORY_SEPARATOR": "/"}
 
 
+#: the symbol table's lookups a handler may make (``scope.Lookups``)
+_TABLE_LOOKUPS = (
+    "function_ids",
+    "has_function_named",
+    "has_class",
+    "is_guarded",
+    "dispatchers_of",
+    "file_id",
+    "in_corpus",
+    "doc_targets",
+    "methods_named",
+    "class_ids",
+    "find_method",
+    "types",
+    "external_root",
+    "display",
+    "lookup_method",
+    "external_ancestor",
+    "find_const",
+    "methods_of",
+    "takes_callable",
+    "const_value",
+)
+
+
 @dataclass
 class Resolved:
     nodes: list[NodeRow]
@@ -90,6 +115,15 @@ class Resolved:
     routes: list[RouteRow]
     shells: list[RankRow]
     unresolved: list[UnresolvedRow] = field(default_factory=list)
+    #: the memo of a scoped run (``scope``), and how many files it reused / resolved
+    memo: scope.Memo | None = None
+    scope: dict[str, int] = field(default_factory=dict)
+    #: a run of some files only (``Linker.run``): their paths (None: every file), the
+    #: nodes without a path every file links to, and per lower table name the first
+    #: (not a CREATE, path, line, spelling) of a SQL string of any file naming it
+    scope_paths: set[str] | None = None
+    pathless: set[str] = field(default_factory=set)
+    named: dict[str, tuple[bool, str, int, str]] = field(default_factory=dict)
 
 
 class Linker:
@@ -104,7 +138,13 @@ class Linker:
         code_tables: bool = False,
         table_helpers: tuple[str, ...] = (),
         query_builders: QueryBuilders | None = None,
+        memo: scope.Memo | None = None,
+        keys: dict[str, str] | None = None,
+        params: str = "",
     ) -> None:
+        """``keys`` (path -> the key of its facts) makes the run scoped (``scope``): it
+        records what each file asks and reuses the outputs ``memo`` has for a file whose
+        key and answers are the same; ``memo_out`` is then this run's memo."""
         self.files = files
         self.code_tables = code_tables  # no schema: every table SQL names gets a node
         self.conf = conf
@@ -117,14 +157,34 @@ class Linker:
         self.query_builders = query_builders or QueryBuilders()  # db.query_builders
         self._sql_ordinals: dict[tuple[str, int, int], int] = {}  # (path, owner, line) -> last
         self.table_names: TableNames | None = None  # made by the first on_sql
-        self.sym = SymbolTable(files)
+        self.symtab = SymbolTable(files)
+        self.memo = memo
+        self.keys = keys
+        self.params = params
+        self.memo_out: scope.Memo | None = None
+        self._hook_context: dict[bool, str] = {}  # tags-level or not -> hook_context
+        #: files resolved and reused by the run (not stats: those are rows of the revision)
+        self.scope_counts: dict[str, int] = {}
+        t = self.symtab
+        fns: dict[str, Callable[..., Any]] = {name: getattr(t, name) for name in _TABLE_LOOKUPS}
+        fns.update(
+            reachable=self._reachable,
+            by_name=self._by_name_of,
+            tn_known=lambda name: self.sql_names().is_known(name),
+            tn_resolve=lambda t: self.sql_names().resolve(t),
+            literal_path=lambda parts, base: _literal_path(parts, base, t.path_set),
+            include_matches=self._include_matches,
+        )
+        #: every corpus-wide lookup of a handler (recorded per file when scoped)
+        self.sym = scope.Lookups(fns, record=keys is not None)
         self.out = EdgeSet(conf)
         self.add = self.out.add
         self.routes: list[RouteRow] = []
         self.unresolved: list[UnresolvedRow] = []
         self.stats: dict[str, int] = defaultdict(int)
         self._sql_nodes: dict[int, list[str]] = {}  # line -> sql_literal ids of the file at hand
-        self._includes: dict[tuple[str, IncludeRef], IncludeHit] = {}
+        #: (path, include) -> what it loads, and the lookups that took (computed once)
+        self._includes: dict[tuple[str, IncludeRef], tuple[IncludeHit, dict[Any, Any]]] = {}
         self._loading: reach.Loading | None = None
         self._by_name: dict[tuple[str, str, str], list[str]] | None = None
         self.handlers: dict[type, Callable[[FileFacts, str, Any], None]] = {
@@ -150,11 +210,126 @@ class Linker:
         }
 
     # -- the run ------------------------------------------------------------------
-    def run(self) -> Resolved:
-        st = self.stats
+    def stale(self) -> set[str] | None:
+        """With a memo of the previous build: the paths whose memo entry cannot stand for
+        this build (no entry, another key, some recorded lookup answers differently now)
+        and those of the memo's files that are gone; None without a memo."""
+        if self.memo is None or self.keys is None:
+            return None
+        check = scope.Checker(self.memo, self.sym)
+        out: set[str] = set()
         for f in self.files:
-            if not f.nodes:
+            key = self._memo_key(f)
+            e = self.memo.files.get(f.path)
+            if key is None or e is None or e.key != key:
+                out.add(f.path)
+            elif not all(check.still(i) for i in e.asked):
+                out.add(f.path)
+        return out | (set(self.memo.files) - {f.path for f in self.files})
+
+    def run(self, only: set[str] | None = None) -> Resolved:
+        """Resolve every file, or with ``only`` (a subset ``stale`` left out nothing of)
+        those files: the others' shares come from the memo and the result holds the rows
+        of ``only`` alone (the others' stay in the stores), but the stats, the nodes
+        without a path and the tables named of all; its shells are then for the caller to
+        compute (over the stored edges too)."""
+        entries: dict[str, tuple[str, dict[scope.Query, Any] | list[int], scope.FileOut]] = {}
+        every: list[tuple[str, scope.FileOut]] = []
+        outs: list[scope.FileOut] = []  # the shares whose rows are in the result
+        reused = 0
+        for f in self.files:
+            key = self._memo_key(f)
+            if only is not None and f.path not in only and self.memo is not None:
+                kept = self.memo.files[f.path]
+                if key is not None:
+                    entries[f.path] = (key, kept.asked, kept.out)
+                every.append((f.path, kept.out))
+                reused += 1 if f.nodes else 0
                 continue
+            if not f.nodes:
+                if key is not None:
+                    entries[f.path] = (key, {}, scope.FileOut())
+                continue
+            log: dict[scope.Query, Any] | None = {} if key is not None else None
+            out = self.resolve_file(f, log)
+            outs.append(out)
+            every.append((f.path, out))
+            if key is not None and log is not None:
+                entries[f.path] = (key, log, out.summarize())
+        if self.keys is not None:
+            self.memo_out = scope.build_memo(self.params, entries, self.memo)
+            self.scope_counts = {"files_reused": reused, "files_resolved": len(outs)}
+        # the files' shares, merged as one EdgeSet would have them (an edge's evidence is
+        # in the file that made it, so no two files make the same edge_uid)
+        edges: dict[str, EdgeRow] = {}
+        nodes: dict[str, NodeRow] = {}
+        routes: list[RouteRow] = []
+        unresolved: list[UnresolvedRow] = []
+        st: dict[str, int] = defaultdict(int)
+        for o in outs:
+            for edge in o.edges:
+                old = edges.get(edge.edge_uid)
+                if old is None or edge.confidence > old.confidence:
+                    edges[edge.edge_uid] = edge
+            for n in o.nodes:
+                nodes[n.node_id] = n
+            routes += o.routes
+            unresolved += o.unresolved
+        pathless: set[str] = set()
+        named: dict[str, tuple[bool, str, int, str]] = {}
+        for path, o in every:
+            for k, v in o.stats.items():
+                st[k] += v
+            pathless.update(o.pathless)
+            for low, (later, line, spelling) in o.named.items():
+                at = (later, path, line, spelling)
+                if low not in named or at < named[low]:
+                    named[low] = at
+        classes, functions = self.symtab.classes, self.symtab.functions
+        st["conflict.duplicate_class"] = sum(
+            1 for v in classes.values() if sum(c.decl.kind != CLASS_EXTENSION for c in v) > 1
+        )
+        st["conflict.duplicate_function"] = sum(1 for v in functions.values() if len(v) > 1)
+        sorted_edges = [edges[k] for k in sorted(edges)]
+        return Resolved(
+            [nodes[k] for k in sorted(nodes)],
+            sorted_edges,
+            dict(st),
+            sorted(routes),
+            self.shells(sorted_edges) if only is None else [],
+            sorted(set(unresolved)),
+            scope_paths=only,
+            pathless=pathless,
+            named=named,
+        )
+
+    def _memo_key(self, f: FileFacts) -> str | None:
+        """The memo key of a file's facts as the linker takes them (None: not scoped, or
+        no key known for it): a file a ``prepare`` hook rewrote adds what the hooks saw
+        (``scope.hook_context``)."""
+        if self.keys is None:
+            return None
+        key = self.keys.get(f.path)
+        if key is None:
+            return None
+        lang = registry.get(f.lang)
+        if lang is not None and lang.prepare is not None:
+            tags = lang.prepare == registry.TAGS_EXTRACTOR  # its hook reads the paths too
+            got = self._hook_context.get(tags)
+            if got is None:
+                got = self._hook_context[tags] = scope.hook_context(self.files, self.keys, f.lang)
+            key += ":" + got
+        return key
+
+    def resolve_file(self, f: FileFacts, log: dict[scope.Query, Any] | None) -> scope.FileOut:
+        """Link one file's references: its share of the result (``log`` collects the
+        corpus-wide lookups it made)."""
+        self.out = EdgeSet(self.conf)
+        self.add = self.out.add
+        self.routes, self.unresolved = [], []
+        self.stats = defaultdict(int)
+        self.sym.log = log
+        try:
             lang = registry.get(f.lang)
             sources = json.dumps(list(lang.sources)) if lang else SOURCES_TS
             for e in f.edges:
@@ -168,19 +343,14 @@ class Linker:
             if f.flows:
                 self.request_flows(f)
             self._count_lang(f.lang, before)  # coverage lang.<name>.calls.*
-        classes, functions = self.sym.classes, self.sym.functions
-        st["conflict.duplicate_class"] = sum(
-            1 for v in classes.values() if sum(c.decl.kind != CLASS_EXTENSION for c in v) > 1
-        )
-        st["conflict.duplicate_function"] = sum(1 for v in functions.values() if len(v) > 1)
-        edges = self.out.sorted_edges()
-        return Resolved(
-            self.out.sorted_nodes(),
-            edges,
-            dict(st),
-            sorted(self.routes),
-            self.shells(edges),
-            sorted(set(self.unresolved)),
+        finally:
+            self.sym.log = None
+        return scope.FileOut(
+            list(self.out.edges.values()),
+            list(self.out.extra_nodes.values()),
+            self.routes,
+            self.unresolved,
+            dict(self.stats),
         )
 
     def _call_counts(self) -> dict[str, int]:
@@ -194,15 +364,7 @@ class Linker:
 
     def shells(self, edges: list[EdgeRow]) -> list[RankRow]:
         """k-core shell of every symbol in the undirected graph of code links."""
-        index: dict[str, int] = {}
-        pairs = []
-        for e in edges:
-            if e.kind in RANK_EDGES:
-                a = index.setdefault(e.src, len(index))
-                b = index.setdefault(e.dst, len(index))
-                pairs.append((a, b))
-        shell = kcore(len(index), pairs)
-        return sorted(RankRow(nid, shell[i]) for nid, i in index.items() if shell[i] > 0)
+        return shells_of((e.src, e.dst) for e in edges if e.kind in RANK_EDGES)
 
     def _count(self, outcome: str) -> None:
         """One call's outcome: stated, derived, external (a builtin or vendor callee) or
@@ -223,7 +385,7 @@ class Linker:
         has its name (an answer about that declaration lists it); returns the outcome."""
         low = name.lower()
         known = (
-            low in self.sym.functions_by_name
+            self.sym.has_function_named(low)
             if kind == CallKind.FUNCTION
             else bool(self.sym.methods_named(low, path))
         )
@@ -288,7 +450,7 @@ class Linker:
         st = self.stats
         st["calls_total"] += 1
         for cand in ref.candidates:
-            fids = self.sym.functions.get(cand.lower())
+            fids = self.sym.function_ids(cand.lower())
             if fids:
                 if len(fids) == 1:
                     self.add(src, fids[0], EdgeKind.CALLS, f.path, ref.line)
@@ -304,8 +466,8 @@ class Linker:
         ``if (!function_exists(...))`` set aside while an unguarded one remains (PHP skips a
         fallback when the name is already declared). One left: stated, with how it was
         chosen; several: derived ``duplicate-function`` with the reason. Returns the outcome."""
-        found, why = self.loading.reachable(path, fids)
-        unguarded = [fid for fid in found if fid not in self.sym.guarded]
+        found, why = self.sym.reachable(path, tuple(fids))
+        unguarded = [fid for fid in found if not self.sym.is_guarded(fid)]
         fallbacks = len(found) - len(unguarded) if unguarded else 0
         if unguarded:
             found = unguarded
@@ -332,7 +494,8 @@ class Linker:
         calls runs where code loaded by unresolved includes calls it: it adds nothing to
         what those includes may bring, so it opens no file."""
         if self._loading is None:
-            sym = self.sym
+            sym = self.symtab
+            log, self.sym.log = self.sym.log, None  # the whole corpus, no file's question
             callers: dict[str, set[str]] = defaultdict(set)
             includes: list[tuple[FileFacts, IncludeRef]] = []
             for f in self.files:
@@ -372,7 +535,11 @@ class Linker:
                 sym.function_paths,
                 sym.guarded,
             )
+            self.sym.log = log
         return self._loading
+
+    def _reachable(self, path: str, fids: tuple[str, ...]) -> tuple[list[str], str]:
+        return self.loading.reachable(path, list(fids))
 
     def on_method_call(self, f: FileFacts, src: str, ref: MethodCallRef) -> None:
         self.stats["calls_total"] += 1
@@ -411,7 +578,7 @@ class Linker:
             if found:
                 for t in found:
                     targets[t] = targets.get(t, True) and der
-            elif cls in self.sym.classes:
+            elif self.sym.has_class(cls):
                 outside = self.sym.external_ancestor(cls)
                 (external if outside else known).append(outside or cls)
             else:
@@ -491,6 +658,9 @@ class Linker:
             self._by_name = dict(out)
         return self._by_name
 
+    def _by_name_of(self, key: tuple[str, str, str]) -> list[str]:
+        return self.by_name.get(key, [])
+
     def on_name(self, f: FileFacts, src: str, ref: NameRef) -> None:
         """A use by name in a tags-level language: every declaration of that name in the
         language's group may be the one (a call: the callables, else the classes it would
@@ -500,10 +670,10 @@ class Linker:
         self.stats["calls_total"] += 1
         group = registry.name_group(f.lang) or ""
         kind = EdgeKind.CALLS
-        cands = self.by_name.get((group, "callable", ref.name), []) if ref.kind == "call" else []
+        cands = self.sym.by_name((group, "callable", ref.name)) if ref.kind == "call" else []
         if not cands:
             kind = EdgeKind.INSTANTIATES
-            cands = self.by_name.get((group, "class", ref.name), [])
+            cands = self.sym.by_name((group, "class", ref.name))
         n = len(cands)
         if not n:
             self._count("external")
@@ -569,12 +739,7 @@ class Linker:
             targets = self.sym.methods_of(t.receiver, t.method)
         else:
             targets = next(
-                (
-                    self.sym.functions[c.lower()]
-                    for c in t.candidates
-                    if c.lower() in self.sym.functions
-                ),
-                [],
+                (fids for c in t.candidates if (fids := self.sym.function_ids(c.lower()))), []
             )
         callable_here = t.kind == "method" or any(
             self.sym.takes_callable(c, ref.position) for c in callees
@@ -598,7 +763,7 @@ class Linker:
             return
         name = t.candidates[-1].rsplit("\\", 1)[-1]
         for c in callees:
-            for position, recv, through in self.sym.dispatchers.get(c, []):
+            for position, recv, through in self.sym.dispatchers_of(c):
                 if position == ref.position:
                     self.dispatched(src, f.path, ref.line, recv, name, through)
 
@@ -630,11 +795,12 @@ class Linker:
         """The declarations a call may reach: a function's, or a method's on its receiver."""
         if callee.kind == "function":
             for c in callee.candidates:
-                fids = self.sym.functions.get(c.lower())
+                fids: list[str] = self.sym.function_ids(c.lower())
                 if fids:
                     return fids
             return []
-        return self.sym.methods_of(callee.receiver, callee.method)
+        targets: list[str] = self.sym.methods_of(callee.receiver, callee.method)
+        return targets
 
     def on_dynamic_call(self, f: FileFacts, src: str, ref: DynamicCallRef) -> None:
         st = self.stats
@@ -643,7 +809,7 @@ class Linker:
         for alt in ref.targets:
             if alt.kind == "function":
                 for cand in alt.candidates:
-                    fids = self.sym.functions.get(cand.lower())
+                    fids = self.sym.function_ids(cand.lower())
                     if fids:
                         targets.extend(fids)
                         break
@@ -674,9 +840,22 @@ class Linker:
         one literal value substituted first (the candidates matching the most literal text
         win; a value matching no file falls back to the constant as a wildcard)."""
         key = (f.path, ref)
-        hit = self._includes.get(key)
-        if hit is not None:
-            return hit
+        got = self._includes.get(key)
+        if got is not None:  # the lookups it took count for this file too
+            if self.sym.log is not None:
+                self.sym.log.update(got[1])
+            return got[0]
+        outer, self.sym.log = self.sym.log, {}
+        try:
+            hit = self._include_hit(f, ref)
+        finally:
+            asked, self.sym.log = self.sym.log, outer
+        if outer is not None:
+            outer.update(asked)
+        self._includes[key] = (hit, asked)
+        return hit
+
+    def _include_hit(self, f: FileFacts, ref: IncludeRef) -> IncludeHit:
         base = posixpath.dirname(f.path)
         parts = ref.parts
         consts: dict[str, str] = {}
@@ -692,22 +871,21 @@ class Linker:
                 subst.append((k, v))
         hit = IncludeHit((), "unresolved", False, consts)
         if not any(p[0] == "dyn" for p in subst):
-            path = _literal_path(tuple(subst), base, self.sym.path_set)
+            path = self.sym.literal_path(tuple(subst), base)
             if path is not None:
                 hit = IncludeHit((path,), "static", False, consts)
         elif not any(k != "dyn" and v for k, v in subst):
             hit = IncludeHit((), "unresolved", True, {})  # `include $file`: says nothing
         else:
-            found = self._include_matches(tuple(subst), base) if consts else None
+            found = self.sym.include_matches(tuple(subst), base) if consts else None
             unmatched: dict[str, str] = {}
             if not found:
-                found = self._include_matches(parts, base)
+                found = self.sym.include_matches(parts, base)
                 consts, unmatched = {}, consts
             if found is None or len(found) > MAX_INCLUDE_CANDIDATES:
                 hit = IncludeHit((), "unresolved", True, {})
             elif found:
                 hit = IncludeHit(tuple(found), "dynamic", False, consts, unmatched)
-        self._includes[key] = hit
         return hit
 
     def _include_matches(self, parts: tuple[tuple[str, str], ...], base: str) -> list[str] | None:
@@ -722,7 +900,7 @@ class Linker:
             tail = tail.lstrip("/")
         return sorted(
             p
-            for p in self.sym.paths
+            for p in self.symtab.paths
             if p.endswith(tail) and p.endswith(_INCLUDABLE) and pattern.fullmatch(p)
         )
 
@@ -738,9 +916,9 @@ class Linker:
             st["includes_constants"] += 1
         if hit.unmatched:
             props["constants_unmatched"] = dict(sorted(hit.unmatched.items()))
-        ids_ = self.sym.file_ids
+        ids_ = self.sym.file_id
         if hit.how == "static":
-            self.add(src, ids_[hit.targets[0]], EdgeKind.IMPORTS, f.path, ref.line, props=props)
+            self.add(src, ids_(hit.targets[0]), EdgeKind.IMPORTS, f.path, ref.line, props=props)
             st["includes_resolved"] += 1
             return
         if hit.how == "unresolved":
@@ -752,7 +930,7 @@ class Linker:
         if not single:
             props["candidates"] = len(hit.targets)
         for c in hit.targets:
-            self.add(src, ids_[c], EdgeKind.IMPORTS, f.path, ref.line, conf, True, props)
+            self.add(src, ids_(c), EdgeKind.IMPORTS, f.path, ref.line, conf, True, props)
         st["includes_dynamic"] += 1
 
     def on_superglobal(self, f: FileFacts, src: str, ref: SuperglobalRef) -> None:
@@ -831,9 +1009,7 @@ class Linker:
             for cls in sorted(self.sym.types(handler.cls)):
                 targets.extend(self.sym.find_method(cls, handler.method.lower()))
         elif handler.kind == "function":  # a function by fqn (a Django view, an Express handler)
-            targets.extend(
-                self.sym.functions.get(handler.method.lower(), []) if handler.method else []
-            )
+            targets.extend(self.sym.function_ids(handler.method.lower()) if handler.method else [])
         else:
             targets.append(src)  # a closure: the code registering it handles the route
         self.out.node(
@@ -863,7 +1039,7 @@ class Linker:
             )
 
     def on_import(self, f: FileFacts, src: str, ref: ImportRef) -> None:
-        file_id = self.sym.file_ids[f.path]
+        file_id = self.sym.file_id(f.path)
         if ref.kind == "class":
             cids = self.sym.class_ids(ref.fqn)
             if len(cids) > 1:
@@ -872,13 +1048,13 @@ class Linker:
             props = {"use": "class", **({"external": True} if not cids else {})}
             self.add(file_id, dst, EdgeKind.IMPORTS, f.path, ref.line, props=props)
         elif ref.kind == "function":
-            fids = self.sym.functions.get(ref.fqn.lower())
+            fids = self.sym.function_ids(ref.fqn.lower())
             if fids and len(fids) == 1:
                 self.add(
                     file_id, fids[0], EdgeKind.IMPORTS, f.path, ref.line, props={"use": "function"}
                 )
         elif ref.kind == "module":  # a module (Python): fqn is the path of its file
-            mod_id = self.sym.file_ids.get(ref.fqn)
+            mod_id = self.sym.file_id(ref.fqn)
             if mod_id is not None and mod_id != file_id:
                 self.add(
                     file_id, mod_id, EdgeKind.IMPORTS, f.path, ref.line, props={"use": "module"}
@@ -895,9 +1071,9 @@ class Linker:
             posixpath.normpath(posixpath.join(base, ref.target)),
             posixpath.normpath(ref.target.lstrip("/")),
         ):
-            if cand in self.sym.path_set:
+            if self.sym.in_corpus(cand):
                 self.add(
-                    self.sym.file_ids[cand],
+                    self.sym.file_id(cand),
                     src,
                     EdgeKind.DOCUMENTED_BY,
                     f.path,
@@ -910,28 +1086,7 @@ class Linker:
         name = ref.name.strip().lstrip("\\").rstrip("()")
         if not re.fullmatch(r"[A-Za-z_][\w\\]*(::\$?\w+)?", name):
             return
-        classes = self.sym.classes
-        if "::" in name:
-            cls, _, member = name.partition("::")
-            low_cls = cls.lower()
-            cands = (
-                [low_cls]
-                if low_cls in classes
-                else [k for k in classes if k.rsplit("\\", 1)[-1] == low_cls]
-            )
-            targets = sorted({t for c in cands for t in self.sym.find_method(c, member.lower())})
-            exact = low_cls in classes
-        else:
-            low = name.lower()
-            if low in classes:
-                targets, exact = self.sym.class_ids(name), True
-            elif "\\" not in low:
-                targets = sorted(
-                    c.nid for k, v in classes.items() if k.rsplit("\\", 1)[-1] == low for c in v
-                )
-                exact = False
-            else:
-                targets, exact = [], False
+        targets, exact = self.sym.doc_targets(name)
         if len(targets) != 1:
             return
         sources = self._doc_sources(f)
@@ -1005,16 +1160,15 @@ class Linker:
         info, call = self.sql_info(ref)
         if info is None:
             return
-        names_of_code = self.sql_names()
         listed = info.operation == "fragment" and any(t.how == "listed" for t in info.tables)
         if listed:  # a list fragment's names are tables only when the schema or code knows them
-            known = [t._replace(how="exact") for t in info.tables if names_of_code.is_known(t.name)]
+            known = [t._replace(how="exact") for t in info.tables if self.sym.tn_known(t.name)]
             if not known:
                 return
             info = info._replace(tables=tuple(known))
         tables: list[tuple[SqlTable, str | None]] = []
         for t in info.tables:
-            got = names_of_code.resolve(t) if t.how == "dynamic" else None
+            got = self.sym.tn_resolve(t) if t.how == "dynamic" else None
             if got is None:
                 tables.append((t, None))
             else:
@@ -1134,6 +1288,18 @@ class Linker:
             )
             self.add(owner, tid, EdgeKind.QUERIES, path, line, conf, derived, eprops, sources)
             st["sql_edges_derived" if derived else "sql_edges_stated"] += 1
+
+
+def shells_of(links: Iterable[tuple[str, str]]) -> list[RankRow]:
+    """k-core shell of every symbol in the undirected graph of these (src, dst) links."""
+    index: dict[str, int] = {}
+    pairs = []
+    for src, dst in links:
+        a = index.setdefault(src, len(index))
+        b = index.setdefault(dst, len(index))
+        pairs.append((a, b))
+    shell = kcore(len(index), pairs)
+    return sorted(RankRow(nid, shell[i]) for nid, i in index.items() if shell[i] > 0)
 
 
 class IncludeHit(NamedTuple):

@@ -136,6 +136,55 @@ class SymbolTable:
             lst.sort()
         self.path_set = set(self.paths)
 
+    # -- lookups by key (what the linker asks; ``ragraf.build.resolve.scope`` records
+    # them per file, so each must be a function of the corpus-wide tables alone) --------
+    def function_ids(self, low: str) -> list[str]:
+        """The declarations of function ``low`` (lower fqn), sorted; [] when none."""
+        return self.functions.get(low) or []
+
+    def has_function_named(self, low: str) -> bool:
+        """Whether some function has the short (lower) name ``low``."""
+        return low in self.functions_by_name
+
+    def has_class(self, low: str) -> bool:
+        return low in self.classes
+
+    def is_guarded(self, fid: str) -> bool:
+        return fid in self.guarded
+
+    def dispatchers_of(self, nid: str) -> list[tuple[int, TypeDesc | None, str]]:
+        return self.dispatchers.get(nid) or []
+
+    def file_id(self, path: str) -> str | None:
+        return self.file_ids.get(path)
+
+    def in_corpus(self, path: str) -> bool:
+        return path in self.path_set
+
+    def doc_targets(self, name: str) -> tuple[list[str], bool]:
+        """What a documentation name (``Class``, ``Class::member``, no leading ``\\`` nor
+        ``()``) names: the declarations, and whether by its exact name (else by its short
+        name)."""
+        classes = self.classes
+        if "::" in name:
+            cls, _, member = name.partition("::")
+            low_cls = cls.lower()
+            cands = (
+                [low_cls]
+                if low_cls in classes
+                else [k for k in classes if k.rsplit("\\", 1)[-1] == low_cls]
+            )
+            targets = sorted({t for c in cands for t in self.find_method(c, member.lower())})
+            return targets, low_cls in classes
+        low = name.lower()
+        if low in classes:
+            return self.class_ids(name), True
+        if "\\" not in low:
+            return sorted(
+                c.nid for k, v in classes.items() if k.rsplit("\\", 1)[-1] == low for c in v
+            ), False
+        return [], False
+
     def methods_named(self, low: str, path: str) -> list[str]:
         """The methods of that (lower-case) name a call by name alone from ``path`` may
         reach: those of the caller's call family (sorted, as ``methods_by_name``)."""

@@ -1,0 +1,289 @@
+"""Resolution scoped to what a change can affect (issue 15, ``resolve.scoped``): the
+per-file memo of the linker.
+
+What the linker makes of one file (its edges, the nodes it adds, routes, unresolved call
+sites, its share of the stats) is a function of two things only: that file's facts (as the
+languages' ``prepare`` hooks left them) and the answers to the corpus-wide questions its
+handlers asked (``Lookups``: the symbol table, the include graph, the names of tags-level
+declarations, the table-name conventions). So every build records, per file, the questions
+with their answers and what the revision's whole needs of the file (``FileOut``: stats,
+nodes without a path, tables named), tagged with the revision it built; the next build
+keeps the rows that revision has for a file when
+
+- its key is the same: content (sha256), extractor key and, for a file a ``prepare`` hook
+  rewrote, a digest of what the hooks saw (``hook_context``);
+- the parameters are the same (``params``: confidence, candidate limits, the schema's
+  tables, configured prefixes, helpers and builders, the config hash, ragraf's code), and
+  the memo is the parent revision's;
+- every question it asked has the same answer now (asked again against this build's
+  tables: equal answers, equal outputs).
+
+Nothing else is needed to decide: a file whose references could resolve differently (a
+name declared or removed elsewhere, a changed hierarchy, include, global, prefix or
+CREATE TABLE) asked a question whose answer changed, and is resolved again. A change no
+question sees leaves every other file as it is. What couples files' rows besides the
+linker (chunks of equal content, the schema) is ``ragraf.build.scoped``'s.
+
+Invariants a change must keep:
+- Every corpus-wide lookup of a handler goes through ``Lookups`` (the linker holds no
+  other path to the tables while it resolves a file); a lookup is a pure function of its
+  arguments and the tables.
+- A ``prepare`` hook reads, of other files, only the facts of files of languages with a
+  hook and which paths have nodes (``hook_context`` covers exactly that).
+- The result equals a full resolution (tests/test_shared_rows.py compares every row of
+  scoped builds with clean builds).
+- The memo is data only (JSON, like the facts cache): a crafted one can at worst give
+  wrong edges, never run code; one that does not decode is ignored (full resolution).
+- It is a cache, never a commit point: written atomically after the seal; a build killed
+  before that leaves the memo of an older revision, which is not used.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import zlib
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ragraf.kinds import NodeKind
+from ragraf.lang.codec import from_data, to_data
+from ragraf.model import EdgeRow, NodeRow, RouteRow, UnresolvedRow, props_of
+
+FORMAT = 2
+#: the file of the memo under ``.ragraf/index/``
+MEMO_FILE = "resolve-memo.json.z"
+
+Query = tuple[str, tuple[Any, ...]]
+
+
+@dataclass
+class FileOut:
+    """What resolving one file added: its share of the linker's result. The memo keeps
+    only what the revision's whole needs of a file it does not rewrite: its stats, the
+    nodes without a path it links to and the tables its SQL names (``named``); the rows
+    themselves stay in the stores."""
+
+    edges: list[EdgeRow] = field(default_factory=list)
+    nodes: list[NodeRow] = field(default_factory=list)
+    routes: list[RouteRow] = field(default_factory=list)
+    unresolved: list[UnresolvedRow] = field(default_factory=list)
+    stats: dict[str, int] = field(default_factory=dict)
+    pathless: list[str] = field(default_factory=list)  # node ids
+    #: lower table name -> (not a CREATE, line, spelling) of the first SQL string of the
+    #: file naming it (CREATE statements first: ``schema.add_code_tables``)
+    named: dict[str, tuple[bool, int, str]] = field(default_factory=dict)
+
+    def summarize(self) -> FileOut:
+        """This share with ``pathless`` and ``named`` filled from its nodes."""
+        from ragraf.build.resolve.linker import SYSTEM_SCHEMAS
+
+        self.pathless = sorted({n.node_id for n in self.nodes if n.path is None})
+        for n in self.nodes:
+            if n.kind != NodeKind.SQL_LITERAL:
+                continue
+            p = props_of(n.props)
+            created = p.get("operation") == "create"
+            for t in p.get("tables", []):
+                name = t.get("name")
+                if not name or (t.get("schema") or "").lower() in SYSTEM_SCHEMAS:
+                    continue
+                low, at = str(name).lower(), (not created, n.start_line or 0, str(name))
+                if low not in self.named or at < self.named[low]:
+                    self.named[low] = at
+        return self
+
+
+@dataclass
+class Entry:
+    key: str
+    asked: list[int]  # indexes into Memo.queries
+    out: FileOut
+
+
+@dataclass
+class Memo:
+    params: str = ""
+    rev: str = ""  # the revision whose rows the entries describe
+    #: (name, encoded args, encoded answer) of every question some entry asked
+    queries: list[tuple[str, Any, Any]] = field(default_factory=list)
+    files: dict[str, Entry] = field(default_factory=dict)
+
+
+class Lookups:
+    """The corpus-wide questions of the linker, each a plain attribute (no cost when not
+    recording); recording ones note ``(name, args) -> answer`` in the current file's log
+    (``log``: None between files)."""
+
+    def __init__(self, fns: dict[str, Callable[..., Any]], record: bool) -> None:
+        self.fns = fns
+        self.log: dict[Query, Any] | None = None
+        for name, fn in fns.items():
+            setattr(self, name, self._recording(name, fn) if record else fn)
+
+    def __getattr__(self, name: str) -> Any:  # a lookup not in ``fns`` (set in __init__)
+        raise AttributeError(f"no corpus-wide lookup {name!r}")
+
+    def _recording(self, name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
+        def ask(*args: Any) -> Any:
+            ans = fn(*args)
+            log = self.log
+            if log is not None:
+                log[(name, args)] = ans
+            return ans
+
+        return ask
+
+
+def params_key(parts: Iterable[Any]) -> str:
+    """A digest of the linker's parameters (with the code of ragraf)."""
+    h = hashlib.sha1(code_fingerprint().encode())
+    h.update(json.dumps(list(parts), sort_keys=True, default=repr).encode())
+    return h.hexdigest()
+
+
+_CODE: str | None = None
+
+
+def code_fingerprint() -> str:
+    """A digest of ragraf's own Python sources: a memo written by other code is not used
+    (what a handler makes of a file depends on the code, not only on the facts)."""
+    global _CODE
+    if _CODE is None:
+        root = Path(__file__).resolve().parents[2]
+        h = hashlib.sha1()
+        for p in sorted(root.rglob("*.py")):
+            h.update(p.relative_to(root).as_posix().encode())
+            h.update(p.read_bytes())
+        _CODE = h.hexdigest()
+    return _CODE
+
+
+def hook_context(files: Iterable[Any], keys: dict[str, str], lang_name: str | None) -> str:
+    """What the languages' ``prepare`` hooks see of other files, for a file of
+    ``lang_name``, as a digest: the facts keys of every file of a language with a hook (a
+    hook reads its own language's files: JavaScript's the JavaScript family, the
+    tags-level one its own) and, for the tags-level hook, the paths of the files with
+    nodes (it resolves imports to them). A file a hook rewrote is reused only when this is
+    unchanged."""
+    from ragraf.lang import registry
+
+    h = hashlib.sha1()
+    for f in files:
+        lang = registry.get(f.lang)
+        if lang is not None and lang.prepare is not None:
+            h.update(f"{f.path}\0{keys.get(f.path)}\0".encode())
+    mine = registry.get(lang_name)
+    if mine is not None and mine.prepare == registry.TAGS_EXTRACTOR:
+        h.update(b"\1")
+        for f in files:
+            if f.nodes:
+                h.update(f.path.encode() + b"\0")
+    return h.hexdigest()
+
+
+class Checker:
+    """Which recorded questions still have their answers (each asked again once)."""
+
+    def __init__(self, memo: Memo, lookups: Lookups) -> None:
+        self.memo = memo
+        self.fns = lookups.fns
+        self.ok: dict[int, bool] = {}
+
+    def still(self, idx: int) -> bool:
+        got = self.ok.get(idx)
+        if got is None:
+            name, args, ans = self.memo.queries[idx]
+            fn = self.fns.get(name)
+            if fn is None:
+                got = False
+            else:
+                now = fn(*from_data(args))
+                # most answers (lists of ids, dicts of classes, names) are JSON as they are
+                got = now == ans or to_data(now) == ans
+            self.ok[idx] = got
+        return got
+
+    def reusable(self, path: str, key: str) -> Entry | None:
+        e = self.memo.files.get(path)
+        if e is None or e.key != key:
+            return None
+        return e if all(self.still(i) for i in e.asked) else None
+
+
+# -- persistence -----------------------------------------------------------------------
+def load(path: Path) -> Memo | None:
+    """The memo at ``path`` (None: absent or not one; ``resolve`` checks its parameters)."""
+    try:
+        data = json.loads(zlib.decompress(path.read_bytes()))
+        if data.get("format") != FORMAT:
+            return None
+        memo = Memo(
+            str(data["params"]),
+            str(data["rev"]),
+            [(str(n), a, ans) for n, a, ans in data["queries"]],
+        )
+        for p, (key, asked, stats, pathless, named) in data["files"].items():
+            memo.files[str(p)] = Entry(
+                str(key),
+                [int(i) for i in asked],
+                FileOut(
+                    stats={str(k): int(v) for k, v in stats.items()},
+                    pathless=[str(x) for x in pathless],
+                    named={str(k): (bool(a), int(b), str(c)) for k, (a, b, c) in named.items()},
+                ),
+            )
+        return memo
+    except (OSError, ValueError, KeyError, TypeError, zlib.error):
+        return None  # absent, damaged or of another version: resolve everything
+
+
+def save(path: Path, memo: Memo) -> None:
+    """Write the memo atomically (a kill leaves the previous one, or none)."""
+    data = {
+        "format": FORMAT,
+        "params": memo.params,
+        "rev": memo.rev,
+        "queries": memo.queries,
+        "files": {
+            p: [e.key, e.asked, e.out.stats, e.out.pathless, e.out.named]
+            for p, e in memo.files.items()
+        },
+    }
+    tmp = path.with_name(path.name + f".{os.getpid()}.tmp")
+    tmp.write_bytes(zlib.compress(json.dumps(data, separators=(",", ":")).encode(), 1))
+    os.replace(tmp, path)
+
+
+def build_memo(
+    params: str,
+    entries: dict[str, tuple[str, dict[Query, Any] | list[int], FileOut]],
+    previous: Memo | None,
+) -> Memo:
+    """A memo of this build's entries: path -> (key, the questions asked with their
+    answers, or for a reused entry its indexes into ``previous``, outputs)."""
+    memo = Memo(params)
+    index: dict[Query, int] = {}
+    again: dict[int, int] = {}  # index in previous -> index here
+    for path, (key, asked, out) in entries.items():
+        idxs = []
+        if isinstance(asked, list):
+            assert previous is not None
+            for j in asked:
+                i = again.get(j)
+                if i is None:
+                    i = again[j] = len(memo.queries)
+                    memo.queries.append(previous.queries[j])
+                idxs.append(i)
+        else:
+            for q, ans in asked.items():
+                i = index.get(q)
+                if i is None:
+                    i = index[q] = len(memo.queries)
+                    memo.queries.append((q[0], to_data(q[1]), to_data(ans)))
+                idxs.append(i)
+        memo.files[path] = Entry(key, idxs, out)
+    return memo

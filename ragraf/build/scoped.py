@@ -1,0 +1,196 @@
+"""A revision written for the files a change can affect only (issue 15, ``resolve.scoped``).
+
+``ragraf.build.resolve.scope`` says which files' linker outputs still stand (the memo of
+the parent revision: same facts key, same answers to every corpus-wide lookup). Those
+files keep their rows in the stores as they are (a scoped ``write_rows`` / ``write_chunks``
+leaves the rows of paths outside the scope open); the files in the scope get theirs
+assembled and written as a full build would, and the revision-wide rows (file rows,
+coverage, k-core shells, the nodes without a path, the schema tables) are made whole.
+
+Invariants a change must keep:
+- The result equals a clean build row for row (tests/test_shared_rows.py).
+- The scope is closed under everything that couples files' rows: a file whose lookups
+  answer differently, a removed file, any other file holding a chunk (same content) that
+  a file of the scope has or had (which place is the chunk's and which a further place
+  depends on the file order), a node id in two files. Files outside the scope are read
+  as interfaces only (``ragraf.build.extract.Facts``). Whatever cannot be closed that way
+  is resolved in full (``plan`` returns None): a schema input among the files (its
+  nodes and edges are the schema's), no schema (code tables link every file's SQL to
+  nodes named by the first file), a live schema (it changes without a file changing).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from ragraf import ids
+from ragraf.build.extract import Facts
+from ragraf.build.resolve import Resolved
+from ragraf.build.resolve.linker import shells_of
+from ragraf.build.rows import Assembled, assemble, coverage, files_of
+from ragraf.build.schema import LIVE_PATH, SchemaResult
+from ragraf.corpus import ScanResult
+from ragraf.kinds import RANK_EDGES, ChunkSource
+from ragraf.lang.facts import FileFacts
+from ragraf.model import CoverageRow
+from ragraf.store.graph import GraphStore
+from ragraf.store.lexvec import LexStore
+
+
+def possible(
+    schema: SchemaResult, schema_input: Callable[[str], bool] | None, graph: GraphStore
+) -> bool:
+    """Whether a scoped build can be exact at all: there is a schema, not a live one (now
+    or in the parent revision). Without one every table SQL names is a node of the first
+    file naming it (code tables), so a change is never the changed files' only."""
+    return bool(schema.table_index) and schema_input is not None and not graph.open_path(LIVE_PATH)
+
+
+class Plan:
+    """The ``plan`` of ``ragraf.build.resolve.resolve``: the stale paths closed as the
+    module docstring says, or None (resolve every file). ``schema_input``: whether a
+    path may change the schema (``schema.may_change_it``; None: anything may). After a
+    call, ``taken``: chunk id -> the first path outside the scope holding it."""
+
+    def __init__(
+        self,
+        facts: Facts,
+        schema: SchemaResult,
+        schema_input: Callable[[str], bool] | None,
+        graph: GraphStore,
+        lex: LexStore,
+        model: str,
+    ) -> None:
+        self.facts, self.schema, self.schema_input = facts, schema, schema_input
+        self.graph, self.lex, self.model = graph, lex, model
+        self.taken: dict[str, str] = {}
+
+    def __call__(self, stale: set[str]) -> set[str] | None:
+        schema, schema_input = self.schema, self.schema_input
+        if schema_input is None or not possible(schema, schema_input, self.graph):
+            return None
+        schema_paths = {n.path for n in schema.nodes} | {e.evidence_path for e in schema.edges}
+        schema_paths |= {u.path for u in schema.plan.used} | {r.path for r in schema.plan.rejected}
+
+        def of_schema(p: str) -> bool:
+            return p in schema_paths or schema_input(p)
+
+        scope = set(stale)
+        if any(of_schema(p) for p in scope):
+            return None
+        owner: dict[str, str] = {}
+        for f in self.facts.facts:
+            for n in f.nodes:
+                at = owner.setdefault(n.node_id, f.path)
+                if at != f.path:
+                    return None  # a node id in two files: which one keeps it is the order's
+        # chunks: the first holder of a chunk (in path order) has its row, the others a
+        # further place; a file outside the scope is added when it gains or loses the row
+        paths = {f.path for f in self.facts.facts}
+        ids_of: dict[str, set[str]] = {}
+        holders: set[tuple[str, str]] = set()
+        asked: set[str] = set()
+        while True:
+            by_path = {f.path: f for f in self.facts.full(scope) if f.path in scope}
+            for p in scope - ids_of.keys():
+                got = by_path.get(p)
+                ids_of[p] = {
+                    ids.chunk_id(ids.sha256_text(c.code), c.source_kind, self.model)
+                    for c in (got.chunks if got else ())
+                }
+            todo = scope - asked
+            asked |= todo
+            ids_of_old = self.lex.open_chunk_places(todo) if todo else set()
+            want = {c for p in todo for c in ids_of[p]} | ids_of_old
+            holders |= self.lex.open_chunk_holders(want)
+            first_out: dict[str, str] = {}
+            old_in: dict[str, str] = {}
+            for cid, p in holders:
+                d = old_in if p in scope else first_out
+                if cid not in d or p < d[cid]:
+                    d[cid] = p
+            new_in: dict[str, str] = {}
+            for p in scope:
+                for cid in ids_of[p]:
+                    if cid not in new_in or p < new_in[cid]:
+                        new_in[cid] = p
+            more: set[str] = set()
+            for cid, k in first_out.items():
+                before = cid in old_in and old_in[cid] < k
+                now = cid in new_in and new_in[cid] < k
+                if before != now:
+                    more.add(k)
+            if not more:
+                break
+            if any(p not in paths or of_schema(p) for p in more):
+                return None
+            scope |= more
+        self.taken = first_out
+        return scope
+
+
+def assemble_scoped(
+    sc: ScanResult,
+    facts: list[FileFacts],
+    resolved: Resolved,
+    schema: SchemaResult,
+    model: str,
+    graph: GraphStore,
+    lex: LexStore,
+    taken: dict[str, str],
+) -> Assembled:
+    """The rows of a scoped revision: those of the paths in ``resolved.scope_paths`` and the
+    revision-wide ones (``GraphStore.write_rows`` with the same scope writes them)."""
+    scope = resolved.scope_paths
+    assert scope is not None
+    files_in = [sf for sf in sc.files if sf.path in scope]
+    facts_in = [f for f in facts if f.path in scope]
+    own = Resolved(
+        [n for n in resolved.nodes if n.path is not None],
+        resolved.edges,
+        resolved.stats,
+        resolved.routes,
+        [],
+        resolved.unresolved,
+    )
+    out = assemble(files_in, facts_in, own, SchemaResult(), model, 0, taken=taken)
+    rows = out.graph
+    rows.files = files_of(sc.files, facts)
+    # the nodes without a path: each one some file links to (stored, or made now)
+    pathless = {n.node_id: n for n in graph.open_pathless_nodes()}
+    pathless.update((n.node_id, n) for n in resolved.nodes if n.path is None)
+    rows.nodes += [pathless[i] for i in sorted(resolved.pathless)]
+    links = graph.open_rank_pairs(RANK_EDGES, scope)
+    links += [(e.src, e.dst) for e in resolved.edges if e.kind in RANK_EDGES]
+    rows.shells = shells_of(links)
+    rows.tables, rows.columns, rows.fks = schema.table_rows, schema.column_rows, schema.fk_rows
+    # coverage over every file (a chunk is a chunk row or a further place: each chunk has
+    # its row either among the scope's or among the others', kept)
+    total = sum(len(f.chunks) for f in facts)
+    distinct = len(out.chunks) + lex.open_chunk_count(scope)
+    seen: set[str] = set()
+    dup_nodes = 0
+    for f in facts:
+        for n in f.nodes:
+            if n.node_id in seen:
+                dup_nodes += 1
+            seen.add(n.node_id)
+    rows.coverage = (
+        coverage(
+            sc.files,
+            facts,
+            resolved.stats,
+            sc.secrets_excluded,
+            chunks_total=total,
+            chunks_dup=total - distinct,
+            chunks_file=sum(
+                1 for f in facts for c in f.chunks if c.source_kind == ChunkSource.FILE
+            ),
+            dup_nodes=dup_nodes,
+            unreadable_dirs=sc.unreadable_dirs or [],
+            not_selected=sc.not_selected,
+        )
+        + schema.coverage
+    )
+    rows.coverage.append(CoverageRow("flow.units", float(sum(len(f.flows) for f in facts)), None))
+    return out
