@@ -332,7 +332,8 @@ class RevisionRows:
     edges: list[EdgeRow]
     texts: list[TextRow]
     coverage: list[CoverageRow]
-    blobs: list[tuple[str, str]] = field(default_factory=list)  # (sha256, text) not stored yet
+    #: (sha256, the file's text as ``ragraf.store.graph.blob`` packs it) of files not stored yet
+    blobs: list[tuple[str, bytes]] = field(default_factory=list)
     shells: list[RankRow] = field(default_factory=list)
     routes: list[RouteRow] = field(default_factory=list)
     tables: list[DbTableRow] = field(default_factory=list)

@@ -498,6 +498,14 @@ def _build_rev(ctx: BuildContext) -> IndexResult:
             for sf in ok_files
         }
         plan = scoped.Plan(loader, schema, schema_input, graph, lex, model)
+    # from here the files' texts only go to file_blob: the new ones are packed now and every
+    # text is let go (MediaWiki holds ~64 MB of source through resolution otherwise)
+    from ragraf.store.graph import blob
+
+    known = graph.has_blobs(sf.sha256 for sf in ok_files)
+    blobs = {sf.sha256: blob(sf.text or "") for sf in ok_files if sf.sha256 not in known}
+    for sf in ok_files:
+        sf.text = None
     resolved = resolve(
         facts,
         cfg.confidence,
@@ -535,9 +543,7 @@ def _build_rev(ctx: BuildContext) -> IndexResult:
             sc.unreadable_dirs,
             sc.not_selected,
         )
-    blobs = [(sf.sha256, sf.text or "") for sf in ok_files]
-    known = graph.has_blobs(sha for sha, _t in blobs)
-    out.graph.blobs = [b for b in blobs if b[0] not in known]
+    out.graph.blobs = sorted(blobs.items())
     t = ctx.lap("rows", t)
     if ctx.progress:
         ctx.progress("write", 0, 2)

@@ -75,6 +75,12 @@ REV_TABLES = (
 )
 
 
+def blob(text: str) -> bytes:
+    """A file's text as ``file_blob.data`` stores it (zlib, level 1: the build packs each
+    text as soon as it is no longer read, so a large corpus does not hold its source twice)."""
+    return zlib.compress(text.encode("utf-8", "surrogateescape"), 1)
+
+
 def _ordered_columns(columns: Iterable[DbColumnRow]) -> Iterator[tuple[Any, ...]]:
     """db_column rows with their position in their table (the order the build gave)."""
     seen: dict[str, int] = {}
@@ -230,11 +236,7 @@ class GraphStore:
             for table, cols, table_rows in put:
                 done += ranges.write_delta(db, table, cols, table_rows, n, owned.get(table))
             db.executemany(
-                "INSERT OR IGNORE INTO file_blob(sha256, data) VALUES (?, ?)",
-                (
-                    (sha, zlib.compress(text.encode("utf-8", "surrogateescape"), 1))
-                    for sha, text in rows.blobs
-                ),
+                "INSERT OR IGNORE INTO file_blob(sha256, data) VALUES (?, ?)", rows.blobs
             )
         return done
 
