@@ -242,8 +242,6 @@ def _blueprint(body: Node, text: Text, string: Str, create: bool) -> list[str]:
                 "dropremembertoken": ["remember_token"],
             }[method]:
                 clauses.append(f"DROP COLUMN {_ident(c)}")
-    if create:
-        return clauses + keys
     return clauses + keys
 
 
