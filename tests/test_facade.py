@@ -215,7 +215,10 @@ def test_routes_of_laravels_facade(tmp_path: Path) -> None:
         "        Route::apiResource('galleries', PhotoController::class);\n"
         "    });\n"
         "});\n"
-        "Route::resource('photos', PhotoController::class);\n",
+        "Route::resource('photos', PhotoController::class);\n"
+        "Route::prefix($locale)->group(function () {\n"
+        "    Route::get('about', [PhotoController::class, 'me']);\n"
+        "});\n",
     )
     indexer.build(config.load(tmp_path))
     r = run(tmp_path, "routes")["result"]
@@ -237,6 +240,7 @@ def test_routes_of_laravels_facade(tmp_path: Path) -> None:
         ("GET", "/photos/{photo}/edit", "edit"),
         ("PUT|PATCH", "/photos/{photo}", "update"),
         ("DELETE", "/photos/{photo}", "destroy"),
+        ("GET", "/{$locale}/about", "me"),  # a prefix built at run time is said so
     }
     assert {x["handlers"][0]["fqn"].rsplit("::", 1)[0] for x in r["routes"]} == {
         "App\\Http\\Controllers\\PhotoController"

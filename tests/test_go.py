@@ -192,6 +192,7 @@ def test_routes_of_net_http_gin_and_chi(tmp_path: Path) -> None:
         '\thttp.HandleFunc("/orders", api.Orders)\n'
         '\tr := newRouter()\n\tv1 := r.Group("/v1")\n\tadmin := v1.Group("/admin")\n'
         '\tv1.GET("/users", listUsers)\n\tadmin.POST("/users", listUsers)\n'
+        '\tdyn := r.Group(base)\n\tdyn.GET("/q", health)\n'
         '\tm := newMux()\n\tm.HandleFunc("/cancel", cancel).Methods("POST", "PUT")\n'
         '\tc := newChi()\n\tc.Route("/api", func(c any) {\n\t\tc.Get("/ping", health)\n\t})\n'
         "}\n"
@@ -207,4 +208,5 @@ def test_routes_of_net_http_gin_and_chi(tmp_path: Path) -> None:
         ("POST", "/v1/admin/users"): ["main.listUsers"],
         ("POST|PUT", "/cancel"): ["main.cancel"],
         ("GET", "/api/ping"): ["main.health"],
+        ("GET", "{base}/q"): ["main.health"],  # a prefix built at run time is said so
     }

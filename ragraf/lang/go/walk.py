@@ -507,6 +507,8 @@ class Extractor(tstree.Walk, Names):
                         args.named_children[0] if args is not None and args.named_children else None
                     )
                     p = self.go_string(first)
+                    if p is None and first is not None:  # built at run time: said so
+                        p = "{" + self.t(first) + "}"
                     if p is not None and fn is not None:
                         inner = fn.child_by_field_name("operand")
                         prefix = self.group_prefix(inner, sc, rhs, depth + 1) + p
@@ -528,6 +530,8 @@ class Extractor(tstree.Walk, Names):
                         args.named_children[0] if args is not None and args.named_children else None
                     )
                     p = self.go_string(first)
+                    if p is None and first is not None:
+                        p = "{" + self.t(first) + "}"
                     if p is not None:
                         outer = p + outer
             p_node = p_node.parent

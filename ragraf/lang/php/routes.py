@@ -340,22 +340,23 @@ class Routes(Names):
         return prefix
 
     def _group_prefix_of(self, call: Node) -> str | None:
-        """The prefix a group call gives: its literal first argument, the ``'prefix'`` of
-        an array first argument (``Route::group(['prefix' => 'admin'], ...)``), or the
-        literal of a ``prefix(...)`` call earlier in its chain (``Route::prefix('admin')
-        ->middleware('auth')->group(...)``)."""
+        """The prefix a group call gives: its first argument, the ``'prefix'`` of an array
+        first argument (``Route::group(['prefix' => 'admin'], ...)``), or the argument of a
+        ``prefix(...)`` call earlier in its chain (``Route::prefix('admin')
+        ->middleware('auth')->group(...)``); a part built at run time as ``{<expression>}``
+        (a route never loses a prefix it cannot read)."""
         first = self.first_arg(call)
-        pv = self.string_value(first)
+        pv = self.template_value(first)
         if pv is not None:
             return pv
         if first is not None and first.type == "array_creation_expression":
             got = self._array_get(first, "prefix")
-            return self.string_value(got) if got is not None else None
+            return self.template_value(got) if got is not None else None
         obj = call.child_by_field_name("object") or call.child_by_field_name("scope")
         while obj is not None and obj.type in ("member_call_expression", "scoped_call_expression"):
             on = obj.child_by_field_name("name")
             if on is not None and self.t(on).lower() == "prefix":
-                return self.string_value(self.first_arg(obj))
+                return self.template_value(self.first_arg(obj))
             obj = obj.child_by_field_name("object") or obj.child_by_field_name("scope")
         return None
 
