@@ -543,6 +543,17 @@ def test_laravel_migrations_give_the_tables_their_columns(tmp_path: Path) -> Non
         ("updated_at", "timestamp", True, ""),
         ("phone", "varchar(32)", True, ""),
     ]
+    # the answer rests on the later migration too: an edit of it is not served silently
+    later = root / "database/migrations/2024_01_02_000000_add_phone_to_users.php"
+    later.write_text(later.read_text().replace("'phone', 32", "'phone', 40"))
+    from ragraf.drift.scan import run_scan
+
+    run_scan(config.load(root))
+    env = run(root, "schema", table="users")
+    assert any(
+        w["path"] == "database/migrations/2024_01_02_000000_add_phone_to_users.php"
+        for w in env["stale_warnings"]
+    ), env["stale_warnings"]
 
 
 DOCTRINE_MIGRATION = """<?php

@@ -126,6 +126,12 @@ def schema(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
         rows = [r for r in rows if r.table_name.lower() == want.lower()]
     nodes = ctx.graph.nodes_by_ids(ctx.rev, [r.table_id for r in rows])
     table_limits(ctx, sorted(nodes.values(), key=lambda r: (r.name or "").lower()))
+    # a table code defines rests on every file that changed its columns (later migrations)
+    from_code = [r.table_id for r in rows if r.source == SOURCE_CODE]
+    if from_code:
+        cols = ctx.graph.edges_from(ctx.rev, from_code, [EdgeKind.CONTAINS])
+        for col in ctx.graph.nodes_by_ids(ctx.rev, [e.dst for e in cols]).values():
+            ctx.touch(col.path)
     cols_by_table: dict[str, list[DbColumnRow]] = defaultdict(list)
     for c in ctx.graph.db_columns(ctx.rev, [r.table_id for r in rows]):
         cols_by_table[c.table_id].append(c)
