@@ -68,15 +68,10 @@ class LexStore:
         return gone
 
     def gc_vectors(self) -> None:
-        if self.db.scalar("SELECT count(*) FROM sqlite_master WHERE name='vec_chunk'"):
-            from ragraf.store.vec import gc_vectors
+        """vec_meta rows of no chunk, then the vectors without vec_meta (``ragraf.store.vec``)."""
+        from ragraf.store.vec import gc_vectors
 
-            gc_vectors(self.db)  # vec_meta rows of no chunk, then vectors without vec_meta
-        else:
-            with self.db.write():
-                self.db.execute(
-                    "DELETE FROM vec_meta WHERE chunk_id NOT IN (SELECT chunk_id FROM chunk_map)"
-                )
+        gc_vectors(self.db)
 
     def write_chunks(
         self,

@@ -328,11 +328,6 @@ class VecStore:
             )
         return len(prepared)
 
-    def delete_rev(self, rev_id: str) -> int:
-        """Kept for callers of the per-revision era: vectors belong to no revision, so this
-        only removes the vectors no chunk of any revision has (``gc``)."""
-        return self.gc()
-
     def gc(self) -> int:
         """Remove the vec_meta rows of chunks no revision has any more (after an undo or a
         prune of chunk_map rows), then the vectors without a vec_meta row."""
@@ -340,9 +335,7 @@ class VecStore:
             return self._gc()
 
     def _gc(self) -> int:
-        self.db.execute(
-            "DELETE FROM vec_meta WHERE chunk_id NOT IN (SELECT chunk_id FROM chunk_map)"
-        )
+        _drop_orphan_meta(self.db)
         if not self._ready():
             return 0
         orphans = [
@@ -355,14 +348,17 @@ class VecStore:
         return len(orphans)
 
 
+def _drop_orphan_meta(db: Database) -> None:
+    """vec_meta rows of chunks no revision has (inside the caller's transaction)."""
+    db.execute("DELETE FROM vec_meta WHERE chunk_id NOT IN (SELECT chunk_id FROM chunk_map)")
+
+
 def gc_vectors(db: Database) -> int:
-    """``VecStore.gc`` whatever the table's dimension (after an undo or a prune)."""
-    _load_extension(db)
+    """``VecStore.gc`` whatever the table's dimension (after an undo or a prune); without a
+    vector table, only vec_meta is cleaned and sqlite-vec is not loaded."""
     dim = table_dim(db)
     if dim is None:
         with db.write():
-            db.execute(
-                "DELETE FROM vec_meta WHERE chunk_id NOT IN (SELECT chunk_id FROM chunk_map)"
-            )
+            _drop_orphan_meta(db)
         return 0
     return VecStore(db, dim).gc()

@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from ragraf.lang.php.assemble import call_args
 from ragraf.sql.sqltext import DDL_TABLE
 
 if TYPE_CHECKING:
@@ -99,15 +100,6 @@ Text = Callable[["Node"], str]
 Str = Callable[["Node | None"], "str | None"]
 
 
-def _args(call: Node) -> list[Node]:
-    args = call.child_by_field_name("arguments")
-    return [
-        a.named_children[-1]
-        for a in (args.named_children if args is not None else [])
-        if a.type == "argument" and a.named_children
-    ]
-
-
 def _ident(name: str) -> str:
     return "`" + name.replace("`", "``") + "`"
 
@@ -118,7 +110,7 @@ def schema_call(call: Node, text: Text, string: Str) -> tuple[str, str, str] | N
     name = call.child_by_field_name("name")
     method = text(name).lower() if name is not None else ""
     op = SCHEMA_METHODS.get(method)
-    args = _args(call)
+    args = call_args(call)
     table = string(args[0]) if args else None
     if op is None or not table:
         return None
@@ -184,7 +176,7 @@ def _blueprint(body: Node, text: Text, string: Str, create: bool) -> list[str]:
             continue
         method, first = chain[0]
         mods = {m for m, _c in chain[1:]}
-        args = _args(first)
+        args = call_args(first)
         col = string(args[0]) if args else None
         change = "change" in mods
         if method in _INCREMENTS:

@@ -35,6 +35,7 @@ import re
 from typing import TYPE_CHECKING
 
 from ragraf.lang.facts import Handler, RouteRef
+from ragraf.lang.php.assemble import call_args
 from ragraf.lang.php.names import Names
 
 if TYPE_CHECKING:
@@ -59,7 +60,7 @@ _WITH_METHODS = frozenset({"addroute", "map", "match"})
 _GROUP_CALLS = frozenset({"addgroup", "group", "prefix"})
 #: how a route path starts: "/users", or "[/{lang}]" (an optional segment); "" in a group
 _PATH_STARTS = "/["
-#: the class a static route call is made on (Laravel's facade, any namespace)
+#: the short name of Laravel's route facade and of Symfony's Route attribute (any namespace)
 _FACADE = "route"
 #: Laravel's resource routes: (controller method, HTTP methods, path after the resource)
 _RESOURCE = (
@@ -98,7 +99,7 @@ class Routes(Names):
     def on_resource(self, n: Node, mname: str, line: int) -> None:
         """``Route::resource('photos', PhotoController::class)``: the seven resource routes
         (five for ``apiResource``) to the controller's methods of those names."""
-        args = self.arg_values(n)
+        args = call_args(n)
         if len(args) < 2:
             return
         name = self.string_value(args[0])
@@ -166,7 +167,7 @@ class Routes(Names):
 
     def on_rest_route(self, n: Node, line: int) -> None:
         """``register_rest_route($namespace, $route, $endpoints)``: a route per endpoint."""
-        args = self.arg_values(n)
+        args = call_args(n)
         if len(args) < 3:
             return
         ns, route = self.template_value(args[0]), self.template_value(args[1])
@@ -271,18 +272,9 @@ class Routes(Names):
             )
         )
 
-    def arg_values(self, n: Node) -> list[Node]:
-        """The argument expressions of a call, in order."""
-        args = n.child_by_field_name("arguments")
-        return [
-            a.named_children[0]
-            for a in (args.named_children if args is not None else [])
-            if a.type == "argument" and a.named_children
-        ]
-
     def _route_call(self, n: Node, mname: str) -> tuple[list[str], Node, Node] | None:
         """(HTTP methods, path node, handler node) of a route call with enough arguments."""
-        vals = self.arg_values(n)
+        vals = call_args(n)
         if mname in _WITH_METHODS:
             if len(vals) < 3:
                 return None
