@@ -69,3 +69,47 @@ def test_config_hash_follows_effective_config(tmp_path: Path) -> None:
     config.Layout(tmp_path).confidence_yaml.write_text("magic: 0.25\n")
     h2 = config.load(tmp_path).config_hash
     assert h1 != h2
+
+
+def _imports_jsonschema(root: Path) -> bool:
+    """Whether loading the configuration of ``root`` in a new process imports jsonschema."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; from pathlib import Path; from ragraf import config;"
+        f" config.load(Path({str(root)!r})); print('jsonschema' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    return out.stdout.strip() == "True"
+
+
+def test_a_validated_configuration_is_not_validated_again(tmp_path: Path) -> None:
+    config.init_project(tmp_path)  # validates and remembers the files
+    layout = config.Layout(tmp_path)
+    checked = layout.index_dir / config.CHECKED_FILE
+    assert checked.is_file()
+    assert not _imports_jsonschema(tmp_path)  # the same bytes: nothing to validate
+    layout.project_yaml.write_text("index: {retain_revs: 4}\n")
+    assert _imports_jsonschema(tmp_path)  # new bytes are validated (once)
+    assert not _imports_jsonschema(tmp_path)
+    # an edit that breaks the file is caught although the file passed before
+    layout.project_yaml.write_text("index: {retain_revs: many}\n")
+    with pytest.raises(ConfigError, match="key 'index.retain_revs'"):
+        config.load(tmp_path)
+    # the record is only a cache: damaged or gone, the files are validated again
+    layout.project_yaml.write_text("index: {retain_revs: 4}\n")
+    checked.write_bytes(b"\xff\xfe not ascii")
+    assert config.load(tmp_path).project["index"]["retain_revs"] == 4
+    checked.unlink()
+    assert _imports_jsonschema(tmp_path)
+
+
+def test_loading_without_an_index_folder_writes_nothing(tmp_path: Path) -> None:
+    import shutil
+
+    config.init_project(tmp_path)
+    layout = config.Layout(tmp_path)
+    shutil.rmtree(layout.index_dir)
+    assert config.load(tmp_path).project["index"]["retain_revs"] >= 1
+    assert not layout.index_dir.exists()  # the record is kept only beside an index
