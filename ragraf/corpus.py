@@ -208,6 +208,29 @@ class Selector:
             and not self.exclude.match(rel)
         )
 
+    # The walk (``walk``) never enters a folder ``prune_dir`` refuses, so for a path it
+    # yields no folder above it is NEVER, excluded or secret: only the path itself is left
+    # to test (the ancestor checks of ``GlobSet.match`` were a third of a scan's time).
+    def walked_secret(self, rel: str) -> bool:
+        """``is_secret`` for a path yielded by ``walk``."""
+        return rel == self.dsn_from or self.secrets.match_exact(rel)
+
+    def walked_selected(self, rel: str) -> bool:
+        """``selected`` for a path yielded by ``walk``."""
+        return (
+            rel.rpartition("/")[2] not in NEVER
+            and self.include.match_exact(rel)
+            and not self.exclude.match_exact(rel)
+        )
+
+    def walked_passed_over(self, rel: str) -> bool:
+        """``passed_over`` for a path yielded by ``walk``."""
+        return (
+            rel.rpartition("/")[2] not in NEVER
+            and not self.include.match_exact(rel)
+            and not self.exclude.match_exact(rel)
+        )
+
     def why_not(self, rel: str) -> str | None:
         """Why ``rel`` is not a readable corpus path (None: it is one)."""
         if self.is_secret(rel):
@@ -352,7 +375,7 @@ def scan(cfg: Config, *, read: bool = True) -> ScanResult:
     passed: dict[str, int] = {}
     seen = Walk()
     for rel, entry in walk(root, sel, seen):
-        if sel.is_secret(rel):
+        if sel.walked_secret(rel):
             if sel.include.match_exact(rel):
                 secrets += 1
             continue
@@ -365,15 +388,15 @@ def scan(cfg: Config, *, read: bool = True) -> ScanResult:
             if to_dir:
                 symdirs += 1  # never entered: it may lead out of the root
                 continue
-            if sel.selected(rel):
+            if sel.walked_selected(rel):
                 out.append(
                     ScannedFile(
                         rel, lang_of(rel), _link_sha(root, rel), 0, 0, ParseStatus.SKIPPED, note
                     )
                 )
             continue
-        if not sel.selected(rel):
-            if sel.passed_over(rel):
+        if not sel.walked_selected(rel):
+            if sel.walked_passed_over(rel):
                 kind = suffix_of(rel)
                 passed[kind] = passed.get(kind, 0) + 1
             continue
