@@ -2,7 +2,9 @@
 
 Invariants a change must keep:
 - The index is never touched (I1): detection reads the working tree and the
-  revision's rows, and writes only to the ledger (``ragraf.drift.ledger``).
+  revision's rows, and writes only to the ledger (``ragraf.drift.ledger``) and to the
+  extraction cache (``file_facts``, keyed by content and extractor, read by no query): the
+  changed files' facts extracted for the symbol diff are the ones the next reindex needs.
 - Unchanged files cost a stat: size and mtime equal to the indexed ones mean
   unchanged; only differing files are hashed, and only changed files parsed.
 - Symbols are diffed with the same extractor the index used. A changed symbol
@@ -31,7 +33,7 @@ from ragraf.corpus import ScannedFile, read_file, scan
 from ragraf.drift.ledger import NewEntry
 from ragraf.kinds import CALLABLE, FILE_CHANGES, PATH_NOTES, SYMBOL, ChangeKind, ParseStatus
 from ragraf.lang import registry
-from ragraf.lang.chunking import DEFAULT_MAX_LINES
+from ragraf.lang.facts import FileFacts
 from ragraf.lang.registry import lang_of
 from ragraf.model import SCHEMA_PATH, LedgerEntry, props_of
 from ragraf.store.control import ControlStore
@@ -97,9 +99,14 @@ def current_files(cfg: Config) -> dict[str, ScannedFile]:
     return {f.path: f for f in scan(cfg, read=False).files}
 
 
-def detect(cfg: Config, graph: GraphStore, rev: str) -> list[Change]:
+def detect(
+    cfg: Config, graph: GraphStore, rev: str, now: dict[str, ScannedFile] | None = None
+) -> list[Change]:
+    """The changes of the tree (``now``: ``current_files``, read here when not given)
+    against the files of ``rev``."""
     indexed = {r.path: (r.sha256, r.size, r.mtime_ns) for r in graph.files(rev)}
-    now = current_files(cfg)
+    if now is None:
+        now = current_files(cfg)
     max_bytes = int(cfg.project["max_file_bytes"])
     adds: dict[str, Change] = {}
     changes: list[Change] = []
@@ -198,11 +205,37 @@ def indexed_symbols(graph: GraphStore, rev: str, path: str) -> dict[str, SymbolI
     return out
 
 
-def current_symbols(path: str, text: str | None) -> dict[str, SymbolInfo]:
-    lang = registry.language_of(path)
-    if text is None or lang is None or not lang.declares_symbols:
+def current_facts(cfg: Config, changes: list[Change]) -> tuple[dict[str, FileFacts], list[Any]]:
+    """The facts of the changed files whose language declares symbols, extracted as a
+    build extracts them, and their rows for the extraction cache (the key of
+    ``ragraf.build.extract.facts_of``): the next ``reindex`` reads them instead of parsing
+    the files again. A file that took longer than the build's time budget is not cached (a
+    build would record it failed)."""
+    import time
+
+    from ragraf.lang import codec
+
+    max_lines = int(cfg.project["chunking"]["max_chunk_lines"])
+    budget = float(cfg.project["index"]["file_time_budget_s"]) or None
+    facts: dict[str, FileFacts] = {}
+    rows: list[Any] = []
+    for c in changes:
+        lang = registry.language_of(c.path)
+        if c.text is None or c.new_sha is None or lang is None or not lang.declares_symbols:
+            continue
+        t = time.perf_counter()
+        f = registry.extract(c.path, lang.name, c.text, max_lines)
+        facts[c.path] = f
+        if budget is None or time.perf_counter() - t < budget:
+            key = registry.facts_key(c.path, lang_of(c.path), max_lines, budget)
+            rows.append((c.new_sha, key, codec.encode(f)))
+    return facts, rows
+
+
+def current_symbols(f: FileFacts | None, text: str | None) -> dict[str, SymbolInfo]:
+    """The symbols of the current text of a file from its facts (None: none declared)."""
+    if f is None or text is None:
         return {}
-    f = registry.extract(path, lang.name, text, DEFAULT_MAX_LINES)
     lines = text.split("\n")
     out: dict[str, SymbolInfo] = {}
     for n in f.nodes:
@@ -225,10 +258,10 @@ class FileDelta:
     new: dict[str, SymbolInfo]
 
 
-def file_delta(graph: GraphStore, rev: str, c: Change) -> FileDelta:
+def file_delta(graph: GraphStore, rev: str, c: Change, facts: FileFacts | None) -> FileDelta:
     old_path = c.old_path or c.path
     old = indexed_symbols(graph, rev, old_path) if c.kind != ChangeKind.ADD else {}
-    new = current_symbols(c.path, c.text) if c.kind != ChangeKind.DELETE else {}
+    new = current_symbols(facts, c.text) if c.kind != ChangeKind.DELETE else {}
     added = sorted(set(new) - set(old))
     removed = sorted(set(old) - set(new))
     changed = sorted(
@@ -558,12 +591,14 @@ def _scan_locked(cfg: Config, detected_by: str, man: dict[str, Any]) -> ScanRepo
     layout = cfg.layout
     rev = man["rev_id"]
     with GraphStore(layout.graph_db, readonly=True) as graph:
-        changes = detect(cfg, graph, rev)
+        now = current_files(cfg)  # one walk of the tree serves detection and reverts
+        changes = detect(cfg, graph, rev, now)
         head = git_annotate(cfg, changes, man.get("git_commit"))
         if detected_by != "compare":  # the trigger names the detection (the commit stays recorded)
             for c in changes:
                 c.detected_by = detected_by
-        deltas = [file_delta(graph, rev, c) for c in changes]
+        facts, cache_rows = current_facts(cfg, changes)
+        deltas = [file_delta(graph, rev, c, facts.get(c.path)) for c in changes]
         items = entries_for(
             deltas, float(cfg.project["drift"]["slice_similarity"]), slice_crossing(graph, rev)
         )
@@ -573,8 +608,11 @@ def _scan_locked(cfg: Config, detected_by: str, man: dict[str, Any]) -> ScanRepo
             state = ledger_state(control.entries(rev))
             if state:
                 indexed = {r.path: r.sha256 for r in graph.files(rev)}
-                items += reverts(changes, state, indexed, current_files(cfg), cfg)
+                items += reverts(changes, state, indexed, now, cfg)
             written = ledger.append(layout, control, rev, items)
+    if cache_rows:
+        with GraphStore(layout.graph_db) as cache:
+            cache.store_facts(cache_rows)
     return ScanReport(rev, len(changes), written, head, schema_note)
 
 
