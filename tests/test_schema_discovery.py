@@ -602,3 +602,55 @@ def test_doctrine_migrations_are_applied_but_not_upgrade_code(tmp_path: Path) ->
         ("name", "varchar(255)", ""),
         ("price", "decimal(10,2)", ""),
     ]
+
+
+# -- the migrations' schema cache (issue 15: a reindex does not parse them again) -------------
+
+
+def test_schema_data_round_trips() -> None:
+    for name in ("schemaapp", "schemabase"):
+        files = sql_files(FIX / name)
+        schema, problems = dbschema.schema_from_migrations(files)
+        assert schema.tables and schema.evidence
+        assert dbschema.schema_from_data(dbschema.schema_to_data(schema, problems)) == (
+            schema,
+            problems,
+        )
+    with pytest.raises(ValueError, match="not a cached schema"):
+        dbschema.schema_from_data({"tables": [[1, 2]]})
+
+
+def _schema_rows(root: Path) -> list[Any]:
+    g = Graph(root)
+    return [g.tables, g.of_kind("db_column"), g.coverage]
+
+
+def test_the_migrations_schema_is_cached_until_its_input_changes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from ragraf.build import schema as schema_build
+
+    root = index(tmp_path, "schemaapp")
+    cache = config.Layout(root).index_dir / schema_build.SCHEMA_CACHE
+    assert cache.is_file()
+    before = _schema_rows(root)
+
+    def no_parse(*a: Any, **k: Any) -> Any:
+        raise AssertionError("the migrations were parsed again")
+
+    with monkeypatch.context() as m:  # the same input: the schema comes from the cache
+        m.setattr(dbschema, "schema_from_migrations", no_parse)
+        indexer.build(config.load(root), force=True)
+    assert _schema_rows(root) == before
+    cache.write_bytes(b"not zlib")  # damaged: parsed again, the same schema
+    indexer.build(config.load(root), force=True)
+    assert _schema_rows(root) == before
+    init = root / "sql/mysql/001_init.sql"
+    init.write_text(
+        init.read_text().replace(
+            "  email VARCHAR(190) NOT NULL,\n", "  email VARCHAR(190) NOT NULL,\n  nick TEXT,\n"
+        )
+    )
+    indexer.build(config.load(root), force=True)
+    env = run(root, "schema", table="customers")
+    assert [c["name"] for c in env["result"]["tables"][0]["columns"]] == ["id", "email", "nick"]

@@ -37,7 +37,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ragraf import ids
 from ragraf.kinds import NodeKind
@@ -1317,6 +1317,65 @@ def _matching_paren(text: str, open_at: int) -> int:
             if depth == 0:
                 return i
     return -1
+
+
+def schema_to_data(schema: Schema, problems: list[Problem]) -> dict[str, Any]:
+    """A schema and its problems as plain JSON values (``schema_from_data`` inverts it;
+    the order of tables and evidence is kept)."""
+    return {
+        "tables": [
+            [key, t.name, t.engine, t.row_estimate, t.source]
+            + [[[c.name, c.data_type, c.nullable, c.key] for c in t.columns]]
+            for key, t in schema.tables.items()
+        ],
+        "fks": [[f.from_table, f.from_column, f.to_table, f.to_column] for f in schema.fks],
+        "views": sorted(schema.views),
+        "source": schema.source,
+        "evidence": [[list(k), w[0], w[1]] for k, w in schema.evidence.items()],
+        "view_names": dict(schema.view_names),
+        "problems": [[p.path, p.line, p.message] for p in problems],
+    }
+
+
+def schema_from_data(d: Any) -> tuple[Schema, list[Problem]]:
+    """The inverse of ``schema_to_data``; ValueError when ``d`` is not such data (a cache
+    that does not decode is rebuilt, never trusted)."""
+
+    def text(v: Any) -> str:
+        if not isinstance(v, str):
+            raise ValueError("not a schema: a name is not a string")
+        return v
+
+    def opt_text(v: Any) -> str | None:
+        return None if v is None else text(v)
+
+    def num(v: Any) -> int:
+        if not isinstance(v, int) or isinstance(v, bool):
+            raise ValueError("not a schema: a number is not an integer")
+        return v
+
+    try:
+        tables: dict[str, Table] = {}
+        for key, name, engine, rows, source, cols in d["tables"]:
+            tables[text(key)] = Table(
+                text(name),
+                opt_text(engine),
+                None if rows is None else num(rows),
+                [Column(text(a), opt_text(b), bool(c), text(k)) for a, b, c, k in cols],
+                text(source),
+            )
+        schema = Schema(
+            tables,
+            [ForeignKey(text(a), text(b), text(c), text(e)) for a, b, c, e in d["fks"]],
+            {text(v) for v in d["views"]},
+            text(d["source"]),
+            {tuple(text(k) for k in key): (text(p), num(n)) for key, p, n in d["evidence"]},
+            {text(k): text(v) for k, v in dict(d["view_names"]).items()},
+        )
+        problems = [Problem(text(p), num(n), text(m)) for p, n, m in d["problems"]]
+    except (KeyError, TypeError, ValueError, AttributeError) as e:
+        raise ValueError(f"not a cached schema: {e}") from None
+    return schema, problems
 
 
 def schema_from_migrations(
