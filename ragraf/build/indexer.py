@@ -729,15 +729,24 @@ def _schema_or_problem(cfg: Config, sc: ScanResult) -> Any:
 
 
 def _git_head(root: Path) -> str | None:
+    """The commit HEAD names (None outside a git work tree or before the first commit).
+    Asked of git itself: importing GitPython for it cost ~30 ms of every reindex."""
+    import subprocess
+
     here = root.resolve()
     if not any((d / ".git").exists() for d in (here, *here.parents)):
-        return None  # not inside a git work tree: GitPython (~50 ms to import) not needed
+        return None  # not inside a git work tree
     try:
-        import git
-
-        return str(git.Repo(root, search_parent_directories=True).head.commit.hexsha)
-    except Exception:  # noqa: BLE001 - not a git work tree, or no commit yet
+        got = subprocess.run(
+            ["git", "-C", str(here), "rev-parse", "--verify", "--quiet", "HEAD^{commit}"],
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
+    except (OSError, subprocess.SubprocessError):  # no git on PATH, or it hangs
         return None
+    sha = got.stdout.strip()
+    return sha if got.returncode == 0 and len(sha) >= 40 else None
 
 
 def prune(cfg: Config, stores: Stores, active: str) -> list[str]:
