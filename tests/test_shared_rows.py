@@ -380,3 +380,82 @@ def test_reindex_says_what_it_shared_and_wrote(tmp_path: Path) -> None:
     assert len(shared) == 1, out
     kept, wrote = (int(w.replace(",", "")) for w in re.findall(r"[\d,]+", shared[0])[:2])
     assert kept > 10 * wrote > 0, shared[0]
+
+
+def _hooked_tree(tmp_path: Path) -> tuple[Path, config.Config]:
+    """The pilot with JavaScript and Python files that import each other (languages whose
+    ``prepare`` hook rewrites their facts) and no tags-level language."""
+    root = copy_pilot(tmp_path / "repo")
+    config.init_project(root)
+    write(root, "web/a.js", "export function total(x) {\n  return x + 1;\n}\n")
+    write(
+        root,
+        "web/b.js",
+        "import { total } from './a.js';\n\nexport function show() {\n  return total(2);\n}\n",
+    )
+    write(root, "tools/a.py", "def helper():\n    return 1\n")
+    write(root, "tools/b.py", "from tools.a import helper\n\n\ndef run():\n    return helper()\n")
+    cfg = config.load(root)
+    indexer.build(cfg)
+    return root, cfg
+
+
+def test_unchanged_hooked_files_are_not_prepared_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A reindex that changes no file of a language with a ``prepare`` hook reads those
+    files' prepared interfaces and runs no hook (``ragraf.build.extract.Facts``); the
+    revision equals a clean build all the same, before and after a hooked file changes."""
+    from ragraf.lang import registry
+
+    root, cfg = _hooked_tree(tmp_path)
+
+    def no_hook(files: Any) -> Any:
+        raise AssertionError("a prepare hook ran although no hooked file changed")
+
+    for what, edit in EDITS[:2]:  # PHP edits only
+        edit(root)
+        run_scan(cfg)
+        with monkeypatch.context() as m:
+            m.setattr(registry, "prepare", no_hook)
+            res = indexer.build(cfg, commit=True)
+        clean, clean_rev = _clean_build(root, tmp_path)
+        assert _diff(_rows(root, res.rev_id), _rows(clean, clean_rev)) == {}, what
+    edit_file(root, "web/a.js", "function total(", "function sum(")  # the hooks run again
+    run_scan(cfg)
+    res = indexer.build(cfg, commit=True)
+    clean, clean_rev = _clean_build(root, tmp_path)
+    assert _diff(_rows(root, res.rev_id), _rows(clean, clean_rev)) == {}
+
+
+def test_a_hooked_file_wanted_whole_is_prepared_with_all_its_peers(tmp_path: Path) -> None:
+    """When the hooks were skipped and resolution needs a hooked file whole after all,
+    ``Facts.full`` reads every hooked file whole and runs the hooks: the file's facts are
+    what preparing the whole corpus gives."""
+    from ragraf import corpus
+    from ragraf.build.extract import Facts
+    from ragraf.kinds import ParseStatus
+    from ragraf.lang import registry
+
+    root, cfg = _hooked_tree(tmp_path)
+    EDITS[0][1](root)
+    run_scan(cfg)
+    indexer.build(cfg, commit=True)  # stores the prepared interfaces
+    files = [f for f in corpus.scan(cfg).files if f.status == ParseStatus.OK]
+    kw: dict[str, Any] = {
+        "reuse": True,
+        "workers": 1,
+        "max_lines": int(cfg.project["chunking"]["max_chunk_lines"]),
+        "progress": None,
+        "budget_s": float(cfg.project["index"]["file_time_budget_s"]) or None,
+    }
+    with GraphStore(cfg.layout.graph_db) as g:
+        loader = Facts(files, g, **kw)
+        assert loader.skipped_hooks
+        got = {f.path: f for f in loader.full({"web/b.js", "tools/b.py"})}
+        from ragraf.build.extract import facts_of
+
+        whole, _n = facts_of(files, g, **kw)
+    want = {f.path: f for f in registry.prepare(whole)}
+    for path in ("web/b.js", "tools/b.py", "web/a.js"):
+        assert got[path] == want[path], path

@@ -180,12 +180,27 @@ def interface(f: FileFacts) -> FileFacts:
     )
 
 
+#: the extractor key of the interface of a file a ``prepare`` hook rewrote, as the hook left
+#: it (its facts key + this + the digest of what the hook saw: ``scope.hook_context``)
+PREPARED = "|prepared-interface|"
+
+
 class Facts:
     """The facts of a scoped build: every file's interface (``interface``), except the
-    files a ``prepare`` hook rewrites (it reads their facts whole) and the ones extracted
-    now; ``full`` puts the whole facts of more files in their place."""
+    ones extracted now; ``full`` puts the whole facts of more files in their place. The
+    facts are handed to resolution prepared (``registry.prepare`` has run; ``resolve``'s
+    ``prepared``).
+
+    The files a ``prepare`` hook rewrites are read whole and prepared here, unless nothing
+    any hook reads changed since a build stored their prepared interfaces (same keys of
+    every hooked file: ``scope.hook_context``): then those are used and no hook runs (on
+    phpMyAdmin: 157 JavaScript files not decoded, linked again or rewritten per reindex).
+    Only hooks that read no other file's nodes take that path (the tags-level hook reads
+    which paths have nodes, which the keys alone do not say)."""
 
     def __init__(self, files: list[ScannedFile], graph: GraphStore, **kw: Any) -> None:
+        from ragraf.build.resolve.scope import hook_context
+
         self.files, self.graph, self.kw = files, graph, kw
         self.whole: set[str] = set()
         keys = [
@@ -193,6 +208,7 @@ class Facts:
             for f in files
         ]
         hooked = [_hooked(f.lang) for f in files]
+        self.hooked = {f.path for f, h in zip(files, hooked, strict=True) if h}
         found: dict[tuple[str, str], FileFacts] = {}
         for (sha, key), blob in graph.cached_facts(
             [(sha, k + INTERFACE) for (sha, k), h in zip(keys, hooked, strict=True) if not h]
@@ -201,6 +217,25 @@ class Facts:
                 found[(sha, key[: -len(INTERFACE)])] = codec.decode(blob)
             except ValueError:
                 continue
+        # the hooked files: their prepared interfaces when every one is there
+        ctx = None
+        if self.hooked and not any(_reads_nodes(f.lang) for f in files if f.path in self.hooked):
+            by_path = {f.path: f"{sha}|{k}" for f, (sha, k) in zip(files, keys, strict=True)}
+            ctx = hook_context(files, by_path, None)
+        self.skipped_hooks = False
+        if ctx is not None:
+            want = [
+                (sha, k + PREPARED + ctx) for (sha, k), h in zip(keys, hooked, strict=True) if h
+            ]
+            got_prep: dict[tuple[str, str], FileFacts] = {}
+            for (sha, key), blob in graph.cached_facts(want).items():
+                try:
+                    got_prep[(sha, key[: -len(PREPARED + ctx)])] = codec.decode(blob)
+                except ValueError:
+                    continue
+            if len(got_prep) == len(want):
+                found.update(got_prep)
+                self.skipped_hooks = True
         need = [f for f, k in zip(files, keys, strict=True) if k not in found]
         got, self.reused = facts_of(need, graph, **kw)
         whole = dict(zip((f.path for f in need), got, strict=True))
@@ -214,17 +249,47 @@ class Facts:
         )
         self.reused += len(files) - len(need)
         self.facts = [whole.get(f.path) or found[k] for f, k in zip(files, keys, strict=True)]
+        if self.hooked and not self.skipped_hooks:
+            self.facts = registry.prepare(self.facts)
+            if ctx is not None:
+                graph.store_facts(
+                    [
+                        (f.sha256, k[1] + PREPARED + ctx, codec.encode(interface(got_f)))
+                        for f, k, got_f in zip(files, keys, self.facts, strict=True)
+                        if f.path in self.hooked
+                    ]
+                )
 
     def full(self, paths: set[str] | None) -> list[FileFacts]:
-        """The facts with these files' (None: every file's) whole ones in place."""
+        """The facts with these files' (None: every file's) whole ones in place, prepared."""
         todo = [f for f in self.files if (paths is None or f.path in paths)]
         todo = [f for f in todo if f.path not in self.whole]
+        if self.skipped_hooks and any(f.path in self.hooked for f in todo):
+            # a hooked file is wanted whole: the hook runs again over all its files, whole
+            hooked = [f for f in self.files if f.path in self.hooked and f.path not in self.whole]
+            got, _n = facts_of(hooked, self.graph, **self.kw)
+            whole = dict(zip((f.path for f in hooked), got, strict=True))
+            prepared = registry.prepare(
+                [whole.get(f.path, x) for f, x in zip(self.files, self.facts, strict=True)]
+            )
+            self.facts = [
+                p if f.path in whole else x
+                for f, x, p in zip(self.files, self.facts, prepared, strict=True)
+            ]
+            self.whole |= set(whole)
+            self.skipped_hooks = False
+            todo = [f for f in todo if f.path not in self.whole]
         if todo:
             got, _n = facts_of(todo, self.graph, **self.kw)
             whole = dict(zip((f.path for f in todo), got, strict=True))
             self.whole |= set(whole)
             self.facts = [whole.get(f.path, f) for f in self.facts]
         return self.facts
+
+
+def _reads_nodes(lang: str | None) -> bool:
+    got = registry.get(lang)
+    return got is not None and got.prepare == registry.TAGS_EXTRACTOR
 
 
 def _hooked(lang: str | None) -> bool:

@@ -522,6 +522,7 @@ def _build_rev(ctx: BuildContext) -> IndexResult:
         parent=ctx.parent,
         plan=plan,
         whole=loader.full if loader is not None else None,
+        prepared=loader is not None,
     )
     if loader is not None:
         facts = loader.facts  # whole for the files resolved

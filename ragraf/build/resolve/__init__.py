@@ -88,6 +88,7 @@ def resolve(
     parent: str | None = None,
     plan: Callable[[set[str]], set[str] | None] | None = None,
     whole: Callable[[set[str] | None], list[FileFacts]] | None = None,
+    prepared: bool = False,
 ) -> Resolved:
     """Link the references of every file; ``tables`` maps lower table names to node ids;
     ``code_tables``: there is no schema, a table SQL names is linked to
@@ -100,7 +101,9 @@ def resolve(
     gets the paths the memo cannot stand for (``Linker.stale``) and returns the files to
     resolve (the rest keep their rows: ``Resolved.scope_paths``), or None for all.
     ``files`` may then hold only the interfaces of files (``ragraf.build.extract.Facts``):
-    ``whole`` gives the facts with those of the files to resolve whole, in the same order."""
+    ``whole`` gives the facts with those of the files to resolve whole, in the same order.
+    ``prepared``: the facts (and what ``whole`` gives) are prepared already (the hooks ran:
+    ``ragraf.build.extract.Facts``)."""
     helpers = tuple(table_helpers)
     builders = QueryBuilders.of(query_builders)
     params = ""
@@ -123,7 +126,7 @@ def resolve(
             memo = None
     given = list(files)
     linker = Linker(
-        registry.prepare(given),
+        list(given) if prepared else registry.prepare(given),
         conf,
         max_candidates,
         tables,
