@@ -493,20 +493,20 @@ def drift(
 ) -> None:
     """The drift ledger: register changes (--scan), notes (--note PATH --text ...), acks (--ack 3,4);
     without an action, print the drift report of the active revision."""
-    from ragraf import config, facade
-    from ragraf.facade.params import coerce_cli
+    from ragraf import config
 
     root = _root()
     if sum(1 for given in (scan, note is not None, ack is not None) if given) > 1:
         raise InvalidArgument("give one of --scan, --note, --ack")
-    if scan:
+    if scan:  # the facade (~20 ms of imports) only for --json
         from ragraf.drift.scan import run_scan
         from ragraf.escape import escape
-        from ragraf.facade.ops import entry_view
-        from ragraf.facade.sanitize import escape_tree
 
         rep = run_scan(config.load(root))
         if as_json:
+            from ragraf.facade.ops import entry_view
+            from ragraf.facade.sanitize import escape_tree
+
             _emit_json(
                 escape_tree(
                     {
@@ -539,6 +539,9 @@ def drift(
             else "the same note is already in the ledger"
         )
         return
+    from ragraf import facade
+    from ragraf.facade.params import coerce_cli
+
     if ack is not None:
         ids = coerce_cli(facade.spec("drift_ack"), "entry_ids", ack)
         env = facade.run_op(
