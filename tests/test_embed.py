@@ -329,3 +329,37 @@ def test_throughput_bench_runs(tmp_path: Path) -> None:
         timeout=120,
     )
     assert empty.returncode != 0 and "no *.php under" in empty.stderr
+
+
+@pytest.mark.model
+def test_a_folder_model_gives_fastembeds_vectors_without_fastembed(emb: Embedder) -> None:
+    """The packaged default runs through ``ragraf.embed.onnx``: the vectors are the ones
+    fastembed computes from the same prepared folder, bit for bit (one batch with padding,
+    a text cut to the window, an empty one), and fastembed is not imported for it."""
+    from ragraf.embed.files import text_embedding_cls
+
+    texts = [PAY_INVOICE, FLAGS, QUERY, "", "x " * 2000]
+    clipped = [emb._clip(t) for t in texts]
+    ours = np.asarray(list(emb._te.embed(clipped, batch_size=len(clipped))), dtype=np.float32)
+    assert emb._folder is not None
+    theirs_model = text_embedding_cls()(
+        model_name=emb.model_id,
+        specific_model_path=str(emb._folder),
+        cache_dir=str(emb._folder.parent.parent / "fastembed"),
+        threads=emb.threads,
+        local_files_only=True,
+    )
+    theirs = np.asarray(
+        list(theirs_model.embed(clipped, batch_size=len(clipped))), dtype=np.float32
+    )
+    assert ours.shape == theirs.shape == (len(texts), DEFAULT_DIM)
+    assert np.array_equal(ours, theirs)
+    code = (
+        "import sys; from ragraf.embed import Embedder;"
+        f" e = Embedder(cache_dir={str(emb.cache_dir)!r}); e.embed_query('x');"
+        " print('fastembed' in sys.modules)"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=REPO
+    )
+    assert out.stdout.strip() == "False"

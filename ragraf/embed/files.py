@@ -235,23 +235,6 @@ def canonical_name(model: str) -> str:
     return model
 
 
-def register_custom(model: str, dim: int) -> None:
-    """Make a name fastembed does not know a mean-pooled, normalised model of ``dim`` dims."""
-    text_embedding = text_embedding_cls()
-    from fastembed.common.model_description import ModelSource, PoolingType
-
-    with contextlib.suppress(ValueError):  # already registered in this process
-        text_embedding.add_custom_model(
-            model=model,
-            pooling=PoolingType.MEAN,
-            normalization=True,
-            sources=ModelSource(hf=f"local/{_slug(model)}"),
-            dim=dim,
-            model_file="model.onnx",
-            description="registered by ragraf from embedding.path",
-        )
-
-
 # -- the one explicit network fetch (used by the CLI) -------------------------
 def fetch_model(model: str = SPEC_MODEL) -> tuple[str, Path]:
     """The one place ragraf lets fastembed use the network: a human ran `ragraf model fetch`.

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import re
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
@@ -48,6 +49,18 @@ def cosine_of(distance: float) -> float:
     return 1.0 - float(distance) ** 2 / 2.0
 
 
+def _extension_path() -> str:
+    """The loadable sqlite-vec library of the installed package (``sqlite_vec.loadable_path``),
+    found without importing the package: its ``__init__`` imports sqlite3 and numpy (~0.15 s
+    of a start that only loads the extension)."""
+    import importlib.util
+
+    spec = importlib.util.find_spec("sqlite_vec")
+    if spec is None or not spec.submodule_search_locations:
+        raise EmbeddingUnavailable("sqlite-vec is not installed; run `pip install sqlite-vec`")
+    return os.path.normpath(os.path.join(list(spec.submodule_search_locations)[0], "vec0"))
+
+
 def _load_extension(db: Database) -> None:
     """Load sqlite-vec into this connection once (read-only connections too)."""
     try:
@@ -55,17 +68,12 @@ def _load_extension(db: Database) -> None:
         return
     except SQLiteError:
         pass
+    where = _extension_path()
     try:
-        import sqlite_vec
-    except ImportError as e:
-        raise EmbeddingUnavailable(
-            "sqlite-vec is not installed; run `pip install sqlite-vec`"
-        ) from e
-    try:
-        db.load_extension(sqlite_vec.loadable_path())
+        db.load_extension(where)
     except SQLiteError as e:
         raise EmbeddingUnavailable(
-            f"sqlite-vec cannot be loaded from {sqlite_vec.loadable_path()} ({e}); "
+            f"sqlite-vec cannot be loaded from {where} ({e}); "
             "reinstall it with `pip install --force-reinstall sqlite-vec`"
         ) from e
 

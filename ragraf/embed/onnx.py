@@ -1,0 +1,142 @@
+"""A prepared folder model run with onnxruntime and tokenizers directly (issue 15).
+
+The packaged default and an ``embedding.path`` model are mean-pooled, L2-normalised
+sentence-transformers models in a folder (``ragraf.embed.files``). fastembed would run
+them the same way, but importing fastembed costs ~0.5 s (its package imports the image
+models and huggingface_hub), which every reindex that embeds a few chunks and every new
+process that embeds a query paid. fastembed stays the way to models of its hub cache
+(``Embedder._load_cached``) and to ``ragraf model fetch``.
+
+Invariants a change must keep:
+- The vectors are fastembed's for the same folder, bit for bit (tests/test_embed.py
+  compares them): the tokenizer is set up as fastembed 0.9's ``load_tokenizer`` does
+  (truncation from tokenizer_config.json, the special tokens map, padding), the session
+  as its ``_load_onnx_model`` does (all graph optimisations, ``threads`` for both thread
+  pools, the CPU provider), and a batch becomes vectors as its pooled-normalised models
+  compute them (int64 inputs with zero token types, mean pooling summed in float64 over
+  the attention mask, L2 norm with eps 1e-12, float32).
+- Importing this module imports nothing heavy; numpy, onnxruntime and tokenizers are
+  imported by ``FolderModel``.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # pragma: no cover
+    import numpy as np
+
+MODEL_FILE = "model.onnx"
+
+
+def _valid_context(value: Any) -> int | None:
+    if isinstance(value, bool) or not isinstance(value, int):
+        return None
+    return value if 0 < value <= sys.maxsize else None
+
+
+def _read_json(path: Path) -> dict[str, Any]:
+    with open(path, encoding="utf-8") as fh:
+        data = json.load(fh)
+    if not isinstance(data, dict):
+        raise ValueError(f"{path.name} is not a JSON object")
+    return data
+
+
+# Any: a tokenizers.Tokenizer (tokenizers is imported lazily)
+def load_tokenizer(folder: Path) -> Any:
+    """The folder's tokenizer with truncation and padding as fastembed sets them up."""
+    from tokenizers import AddedToken, Tokenizer
+
+    for name in ("tokenizer.json", "tokenizer_config.json"):
+        if not (folder / name).exists():
+            raise ValueError(f"could not find {name} in {folder}")
+    config = _read_json(folder / "config.json") if (folder / "config.json").exists() else {}
+    tok_config = _read_json(folder / "tokenizer_config.json")
+    limits = [
+        c
+        for c in (
+            _valid_context(tok_config.get("model_max_length")),
+            _valid_context(tok_config.get("max_length")),
+        )
+        if c is not None
+    ]
+    if not limits:
+        raise ValueError(f"no model_max_length or max_length in {folder}/tokenizer_config.json")
+    special_path = folder / "special_tokens_map.json"
+    special = _read_json(special_path) if special_path.exists() else {}
+    tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
+    truncation = tokenizer.truncation or {}
+    tokenizer.enable_truncation(
+        max_length=min(limits),
+        direction=tok_config.get("truncation_side") or truncation.get("direction", "right"),
+    )
+    for value in special.values():
+        for token in value if isinstance(value, list) else [value]:
+            if isinstance(token, str):
+                tokenizer.add_special_tokens([token])
+            elif isinstance(token, dict):
+                tokenizer.add_special_tokens([AddedToken(**token)])
+    padding = tokenizer.padding or {}
+    pad_token = padding.get("pad_token") or tok_config.get("pad_token")
+    if pad_token is None:
+        raise ValueError(f"no pad token for {folder}")
+    pad_id = padding.get("pad_id", config.get("pad_token_id"))
+    if pad_id is None:
+        pad_id = tokenizer.token_to_id(pad_token)
+    if pad_id is None:
+        raise ValueError(f"no id for the pad token {pad_token!r} in {folder}")
+    tokenizer.enable_padding(
+        direction=tok_config.get("padding_side") or padding.get("direction", "right"),
+        pad_id=pad_id,
+        pad_type_id=padding.get("pad_type_id", 0),
+        pad_token=pad_token,
+        pad_to_multiple_of=padding.get("pad_to_multiple_of"),
+        length=None,
+    )
+    return tokenizer
+
+
+class FolderModel:
+    """``embed(texts, batch_size)`` yields one float32 vector per text, like fastembed's
+    ``TextEmbedding.embed``; ``tokenizer`` is the tokenizer it runs."""
+
+    def __init__(self, folder: Path, threads: int | None = None) -> None:
+        import onnxruntime as ort
+
+        self.tokenizer = load_tokenizer(folder)
+        so = ort.SessionOptions()
+        so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        if threads is not None:
+            so.intra_op_num_threads = threads
+            so.inter_op_num_threads = threads
+        self.session = ort.InferenceSession(
+            str(folder / MODEL_FILE), providers=["CPUExecutionProvider"], sess_options=so
+        )
+        self._inputs = {node.name for node in self.session.get_inputs()}
+
+    def embed(self, texts: Sequence[str], batch_size: int = 256) -> Iterator[np.ndarray]:
+        for start in range(0, len(texts), batch_size):
+            yield from self._batch(list(texts[start : start + batch_size]))
+
+    def _batch(self, texts: list[str]) -> np.ndarray:
+        import numpy as np
+
+        encoded = self.tokenizer.encode_batch(texts)
+        input_ids = np.array([e.ids for e in encoded], dtype=np.int64)
+        mask = np.array([e.attention_mask for e in encoded], dtype=np.int64)
+        feed = {"input_ids": input_ids}
+        if "attention_mask" in self._inputs:
+            feed["attention_mask"] = mask
+        if "token_type_ids" in self._inputs:
+            feed["token_type_ids"] = np.zeros_like(input_ids)
+        out = self.session.run(None, feed)[0]
+        summed = np.sum(out, axis=1, where=mask[:, :, np.newaxis].astype(bool), dtype=np.float64)
+        pooled = summed / np.maximum(np.sum(mask, axis=1, keepdims=True), 1e-9)
+        norm = np.maximum(np.linalg.norm(pooled, ord=2, axis=1, keepdims=True), 1e-12)
+        vectors: np.ndarray = (pooled / norm).astype(out.dtype, copy=False)
+        return vectors
