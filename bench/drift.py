@@ -2,8 +2,8 @@
 
     .venv/bin/python bench/drift.py [--corpus phpmyadmin|wordpress] [--rounds 5] [--vectors]
         [--python OTHER/.venv/bin/python]
-    .venv/bin/python bench/drift.py --sequence [--equality 20] [--seed 15] [--check-every 1]
-        [--vectors] [--python OTHER/.venv/bin/python]
+    .venv/bin/python bench/drift.py --sequence [--corpus wordpress] [--equality 20] [--seed 15]
+        [--check-every 1] [--vectors] [--python OTHER/.venv/bin/python]
 
 Issue 15 ("revisions that share what did not change"). Every step is the real CLI in a
 child process (``python -m ragraf ... --json``, interpreter start included, bytecode
@@ -24,8 +24,9 @@ Timing mode (the default) reports, as one JSON document:
    with the ratio to one revision; ``free_bytes`` are pages SQLite keeps for reuse.
 
 Sequence mode (``--sequence``) is the equality oracle: ``--equality`` N random one-file
-edits of phpMyAdmin PHP files (seeded; the kinds of bench/php_edits.py, each keeps the PHP
-parseable), each followed by ``drift --scan`` and ``reindex --commit``. Every
+edits of PHP files of the corpus (phpMyAdmin's libraries/classes, ``--corpus wordpress``:
+wp-includes, a corpus without a schema file; seeded; the kinds of bench/php_edits.py,
+each keeps the PHP parseable), each followed by ``drift --scan`` and ``reindex --commit``. Every
 ``--check-every`` edits and after the last one, a second copy of the same tree gets a
 clean build in a fresh ``.ragraf/`` (``init`` + ``index``). The incremental active
 revision must show what the clean one shows: the node set, the edge_uid set, the chunk
@@ -86,7 +87,7 @@ ROUNDS: dict[str, list[tuple[str, str]]] = {
     ],
 }
 #: where the sequence picks its files (paths relative to the corpus root)
-SEQUENCE_POOL = "libraries/classes"
+SEQUENCE_POOL = {"phpmyadmin": "libraries/classes", "wordpress": "wp-includes"}
 #: after this many reindexes the disk is measured against one revision (retain_revs: 3)
 DISK_AFTER = 3
 
@@ -381,7 +382,7 @@ def compare(
 
 
 def sequence(args: argparse.Namespace, cli: Cli, tmp: Path) -> tuple[dict[str, Any], bool]:
-    corpus = "phpmyadmin"
+    corpus = args.corpus
     root = copy_corpus(corpus, tmp / "incremental")
     cli.init(root)
     t_index, idx = cli.index(root)
@@ -390,7 +391,7 @@ def sequence(args: argparse.Namespace, cli: Cli, tmp: Path) -> tuple[dict[str, A
     shutil.copytree(root, clean, symlinks=True, ignore=shutil.ignore_patterns(".ragraf"))
     pool = sorted(
         p.relative_to(root).as_posix()
-        for p in (root / SEQUENCE_POOL).rglob("*.php")
+        for p in (root / SEQUENCE_POOL[corpus]).rglob("*.php")
         if p.is_file() and not p.is_symlink()
     )
     rng = random.Random(args.seed)
@@ -478,7 +479,9 @@ def main() -> int:
         default=sys.executable,
         help="the interpreter that runs ragraf (another checkout's .venv/bin/python)",
     )
-    ap.add_argument("--sequence", action="store_true", help="the equality oracle (phpMyAdmin)")
+    ap.add_argument(
+        "--sequence", action="store_true", help="the equality oracle (--corpus, phpMyAdmin first)"
+    )
     ap.add_argument(
         "--equality", type=int, default=None, metavar="N", help="edits of --sequence (20)"
     )
@@ -486,8 +489,6 @@ def main() -> int:
     ap.add_argument("--check-every", type=int, default=1, help="clean build every K edits")
     ap.add_argument("--show", type=int, default=5, help="differences shown per set")
     args = ap.parse_args()
-    if (args.sequence or args.equality is not None) and args.corpus != "phpmyadmin":
-        ap.error("--sequence edits phpMyAdmin only")
     if args.equality is not None:
         args.sequence = True
     elif args.sequence:

@@ -184,6 +184,110 @@ SCOPED_EDITS: list[tuple[str, Edit, int]] = [
 ]
 
 
+#: a corpus without a schema file (the WordPress way): its tables are known only from the
+#: SQL strings of its code ("code tables", ``ragraf.build.schema.add_code_tables``)
+CODE_TABLES_APP: dict[str, str] = {
+    # a table named before any string whose name is built at run time: it is not "known"
+    # to the table-name conventions (only the schema's and CREATE TABLE ones are), whichever
+    # file the linker happens to read first
+    "a/comments.php": '<?php\nfunction comments($db)\n{\n    return $db->query("SELECT id FROM wp_comments");\n}\n',
+    "config.php": "<?php\n$table_prefix = 'wp_';\n",
+    "install/schema.php": (
+        "<?php\nfunction install_tables()\n{\n    global $wpdb;\n"
+        '    $wpdb->query("CREATE TABLE $wpdb->options (option_name VARCHAR(191) NOT NULL,'
+        ' option_value LONGTEXT NOT NULL)");\n'
+        '    $wpdb->query("CREATE TABLE logs (id INT NOT NULL, msg TEXT)");\n}\n'
+    ),
+    "src/Options.php": (
+        "<?php\nfunction get_option($name)\n{\n    global $wpdb;\n"
+        '    return $wpdb->get_var("SELECT option_value FROM $wpdb->options'
+        " WHERE option_name = '$name'\");\n}\n\n"
+        "function add_post($title)\n{\n    global $wpdb;\n"
+        "    $wpdb->insert($wpdb->prefix . 'posts', array('post_title' => $title));\n"
+        '    return $wpdb->get_var("SELECT COUNT(*) FROM {$wpdb->prefix}posts");\n}\n'
+    ),
+    "src/Logs.php": (
+        "<?php\nfunction log_it($db, $m)\n{\n    $db->query(\"INSERT INTO logs (msg) VALUES ('x')\");\n"
+        '    return $db->query("SELECT id FROM audit");\n}\n'
+    ),
+    "src/Links.php": (
+        "<?php\nfunction all_links()\n{\n    global $wpdb;\n"
+        '    return $wpdb->get_results("SELECT link_url FROM $wpdb->links");\n}\n\n'
+        "function all_comments()\n{\n    global $wpdb;\n"
+        '    return $wpdb->get_results("SELECT id FROM $wpdb->comments");\n}\n'
+    ),
+    "src/Util.php": (
+        "<?php\nfunction esc($s)\n{\n    return htmlspecialchars($s);\n}\n\n"
+        "function esc_all($xs)\n{\n    return array_map('esc', $xs);\n}\n"
+    ),
+    "src/Render.php": "<?php\nfunction render($t)\n{\n    echo esc($t) . get_option('x');\n}\n",
+}
+
+#: edits of CODE_TABLES_APP: (name, edit, files resolved at most); each must keep the rows
+#: of the other files (a scoped build, no fallback to the whole path) and equal a clean build
+CODE_TABLE_EDITS: list[tuple[str, Edit, int]] = [
+    (
+        "a new file naming a table earlier in path order",  # audit's node moves to it
+        lambda r: write(
+            r,
+            "a/first.php",
+            '<?php\nfunction first($db)\n{\n    $db->query("DELETE FROM audit");\n}\n',
+        ),
+        1,
+    ),
+    (
+        "a CREATE TABLE string edited",  # a column in the middle of a table from code
+        lambda r: edit_file(
+            r, "install/schema.php", "id INT NOT NULL, msg", "id INT NOT NULL, lvl INT, msg"
+        ),
+        1,
+    ),
+    (
+        "a CREATE TABLE that makes a table property resolve elsewhere",
+        lambda r: edit_file(
+            r,
+            "install/schema.php",
+            '    $wpdb->query("CREATE TABLE logs',
+            '    $wpdb->query("CREATE TABLE $wpdb->links (link_url VARCHAR(255))");\n'
+            '    $wpdb->query("CREATE TABLE logs',
+        ),
+        2,  # src/Links.php asked what $wpdb->links is: the answer changed
+    ),
+    (
+        "a table's other user removed",  # audit: named by a/first.php only now
+        lambda r: edit_file(
+            r, "src/Logs.php", '    return $db->query("SELECT id FROM audit");\n', ""
+        ),
+        1,
+    ),
+    ("a table's last user removed", lambda r: (r / "a/first.php").unlink(), 0),
+    (
+        "a file unrelated to SQL edited",
+        lambda r: edit_file(
+            r, "src/Util.php", "htmlspecialchars($s)", "htmlspecialchars((string) $s)"
+        ),
+        1,
+    ),
+    (
+        "a body of a file whose SQL names tables through code",
+        lambda r: edit_file(
+            r, "src/Links.php", "function all_comments()", "function every_comment()"
+        ),
+        1,
+    ),
+    (
+        "a table named by a second file",
+        lambda r: edit_file(
+            r,
+            "src/Render.php",
+            "    echo",
+            '    $GLOBALS["db"]->query("SELECT id FROM logs");\n    echo',
+        ),
+        1,
+    ),
+]
+
+
 def _restore(root: Path, rel: str) -> None:
     from tests.helpers import PILOT
 
@@ -284,6 +388,45 @@ def test_scoped_resolution_equals_a_clean_build(tmp_path: Path) -> None:
         assert at_least <= resolved < resolved + reused, (what, res.counts)
         files = resolved + reused
     assert files > 10
+
+
+@pytest.mark.slow
+def test_scoped_resolution_without_a_schema_file_equals_a_clean_build(tmp_path: Path) -> None:
+    """Without a schema file (code tables: the tables are nodes of the first file naming
+    them, with the columns of CREATE TABLE strings) a reindex still resolves only the files
+    a change can affect: the tables' rows are made again from every file's share and
+    written whole; the revision equals a clean build row for row."""
+    root = tmp_path / "repo"
+    for rel, text in CODE_TABLES_APP.items():
+        write(root, rel, text)
+    config.init_project(root)
+    cfg = config.load(root)
+    first = indexer.build(cfg)
+    assert first.schema and first.schema["source"] == "none"
+    files = first.counts["resolve_files_resolved"]  # a scoped build records its memo
+    assert files == len(CODE_TABLES_APP)
+    for what, edit, at_most in CODE_TABLE_EDITS:
+        edit(root)
+        run_scan(cfg)
+        res = indexer.build(cfg, commit=True)
+        assert res.status == "built", what
+        clean, clean_rev = _clean_build(root, tmp_path)
+        got, want = _rows(root, res.rev_id), _rows(clean, clean_rev)
+        assert _diff(got, want) == {}, what
+        # the scoped path: the other files kept their rows
+        resolved, reused = res.counts["resolve_files_resolved"], res.counts["resolve_files_reused"]
+        assert resolved <= at_most and reused > 0, (what, res.counts)
+    tables = {r[1]: r for r in got["db_table"]}
+    assert {"wp_options", "wp_links", "logs"} <= set(tables), tables
+    logs = sorted(c[1:3] for c in got["db_column"] if c[0] == tables["logs"][0])
+    assert [name for _ord, name in logs] == ["id", "lvl", "msg"], got["db_column"]
+    # a SQL file is schema input: that change is resolved whole (and equal all the same)
+    write(root, "db/dump.sql", "INSERT INTO logs (msg) VALUES ('x');\n")
+    run_scan(cfg)
+    res = indexer.build(cfg, commit=True)
+    clean, clean_rev = _clean_build(root, tmp_path)
+    assert _diff(_rows(root, res.rev_id), _rows(clean, clean_rev)) == {}
+    assert res.counts["resolve_files_reused"] == 0, res.counts
 
 
 @pytest.mark.slow

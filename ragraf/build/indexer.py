@@ -506,6 +506,7 @@ def _build_rev(ctx: BuildContext) -> IndexResult:
     blobs = {sf.sha256: blob(sf.text or "") for sf in ok_files if sf.sha256 not in known}
     for sf in ok_files:
         sf.text = None
+    previous = scope.load(memo_path) if keys is not None else None
     resolved = resolve(
         facts,
         cfg.confidence,
@@ -517,7 +518,7 @@ def _build_rev(ctx: BuildContext) -> IndexResult:
         table_helpers=tuple(cfg.project["db"].get("table_helpers") or ()),
         query_builders=cfg.project["db"].get("query_builders"),
         keys=keys,
-        memo=scope.load(memo_path) if keys is not None else None,
+        memo=previous,
         context=cfg.config_hash,
         parent=ctx.parent,
         plan=plan,
@@ -532,7 +533,10 @@ def _build_rev(ctx: BuildContext) -> IndexResult:
     in_scope = resolved.scope_paths
     if in_scope is not None:
         assert plan is not None
-        out = scoped.assemble_scoped(sc, facts, resolved, schema, model, graph, lex, plan.taken)
+        before = previous.code_nodes if previous is not None else []
+        out = scoped.assemble_scoped(
+            sc, facts, resolved, schema, model, graph, lex, plan.taken, before
+        )
     else:
         out = assemble(
             sc.files,
@@ -556,7 +560,7 @@ def _build_rev(ctx: BuildContext) -> IndexResult:
 
     with ThreadPoolExecutor(1, thread_name_prefix="ragraf-lexvec") as pool:
         lex_done = pool.submit(lex.write_chunks, rev_id, out.chunks, out.also, in_scope)
-        delta = graph.write_rows(rev_id, out.graph, in_scope)
+        delta = graph.write_rows(rev_id, out.graph, in_scope, out.whole)
         failpoint("after-graph")
         if ctx.progress:
             ctx.progress("write", 1, 2)

@@ -46,6 +46,8 @@ class Assembled:
     graph: RevisionRows
     chunks: list[ChunkRow] = field(default_factory=list)
     also: list[ChunkPlace] = field(default_factory=list)
+    #: node ids a scoped write replaces whatever their path (``GraphStore.write_rows``)
+    whole: list[str] = field(default_factory=list)
 
 
 def assemble(

@@ -91,6 +91,9 @@ class SchemaResult:
     problems: list[dbschema.Problem] = field(default_factory=list)
     plan: discover.Plan = field(default_factory=discover.Plan)
     sql_files: int = 0  # .sql files in the corpus
+    #: the ids of the nodes ``add_code_tables`` made (tables known only from code, their
+    #: columns): rows of the revision as a whole, not of the files they are placed in
+    code_nodes: list[str] = field(default_factory=list)
 
 
 def build(cfg: Config, files: list[ScannedFile]) -> SchemaResult:
@@ -407,15 +410,23 @@ def add_code_tables(res: SchemaResult, resolved: Resolved, conf: dict[str, float
     the edges to it become derived (``via: no_schema``, confidence at most
     ``sql_dynamic``): the table's existence is inferred, its columns unknown.
     With a schema, the names it does not know are listed in coverage
-    (``schema.unknown_tables``)."""
+    (``schema.unknown_tables``).
+
+    A scoped run (``resolved.scope_paths``) holds the nodes of some files only: what is
+    read of every file then comes from the files' shares (``Resolved.named``, ``uses``,
+    ``ddl``, the memo's for the files not resolved again), and the rows made here are
+    whole all the same (``code_nodes``: a scoped write replaces them whatever their path)."""
     # lower name -> where it is defined: the first CREATE statement naming it, else the first
     # string naming it ((not created, path, line, spelling))
     named: dict[str, tuple[bool, str, int, str]] = {}
     uses: dict[str, set[str]] = defaultdict(set)  # lower name -> files
     ddl: list[tuple[str, int, str, str, str]] = []  # (path, line, owner fqn, table, statement)
-    if resolved.scope_paths is not None and res.table_index:  # some files' nodes only
+    scoped = resolved.scope_paths is not None
+    if scoped:  # some files' nodes only: every file's share
         named = dict(resolved.named)
-    for n in resolved.nodes if resolved.scope_paths is None else ():
+        uses.update((low, set(paths)) for low, paths in resolved.uses.items())
+        ddl = list(resolved.ddl)
+    for n in resolved.nodes if not scoped else ():
         if n.kind != NodeKind.SQL_LITERAL:
             continue
         p = props_of(n.props)
@@ -446,9 +457,12 @@ def add_code_tables(res: SchemaResult, resolved: Resolved, conf: dict[str, float
         )
         return
     code_ids = {dbschema.code_table_id(low): low for low in named}
-    linked = {e.dst for e in resolved.edges if e.dst in code_ids}
+    # every table named is linked (the linker links each name to its code_table_id); a
+    # scoped run holds the edges of some files only
+    linked = set(code_ids) if scoped else {e.dst for e in resolved.edges if e.dst in code_ids}
     defined = _created_in_code(ddl)
     with_columns = 0
+    first = len(res.nodes)
     for tid in sorted(linked):
         low = code_ids[tid]
         _not_created, path, line, spelling = named[low]
@@ -474,6 +488,9 @@ def add_code_tables(res: SchemaResult, resolved: Resolved, conf: dict[str, float
                 Layer.STRUCTURAL,
             )
         )
+    res.code_nodes = [n.node_id for n in res.nodes[first:]]
+    if resolved.memo is not None:  # what the next scoped write replaces (``scoped``)
+        resolved.memo.code_nodes = sorted(res.code_nodes)
     cap = conf.get("sql_dynamic", 0.4)
     for i, e in enumerate(resolved.edges):
         if e.dst not in linked:

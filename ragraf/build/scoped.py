@@ -15,8 +15,17 @@ Invariants a change must keep:
   depends on the file order), a node id in two files. Files outside the scope are read
   as interfaces only (``ragraf.build.extract.Facts``). Whatever cannot be closed that way
   is resolved in full (``plan`` returns None): a schema input among the files (its
-  nodes and edges are the schema's), no schema (code tables link every file's SQL to
-  nodes named by the first file), a live schema (it changes without a file changing).
+  nodes and edges are the schema's), a live schema (it changes without a file changing).
+- Without a schema (code tables), the tables SQL names are nodes placed in the first
+  file naming them, with the columns the CREATE / ALTER strings of every file give. A
+  file's links to them depend on the name alone (``dbschema.code_table_id``) and on
+  recorded lookups (the table-name conventions); what is corpus-wide (which tables
+  exist, the file and line of each node, how many files name it, the columns) is made
+  again every build from every file's share (``Resolved.named`` / ``uses`` / ``ddl``,
+  the memo's for files not resolved) and written whole: the old and new ids of those
+  nodes (``Memo.code_nodes``, ``SchemaResult.code_nodes``) are replaced wherever they
+  are (``GraphStore.write_rows(whole=)``), so a file never comes into the scope for
+  hosting one of them.
 """
 
 from __future__ import annotations
@@ -40,10 +49,13 @@ from ragraf.store.lexvec import LexStore
 def possible(
     schema: SchemaResult, schema_input: Callable[[str], bool] | None, graph: GraphStore
 ) -> bool:
-    """Whether a scoped build can be exact at all: there is a schema, not a live one (now
-    or in the parent revision). Without one every table SQL names is a node of the first
-    file naming it (code tables), so a change is never the changed files' only."""
-    return bool(schema.table_index) and schema_input is not None and not graph.open_path(LIVE_PATH)
+    """Whether a scoped build can be exact at all: no live schema (now or in the parent
+    revision), and either a schema with tables or none at all (code tables: then every
+    schema row is one ``add_code_tables`` makes, written whole; a schema of no table
+    that still has rows of its own is resolved in full)."""
+    if schema_input is None or graph.open_path(LIVE_PATH):
+        return False
+    return bool(schema.table_index) or not (schema.nodes or schema.edges or schema.table_rows)
 
 
 class Plan:
@@ -138,9 +150,12 @@ def assemble_scoped(
     graph: GraphStore,
     lex: LexStore,
     taken: dict[str, str],
+    before: list[str],
 ) -> Assembled:
     """The rows of a scoped revision: those of the paths in ``resolved.scope_paths`` and the
-    revision-wide ones (``GraphStore.write_rows`` with the same scope writes them)."""
+    revision-wide ones (``GraphStore.write_rows`` with the same scope and ``whole`` writes
+    them). ``before``: the code-table node ids of the parent revision (``Memo.code_nodes``);
+    with this build's they are ``Assembled.whole``."""
     scope = resolved.scope_paths
     assert scope is not None
     files_in = [sf for sf in sc.files if sf.path in scope]
@@ -164,6 +179,12 @@ def assemble_scoped(
     links += [(e.src, e.dst) for e in resolved.edges if e.kind in RANK_EDGES]
     rows.shells = shells_of(links)
     rows.tables, rows.columns, rows.fks = schema.table_rows, schema.column_rows, schema.fk_rows
+    # the tables known only from code and their columns, whatever file they are placed in
+    code = set(schema.code_nodes)
+    if code or before:
+        rows.nodes += [n for n in schema.nodes if n.node_id in code]
+        rows.edges += [e for e in schema.edges if e.src in code]
+        out.whole = sorted(code | set(before))
     # coverage over every file (a chunk is a chunk row or a further place: each chunk has
     # its row either among the scope's or among the others', kept)
     total = sum(len(f.chunks) for f in facts)

@@ -196,7 +196,11 @@ class GraphStore:
 
     # -- writing ------------------------------------------------------------
     def write_rows(
-        self, rev_id: str, rows: RevisionRows, scope: Iterable[str] | None = None
+        self,
+        rev_id: str,
+        rows: RevisionRows,
+        scope: Iterable[str] | None = None,
+        whole: Iterable[str] = (),
     ) -> ranges.Delta:
         """The rows of a building revision, in one transaction: only what differs from the
         newest revision is written (``ranges.write_delta``).
@@ -204,17 +208,26 @@ class GraphStore:
         ``scope`` (paths): ``rows`` holds, of the tables whose rows belong to a path (node,
         edge, text_chunk, flow_unit, unresolved_call, web_route), only the rows of those
         paths (and the nodes without a path); the other paths' rows stay as they are. The
-        file table and the revision-wide tables are written whole."""
+        file table and the revision-wide tables are written whole. ``whole`` (node ids,
+        with a scope): nodes that are the revision's rather than their path's (tables known
+        only from code and their columns, the old ones and the new): ``rows`` holds every
+        node of these ids and every edge from them, which replace the open ones wherever
+        they are."""
         db, n = self.db, rev_no(rev_id)
         done = ranges.Delta()
         with db.write():
             owned: dict[str, str | None] = {}
             if scope is not None:
                 ranges.set_scope(db, scope)
+                whole = list(whole)
+                if whole:
+                    ranges.set_whole(db, whole)
                 owned = {
                     "web_route": ranges.in_scope("evidence_path"),
-                    "node": ranges.in_scope("path", with_null=True),
-                    "edge": ranges.in_scope("evidence_path"),
+                    "node": ranges.in_scope(
+                        "path", with_null=True, or_whole="node_id" if whole else None
+                    ),
+                    "edge": ranges.in_scope("evidence_path", or_whole="src" if whole else None),
                     "text_chunk": ranges.in_scope("path"),
                     "unresolved_call": ranges.in_scope("path"),
                     "flow_unit": ranges.in_scope("path"),

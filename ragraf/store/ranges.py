@@ -73,10 +73,28 @@ def set_scope(db: Database, paths: Iterable[str]) -> None:
     db.executemany(f"INSERT OR IGNORE INTO {SCOPE}(path) VALUES (?)", ((p,) for p in paths))
 
 
-def in_scope(column: str, with_null: bool = False) -> str:
-    """The SQL condition "the row's ``column`` is a path of the scope" (or NULL)."""
+def in_scope(column: str, with_null: bool = False, or_whole: str | None = None) -> str:
+    """The SQL condition "the row's ``column`` is a path of the scope" (or NULL; or, with
+    ``or_whole``, that column of the row is one of the ids ``set_whole`` gave)."""
     cond = f"{column} IN (SELECT path FROM {SCOPE})"
-    return f"({column} IS NULL OR {cond})" if with_null else cond
+    if with_null:
+        cond = f"{column} IS NULL OR {cond}"
+    if or_whole:
+        cond += f" OR {or_whole} IN (SELECT id FROM {WHOLE})"
+    return f"({cond})" if with_null or or_whole else cond
+
+
+#: the temporary table of the node ids a scoped write replaces whatever their path
+WHOLE = "temp.ragraf_whole"
+
+
+def set_whole(db: Database, node_ids: Iterable[str]) -> None:
+    """The node ids whose rows (and the edges from them) a scoped write replaces wherever
+    they are (``in_scope(..., or_whole=)``), for this connection. Inside the caller's
+    write transaction."""
+    db.execute(f"CREATE TEMP TABLE IF NOT EXISTS {WHOLE[5:]} (id TEXT PRIMARY KEY)")
+    db.execute(f"DELETE FROM {WHOLE}")
+    db.executemany(f"INSERT OR IGNORE INTO {WHOLE}(id) VALUES (?)", ((i,) for i in node_ids))
 
 
 def write_delta(

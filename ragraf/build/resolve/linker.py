@@ -120,10 +120,14 @@ class Resolved:
     scope: dict[str, int] = field(default_factory=dict)
     #: a run of some files only (``Linker.run``): their paths (None: every file), the
     #: nodes without a path every file links to, and per lower table name the first
-    #: (not a CREATE, path, line, spelling) of a SQL string of any file naming it
+    #: (not a CREATE, path, line, spelling) of a SQL string of any file naming it, the
+    #: files naming it, and the (path, line, owner fqn, table, statement) of every DDL
+    #: statement of SQL strings (what ``ragraf.build.schema.add_code_tables`` reads)
     scope_paths: set[str] | None = None
     pathless: set[str] = field(default_factory=set)
     named: dict[str, tuple[bool, str, int, str]] = field(default_factory=dict)
+    uses: dict[str, set[str]] = field(default_factory=dict)
+    ddl: list[tuple[str, int, str, str, str]] = field(default_factory=list)
 
 
 class Linker:
@@ -277,6 +281,8 @@ class Linker:
             unresolved += o.unresolved
         pathless: set[str] = set()
         named: dict[str, tuple[bool, str, int, str]] = {}
+        uses: dict[str, set[str]] = defaultdict(set)
+        ddl: list[tuple[str, int, str, str, str]] = []
         for path, o in every:
             for k, v in o.stats.items():
                 st[k] += v
@@ -285,6 +291,8 @@ class Linker:
                 at = (later, path, line, spelling)
                 if low not in named or at < named[low]:
                     named[low] = at
+                uses[low].add(path)
+            ddl += [(path, *d) for d in o.ddl]
         classes, functions = self.symtab.classes, self.symtab.functions
         st["conflict.duplicate_class"] = sum(
             1 for v in classes.values() if sum(c.decl.kind != CLASS_EXTENSION for c in v) > 1
@@ -301,6 +309,8 @@ class Linker:
             scope_paths=only,
             pathless=pathless,
             named=named,
+            uses=dict(uses),
+            ddl=ddl,
         )
 
     def _memo_key(self, f: FileFacts) -> str | None:
@@ -1238,7 +1248,9 @@ class Linker:
                 continue
             tid = self.tables.get(t.name.lower())
             if tid is None and self.code_tables:  # no schema: the table as code names it
-                tid = self.tables.setdefault(t.name.lower(), dbschema.code_table_id(t.name))
+                # (``self.tables`` stays the schema's: ``sql_names`` reads it, whichever
+                # file comes first; the id depends on the name alone)
+                tid = dbschema.code_table_id(t.name)
             if tid is None:
                 st["sql_tables_unknown"] += 1
                 continue

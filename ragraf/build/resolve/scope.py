@@ -53,7 +53,7 @@ from ragraf.kinds import NodeKind
 from ragraf.lang.codec import from_data, to_data
 from ragraf.model import EdgeRow, NodeRow, RouteRow, UnresolvedRow, props_of
 
-FORMAT = 2
+FORMAT = 3
 #: the file of the memo under ``.ragraf/index/``
 MEMO_FILE = "resolve-memo.json.z"
 
@@ -64,8 +64,9 @@ Query = tuple[str, tuple[Any, ...]]
 class FileOut:
     """What resolving one file added: its share of the linker's result. The memo keeps
     only what the revision's whole needs of a file it does not rewrite: its stats, the
-    nodes without a path it links to and the tables its SQL names (``named``); the rows
-    themselves stay in the stores."""
+    nodes without a path it links to, the tables its SQL names (``named``) and the DDL
+    its SQL strings hold (``ddl``: what defines the columns of tables known only from
+    code); the rows themselves stay in the stores."""
 
     edges: list[EdgeRow] = field(default_factory=list)
     nodes: list[NodeRow] = field(default_factory=list)
@@ -76,9 +77,11 @@ class FileOut:
     #: lower table name -> (not a CREATE, line, spelling) of the first SQL string of the
     #: file naming it (CREATE statements first: ``schema.add_code_tables``)
     named: dict[str, tuple[bool, int, str]] = field(default_factory=dict)
+    #: (line, owner fqn, table, statement) of the DDL of its SQL strings (node prop ``ddl``)
+    ddl: list[tuple[int, str, str, str]] = field(default_factory=list)
 
     def summarize(self) -> FileOut:
-        """This share with ``pathless`` and ``named`` filled from its nodes."""
+        """This share with ``pathless``, ``named`` and ``ddl`` filled from its nodes."""
         from ragraf.build.resolve.linker import SYSTEM_SCHEMAS
 
         self.pathless = sorted({n.node_id for n in self.nodes if n.path is None})
@@ -87,6 +90,8 @@ class FileOut:
                 continue
             p = props_of(n.props)
             created = p.get("operation") == "create"
+            owner = (n.fqn or "").split("#sql@", 1)[0]
+            self.ddl += [(n.start_line or 0, owner, str(t), str(x)) for t, x in p.get("ddl") or ()]
             for t in p.get("tables", []):
                 name = t.get("name")
                 if not name or (t.get("schema") or "").lower() in SYSTEM_SCHEMAS:
@@ -111,6 +116,10 @@ class Memo:
     #: (name, encoded args, encoded answer) of every question some entry asked
     queries: list[tuple[str, Any, Any]] = field(default_factory=list)
     files: dict[str, Entry] = field(default_factory=dict)
+    #: the node ids of the tables known only from code and of their columns in revision
+    #: ``rev`` (``ragraf.build.schema.add_code_tables``): rows of the revision as a whole,
+    #: which a scoped write replaces whatever their path (``ragraf.build.scoped``)
+    code_nodes: list[str] = field(default_factory=list)
 
 
 class Lookups:
@@ -225,8 +234,9 @@ def load(path: Path) -> Memo | None:
             str(data["params"]),
             str(data["rev"]),
             [(str(n), a, ans) for n, a, ans in data["queries"]],
+            code_nodes=[str(x) for x in data["code_nodes"]],
         )
-        for p, (key, asked, stats, pathless, named) in data["files"].items():
+        for p, (key, asked, stats, pathless, named, ddl) in data["files"].items():
             memo.files[str(p)] = Entry(
                 str(key),
                 [int(i) for i in asked],
@@ -234,6 +244,7 @@ def load(path: Path) -> Memo | None:
                     stats={str(k): int(v) for k, v in stats.items()},
                     pathless=[str(x) for x in pathless],
                     named={str(k): (bool(a), int(b), str(c)) for k, (a, b, c) in named.items()},
+                    ddl=[(int(a), str(b), str(c), str(d)) for a, b, c, d in ddl],
                 ),
             )
         return memo
@@ -248,8 +259,9 @@ def save(path: Path, memo: Memo) -> None:
         "params": memo.params,
         "rev": memo.rev,
         "queries": memo.queries,
+        "code_nodes": memo.code_nodes,
         "files": {
-            p: [e.key, e.asked, e.out.stats, e.out.pathless, e.out.named]
+            p: [e.key, e.asked, e.out.stats, e.out.pathless, e.out.named, e.out.ddl]
             for p, e in memo.files.items()
         },
     }
