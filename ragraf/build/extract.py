@@ -31,6 +31,7 @@ from ragraf.lang.facts import (
     DispatchRef,
     FileFacts,
     IncludeRef,
+    Ref,
     SqlRef,
     TablePrefixRef,
 )
@@ -141,19 +142,32 @@ def facts_of(
 
 
 # -- interfaces: what a scoped build reads of the files it does not resolve again -----------
-#: the extractor key of a file's interface in the facts cache (its facts key + this)
-INTERFACE = "|interface"
+#: the extractor key of a file's interface in the facts cache (its facts key + this; the
+#: number says which ``interface`` made it)
+INTERFACE = "|interface2"
 #: the references the corpus-wide tables are made of (``ragraf.build.resolve``: the symbol
-#: table's dispatchers, the include graph and who calls the functions holding includes, the
-#: table-name conventions' prefixes)
-_TABLE_REFS = (DispatchRef, IncludeRef, CallRef, CallbackRef, TablePrefixRef)
+#: table's dispatchers, the include graph, the table-name conventions' prefixes)
+_TABLE_REFS = (DispatchRef, IncludeRef, TablePrefixRef)
 
 
 def interface(f: FileFacts) -> FileFacts:
     """What the corpus-wide tables and the revision's totals read of a file: its facts
     without the references only its own resolution reads (CREATE TABLE strings stay), the
     texts but the docblocks that type a parameter ``callable``, the chunks' and flow
-    units' contents (their number and kinds stay) and its local edges."""
+    units' contents (their number and kinds stay) and its local edges. Of its calls, the
+    include graph reads only which functions the file calls by name or passes as a
+    callback (``Linker.loading``: the files an include inside a function runs from): one
+    call per set of candidates stays, without its text."""
+    calls: dict[tuple[str, ...], Ref] = {}
+    for r in f.refs:
+        if isinstance(r, CallRef):
+            cands = r.candidates
+        elif isinstance(r, CallbackRef) and r.target.kind == "function":
+            cands = r.target.candidates
+        else:
+            continue
+        if cands not in calls:
+            calls[cands] = CallRef(r.owner, r.line, cands, "")
     return dataclasses.replace(
         f,
         refs=[
@@ -165,7 +179,8 @@ def interface(f: FileFacts) -> FileFacts:
                 and r.analysis is not None
                 and r.analysis.operation == "create"
             )
-        ],
+        ]
+        + list(calls.values()),
         texts=[
             t
             for t in f.texts

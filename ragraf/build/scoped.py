@@ -30,6 +30,7 @@ Invariants a change must keep:
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable
 
 from ragraf import ids
@@ -175,9 +176,13 @@ def assemble_scoped(
     pathless = {n.node_id: n for n in graph.open_pathless_nodes()}
     pathless.update((n.node_id, n) for n in resolved.nodes if n.path is None)
     rows.nodes += [pathless[i] for i in sorted(resolved.pathless)]
-    links = graph.open_rank_pairs(RANK_EDGES, scope)
-    links += [(e.src, e.dst) for e in resolved.edges if e.kind in RANK_EDGES]
-    rows.shells = shells_of(links)
+    # the k-core shells are the graph's: the same when the scope's links are (a body edit
+    # that moved no declaration), else computed over every link again
+    mine = [(e.src, e.dst) for e in resolved.edges if e.kind in RANK_EDGES]
+    if Counter(mine) == Counter(graph.open_rank_pairs(RANK_EDGES, scope, inside=True)):
+        rows.shells = graph.open_shells()
+    else:
+        rows.shells = shells_of(graph.open_rank_pairs(RANK_EDGES, scope) + mine)
     rows.tables, rows.columns, rows.fks = schema.table_rows, schema.column_rows, schema.fk_rows
     # the tables known only from code and their columns, whatever file they are placed in
     code = set(schema.code_nodes)

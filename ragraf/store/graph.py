@@ -34,6 +34,7 @@ from ragraf.model import (
     MapSymbol,
     NodeRow,
     RankEdge,
+    RankRow,
     Reached,
     RevisionRows,
     RouteRow,
@@ -255,10 +256,10 @@ class GraphStore:
 
     # -- what a scoped build reads of the newest revision (ranges.OPEN rows) -----
     def open_rank_pairs(
-        self, kinds: Iterable[str], outside: Iterable[str]
+        self, kinds: Iterable[str], outside: Iterable[str], inside: bool = False
     ) -> list[tuple[str, str]]:
         """(src, dst) of the newest revision's edges of ``kinds`` whose evidence is in none
-        of the ``outside`` paths."""
+        of the ``outside`` paths (``inside``: in one of them)."""
         with self.db.write():  # the scope table is per connection
             ranges.set_scope(self.db, outside)
             marks = ",".join("?" * len(list(kinds := list(kinds))))
@@ -266,10 +267,16 @@ class GraphStore:
                 (r[0], r[1])
                 for r in self.db.query(
                     f"SELECT src, dst FROM edge WHERE rev_to = {ranges.OPEN} AND kind IN ({marks})"
-                    f" AND NOT {ranges.in_scope('evidence_path')}",
+                    f" AND {'' if inside else 'NOT '}{ranges.in_scope('evidence_path')}",
                     tuple(kinds),
                 )
             ]
+
+    def open_shells(self) -> list[RankRow]:
+        """The newest revision's k-core shells (``node_rank``)."""
+        return self.db.rows(
+            RankRow, f"SELECT node_id, shell FROM node_rank WHERE rev_to = {ranges.OPEN}"
+        )
 
     def open_pathless_nodes(self) -> list[NodeRow]:
         """The newest revision's nodes without a path (declarations outside the corpus,

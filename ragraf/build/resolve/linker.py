@@ -34,6 +34,7 @@ from ragraf.kinds import (
     Unresolved,
 )
 from ragraf.lang import registry
+from ragraf.lang.codec import from_data
 from ragraf.lang.facts import (
     BuilderCallRef,
     CallableRef,
@@ -80,6 +81,8 @@ _INCLUDABLE = (".php", ".inc", ".phtml")
 _CONSTANT_REF = re.compile(r"\\?[A-Za-z_]\w*(?:\\[A-Za-z_]\w*)*")
 #: PHP's own constants a path may be built of, as corpus paths spell them
 _PATH_CONSTANTS = {"DIRECTORY_SEPARATOR": "/"}
+#: an include pattern the memo has no answer for (``Linker._include_matches``)
+_NOT_MATCHED: list[str] = []
 
 
 #: the symbol table's lookups a handler may make (``scope.Lookups``)
@@ -166,6 +169,17 @@ class Linker:
         self.keys = keys
         self.params = params
         self.memo_out: scope.Memo | None = None
+        #: the corpus paths as a digest, and (parts, base) -> files of the include patterns
+        #: the memo answered when the paths were the same (``_include_matches`` is a function
+        #: of its arguments and the paths alone: those answers stand without matching again)
+        self.paths_key = scope.paths_key(self.symtab.paths) if keys is not None else ""
+        self._matched: dict[Any, list[str] | None] = {}
+        if memo is not None and memo.paths == self.paths_key:
+            self._matched = {
+                from_data(args): ans
+                for name, args, ans in memo.queries
+                if name == "include_matches"
+            }
         self._hook_context: dict[bool, str] = {}  # tags-level or not -> hook_context
         #: files resolved and reused by the run (not stats: those are rows of the revision)
         self.scope_counts: dict[str, int] = {}
@@ -262,6 +276,7 @@ class Linker:
                 entries[f.path] = (key, log, out.summarize())
         if self.keys is not None:
             self.memo_out = scope.build_memo(self.params, entries, self.memo)
+            self.memo_out.paths = self.paths_key
             self.scope_counts = {"files_reused": reused, "files_resolved": len(outs)}
         # the files' shares, merged as one EdgeSet would have them (an edge's evidence is
         # in the file that made it, so no two files make the same edge_uid)
@@ -901,6 +916,9 @@ class Linker:
     def _include_matches(self, parts: tuple[tuple[str, str], ...], base: str) -> list[str] | None:
         """Corpus files a dynamic include path may name (None: no pattern can be made); the
         literal text after the last dynamic part must end the path (a cheap filter first)."""
+        got = self._matched.get((parts, base), _NOT_MATCHED)
+        if got is not _NOT_MATCHED:
+            return None if got is None else list(got)
         pattern = _include_pattern(parts, base)
         if pattern is None:
             return None

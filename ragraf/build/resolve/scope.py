@@ -120,6 +120,15 @@ class Memo:
     #: ``rev`` (``ragraf.build.schema.add_code_tables``): rows of the revision as a whole,
     #: which a scoped write replaces whatever their path (``ragraf.build.scoped``)
     code_nodes: list[str] = field(default_factory=list)
+    #: ``paths_key`` of the corpus the answers were given for
+    paths: str = ""
+
+
+def paths_key(paths: Iterable[str]) -> str:
+    """A digest of the corpus paths (the files with nodes, in order): the lookups that read
+    nothing else of the corpus (the files an include pattern matches) answer the same
+    while it is the same."""
+    return hashlib.sha1("\0".join(paths).encode()).hexdigest()
 
 
 class Lookups:
@@ -235,6 +244,7 @@ def load(path: Path) -> Memo | None:
             str(data["rev"]),
             [(str(n), a, ans) for n, a, ans in data["queries"]],
             code_nodes=[str(x) for x in data["code_nodes"]],
+            paths=str(data["paths"]),
         )
         for p, (key, asked, stats, pathless, named, ddl) in data["files"].items():
             memo.files[str(p)] = Entry(
@@ -260,6 +270,7 @@ def save(path: Path, memo: Memo) -> None:
         "rev": memo.rev,
         "queries": memo.queries,
         "code_nodes": memo.code_nodes,
+        "paths": memo.paths,
         "files": {
             p: [e.key, e.asked, e.out.stats, e.out.pathless, e.out.named, e.out.ddl]
             for p, e in memo.files.items()
