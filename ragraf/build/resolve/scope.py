@@ -27,7 +27,8 @@ linker (chunks of equal content, the schema) is ``ragraf.build.scoped``'s.
 Invariants a change must keep:
 - Every corpus-wide lookup of a handler goes through ``Lookups`` (the linker holds no
   other path to the tables while it resolves a file); a lookup is a pure function of its
-  arguments and the tables.
+  arguments and the tables. The files an include pattern matches read the corpus paths
+  only: the memo's answers to it stand while ``paths_key`` is the same (``Memo.paths``).
 - A ``prepare`` hook reads, of other files, only the facts of files of languages with a
   hook and which paths have nodes (``hook_context`` covers exactly that).
 - The result equals a full resolution (tests/test_shared_rows.py compares every row of
