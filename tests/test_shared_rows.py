@@ -608,3 +608,28 @@ def test_a_hooked_file_wanted_whole_is_prepared_with_all_its_peers(tmp_path: Pat
     want = {f.path: f for f in registry.prepare(whole)}
     for path in ("web/b.js", "tools/b.py", "web/a.js"):
         assert got[path] == want[path], path
+
+
+def test_prepared_interfaces_are_one_row_per_file(tmp_path: Path) -> None:
+    """A hooked file's prepared interface is replaced, not added, when what the hooks saw
+    changes: reindexes that change JavaScript do not grow the extraction cache."""
+    from ragraf.build.extract import PREPARED
+
+    root, cfg = _hooked_tree(tmp_path)
+
+    def prepared_rows() -> int:
+        with GraphStore(cfg.layout.graph_db, readonly=True) as g:
+            rows = g.db.query("SELECT extractor FROM file_facts")
+            return sum(1 for (k,) in rows if k.endswith(PREPARED))
+
+    EDITS[0][1](root)
+    run_scan(cfg)
+    indexer.build(cfg, commit=True)
+    first = prepared_rows()
+    assert first == 4  # web/a.js, web/b.js, tools/a.py, tools/b.py
+    for name in ("sum", "add", "plus"):
+        write(root, "web/c.js", f"export function {name}(x) {{\n  return x;\n}}\n")
+        run_scan(cfg)
+        indexer.build(cfg, commit=True)
+    # the four files' rows were replaced; c.js has one per version a retained revision holds
+    assert prepared_rows() <= first + 3

@@ -196,8 +196,21 @@ def interface(f: FileFacts) -> FileFacts:
 
 
 #: the extractor key of the interface of a file a ``prepare`` hook rewrote, as the hook left
-#: it (its facts key + this + the digest of what the hook saw: ``scope.hook_context``)
-PREPARED = "|prepared-interface|"
+#: it (its facts key + this). One row per file, replaced when the hooks saw something else:
+#: the row is the digest of what they saw (``scope.hook_context``), ``:``, the encoded facts.
+PREPARED = "|prepared-interface"
+
+
+def _prepared_row(ctx: str, f: FileFacts) -> bytes:
+    return ctx.encode("ascii") + b":" + codec.encode(f)
+
+
+def _prepared_facts(ctx: str, blob: bytes) -> FileFacts | None:
+    """The prepared interface in a row, if the hooks saw ``ctx`` (else None)."""
+    head, sep, body = blob.partition(b":")
+    if not sep or head != ctx.encode("ascii"):
+        return None
+    return codec.decode(body)
 
 
 class Facts:
@@ -239,15 +252,15 @@ class Facts:
             ctx = hook_context(files, by_path, None)
         self.skipped_hooks = False
         if ctx is not None:
-            want = [
-                (sha, k + PREPARED + ctx) for (sha, k), h in zip(keys, hooked, strict=True) if h
-            ]
+            want = [(sha, k + PREPARED) for (sha, k), h in zip(keys, hooked, strict=True) if h]
             got_prep: dict[tuple[str, str], FileFacts] = {}
             for (sha, key), blob in graph.cached_facts(want).items():
                 try:
-                    got_prep[(sha, key[: -len(PREPARED + ctx)])] = codec.decode(blob)
+                    prepared = _prepared_facts(ctx, blob)
                 except ValueError:
                     continue
+                if prepared is not None:
+                    got_prep[(sha, key[: -len(PREPARED)])] = prepared
             if len(got_prep) == len(want):
                 found.update(got_prep)
                 self.skipped_hooks = True
@@ -269,10 +282,11 @@ class Facts:
             if ctx is not None:
                 graph.store_facts(
                     [
-                        (f.sha256, k[1] + PREPARED + ctx, codec.encode(interface(got_f)))
+                        (f.sha256, k[1] + PREPARED, _prepared_row(ctx, interface(got_f)))
                         for f, k, got_f in zip(files, keys, self.facts, strict=True)
                         if f.path in self.hooked
-                    ]
+                    ],
+                    replace=True,
                 )
 
     def full(self, paths: set[str] | None) -> list[FileFacts]:

@@ -737,10 +737,13 @@ class GraphStore:
         )
         return {(r[0], r[1]): r[2] for r in rows}
 
-    def store_facts(self, rows: list[tuple[str, str, bytes]]) -> None:
+    def store_facts(self, rows: list[tuple[str, str, bytes]], *, replace: bool = False) -> None:
+        """Store cache rows; a row already there is kept, or with ``replace`` replaced."""
+        verb = "INSERT OR REPLACE" if replace else "INSERT OR IGNORE"
         with self.db.write():
             self.db.executemany(
-                "INSERT OR IGNORE INTO file_facts(sha256, extractor, facts) VALUES (?,?,?)", rows
+                f"{verb} INTO file_facts(sha256, extractor, facts) VALUES (?,?,?)",
+                rows,
             )
 
     # -- database schema ------------------------------------------------------------
