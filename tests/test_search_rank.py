@@ -3,6 +3,8 @@ strong-signal z-scores and the vocabulary expansion's choice of words (issue 17)
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from ragraf.facade.searchop import _expansion_terms, _zscores, name_match
@@ -49,3 +51,37 @@ def test_expansion_takes_rare_words_the_first_hits_share() -> None:
     assert got == ["shortcode"]
     assert _expansion_terms(["shortcode"], sources, df, 1000, set(), 4) == []  # a query word
     assert _expansion_terms(["x"], sources, df, 1000, set(), 0) == []
+
+
+def test_a_built_copy_folds_into_its_source(tmp_path: Path) -> None:
+    """A function of ``js/dist`` (a bundler's output) whose name and place a hit of
+    ``js/src`` has is not a hit of its own: the source takes the better rank and names the
+    copy; a built file with no source among the hits stays one."""
+    from ragraf import config, facade
+    from ragraf.build import indexer
+    from tests.helpers import write
+    from tests.schemacheck import check
+
+    body = (
+        "export function escapeBacktick(name) {\n"
+        "  // quote a database identifier with backticks\n"
+        "  return '`' + name.replace(/`/g, '``') + '`';\n}\n"
+    )
+    write(tmp_path, "js/src/functions.js", body)
+    write(tmp_path, "js/dist/functions.js", body.replace("export ", ""))
+    write(
+        tmp_path,
+        "js/dist/only.js",
+        "function quoteIdentifierWithBackticks(name) {\n  return '`' + name + '`';\n}\n",
+    )
+    config.init_project(tmp_path)
+    indexer.build(config.load(tmp_path))
+    env = facade.run_op(tmp_path, "search", {"query": "escape identifier backticks"})
+    check(env)
+    hits = env["result"]["hits"]
+    paths = [h["path"] for h in hits]
+    assert "js/src/functions.js" in paths and "js/dist/functions.js" not in paths, paths
+    src = next(h for h in hits if h["path"] == "js/src/functions.js")
+    assert src["why"]["built_copies"] == ["js/dist/functions.js:1"]
+    assert paths.index("js/src/functions.js") == 0
+    assert "js/dist/only.js" in paths  # no source for it: a hit of its own

@@ -444,6 +444,7 @@ def run_search(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
     )
     if confidence == "none":
         order = []
+    order, copies = built_copies(order, chunks, nodes)
     filling = bool(knn) and ctx.vectors_filling() is not None
     no_vector: dict[str, str] = {}
     if filling:
@@ -464,6 +465,8 @@ def run_search(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
             w["bm25"] = bm25[cid]
         if cid in no_vector:
             w["vector"] = no_vector[cid]
+        if cid in copies:
+            w["built_copies"] = copies[cid]
         hits.append(
             {
                 "chunk_id": cid,
@@ -502,6 +505,56 @@ def run_search(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
             "for code added after the index."
         )
     return out
+
+
+#: folders whose files are usually built from others (a bundler's or compiler's output)
+BUILT_DIRS = frozenset({"dist", "build"})
+#: the folders such output is built from
+SOURCE_DIRS = frozenset({"src", "source", "lib"})
+
+
+def _copy_key(path: str, n: NodeRow | None) -> tuple[tuple[str, str, str], bool] | None:
+    """(kind, name, the path without its built / source folders), and whether the path is
+    under a built folder; None for a chunk without a named node."""
+    if n is None or not n.name:
+        return None
+    parts = path.split("/")
+    folder = [p for p in parts[:-1] if p not in BUILT_DIRS | SOURCE_DIRS]
+    built = any(p in BUILT_DIRS for p in parts[:-1])
+    return (n.kind, n.name, "/".join([*folder, parts[-1]])), built
+
+
+def built_copies(
+    order: list[str], chunks: dict[str, Any], nodes: dict[str, NodeRow]
+) -> tuple[list[str], dict[str, list[str]]]:
+    """The ranked chunk ids with each built copy (a symbol under ``dist/`` or ``build/``
+    whose kind and name a candidate under the source folder has at the same place, as
+    ``js/dist/functions.js`` to ``js/src/functions.js``) folded into its source: the source
+    takes the better of the two ranks, and its hit names the copies (``why.built_copies``).
+    A copy with no source among the candidates stays a hit of its own."""
+    keyed: dict[str, tuple[tuple[str, str, str], bool]] = {}
+    source_of: dict[tuple[str, str, str], str] = {}
+    for cid in order:
+        c = chunks.get(cid)
+        got = _copy_key(c.path, nodes.get(c.node_id) if c.node_id else None) if c else None
+        if got is None:
+            continue
+        keyed[cid] = got
+        if not got[1]:
+            source_of.setdefault(got[0], cid)
+    copies: dict[str, list[str]] = {}
+    out: list[str] = []
+    placed: set[str] = set()
+    for cid in order:
+        got = keyed.get(cid)
+        src = source_of.get(got[0]) if got is not None and got[1] else None
+        if src is not None:
+            copies.setdefault(src, []).append(f"{chunks[cid].path}:{chunks[cid].start_line}")
+            cid = src  # the source takes the copy's place
+        if cid not in placed:
+            placed.add(cid)
+            out.append(cid)
+    return out, copies
 
 
 def _centrality(ctx: Ctx) -> dict[str, float]:
