@@ -205,7 +205,9 @@ def indexed_symbols(graph: GraphStore, rev: str, path: str) -> dict[str, SymbolI
     return out
 
 
-def current_facts(cfg: Config, changes: list[Change]) -> tuple[dict[str, FileFacts], list[Any]]:
+def current_facts(
+    cfg: Config, changes: list[Change]
+) -> tuple[dict[str, FileFacts], list[tuple[str, str, bytes]]]:
     """The facts of the changed files whose language declares symbols, extracted as a
     build extracts them, and their rows for the extraction cache (the key of
     ``ragraf.build.extract.facts_of``): the next ``reindex`` reads them instead of parsing
@@ -218,7 +220,7 @@ def current_facts(cfg: Config, changes: list[Change]) -> tuple[dict[str, FileFac
     max_lines = int(cfg.project["chunking"]["max_chunk_lines"])
     budget = float(cfg.project["index"]["file_time_budget_s"]) or None
     facts: dict[str, FileFacts] = {}
-    rows: list[Any] = []
+    rows: list[tuple[str, str, bytes]] = []
     for c in changes:
         lang = registry.language_of(c.path)
         if c.text is None or c.new_sha is None or lang is None or not lang.declares_symbols:
