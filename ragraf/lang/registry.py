@@ -23,6 +23,8 @@ import hashlib
 import importlib
 import importlib.util
 import os
+import re
+import sys
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache
@@ -375,7 +377,37 @@ def warm(names: set[str | None]) -> None:
 
 
 # -- what facts depend on ---------------------------------------------------------------
+def _dist_name(name: str) -> str:
+    return re.sub(r"[-_.]+", "_", name).lower()
+
+
 def _dist_version(dist: str) -> str:
+    """The installed version of a distribution ("absent" when it is not installed): from the
+    name of its ``<name>-<version>.dist-info`` folder in the first ``sys.path`` entry that
+    has one (the standard layout of an installed wheel, and the entry importlib.metadata
+    would take), else from importlib.metadata, whose import and METADATA parsing (the email
+    package) cost ~50 ms of every process that computes a facts key."""
+    want = _dist_name(dist)
+    for entry in sys.path:
+        try:
+            names = os.listdir(entry or ".")
+        except OSError:
+            continue
+        found = {
+            ver
+            for n in names
+            if n.endswith(".dist-info")
+            for name, sep, ver in [n[: -len(".dist-info")].partition("-")]
+            if sep and _dist_name(name) == want
+        }
+        egg = any(
+            n.endswith(".egg-info") and _dist_name(n[: -len(".egg-info")].split("-")[0]) == want
+            for n in names
+        )
+        if len(found) == 1 and not egg:
+            return found.pop()
+        if found or egg:
+            break  # two versions side by side, or an egg: let importlib.metadata decide
     from importlib.metadata import PackageNotFoundError, version
 
     try:
