@@ -97,6 +97,8 @@ def to_data(v: Any) -> Any:
 
 def from_data(v: Any) -> Any:
     """The inverse of ``to_data`` for values without plain dicts (lists become tuples)."""
+    if type(v) is list and all(type(x) in _PLAIN for x in v):
+        return tuple(v)  # the common case (a memo question's arguments): names and numbers
     return _dec(v)
 
 
