@@ -324,34 +324,8 @@ def _rows(res: SchemaResult, schema: dbschema.Schema, migr: dbschema.Schema | No
             )
         )
         for i, c in enumerate(t.columns, 1):
-            cpath, cline = where("column", low, c.name) or LIVE_EVIDENCE
-            fqn = f"{t.name}.{c.name}"
-            cid = ids.node_id(NodeKind.DB_COLUMN, fqn, cpath, cline)
-            col_ids[(low, c.name.lower())] = cid
-            res.column_rows.append(
-                DbColumnRow(tid, c.name, c.data_type, 1 if c.nullable else 0, c.key)
-            )
-            cprops: dict[str, Any] = {
-                "data_type": c.data_type,
-                "nullable": c.nullable,
-                "ordinal": i,
-            }
-            if c.key:
-                cprops["key"] = c.key
-            res.nodes.append(
-                NodeRow(
-                    cid,
-                    NodeKind.DB_COLUMN,
-                    c.name,
-                    fqn,
-                    cpath,
-                    cline,
-                    cline,
-                    json.dumps(cprops, sort_keys=True),
-                    Layer.STRUCTURAL,
-                )
-            )
-            res.edges.append(_edge(tid, cid, EdgeKind.CONTAINS, (cpath, cline), sources))
+            at = where("column", low, c.name) or LIVE_EVIDENCE
+            col_ids[(low, c.name.lower())] = _add_column(res, tid, t.name, i, c, at, sources)
     for low in sorted(schema.views):
         name = schema.view_names.get(low, low)
         vpath, vline = where("view", low) or LIVE_EVIDENCE
@@ -551,32 +525,46 @@ def _code_columns(
     res.table_rows.append(DbTableRow(tid, name, t.engine, None, dbschema.SOURCE_CODE))
     sources = json.dumps([dbschema.SOURCE_CODE])
     for i, c in enumerate(t.columns, 1):
-        cpath, cline = defined.where("column", low, c.name) or ("", 0)
-        fqn = f"{name}.{c.name}"
-        cid = ids.node_id(NodeKind.DB_COLUMN, fqn, cpath, cline)
-        res.column_rows.append(DbColumnRow(tid, c.name, c.data_type, 1 if c.nullable else 0, c.key))
-        cprops: dict[str, Any] = {
-            "data_type": c.data_type,
-            "nullable": c.nullable,
-            "ordinal": i,
-            "source": dbschema.SOURCE_CODE,
-        }
-        if c.key:
-            cprops["key"] = c.key
-        res.nodes.append(
-            NodeRow(
-                cid,
-                NodeKind.DB_COLUMN,
-                c.name,
-                fqn,
-                cpath,
-                cline,
-                cline,
-                json.dumps(cprops, sort_keys=True),
-                Layer.STRUCTURAL,
-            )
+        at = defined.where("column", low, c.name) or ("", 0)
+        _add_column(res, tid, name, i, c, at, sources, dbschema.SOURCE_CODE)
+
+
+def _add_column(
+    res: SchemaResult,
+    tid: str,
+    table: str,
+    ordinal: int,
+    c: dbschema.Column,
+    at: tuple[str, int],
+    sources: str,
+    source: str | None = None,
+) -> str:
+    """A column's db_column row, its node (evidence ``at``) and the contains edge from its
+    table; returns the node id. ``source``: the column's own source (``code``), if any."""
+    cpath, cline = at
+    fqn = f"{table}.{c.name}"
+    cid = ids.node_id(NodeKind.DB_COLUMN, fqn, cpath, cline)
+    res.column_rows.append(DbColumnRow(tid, c.name, c.data_type, 1 if c.nullable else 0, c.key))
+    cprops: dict[str, Any] = {"data_type": c.data_type, "nullable": c.nullable, "ordinal": ordinal}
+    if source is not None:
+        cprops["source"] = source
+    if c.key:
+        cprops["key"] = c.key
+    res.nodes.append(
+        NodeRow(
+            cid,
+            NodeKind.DB_COLUMN,
+            c.name,
+            fqn,
+            cpath,
+            cline,
+            cline,
+            json.dumps(cprops, sort_keys=True),
+            Layer.STRUCTURAL,
         )
-        res.edges.append(_edge(tid, cid, EdgeKind.CONTAINS, (cpath, cline), sources))
+    )
+    res.edges.append(_edge(tid, cid, EdgeKind.CONTAINS, (cpath, cline), sources))
+    return cid
 
 
 _FILE_NOTE = re.compile(r"^(.*?) \[(\w+)\]: (.*)$", re.S)
