@@ -25,7 +25,6 @@ from ragraf.corpus import ScannedFile
 from ragraf.kinds import ParseStatus, TextKind
 from ragraf.lang import codec, registry
 from ragraf.lang.facts import (
-    CallbackRef,
     CallRef,
     Chunk,
     DispatchRef,
@@ -34,6 +33,7 @@ from ragraf.lang.facts import (
     Ref,
     SqlRef,
     TablePrefixRef,
+    called_functions,
 )
 from ragraf.lang.plain import line_count
 from ragraf.store.graph import GraphStore
@@ -160,11 +160,8 @@ def interface(f: FileFacts) -> FileFacts:
     call per set of candidates stays, without its text."""
     calls: dict[tuple[str, ...], Ref] = {}
     for r in f.refs:
-        if isinstance(r, CallRef):
-            cands = r.candidates
-        elif isinstance(r, CallbackRef) and r.target.kind == "function":
-            cands = r.target.candidates
-        else:
+        cands = called_functions(r)
+        if cands is None:
             continue
         if cands not in calls:
             calls[cands] = CallRef(r.owner, r.line, cands, "")

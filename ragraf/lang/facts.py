@@ -331,6 +331,17 @@ Ref = (
 )
 
 
+def called_functions(r: Ref) -> tuple[str, ...] | None:
+    """The function names a reference may call by name (a call, or a function passed as a
+    callback), or None: what the include graph reads of a file (``Linker.loading``), and so
+    what a file's interface keeps of its calls (``ragraf.build.extract.interface``)."""
+    if isinstance(r, CallRef):
+        return r.candidates
+    if isinstance(r, CallbackRef) and r.target.kind == "function":
+        return r.target.candidates
+    return None
+
+
 class FlowUnit(NamedTuple):
     """The data-flow layer of one function, method, closure or file-level script
     (``ragraf.lang.php.flow``): its statements, control-flow and def-use edges as the

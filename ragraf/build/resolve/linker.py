@@ -61,6 +61,7 @@ from ragraf.lang.facts import (
     TablePrefixRef,
     Target,
     TypeDesc,
+    called_functions,
 )
 from ragraf.lang.php.builtins import builtin_callback_position
 from ragraf.model import EdgeRow, NodeRow, RankRow, RouteRow, UnresolvedRow
@@ -528,11 +529,8 @@ class Linker:
                     if isinstance(ref, IncludeRef):
                         includes.append((f, ref))
                         continue
-                    if isinstance(ref, CallRef):
-                        cands = ref.candidates
-                    elif isinstance(ref, CallbackRef) and ref.target.kind == "function":
-                        cands = ref.target.candidates
-                    else:
+                    cands = called_functions(ref)
+                    if cands is None:
                         continue
                     for c in cands:
                         if c.lower() in sym.functions:
