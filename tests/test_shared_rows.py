@@ -337,6 +337,22 @@ def _diff(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def _equals_clean(root: Path, rev: str, tmp_path: Path, what: str = "") -> dict[str, Any]:
+    """The rows of ``rev``, asserted equal to a clean build of the same tree."""
+    got = _rows(root, rev)
+    clean, clean_rev = _clean_build(root, tmp_path)
+    assert _diff(got, _rows(clean, clean_rev)) == {}, what
+    return got
+
+
+def _reindex(cfg: config.Config, what: str = "") -> indexer.IndexResult:
+    """``drift --scan`` and ``reindex --commit``, as an agent runs them after an edit."""
+    run_scan(cfg)
+    res = indexer.build(cfg, commit=True)
+    assert res.status == "built", what
+    return res
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("scoped", [False, True])
 def test_every_reindex_equals_a_clean_build_row_for_row(tmp_path: Path, scoped: bool) -> None:
@@ -350,12 +366,8 @@ def test_every_reindex_equals_a_clean_build_row_for_row(tmp_path: Path, scoped: 
     views: dict[str, dict[str, Any]] = {first.rev_id: _rows(root, first.rev_id)}
     for what, edit in EDITS:
         edit(root)
-        run_scan(cfg)
-        res = indexer.build(cfg, commit=True)
-        assert res.status == "built", what
-        got = _rows(root, res.rev_id)
-        clean, clean_rev = _clean_build(root, tmp_path)
-        assert _diff(got, _rows(clean, clean_rev)) == {}, what
+        res = _reindex(cfg, what)
+        got = _equals_clean(root, res.rev_id, tmp_path, what)
         # only what changed was written: most rows are shared with the parent
         assert res.counts["rows_kept"] > 4 * res.counts["rows_added"], (what, res.counts)
         views[res.rev_id] = got
@@ -382,11 +394,8 @@ def test_scoped_resolution_equals_a_clean_build(tmp_path: Path) -> None:
     assert first.counts["resolve_files_reused"] == 0
     for what, edit, at_least in SCOPED_EDITS:
         edit(root)
-        run_scan(cfg)
-        res = indexer.build(cfg, commit=True)
-        assert res.status == "built", what
-        clean, clean_rev = _clean_build(root, tmp_path)
-        assert _diff(_rows(root, res.rev_id), _rows(clean, clean_rev)) == {}, what
+        res = _reindex(cfg, what)
+        _equals_clean(root, res.rev_id, tmp_path, what)
         resolved, reused = res.counts["resolve_files_resolved"], res.counts["resolve_files_reused"]
         if at_least:
             assert at_least <= resolved < resolved + reused, (what, res.counts)
@@ -413,12 +422,8 @@ def test_scoped_resolution_without_a_schema_file_equals_a_clean_build(tmp_path: 
     assert files == len(CODE_TABLES_APP)
     for what, edit, at_most in CODE_TABLE_EDITS:
         edit(root)
-        run_scan(cfg)
-        res = indexer.build(cfg, commit=True)
-        assert res.status == "built", what
-        clean, clean_rev = _clean_build(root, tmp_path)
-        got, want = _rows(root, res.rev_id), _rows(clean, clean_rev)
-        assert _diff(got, want) == {}, what
+        res = _reindex(cfg, what)
+        got = _equals_clean(root, res.rev_id, tmp_path, what)
         # the scoped path: the other files kept their rows
         resolved, reused = res.counts["resolve_files_resolved"], res.counts["resolve_files_reused"]
         assert resolved <= at_most and reused > 0, (what, res.counts)
@@ -428,10 +433,8 @@ def test_scoped_resolution_without_a_schema_file_equals_a_clean_build(tmp_path: 
     assert [name for _ord, name in logs] == ["id", "lvl", "msg"], got["db_column"]
     # a SQL file is schema input: that change is resolved whole (and equal all the same)
     write(root, "db/dump.sql", "INSERT INTO logs (msg) VALUES ('x');\n")
-    run_scan(cfg)
-    res = indexer.build(cfg, commit=True)
-    clean, clean_rev = _clean_build(root, tmp_path)
-    assert _diff(_rows(root, res.rev_id), _rows(clean, clean_rev)) == {}
+    res = _reindex(cfg)
+    _equals_clean(root, res.rev_id, tmp_path)
     assert res.counts["resolve_files_reused"] == 0, res.counts
 
 
@@ -568,13 +571,9 @@ def test_unchanged_hooked_files_are_not_prepared_again(
         with monkeypatch.context() as m:
             m.setattr(registry, "prepare", no_hook)
             res = indexer.build(cfg, commit=True)
-        clean, clean_rev = _clean_build(root, tmp_path)
-        assert _diff(_rows(root, res.rev_id), _rows(clean, clean_rev)) == {}, what
+        _equals_clean(root, res.rev_id, tmp_path, what)
     edit_file(root, "web/a.js", "function total(", "function sum(")  # the hooks run again
-    run_scan(cfg)
-    res = indexer.build(cfg, commit=True)
-    clean, clean_rev = _clean_build(root, tmp_path)
-    assert _diff(_rows(root, res.rev_id), _rows(clean, clean_rev)) == {}
+    _equals_clean(root, _reindex(cfg).rev_id, tmp_path)
 
 
 def test_a_hooked_file_wanted_whole_is_prepared_with_all_its_peers(tmp_path: Path) -> None:
