@@ -15,7 +15,7 @@ from tests.helpers import GIT_REPO_ENV, HOME_ENV, copy_pilot
 # other test indexes without it so the suite stays fast (subprocesses inherit this).
 os.environ["RAGRAF_VECTORS"] = "off"
 # Tests make git repositories of their own; under a git hook or `git rebase --exec` GIT_DIR
-# would send their git commands (and GitPython in ragraf) to the repository running the suite.
+# would send their git commands (and ragraf.gitinfo) to the repository running the suite.
 for _name in [n for n in os.environ if n in GIT_REPO_ENV or n.startswith("GIT_CONFIG_")]:
     del os.environ[_name]
 

@@ -92,7 +92,7 @@ def test_markers_are_registered_and_strict() -> None:
 
 
 def test_git_sees_only_the_tests_own_repositories(tmp_path: Path) -> None:
-    """No variable tells git (or GitPython) which repository to use, so `git -C tmp_path`
+    """No variable tells git (nor ragraf.gitinfo) which repository to use, so `git -C tmp_path`
     finds none instead of the repository that runs the suite."""
     assert [n for n in os.environ if n in GIT_REPO_ENV or n.startswith("GIT_CONFIG_")] == []
     found = subprocess.run(

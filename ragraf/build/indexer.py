@@ -26,9 +26,9 @@ import gc
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
+from ragraf import gitinfo
 from ragraf.clock import now_iso
 from ragraf.config import Config, Layout
 from ragraf.corpus import ScanResult, scan, selection_warning
@@ -611,7 +611,7 @@ def _build_rev(ctx: BuildContext) -> IndexResult:
     manifest.write(
         ctx.layout.rev_json,
         {
-            "git_commit": _git_head(ctx.layout.root),
+            "git_commit": gitinfo.head(ctx.layout.root),
             "rev_id": rev_id,
             "parent_rev": ctx.parent,
             "state": "ready",
@@ -731,27 +731,6 @@ def _schema_or_problem(cfg: Config, sc: ScanResult) -> Any:
             CoverageRow("schema.problem", None, why),
         ]
         return res
-
-
-def _git_head(root: Path) -> str | None:
-    """The commit HEAD names (None outside a git work tree or before the first commit).
-    Asked of git itself: importing GitPython for it cost ~30 ms of every reindex."""
-    import subprocess
-
-    here = root.resolve()
-    if not any((d / ".git").exists() for d in (here, *here.parents)):
-        return None  # not inside a git work tree
-    try:
-        got = subprocess.run(
-            ["git", "-C", str(here), "rev-parse", "--verify", "--quiet", "HEAD^{commit}"],
-            capture_output=True,
-            text=True,
-            timeout=30,
-        )
-    except (OSError, subprocess.SubprocessError):  # no git on PATH, or it hangs
-        return None
-    sha = got.stdout.strip()
-    return sha if got.returncode == 0 and len(sha) >= 40 else None
 
 
 def prune(cfg: Config, stores: Stores, active: str) -> list[str]:

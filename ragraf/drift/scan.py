@@ -25,7 +25,6 @@ import json
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ragraf.config import Config
@@ -146,41 +145,16 @@ def detect(
 
 def git_annotate(cfg: Config, changes: list[Change], rev_commit: str | None) -> str | None:
     """Mark changes git knows about (detected_by git-diff, commit_sha when committed). Returns HEAD."""
-    try:
-        import git
-    except ImportError:  # pragma: no cover - gitpython is a dependency
-        return None
-    try:
-        repo = git.Repo(cfg.root, search_parent_directories=True)
-        head = repo.head.commit.hexsha
-    except Exception:  # noqa: BLE001 - not a repository, or no commit yet: compare alone
-        return None
-    top = Path(repo.working_tree_dir or cfg.root).resolve()
-    try:
-        prefix = cfg.root.resolve().relative_to(top).as_posix()
-    except ValueError:
-        return head
+    from ragraf import gitinfo
 
-    def rel(p: str) -> str | None:
-        if prefix in ("", "."):
-            return p
-        return p[len(prefix) + 1 :] if p.startswith(prefix + "/") else None
-
-    committed: set[str] = set()
-    if rev_commit and rev_commit != head:
-        try:
-            for line in repo.git.diff("--name-only", "-M", rev_commit, head).splitlines():
-                r = rel(line.strip())
-                if r:
-                    committed.add(r)
-        except Exception:  # noqa: BLE001 - the revision's commit may be gone (rebase)
-            pass
-    uncommitted: set[str] = set()
-    for line in repo.git.status("--porcelain", "--untracked-files=all").splitlines():
-        path = line[3:].split(" -> ")[-1].strip().strip('"')
-        r = rel(path)
-        if r:
-            uncommitted.add(r)
+    head = gitinfo.head(cfg.root)
+    tree = gitinfo.WorkTree.of(cfg.root) if head is not None else None
+    if head is None or tree is None:
+        return None  # not a repository, or no commit yet: compare alone
+    committed = (
+        tree.changed_between(rev_commit, head) if rev_commit and rev_commit != head else set()
+    )
+    uncommitted = tree.uncommitted()
     for c in changes:
         paths = {c.path, c.old_path} - {None}
         if paths & uncommitted:
