@@ -18,9 +18,9 @@ import tempfile
 from collections import defaultdict
 from typing import Any
 
-from ragraf import resources
 from ragraf.clock import now_iso
 from ragraf.config import Layout
+from ragraf.drift import markdown
 from ragraf.kinds import ChangeKind
 from ragraf.model import LedgerEntry
 from ragraf.store.control import GENESIS, ControlStore
@@ -120,21 +120,23 @@ def render(
         verdict = f"not confirmed in {to_rev}" if ok == 0 else f"{ok} of {n} confirmed in {to_rev}"
         stale_groups.append({"kind": kind, "src": src, "count": n, "verdict": verdict})
     acked = {a.entry_id for a in control.acks([e.id for e in entries])}
-    return resources.template("archive.md.j2").render(
-        from_rev=from_rev,
-        to_rev=to_rev,
-        archived_at=now_iso(),
-        entries=entries,
-        files=sorted(files.values(), key=lambda f: f["path"]),
-        symbols_affected=len(symbols),
-        stale_total=len(old_edges),
-        confirmed=confirmed,
-        stale_groups=stale_groups,
-        confirmed_groups=confirmed_groups,
-        confirmed_whole=confirmed_whole,
-        slices=slices,
-        first_id=entries[0].id,
-        last_id=entries[-1].id,
-        chain_head=entries[-1].entry_hash or GENESIS,
-        acks=len(acked),
+    return markdown.archive(
+        {
+            "from_rev": from_rev,
+            "to_rev": to_rev,
+            "archived_at": now_iso(),
+            "entries": entries,
+            "files": sorted(files.values(), key=lambda f: f["path"]),
+            "symbols_affected": len(symbols),
+            "stale_total": len(old_edges),
+            "confirmed": confirmed,
+            "stale_groups": stale_groups,
+            "confirmed_groups": confirmed_groups,
+            "confirmed_whole": confirmed_whole,
+            "slices": slices,
+            "first_id": entries[0].id,
+            "last_id": entries[-1].id,
+            "chain_head": entries[-1].entry_hash or GENESIS,
+            "acks": len(acked),
+        }
     )

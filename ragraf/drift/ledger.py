@@ -35,9 +35,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ragraf import resources
 from ragraf.clock import now_iso
 from ragraf.config import Layout
+from ragraf.drift import markdown
 from ragraf.failpoints import failpoint
 from ragraf.locks import file_lock
 from ragraf.model import LedgerAck, LedgerEntry
@@ -94,21 +94,15 @@ def ledger_lock(layout: Layout) -> contextlib.AbstractContextManager[None]:
 
 
 def header() -> str:
-    return resources.template("ledger_header.md.j2").render()
+    return markdown.HEADER
 
 
 def render_entry(e: LedgerEntry) -> str:
-    return resources.template("ledger_entry.md.j2").render(
-        e=e,
-        added=e.names("symbols_added"),
-        removed=e.names("symbols_removed"),
-        changed=e.names("symbols_changed"),
-        edges=len(e.invalidated),
-    )
+    return markdown.entry(e)
 
 
 def render_ack(a: LedgerAck) -> str:
-    return resources.template("ledger_ack.md.j2").render(a=a)
+    return markdown.ack(a)
 
 
 def _append_md(layout: Layout, text: str) -> None:
