@@ -133,14 +133,45 @@ def write_delta(
     failpoint("delta-closed")
     if add:
         marks = ",".join("?" * len(names))
-        db.executemany(  # rev_to spelled out: an FTS5 table has no column defaults
-            f"INSERT INTO {table}(rev_from, rev_to, {cols}) VALUES ({n}, {OPEN}, {marks})", add
-        )
+        insert = f"INSERT INTO {table}(rev_from, rev_to, {cols}) VALUES ({n}, {OPEN}, {marks})"
+        # rev_to spelled out: an FTS5 table has no column defaults
+        if len(add) >= BULK_ROWS and not old and _empty(db, table):
+            _bulk_insert(db, table, insert, add)
+        else:
+            db.executemany(insert, add)
     if scope:  # the rows outside the scope are kept as they are
         kept += int(
             db.scalar(f"SELECT count(*) FROM {table} WHERE rev_to = {OPEN} AND NOT {scope}")
         )
     return Delta(kept, len(closed), len(add))
+
+
+#: rows inserted into an empty table from which its indexes are built after the rows
+#: instead of growing with each row (``_bulk_insert``)
+BULK_ROWS = 2000
+
+
+def _empty(db: Database, table: str) -> bool:
+    return db.query_one(f"SELECT 1 FROM {table} LIMIT 1") is None
+
+
+def _bulk_insert(db: Database, table: str, insert: str, rows: list[tuple[Any, ...]]) -> None:
+    """Rows into an empty table, its secondary indexes dropped first and made again after:
+    one sort per index instead of a B-tree insert per row and index (a first build of
+    phpMyAdmin's 34K edges: 0.55-0.77 s -> 0.22-0.24 s). Inside the caller's write
+    transaction, so a kill rolls the dropped indexes back with the rows; the indexes made
+    again are the ones the migrations made (their SQL as sqlite_master holds it)."""
+    indexes = db.query(
+        "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = ?"
+        " AND sql IS NOT NULL",
+        (table,),
+    )
+    for name, _sql in indexes:
+        db.execute(f'DROP INDEX "{name}"')
+    db.executemany(insert, rows)
+    failpoint("delta-bulk-rows")
+    for _name, sql in indexes:
+        db.execute(sql)
 
 
 def visible(db: Database, table: str, n: int) -> list[tuple[Any, ...]]:
