@@ -42,14 +42,24 @@ Progress = Callable[[str, int, int], None]
 
 _JOBS: list[tuple[str, str | None, str]] = []
 _MAX_LINES = 120
+_INTERFACES = False
+
+#: a file's facts, their cache row and (when asked for) the cache row of its interface
+Extracted = tuple[FileFacts, bytes, bytes | None]
 
 
-def _work(i: int) -> tuple[FileFacts, bytes]:
-    """A worker's job: the facts of one file and their cache row, encoded here so the
+def _rows(facts: FileFacts, interfaces: bool) -> Extracted:
+    iface = None
+    if interfaces and not _hooked(facts.lang):
+        iface = codec.encode(interface(facts))
+    return facts, codec.encode(facts), iface
+
+
+def _work(i: int) -> Extracted:
+    """A worker's job: the facts of one file and their cache rows, encoded here so the
     encoding runs in parallel instead of in the builder."""
     path, lang, text = _JOBS[i]
-    facts = registry.extract(path, lang, text, _MAX_LINES)
-    return facts, codec.encode(facts)
+    return _rows(registry.extract(path, lang, text, _MAX_LINES), _INTERFACES)
 
 
 def extract_all(
@@ -58,15 +68,17 @@ def extract_all(
     max_lines: int,
     progress: Progress | None,
     budget_s: float | None = None,
-) -> list[tuple[FileFacts, bytes]]:
-    """Facts of ``files`` in their order with their cache rows, extracted in ``workers``
-    forked processes; a file whose extraction exceeds ``budget_s`` seconds is killed and
-    recorded ``failed`` (and cached so: the same bytes under the same budget would only
-    time out again)."""
-    global _JOBS, _MAX_LINES
+    interfaces: bool = False,
+) -> list[Extracted]:
+    """Facts of ``files`` in their order with their cache rows (with ``interfaces``, the
+    rows of the interfaces of files no ``prepare`` hook rewrites too), extracted in
+    ``workers`` forked processes; a file whose extraction exceeds ``budget_s`` seconds is
+    killed and recorded ``failed`` (and cached so: the same bytes under the same budget
+    would only time out again)."""
+    global _JOBS, _MAX_LINES, _INTERFACES
     jobs = [(f.path, f.lang, f.text or "") for f in files]
     total = len(jobs)
-    _JOBS, _MAX_LINES = jobs, max_lines
+    _JOBS, _MAX_LINES, _INTERFACES = jobs, max_lines, interfaces
     # largest first: the long tail of a pool is its biggest file
     order = sorted(range(total), key=lambda i: -len(jobs[i][2]))
 
@@ -78,8 +90,8 @@ def extract_all(
     try:
         outcomes = run_jobs(order, _work, workers, budget_s, tick)
     finally:
-        _JOBS = []
-    out: list[tuple[FileFacts, bytes]] = []
+        _JOBS, _INTERFACES = [], False
+    out: list[Extracted] = []
     for i, (path, lang, text) in enumerate(jobs):
         got = outcomes[i]
         if got.timed_out or got.result is None:
@@ -93,7 +105,7 @@ def extract_all(
                 else "not indexed: the extraction process died",
                 line_count(text),
             )
-            out.append((failed, codec.encode(failed)))
+            out.append(_rows(failed, interfaces))
         else:
             out.append(got.result)
     return out
@@ -108,10 +120,12 @@ def facts_of(
     max_lines: int,
     progress: Progress | None,
     budget_s: float | None = None,
+    interfaces: dict[str, bytes] | None = None,
 ) -> tuple[list[FileFacts], int]:
     """Facts of every file (cached ones reused when ``reuse``), and how many were reused.
 
-    Freshly extracted facts are stored in the cache for the next build."""
+    Freshly extracted facts are stored in the cache for the next build. ``interfaces``
+    receives the interface rows of the fresh files no hook rewrites (made in the workers)."""
     keys = [(f.sha256, registry.facts_key(f.path, f.lang, max_lines, budget_s)) for f in files]
     cached: dict[tuple[str, str], FileFacts] = {}
     if reuse:
@@ -124,10 +138,12 @@ def facts_of(
     fresh = dict(
         zip(
             (f.path for f in todo),
-            extract_all(todo, workers, max_lines, progress, budget_s),
+            extract_all(todo, workers, max_lines, progress, budget_s, interfaces is not None),
             strict=True,
         )
     )
+    if interfaces is not None:
+        interfaces.update((p, x[2]) for p, x in fresh.items() if x[2] is not None)
     facts = [
         fresh[f.path][0] if f.path in fresh else cached[k] for f, k in zip(files, keys, strict=True)
     ]
@@ -262,12 +278,17 @@ class Facts:
                 found.update(got_prep)
                 self.skipped_hooks = True
         need = [f for f, k in zip(files, keys, strict=True) if k not in found]
-        got, self.reused = facts_of(need, graph, **kw)
+        made: dict[str, bytes] = {}  # the interface rows the workers made
+        got, self.reused = facts_of(need, graph, interfaces=made, **kw)
         whole = dict(zip((f.path for f in need), got, strict=True))
         self.whole = set(whole)
         graph.store_facts(
             [
-                (f.sha256, k[1] + INTERFACE, codec.encode(interface(whole[f.path])))
+                (
+                    f.sha256,
+                    k[1] + INTERFACE,
+                    made.get(f.path) or codec.encode(interface(whole[f.path])),
+                )
                 for f, k, h in zip(files, keys, hooked, strict=True)
                 if f.path in whole and not h
             ]
