@@ -632,3 +632,29 @@ def test_prepared_interfaces_are_one_row_per_file(tmp_path: Path) -> None:
         indexer.build(cfg, commit=True)
     # the four files' rows were replaced; c.js has one per version a retained revision holds
     assert prepared_rows() <= first + 3
+
+
+@pytest.mark.slow
+def test_an_edit_the_tables_do_not_see_asks_no_question_again(tmp_path: Path) -> None:
+    """An edit that leaves a file's interface as it was (what the corpus-wide tables read of
+    it: the same declarations at the same lines, the same functions called) cannot change
+    an answer another file's resolution recorded: the reindex resolves that file alone and
+    asks no recorded question again. An edit the tables do see asks them all again. Both
+    revisions equal clean builds."""
+    root = copy_pilot(tmp_path / "repo")
+    config.init_project(root)
+    write(root, ".ragraf/config/project.yaml", "resolve:\n  scoped: true\n")
+    cfg = config.load(root)
+    indexer.build(cfg)
+    rel = "src/Billing/Invoice.php"
+    edit_file(root, rel, '$this->log("charged $amount");', '$this->log("billed $amount");')
+    res = _reindex(cfg, "a string inside a body")
+    _equals_clean(root, res.rev_id, tmp_path, "a string inside a body")
+    assert res.counts["resolve_questions_checked"] == 0, res.counts
+    assert res.counts["resolve_files_resolved"] == 1, res.counts
+    # the same line calls another function now: the include graph reads which functions a
+    # file calls, so the recorded questions are asked again
+    edit_file(root, rel, '$this->log("billed $amount");', "format_money($amount);")
+    res = _reindex(cfg, "another function called")
+    _equals_clean(root, res.rev_id, tmp_path, "another function called")
+    assert res.counts["resolve_questions_checked"] > 0, res.counts

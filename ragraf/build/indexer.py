@@ -524,6 +524,7 @@ def _build_rev(ctx: BuildContext) -> IndexResult:
         plan=plan,
         whole=loader.full if loader is not None else None,
         prepared=loader is not None,
+        same_tables=plan.same_tables if plan is not None else None,
     )
     if loader is not None:
         facts = loader.facts  # whole for the files resolved

@@ -78,6 +78,29 @@ class Plan:
         self.graph, self.lex, self.model = graph, lex, model
         self.taken: dict[str, str] = {}
 
+    def same_tables(self, changed: dict[str, tuple[str, str]]) -> bool:
+        """Whether the corpus-wide tables read the same of each changed file before and
+        now (``Linker.stale``): its interface rows (``extract.interface``, what the tables
+        read of a file) under the memo's key and under today's are both cached and equal,
+        byte for byte. A file a ``prepare`` hook rewrites never is (its key holds what the
+        hooks saw)."""
+        from ragraf.build.extract import INTERFACE
+
+        want: list[tuple[str, str]] = []
+        for path, (old, new) in changed.items():
+            if path in self.facts.hooked:
+                return False
+            for key in (old, new):
+                sha, sep, facts_key = key.partition("|")
+                if not sep:
+                    return False
+                want.append((sha, facts_key + INTERFACE))
+        rows = self.graph.cached_facts(want)
+        return all(
+            rows.get(want[i]) is not None and rows.get(want[i]) == rows.get(want[i + 1])
+            for i in range(0, len(want), 2)
+        )
+
     def __call__(self, stale: set[str]) -> set[str] | None:
         schema, schema_input = self.schema, self.schema_input
         if schema_input is None or not possible(schema, schema_input, self.graph):

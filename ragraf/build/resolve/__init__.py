@@ -64,7 +64,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 
 from ragraf.build.resolve import scope
-from ragraf.build.resolve.linker import Linker, Resolved
+from ragraf.build.resolve.linker import Linker, Resolved, SameTables
 from ragraf.build.resolve.tablenames import QueryBuilders
 from ragraf.lang import registry
 from ragraf.lang.facts import FileFacts
@@ -89,6 +89,7 @@ def resolve(
     plan: Callable[[set[str]], set[str] | None] | None = None,
     whole: Callable[[set[str] | None], list[FileFacts]] | None = None,
     prepared: bool = False,
+    same_tables: SameTables | None = None,
 ) -> Resolved:
     """Link the references of every file; ``tables`` maps lower table names to node ids;
     ``code_tables``: there is no schema, a table SQL names is linked to
@@ -103,7 +104,8 @@ def resolve(
     ``files`` may then hold only the interfaces of files (``ragraf.build.extract.Facts``):
     ``whole`` gives the facts with those of the files to resolve whole, in the same order.
     ``prepared``: the facts (and what ``whole`` gives) are prepared already (the hooks ran:
-    ``ragraf.build.extract.Facts``)."""
+    ``ragraf.build.extract.Facts``). ``same_tables`` lets ``Linker.stale`` skip asking the
+    recorded questions again when the tables read the same of every changed file."""
     helpers = tuple(table_helpers)
     builders = QueryBuilders.of(query_builders)
     params = ""
@@ -140,7 +142,7 @@ def resolve(
         params=params,
     )
     only = None
-    stale = linker.stale() if plan is not None else None
+    stale = linker.stale(same_tables) if plan is not None else None
     if plan is not None and stale is not None:
         only = plan(stale)
     if whole is not None:  # the files to resolve, whole (a hook's files are whole already)

@@ -134,6 +134,11 @@ class Resolved:
     ddl: list[tuple[str, int, str, str, str]] = field(default_factory=list)
 
 
+#: {path: (memo key, key now)} of changed files -> whether the corpus-wide tables read the
+#: same of each (``Linker.stale``)
+SameTables = Callable[[dict[str, tuple[str, str]]], bool]
+
+
 class Linker:
     def __init__(
         self,
@@ -184,6 +189,7 @@ class Linker:
         self._hook_context: dict[bool, str] = {}  # tags-level or not -> hook_context
         #: files resolved and reused by the run (not stats: those are rows of the revision)
         self.scope_counts: dict[str, int] = {}
+        self.questions_checked = 0  # recorded questions asked again by ``stale``
         t = self.symtab
         fns: dict[str, Callable[..., Any]] = {name: getattr(t, name) for name in _TABLE_LOOKUPS}
         fns.update(
@@ -229,22 +235,47 @@ class Linker:
         }
 
     # -- the run ------------------------------------------------------------------
-    def stale(self) -> set[str] | None:
+    def stale(self, same_tables: SameTables | None = None) -> set[str] | None:
         """With a memo of the previous build: the paths whose memo entry cannot stand for
         this build (no entry, another key, some recorded lookup answers differently now)
-        and those of the memo's files that are gone; None without a memo."""
+        and those of the memo's files that are gone; None without a memo.
+
+        ``same_tables`` ({path: (memo key, key now)} of the changed files -> whether the
+        corpus-wide tables read the same of them): when it says so for every changed file,
+        no file is gone or new and the paths are the memo's, every recorded question has
+        the answer it had (the tables are a function of what they read of each file), so
+        none is asked again and the changed files alone are stale."""
         if self.memo is None or self.keys is None:
             return None
-        check = scope.Checker(self.memo, self.sym)
         out: set[str] = set()
+        changed: dict[str, tuple[str, str]] = {}
+        kept: list[scope.Entry] = []
         for f in self.files:
             key = self._memo_key(f)
             e = self.memo.files.get(f.path)
             if key is None or e is None or e.key != key:
                 out.add(f.path)
-            elif not all(check.still(i) for i in e.asked):
+                if key is not None and e is not None:
+                    changed[f.path] = (e.key, key)
+            else:
+                kept.append(e)
+        gone = set(self.memo.files) - {f.path for f in self.files}
+        self.questions_checked = 0
+        if (
+            same_tables is not None
+            and out
+            and not gone
+            and len(changed) == len(out)
+            and self.memo.paths == self.paths_key
+            and same_tables(changed)
+        ):
+            return out
+        check = scope.Checker(self.memo, self.sym)
+        for f, e in zip([f for f in self.files if f.path not in out], kept, strict=True):
+            if not all(check.still(i) for i in e.asked):
                 out.add(f.path)
-        return out | (set(self.memo.files) - {f.path for f in self.files})
+        self.questions_checked = len(check.ok)
+        return out | gone
 
     def run(self, only: set[str] | None = None) -> Resolved:
         """Resolve every file, or with ``only`` (a subset ``stale`` left out nothing of)
@@ -278,7 +309,11 @@ class Linker:
         if self.keys is not None:
             self.memo_out = scope.build_memo(self.params, entries, self.memo)
             self.memo_out.paths = self.paths_key
-            self.scope_counts = {"files_reused": reused, "files_resolved": len(outs)}
+            self.scope_counts = {
+                "files_reused": reused,
+                "files_resolved": len(outs),
+                "questions_checked": self.questions_checked,
+            }
         # the files' shares, merged as one EdgeSet would have them (an edge's evidence is
         # in the file that made it, so no two files make the same edge_uid)
         edges: dict[str, EdgeRow] = {}
