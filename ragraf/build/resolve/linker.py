@@ -283,7 +283,9 @@ class Linker:
         of ``only`` alone (the others' stay in the stores), but the stats, the nodes
         without a path and the tables named of all; its shells are then for the caller to
         compute (over the stored edges too)."""
-        entries: dict[str, tuple[str, dict[scope.Query, Any] | list[int], scope.FileOut]] = {}
+        # each file's questions go into the memo as soon as it is resolved (a question many
+        # files asked is kept once; MediaWiki's per-file logs held ~200 MB until the end)
+        memo = scope.MemoWriter(self.params, self.memo) if self.keys is not None else None
         every: list[tuple[str, scope.FileOut]] = []
         outs: list[scope.FileOut] = []  # the shares whose rows are in the result
         reused = 0
@@ -291,23 +293,23 @@ class Linker:
             key = self._memo_key(f)
             if only is not None and f.path not in only and self.memo is not None:
                 kept = self.memo.files[f.path]
-                if key is not None:
-                    entries[f.path] = (key, kept.asked, kept.out)
+                if key is not None and memo is not None:
+                    memo.add(f.path, key, kept.asked, kept.out)
                 every.append((f.path, kept.out))
                 reused += 1 if f.nodes else 0
                 continue
             if not f.nodes:
-                if key is not None:
-                    entries[f.path] = (key, {}, scope.FileOut())
+                if key is not None and memo is not None:
+                    memo.add(f.path, key, {}, scope.FileOut())
                 continue
             log: dict[scope.Query, Any] | None = {} if key is not None else None
             out = self.resolve_file(f, log)
             outs.append(out)
             every.append((f.path, out))
-            if key is not None and log is not None:
-                entries[f.path] = (key, log, out.summarize())
-        if self.keys is not None:
-            self.memo_out = scope.build_memo(self.params, entries, self.memo)
+            if key is not None and log is not None and memo is not None:
+                memo.add(f.path, key, log, out.summarize())
+        if memo is not None:
+            self.memo_out = memo.memo
             self.memo_out.paths = self.paths_key
             self.scope_counts = {
                 "files_reused": reused,

@@ -278,36 +278,74 @@ def save(path: Path, memo: Memo) -> None:
         },
     }
     tmp = path.with_name(path.name + f".{os.getpid()}.tmp")
-    tmp.write_bytes(zlib.compress(json.dumps(data, separators=(",", ":")).encode(), 1))
+    with open(tmp, "wb") as fh:
+        for piece in _compressed_json(data):
+            fh.write(piece)
     os.replace(tmp, path)
 
 
-def build_memo(
-    params: str,
-    entries: dict[str, tuple[str, dict[Query, Any] | list[int], FileOut]],
-    previous: Memo | None,
-) -> Memo:
-    """A memo of this build's entries: path -> (key, the questions asked with their
-    answers, or for a reused entry its indexes into ``previous``, outputs)."""
-    memo = Memo(params)
-    index: dict[Query, int] = {}
-    again: dict[int, int] = {}  # index in previous -> index here
-    for path, (key, asked, out) in entries.items():
+#: list items encoded at once by ``_compressed_json``
+_BATCH = 4096
+
+
+def _compressed_json(data: dict[str, Any]) -> Iterable[bytes]:
+    """zlib of ``json.dumps(data, separators=(",", ":"))``, byte for byte, made a batch of
+    list items at a time: MediaWiki's memo is ~100 MB of JSON, which one string, its bytes
+    and the compressed copy held at once at the end of a build."""
+    z = zlib.compressobj(1)
+    dumps = json.JSONEncoder(separators=(",", ":")).encode
+
+    def parts() -> Iterable[str]:
+        yield "{"
+        for n, (k, v) in enumerate(data.items()):
+            yield ("," if n else "") + dumps(k) + ":"
+            if type(v) is list and v:
+                for i in range(0, len(v), _BATCH):
+                    yield ("[" if i == 0 else ",") + dumps(v[i : i + _BATCH])[1:-1]
+                yield "]"
+            elif type(v) is dict and v:
+                items = list(v.items())
+                for i in range(0, len(items), _BATCH):
+                    yield ("{" if i == 0 else ",") + dumps(dict(items[i : i + _BATCH]))[1:-1]
+                yield "}"
+            else:
+                yield dumps(v)
+        yield "}"
+
+    for text in parts():
+        got = z.compress(text.encode())
+        if got:
+            yield got
+    yield z.flush()
+
+
+class MemoWriter:
+    """The memo of this build, file by file: path -> (key, the questions asked with their
+    answers, or for a reused entry its indexes into ``previous``, outputs). A question many
+    files asked is stored once; the files' own logs need not be kept until the end."""
+
+    def __init__(self, params: str, previous: Memo | None) -> None:
+        self.memo = Memo(params)
+        self.previous = previous
+        self.index: dict[Query, int] = {}
+        self.again: dict[int, int] = {}  # index in previous -> index here
+
+    def add(self, path: str, key: str, asked: dict[Query, Any] | list[int], out: FileOut) -> None:
+        memo = self.memo
         idxs = []
         if isinstance(asked, list):
-            assert previous is not None
+            assert self.previous is not None
             for j in asked:
-                i = again.get(j)
+                i = self.again.get(j)
                 if i is None:
-                    i = again[j] = len(memo.queries)
-                    memo.queries.append(previous.queries[j])
+                    i = self.again[j] = len(memo.queries)
+                    memo.queries.append(self.previous.queries[j])
                 idxs.append(i)
         else:
             for q, ans in asked.items():
-                i = index.get(q)
+                i = self.index.get(q)
                 if i is None:
-                    i = index[q] = len(memo.queries)
+                    i = self.index[q] = len(memo.queries)
                     memo.queries.append((q[0], to_data(q[1]), to_data(ans)))
                 idxs.append(i)
         memo.files[path] = Entry(key, idxs, out)
-    return memo
