@@ -24,8 +24,9 @@ Invariants a change must keep:
   expanded_with, rerank features, name_match).
 - Abstention: nothing near is an answer (``abstained`` with a hint). A query that shares
   only generic words with the code, or whose words do not meet in one chunk or symbol
-  (idf-weighted; ``min_term_coverage``, calibratable), is vetoed when the embedding is not
-  confident (below ``abstain_cosine`` / ``coverage_cosine``); a purely conceptual query (no
+  (idf-weighted; ``min_term_coverage``, calibratable; below ``abstain_cosine`` in one place
+  near in meaning), is vetoed when the embedding is not confident (below ``abstain_cosine`` /
+  ``coverage_cosine``); a purely conceptual query (no
   lexical hit) is answered only when the embedding is confident. Below ``near_cosine`` the
   query's content words (not ``function_words``) must also meet in one place *near in
   meaning* (a symbol among the vector neighbours within ``near_band`` of the best cosine):
