@@ -142,6 +142,7 @@ def test_calibrate_sets_the_abstention_threshold(vec_pilot: Path) -> None:
     )
     # the near-miss rule's share is calibrated too, and the samples stay separated with it
     assert 0 <= r["params"]["min_term_coverage"] <= 1 and r["separated_with_coverage"] == 4
+    assert 0 <= r["params"]["min_near_meet"] <= 1
     after = search(vec_pilot, "append a line to a journal on disk")
     assert any(
         lim.startswith(f"search threshold from calibration #{r['calibration_id']}")

@@ -951,8 +951,10 @@ def calibrate(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
     labelled relevant (the corpus answers them) or not (nonsense, near misses) and sets the
     cosine below which search abstains to the value that separates them best, then the share
     of the query's words that must meet in one chunk or symbol (`min_term_coverage`, checked
-    below `coverage_cosine`) to the value that separates them best together with it; later
-    searches use both."""
+    below `coverage_cosine`) to the value that separates them best together with it, then the
+    share of the query's content words that must meet in one place near in meaning
+    (`min_near_meet`, checked below `near_cosine`) to the value that separates best the
+    samples the first two let through; later searches use all three."""
     from ragraf.clock import now_iso
     from ragraf.facade.searchop import signals
     from ragraf.store.control import ControlStore
@@ -960,31 +962,46 @@ def calibrate(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
     samples = args["samples"]
     scored = []
     for smp in samples:
-        cos, _cover, meet = signals(ctx, smp["query"])
+        cos, _cover, meet, near = signals(ctx, smp["query"])
         if cos is None:
             raise InvalidArgument(
                 "calibrate: this revision has no vectors; threshold calibration needs them"
             )
-        scored.append((cos, meet, smp["relevant"]))
-    pos = sorted(c for c, _v, r in scored if r)
-    neg = sorted(c for c, _v, r in scored if not r)
+        scored.append((cos, meet, near, smp["relevant"]))
+    pos = sorted(c for c, _v, _n, r in scored if r)
+    neg = sorted(c for c, _v, _n, r in scored if not r)
     if not pos or not neg:
         raise InvalidArgument("calibrate: give both relevant and not relevant samples")
-    t, best_ok = _best_split([(c, r) for c, _v, r in scored])
+    t, best_ok = _best_split([(c, r) for c, _v, _n, r in scored])
     # below coverage_cosine, a query whose words occur apart is a near miss: the share of the
     # words that must meet in one chunk or symbol, fitted on the samples in that band
     cfg = ctx.s.config().project["search"]
     cover_cos = max(float(cfg["coverage_cosine"]), t)
-    grey = [(v, r) for c, v, r in scored if t <= c < cover_cos and v is not None]
+    grey = [(v, r) for c, v, _n, r in scored if t <= c < cover_cos and v is not None]
     m = float(cfg["min_term_coverage"])
     if grey:
         m, _ok = _best_split(grey, lo=0.0, hi=1.0)
 
-    def answered(c: float, v: float | None) -> bool:
+    def passes(c: float, v: float | None) -> bool:
         return c >= cover_cos or (c >= t and (v is None or v >= m))
 
-    ok_all = sum(1 for c, v, r in scored if answered(c, v) == r)
-    params = {"abstain_cosine": round(t, 4), "min_term_coverage": round(m, 4)}
+    # below near_cosine, the content words must meet in one place near in meaning: the share,
+    # fitted on the samples the two thresholds above let through
+    near_cos = float(cfg["near_cosine"])
+    grey_near = [(n, r) for c, v, n, r in scored if passes(c, v) and c < near_cos and n is not None]
+    mn = float(cfg["min_near_meet"])
+    if grey_near:
+        mn, _ok = _best_split(grey_near, lo=0.0, hi=1.0)
+
+    def answered(c: float, v: float | None, n: float | None) -> bool:
+        return passes(c, v) and (c >= near_cos or n is None or n >= mn)
+
+    ok_all = sum(1 for c, v, n, r in scored if answered(c, v, n) == r)
+    params = {
+        "abstain_cosine": round(t, 4),
+        "min_term_coverage": round(m, 4),
+        "min_near_meet": round(mn, 4),
+    }
     with ControlStore(ctx.s.layout.control_db) as control:
         cid = control.record_calibration(
             now_iso(),

@@ -24,9 +24,14 @@ Invariants a change must keep:
   expanded_with, rerank features, name_match).
 - Abstention: nothing near is an answer (``abstained`` with a hint). A query that shares
   only generic words with the code, or whose words do not meet in one chunk or symbol
-  (idf-weighted; ``min_term_coverage``, calibratable), is vetoed when the embedding is not
-  confident (below ``abstain_cosine`` / ``coverage_cosine``); a purely conceptual query (no
-  lexical hit) is answered only when the embedding is confident.
+  (idf-weighted; ``min_term_coverage``, calibratable; below ``abstain_cosine`` in one place
+  near in meaning), is vetoed when the embedding is not confident (below ``abstain_cosine`` /
+  ``coverage_cosine``); a purely conceptual query (no
+  lexical hit) is answered only when the embedding is confident. Below ``near_cosine`` the
+  query's content words (not ``function_words``) must also meet in one place *near in
+  meaning* (a symbol among the vector neighbours within ``near_band`` of the best cosine):
+  ``min_near_meet`` of their idf weight, calibratable. Words that meet only in a place far
+  in meaning (a settings list, a language file) are a near miss, not an answer.
 - Vector neighbours are similarity, never a structural fact (``similar_to`` is
   not an edge here). Without vectors the search is lexical and limits say so; while
   the revision's vectors are still arriving, limits say how far they are and a hit
@@ -44,7 +49,7 @@ from ragraf.facade import sanitize
 from ragraf.facade.context import Ctx
 from ragraf.lang.registry import suffixes_of
 from ragraf.model import ChunkRef, NodeRow
-from ragraf.tokens import identifier_tokens
+from ragraf.tokens import fts_text, identifier_tokens
 
 _IDENTISH = re.compile(r"^\\?[A-Za-z_$][\w\\$]*(::\$?\w+)?$")
 
@@ -150,6 +155,38 @@ def _idf(ctx: Ctx, terms: list[str]) -> tuple[dict[str, float], dict[str, int]]:
     n = max(ctx.lex.chunk_count(ctx.rev), 1)
     df = ctx.lex.doc_freq(ctx.rev, terms)
     return {t: math.log((n + 1) / (df.get(t, 0) + 0.5)) for t in terms}, df
+
+
+def near_meet(
+    ctx: Ctx,
+    knn: list[str],
+    cosine: dict[str, float],
+    chunks: dict[str, ChunkRef],
+    tokens_of: dict[str, str],
+    terms: list[str],
+    weights: dict[str, float],
+    band: float,
+) -> tuple[float, str] | None:
+    """The largest share of ``weights`` (the idf of the query words that count) that one
+    place near in meaning holds, and that place (a node id, or a chunk id for a chunk
+    without a node). The places are the symbols (their chunks together) of the vector
+    neighbours ``knn`` (best first) whose cosine is within ``band`` of the best. None without
+    neighbours or weights. A chunk's words are its lexicon tokens (``tokens_of``, read from
+    its text with the index's tokenizer when the lexical channels did not return it)."""
+    if not knn or not weights:
+        return None
+    best = cosine[knn[0]]
+    near = [c for c in knn if cosine[c] >= best - band]
+    missing = [c for c in near if c not in tokens_of]
+    for cid, text in ctx.lex.texts(ctx.rev, missing).items():
+        tokens_of[cid] = fts_text(text)
+    places: dict[str, set[str]] = {}
+    for cid in near:
+        ref = chunks.get(cid)
+        key = ref.node_id if ref and ref.node_id else cid
+        places.setdefault(key, set()).update(_matched(terms, tokens_of.get(cid, "")))
+    key, words = max(places.items(), key=lambda kv: (_coverage(kv[1], weights), kv[0]))
+    return _coverage(words, weights), key
 
 
 def _coverage(matched: Iterable[str], idf: dict[str, float]) -> float:
@@ -439,8 +476,34 @@ def run_search(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
         else None
     )
     matched_all = {t for m in matched_of.values() for t in m}
+    # ... and, for the content words, in one place near in meaning (a near miss's words meet
+    # only far from what it asks, if at all)
+    function_words = {w.lower() for w in cfg["function_words"]}
+    content = {t: w for t, w in present.items() if t not in function_words}
+    band = float(cfg["near_band"])
+    near = near_cover = None
+    near_at = None
+    if lexical and not anchors:
+        near = near_meet(ctx, knn, cosine, chunks, tokens_of, terms, content, band)
+        # below abstain_cosine the words alone answer: they too must meet near the query's
+        # meaning (here a word the corpus lacks weighs the most, as in term_coverage)
+        every = {t: w for t, w in idf.items() if t not in function_words}
+        near_cover = near_meet(ctx, knn, cosine, chunks, tokens_of, terms, every, band)
+    if near is not None:
+        n, ref = nodes.get(near[1]), chunks.get(near[1])
+        near_at = sanitize.name(n.fqn or n.name) if n else (ref.path if ref else None)
     confidence, reason = _confidence(
-        anchors, lexical, best_cover, meet, matched_all, generic, best_cos, cfg, bool(knn)
+        anchors,
+        lexical,
+        best_cover,
+        meet,
+        matched_all,
+        generic,
+        best_cos,
+        cfg,
+        bool(knn),
+        (near[0], near_at) if near is not None else None,
+        near_cover[0] if near_cover is not None else None,
     )
     if confidence == "none":
         order = []
@@ -499,6 +562,8 @@ def run_search(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
     out["term_coverage"] = round(best_cover, 4)
     if meet is not None:
         out["words_meet"] = round(meet, 4)
+    if near is not None:
+        out["words_meet_near"] = round(near[0], 4)
     if not hits:
         out["hint"] = (
             f"not found: {reason}. Try a symbol name or other words, or search the working tree (rg) "
@@ -596,15 +661,21 @@ def _confidence(
     best_cos: float | None,
     cfg: dict[str, Any],
     have_vectors: bool,
+    near: tuple[float, str | None] | None = None,
+    near_cover: float | None = None,
 ) -> tuple[str, str]:
     """exact | strong | weak | none (abstain), and the reason for none.
 
     ``coverage`` is the largest idf-weighted share of the query's words (a word the corpus
     lacks weighs the most) found together in one chunk or one symbol (its chunks together);
     ``meet`` the same over only the words the corpus has (None with fewer than two): words
-    found only in different places do not add up. Below ``abstain_cosine`` the query is
-    answered only when ``coverage`` reaches ``min_term_coverage`` with words that are not
-    all generic; below ``coverage_cosine`` only when the corpus's words meet (``meet``)."""
+    found only in different places do not add up; ``near`` the share of the query's content
+    words (not function words) the corpus has that one place near in meaning holds, and that
+    place's name, ``near_cover`` the same share over all its content words (None without
+    vectors). Below ``abstain_cosine`` the query is answered only when its words reach
+    ``min_term_coverage`` in one place near in meaning (``near_cover``, else ``coverage``) and
+    are not all generic; below ``coverage_cosine`` only when the corpus's words meet
+    (``meet``); below ``near_cosine`` only when ``near`` reaches ``min_near_meet``."""
     if anchors:
         return "exact", ""
     abstain, promote = float(cfg["abstain_cosine"]), float(cfg["promote_cosine"])
@@ -614,17 +685,27 @@ def _confidence(
         return ("weak", "") if lexical else ("none", "no indexed chunk contains these words")
     if lexical:
         words = ", ".join(sorted(matched)) or "-"
-        if best_cos < abstain and (matched <= generic or coverage < min_cover):
+        held = coverage if near_cover is None else near_cover
+        if best_cos < abstain and (matched <= generic or held < min_cover):
             return "none", (
                 f"the words shared with the code are generic or few ({words}; at most"
-                f" {coverage:.0%} of the query's weight in one chunk or symbol) and nothing is"
-                f" near in meaning (best cosine {best_cos:.2f} < {abstain})"
+                f" {held:.0%} of the query's weight in one chunk or symbol near its meaning)"
+                f" and nothing is near in meaning (best cosine {best_cos:.2f} < {abstain})"
             )
         if best_cos < cover_cos and meet is not None and meet < min_cover:
             return "none", (
                 f"the query's words occur in the code ({words}) but never together: at most"
                 f" {meet:.0%} of their weight in one chunk or symbol, and nothing is near enough"
                 f" in meaning (best cosine {best_cos:.2f} < {cover_cos})"
+            )
+        near_cos, min_near = float(cfg["near_cosine"]), float(cfg["min_near_meet"])
+        if near is not None and best_cos < near_cos and near[0] < min_near:
+            at = f" ({near[1]})" if near[1] else ""
+            return "none", (
+                f"the query's words occur in the code ({words}) but not together near what it"
+                f" asks: the place near in meaning that holds most of them{at} has"
+                f" {near[0]:.0%} of their weight, and the embedding alone is not sure (best"
+                f" cosine {best_cos:.2f} < {near_cos})"
             )
         return ("strong" if best_cos >= promote or coverage >= 0.99 else "weak"), ""
     if best_cos >= promote:
@@ -637,13 +718,19 @@ def _confidence(
     )
 
 
-def signals(ctx: Ctx, query: str) -> tuple[float | None, float, float | None]:
-    """(best cosine, term coverage, words meet) of ``query`` as search measures them, for
-    ``calibrate``; none depends on the thresholds. The search's limits are not kept."""
+def signals(ctx: Ctx, query: str) -> tuple[float | None, float, float | None, float | None]:
+    """(best cosine, term coverage, words meet, words meet near) of ``query`` as search
+    measures them, for ``calibrate``; none depends on the thresholds. The search's limits are
+    not kept."""
     before = list(ctx.limits)
     r = run_search(ctx, {"query": query, "limit": 1})
     ctx.limits[:] = before
-    return r.get("best_cosine"), float(r.get("term_coverage", 0.0)), r.get("words_meet")
+    return (
+        r.get("best_cosine"),
+        float(r.get("term_coverage", 0.0)),
+        r.get("words_meet"),
+        r.get("words_meet_near"),
+    )
 
 
 def best_cosine(ctx: Ctx, query: str) -> float | None:
