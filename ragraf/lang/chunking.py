@@ -13,6 +13,7 @@ Invariants a change must keep:
 from __future__ import annotations
 
 import re
+from bisect import bisect_left, bisect_right
 
 from ragraf.kinds import CALLABLE, CLASS_LIKE, ChunkSource, TextKind
 from ragraf.lang.facts import Chunk, FileFacts
@@ -116,6 +117,9 @@ def make_chunks(
             e = first_member.get(i, nd.end_line + 1) - 1
             ranges.append((s, max(s, e), i, kind))
     chunks: list[Chunk] = []
+    # the declarations by start line, to name those a window holds without a pass over all
+    starts = sorted((nodes[j].start_line, j) for j in range(1, len(nodes)))
+    start_lines = [ln for ln, _j in starts]
 
     def emit(
         s: int, e: int, node: int | None, source_kind: str, header_kind: str, fqn: str
@@ -125,7 +129,8 @@ def make_chunks(
                 continue
             we = min(we, n_lines)
             code = "\n".join(lines[ws - 1 : we])
-            names = [nodes[j].fqn for j in range(1, len(nodes)) if ws <= nodes[j].start_line <= we]
+            held = starts[bisect_left(start_lines, ws) : bisect_right(start_lines, we)]
+            names = [nodes[j].fqn for j in sorted(j for _ln, j in held)]
             sym = fts_text(" ".join(dict.fromkeys([fqn, *names])))
             ct, st, tt = _tokens(code)
             chunks.append(
@@ -143,12 +148,13 @@ def make_chunks(
                 )
             )
 
-    taken: list[tuple[int, int]] = []
+    taken_end = 0  # the furthest end of the ranges taken so far (each starts at or before s)
     for s, e, i, kind in sorted(ranges, key=lambda r: (r[0], -r[1])):
-        # nested functions (closures are not nodes) stay inside their parent chunk
-        if any(ts <= s and e <= te for ts, te in taken):
+        # nested functions (closures are not nodes) stay inside their parent chunk: a range
+        # taken before starts at or before this one, so it holds it when it ends at or after
+        if e <= taken_end:
             continue
-        taken.append((s, e))
+        taken_end = e
         for ln in range(s, min(e, n_lines) + 1):
             covered[ln] = True
         emit(s, e, i, ChunkSource.SYMBOL, kind, nodes[i].fqn)
