@@ -51,7 +51,7 @@ from pathlib import Path
 from typing import Any
 
 from ragraf.kinds import NodeKind
-from ragraf.lang.codec import from_data, to_data
+from ragraf.lang.codec import from_data, to_data, to_json
 from ragraf.model import EdgeRow, NodeRow, RouteRow, UnresolvedRow, props_of
 
 FORMAT = 3
@@ -346,6 +346,6 @@ class MemoWriter:
                 i = self.index.get(q)
                 if i is None:
                     i = self.index[q] = len(memo.queries)
-                    memo.queries.append((q[0], to_data(q[1]), to_data(ans)))
+                    memo.queries.append((q[0], to_json(q[1]), to_json(ans)))
                 idxs.append(i)
         memo.files[path] = Entry(key, idxs, out)
