@@ -81,38 +81,31 @@ class WorkTree:
         """Paths that differ between two commits (both sides of a rename); empty when
         either commit is unknown (a rebase dropped it)."""
         out = _git(self.root, "diff", "--name-status", "-z", "-M", old, new, "--")
-        if not out:
-            return set()
-        names: list[str] = []
-        fields = out.split("\0")
-        i = 0
-        while i < len(fields):
-            status = fields[i]
-            i += 1
-            if not status:
-                continue
-            take = 2 if status[0] in "RC" else 1  # `R100 old new`, `M path`
-            names.extend(fields[i : i + take])
-            i += take
-        return self._paths(names)
+        return self._paths(_record_paths(out, inline=False)) if out else set()
 
     def uncommitted(self) -> set[str]:
         """Paths with changes not committed: staged, unstaged or untracked (both sides of
         a rename)."""
         out = _git(self.root, "status", "--porcelain", "-z", "--untracked-files=all")
-        if not out:
-            return set()
-        names: list[str] = []
-        fields = out.split("\0")
-        i = 0
-        while i < len(fields):
-            entry = fields[i]
-            i += 1
-            if len(entry) < 4:
-                continue
-            names.append(entry[3:])
-            if entry[0] in "RC" or entry[1] in "RC":  # `XY new` then the old path
-                if i < len(fields):
-                    names.append(fields[i])
-                i += 1
-        return self._paths(names)
+        return self._paths(_record_paths(out, inline=True)) if out else set()
+
+
+def _record_paths(out: str, *, inline: bool) -> list[str]:
+    """The paths of git's ``-z`` records: a status, then a path, or two for a rename or a
+    copy. ``inline``: the first path is in the status field (``XY path``: ``status
+    --porcelain``), else the field after it (``R100``, ``M``: ``diff --name-status``)."""
+    names: list[str] = []
+    fields = out.split("\0")
+    i = 0
+    while i < len(fields):
+        head = fields[i]
+        i += 1
+        if not head or (inline and len(head) < 4):
+            continue
+        count = 2 if any(c in "RC" for c in head[:2]) else 1
+        if inline:
+            names.append(head[3:])
+            count -= 1
+        names.extend(fields[i : i + count])
+        i += count
+    return names
