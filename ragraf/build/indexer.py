@@ -550,6 +550,12 @@ def _build_rev(ctx: BuildContext) -> IndexResult:
             sc.not_selected,
         )
     out.graph.blobs = sorted(blobs.items())
+    # what the rest needs of the facts and of resolution; the rest of them is let go before
+    # the writes (the rows share their strings; MediaWiki's references, chunks and flow
+    # units otherwise stay through the write stage, its peak)
+    capability = "dataflow" if any(f.flows for f in facts) else "degraded"
+    memo, scope_counts = resolved.memo, resolved.scope
+    del facts, resolved, loader, plan, blobs
     t = ctx.lap("rows", t)
     if ctx.progress:
         ctx.progress("write", 0, 2)
@@ -606,7 +612,7 @@ def _build_rev(ctx: BuildContext) -> IndexResult:
         "rows_added": delta.added,
         "rows_closed": delta.closed,
         # scoped resolution: files whose rows were kept / were resolved and written again
-        **{f"resolve_{k}": v for k, v in resolved.scope.items()},
+        **{f"resolve_{k}": v for k, v in scope_counts.items()},
     }
     # the commit point (§9): from here on the revision is what readers see
     manifest.write(
@@ -622,7 +628,7 @@ def _build_rev(ctx: BuildContext) -> IndexResult:
             "config_hash": cfg.config_hash,
             "extractors": registry.corpus_fingerprint(),
             # dataflow: the def-use layer of ragraf.lang.php.flow is in the revision (§6.4)
-            "capability": "dataflow" if any(f.flows for f in facts) else "degraded",
+            "capability": capability,
             "joern_used": 0,
             "vectors": vec_status,
             "counts": counts,
@@ -638,10 +644,10 @@ def _build_rev(ctx: BuildContext) -> IndexResult:
     t = time.perf_counter()
     done = finish_commit(cfg, stores, manifest.require(ctx.layout.rev_json))
     archive, pruned = done.archive, done.pruned
-    if resolved.memo is not None:  # for the next build, written after the seal
+    if memo is not None:  # for the next build, written after the seal
         t_memo = time.perf_counter()
-        resolved.memo.rev = rev_id
-        scope.save(memo_path, resolved.memo)
+        memo.rev = rev_id
+        scope.save(memo_path, memo)
         ctx.timings["resolve_memo_save"] = time.perf_counter() - t_memo
     graph.analyze()
     graph.db.checkpoint()
