@@ -20,7 +20,6 @@ import dataclasses
 from collections.abc import Callable
 from typing import Any
 
-from ragraf.build.workers import run_jobs
 from ragraf.corpus import ScannedFile
 from ragraf.kinds import ParseStatus, TextKind
 from ragraf.lang import codec, registry
@@ -35,7 +34,6 @@ from ragraf.lang.facts import (
     TablePrefixRef,
     called_functions,
 )
-from ragraf.lang.plain import line_count
 from ragraf.store.graph import GraphStore
 
 Progress = Callable[[str, int, int], None]
@@ -76,6 +74,8 @@ def extract_all(
     killed and recorded ``failed`` (and cached so: the same bytes under the same budget
     would only time out again)."""
     global _JOBS, _MAX_LINES, _INTERFACES
+    if not files:
+        return []
     jobs = [(f.path, f.lang, f.text or "") for f in files]
     total = len(jobs)
     _JOBS, _MAX_LINES, _INTERFACES = jobs, max_lines, interfaces
@@ -85,6 +85,9 @@ def extract_all(
     def tick(done: int, total: int) -> None:
         if progress:
             progress("parse", done, total)
+
+    from ragraf.build.workers import run_jobs  # multiprocessing: only when a file is parsed
+    from ragraf.lang.plain import line_count
 
     registry.warm({f.lang for f in files})  # before the fork: workers inherit it
     try:
