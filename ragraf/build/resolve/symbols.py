@@ -67,6 +67,7 @@ class SymbolTable:
         #: method node id -> its language's call family (``registry.call_family``)
         self.family: dict[str, str] = {}
         self._named: dict[tuple[str, str], list[str]] = {}
+        self._family: dict[str, str] = {}  # path -> its call family (methods_named)
         self.functions_by_name: dict[str, list[str]] = defaultdict(list)  # short name
         self.returns: dict[str, list[TypeDesc]] = {}
         self.globals: dict[str, list[TypeDesc]] = defaultdict(list)
@@ -188,7 +189,9 @@ class SymbolTable:
     def methods_named(self, low: str, path: str) -> list[str]:
         """The methods of that (lower-case) name a call by name alone from ``path`` may
         reach: those of the caller's call family (sorted, as ``methods_by_name``)."""
-        family = registry.call_family(registry.lang_of(path))
+        family = self._family.get(path)
+        if family is None:
+            family = self._family[path] = registry.call_family(registry.lang_of(path))
         key = (family, low)
         got = self._named.get(key)
         if got is None:
