@@ -469,20 +469,22 @@ def precision(root: Path, lang: str, sample: int, seed: int) -> dict[str, object
     from ragraf import config
     from ragraf.store import manifest
     from ragraf.store.graph import GraphStore
+    from ragraf.store.ranges import live, rev_no
 
     config.init_project(root)
-    wall, peak_kib, report, _cpu = timed_index(root)
+    run = timed_index(root)
+    wall, peak_kib, report = run.wall, run.peak_kib, run.result
     layout = config.Layout(root)
     rev = manifest.require(layout.rev_json)["rev_id"]
     g = GraphStore(layout.graph_db, readonly=True)
     try:
         rows = g.db.query(
             "SELECT e.evidence_path, e.evidence_line, s.fqn, d.fqn, d.name, d.kind, d.path"
-            " FROM edge e JOIN node s ON s.node_id = e.src AND s.rev_id = e.rev_id"
-            " JOIN node d ON d.node_id = e.dst AND d.rev_id = e.rev_id"
-            " WHERE e.rev_id = ? AND e.kind = 'calls' AND e.provenance = 'stated'"
+            f" FROM edge e JOIN node s ON s.node_id = e.src AND {live('s')}"
+            f" JOIN node d ON d.node_id = e.dst AND {live('d')}"
+            f" WHERE {live('e')} AND e.kind = 'calls' AND e.provenance = 'stated'"
             " AND d.path IS NOT NULL ORDER BY e.edge_uid",
-            (rev,),
+            (rev_no(rev),),
         )
     finally:
         g.close()

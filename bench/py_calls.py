@@ -41,6 +41,7 @@ from bench.lang_recall import fetch_sdist  # noqa: E402
 from ragraf import config  # noqa: E402
 from ragraf.store import manifest  # noqa: E402
 from ragraf.store.graph import GraphStore  # noqa: E402
+from ragraf.store.ranges import live, rev_no  # noqa: E402
 
 CORRECT, WRONG, UNKNOWN = "correct", "wrong", "unknown"
 MAX_HOPS = 6
@@ -467,10 +468,10 @@ def stated_calls(root: Path) -> list[tuple[str, str, int, str, str]]:
     try:
         rows = g.db.query(
             "SELECT e.edge_uid, e.evidence_path, e.evidence_line, d.fqn, d.kind FROM edge e"
-            " JOIN node d ON d.rev_id=e.rev_id AND d.node_id=e.dst"
-            " WHERE e.rev_id=? AND e.provenance='stated' AND e.kind='calls'"
+            f" JOIN node d ON d.node_id=e.dst AND {live('d')}"
+            f" WHERE {live('e')} AND e.provenance='stated' AND e.kind='calls'"
             " AND e.evidence_path LIKE '%.py' AND d.path LIKE '%.py'",
-            (rev,),
+            (rev_no(rev),),
         )
     finally:
         g.close()
@@ -499,7 +500,8 @@ def main() -> None:
             corpus = str(src)
             shutil.copytree(src, work / src.name, ignore=shutil.ignore_patterns("__pycache__"))
         config.init_project(work)
-        wall, peak_kib, out = timed_index(work, None)
+        run = timed_index(work)
+        wall, peak_kib = run.wall, run.peak_kib
         edges = stated_calls(work)
         pick = random.Random(args.seed).sample(edges, min(args.sample, len(edges)))
         paths = sorted(p.relative_to(work).as_posix() for p in work.rglob("*.py"))

@@ -50,6 +50,7 @@ from bench.oracle.judge import CORRECT, UNKNOWN_V, WRONG, Judge, Target, Verdict
 from ragraf import config  # noqa: E402
 from ragraf.store import manifest  # noqa: E402
 from ragraf.store.graph import GraphStore  # noqa: E402
+from ragraf.store.ranges import live, rev_no  # noqa: E402
 
 #: the coverage keys of call sites, in report order (``external`` is written by issue 11's resolver)
 CALL_KEYS = ("stated", "derived", "external", "unresolved")
@@ -107,10 +108,10 @@ def derived_edges(g: GraphStore, rev: str) -> list[DerivedEdge]:
     rows = g.db.query(
         "SELECT e.edge_uid, e.kind, e.evidence_path, e.evidence_line, s.fqn, d.kind, d.fqn,"
         " d.path, e.props FROM edge e"
-        " JOIN node d ON d.rev_id=e.rev_id AND d.node_id=e.dst"
-        " JOIN node s ON s.rev_id=e.rev_id AND s.node_id=e.src"
-        " WHERE e.rev_id=? AND e.provenance='derived' AND e.kind IN ('calls','calls_heuristic')",
-        (rev,),
+        f" JOIN node d ON d.node_id=e.dst AND {live('d')}"
+        f" JOIN node s ON s.node_id=e.src AND {live('s')}"
+        f" WHERE {live('e')} AND e.provenance='derived' AND e.kind IN ('calls','calls_heuristic')",
+        (rev_no(rev),),
     )
     out = []
     for uid, kind, path, line, src, dkind, dfqn, dpath, props in rows:
@@ -137,9 +138,9 @@ def stated_method_edges(g: GraphStore, rev: str) -> list[DerivedEdge]:
     """Stated call edges to methods: the oracle's control sample (they should judge correct)."""
     rows = g.db.query(
         "SELECT e.edge_uid, e.kind, e.evidence_path, e.evidence_line, d.fqn, d.path FROM edge e"
-        " JOIN node d ON d.rev_id=e.rev_id AND d.node_id=e.dst"
-        " WHERE e.rev_id=? AND e.provenance='stated' AND e.kind='calls' AND d.kind='method'",
-        (rev,),
+        f" JOIN node d ON d.node_id=e.dst AND {live('d')}"
+        f" WHERE {live('e')} AND e.provenance='stated' AND e.kind='calls' AND d.kind='method'",
+        (rev_no(rev),),
     )
     out = [
         DerivedEdge(uid, kind, path, int(line), "", Target("method", fqn or "", dpath), "stated", 1)
@@ -505,7 +506,8 @@ def main() -> None:
             root = copy_corpus(args.corpus, Path(tmp))
             config.init_project(root)
             log(f"indexing {root}")
-            wall, peak, idx = timed_index(root, None)
+            run = timed_index(root)
+            wall, peak, idx = run.wall, run.peak_kib, run.result
             head["index"] = {
                 "wall_s": round(wall, 2),
                 "peak_rss_mib": round(peak / 1024),

@@ -36,6 +36,7 @@ sys.path.insert(0, str(REPO))
 from bench.corpora import copy_corpus  # noqa: E402
 from ragraf import config, facade  # noqa: E402
 from ragraf.facade.context import Session  # noqa: E402
+from ragraf.store.ranges import live, rev_no  # noqa: E402
 
 #: (path, line of the slice start, variable or None, the lines of a correct backward slice
 #: within the function, read by hand from the source (phpMyAdmin 5.2 as Debian ships it):
@@ -132,9 +133,9 @@ def measure(session: Session, arg_list: list[dict[str, Any]]) -> dict[str, Any]:
 
 def sample_points(session: Session, rev: str, n: int) -> list[tuple[str, int]]:
     rows = session.graph.db.query(
-        "SELECT path, data FROM flow_unit WHERE rev_id=? AND kind IN ('function','method')"
+        f"SELECT path, data FROM flow_unit WHERE {live()} AND kind IN ('function','method')"
         " ORDER BY unit_id",
-        (rev,),
+        (rev_no(rev),),
     )
     rng = random.Random(13)
     picks = rng.sample(rows, min(n, len(rows)))
@@ -201,7 +202,7 @@ def main() -> None:
         cov = {m: v for m, v, _n in session.graph.coverage(rev) if m.startswith("flow")}
         report["coverage"] = cov
         report["flow_unit_bytes"] = session.graph.db.scalar(
-            "SELECT sum(length(data)) FROM flow_unit WHERE rev_id=?", (rev,)
+            f"SELECT sum(length(data)) FROM flow_unit WHERE {live()}", (rev_no(rev),)
         )
         points = sample_points(session, rev, args.samples)
         facade.run(session, "slice", {"path": points[0][0], "line": points[0][1]})  # warm

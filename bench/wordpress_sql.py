@@ -53,6 +53,7 @@ from bench.corpora import copy_corpus  # noqa: E402
 from ragraf import config, facade  # noqa: E402
 from ragraf.store import manifest  # noqa: E402
 from ragraf.store.graph import GraphStore  # noqa: E402
+from ragraf.store.ranges import live, rev_no  # noqa: E402
 
 WPDB_TABLES = (
     "posts",
@@ -159,18 +160,19 @@ def sql_stats(root: Path) -> dict:
     g = GraphStore(layout.graph_db, readonly=True)
     try:
         lits = g.db.query(
-            "SELECT node_id, props FROM node WHERE rev_id=? AND kind='sql_literal'", (rev,)
+            f"SELECT node_id, props FROM node WHERE {live()} AND kind='sql_literal'", (rev_no(rev),)
         )
         tables = {
             r[0]: r[1]
             for r in g.db.query(
-                "SELECT node_id, name FROM node WHERE rev_id=? AND kind IN ('db_table','db_view')",
-                (rev,),
+                f"SELECT node_id, name FROM node WHERE {live()} AND kind IN ('db_table','db_view')",
+                (rev_no(rev),),
             )
         }
         edges = g.db.query(
-            "SELECT src, dst, provenance, props FROM edge WHERE rev_id=? AND kind='references_table'",
-            (rev,),
+            f"SELECT src, dst, provenance, props FROM edge WHERE {live()}"
+            " AND kind='references_table'",
+            (rev_no(rev),),
         )
         cov = {m: (v, n) for m, v, n in g.coverage(rev)}
     finally:
