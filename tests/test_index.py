@@ -341,6 +341,24 @@ def test_help_is_instant_and_light() -> None:
     assert time.perf_counter() - t < 5
 
 
+def test_status_loads_neither_the_build_nor_the_sql_parser(indexed_pilot: Path) -> None:
+    """``ragraf status`` reads the schema's coverage notes (ragraf.sql.schema_notes) without
+    importing the build or sqlglot: it runs on every agent's first call."""
+    code = (
+        "import sys; from ragraf.cli.app import main; sys.argv = ['ragraf', '-C', sys.argv[1],"
+        " 'status', '--json']\n"
+        "try:\n    main()\nexcept SystemExit:\n    pass\n"
+        "heavy = [m for m in ('sqlglot', 'ragraf.build.schema', 'ragraf.build.resolve',"
+        " 'tree_sitter') if m in sys.modules]\n"
+        "print('HEAVY=' + ','.join(heavy), file=sys.stderr)"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code, str(indexed_pilot)], capture_output=True, text=True
+    )
+    assert json.loads(out.stdout)["rev_id"] == "rev-0001"
+    assert "HEAVY=\n" in out.stderr, out.stderr
+
+
 def test_disk_shortage_is_refused_with_the_required_volume(indexed_pilot: Path) -> None:
     from ragraf.corpus import scan
     from ragraf.errors import RefusedError

@@ -42,7 +42,7 @@ import os
 import posixpath
 import re
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -64,6 +64,7 @@ from ragraf.model import (
     props_of,
 )
 from ragraf.sql import dbschema, discover, sqltext
+from ragraf.sql.schema_notes import divergence_note, file_note
 from ragraf.store import mysql_live
 
 LIVE_PATH = SCHEMA_PATH
@@ -567,66 +568,6 @@ def _add_column(
     return cid
 
 
-_FILE_NOTE = re.compile(r"^(.*?) \[(\w+)\]: (.*)$", re.S)
-
-
-def schema_files(coverage: Iterable[tuple[str, float | None, str | None]]) -> dict[str, Any]:
-    """Where a revision's schema came from, out of its coverage rows (for ``status`` and
-    ``schema``): ``dialect``, ``used`` (path, dialect, why, in the order applied),
-    ``rejected`` (path, why) and ``code_tables`` (tables known only from code)."""
-    used: list[dict[str, Any]] = []
-    rejected: list[dict[str, Any]] = []
-    out: dict[str, Any] = {"dialect": None, "used": used, "rejected": rejected, "code_tables": 0}
-    for metric, value, note in coverage:
-        if metric == "schema.dialect":
-            out["dialect"] = note
-        elif metric == "schema.file" and note:
-            m = _FILE_NOTE.match(note)
-            if m is not None:
-                used.append({"path": m.group(1), "dialect": m.group(2), "why": m.group(3)})
-        elif metric == "schema.rejected" and note:
-            path, _, why = note.partition(": ")
-            rejected.append({"path": path, "why": why})
-        elif metric == "schema.code_tables":
-            out["code_tables"] = int(value or 0)
-    return out
-
-
-def divergence_note(d: dbschema.Divergence) -> str:
-    """One divergence as a coverage note: ``kind table[.column][ (live: T; migrations: T)]``."""
-    note = f"{d.kind} {d.table}" + (f".{d.column}" if d.column else "")
-    if d.live_type is not None or d.migration_type is not None:
-        note += f" (live: {d.live_type or '-'}; migrations: {d.migration_type or '-'})"
-    return note
-
-
-_DIVERGENCE_NOTE = re.compile(r"^(\w+) (.+?)(?: \(live: (.*?); migrations: (.*)\))?$")
-
-
-def parse_divergence_note(note: str) -> dict[str, Any]:
-    """The inverse of ``divergence_note`` (for the facade), as a plain dict."""
-    m = _DIVERGENCE_NOTE.match(note or "")
-    if m is None:
-        return {
-            "kind": "unknown",
-            "table": note or "",
-            "column": None,
-            "live_type": None,
-            "migration_type": None,
-        }
-    kind, name, lt, mt = m.groups()
-    table, column = name, None
-    if kind.startswith("column_") or kind == "type_differs":
-        table, _, column = name.rpartition(".")
-    return {
-        "kind": kind,
-        "table": table,
-        "column": column,
-        "live_type": None if lt in (None, "-") else lt,
-        "migration_type": None if mt in (None, "-") else mt,
-    }
-
-
 def _coverage(
     res: SchemaResult,
     schema: dbschema.Schema | None,
@@ -658,7 +599,7 @@ def _coverage(
     if plan.dialect:
         cov.append(CoverageRow("schema.dialect", None, plan.dialect))
     for u in plan.used:
-        cov.append(CoverageRow("schema.file", None, f"{u.path} [{u.dialect}]: {u.why}"))
+        cov.append(CoverageRow("schema.file", None, file_note(u.path, u.dialect, u.why)))
     cov.append(CoverageRow("schema.files_rejected", float(len(plan.rejected)), None))
     for r in plan.rejected:
         cov.append(CoverageRow("schema.rejected", None, f"{r.path}: {r.why}"))

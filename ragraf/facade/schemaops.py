@@ -115,7 +115,7 @@ def schema(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
     `files`: the SQL files the schema was read from (dialect, why, in the order applied)
     and those seen and left out (why: seed data, another dialect, an upgrade script...).
     `table` narrows to one table or view."""
-    from ragraf.build.schema import parse_divergence_note, schema_files
+    from ragraf.sql.schema_notes import parse_divergence_note, schema_files
 
     ctx.touch(SCHEMA_PATH)  # a schema_change in the ledger warns this answer
     from_source, incomplete = _schema_state(ctx)

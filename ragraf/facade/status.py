@@ -94,7 +94,7 @@ STATUS_REJECTED = 20
 def _schema_block(graph: GraphStore, rev_id: str, coverage: dict[str, Any]) -> dict[str, Any]:
     """The schema's source and completeness, the files it was read from (and why), and
     the SQL files seen and left out (the first ``STATUS_REJECTED``, with the total)."""
-    from ragraf.build.schema import schema_files
+    from ragraf.sql.schema_notes import schema_files
 
     files = schema_files(graph.coverage(rev_id))
     rejected = files["rejected"]
