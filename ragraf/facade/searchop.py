@@ -42,7 +42,9 @@ from __future__ import annotations
 
 import math
 import re
+from bisect import bisect_left
 from collections.abc import Iterable
+from functools import lru_cache
 from typing import Any
 
 from ragraf.facade import sanitize
@@ -54,6 +56,7 @@ from ragraf.tokens import fts_text, identifier_tokens
 _IDENTISH = re.compile(r"^\\?[A-Za-z_$][\w\\$]*(::\$?\w+)?$")
 
 
+@lru_cache(maxsize=8192)
 def _stem(t: str) -> str:
     for suf in ("ing", "ed", "es", "s", "ly"):
         if len(t) > len(suf) + 3 and t.endswith(suf):
@@ -82,11 +85,23 @@ def fts_expression(terms: list[str]) -> str:
 
 
 def _matched(terms: list[str], tokens: str) -> list[str]:
+    """The query terms a chunk's tokens hold: the term itself, or a token its stem starts
+    (the tokens in order: those with a prefix are a run beginning at the first token not
+    below it, found by bisection instead of testing every token)."""
     tokset = set(tokens.lower().split())
+    ordered: list[str] | None = None
     out = []
     for t in terms:
+        if t in tokset:
+            out.append(t)
+            continue
         st = _stem(t)
-        if t in tokset or (len(st) >= 3 and any(x.startswith(st) for x in tokset)):
+        if len(st) < 3:
+            continue
+        if ordered is None:
+            ordered = sorted(tokset)
+        i = bisect_left(ordered, st)
+        if i < len(ordered) and ordered[i].startswith(st):
             out.append(t)
     return out
 
