@@ -204,14 +204,31 @@ class LexStore:
     def fts(self, rev_id: str, match: str, weights: dict[str, float], limit: int) -> list[FtsHit]:
         """Chunks matching an FTS5 expression, best first (score = -bm25, higher is better)."""
         w = ", ".join(["0", "0", "0", "0", *(str(float(weights.get(c, 1.0))) for c in FTS_COLUMNS)])
-        return self.db.rows(
-            FtsHit,
-            f"SELECT f.chunk_id, m.path, m.source_kind, m.node_id, m.start_line, m.end_line,"
-            f" -bm25(ft_chunk, {w}), f.symbol_tokens, f.code_tokens, f.sql_tokens, f.text_tokens"
-            " FROM ft_chunk f JOIN chunk_map m ON m.rev_from <= ?1 AND m.rev_to > ?1 AND m.chunk_id = f.chunk_id"
-            f" WHERE ft_chunk MATCH ? AND f.rev_from <= ?1 AND f.rev_to > ?1 ORDER BY bm25(ft_chunk, {w}) LIMIT ?",
-            (rev_no(rev_id), match, limit),
-        )
+        n = rev_no(rev_id)
+        # The ranking reads the full-text index alone; the revision's range and the token
+        # columns are in the content table, read for the best rows only (reading them for
+        # every match took most of a query: ~900 content rows per query on phpMyAdmin). Rows
+        # of other retained revisions can take places in the ranking: fetch more until
+        # ``limit`` rows of this revision are there or the matches run out.
+        fetch = limit + 16
+        while True:
+            top = self.db.query(
+                f"SELECT rowid, -bm25(ft_chunk, {w}) FROM ft_chunk WHERE ft_chunk MATCH ?"
+                f" ORDER BY bm25(ft_chunk, {w}) LIMIT ?",
+                (match, fetch),
+            )
+            hits = self.db.rows(
+                FtsHit,
+                "SELECT f.chunk_id, m.path, m.source_kind, m.node_id, m.start_line, m.end_line,"
+                " t.value ->> 1, f.symbol_tokens, f.code_tokens, f.sql_tokens, f.text_tokens"
+                " FROM json_each(?2) t JOIN ft_chunk f ON f.rowid = t.value ->> 0"
+                " JOIN chunk_map m ON m.rev_from <= ?1 AND m.rev_to > ?1 AND m.chunk_id = f.chunk_id"
+                " WHERE f.rev_from <= ?1 AND f.rev_to > ?1 ORDER BY t.key",
+                (n, json.dumps([[int(r), float(sc)] for r, sc in top])),
+            )
+            if len(hits) >= limit or len(top) < fetch:
+                return hits[:limit]
+            fetch *= 4
 
     def doc_freq(self, rev_id: str, terms: Sequence[str]) -> dict[str, int]:
         """About how many chunks of ``rev_id`` contain each (already tokenised) term.
