@@ -54,6 +54,7 @@ class Database:
         self.path = path
         self.store = store
         self.readonly = readonly
+        self._kept: dict[tuple[Any, ...], tuple[Any, Any]] = {}  # scalar_kept
         try:
             self._open(extra_migrations)
         except apsw.FullError:
@@ -199,6 +200,22 @@ class Database:
     def scalar(self, sql: str, params: Params = ()) -> Any:
         row = self.query_one(sql, params)
         return None if row is None else row[0]
+
+    def scalar_kept(self, sql: str, params: Params = ()) -> Any:
+        """``scalar``, remembered on a read-only connection until another connection commits
+        to the file (``PRAGMA data_version`` moves then): the counts a reader asks on every
+        search (chunks and vectors of the revision) are read once while nothing changes. A
+        writing connection does not see its own commits move data_version: it always asks."""
+        if not self.readonly:
+            return self.scalar(sql, params)
+        version = self.scalar("PRAGMA data_version")
+        key = (sql, tuple(params) if not isinstance(params, dict) else tuple(params.items()))
+        got = self._kept.get(key)
+        if got is not None and got[0] == version:
+            return got[1]
+        value = self.scalar(sql, params)
+        self._kept[key] = (version, value)
+        return value
 
     def cursor(self, sql: str, params: Params = ()) -> apsw.Cursor:
         return self.conn.execute(sql, params)

@@ -186,7 +186,7 @@ class LexStore:
 
     def chunk_count(self, rev_id: str) -> int:
         return int(
-            self.db.scalar(
+            self.db.scalar_kept(
                 "SELECT count(*) FROM chunk_map WHERE rev_from <= ?1 AND rev_to > ?1",
                 (rev_no(rev_id),),
             )
@@ -248,7 +248,7 @@ class LexStore:
             "SELECT term, doc FROM temp.ft_vocab WHERE term IN (SELECT value FROM json_each(?))",
             (json.dumps(list(terms)),),
         )
-        total = int(self.db.scalar("SELECT count(*) FROM chunk_map")) or 1
+        total = int(self.db.scalar_kept("SELECT count(*) FROM chunk_map")) or 1
         share = self.chunk_count(rev_id) / total
         out = dict.fromkeys(terms, 0)
         for term, doc in rows:

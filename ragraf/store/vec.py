@@ -201,9 +201,9 @@ class VecStore:
     def count(self, rev_id: str | None = None) -> int:
         """Vectors of a revision (vec_meta rows), or all stored vectors when rev_id is None."""
         if rev_id is None:
-            return int(self.db.scalar(f"SELECT count(*) FROM {TABLE}")) if self._ready() else 0
+            return int(self.db.scalar_kept(f"SELECT count(*) FROM {TABLE}")) if self._ready() else 0
         return int(
-            self.db.scalar(
+            self.db.scalar_kept(
                 "SELECT count(*) FROM chunk_map m JOIN vec_meta x ON x.chunk_id = m.chunk_id"
                 f" WHERE {live('m')}",
                 (rev_no(rev_id),),
