@@ -35,15 +35,25 @@ def test_round_trip_is_exact_on_the_fixtures(tmp_path: Path, fixture: str) -> No
 
 
 def test_rows_that_are_not_facts_are_rejected() -> None:
+    def row(*parts: bytes) -> bytes:
+        return len(parts[0]).to_bytes(4, "big") + b"".join(parts)
+
+    head = zlib.compress(b'{"format": 2}')
     for blob in (
         b"",
         b"not zlib",
         zlib.compress(b"[]"),
         zlib.compress(b'{"format": 1}'),
         zlib.compress(pickle.dumps({"format": 1})),
+        row(zlib.compress(b"[]"), zlib.compress(b"[]")),
+        row(head, zlib.compress(b"{}")),
+        row(head, zlib.compress(pickle.dumps({"format": 2}))),
+        b"\xff\xff\xff\xff" + head,
     ):
         with pytest.raises(ValueError):
             codec.decode(blob)
+        with pytest.raises(ValueError):
+            codec.decode_for_linking(blob)
 
 
 class _Evil:
@@ -78,3 +88,23 @@ def test_a_crafted_cache_row_never_runs_code(indexed_pilot: Path, tmp_path: Path
     assert res.status == "built" and res.reused_files == 0  # every row rejected, re-extracted
     assert not marker.exists()
     assert res.counts["nodes"] == 74
+
+
+@pytest.mark.parametrize("fixture", ["pilot", "sqlapp", "jsapp"])
+def test_what_linking_reads_decodes_alone(fixture: str) -> None:
+    """The first part of a row is what linking reads (``facts.for_linking``): decoded alone
+    it is exactly that."""
+    from ragraf.lang.facts import for_linking
+
+    root = REPO / "fixtures" / fixture
+    seen = 0
+    for path in sorted(root.rglob("*")):
+        rel = path.relative_to(root).as_posix()
+        lang = registry.lang_of(rel)
+        if not path.is_file() or lang is None or ".ragraf" in rel:
+            continue
+        f = registry.extract(rel, lang, path.read_text(encoding="utf-8"), 120)
+        blob = codec.encode(f)
+        assert codec.decode_for_linking(blob) == for_linking(f), rel
+        seen += 1
+    assert seen >= 3

@@ -658,3 +658,56 @@ def test_an_edit_the_tables_do_not_see_asks_no_question_again(tmp_path: Path) ->
     res = _reindex(cfg, "another function called")
     _equals_clean(root, res.rev_id, tmp_path, "another function called")
     assert res.counts["resolve_questions_checked"] > 0, res.counts
+
+
+@pytest.mark.slow
+def test_callers_of_moved_declarations_are_only_linked_again(tmp_path: Path) -> None:
+    """A line inserted above a method another file calls moves the method's node id (ids
+    carry lines, §5.3): the caller's links change, its content does not. The caller is
+    resolved again from what linking reads of it (the first part of its cached facts row)
+    and only its nodes and links are written; its texts, chunks and flow units keep the
+    rows they had. The revision equals a clean build row for row."""
+    import apsw
+
+    root = copy_pilot(tmp_path / "repo")
+    config.init_project(root)
+    write(root, ".ragraf/config/project.yaml", "resolve:\n  scoped: true\n")
+    cfg = config.load(root)
+    first = indexer.build(cfg)
+    caller = "index.php"  # calls $invoice->charge(100)
+    edit_file(
+        root,
+        "src/Billing/Invoice.php",
+        "    public function charge(",
+        "    // charges the invoice\n    public function charge(",
+    )
+    res = _reindex(cfg, "a line above a method")
+    _equals_clean(root, res.rev_id, tmp_path, "a line above a method")
+    assert res.counts["resolve_files_relinked"] >= 1, res.counts
+    assert res.counts["resolve_files_resolved"] > res.counts["resolve_files_relinked"]
+    n = rev_no(res.rev_id)
+    layout = config.Layout(root)
+
+    def written_now(db: Path, table: str, where: str) -> tuple[int, int]:
+        conn = apsw.Connection(str(db), flags=apsw.SQLITE_OPEN_READONLY)
+        try:
+            rows = conn.execute(
+                f"SELECT rev_from FROM {table} WHERE {where} AND rev_from <= ? AND rev_to > ?",
+                (caller, n, n),
+            ).fetchall()
+        finally:
+            conn.close()
+        return sum(1 for (r,) in rows if r == n), len(rows)
+
+    # the caller's links to the moved method are new; its content rows are the first build's
+    new_edges, edges = written_now(layout.graph_db, "edge", "evidence_path = ?")
+    assert 0 < new_edges <= edges
+    for db, table in (
+        (layout.graph_db, "text_chunk"),
+        (layout.graph_db, "flow_unit"),
+        (layout.lexvec_db, "chunk_map"),
+        (layout.lexvec_db, "chunk_text"),
+    ):
+        now, there = written_now(db, table, "path = ?")
+        assert there > 0 and now == 0, (table, now, there)
+    assert first.rev_id != res.rev_id

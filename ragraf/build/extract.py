@@ -21,7 +21,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ragraf.corpus import ScannedFile
-from ragraf.kinds import ParseStatus, TextKind
+from ragraf.kinds import ParseStatus
 from ragraf.lang import codec, registry
 from ragraf.lang.facts import (
     CallRef,
@@ -33,6 +33,7 @@ from ragraf.lang.facts import (
     SqlRef,
     TablePrefixRef,
     called_functions,
+    types_a_callable,
 )
 from ragraf.store.graph import GraphStore
 
@@ -197,11 +198,7 @@ def interface(f: FileFacts) -> FileFacts:
             )
         ]
         + list(calls.values()),
-        texts=[
-            t
-            for t in f.texts
-            if t.kind == TextKind.DOCBLOCK and t.owner is not None and "callable" in t.raw
-        ],
+        texts=[t for t in f.texts if types_a_callable(t)],
         chunks=[
             Chunk(c.source_kind, c.node, c.start_line, c.end_line, "", "", "", "", "", "")
             for c in f.chunks
@@ -247,6 +244,8 @@ class Facts:
 
         self.files, self.graph, self.kw = files, graph, kw
         self.whole: set[str] = set()
+        #: the files whose facts are what linking reads of them (``for_linking``)
+        self.linked: set[str] = set()
         keys = [
             (f.sha256, registry.facts_key(f.path, f.lang, kw["max_lines"], kw["budget_s"]))
             for f in files
@@ -334,7 +333,38 @@ class Facts:
             whole = dict(zip((f.path for f in todo), got, strict=True))
             self.whole |= set(whole)
             self.facts = [whole.get(f.path, f) for f in self.facts]
+        self.linked -= self.whole
         return self.facts
+
+    def for_linking(self, paths: set[str]) -> list[FileFacts]:
+        """The facts with, for these files, what linking reads of theirs in place
+        (``facts.for_linking``, the first part of their cached rows: a scoped build links
+        again files whose content did not change, and writes only their links). A file
+        whose row does not decode, or that a ``prepare`` hook rewrites, is read whole."""
+        todo = [f for f in self.files if f.path in paths and f.path not in self.whole]
+        hooked = {f.path for f in todo if f.path in self.hooked}
+        todo = [f for f in todo if f.path not in hooked and f.path not in self.linked]
+        keys = [
+            (
+                f.sha256,
+                registry.facts_key(f.path, f.lang, self.kw["max_lines"], self.kw["budget_s"]),
+            )
+            for f in todo
+        ]
+        got: dict[str, FileFacts] = {}
+        rows = self.graph.cached_facts(keys)
+        for f, k in zip(todo, keys, strict=True):
+            blob = rows.get(k)
+            if blob is None:
+                continue
+            try:
+                got[f.path] = codec.decode_for_linking(blob)
+            except ValueError:
+                continue
+        self.linked |= set(got)
+        self.facts = [got.get(f.path, f) for f in self.facts]
+        whole = hooked | {f.path for f in todo if f.path not in got}
+        return self.full(whole) if whole else self.facts
 
 
 def _reads_nodes(lang: str | None) -> bool:

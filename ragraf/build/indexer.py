@@ -522,7 +522,7 @@ def _build_rev(ctx: BuildContext) -> IndexResult:
         context=cfg.config_hash,
         parent=ctx.parent,
         plan=plan,
-        whole=loader.full if loader is not None else None,
+        whole=plan.facts_to_resolve if plan is not None else None,
         prepared=loader is not None,
         same_tables=plan.same_tables if plan is not None else None,
     )
@@ -532,12 +532,16 @@ def _build_rev(ctx: BuildContext) -> IndexResult:
     t = ctx.lap("resolve", t)
     # scoped: the rows of the files a change can affect, the others' stay (``scoped``)
     in_scope = resolved.scope_paths
+    content: set[str] | None = None  # of the scope, the files whose content rows are written
     if in_scope is not None:
-        assert plan is not None
+        assert plan is not None and plan.content is not None
         before = previous.code_nodes if previous is not None else []
+        content = plan.content
         out = scoped.assemble_scoped(
-            sc, facts, resolved, schema, model, graph, lex, plan.taken, before
+            sc, facts, resolved, schema, model, graph, lex, plan.taken, before, content
         )
+        # files resolved again for their links alone (their content did not change)
+        resolved.scope["files_relinked"] = len(in_scope - content)
     else:
         out = assemble(
             sc.files,
@@ -566,8 +570,8 @@ def _build_rev(ctx: BuildContext) -> IndexResult:
     from concurrent.futures import ThreadPoolExecutor
 
     with ThreadPoolExecutor(1, thread_name_prefix="ragraf-lexvec") as pool:
-        lex_done = pool.submit(lex.write_chunks, rev_id, out.chunks, out.also, in_scope)
-        delta = graph.write_rows(rev_id, out.graph, in_scope, out.whole)
+        lex_done = pool.submit(lex.write_chunks, rev_id, out.chunks, out.also, content)
+        delta = graph.write_rows(rev_id, out.graph, in_scope, out.whole, content)
         failpoint("after-graph")
         if ctx.progress:
             ctx.progress("write", 1, 2)

@@ -60,9 +60,12 @@ def assemble(
     unreadable_dirs: list[str] | None = None,
     not_selected: dict[str, int] | None = None,
     taken: dict[str, str] | None = None,
+    links_only: frozenset[str] | set[str] = frozenset(),
 ) -> Assembled:
     """``taken`` (a scoped build, ``ragraf.build.scoped``): chunk id -> the first path
-    outside ``files`` that holds it; a file after it has the chunk as a further place."""
+    outside ``files`` that holds it; a file after it has the chunk as a further place.
+    ``links_only`` (a scoped build): files whose texts, chunks and flow units keep their
+    rows (their content did not change); of them only the nodes are made."""
     file_rows = files_of(files, facts)
     node_rows: list[NodeRow] = []
     seen_nodes: set[str] = set()
@@ -74,7 +77,8 @@ def assemble(
     chunks_file = 0
     flow_rows: list[FlowUnitRow] = []
     for f in facts:
-        for i, u in enumerate(f.flows):
+        content = f.path not in links_only
+        for i, u in enumerate(f.flows if content else ()):
             flow_rows.append(
                 FlowUnitRow(
                     f"{f.path}#{i}",
@@ -105,6 +109,8 @@ def assemble(
                     n.layer,
                 )
             )
+        if not content:
+            continue
         for t in f.texts:
             text_rows.append(
                 TextRow(

@@ -63,7 +63,8 @@ class Plan:
     """The ``plan`` of ``ragraf.build.resolve.resolve``: the stale paths closed as the
     module docstring says, or None (resolve every file). ``schema_input``: whether a
     path may change the schema (``schema.may_change_it``; None: anything may). After a
-    call, ``taken``: chunk id -> the first path outside the scope holding it."""
+    call, ``taken``: chunk id -> the first path outside ``content`` holding it, and
+    ``content``: the files of the scope whose every row is written again."""
 
     def __init__(
         self,
@@ -77,6 +78,7 @@ class Plan:
         self.facts, self.schema, self.schema_input = facts, schema, schema_input
         self.graph, self.lex, self.model = graph, lex, model
         self.taken: dict[str, str] = {}
+        self.content: set[str] | None = None
 
     def same_tables(self, changed: dict[str, tuple[str, str]]) -> bool:
         """Whether the corpus-wide tables read the same of each changed file before and
@@ -101,7 +103,13 @@ class Plan:
             for i in range(0, len(want), 2)
         )
 
-    def __call__(self, stale: set[str]) -> set[str] | None:
+    def __call__(self, stale: set[str], changed: set[str]) -> set[str] | None:
+        """The files to resolve, or None; ``changed``: those of ``stale`` whose content
+        changed. After it, ``content``: the files whose every row is written again (the
+        changed ones and the files the chunk rule couples to them); the others of the
+        scope have the same content as in the parent revision and only their links are
+        made again (``facts``, ``assemble_scoped``)."""
+        self.content = None
         schema, schema_input = self.schema, self.schema_input
         if schema_input is None or not possible(schema, schema_input, self.graph):
             return None
@@ -121,20 +129,23 @@ class Plan:
                 if at != f.path:
                     return None  # a node id in two files: which one keeps it is the order's
         # chunks: the first holder of a chunk (in path order) has its row, the others a
-        # further place; a file outside the scope is added when it gains or loses the row
+        # further place; a file whose content rows are kept is added to the content when
+        # it gains or loses the row (the files whose content did not change keep their
+        # chunks: they are outside here, like the files not resolved)
         paths = {f.path for f in self.facts.facts}
+        content = set(changed)
         ids_of: dict[str, set[str]] = {}
         holders: set[tuple[str, str]] = set()
         asked: set[str] = set()
         while True:
-            by_path = {f.path: f for f in self.facts.full(scope) if f.path in scope}
-            for p in scope - ids_of.keys():
+            by_path = {f.path: f for f in self.facts.full(content) if f.path in content}
+            for p in content - ids_of.keys():
                 got = by_path.get(p)
                 ids_of[p] = {
                     ids.chunk_id(ids.sha256_text(c.code), c.source_kind, self.model)
                     for c in (got.chunks if got else ())
                 }
-            todo = scope - asked
+            todo = content - asked
             asked |= todo
             ids_of_old = self.lex.open_chunk_places(todo) if todo else set()
             want = {c for p in todo for c in ids_of[p]} | ids_of_old
@@ -142,11 +153,11 @@ class Plan:
             first_out: dict[str, str] = {}
             old_in: dict[str, str] = {}
             for cid, p in holders:
-                d = old_in if p in scope else first_out
+                d = old_in if p in content else first_out
                 if cid not in d or p < d[cid]:
                     d[cid] = p
             new_in: dict[str, str] = {}
-            for p in scope:
+            for p in content:
                 for cid in ids_of[p]:
                     if cid not in new_in or p < new_in[cid]:
                         new_in[cid] = p
@@ -160,9 +171,19 @@ class Plan:
                 break
             if any(p not in paths or of_schema(p) for p in more):
                 return None
-            scope |= more
+            content |= more
         self.taken = first_out
-        return scope
+        self.content = content
+        return scope | content
+
+    def facts_to_resolve(self, only: set[str] | None) -> list[FileFacts]:
+        """The ``whole`` of ``ragraf.build.resolve.resolve``: the facts with those of the
+        files to resolve in place, whole for the ``content`` files and as linking reads
+        them for the others (``Facts.for_linking``); every file whole without a scope."""
+        if only is None or self.content is None:
+            return self.facts.full(None)
+        self.facts.full(self.content)
+        return self.facts.for_linking(only - self.content)
 
 
 def assemble_scoped(
@@ -175,11 +196,14 @@ def assemble_scoped(
     lex: LexStore,
     taken: dict[str, str],
     before: list[str],
+    content: set[str],
 ) -> Assembled:
     """The rows of a scoped revision: those of the paths in ``resolved.scope_paths`` and the
     revision-wide ones (``GraphStore.write_rows`` with the same scope and ``whole`` writes
-    them). ``before``: the code-table node ids of the parent revision (``Memo.code_nodes``);
-    with this build's they are ``Assembled.whole``."""
+    them); of the files of the scope outside ``content`` (``Plan.content``) only the nodes
+    and links (their texts, chunks and flow units stay as they are). ``before``: the
+    code-table node ids of the parent revision (``Memo.code_nodes``); with this build's
+    they are ``Assembled.whole``."""
     scope = resolved.scope_paths
     assert scope is not None
     files_in = [sf for sf in sc.files if sf.path in scope]
@@ -192,7 +216,9 @@ def assemble_scoped(
         [],
         resolved.unresolved,
     )
-    out = assemble(files_in, facts_in, own, SchemaResult(), model, 0, taken=taken)
+    out = assemble(
+        files_in, facts_in, own, SchemaResult(), model, 0, taken=taken, links_only=scope - content
+    )
     rows = out.graph
     rows.files = files_of(sc.files, facts)
     # the nodes without a path: each one some file links to (stored, or made now)
@@ -216,7 +242,7 @@ def assemble_scoped(
     # coverage over every file (a chunk is a chunk row or a further place: each chunk has
     # its row either among the scope's or among the others', kept)
     total = sum(len(f.chunks) for f in facts)
-    distinct = len(out.chunks) + lex.open_chunk_count(scope)
+    distinct = len(out.chunks) + lex.open_chunk_count(content)
     seen: set[str] = set()
     dup_nodes = 0
     for f in facts:

@@ -6,14 +6,19 @@ Invariants a change must keep:
   None. A crafted cache row (a repository can ship its own ``.ragraf/``) can
   at worst give wrong facts or be rejected; it never runs code (the cache used
   to be pickled).
-- ``decode(encode(f)) == f`` for every FileFacts an extractor produces
-  (tests/test_codec.py checks it on the fixtures).
+- ``decode(encode(f)) == f`` for every FileFacts an extractor produces, and
+  ``decode_for_linking(encode(f)) == facts.for_linking(f)`` (tests/test_codec.py checks
+  both on the fixtures).
+- A row is two zlib streams, a 4-byte big-endian length of the first before them: the
+  first holds what linking reads (``facts.for_linking``), the second the texts, chunks
+  and flow units whole, so a build that only links a file again decodes the first alone.
 - A row that does not decode raises ``ValueError``; the caller re-extracts.
 """
 
 from __future__ import annotations
 
 import json
+import struct
 import zlib
 from typing import Any
 
@@ -48,7 +53,7 @@ _TYPES: dict[str, type] = {
         F.DocNameRef,
     )
 }
-FORMAT = 1
+FORMAT = 2
 _TAGS: dict[type, str] = {t: name for name, t in _TYPES.items()}
 #: values JSON writes as they are (the common case, tested first by exact type)
 _PLAIN = frozenset({str, int, float, bool, type(None)})
@@ -128,7 +133,38 @@ def _class(d: dict[str, Any]) -> F.ClassDecl:
     )
 
 
+def _texts(f: F.FileFacts) -> list[list[Any]]:
+    return [list(t) for t in f.texts]
+
+
+def _chunks(f: F.FileFacts) -> list[list[Any]]:
+    return [
+        [
+            c.source_kind,
+            c.node,
+            c.start_line,
+            c.end_line,
+            c.header,
+            c.code,
+            c.symbol_tokens,
+            c.code_tokens,
+            c.sql_tokens,
+            c.text_tokens,
+        ]
+        for c in f.chunks
+    ]
+
+
+def _flows(f: F.FileFacts) -> list[list[Any]]:
+    return [list(u) for u in f.flows]
+
+
+def _json(data: Any) -> bytes:
+    return zlib.compress(json.dumps(data, separators=(",", ":")).encode("ascii"), 1)
+
+
 def encode(f: F.FileFacts) -> bytes:
+    linking = F.for_linking(f)
     data = {
         "format": FORMAT,
         "path": f.path,
@@ -158,32 +194,58 @@ def encode(f: F.FileFacts) -> bytes:
         "refs": [_enc(r) for r in f.refs],
         "scope_nodes": f.scope_nodes,
         "global_assigns": [[name, _enc(d)] for name, d in f.global_assigns],
-        "texts": [list(t) for t in f.texts],
-        "chunks": [
-            [
-                c.source_kind,
-                c.node,
-                c.start_line,
-                c.end_line,
-                c.header,
-                c.code,
-                c.symbol_tokens,
-                c.code_tokens,
-                c.sql_tokens,
-                c.text_tokens,
-            ]
-            for c in f.chunks
-        ],
+        "texts": _texts(linking),
+        "chunks": [c[:4] for c in _chunks(linking)],
         "stats": f.stats,
-        "flows": [list(u) for u in f.flows],
+        "flows": _flows(linking),
     }
-    return zlib.compress(json.dumps(data, separators=(",", ":")).encode("ascii"), 1)
+    head = _json(data)
+    rest = _json({"texts": _texts(f), "chunks": _chunks(f), "flows": _flows(f)})
+    return struct.pack(">I", len(head)) + head + rest
 
 
 def decode(blob: bytes) -> F.FileFacts:
     """A cache row back to FileFacts; ValueError when it is not one."""
+    f = _decode_head(blob, parts=False)
     try:
-        data = json.loads(zlib.decompress(blob))
+        _parts(f, json.loads(zlib.decompress(blob[4 + _head_len(blob) :])))
+    except (KeyError, TypeError, zlib.error, json.JSONDecodeError, UnicodeDecodeError) as e:
+        raise ValueError(f"not a facts row: {type(e).__name__}: {e}") from None
+    return f
+
+
+def _head_len(blob: bytes) -> int:
+    if len(blob) < 4:
+        raise ValueError("not a facts row: too short")
+    (n,) = struct.unpack(">I", blob[:4])
+    if n > len(blob) - 4:
+        raise ValueError("not a facts row: a part longer than the row")
+    return int(n)
+
+
+def _parts(f: F.FileFacts, data: dict[str, Any]) -> None:
+    """The texts, chunks and flow units of ``data`` into ``f``."""
+    f.texts = [
+        F.TextFact(int(a), int(b), str(c), str(d), None if e is None else int(e))
+        for a, b, c, d, e in data["texts"]
+    ]
+    f.chunks = [F.Chunk(*c) for c in data["chunks"]]
+    f.flows = [
+        F.FlowUnit(int(a), str(b), int(c), int(d), str(e), str(g))
+        for a, b, c, d, e, g in data["flows"]
+    ]
+
+
+def decode_for_linking(blob: bytes) -> F.FileFacts:
+    """What linking reads of the facts in a cache row (``facts.for_linking``), decoded
+    without the rest; ValueError when it is not a row."""
+    return _decode_head(blob, parts=True)
+
+
+def _decode_head(blob: bytes, parts: bool) -> F.FileFacts:
+    """The first part of a row (``parts``: with its texts, chunks and flow units)."""
+    try:
+        data = json.loads(zlib.decompress(blob[4 : 4 + _head_len(blob)]))
         if not isinstance(data, dict) or data.get("format") != FORMAT:
             raise ValueError("not a facts row of this format")
         f = F.FileFacts(
@@ -202,16 +264,10 @@ def decode(blob: bytes) -> F.FileFacts:
             raise ValueError("a reference of another type")
         f.scope_nodes = [int(x) for x in data["scope_nodes"]]
         f.global_assigns = [(str(n), _dec(d)) for n, d in data["global_assigns"]]
-        f.texts = [
-            F.TextFact(int(a), int(b), str(c), str(d), None if e is None else int(e))
-            for a, b, c, d, e in data["texts"]
-        ]
-        f.chunks = [F.Chunk(*c) for c in data["chunks"]]
         f.stats = {str(k): int(v) for k, v in data["stats"].items()}
-        f.flows = [
-            F.FlowUnit(int(a), str(b), int(c), int(d), str(e), str(g))
-            for a, b, c, d, e, g in data["flows"]
-        ]
+        if parts:
+            data["chunks"] = [[*c, "", "", "", "", "", ""] for c in data["chunks"]]
+            _parts(f, data)
         return f
     except (KeyError, TypeError, zlib.error, json.JSONDecodeError, UnicodeDecodeError) as e:
         raise ValueError(f"not a facts row: {type(e).__name__}: {e}") from None

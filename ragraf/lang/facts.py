@@ -19,6 +19,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from ragraf.kinds import TextKind
+
 if TYPE_CHECKING:
     from ragraf.sql.sqltext import SqlInfo
 
@@ -405,3 +407,30 @@ class FileFacts:
 
     def node_id(self, index: int) -> str:
         return self.nodes[index].node_id
+
+
+def for_linking(f: FileFacts) -> FileFacts:
+    """What linking a file reads of its facts (``ragraf.build.resolve``), the rest left
+    out: every reference, declaration, class and local edge as they are; of its texts the
+    docblocks that type a parameter ``callable`` (``symbols._callable_params``); of its
+    flow units the data of those that read a taint source (``Linker.request_flows``),
+    the others kept for their number and kind only; its chunks without their contents
+    (their number, kinds and places stay: coverage counts them). Resolving these facts
+    gives what resolving the whole ones gives (a scoped build links files whose content
+    did not change from them: ``ragraf.build.extract.Facts.for_linking``)."""
+    from dataclasses import replace
+
+    return replace(
+        f,
+        texts=[t for t in f.texts if types_a_callable(t)],
+        chunks=[
+            Chunk(c.source_kind, c.node, c.start_line, c.end_line, "", "", "", "", "", "")
+            for c in f.chunks
+        ],
+        flows=[u if u.sources else u._replace(data="") for u in f.flows],
+    )
+
+
+def types_a_callable(t: TextFact) -> bool:
+    """A docblock the symbol table reads (it may type a parameter ``callable``)."""
+    return t.kind == TextKind.DOCBLOCK and t.owner is not None and "callable" in t.raw

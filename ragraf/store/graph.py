@@ -202,6 +202,7 @@ class GraphStore:
         rows: RevisionRows,
         scope: Iterable[str] | None = None,
         whole: Iterable[str] = (),
+        content: Iterable[str] | None = None,
     ) -> ranges.Delta:
         """The rows of a building revision, in one transaction: only what differs from the
         newest revision is written (``ranges.write_delta``).
@@ -213,13 +214,18 @@ class GraphStore:
         with a scope): nodes that are the revision's rather than their path's (tables known
         only from code and their columns, the old ones and the new): ``rows`` holds every
         node of these ids and every edge from them, which replace the open ones wherever
-        they are."""
+        they are. ``content`` (paths of the scope; None: all of it): the paths whose texts
+        and flow units ``rows`` holds; the other paths of the scope keep theirs."""
         db, n = self.db, rev_no(rev_id)
         done = ranges.Delta()
         with db.write():
             owned: dict[str, str | None] = {}
             if scope is not None:
                 ranges.set_scope(db, scope)
+                own = ranges.SCOPE
+                if content is not None:
+                    ranges.set_scope(db, content, ranges.CONTENT)
+                    own = ranges.CONTENT
                 whole = list(whole)
                 if whole:
                     ranges.set_whole(db, whole)
@@ -229,9 +235,9 @@ class GraphStore:
                         "path", with_null=True, or_whole="node_id" if whole else None
                     ),
                     "edge": ranges.in_scope("evidence_path", or_whole="src" if whole else None),
-                    "text_chunk": ranges.in_scope("path"),
+                    "text_chunk": ranges.in_scope("path", table=own),
                     "unresolved_call": ranges.in_scope("path"),
-                    "flow_unit": ranges.in_scope("path"),
+                    "flow_unit": ranges.in_scope("path", table=own),
                 }
             put = [
                 ("db_table", TABLE_COLS, rows.tables),

@@ -63,20 +63,26 @@ class Delta:
 
 #: the temporary table of the paths a scoped write replaces (``set_scope``)
 SCOPE = "temp.ragraf_scope"
+#: the temporary table of the paths a scoped write replaces the content rows of (texts,
+#: chunks, flow units: ``set_scope(..., CONTENT)``), when only some of the scope's have
+#: another content
+CONTENT = "temp.ragraf_content"
 
 
-def set_scope(db: Database, paths: Iterable[str]) -> None:
+def set_scope(db: Database, paths: Iterable[str], table: str = SCOPE) -> None:
     """The paths whose rows a scoped ``write_delta`` replaces (``in_scope``), for this
     connection. Inside the caller's write transaction."""
-    db.execute(f"CREATE TEMP TABLE IF NOT EXISTS {SCOPE[5:]} (path TEXT PRIMARY KEY)")
-    db.execute(f"DELETE FROM {SCOPE}")
-    db.executemany(f"INSERT OR IGNORE INTO {SCOPE}(path) VALUES (?)", ((p,) for p in paths))
+    db.execute(f"CREATE TEMP TABLE IF NOT EXISTS {table[5:]} (path TEXT PRIMARY KEY)")
+    db.execute(f"DELETE FROM {table}")
+    db.executemany(f"INSERT OR IGNORE INTO {table}(path) VALUES (?)", ((p,) for p in paths))
 
 
-def in_scope(column: str, with_null: bool = False, or_whole: str | None = None) -> str:
+def in_scope(
+    column: str, with_null: bool = False, or_whole: str | None = None, table: str = SCOPE
+) -> str:
     """The SQL condition "the row's ``column`` is a path of the scope" (or NULL; or, with
     ``or_whole``, that column of the row is one of the ids ``set_whole`` gave)."""
-    cond = f"{column} IN (SELECT path FROM {SCOPE})"
+    cond = f"{column} IN (SELECT path FROM {table})"
     if with_null:
         cond = f"{column} IS NULL OR {cond}"
     if or_whole:

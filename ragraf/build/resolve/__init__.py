@@ -86,7 +86,7 @@ def resolve(
     memo: scope.Memo | None = None,
     context: str = "",
     parent: str | None = None,
-    plan: Callable[[set[str]], set[str] | None] | None = None,
+    plan: Callable[[set[str], set[str]], set[str] | None] | None = None,
     whole: Callable[[set[str] | None], list[FileFacts]] | None = None,
     prepared: bool = False,
     same_tables: SameTables | None = None,
@@ -99,10 +99,12 @@ def resolve(
     ``keys`` (path -> the key of its cached facts) makes the run record a memo
     (``Resolved.memo``, ``scope``). With the memo of revision ``parent`` written under the
     same parameters (``context``: what else the rows depend on, the config hash), ``plan``
-    gets the paths the memo cannot stand for (``Linker.stale``) and returns the files to
-    resolve (the rest keep their rows: ``Resolved.scope_paths``), or None for all.
-    ``files`` may then hold only the interfaces of files (``ragraf.build.extract.Facts``):
-    ``whole`` gives the facts with those of the files to resolve whole, in the same order.
+    gets the paths the memo cannot stand for (``Linker.stale``) and, of them, those whose
+    content changed (``Linker.changed``), and returns the files to resolve (the rest keep
+    their rows: ``Resolved.scope_paths``), or None for all. ``files`` may then hold only
+    the interfaces of files (``ragraf.build.extract.Facts``): ``whole`` gives the facts
+    with those of the files to resolve whole or as linking reads them
+    (``ragraf.lang.facts.for_linking``), in the same order.
     ``prepared``: the facts (and what ``whole`` gives) are prepared already (the hooks ran:
     ``ragraf.build.extract.Facts``). ``same_tables`` lets ``Linker.stale`` skip asking the
     recorded questions again when the tables read the same of every changed file."""
@@ -144,7 +146,7 @@ def resolve(
     only = None
     stale = linker.stale(same_tables) if plan is not None else None
     if plan is not None and stale is not None:
-        only = plan(stale)
+        only = plan(stale, linker.changed)
     if whole is not None:  # the files to resolve, whole (a hook's files are whole already)
         for i, f in enumerate(whole(only)):
             if linker.files[i] is given[i] and f is not given[i]:

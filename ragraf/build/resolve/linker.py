@@ -190,6 +190,7 @@ class Linker:
         #: files resolved and reused by the run (not stats: those are rows of the revision)
         self.scope_counts: dict[str, int] = {}
         self.questions_checked = 0  # recorded questions asked again by ``stale``
+        self.changed: set[str] = set()  # what ``stale`` found changed in content
         t = self.symtab
         fns: dict[str, Callable[..., Any]] = {name: getattr(t, name) for name in _TABLE_LOOKUPS}
         fns.update(
@@ -244,7 +245,10 @@ class Linker:
         corpus-wide tables read the same of them): when it says so for every changed file,
         no file is gone or new and the paths are the memo's, every recorded question has
         the answer it had (the tables are a function of what they read of each file), so
-        none is asked again and the changed files alone are stale."""
+        none is asked again and the changed files alone are stale.
+
+        After it, ``changed``: the stale paths whose content is another (no entry, another
+        key, gone); the others are stale for their answers alone."""
         if self.memo is None or self.keys is None:
             return None
         out: set[str] = set()
@@ -260,6 +264,7 @@ class Linker:
             else:
                 kept.append(e)
         gone = set(self.memo.files) - {f.path for f in self.files}
+        self.changed = out | gone
         self.questions_checked = 0
         if (
             same_tables is not None
