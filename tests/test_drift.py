@@ -543,3 +543,32 @@ def test_diff_shows_moved_symbols_and_renamed_files(repo: Path) -> None:
     text = invoke("-C", repo, "diff", "rev-0001", "rev-0002", check=True).stdout.splitlines()
     assert "  renamed plugins/paypal.php -> plugins/paypal_gateway.php" in text
     assert "  moved method App\\Billing\\Invoice::charge  src/Billing/Invoice.php:29 -> 31" in text
+
+
+def test_a_rescan_reads_the_facts_it_made_from_the_cache(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An agent scans after each edit: a file changed earlier in the same effort is read
+    from the extraction cache (its facts were stored by the first scan), only the newly
+    changed file is parsed; the ledger says the same as a scan that parsed both."""
+    from ragraf.lang import registry
+
+    parsed: list[str] = []
+    real = registry.extract
+
+    def counting(path: str, *args: object, **kw: object) -> object:
+        parsed.append(path)
+        return real(path, *args, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(registry, "extract", counting)
+    cfg = config.load(repo)
+    edit(repo, "src/Billing/Invoice.php", "return $ok;", "return $ok && $amount > 0;")
+    first = run_scan(cfg).written
+    assert parsed == ["src/Billing/Invoice.php"]
+    edit(repo, "src/Core/Logger.php", "final class FileLogger", "final class DiskLogger")
+    parsed.clear()
+    second = run_scan(cfg).written
+    assert parsed == ["src/Core/Logger.php"], parsed
+    assert [(e.kind, e.path) for e in first] == [("modify", "src/Billing/Invoice.php")]
+    assert [(e.kind, e.path) for e in second] == [("modify", "src/Core/Logger.php")]
+    assert "App\\Core\\DiskLogger" in json.loads(second[0].symbols_added)

@@ -180,13 +180,14 @@ def indexed_symbols(graph: GraphStore, rev: str, path: str) -> dict[str, SymbolI
 
 
 def current_facts(
-    cfg: Config, changes: list[Change]
+    cfg: Config, changes: list[Change], graph: GraphStore
 ) -> tuple[dict[str, FileFacts], list[tuple[str, str, bytes]]]:
     """The facts of the changed files whose language declares symbols, extracted as a
     build extracts them, and their rows for the extraction cache (the key of
     ``ragraf.build.extract.facts_of``): the next ``reindex`` reads them instead of parsing
-    the files again. A file that took longer than the build's time budget is not cached (a
-    build would record it failed)."""
+    the files again. A file whose content is in the cache already (an earlier scan of the
+    same edit, or a build) is read from it, not parsed again. A file that took longer than
+    the build's time budget is not cached (a build would record it failed)."""
     import time
 
     from ragraf.lang import codec
@@ -195,16 +196,27 @@ def current_facts(
     budget = float(cfg.project["index"]["file_time_budget_s"]) or None
     facts: dict[str, FileFacts] = {}
     rows: list[tuple[str, str, bytes]] = []
+    todo: list[tuple[Change, str, tuple[str, str]]] = []
     for c in changes:
         lang = registry.language_of(c.path)
         if c.text is None or c.new_sha is None or lang is None or not lang.declares_symbols:
             continue
+        key = (c.new_sha, registry.facts_key(c.path, lang_of(c.path), max_lines, budget))
+        todo.append((c, lang.name, key))
+    cached = graph.cached_facts([key for _c, _lang, key in todo])
+    for c, lang_name, key in todo:
+        blob = cached.get(key)
+        if blob is not None:
+            try:
+                facts[c.path] = codec.decode(blob)
+                continue
+            except ValueError:
+                pass  # not a row this version reads: extracted again and replaced
         t = time.perf_counter()
-        f = registry.extract(c.path, lang.name, c.text, max_lines)
+        f = registry.extract(c.path, lang_name, c.text or "", max_lines)
         facts[c.path] = f
         if budget is None or time.perf_counter() - t < budget:
-            key = registry.facts_key(c.path, lang_of(c.path), max_lines, budget)
-            rows.append((c.new_sha, key, codec.encode(f)))
+            rows.append((*key, codec.encode(f)))
     return facts, rows
 
 
@@ -573,7 +585,7 @@ def _scan_locked(cfg: Config, detected_by: str, man: dict[str, Any]) -> ScanRepo
         if detected_by != "compare":  # the trigger names the detection (the commit stays recorded)
             for c in changes:
                 c.detected_by = detected_by
-        facts, cache_rows = current_facts(cfg, changes)
+        facts, cache_rows = current_facts(cfg, changes, graph)
         deltas = [file_delta(graph, rev, c, facts.get(c.path)) for c in changes]
         items = entries_for(
             deltas, float(cfg.project["drift"]["slice_similarity"]), slice_crossing(graph, rev)
@@ -588,7 +600,7 @@ def _scan_locked(cfg: Config, detected_by: str, man: dict[str, Any]) -> ScanRepo
             written = ledger.append(layout, control, rev, items)
     if cache_rows:
         with GraphStore(layout.graph_db) as cache:
-            cache.store_facts(cache_rows)
+            cache.store_facts(cache_rows, replace=True)
     return ScanReport(rev, len(changes), written, head, schema_note)
 
 
