@@ -108,3 +108,17 @@ def test_what_linking_reads_decodes_alone(fixture: str) -> None:
         assert codec.decode_for_linking(blob) == for_linking(f), rel
         seen += 1
     assert seen >= 3
+
+
+def test_an_interface_is_all_linking_reads_of_it() -> None:
+    """Interface rows are decoded from their first part alone (``Facts``): that is exact
+    because an interface holds nothing linking does not read."""
+    from ragraf.build.extract import interface
+    from ragraf.lang.facts import for_linking
+
+    root = REPO / "fixtures" / "pilot"
+    for path in sorted(root.rglob("*.php")):
+        rel = path.relative_to(root).as_posix()
+        f = interface(registry.extract(rel, "php", path.read_text(encoding="utf-8"), 120))
+        assert for_linking(f) == f, rel
+        assert codec.decode_for_linking(codec.encode(f)) == f, rel

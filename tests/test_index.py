@@ -345,9 +345,9 @@ def test_status_loads_neither_the_build_nor_the_sql_parser(indexed_pilot: Path) 
     """``ragraf status`` reads the schema's coverage notes (ragraf.sql.schema_notes) without
     importing the build or sqlglot: it runs on every agent's first call."""
     code = (
-        "import sys; from ragraf.cli.app import main; sys.argv = ['ragraf', '-C', sys.argv[1],"
+        "import sys; from ragraf.cli.app import app; sys.argv = ['ragraf', '-C', sys.argv[1],"
         " 'status', '--json']\n"
-        "try:\n    main()\nexcept SystemExit:\n    pass\n"
+        "try:\n    app(prog_name='ragraf')\nexcept SystemExit:\n    pass\n"
         "heavy = [m for m in ('sqlglot', 'ragraf.build.schema', 'ragraf.build.resolve',"
         " 'tree_sitter') if m in sys.modules]\n"
         "print('HEAVY=' + ','.join(heavy), file=sys.stderr)"

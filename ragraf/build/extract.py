@@ -17,8 +17,10 @@ Invariants a change must keep:
 from __future__ import annotations
 
 import dataclasses
+import functools
+import gc
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
 from ragraf.corpus import ScannedFile
 from ragraf.kinds import ParseStatus
@@ -223,7 +225,29 @@ def _prepared_facts(ctx: str, blob: bytes) -> FileFacts | None:
     head, sep, body = blob.partition(b":")
     if not sep or head != ctx.encode("ascii"):
         return None
-    return codec.decode(body)
+    return codec.decode_for_linking(body)  # an interface is all linking reads of it
+
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def _long_lived(fn: _F) -> _F:
+    """The facts a call decodes live until the build lets them go: the cyclic collector
+    pauses while they are made and they are frozen after (``gc.freeze``: later collections
+    skip them), as the parse stage's are (``ragraf.build.indexer._long_lived_heap``)."""
+
+    @functools.wraps(fn)
+    def paused(*args: Any, **kw: Any) -> Any:
+        was = gc.isenabled()
+        gc.disable()
+        try:
+            return fn(*args, **kw)
+        finally:
+            if was:
+                gc.freeze()
+                gc.enable()
+
+    return paused  # type: ignore[return-value]
 
 
 class Facts:
@@ -257,7 +281,8 @@ class Facts:
             [(sha, k + INTERFACE) for (sha, k), h in zip(keys, hooked, strict=True) if not h]
         ).items():
             try:
-                found[(sha, key[: -len(INTERFACE)])] = codec.decode(blob)
+                # an interface holds nothing linking does not read: the row's first part
+                found[(sha, key[: -len(INTERFACE)])] = codec.decode_for_linking(blob)
             except ValueError:
                 continue
         # the hooked files: their prepared interfaces when every one is there
@@ -309,6 +334,7 @@ class Facts:
                     replace=True,
                 )
 
+    @_long_lived
     def full(self, paths: set[str] | None) -> list[FileFacts]:
         """The facts with these files' (None: every file's) whole ones in place, prepared."""
         todo = [f for f in self.files if (paths is None or f.path in paths)]
@@ -336,6 +362,7 @@ class Facts:
         self.linked -= self.whole
         return self.facts
 
+    @_long_lived
     def for_linking(self, paths: set[str]) -> list[FileFacts]:
         """The facts with, for these files, what linking reads of theirs in place
         (``facts.for_linking``, the first part of their cached rows: a scoped build links
