@@ -26,9 +26,10 @@ import gc
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ragraf import gitinfo
+from ragraf.build import heap
 from ragraf.clock import now_iso
 from ragraf.config import Config, Layout
 from ragraf.corpus import ScanResult, scan, selection_warning
@@ -37,7 +38,12 @@ from ragraf.failpoints import failpoint
 from ragraf.kinds import ParseStatus
 from ragraf.lang import registry
 from ragraf.locks import file_lock
-from ragraf.store import Stores, manifest, open_stores
+from ragraf.store import Stores, manifest, open_stores, ranges
+
+if TYPE_CHECKING:
+    from ragraf.build.extract import Facts
+    from ragraf.build.rows import ContentRows
+    from ragraf.lang.facts import FileFacts
 
 Progress = Callable[[str, int, int], None]
 
@@ -440,6 +446,17 @@ def _long_lived_heap() -> Iterator[None]:
         (gc.enable if was else gc.disable)()
 
 
+def _write_content(
+    stores: Stores, rev_id: str, made: ContentRows, paths: set[str] | None
+) -> ranges.Delta:
+    """The content rows of a building revision (``rows.content_rows``; ``paths``: of these
+    files only, the others' stay), each store in a transaction of its own."""
+    delta = stores.lex.write_chunks(rev_id, made.chunks, made.also, paths)
+    failpoint("after-lexvec")
+    delta += stores.graph.write_content(rev_id, made.texts, made.flows, paths)
+    return delta
+
+
 def _build_rev(ctx: BuildContext) -> IndexResult:
     from ragraf.build import vectors
     from ragraf.build.extract import facts_of
@@ -507,6 +524,43 @@ def _build_rev(ctx: BuildContext) -> IndexResult:
     for sf in ok_files:
         sf.text = None
     previous = scope.load(memo_path) if keys is not None else None
+    # the rows of the files' contents need no link: they are made and written as soon as
+    # resolution knows which files it writes, before any is linked, and the facts keep only
+    # what linking reads of them (MediaWiki: ~70% of their bytes) through linking and the
+    # rest of the rows. (Written in a thread while linking runs, they took as long: their
+    # rows need the GIL linking holds.) A build killed after this leaves rows of a revision
+    # rev.json does not name, which the next build removes (``recover``)
+    from ragraf.build.rows import content_rows, let_content_go
+
+    made: list[ContentRows] = []
+    delta = ranges.Delta()
+
+    def write_content(
+        only: set[str] | None,
+        linking: list[FileFacts],
+        plan: scoped.Plan | None = plan,
+        loader: Facts | None = loader,
+        given: list[FileFacts] = facts,
+    ) -> None:
+        nonlocal delta
+        t_content = time.perf_counter()
+        mine = plan.content if plan is not None and only is not None else None
+        now = loader.facts if loader is not None else given  # the whole facts, as resolved
+        rows_made = content_rows(
+            [f for f in now if mine is None or f.path in mine],
+            model,
+            plan.taken if plan is not None and mine is not None else None,
+        )
+        for held in (now, linking):
+            for f in held:
+                if mine is None or f.path in mine:
+                    let_content_go(f)
+        made.append(rows_made.counted())
+        delta += _write_content(stores, rev_id, rows_made, mine)
+        del rows_made
+        heap.give_back()  # the contents, written and let go
+        ctx.timings["content"] = time.perf_counter() - t_content
+
     resolved = resolve(
         facts,
         cfg.confidence,
@@ -525,6 +579,7 @@ def _build_rev(ctx: BuildContext) -> IndexResult:
         whole=plan.facts_to_resolve if plan is not None else None,
         prepared=loader is not None,
         same_tables=plan.same_tables if plan is not None else None,
+        before_linking=write_content,
     )
     if loader is not None:
         facts = loader.facts  # whole for the files resolved
@@ -538,7 +593,7 @@ def _build_rev(ctx: BuildContext) -> IndexResult:
         before = previous.code_nodes if previous is not None else []
         content = plan.content
         out = scoped.assemble_scoped(
-            sc, facts, resolved, schema, model, graph, lex, plan.taken, before, content
+            sc, facts, resolved, schema, model, graph, lex, plan.taken, before, content, made[0]
         )
         # files resolved again for their links alone (their content did not change)
         resolved.scope["files_relinked"] = len(in_scope - content)
@@ -552,6 +607,7 @@ def _build_rev(ctx: BuildContext) -> IndexResult:
             sc.secrets_excluded,
             sc.unreadable_dirs,
             sc.not_selected,
+            content=made[0],
         )
     out.graph.blobs = sorted(blobs.items())
     # what the rest needs of the facts and of resolution; the rest of them is let go before
@@ -560,39 +616,30 @@ def _build_rev(ctx: BuildContext) -> IndexResult:
     capability = "dataflow" if any(f.flows for f in facts) else "degraded"
     memo, scope_counts = resolved.memo, resolved.scope
     del facts, resolved, loader, plan, blobs
+    heap.give_back()
     t = ctx.lap("rows", t)
     if ctx.progress:
-        ctx.progress("write", 0, 2)
-    # the two stores are written at once: SQLite runs without the GIL (apsw releases it),
-    # so the lexicon's transaction (FTS5 tokenizing) uses the core the graph's leaves idle.
-    # Each is still one transaction; a build killed now leaves rows of a revision that
-    # rev.json does not name, which the next build removes (``recover``)
-    from concurrent.futures import ThreadPoolExecutor
-
-    with ThreadPoolExecutor(1, thread_name_prefix="ragraf-lexvec") as pool:
-        lex_done = pool.submit(lex.write_chunks, rev_id, out.chunks, out.also, content)
-        delta = graph.write_rows(rev_id, out.graph, in_scope, out.whole, content)
-        failpoint("after-graph")
-        if ctx.progress:
-            ctx.progress("write", 1, 2)
-        delta += lex_done.result()
-    failpoint("after-lexvec")
+        ctx.progress("write", 0, 1)
+    # the rest of the graph's rows (the contents' are written: ``write_content`` above), one
+    # transaction; a build killed now leaves rows of a revision that rev.json does not name,
+    # which the next build removes (``recover``)
+    delta += graph.write_rows(rev_id, out.graph, in_scope, out.whole, content, content_written=True)
+    failpoint("after-graph")
     if ctx.progress:
-        ctx.progress("write", 2, 2)
+        ctx.progress("write", 1, 1)
     t = ctx.lap("write", t)
     vec_status: dict[str, Any]
     pending = None
     if ctx.no_vectors or vectors.disabled_by_env():
         vec_status = {"status": "disabled"}
     else:
-        chunks = [(c.chunk_id, c.content_sha256, c.text) for c in out.chunks]
-        if in_scope is not None:  # the revision's chunks are the scope's and the kept ones
-            from ragraf import ids
+        from ragraf import ids
 
-            chunks = [
-                (cid, ids.sha256_text(text.partition("\n")[2]), text)
-                for cid, text in lex.all_chunks(rev_id)
-            ]
+        # the revision's chunks, as written (the build let their texts go once written)
+        chunks = [
+            (cid, ids.sha256_text(text.partition("\n")[2]), text)
+            for cid, text in lex.all_chunks(rev_id)
+        ]
         vplan = vectors.plan(cfg, lex.db, rev_id, chunks)
         if isinstance(vplan, dict):
             vec_status = vplan  # unavailable
@@ -608,7 +655,7 @@ def _build_rev(ctx: BuildContext) -> IndexResult:
         "files": len(rows.files),
         "nodes": len(rows.nodes) if in_scope is None else graph.open_count("node"),
         "edges": len(rows.edges) if in_scope is None else graph.open_count("edge"),
-        "chunks": len(out.chunks) if in_scope is None else lex.chunk_count(rev_id),
+        "chunks": lex.chunk_count(rev_id),
         "vectors_reused": vec_status.get("reused", 0),
         "vectors_computed": vec_status.get("computed", 0),
         # rows shared with the parent revision, and what this one changed (ranges.Delta)

@@ -22,7 +22,7 @@ from ragraf.build.resolve import Resolved
 from ragraf.build.schema import SchemaResult
 from ragraf.corpus import ScannedFile, kinds_note
 from ragraf.kinds import ChunkSource, ParseStatus
-from ragraf.lang.facts import FileFacts
+from ragraf.lang.facts import FileFacts, for_linking
 from ragraf.model import (
     ChunkPlace,
     ChunkRow,
@@ -50,36 +50,43 @@ class Assembled:
     whole: list[str] = field(default_factory=list)
 
 
-def assemble(
-    files: list[ScannedFile],
+@dataclass
+class ContentRows:
+    """The rows a revision makes of its files' contents alone, before any link: texts,
+    chunks and their further places, flow units (a build writes them while it links:
+    ``ragraf.build.indexer``). The counts stay when the rows are let go (``counted``)."""
+
+    texts: list[TextRow] = field(default_factory=list)
+    flows: list[FlowUnitRow] = field(default_factory=list)
+    chunks: list[ChunkRow] = field(default_factory=list)
+    also: list[ChunkPlace] = field(default_factory=list)
+    chunks_total: int = 0
+    chunks_dup: int = 0
+    #: chunks (rows and further places) of top-level code (``ChunkSource.FILE``)
+    chunks_file: int = 0
+
+    def counted(self) -> ContentRows:
+        """The counts without the rows (what assembling the rest needs of them)."""
+        return ContentRows(
+            chunks_total=self.chunks_total,
+            chunks_dup=self.chunks_dup,
+            chunks_file=self.chunks_file,
+        )
+
+
+def content_rows(
     facts: list[FileFacts],
-    resolved: Resolved,
-    schema: SchemaResult,
     model: str,
-    secrets_excluded: int,
-    unreadable_dirs: list[str] | None = None,
-    not_selected: dict[str, int] | None = None,
     taken: dict[str, str] | None = None,
-    links_only: frozenset[str] | set[str] = frozenset(),
-) -> Assembled:
-    """``taken`` (a scoped build, ``ragraf.build.scoped``): chunk id -> the first path
-    outside ``files`` that holds it; a file after it has the chunk as a further place.
-    ``links_only`` (a scoped build): files whose texts, chunks and flow units keep their
-    rows (their content did not change); of them only the nodes are made."""
-    file_rows = files_of(files, facts)
-    node_rows: list[NodeRow] = []
-    seen_nodes: set[str] = set()
-    dup_nodes = 0
-    text_rows: list[TextRow] = []
-    chunk_rows: list[ChunkRow] = []
-    also_rows: list[ChunkPlace] = []
+) -> ContentRows:
+    """The content rows of ``facts`` (in their order). ``taken`` (a scoped build,
+    ``ragraf.build.scoped``): chunk id -> the first path outside ``facts`` that holds it; a
+    file after it has the chunk as a further place."""
+    out = ContentRows()
     seen_chunks: set[str] = set()
-    chunks_file = 0
-    flow_rows: list[FlowUnitRow] = []
     for f in facts:
-        content = f.path not in links_only
-        for i, u in enumerate(f.flows if content else ()):
-            flow_rows.append(
+        for i, u in enumerate(f.flows):
+            out.flows.append(
                 FlowUnitRow(
                     f"{f.path}#{i}",
                     f.node_id(u.node),
@@ -91,6 +98,76 @@ def assemble(
                     u.sources or None,
                 )
             )
+        for t in f.texts:
+            out.texts.append(
+                TextRow(
+                    ids.text_chunk_id(f.path, t.start_line, t.kind, t.raw),
+                    f.node_id(t.owner) if t.owner is not None else None,
+                    f.path,
+                    t.start_line,
+                    t.end_line,
+                    t.kind,
+                    t.raw,
+                )
+            )
+        for c in f.chunks:
+            content_sha = ids.sha256_text(c.code)
+            cid = ids.chunk_id(content_sha, c.source_kind, model)
+            owner_id = f.node_id(c.node) if c.node is not None else None
+            if c.source_kind == ChunkSource.FILE:
+                out.chunks_file += 1
+            if cid in seen_chunks or (taken and cid in taken and taken[cid] < f.path):
+                out.also.append(ChunkPlace(cid, f.path, owner_id, c.start_line, c.end_line))
+                continue
+            seen_chunks.add(cid)
+            out.chunks.append(
+                ChunkRow(
+                    cid,
+                    c.source_kind,
+                    f.path,
+                    owner_id,
+                    c.start_line,
+                    c.end_line,
+                    c.header + "\n" + c.code,
+                    c.symbol_tokens,
+                    c.code_tokens,
+                    c.sql_tokens,
+                    c.text_tokens,
+                    content_sha,
+                )
+            )
+    out.chunks_total = len(out.chunks) + len(out.also)
+    out.chunks_dup = len(out.also)
+    return out
+
+
+def let_content_go(f: FileFacts) -> None:
+    """Keep of ``f`` (in place, for every holder of it) what linking reads
+    (``facts.for_linking``): its content rows are made (``content_rows``)."""
+    got = for_linking(f)
+    f.texts, f.chunks, f.flows = got.texts, got.chunks, got.flows
+
+
+def assemble(
+    files: list[ScannedFile],
+    facts: list[FileFacts],
+    resolved: Resolved,
+    schema: SchemaResult,
+    model: str,
+    secrets_excluded: int,
+    unreadable_dirs: list[str] | None = None,
+    not_selected: dict[str, int] | None = None,
+    content: ContentRows | None = None,
+) -> Assembled:
+    """The rows of a revision; ``content``: the content rows made already (None: made
+    here of ``facts``; written already, ``ContentRows.counted``)."""
+    if content is None:
+        content = content_rows(facts, model)
+    file_rows = files_of(files, facts)
+    node_rows: list[NodeRow] = []
+    seen_nodes: set[str] = set()
+    dup_nodes = 0
+    for f in facts:
         for n in f.nodes:
             if n.node_id in seen_nodes:
                 dup_nodes += 1
@@ -107,46 +184,6 @@ def assemble(
                     n.end_line,
                     _sorted_json(n.props) if n.props else None,
                     n.layer,
-                )
-            )
-        if not content:
-            continue
-        for t in f.texts:
-            text_rows.append(
-                TextRow(
-                    ids.text_chunk_id(f.path, t.start_line, t.kind, t.raw),
-                    f.node_id(t.owner) if t.owner is not None else None,
-                    f.path,
-                    t.start_line,
-                    t.end_line,
-                    t.kind,
-                    t.raw,
-                )
-            )
-        for c in f.chunks:
-            content_sha = ids.sha256_text(c.code)
-            cid = ids.chunk_id(content_sha, c.source_kind, model)
-            owner_id = f.node_id(c.node) if c.node is not None else None
-            if c.source_kind == ChunkSource.FILE:
-                chunks_file += 1
-            if cid in seen_chunks or (taken and cid in taken and taken[cid] < f.path):
-                also_rows.append(ChunkPlace(cid, f.path, owner_id, c.start_line, c.end_line))
-                continue
-            seen_chunks.add(cid)
-            chunk_rows.append(
-                ChunkRow(
-                    cid,
-                    c.source_kind,
-                    f.path,
-                    owner_id,
-                    c.start_line,
-                    c.end_line,
-                    c.header + "\n" + c.code,
-                    c.symbol_tokens,
-                    c.code_tokens,
-                    c.sql_tokens,
-                    c.text_tokens,
-                    content_sha,
                 )
             )
     for row in [*resolved.nodes, *schema.nodes]:
@@ -166,9 +203,9 @@ def assemble(
             facts,
             resolved.stats,
             secrets_excluded,
-            chunks_total=len(chunk_rows) + len(also_rows),
-            chunks_dup=len(also_rows),
-            chunks_file=chunks_file,
+            chunks_total=content.chunks_total,
+            chunks_dup=content.chunks_dup,
+            chunks_file=content.chunks_file,
             dup_nodes=dup_nodes,
             unreadable_dirs=unreadable_dirs or [],
             not_selected=not_selected,
@@ -179,7 +216,7 @@ def assemble(
         file_rows,
         node_rows,
         edges,
-        text_rows,
+        content.texts,
         cov,
         shells=resolved.shells,
         routes=resolved.routes,
@@ -187,10 +224,10 @@ def assemble(
         columns=schema.column_rows,
         fks=schema.fk_rows,
         unresolved=resolved.unresolved,
-        flow_units=flow_rows,
+        flow_units=content.flows,
     )
-    rows.coverage.append(CoverageRow("flow.units", float(len(flow_rows)), None))
-    return Assembled(rows, chunk_rows, also_rows)
+    rows.coverage.append(CoverageRow("flow.units", float(sum(len(f.flows) for f in facts)), None))
+    return Assembled(rows, content.chunks, content.also)
 
 
 def files_of(files: list[ScannedFile], facts: list[FileFacts]) -> list[FileRow]:

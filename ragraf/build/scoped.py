@@ -37,7 +37,7 @@ from ragraf import ids
 from ragraf.build.extract import Facts
 from ragraf.build.resolve import Resolved
 from ragraf.build.resolve.linker import shells_of
-from ragraf.build.rows import Assembled, assemble, coverage, files_of
+from ragraf.build.rows import Assembled, ContentRows, assemble, content_rows, coverage, files_of
 from ragraf.build.schema import LIVE_PATH, SchemaResult
 from ragraf.corpus import ScanResult
 from ragraf.kinds import RANK_EDGES, ChunkSource
@@ -197,13 +197,15 @@ def assemble_scoped(
     taken: dict[str, str],
     before: list[str],
     content: set[str],
+    made: ContentRows | None = None,
 ) -> Assembled:
     """The rows of a scoped revision: those of the paths in ``resolved.scope_paths`` and the
     revision-wide ones (``GraphStore.write_rows`` with the same scope and ``whole`` writes
     them); of the files of the scope outside ``content`` (``Plan.content``) only the nodes
     and links (their texts, chunks and flow units stay as they are). ``before``: the
     code-table node ids of the parent revision (``Memo.code_nodes``); with this build's
-    they are ``Assembled.whole``."""
+    they are ``Assembled.whole``. ``made``: the content rows of ``content`` made already
+    (``rows.content_rows``; None: made here)."""
     scope = resolved.scope_paths
     assert scope is not None
     files_in = [sf for sf in sc.files if sf.path in scope]
@@ -216,9 +218,9 @@ def assemble_scoped(
         [],
         resolved.unresolved,
     )
-    out = assemble(
-        files_in, facts_in, own, SchemaResult(), model, 0, taken=taken, links_only=scope - content
-    )
+    if made is None:
+        made = content_rows([f for f in facts_in if f.path in content], model, taken)
+    out = assemble(files_in, facts_in, own, SchemaResult(), model, 0, content=made)
     rows = out.graph
     rows.files = files_of(sc.files, facts)
     # the nodes without a path: each one some file links to (stored, or made now)
@@ -242,7 +244,7 @@ def assemble_scoped(
     # coverage over every file (a chunk is a chunk row or a further place: each chunk has
     # its row either among the scope's or among the others', kept)
     total = sum(len(f.chunks) for f in facts)
-    distinct = len(out.chunks) + lex.open_chunk_count(content)
+    distinct = made.chunks_total - made.chunks_dup + lex.open_chunk_count(content)
     seen: set[str] = set()
     dup_nodes = 0
     for f in facts:

@@ -38,6 +38,7 @@ from ragraf.model import (
     Reached,
     RevisionRows,
     RouteRow,
+    TextRow,
     UnresolvedRow,
 )
 from ragraf.store import ranges
@@ -55,6 +56,8 @@ COLUMN_COLS = "table_id, ord, column_name, data_type, is_nullable, column_key"
 FK_COLS = "from_table, from_column, to_table, to_column"
 ROUTE_COLS = "node_id, route, method, evidence_path, evidence_line"
 TEXT_COLS = "chunk_id, owner_node_id, path, start_line, end_line, text_kind, raw"
+#: the tables of rows made of the files' contents alone (``write_content``)
+CONTENT_TABLES = ("text_chunk", "flow_unit")
 UNRESOLVED_COLS = "name, kind, src, path, line, reason, detail"
 #: tables whose rows belong to a range of revisions (``ragraf.store.ranges``)
 REV_TABLES = (
@@ -203,6 +206,7 @@ class GraphStore:
         scope: Iterable[str] | None = None,
         whole: Iterable[str] = (),
         content: Iterable[str] | None = None,
+        content_written: bool = False,
     ) -> ranges.Delta:
         """The rows of a building revision, in one transaction: only what differs from the
         newest revision is written (``ranges.write_delta``).
@@ -215,7 +219,9 @@ class GraphStore:
         only from code and their columns, the old ones and the new): ``rows`` holds every
         node of these ids and every edge from them, which replace the open ones wherever
         they are. ``content`` (paths of the scope; None: all of it): the paths whose texts
-        and flow units ``rows`` holds; the other paths of the scope keep theirs."""
+        and flow units ``rows`` holds; the other paths of the scope keep theirs.
+        ``content_written``: those two tables are written already (``write_content``), and
+        left as they are."""
         db, n = self.db, rev_no(rev_id)
         done = ranges.Delta()
         with db.write():
@@ -253,11 +259,35 @@ class GraphStore:
                 ("unresolved_call", UNRESOLVED_COLS, rows.unresolved),
                 ("flow_unit", FLOW_COLS, rows.flow_units),
             ]
+            if content_written:
+                put = [p for p in put if p[0] not in CONTENT_TABLES]
             for table, cols, table_rows in put:
                 done += ranges.write_delta(db, table, cols, table_rows, n, owned.get(table))
             db.executemany(
                 "INSERT OR IGNORE INTO file_blob(sha256, data) VALUES (?, ?)", rows.blobs
             )
+        return done
+
+    def write_content(
+        self,
+        rev_id: str,
+        texts: Iterable[TextRow],
+        flows: Iterable[FlowUnitRow],
+        content: Iterable[str] | None = None,
+    ) -> ranges.Delta:
+        """The rows of a building revision made of its files' contents alone (texts, flow
+        units), in one transaction of their own, before the rest (``write_rows`` with
+        ``content_written``): only what differs from the newest revision is written.
+        ``content`` (paths): the rows are those of these paths only; the other paths' stay."""
+        db, n = self.db, rev_no(rev_id)
+        done = ranges.Delta()
+        with db.write():
+            where = None
+            if content is not None:
+                ranges.set_scope(db, content, ranges.CONTENT)
+                where = ranges.in_scope("path", table=ranges.CONTENT)
+            done += ranges.write_delta(db, "text_chunk", TEXT_COLS, texts, n, where)
+            done += ranges.write_delta(db, "flow_unit", FLOW_COLS, flows, n, where)
         return done
 
     # -- what a scoped build reads of the newest revision (ranges.OPEN rows) -----

@@ -90,6 +90,7 @@ def resolve(
     whole: Callable[[set[str] | None], list[FileFacts]] | None = None,
     prepared: bool = False,
     same_tables: SameTables | None = None,
+    before_linking: Callable[[set[str] | None, list[FileFacts]], None] | None = None,
 ) -> Resolved:
     """Link the references of every file; ``tables`` maps lower table names to node ids;
     ``code_tables``: there is no schema, a table SQL names is linked to
@@ -107,7 +108,11 @@ def resolve(
     (``ragraf.lang.facts.for_linking``), in the same order.
     ``prepared``: the facts (and what ``whole`` gives) are prepared already (the hooks ran:
     ``ragraf.build.extract.Facts``). ``same_tables`` lets ``Linker.stale`` skip asking the
-    recorded questions again when the tables read the same of every changed file."""
+    recorded questions again when the tables read the same of every changed file.
+    ``before_linking`` is called once the files to resolve are known, before any is linked,
+    with them (None: all) and the facts linking will read (a build writes the rows that
+    need no link meanwhile, ``ragraf.build.indexer``); what it leaves of those facts must
+    hold what linking reads (``ragraf.lang.facts.for_linking``)."""
     helpers = tuple(table_helpers)
     builders = QueryBuilders.of(query_builders)
     params = ""
@@ -151,6 +156,8 @@ def resolve(
         for i, f in enumerate(whole(only)):
             if linker.files[i] is given[i] and f is not given[i]:
                 linker.files[i] = f
+    if before_linking is not None:
+        before_linking(only, linker.files)
     out = linker.run(only)
     out.memo = linker.memo_out
     out.scope = linker.scope_counts

@@ -1,0 +1,56 @@
+"""What linking reads of a file's facts (``ragraf.lang.facts.for_linking``).
+
+A build writes the rows of the files' contents (texts, chunks, flow units) while it links
+them, and keeps of each file's facts only what linking reads (``ragraf.build.indexer``);
+a scoped reindex links unchanged files from that part of their cached rows alone. Both
+are exact only if linking reads nothing else: resolving facts stripped that way, on every
+fixture and language, gives what resolving the whole facts gives.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from ragraf.build.resolve import resolve
+from ragraf.build.rows import let_content_go
+from ragraf.config import default_text
+from ragraf.lang import registry
+from ragraf.lang.facts import FileFacts
+from tests.helpers import REPO
+
+
+def _facts(root: Path) -> list[FileFacts]:
+    out = []
+    for path in sorted(root.rglob("*")):
+        rel = path.relative_to(root).as_posix()
+        lang = registry.lang_of(rel)
+        if not path.is_file() or lang is None or ".ragraf" in rel:
+            continue
+        out.append(registry.extract(rel, lang, path.read_text(encoding="utf-8"), 120))
+    return out
+
+
+@pytest.mark.parametrize("fixture", ["pilot", "sqlapp", "sqlcode", "tags", "jsapp", "dataflow"])
+def test_linking_reads_only_what_for_linking_keeps(fixture: str, tmp_path: Path) -> None:
+    root = REPO / "fixtures" / fixture
+    conf = {str(k): float(v) for k, v in yaml.safe_load(default_text("confidence")).items()}
+    whole = resolve(_facts(root), conf, code_tables=True)
+    stripped: list[int] = []
+
+    def strip(only: set[str] | None, linking: list[FileFacts]) -> None:
+        assert only is None
+        for f in linking:
+            before = (len(f.texts), sum(len(c.code) for c in f.chunks))
+            let_content_go(f)
+            stripped.append(int(before != (len(f.texts), sum(len(c.code) for c in f.chunks))))
+
+    got = resolve(_facts(root), conf, code_tables=True, before_linking=strip)
+    assert sum(stripped) > 0  # the content was let go
+    assert got.edges == whole.edges
+    if fixture == "dataflow":  # a taint source's flow to a SQL string reads the unit's data
+        assert any(e.props and "def-use" in e.props for e in whole.edges)
+    assert got.nodes == whole.nodes
+    assert (got.stats, got.routes, got.unresolved) == (whole.stats, whole.routes, whole.unresolved)
