@@ -122,3 +122,15 @@ def test_an_interface_is_all_linking_reads_of_it() -> None:
         f = interface(registry.extract(rel, "php", path.read_text(encoding="utf-8"), 120))
         assert for_linking(f) == f, rel
         assert codec.decode_for_linking(codec.encode(f)) == f, rel
+
+
+def test_the_rest_of_a_row_completes_what_linking_reads() -> None:
+    root = REPO / "fixtures" / "dataflow"
+    for path in sorted(root.rglob("*.php")):
+        rel = path.relative_to(root).as_posix()
+        f = registry.extract(rel, "php", path.read_text(encoding="utf-8"), 120)
+        blob = codec.encode(f)
+        assert codec.with_rest(blob, codec.decode_for_linking(blob)) == f, rel
+        codec.check_rest(blob)
+    with pytest.raises(ValueError):
+        codec.check_rest(blob[: 4 + int.from_bytes(blob[:4], "big")] + zlib.compress(b"[]"))

@@ -19,7 +19,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import gc
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
 
 from ragraf.corpus import ScannedFile
@@ -35,6 +35,7 @@ from ragraf.lang.facts import (
     SqlRef,
     TablePrefixRef,
     called_functions,
+    for_linking,
     types_a_callable,
 )
 from ragraf.store.graph import GraphStore
@@ -44,23 +45,28 @@ Progress = Callable[[str, int, int], None]
 _JOBS: list[tuple[str, str | None, str]] = []
 _MAX_LINES = 120
 _INTERFACES = False
+_LEAN = False
 
 #: a file's facts, their cache row and (when asked for) the cache row of its interface
 Extracted = tuple[FileFacts, bytes, bytes | None]
 
 
-def _rows(facts: FileFacts, interfaces: bool) -> Extracted:
+def _rows(facts: FileFacts, interfaces: bool, lean: bool = False) -> Extracted:
     iface = None
-    if interfaces and not _hooked(facts.lang):
+    hooked = _hooked(facts.lang)
+    if interfaces and not hooked:
         iface = codec.encode(interface(facts))
-    return facts, codec.encode(facts), iface
+    row = codec.encode(facts)
+    if lean and not hooked:  # the rest is in the row: the builder decodes it when it writes
+        facts = for_linking(facts)
+    return facts, row, iface
 
 
 def _work(i: int) -> Extracted:
     """A worker's job: the facts of one file and their cache rows, encoded here so the
     encoding runs in parallel instead of in the builder."""
     path, lang, text = _JOBS[i]
-    return _rows(registry.extract(path, lang, text, _MAX_LINES), _INTERFACES)
+    return _rows(registry.extract(path, lang, text, _MAX_LINES), _INTERFACES, _LEAN)
 
 
 def extract_all(
@@ -70,18 +76,20 @@ def extract_all(
     progress: Progress | None,
     budget_s: float | None = None,
     interfaces: bool = False,
+    lean: bool = False,
 ) -> list[Extracted]:
     """Facts of ``files`` in their order with their cache rows (with ``interfaces``, the
     rows of the interfaces of files no ``prepare`` hook rewrites too), extracted in
     ``workers`` forked processes; a file whose extraction exceeds ``budget_s`` seconds is
     killed and recorded ``failed`` (and cached so: the same bytes under the same budget
-    would only time out again)."""
-    global _JOBS, _MAX_LINES, _INTERFACES
+    would only time out again). ``lean``: the facts of files no hook rewrites are what
+    linking reads of them (``facts.for_linking``; the whole ones are in their rows)."""
+    global _JOBS, _MAX_LINES, _INTERFACES, _LEAN
     if not files:
         return []
     jobs = [(f.path, f.lang, f.text or "") for f in files]
     total = len(jobs)
-    _JOBS, _MAX_LINES, _INTERFACES = jobs, max_lines, interfaces
+    _JOBS, _MAX_LINES, _INTERFACES, _LEAN = jobs, max_lines, interfaces, lean
     # largest first: the long tail of a pool is its biggest file
     order = sorted(range(total), key=lambda i: -len(jobs[i][2]))
 
@@ -96,7 +104,7 @@ def extract_all(
     try:
         outcomes = run_jobs(order, _work, workers, budget_s, tick)
     finally:
-        _JOBS, _INTERFACES = [], False
+        _JOBS, _INTERFACES, _LEAN = [], False, False
     out: list[Extracted] = []
     for i, (path, lang, text) in enumerate(jobs):
         got = outcomes[i]
@@ -111,7 +119,7 @@ def extract_all(
                 else "not indexed: the extraction process died",
                 line_count(text),
             )
-            out.append(_rows(failed, interfaces))
+            out.append(_rows(failed, interfaces, lean))
         else:
             out.append(got.result)
     return out
@@ -127,29 +135,44 @@ def facts_of(
     progress: Progress | None,
     budget_s: float | None = None,
     interfaces: dict[str, bytes] | None = None,
+    rows: dict[str, bytes] | None = None,
 ) -> tuple[list[FileFacts], int]:
     """Facts of every file (cached ones reused when ``reuse``), and how many were reused.
 
     Freshly extracted facts are stored in the cache for the next build. ``interfaces``
-    receives the interface rows of the fresh files no hook rewrites (made in the workers)."""
+    receives the interface rows of the fresh files no hook rewrites (made in the workers).
+    With ``rows``, the facts of the files no hook rewrites are what linking reads of them
+    (``facts.for_linking``) and ``rows`` receives their cache rows (path -> row), which
+    hold the whole facts (``codec.decode``)."""
     keys = [(f.sha256, registry.facts_key(f.path, f.lang, max_lines, budget_s)) for f in files]
+    lean = rows is not None
     cached: dict[tuple[str, str], FileFacts] = {}
     if reuse:
+        paths = {(f.sha256, k): f for f, (_s, k) in zip(files, keys, strict=True)}
         for key, blob in graph.cached_facts(keys).items():
+            f = paths[key]
             try:
-                cached[key] = codec.decode(blob)
+                if lean and not _hooked(f.lang):
+                    cached[key] = codec.decode_for_linking(blob)
+                    codec.check_rest(blob)  # the rest must be there too, or the row is not one
+                    assert rows is not None
+                    rows[f.path] = blob
+                else:
+                    cached[key] = codec.decode(blob)
             except ValueError:
                 continue  # not a row we wrote (or a damaged one): extract the file again
     todo = [f for f, k in zip(files, keys, strict=True) if k not in cached]
     fresh = dict(
         zip(
             (f.path for f in todo),
-            extract_all(todo, workers, max_lines, progress, budget_s, interfaces is not None),
+            extract_all(todo, workers, max_lines, progress, budget_s, interfaces is not None, lean),
             strict=True,
         )
     )
     if interfaces is not None:
         interfaces.update((p, x[2]) for p, x in fresh.items() if x[2] is not None)
+    if rows is not None:
+        rows.update((f.path, fresh[f.path][1]) for f in todo if not _hooked(f.lang))
     facts = [
         fresh[f.path][0] if f.path in fresh else cached[k] for f, k in zip(files, keys, strict=True)
     ]
@@ -306,9 +329,12 @@ class Facts:
                 self.skipped_hooks = True
         need = [f for f, k in zip(files, keys, strict=True) if k not in found]
         made: dict[str, bytes] = {}  # the interface rows the workers made
-        got, self.reused = facts_of(need, graph, interfaces=made, **kw)
+        #: the rows of the files whose facts are what linking reads (their whole facts)
+        self.rows: dict[str, bytes] = {}
+        got, self.reused = facts_of(need, graph, interfaces=made, rows=self.rows, **kw)
         whole = dict(zip((f.path for f in need), got, strict=True))
-        self.whole = set(whole)
+        self.whole = {p for p in whole if p not in self.rows}
+        self.linked = set(self.rows)
         graph.store_facts(
             [
                 (
@@ -355,12 +381,53 @@ class Facts:
             self.skipped_hooks = False
             todo = [f for f in todo if f.path not in self.whole]
         if todo:
-            got, _n = facts_of(todo, self.graph, **self.kw)
-            whole = dict(zip((f.path for f in todo), got, strict=True))
+            whole = {}
+            for f in todo:
+                got_f = self._from_row(f.path)
+                if got_f is not None:
+                    whole[f.path] = got_f
+            rest = [f for f in todo if f.path not in whole]
+            if rest:
+                got, _n = facts_of(rest, self.graph, **self.kw)
+                whole.update(zip((f.path for f in rest), got, strict=True))
             self.whole |= set(whole)
             self.facts = [whole.get(f.path, f) for f in self.facts]
         self.linked -= self.whole
         return self.facts
+
+    def _from_row(self, path: str) -> FileFacts | None:
+        blob = self.rows.pop(path, None)
+        if blob is None:
+            return None
+        try:
+            return codec.decode(blob)
+        except ValueError:
+            return None
+
+    def contents(self, paths: set[str] | None) -> Iterator[FileFacts]:
+        """The whole facts of these files (None: every file), in file order, one at a time
+        and not kept: those held whole, the others decoded from their rows (the row held
+        since extraction, dropped once read, else the cached one)."""
+        keys = {
+            f.path: (
+                f.sha256,
+                registry.facts_key(f.path, f.lang, self.kw["max_lines"], self.kw["budget_s"]),
+            )
+            for f in self.files
+        }
+        for held in list(self.facts):
+            path = held.path
+            if paths is not None and path not in paths:
+                continue
+            if path not in self.linked:
+                yield held
+                continue
+            blob = self.rows.pop(path, None)
+            if blob is None:
+                blob = self.graph.cached_facts([keys[path]]).get(keys[path])
+                if blob is None:
+                    raise ValueError(f"{path}: its facts left the extraction cache mid-build")
+            yield codec.with_rest(blob, held)
 
     @_long_lived
     def for_linking(self, paths: set[str]) -> list[FileFacts]:

@@ -545,11 +545,16 @@ def _build_rev(ctx: BuildContext) -> IndexResult:
         nonlocal delta
         t_content = time.perf_counter()
         mine = plan.content if plan is not None and only is not None else None
-        now = loader.facts if loader is not None else given  # the whole facts, as resolved
+        now = loader.facts if loader is not None else given
+        # the whole facts of those files (a loader holds most as linking reads them, and
+        # decodes the rest from their rows one file at a time)
+        whole = (
+            loader.contents(mine)
+            if loader is not None
+            else (f for f in given if mine is None or f.path in mine)
+        )
         rows_made = content_rows(
-            [f for f in now if mine is None or f.path in mine],
-            model,
-            plan.taken if plan is not None and mine is not None else None,
+            whole, model, plan.taken if plan is not None and mine is not None else None
         )
         for held in (now, linking):
             for f in held:

@@ -15,6 +15,7 @@ Invariants a change must keep:
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from ragraf import ids
@@ -75,7 +76,7 @@ class ContentRows:
 
 
 def content_rows(
-    facts: list[FileFacts],
+    facts: Iterable[FileFacts],
     model: str,
     taken: dict[str, str] | None = None,
 ) -> ContentRows:

@@ -179,9 +179,10 @@ class Plan:
     def facts_to_resolve(self, only: set[str] | None) -> list[FileFacts]:
         """The ``whole`` of ``ragraf.build.resolve.resolve``: the facts with those of the
         files to resolve in place, whole for the ``content`` files and as linking reads
-        them for the others (``Facts.for_linking``); every file whole without a scope."""
+        them for the others (``Facts.for_linking``); without a scope, every file as linking
+        reads it (the content rows are made of ``Facts.contents``)."""
         if only is None or self.content is None:
-            return self.facts.full(None)
+            return self.facts.for_linking({f.path for f in self.facts.files})
         self.facts.full(self.content)
         return self.facts.for_linking(only - self.content)
 

@@ -214,6 +214,33 @@ def decode(blob: bytes) -> F.FileFacts:
     return f
 
 
+def with_rest(blob: bytes, f: F.FileFacts) -> F.FileFacts:
+    """``f`` (what linking reads of the facts of a row: ``decode_for_linking``) with the
+    texts, chunks and flow units of the row's second part: the whole facts, without
+    decoding the first part again. ValueError when the row has no such part."""
+    import dataclasses
+
+    out = dataclasses.replace(f)
+    try:
+        _parts(out, json.loads(zlib.decompress(blob[4 + _head_len(blob) :])))
+    except (KeyError, TypeError, zlib.error, json.JSONDecodeError, UnicodeDecodeError) as e:
+        raise ValueError(f"not a facts row: {type(e).__name__}: {e}") from None
+    return out
+
+
+def check_rest(blob: bytes) -> None:
+    """ValueError unless the second part of a row is one (``decode`` would read it): its
+    JSON parsed, the lists there, without building the facts."""
+    try:
+        data = json.loads(zlib.decompress(blob[4 + _head_len(blob) :]))
+    except (zlib.error, json.JSONDecodeError, UnicodeDecodeError) as e:
+        raise ValueError(f"not a facts row: {type(e).__name__}: {e}") from None
+    if not isinstance(data, dict) or not all(
+        isinstance(data.get(k), list) for k in ("texts", "chunks", "flows")
+    ):
+        raise ValueError("not a facts row: no texts, chunks and flow units")
+
+
 def _head_len(blob: bytes) -> int:
     if len(blob) < 4:
         raise ValueError("not a facts row: too short")
