@@ -450,10 +450,16 @@ def _write_content(
     stores: Stores, rev_id: str, made: ContentRows, paths: set[str] | None
 ) -> ranges.Delta:
     """The content rows of a building revision (``rows.content_rows``; ``paths``: of these
-    files only, the others' stay), each store in a transaction of its own."""
-    delta = stores.lex.write_chunks(rev_id, made.chunks, made.also, paths)
+    files only, the others' stay), each store in a transaction of its own, both at once:
+    SQLite runs without the GIL (apsw releases it), so the lexicon's FTS5 tokenizing uses
+    the core the graph's leaves idle."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(1, thread_name_prefix="ragraf-lexvec") as pool:
+        lex_done = pool.submit(stores.lex.write_chunks, rev_id, made.chunks, made.also, paths)
+        delta = stores.graph.write_content(rev_id, made.texts, made.flows, paths)
+        delta += lex_done.result()
     failpoint("after-lexvec")
-    delta += stores.graph.write_content(rev_id, made.texts, made.flows, paths)
     return delta
 
 
