@@ -363,3 +363,31 @@ def test_a_folder_model_gives_fastembeds_vectors_without_fastembed(emb: Embedder
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=REPO
     )
     assert out.stdout.strip() == "False"
+
+
+def test_the_optimised_graph_is_kept_and_gives_the_same_vectors(
+    tmp_path: Path, emb: Embedder
+) -> None:
+    """The graph onnxruntime optimises at load is kept beside the model; a later session
+    loads it without optimising again and embeds the same vectors, bit for bit; a damaged
+    one is made again."""
+    from ragraf.embed.onnx import OPTIMIZED_PREFIX, FolderModel
+
+    assert emb._folder is not None
+    folder = tmp_path / "model"
+    shutil.copytree(emb._folder, folder, symlinks=False)
+    for old in folder.glob(f"{OPTIMIZED_PREFIX}*"):
+        old.unlink()
+    texts = [PAY_INVOICE, FLAGS, QUERY, "x " * 300]
+
+    def vectors() -> np.ndarray:
+        return np.asarray(list(FolderModel(folder).embed(texts, batch_size=4)))
+
+    first = vectors()
+    kept = list(folder.glob(f"{OPTIMIZED_PREFIX}*.onnx"))
+    assert len(kept) == 1 and kept[0].stat().st_size > 1_000_000
+    assert np.array_equal(vectors(), first)  # from the kept graph
+    kept[0].write_bytes(b"not a graph")
+    assert np.array_equal(vectors(), first)  # damaged: removed, made again
+    assert kept[0].stat().st_size > 1_000_000
+    assert not [p for p in folder.iterdir() if p.name.endswith(".tmp")]

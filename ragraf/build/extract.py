@@ -12,6 +12,9 @@ Invariants a change must keep:
   used only when everything the facts depend on is unchanged. Entries are
   data only (``ragraf.lang.codec``, JSON): a cache shipped inside a repository
   can never run code; a row that does not decode is re-extracted.
+- Facts held lean (``facts_of(rows=)``, ``Facts``) are exactly ``facts.for_linking`` of
+  the whole facts, and the row held beside them decodes to those whole facts
+  (``codec.with_rest``); a file a ``prepare`` hook rewrites is always held whole.
 """
 
 from __future__ import annotations
@@ -275,7 +278,10 @@ def _long_lived(fn: _F) -> _F:
 
 class Facts:
     """The facts of a scoped build: every file's interface (``interface``), except the
-    ones extracted now; ``full`` puts the whole facts of more files in their place. The
+    ones extracted now, which are held as linking reads them (``facts.for_linking``) with
+    their cache rows (``rows``); ``for_linking`` and ``full`` put what linking reads, or
+    the whole facts, of more files in their place, and ``contents`` gives the whole facts
+    one file at a time without keeping them (the content rows are made of those). The
     facts are handed to resolution prepared (``registry.prepare`` has run; ``resolve``'s
     ``prepared``).
 

@@ -17,11 +17,20 @@ Invariants a change must keep:
   the attention mask, L2 norm with eps 1e-12, float32).
 - Importing this module imports nothing heavy; numpy, onnxruntime and tokenizers are
   imported by ``FolderModel``.
+- The graph onnxruntime optimises at load (~0.2 s of every process that embeds, the one
+  vector a one-file reindex needs included) is kept beside the model, keyed by
+  onnxruntime's version, the model file and this CPU (the optimisations are hardware
+  specific), and later sessions load it with no optimisation to redo: the same graph, so
+  the same vectors bit for bit (tests/test_embed.py). A kept graph that does not load is
+  removed and made again; a folder that cannot be written to only costs the time.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
+import os
+import platform
 import sys
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -101,6 +110,67 @@ def load_tokenizer(folder: Path) -> Any:
     return tokenizer
 
 
+#: the graph onnxruntime optimised for this machine, beside the model (``_session``)
+OPTIMIZED_PREFIX = "model.optimized-"
+
+
+def _cpu() -> str:
+    """What the optimised graph depends on of the CPU: its model and instruction sets."""
+    try:
+        with open("/proc/cpuinfo", encoding="ascii", errors="replace") as f:
+            lines = [ln for ln in f if ln.startswith(("flags", "model name", "Features"))]
+        return "".join(sorted(set(lines)))
+    except OSError:
+        return platform.processor()
+
+
+def _optimized_path(ort: Any, model: Path) -> Path:
+    st = model.stat()
+    key = f"{ort.__version__}|{st.st_size}|{st.st_mtime_ns}|{platform.machine()}|{_cpu()}"
+    return model.with_name(f"{OPTIMIZED_PREFIX}{hashlib.sha1(key.encode()).hexdigest()[:16]}.onnx")
+
+
+def _session(ort: Any, model: Path, threads: int | None) -> Any:
+    """An inference session of ``model`` with every graph optimisation, from the graph kept
+    for this machine when there is one (see the module docstring), else optimising and
+    keeping the result."""
+
+    def options(level: Any) -> Any:
+        so = ort.SessionOptions()
+        so.graph_optimization_level = level
+        so.log_severity_level = 3  # not the warning that a kept graph is machine specific
+        if threads is not None:
+            so.intra_op_num_threads = threads
+            so.inter_op_num_threads = threads
+        return so
+
+    def load(path: Path, so: Any) -> Any:
+        return ort.InferenceSession(str(path), providers=["CPUExecutionProvider"], sess_options=so)
+
+    kept = _optimized_path(ort, model)
+    if kept.is_file():
+        try:
+            return load(kept, options(ort.GraphOptimizationLevel.ORT_DISABLE_ALL))
+        except Exception:
+            kept.unlink(missing_ok=True)  # damaged, or not one this onnxruntime reads
+    so = options(ort.GraphOptimizationLevel.ORT_ENABLE_ALL)
+    tmp = kept.with_name(f".{kept.name}.{os.getpid()}.tmp")
+    so.optimized_model_filepath = str(tmp)
+    try:
+        session = load(model, so)
+    except Exception:
+        tmp.unlink(missing_ok=True)  # the folder may be read-only: optimise in memory only
+        return load(model, options(ort.GraphOptimizationLevel.ORT_ENABLE_ALL))
+    try:
+        os.replace(tmp, kept)
+        for old in model.parent.glob(f"{OPTIMIZED_PREFIX}*.onnx"):
+            if old != kept:
+                old.unlink(missing_ok=True)  # made for another onnxruntime or CPU
+    except OSError:
+        tmp.unlink(missing_ok=True)
+    return session
+
+
 class FolderModel:
     """``embed(texts, batch_size)`` yields one float32 vector per text, like fastembed's
     ``TextEmbedding.embed``; ``tokenizer`` is the tokenizer it runs."""
@@ -109,14 +179,7 @@ class FolderModel:
         import onnxruntime as ort
 
         self.tokenizer = load_tokenizer(folder)
-        so = ort.SessionOptions()
-        so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-        if threads is not None:
-            so.intra_op_num_threads = threads
-            so.inter_op_num_threads = threads
-        self.session = ort.InferenceSession(
-            str(folder / MODEL_FILE), providers=["CPUExecutionProvider"], sess_options=so
-        )
+        self.session = _session(ort, folder / MODEL_FILE, threads)
         self._inputs = {node.name for node in self.session.get_inputs()}
 
     def embed(self, texts: Sequence[str], batch_size: int = 256) -> Iterator[np.ndarray]:
