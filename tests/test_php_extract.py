@@ -36,3 +36,16 @@ def test_importing_the_extractor_does_not_load_tree_sitter() -> None:
     code = "import sys, ragraf.lang.php; print('tree_sitter' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_resolution_does_not_load_the_extractor() -> None:
+    """A reindex that parses nothing links from cached facts: importing resolution must not
+    import the PHP walk, its SQL-in-strings analysis or the chunker (the package's
+    ``extract`` / ``pack_sql`` are imported on first use)."""
+    code = (
+        "import sys, ragraf.build.resolve; from ragraf.lang import php;"
+        " print(sorted(m for m in ('ragraf.lang.php.walk', 'ragraf.lang.php.strings',"
+        " 'ragraf.lang.chunking') if m in sys.modules)); print(callable(php.extract))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split("\n")[:2] == ["[]", "True"], out.stdout

@@ -33,7 +33,20 @@ Invariants a change must keep (each module states the ones it keeps):
   the innermost function / method, else the class, else the file (``strings``).
 """
 
-from ragraf.lang.php.strings import pack_sql
-from ragraf.lang.php.walk import extract, warm
+from typing import Any
 
 __all__ = ["extract", "pack_sql", "warm"]
+
+
+def __getattr__(name: str) -> Any:
+    """``extract``, ``warm`` and ``pack_sql``, imported on first use: the modules of this
+    package that resolution reads (``builtins``, ``names``) do not load the extractor."""
+    if name in ("extract", "warm"):
+        from ragraf.lang.php import walk
+
+        return getattr(walk, name)
+    if name == "pack_sql":
+        from ragraf.lang.php.strings import pack_sql
+
+        return pack_sql
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
