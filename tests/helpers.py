@@ -22,8 +22,12 @@ import tempfile
 import time
 from collections.abc import Iterator, Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from typer.testing import CliRunner, Result
+
+if TYPE_CHECKING:
+    from ragraf.lang.facts import FileFacts
 
 REPO = Path(__file__).resolve().parent.parent
 PILOT = REPO / "fixtures" / "pilot"
@@ -188,3 +192,19 @@ def wait_failpoint(proc: subprocess.Popen[str], name: str) -> None:
         line = proc.stderr.readline()
         assert line, "".join(lines) or f"exited before failpoint {name}"
         lines.append(line)
+
+
+def fixture_facts(name: str, max_lines: int = 120) -> list[FileFacts]:
+    """The facts of every file of ``fixtures/<name>`` a language extracts, in path order
+    (``registry.extract``, as a build's workers make them)."""
+    from ragraf.lang import registry
+
+    root = REPO / "fixtures" / name
+    out: list[FileFacts] = []
+    for path in sorted(root.rglob("*")):
+        rel = path.relative_to(root).as_posix()
+        lang = registry.lang_of(rel)
+        if not path.is_file() or lang is None or ".ragraf" in rel:
+            continue
+        out.append(registry.extract(rel, lang, path.read_text(encoding="utf-8"), max_lines))
+    return out

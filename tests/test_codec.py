@@ -15,23 +15,16 @@ from ragraf.build import indexer
 from ragraf.build.extract import INTERFACE
 from ragraf.corpus import scan
 from ragraf.lang import codec, registry
-from tests.helpers import REPO
+from tests.helpers import REPO, fixture_facts
 
 
 @pytest.mark.parametrize("fixture", ["pilot", "sqlapp", "sqlcode", "tags", "jsapp"])
 def test_round_trip_is_exact_on_the_fixtures(tmp_path: Path, fixture: str) -> None:
-    root = REPO / "fixtures" / fixture
-    seen = 0
-    for path in sorted(root.rglob("*")):
-        rel = path.relative_to(root).as_posix()
-        lang = registry.lang_of(rel)
-        if not path.is_file() or lang is None or ".ragraf" in rel:
-            continue
-        f = registry.extract(rel, lang, path.read_text(encoding="utf-8"), 120)
+    facts = fixture_facts(fixture)
+    for f in facts:
         back = codec.decode(codec.encode(f))
-        assert back == f, rel  # (enum members come back as their equal strings)
-        seen += 1
-    assert seen >= 5
+        assert back == f, f.path  # (enum members come back as their equal strings)
+    assert len(facts) >= 5
 
 
 def test_rows_that_are_not_facts_are_rejected() -> None:
@@ -96,18 +89,10 @@ def test_what_linking_reads_decodes_alone(fixture: str) -> None:
     it is exactly that."""
     from ragraf.lang.facts import for_linking
 
-    root = REPO / "fixtures" / fixture
-    seen = 0
-    for path in sorted(root.rglob("*")):
-        rel = path.relative_to(root).as_posix()
-        lang = registry.lang_of(rel)
-        if not path.is_file() or lang is None or ".ragraf" in rel:
-            continue
-        f = registry.extract(rel, lang, path.read_text(encoding="utf-8"), 120)
-        blob = codec.encode(f)
-        assert codec.decode_for_linking(blob) == for_linking(f), rel
-        seen += 1
-    assert seen >= 3
+    facts = fixture_facts(fixture)
+    for f in facts:
+        assert codec.decode_for_linking(codec.encode(f)) == for_linking(f), f.path
+    assert len(facts) >= 3
 
 
 def test_an_interface_is_all_linking_reads_of_it() -> None:

@@ -17,27 +17,14 @@ import yaml
 from ragraf.build.resolve import resolve
 from ragraf.build.rows import let_content_go
 from ragraf.config import default_text
-from ragraf.lang import registry
 from ragraf.lang.facts import FileFacts
-from tests.helpers import REPO
-
-
-def _facts(root: Path) -> list[FileFacts]:
-    out = []
-    for path in sorted(root.rglob("*")):
-        rel = path.relative_to(root).as_posix()
-        lang = registry.lang_of(rel)
-        if not path.is_file() or lang is None or ".ragraf" in rel:
-            continue
-        out.append(registry.extract(rel, lang, path.read_text(encoding="utf-8"), 120))
-    return out
+from tests.helpers import fixture_facts
 
 
 @pytest.mark.parametrize("fixture", ["pilot", "sqlapp", "sqlcode", "tags", "jsapp", "dataflow"])
 def test_linking_reads_only_what_for_linking_keeps(fixture: str, tmp_path: Path) -> None:
-    root = REPO / "fixtures" / fixture
     conf = {str(k): float(v) for k, v in yaml.safe_load(default_text("confidence")).items()}
-    whole = resolve(_facts(root), conf, code_tables=True)
+    whole = resolve(fixture_facts(fixture), conf, code_tables=True)
     stripped: list[int] = []
 
     def strip(only: set[str] | None, linking: list[FileFacts]) -> None:
@@ -47,7 +34,7 @@ def test_linking_reads_only_what_for_linking_keeps(fixture: str, tmp_path: Path)
             let_content_go(f)
             stripped.append(int(before != (len(f.texts), sum(len(c.code) for c in f.chunks))))
 
-    got = resolve(_facts(root), conf, code_tables=True, before_linking=strip)
+    got = resolve(fixture_facts(fixture), conf, code_tables=True, before_linking=strip)
     assert sum(stripped) > 0  # the content was let go
     assert got.edges == whole.edges
     if fixture == "dataflow":  # a taint source's flow to a SQL string reads the unit's data
