@@ -303,6 +303,8 @@ class Facts:
             (f.sha256, registry.facts_key(f.path, f.lang, kw["max_lines"], kw["budget_s"]))
             for f in files
         ]
+        #: path -> the key of its facts row
+        self.keys = {f.path: k for f, k in zip(files, keys, strict=True)}
         hooked = [_hooked(f.lang) for f in files]
         self.hooked = {f.path for f, h in zip(files, hooked, strict=True) if h}
         found: dict[tuple[str, str], FileFacts] = {}
@@ -414,13 +416,6 @@ class Facts:
         """The whole facts of these files (None: every file), in file order, one at a time
         and not kept: those held whole, the others decoded from their rows (the row held
         since extraction, dropped once read, else the cached one)."""
-        keys = {
-            f.path: (
-                f.sha256,
-                registry.facts_key(f.path, f.lang, self.kw["max_lines"], self.kw["budget_s"]),
-            )
-            for f in self.files
-        }
         for held in list(self.facts):
             path = held.path
             if paths is not None and path not in paths:
@@ -430,7 +425,8 @@ class Facts:
                 continue
             blob = self.rows.pop(path, None)
             if blob is None:
-                blob = self.graph.cached_facts([keys[path]]).get(keys[path])
+                key = self.keys[path]
+                blob = self.graph.cached_facts([key]).get(key)
                 if blob is None:
                     raise ValueError(f"{path}: its facts left the extraction cache mid-build")
             yield codec.with_rest(blob, held)
@@ -444,13 +440,7 @@ class Facts:
         todo = [f for f in self.files if f.path in paths and f.path not in self.whole]
         hooked = {f.path for f in todo if f.path in self.hooked}
         todo = [f for f in todo if f.path not in hooked and f.path not in self.linked]
-        keys = [
-            (
-                f.sha256,
-                registry.facts_key(f.path, f.lang, self.kw["max_lines"], self.kw["budget_s"]),
-            )
-            for f in todo
-        ]
+        keys = [self.keys[f.path] for f in todo]
         got: dict[str, FileFacts] = {}
         rows = self.graph.cached_facts(keys)
         for f, k in zip(todo, keys, strict=True):

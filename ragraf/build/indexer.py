@@ -604,7 +604,7 @@ def _build_rev(ctx: BuildContext) -> IndexResult:
         before = previous.code_nodes if previous is not None else []
         content = plan.content
         out = scoped.assemble_scoped(
-            sc, facts, resolved, schema, model, graph, lex, plan.taken, before, content, made[0]
+            sc, facts, resolved, schema, graph, lex, before, content, made[0]
         )
         # files resolved again for their links alone (their content did not change)
         resolved.scope["files_relinked"] = len(in_scope - content)
@@ -614,11 +614,10 @@ def _build_rev(ctx: BuildContext) -> IndexResult:
             facts,
             resolved,
             schema,
-            model,
+            made[0],
             sc.secrets_excluded,
             sc.unreadable_dirs,
             sc.not_selected,
-            content=made[0],
         )
     out.graph.blobs = sorted(blobs.items())
     # what the rest needs of the facts and of resolution; the rest of them is let go before

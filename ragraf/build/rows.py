@@ -45,8 +45,6 @@ _sorted_json = json.JSONEncoder(sort_keys=True).encode
 @dataclass
 class Assembled:
     graph: RevisionRows
-    chunks: list[ChunkRow] = field(default_factory=list)
-    also: list[ChunkPlace] = field(default_factory=list)
     #: node ids a scoped write replaces whatever their path (``GraphStore.write_rows``)
     whole: list[str] = field(default_factory=list)
 
@@ -54,7 +52,7 @@ class Assembled:
 @dataclass
 class ContentRows:
     """The rows a revision makes of its files' contents alone, before any link: texts,
-    chunks and their further places, flow units (a build writes them while it links:
+    chunks and their further places, flow units (a build writes them before it links:
     ``ragraf.build.indexer``). The counts stay when the rows are let go (``counted``)."""
 
     texts: list[TextRow] = field(default_factory=list)
@@ -154,16 +152,13 @@ def assemble(
     facts: list[FileFacts],
     resolved: Resolved,
     schema: SchemaResult,
-    model: str,
+    content: ContentRows,
     secrets_excluded: int,
     unreadable_dirs: list[str] | None = None,
     not_selected: dict[str, int] | None = None,
-    content: ContentRows | None = None,
 ) -> Assembled:
-    """The rows of a revision; ``content``: the content rows made already (None: made
-    here of ``facts``; written already, ``ContentRows.counted``)."""
-    if content is None:
-        content = content_rows(facts, model)
+    """The rows of a revision but its content rows (``content``: made and written already,
+    ``content_rows``; its counts go into the coverage, its rows, if any, into the result)."""
     file_rows = files_of(files, facts)
     node_rows: list[NodeRow] = []
     seen_nodes: set[str] = set()
@@ -228,7 +223,7 @@ def assemble(
         flow_units=content.flows,
     )
     rows.coverage.append(CoverageRow("flow.units", float(sum(len(f.flows) for f in facts)), None))
-    return Assembled(rows, content.chunks, content.also)
+    return Assembled(rows)
 
 
 def files_of(files: list[ScannedFile], facts: list[FileFacts]) -> list[FileRow]:

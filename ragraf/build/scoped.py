@@ -4,7 +4,8 @@
 the parent revision: same facts key, same answers to every corpus-wide lookup). Those
 files keep their rows in the stores as they are (a scoped ``write_rows`` / ``write_chunks``
 leaves the rows of paths outside the scope open); the files in the scope get theirs
-assembled and written as a full build would, and the revision-wide rows (file rows,
+assembled and written as a full build would (those whose content did not change, only
+their nodes and links: ``Plan.content``), and the revision-wide rows (file rows,
 coverage, k-core shells, the nodes without a path, the schema tables) are made whole.
 
 Invariants a change must keep:
@@ -37,7 +38,7 @@ from ragraf import ids
 from ragraf.build.extract import Facts
 from ragraf.build.resolve import Resolved
 from ragraf.build.resolve.linker import shells_of
-from ragraf.build.rows import Assembled, ContentRows, assemble, content_rows, coverage, files_of
+from ragraf.build.rows import Assembled, ContentRows, assemble, coverage, files_of
 from ragraf.build.schema import LIVE_PATH, SchemaResult
 from ragraf.corpus import ScanResult
 from ragraf.kinds import RANK_EDGES, ChunkSource
@@ -108,7 +109,7 @@ class Plan:
         changed. After it, ``content``: the files whose every row is written again (the
         changed ones and the files the chunk rule couples to them); the others of the
         scope have the same content as in the parent revision and only their links are
-        made again (``facts``, ``assemble_scoped``)."""
+        made again (``facts_to_resolve``, ``assemble_scoped``)."""
         self.content = None
         schema, schema_input = self.schema, self.schema_input
         if schema_input is None or not possible(schema, schema_input, self.graph):
@@ -192,21 +193,19 @@ def assemble_scoped(
     facts: list[FileFacts],
     resolved: Resolved,
     schema: SchemaResult,
-    model: str,
     graph: GraphStore,
     lex: LexStore,
-    taken: dict[str, str],
     before: list[str],
     content: set[str],
-    made: ContentRows | None = None,
+    made: ContentRows,
 ) -> Assembled:
     """The rows of a scoped revision: those of the paths in ``resolved.scope_paths`` and the
     revision-wide ones (``GraphStore.write_rows`` with the same scope and ``whole`` writes
     them); of the files of the scope outside ``content`` (``Plan.content``) only the nodes
     and links (their texts, chunks and flow units stay as they are). ``before``: the
     code-table node ids of the parent revision (``Memo.code_nodes``); with this build's
-    they are ``Assembled.whole``. ``made``: the content rows of ``content`` made already
-    (``rows.content_rows``; None: made here)."""
+    they are ``Assembled.whole``. ``made``: the counts of the content rows of ``content``,
+    written already (``rows.content_rows``, ``ContentRows.counted``)."""
     scope = resolved.scope_paths
     assert scope is not None
     files_in = [sf for sf in sc.files if sf.path in scope]
@@ -219,9 +218,7 @@ def assemble_scoped(
         [],
         resolved.unresolved,
     )
-    if made is None:
-        made = content_rows([f for f in facts_in if f.path in content], model, taken)
-    out = assemble(files_in, facts_in, own, SchemaResult(), model, 0, content=made)
+    out = assemble(files_in, facts_in, own, SchemaResult(), made, 0)
     rows = out.graph
     rows.files = files_of(sc.files, facts)
     # the nodes without a path: each one some file links to (stored, or made now)

@@ -17,6 +17,7 @@ Invariants a change must keep:
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import struct
 import zlib
@@ -218,8 +219,6 @@ def with_rest(blob: bytes, f: F.FileFacts) -> F.FileFacts:
     """``f`` (what linking reads of the facts of a row: ``decode_for_linking``) with the
     texts, chunks and flow units of the row's second part: the whole facts, without
     decoding the first part again. ValueError when the row has no such part."""
-    import dataclasses
-
     out = dataclasses.replace(f)
     try:
         _parts(out, json.loads(zlib.decompress(blob[4 + _head_len(blob) :])))
