@@ -64,9 +64,44 @@ def test_a_near_miss_whose_words_never_meet_abstains(vec_pilot: Path) -> None:
     r = search(vec_pilot, "monthly stripe logger")["result"]
     assert r["abstained"] and r["confidence"] == "none", r
     assert "never together" in r["hint"] and "logger, monthly, stripe" in r["hint"]
-    assert 0 < r["words_meet"] < 0.5 and r["best_cosine"] < 0.5
+    # each word is in some chunk, no chunk or symbol holds two of the three
+    assert r["words_meet"] == 0.0 and r["best_cosine"] < 0.5
+    assert "no chunk or symbol holds half of them" in r["hint"]
     for word in ("monthly", "stripe", "logger"):  # each word alone is in the lexicon
         assert search(vec_pilot, word)["result"]["terms"] == [word]
+
+
+def test_function_words_do_not_count_in_the_shares(vec_pilot: Path) -> None:
+    """ "also", "over", "behind" weigh like content words under idf; added to a query they
+    change neither how far its words meet nor a hit's coverage feature."""
+    plain = search(vec_pilot, "invoice charge stripe")["result"]
+    padded = search(vec_pilot, "invoice charge stripe also over behind")["result"]
+    assert {"also", "over", "behind"} <= set(padded["terms"])
+    assert 0 < plain["words_meet"] < 1 and padded["words_meet"] == plain["words_meet"]
+    assert padded["words_meet_near"] == plain["words_meet_near"]
+
+    def coverage(r: dict[str, Any]) -> float:
+        hit = next(h for h in r["hits"] if h["fqn"] == "App\\Billing\\Invoice::charge")
+        return float(hit["why"]["rerank"]["coverage"])
+
+    assert coverage(padded) == coverage(plain) > 0
+
+
+def test_a_candidate_only_the_vectors_found_is_read_for_its_words(vec_pilot: Path) -> None:
+    """With one candidate per channel, the vector channel's hit that the lexical channel did
+    not return still gets its coverage feature from its own text."""
+    yaml_path = config.Layout(vec_pilot).project_yaml
+    before = yaml_path.read_text()
+    yaml_path.write_text(before.replace("  candidates: 50 ", "  candidates: 1  "))
+    try:
+        r = search(vec_pilot, "write a line to the log file of the invoices")["result"]
+    finally:
+        yaml_path.write_text(before)
+    only_vec = [
+        h for h in r["hits"] if "vector_rank" in h["why"] and "lexical_rank" not in h["why"]
+    ]
+    assert only_vec, [h["why"] for h in r["hits"]]
+    assert all(h["why"]["rerank"].get("coverage", 0) > 0 for h in only_vec), only_vec
 
 
 def test_every_hit_explains_its_ranking(vec_pilot: Path) -> None:

@@ -1,5 +1,6 @@
 """The pieces of search's ranking that need no index: the symbol-name channel's match, the
-strong-signal z-scores and the vocabulary expansion's choice of words (issue 17)."""
+strong-signal z-scores, the vocabulary expansion's choice of words and how far the words
+meet in one place (issue 17)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from ragraf.facade.searchop import _expansion_terms, _zscores, name_match
+from ragraf.facade.searchop import _expansion_terms, _zscores, name_match, words_meet
 
 
 @pytest.mark.parametrize(
@@ -41,6 +42,20 @@ def test_zscores_need_a_distribution() -> None:
     assert _zscores(dict.fromkeys("abcdef", 0.5)) == {}  # no spread
     z = _zscores({"a": 0.9, "b": 0.3, "c": 0.31, "d": 0.29, "e": 0.3, "f": 0.3})
     assert max(z, key=lambda c: z[c]) == "a" and z["a"] > 2
+
+
+def test_words_meet_only_where_half_of_them_are() -> None:
+    # two rare words of five hold most of the idf weight, but have not met the rest
+    idf = {"translate": 6.0, "automatically": 5.0, "table": 1.0, "comments": 1.5, "language": 2.0}
+    two_rare = {"translate", "automatically"}
+    assert words_meet([two_rare], idf) == 0.0
+    three = {"table", "comments", "language"}
+    assert words_meet([two_rare, three], idf) == pytest.approx(4.5 / 15.5)
+    assert words_meet([two_rare | {"language"}], idf) == pytest.approx(13 / 15.5)
+    assert words_meet([set(idf)], idf) == 1.0
+    # nothing to meet with fewer than two words; no place at all meets nothing
+    assert words_meet([{"table"}], {"table": 1.0}) is None
+    assert words_meet([], idf) == 0.0
 
 
 def test_expansion_takes_rare_words_the_first_hits_share() -> None:

@@ -9,7 +9,8 @@ a hit that a ``strong_channels`` channel scores ``strong_z`` deviations above it
 distribution; 5. vocabulary expansion: rare corpus words shared by the first hits' doc
 comments and the identifiers of the nearest chunks in embedding space (pseudo-relevance
 feedback), searched alone and fused at ``expansion_weight``; 6. a re-rank of the fused top
-``rerank_top`` on rrf, name match, idf-weighted word coverage, cosine, bm25, PageRank
+``rerank_top`` on rrf, name match, idf-weighted word coverage (read from the chunk's text for
+a candidate the lexical channels did not return), cosine, bm25, PageRank
 centrality (``repomap.centrality``) and definition kind, weighed by ``rerank_weights``.
 
 Invariants a change must keep:
@@ -209,6 +210,20 @@ def _coverage(matched: Iterable[str], idf: dict[str, float]) -> float:
     return sum(idf.get(t, 0.0) for t in set(matched)) / total if total > 0 else 0.0
 
 
+def words_meet(places: Iterable[set[str]], content: dict[str, float]) -> float | None:
+    """How far the query's content words (``content``: word -> idf, function words left out)
+    meet in one place: the largest idf-weighted share one place (a chunk, or a symbol's chunks
+    together) holds, counting only places that hold at least half of the words by number
+    (two rare words of five have not met: idf alone would let them outweigh the rest). None
+    with fewer than two words (nothing to meet)."""
+    if len(content) < 2:
+        return None
+    return max(
+        (_coverage(m, content) for m in places if 2 * len(content.keys() & m) >= len(content)),
+        default=0.0,
+    )
+
+
 def _expansion_terms(
     terms: list[str],
     sources: list[list[str]],
@@ -300,6 +315,11 @@ def run_search(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
     idf, dfs = _idf(ctx, terms) if terms else ({}, {})
     # the words the corpus has: whether *they* meet in one place tells a near miss
     present = {t: w for t, w in idf.items() if dfs.get(t, 0) > 0}
+    # function words ("also", "over", "behind") weigh like content words under idf: they
+    # never count in a share of the query's words
+    function_words = {w.lower() for w in cfg["function_words"]}
+    content = {t: w for t, w in present.items() if t not in function_words}
+    weighed = {t: w for t, w in idf.items() if t not in function_words} or idf
     lexical: list[str] = []
     bm25: dict[str, float] = {}
     matched_of: dict[str, list[str]] = {}
@@ -439,6 +459,11 @@ def run_search(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
                     why[cid]["expanded_with"] = extra
     # 6. re-rank the fused top candidates on features, each explained in why
     top = sorted(fused, key=lambda c: (-fused[c], c))[: int(cfg["rerank_top"])]
+    # a candidate only the vector channel returned holds the query's words too: read them
+    unread = [c for c in top if c not in tokens_of]
+    for cid, text in ctx.lex.texts(ctx.rev, unread).items():
+        tokens_of[cid] = fts_text(text)
+        matched_of[cid] = _matched(terms, tokens_of[cid])
     if qv is not None and vec is not None:
         from ragraf.store.vec import cosine_of
 
@@ -456,7 +481,7 @@ def run_search(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
         feats = {
             "rrf": fused[cid] / best_fused,
             "name": name_score.get(cid, 0.0),
-            "coverage": _coverage(matched_of.get(cid, []), idf),
+            "coverage": _coverage(matched_of.get(cid, []), weighed),
             "cosine": (cosine[cid] - cos_lo) / (cos_hi - cos_lo)
             if cid in cosine and cos_hi > cos_lo
             else 0.0,
@@ -485,16 +510,10 @@ def run_search(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
         key = ref.node_id if ref and ref.node_id else cid
         per_node.setdefault(key, set()).update(m)
     best_cover = max((_coverage(m, idf) for m in per_node.values()), default=0.0)
-    meet = (
-        max((_coverage(m, present) for m in per_node.values()), default=0.0)
-        if len(present) >= 2
-        else None
-    )
+    meet = words_meet(per_node.values(), content)
     matched_all = {t for m in matched_of.values() for t in m}
     # ... and, for the content words, in one place near in meaning (a near miss's words meet
     # only far from what it asks, if at all)
-    function_words = {w.lower() for w in cfg["function_words"]}
-    content = {t: w for t, w in present.items() if t not in function_words}
     band = float(cfg["near_band"])
     near = near_cover = None
     near_at = None
@@ -502,8 +521,7 @@ def run_search(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
         near = near_meet(ctx, knn, cosine, chunks, tokens_of, terms, content, band)
         # below abstain_cosine the words alone answer: they too must meet near the query's
         # meaning (here a word the corpus lacks weighs the most, as in term_coverage)
-        every = {t: w for t, w in idf.items() if t not in function_words}
-        near_cover = near_meet(ctx, knn, cosine, chunks, tokens_of, terms, every, band)
+        near_cover = near_meet(ctx, knn, cosine, chunks, tokens_of, terms, weighed, band)
     if near is not None:
         n, ref = nodes.get(near[1]), chunks.get(near[1])
         near_at = sanitize.name(n.fqn or n.name) if n else (ref.path if ref else None)
@@ -683,8 +701,9 @@ def _confidence(
 
     ``coverage`` is the largest idf-weighted share of the query's words (a word the corpus
     lacks weighs the most) found together in one chunk or one symbol (its chunks together);
-    ``meet`` the same over only the words the corpus has (None with fewer than two): words
-    found only in different places do not add up; ``near`` the share of the query's content
+    ``meet`` the same over only the content words the corpus has, in a place that holds at
+    least half of them (``words_meet``; None with fewer than two): words found only in
+    different places do not add up; ``near`` the share of the query's content
     words (not function words) the corpus has that one place near in meaning holds, and that
     place's name, ``near_cover`` the same share over all its content words (None without
     vectors). Below ``abstain_cosine`` the query is answered only when its words reach
@@ -709,9 +728,13 @@ def _confidence(
             )
         if best_cos < cover_cos and meet is not None and meet < min_cover:
             return "none", (
-                f"the query's words occur in the code ({words}) but never together: at most"
-                f" {meet:.0%} of their weight in one chunk or symbol, and nothing is near enough"
-                f" in meaning (best cosine {best_cos:.2f} < {cover_cos})"
+                f"the query's words occur in the code ({words}) but never together: "
+                + (
+                    f"at most {meet:.0%} of their weight in one chunk or symbol"
+                    if meet > 0
+                    else "no chunk or symbol holds half of them"
+                )
+                + f", and nothing is near enough in meaning (best cosine {best_cos:.2f} < {cover_cos})"
             )
         near_cos, min_near = float(cfg["near_cosine"]), float(cfg["min_near_meet"])
         if near is not None and best_cos < near_cos and near[0] < min_near:
