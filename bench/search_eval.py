@@ -1,7 +1,8 @@
-"""Search quality on phpMyAdmin and WordPress: MRR@10, recall@5 and abstention per query category. Run by hand.
+"""Search quality on phpMyAdmin, WordPress and MediaWiki: MRR@10, recall@5 and abstention per query category. Run by hand.
 
     .venv/bin/python bench/search_eval.py --root <indexed copy of phpMyAdmin> [--set bench/search_eval.yaml]
     .venv/bin/python bench/search_eval.py --root <indexed copy of WordPress> --set bench/search_eval_wordpress.yaml
+    .venv/bin/python bench/search_eval.py --root <indexed copy of MediaWiki> --set bench/search_eval_mediawiki.yaml
                                           [--limit 10] [--json] [--verbose]
 
 The root must be indexed first, e.g.:
@@ -154,6 +155,8 @@ def _declared_anywhere(root: Path, value: str) -> str | None:
     else:
         pat = re.compile(rf"\b(class|interface|trait)\s+{re.escape(cls.rpartition(chr(92))[2])}\b")
     for f in root.rglob("*.php"):
+        if not f.is_file():  # a broken link (Debian's MediaWiki has LocalSettings.php -> /etc)
+            continue
         src = f.read_text(encoding="utf-8", errors="replace")
         if not pat.search(src):
             continue
