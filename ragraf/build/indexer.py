@@ -92,6 +92,27 @@ class IndexResult:
     pending: Any = None  # Any: a ragraf.build.vectors.Plan (imported lazily)
 
 
+class Prefetch:
+    """The embedding model loaded ahead of need (``ragraf.embed.helper``): started once a
+    build knows it builds a revision whose vectors it will fill, used by the fill, closed
+    when the build ends, whatever way it ends."""
+
+    def __init__(self, cfg: Config, enabled: bool) -> None:
+        self.cfg, self.enabled = cfg, enabled
+        self.helper: Any = None  # Any: an EmbedHelper (imported lazily)
+
+    def start(self) -> None:
+        if self.enabled and self.helper is None:
+            from ragraf.embed import helper
+
+            self.helper = helper.start(self.cfg.project["embedding"], self.cfg.root)
+
+    def close(self) -> None:
+        helper, self.helper = self.helper, None
+        if helper is not None:
+            helper.close()
+
+
 @dataclass
 class BuildContext:
     """Everything one build of one revision works with."""
@@ -109,6 +130,7 @@ class BuildContext:
     recovered: list[str]
     t0: float
     timings: dict[str, float] = field(default_factory=dict)
+    prefetch: Prefetch | None = None
 
     @property
     def layout(self) -> Layout:
@@ -230,15 +252,20 @@ def build(
 
     # reindex --commit seals and archives the ledger: no scan may append to it meanwhile
     frozen = ledger_lock(layout) if commit else contextlib.nullcontext()
-    with build_lock(layout):
+    from ragraf.build.vectors import disabled_by_env
+
+    prefetch = Prefetch(cfg, enabled=not (no_vectors or disabled_by_env()))
+    with build_lock(layout), contextlib.closing(prefetch):
         with frozen, open_stores(layout, write=True) as stores:
-            res = _build_locked(cfg, stores, force, commit, progress, no_vectors, wait_vectors)
+            res = _build_locked(
+                cfg, stores, force, commit, progress, no_vectors, wait_vectors, prefetch
+            )
         if res.pending is not None:
             if on_sealed is not None:
                 on_sealed(res)
             t = time.perf_counter()
             with open_stores(layout, write=True) as stores:
-                res.vectors = _fill_vectors(cfg, stores, res.pending, progress)
+                res.vectors = _fill_vectors(cfg, stores, res.pending, progress, prefetch.helper)
             res.pending = None
             res.timings["vectors_after_seal"] = time.perf_counter() - t
             if "total" in res.timings:
@@ -275,12 +302,15 @@ def _vector_plan(cfg: Config, stores: Stores, man: dict[str, Any]) -> Any:
     return vectors.plan(cfg, stores.lex.db, rev_id, chunks)
 
 
-def _fill_vectors(cfg: Config, stores: Stores, p: Any, progress: Progress | None) -> dict[str, Any]:
-    """Embed a plan's chunks into the sealed revision, then record the layer's final
-    status in rev.json (only its ``vectors`` block changes)."""
+def _fill_vectors(
+    cfg: Config, stores: Stores, p: Any, progress: Progress | None, helper: Any = None
+) -> dict[str, Any]:
+    """Embed a plan's chunks into the sealed revision (with ``helper``, an EmbedHelper, when
+    the build started one), then record the layer's final status in rev.json (only its
+    ``vectors`` block changes)."""
     from ragraf.build import vectors
 
-    status = vectors.fill(stores.lex.db, p, progress)
+    status = vectors.fill(stores.lex.db, p, progress, helper)
     man = manifest.read(cfg.layout.rev_json) or {}
     before: dict[str, Any] = man["vectors"] if isinstance(man.get("vectors"), dict) else {}
     reused = (
@@ -323,6 +353,7 @@ def _build_locked(
     progress: Progress | None,
     no_vectors: bool,
     wait_vectors: bool = False,
+    prefetch: Prefetch | None = None,
 ) -> IndexResult:
     layout = cfg.layout
     t0 = time.perf_counter()
@@ -378,6 +409,8 @@ def _build_locked(
         raise RefusedError("there is no revision to reindex yet: run `ragraf index` first")
     check_disk(layout, sc)
     failpoint("after-scan")
+    if prefetch is not None:
+        prefetch.start()  # a revision is built: its vectors will want the model
     ctx = BuildContext(
         cfg,
         stores,
@@ -394,6 +427,7 @@ def _build_locked(
         recovered=recovered,
         t0=t0,
         timings={"scan": scan_s},
+        prefetch=prefetch,
     )
     stores.graph.begin_rev(
         ctx.rev_id,
@@ -654,7 +688,8 @@ def _build_rev(ctx: BuildContext) -> IndexResult:
         if isinstance(vplan, dict):
             vec_status = vplan  # unavailable
         elif ctx.wait_vectors or not vplan.todo:
-            vec_status = vectors.fill(lex.db, vplan, ctx.progress)
+            helper = ctx.prefetch.helper if ctx.prefetch is not None else None
+            vec_status = vectors.fill(lex.db, vplan, ctx.progress, helper)
         else:
             vec_status, pending = vplan.status("embedding"), vplan
     t = ctx.lap("vectors", t)

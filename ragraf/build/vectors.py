@@ -37,6 +37,7 @@ from ragraf.store.db import Database
 if TYPE_CHECKING:  # pragma: no cover
     from ragraf.config import Config
     from ragraf.embed import Embedder
+    from ragraf.embed.helper import EmbedHelper
 
 ENV_SWITCH = "RAGRAF_VECTORS"
 _LOCATION = re.compile(r" \([^()]*:\d+\)$")
@@ -164,20 +165,30 @@ def plan(
 
 
 def fill(
-    db: Database, p: Plan, progress: Callable[[str, int, int], None] | None = None
+    db: Database,
+    p: Plan,
+    progress: Callable[[str, int, int], None] | None = None,
+    helper: EmbedHelper | None = None,
 ) -> dict[str, Any]:
     """Embed the plan's chunks and store each batch as it is made (one transaction each);
     returns the layer's status: ``ready``, or ``unavailable`` with the reason (the
-    vectors stored until then stay, a later ``fill`` goes on from them)."""
+    vectors stored until then stay, a later ``fill`` goes on from them). A ``helper``
+    (``ragraf.embed.helper``: the model loaded ahead in a child process) embeds a small
+    plan when it holds the plan's model; whatever it cannot, this process embeds."""
+    from ragraf.embed import DEFAULT_BATCH
+    from ragraf.embed.helper import MAX_TEXTS, HelperGone
     from ragraf.store.vec import VecStore
 
     todo = p.todo
+    texts = [embed_text(c[2]) for c in todo]
     done = 0
     if progress and todo:
         progress("embed", 0, len(todo))  # the bar shows before the model loads
     try:
         vec = VecStore(db, p.emb.dim)
-        for idx, vecs in p.emb.batches([embed_text(c[2]) for c in todo]):
+
+        def store(idx: list[int], vecs: Any) -> None:
+            nonlocal done
             vec.add(
                 p.rev_id,
                 [(todo[i][0], vecs[k], todo[i][1]) for k, i in enumerate(idx)],
@@ -188,6 +199,20 @@ def fill(
             if progress:
                 progress("embed", done, len(todo))
             failpoint("vectors-batch")
+
+        left = list(range(len(todo)))
+        if helper is not None and todo and len(todo) <= MAX_TEXTS:
+            stored: set[int] = set()
+            try:
+                for idx, vecs in helper.batches(p.emb, texts, DEFAULT_BATCH):
+                    store(idx, vecs)
+                    stored.update(idx)
+                left = []
+            except HelperGone:
+                left = [i for i in left if i not in stored]
+        if left:
+            for idx, vecs in p.emb.batches([texts[i] for i in left]):
+                store([left[k] for k in idx], vecs)
     except EmbeddingUnavailable as e:
         return {**p.status("unavailable", done), "reason": str(e)}
     return p.status("ready", done)
