@@ -8,7 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from ragraf.facade.searchop import _expansion_terms, _zscores, name_match, words_meet
+from ragraf.facade.searchop import (
+    _expansion_terms,
+    _zscores,
+    name_match,
+    query_name_words,
+    words_meet,
+)
 
 
 @pytest.mark.parametrize(
@@ -26,6 +32,18 @@ def test_name_match_kinds(terms: list[str], name: str, owner: str | None, how: s
     score, got = name_match(terms, name, owner)
     assert got == how
     assert (score == 1.0) is (how == "exact") and (score == 0.0) is (how == "")
+
+
+def test_a_class_and_method_named_with_stop_words_is_exact() -> None:
+    # "get" and "by" are search stop words, but they are words of the name
+    query = "RevisionStore getRevisionById"
+    words = query_name_words(query)
+    assert words == ["revision", "store", "get", "revision", "by", "id"]
+    terms = ["revisionstore", "revision", "store", "getrevisionbyid", "id"]
+    owner = "MediaWiki\\Revision\\RevisionStore"
+    assert name_match(terms, "getRevisionById", owner)[1] == "words"
+    assert name_match(terms, "getRevisionById", owner, words) == (1.0, "exact")
+    assert name_match(terms, "getRevisionById", "ApiComparePages", words)[1] != "exact"
 
 
 def test_name_match_orders_exact_over_ordered_over_words() -> None:

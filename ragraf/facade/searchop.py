@@ -120,18 +120,32 @@ def _name_tokens(text: str) -> list[str]:
     return parts or toks
 
 
-def name_match(terms: list[str], name: str, owner: str | None) -> tuple[float, str]:
+_IDENT = re.compile(r"[A-Za-z_$][\w$]*")
+
+
+def query_name_words(query: str) -> list[str]:
+    """The words of the query's identifiers, in order, stop words kept: what an exact name
+    is compared with ("RevisionStore getRevisionById" -> revision, store, get, revision, by,
+    id; the search terms drop "get" and "by")."""
+    return [w for ident in _IDENT.findall(query) for w in _name_tokens(ident)]
+
+
+def name_match(
+    terms: list[str], name: str, owner: str | None, words: list[str] | None = None
+) -> tuple[float, str]:
     """How well the query's words name a symbol: 1.0 exact (the words are the name's words in
     order, alone or after the class's), 0.9 prefix (one word the name starts with), 0.85-0.95
     ordered (the words are a run of the name's, e.g. behind a vendor prefix), else 0.85 x the
     Dice overlap of the word sets of the name (or of class + name, counted a little lower;
-    a word matches by its stem), 0 when no word is shared. Returns (score, how)."""
+    a word matches by its stem), 0 when no word is shared. ``words`` (``query_name_words``:
+    stop words kept) also count for "exact". Returns (score, how)."""
     if not terms:
         return 0.0, ""
     nt = _name_tokens(name)
     ot = _name_tokens(owner.rsplit("\\", 1)[-1]) if owner else []
-    if nt and (terms == nt or (ot and terms == ot + nt)):
-        return 1.0, "exact"
+    for q in (terms, words) if words else (terms,):
+        if nt and (q == nt or (ot and q == ot + nt)):
+            return 1.0, "exact"
     if nt and len(terms) == 1 and len(terms[0]) >= 4 and "".join(nt).startswith(terms[0]):
         return 0.9, "prefix"
     q = set(terms)
@@ -380,12 +394,13 @@ def run_search(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
     # the name channel ranks by how well the words name the chunk's symbol
     name_score: dict[str, float] = {}
     name_how: dict[str, str] = {}
+    name_words = query_name_words(query)
     for cid in set(named) | set(lexical) | set(knn):
         n = node_of(cid)
         if n is None or not n.name:
             continue
         owner = n.fqn.rsplit("::", 1)[0] if n.fqn and "::" in n.fqn else None
-        sc, how = name_match(terms, n.name, owner)
+        sc, how = name_match(terms, n.name, owner, name_words)
         if sc > 0:
             name_score[cid], name_how[cid] = sc, how
     by_name = sorted(
