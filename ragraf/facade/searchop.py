@@ -143,8 +143,8 @@ def name_match(
         return 0.0, ""
     nt = _name_tokens(name)
     ot = _name_tokens(owner.rsplit("\\", 1)[-1]) if owner else []
-    for q in (terms, words) if words else (terms,):
-        if nt and (q == nt or (ot and q == ot + nt)):
+    for said in (terms, words) if words else (terms,):
+        if nt and (said == nt or (ot and said == ot + nt)):
             return 1.0, "exact"
     if nt and len(terms) == 1 and len(terms[0]) >= 4 and "".join(nt).startswith(terms[0]):
         return 0.9, "prefix"
