@@ -216,3 +216,22 @@ def _stored_of_active(root: Path) -> dict[str, bytes]:
     finally:
         lex.close()
     return {c: v for c, v in _stored(root).items() if c in ids}
+
+
+def test_a_large_plan_embeds_in_process_and_ends_the_helper(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("RAGRAF_VECTORS", raising=False)
+    monkeypatch.setattr("ragraf.embed.helper.MAX_TEXTS", 3)
+    root = copy_pilot(tmp_path / "p")
+    config.init_project(root)
+    cfg = config.load(root)
+    indexer.build(cfg, no_vectors=True)
+    with open_stores(cfg.layout, write=True) as stores:
+        p = indexer._vector_plan(cfg, stores, manifest.require(cfg.layout.rev_json))
+        assert isinstance(p, vectors.Plan) and len(p.todo) > 3
+        helper = EmbedHelper(cfg.project["embedding"], root)
+        pid = helper._proc.pid if helper._proc else 0
+        status = vectors.fill(stores.lex.db, p, None, helper)
+    assert status["status"] == "ready" and status["computed"] == len(p.todo)
+    assert helper._proc is None and _wait_gone(pid)

@@ -201,7 +201,9 @@ def fill(
             failpoint("vectors-batch")
 
         left = list(range(len(todo)))
-        if helper is not None and todo and len(todo) <= MAX_TEXTS:
+        if helper is not None and len(todo) > MAX_TEXTS:
+            helper.close()  # a large plan embeds here: the child's model is of no use
+        elif helper is not None and todo:
             stored: set[int] = set()
             try:
                 for idx, vecs in helper.batches(p.emb, texts, DEFAULT_BATCH):
