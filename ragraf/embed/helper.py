@@ -16,14 +16,15 @@ writes, and after the seal the build hands it the texts to embed.
 
 Invariants a change must keep:
 - The child runs the same ``Embedder.batches`` on the same list the parent would embed, so the
-  vectors are bit-identical to embedding in process (tests/test_embed.py).
+  vectors are bit-identical to embedding in process (tests/test_embed_helper.py).
 - The helper serves a plan only when its model id, version and dim equal the plan's; anything
   else (it failed to load, died, answered nonsense) is ``HelperGone`` and the caller embeds in
   process what is still missing: the helper can make a build faster, never fail it.
 - The child ends when its stdin closes, so a parent killed at any moment leaves no process
   behind; ``close`` also kills it. Its stderr is discarded (the parent's stderr is the user's).
-- Only for a small number of texts (``MAX_TEXTS``): a first build embeds in process as before
-  (the load is nothing next to minutes of embedding, and the texts need not be copied).
+- Only for a small number of texts (``MAX_TEXTS``: a reindex's changed chunks, a small
+  project): a large first build embeds in process as before and ends the helper (the load is
+  nothing next to minutes of embedding, and the texts need not be copied).
 """
 
 from __future__ import annotations
