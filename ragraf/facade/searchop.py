@@ -333,7 +333,8 @@ def run_search(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
     # never count in a share of the query's words
     function_words = {w.lower() for w in cfg["function_words"]}
     content = {t: w for t, w in present.items() if t not in function_words}
-    weighed = {t: w for t, w in idf.items() if t not in function_words} or idf
+    said = {t: w for t, w in idf.items() if t not in function_words}
+    weighed = said or idf  # a query of function words alone is ranked on them
     lexical: list[str] = []
     bm25: dict[str, float] = {}
     matched_of: dict[str, list[str]] = {}
@@ -536,7 +537,7 @@ def run_search(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
         near = near_meet(ctx, knn, cosine, chunks, tokens_of, terms, content, band)
         # below abstain_cosine the words alone answer: they too must meet near the query's
         # meaning (here a word the corpus lacks weighs the most, as in term_coverage)
-        near_cover = near_meet(ctx, knn, cosine, chunks, tokens_of, terms, weighed, band)
+        near_cover = near_meet(ctx, knn, cosine, chunks, tokens_of, terms, said, band)
     if near is not None:
         n, ref = nodes.get(near[1]), chunks.get(near[1])
         near_at = sanitize.name(n.fqn or n.name) if n else (ref.path if ref else None)
