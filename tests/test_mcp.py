@@ -133,8 +133,11 @@ def test_mcp_loads_the_model_in_the_background(
     status, found = anyio.run(drive)
     assert not status.is_error and not found.is_error, (status.content, found.content)
     hits = json.loads(found.content[0].text)["result"]["hits"]
-    assert hits and hits[0]["fqn"] == "App\\Billing\\Invoice::charge"
-    assert "vector_rank" in hits[0]["why"]  # the search used the preloaded model
+    # the ranking between the class (its docblock says "can be charged") and its charge() is
+    # tests/test_search.py's business; here the hit must be found and by the preloaded model
+    charge = [h for h in hits if h["fqn"] == "App\\Billing\\Invoice::charge"]
+    assert charge, [h["fqn"] for h in hits]
+    assert "vector_rank" in charge[0]["why"]
     lines = log_path.read_text().splitlines()
     preload = next(i for i, line in enumerate(lines) if "model preloaded in the background" in line)
     search_at = next(i for i, line in enumerate(lines) if "tool=ragraf_search" in line)
