@@ -146,20 +146,28 @@ def set_corpus(path: Path) -> str:
     return str(data.get("corpus") or "phpmyadmin") if isinstance(data, Mapping) else "phpmyadmin"
 
 
+_NAMESPACE = re.compile(r"^\s*namespace\s+([\w\\]+)\s*[;{]", re.M)
+
+
 def _declared_anywhere(root: Path, value: str) -> str | None:
-    """A global function ``f`` or a ``Class[::method]`` declared in some *.php under ``root``
-    (for corpora without PSR-4 paths); None when found, else the mistake."""
+    """A global function ``f`` or a ``[Namespace\\]Class[::method]`` declared in some *.php
+    under ``root``, in a file of that namespace (none for a class without one), for corpora
+    without PSR-4 paths; None when found, else the mistake."""
     cls, _, method = value.partition("::")
     if "::" not in value and not cls[:1].isupper():
         pat = re.compile(rf"\bfunction\s+&?{re.escape(cls)}\s*\(")
     else:
         pat = re.compile(rf"\b(class|interface|trait)\s+{re.escape(cls.rpartition(chr(92))[2])}\b")
+    ns = cls.rpartition("\\")[0]
     for f in root.rglob("*.php"):
         if not f.is_file():  # a broken link (Debian's MediaWiki has LocalSettings.php -> /etc)
             continue
         src = f.read_text(encoding="utf-8", errors="replace")
         if not pat.search(src):
             continue
+        declared_ns = _NAMESPACE.search(src)
+        if (declared_ns.group(1) if declared_ns else "") != ns:
+            continue  # the same short name in another namespace is another class
         if "::" not in value or re.search(rf"\bfunction\s+&?{re.escape(method)}\s*\(", src):
             return None
     return f"{value} is declared in no *.php file"

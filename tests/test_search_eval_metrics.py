@@ -197,6 +197,28 @@ def test_answers_outside_psr4_are_checked_by_declaration(tmp_path: Path) -> None
     ]
 
 
+def test_answers_outside_psr4_are_checked_with_their_namespace(tmp_path: Path) -> None:
+    (tmp_path / "a.php").write_text(
+        "<?php\nnamespace MediaWiki\\Revision;\nclass RevisionStore {\n  function get() {}\n}\n"
+    )
+    (tmp_path / "b.php").write_text("<?php\nclass Title {\n  function newFromText() {}\n}\n")
+    queries = se.parse_set(
+        {
+            "queries": [
+                {"query": "ok", "category": "conceptual", "expected": [
+                    {"fqn": "MediaWiki\\Revision\\RevisionStore::get"},
+                    {"fqn": "Title::newFromText"}]},
+                {"query": "ns", "category": "conceptual", "expected": [
+                    {"fqn": "RevisionStore::get"}, {"fqn": "MediaWiki\\Title::newFromText"}]},
+            ]
+        }
+    )  # fmt: skip
+    assert se.check_against_corpus(queries, tmp_path, "mediawiki") == [
+        "'ns': RevisionStore::get is declared in no *.php file",
+        "'ns': MediaWiki\\Title::newFromText is declared in no *.php file",
+    ]
+
+
 def test_expected_answers_are_checked_against_the_corpus(tmp_path: Path) -> None:
     """bench/search_eval.py refuses a set whose answers are not in the tree it runs on."""
     cls = tmp_path / "libraries" / "classes" / "Table"
