@@ -316,14 +316,14 @@ def load(root: Path) -> Config:
     for key in ("include", "exclude", "secrets_exclude"):
         if cfg.project.get(key) is not None:  # include: null = the languages' globs
             cfg.globset(key)  # validate globs now, with the file and key named
-    for g in cfg.project["db"]["schema_source"]:
+    globs = [("db.schema_source", g) for g in cfg.project["db"]["schema_source"]]
+    globs += [("search.vendored_paths", g) for g in cfg.project["search"]["vendored_paths"]]
+    for key, g in globs:
         if g not in ("information_schema", "auto"):
             try:
                 GlobSet([g])
             except GlobError as e:
-                raise ConfigError(
-                    f"{layout.project_yaml}: key 'db.schema_source': bad glob: {e}"
-                ) from e
+                raise ConfigError(f"{layout.project_yaml}: key '{key}': bad glob: {e}") from e
     return cfg
 
 

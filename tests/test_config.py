@@ -38,6 +38,11 @@ def test_root_is_found_upward(tmp_path: Path) -> None:
         ("exclude: ['/etc/**']\n", "key 'exclude': bad glob"),
         ("secrets_exclude: ['../x']\n", "key 'secrets_exclude': bad glob"),
         ("include: ['a**b']\n", "key 'include': bad glob"),
+        ("search:\n  vendored_paths: ['lib/[x']\n", "key 'search.vendored_paths': bad glob"),
+        (
+            "search:\n  rerank_weights: {vendord: -1}\n",
+            "unknown key 'search.rerank_weights.vendord'",
+        ),
         ("- just a list\n", "top level must be a mapping"),
         ("index: [\n", "not valid YAML"),
     ],

@@ -5,6 +5,7 @@ meet in one place (issue 17)."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -86,14 +87,25 @@ def test_expansion_takes_rare_words_the_first_hits_share() -> None:
     assert _expansion_terms(["x"], sources, df, 1000, set(), 0) == []
 
 
+def _index_and_search(root: Path, query: str) -> list[dict[str, Any]]:
+    """Index the files written under ``root`` (no vectors) and return the hits of ``query``."""
+    from ragraf import config, facade
+    from ragraf.build import indexer
+    from tests.schemacheck import check
+
+    config.init_project(root)
+    indexer.build(config.load(root))
+    env = facade.run_op(root, "search", {"query": query})
+    check(env)
+    hits: list[dict[str, Any]] = env["result"]["hits"]
+    return hits
+
+
 def test_a_built_copy_folds_into_its_source(tmp_path: Path) -> None:
     """A function of ``js/dist`` (a bundler's output) whose name and place a hit of
     ``js/src`` has is not a hit of its own: the source takes the better rank and names the
     copy; a built file with no source among the hits stays one."""
-    from ragraf import config, facade
-    from ragraf.build import indexer
     from tests.helpers import write
-    from tests.schemacheck import check
 
     body = (
         "export function escapeBacktick(name) {\n"
@@ -107,14 +119,45 @@ def test_a_built_copy_folds_into_its_source(tmp_path: Path) -> None:
         "js/dist/only.js",
         "function quoteIdentifierWithBackticks(name) {\n  return '`' + name + '`';\n}\n",
     )
-    config.init_project(tmp_path)
-    indexer.build(config.load(tmp_path))
-    env = facade.run_op(tmp_path, "search", {"query": "escape identifier backticks"})
-    check(env)
-    hits = env["result"]["hits"]
+    hits = _index_and_search(tmp_path, "escape identifier backticks")
     paths = [h["path"] for h in hits]
     assert "js/src/functions.js" in paths and "js/dist/functions.js" not in paths, paths
     src = next(h for h in hits if h["path"] == "js/src/functions.js")
     assert src["why"]["built_copies"] == ["js/dist/functions.js:1"]
     assert paths.index("js/src/functions.js") == 0
     assert "js/dist/only.js" in paths  # no source for it: a hit of its own
+
+
+def test_implementations_and_own_code_rank_above_contracts_and_copies(tmp_path: Path) -> None:
+    """An interface's method and a bundled library's copy hold the same words as the
+    project's implementation; the implementation ranks first, the others say why they rank
+    lower (``rerank.abstract``, ``rerank.vendored``)."""
+    from tests.helpers import write
+
+    write(
+        tmp_path,
+        "src/Mailer.php",
+        "<?php\nnamespace App;\n\ninterface Transport\n{\n"
+        "    /** Deliver one message to its recipients over SMTP. */\n"
+        "    public function deliver(string $message): bool;\n}\n\n"
+        "class SmtpTransport implements Transport\n{\n"
+        "    /** Deliver one message to its recipients over SMTP. */\n"
+        "    public function deliver(string $message): bool\n    {\n"
+        "        return mail('root', 'subject', $message);\n    }\n}\n",
+    )
+    write(
+        tmp_path,
+        "lib/third_party/mailer/Smtp.php",
+        "<?php\nclass Vendor_Smtp\n{\n"
+        "    /** Deliver one message to its recipients over SMTP. */\n"
+        "    public function deliver($message)\n    {\n"
+        "        return fwrite($this->socket, $message);\n    }\n}\n",
+    )
+    hits = _index_and_search(tmp_path, "deliver a message over SMTP")
+    fqns = [h["fqn"] for h in hits]
+    assert fqns[0] == "App\\SmtpTransport::deliver", fqns
+    contract = next(h for h in hits if h["fqn"] == "App\\Transport::deliver")
+    copy = next(h for h in hits if h["fqn"] == "Vendor_Smtp::deliver")
+    assert contract["why"]["rerank"]["abstract"] == 1.0
+    assert copy["why"]["rerank"]["vendored"] == 1.0
+    assert "abstract" not in hits[0]["why"]["rerank"] and "vendored" not in hits[0]["why"]["rerank"]

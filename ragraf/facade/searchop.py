@@ -11,7 +11,9 @@ comments and the identifiers of the nearest chunks in embedding space (pseudo-re
 feedback), searched alone and fused at ``expansion_weight``; 6. a re-rank of the fused top
 ``rerank_top`` on rrf, name match, idf-weighted word coverage (read from the chunk's text for
 a candidate the lexical channels did not return), cosine, bm25, PageRank
-centrality (``repomap.centrality``) and definition kind, weighed by ``rerank_weights``.
+centrality (``repomap.centrality``), definition kind, declarations that implement nothing
+(``abstract``: interfaces, their methods, abstract methods) and code copied in from other
+projects (``vendored``: a path under ``vendored_paths``), weighed by ``rerank_weights``.
 
 Invariants a change must keep:
 - Query text never reaches FTS5 syntax: it is tokenised like the index
@@ -41,6 +43,7 @@ Invariants a change must keep:
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from bisect import bisect_left
@@ -50,6 +53,7 @@ from typing import Any
 
 from ragraf.facade import sanitize
 from ragraf.facade.context import Ctx
+from ragraf.globs import GlobSet
 from ragraf.lang.registry import suffixes_of
 from ragraf.model import ChunkRef, NodeRow
 from ragraf.tokens import fts_text, identifier_tokens
@@ -486,6 +490,8 @@ def run_search(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
         for cid, dist in vec.distances(ctx.rev, qv, [c for c in top if c not in cosine]).items():
             cosine[cid] = round(cosine_of(dist), 4)
     central = _centrality(ctx) if top else {}
+    abstract = _declarations_only(ctx, [n for n in map(node_of, top) if n is not None])
+    vendored = _vendored_globs(tuple(cfg.get("vendored_paths") or ()))
     wts = cfg["rerank_weights"]
     best_fused = max((fused[c] for c in top), default=1.0) or 1.0
     best_bm25 = max((bm25.get(c, 0.0) for c in top), default=0.0)
@@ -504,8 +510,10 @@ def run_search(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
             "bm25": bm25.get(cid, 0.0) / best_bm25 if best_bm25 > 0 else 0.0,
             "centrality": central.get(n.node_id, 0.0) if n else 0.0,
             "definition": 1.0 if n is not None and n.kind in _DEFINITIONS else 0.0,
+            "abstract": 1.0 if n is not None and n.node_id in abstract else 0.0,
+            "vendored": 1.0 if vendored.match(chunks[cid].path) else 0.0,
         }
-        final[cid] = sum(float(wts[k]) * v for k, v in feats.items())
+        final[cid] = sum(float(wts.get(k, 0.0)) * v for k, v in feats.items())
         w = why.setdefault(cid, {})
         w["rerank"] = {k: round(v, 3) for k, v in feats.items() if v}
         if cid in name_how:
@@ -618,6 +626,28 @@ def run_search(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
             f"not found: {reason}. Try a symbol name or other words, or search the working tree (rg) "
             "for code added after the index."
         )
+    return out
+
+
+@lru_cache(maxsize=8)
+def _vendored_globs(patterns: tuple[str, ...]) -> GlobSet:
+    return GlobSet(patterns)
+
+
+def _declarations_only(ctx: Ctx, nodes: list[NodeRow]) -> set[str]:
+    """The ids of ``nodes`` that declare without implementing: interfaces, abstract methods
+    and the methods of an interface (the place that does the work is an implementation)."""
+    out = {n.node_id for n in nodes if n.kind == "interface"}
+    for n in nodes:
+        if n.kind == "method" and n.props and json.loads(n.props).get("abstract"):
+            out.add(n.node_id)
+    owners = {
+        n.fqn.rsplit("::", 1)[0] for n in nodes if n.kind == "method" and n.fqn and "::" in n.fqn
+    }
+    kinds = ctx.graph.kinds_by_fqn(ctx.rev, owners) if owners else {}
+    for n in nodes:
+        if n.kind == "method" and n.fqn and "interface" in kinds.get(n.fqn.rsplit("::", 1)[0], ()):
+            out.add(n.node_id)
     return out
 
 

@@ -496,6 +496,21 @@ class GraphStore:
             )
         )
 
+    def kinds_by_fqn(self, rev_id: str, fqns: Iterable[str]) -> dict[str, set[str]]:
+        """The node kinds each of ``fqns`` names in ``rev_id`` (exact spelling; absent when
+        no node has it)."""
+        names = list(set(fqns))
+        if not names:
+            return {}
+        out: dict[str, set[str]] = {}
+        for fqn, kind in self.db.query(
+            "SELECT fqn, kind FROM node WHERE rev_from <= ?1 AND rev_to > ?1"
+            " AND fqn IN (SELECT value FROM json_each(?))",
+            (rev_no(rev_id), json.dumps(names)),
+        ):
+            out.setdefault(str(fqn), set()).add(str(kind))
+        return out
+
     def nodes_by_fqn_suffix(self, rev_id: str, suffix: str, limit: int = 50) -> list[NodeRow]:
         """fqn ending in ``suffix`` at a namespace or class boundary (a name written without
         its namespace, or a member without its class): ``Application::run`` matches
