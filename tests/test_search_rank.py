@@ -161,3 +161,33 @@ def test_implementations_and_own_code_rank_above_contracts_and_copies(tmp_path: 
     assert contract["why"]["rerank"]["abstract"] == 1.0
     assert copy["why"]["rerank"]["vendored"] == 1.0
     assert "abstract" not in hits[0]["why"]["rerank"] and "vendored" not in hits[0]["why"]["rerank"]
+
+
+def test_the_default_vendored_paths_name_libraries_not_their_users() -> None:
+    """The default ``search.vendored_paths`` match bundled libraries, not a project's own
+    plugins of them (a jQuery plugin, a CodeMirror addon, moment's locale overrides)."""
+    import yaml
+
+    from ragraf.config import default_text
+    from ragraf.globs import GlobSet
+
+    vendored = GlobSet(yaml.safe_load(default_text("project"))["search"]["vendored_paths"])
+    for path in (
+        "wp-includes/PHPMailer/SMTP.php",
+        "wp-includes/SimplePie/Parser.php",
+        "wp-includes/js/tinymce/plugins/lists/plugin.js",
+        "wp-includes/js/jquery/jquery.js",
+        "wp-includes/js/jquery/ui/dialog.js",
+        "extensions-core/CodeEditor/modules/ace/ace.js",
+        "resources/lib/moment/moment.js",
+        "lib/third_party/mailer/Smtp.php",
+    ):
+        assert vendored.match(path), path
+    for path in (
+        "resources/src/jquery/jquery.tablesorter.js",
+        "js/src/codemirror/addon/lint/sql-lint.js",
+        "resources/src/moment-locale-overrides.js",
+        "wp-includes/pluggable.php",
+        "src/Mailer.php",
+    ):
+        assert not vendored.match(path), path
