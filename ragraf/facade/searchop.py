@@ -491,7 +491,7 @@ def run_search(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
             cosine[cid] = round(cosine_of(dist), 4)
     central = _centrality(ctx) if top else {}
     abstract = _declarations_only(ctx, [n for n in map(node_of, top) if n is not None])
-    vendored = _vendored_globs(tuple(cfg.get("vendored_paths") or ()))
+    vendored = _vendored_globs(tuple(cfg["vendored_paths"]))
     wts = cfg["rerank_weights"]
     best_fused = max((fused[c] for c in top), default=1.0) or 1.0
     best_bm25 = max((bm25.get(c, 0.0) for c in top), default=0.0)
@@ -513,7 +513,7 @@ def run_search(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
             "abstract": 1.0 if n is not None and n.node_id in abstract else 0.0,
             "vendored": 1.0 if vendored.match(chunks[cid].path) else 0.0,
         }
-        final[cid] = sum(float(wts.get(k, 0.0)) * v for k, v in feats.items())
+        final[cid] = sum(float(wts[k]) * v for k, v in feats.items())
         w = why.setdefault(cid, {})
         w["rerank"] = {k: round(v, 3) for k, v in feats.items() if v}
         if cid in name_how:
