@@ -778,9 +778,11 @@ def live_read(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
 def search(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
     """Find code, SQL and docs by names, words or meaning: exact symbol names first, then
     lexical matches (FTS5 bm25 over symbol, code, SQL and comment tokens; camelCase and
-    snake_case split) fused by reciprocal rank with embedding neighbours. Every hit has
-    chunk_id, path:line, score and `why` (fts terms, lexical / vector rank, cosine, exact
-    symbol). When nothing is near, it abstains with a hint instead of returning noise.
+    snake_case split) fused by reciprocal rank with embedding neighbours, then re-ranked
+    (implementations above interfaces, the project's code above bundled libraries). Every
+    hit has chunk_id, path:line, score and `why` (fts terms, lexical / vector rank, cosine,
+    exact symbol, rerank features). When nothing is near, it abstains with a hint instead
+    of returning noise.
     Similarity is never a structural fact: use callers / impact for links. Pass hit chunk
     ids to `code` with `entry_ids` to read them; `with_text` inlines the text."""
     from ragraf.facade.searchop import run_search
