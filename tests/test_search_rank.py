@@ -143,7 +143,10 @@ def test_implementations_and_own_code_rank_above_contracts_and_copies(tmp_path: 
         "class SmtpTransport implements Transport\n{\n"
         "    /** Deliver one message to its recipients over SMTP. */\n"
         "    public function deliver(string $message): bool\n    {\n"
-        "        return mail('root', 'subject', $message);\n    }\n}\n",
+        "        return mail('root', 'subject', $message);\n    }\n}\n\n"
+        "abstract class BaseTransport\n{\n"
+        "    /** Deliver one message to its recipients over SMTP. */\n"
+        "    abstract public function deliver(string $message): bool;\n}\n",
     )
     write(
         tmp_path,
@@ -159,6 +162,8 @@ def test_implementations_and_own_code_rank_above_contracts_and_copies(tmp_path: 
     contract = next(h for h in hits if h["fqn"] == "App\\Transport::deliver")
     copy = next(h for h in hits if h["fqn"] == "Vendor_Smtp::deliver")
     assert contract["why"]["rerank"]["abstract"] == 1.0
+    base = next(h for h in hits if h["fqn"] == "App\\BaseTransport::deliver")
+    assert base["why"]["rerank"]["abstract"] == 1.0
     assert copy["why"]["rerank"]["vendored"] == 1.0
     assert "abstract" not in hits[0]["why"]["rerank"] and "vendored" not in hits[0]["why"]["rerank"]
 

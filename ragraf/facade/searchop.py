@@ -637,18 +637,22 @@ def _vendored_globs(patterns: tuple[str, ...]) -> GlobSet:
 def _declarations_only(ctx: Ctx, nodes: list[NodeRow]) -> set[str]:
     """The ids of ``nodes`` that declare without implementing: interfaces, abstract methods
     and the methods of an interface (the place that does the work is an implementation)."""
-    out = {n.node_id for n in nodes if n.kind == "interface"}
-    for n in nodes:
-        if n.kind == "method" and n.props and json.loads(n.props).get("abstract"):
-            out.add(n.node_id)
-    owners = {
-        n.fqn.rsplit("::", 1)[0] for n in nodes if n.kind == "method" and n.fqn and "::" in n.fqn
+    owner = {
+        n.node_id: n.fqn.rsplit("::", 1)[0]
+        for n in nodes
+        if n.kind == "method" and n.fqn and "::" in n.fqn
     }
-    kinds = ctx.graph.kinds_by_fqn(ctx.rev, owners) if owners else {}
-    for n in nodes:
-        if n.kind == "method" and n.fqn and "interface" in kinds.get(n.fqn.rsplit("::", 1)[0], ()):
-            out.add(n.node_id)
-    return out
+    kinds = ctx.graph.kinds_by_fqn(ctx.rev, owner.values()) if owner else {}
+    return {
+        n.node_id
+        for n in nodes
+        if n.kind == "interface"
+        or n.kind == "method"
+        and (
+            bool(n.props and '"abstract"' in n.props and json.loads(n.props).get("abstract"))
+            or "interface" in kinds.get(owner.get(n.node_id, ""), ())
+        )
+    }
 
 
 #: folders whose files are usually built from others (a bundler's or compiler's output)
