@@ -264,6 +264,11 @@ def build(
             if on_sealed is not None:
                 on_sealed(res)
             t = time.perf_counter()
+            # the build's memory, let go when it returned, goes back to the system before the
+            # model loads: otherwise the embedding's peak comes on top of the build's
+            # (MediaWiki: 1.05 GB with vectors against ~650 MB without)
+            gc.collect()
+            heap.give_back()
             with open_stores(layout, write=True) as stores:
                 res.vectors = _fill_vectors(cfg, stores, res.pending, progress, prefetch.helper)
             res.pending = None
