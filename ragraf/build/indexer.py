@@ -264,11 +264,16 @@ def build(
             if on_sealed is not None:
                 on_sealed(res)
             t = time.perf_counter()
-            # the build's memory, let go when it returned, goes back to the system before the
-            # model loads: otherwise the embedding's peak comes on top of the build's
-            # (MediaWiki: 1.05 GB with vectors against ~650 MB without)
-            gc.collect()
-            heap.give_back()
+            from ragraf.embed.helper import MAX_TEXTS
+
+            if len(res.pending.todo) > MAX_TEXTS:
+                # a large plan loads the model in this process (a small one goes to the
+                # helper): the build's memory, let go when it returned, goes back to the system
+                # first, or the embedding's peak comes on top of the build's (MediaWiki with
+                # vectors: 1.05 GB -> 865 MB, the build's own 641 MB). The first collection
+                # after a build costs ~0.2 s (phpMyAdmin), nothing beside minutes of embedding
+                gc.collect()
+                heap.give_back()
             with open_stores(layout, write=True) as stores:
                 res.vectors = _fill_vectors(cfg, stores, res.pending, progress, prefetch.helper)
             res.pending = None
