@@ -276,6 +276,10 @@ def cycle(cli: Cli, root: Path, edit: Edit) -> dict[str, Any]:
         # total minus the named stages: sealing, pruning, what no stage names
         "reindex_unstaged_s": unstaged(re["timings_s"]),
         "reused_files": re["reused_files"],
+        # how scoped resolution took the edit: files reused, resolved, renamed, relinked
+        "resolve": {
+            k[len("resolve_") :]: v for k, v in re["counts"].items() if k.startswith("resolve_")
+        },
         "pruned": re["pruned"],
         "vectors": re["vectors"],
     }
@@ -446,7 +450,10 @@ def sequence(args: argparse.Namespace, cli: Cli, tmp: Path) -> tuple[dict[str, A
         if not step.get("sealed_views_unchanged", True):
             note += ", A SEALED VIEW CHANGED: " + json.dumps(step["sealed_views_changed"])
         print(
-            f"step {k}: {edit.kind} {edit.path}: cycle {step['cycle_s']} s{note}", file=sys.stderr
+            f"step {k}: {edit.kind} {edit.path}: cycle {step['cycle_s']} s"
+            f" (files resolved {step['resolve'].get('files_resolved')},"
+            f" renamed {step['resolve'].get('files_renamed')}){note}",
+            file=sys.stderr,
         )
     cycles = [s["cycle_s"] for s in steps]
     checked = [s for s in steps if "equal_to_clean" in s]

@@ -20,7 +20,7 @@ from ragraf.store import manifest
 from ragraf.store.control import ControlStore
 from ragraf.store.graph import GraphStore
 from ragraf.store.lexvec import LexStore
-from tests.helpers import assert_lines, copy_pilot, invoke, wait_failpoint, write
+from tests.helpers import assert_lines, copy_pilot, edit_file, invoke, wait_failpoint, write
 
 
 def _snapshot(root: Path, rev: str) -> dict[str, object]:
@@ -186,11 +186,22 @@ def test_second_build_is_refused_while_one_runs(indexed_pilot: Path) -> None:
 
 @pytest.mark.slow
 @pytest.mark.parametrize(
-    "point", ["after-scan", "after-parse", "delta-closed", "after-graph", "after-lexvec"]
+    "point",
+    ["after-scan", "after-parse", "delta-closed", "renamed-closed", "after-graph", "after-lexvec"],
 )
 def test_sigkill_leaves_previous_revision_intact(indexed_pilot: Path, point: str) -> None:
     before = _snapshot(indexed_pilot, "rev-0001")
-    write(indexed_pilot, "src/extra.php", "<?php function extra() { return format_money(1); }\n")
+    if point == "renamed-closed":  # a method others call moves: their links are renamed
+        edit_file(
+            indexed_pilot,
+            "src/Billing/Invoice.php",
+            "    public function charge(",
+            "    // charges\n    public function charge(",
+        )
+    else:
+        write(
+            indexed_pilot, "src/extra.php", "<?php function extra() { return format_money(1); }\n"
+        )
     proc = _start_at_failpoint(indexed_pilot, point)
     try:
         # while the build stands there (rows it closed may be committed: after-graph), a

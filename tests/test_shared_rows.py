@@ -661,12 +661,13 @@ def test_an_edit_the_tables_do_not_see_asks_no_question_again(tmp_path: Path) ->
 
 
 @pytest.mark.slow
-def test_callers_of_moved_declarations_are_only_linked_again(tmp_path: Path) -> None:
+def test_callers_of_moved_declarations_keep_their_links_renamed(tmp_path: Path) -> None:
     """A line inserted above a method another file calls moves the method's node id (ids
-    carry lines, §5.3): the caller's links change, its content does not. The caller is
-    resolved again from what linking reads of it (the first part of its cached facts row)
-    and only its nodes and links are written; its texts, chunks and flow units keep the
-    rows they had. The revision equals a clean build row for row."""
+    carry lines, §5.3): the caller's links change, its content does not. Its questions,
+    asked again with the moved ids renamed, answer the old answers renamed, so it is not
+    linked again: its links are the old ones with the new ids (and edge_uids); its texts,
+    chunks and flow units keep the rows they had. The revision equals a clean build row
+    for row, and the next reindex finds the renamed answers in the memo."""
     import apsw
 
     root = copy_pilot(tmp_path / "repo")
@@ -683,8 +684,9 @@ def test_callers_of_moved_declarations_are_only_linked_again(tmp_path: Path) -> 
     )
     res = _reindex(cfg, "a line above a method")
     _equals_clean(root, res.rev_id, tmp_path, "a line above a method")
-    assert res.counts["resolve_files_relinked"] >= 1, res.counts
-    assert res.counts["resolve_files_resolved"] > res.counts["resolve_files_relinked"]
+    assert res.counts["resolve_files_renamed"] >= 1, res.counts
+    assert res.counts["resolve_files_relinked"] == 0, res.counts
+    assert res.counts["resolve_files_resolved"] == 1, res.counts  # the edited file alone
     n = rev_no(res.rev_id)
     layout = config.Layout(root)
 
@@ -711,3 +713,9 @@ def test_callers_of_moved_declarations_are_only_linked_again(tmp_path: Path) -> 
         now, there = written_now(db, table, "path = ?")
         assert there > 0 and now == 0, (table, now, there)
     assert first.rev_id != res.rev_id
+    # the memo holds the renamed answers: a second move is renamed again the same way
+    edit_file(root, "src/Billing/Invoice.php", "    // charges the invoice\n", "\n\n")
+    again = _reindex(cfg, "two more lines above the method")
+    _equals_clean(root, again.rev_id, tmp_path, "two more lines above the method")
+    assert again.counts["resolve_files_renamed"] >= 1, again.counts
+    assert again.counts["resolve_files_relinked"] == 0, again.counts

@@ -635,6 +635,7 @@ def _build_rev(ctx: BuildContext) -> IndexResult:
         prepared=loader is not None,
         same_tables=plan.same_tables if plan is not None else None,
         before_linking=write_content,
+        old_nodes=graph.open_node_keys if plan is not None else None,
     )
     if loader is not None:
         facts = loader.facts  # whole for the files resolved
@@ -669,6 +670,7 @@ def _build_rev(ctx: BuildContext) -> IndexResult:
     # units otherwise stay through the write stage, its peak)
     capability = "dataflow" if any(f.flows for f in facts) else "degraded"
     memo, scope_counts = resolved.memo, resolved.scope
+    moved, renamed = resolved.moved, resolved.renamed
     del facts, resolved, loader, plan, blobs
     heap.give_back()
     t = ctx.lap("rows", t)
@@ -677,7 +679,16 @@ def _build_rev(ctx: BuildContext) -> IndexResult:
     # the rest of the graph's rows (the contents' are written: ``write_content`` above), one
     # transaction; a build killed now leaves rows of a revision that rev.json does not name,
     # which the next build removes (``recover``)
-    delta += graph.write_rows(rev_id, out.graph, in_scope, out.whole, content, content_written=True)
+    delta += graph.write_rows(
+        rev_id,
+        out.graph,
+        in_scope,
+        out.whole,
+        content,
+        content_written=True,
+        moved=moved,
+        renamed=renamed,
+    )
     failpoint("after-graph")
     if ctx.progress:
         ctx.progress("write", 1, 1)

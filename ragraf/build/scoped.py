@@ -43,7 +43,7 @@ from ragraf.build.schema import LIVE_PATH, SchemaResult
 from ragraf.corpus import ScanResult
 from ragraf.kinds import RANK_EDGES, ChunkSource
 from ragraf.lang.facts import FileFacts
-from ragraf.model import CoverageRow
+from ragraf.model import CoverageRow, RankRow
 from ragraf.store.graph import GraphStore
 from ragraf.store.lexvec import LexStore
 
@@ -225,13 +225,23 @@ def assemble_scoped(
     pathless = {n.node_id: n for n in graph.open_pathless_nodes()}
     pathless.update((n.node_id, n) for n in resolved.nodes if n.path is None)
     rows.nodes += [pathless[i] for i in sorted(resolved.pathless)]
-    # the k-core shells are the graph's: the same when the scope's links are (a body edit
-    # that moved no declaration), else computed over every link again
+    # the k-core shells are the graph's: the same when the scope's links are, up to the
+    # ids of the declarations that only moved (a body edit above them: ids carry lines),
+    # else computed over every link again
     mine = [(e.src, e.dst) for e in resolved.edges if e.kind in RANK_EDGES]
-    if Counter(mine) == Counter(graph.open_rank_pairs(RANK_EDGES, scope, inside=True)):
-        rows.shells = graph.open_shells()
-    else:
-        rows.shells = shells_of(graph.open_rank_pairs(RANK_EDGES, scope) + mine)
+    moved = resolved.moved
+    was = graph.open_rank_pairs(RANK_EDGES, scope, inside=True)
+    if moved:
+        was = [(moved.get(a, a), moved.get(b, b)) for a, b in was]
+    if Counter(mine) == Counter(was):
+        rows.shells = sorted(
+            RankRow(moved.get(r.node_id, r.node_id), r.shell) for r in graph.open_shells()
+        )
+    else:  # the others' links as they are written (``renamed`` files': with the new ids)
+        others = graph.open_rank_pairs(RANK_EDGES, scope)
+        if moved:
+            others = [(moved.get(a, a), moved.get(b, b)) for a, b in others]
+        rows.shells = shells_of(others + mine)
     rows.tables, rows.columns, rows.fks = schema.table_rows, schema.column_rows, schema.fk_rows
     # the tables known only from code and their columns, whatever file they are placed in
     code = set(schema.code_nodes)

@@ -16,11 +16,13 @@ Invariants a change must keep:
 from __future__ import annotations
 
 import json
+import re
 import zlib
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+from ragraf import ids
 from ragraf.errors import StoreError
 from ragraf.kinds import DB_OBJECT, ENTRY_EDGES, MAP_GRAPH, SYMBOL, NodeKind, Provenance
 from ragraf.model import (
@@ -119,6 +121,47 @@ _DB_KINDS = sql_list(DB_OBJECT)
 _ENTRY_EDGES = sql_list(ENTRY_EDGES)
 
 
+#: a node id (sha1 hex), as props would hold one
+_NODE_ID = re.compile(r"[0-9a-f]{40}")
+
+
+def _rename_ids(db: Database, n: int, moved: dict[str, str], paths: Iterable[str]) -> ranges.Delta:
+    """The open edges and routes of ``paths`` with the ``moved`` ids renamed (an edge's
+    uid is made again of its ends), inside ``write_rows``' transaction."""
+    ranges.set_scope(db, paths, ranges.RENAMED)
+    where = ranges.in_scope("evidence_path", table=ranges.RENAMED)
+
+    def edge(r: tuple[Any, ...]) -> tuple[Any, ...] | None:
+        src, dst, kind, prov, path, line, conf, sources, _uid, props = r
+        a, b = moved.get(src, src), moved.get(dst, dst)
+        if props and _NODE_ID.search(props):
+            for old, new in moved.items():
+                if old in props:
+                    props = props.replace(old, new)  # ids are plain JSON strings
+        if a == src and b == dst and props == r[9]:
+            return None
+        return (
+            a,
+            b,
+            kind,
+            prov,
+            path,
+            line,
+            conf,
+            sources,
+            ids.edge_uid(a, b, kind, path, line),
+            props,
+        )
+
+    def route(r: tuple[Any, ...]) -> tuple[Any, ...] | None:
+        nid = moved.get(r[0])
+        return None if nid is None else (nid, *r[1:])
+
+    done = ranges.rename_rows(db, "edge", EDGE_COLS, n, where, edge)
+    done += ranges.rename_rows(db, "web_route", ROUTE_COLS, n, where, route)
+    return done
+
+
 class GraphStore:
     def __init__(self, path: Path, *, readonly: bool = False) -> None:
         self.db = Database(path, "graph", readonly=readonly)
@@ -207,6 +250,8 @@ class GraphStore:
         whole: Iterable[str] = (),
         content: Iterable[str] | None = None,
         content_written: bool = False,
+        moved: dict[str, str] | None = None,
+        renamed: Iterable[str] = (),
     ) -> ranges.Delta:
         """The rows of a building revision, in one transaction: only what differs from the
         newest revision is written (``ranges.write_delta``).
@@ -221,7 +266,9 @@ class GraphStore:
         they are. ``content`` (paths of the scope; None: all of it): the paths whose texts
         and flow units ``rows`` holds; the other paths of the scope keep theirs.
         ``content_written``: those two tables are written already (``write_content``), and
-        left as they are."""
+        left as they are. ``moved`` (old id -> new id of declarations that only moved) and
+        ``renamed`` (paths outside the scope): the open links of those paths (edges, routes)
+        take the new ids, and the edges their new edge_uid (``Resolved.moved``)."""
         db, n = self.db, rev_no(rev_id)
         done = ranges.Delta()
         with db.write():
@@ -263,6 +310,8 @@ class GraphStore:
                 put = [p for p in put if p[0] not in CONTENT_TABLES]
             for table, cols, table_rows in put:
                 done += ranges.write_delta(db, table, cols, table_rows, n, owned.get(table))
+            if scope is not None and moved and renamed:
+                done += _rename_ids(db, n, moved, renamed)
             db.executemany(
                 "INSERT OR IGNORE INTO file_blob(sha256, data) VALUES (?, ?)", rows.blobs
             )
@@ -305,6 +354,18 @@ class GraphStore:
                     f"SELECT src, dst FROM edge WHERE rev_to = {ranges.OPEN} AND kind IN ({marks})"
                     f" AND {'' if inside else 'NOT '}{ranges.in_scope('evidence_path')}",
                     tuple(kinds),
+                )
+            ]
+
+    def open_node_keys(self, paths: Iterable[str]) -> list[tuple[str, str, str | None, str | None]]:
+        """(node_id, kind, fqn, path) of the newest revision's nodes in these paths."""
+        with self.db.write():  # the scope table is per connection
+            ranges.set_scope(self.db, paths)
+            return [
+                (r[0], r[1], r[2], r[3])
+                for r in self.db.query(
+                    f"SELECT node_id, kind, fqn, path FROM node WHERE rev_to = {ranges.OPEN}"
+                    f" AND {ranges.in_scope('path')}"
                 )
             ]
 

@@ -21,7 +21,7 @@ Invariants a change must keep:
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -67,6 +67,11 @@ SCOPE = "temp.ragraf_scope"
 #: chunks, flow units: ``set_scope(..., CONTENT)``), when only some of the scope's have
 #: another content
 CONTENT = "temp.ragraf_content"
+
+
+#: the temporary table of the paths whose open rows a scoped write renames node ids in
+#: (``rename_rows``)
+RENAMED = "temp.ragraf_renamed"
 
 
 def set_scope(db: Database, paths: Iterable[str], table: str = SCOPE) -> None:
@@ -150,6 +155,35 @@ def write_delta(
             db.scalar(f"SELECT count(*) FROM {table} WHERE rev_to = {OPEN} AND NOT {scope}")
         )
     return Delta(kept, len(closed), len(add))
+
+
+def rename_rows(
+    db: Database,
+    table: str,
+    cols: str,
+    n: int,
+    where: str,
+    fix: Callable[[tuple[Any, ...]], tuple[Any, ...] | None],
+) -> Delta:
+    """Of the open rows of ``table`` that ``where`` selects, those ``fix`` (a row in the
+    order of ``cols`` -> the row it becomes, or None: it stays) changes are closed at n and
+    their new rows inserted from n on. Inside the caller's write transaction, after the
+    table's ``write_delta`` (which counted those rows kept: the Delta takes them back)."""
+    closed: list[int] = []
+    add: list[tuple[Any, ...]] = []
+    for r in db.cursor(f"SELECT rowid, {cols} FROM {table} WHERE rev_to = {OPEN} AND {where}"):
+        new = fix(tuple(r[1:]))
+        if new is not None:
+            closed.append(r[0])
+            add.append(new)
+    if closed:
+        db.executemany(f"UPDATE {table} SET rev_to = ? WHERE rowid = ?", ((n, i) for i in closed))
+        failpoint("renamed-closed")
+        marks = ",".join("?" * len(add[0]))
+        db.executemany(
+            f"INSERT INTO {table}(rev_from, rev_to, {cols}) VALUES ({n}, {OPEN}, {marks})", add
+        )
+    return Delta(-len(closed), len(closed), len(add))
 
 
 #: rows inserted into an empty table from which its indexes are built after the rows

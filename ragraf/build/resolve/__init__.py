@@ -64,7 +64,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 
 from ragraf.build.resolve import scope
-from ragraf.build.resolve.linker import Linker, Resolved, SameTables
+from ragraf.build.resolve.linker import Linker, OldNodes, Resolved, SameTables
 from ragraf.build.resolve.tablenames import QueryBuilders
 from ragraf.lang import registry
 from ragraf.lang.facts import FileFacts
@@ -91,6 +91,7 @@ def resolve(
     prepared: bool = False,
     same_tables: SameTables | None = None,
     before_linking: Callable[[set[str] | None, list[FileFacts]], None] | None = None,
+    old_nodes: OldNodes | None = None,
 ) -> Resolved:
     """Link the references of every file; ``tables`` maps lower table names to node ids;
     ``code_tables``: there is no schema, a table SQL names is linked to
@@ -112,7 +113,10 @@ def resolve(
     ``before_linking`` is called once the files to resolve are known, before any is linked,
     with them (None: all) and the facts linking will read (a build writes the rows that
     need no link meanwhile, ``ragraf.build.indexer``); what it leaves of those facts must
-    hold what linking reads (``ragraf.lang.facts.for_linking``)."""
+    hold what linking reads (``ragraf.lang.facts.for_linking``). ``old_nodes`` (paths ->
+    their nodes in revision ``parent``) lets a file whose answers changed only by the ids
+    of declarations that moved keep its rows renamed (``Resolved.moved`` / ``renamed``)
+    instead of being linked again."""
     helpers = tuple(table_helpers)
     builders = QueryBuilders.of(query_builders)
     params = ""
@@ -147,6 +151,7 @@ def resolve(
         memo=memo,
         keys=keys,
         params=params,
+        old_nodes=old_nodes,
     )
     only = None
     stale = linker.stale(same_tables) if plan is not None else None

@@ -128,6 +128,10 @@ class Resolved:
     #: files naming it, and the (path, line, owner fqn, table, statement) of every DDL
     #: statement of SQL strings (what ``ragraf.build.schema.add_code_tables`` reads)
     scope_paths: set[str] | None = None
+    #: of a run of some files: old id -> new id of the declarations that only moved, and
+    #: the files outside ``scope_paths`` whose rows are the old ones with those ids renamed
+    moved: dict[str, str] = field(default_factory=dict)
+    renamed: set[str] = field(default_factory=set)
     pathless: set[str] = field(default_factory=set)
     named: dict[str, tuple[bool, str, int, str]] = field(default_factory=dict)
     uses: dict[str, set[str]] = field(default_factory=dict)
@@ -137,6 +141,28 @@ class Resolved:
 #: {path: (memo key, key now)} of changed files -> whether the corpus-wide tables read the
 #: same of each (``Linker.stale``)
 SameTables = Callable[[dict[str, tuple[str, str]]], bool]
+#: paths -> (node_id, kind, fqn, path) of their nodes in the memo's revision
+OldNodes = Callable[[set[str]], list[tuple[str, str, str | None, str | None]]]
+NodeKey = tuple[str, str | None, str | None]
+
+
+def moved_ids(
+    old: Iterable[tuple[str, str, str | None, str | None]],
+    new: Iterable[tuple[str, str, str | None, str | None]],
+) -> dict[str, str]:
+    """Old id -> new id of the declarations that only moved: the same kind, fqn and path
+    among the ``old`` and the ``new`` (node_id, kind, fqn, path), each the only one of its
+    key on both sides, under another id (another start line)."""
+
+    def unique(rows: Iterable[tuple[str, str, str | None, str | None]]) -> dict[NodeKey, str]:
+        seen: dict[NodeKey, str | None] = {}
+        for nid, kind, fqn, path in rows:
+            key = (str(kind), fqn, path)
+            seen[key] = None if key in seen else nid
+        return {k: v for k, v in seen.items() if v is not None}
+
+    was, now = unique(old), unique(new)
+    return {a: b for key, a in was.items() if (b := now.get(key)) is not None and a != b}
 
 
 class Linker:
@@ -154,10 +180,13 @@ class Linker:
         memo: scope.Memo | None = None,
         keys: dict[str, str] | None = None,
         params: str = "",
+        old_nodes: OldNodes | None = None,
     ) -> None:
         """``keys`` (path -> the key of its facts) makes the run scoped (``scope``): it
         records what each file asks and reuses the outputs ``memo`` has for a file whose
-        key and answers are the same; ``memo_out`` is then this run's memo."""
+        key and answers are the same; ``memo_out`` is then this run's memo. ``old_nodes``
+        (paths -> their nodes in the memo's revision) lets ``stale`` tell a file whose
+        answers changed only by the ids of declarations that moved (``renamed``)."""
         self.files = files
         self.code_tables = code_tables  # no schema: every table SQL names gets a node
         self.conf = conf
@@ -191,6 +220,12 @@ class Linker:
         self.scope_counts: dict[str, int] = {}
         self.questions_checked = 0  # recorded questions asked again by ``stale``
         self.changed: set[str] = set()  # what ``stale`` found changed in content
+        self.old_nodes = old_nodes
+        #: old id -> new id of the declarations of changed files that only moved, and the
+        #: files ``stale`` left out for answers changed by those ids alone (their rows are
+        #: the old ones renamed), each with its questions as ``scope.MemoWriter.add`` takes
+        self.moved: dict[str, str] = {}
+        self.renamed: dict[str, list[int | tuple[str, Any, Any]]] = {}
         t = self.symtab
         fns: dict[str, Callable[..., Any]] = {name: getattr(t, name) for name in _TABLE_LOOKUPS}
         fns.update(
@@ -276,11 +311,37 @@ class Linker:
         ):
             return out
         check = scope.Checker(self.memo, self.sym)
+        moved = self.moved = self._moved(changed) if changed else {}
+        self.renamed = {}
         for f, e in zip([f for f in self.files if f.path not in out], kept, strict=True):
-            if not all(check.still(i) for i in e.asked):
-                out.add(f.path)
+            again = False
+            for i in e.asked:
+                if check.still(i):
+                    continue
+                if not (moved and check.still_renamed(i, moved)):
+                    out.add(f.path)
+                    break
+                again = True
+            else:
+                if again:
+                    self.renamed[f.path] = [
+                        got if (got := check.renamed.get(i)) is not None else i for i in e.asked
+                    ]
         self.questions_checked = len(check.ok)
         return out | gone
+
+    def _moved(self, changed: dict[str, tuple[str, str]]) -> dict[str, str]:
+        """Old id -> new id of the declarations of the ``changed`` files (same kind, fqn
+        and path, each the only one of its key) under another id (another start line)."""
+        if self.old_nodes is None:
+            return {}
+        now = [
+            (n.node_id, n.kind, n.fqn, f.path)
+            for f in self.files
+            if f.path in changed
+            for n in f.nodes
+        ]
+        return moved_ids(self.old_nodes(set(changed)), now)
 
     def run(self, only: set[str] | None = None) -> Resolved:
         """Resolve every file, or with ``only`` (a subset ``stale`` left out nothing of)
@@ -299,7 +360,7 @@ class Linker:
             if only is not None and f.path not in only and self.memo is not None:
                 kept = self.memo.files[f.path]
                 if key is not None and memo is not None:
-                    memo.add(f.path, key, kept.asked, kept.out)
+                    memo.add(f.path, key, self.renamed.get(f.path) or kept.asked, kept.out)
                 every.append((f.path, kept.out))
                 reused += 1 if f.nodes else 0
                 continue
@@ -316,9 +377,11 @@ class Linker:
         if memo is not None:
             self.memo_out = memo.memo
             self.memo_out.paths = self.paths_key
+            renamed = set(self.renamed) - (only or set())
             self.scope_counts = {
-                "files_reused": reused,
+                "files_reused": reused - len(renamed),
                 "files_resolved": len(outs),
+                "files_renamed": len(renamed),
                 "questions_checked": self.questions_checked,
             }
         # the files' shares, merged as one EdgeSet would have them (an edge's evidence is
@@ -365,6 +428,8 @@ class Linker:
             self.shells(sorted_edges) if only is None else [],
             sorted(set(unresolved)),
             scope_paths=only,
+            moved=self.moved if only is not None else {},
+            renamed=set(self.renamed) - only if only is not None else set(),
             pathless=pathless,
             named=named,
             uses=dict(uses),

@@ -45,7 +45,7 @@ import hashlib
 import json
 import os
 import zlib
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -204,13 +204,38 @@ def hook_context(files: Iterable[Any], keys: dict[str, str], lang_name: str | No
     return h.hexdigest()
 
 
+def renamed(v: Any, moved: dict[str, str]) -> Any:
+    """``v`` (memo data: JSON values) with every string that is a key of ``moved`` (an old
+    node id) replaced by its value, dict keys included; ``v`` itself when none is."""
+    t = type(v)
+    if t is str:
+        return moved.get(v, v)
+    if t is list or t is tuple:
+        items = [renamed(x, moved) for x in v]
+        return v if all(a is b for a, b in zip(items, v, strict=True)) else t(items)
+    if t is dict:
+        pairs = [(renamed(k, moved), renamed(x, moved)) for k, x in v.items()]
+        same = all(a is k and b is x for (a, b), (k, x) in zip(pairs, v.items(), strict=True))
+        return v if same else dict(pairs)
+    return v
+
+
 class Checker:
-    """Which recorded questions still have their answers (each asked again once)."""
+    """Which recorded questions still have their answers (each asked again once).
+
+    ``still_renamed``: a question whose answer changed only because declarations moved
+    (their ids carry lines, §5.3): asked with the moved ids renamed, it answers the old
+    answer renamed. A file whose every other question still stands then makes what it made
+    with those ids renamed (the linker treats ids as names: it compares and collects them,
+    never reads into them), so its rows are the old ones renamed, without linking it again
+    (``ragraf.build.scoped``)."""
 
     def __init__(self, memo: Memo, lookups: Lookups) -> None:
         self.memo = memo
         self.fns = lookups.fns
         self.ok: dict[int, bool] = {}
+        #: index -> (name, args, answer) renamed, of the questions ``still_renamed`` passed
+        self.renamed: dict[int, tuple[str, Any, Any] | None] = {}
 
     def still(self, idx: int) -> bool:
         got = self.ok.get(idx)
@@ -225,6 +250,19 @@ class Checker:
                 got = now == ans or to_data(now) == ans
             self.ok[idx] = got
         return got
+
+    def still_renamed(self, idx: int, moved: dict[str, str]) -> bool:
+        if idx not in self.renamed:
+            name, args, ans = self.memo.queries[idx]
+            fn = self.fns.get(name)
+            a2, ans2 = renamed(args, moved), renamed(ans, moved)
+            got = None
+            if fn is not None and (a2 is not args or ans2 is not ans):
+                now = fn(*from_data(a2))
+                if now == ans2 or to_data(now) == ans2:
+                    got = (name, a2, ans2)
+            self.renamed[idx] = got
+        return self.renamed[idx] is not None
 
     def reusable(self, path: str, key: str) -> Entry | None:
         e = self.memo.files.get(path)
@@ -329,13 +367,31 @@ class MemoWriter:
         self.previous = previous
         self.index: dict[Query, int] = {}
         self.again: dict[int, int] = {}  # index in previous -> index here
+        self.encoded: dict[tuple[str, str], int] = {}  # (name, args as JSON) -> index here
 
-    def add(self, path: str, key: str, asked: dict[Query, Any] | list[int], out: FileOut) -> None:
+    def add(
+        self,
+        path: str,
+        key: str,
+        asked: dict[Query, Any] | Sequence[int | tuple[str, Any, Any]],
+        out: FileOut,
+    ) -> None:
+        """``asked``: the questions of a file resolved now (with their answers), or those
+        of a reused entry, each its index into ``previous`` or (for one asked again with
+        moved ids renamed: ``Checker.still_renamed``) the (name, args, answer) as data."""
         memo = self.memo
         idxs = []
-        if isinstance(asked, list):
+        if not isinstance(asked, dict):
             assert self.previous is not None
             for j in asked:
+                if isinstance(j, tuple):
+                    at = (j[0], json.dumps(j[1]))
+                    i = self.encoded.get(at)
+                    if i is None:
+                        i = self.encoded[at] = len(memo.queries)
+                        memo.queries.append(j)
+                    idxs.append(i)
+                    continue
                 i = self.again.get(j)
                 if i is None:
                     i = self.again[j] = len(memo.queries)
