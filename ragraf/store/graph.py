@@ -127,9 +127,12 @@ _NODE_ID = re.compile(r"[0-9a-f]{40}")
 
 def _rename_ids(db: Database, n: int, moved: dict[str, str], paths: Iterable[str]) -> ranges.Delta:
     """The open edges and routes of ``paths`` with the ``moved`` ids renamed (an edge's
-    uid is made again of its ends), inside ``write_rows``' transaction."""
+    uid is made again of its ends), inside ``write_rows``' transaction. The linker's edge
+    props hold no node ids (counts, reasons, names), so a row to rename has a moved end."""
     ranges.set_scope(db, paths, ranges.RENAMED)
-    where = ranges.in_scope("evidence_path", table=ranges.RENAMED)
+    ranges.set_whole(db, moved, ranges.MOVED)
+    mine = ranges.in_scope("evidence_path", table=ranges.RENAMED)
+    ends = f"(src IN (SELECT id FROM {ranges.MOVED}) OR dst IN (SELECT id FROM {ranges.MOVED}))"
 
     def edge(r: tuple[Any, ...]) -> tuple[Any, ...] | None:
         src, dst, kind, prov, path, line, conf, sources, _uid, props = r
@@ -157,8 +160,8 @@ def _rename_ids(db: Database, n: int, moved: dict[str, str], paths: Iterable[str
         nid = moved.get(r[0])
         return None if nid is None else (nid, *r[1:])
 
-    done = ranges.rename_rows(db, "edge", EDGE_COLS, n, where, edge)
-    done += ranges.rename_rows(db, "web_route", ROUTE_COLS, n, where, route)
+    done = ranges.rename_rows(db, "edge", EDGE_COLS, n, f"{ends} AND {mine}", edge)
+    done += ranges.rename_rows(db, "web_route", ROUTE_COLS, n, mine, route)
     return done
 
 

@@ -69,9 +69,10 @@ SCOPE = "temp.ragraf_scope"
 CONTENT = "temp.ragraf_content"
 
 
-#: the temporary table of the paths whose open rows a scoped write renames node ids in
-#: (``rename_rows``)
+#: the temporary tables of the paths whose open rows a scoped write renames node ids in
+#: (``rename_rows``), and of the old ids it renames
 RENAMED = "temp.ragraf_renamed"
+MOVED = "temp.ragraf_moved"
 
 
 def set_scope(db: Database, paths: Iterable[str], table: str = SCOPE) -> None:
@@ -99,13 +100,13 @@ def in_scope(
 WHOLE = "temp.ragraf_whole"
 
 
-def set_whole(db: Database, node_ids: Iterable[str]) -> None:
+def set_whole(db: Database, node_ids: Iterable[str], table: str = WHOLE) -> None:
     """The node ids whose rows (and the edges from them) a scoped write replaces wherever
-    they are (``in_scope(..., or_whole=)``), for this connection. Inside the caller's
-    write transaction."""
-    db.execute(f"CREATE TEMP TABLE IF NOT EXISTS {WHOLE[5:]} (id TEXT PRIMARY KEY)")
-    db.execute(f"DELETE FROM {WHOLE}")
-    db.executemany(f"INSERT OR IGNORE INTO {WHOLE}(id) VALUES (?)", ((i,) for i in node_ids))
+    they are (``in_scope(..., or_whole=)``), for this connection (``table``: another set of
+    ids, e.g. ``MOVED``). Inside the caller's write transaction."""
+    db.execute(f"CREATE TEMP TABLE IF NOT EXISTS {table[5:]} (id TEXT PRIMARY KEY)")
+    db.execute(f"DELETE FROM {table}")
+    db.executemany(f"INSERT OR IGNORE INTO {table}(id) VALUES (?)", ((i,) for i in node_ids))
 
 
 def write_delta(
