@@ -438,6 +438,47 @@ def test_scoped_resolution_without_a_schema_file_equals_a_clean_build(tmp_path: 
     assert res.counts["resolve_files_reused"] == 0, res.counts
 
 
+def test_the_schema_of_ddl_in_code_is_cached_until_the_ddl_changes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Without a schema file, the columns of the tables known from code come from the
+    CREATE TABLE strings, parsed with sqlglot once: a reindex whose DDL is the same reads
+    them from ``code-schema-cache.json.z`` (no sqlglot), a damaged cache is parsed again,
+    and an edited CREATE string gives its new columns."""
+    from ragraf.build import schema as schema_build
+    from ragraf.sql import dbschema
+
+    root = tmp_path / "repo"
+    for rel, text in CODE_TABLES_APP.items():
+        write(root, rel, text)
+    config.init_project(root)
+    cfg = config.load(root)
+    indexer.build(cfg)
+    cache = cfg.layout.index_dir / schema_build.CODE_SCHEMA_CACHE
+    assert cache.is_file()
+
+    def no_parse(*a: Any, **k: Any) -> Any:
+        raise AssertionError("the DDL in code was parsed again")
+
+    edit_file(root, "src/Logs.php", "VALUES ('x')", "VALUES ('y')")  # not DDL
+    with monkeypatch.context() as m:
+        m.setattr(dbschema, "schema_from_migrations", no_parse)
+        res = _reindex(cfg, "an edit outside the DDL")
+    got = _equals_clean(root, res.rev_id, tmp_path, "an edit outside the DDL")
+    cache.write_bytes(b"not zlib")
+    edit_file(root, "src/Logs.php", "VALUES ('y')", "VALUES ('z')")
+    res = _reindex(cfg, "a damaged cache")
+    assert (
+        _equals_clean(root, res.rev_id, tmp_path, "a damaged cache")["db_column"]
+        == (got["db_column"])
+    )
+    edit_file(root, "install/schema.php", "(id INT NOT NULL, msg TEXT)", "(id INT, lvl INT)")
+    res = _reindex(cfg, "an edited CREATE TABLE string")
+    got = _equals_clean(root, res.rev_id, tmp_path, "an edited CREATE TABLE string")
+    logs = next(r for r in got["db_table"] if r[1] == "logs")
+    assert sorted(c[1:3] for c in got["db_column"] if c[0] == logs[0]) == [(0, "id"), (1, "lvl")]
+
+
 @pytest.mark.slow
 @pytest.mark.model
 @pytest.mark.parametrize("scoped", [False, True])

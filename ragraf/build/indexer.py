@@ -639,7 +639,9 @@ def _build_rev(ctx: BuildContext) -> IndexResult:
     )
     if loader is not None:
         facts = loader.facts  # whole for the files resolved
-    schema_build.add_code_tables(schema, resolved, cfg.confidence)
+    schema_build.add_code_tables(
+        schema, resolved, cfg.confidence, ctx.layout.index_dir / schema_build.CODE_SCHEMA_CACHE
+    )
     t = ctx.lap("resolve", t)
     # scoped: the rows of the files a change can affect, the others' stay (``scoped``)
     in_scope = resolved.scope_paths
