@@ -1,7 +1,7 @@
 """Benchmark of the ledger cycle on a real corpus (default: phpMyAdmin), run by hand.
 
     .venv/bin/python bench/drift.py [--corpus phpmyadmin|wordpress] [--rounds 5] [--vectors]
-        [--python OTHER/.venv/bin/python]
+        [--python OTHER/.venv/bin/python] [--check]
     .venv/bin/python bench/drift.py --sequence [--corpus wordpress] [--equality 20] [--seed 15]
         [--check-every 1] [--vectors] [--python OTHER/.venv/bin/python]
 
@@ -21,7 +21,10 @@ Timing mode (the default) reports, as one JSON document:
    ``timings_s``, what it reused and pruned (pruning starts at the third reindex);
 3. disk: the bytes of ``.ragraf/index/**/*.sqlite*`` (WAL and shm included) after the
    index (one revision), after three reindexes (three revisions retained) and at the end,
-   with the ratio to one revision; ``free_bytes`` are pages SQLite keeps for reuse.
+   with the ratio to one revision; ``free_bytes`` are pages SQLite keeps for reuse;
+4. with ``--check``, whether the last revision shows what a clean build of the same tree
+   shows (as sequence mode compares; exit status 1 when not): the rounds include the
+   edit of a file every other file calls, whose callers are renamed (``resolve.files_renamed``).
 
 Sequence mode (``--sequence``) is the equality oracle: ``--equality`` N random one-file
 edits of PHP files of the corpus (phpMyAdmin's libraries/classes, ``--corpus wordpress``:
@@ -342,6 +345,17 @@ def timing(args: argparse.Namespace, cli: Cli, tmp: Path) -> dict[str, Any]:
             2,
         )
     report["disk_end"] = disk_end
+    if args.check:  # the last revision against a clean build of the same tree
+        clean = tmp / "clean" / args.corpus
+        shutil.copytree(root, clean, symlinks=True, ignore=shutil.ignore_patterns(".ragraf"))
+        cli.init(clean)
+        _t, cres = cli.index(clean)
+        rev = rounds[-1]["rev_id"] if rounds else idx["rev_id"]
+        incr, other = cli.read(root, rev), cli.read(clean, cres["rev_id"])
+        d = compare(cli, (root, rev), (clean, cres["rev_id"]), incr, other, args.show)
+        report["equal_to_clean"] = d is None
+        if d is not None:
+            report["differences"] = d
     return report
 
 
@@ -495,6 +509,11 @@ def main() -> int:
     ap.add_argument("--seed", type=int, default=15)
     ap.add_argument("--check-every", type=int, default=1, help="clean build every K edits")
     ap.add_argument("--show", type=int, default=5, help="differences shown per set")
+    ap.add_argument(
+        "--check",
+        action="store_true",
+        help="timing: compare the last revision with a clean build of the same tree",
+    )
     args = ap.parse_args()
     if args.equality is not None:
         args.sequence = True
@@ -506,7 +525,8 @@ def main() -> int:
         if args.sequence:
             report, ok = sequence(args, cli, tmp)
         else:
-            report, ok = timing(args, cli, tmp), True
+            report = timing(args, cli, tmp)
+            ok = report.get("equal_to_clean", True)
     print(json.dumps(report, indent=2))
     return 0 if ok else 1
 
