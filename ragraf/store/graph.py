@@ -16,7 +16,6 @@ Invariants a change must keep:
 from __future__ import annotations
 
 import json
-import re
 import zlib
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
@@ -121,10 +120,6 @@ _DB_KINDS = sql_list(DB_OBJECT)
 _ENTRY_EDGES = sql_list(ENTRY_EDGES)
 
 
-#: a node id (sha1 hex), as props would hold one
-_NODE_ID = re.compile(r"[0-9a-f]{40}")
-
-
 def _rename_ids(db: Database, n: int, moved: dict[str, str], paths: Iterable[str]) -> ranges.Delta:
     """The open edges and routes of ``paths`` with the ``moved`` ids renamed (an edge's
     uid is made again of its ends), inside ``write_rows``' transaction. The linker's edge
@@ -137,11 +132,7 @@ def _rename_ids(db: Database, n: int, moved: dict[str, str], paths: Iterable[str
     def edge(r: tuple[Any, ...]) -> tuple[Any, ...] | None:
         src, dst, kind, prov, path, line, conf, sources, _uid, props = r
         a, b = moved.get(src, src), moved.get(dst, dst)
-        if props and _NODE_ID.search(props):
-            for old, new in moved.items():
-                if old in props:
-                    props = props.replace(old, new)  # ids are plain JSON strings
-        if a == src and b == dst and props == r[9]:
+        if a == src and b == dst:
             return None
         return (
             a,
