@@ -573,6 +573,22 @@ def test_reindex_says_what_it_shared_and_wrote(tmp_path: Path) -> None:
     assert len(shared) == 1, out
     kept, wrote = (int(w.replace(",", "")) for w in re.findall(r"[\d,]+", shared[0])[:2])
     assert kept > 10 * wrote > 0, shared[0]
+    # a line above a method index.php calls: the edited file alone is linked again
+    edit_file(
+        root,
+        "src/Billing/Invoice.php",
+        "    public function charge(",
+        "    // charges\n    public function charge(",
+    )
+    out = invoke("-C", root, "reindex", "--commit", check=True).stdout
+    linked = [ln for ln in out.splitlines() if ln.startswith("linked ")]
+    assert len(linked) == 1, out
+    m = re.fullmatch(
+        r"linked 1 files again, kept the links of (\d+) \((\d+) with the new ids of"
+        r" declarations that moved\)",
+        linked[0],
+    )
+    assert m is not None and int(m.group(1)) > int(m.group(2)) >= 1, linked[0]
 
 
 def _hooked_tree(tmp_path: Path) -> tuple[Path, config.Config]:

@@ -315,6 +315,13 @@ def _print_sealed(res: Any, *, embedding: bool) -> None:
             f"shared {c['rows_kept']:,} rows with the previous revision; wrote"
             f" {c.get('rows_added', 0):,}, closed {c.get('rows_closed', 0):,}"
         )
+    if c.get("resolve_files_reused"):  # a scoped reindex: which files were linked again
+        renamed = c.get("resolve_files_renamed", 0)
+        print(
+            f"linked {c.get('resolve_files_resolved', 0)} files again, kept the links of"
+            f" {c['resolve_files_reused'] + renamed}"
+            + (f" ({renamed} with the new ids of declarations that moved)" if renamed else "")
+        )
     for p in res.pruned:
         print(f"pruned {p} (retain_revs): deleted the rows no retained revision shares")
     if res.archive:
