@@ -13,6 +13,7 @@ import re
 import shutil
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
@@ -786,3 +787,80 @@ def test_ddl_of_a_postgres_alter_logs_nothing(caplog: pytest.LogCaptureFixture) 
         info = sqltext.analyze("ALTER TABLE t ALTER COLUMN c SET NOT NULL")
     assert info is not None and info.ddl
     assert not [r for r in caplog.records if r.name.startswith("sqlglot")]
+
+
+def test_an_extraction_like_an_earlier_one_analyses_only_the_sql_that_changed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``registry.extract(like=)``: the analyses of the SQL strings whose fragments an
+    earlier extraction of the file saw are taken from its facts (no sqlglot for them), and
+    the facts are byte for byte those of an extraction without it."""
+    from ragraf.lang import codec, registry
+    from ragraf.sql import sqltext
+
+    path = "src/OrderService.php"
+    before = (SQLAPP / path).read_text()
+    first = registry.extract(path, "php", before, 120)
+    sql = [r for r in first.refs if isinstance(r, SqlRef)]
+    assert len(sql) >= 3
+    # a line above everything (every line moves) and one new statement
+    after = before.replace("<?php\n", "<?php\n// moved\n", 1).replace(
+        "\n}\n",
+        "\n    public function ragrafCount($db)\n    {\n"
+        '        return $db->query("SELECT COUNT(*) FROM order_items");\n    }\n}\n',
+        1,
+    )
+    sqltext.cache_clear()
+    plain = codec.encode(registry.extract(path, "php", after, 120))
+    analysed: list[str] = []
+    real = sqltext._analyze_cached.__wrapped__
+
+    def counting(frags: Any, pkey: Any, lead: str) -> Any:
+        analysed.append("".join(t for _k, t in frags))
+        return real(frags, pkey, lead)
+
+    monkeypatch.setattr(sqltext, "_analyze_cached", counting)
+    like = codec.encode(registry.extract(path, "php", after, 120, like=first))
+    assert like == plain
+    assert analysed == ["SELECT COUNT(*) FROM order_items"], analysed
+
+
+def test_a_scan_analyses_no_unchanged_sql_string_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`drift --scan` extracts an edited file for the next reindex with the indexed
+    version's facts at hand: an edit outside the SQL strings parses none of them again, and
+    the facts it caches are those of a plain extraction."""
+    from ragraf.drift.scan import run_scan
+    from ragraf.sql import sqltext
+    from tests.helpers import edit_file
+
+    root = tmp_path / "app"
+    shutil.copytree(SQLAPP, root)
+    config.init_project(root)
+    cfg = config.load(root)
+    indexer.build(cfg)
+    edit_file(root, "src/OrderService.php", "<?php\n", "<?php\n// moved\n")
+
+    def no_parse(*a: Any, **k: Any) -> Any:
+        raise AssertionError("an unchanged SQL string was analysed again")
+
+    sqltext.cache_clear()
+    with monkeypatch.context() as m:
+        m.setattr(sqltext, "_from_sqlglot", no_parse)
+        m.setattr(sqltext, "_from_regex", no_parse)
+        report = run_scan(cfg)
+    assert [e.path for e in report.written] == ["src/OrderService.php"], report
+    import hashlib
+
+    from ragraf.lang import codec, registry
+
+    raw = (root / "src/OrderService.php").read_bytes()
+    text = raw.decode()
+    key = (
+        hashlib.sha256(raw).hexdigest(),
+        registry.facts_key("src/OrderService.php", "php", 120, 10.0),
+    )
+    with GraphStore(cfg.layout.graph_db, readonly=True) as g:
+        cached = g.cached_facts([key])
+    assert cached[key] == codec.encode(registry.extract("src/OrderService.php", "php", text, 120))

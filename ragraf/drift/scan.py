@@ -204,6 +204,11 @@ def current_facts(
         key = (c.new_sha, registry.facts_key(c.path, lang_of(c.path), max_lines, budget))
         todo.append((c, lang.name, key))
     cached = graph.cached_facts([key for _c, _lang, key in todo])
+    # the facts of the versions indexed, under the same key: the analyses of the SQL strings
+    # an edit left as they were are taken from them (``registry.extract(like=)``)
+    before = graph.cached_facts(
+        [(c.old_sha, key[1]) for c, _lang, key in todo if c.old_sha and key not in cached]
+    )
     for c, lang_name, key in todo:
         blob = cached.get(key)
         if blob is not None:
@@ -212,8 +217,15 @@ def current_facts(
                 continue
             except ValueError:
                 pass  # not a row this version reads: extracted again and replaced
+        like = None
+        old = before.get((c.old_sha, key[1])) if c.old_sha else None
+        if old is not None:
+            try:
+                like = codec.decode_for_linking(old)
+            except ValueError:
+                like = None  # not a row this version reads: analysed again
         t = time.perf_counter()
-        f = registry.extract(c.path, lang_name, c.text or "", max_lines)
+        f = registry.extract(c.path, lang_name, c.text or "", max_lines, like)
         facts[c.path] = f
         if budget is None or time.perf_counter() - t < budget:
             rows.append((*key, codec.encode(f)))

@@ -434,3 +434,46 @@ def for_linking(f: FileFacts) -> FileFacts:
 def types_a_callable(t: TextFact) -> bool:
     """A docblock the symbol table reads (it may type a parameter ``callable``)."""
     return t.kind == TextKind.DOCBLOCK and t.owner is not None and "callable" in t.raw
+
+
+# -- analyses an earlier extraction made (``known_sql``) ------------------------------
+#: fragments -> the analysis an earlier extraction of the same file made of them, while a
+#: ``known_sql`` block runs (one extraction at a time per process: the scan's)
+_KNOWN_SQL: dict[tuple[tuple[str, str], ...], SqlAnalysis | None] | None = None
+
+
+class known_sql:  # noqa: N801 - a context manager, named as what it gives
+    """Within the block, an extractor takes the analysis of a SQL string from ``refs`` (the
+    SqlRefs of facts an earlier extraction made with the same extractor key: the same code,
+    grammar and sqlglot) when the string's fragments are the same, instead of analysing it
+    again. The analysis is a function of the fragments alone, so the facts are the same
+    either way; what it saves is sqlglot (imported on the first analysis of a process: ~0.07
+    s of a ``drift --scan``) and the parses. Query-builder calls are not taken (their
+    fragments name the call, and their analysis is not sqlglot's)."""
+
+    def __init__(self, refs: list[Any] | tuple[Any, ...]) -> None:
+        self.known = {
+            r.fragments: r.analysis
+            for r in refs
+            if isinstance(r, SqlRef) and not (r.fragments and r.fragments[0][0] == "call")
+        }
+
+    def __enter__(self) -> None:
+        global _KNOWN_SQL
+        _KNOWN_SQL = self.known or None
+
+    def __exit__(self, *exc: object) -> None:
+        global _KNOWN_SQL
+        _KNOWN_SQL = None
+
+
+#: what ``known_analysis`` returns for fragments no earlier extraction analysed
+UNKNOWN = object()
+
+
+def known_analysis(fragments: tuple[tuple[str, str], ...]) -> Any:
+    """The analysis a ``known_sql`` block knows for these fragments, or ``UNKNOWN``."""
+    known = _KNOWN_SQL
+    if known is None:
+        return UNKNOWN
+    return known.get(fragments, UNKNOWN)

@@ -323,13 +323,24 @@ def suffixes_of(name: str) -> tuple[str, ...]:
     return lang.suffixes if lang else ("." + name,)
 
 
-def extract(path: str, lang_name: str | None, text: str, max_lines: int) -> FileFacts:
-    """The facts of one file: the language's extractor, or plain windows of text."""
+def extract(
+    path: str, lang_name: str | None, text: str, max_lines: int, like: FileFacts | None = None
+) -> FileFacts:
+    """The facts of one file: the language's extractor, or plain windows of text. ``like``:
+    facts an earlier extraction of the file made under the same facts key (its SQL strings'
+    analyses are taken where their fragments are the same: ``facts.known_sql``; the result
+    is the same)."""
     lang = get(lang_name)
     if lang is not None and lang.extractor is not None:
         module = importlib.import_module(lang.extractor)
         try:
-            facts: FileFacts = module.extract(path, text, max_lines)
+            if like is not None:
+                from ragraf.lang.facts import known_sql
+
+                with known_sql(like.refs):
+                    facts: FileFacts = module.extract(path, text, max_lines)
+            else:
+                facts = module.extract(path, text, max_lines)
         except RecursionError:
             from ragraf.kinds import ParseStatus
             from ragraf.lang.facts import FileFacts as Facts

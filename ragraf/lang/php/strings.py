@@ -41,7 +41,7 @@ import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from ragraf.lang.facts import SqlAnalysis, SqlRef, TablePrefixRef
+from ragraf.lang.facts import UNKNOWN, SqlAnalysis, SqlRef, TablePrefixRef, known_analysis
 from ragraf.lang.php import assemble, laravel
 from ragraf.lang.php.state import State
 from ragraf.sql import sqltext
@@ -133,21 +133,27 @@ class Strings(State):
                     asm.rollback(mark)  # not a statement: it took nothing in
                     later.append((owner, outer))
                     continue
-                info = sqltext.analyze(frags)
-                if info is None and not any(k == "dyn" for k, _t in frags):
-                    continue
+                packed = known_analysis(frags)  # an earlier extraction's (``known_sql``)
+                if packed is UNKNOWN:
+                    info = sqltext.analyze(frags)
+                    if info is None and not any(k == "dyn" for k, _t in frags):
+                        continue
+                    packed = pack_sql(info)
                 found.append(
-                    (outer.start_byte, owner, outer.start_point[0] + 1, end, frags, pack_sql(info))
+                    (outer.start_byte, owner, outer.start_point[0] + 1, end, frags, packed)
                 )
             for owner, outer in later:
                 if outer.start_byte in asm.consumed:
                     continue
                 frags, end = self.assembled(asm, outer)
-                info = sqltext.analyze_fragment(frags)
-                if info is None:
-                    continue
+                packed = known_analysis(frags)
+                if packed is UNKNOWN:
+                    info = sqltext.analyze_fragment(frags)
+                    if info is None:
+                        continue
+                    packed = pack_sql(info)
                 found.append(
-                    (outer.start_byte, owner, outer.start_point[0] + 1, end, frags, pack_sql(info))
+                    (outer.start_byte, owner, outer.start_point[0] + 1, end, frags, packed)
                 )
         self.sql_calls.clear()
         found.sort(key=lambda x: x[0])
