@@ -3,7 +3,7 @@
     .venv/bin/python bench/drift.py [--corpus phpmyadmin|wordpress] [--rounds 5] [--vectors]
         [--python OTHER/.venv/bin/python] [--check]
     .venv/bin/python bench/drift.py --sequence [--corpus wordpress] [--equality 20] [--seed 15]
-        [--check-every 1] [--vectors] [--python OTHER/.venv/bin/python]
+        [--check-every 1] [--hub-every K] [--vectors] [--python OTHER/.venv/bin/python]
 
 Issue 15 ("revisions that share what did not change"). Every step is the real CLI in a
 child process (``python -m ragraf ... --json``, interpreter start included, bytecode
@@ -29,7 +29,9 @@ Timing mode (the default) reports, as one JSON document:
 Sequence mode (``--sequence``) is the equality oracle: ``--equality`` N random one-file
 edits of PHP files of the corpus (phpMyAdmin's libraries/classes, ``--corpus wordpress``:
 wp-includes, a corpus without a schema file; seeded; the kinds of bench/php_edits.py,
-each keeps the PHP parseable), each followed by ``drift --scan`` and ``reindex --commit``. Every
+each keeps the PHP parseable; with ``--hub-every K`` every K-th edit is in one of the files
+the timing rounds edit, which every other file calls, so their callers get renamed), each
+followed by ``drift --scan`` and ``reindex --commit``. Every
 ``--check-every`` edits and after the last one, a second copy of the same tree gets a
 clean build in a fresh ``.ragraf/`` (``init`` + ``index``). The incremental active
 revision must show what the clean one shows: the node set, the edge_uid set, the chunk
@@ -415,8 +417,14 @@ def sequence(args: argparse.Namespace, cli: Cli, tmp: Path) -> tuple[dict[str, A
     rng = random.Random(args.seed)
     steps: list[dict[str, Any]] = []
     failures = 0
+    #: files every other file calls (the timing rounds'): an edit above their declarations
+    #: renames their callers' links (``resolve.files_renamed``), which random files rarely do
+    hubs = [path for path, _kind in ROUNDS[corpus]]
     for k in range(1, args.equality + 1):
-        edit = random_edit(root, pool, rng, k)
+        if args.hub_every and k % args.hub_every == 0:
+            edit = random_edit(root, hubs, rng, k)
+        else:
+            edit = random_edit(root, pool, rng, k)
         step: dict[str, Any] = {"step": k, **cycle(cli, root, edit)}
         (clean / edit.path).write_bytes(edit.text)
         rev = step["rev_id"]
@@ -509,6 +517,13 @@ def main() -> int:
     ap.add_argument("--seed", type=int, default=15)
     ap.add_argument("--check-every", type=int, default=1, help="clean build every K edits")
     ap.add_argument("--show", type=int, default=5, help="differences shown per set")
+    ap.add_argument(
+        "--hub-every",
+        type=int,
+        default=0,
+        metavar="K",
+        help="sequence: every K-th edit in one of the files the timing rounds edit (hubs)",
+    )
     ap.add_argument(
         "--check",
         action="store_true",
