@@ -739,11 +739,18 @@ def test_callers_of_moved_declarations_keep_their_links_renamed(tmp_path: Path) 
         "    public function charge(",
         "    // charges the invoice\n    public function charge(",
     )
+    from ragraf.build.resolve import scope
+
+    memo = scope.load(cfg.layout.index_dir / scope.MEMO_FILE)
+    assert memo is not None and len(memo.queries) > 20
     res = _reindex(cfg, "a line above a method")
     _equals_clean(root, res.rev_id, tmp_path, "a line above a method")
     assert res.counts["resolve_files_renamed"] >= 1, res.counts
     assert res.counts["resolve_files_relinked"] == 0, res.counts
     assert res.counts["resolve_files_resolved"] == 1, res.counts  # the edited file alone
+    # the tables read the same of the file but for the moved ids: only the questions that
+    # name one are asked again (``Plan.same_shape``)
+    assert 0 < res.counts["resolve_questions_checked"] < len(memo.queries) / 4, res.counts
     n = rev_no(res.rev_id)
     layout = config.Layout(root)
 

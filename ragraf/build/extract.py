@@ -236,6 +236,75 @@ def interface(f: FileFacts) -> FileFacts:
     )
 
 
+#: the fields of facts tuples that hold a line (``interface_shape`` leaves them out)
+_LINE_FIELDS = frozenset({"line", "start_line", "end_line"})
+
+
+def _without_lines(v: Any, moved: dict[str, str]) -> Any:
+    """``v`` (reference data: NamedTuples, tuples, lists, dicts of them) with every line
+    field set to 0 and every string that is a moved id renamed."""
+    t = type(v)
+    if t is str:
+        return moved.get(v, v)
+    fields = getattr(t, "_fields", None)
+    if fields is not None:  # a NamedTuple of the facts
+        return t(
+            *(
+                0 if name in _LINE_FIELDS else _without_lines(x, moved)
+                for name, x in zip(fields, v, strict=True)
+            )
+        )
+    if t is tuple or t is list:
+        return t(_without_lines(x, moved) for x in v)
+    if t is dict:
+        return {_without_lines(k, moved): _without_lines(x, moved) for k, x in v.items()}
+    return v
+
+
+def interface_shape(f: FileFacts, moved: dict[str, str]) -> Any:
+    """What the corpus-wide tables read of an interface (``interface``), without its line
+    numbers and with the ``moved`` ids (old -> new) renamed: two interfaces of one file
+    with the same shape give the tables the same entries but for those ids. No lookup
+    reads a line (lines are only the evidence of a file's own links), and the chunks, flow
+    units and stats an interface keeps are the revision's totals (``scoped``), which no
+    lookup reads either; of its calls only the set of candidates counts (``interface``: the
+    include graph reads which functions a file calls, not from where)."""
+    return (
+        f.path,
+        f.lang,
+        f.status,
+        f.note,
+        [
+            (moved.get(n.node_id, n.node_id), n.kind, n.name, n.fqn, n.props, n.layer)
+            for n in f.nodes
+        ],
+        _without_lines(f.edges, moved),
+        [
+            (
+                c.node,
+                c.fqn,
+                c.kind,
+                [a for a, _l in c.extends],
+                [a for a, _l in c.implements],
+                [a for a, _l in c.traits],
+                c.methods,
+                _without_lines(c.props, moved),
+                c.consts,
+                c.abstract,
+            )
+            for c in f.classes
+        ],
+        f.functions,
+        _without_lines(f.returns, moved),
+        _without_lines([r for r in f.refs if not isinstance(r, CallRef)], moved),
+        # of the calls, the include graph reads which functions the file calls, not where
+        sorted({_without_lines(r.candidates, moved) for r in f.refs if isinstance(r, CallRef)}),
+        f.scope_nodes,
+        _without_lines(f.global_assigns, moved),
+        [(t.kind, t.raw, t.owner) for t in f.texts],
+    )
+
+
 #: the extractor key of the interface of a file a ``prepare`` hook rewrote, as the hook left
 #: it (its facts key + this). One row per file, replaced when the hooks saw something else:
 #: the row is the digest of what they saw (``scope.hook_context``), ``:``, the encoded facts.

@@ -634,6 +634,7 @@ def _build_rev(ctx: BuildContext) -> IndexResult:
         whole=plan.facts_to_resolve if plan is not None else None,
         prepared=loader is not None,
         same_tables=plan.same_tables if plan is not None else None,
+        same_shape=plan.same_shape if plan is not None else None,
         before_linking=write_content,
         old_nodes=graph.open_node_keys if plan is not None else None,
     )

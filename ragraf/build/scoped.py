@@ -104,6 +104,37 @@ class Plan:
             for i in range(0, len(want), 2)
         )
 
+    def same_shape(self, changed: dict[str, tuple[str, str]], moved: dict[str, str]) -> bool:
+        """Whether the corpus-wide tables read the same of each changed file before and now
+        but for the ids of the declarations that moved (``moved``, old -> new): its
+        interface rows under the memo's key and under today's, both cached, have the same
+        ``extract.interface_shape`` (lines aside, the old ids renamed). Then every recorded
+        question that names no moved id has the answer it had (``Linker.stale``)."""
+        from ragraf.build.extract import INTERFACE, interface_shape
+        from ragraf.lang import codec
+
+        want: list[tuple[str, str]] = []
+        for path, (old, new) in changed.items():
+            if path in self.facts.hooked:
+                return False
+            for key in (old, new):
+                sha, sep, facts_key = key.partition("|")
+                if not sep:
+                    return False
+                want.append((sha, facts_key + INTERFACE))
+        rows = self.graph.cached_facts(want)
+        for i in range(0, len(want), 2):
+            before, now = rows.get(want[i]), rows.get(want[i + 1])
+            if before is None or now is None:
+                return False
+            try:
+                a, b = codec.decode_for_linking(before), codec.decode_for_linking(now)
+            except ValueError:
+                return False
+            if interface_shape(a, moved) != interface_shape(b, {}):
+                return False
+        return True
+
     def __call__(self, stale: set[str], changed: set[str]) -> set[str] | None:
         """The files to resolve, or None; ``changed``: those of ``stale`` whose content
         changed. After it, ``content``: the files whose every row is written again (the

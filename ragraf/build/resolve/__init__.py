@@ -64,7 +64,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 
 from ragraf.build.resolve import scope
-from ragraf.build.resolve.linker import Linker, OldNodes, Resolved, SameTables
+from ragraf.build.resolve.linker import Linker, OldNodes, Resolved, SameShape, SameTables
 from ragraf.build.resolve.tablenames import QueryBuilders
 from ragraf.lang import registry
 from ragraf.lang.facts import FileFacts
@@ -90,6 +90,7 @@ def resolve(
     whole: Callable[[set[str] | None], list[FileFacts]] | None = None,
     prepared: bool = False,
     same_tables: SameTables | None = None,
+    same_shape: SameShape | None = None,
     before_linking: Callable[[set[str] | None, list[FileFacts]], None] | None = None,
     old_nodes: OldNodes | None = None,
 ) -> Resolved:
@@ -109,7 +110,8 @@ def resolve(
     (``ragraf.lang.facts.for_linking``), in the same order.
     ``prepared``: the facts (and what ``whole`` gives) are prepared already (the hooks ran:
     ``ragraf.build.extract.Facts``). ``same_tables`` lets ``Linker.stale`` skip asking the
-    recorded questions again when the tables read the same of every changed file.
+    recorded questions again when the tables read the same of every changed file, and
+    ``same_shape`` skip those that name no moved id when they read the same but for those.
     ``before_linking`` is called once the files to resolve are known, before any is linked,
     with them (None: all) and the facts linking will read (a build writes the rows that
     need no link meanwhile, ``ragraf.build.indexer``); what it leaves of those facts must
@@ -154,7 +156,7 @@ def resolve(
         old_nodes=old_nodes,
     )
     only = None
-    stale = linker.stale(same_tables) if plan is not None else None
+    stale = linker.stale(same_tables, same_shape) if plan is not None else None
     if plan is not None and stale is not None:
         only = plan(stale, linker.changed)
     if whole is not None:  # the files to resolve, whole (a hook's files are whole already)

@@ -141,6 +141,9 @@ class Resolved:
 #: {path: (memo key, key now)} of changed files -> whether the corpus-wide tables read the
 #: same of each (``Linker.stale``)
 SameTables = Callable[[dict[str, tuple[str, str]]], bool]
+#: ({path: (memo key, key now)} of changed files, old id -> new id of the moved
+#: declarations) -> whether the tables read the same of each but for those ids
+SameShape = Callable[[dict[str, tuple[str, str]], dict[str, str]], bool]
 #: paths -> (node_id, kind, fqn, path) of their nodes in the memo's revision
 OldNodes = Callable[[set[str]], list[tuple[str, str, str | None, str | None]]]
 NodeKey = tuple[str, str | None, str | None]
@@ -271,7 +274,9 @@ class Linker:
         }
 
     # -- the run ------------------------------------------------------------------
-    def stale(self, same_tables: SameTables | None = None) -> set[str] | None:
+    def stale(
+        self, same_tables: SameTables | None = None, same_shape: SameShape | None = None
+    ) -> set[str] | None:
         """With a memo of the previous build: the paths whose memo entry cannot stand for
         this build (no entry, another key, some recorded lookup answers differently now)
         and those of the memo's files that are gone; None without a memo.
@@ -281,6 +286,11 @@ class Linker:
         no file is gone or new and the paths are the memo's, every recorded question has
         the answer it had (the tables are a function of what they read of each file), so
         none is asked again and the changed files alone are stale.
+
+        ``same_shape`` (the same, but for the ids of declarations that moved, ``moved``):
+        when it says so, the tables are the old ones with those ids renamed, so only the
+        questions that name a moved id are asked again (``Checker.still_renamed``); the
+        others have the answers they had.
 
         After it, ``changed``: the stale paths whose content is another (no entry, another
         key, gone); the others are stale for their answers alone."""
@@ -313,9 +323,24 @@ class Linker:
         check = scope.Checker(self.memo, self.sym)
         moved = self.moved = self._moved(changed) if changed else {}
         self.renamed = {}
+        # the tables but for the moved ids as they were: a question naming none stands
+        only_moved = bool(
+            moved
+            and same_shape is not None
+            and out
+            and not gone
+            and len(changed) == len(out)
+            and self.memo.paths == self.paths_key
+            and same_shape(changed, moved)
+        )
+        naming = check.naming(moved) if only_moved else set()  # the questions to ask
         for f, e in zip([f for f in self.files if f.path not in out], kept, strict=True):
+            if only_moved and naming.isdisjoint(e.asked):
+                continue  # every answer stands
             again = False
             for i in e.asked:
+                if only_moved and i not in naming:
+                    continue
                 if check.still(i):
                     continue
                 if not (moved and check.still_renamed(i, moved)):

@@ -220,6 +220,24 @@ def renamed(v: Any, moved: dict[str, str]) -> Any:
     return v
 
 
+def _names_any(v: Any, moved: dict[str, str]) -> bool:
+    """Whether memo data ``v`` (JSON values: no tuples) holds a string that is a key of
+    ``moved``."""
+    t = type(v)
+    if t is str:
+        return v in moved
+    if t is list:
+        try:  # a list of plain values (the common answer: ids), compared in C
+            return not moved.keys().isdisjoint(v)
+        except TypeError:  # it holds lists or objects
+            return any(_names_any(x, moved) for x in v)
+    if t is tuple:  # not JSON's, but looked into all the same (a hashable may hold an id)
+        return any(_names_any(x, moved) for x in v)
+    if t is dict:
+        return any(_names_any(k, moved) or _names_any(x, moved) for k, x in v.items())
+    return False
+
+
 class Checker:
     """Which recorded questions still have their answers (each asked again once).
 
@@ -250,6 +268,14 @@ class Checker:
                 got = now == ans or to_data(now) == ans
             self.ok[idx] = got
         return got
+
+    def naming(self, moved: dict[str, str]) -> set[int]:
+        """The recorded questions whose arguments or answer name one of the ``moved`` ids."""
+        return {
+            i
+            for i, (_name, args, ans) in enumerate(self.memo.queries)
+            if _names_any(args, moved) or _names_any(ans, moved)
+        }
 
     def still_renamed(self, idx: int, moved: dict[str, str]) -> bool:
         if idx not in self.renamed:
