@@ -81,28 +81,33 @@ class Plan:
         self.taken: dict[str, str] = {}
         self.content: set[str] | None = None
 
-    def same_tables(self, changed: dict[str, tuple[str, str]]) -> bool:
-        """Whether the corpus-wide tables read the same of each changed file before and
-        now (``Linker.stale``): its interface rows (``extract.interface``, what the tables
-        read of a file) under the memo's key and under today's are both cached and equal,
-        byte for byte. A file a ``prepare`` hook rewrites never is (its key holds what the
-        hooks saw)."""
+    def _interface_rows(
+        self, changed: dict[str, tuple[str, str]]
+    ) -> list[tuple[bytes | None, bytes | None]] | None:
+        """(row under the memo's key, row under today's) of each changed file's interface
+        (``extract.interface``, what the tables read of a file), None where not cached; None
+        in all when a file is one a ``prepare`` hook rewrites (its key holds what the hooks
+        saw) or a key is not a facts key."""
         from ragraf.build.extract import INTERFACE
 
         want: list[tuple[str, str]] = []
         for path, (old, new) in changed.items():
             if path in self.facts.hooked:
-                return False
+                return None
             for key in (old, new):
                 sha, sep, facts_key = key.partition("|")
                 if not sep:
-                    return False
+                    return None
                 want.append((sha, facts_key + INTERFACE))
         rows = self.graph.cached_facts(want)
-        return all(
-            rows.get(want[i]) is not None and rows.get(want[i]) == rows.get(want[i + 1])
-            for i in range(0, len(want), 2)
-        )
+        return [(rows.get(want[i]), rows.get(want[i + 1])) for i in range(0, len(want), 2)]
+
+    def same_tables(self, changed: dict[str, tuple[str, str]]) -> bool:
+        """Whether the corpus-wide tables read the same of each changed file before and
+        now (``Linker.stale``): its interface rows under the memo's key and under today's
+        are both cached and equal, byte for byte."""
+        pairs = self._interface_rows(changed)
+        return pairs is not None and all(a is not None and a == b for a, b in pairs)
 
     def same_shape(self, changed: dict[str, tuple[str, str]], moved: dict[str, str]) -> bool:
         """Whether the corpus-wide tables read the same of each changed file before and now
@@ -110,21 +115,13 @@ class Plan:
         interface rows under the memo's key and under today's, both cached, have the same
         ``extract.interface_shape`` (lines aside, the old ids renamed). Then every recorded
         question that names no moved id has the answer it had (``Linker.stale``)."""
-        from ragraf.build.extract import INTERFACE, interface_shape
+        from ragraf.build.extract import interface_shape
         from ragraf.lang import codec
 
-        want: list[tuple[str, str]] = []
-        for path, (old, new) in changed.items():
-            if path in self.facts.hooked:
-                return False
-            for key in (old, new):
-                sha, sep, facts_key = key.partition("|")
-                if not sep:
-                    return False
-                want.append((sha, facts_key + INTERFACE))
-        rows = self.graph.cached_facts(want)
-        for i in range(0, len(want), 2):
-            before, now = rows.get(want[i]), rows.get(want[i + 1])
+        pairs = self._interface_rows(changed)
+        if pairs is None:
+            return False
+        for before, now in pairs:
             if before is None or now is None:
                 return False
             try:
