@@ -438,7 +438,8 @@ def types_a_callable(t: TextFact) -> bool:
 
 # -- analyses an earlier extraction made (``known_sql``) ------------------------------
 #: fragments -> the analysis an earlier extraction of the same file made of them, while a
-#: ``known_sql`` block runs (one extraction at a time per process: the scan's)
+#: ``known_sql`` block runs (the scan's). Process-wide: two blocks at once in threads could
+#: only lend each other analyses of equal fragments, which are equal analyses
 _KNOWN_SQL: dict[tuple[tuple[str, str], ...], SqlAnalysis | None] | None = None
 
 
