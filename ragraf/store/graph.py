@@ -121,9 +121,11 @@ _ENTRY_EDGES = sql_list(ENTRY_EDGES)
 
 
 def _rename_ids(db: Database, n: int, moved: dict[str, str], paths: Iterable[str]) -> ranges.Delta:
-    """The open edges and routes of ``paths`` with the ``moved`` ids renamed (an edge's
-    uid is made again of its ends), inside ``write_rows``' transaction. The linker's edge
-    props hold no node ids (counts, reasons, names), so a row to rename has a moved end."""
+    """The open edges of ``paths`` with the ``moved`` ids renamed (an edge's uid is made
+    again of its ends), inside ``write_rows``' transaction. The linker's edge props hold no
+    node ids (counts, reasons, names), so a row to rename has a moved end; the other rows
+    these files own hold their own ids (a route's node is its file's and line's), which
+    did not move."""
     ranges.set_scope(db, paths, ranges.RENAMED)
     ranges.set_whole(db, moved, ranges.MOVED)
     mine = ranges.in_scope("evidence_path", table=ranges.RENAMED)
@@ -147,13 +149,7 @@ def _rename_ids(db: Database, n: int, moved: dict[str, str], paths: Iterable[str
             props,
         )
 
-    def route(r: tuple[Any, ...]) -> tuple[Any, ...] | None:
-        nid = moved.get(r[0])
-        return None if nid is None else (nid, *r[1:])
-
-    done = ranges.rename_rows(db, "edge", EDGE_COLS, n, f"{ends} AND {mine}", edge)
-    done += ranges.rename_rows(db, "web_route", ROUTE_COLS, n, mine, route)
-    return done
+    return ranges.rename_rows(db, "edge", EDGE_COLS, n, f"{ends} AND {mine}", edge)
 
 
 class GraphStore:
@@ -261,8 +257,8 @@ class GraphStore:
         and flow units ``rows`` holds; the other paths of the scope keep theirs.
         ``content_written``: those two tables are written already (``write_content``), and
         left as they are. ``moved`` (old id -> new id of declarations that only moved) and
-        ``renamed`` (paths outside the scope): the open links of those paths (edges, routes)
-        take the new ids, and the edges their new edge_uid (``Resolved.moved``)."""
+        ``renamed`` (paths outside the scope): the open edges of those paths take the new ids
+        and their new edge_uid (``Resolved.moved``)."""
         db, n = self.db, rev_no(rev_id)
         done = ranges.Delta()
         with db.write():

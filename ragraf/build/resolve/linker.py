@@ -311,27 +311,19 @@ class Linker:
         gone = set(self.memo.files) - {f.path for f in self.files}
         self.changed = out | gone
         self.questions_checked = 0
-        if (
-            same_tables is not None
-            and out
-            and not gone
-            and len(changed) == len(out)
-            and self.memo.paths == self.paths_key
-            and same_tables(changed)
-        ):
+        # only changed files, none gone or new, the same paths: the tables differ by what
+        # they read of the changed files alone
+        comparable = bool(
+            out and not gone and len(changed) == len(out) and self.memo.paths == self.paths_key
+        )
+        if comparable and same_tables is not None and same_tables(changed):
             return out
         check = scope.Checker(self.memo, self.sym)
         moved = self.moved = self._moved(changed) if changed else {}
         self.renamed = {}
         # the tables but for the moved ids as they were: a question naming none stands
         only_moved = bool(
-            moved
-            and same_shape is not None
-            and out
-            and not gone
-            and len(changed) == len(out)
-            and self.memo.paths == self.paths_key
-            and same_shape(changed, moved)
+            comparable and moved and same_shape is not None and same_shape(changed, moved)
         )
         naming = check.naming(moved) if only_moved else set()  # the questions to ask
         for f, e in zip([f for f in self.files if f.path not in out], kept, strict=True):
