@@ -1,10 +1,15 @@
 """Embedding throughput of the default model on chunk-sized PHP windows, run by hand.
 
 .venv/bin/python bench/embed_throughput.py <folder with PHP> [-n 512] [--lines 40] [--max-tokens 128]
+    [--quantize int8|none]
+.venv/bin/python bench/embed_throughput.py --chunks <indexed project> [--every 5] [--quantize int8|none]
 
 Prints one JSON report: texts/s of ``Embedder.embed`` on ``n`` windows of
 ``lines`` lines of the PHP under the folder, after loading the model and a
-warm-up batch. The numbers last measured are in the docstring of ragraf/embed/embedder.py.
+warm-up batch; with ``--chunks``, chunks/s of the build's embedding (the project's
+``embedding`` configuration) on every ``every``-th chunk of its active revision.
+``--quantize`` overrides ``embedding.quantize`` (default: int8 / the project's). The
+numbers last measured are in docs/PERFORMANCE.md.
 """
 
 from __future__ import annotations
@@ -47,10 +52,11 @@ def measure_throughput(
     lines: int = 40,
     batch_size: int = DEFAULT_BATCH,
     max_tokens: int | None = None,
+    quantize: str = "int8",
 ) -> dict[str, str | int | float | None]:
     """texts/s of the default model on ``n`` chunk-sized windows of the PHP under ``root``."""
     texts = php_windows(root, n, lines)
-    emb = Embedder(max_tokens=max_tokens)
+    emb = Embedder(max_tokens=max_tokens, quantize=quantize)
     t = time.perf_counter()
     emb.load()
     load_s = time.perf_counter() - t
@@ -72,20 +78,28 @@ def measure_throughput(
 
 
 def measure_chunks(
-    project: Path, every: int = 5, skip: bool = True, batch_size: int = DEFAULT_BATCH
+    project: Path,
+    every: int = 5,
+    skip: bool = True,
+    batch_size: int = DEFAULT_BATCH,
+    quantize: str | None = None,
 ) -> dict[str, str | int | float | None]:
     """chunks/s of the build's embedding on the active revision's chunks of ``project``."""
+    from ragraf import config
     from ragraf.build.vectors import embed_text, skip_reason
-    from ragraf.config import Layout
     from ragraf.store import manifest
     from ragraf.store.lexvec import LexStore
 
-    layout = Layout(project)
+    cfg = config.load(project)
+    layout = cfg.layout
     rev = manifest.require(layout.rev_json)["rev_id"]
     with LexStore(layout.lexvec_db, readonly=True) as lex:
         sample = [t for _cid, t in lex.all_chunks(rev)][::every]
     texts = [embed_text(t) for t in sample if not (skip and skip_reason(t))]
-    emb = Embedder()
+    embedding = dict(cfg.project["embedding"])
+    if quantize is not None:
+        embedding["quantize"] = quantize
+    emb = Embedder.from_config(embedding, root=cfg.root)
     emb.load()
     emb.embed(texts[:8])  # warm-up
     t = time.perf_counter()
@@ -93,6 +107,7 @@ def measure_chunks(
         pass
     dt = time.perf_counter() - t
     return {
+        "model_version": emb.model_version,
         "chunks": len(sample),
         "embedded": len(texts),
         "skipped": len(sample) - len(texts),
@@ -111,8 +126,11 @@ if __name__ == "__main__":
         cp.add_argument("--every", type=int, default=5)
         cp.add_argument("--no-skip", action="store_true")
         cp.add_argument("--batch-size", type=int, default=DEFAULT_BATCH)
+        cp.add_argument("--quantize", choices=["int8", "none"], default=None)
         c = cp.parse_args()
-        print(json.dumps(measure_chunks(c.chunks, c.every, not c.no_skip, c.batch_size)))
+        print(
+            json.dumps(measure_chunks(c.chunks, c.every, not c.no_skip, c.batch_size, c.quantize))
+        )
         sys.exit(0)
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("root", type=Path)
@@ -120,5 +138,8 @@ if __name__ == "__main__":
     ap.add_argument("--lines", type=int, default=40)
     ap.add_argument("--batch-size", type=int, default=DEFAULT_BATCH)
     ap.add_argument("--max-tokens", type=int, default=None)
+    ap.add_argument("--quantize", choices=["int8", "none"], default="int8")
     a = ap.parse_args()
-    print(json.dumps(measure_throughput(a.root, a.n, a.lines, a.batch_size, a.max_tokens)))
+    print(
+        json.dumps(measure_throughput(a.root, a.n, a.lines, a.batch_size, a.max_tokens, a.quantize))
+    )

@@ -52,15 +52,28 @@ def _isolate_home(base: Path, mp: pytest.MonkeyPatch) -> None:
     values = (home, cache, cache / "ragraf", cache / "fastembed", state, state / "ragraf")
     for name, value in zip(HOME_ENV, values, strict=True):
         mp.setenv(name, str(value))
+    if _DERIVED is not None:
+        # the model's int8 graph (ragraf/embed/quantize.py, a few seconds to make) is made
+        # once per session and shared: a pure function of the model's bytes and versions.
+        # tests/test_embed.py makes it in caches of its own
+        (cache / "ragraf" / "models").mkdir(parents=True, exist_ok=True)
+        (cache / "ragraf" / "models" / "derived").symlink_to(_DERIVED)
+
+
+#: the session's folder of derived model graphs (set by _session_home)
+_DERIVED: Path | None = None
 
 
 @pytest.fixture(scope="session", autouse=True)
 def _session_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     """Module- and session-scoped fixtures run before any function-scoped one: they get a
     home of the session, so not even they write into the real ~/.cache."""
+    global _DERIVED
     mp = pytest.MonkeyPatch()
     base = tmp_path_factory.mktemp("session-home")
     _isolate_home(base, mp)
+    _DERIVED = base / "cache" / "ragraf" / "models" / "derived"
+    _DERIVED.mkdir(parents=True, exist_ok=True)
     yield base
     mp.undo()
 

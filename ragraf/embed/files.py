@@ -366,11 +366,14 @@ def _prepare_folder(slug: str, src: _Source, cache: Path) -> tuple[Path, str]:
 
 # -- the two sources of a prepared folder --------------------------------------
 class Prepared(NamedTuple):
-    """A prepared model folder: what fastembed loads, its token window, vec_meta's model_version."""
+    """A prepared model folder: what fastembed loads, its token window, vec_meta's
+    model_version (without the quantisation, which the Embedder adds) and the sha256 of
+    its model.onnx."""
 
     folder: Path
     max_tokens: int
     version: str
+    sha256: str
 
 
 def _default_source(max_tokens: int | None) -> _Source:
@@ -457,9 +460,9 @@ def prepare_default(cache: Path, max_tokens: int | None = None) -> Prepared:
         f"all-MiniLM-L6-v2-int8-{hashlib.sha1(str(src.onnx).encode()).hexdigest()[:10]}"
         f"-t{src.max_tokens}"
     )
-    folder, _sha = _prepare_folder(slug, src, cache)
+    folder, sha = _prepare_folder(slug, src, cache)
     version = f"{ONNX_PACKAGE}=={_dist_version(ONNX_PACKAGE)};max_tokens={src.max_tokens}"
-    return Prepared(folder, src.max_tokens, version)
+    return Prepared(folder, src.max_tokens, version, sha)
 
 
 def prepare_path(model_id: str, path: str, cache: Path, max_tokens: int | None = None) -> Prepared:
@@ -472,4 +475,4 @@ def prepare_path(model_id: str, path: str, cache: Path, max_tokens: int | None =
         f"{hashlib.sha1(str(src.onnx).encode()).hexdigest()[:10]}-t{src.max_tokens}"
     )
     folder, sha = _prepare_folder(slug, src, cache)
-    return Prepared(folder, src.max_tokens, f"sha256:{sha[:16]};max_tokens={src.max_tokens}")
+    return Prepared(folder, src.max_tokens, f"sha256:{sha[:16]};max_tokens={src.max_tokens}", sha)

@@ -8,13 +8,15 @@ process that embeds a query paid. fastembed stays the way to models of its hub c
 (``Embedder._load_cached``) and to ``ragraf model fetch``.
 
 Invariants a change must keep:
-- The vectors are fastembed's for the same folder, bit for bit (tests/test_embed.py
-  compares them): the tokenizer is set up as fastembed 0.9's ``load_tokenizer`` does
+- The vectors of the folder's own model.onnx are fastembed's, bit for bit
+  (tests/test_embed.py compares them): the tokenizer is set up as fastembed 0.9's ``load_tokenizer`` does
   (truncation from tokenizer_config.json, the special tokens map, padding), the session
   as its ``_load_onnx_model`` does (all graph optimisations, ``threads`` for both thread
   pools, the CPU provider), and a batch becomes vectors as its pooled-normalised models
   compute them (int64 inputs with zero token types, mean pooling summed in float64 over
   the attention mask, L2 norm with eps 1e-12, float32).
+- A derived int8 graph (``ragraf.embed.quantize``) runs each text alone (``alone``, see
+  ``FolderModel``): a vector is a function of its text, whatever shares the call.
 - Importing this module imports nothing heavy; numpy, onnxruntime and tokenizers are
   imported by ``FolderModel``.
 - The graph onnxruntime optimises at load (~0.2 s of every process that embeds, the one
@@ -35,6 +37,7 @@ import os
 import platform
 import sys
 from collections.abc import Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -175,16 +178,41 @@ def _session(ort: Any, model: Path, threads: int | None) -> Any:
 
 class FolderModel:
     """``embed(texts, batch_size)`` yields one float32 vector per text, like fastembed's
-    ``TextEmbedding.embed``; ``tokenizer`` is the tokenizer it runs."""
+    ``TextEmbedding.embed``; ``tokenizer`` is the tokenizer it runs.
 
-    def __init__(self, folder: Path, threads: int | None = None) -> None:
+    ``alone``: every text runs by itself, on ``threads`` threads at once (one onnxruntime
+    thread each). An int8 graph needs it: its activations are quantised with one scale per
+    call, so in a batch a text's vector would depend on the texts beside it (a short text
+    padded next to a long one: cosine 0.986 to its vector alone); alone, a vector is a
+    function of its text, as vec_meta's reuse by chunk id assumes. Nothing is padded
+    either, and on 2 cores two single texts at once ran faster than batches of 16 (issue 18).
+    """
+
+    def __init__(
+        self,
+        folder: Path,
+        threads: int | None = None,
+        model: Path | None = None,
+        *,
+        alone: bool = False,
+    ) -> None:
+        """``model``: the graph to run instead of the folder's model.onnx (its int8 graph)."""
         import onnxruntime as ort
 
         self.tokenizer = load_tokenizer(folder)
-        self.session = _session(ort, folder / MODEL_FILE, threads)
+        self.alone = alone
+        self.session = _session(ort, model or folder / MODEL_FILE, 1 if alone else threads)
         self._inputs = {node.name for node in self.session.get_inputs()}
+        self._workers = max(1, threads or os.cpu_count() or 1)
+        self._pool: ThreadPoolExecutor | None = None
 
     def embed(self, texts: Sequence[str], batch_size: int = 256) -> Iterator[np.ndarray]:
+        if self.alone:
+            if self._pool is None:
+                self._pool = ThreadPoolExecutor(self._workers, thread_name_prefix="ragraf-embed")
+            for vectors in self._pool.map(self._batch, [[t] for t in texts]):
+                yield vectors[0]
+            return
         for start in range(0, len(texts), batch_size):
             yield from self._batch(list(texts[start : start + batch_size]))
 
