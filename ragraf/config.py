@@ -17,6 +17,7 @@ import copy
 import hashlib
 import json
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -161,19 +162,45 @@ class _ConfigLoader(yaml.SafeLoader):
 
 
 def _parse_yaml(text: str) -> Any:
-    """``text`` as YAML without aliases; libyaml's C parser when PyYAML has it (a
-    configuration is read on every ``ragraf`` start: 1-2 ms instead of ~25 ms), the
-    pure-Python ``_ConfigLoader`` otherwise. Aliases are refused before anything is built."""
-    if not yaml.__with_libyaml__:
-        return yaml.load(text, Loader=_ConfigLoader)  # noqa: S506 - a SafeLoader without aliases
-    for event in yaml.parse(text, Loader=yaml.CSafeLoader):
+    """``text`` as YAML without aliases and without a key given twice in one mapping (YAML
+    would keep the last silently: a second ``quantize:`` below the first would win unseen);
+    libyaml's C parser when PyYAML has it (a configuration is read on every ``ragraf`` start:
+    1-2 ms instead of ~25 ms), the pure-Python ``_ConfigLoader`` otherwise. Both are refused
+    from the event stream, before anything is built."""
+    loader = yaml.CSafeLoader if yaml.__with_libyaml__ else _ConfigLoader
+    _check_events(yaml.parse(text, Loader=loader))
+    return yaml.load(text, Loader=loader)  # noqa: S506 - safe, aliases refused above
+
+
+def _check_events(events: Iterable[yaml.Event]) -> None:
+    # one entry per open collection: (its keys so far, or None for a sequence; whether the
+    # next item of a mapping is a key)
+    stack: list[tuple[set[str] | None, list[bool]]] = []
+    for event in events:
+        mark = event.start_mark
+        where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark else ""
         if isinstance(event, yaml.AliasEvent):
-            mark = event.start_mark
-            where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark else ""
             raise yaml.composer.ComposerError(
                 None, None, f"aliases (*name) are not allowed in a ragraf configuration{where}"
             )
-    return yaml.load(text, Loader=yaml.CSafeLoader)  # noqa: S506 - safe, aliases refused above
+        if isinstance(event, yaml.MappingStartEvent | yaml.SequenceStartEvent):
+            is_map = isinstance(event, yaml.MappingStartEvent)
+            stack.append((set() if is_map else None, [True]))
+            continue
+        if isinstance(event, yaml.MappingEndEvent | yaml.SequenceEndEvent):
+            stack.pop()
+        elif isinstance(event, yaml.ScalarEvent) and stack and stack[-1][0] is not None:
+            keys, want_key = stack[-1]
+            if want_key[0] and keys is not None:
+                if event.value in keys:
+                    raise yaml.composer.ComposerError(
+                        None, None, f"the key {event.value!r} is given twice in one mapping{where}"
+                    )
+                keys.add(event.value)
+        else:
+            continue
+        if stack and stack[-1][0] is not None:  # an item of a mapping ended: key <-> value
+            stack[-1][1][0] = not stack[-1][1][0]
 
 
 def _load_yaml(path: Path) -> tuple[dict[str, Any] | None, bytes]:

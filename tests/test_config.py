@@ -43,6 +43,8 @@ def test_root_is_found_upward(tmp_path: Path) -> None:
             "search:\n  rerank_weights: {vendord: -1}\n",
             "unknown key 'search.rerank_weights.vendord'",
         ),
+        ("embedding:\n  quantize: none\n  quantize: int8\n", "key 'quantize' is given twice"),
+        ("embedding:\n  quantize: fp16\n", "key 'embedding.quantize'"),
         ("- just a list\n", "top level must be a mapping"),
         ("index: [\n", "not valid YAML"),
     ],
