@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 from ragraf import config, facade
@@ -159,6 +160,49 @@ def test_missing_model_degrades_to_the_lexicon(
     assert json.loads(cli.stdout)["vectors"] == {"status": "disabled"} and cli.stderr == ""
     off = search(root, "invoices")
     assert any("vectors disabled" in lim for lim in off["limits"])
+
+
+def test_queries_are_embedded_as_the_revisions_vectors_were(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A query vector must lie in the space of the revision's vectors. Vectors made with
+    embedding.quantize: none are searched with float query vectors after the setting
+    changes to int8 (until the next index embeds them again); vectors of another model
+    than the configured one are not searched at all, and limits say why."""
+    import shutil
+
+    from ragraf.embed import Embedder
+
+    monkeypatch.delenv("RAGRAF_VECTORS", raising=False)
+    root = copy_pilot(tmp_path / "p")
+    config.init_project(root)
+    project = config.Layout(root).project_yaml
+    project.write_text("embedding: {quantize: none}\n")
+    res = indexer.build(config.load(root))
+    assert not res.vectors["model_version"].endswith(";int8-dyn-pc7-v1")
+    query = "append a line to a journal on disk"
+    before = search(root, query)["result"]
+    project.write_text("embedding: {quantize: int8}\n")
+    after = search(root, query)["result"]
+    assert after["best_cosine"] == before["best_cosine"]
+    assert [h["fqn"] for h in after["hits"]] == [h["fqn"] for h in before["hits"]]
+    # the int8 query vector itself is another one: the check above can fail
+    int8 = Embedder(quantize="int8").embed_query(query)
+    flt = Embedder(quantize="none").embed_query(query)
+    assert not np.array_equal(int8, flt)
+
+    other = Embedder(quantize="none")
+    other._prepare()
+    assert other._folder is not None
+    folder = tmp_path / "other-model"
+    shutil.copytree(
+        other._folder, folder, symlinks=False, ignore=shutil.ignore_patterns("ragraf-*")
+    )
+    project.write_text(f"embedding: {{model: acme/other-model, path: {folder}}}\n")
+    env = search(root, query)
+    assert not any("vector_rank" in h["why"] for h in env["result"]["hits"])
+    note = next(lim for lim in env["limits"] if lim.startswith("vectors unavailable"))
+    assert "made by sentence-transformers/all-MiniLM-L6-v2" in note and "acme/other-model" in note
 
 
 def test_calibrate_sets_the_abstention_threshold(vec_pilot: Path) -> None:

@@ -67,6 +67,17 @@ _INTEGER_OPS = frozenset(
 )
 
 
+def quantize_of(model_version: str) -> str:
+    """The ``embedding.quantize`` that makes vectors of ``model_version`` (vec_meta's)."""
+    return "int8" if model_version.endswith(f";{RECIPE}") else "none"
+
+
+def space_of(model_version: str) -> str:
+    """What of ``model_version`` decides where a vector lies: the weights and the arithmetic,
+    not the token window (which only cuts long texts; a query fits any window)."""
+    return ";".join(p for p in model_version.split(";") if not p.startswith("max_tokens="))
+
+
 def _versions() -> str:
     out = []
     for dist in ("onnx", "onnxruntime"):

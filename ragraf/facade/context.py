@@ -114,6 +114,15 @@ LIMIT_GREEDY_MAP = (
 DETAIL_LIMITS = (LIMIT_STATIC, LIMIT_DEGRADED, LIMIT_SLICE_REFUSED, LIMIT_GREEDY_MAP)
 
 
+def made_with(man: dict[str, Any]) -> tuple[str, str] | None:
+    """(model, model_version) of the vectors rev.json's revision was embedded with."""
+    v = man.get("vectors")
+    if isinstance(v, dict) and isinstance(v.get("model"), str):
+        if isinstance(v.get("model_version"), str):
+            return v["model"], v["model_version"]
+    return None
+
+
 def vector_layer(layout: Layout, man: dict[str, Any], lex: Any) -> dict[str, Any] | str:
     """The active revision's vector layer: rev.json's ``vectors`` block, and while it is
     being filled, how far (``embedded`` of ``total``, ``percent``) and whether a process
@@ -173,26 +182,31 @@ class Session:
         # indexed file texts by sha256 (content-addressed, so valid for every revision)
         self.text_cache: OrderedDict[str, list[str]] = OrderedDict()
         self._cfg: Config | None = None
-        self._embedder: tuple[Embedder | None, str | None] | None = None
+        self._embedders: dict[str | None, tuple[Embedder | None, str | None]] = {}
         self.schema_checked_at: float | None = None
         # values derived from one revision, computed once per session (e.g. search's centrality)
         self.memo: dict[tuple[str, str], Any] = {}
         self._embedder_lock = threading.Lock()
 
-    def embedder(self) -> tuple[Embedder | None, str | None]:
-        """The query embedder, loaded once per session: (embedder or None, why not).
+    def embedder(self, quantize: str | None = None) -> tuple[Embedder | None, str | None]:
+        """The query embedder of the configured model, loaded once per session (and per
+        ``quantize``, which overrides ``embedding.quantize``): (embedder or None, why not).
         Thread-safe: a call while ``preload_embedder`` is loading waits for that load."""
         with self._embedder_lock:
-            if self._embedder is None:
+            got = self._embedders.get(quantize)
+            if got is None:
                 from ragraf.embed import Embedder
                 from ragraf.errors import EmbeddingUnavailable
 
+                embedding = dict(self.config().project["embedding"])
+                if quantize is not None:
+                    embedding["quantize"] = quantize
                 try:
-                    emb = Embedder.from_config(self.config().project["embedding"], root=self.root)
-                    self._embedder = (emb.load(), None)
+                    got = (Embedder.from_config(embedding, root=self.root).load(), None)
                 except EmbeddingUnavailable as e:
-                    self._embedder = (None, str(e))
-            return self._embedder
+                    got = (None, str(e))
+                self._embedders[quantize] = got
+            return got
 
     def preload_embedder(
         self, done: Callable[[float], None] | None = None
@@ -201,15 +215,19 @@ class Session:
         so the first search does not pay the model load and no other operation waits for it).
         None when the active revision has no vectors (a search would not embed) or the model is
         already loaded."""
-        if self._embedder is not None:
-            return None
+        from ragraf.embed.quantize import quantize_of
+
         man = manifest.require(self.layout.rev_json)
+        made = made_with(man)
+        quantize = quantize_of(made[1]) if made else None
+        if quantize in self._embedders:
+            return None
         if not self.lex.has_vectors(man["rev_id"]):
             return None
 
         def load() -> None:
             t0 = time.perf_counter()
-            self.embedder()
+            self.embedder(quantize)
             if done is not None:
                 done(time.perf_counter() - t0)
 
@@ -303,6 +321,31 @@ class Ctx:
         if self._vectors is None:
             self._vectors = vector_layer(self.s.layout, self.man, self.lex)
         return self._vectors
+
+    def query_embedder(self) -> tuple[Embedder | None, str | None]:
+        """The embedder of queries against this revision's vectors: the configured model in
+        the arithmetic the vectors were made in (``embedding.quantize`` may have changed
+        since), or (None, why) when they were made by another model than the configured
+        one: its query vectors would lie in another space, and the cosines would mean
+        nothing."""
+        from ragraf.embed.quantize import quantize_of, space_of
+
+        made = made_with(self.man) if self.rev == self.active else None
+        if made is None and self.rev != self.active:
+            from ragraf.store.vec import VecStore
+
+            dim = int(self.s.config().project["embedding"]["dim"])
+            pairs = VecStore(self.lex.db, dim).models(self.rev)
+            made = (pairs[0][0], pairs[0][1]) if len(pairs) == 1 and pairs[0][1] else None
+        emb, err = self.s.embedder(quantize_of(made[1]) if made else None)
+        if emb is None or made is None:
+            return emb, err
+        if emb.model_id != made[0] or space_of(emb.model_version) != space_of(made[1]):
+            return None, (
+                f"the vectors of {self.rev} were made by {made[0]} ({made[1]}), the configured "
+                f"model is {emb.model_id} ({emb.model_version}); `ragraf index` embeds them again"
+            )
+        return emb, None
 
     def vectors_filling(self) -> dict[str, Any] | None:
         """How far the layer is, while it is not complete: {status, embedded, total,

@@ -35,6 +35,9 @@ Invariants a change must keep:
   meaning* (a symbol among the vector neighbours within ``near_band`` of the best cosine):
   ``min_near_meet`` of their idf weight, calibratable. Words that meet only in a place far
   in meaning (a settings list, a language file) are a near miss, not an answer.
+- A query is embedded in the space of the revision's vectors (``Ctx.query_embedder``: the
+  configured model in the arithmetic they were made in); vectors of another model are not
+  searched, and limits say why.
 - Vector neighbours are similarity, never a structural fact (``similar_to`` is
   not an edge here). Without vectors the search is lexical and limits say so; while
   the revision's vectors are still arriving, limits say how far they are and a hit
@@ -374,7 +377,7 @@ def run_search(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
     vec = None
     vec_note = _vector_state(ctx)
     if vec_note is None:
-        emb, err = ctx.s.embedder()
+        emb, err = ctx.query_embedder()
         if emb is None:
             vec_note = f"vectors unavailable ({err}): search is lexical"
         else:
@@ -825,7 +828,7 @@ def best_cosine(ctx: Ctx, query: str) -> float | None:
     """The cosine of the nearest chunk to ``query`` in this revision (None without vectors)."""
     if _vector_state(ctx) is not None:
         return None
-    emb, _err = ctx.s.embedder()
+    emb, _err = ctx.query_embedder()
     if emb is None:
         return None
     from ragraf.store.vec import VecStore, cosine_of
