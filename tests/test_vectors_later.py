@@ -173,7 +173,7 @@ def test_sigkill_while_embedding_then_finishing_gives_the_same_vector_set(
         h["why"].get("vector") for h in after["result"]["hits"]
     )
     text = invoke("-C", pilot, "vectors", check=True).stdout
-    assert text.startswith("ready: sentence-transformers/all-MiniLM-L6-v2 (")
+    assert text.startswith("ready: sentence-transformers/all-MiniLM-L6-v2, int8 (")
 
 
 @pytest.mark.model

@@ -274,13 +274,15 @@ def _print_index(res: Any, as_json: bool, part: str = "all") -> None:
     if part in ("all", "vectors") and res.vectors:
         v = res.vectors
         if v.get("status") == "ready":
+            from ragraf.cli.render import model_label
+
             skipped = (
                 f", {v['skipped']} skipped (no meaning for search)" if v.get("skipped") else ""
             )
             took = res.timings.get("vectors_after_seal")
             print(
-                f"vectors: {v['computed']} computed, {v['reused']} reused{skipped} ({v['model']})"
-                + (f" in {took:.1f} s more" if took else "")
+                f"vectors: {v['computed']} computed, {v['reused']} reused{skipped}"
+                f" ({model_label(v)})" + (f" in {took:.1f} s more" if took else "")
             )
         elif v.get("status") != "embedding":
             _err(f"vectors {v.get('status')}: {v.get('reason', 'skipped')}; search stays lexical")

@@ -22,6 +22,14 @@ def _size(n: int) -> str:
     return f"{n} B"
 
 
+def model_label(v: dict[str, Any]) -> str:
+    """The vector layer's model, and ", int8" when it computes in 8-bit integers (the
+    recipe closes its model_version: ragraf.embed.quantize, not imported for a string)."""
+    version = str(v.get("model_version") or "")
+    int8 = version.rpartition(";")[2].startswith("int8-")
+    return f"{v.get('model')}{', int8' if int8 else ''}"
+
+
 def vectors_text(v: Any) -> str:
     """The vector layer in one line (``status``, ``ragraf vectors``)."""
     if not isinstance(v, dict):
@@ -29,7 +37,7 @@ def vectors_text(v: Any) -> str:
     skipped = f", {v['skipped']} skipped (no meaning for search)" if v.get("skipped") else ""
     if v.get("status") == "ready":
         return (
-            f"ready: {v.get('model')} ({v.get('computed')} computed, {v.get('reused')} reused"
+            f"ready: {model_label(v)} ({v.get('computed')} computed, {v.get('reused')} reused"
             f"{skipped})"
         )
     if v.get("status") in ("embedding", "interrupted"):
