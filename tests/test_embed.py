@@ -536,3 +536,15 @@ def test_a_derivation_killed_midway_leaves_nothing_to_load(tmp_path: Path) -> No
     assert [p.name for p in derived.iterdir() if p.name.startswith(".")] == []
     assert len(list(derived.glob(f"model.{RECIPE}-*.onnx"))) == 1
     assert emb.embed([QUERY]).shape == (1, DEFAULT_DIM)
+
+
+@pytest.mark.model
+def test_a_damaged_int8_graph_is_made_again(tmp_path: Path) -> None:
+    """A derived graph that does not load (damaged on disk) is removed and made again."""
+    cache = tmp_path / "cache"
+    first = Embedder(cache_dir=cache).load().embed_query(QUERY)
+    (made,) = (cache / "models" / "derived").glob(f"model.{RECIPE}-*.onnx")
+    made.write_bytes(b"\x00 not a graph")
+    again = Embedder(cache_dir=cache).load().embed_query(QUERY)
+    assert made.stat().st_size > 1_000_000
+    assert np.array_equal(first, again)

@@ -283,29 +283,44 @@ class Embedder:
                 f"{e.name or 'onnxruntime'} is not installed; run `pip install onnxruntime`"
             ) from e
         where = "the packaged model" if self.is_default else f"embedding.path {self.path}"
-        model = None
-        if self.quantize == "int8":
-            from ragraf.embed import quantize
-
-            assert self._sha256 is not None
+        if self.quantize != "int8":
             try:
-                # beside the prepared folders: a cache folder ragraf could write to (or the
-                # temp-dir fallback the prepared folder itself is in)
-                model = quantize.ensure(
-                    self._folder / MODEL_FILE, self._sha256, self._folder.parent / "derived"
-                )
-            except EmbeddingUnavailable:
-                raise  # onnx missing: the message names the package
+                return FolderModel(self._folder, self.threads)
             except Exception as e:
                 raise EmbeddingUnavailable(
-                    f"{self.model_id} cannot be loaded from {where}: making its int8 graph failed "
-                    f"({one_line(e)}); set embedding.quantize: none to run it as shipped"
+                    f"{self.model_id} cannot be loaded from {where} ({one_line(e)})"
                 ) from e
+        model = self._int8_graph(where)
         try:
-            return FolderModel(self._folder, self.threads, model, alone=model is not None)
+            return FolderModel(self._folder, self.threads, model, alone=True)
+        except Exception:
+            # a derived graph damaged on disk: made again once (the source may be the fault)
+            model.unlink(missing_ok=True)
+            model = self._int8_graph(where)
+        try:
+            return FolderModel(self._folder, self.threads, model, alone=True)
         except Exception as e:
             raise EmbeddingUnavailable(
                 f"{self.model_id} cannot be loaded from {where} ({one_line(e)})"
+            ) from e
+
+    def _int8_graph(self, where: str) -> Path:
+        """The model's int8 graph (``ragraf.embed.quantize``), made once in the cache."""
+        from ragraf.embed import quantize
+
+        assert self._folder is not None and self._sha256 is not None
+        try:
+            # beside the prepared folders: a cache folder ragraf could write to (or the
+            # temp-dir fallback the prepared folder itself is in)
+            return quantize.ensure(
+                self._folder / MODEL_FILE, self._sha256, self._folder.parent / "derived"
+            )
+        except EmbeddingUnavailable:
+            raise  # onnx missing: the message names the package
+        except Exception as e:
+            raise EmbeddingUnavailable(
+                f"{self.model_id} cannot be loaded from {where}: making its int8 graph failed "
+                f"({one_line(e)}); set embedding.quantize: none to run it as shipped"
             ) from e
 
     # Any: fastembed's TextEmbedding class in, an instance out (fastembed is lazy)

@@ -27,6 +27,8 @@ Invariants a change must keep:
 - Files are written to a temp name and renamed into place: two processes deriving at
   once both succeed, a killed derivation leaves no file that could be loaded.
 - A model that already computes in integers is used as it is (nothing to quantise).
+- A derived file that does not load (damaged on disk) is removed and made again once
+  (``Embedder``), as the optimised graph kept beside a model is.
 - Any failure becomes ``EmbeddingUnavailable`` (in ``Embedder``) naming the model and the
   way out (``embedding.quantize: none``); the float model is never substituted silently,
   since ``model_version`` already says int8.
@@ -174,6 +176,8 @@ def derive(source: Path, target: Path) -> None:
             with open(out, "rb") as src, open(part, "wb") as dst:
                 while block := src.read(1 << 20):
                     dst.write(block)
+                dst.flush()
+                os.fsync(dst.fileno())
             os.replace(part, target)
         finally:
             with contextlib.suppress(FileNotFoundError):
