@@ -310,7 +310,7 @@ def _print_sealed(res: Any, *, embedding: bool) -> None:
     if todo:
         print(
             f"{res.rev_id} answers now; embedding {todo} chunks for search by meaning"
-            " (interrupted, `ragraf vectors --resume` finishes them)"
+            " (if this is interrupted, `ragraf vectors --resume` finishes them)"
         )
     if c.get("rows_kept"):
         print(
