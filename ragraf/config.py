@@ -316,7 +316,11 @@ class Config:
 
     def workers(self) -> int:
         n = int(self.project["index"]["workers"])
-        return n if n > 0 else max(1, os.cpu_count() or 1)
+        if n > 0:
+            return n
+        from ragraf import cpus
+
+        return cpus.usable()
 
 
 def load(root: Path) -> Config:

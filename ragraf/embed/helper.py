@@ -56,7 +56,9 @@ def wanted() -> bool:
     off (``RAGRAF_EMBED_HELPER=off``)."""
     if os.environ.get(ENV_SWITCH, "").lower() in ("off", "0", "false", "no"):
         return False
-    return (os.cpu_count() or 1) >= 2
+    from ragraf import cpus
+
+    return cpus.usable() >= 2
 
 
 class EmbedHelper:

@@ -203,7 +203,11 @@ class FolderModel:
         self.alone = alone
         self.session = _session(ort, model or folder / MODEL_FILE, 1 if alone else threads)
         self._inputs = {node.name for node in self.session.get_inputs()}
-        self._workers = max(1, threads or os.cpu_count() or 1)
+        if threads is None:
+            from ragraf import cpus
+
+            threads = cpus.usable()
+        self._workers = max(1, threads)
         self._pool: ThreadPoolExecutor | None = None
 
     def embed(self, texts: Sequence[str], batch_size: int = 256) -> Iterator[np.ndarray]:
