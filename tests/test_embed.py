@@ -55,6 +55,11 @@ def cos(a: np.ndarray, b: np.ndarray) -> float:
     return float(np.dot(a, b))
 
 
+def _int8_graphs(folder: Path) -> list[Path]:
+    """The derived int8 graphs in ``folder`` (not the optimised graphs kept beside them)."""
+    return sorted(p for p in folder.glob(f"model.{RECIPE}-*.onnx") if ".optimized-" not in p.name)
+
+
 def test_import_is_light() -> None:
     code = (
         "import sys, ragraf.embed; "
@@ -462,11 +467,11 @@ def test_the_int8_graph_is_made_once_and_kept(tmp_path: Path) -> None:
     derived = cache / "models" / "derived"
     assert not derived.exists()
     first = Embedder(cache_dir=cache, max_tokens=64).load()
-    made = sorted(derived.glob(f"model.{RECIPE}-*.onnx"))
+    made = _int8_graphs(derived)
     assert len(made) == 1 and made[0].stat().st_size > 1_000_000
     stamp = made[0].stat().st_mtime_ns
     again = Embedder(cache_dir=cache, max_tokens=32).load()  # another window, the same graph
-    assert [p.stat().st_mtime_ns for p in derived.glob(f"model.{RECIPE}-*.onnx")] == [stamp]
+    assert [p.stat().st_mtime_ns for p in _int8_graphs(derived)] == [stamp]
     assert again.model_version.endswith(f";max_tokens=32;{RECIPE}")
     assert not [p for p in derived.iterdir() if p.name.startswith(".")]
     assert first.embed(["hello"]).shape == (1, DEFAULT_DIM)
@@ -534,7 +539,7 @@ def test_a_derivation_killed_midway_leaves_nothing_to_load(tmp_path: Path) -> No
     assert [p.name for p in derived.iterdir()] and not list(derived.glob("model.*.onnx"))
     emb = Embedder(cache_dir=cache).load()
     assert [p.name for p in derived.iterdir() if p.name.startswith(".")] == []
-    assert len(list(derived.glob(f"model.{RECIPE}-*.onnx"))) == 1
+    assert len(_int8_graphs(derived)) == 1
     assert emb.embed([QUERY]).shape == (1, DEFAULT_DIM)
 
 
@@ -543,8 +548,32 @@ def test_a_damaged_int8_graph_is_made_again(tmp_path: Path) -> None:
     """A derived graph that does not load (damaged on disk) is removed and made again."""
     cache = tmp_path / "cache"
     first = Embedder(cache_dir=cache).load().embed_query(QUERY)
-    (made,) = (cache / "models" / "derived").glob(f"model.{RECIPE}-*.onnx")
+    (made,) = _int8_graphs(cache / "models" / "derived")
     made.write_bytes(b"\x00 not a graph")
     again = Embedder(cache_dir=cache).load().embed_query(QUERY)
     assert made.stat().st_size > 1_000_000
     assert np.array_equal(first, again)
+
+
+@pytest.mark.model
+def test_graphs_kept_for_two_models_in_one_folder_do_not_replace_each_other(
+    tmp_path: Path, emb: Embedder
+) -> None:
+    """Each model's optimised graph is kept under its own name: loading one model does not
+    remove the other's (which would then be optimised again on every alternate load)."""
+    from ragraf.embed.onnx import FolderModel
+
+    assert emb._folder is not None
+    folder = tmp_path / "model"
+    shutil.copytree(
+        emb._folder, folder, symlinks=False, ignore=shutil.ignore_patterns("*.optimized-*")
+    )
+    (made,) = _int8_graphs(emb._folder.parent / "derived")
+    a, b = folder / "model.a.onnx", folder / "model.b.onnx"
+    shutil.copyfile(made, a)
+    shutil.copyfile(made, b)
+    FolderModel(folder, model=a, alone=True)
+    FolderModel(folder, model=b, alone=True)
+    FolderModel(folder)
+    kept = sorted(p.name.split(".optimized-")[0] for p in folder.glob("*.optimized-*.onnx"))
+    assert kept == ["model", "model.a", "model.b"]

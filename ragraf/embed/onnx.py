@@ -115,8 +115,12 @@ def load_tokenizer(folder: Path) -> Any:
     return tokenizer
 
 
-#: the graph onnxruntime optimised for this machine, beside the model (``_session``)
-OPTIMIZED_PREFIX = "model.optimized-"
+#: the graph onnxruntime optimised for this machine, beside the model (``_session``), named
+#: ``<model's stem>.optimized-<key>.onnx`` (``model.optimized-...`` for a folder's model.onnx):
+#: graphs kept for two models in one folder (the int8 graphs of two models) do not replace
+#: each other
+OPTIMIZED = ".optimized-"
+OPTIMIZED_PREFIX = f"model{OPTIMIZED}"
 
 
 def _cpu() -> str:
@@ -132,7 +136,8 @@ def _cpu() -> str:
 def _optimized_path(ort: Any, model: Path) -> Path:
     st = model.stat()
     key = f"{ort.__version__}|{st.st_size}|{st.st_mtime_ns}|{platform.machine()}|{_cpu()}"
-    return model.with_name(f"{OPTIMIZED_PREFIX}{hashlib.sha1(key.encode()).hexdigest()[:16]}.onnx")
+    digest = hashlib.sha1(key.encode()).hexdigest()[:16]
+    return model.with_name(f"{model.stem}{OPTIMIZED}{digest}.onnx")
 
 
 def _session(ort: Any, model: Path, threads: int | None) -> Any:
@@ -168,7 +173,7 @@ def _session(ort: Any, model: Path, threads: int | None) -> Any:
         return load(model, options(ort.GraphOptimizationLevel.ORT_ENABLE_ALL))
     try:
         os.replace(tmp, kept)
-        for old in model.parent.glob(f"{OPTIMIZED_PREFIX}*.onnx"):
+        for old in model.parent.glob(f"{model.stem}{OPTIMIZED}*.onnx"):
             if old != kept:
                 old.unlink(missing_ok=True)  # made for another onnxruntime or CPU
     except OSError:
