@@ -460,15 +460,25 @@ def test_the_int8_graph_is_close_to_the_float_model_and_each_text_stands_alone(
 @pytest.mark.model
 def test_the_int8_graph_is_made_once_and_kept(tmp_path: Path) -> None:
     """The derived graph is made in the cache's ``models/derived`` the first time, named by
-    a hash of what its bytes depend on, and loaded from there afterwards; an Embedder with
-    quantize: none neither makes nor reads it."""
+    a hash of what its bytes depend on, and loaded from there afterwards (the graph of the
+    same model made under other versions goes); an Embedder with quantize: none neither
+    makes nor reads it."""
     cache = tmp_path / "cache"
     Embedder(cache_dir=cache, quantize="none").load()
     derived = cache / "models" / "derived"
     assert not derived.exists()
-    first = Embedder(cache_dir=cache, max_tokens=64).load()
+    first = Embedder(cache_dir=cache, max_tokens=64)
+    first._prepare()
+    assert first._sha256 is not None
+    # a graph of the same model made under other onnx / onnxruntime versions, and its kept graph
+    older = derived / f"model.{RECIPE}-{first._sha256[:12]}-000000000000.onnx"
+    derived.mkdir(parents=True)
+    older.write_bytes(b"old")
+    older.with_name(f"{older.stem}.optimized-0.onnx").write_bytes(b"old")
+    first.load()
     made = _int8_graphs(derived)
     assert len(made) == 1 and made[0].stat().st_size > 1_000_000
+    assert not [p for p in derived.iterdir() if p.read_bytes() == b"old"]
     stamp = made[0].stat().st_mtime_ns
     again = Embedder(cache_dir=cache, max_tokens=32).load()  # another window, the same graph
     assert [p.stat().st_mtime_ns for p in _int8_graphs(derived)] == [stamp]

@@ -91,20 +91,27 @@ def _versions() -> str:
 
 
 def derived_path(source: Path, source_sha256: str, folder: Path) -> Path:
-    """Where the int8 graph of ``source`` (whose bytes hash to ``source_sha256``) lives."""
+    """Where the int8 graph of ``source`` (whose bytes hash to ``source_sha256``) lives:
+    ``<stem>.<recipe>-<12 hex of the source>-<12 hex of source, recipe and versions>.onnx``."""
     key = f"{source_sha256}|{RECIPE}|{_versions()}"
-    return folder / f"{source.stem}.{RECIPE}-{hashlib.sha1(key.encode()).hexdigest()[:16]}.onnx"
+    digest = hashlib.sha1(key.encode()).hexdigest()[:12]
+    return folder / f"{source.stem}.{RECIPE}-{source_sha256[:12]}-{digest}.onnx"
 
 
 def ensure(source: Path, source_sha256: str, folder: Path) -> Path:
     """The int8 graph of ``source``, derived into ``folder`` unless it is there already
     (``EmbeddingUnavailable`` when onnx is missing; other exceptions as they come: the
-    caller names the model)."""
+    caller names the model). A graph of the same source made under other onnx /
+    onnxruntime versions goes once this one is made (with the graph kept beside it)."""
     target = derived_path(source, source_sha256, folder)
     if not target.is_file():
         folder.mkdir(parents=True, exist_ok=True)
         _sweep(folder)
         derive(source, target)
+        for old in folder.glob(f"{source.stem}.{RECIPE}-{source_sha256[:12]}-*.onnx"):
+            if old != target and not old.stem.startswith(target.stem):
+                with contextlib.suppress(OSError):
+                    old.unlink()
     return target
 
 
