@@ -283,26 +283,19 @@ class Embedder:
                 f"{e.name or 'onnxruntime'} is not installed; run `pip install onnxruntime`"
             ) from e
         where = "the packaged model" if self.is_default else f"embedding.path {self.path}"
-        if self.quantize != "int8":
+        model = self._int8_graph(where) if self.quantize == "int8" else None
+        for again in (False, True):
             try:
-                return FolderModel(self._folder, self.threads)
+                return FolderModel(self._folder, self.threads, model, alone=model is not None)
             except Exception as e:
-                raise EmbeddingUnavailable(
-                    f"{self.model_id} cannot be loaded from {where} ({one_line(e)})"
-                ) from e
-        model = self._int8_graph(where)
-        try:
-            return FolderModel(self._folder, self.threads, model, alone=True)
-        except Exception:
-            # a derived graph damaged on disk: made again once (the source may be the fault)
-            model.unlink(missing_ok=True)
-            model = self._int8_graph(where)
-        try:
-            return FolderModel(self._folder, self.threads, model, alone=True)
-        except Exception as e:
-            raise EmbeddingUnavailable(
-                f"{self.model_id} cannot be loaded from {where} ({one_line(e)})"
-            ) from e
+                if model is None or again:
+                    raise EmbeddingUnavailable(
+                        f"{self.model_id} cannot be loaded from {where} ({one_line(e)})"
+                    ) from e
+                # a derived graph damaged on disk: made again once (the source may be the fault)
+                model.unlink(missing_ok=True)
+                model = self._int8_graph(where)
+        raise AssertionError("unreachable")
 
     def _int8_graph(self, where: str) -> Path:
         """The model's int8 graph (``ragraf.embed.quantize``), made once in the cache."""
