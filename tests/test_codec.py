@@ -119,3 +119,26 @@ def test_the_rest_of_a_row_completes_what_linking_reads() -> None:
         codec.check_rest(blob)
     with pytest.raises(ValueError):
         codec.check_rest(blob[: 4 + int.from_bytes(blob[:4], "big")] + zlib.compress(b"[]"))
+
+
+def test_a_string_orjson_refuses_round_trips_through_the_stdlib() -> None:
+    """A lone surrogate (``surrogateescape`` of a byte slice cut inside a character) is not
+    UTF-8: orjson refuses to write it, and the row is made by the stdlib encoder instead,
+    which escapes it; the row decodes to the same facts (read back by the stdlib too)."""
+    import dataclasses
+
+    import orjson
+
+    f = fixture_facts("pilot")[0]
+    assert f.refs and f.chunks
+    odd = dataclasses.replace(
+        f,
+        note="cut \udcc3 here",
+        refs=[f.refs[0]._replace(**{f.refs[0]._fields[0]: "x\udcff"}), *f.refs[1:]],
+        chunks=[dataclasses.replace(f.chunks[0], code="\udce9t\u00e9"), *f.chunks[1:]],
+    )
+    with pytest.raises(orjson.JSONEncodeError):
+        orjson.dumps(odd.note)
+    blob = codec.encode(odd)
+    assert codec.decode(blob) == odd
+    assert codec.decode(codec.encode(f)) == f  # and the usual row is orjson's
