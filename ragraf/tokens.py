@@ -16,9 +16,8 @@ _IDENT = re.compile(r"[A-Za-z_\x80-\uffff][A-Za-z0-9_\x80-\uffff]*")
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
 
 
-@lru_cache(maxsize=262_144)
-def split_identifier(ident: str) -> tuple[str, ...]:
-    """``fetchResult`` -> (fetchResult, fetch, Result); parts only when there are several."""
+def _split(ident: str) -> tuple[str, ...]:
+    """``split_identifier`` without its cache."""
     parts: list[str] = []
     for piece in _SEP.split(ident):
         if piece:
@@ -29,6 +28,11 @@ def split_identifier(ident: str) -> tuple[str, ...]:
     return (whole, *parts)
 
 
+#: ``fetchResult`` -> (fetchResult, fetch, Result); parts only when there are several
+#: (cached: search splits the words of its candidates' texts again and again)
+split_identifier = lru_cache(maxsize=262_144)(_split)
+
+
 def identifier_tokens(text: str) -> list[str]:
     out: list[str] = []
     split = split_identifier
@@ -37,10 +41,14 @@ def identifier_tokens(text: str) -> list[str]:
     return out
 
 
-@lru_cache(maxsize=262_144)
+@lru_cache(maxsize=16_384)
 def _word_tokens(ident: str) -> str:
-    """``split_identifier`` of one word, joined ('' when it has no token)."""
-    return " ".join(split_identifier(ident))
+    """``split_identifier`` of one word, joined ('' when it has no token). Its own cache
+    is the only one a build needs: going through ``split_identifier``'s too kept a second
+    entry per distinct word that was never hit (MediaWiki: 229K in each parser worker).
+    16K words: a parser worker's half of MediaWiki hits 93% of its 2.35M lookups (94.6%
+    with room for all 128K words) and holds 38 MB more after its files instead of 61 MB."""
+    return " ".join(_split(ident))
 
 
 def fts_text(text: str) -> str:
