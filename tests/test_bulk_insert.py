@@ -1,7 +1,9 @@
 """A first build loads big tables with their indexes dropped and made again after the rows
 (``ragraf.store.ranges._bulk_insert``): the indexes that come out are the migrations' own,
 the store is sound, and a kill while the indexes are gone loses nothing (the transaction
-rolls the drop back)."""
+rolls the drop back). The lexicon's tables are written so by a thread while the builder
+links (``LexStore.stage_chunks``): the same holds for them, and its rows are the ones the
+synchronous write makes, rowid for rowid."""
 
 from __future__ import annotations
 
@@ -17,6 +19,7 @@ from ragraf import config, failpoints
 from ragraf.build import indexer
 from ragraf.store import manifest
 from ragraf.store.graph import GraphStore
+from ragraf.store.lexvec import LexStore
 from ragraf.store.ranges import BULK_ROWS
 from tests.helpers import wait_failpoint, write
 
@@ -30,14 +33,27 @@ def _project(root: Path) -> Path:
     return root
 
 
-def _indexes(db: Path) -> list[tuple[str, str]]:
-    with GraphStore(db, readonly=True) as g:
+def _indexes(
+    db: Path, store: type[GraphStore] | type[LexStore] = GraphStore
+) -> list[tuple[str, str]]:
+    with store(db, readonly=True) as s:
         return sorted(
             (str(name), str(sql))
-            for name, sql in g.db.query(
+            for name, sql in s.db.query(
                 "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL"
             )
         )
+
+
+def _sound_lexicon(layout: config.Layout, tmp_path: Path) -> None:
+    """The lexicon has the migrations' indexes, passes SQLite's and FTS5's checks."""
+    empty = tmp_path / "empty-lex.sqlite"
+    LexStore(empty).close()
+    assert _indexes(layout.lexvec_db, LexStore) == _indexes(empty, LexStore)
+    assert _indexes(layout.lexvec_db, LexStore)  # chunk_map's and chunk_text's at least
+    with LexStore(layout.lexvec_db) as lex:
+        assert lex.db.query("PRAGMA integrity_check") == [("ok",)]
+        lex.db.execute("INSERT INTO ft_chunk(ft_chunk) VALUES ('integrity-check')")
 
 
 def test_a_first_build_has_the_migrations_indexes_and_a_sound_store(tmp_path: Path) -> None:
@@ -55,12 +71,13 @@ def test_a_first_build_has_the_migrations_indexes_and_a_sound_store(tmp_path: Pa
             "EXPLAIN QUERY PLAN SELECT * FROM edge WHERE dst = ? AND kind = ?", ("x", "calls")
         )
         assert any("idx_edge_dst" in str(r[-1]) for r in plan)
+    _sound_lexicon(layout, tmp_path)
 
 
 @pytest.mark.slow
 def test_a_kill_while_the_indexes_are_dropped_loses_nothing(tmp_path: Path) -> None:
     root = _project(tmp_path / "p")
-    env = {**os.environ, failpoints.ENV: "delta-bulk-rows", "RAGRAF_VECTORS": "off"}
+    env = {**os.environ, failpoints.ENV: "delta-bulk-rows-edge", "RAGRAF_VECTORS": "off"}
     proc = subprocess.Popen(
         [sys.executable, "-m", "ragraf", "-C", str(root), "index"],
         env=env,
@@ -68,7 +85,7 @@ def test_a_kill_while_the_indexes_are_dropped_loses_nothing(tmp_path: Path) -> N
         stdout=subprocess.PIPE,
         text=True,
     )
-    wait_failpoint(proc, "delta-bulk-rows")
+    wait_failpoint(proc, "delta-bulk-rows-edge")
     proc.send_signal(signal.SIGKILL)
     proc.wait()
     layout = config.Layout(root)
@@ -81,3 +98,54 @@ def test_a_kill_while_the_indexes_are_dropped_loses_nothing(tmp_path: Path) -> N
     assert _indexes(layout.graph_db) == _indexes(empty)
     with GraphStore(layout.graph_db, readonly=True) as g:
         assert g.db.query("PRAGMA integrity_check") == [("ok",)]
+
+
+@pytest.mark.slow
+def test_a_kill_while_the_lexicon_thread_writes_loses_nothing(tmp_path: Path) -> None:
+    """The lexicon's thread stands in its transaction (its FTS table's rows inserted, the
+    builder linking or waiting for it): a kill there leaves nothing sealed and a sound
+    lexicon, and the next build makes the same rows as a build that was never killed."""
+    root = _project(tmp_path / "p")
+    env = {**os.environ, failpoints.ENV: "delta-bulk-rows-ft_chunk", "RAGRAF_VECTORS": "off"}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "ragraf", "-C", str(root), "index"],
+        env=env,
+        stderr=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    wait_failpoint(proc, "delta-bulk-rows-ft_chunk")
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    layout = config.Layout(root)
+    assert manifest.read(layout.rev_json) is None  # nothing was sealed
+    with LexStore(layout.lexvec_db, readonly=True) as lex:
+        assert lex.db.query("SELECT count(*) FROM ft_chunk") == [(0,)]  # rolled back
+    res = indexer.build(config.load(root), no_vectors=True)
+    assert res.status == "built" and res.counts["chunks"] > BULK_ROWS
+    _sound_lexicon(layout, tmp_path)
+
+
+def test_the_staged_lexicon_is_the_synchronous_one_rowid_for_rowid(tmp_path: Path) -> None:
+    """``stage_chunks`` then its write give every lexicon table the rows ``write_chunks``
+    gives, in the same rowids, and the same FTS5 index, for the chunks of real files (more
+    than BULK_ROWS: the indexes are dropped and made again on both paths)."""
+    from ragraf.build.rows import content_rows
+    from ragraf.lang import registry
+
+    root = _project(tmp_path / "p")
+    facts = [
+        registry.extract(p.relative_to(root).as_posix(), "php", p.read_text(), 120)
+        for p in sorted(root.rglob("*.php"))
+    ]
+    made = content_rows(facts, "m")
+    assert len(made.chunks) > BULK_ROWS
+    with LexStore(tmp_path / "a.sqlite") as a, LexStore(tmp_path / "b.sqlite") as b:
+        a.write_chunks("rev-0001", made.chunks, made.also)
+        write = b.stage_chunks("rev-0001", made.chunks, made.also)
+        assert write is not None
+        write()
+        assert b.stage_chunks("rev-0002", made.chunks, made.also) is None  # not empty now
+        for table in ("chunk_map", "chunk_text", "ft_chunk", "chunk_also", "ft_chunk_data"):
+            sql = f"SELECT rowid, * FROM {table} ORDER BY rowid"
+            assert a.db.query(sql) == b.db.query(sql), table

@@ -41,6 +41,8 @@ from ragraf.locks import file_lock
 from ragraf.store import Stores, manifest, open_stores, ranges
 
 if TYPE_CHECKING:
+    from concurrent.futures import Future
+
     from ragraf.build.extract import Facts
     from ragraf.build.rows import ContentRows
     from ragraf.lang.facts import FileFacts
@@ -492,17 +494,39 @@ def _long_lived_heap() -> Iterator[None]:
 
 def _write_content(
     stores: Stores, rev_id: str, made: ContentRows, paths: set[str] | None
-) -> ranges.Delta:
+) -> tuple[ranges.Delta, Future[ranges.Delta] | None]:
     """The content rows of a building revision (``rows.content_rows``; ``paths``: of these
     files only, the others' stay), each store in a transaction of its own, both at once:
     SQLite runs without the GIL (apsw releases it), so the lexicon's FTS5 tokenizing uses
-    the core the graph's leaves idle."""
-    from concurrent.futures import ThreadPoolExecutor
+    the core the graph's leaves idle. In a first build the lexicon's rows are staged
+    (``LexStore.stage_chunks``) and written by a thread that may still run when this
+    returns (the future: join it before the lexicon is used again, ``_join_lexicon``);
+    its statements hold no GIL, so it writes while the builder links."""
+    from concurrent.futures import ThreadPoolExecutor, wait
 
-    with ThreadPoolExecutor(1, thread_name_prefix="ragraf-lexvec") as pool:
-        lex_done = pool.submit(stores.lex.write_chunks, rev_id, made.chunks, made.also, paths)
+    write_lex = stores.lex.stage_chunks(rev_id, made.chunks, made.also) if paths is None else None
+    pool = ThreadPoolExecutor(1, thread_name_prefix="ragraf-lexvec")
+    if write_lex is not None:
+        pending = pool.submit(write_lex)
+    else:
+        pending = pool.submit(stores.lex.write_chunks, rev_id, made.chunks, made.also, paths)
+    pool.shutdown(wait=False)  # its thread ends with its one task
+    try:
         delta = stores.graph.write_content(rev_id, made.texts, made.flows, paths)
-        delta += lex_done.result()
+    except BaseException:
+        wait([pending])  # the store is not closed under its thread
+        raise
+    if write_lex is not None:
+        return delta, pending
+    delta += _join_lexicon(pending)
+    return delta, None
+
+
+def _join_lexicon(pending: Future[ranges.Delta] | None) -> ranges.Delta:
+    """The lexicon's write ``_write_content`` left running, waited for (its error raised)."""
+    if pending is None:
+        return ranges.Delta()
+    delta = pending.result()
     failpoint("after-lexvec")
     return delta
 
@@ -577,13 +601,16 @@ def _build_rev(ctx: BuildContext) -> IndexResult:
     # the rows of the files' contents need no link: they are made and written as soon as
     # resolution knows which files it writes, before any is linked, and the facts keep only
     # what linking reads of them (MediaWiki: ~70% of their bytes) through linking and the
-    # rest of the rows. (Written in a thread while linking runs, they took as long: their
-    # rows need the GIL linking holds.) A build killed after this leaves rows of a revision
-    # rev.json does not name, which the next build removes (``recover``)
+    # rest of the rows. (Bound row by row in a thread while linking runs, they took as long:
+    # each row needs the GIL linking holds; a first build's lexicon is staged instead and
+    # goes on in SQLite alone while linking runs, ``_write_content``.) A build killed after
+    # this leaves rows of a revision rev.json does not name, which the next build removes
+    # (``recover``)
     from ragraf.build.rows import content_rows, let_content_go
 
     made: list[ContentRows] = []
     delta = ranges.Delta()
+    lexicon: Future[ranges.Delta] | None = None  # the lexicon's write, while linking runs
 
     def write_content(
         only: set[str] | None,
@@ -592,7 +619,7 @@ def _build_rev(ctx: BuildContext) -> IndexResult:
         loader: Facts | None = loader,
         given: list[FileFacts] = facts,
     ) -> None:
-        nonlocal delta
+        nonlocal delta, lexicon
         t_content = time.perf_counter()
         mine = plan.content if plan is not None and only is not None else None
         now = loader.facts if loader is not None else given
@@ -611,33 +638,41 @@ def _build_rev(ctx: BuildContext) -> IndexResult:
                 if mine is None or f.path in mine:
                     let_content_go(f)
         made.append(rows_made.counted())
-        delta += _write_content(stores, rev_id, rows_made, mine)
+        written, lexicon = _write_content(stores, rev_id, rows_made, mine)
+        delta += written
         del rows_made
         heap.give_back()  # the contents, written and let go
         ctx.timings["content"] = time.perf_counter() - t_content
 
-    resolved = resolve(
-        facts,
-        cfg.confidence,
-        int(cfg.project["resolve"]["max_heuristic_candidates"]),
-        tables=schema.table_index,
-        prefixes=dict(cfg.project["db"]["table_prefixes"]),
-        max_ambiguous=int(cfg.project["resolve"]["max_ambiguous_candidates"]),
-        code_tables=not schema.table_index,
-        table_helpers=tuple(cfg.project["db"].get("table_helpers") or ()),
-        query_builders=cfg.project["db"].get("query_builders"),
-        keys=keys,
-        memo=previous,
-        context=cfg.config_hash,
-        parent=ctx.parent,
-        plan=plan,
-        whole=plan.facts_to_resolve if plan is not None else None,
-        prepared=loader is not None,
-        same_tables=plan.same_tables if plan is not None else None,
-        same_shape=plan.same_shape if plan is not None else None,
-        before_linking=write_content,
-        old_nodes=graph.open_node_keys if plan is not None else None,
-    )
+    try:
+        resolved = resolve(
+            facts,
+            cfg.confidence,
+            int(cfg.project["resolve"]["max_heuristic_candidates"]),
+            tables=schema.table_index,
+            prefixes=dict(cfg.project["db"]["table_prefixes"]),
+            max_ambiguous=int(cfg.project["resolve"]["max_ambiguous_candidates"]),
+            code_tables=not schema.table_index,
+            table_helpers=tuple(cfg.project["db"].get("table_helpers") or ()),
+            query_builders=cfg.project["db"].get("query_builders"),
+            keys=keys,
+            memo=previous,
+            context=cfg.config_hash,
+            parent=ctx.parent,
+            plan=plan,
+            whole=plan.facts_to_resolve if plan is not None else None,
+            prepared=loader is not None,
+            same_tables=plan.same_tables if plan is not None else None,
+            same_shape=plan.same_shape if plan is not None else None,
+            before_linking=write_content,
+            old_nodes=graph.open_node_keys if plan is not None else None,
+        )
+    finally:  # the lexicon's thread uses its store: it ends before anything else goes on
+        if lexicon is not None:
+            from concurrent.futures import wait
+
+            wait([lexicon])
+    delta += _join_lexicon(lexicon)
     if loader is not None:
         facts = loader.facts  # whole for the files resolved
     schema_build.add_code_tables(

@@ -16,7 +16,7 @@ Invariants a change must keep:
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +32,32 @@ REV_TABLES = ("ft_chunk", "chunk_text", "chunk_map", "chunk_also")
 # (the four UNINDEXED columns before them get weight 0: rev_from, rev_to, chunk_id, path)
 FTS_COLUMNS = ("symbol", "code", "sql", "text")
 CHUNK_REF_COLS = "chunk_id, path, source_kind, node_id, start_line, end_line"
+
+
+def _chunk_tables(
+    chunks: Sequence[ChunkRow], also: Iterable[ChunkPlace]
+) -> list[tuple[str, str, Iterable[Sequence[Any]]]]:
+    """(table, columns, rows) of the revision tables the chunks of a build fill."""
+    return [
+        (
+            "chunk_map",
+            "chunk_id, source_kind, path, node_id, start_line, end_line",
+            (
+                (c.chunk_id, c.source_kind, c.path, c.node_id, c.start_line, c.end_line)
+                for c in chunks
+            ),
+        ),
+        ("chunk_text", "chunk_id, path, text", ((c.chunk_id, c.path, c.text) for c in chunks)),
+        (
+            "ft_chunk",
+            "chunk_id, path, symbol_tokens, code_tokens, sql_tokens, text_tokens",
+            (
+                (c.chunk_id, c.path, c.symbol_tokens, c.code_tokens, c.sql_tokens, c.text_tokens)
+                for c in chunks
+            ),
+        ),
+        ("chunk_also", "chunk_id, path, node_id, start_line, end_line", also),
+    ]
 
 
 class LexStore:
@@ -91,52 +117,36 @@ class LexStore:
             if scope is not None:
                 ranges.set_scope(self.db, scope)
                 where = ranges.in_scope("path")
-            done += ranges.write_delta(
-                self.db,
-                "chunk_map",
-                "chunk_id, source_kind, path, node_id, start_line, end_line",
-                (
-                    (c.chunk_id, c.source_kind, c.path, c.node_id, c.start_line, c.end_line)
-                    for c in chunks
-                ),
-                n,
-                where,
-            )
-            done += ranges.write_delta(
-                self.db,
-                "chunk_text",
-                "chunk_id, path, text",
-                ((c.chunk_id, c.path, c.text) for c in chunks),
-                n,
-                where,
-            )
-            done += ranges.write_delta(
-                self.db,
-                "ft_chunk",
-                "chunk_id, path, symbol_tokens, code_tokens, sql_tokens, text_tokens",
-                (
-                    (
-                        c.chunk_id,
-                        c.path,
-                        c.symbol_tokens,
-                        c.code_tokens,
-                        c.sql_tokens,
-                        c.text_tokens,
-                    )
-                    for c in chunks
-                ),
-                n,
-                where,
-            )
-            done += ranges.write_delta(
-                self.db,
-                "chunk_also",
-                "chunk_id, path, node_id, start_line, end_line",
-                also,
-                n,
-                where,
-            )
+            for table, cols, rows in _chunk_tables(chunks, also):
+                done += ranges.write_delta(self.db, table, cols, rows, n, where)
         return done
+
+    def stage_chunks(
+        self, rev_id: str, chunks: Sequence[ChunkRow], also: Iterable[ChunkPlace]
+    ) -> Callable[[], ranges.Delta] | None:
+        """``write_chunks`` in two steps, for a first build (every table empty; else None:
+        call ``write_chunks``): the rows are staged now on this connection's temp database
+        (Python binds them: fast), and the returned function writes them in one transaction
+        by ``INSERT ... SELECT`` statements, which hold no GIL, so it can run in a thread
+        while the builder links (the FTS5 tokenizing is most of the chunks' write). Until
+        it has returned, nothing else may use this store."""
+        if not all(ranges.empty(self.db, t) for t in REV_TABLES):
+            return None
+        n = rev_no(rev_id)
+        with self.db.write():  # the temp database only
+            staged = [
+                (table, cols, ranges.stage(self.db, table, cols, rows))
+                for table, cols, rows in _chunk_tables(chunks, also)
+            ]
+
+        def write() -> ranges.Delta:
+            done = ranges.Delta()
+            with self.db.write():
+                for table, cols, count in staged:
+                    done += ranges.insert_staged(self.db, table, cols, n, count)
+            return done
+
+        return write
 
     def open_chunk_places(self, paths: Iterable[str]) -> set[str]:
         """The chunk ids the newest revision has at these paths (as chunk or further place)."""
