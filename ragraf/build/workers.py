@@ -11,7 +11,8 @@ Invariants a change must keep:
   never re-read; locks are POSIX record locks (``fcntl.lockf``), which a child
   does not inherit, so an orphaned worker never blocks the next build.
 - A worker freezes the heap it inherits (``gc.freeze``) and collects only its own
-  garbage: the builder's objects are never scanned nor copied by the collector.
+  garbage, after each job: the builder's objects are never scanned nor copied by the
+  collector.
 - A worker exits as soon as the builder is gone: its pipe closes, or its parent
   pid changes (checked between jobs and every second while idle: the pipe alone
   is not enough, a sibling worker holds a copy of the builder's end).
@@ -42,7 +43,13 @@ def _loop(conn: Connection, parent: int) -> None:
     """A worker: receive job indexes, send (index, result) back, until told to stop."""
     assert _WORK is not None
     gc.freeze()  # the heap inherited from the builder is never scanned (nor copied)
-    gc.enable()  # the builder may have paused it; a worker's own garbage is collected
+    # a worker's own garbage is collected once per job, after it, instead of every 700
+    # allocations (the builder may have paused the collector anyway): a job's cycles (an
+    # extractor and its bound handlers) are young then, and what outlives jobs (caches) is
+    # never scanned again. WordPress's extraction: 4-5% less CPU in the workers (8% in one
+    # process), the same peak memory (switched off entirely: the cycles kept every file's
+    # facts, twice the memory)
+    gc.disable()
     while True:
         try:
             # a sibling forked later holds a copy of the builder's end of this pipe, so a
@@ -64,6 +71,8 @@ def _loop(conn: Connection, parent: int) -> None:
             conn.send((job, _Failure(f"{type(e).__name__}: {e}", traceback.format_exc())))
             return
         conn.send((job, result))
+        result = None
+        gc.collect(1)
 
 
 class _Failure:
