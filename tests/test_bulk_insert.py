@@ -74,10 +74,11 @@ def test_a_first_build_has_the_migrations_indexes_and_a_sound_store(tmp_path: Pa
     _sound_lexicon(layout, tmp_path)
 
 
-@pytest.mark.slow
-def test_a_kill_while_the_indexes_are_dropped_loses_nothing(tmp_path: Path) -> None:
-    root = _project(tmp_path / "p")
-    env = {**os.environ, failpoints.ENV: "delta-bulk-rows-edge", "RAGRAF_VECTORS": "off"}
+def _killed_first_build(root: Path, point: str) -> config.Layout:
+    """A first build of ``_project`` at ``root`` SIGKILLed at failpoint ``point``: nothing
+    was sealed."""
+    _project(root)
+    env = {**os.environ, failpoints.ENV: point, "RAGRAF_VECTORS": "off"}
     proc = subprocess.Popen(
         [sys.executable, "-m", "ragraf", "-C", str(root), "index"],
         env=env,
@@ -85,11 +86,18 @@ def test_a_kill_while_the_indexes_are_dropped_loses_nothing(tmp_path: Path) -> N
         stdout=subprocess.PIPE,
         text=True,
     )
-    wait_failpoint(proc, "delta-bulk-rows-edge")
+    wait_failpoint(proc, point)
     proc.send_signal(signal.SIGKILL)
     proc.wait()
     layout = config.Layout(root)
-    assert manifest.read(layout.rev_json) is None  # nothing was sealed
+    assert manifest.read(layout.rev_json) is None
+    return layout
+
+
+@pytest.mark.slow
+def test_a_kill_while_the_indexes_are_dropped_loses_nothing(tmp_path: Path) -> None:
+    root = tmp_path / "p"
+    layout = _killed_first_build(root, "delta-bulk-rows-edge")
     empty = tmp_path / "empty.sqlite"
     GraphStore(empty).close()
     assert _indexes(layout.graph_db) == _indexes(empty)  # the drop was rolled back
@@ -103,22 +111,10 @@ def test_a_kill_while_the_indexes_are_dropped_loses_nothing(tmp_path: Path) -> N
 @pytest.mark.slow
 def test_a_kill_while_the_lexicon_thread_writes_loses_nothing(tmp_path: Path) -> None:
     """The lexicon's thread stands in its transaction (its FTS table's rows inserted, the
-    builder linking or waiting for it): a kill there leaves nothing sealed and a sound
-    lexicon, and the next build makes the same rows as a build that was never killed."""
-    root = _project(tmp_path / "p")
-    env = {**os.environ, failpoints.ENV: "delta-bulk-rows-ft_chunk", "RAGRAF_VECTORS": "off"}
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "ragraf", "-C", str(root), "index"],
-        env=env,
-        stderr=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    wait_failpoint(proc, "delta-bulk-rows-ft_chunk")
-    proc.send_signal(signal.SIGKILL)
-    proc.wait()
-    layout = config.Layout(root)
-    assert manifest.read(layout.rev_json) is None  # nothing was sealed
+    builder linking or waiting for it): a kill there leaves nothing sealed and nothing in
+    the lexicon, and the next build completes with a sound one."""
+    root = tmp_path / "p"
+    layout = _killed_first_build(root, "delta-bulk-rows-ft_chunk")
     with LexStore(layout.lexvec_db, readonly=True) as lex:
         assert lex.db.query("SELECT count(*) FROM ft_chunk") == [(0,)]  # rolled back
     res = indexer.build(config.load(root), no_vectors=True)
