@@ -171,16 +171,20 @@ def _tag(v: Any) -> Any:
     return {"@": name, "v": list(v)}
 
 
-def _json(data: Any) -> bytes:
-    """``data`` (references and their parts as they are) as compressed JSON. orjson writes
-    it in C (the stdlib encoder and ``_enc`` took ~15% of WordPress's extraction); a string
-    orjson refuses (a lone surrogate: ``surrogateescape`` of bytes that are not UTF-8) makes
-    the same JSON through ``_enc`` and the stdlib, which escapes it."""
+def json_bytes(data: Any) -> bytes:
+    """``data`` (references and their parts as they are, tagged as ``_enc`` tags them) as
+    compact JSON. orjson writes it in C (the stdlib encoder and ``_enc`` took ~15% of
+    WordPress's extraction); a string orjson refuses (a lone surrogate: ``surrogateescape``
+    of bytes that are not UTF-8) makes the same JSON value through ``_enc`` and the stdlib,
+    which escapes it. (Also the resolve memo's writer: ``resolve.scope``.)"""
     try:
-        text = orjson.dumps(data, default=_tag, option=orjson.OPT_NON_STR_KEYS)
+        return orjson.dumps(data, default=_tag, option=orjson.OPT_NON_STR_KEYS)
     except TypeError:  # orjson.JSONEncodeError is one
-        text = json.dumps(_enc(data), separators=(",", ":")).encode("ascii")
-    return zlib.compress(text, 1)
+        return json.dumps(_enc(data), separators=(",", ":")).encode("ascii")
+
+
+def _json(data: Any) -> bytes:
+    return zlib.compress(json_bytes(data), 1)
 
 
 def _loads(raw: bytes) -> Any:

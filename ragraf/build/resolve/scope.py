@@ -50,10 +50,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import orjson
-
 from ragraf.kinds import NodeKind
-from ragraf.lang.codec import from_data, to_data, to_json
+from ragraf.lang.codec import from_data, json_bytes, to_data, to_json
 from ragraf.model import EdgeRow, NodeRow, RouteRow, UnresolvedRow, props_of
 
 FORMAT = 3
@@ -354,19 +352,9 @@ def save(path: Path, memo: Memo) -> None:
 _BATCH = 4096
 
 
-def _dumps(v: Any) -> bytes:
-    """Compact JSON of ``v`` by orjson (in C: MediaWiki's memo took 0.5 s to write with the
-    stdlib's encoder); a string orjson refuses (a lone surrogate, as ``surrogateescape``
-    makes of a path that is not UTF-8) by the stdlib's, which escapes it."""
-    try:
-        return orjson.dumps(v, option=orjson.OPT_NON_STR_KEYS)
-    except TypeError:  # orjson.JSONEncodeError is one
-        return json.dumps(v, separators=(",", ":")).encode()
-
-
 def _compressed_json(data: dict[str, Any]) -> Iterable[bytes]:
-    """zlib of the JSON of ``data`` (the value ``json.loads`` reads back is
-    ``json.loads(json.dumps(data))``), made a batch of list items at a time: MediaWiki's
+    """zlib of the JSON of ``data`` (``codec.json_bytes``: the value ``json.loads`` reads
+    back is ``json.loads(json.dumps(data))``), made a batch of list items at a time: MediaWiki's
     memo is ~40 MB of JSON, which one string, its bytes and the compressed copy held at once
     at the end of a build."""
     z = zlib.compressobj(1)
@@ -374,18 +362,18 @@ def _compressed_json(data: dict[str, Any]) -> Iterable[bytes]:
     def parts() -> Iterable[bytes]:
         yield b"{"
         for n, (k, v) in enumerate(data.items()):
-            yield (b"," if n else b"") + _dumps(k) + b":"
+            yield (b"," if n else b"") + json_bytes(k) + b":"
             if type(v) is list and v:
                 for i in range(0, len(v), _BATCH):
-                    yield (b"[" if i == 0 else b",") + _dumps(v[i : i + _BATCH])[1:-1]
+                    yield (b"[" if i == 0 else b",") + json_bytes(v[i : i + _BATCH])[1:-1]
                 yield b"]"
             elif type(v) is dict and v:
                 items = list(v.items())
                 for i in range(0, len(items), _BATCH):
-                    yield (b"{" if i == 0 else b",") + _dumps(dict(items[i : i + _BATCH]))[1:-1]
+                    yield (b"{" if i == 0 else b",") + json_bytes(dict(items[i : i + _BATCH]))[1:-1]
                 yield b"}"
             else:
-                yield _dumps(v)
+                yield json_bytes(v)
         yield b"}"
 
     for piece in parts():
