@@ -31,7 +31,7 @@ import errno
 import hashlib
 import os
 import stat
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -364,8 +364,12 @@ def _link_sha(root: Path, rel: str) -> str:
         return ""
 
 
-def scan(cfg: Config, *, read: bool = True) -> ScanResult:
-    """Select, hash and decode the corpus files of ``cfg.root``."""
+def scan(
+    cfg: Config, *, read: bool = True, on_listed: Callable[[set[str | None]], None] | None = None
+) -> ScanResult:
+    """Select, hash and decode the corpus files of ``cfg.root``. ``on_listed`` is called
+    with the languages of the files to read once they are listed, before any is read (a
+    build forks its parser workers there, holding none of the texts)."""
     root = cfg.root
     sel = Selector(cfg)
     max_bytes = int(cfg.project["max_file_bytes"])
@@ -374,6 +378,7 @@ def scan(cfg: Config, *, read: bool = True) -> ScanResult:
     symdirs = 0
     passed: dict[str, int] = {}
     seen = Walk()
+    to_read: list[tuple[str, str | None]] = []
     for rel, entry in walk(root, sel, seen):
         if sel.walked_secret(rel):
             if sel.include.match_exact(rel):
@@ -422,9 +427,12 @@ def scan(cfg: Config, *, read: bool = True) -> ScanResult:
             )
             continue
         if read:
-            out.append(read_file(root, rel, lang, max_bytes))
+            to_read.append((rel, lang))
         else:
             out.append(ScannedFile(rel, lang, "", st.st_size, st.st_mtime_ns))
+    if on_listed is not None:
+        on_listed({lang for _rel, lang in to_read})
+    out.extend(read_file(root, rel, lang, max_bytes) for rel, lang in to_read)
     out.sort(key=lambda f: f.path)
     res = ScanResult(
         out,

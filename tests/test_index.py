@@ -220,6 +220,10 @@ def test_sigkill_leaves_previous_revision_intact(indexed_pilot: Path, point: str
     g = GraphStore(layout.graph_db, readonly=True)
     assert [s for _r, s in g.revs()] == ["ready", "ready"]
     assert _snapshot(indexed_pilot, "rev-0001") == before
+    if point != "renamed-closed":  # its text (written with the contents, before the seal)
+        assert g.file_text(res.rev_id, "src/extra.php") == (
+            "<?php function extra() { return format_money(1); }\n"
+        )
     hist = {h["rev_id"]: h for h in ControlStore(layout.control_db, readonly=True).history()}
     if point == "after-scan":
         assert res.rev_id == "rev-0002" and not res.recovered

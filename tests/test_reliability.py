@@ -313,6 +313,32 @@ def test_a_killed_builder_leaves_no_lock_behind(pilot: Path) -> None:
     assert _processes_mentioning(str(pilot)) == []
 
 
+def test_the_parser_workers_fork_before_the_scan_reads_the_files(pilot: Path) -> None:
+    """Forked after the scan, each worker would map every text the builder read (issue 18:
+    MediaWiki's tree peak RSS); at the scan's end they are already there, forked from a
+    builder that held none of the corpus."""
+    from ragraf import failpoints
+
+    env = {**os.environ, failpoints.ENV: "after-scan"}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "ragraf", "-C", str(pilot), "index", "--no-vectors"],
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    try:
+        wait_failpoint(proc, "after-scan")
+        kids = [
+            int(pid)
+            for task in Path(f"/proc/{proc.pid}/task").iterdir()
+            for pid in (task / "children").read_text().split()
+        ]
+        assert kids, "no parser worker was forked before the scan"
+    finally:
+        proc.kill()
+        proc.wait()
+
+
 def _processes_mentioning(text: str) -> list[int]:
     """Pids of live processes whose command line holds ``text`` (read from /proc)."""
     out = []

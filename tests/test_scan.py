@@ -134,3 +134,20 @@ def test_corpus_hash_depends_on_content_only(tmp_path: Path) -> None:
     assert scan(config.load(root)).corpus_hash == h1
     write(root, "a.php", "<?php echo 2;\n")
     assert scan(config.load(root)).corpus_hash != h1
+
+
+def test_the_files_are_listed_with_their_languages_before_any_is_read(tmp_path: Path) -> None:
+    """A build forks its parser workers in ``on_listed``: no text may be read before."""
+    root = _project(tmp_path)
+    write(root, "src/a.php", "<?php function a() { return 1; }\n")
+    write(root, "web/b.js", "function b() { return 2; }\n")
+    seen: list[set[str | None]] = []
+
+    def listed(langs: set[str | None]) -> None:
+        seen.append(langs)
+        write(root, "src/a.php", "<?php function changed() {}\n")  # read after this
+
+    res = scan(config.load(root), on_listed=listed)
+    assert seen == [{"php", "javascript"}]
+    got = {f.path: f.text for f in res.files}
+    assert got["src/a.php"] == "<?php function changed() {}\n"

@@ -6,8 +6,9 @@ Invariants a change must keep:
   is the same in a worker and in the builder (nothing global is read).
 - Results come back in the order of the input list, whatever order the
   workers finish in (the build is deterministic).
-- Workers hold nothing the builder owns (they are forked before the build's
-  stores are written and receive only (path, lang, text)).
+- Workers hold nothing the builder owns: a build's pool is forked before the scan
+  reads the files (``parser_pool``), and each job sends (path, lang, text and the
+  extraction's settings) through the worker's pipe.
 - The cache is keyed by (sha256, ``registry.facts_key``): a cached entry is
   used only when everything the facts depend on is unchanged. Entries are
   data only (``ragraf.lang.codec``, JSON): a cache shipped inside a repository
@@ -23,7 +24,7 @@ import dataclasses
 import functools
 import gc
 from collections.abc import Callable, Iterator
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ragraf.corpus import ScannedFile
 from ragraf.kinds import ParseStatus
@@ -43,15 +44,15 @@ from ragraf.lang.facts import (
 )
 from ragraf.store.graph import GraphStore
 
-Progress = Callable[[str, int, int], None]
+if TYPE_CHECKING:
+    from ragraf.build.workers import Pool
 
-_JOBS: list[tuple[str, str | None, str]] = []
-_MAX_LINES = 120
-_INTERFACES = False
-_LEAN = False
+Progress = Callable[[str, int, int], None]
 
 #: a file's facts, their cache row and (when asked for) the cache row of its interface
 Extracted = tuple[FileFacts, bytes, bytes | None]
+#: what a worker is sent for one file: path, language, text, max_lines, interfaces, lean
+Job = tuple[str, str | None, str, int, bool, bool]
 
 
 def _rows(facts: FileFacts, interfaces: bool, lean: bool = False) -> Extracted:
@@ -65,11 +66,19 @@ def _rows(facts: FileFacts, interfaces: bool, lean: bool = False) -> Extracted:
     return facts, row, iface
 
 
-def _work(i: int) -> Extracted:
+def work(job: Job) -> Extracted:
     """A worker's job: the facts of one file and their cache rows, encoded here so the
     encoding runs in parallel instead of in the builder."""
-    path, lang, text = _JOBS[i]
-    return _rows(registry.extract(path, lang, text, _MAX_LINES), _INTERFACES, _LEAN)
+    path, lang, text, max_lines, interfaces, lean = job
+    return _rows(registry.extract(path, lang, text, max_lines), interfaces, lean)
+
+
+def parser_pool(workers: int) -> Pool[Extracted]:
+    """The parser workers of one build, not yet forked (``Pool.start`` forks them: before
+    the scan reads the files, so that no worker maps their texts)."""
+    from ragraf.build.workers import Pool  # multiprocessing: only when a build runs
+
+    return Pool(work, workers)
 
 
 def extract_all(
@@ -80,19 +89,19 @@ def extract_all(
     budget_s: float | None = None,
     interfaces: bool = False,
     lean: bool = False,
+    pool: Pool[Extracted] | None = None,
 ) -> list[Extracted]:
     """Facts of ``files`` in their order with their cache rows (with ``interfaces``, the
     rows of the interfaces of files no ``prepare`` hook rewrites too), extracted in
-    ``workers`` forked processes; a file whose extraction exceeds ``budget_s`` seconds is
-    killed and recorded ``failed`` (and cached so: the same bytes under the same budget
-    would only time out again). ``lean``: the facts of files no hook rewrites are what
-    linking reads of them (``facts.for_linking``; the whole ones are in their rows)."""
-    global _JOBS, _MAX_LINES, _INTERFACES, _LEAN
+    ``pool`` (or ``workers`` processes forked now); a file whose extraction exceeds
+    ``budget_s`` seconds is killed and recorded ``failed`` (and cached so: the same bytes
+    under the same budget would only time out again). ``lean``: the facts of files no hook
+    rewrites are what linking reads of them (``facts.for_linking``; the whole ones are in
+    their rows)."""
     if not files:
         return []
     jobs = [(f.path, f.lang, f.text or "") for f in files]
     total = len(jobs)
-    _JOBS, _MAX_LINES, _INTERFACES, _LEAN = jobs, max_lines, interfaces, lean
     # largest first: the long tail of a pool is its biggest file
     order = sorted(range(total), key=lambda i: -len(jobs[i][2]))
 
@@ -100,14 +109,17 @@ def extract_all(
         if progress:
             progress("parse", done, total)
 
-    from ragraf.build.workers import run_jobs  # multiprocessing: only when a file is parsed
+    def job(i: int) -> Job:
+        return (*jobs[i], max_lines, interfaces, lean)
+
     from ragraf.lang.plain import line_count
 
-    registry.warm({f.lang for f in files})  # before the fork: workers inherit it
-    try:
-        outcomes = run_jobs(order, _work, workers, budget_s, tick)
-    finally:
-        _JOBS, _INTERFACES, _LEAN = [], False, False
+    registry.warm({f.lang for f in files})  # before a fork: workers inherit it
+    if pool is None:
+        with parser_pool(workers) as own:
+            outcomes = own.run(order, job, budget_s, tick)
+    else:  # forked already, or now (as many workers as files, at most its size)
+        outcomes = pool.run(order, job, budget_s, tick)
     out: list[Extracted] = []
     for i, (path, lang, text) in enumerate(jobs):
         got = outcomes[i]
@@ -139,6 +151,7 @@ def facts_of(
     budget_s: float | None = None,
     interfaces: dict[str, bytes] | None = None,
     rows: dict[str, bytes] | None = None,
+    pool: Pool[Extracted] | None = None,
 ) -> tuple[list[FileFacts], int]:
     """Facts of every file (cached ones reused when ``reuse``), and how many were reused.
 
@@ -168,7 +181,9 @@ def facts_of(
     fresh = dict(
         zip(
             (f.path for f in todo),
-            extract_all(todo, workers, max_lines, progress, budget_s, interfaces is not None, lean),
+            extract_all(
+                todo, workers, max_lines, progress, budget_s, interfaces is not None, lean, pool
+            ),
             strict=True,
         )
     )

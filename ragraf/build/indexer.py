@@ -43,8 +43,9 @@ from ragraf.store import Stores, manifest, open_stores, ranges
 if TYPE_CHECKING:
     from concurrent.futures import Future
 
-    from ragraf.build.extract import Facts
+    from ragraf.build.extract import Extracted, Facts
     from ragraf.build.rows import ContentRows
+    from ragraf.build.workers import Pool
     from ragraf.lang.facts import FileFacts
 
 Progress = Callable[[str, int, int], None]
@@ -133,6 +134,7 @@ class BuildContext:
     t0: float
     timings: dict[str, float] = field(default_factory=dict)
     prefetch: Prefetch | None = None
+    pool: Pool[Extracted] | None = None  # the parser workers (forked before the scan)
 
     @property
     def layout(self) -> Layout:
@@ -254,13 +256,14 @@ def build(
 
     # reindex --commit seals and archives the ledger: no scan may append to it meanwhile
     frozen = ledger_lock(layout) if commit else contextlib.nullcontext()
+    from ragraf.build.extract import parser_pool
     from ragraf.build.vectors import disabled_by_env
 
     prefetch = Prefetch(cfg, enabled=not (no_vectors or disabled_by_env()))
     with build_lock(layout), contextlib.closing(prefetch):
-        with frozen, open_stores(layout, write=True) as stores:
+        with parser_pool(cfg.workers()) as pool, frozen, open_stores(layout, write=True) as stores:
             res = _build_locked(
-                cfg, stores, force, commit, progress, no_vectors, wait_vectors, prefetch
+                cfg, stores, force, commit, progress, no_vectors, wait_vectors, prefetch, pool
             )
         if res.pending is not None:
             if on_sealed is not None:
@@ -366,14 +369,28 @@ def _build_locked(
     no_vectors: bool,
     wait_vectors: bool = False,
     prefetch: Prefetch | None = None,
+    pool: Pool[Extracted] | None = None,
 ) -> IndexResult:
     layout = cfg.layout
     t0 = time.perf_counter()
     if progress:
         progress("scan", 0, 1)
-    sc = scan(cfg)
-    scan_s = time.perf_counter() - t0
+
     man = manifest.read(layout.rev_json)
+
+    def listed(langs: set[str | None]) -> None:
+        # a first build parses every file: its parser workers fork once the files are
+        # listed and before any is read, so that they share the extractors this process
+        # loads for them and none of the texts (forked after the scan, each mapped every
+        # text: MediaWiki's tree ~90 MiB more RSS). A build with a revision before it mostly
+        # takes the facts cache (after `drift --scan`, every file): its workers, if any,
+        # fork when there is something to parse, as many as there are files
+        if pool is not None and man is None:
+            registry.warm(langs)
+            pool.start()
+
+    sc = scan(cfg, on_listed=listed)
+    scan_s = time.perf_counter() - t0
     active = man["rev_id"] if man else None
     if man is None:
         if commit:
@@ -440,6 +457,7 @@ def _build_locked(
         t0=t0,
         timings={"scan": scan_s},
         prefetch=prefetch,
+        pool=pool,
     )
     stores.graph.begin_rev(
         ctx.rev_id,
@@ -498,7 +516,11 @@ def _long_lived_heap() -> Iterator[None]:
 
 
 def _write_content(
-    stores: Stores, rev_id: str, made: ContentRows, paths: set[str] | None
+    stores: Stores,
+    rev_id: str,
+    made: ContentRows,
+    paths: set[str] | None,
+    blobs: list[tuple[str, bytes]],
 ) -> tuple[ranges.Delta, Future[ranges.Delta] | None]:
     """The content rows of a building revision (``rows.content_rows``; ``paths``: of these
     files only, the others' stay), each store in a transaction of its own, both at once:
@@ -517,7 +539,7 @@ def _write_content(
         pending = pool.submit(stores.lex.write_chunks, rev_id, made.chunks, made.also, paths)
     pool.shutdown(wait=False)  # its thread ends with its one task
     try:
-        delta = stores.graph.write_content(rev_id, made.texts, made.flows, paths)
+        delta = stores.graph.write_content(rev_id, made.texts, made.flows, paths, blobs)
     except BaseException:
         wait([pending])  # the store is not closed under its thread
         raise
@@ -567,6 +589,7 @@ def _build_rev(ctx: BuildContext) -> IndexResult:
         "max_lines": max_lines,
         "progress": ctx.progress,
         "budget_s": float(cfg.project["index"]["file_time_budget_s"]) or None,
+        "pool": ctx.pool,
     }
     loader = None
     if can_scope:  # interfaces first, whole facts where needed
@@ -576,6 +599,8 @@ def _build_rev(ctx: BuildContext) -> IndexResult:
         facts, reused_files = loader.facts, loader.reused
     else:
         facts, reused_files = facts_of(ok_files, graph, **extraction)
+    if ctx.pool is not None:  # idle from here (a later extraction forks them again)
+        ctx.pool.close()
     gc.freeze()  # the collector stays paused until the build ends (see _long_lived_heap)
     t = ctx.lap("parse", t)
     failpoint("after-parse")
@@ -622,6 +647,7 @@ def _build_rev(ctx: BuildContext) -> IndexResult:
         plan: scoped.Plan | None = plan,
         loader: Facts | None = loader,
         given: list[FileFacts] = facts,
+        new_blobs: dict[str, bytes] = blobs,
     ) -> None:
         nonlocal delta, lexicon
         t_content = time.perf_counter()
@@ -642,7 +668,12 @@ def _build_rev(ctx: BuildContext) -> IndexResult:
                 if mine is None or f.path in mine:
                     let_content_go(f)
         made.append(rows_made.counted())
-        written, lexicon = _write_content(stores, rev_id, rows_made, mine)
+        # the new files' texts too: held to the write stage, they stood under linking's
+        # peak (MediaWiki: 15 MB packed)
+        written, lexicon = _write_content(
+            stores, rev_id, rows_made, mine, sorted(new_blobs.items())
+        )
+        new_blobs.clear()
         delta += written
         del rows_made
         heap.give_back()  # the contents, written and let go
@@ -682,13 +713,22 @@ def _build_rev(ctx: BuildContext) -> IndexResult:
     schema_build.add_code_tables(
         schema, resolved, cfg.confidence, ctx.layout.index_dir / schema_build.CODE_SCHEMA_CACHE
     )
+    # the memos are complete: this build's is encoded now and written after the seal, and
+    # the objects of both are let go (MediaWiki's is ~40 MB of JSON; kept to the end, they
+    # stood under the rows and the writes, the build's peak)
+    memo: list[bytes] | None = None
+    if resolved.memo is not None:
+        resolved.memo.rev = rev_id
+        memo = scope.encode(resolved.memo)
+        resolved.memo = None
+    before = previous.code_nodes if previous is not None else []
+    previous = None
     t = ctx.lap("resolve", t)
     # scoped: the rows of the files a change can affect, the others' stay (``scoped``)
     in_scope = resolved.scope_paths
     content: set[str] | None = None  # of the scope, the files whose content rows are written
     if in_scope is not None:
         assert plan is not None and plan.content is not None
-        before = previous.code_nodes if previous is not None else []
         content = plan.content
         out = scoped.assemble_scoped(
             sc, facts, resolved, schema, graph, lex, before, content, made[0]
@@ -711,7 +751,7 @@ def _build_rev(ctx: BuildContext) -> IndexResult:
     # the writes (the rows share their strings; MediaWiki's references, chunks and flow
     # units otherwise stay through the write stage, its peak)
     capability = "dataflow" if any(f.flows for f in facts) else "degraded"
-    memo, scope_counts = resolved.memo, resolved.scope
+    scope_counts = resolved.scope
     moved, renamed = resolved.moved, resolved.renamed
     del facts, resolved, loader, plan, blobs
     heap.give_back()
@@ -805,8 +845,7 @@ def _build_rev(ctx: BuildContext) -> IndexResult:
     archive, pruned = done.archive, done.pruned
     if memo is not None:  # for the next build, written after the seal
         t_memo = time.perf_counter()
-        memo.rev = rev_id
-        scope.save(memo_path, memo)
+        scope.write(memo_path, memo)
         ctx.timings["resolve_memo_save"] = time.perf_counter() - t_memo
     graph.analyze()
     graph.db.checkpoint()

@@ -313,14 +313,18 @@ class GraphStore:
         texts: Iterable[TextRow],
         flows: Iterable[FlowUnitRow],
         content: Iterable[str] | None = None,
+        blobs: Iterable[tuple[str, bytes]] = (),
     ) -> ranges.Delta:
         """The rows of a building revision made of its files' contents alone (texts, flow
         units), in one transaction of their own, before the rest (``write_rows`` with
         ``content_written``): only what differs from the newest revision is written.
-        ``content`` (paths): the rows are those of these paths only; the other paths' stay."""
+        ``content`` (paths): the rows are those of these paths only; the other paths' stay.
+        ``blobs``: new files' texts (sha256, ``blob``), kept by content (a build killed
+        before its seal leaves them for the next build, or for retention to drop)."""
         db, n = self.db, rev_no(rev_id)
         done = ranges.Delta()
         with db.write():
+            db.executemany("INSERT OR IGNORE INTO file_blob(sha256, data) VALUES (?, ?)", blobs)
             where = None
             if content is not None:
                 ranges.set_scope(db, content, ranges.CONTENT)

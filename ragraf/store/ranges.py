@@ -132,7 +132,9 @@ def write_delta(
     add: list[tuple[Any, ...]] = []
     kept = 0
     for row in rows:
-        t = tuple(row)
+        # a row that is a tuple already (a NamedTuple: it hashes and compares as its values)
+        # is taken as it is: a copy of every row stood under MediaWiki's write stage (~45 MB)
+        t = row if isinstance(row, tuple) else tuple(row)
         ids = old.get(t)
         if ids:
             ids.pop()

@@ -168,4 +168,5 @@ def resolve(
     out = linker.run(only)
     out.memo = linker.memo_out
     out.scope = linker.scope_counts
+    linker.release()
     return out

@@ -360,6 +360,14 @@ class Linker:
         ]
         return moved_ids(self.old_nodes(set(changed)), now)
 
+    def release(self) -> None:
+        """Let go of everything linking held (the symbol table, the lookups, the edges
+        made), once ``run``'s result is taken. Its lookups refer back to it, so without
+        this the whole of it stays until a collection, and a build keeps the collector
+        paused to its end: MediaWiki's rows and writes stood on ~40-60 MB of it."""
+        self.sym.close()
+        self.__dict__.clear()
+
     def run(self, only: set[str] | None = None) -> Resolved:
         """Resolve every file, or with ``only`` (a subset ``stale`` left out nothing of)
         those files: the others' shares come from the memo and the result holds the rows

@@ -143,6 +143,11 @@ class Lookups:
         for name, fn in fns.items():
             setattr(self, name, self._recording(name, fn) if record else fn)
 
+    def close(self) -> None:
+        """Drop the lookups: each refers back to this object (a recording closure, or a
+        bound method of the linker that holds it), a cycle only a collection frees."""
+        self.__dict__.clear()
+
     def __getattr__(self, name: str) -> Any:  # a lookup not in ``fns`` (set in __init__)
         raise AttributeError(f"no corpus-wide lookup {name!r}")
 
@@ -329,6 +334,12 @@ def load(path: Path) -> Memo | None:
 
 def save(path: Path, memo: Memo) -> None:
     """Write the memo atomically (a kill leaves the previous one, or none)."""
+    write(path, encode(memo))
+
+
+def encode(memo: Memo) -> list[bytes]:
+    """The memo as ``write`` writes it (zlib of its JSON, in pieces): a build encodes it as
+    soon as it is complete and lets its objects go, then writes it after the seal."""
     data = {
         "format": FORMAT,
         "params": memo.params,
@@ -341,9 +352,14 @@ def save(path: Path, memo: Memo) -> None:
             for p, e in memo.files.items()
         },
     }
+    return list(_compressed_json(data))
+
+
+def write(path: Path, pieces: Iterable[bytes]) -> None:
+    """Write an encoded memo atomically (a kill leaves the previous one, or none)."""
     tmp = path.with_name(path.name + f".{os.getpid()}.tmp")
     with open(tmp, "wb") as fh:
-        for piece in _compressed_json(data):
+        for piece in pieces:
             fh.write(piece)
     os.replace(tmp, path)
 
