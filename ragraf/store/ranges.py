@@ -125,23 +125,43 @@ def write_delta(
     ``scope`` (an SQL condition, ``in_scope``): only the open rows it selects are
     replaced by ``rows`` (which must all satisfy it); the others stay open as they are."""
     names = [c.strip() for c in cols.split(",")]
-    old: dict[tuple[Any, ...], list[int]] = {}
+    # the new rows counted by value (a row that is a tuple already, a NamedTuple, hashes and
+    # compares as its values and is taken as it is); the open rows are then read one at a
+    # time and only their rowids kept: a rebuild held every open row of a table, its texts
+    # included, to compute the delta (MediaWiki's full relink: ~1 GB)
+    new = [row if isinstance(row, tuple) else tuple(row) for row in rows]
+    # a new row's value -> [how many rows have it, how many open rows matched them]
+    seen: dict[tuple[Any, ...], list[int]] = {}
+    for t in new:
+        c = seen.get(t)
+        if c is None:
+            seen[t] = [1, 0]
+        else:
+            c[0] += 1
+    closed: list[int] = []
+    kept = 0
+    any_open = False
     where = f"rev_to = {OPEN}" + (f" AND {scope}" if scope else "")
     for r in db.cursor(f"SELECT rowid, {cols} FROM {table} WHERE {where}"):
-        old.setdefault(tuple(r[1:]), []).append(r[0])
-    add: list[tuple[Any, ...]] = []
-    kept = 0
-    for row in rows:
-        # a row that is a tuple already (a NamedTuple: it hashes and compares as its values)
-        # is taken as it is: a copy of every row stood under MediaWiki's write stage (~45 MB)
-        t = row if isinstance(row, tuple) else tuple(row)
-        ids = old.get(t)
-        if ids:
-            ids.pop()
+        any_open = True
+        c = seen.get(tuple(r[1:]))
+        if c is not None and c[1] < c[0]:
+            c[1] += 1
             kept += 1
         else:
-            add.append(t)
-    closed = [i for ids in old.values() for i in ids]
+            closed.append(r[0])
+    # of equal new rows, the first ones are those the open rows stay for
+    add: list[tuple[Any, ...]] = []
+    if kept:
+        for t in new:
+            c = seen[t]
+            if c[1]:
+                c[1] -= 1
+            else:
+                add.append(t)
+    else:
+        add = new
+    del new, seen
     if closed:
         db.executemany(f"UPDATE {table} SET rev_to = ? WHERE rowid = ?", ((n, i) for i in closed))
     failpoint("delta-closed")
@@ -149,7 +169,7 @@ def write_delta(
         marks = ",".join("?" * len(names))
         insert = f"INSERT INTO {table}(rev_from, rev_to, {cols}) VALUES ({n}, {OPEN}, {marks})"
         # rev_to spelled out: an FTS5 table has no column defaults
-        if len(add) >= BULK_ROWS and not old and empty(db, table):
+        if len(add) >= BULK_ROWS and not any_open and empty(db, table):
             _bulk_insert(db, table, insert, add)
         else:
             db.executemany(insert, add)
