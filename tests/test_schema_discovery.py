@@ -654,3 +654,21 @@ def test_the_migrations_schema_is_cached_until_its_input_changes(
     indexer.build(config.load(root), force=True)
     env = run(root, "schema", table="customers")
     assert [c["name"] for c in env["result"]["tables"][0]["columns"]] == ["id", "email", "nick"]
+
+
+def test_a_table_of_an_install_string_has_its_own_operation_and_columns(tmp_path: Path) -> None:
+    """One string creates two tables (WordPress's wp_get_db_schema creates eleven): each
+    table's usage names the columns of its own statement, not every table's."""
+    root = tmp_path / "noschemaapp"
+    shutil.copytree(FIX / "noschemaapp", root)
+    (root / "src/Zinstall.php").write_text(
+        "<?php\n\nfunction wiki_install(PDO $db): void\n{\n"
+        '    $db->exec("CREATE TABLE wiki_pages (id INT PRIMARY KEY, title VARCHAR(255));\n'
+        '        CREATE TABLE wiki_tags (tag VARCHAR(64), page_id INT)");\n}\n'
+    )
+    config.init_project(root)
+    indexer.build(config.load(root), force=True)
+    for table, columns in (("wiki_pages", ["id", "title"]), ("wiki_tags", ["tag", "page_id"])):
+        usage = run(root, "table_usage", table=table)["result"]
+        [made] = [w for w in usage["writers"] if w["sql"]["path"] == "src/Zinstall.php"]
+        assert (made["operation"], made["columns"]) == ("create", columns), table

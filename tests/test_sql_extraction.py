@@ -544,7 +544,7 @@ def test_a_data_dump_in_a_string_stays_fast() -> None:
     assert time.process_time() - t0 < 3
     [ref] = [r for r in f.refs if isinstance(r, SqlRef)]
     assert ref.analysis is not None
-    op, tables, columns, _star, _dyn, parsed, problems, _ddl = ref.analysis
+    op, tables, columns, _star, _dyn, parsed, problems, _ddl, _by_table = ref.analysis
     assert (op, tables, columns, parsed) == (
         "insert",
         (("users", "exact", "write", None, None),),

@@ -645,3 +645,28 @@ def test_an_empty_schema_part_does_not_crash_the_analysis():
     info = analyze("SELECT * FROM a..b")
     assert info is not None and info.operation == "select"
     assert [t.name for t in info.tables] == ["b"]
+
+
+def test_each_table_of_several_statements_has_its_own_operation_and_columns() -> None:
+    """An install string creates several tables: a's columns are not b's."""
+    info = analyze(
+        [
+            (
+                "lit",
+                "CREATE TABLE a (x INT, y INT); CREATE TABLE b (z INT);"
+                " INSERT INTO a (x) VALUES (1); DELETE FROM c; SELECT * FROM b",
+            )
+        ]
+    )
+    assert info is not None and info.operation == "create"
+    refs = [(t.name, t.role) for t in info.tables]
+    got = {refs[i]: (op, cols) for i, op, cols in info.by_table}
+    assert got == {
+        ("a", "write"): ("create", ["x", "y"]),
+        ("b", "write"): ("create", ["z"]),
+        ("c", "write"): ("delete", []),
+        ("b", "read"): ("select", None),  # SELECT * reads columns the string does not name
+    }
+    # one statement, or one table: the string's own operation and columns say it all
+    one = analyze([("lit", "SELECT a.x FROM a JOIN b ON a.id = b.id")])
+    assert one is not None and one.by_table == []

@@ -286,6 +286,13 @@ def _sql_item(
         "dynamic",
     )
     cols = p.get("columns")
+    operation = p.get("operation", "other")
+    # a string of several statements says each table's own operation and columns
+    own = [t for t in mine if "operation" in t]
+    if own:
+        operation = own[0]["operation"]
+        parts = [t.get("columns") for t in own]
+        cols = None if any(c is None for c in parts) else list(dict.fromkeys(sum(parts, [])))
     item: dict[str, Any] = {
         "sql": {
             "node_id": lit.node_id,
@@ -295,7 +302,7 @@ def _sql_item(
             "end_line": lit.end_line,
             "evidence": f"{path}:{start}",
         },
-        "operation": p.get("operation", "other"),
+        "operation": operation,
         "roles": roles,
         "columns": UNKNOWN if cols is None else [sanitize.clean(c) for c in cols],
         "select_star": bool(p.get("select_star")),

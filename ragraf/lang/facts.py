@@ -235,6 +235,10 @@ class SqlAnalysis(NamedTuple):
     #: CREATE TABLE statements with columns: (index into ``tables``, MySQL text naming its
     #: table ``ragraf.sql.sqltext.DDL_TABLE``)
     ddl: tuple[tuple[int, str], ...] = ()
+    #: a string of several statements naming different tables: (index into ``tables``, the
+    #: operation of the first statement naming it, the columns of the statements naming it
+    #: or None) per table (``ragraf.sql.sqltext.SqlInfo.by_table``)
+    by_table: tuple[tuple[int, str, tuple[str, ...] | None], ...] = ()
 
     @classmethod
     def of(cls, info: SqlInfo | None) -> SqlAnalysis | None:
@@ -249,6 +253,7 @@ class SqlAnalysis(NamedTuple):
             info.parsed,
             tuple(info.problems[:MAX_SQL_PROBLEMS]),
             tuple(info.ddl),
+            tuple((i, op, None if cols is None else tuple(cols)) for i, op, cols in info.by_table),
         )
 
 

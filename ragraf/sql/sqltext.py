@@ -104,6 +104,11 @@ class SqlInfo:
     #: into ``tables``, the statement in MySQL with its table named ``DDL_TABLE``): the columns
     #: code defines, for a corpus without a schema (``ragraf.build.schema.add_code_tables``)
     ddl: list[tuple[int, str]] = field(default_factory=list)
+    #: a string of several statements naming different tables: (index into ``tables``, the
+    #: operation of the first statement naming it, the columns of the statements naming it
+    #: or None when unknown), for every table; ``operation`` and ``columns`` are the whole
+    #: string's (``CREATE TABLE a (...); CREATE TABLE b (...)``: a's columns are not b's)
+    by_table: list[tuple[int, str, list[str] | None]] = field(default_factory=list)
 
 
 Fragment = tuple[str, str]
@@ -277,6 +282,7 @@ def _copy(cached: SqlInfo | None) -> SqlInfo | None:
         cached.parsed,
         list(cached.problems),
         list(cached.ddl),
+        [(i, op, None if cols is None else list(cols)) for i, op, cols in cached.by_table],
     )
 
 
@@ -839,11 +845,16 @@ def _from_sqlglot(built: _Built, lead: str) -> SqlInfo | None:
     columns: list[str] = []
     columns_known = True
     select_star = False
+    # per statement: its operation, the tables it names (indexes into refs), its columns
+    statements: list[tuple[str, set[int], list[str] | None]] = []
     for tree in trees:
         ctes = {c.alias.lower() for c in tree.find_all(exp.CTE) if c.alias}
         writes = _write_targets(tree)
+        named: set[int] = set()
+        stmt_columns: list[str] = []
+        stmt_known = True
 
-        def ref(t: exp.Expr, role: str, _c: set[str] = ctes) -> None:
+        def ref(t: exp.Expr, role: str, _c: set[str] = ctes, _n: set[int] = named) -> None:
             raw = t.name
             if (
                 not raw
@@ -867,6 +878,7 @@ def _from_sqlglot(built: _Built, lead: str) -> SqlInfo | None:
             r = TableRef(name, how, role, schema, expr)
             if r not in refs:
                 refs.append(r)
+            _n.add(refs.index(r))
 
         write_ids = set()
         for t in writes:
@@ -886,6 +898,7 @@ def _from_sqlglot(built: _Built, lead: str) -> SqlInfo | None:
         if isinstance(target, exp.Identifier):
             ref(exp.Table(this=target.copy()), "read")
         # columns
+        stmt_star = False
         proj_aliases = {a.alias.lower() for a in tree.find_all(exp.Alias) if a.alias}
         for sel in tree.find_all(exp.Select):
             if sel.find_ancestor(exp.Exists) is not None:
@@ -894,9 +907,9 @@ def _from_sqlglot(built: _Built, lead: str) -> SqlInfo | None:
                 if isinstance(e, exp.Star) or (
                     isinstance(e, exp.Column) and isinstance(e.this, exp.Star)
                 ):
-                    select_star = True
+                    select_star = stmt_star = True
         if isinstance(tree, exp.Insert) and not isinstance(tree.this, exp.Schema):
-            columns_known = False
+            columns_known = stmt_known = False
         for node in tree.walk():
             name = None
             if isinstance(node, exp.Column) and not isinstance(node.this, exp.Star):
@@ -916,11 +929,20 @@ def _from_sqlglot(built: _Built, lead: str) -> SqlInfo | None:
             if not name:
                 continue
             if "__rg" in name:
-                columns_known = False
+                columns_known = stmt_known = False
                 problems.append("dynamic identifier in a column position")
                 continue
             if name not in columns:
                 columns.append(name)
+            if name not in stmt_columns:
+                stmt_columns.append(name)
+        statements.append(
+            (
+                _operation(tree, lead if not statements else ""),
+                named,
+                stmt_columns if stmt_known and not stmt_star else None,
+            )
+        )
     op = _operation(trees[0], lead)
     if select_star:
         columns_known = False
@@ -935,7 +957,26 @@ def _from_sqlglot(built: _Built, lead: str) -> SqlInfo | None:
         True,
         _dedupe(problems),
         [(refs.index(r), text) for r, text in ddl if r in refs],
+        _by_table(statements) if len(statements) > 1 and len(refs) > 1 else [],
     )
+
+
+def _by_table(
+    statements: list[tuple[str, set[int], list[str] | None]],
+) -> list[tuple[int, str, list[str] | None]]:
+    """``SqlInfo.by_table`` of the statements of one string."""
+    got: dict[int, tuple[str, list[str] | None]] = {}
+    for op, named, cols in statements:
+        for i in sorted(named):
+            if i not in got:
+                got[i] = (op, None if cols is None else list(cols))
+                continue
+            first, have = got[i]
+            if have is not None and cols is not None:
+                have.extend(c for c in cols if c not in have)
+            else:
+                got[i] = (first, None)
+    return [(i, op, cols) for i, (op, cols) in sorted(got.items())]
 
 
 #: how a CREATE TABLE statement of ``SqlInfo.ddl`` names its table

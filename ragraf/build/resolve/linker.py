@@ -1324,6 +1324,8 @@ class Linker:
             if not known:
                 return
             info = info._replace(tables=tuple(known))
+        # a string of several statements: each table's own operation and columns
+        own = {} if listed else {i: (op, cols) for i, op, cols in info.by_table}
         tables: list[tuple[SqlTable, str | None]] = []
         for t in info.tables:
             got = self.sym.tn_resolve(t) if t.how == "dynamic" else None
@@ -1353,8 +1355,9 @@ class Linker:
                     **({"schema": t.schema} if t.schema else {}),
                     **({"expr": t.expr} if t.expr else {}),
                     **({"via": via} if via else {}),
+                    **({"operation": own[i][0], "columns": _listed(own[i][1])} if i in own else {}),
                 }
-                for t, via in tables
+                for i, (t, via) in enumerate(tables)
             ],
         }
         if call is not None:
@@ -1448,6 +1451,10 @@ class Linker:
             )
             self.add(owner, tid, EdgeKind.QUERIES, path, line, conf, derived, eprops, sources)
             st["sql_edges_derived" if derived else "sql_edges_stated"] += 1
+
+
+def _listed(cols: tuple[str, ...] | None) -> list[str] | None:
+    return None if cols is None else list(cols)
 
 
 def shells_of(links: Iterable[tuple[str, str]]) -> list[RankRow]:
