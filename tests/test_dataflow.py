@@ -306,3 +306,33 @@ def test_flow_that_hits_its_cap_says_so(flow_root: Path, monkeypatch: pytest.Mon
     monkeypatch.undo()
     full = facade.run_op(flow_root, "flow", {"source": "$_GET", "sink": "sql"})["result"]
     assert full["reaches"] and "complete" not in full
+
+
+def test_a_source_that_only_decides_whether_a_sink_runs_does_not_reach_it(
+    tmp_path: Path,
+) -> None:
+    """WordPress's repair.php: `isset($_GET['repair'])` decides whether `CHECK TABLE $t` runs,
+    but `$t` comes from the database. A flow follows data; a forward slice also follows what a
+    statement controls."""
+    root = tmp_path / "proj"
+    (root / "src").mkdir(parents=True)
+    (root / "src/Repair.php").write_text(
+        "<?php\n"
+        "function repair($db) {\n"
+        "    if (isset($_GET['repair'])) {\n"
+        "        foreach ($db->tables() as $t) {\n"
+        '            mysqli_query($db, "CHECK TABLE $t");\n'
+        "        }\n"
+        "    }\n"
+        "    $id = $_GET['id'];\n"
+        '    mysqli_query($db, "SELECT * FROM posts WHERE id = $id");\n'
+        "}\n"
+    )
+    config.init_project(root)
+    indexer.build(config.load(root), no_vectors=True)
+    r = fl(root, source="$_GET", sink="sql")
+    assert [p["sink"]["evidence"] for p in r["paths"]] == ["src/Repair.php:9"]
+    assert not fl(root, source="$_GET", sink="src/Repair.php:5")["reaches"]
+    # the slice forward from the condition holds what it controls
+    s = sl(root, path="src/Repair.php", line=3, direction="forward")
+    assert {4, 5} <= set(lines(s))

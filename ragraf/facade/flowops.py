@@ -6,6 +6,8 @@ Invariants a change must keep:
 - Only facts of the revision: statements, def-use and control edges come from the
   units; inter-procedural steps only along ``calls`` / ``calls_heuristic`` edges, whose
   provenance and confidence the step keeps (a derived call gives a derived step).
+- A slice follows control dependence; a flow does not (``Walk(control=False)``): data that
+  only decides whether a sink runs does not reach it.
 - ``depth`` counts inter-procedural hops (argument -> parameter, return -> call result):
   depth 1 follows one hop beyond the starting function.
 - A statement is shown as path:line, its kind and its first line (untrusted), never a
@@ -221,9 +223,18 @@ class Walk:
     """One slice: a breadth-first walk over def-use, control and call steps."""
 
     def __init__(
-        self, g: FlowGraph, direction: str, depth: int, max_statements: int = MAX_STATEMENTS
+        self,
+        g: FlowGraph,
+        direction: str,
+        depth: int,
+        max_statements: int = MAX_STATEMENTS,
+        control: bool = True,
     ) -> None:
         self.g = g
+        #: follow control dependence (a slice: what decides whether a statement runs); a
+        #: flow follows data alone (a source that only decides whether a sink runs does
+        #: not reach it)
+        self.control = control
         self.max_statements = max_statements
         self.back = direction == "back"
         self.depth = depth
@@ -344,7 +355,7 @@ class Walk:
             self.add_edge(src, n, var, kind, *_trust(kind))
             # at an entry only the parameter that reached here matters (not all of them)
             self.push(src, hops, frozenset({var}) if src[1] == 0 else None)
-        for k in {s[3], s[8]}:
+        for k in {s[3], s[8]} if self.control else ():
             if k >= 0:
                 c = (n[0], k)
                 self.add_edge(c, n, None, "control")
@@ -399,7 +410,7 @@ class Walk:
                 continue
             self.add_edge(n, dst, var, kind, *_trust(kind))
             self.push(dst, hops, None, frozenset({var}))
-        if n[1] in u.controls:
+        if self.control and n[1] in u.controls:
             for i in u.controls[n[1]]:
                 c = (n[0], i)
                 self.add_edge(n, c, None, "control")
@@ -738,7 +749,7 @@ def flow_op(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
     if not starts:
         result["hint"] = "no statement of the data-flow layer reads that source"
         return result
-    fw = Walk(g, "forward", depth, MAX_FLOW_STATEMENTS)
+    fw = Walk(g, "forward", depth, MAX_FLOW_STATEMENTS, control=False)
     fw.start(starts, only, arrived)
     if sink_place is not None:
         ctx.touch(sink_place[0])
@@ -792,7 +803,7 @@ def _bidirectional(
     """Bidirectional breadth-first search (travsr): expand the smaller frontier a level at a
     time until the forward and backward walks meet; the shortest evidence path, and whether
     the search ended for want of statements (True) rather than at the cap (False)."""
-    bw = Walk(g, "back", depth, MAX_FLOW_STATEMENTS)
+    bw = Walk(g, "back", depth, MAX_FLOW_STATEMENTS, control=False)
     bw.start(targets, None)
     meet = next((n for n in fw.nodes if n in bw.nodes), None)
     capped = False
