@@ -672,3 +672,34 @@ def test_a_table_of_an_install_string_has_its_own_operation_and_columns(tmp_path
         usage = run(root, "table_usage", table=table)["result"]
         [made] = [w for w in usage["writers"] if w["sql"]["path"] == "src/Zinstall.php"]
         assert (made["operation"], made["columns"]) == ("create", columns), table
+
+
+def test_sql_naming_its_table_at_run_time_is_listed_as_possible(tmp_path: Path) -> None:
+    """phpMyAdmin names its own tables from the configuration (`$bookmarkFeature->bookmark`
+    for pma__bookmark): table_usage found no statement and said nothing. Such SQL is now
+    listed under `possible` when the run-time expression ends in the table's name, and a
+    generic `$table` never is."""
+    root = tmp_path / "app"
+    (root / "sql").mkdir(parents=True)
+    (root / "sql/create_tables.sql").write_text(
+        "CREATE TABLE pma__bookmark (id INT PRIMARY KEY, label VARCHAR(64));\n"
+    )
+    (root / "src").mkdir()
+    (root / "src/Bookmarks.php").write_text(
+        "<?php\nclass Bookmarks\n{\n"
+        "    public function save(PDO $db, $feature): void\n    {\n"
+        "        $db->exec('INSERT INTO ' . $feature->database . '.' . $feature->bookmark\n"
+        "            . ' (id, label) VALUES (1, 2)');\n    }\n\n"
+        "    public function any(PDO $db, string $table): void\n    {\n"
+        "        $db->exec('DELETE FROM ' . $table . ' WHERE id = 1');\n    }\n}\n"
+    )
+    config.init_project(root)
+    indexer.build(config.load(root), no_vectors=True)
+    env = run(root, "table_usage", table="pma__bookmark")
+    r = env["result"]
+    assert r["total"] == 0 and r["readers"] == r["writers"] == []
+    assert [
+        (p["symbol"]["fqn"], p["operation"], p["roles"], p["columns"], p["confidence"], p["via"])
+        for p in r["possible"]
+    ] == [("Bookmarks::save", "insert", ["write"], ["id", "label"], 0.3, "runtime_name")]
+    assert any("listed under `possible`" in lim for lim in env["limits"])

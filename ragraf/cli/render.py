@@ -496,9 +496,18 @@ def _r_table_usage(r: dict[str, Any], out: list[str]) -> None:
         + f": {r.get('total', 0)} statements"
         + (f" ({counts})" if counts else "")
     )
-    for sec in ("readers", "writers"):
+    for sec in ("readers", "writers", "possible"):
         items = r.get(sec, [])
-        out.append(f"{sec}: {len(items)}")
+        if sec == "possible" and not items:
+            continue
+        out.append(
+            f"{sec}: {len(items)}"
+            + (
+                "  (the table named at run time by a name like this one)"
+                if sec == "possible"
+                else ""
+            )
+        )
         for it in items:
             who = (it.get("symbol") or {}).get("fqn") or "(file scope)"
             cols = it.get("columns") or []

@@ -15,6 +15,7 @@ Invariants a change must keep:
 from __future__ import annotations
 
 import difflib
+import re
 from collections import defaultdict
 from typing import Any
 
@@ -271,11 +272,16 @@ def _sql_item(
     holder: dict[str, Any] | None,
     edge: EdgeRow | None,
     table: str,
+    entries: list[dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
     path, start = lit.path or "", lit.start_line
     ctx.touch(path)
     p = props_of(lit.props)
-    mine = [t for t in p.get("tables", []) if (t.get("name") or "").lower() == table.lower()]
+    mine = (
+        entries
+        if entries is not None
+        else [t for t in p.get("tables", []) if (t.get("name") or "").lower() == table.lower()]
+    )
     roles = sorted({t.get("role", "read") for t in mine}) or ["read"]
     how = next(
         (
@@ -291,8 +297,10 @@ def _sql_item(
     own = [t for t in mine if "operation" in t]
     if own:
         operation = own[0]["operation"]
-        parts = [t.get("columns") for t in own]
-        cols = None if any(c is None for c in parts) else list(dict.fromkeys(sum(parts, [])))
+        parts: list[list[str] | None] = [t.get("columns") for t in own]
+        cols = None
+        if all(c is not None for c in parts):
+            cols = list(dict.fromkeys(c for part in parts for c in part or []))
     item: dict[str, Any] = {
         "sql": {
             "node_id": lit.node_id,
@@ -334,6 +342,67 @@ def _sql_item(
     return item
 
 
+#: the confidence of a statement whose run-time table name merely ends like the table's
+POSSIBLE_CONFIDENCE = 0.3
+#: last names of a run-time table expression that say nothing of which table it is
+_GENERIC_NAMES = frozenset(
+    {"table", "tables", "tablename", "tbl", "name", "db", "database", "dbname", "source", "target"}
+)
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def _stems(table: str) -> set[str]:
+    """What a run-time table expression's last name may be for ``table``, lower case
+    without ``_``: the name, and the name after a prefix (``pma__column_info``:
+    columninfo; ``wp_options``: options)."""
+    low = table.lower()
+    out = {low, low.rsplit("__", 1)[-1], low.split("_", 1)[-1]}
+    flat = {x.replace("_", "") for x in out}
+    return {x for x in flat if len(x) >= 4 and x not in _GENERIC_NAMES}
+
+
+def _last_name(expr: str) -> str:
+    """The last name in the table part of a run-time expression (after the database part):
+    ``Util::backquote($f->database) . Util::backquote($f->bookmark)`` -> bookmark."""
+    names = _NAME.findall(expr.rsplit(" . ", 1)[-1])
+    return names[-1].lower().replace("_", "") if names else ""
+
+
+def _named_at_run_time(ctx: Ctx, table: str, known: set[str]) -> list[dict[str, Any]]:
+    """SQL whose table is named at run time by an expression ending in the table's name
+    (``$bookmarkFeature->bookmark`` for ``pma__bookmark``): possibly this table, derived
+    ``POSSIBLE_CONFIDENCE``, with the expression as ``runtime_parts``."""
+    stems = _stems(table)
+    lits = [
+        lit
+        for lit in ctx.graph.sql_literals_named_at_run_time(ctx.rev, stems)
+        if lit.node_id not in known
+    ]
+    holders: dict[str, str] = {}
+    for e in ctx.graph.edges_to(ctx.rev, [lit.node_id for lit in lits], (EdgeKind.CONTAINS,)):
+        holders.setdefault(e.dst, e.src)
+    rows = ctx.graph.nodes_by_ids(ctx.rev, set(holders.values()))
+    out: list[dict[str, Any]] = []
+    for lit in lits:
+        entries = [
+            t
+            for t in props_of(lit.props).get("tables", [])
+            if t.get("how") == "dynamic"
+            and not t.get("name")
+            and _last_name(str(t.get("expr") or "")) in stems
+        ]
+        if not entries:
+            continue
+        h = rows.get(holders.get(lit.node_id, ""))
+        item = _sql_item(ctx, lit, ctx.node(h) if h is not None else None, None, table, entries)
+        item.update(
+            {"provenance": "derived", "confidence": POSSIBLE_CONFIDENCE, "via": "runtime_name"}
+        )
+        out.append(item)
+    out.sort(key=lambda it: (it["sql"]["path"], it["sql"]["start_line"] or 0))
+    return out
+
+
 def table_usage(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
     """Who reads and writes a table (or view): every SQL string linked to it with its
     operation, the table's role in it (read / write), its columns (or the explicit
@@ -341,7 +410,9 @@ def table_usage(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
     evidence path:line, provenance and confidence (stated on an exact name match;
     derived 0.40 for SELECT *, dynamic assembly or a configured prefix); the symbols
     and files holding them. `unlinked` lists SQL that names the table without an edge
-    (the table is unknown to the schema, e.g. when the schema is incomplete)."""
+    (the table is unknown to the schema, e.g. when the schema is incomplete); `possible`,
+    SQL whose table is named at run time by an expression ending in this table's name
+    (`$bookmarkFeature->bookmark` for pma__bookmark: derived 0.3, not in `total`)."""
     ctx.touch(SCHEMA_PATH)  # a schema_change in the ledger warns this answer
     table = args["table"].strip()
     _source, incomplete = _schema_state(ctx)
@@ -385,12 +456,25 @@ def table_usage(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
             continue
         unlinked.append(_sql_item(ctx, lit, None, None, table))
         files.add(lit.path or "")
+    possible = _named_at_run_time(ctx, table, linked | {it["sql"]["node_id"] for it in unlinked})
     key = lambda it: (it["sql"]["path"], it["sql"]["start_line"] or 0, it["sql"]["fqn"] or "")  # noqa: E731
     readers.sort(key=key)
     writers.sort(key=key)
     unlinked.sort(key=key)
     total = len(linked)
-    for lst, label in ((readers, "readers"), (writers, "writers"), (unlinked, "unlinked")):
+    if possible:
+        ctx.limits.append(
+            f"table_usage: {len(possible)} SQL statement(s) name their table at run time by an"
+            f" expression ending in a name like '{sanitize.clean(table)}' (e.g."
+            f" {possible[0]['runtime_parts'][0]}): listed under `possible`, derived"
+            f" {POSSIBLE_CONFIDENCE}, not counted in `total`"
+        )
+    for lst, label in (
+        (readers, "readers"),
+        (writers, "writers"),
+        (unlinked, "unlinked"),
+        (possible, "possible"),
+    ):
         if len(lst) > MAX_ITEMS:
             ctx.limits.append(f"table_usage: {len(lst)} {label}, the first {MAX_ITEMS} are listed")
             del lst[MAX_ITEMS:]
@@ -402,6 +486,7 @@ def table_usage(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
         "symbols": sorted(symbols.values(), key=lambda s: (s["fqn"] or "", s["path"] or "")),
         "files": sorted(files),
         "unlinked": unlinked,
+        "possible": possible,
         "counts": dict(sorted(counts.items())),
         "total": total,
     }

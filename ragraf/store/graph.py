@@ -905,6 +905,29 @@ class GraphStore:
             )
         ]
 
+    def sql_literals_named_at_run_time(
+        self, rev_id: str, stems: Iterable[str], limit: int = 500
+    ) -> list[NodeRow]:
+        """sql_literal nodes with a table whose name is made at run time (none resolved) by
+        an expression holding one of ``stems`` (lower case, without ``_``)."""
+        stems = sorted(set(stems))
+        if not stems:
+            return []
+        holds = " OR ".join(
+            ["instr(replace(lower(json_extract(j.value, '$.expr')), '_', ''), ?) > 0"] * len(stems)
+        )
+        return _by_place(
+            self.db.rows(
+                NodeRow,
+                f"SELECT {NODE_COLS} FROM node n WHERE n.rev_from <= ?1 AND n.rev_to > ?1 AND n.kind=?2"
+                " AND EXISTS (SELECT 1 FROM json_each(n.props, '$.tables') j"
+                " WHERE json_extract(j.value, '$.how') = 'dynamic'"
+                " AND coalesce(json_extract(j.value, '$.name'), '') = ''"
+                f" AND ({holds})) LIMIT {int(limit)}",
+                (rev_no(rev_id), NodeKind.SQL_LITERAL, *stems),
+            )
+        )
+
     def sql_literals_naming(self, rev_id: str, table: str, limit: int = 500) -> list[NodeRow]:
         """sql_literal nodes whose analysed tables include ``table`` (case-insensitive)."""
         return _by_place(
