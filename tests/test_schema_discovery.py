@@ -703,3 +703,6 @@ def test_sql_naming_its_table_at_run_time_is_listed_as_possible(tmp_path: Path) 
         for p in r["possible"]
     ] == [("Bookmarks::save", "insert", ["write"], ["id", "label"], 0.3, "runtime_name")]
     assert any("listed under `possible`" in lim for lim in env["limits"])
+    # impact walks edges only: it says what it leaves out
+    imp = run(root, "impact", table="pma__bookmark")
+    assert any("1 SQL statement(s) name their table at run time" in x for x in imp["limits"])

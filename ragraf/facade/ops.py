@@ -397,6 +397,13 @@ def impact(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
                 "hint": f"table '{args['table']}' is not in {ctx.rev}; check `schema`",
             }
         schemaops.table_limits(ctx, rows)
+        maybe = schemaops.named_at_run_time_count(ctx, args["table"])
+        if maybe:
+            ctx.limits.append(
+                f"impact: {maybe} SQL statement(s) name their table at run time by a name like"
+                f" '{sanitize.clean(args['table'])}'; their code is not in this answer"
+                " (table_usage lists them as `possible`)"
+            )
         seeds = [r.node_id for r in rows]
         # a table changes with its columns: foreign keys run column -> column
         seeds += [m.dst for m in ctx.graph.edges_from(ctx.rev, seeds, (EdgeKind.CONTAINS,))]

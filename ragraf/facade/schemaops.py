@@ -403,6 +403,11 @@ def _named_at_run_time(ctx: Ctx, table: str, known: set[str]) -> list[dict[str, 
     return out
 
 
+def named_at_run_time_count(ctx: Ctx, table: str) -> int:
+    """How many statements ``table_usage`` would list as ``possible`` for ``table``."""
+    return len(_named_at_run_time(ctx, table, set()))
+
+
 def table_usage(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
     """Who reads and writes a table (or view): every SQL string linked to it with its
     operation, the table's role in it (read / write), its columns (or the explicit
