@@ -39,7 +39,7 @@ if TYPE_CHECKING:
 
 #: version of the FileFacts format and of the extraction rules not visible in source
 #: digests (bump when FileFacts fields change meaning)
-FACTS_VERSION = "ragraf-facts/13"  # /4: JSON rows (ragraf.lang.codec), no pickle; /5: callbacks
+FACTS_VERSION = "ragraf-facts/14"  # /4: JSON rows (ragraf.lang.codec), no pickle; /5: callbacks
 # /6: flow-sensitive variable types, @param / @property, narrowing, inferred return types
 # /7: constant values (define / const), function_exists-guarded functions
 # /8: SQL assembled within a function, fragments, query-builder calls
@@ -48,6 +48,7 @@ FACTS_VERSION = "ragraf-facts/13"  # /4: JSON rows (ragraf.lang.codec), no pickl
 # /11: FileFacts.flows, the data-flow layer (control flow and def-use per unit, issue 13)
 # /12: SqlAnalysis.ddl, the CREATE TABLE statements of SQL in code (columns without a schema)
 # /13: SqlAnalysis.by_table, each table's operation and columns in a string of several statements
+# /14: ClassConstRef(member "class") for C::m() and instanceof C: the class is referenced there
 
 
 @dataclass(frozen=True)

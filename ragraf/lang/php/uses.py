@@ -249,6 +249,11 @@ class Uses(Routes):
         scope = n.child_by_field_name("scope")
         cls = self.class_desc(scope)
         self.raw_refs.append(StaticCallRef(self.scope_index(), line, cls, self.t(name)))
+        if cls is not None and scope is not None and scope.type in ("name", "qualified_name"):
+            # the class is named here (a rename must change this line): a reference to it
+            self.raw_refs.append(
+                ClassConstRef(self.scope_index(), scope.start_point[0] + 1, cls, "class")
+            )
         self.builder_candidate(n, self.t(name), line)
         self.callback_args(n, Target("method", receiver=cls, method=self.t(name)))
         if scope is not None and scope.type in ("name", "qualified_name"):
@@ -471,6 +476,10 @@ class Uses(Routes):
         d = self.class_desc(cls)
         if d is not None and d[0] == "class":
             self.narrow(n, self.t(var)[1:], d)
+            # ``instanceof C`` names the class: a reference to it
+            self.raw_refs.append(
+                ClassConstRef(self.scope_index(), cls.start_point[0] + 1, d, "class")
+            )
 
     def on_class_test(self, n: Node) -> None:
         """``is_a($x, 'C')`` / ``is_subclass_of($x, C::class)``: like ``instanceof``."""
