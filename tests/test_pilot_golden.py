@@ -387,6 +387,22 @@ EDGES = {
     ),
     (
         "references",
+        "App\\Billing\\Invoice::__construct",
+        "App\\Billing\\PaymentGateway",
+        "src/Billing/Invoice.php:17",
+        "stated",
+        1.0,
+    ),
+    (
+        "references",
+        "App\\Billing\\Invoice::__construct",
+        "App\\Core\\Database",
+        "src/Billing/Invoice.php:17",
+        "stated",
+        1.0,
+    ),
+    (
+        "references",
         "App\\Billing\\Invoice::find",
         "App\\Billing\\PaymentGateway",
         "src/Billing/Invoice.php:26",

@@ -48,7 +48,8 @@ FACTS_VERSION = "ragraf-facts/14"  # /4: JSON rows (ragraf.lang.codec), no pickl
 # /11: FileFacts.flows, the data-flow layer (control flow and def-use per unit, issue 13)
 # /12: SqlAnalysis.ddl, the CREATE TABLE statements of SQL in code (columns without a schema)
 # /13: SqlAnalysis.by_table, each table's operation and columns in a string of several statements
-# /14: ClassConstRef(member "class") for C::m() and instanceof C: the class is referenced there
+# /14: ClassConstRef(member "class") for C::m(), instanceof C and declared parameter / return
+# types: the class is referenced there
 
 
 @dataclass(frozen=True)
