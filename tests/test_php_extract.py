@@ -49,3 +49,37 @@ def test_resolution_does_not_load_the_extractor() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split("\n")[:2] == ["[]", "True"], out.stdout
+
+
+def test_the_lines_that_name_a_class_reference_it() -> None:
+    """A rename of a class changes every line that names it: static calls, instanceof,
+    declared parameter and return types, catch types (``self``, ``static`` and ``parent``
+    name no class of their own)."""
+    from ragraf.lang.facts import ClassConstRef
+    from ragraf.lang.php.walk import extract
+
+    src = (
+        "<?php\nnamespace App;\nuse Lib\\Db;\n"
+        "class Repo {\n"
+        "    public function load(Db $db, ?Row $row): Row|Missing {\n"  # 5
+        "        if ($row instanceof Cached) { return $row; }\n"  # 6
+        "        try { return Row::fromDb($db); }\n"  # 7
+        "        catch (Gone|\\RuntimeException $e) { return self::none(); }\n"  # 8
+        "    }\n"
+        "    public static function none(): static { return new static(); }\n"  # 10
+        "}\n"
+    )
+    f = extract("src/Repo.php", src)
+    got = sorted(
+        (r.line, r.cls[1]) for r in f.refs if isinstance(r, ClassConstRef) and r.member == "class"
+    )
+    assert got == [
+        (5, "App\\Missing"),
+        (5, "App\\Row"),
+        (5, "App\\Row"),
+        (5, "Lib\\Db"),
+        (6, "App\\Cached"),
+        (7, "App\\Row"),
+        (8, "App\\Gone"),
+        (8, "RuntimeException"),
+    ]

@@ -49,7 +49,7 @@ FACTS_VERSION = "ragraf-facts/14"  # /4: JSON rows (ragraf.lang.codec), no pickl
 # /12: SqlAnalysis.ddl, the CREATE TABLE statements of SQL in code (columns without a schema)
 # /13: SqlAnalysis.by_table, each table's operation and columns in a string of several statements
 # /14: ClassConstRef(member "class") for C::m(), instanceof C and declared parameter / return
-# types: the class is referenced there
+# types, catch types: the class is referenced there
 
 
 @dataclass(frozen=True)

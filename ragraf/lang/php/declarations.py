@@ -26,7 +26,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
-from ragraf.lang.facts import ClassConstRef, ClassDecl, ImportRef, LocalEdge, TypeDesc
+from ragraf.lang.facts import ClassDecl, ImportRef, LocalEdge, TypeDesc
 from ragraf.lang.php.names import (
     DOC_GLOBAL,
     DOC_PARAM,
@@ -320,26 +320,11 @@ class Declarations(Routes):
             self.on_method_routes(n, decl.fqn, name, self.route_prefixes.get(decl.fqn, []))
 
     def signature_refs(self, fn: Node, rt: Node | None) -> None:
-        """The classes the declared parameter and return types of ``fn`` name (``self``,
-        ``static`` and ``parent`` aside): references owned by ``fn``, at their lines (a
-        rename of the class changes them)."""
+        """The classes the declared parameter and return types of ``fn`` name: references
+        owned by ``fn`` (``class_refs``)."""
         plist = fn.child_by_field_name("parameters")
         types = [p.child_by_field_name("type") for p in plist.named_children] if plist else []
-        todo = [t for t in (*types, rt) if t is not None]
-        while todo:
-            t = todo.pop()
-            if t.type in ("name", "qualified_name"):
-                if self.t(t).lower() in ("self", "static", "parent"):
-                    continue
-                fq = self.resolve_class(self.t(t))
-                if fq:
-                    self.raw_refs.append(
-                        ClassConstRef(
-                            self.scope_index(), t.start_point[0] + 1, ("class", fq), "class"
-                        )
-                    )
-            else:
-                todo.extend(t.named_children)
+        self.class_refs([*types, rt])
 
     def function_guard(self, n: Node, name: str) -> str | None:
         """``function_exists`` (or ``is_callable``) when the declaration sits in the body of an

@@ -41,9 +41,10 @@ Invariants a change must keep:
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, cast
 
-from ragraf.lang.facts import Target, TypeDesc
+from ragraf.lang.facts import ClassConstRef, Target, TypeDesc
 from ragraf.lang.php.state import Binding, Scope, State
 
 if TYPE_CHECKING:
@@ -178,6 +179,25 @@ class Names(State):
         return (raw,)
 
     # -- types ------------------------------------------------------------
+    def class_refs(self, types: Iterable[Node | None]) -> None:
+        """The classes these type annotations name (``self``, ``static`` and ``parent``
+        aside): references owned by the current scope, each at its line (a rename of the
+        class changes it)."""
+        todo = [t for t in types if t is not None]
+        while todo:
+            t = todo.pop()
+            if t.type not in ("name", "qualified_name"):
+                todo.extend(t.named_children)
+                continue
+            raw = self.t(t)
+            if raw.lower() in ("self", "static", "parent"):
+                continue
+            fq = self.resolve_class(raw)
+            if fq:
+                self.raw_refs.append(
+                    ClassConstRef(self.scope_index(), t.start_point[0] + 1, ("class", fq), "class")
+                )
+
     def type_descs(self, tnode: Node | None) -> list[TypeDesc]:
         """A type annotation node -> class descriptors (primitive types give none)."""
         if tnode is None:

@@ -570,6 +570,7 @@ class Uses(Routes):
         """``catch (A | B $e)`` types ``$e``."""
         tnode = n.child_by_field_name("type")
         name = n.child_by_field_name("name")
+        self.class_refs([tnode])  # the classes caught are named here
         if tnode is None or name is None:
             return
         descs: list[TypeDesc] = []
