@@ -182,6 +182,22 @@ def invoke(
     return res
 
 
+def start_at_failpoint(root: Path, point: str, *args: str) -> subprocess.Popen[str]:
+    """``ragraf -C root <args>`` in a process of its own, returned once it stands at
+    failpoint ``point`` (where it waits to be killed)."""
+    from ragraf import failpoints
+
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "ragraf", "-C", str(root), *args],
+        env={**os.environ, failpoints.ENV: point},
+        stderr=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    wait_failpoint(proc, point)
+    return proc
+
+
 def wait_failpoint(proc: subprocess.Popen[str], name: str) -> None:
     """Read a child's stderr until it says it stands at failpoint ``name``: diagnostics
     printed before it (schema notes, warnings) are skipped; the child's exit before it

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import re
 import signal
 import subprocess
@@ -13,14 +12,14 @@ from pathlib import Path
 
 import pytest
 
-from ragraf import config, failpoints
+from ragraf import config
 from ragraf.build import indexer
 from ragraf.errors import BusyError
 from ragraf.store import manifest
 from ragraf.store.control import ControlStore
 from ragraf.store.graph import GraphStore
 from ragraf.store.lexvec import LexStore
-from tests.helpers import assert_lines, copy_pilot, edit_file, invoke, wait_failpoint, write
+from tests.helpers import assert_lines, copy_pilot, edit_file, invoke, start_at_failpoint, write
 
 
 def _snapshot(root: Path, rev: str) -> dict[str, object]:
@@ -153,22 +152,9 @@ def test_retention_prunes_rows_but_keeps_history(indexed_pilot: Path) -> None:
     assert hist["rev-0004"]["state"] == "ready" and hist["rev-0004"]["parent_rev"] == "rev-0003"
 
 
-def _start_at_failpoint(root: Path, point: str, *args: str) -> subprocess.Popen[str]:
-    env = {**os.environ, failpoints.ENV: point}
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "ragraf", "-C", str(root), "index", *args],
-        env=env,
-        stderr=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    wait_failpoint(proc, point)
-    return proc
-
-
 @pytest.mark.slow
 def test_second_build_is_refused_while_one_runs(indexed_pilot: Path) -> None:
-    proc = _start_at_failpoint(indexed_pilot, "after-parse", "--force")
+    proc = start_at_failpoint(indexed_pilot, "after-parse", "index", "--force")
     try:
         with pytest.raises(BusyError, match="another ragraf build is running"):
             indexer.build(config.load(indexed_pilot), force=True)
@@ -202,7 +188,7 @@ def test_sigkill_leaves_previous_revision_intact(indexed_pilot: Path, point: str
         write(
             indexed_pilot, "src/extra.php", "<?php function extra() { return format_money(1); }\n"
         )
-    proc = _start_at_failpoint(indexed_pilot, point)
+    proc = start_at_failpoint(indexed_pilot, point, "index")
     try:
         # while the build stands there (rows it closed may be committed: after-graph), a
         # reader still sees rev-0001 whole
@@ -235,7 +221,7 @@ def test_sigkill_leaves_previous_revision_intact(indexed_pilot: Path, point: str
 @pytest.mark.slow
 def test_sigkill_after_the_commit_point_keeps_the_new_revision(indexed_pilot: Path) -> None:
     write(indexed_pilot, "src/extra.php", "<?php function extra() {}\n")
-    proc = _start_at_failpoint(indexed_pilot, "after-manifest")
+    proc = start_at_failpoint(indexed_pilot, "after-manifest", "index")
     proc.send_signal(signal.SIGKILL)
     proc.wait()
     layout = config.Layout(indexed_pilot)

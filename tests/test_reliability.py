@@ -16,7 +16,7 @@ import pytest
 from ragraf import config, facade
 from ragraf.build import indexer
 from ragraf.errors import InvalidArgument
-from tests.helpers import copy_pilot, invoke, run_cli, wait_failpoint, write
+from tests.helpers import copy_pilot, invoke, run_cli, start_at_failpoint, wait_failpoint, write
 
 TIMEOUT = 60  # a hang fails the test instead of the suite
 
@@ -290,17 +290,8 @@ def test_a_file_over_the_time_budget_fails_and_the_build_goes_on(pilot: Path) ->
 def test_a_killed_builder_leaves_no_lock_behind(pilot: Path) -> None:
     import signal
 
-    from ragraf import failpoints
-
     _pathological(pilot)  # keeps a worker busy for seconds
-    env = {**os.environ, failpoints.ENV: "workers-started"}
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "ragraf", "-C", str(pilot), "index"],
-        stderr=subprocess.PIPE,
-        text=True,
-        env=env,
-    )
-    wait_failpoint(proc, "workers-started")
+    proc = start_at_failpoint(pilot, "workers-started", "index")
     proc.send_signal(signal.SIGKILL)
     proc.wait()
     (pilot / "src/brackets.php").unlink()
@@ -317,17 +308,9 @@ def test_the_parser_workers_fork_before_the_scan_reads_the_files(pilot: Path) ->
     """Forked after the scan, each worker would map every text the builder read (issue 18:
     MediaWiki's tree peak RSS); at the scan's end they are already there, forked from a
     builder that held none of the corpus."""
-    from ragraf import failpoints
 
-    env = {**os.environ, failpoints.ENV: "after-scan"}
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "ragraf", "-C", str(pilot), "index", "--no-vectors"],
-        stderr=subprocess.PIPE,
-        text=True,
-        env=env,
-    )
+    proc = start_at_failpoint(pilot, "after-scan", "index", "--no-vectors")
     try:
-        wait_failpoint(proc, "after-scan")
         kids = [
             int(pid)
             for task in Path(f"/proc/{proc.pid}/task").iterdir()
@@ -398,7 +381,6 @@ def test_a_commit_killed_before_its_archive_is_completed_by_the_next_run(
 ) -> None:
     import signal
 
-    from ragraf import failpoints
     from ragraf.store import open_stores
 
     root = indexed_pilot
@@ -406,14 +388,7 @@ def test_a_commit_killed_before_its_archive_is_completed_by_the_next_run(
     _edit_and_scan(root, "one")
     assert ragraf("reindex", "--commit", root=root).returncode == 0  # rev-0002, archive 1->2
     _edit_and_scan(root, "two")
-    env = {**os.environ, failpoints.ENV: "commit-before-archive"}
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "ragraf", "-C", str(root), "reindex", "--commit"],
-        stderr=subprocess.PIPE,
-        text=True,
-        env=env,
-    )
-    wait_failpoint(proc, "commit-before-archive")
+    proc = start_at_failpoint(root, "commit-before-archive", "reindex", "--commit")
     proc.send_signal(signal.SIGKILL)
     proc.wait()
     layout = config.Layout(root)
@@ -436,16 +411,7 @@ def test_a_commit_killed_before_its_archive_is_completed_by_the_next_run(
 def _scan_killed_after_db(root: Path) -> None:
     import signal
 
-    from ragraf import failpoints
-
-    env = {**os.environ, failpoints.ENV: "ledger-after-db"}
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "ragraf", "-C", str(root), "drift", "--scan"],
-        stderr=subprocess.PIPE,
-        text=True,
-        env=env,
-    )
-    wait_failpoint(proc, "ledger-after-db")
+    proc = start_at_failpoint(root, "ledger-after-db", "drift", "--scan")
     proc.send_signal(signal.SIGKILL)
     proc.wait()
 

@@ -368,22 +368,17 @@ def _last_name(expr: str) -> str:
     return names[-1].lower().replace("_", "") if names else ""
 
 
-def _named_at_run_time(ctx: Ctx, table: str, known: set[str]) -> list[dict[str, Any]]:
-    """SQL whose table is named at run time by an expression ending in the table's name
-    (``$bookmarkFeature->bookmark`` for ``pma__bookmark``): possibly this table, derived
-    ``POSSIBLE_CONFIDENCE``, with the expression as ``runtime_parts``."""
+def _run_time_matches(
+    ctx: Ctx, table: str, known: set[str]
+) -> list[tuple[NodeRow, list[dict[str, Any]]]]:
+    """The SQL literals (not in ``known``) with a table named at run time by an expression
+    ending in ``table``'s name (``$bookmarkFeature->bookmark`` for ``pma__bookmark``), each
+    with those table entries."""
     stems = _stems(table)
-    lits = [
-        lit
-        for lit in ctx.graph.sql_literals_named_at_run_time(ctx.rev, stems)
-        if lit.node_id not in known
-    ]
-    holders: dict[str, str] = {}
-    for e in ctx.graph.edges_to(ctx.rev, [lit.node_id for lit in lits], (EdgeKind.CONTAINS,)):
-        holders.setdefault(e.dst, e.src)
-    rows = ctx.graph.nodes_by_ids(ctx.rev, set(holders.values()))
-    out: list[dict[str, Any]] = []
-    for lit in lits:
+    out = []
+    for lit in ctx.graph.sql_literals_named_at_run_time(ctx.rev, stems):
+        if lit.node_id in known:
+            continue
         entries = [
             t
             for t in props_of(lit.props).get("tables", [])
@@ -391,8 +386,22 @@ def _named_at_run_time(ctx: Ctx, table: str, known: set[str]) -> list[dict[str, 
             and not t.get("name")
             and _last_name(str(t.get("expr") or "")) in stems
         ]
-        if not entries:
-            continue
+        if entries:
+            out.append((lit, entries))
+    return out
+
+
+def _named_at_run_time(ctx: Ctx, table: str, known: set[str]) -> list[dict[str, Any]]:
+    """``_run_time_matches`` as table_usage items: possibly this table, derived
+    ``POSSIBLE_CONFIDENCE``, with the expression as ``runtime_parts``."""
+    matches = _run_time_matches(ctx, table, known)
+    holders: dict[str, str] = {}
+    lit_ids = [lit.node_id for lit, _e in matches]
+    for e in ctx.graph.edges_to(ctx.rev, lit_ids, (EdgeKind.CONTAINS,)):
+        holders.setdefault(e.dst, e.src)
+    rows = ctx.graph.nodes_by_ids(ctx.rev, set(holders.values()))
+    out: list[dict[str, Any]] = []
+    for lit, entries in matches:
         h = rows.get(holders.get(lit.node_id, ""))
         item = _sql_item(ctx, lit, ctx.node(h) if h is not None else None, None, table, entries)
         item.update(
@@ -404,8 +413,9 @@ def _named_at_run_time(ctx: Ctx, table: str, known: set[str]) -> list[dict[str, 
 
 
 def named_at_run_time_count(ctx: Ctx, table: str) -> int:
-    """How many statements ``table_usage`` would list as ``possible`` for ``table``."""
-    return len(_named_at_run_time(ctx, table, set()))
+    """How many statements ``table_usage`` would list as ``possible`` for ``table``
+    (counted, not read: no line text, no holder)."""
+    return len(_run_time_matches(ctx, table, set()))
 
 
 def table_usage(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
