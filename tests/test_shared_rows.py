@@ -180,6 +180,30 @@ SCOPED_EDITS: list[tuple[str, Edit, int]] = [
         lambda r: write(r, "lib/helper.rb", "def helper\n  1\nend\n"),
         2,
     ),
+    (
+        "a hook run in one file, a callback added to it in another",
+        lambda r: (
+            write(
+                r,
+                "plugins/hook_run.php",
+                "<?php\nfunction invoice_saved($id)\n{\n    do_action('invoice_saved', $id);\n}\n",
+            ),
+            write(
+                r,
+                "plugins/hook_add.php",
+                "<?php\nadd_action('invoice_saved', 'notify_saved');\nadd_action('init', 'notify_saved');\n"
+                "function notify_saved($id)\n{\n}\n",
+            ),
+        ),
+        2,
+    ),
+    (
+        "the hook a callback is added to renamed (the file running it is linked again)",
+        lambda r: edit_file(
+            r, "plugins/hook_add.php", "add_action('invoice_saved',", "add_action('invoice_sent',"
+        ),
+        2,
+    ),
     ("a body", EDITS[0][1], 1),
     # a schema input resolves every file (0: the whole path), the files a prepare hook
     # rewrites (JavaScript, Python, Ruby) among them, whole and prepared with their peers

@@ -34,6 +34,7 @@ from ragraf.lang.facts import (
     Chunk,
     DispatchRef,
     FileFacts,
+    HookRef,
     IncludeRef,
     Ref,
     SqlRef,
@@ -209,7 +210,8 @@ def facts_of(
 #: number says which ``interface`` made it)
 INTERFACE = "|interface2"
 #: the references the corpus-wide tables are made of (``ragraf.build.resolve``: the symbol
-#: table's dispatchers, the include graph, the table-name conventions' prefixes)
+#: table's dispatchers, the include graph, the table-name conventions' prefixes; a hook's
+#: listens, ``HookRef`` with role ``listen``, are read by ``SymbolTable.hook_listeners`` too)
 _TABLE_REFS = (DispatchRef, IncludeRef, TablePrefixRef)
 
 
@@ -234,6 +236,7 @@ def interface(f: FileFacts) -> FileFacts:
             r
             for r in f.refs
             if isinstance(r, _TABLE_REFS)
+            or (isinstance(r, HookRef) and r.role == "listen")
             or (
                 isinstance(r, SqlRef)
                 and r.analysis is not None

@@ -212,12 +212,26 @@ def _r_walk(r: dict[str, Any], out: list[str]) -> None:
     for sec in ("stated", "derived"):
         out.append(f"{sec}: {len(r.get(sec, []))}")
         for it in r.get(sec, []):
-            ev = it["evidence"][0]["evidence"] if it["evidence"] else ""
+            first = it["evidence"][0] if it["evidence"] else {}
+            ev = first.get("evidence", "")
+            via = f"  via {first['via']}" if sec == "derived" and first.get("via") else ""
+            if first.get("hook"):
+                via += f" '{first['hook']}'"
             out.append(
-                f"  [{it['depth']}] {_sym(it['symbol'])}  conf {it['confidence']:.2f}  at {ev}"
+                f"  [{it['depth']}] {_sym(it['symbol'])}  conf {it['confidence']:.2f}  at {ev}{via}"
             )
+    _hooks(r, out)
     _unresolved(r, out)
     _hint(r, out)
+
+
+def _hooks(r: dict[str, Any], out: list[str]) -> None:
+    """Where a callers target is added to a hook, and whether the corpus runs that hook."""
+    for h in r.get("hooks") or []:
+        runs = f"run at {h['runs']} site(s) here" if h["runs"] else "run outside the corpus"
+        out.append(f"added to hook '{h['hook']}' at {h['evidence']} ({runs})")
+        if h.get("text"):
+            out.append(f"    {_u(h['text'])}")
 
 
 #: unresolved call sites a text answer shows (all are in --json)

@@ -91,6 +91,8 @@ SHOWN_EDGE_PROPS = (
     "ambiguous",
     "through",
     "callable",
+    "hook",
+    "run_as",
     "include",
     "use",
     "external",

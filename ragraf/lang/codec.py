@@ -39,6 +39,7 @@ _TYPES: dict[str, type] = {
         F.DynamicCallRef,
         F.CallbackRef,
         F.DispatchRef,
+        F.HookRef,
         F.NewRef,
         F.ClassConstRef,
         F.IncludeRef,

@@ -142,6 +142,21 @@ class DispatchRef(NamedTuple):
     receiver: TypeDesc | None
 
 
+class HookRef(NamedTuple):
+    """WordPress's plugin API: ``add_action('init', 'boot')`` / ``add_filter`` (``listen``:
+    a callback added to a hook) and ``do_action('init')`` / ``apply_filters`` and their
+    ``_ref_array`` / ``_deprecated`` forms (``fire``: the hook run, which calls every
+    callback added to it). ``hook`` is the name, or a pattern with ``*`` for each part
+    built at run time (``"save_post_{$post->post_type}"`` -> ``save_post_*``)."""
+
+    owner: int
+    line: int
+    role: str  # listen | fire
+    hook: str
+    call: str  # the function called, its short name in lower case
+    callback: Target | None = None  # listen: what it adds (None: a closure, not understood)
+
+
 class NewRef(NamedTuple):
     owner: int
     line: int
@@ -324,6 +339,7 @@ Ref = (
     | DynamicCallRef
     | CallbackRef
     | DispatchRef
+    | HookRef
     | NewRef
     | ClassConstRef
     | IncludeRef
@@ -346,6 +362,8 @@ def called_functions(r: Ref) -> tuple[str, ...] | None:
         return r.candidates
     if isinstance(r, CallbackRef) and r.target.kind == "function":
         return r.target.candidates
+    if isinstance(r, HookRef) and r.callback is not None and r.callback.kind == "function":
+        return r.callback.candidates
     return None
 
 

@@ -39,7 +39,7 @@ if TYPE_CHECKING:
 
 #: version of the FileFacts format and of the extraction rules not visible in source
 #: digests (bump when FileFacts fields change meaning)
-FACTS_VERSION = "ragraf-facts/14"  # /4: JSON rows (ragraf.lang.codec), no pickle; /5: callbacks
+FACTS_VERSION = "ragraf-facts/15"  # /4: JSON rows (ragraf.lang.codec), no pickle; /5: callbacks
 # /6: flow-sensitive variable types, @param / @property, narrowing, inferred return types
 # /7: constant values (define / const), function_exists-guarded functions
 # /8: SQL assembled within a function, fragments, query-builder calls
@@ -50,6 +50,8 @@ FACTS_VERSION = "ragraf-facts/14"  # /4: JSON rows (ragraf.lang.codec), no pickl
 # /13: SqlAnalysis.by_table, each table's operation and columns in a string of several statements
 # /14: ClassConstRef(member "class") for C::m(), instanceof C and declared parameter / return
 # types, catch types: the class is referenced there
+# /15: HookRef (WordPress's add_action / do_action); a string callable names its function or
+# class fully qualified (no namespace, no imports)
 
 
 @dataclass(frozen=True)

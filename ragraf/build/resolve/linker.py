@@ -47,6 +47,7 @@ from ragraf.lang.facts import (
     DocNameRef,
     DynamicCallRef,
     FileFacts,
+    HookRef,
     ImportRef,
     IncludeRef,
     MethodCallRef,
@@ -108,6 +109,7 @@ _TABLE_LOOKUPS = (
     "methods_of",
     "takes_callable",
     "const_value",
+    "hook_listeners",
 )
 
 
@@ -261,6 +263,7 @@ class Linker:
             DynamicCallRef: self.on_dynamic_call,
             CallbackRef: self.on_callback,
             DispatchRef: self.on_dispatch,
+            HookRef: self.on_hook,
             IncludeRef: self.on_include,
             SuperglobalRef: self.on_superglobal,
             RouteRef: self.on_route,
@@ -945,6 +948,48 @@ class Linker:
 
     def on_dispatch(self, f: FileFacts, src: str, ref: DispatchRef) -> None:
         """Read up front by the symbol table (``dispatchers``); nothing to link here."""
+
+    def on_hook(self, f: FileFacts, src: str, ref: HookRef) -> None:
+        """WordPress's plugin API (``ragraf.lang.php.hooks``). A listen: a ``references``
+        edge to the callback it adds, with the hook's name (``callers`` shows where a
+        function is added to a hook). A run of a hook: derived calls of every callback
+        added to it (``hook_listeners``), via ``hook``; a name matched through a pattern
+        (``save_post_{$type}``) is less sure (``hook_pattern``)."""
+        if ref.role == "listen":
+            if ref.callback is None:
+                return
+            targets = self._callees(ref.callback)
+            props: dict[str, Any] = {"callable": True, "hook": ref.hook, "hook_call": ref.call}
+            if len(targets) > 1:
+                props["candidates"] = len(targets)
+            for t in targets:
+                self.add(
+                    src,
+                    t,
+                    EdgeKind.REFERENCES,
+                    f.path,
+                    ref.line,
+                    1.0 if len(targets) == 1 else self.conf["heuristic_ambiguous"],
+                    len(targets) > 1,
+                    props,
+                )
+            return
+        linked = 0
+        for name, cb in self.sym.hook_listeners(ref.hook):
+            targets = self._callees(cb)
+            conf = self.conf["hook" if name == ref.hook else "hook_pattern"]
+            if len(targets) > 1:
+                conf = round(conf / len(targets), 4)
+            props = {"via": "hook", "hook": name}
+            if name != ref.hook:
+                props["run_as"] = ref.hook
+            if len(targets) > 1:
+                props["candidates"] = len(targets)
+            for t in targets:
+                self.add(src, t, EdgeKind.CALLS_HEURISTIC, f.path, ref.line, conf, True, props)
+                linked += 1
+        if linked:
+            self.stats["hooks_linked"] += linked
 
     def _callees(self, callee: Target) -> list[str]:
         """The declarations a call may reach: a function's, or a method's on its receiver."""

@@ -19,7 +19,7 @@ from typing import Any
 
 from ragraf.kinds import CLASS_EXTENSION, NodeKind, TextKind
 from ragraf.lang import registry
-from ragraf.lang.facts import ClassDecl, DispatchRef, FileFacts, TypeDesc
+from ragraf.lang.facts import ClassDecl, DispatchRef, FileFacts, HookRef, Target, TypeDesc
 from ragraf.lang.php.builtins import BUILTIN_CLASSES
 from ragraf.limits import HIERARCHY_DEPTH
 
@@ -41,6 +41,19 @@ def _callable_params(f: FileFacts) -> dict[int, set[str]]:
             if names:
                 out.setdefault(t.owner, set()).update(names)
     return out
+
+
+#: the literal characters a hook pattern needs to match other names (``hook_listeners``)
+MIN_HOOK_LITERAL = 4
+
+
+def _literal_len(hook: str) -> int:
+    return len(hook) - hook.count("*")
+
+
+def _hook_pattern(hook: str) -> re.Pattern[str]:
+    """A hook pattern as a regular expression: each ``*`` any run of characters."""
+    return re.compile(".*".join(re.escape(p) for p in hook.split("*")), re.S)
 
 
 def bare_method(m: str) -> str:
@@ -86,6 +99,10 @@ class SymbolTable:
         #: global constant fqn -> its literal string values (None: some definition is not
         #: a plain string literal)
         self.const_values: dict[str, set[str] | None] = {}
+        #: hook name (or pattern, ``*`` for a run-time part) -> the callbacks added to it
+        #: (``HookRef`` listens: WordPress's ``add_action`` / ``add_filter``)
+        self.hook_callbacks: dict[str, set[Target]] = defaultdict(set)
+        self._hook_cache: dict[str, list[tuple[str, Target]]] = {}
         self._method_cache: dict[tuple[str, str], list[str]] = {}
         self._type_cache: dict[tuple[TypeDesc, str | None], dict[str, bool]] = {}
         for f in files:
@@ -130,6 +147,8 @@ class SymbolTable:
                     self.dispatchers[f.node_id(ref.owner)].append(
                         (ref.position, ref.receiver, f.nodes[ref.owner].fqn)
                     )
+                elif isinstance(ref, HookRef) and ref.role == "listen" and ref.callback:
+                    self.hook_callbacks[ref.hook].add(ref.callback)
         for lst in self.functions.values():
             lst.sort()
         for lst in self.methods_by_name.values():
@@ -472,6 +491,33 @@ class SymbolTable:
                     break
         if not seen_globals:
             self._type_cache[key] = out
+        return out
+
+    def hook_listeners(self, hook: str) -> list[tuple[str, Target]]:
+        """(the name it was added under, callback) of each callback added to a hook that a
+        run of ``hook`` calls, sorted: for a name, those added to it and to the patterns
+        matching it; for a pattern (``save_post_*``), those added to the names it matches.
+        Patterns match only with ``MIN_HOOK_LITERAL`` literal characters or more (``*_x``
+        would match too much to mean anything); a pattern never matches a pattern."""
+        got = self._hook_cache.get(hook)
+        if got is not None:
+            return got
+        out: list[tuple[str, Target]] = []
+        exact = "*" not in hook
+        if exact:
+            out += [(hook, t) for t in self.hook_callbacks.get(hook, ())]
+        if not exact and _literal_len(hook) >= MIN_HOOK_LITERAL:
+            rx = _hook_pattern(hook)
+            for name, cbs in self.hook_callbacks.items():
+                if "*" not in name and rx.fullmatch(name):
+                    out += [(name, t) for t in cbs]
+        elif exact:
+            for name, cbs in self.hook_callbacks.items():
+                if "*" in name and _literal_len(name) >= MIN_HOOK_LITERAL:
+                    if _hook_pattern(name).fullmatch(hook):
+                        out += [(name, t) for t in cbs]
+        out.sort(key=repr)
+        self._hook_cache[hook] = out
         return out
 
     def takes_callable(self, node_id: str, position: int) -> bool:

@@ -398,12 +398,14 @@ class Names(State):
             return None
         s = self.string_value(arg)
         if s is not None:
+            # a string names its function or class fully qualified: PHP resolves it at run
+            # time, without the file's namespace or imports
             if "::" in s:
                 cls, _, meth = s.partition("::")
-                fq = self.resolve_class(cls)
+                fq = _string_class(cls)
                 return Target("method", receiver=("class", fq), method=meth) if fq else None
             if re.fullmatch(r"\\?\w+(\\\w+)*", s):
-                return Target("function", candidates=self.function_candidates(s))
+                return Target("function", candidates=(s.lstrip("\\"),))
             return None
         if arg.type == "array_creation_expression":
             return self.callable_array(arg)
@@ -426,7 +428,7 @@ class Names(State):
             return None
         s = self.string_value(a)
         if s:
-            fq = self.resolve_class(s)
+            fq = _string_class(s)
             return Target("method", receiver=("class", fq), method=meth) if fq else None
         d = self.expr_desc(a)
         return Target("method", receiver=d, method=meth) if d else None
@@ -436,7 +438,7 @@ class Names(State):
         s = self.string_value(n)
         if s is not None:
             if re.fullmatch(r"\\?[A-Za-z_]\w*(\\\w+)*", s):
-                return ("fname", self.function_candidates(s))
+                return ("fname", (s.lstrip("\\"),))
             return None
         if n.type == "array_creation_expression":
             t = self.callable_array(n)
@@ -586,3 +588,13 @@ def _split_top(s: str, sep: str) -> list[str]:
             cur.append(ch)
     out.append("".join(cur))
     return out
+
+
+def _string_class(s: str) -> str | None:
+    """The class a string names (``'Ns\\C'`` in ``'Ns\\C::m'`` or ``['Ns\\C', 'm']``): fully
+    qualified as written (PHP resolves a class name in a string at run time, without the
+    file's namespace or imports); None when it is not a class name."""
+    s = s.strip().lstrip("\\")
+    if not s or s.lower() in NOT_CLASSES or not re.fullmatch(r"[A-Za-z_]\w*(\\\w+)*", s):
+        return None
+    return s

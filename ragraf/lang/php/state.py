@@ -113,6 +113,8 @@ class State:
         self.stack: list[Frame] = []
         self.decl_at: dict[int, int] = {}  # start byte of declaration -> node index
         self.raw_refs: list[Ref] = []  # owners are scope indexes until finish()
+        #: start bytes of the callable arrays a hook's listen took (no CallableRef of its own)
+        self.hook_arrays: set[int] = set()
         self.route_prefixes: dict[str, list[str]] = {}  # class fqn -> its #[Route] paths
         self.comments: list[Node] = []
         self.sql_done: set[tuple[int, int]] = set()

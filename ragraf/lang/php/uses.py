@@ -33,6 +33,7 @@ from ragraf.lang.facts import (
     ClassConstRef,
     DispatchRef,
     DynamicCallRef,
+    HookRef,
     IncludeRef,
     LocalEdge,
     MethodCallRef,
@@ -42,6 +43,8 @@ from ragraf.lang.facts import (
     Target,
     TypeDesc,
 )
+from ragraf.lang.php import hooks
+from ragraf.lang.php.assemble import call_args
 from ragraf.lang.php.routes import ROUTE_METHODS, Routes
 from ragraf.lang.php.strings import MAX_SQL_DYN
 from ragraf.limits import MAX_CONST_VALUE_CHARS
@@ -124,6 +127,9 @@ class Uses(Routes):
                 self.on_class_test(n)
             candidates = self.function_candidates(raw)
             self.raw_refs.append(CallRef(sc, line, candidates, raw))
+            short = low.rsplit("\\", 1)[-1]
+            if (short in hooks.LISTEN or short in hooks.FIRE) and self.on_hook(n, short, line):
+                return
             self.callback_args(n, Target("function", candidates=candidates))
         elif f.type == "variable_name":
             # the variable's name waits in the target until finish() closes it over the scope
@@ -201,8 +207,30 @@ class Uses(Routes):
                 self.raw_refs.append(DispatchRef(self.scope_index(), line, i, recv))
                 return
 
+    def on_hook(self, n: Node, short: str, line: int) -> bool:
+        """``add_action('init', cb)`` / ``do_action('init')`` and the rest of WordPress's
+        plugin API (``ragraf.lang.php.hooks``): a ``HookRef``, and True when it made one
+        (the call's string arguments are then no ``CallbackRef``: a listen's callback is
+        the ref's, and the arguments of a run are the callbacks' values, not callables)."""
+        args = call_args(n)
+        name = hooks.hook_name(args[0] if args else None, self.t)
+        if name is None:
+            return False
+        sc = self.scope_index()
+        if short in hooks.FIRE:
+            self.raw_refs.append(HookRef(sc, line, "fire", name, short))
+            return True
+        cb = args[1] if len(args) > 1 else None
+        target = self.callable_target(cb)
+        if cb is not None and cb.type == "array_creation_expression":
+            self.hook_arrays.add(cb.start_byte)
+        self.raw_refs.append(HookRef(sc, line, "listen", name, short, target))
+        return True
+
     def on_array(self, n: Node) -> None:
         """A callable array ``[$obj, 'm']`` / ``[C::class, 'm']`` anywhere: a ``CallableRef``."""
+        if n.start_byte in self.hook_arrays:
+            return
         target = self.callable_array(n)
         if target is not None and target.receiver is not None:
             self.raw_refs.append(

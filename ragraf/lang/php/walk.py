@@ -33,6 +33,7 @@ from ragraf.lang.facts import (
     DynamicCallRef,
     FactNode,
     FileFacts,
+    HookRef,
     MethodCallRef,
     Ref,
     RouteRef,
@@ -211,6 +212,11 @@ class Extractor(Declarations, Uses, Strings):
                 refs.append(r._replace(owner=node, callee=c, target=t))
             elif isinstance(r, StaticCallRef):
                 refs.append(r._replace(owner=node, cls=self.close(r.cls, sc)))
+            elif isinstance(r, HookRef):
+                cb = r.callback
+                if cb is not None and cb.kind == "method":
+                    cb = cb._replace(receiver=self.close(cb.receiver, sc))
+                refs.append(r._replace(owner=node, callback=cb))
             elif isinstance(r, RouteRef):
                 h = r.handler
                 if h.kind != "closure":

@@ -1,0 +1,93 @@
+"""WordPress's plugin API as facts: the callbacks added to a hook and the places that run it.
+
+``add_action('init', 'boot')`` adds ``boot`` to the hook ``init``; ``do_action('init')``
+runs every callback added to it (``add_filter`` / ``apply_filters`` likewise). A call
+graph without this says nothing calls ``boot``; with it the resolver links each run of a
+hook to the callbacks added to it (``ragraf.build.resolve.linker``: derived calls, via
+``hook``), and ``callers`` says where a callback is added to a hook that nothing in the
+corpus runs (the application around a plugin runs it).
+
+Invariants a change must keep:
+- Only calls of the plain functions named here (any namespace: the short name counts, as
+  WordPress's functions are global); a method of the same name is not the plugin API.
+- The hook's name is read from the first argument: a string literal is the name; a string
+  with interpolations or a concatenation is a pattern, each run-time part a ``*``
+  (consecutive ones merged); anything else (a variable alone) gives no reference.
+- A listen's callback is what ``Names.callable_target`` understands of the second
+  argument (``'f'``, ``'C::m'``, ``[$this, 'm']``, ``[C::class, 'm']``); a closure gives
+  a reference without a callback (the closure's calls are its scope's own).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from tree_sitter import Node
+
+#: functions that add a callback to a hook: its name is argument 0, the callback argument 1
+LISTEN = frozenset({"add_action", "add_filter"})
+#: functions that run a hook named by argument 0
+FIRE = frozenset(
+    {
+        "do_action",
+        "do_action_ref_array",
+        "do_action_deprecated",
+        "apply_filters",
+        "apply_filters_ref_array",
+        "apply_filters_deprecated",
+    }
+)
+#: the longest hook name or pattern kept
+MAX_HOOK_CHARS = 200
+
+
+def hook_name(n: Node | None, t: Callable[[Node], str]) -> str | None:
+    """The hook a call's first argument names: its name, a pattern with ``*`` for the
+    parts built at run time, or None (not a string: nothing literal to match)."""
+    if n is None:
+        return None
+    parts = _parts(n, t)
+    if parts is None or not any(p != "*" for p in parts):
+        return None
+    out: list[str] = []
+    for p in parts:
+        if p == "*" and out and out[-1].endswith("*"):
+            continue
+        out.append(p)
+    name = "".join(out)
+    return name if 0 < len(name) <= MAX_HOOK_CHARS else None
+
+
+def _parts(n: Node, t: Callable[[Node], str]) -> list[str] | None:
+    ty = n.type
+    if ty in ("string", "encapsed_string"):
+        out: list[str] = []
+        for p in n.named_children:
+            if p.type in ("string_content", "string_value"):
+                out.append(t(p))
+            elif p.type == "escape_sequence":
+                out.append(_ESCAPES.get(t(p), t(p)))
+            else:
+                out.append("*")
+        return out
+    if ty == "binary_expression":
+        op = n.child_by_field_name("operator")
+        left, right = n.child_by_field_name("left"), n.child_by_field_name("right")
+        if op is None or t(op) != "." or left is None or right is None:
+            return None
+        a = _parts(left, t)
+        b = _parts(right, t)
+        return (a if a is not None else ["*"]) + (b if b is not None else ["*"])
+    if ty == "parenthesized_expression" and n.named_child_count == 1:
+        return _parts(n.named_children[0], t)
+    return None
+
+
+_ESCAPES = {"\\\\": "\\", "\\'": "'", '\\"': '"', "\\$": "$"}
+
+
+def is_exact(hook: str) -> bool:
+    """Whether a hook name has no run-time part."""
+    return "*" not in hook

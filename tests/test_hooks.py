@@ -1,0 +1,187 @@
+"""WordPress's plugin API: a callback added to a hook (``add_action`` / ``add_filter``) is
+called where the hook runs (``do_action`` / ``apply_filters``), and ``callers`` says where a
+callback is added to a hook nothing in the corpus runs (``ragraf.lang.php.hooks``), on
+fixtures/wphooks, a plugin-shaped project without WordPress in it."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ragraf import config, facade
+from ragraf.build import indexer
+from ragraf.drift.scan import run_scan
+from ragraf.lang import registry
+from ragraf.lang.facts import CallableRef, CallbackRef, HookRef, Target
+from tests.helpers import REPO, edit_file, fixture_facts, invoke, write
+
+WPHOOKS = REPO / "fixtures" / "wphooks"
+
+
+@pytest.fixture(scope="module")
+def plugin(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = shutil.copytree(WPHOOKS, tmp_path_factory.mktemp("hooks") / "wphooks")
+    config.init_project(root)
+    indexer.build(config.load(root))
+    return root
+
+
+def _callers(root: Path, fqn: str) -> dict[str, Any]:
+    return facade.run_op(root, "callers", {"fqn": fqn})
+
+
+def _derived(r: dict[str, Any]) -> list[tuple[str, str, float, str | None, str | None]]:
+    return [
+        (
+            it["symbol"]["fqn"],
+            ev["evidence"],
+            ev["confidence"],
+            ev.get("via"),
+            ev.get("hook"),
+        )
+        for it in r["derived"]
+        for ev in it["evidence"]
+    ]
+
+
+def test_hook_references_are_read_from_the_calls() -> None:
+    by_path = {f.path: f for f in fixture_facts("wphooks")}
+    admin = by_path["includes/class-admin.php"]
+    hooks = [r for r in admin.refs if isinstance(r, HookRef)]
+    assert [(r.line, r.role, r.hook, r.call) for r in hooks] == [
+        (9, "listen", "admin_menu", "add_action"),
+        (10, "listen", "myplug_saved", "add_action"),
+        (23, "fire", "myplug_save_*", "do_action"),  # "myplug_save_{$post->post_type}"
+        (24, "fire", "myplug_saved", "do_action"),
+        (25, "fire", "myplug_label", "apply_filters"),
+    ]
+    # [$this, 'm'] is closed over the class; the array is the listen's, not a CallableRef
+    assert hooks[0].callback == Target("method", receiver=("class", "Myplug\\Admin"), method="menu")
+    assert not [r for r in admin.refs if isinstance(r, CallableRef | CallbackRef)]
+    main = [r for r in by_path["myplug.php"].refs if isinstance(r, HookRef)]
+    assert [(r.hook, r.callback) for r in main] == [
+        ("init", Target("function", candidates=("Myplug\\boot",))),
+        ("myplug_saved", Target("function", candidates=("Myplug\\on_saved",))),
+        ("myplug_save_page", Target("function", candidates=("Myplug\\on_page_saved",))),
+        ("myplug_label", Target("method", receiver=("class", "Myplug\\Labels"), method="upper")),
+        ("myplug_report", None),  # a closure: its calls are its scope's own
+    ]
+
+
+@pytest.mark.parametrize(
+    ("source", "hook"),
+    [
+        ("do_action('a_b');", "a_b"),
+        ('do_action("save_{$post->type}_after");', "save_*_after"),
+        ("do_action('load-' . $page . '.php');", "load-*.php"),
+        ("do_action($prefix . $name);", None),  # nothing literal
+        ("do_action($hook);", None),
+        ("$wp->do_action('a_b');", None),  # a method of that name is not the plugin API
+    ],
+)
+def test_a_hook_named_at_run_time_is_a_pattern(source: str, hook: str | None) -> None:
+    facts = registry.extract("x.php", "php", f"<?php\n{source}\n", 120)
+    got = [r.hook for r in facts.refs if isinstance(r, HookRef)]
+    assert got == ([hook] if hook else [])
+
+
+def test_a_string_callable_names_its_function_fully_qualified() -> None:
+    """PHP resolves a callable string at run time: neither the namespace nor the imports
+    of the file apply (``'helper'`` in ``namespace App`` is the global ``helper``)."""
+    src = (
+        "<?php\nnamespace App;\nuse Lib\\Tools as T;\n"
+        "usort($a, 'helper');\nusort($a, 'T::cmp');\nusort($a, ['Lib\\Tools', 'cmp']);\n"
+    )
+    facts = registry.extract("x.php", "php", src, 120)
+    targets = [r.target for r in facts.refs if isinstance(r, CallbackRef)]
+    assert targets == [
+        Target("function", candidates=("helper",)),
+        Target("method", receiver=("class", "T"), method="cmp"),
+    ]
+    arrays = [r for r in facts.refs if isinstance(r, CallableRef)]
+    assert [(r.receiver, r.method) for r in arrays] == [(("class", "Lib\\Tools"), "cmp")]
+
+
+def test_a_run_of_a_hook_calls_the_callbacks_added_to_it(plugin: Path) -> None:
+    save = "Myplug\\Admin::save"
+    expected = {
+        "Myplug\\on_saved": (save, "includes/class-admin.php:24", 0.7, "hook", "myplug_saved"),
+        "Myplug\\Admin::log_save": (
+            save,
+            "includes/class-admin.php:24",
+            0.7,
+            "hook",
+            "myplug_saved",
+        ),
+        "Myplug\\Labels::upper": (save, "includes/class-admin.php:25", 0.7, "hook", "myplug_label"),
+        # do_action("myplug_save_{$post->post_type}") may run myplug_save_page: less sure
+        "Myplug\\on_page_saved": (
+            save,
+            "includes/class-admin.php:23",
+            0.4,
+            "hook",
+            "myplug_save_page",
+        ),
+    }
+    for fqn, item in expected.items():
+        r = _callers(plugin, fqn)
+        assert _derived(r["result"]) == [item], fqn
+        assert r["result"]["stated"] == [], fqn
+        (reg,) = r["result"]["hooks"]
+        assert reg["hook"] == item[4] and reg["runs"] == 1, fqn
+        assert not any("nothing in the corpus runs" in x for x in r["limits"]), fqn
+
+
+def test_a_callback_of_a_hook_run_elsewhere_is_not_said_to_have_no_callers(plugin: Path) -> None:
+    """WordPress runs ``init``, not the plugin: the answer lists where the callback is added
+    and says the code around the corpus calls it."""
+    r = _callers(plugin, "Myplug\\boot")
+    assert r["result"]["stated"] == [] and r["result"]["derived"] == []
+    (reg,) = r["result"]["hooks"]
+    assert {k: reg[k] for k in ("hook", "call", "evidence", "from", "runs")} == {
+        "hook": "init",
+        "call": "add_action",
+        "evidence": "myplug.php:13",
+        "from": "myplug.php",
+        "runs": 0,
+    }
+    assert reg["text"]["untrusted"] == "add_action('init', 'Myplug\\boot');"
+    assert any("added to 1 hook(s) nothing in the corpus runs ('init'" in x for x in r["limits"]), (
+        r["limits"]
+    )
+    out = invoke("-C", plugin, "query", "callers", "Myplug\\Admin::menu", check=True)
+    assert "added to hook 'admin_menu' at includes/class-admin.php:9 (run outside the corpus)" in (
+        out.stdout
+    )
+
+
+def test_hook_edges_follow_an_edit_of_another_file(plugin: Path, tmp_path: Path) -> None:
+    """A callback added to a hook in one file: the unchanged file that runs the hook is
+    linked again in a scoped reindex (the hook's listens are part of what the corpus-wide
+    tables read of a file, so its question about the hook's callbacks is asked again)."""
+    root = shutil.copytree(plugin, tmp_path / "p", ignore=shutil.ignore_patterns(".ragraf"))
+    config.init_project(root)
+    write(root, ".ragraf/config/project.yaml", "resolve:\n  scoped: true\n")
+    cfg = config.load(root)
+    indexer.build(cfg)
+    page = "Myplug\\on_page_saved"
+    assert [d[1:] for d in _derived(_callers(root, page)["result"])] == [
+        ("includes/class-admin.php:23", 0.4, "hook", "myplug_save_page")
+    ]
+    # only the hook's name changed, on its line: what else the tables read stays the same
+    edit_file(
+        root,
+        "myplug.php",
+        "add_action('myplug_save_page', 'Myplug\\on_page_saved');",
+        "add_action('myplug_saved', 'Myplug\\on_page_saved');",
+    )
+    run_scan(cfg)
+    res = indexer.build(cfg, commit=True)
+    assert res.status == "built"
+    assert res.counts["resolve_files_reused"] > 0, res.counts
+    assert [d[1:] for d in _derived(_callers(root, page)["result"])] == [
+        ("includes/class-admin.php:24", 0.7, "hook", "myplug_saved")
+    ]
