@@ -53,8 +53,8 @@ def test_resolution_does_not_load_the_extractor() -> None:
 
 def test_the_lines_that_name_a_class_reference_it() -> None:
     """A rename of a class changes every line that names it: static calls, instanceof,
-    declared parameter and return types, catch types (``self``, ``static`` and ``parent``
-    name no class of their own)."""
+    declared parameter, return and property types, catch types (``self``, ``static`` and
+    ``parent`` name no class of their own)."""
     from ragraf.lang.facts import ClassConstRef
     from ragraf.lang.php.walk import extract
 
@@ -67,6 +67,8 @@ def test_the_lines_that_name_a_class_reference_it() -> None:
         "        catch (Gone|\\RuntimeException $e) { return self::none(); }\n"  # 8
         "    }\n"
         "    public static function none(): static { return new static(); }\n"  # 10
+        "    private ?Db $db = null;\n"  # 11
+        "    protected static self $one;\n"  # 12
         "}\n"
     )
     f = extract("src/Repo.php", src)
@@ -82,4 +84,5 @@ def test_the_lines_that_name_a_class_reference_it() -> None:
         (7, "App\\Row"),
         (8, "App\\Gone"),
         (8, "RuntimeException"),
+        (11, "Lib\\Db"),
     ]

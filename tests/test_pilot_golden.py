@@ -385,6 +385,31 @@ EDGES = {
         "stated",
         1.0,
     ),
+    # declared property types name their classes (owned by the file: a class body is no scope)
+    (
+        "references",
+        "src/Billing/Model.php",
+        "App\\Core\\Database",
+        "src/Billing/Model.php:8",
+        "stated",
+        1.0,
+    ),
+    (
+        "references",
+        "src/Core/Logger.php",
+        "App\\Core\\LoggerInterface",
+        "src/Core/Logger.php:19",
+        "stated",
+        1.0,
+    ),
+    (
+        "references",
+        "src/Core/Database.php",
+        "App\\Core\\Database",
+        "src/Core/Database.php:9",
+        "stated",
+        1.0,
+    ),
     (
         "references",
         "App\\Billing\\Invoice::__construct",

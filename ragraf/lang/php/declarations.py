@@ -357,11 +357,14 @@ class Declarations(Routes):
         self.params(n, sc, None, False)
 
     def on_property(self, n: Node) -> None:
-        """Properties: nodes, and their declared, ``@var`` and default (``new``) types."""
+        """Properties: nodes, and their declared, ``@var`` and default (``new``) types; the
+        classes a declared type names are referenced at its line (owned by the file's scope,
+        as a class body is no scope of its own)."""
         decl = self.cur_class_decl()
         if decl is None:
             return
         tnode = n.child_by_field_name("type")
+        self.class_refs([tnode])  # a declared property type names its classes here
         descs = self.type_descs(tnode)
         if not descs:
             doc = self.docblock(n)
