@@ -103,6 +103,7 @@ class SymbolTable:
         #: (``HookRef`` listens: WordPress's ``add_action`` / ``add_filter``)
         self.hook_callbacks: dict[str, set[Target]] = defaultdict(set)
         self._hook_cache: dict[str, list[tuple[str, Target]]] = {}
+        self._hook_split: tuple[list[str], list[tuple[str, re.Pattern[str]]]] | None = None
         self._method_cache: dict[tuple[str, str], list[str]] = {}
         self._type_cache: dict[tuple[TypeDesc, str | None], dict[str, bool]] = {}
         for f in files:
@@ -502,20 +503,26 @@ class SymbolTable:
         got = self._hook_cache.get(hook)
         if got is not None:
             return got
+        if self._hook_split is None:  # (exact names, patterns with their expressions)
+            exact_names = sorted(n for n in self.hook_callbacks if "*" not in n)
+            patterns = [
+                (n, _hook_pattern(n))
+                for n in sorted(self.hook_callbacks)
+                if "*" in n and _literal_len(n) >= MIN_HOOK_LITERAL
+            ]
+            self._hook_split = (exact_names, patterns)
+        exact_names, patterns = self._hook_split
         out: list[tuple[str, Target]] = []
-        exact = "*" not in hook
-        if exact:
+        if "*" not in hook:
             out += [(hook, t) for t in self.hook_callbacks.get(hook, ())]
-        if not exact and _literal_len(hook) >= MIN_HOOK_LITERAL:
+            for name, rx in patterns:
+                if rx.fullmatch(hook):
+                    out += [(name, t) for t in self.hook_callbacks[name]]
+        elif _literal_len(hook) >= MIN_HOOK_LITERAL:
             rx = _hook_pattern(hook)
-            for name, cbs in self.hook_callbacks.items():
-                if "*" not in name and rx.fullmatch(name):
-                    out += [(name, t) for t in cbs]
-        elif exact:
-            for name, cbs in self.hook_callbacks.items():
-                if "*" in name and _literal_len(name) >= MIN_HOOK_LITERAL:
-                    if _hook_pattern(name).fullmatch(hook):
-                        out += [(name, t) for t in cbs]
+            for name in exact_names:
+                if rx.fullmatch(name):
+                    out += [(name, t) for t in self.hook_callbacks[name]]
         out.sort(key=repr)
         self._hook_cache[hook] = out
         return out
