@@ -70,6 +70,20 @@ def copy_pilot(dest: Path) -> Path:
     return dest
 
 
+def indexed_fixture(src: Path, dest: Path, project_yaml: str = "") -> Path:
+    """A copy of a fixture at ``dest`` (without any .ragraf/), initialised (``project_yaml``
+    replacing the default project.yaml when given) and built once."""
+    from ragraf import config
+    from ragraf.build import indexer
+
+    root = shutil.copytree(src, dest, ignore=shutil.ignore_patterns(".ragraf"))
+    config.init_project(root)
+    if project_yaml:
+        (root / ".ragraf/config/project.yaml").write_text(project_yaml)
+    indexer.build(config.load(root))
+    return root
+
+
 def write(root: Path, rel: str, text: str | bytes) -> Path:
     """Write ``root/rel`` (folders created); str as UTF-8, bytes as they are."""
     p = root / rel

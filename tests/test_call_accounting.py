@@ -8,47 +8,38 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 from pathlib import Path
 
 import pytest
 
 from ragraf import config, facade
-from ragraf.build import indexer
 from ragraf.kinds import CALLABLE
 from ragraf.store.graph import GraphStore
-from tests.helpers import PILOT, REPO, assert_lines, invoke
+from tests.helpers import PILOT, REPO, assert_lines, indexed_fixture, invoke
 
 CALLS = REPO / "fixtures" / "calls"
 
 
-def _indexed(src: Path, dest: Path, project_yaml: str = "") -> Path:
-    root = shutil.copytree(src, dest, ignore=shutil.ignore_patterns(".ragraf"))
-    config.init_project(root)
-    if project_yaml:
-        (root / ".ragraf/config/project.yaml").write_text(project_yaml)
-    indexer.build(config.load(root))
-    return root
-
-
 @pytest.fixture(scope="module")
 def calls(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return _indexed(CALLS, tmp_path_factory.mktemp("acc") / "calls")
+    return indexed_fixture(CALLS, tmp_path_factory.mktemp("acc") / "calls")
 
 
 @pytest.fixture(scope="module")
 def includes(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return _indexed(REPO / "fixtures" / "includes", tmp_path_factory.mktemp("acc") / "includes")
+    return indexed_fixture(
+        REPO / "fixtures" / "includes", tmp_path_factory.mktemp("acc") / "includes"
+    )
 
 
 @pytest.fixture(scope="module")
 def types_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return _indexed(REPO / "fixtures" / "types", tmp_path_factory.mktemp("acc") / "types")
+    return indexed_fixture(REPO / "fixtures" / "types", tmp_path_factory.mktemp("acc") / "types")
 
 
 @pytest.fixture(scope="module")
 def pilot_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return _indexed(PILOT, tmp_path_factory.mktemp("acc") / "pilot")
+    return indexed_fixture(PILOT, tmp_path_factory.mktemp("acc") / "pilot")
 
 
 def _callers(root: Path, fqn: str, **kw: object) -> dict:  # type: ignore[type-arg]
@@ -111,7 +102,7 @@ def test_many_same_name_methods_are_kept_as_ambiguous_edges(calls: Path) -> None
 
 
 def test_above_the_ceiling_a_site_is_unresolved_not_dropped(tmp_path: Path) -> None:
-    root = _indexed(CALLS, tmp_path / "calls", "resolve:\n  max_ambiguous_candidates: 10\n")
+    root = indexed_fixture(CALLS, tmp_path / "calls", "resolve:\n  max_ambiguous_candidates: 10\n")
     r = _callers(root, "Calls\\Http\\UsersHandler::checkAccess")
     assert (r["stated"], r["derived"]) == ([], [])
     assert r["unresolved"]["by_reason"] == {"too_many_candidates": 1}

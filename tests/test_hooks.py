@@ -16,17 +16,14 @@ from ragraf.build import indexer
 from ragraf.drift.scan import run_scan
 from ragraf.lang import registry
 from ragraf.lang.facts import CallableRef, CallbackRef, HookRef, Target
-from tests.helpers import REPO, edit_file, fixture_facts, invoke, write
+from tests.helpers import REPO, edit_file, fixture_facts, indexed_fixture, invoke, write
 
 WPHOOKS = REPO / "fixtures" / "wphooks"
 
 
 @pytest.fixture(scope="module")
 def plugin(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = shutil.copytree(WPHOOKS, tmp_path_factory.mktemp("hooks") / "wphooks")
-    config.init_project(root)
-    indexer.build(config.load(root))
-    return root
+    return indexed_fixture(WPHOOKS, tmp_path_factory.mktemp("hooks") / "wphooks")
 
 
 def _callers(root: Path, fqn: str) -> dict[str, Any]:

@@ -5,16 +5,14 @@ exact edges, with the reason each one carries."""
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
 
 from ragraf import config
-from ragraf.build import indexer
 from ragraf.build.resolve.reach import Loading
 from ragraf.store.graph import GraphStore
-from tests.helpers import REPO
+from tests.helpers import REPO, indexed_fixture
 
 INCLUDES = REPO / "fixtures" / "includes"
 REV = "rev-0001"
@@ -22,10 +20,7 @@ REV = "rev-0001"
 
 @pytest.fixture(scope="module")
 def root(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    dest = shutil.copytree(INCLUDES, tmp_path_factory.mktemp("inc") / "includes")
-    config.init_project(dest)
-    indexer.build(config.load(dest))
-    return dest
+    return indexed_fixture(INCLUDES, tmp_path_factory.mktemp("inc") / "includes")
 
 
 def _edges(root: Path, kinds: tuple[str, ...]) -> list[tuple[object, ...]]:
