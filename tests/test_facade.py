@@ -111,6 +111,20 @@ def test_impact_hard_and_soft(pilot_root: Path) -> None:
     assert "src/Billing/Invoice.php" in by_path["hard"]["files"]
 
 
+def test_impact_lists_the_tables_the_changed_code_writes(pilot_root: Path) -> None:
+    """``UPDATE invoices`` in Model::save: a change to it changes what every reader of
+    ``invoices`` reads; a function that only reads the table lists none."""
+    for args in ({"fqn": "App\\Billing\\Model::save"}, {"path": "src/Billing/Model.php"}):
+        r = run(pilot_root, "impact", **args)["result"]
+        tables = [(t["name"], t["depth"], t.get("write_operations")) for t in r["hard"]["tables"]]
+        assert tables == [("invoices", 1, ["update"])], args
+        assert r["soft"]["tables"] == [], args
+    reader = run(pilot_root, "impact", fqn="App\\Billing\\Invoice::find")["result"]
+    assert [
+        t for sec in ("hard", "soft") for t in reader[sec]["tables"] if t.get("write_operations")
+    ] == []
+
+
 def test_code_signatures_compact_and_entry_ids(pilot_root: Path) -> None:
     sig = run(pilot_root, "code", fqn=INVOICE)["result"]["items"]
     assert sig[0]["signature"] == "class Invoice extends Model implements Chargeable"

@@ -286,6 +286,12 @@ def _r_impact(r: dict[str, Any], out: list[str]) -> None:
             out.append(f"  [{it['depth']}] {_sym(it)}")
         for it in s.get("routes", [])[:20]:
             out.append(f"  route {it.get('fqn')}")
+        for it in s.get("tables", [])[:50]:
+            ops = it.get("write_operations")
+            writes = f"  written here: {', '.join(ops)}" if ops else ""
+            out.append(
+                f"  [{it['depth']}] {it.get('kind')} {it.get('fqn') or it.get('name')}{writes}"
+            )
     _unresolved(r, out)
     _hint(r, out)
 

@@ -424,7 +424,9 @@ def impact(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
     can affect: files, symbols, tables, routes, tests and docs that depend on it, through
     calls, references, `new`, inheritance, trait use, includes and route bindings up to
     `depth` levels. Split by provability: `hard` (a path of stated edges only) and `soft`
-    (needs a derived edge); `mode: hard` walks stated edges only."""
+    (needs a derived edge); `mode: hard` walks stated edges only. For a symbol or a file,
+    `tables` also lists the tables the changed code itself writes (`write_operations`: the
+    operations), whose readers see what the change does."""
     seeds: list[str] = []
     target: Any
     if args.get("path"):
@@ -518,6 +520,8 @@ def impact(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
             files[sec].add(path)
             if _is_test(path, n.fqn):
                 sections[sec]["tests"].append(item)
+    if not args.get("table"):
+        _written_tables(ctx, seeds, sections, files)
     files["soft"] -= files["hard"]
     for sec in sections:
         sections[sec]["files"] = sorted(files[sec])
@@ -546,6 +550,45 @@ def impact(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
         if acc is not None:
             out["unresolved"] = acc
     return out
+
+
+def _written_tables(
+    ctx: Ctx,
+    seeds: list[str],
+    sections: dict[str, dict[str, Any]],
+    files: dict[str, set[str]],
+) -> None:
+    """The tables the changed code itself writes (its `queries` edges whose roles hold
+    "write"): a change to it can change what they hold, so every reader of them is
+    affected too (`table_usage`, `impact --table`). Listed at depth 1 with the operations
+    (`write_operations`); hard when a stated edge says so. Tables written by the code that calls it
+    are not followed (every caller's writes would be listed)."""
+    found: dict[str, tuple[set[str], bool]] = {}
+    for e in ctx.graph.edges_from(ctx.rev, seeds, (EdgeKind.QUERIES,)):
+        p = props_of(e.props) if e.props else {}
+        if "write" not in (p.get("roles") or ()):
+            continue
+        ctx.edge_uids[e.edge_uid] = e.evidence_path or ""
+        ops, hard = found.get(e.dst, (set(), False))
+        ops.add(str(p.get("operation") or "write"))
+        found[e.dst] = (ops, hard or e.provenance == Provenance.STATED)
+    if not found:
+        return
+    nodes = ctx.graph.nodes_by_ids(ctx.rev, list(found))
+    for nid, (ops, hard) in sorted(found.items()):
+        n = nodes.get(nid)
+        if n is None or n.kind not in DB:
+            continue
+        sec = "hard" if hard else "soft"
+        other = "soft" if hard else "hard"
+        sections[other]["tables"] = [t for t in sections[other]["tables"] if t["node_id"] != nid]
+        item = next((t for t in sections[sec]["tables"] if t["node_id"] == nid), None)
+        if item is None:
+            item = {**ctx.node(n), "depth": 1}
+            sections[sec]["tables"].append(item)
+        item["write_operations"] = sorted(ops)
+        if n.path:
+            files[sec].add(n.path)
 
 
 def _empty_impact() -> dict[str, Any]:
