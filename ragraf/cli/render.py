@@ -540,6 +540,12 @@ def _r_table_usage(r: dict[str, Any], out: list[str]) -> None:
             )
             if it.get("text"):
                 out.append(f"      {_u(it['text'])}")
+    models = r.get("models") or []
+    if models:
+        out.append(f"models: {len(models)}  (Eloquent: queries through the class, not SQL)")
+        for m in models:
+            how = "its $table" if m["how"] == "table_property" else "by its name"
+            out.append(f"  {m['fqn']}  {m['evidence']}  ({how}; {m['uses']} references)")
     files = r.get("files", [])
     if files:
         out.append(f"files: {len(files)}")

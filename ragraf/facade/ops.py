@@ -19,7 +19,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from ragraf.errors import InvalidArgument
-from ragraf.facade import sanitize, schemaops
+from ragraf.facade import eloquent, sanitize, schemaops
 from ragraf.facade.accounting import call_accounting
 from ragraf.facade.context import (
     EVIDENCE_PER_ITEM,
@@ -426,8 +426,10 @@ def impact(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
     `depth` levels. Split by provability: `hard` (a path of stated edges only) and `soft`
     (needs a derived edge); `mode: hard` walks stated edges only. For a symbol or a file,
     `tables` also lists the tables the changed code itself writes (`write_operations`: the
-    operations), whose readers see what the change does."""
+    operations), whose readers see what the change does; for a table, its Eloquent models
+    and what depends on them are soft (the mapping is Laravel's convention)."""
     seeds: list[str] = []
+    models: list[str] = []  # the Eloquent models of a table (``ragraf.facade.eloquent``)
     target: Any
     if args.get("path"):
         rows = ctx.graph.nodes_in_file(ctx.rev, args["path"])
@@ -465,6 +467,7 @@ def impact(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
         # a table changes with its columns: foreign keys run column -> column
         seeds += [m.dst for m in ctx.graph.edges_from(ctx.rev, seeds, (EdgeKind.CONTAINS,))]
         target = [ctx.node(r) for r in rows]
+        models = [m["node_id"] for m in eloquent.models_of(ctx, args["table"])]
     else:
         rows = _targets(ctx, args)
         if not rows:
@@ -495,6 +498,8 @@ def impact(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
         if r.edge_uid:
             # the edge this answer rests on (stale-edge check)
             ctx.edge_uids[r.edge_uid] = r.evidence_path or ""
+    if models:
+        _through_models(ctx, args, models, seed_set, affected)
 
     nodes = ctx.graph.nodes_by_ids(ctx.rev, [a[0] for a in affected])
     sections = {"hard": _empty_impact(), "soft": _empty_impact()}
@@ -550,6 +555,43 @@ def impact(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
         if acc is not None:
             out["unresolved"] = acc
     return out
+
+
+def _through_models(
+    ctx: Ctx,
+    args: dict[str, Any],
+    models: list[str],
+    seed_set: set[str],
+    affected: list[tuple[str, int, bool]],
+) -> None:
+    """A table's Eloquent models (depth 1) and their dependents (one level deeper than
+    from the model), all soft: the mapping is Laravel's convention or a `$table` value,
+    not a stated edge. In `hard` mode they are left out, and the limits say so."""
+    if args["mode"] == "hard":
+        ctx.limits.append(
+            f"impact: {len(models)} Eloquent model(s) map to this table; `mode: hard` leaves"
+            " them and their dependents out (the mapping is derived)"
+        )
+        return
+    seen = seed_set | {a[0] for a in affected}
+    for mid in models:
+        if mid not in seen:
+            seen.add(mid)
+            affected.append((mid, 1, True))
+    if args["depth"] > 1:
+        for r in ctx.graph.reach_upstream(
+            ctx.rev, models, IMPACT_EDGES, args["depth"] - 1, False, IMPACT_REACH_LIMIT
+        ):
+            if r.node_id in seen:
+                continue
+            seen.add(r.node_id)
+            affected.append((r.node_id, r.depth + 1, True))
+            if r.edge_uid:
+                ctx.edge_uids[r.edge_uid] = r.evidence_path or ""
+    ctx.limits.append(
+        f"impact: {len(models)} Eloquent model(s) map to this table: they and what depends on"
+        " them are listed as soft"
+    )
 
 
 def _written_tables(

@@ -19,7 +19,7 @@ import re
 from collections import defaultdict
 from typing import Any
 
-from ragraf.facade import sanitize
+from ragraf.facade import eloquent, sanitize
 from ragraf.facade.context import MAX_ITEMS, Ctx
 from ragraf.facade.params import OpSpec, Param
 from ragraf.kinds import EdgeKind, NodeKind
@@ -427,7 +427,9 @@ def table_usage(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
     and files holding them. `unlinked` lists SQL that names the table without an edge
     (the table is unknown to the schema, e.g. when the schema is incomplete); `possible`,
     SQL whose table is named at run time by an expression ending in this table's name
-    (`$bookmarkFeature->bookmark` for pma__bookmark: derived 0.3, not in `total`)."""
+    (`$bookmarkFeature->bookmark` for pma__bookmark: derived 0.3, not in `total`);
+    `models`, the Eloquent model classes that map to the table (by `$table` or Laravel's
+    naming convention) with how many references to them the index holds."""
     ctx.touch(SCHEMA_PATH)  # a schema_change in the ledger warns this answer
     table = args["table"].strip()
     _source, incomplete = _schema_state(ctx)
@@ -484,6 +486,15 @@ def table_usage(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
             f" {possible[0]['runtime_parts'][0]}): listed under `possible`, derived"
             f" {POSSIBLE_CONFIDENCE}, not counted in `total`"
         )
+    models = eloquent.models_of(ctx, table)
+    if models:
+        names = ", ".join(str(m["fqn"]) for m in models[:3]) + (" ..." if len(models) > 3 else "")
+        ctx.limits.append(
+            f"table_usage: {len(models)} Eloquent model(s) map to this table ({names}; result."
+            "models): their queries (Model::where(...), $model->save()) are calls, not SQL"
+            " strings, and are not among the readers and writers; `references` of a model"
+            " lists its uses"
+        )
     for lst, label in (
         (readers, "readers"),
         (writers, "writers"),
@@ -502,6 +513,7 @@ def table_usage(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
         "files": sorted(files),
         "unlinked": unlinked,
         "possible": possible,
+        "models": models,
         "counts": dict(sorted(counts.items())),
         "total": total,
     }

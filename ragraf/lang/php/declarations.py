@@ -357,9 +357,10 @@ class Declarations(Routes):
         self.params(n, sc, None, False)
 
     def on_property(self, n: Node) -> None:
-        """Properties: nodes, and their declared, ``@var`` and default (``new``) types; the
-        classes a declared type names are referenced at its line (owned by the file's scope,
-        as a class body is no scope of its own)."""
+        """Properties: nodes (a plain string default as ``value``), and their declared,
+        ``@var`` and default (``new``) types; the classes a declared type names are
+        referenced at its line (owned by the file's scope, as a class body is no scope of
+        its own)."""
         decl = self.cur_class_decl()
         if decl is None:
             return
@@ -385,12 +386,15 @@ class Declarations(Routes):
             }
             if tnode is not None:
                 props["type"] = self.t(tnode)
+            default = el.child_by_field_name("default_value")
+            value = self.string_value(default)
+            if value is not None:  # Eloquent's `protected $table = 'audit_log'` and the like
+                props["value"] = value[:MAX_CONST_VALUE_CHARS]
             idx = self.add_node("property", "$" + pname, f"{decl.fqn}::${pname}", el, props)
             self.facts.edges.append(
                 LocalEdge(self.nid(decl.node), self.nid(idx), "contains", el.start_point[0] + 1)
             )
             decl.props.setdefault(pname, []).extend(descs)
-            default = el.child_by_field_name("default_value")
             d = self.expr_desc(default)
             if d is not None and d[0] == "class":
                 decl.props[pname].append(d)

@@ -1,0 +1,135 @@
+"""Eloquent models (Laravel's ORM) as the tables they read and write.
+
+A Laravel application reads and writes most tables through model classes
+(``User::where(...)->get()``, ``$post->save()``), not SQL strings, so the SQL edges of a
+table leave most of its users out. ``table_usage`` lists the models that map to a table
+(``models``) and says so in its limits; ``references`` of a model lists its uses.
+
+Invariants a change must keep:
+- A class is a model when its ``extends`` chain (corpus classes, ending in the external
+  class it names) reaches one of ``BASES`` within ``HIERARCHY_DEPTH`` levels.
+- Its table: its own ``$table`` property's plain string value (``protected $table =
+  'audit_log'``), else Laravel's convention: the short class name with its last word in
+  the plural, in snake_case (``BlogPost`` -> ``blog_posts``, ``Category`` ->
+  ``categories``, ``Person`` -> ``people``).
+- Read from the revision at query time (class and property nodes, ``extends``,
+  ``references`` and ``instantiates`` edges): nothing is stored, and a model's file is
+  touched like any evidence, so an edit of it warns.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from typing import Any
+
+from ragraf.facade.context import Ctx
+from ragraf.kinds import EdgeKind, NodeKind
+from ragraf.limits import HIERARCHY_DEPTH
+from ragraf.model import props_of
+
+#: the classes a model extends, lower-cased fqns (Model, the authenticatable User, pivots)
+BASES = frozenset(
+    {
+        "illuminate\\database\\eloquent\\model",
+        "illuminate\\foundation\\auth\\user",
+        "illuminate\\database\\eloquent\\relations\\pivot",
+        "illuminate\\database\\eloquent\\relations\\morphpivot",
+    }
+)
+#: the most `$table` properties read per answer
+MAX_TABLE_PROPS = 5000
+_IRREGULAR = {
+    "person": "people",
+    "man": "men",
+    "woman": "women",
+    "child": "children",
+    "tooth": "teeth",
+    "foot": "feet",
+    "mouse": "mice",
+    "goose": "geese",
+    "ox": "oxen",
+}
+_UNCOUNTABLE = frozenset(
+    {
+        "audio",
+        "data",
+        "equipment",
+        "feedback",
+        "fish",
+        "information",
+        "media",
+        "metadata",
+        "money",
+        "news",
+        "series",
+        "sheep",
+        "species",
+        "staff",
+        "traffic",
+    }
+)
+_WORDS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z0-9]+")
+
+
+def plural(word: str) -> str:
+    """An English word in the plural, as Laravel's inflector makes most of them."""
+    low = word.lower()
+    if low in _UNCOUNTABLE:
+        return word
+    if low in _IRREGULAR:
+        return _IRREGULAR[low]
+    if re.search(r"[^aeiou]y$", low):
+        return word[:-1] + "ies"
+    if re.search(r"(s|x|z|ch|sh)$", low):
+        return word + "es"
+    return word + "s"
+
+
+def table_by_convention(cls_name: str) -> str:
+    """The table Eloquent gives a model class without ``$table``: its short name's words
+    in snake_case, the last one in the plural."""
+    words = _WORDS.findall(cls_name.rsplit("\\", 1)[-1]) or [cls_name]
+    words = [w.lower() for w in words]
+    words[-1] = plural(words[-1])
+    return "_".join(words)
+
+
+def models_of(ctx: Ctx, table: str) -> list[dict[str, Any]]:
+    """The model classes that map to ``table`` (case-insensitive), each with ``how``
+    (``table_property`` / ``convention``) and ``uses``: the references and instantiations
+    of the class the index holds (``references`` lists them)."""
+    children: dict[str, list[str]] = defaultdict(list)
+    for e in ctx.graph.graph_for_ranking(ctx.rev, [EdgeKind.EXTENDS]):
+        children[e.dst].append(e.src)
+    if not children:
+        return []
+    parents = ctx.graph.nodes_by_ids(ctx.rev, list(children))
+    frontier = [nid for nid, n in parents.items() if (n.fqn or "").lower() in BASES]
+    models: set[str] = set()
+    for _ in range(HIERARCHY_DEPTH):
+        frontier = [c for nid in frontier for c in children.get(nid, ()) if c not in models]
+        if not frontier:
+            break
+        models.update(frontier)
+    if not models:
+        return []
+    declared: dict[str, str] = {}  # class fqn (lower) -> its own `$table` value
+    for p in ctx.graph.nodes_by_name(ctx.rev, "$table", MAX_TABLE_PROPS):
+        value = props_of(p.props).get("value") if p.kind == NodeKind.PROPERTY else None
+        if isinstance(value, str) and p.fqn:
+            declared[p.fqn.rsplit("::", 1)[0].lower()] = value
+    want = table.lower()
+    out: list[dict[str, Any]] = []
+    for nid, n in sorted(ctx.graph.nodes_by_ids(ctx.rev, list(models)).items()):
+        if n.kind != NodeKind.CLASS or not n.fqn:
+            continue
+        own = declared.get(n.fqn.lower())
+        mapped, how = (own, "table_property") if own else (table_by_convention(n.fqn), "convention")
+        if mapped.lower() != want:
+            continue
+        ctx.touch(n.path)
+        uses = ctx.graph.edges_to(ctx.rev, [nid], (EdgeKind.REFERENCES, EdgeKind.INSTANTIATES))
+        out.append({**ctx.node(n), "how": how, "uses": len(uses)})
+    out.sort(key=lambda m: (m["fqn"] or "", m["path"] or ""))
+    return out

@@ -1,0 +1,90 @@
+"""Eloquent models as the tables they map to (``ragraf.facade.eloquent``), on
+fixtures/laravelapp: ``table_usage`` and ``impact --table`` name the models whose queries
+are calls, not SQL strings, instead of leaving them out in silence."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ragraf import config, facade
+from ragraf.drift.scan import run_scan
+from ragraf.facade.eloquent import plural, table_by_convention
+from tests.helpers import REPO, edit_file, indexed_fixture, invoke
+
+LARAVEL = REPO / "fixtures" / "laravelapp"
+
+
+@pytest.fixture(scope="module")
+def app(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return indexed_fixture(LARAVEL, tmp_path_factory.mktemp("eloquent") / "laravelapp")
+
+
+def _models(root: Path, table: str) -> tuple[list[tuple[str, str, str, int]], list[str]]:
+    env = facade.run_op(root, "table_usage", {"table": table})
+    models = [(m["fqn"], m["evidence"], m["how"], m["uses"]) for m in env["result"]["models"]]
+    return models, env["limits"]
+
+
+@pytest.mark.parametrize(
+    ("cls", "table"),
+    [
+        ("User", "users"),
+        ("App\\Models\\BlogPost", "blog_posts"),
+        ("Category", "categories"),
+        ("Address", "addresses"),
+        ("Person", "people"),
+        ("Day", "days"),
+        ("Media", "media"),
+        ("OrderItemStatus", "order_item_statuses"),
+    ],
+)
+def test_the_table_laravel_names_for_a_model(cls: str, table: str) -> None:
+    assert table_by_convention(cls) == table
+
+
+def test_plural_keeps_the_case_of_the_word() -> None:
+    assert [plural(w) for w in ("Box", "city", "key")] == ["Boxes", "cities", "keys"]
+
+
+def test_table_usage_names_the_models_of_a_table(app: Path) -> None:
+    expected: dict[str, list[tuple[str, str, str, int]]] = {
+        "users": [("App\\Models\\User", "app/Models/User.php:7", "convention", 1)],
+        # through an abstract base model of the corpus
+        "blog_posts": [("App\\Models\\BlogPost", "app/Models/BlogPost.php:5", "convention", 1)],
+        # `new Category()` and Category::find(1)
+        "categories": [("App\\Models\\Category", "app/Models/Category.php:7", "convention", 2)],
+        "audit_log": [
+            ("App\\Models\\AuditEntry", "app/Models/AuditEntry.php:7", "table_property", 1)
+        ],
+    }
+    for table, models in expected.items():
+        got, limits = _models(app, table)
+        assert got == models, table
+        assert any(
+            "Eloquent model(s) map to this table" in x and models[0][0] in x for x in limits
+        ), limits
+    # App\Legacy\UserTable has a `$table` property but extends no model: not listed
+    out = invoke("-C", app, "query", "table_usage", "users", check=True).stdout
+    assert "  App\\Models\\User  app/Models/User.php:7  (by its name; 1 references)" in out
+    assert "UserTable" not in out
+
+
+def test_impact_of_a_table_reaches_through_its_models(app: Path) -> None:
+    r: dict[str, Any] = facade.run_op(app, "impact", {"table": "audit_log"})
+    soft = [(s["fqn"], s["depth"]) for s in r["result"]["soft"]["symbols"]]
+    assert soft == [("App\\Models\\AuditEntry", 1), ("App\\Services\\Report::build", 2)]
+    assert r["result"]["hard"]["symbols"] == []
+    hard = facade.run_op(app, "impact", {"table": "audit_log", "mode": "hard"})
+    assert hard["result"]["soft"]["symbols"] == []
+    assert any("`mode: hard` leaves them" in x for x in hard["limits"]), hard["limits"]
+
+
+def test_an_edited_model_warns_its_table_answer(app: Path, tmp_path: Path) -> None:
+    root = indexed_fixture(app, tmp_path / "app")
+    edit_file(root, "app/Models/AuditEntry.php", "$table = 'audit_log'", "$table = 'audit_entries'")
+    run_scan(config.load(root))
+    env = facade.run_op(root, "table_usage", {"table": "audit_log"})
+    assert [w["path"] for w in env["stale_warnings"]] == ["app/Models/AuditEntry.php"]
