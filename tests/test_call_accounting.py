@@ -15,7 +15,7 @@ import pytest
 from ragraf import config, facade
 from ragraf.kinds import CALLABLE
 from ragraf.store.graph import GraphStore
-from tests.helpers import PILOT, REPO, assert_lines, indexed_fixture, invoke
+from tests.helpers import PILOT, REPO, assert_lines, indexed_fixture, invoke, write
 
 CALLS = REPO / "fixtures" / "calls"
 
@@ -248,3 +248,49 @@ def test_every_call_line_of_a_name_is_accounted_for(
         assert accounted == len(grep), (n.fqn, sorted(grep), sorted(attached), u)
         checked += 1
     assert checked > 10
+
+
+INVOKABLE = """<?php
+namespace App;
+
+class Greeter
+{
+    public function __invoke(string $name): string
+    {
+        return "hi $name";
+    }
+}
+
+function run(Greeter $g): string
+{
+    $h = new Greeter();
+    $x = $h('a');
+    return $g('b') . $x;
+}
+
+function later(): int
+{
+    $cb = function (int $n): int { return $n; };
+    $f = 'App\\run';
+    $f(new Greeter());
+    return $cb(1);
+}
+"""
+
+
+def test_calling_an_object_calls_its_invoke(tmp_path: Path) -> None:
+    """``$h('a')`` on a variable holding a ``Greeter`` (``new``, a declared parameter type)
+    is a stated call of ``Greeter::__invoke``; a closure or a function name in a variable
+    is not (the variable function keeps its own derived edge)."""
+    write(tmp_path / "src", "src/a.php", INVOKABLE)
+    root = indexed_fixture(tmp_path / "src", tmp_path / "inv")
+    r = _callers(root, "App\\Greeter::__invoke")
+    assert [
+        (i["symbol"]["fqn"], [e["evidence"] for e in i["evidence"]], i["provenance"])
+        for i in r["stated"] + r["derived"]
+    ] == [("App\\run", ["src/a.php:15", "src/a.php:16"], "stated")]
+    assert r["unresolved"]["total"] == 0
+    later = _callers(root, "App\\run")
+    assert [(i["symbol"]["fqn"], i["evidence"][0]["via"]) for i in later["derived"]] == [
+        ("App\\later", "variable-function")
+    ]

@@ -39,7 +39,7 @@ if TYPE_CHECKING:
 
 #: version of the FileFacts format and of the extraction rules not visible in source
 #: digests (bump when FileFacts fields change meaning)
-FACTS_VERSION = "ragraf-facts/17"  # /4: JSON rows (ragraf.lang.codec), no pickle; /5: callbacks
+FACTS_VERSION = "ragraf-facts/18"  # /4: JSON rows (ragraf.lang.codec), no pickle; /5: callbacks
 # /6: flow-sensitive variable types, @param / @property, narrowing, inferred return types
 # /7: constant values (define / const), function_exists-guarded functions
 # /8: SQL assembled within a function, fragments, query-builder calls
@@ -54,6 +54,7 @@ FACTS_VERSION = "ragraf-facts/17"  # /4: JSON rows (ragraf.lang.codec), no pickl
 # class fully qualified (no namespace, no imports)
 # /16: a declared property type references its classes (ClassConstRef member "class")
 # /17: a property's plain string default is its node's ``value`` prop (Eloquent's $table)
+# /18: `$obj(...)` on a variable holding an object is a MethodCallRef of ``__invoke``
 
 
 @dataclass(frozen=True)

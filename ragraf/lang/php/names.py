@@ -556,19 +556,28 @@ class Names(State):
             return [("global", name)]  # a file-level variable no assignment precedes
         return [d for _p, _bs, _be, d, scoped in binds if not scoped]
 
-    def var_function_target(self, sc: Scope, name: str, at: int) -> tuple[Target, ...]:
-        """`$fn()` where $fn was assigned a literal function name or callable array."""
+    def var_function_target(
+        self, sc: Scope, name: str, at: int
+    ) -> tuple[tuple[Target, ...], TypeDesc | None]:
+        """`$fn()`: the functions and callable arrays $fn was assigned (literal names), and
+        the classes it holds an object of (``new C``, a declared ``C $fn``): calling an
+        object calls its ``__invoke``."""
         d = self.close(("var", name, at), sc)
         if d is None:
-            return ()
+            return (), None
         alts = d[1] if d[0] == "any" else (d,)
         out = []
+        objects: list[TypeDesc] = []
         for a in alts:
             if a[0] == "fname":
                 out.append(Target("function", candidates=a[1]))
             elif a[0] == "callable":
                 out.append(Target("method", receiver=a[1], method=a[2]))
-        return tuple(out)
+            elif a[0] == "class":
+                objects.append(a)
+        if not objects:
+            return tuple(out), None
+        return tuple(out), objects[0] if len(objects) == 1 else ("any", tuple(objects))
 
 
 def _split_top(s: str, sep: str) -> list[str]:

@@ -227,7 +227,11 @@ class Extractor(Declarations, Uses, Strings):
                 if r.how == "variable":
                     v = targets[0]
                     at = v.receiver[2] if v.receiver is not None else 0
-                    targets = self.var_function_target(sc, v.method, at)
+                    targets, obj = self.var_function_target(sc, v.method, at)
+                    if obj is not None:  # `$handler($x)` on an object: its __invoke
+                        refs.append(MethodCallRef(node, r.line, obj, "__invoke"))
+                        if not targets:
+                            continue
                 else:
                     targets = tuple(
                         t._replace(receiver=self.close(t.receiver, sc)) if t.kind == "method" else t
