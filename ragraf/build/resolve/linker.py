@@ -65,6 +65,7 @@ from ragraf.lang.facts import (
     called_functions,
 )
 from ragraf.lang.php.builtins import builtin_callback_position
+from ragraf.lang.php.hooks import CLASS_HOOK
 from ragraf.model import EdgeRow, NodeRow, RankRow, RouteRow, UnresolvedRow
 from ragraf.rank import kcore
 from ragraf.sql import dbschema, sqltext
@@ -954,10 +955,12 @@ class Linker:
         edge to the callback it adds, with the hook's name (``callers`` shows where a
         function is added to a hook). A run of a hook: derived calls of every callback
         added to it (``hook_listeners``), via ``hook``; a name matched through a pattern
-        (``save_post_{$type}``) is less sure (``hook_pattern``)."""
+        (``save_post_{$type}``) is less sure (``hook_pattern``). Laravel's events and jobs
+        are hooks named by a class (``hooks.CLASS_HOOK``): their runs are calls via
+        ``dispatch`` of the handlers that listen to them."""
         if ref.role == "listen":
-            if ref.callback is None:
-                return
+            if ref.callback is None or ref.hook.startswith(CLASS_HOOK):
+                return  # a handler listens to a class's hook by its signature: no edge
             targets = self._callees(ref.callback)
             props: dict[str, Any] = {"callable": True, "hook": ref.hook, "hook_call": ref.call}
             if len(targets) > 1:
@@ -980,7 +983,7 @@ class Linker:
             conf = self.conf["hook" if name == ref.hook else "hook_pattern"]
             if len(targets) > 1:
                 conf = round(conf / len(targets), 4)
-            props = {"via": "hook", "hook": name}
+            props = {"via": "dispatch" if name.startswith(CLASS_HOOK) else "hook", "hook": name}
             if name != ref.hook:
                 props["run_as"] = ref.hook
             if len(targets) > 1:

@@ -26,7 +26,8 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
-from ragraf.lang.facts import ClassDecl, ImportRef, LocalEdge, TypeDesc
+from ragraf.lang.facts import ClassDecl, HookRef, ImportRef, LocalEdge, Target, TypeDesc
+from ragraf.lang.php import hooks
 from ragraf.lang.php.names import (
     DOC_GLOBAL,
     DOC_PARAM,
@@ -306,6 +307,8 @@ class Declarations(Routes):
             self.facts.returns[idx] = rdescs
         if decl is not None:
             decl.methods.setdefault(name.lower(), idx)
+            if name.lower() in hooks.HANDLERS:
+                self.handler_listens(n, decl.fqn, name)
         else:
             guard = self.function_guard(n, name)
             if guard:
@@ -318,6 +321,24 @@ class Declarations(Routes):
         self.stack.append((n.end_byte, "function", idx))
         if decl is not None and any(c.type == "attribute_list" for c in n.children):
             self.on_method_routes(n, decl.fqn, name, self.route_prefixes.get(decl.fqn, []))
+
+    def handler_listens(self, n: Node, cls: str, name: str) -> None:
+        """A ``handle`` / ``__invoke`` method: it listens to the hooks of the classes its first
+        parameter's declared type names (a Laravel event listener), and ``handle`` to its
+        own class's (a job) (``ragraf.lang.php.hooks``)."""
+        target = Target("method", receiver=("class", cls), method=name)
+        low = name.lower()
+        plist = n.child_by_field_name("parameters")
+        first = plist.named_children[0] if plist is not None and plist.named_children else None
+        events = self.type_descs(first.child_by_field_name("type")) if first is not None else []
+        hooked = [str(d[1]) for d in events if d[0] == "class" and d[1]]
+        if low == "handle":
+            hooked.append(cls)
+        line = n.start_point[0] + 1
+        for fq in dict.fromkeys(hooked):
+            self.raw_refs.append(
+                HookRef(self.scope_index(), line, "listen", hooks.CLASS_HOOK + fq, low, target)
+            )
 
     def signature_refs(self, fn: Node, rt: Node | None) -> None:
         """The classes the declared parameter and return types of ``fn`` name: references

@@ -16,6 +16,11 @@ Invariants a change must keep:
 - A listen's callback is what ``Names.callable_target`` understands of the second
   argument (``'f'``, ``'C::m'``, ``[$this, 'm']``, ``[C::class, 'm']``); a closure gives
   a reference without a callback (the closure's calls are its scope's own).
+- Laravel's events and jobs are hooks named ``class:<fqn>``: dispatching an object
+  (``event(new E)``, ``dispatch(new J)``, ``E::dispatch()``, ``Bus::dispatch(new J)``) runs
+  the hook of its class; a ``handle`` / ``__invoke`` method listens to the hook of the class
+  its first parameter's declared type names, and ``handle`` to its own class's (a job).
+  Such a listen is implicit: it gives no ``references`` edge, only the runs' calls.
 """
 
 from __future__ import annotations
@@ -41,6 +46,32 @@ FIRE = frozenset(
 )
 #: the longest hook name or pattern kept
 MAX_HOOK_CHARS = 200
+
+# -- Laravel's events and jobs: hooks named by a class ---------------------------------
+#: the hook a dispatched object of a class runs: ``CLASS_HOOK + fqn``. Laravel calls the
+#: ``handle`` (or ``__invoke``) methods whose first parameter is typed by that class (its
+#: event listeners) and, for a job, the class's own ``handle``
+CLASS_HOOK = "class:"
+#: helper functions that dispatch the object they are given: ``event(new OrderShipped($o))``
+DISPATCH_HELPERS = frozenset({"event", "dispatch", "dispatch_sync", "dispatch_now", "broadcast"})
+#: facade calls that do the same: ``Event::dispatch(new X)``, ``Bus::dispatch(new X)``
+DISPATCH_FACADES = frozenset(
+    {("event", "dispatch"), ("bus", "dispatch"), ("bus", "dispatchsync"), ("queue", "push")}
+)
+#: static methods of Laravel's ``Dispatchable`` traits: ``OrderShipped::dispatch($order)``
+DISPATCH_STATICS = frozenset(
+    {
+        "dispatch",
+        "dispatchsync",
+        "dispatchnow",
+        "dispatchif",
+        "dispatchunless",
+        "dispatchafterresponse",
+        "broadcast",
+    }
+)
+#: the methods Laravel calls on a listener or a job
+HANDLERS = frozenset({"handle", "__invoke"})
 
 
 def hook_name(n: Node | None, t: Callable[[Node], str]) -> str | None:

@@ -130,6 +130,8 @@ class Uses(Routes):
             short = low.rsplit("\\", 1)[-1]
             if (short in hooks.LISTEN or short in hooks.FIRE) and self.on_hook(n, short, line):
                 return
+            if short in hooks.DISPATCH_HELPERS:
+                self.on_dispatch_object(n, short, line)
             self.callback_args(n, Target("function", candidates=candidates))
         elif f.type == "variable_name":
             # the variable's name waits in the target until finish() closes it over the scope
@@ -227,6 +229,19 @@ class Uses(Routes):
         self.raw_refs.append(HookRef(sc, line, "listen", name, short, target))
         return True
 
+    def on_dispatch_object(self, n: Node, call: str, line: int) -> None:
+        """``event(new E(...))``, ``dispatch(new J)``, ``Bus::dispatch(new J)``: a run of
+        the hook of the object's class (Laravel's events and jobs, ``ragraf.lang.php.hooks``)."""
+        args = call_args(n)
+        if args and args[0].type == "object_creation_expression":
+            self.dispatch_class(self.expr_desc(args[0]), call, line)
+
+    def dispatch_class(self, cls: TypeDesc | None, call: str, line: int) -> None:
+        """A run of the hook named by a class (``hooks.CLASS_HOOK``)."""
+        if cls is not None and cls[0] == "class" and cls[1]:
+            hook = hooks.CLASS_HOOK + str(cls[1])
+            self.raw_refs.append(HookRef(self.scope_index(), line, "fire", hook, call))
+
     def on_array(self, n: Node) -> None:
         """A callable array ``[$obj, 'm']`` / ``[C::class, 'm']`` anywhere: a ``CallableRef``."""
         if n.start_byte in self.hook_arrays:
@@ -277,6 +292,13 @@ class Uses(Routes):
         scope = n.child_by_field_name("scope")
         cls = self.class_desc(scope)
         self.raw_refs.append(StaticCallRef(self.scope_index(), line, cls, self.t(name)))
+        mlow = self.t(name).lower()
+        if mlow in hooks.DISPATCH_STATICS and scope is not None and scope.type != "relative_scope":
+            self.dispatch_class(cls, mlow, line)  # OrderShipped::dispatch($order)
+        if cls is not None and cls[0] == "class":
+            facade = (str(cls[1]).rsplit("\\", 1)[-1].lower(), mlow)
+            if facade in hooks.DISPATCH_FACADES:  # Event::dispatch(new OrderShipped($o))
+                self.on_dispatch_object(n, f"{facade[0]}::{mlow}", line)
         if cls is not None and scope is not None and scope.type in ("name", "qualified_name"):
             # the class is named here (a rename must change this line): a reference to it
             self.raw_refs.append(

@@ -1,6 +1,8 @@
-"""Eloquent models as the tables they map to (``ragraf.facade.eloquent``), on
-fixtures/laravelapp: ``table_usage`` and ``impact --table`` name the models whose queries
-are calls, not SQL strings, instead of leaving them out in silence."""
+"""Laravel on fixtures/laravelapp: Eloquent models as the tables they map to
+(``ragraf.facade.eloquent``: ``table_usage`` and ``impact --table`` name the models whose
+queries are calls, not SQL strings, instead of leaving them out in silence), and events and
+jobs as hooks named by a class (``ragraf.lang.php.hooks``: a dispatch calls the listeners'
+and the job's ``handle``)."""
 
 from __future__ import annotations
 
@@ -75,7 +77,11 @@ def test_table_usage_names_the_models_of_a_table(app: Path) -> None:
 def test_impact_of_a_table_reaches_through_its_models(app: Path) -> None:
     r: dict[str, Any] = facade.run_op(app, "impact", {"table": "audit_log"})
     soft = [(s["fqn"], s["depth"]) for s in r["result"]["soft"]["symbols"]]
-    assert soft == [("App\\Models\\AuditEntry", 1), ("App\\Services\\Report::build", 2)]
+    assert soft == [
+        ("App\\Models\\AuditEntry", 1),
+        ("App\\Services\\Report::build", 2),
+        ("App\\Jobs\\ProcessPodcast::handle", 3),  # the job's handle calls Report::build
+    ]
     assert r["result"]["hard"]["symbols"] == []
     hard = facade.run_op(app, "impact", {"table": "audit_log", "mode": "hard"})
     assert hard["result"]["soft"]["symbols"] == []
@@ -88,3 +94,33 @@ def test_an_edited_model_warns_its_table_answer(app: Path, tmp_path: Path) -> No
     run_scan(config.load(root))
     env = facade.run_op(root, "table_usage", {"table": "audit_log"})
     assert [w["path"] for w in env["stale_warnings"]] == ["app/Models/AuditEntry.php"]
+
+
+def _derived(root: Path, fqn: str) -> list[tuple[str, str, str | None, str | None]]:
+    r = facade.run_op(root, "callers", {"fqn": fqn})["result"]
+    assert r["stated"] == [], fqn
+    return [
+        (it["symbol"]["fqn"], ev["evidence"], ev.get("via"), ev.get("hook"))
+        for it in r["derived"]
+        for ev in it["evidence"]
+    ]
+
+
+def test_a_dispatched_event_calls_its_listeners_and_a_job_its_handle(app: Path) -> None:
+    ship = "App\\Http\\Controllers\\OrderController::ship"
+    at = "app/Http/Controllers/OrderController.php"
+    event = "class:App\\Events\\OrderShipped"
+    job = "class:App\\Jobs\\ProcessPodcast"
+    # event(new OrderShipped($id)) and OrderShipped::dispatch($id): the listener typed by it
+    assert _derived(app, "App\\Listeners\\SendShipmentNotification::handle") == [
+        (ship, f"{at}:13", "dispatch", event),
+        (ship, f"{at}:14", "dispatch", event),
+    ]
+    # ProcessPodcast::dispatch($id) and Bus::dispatch(new ProcessPodcast($id)): the job's own
+    # handle (whose parameter is a service Laravel injects, no event)
+    assert _derived(app, "App\\Jobs\\ProcessPodcast::handle") == [
+        (ship, f"{at}:15", "dispatch", job),
+        (ship, f"{at}:16", "dispatch", job),
+    ]
+    # a middleware's handle(Request $request, ...): nothing dispatches a Request
+    assert _derived(app, "App\\Http\\Middleware\\EnsureActive::handle") == []
