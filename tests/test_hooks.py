@@ -182,3 +182,15 @@ def test_hook_edges_follow_an_edit_of_another_file(plugin: Path, tmp_path: Path)
     assert [d[1:] for d in _derived(_callers(root, page)["result"])] == [
         ("includes/class-admin.php:24", 0.7, "hook", "myplug_saved")
     ]
+
+
+def test_a_callback_handed_to_wordpress_is_listed_with_its_site(plugin: Path) -> None:
+    """``add_menu_page(..., 'Myplug\\render_page')``: WordPress (not in the corpus) calls it
+    later; the answer lists the site and says so, instead of "no callers"."""
+    r = _callers(plugin, "Myplug\\render_page")
+    assert r["result"]["stated"] == [] and r["result"]["derived"] == []
+    (site,) = r["result"]["callbacks"]
+    assert (site["evidence"], site["from"]) == ("myplug.php:20", "myplug.php")
+    assert any("passed as a callable at 1 site(s)" in x for x in r["limits"]), r["limits"]
+    refs = facade.run_op(plugin, "references", {"fqn": "Myplug\\render_page"})["result"]
+    assert [s["evidence"] for s in refs["sites"]] == ["myplug.php:20"]

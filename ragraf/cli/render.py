@@ -226,12 +226,17 @@ def _r_walk(r: dict[str, Any], out: list[str]) -> None:
 
 
 def _hooks(r: dict[str, Any], out: list[str]) -> None:
-    """Where a callers target is added to a hook, and whether the corpus runs that hook."""
+    """Where a callers target is added to a hook, and whether the corpus runs that hook;
+    where it is passed as a callable."""
     for h in r.get("hooks") or []:
         runs = f"run at {h['runs']} site(s) here" if h["runs"] else "run outside the corpus"
         out.append(f"added to hook '{h['hook']}' at {h['evidence']} ({runs})")
         if h.get("text"):
             out.append(f"    {_u(h['text'])}")
+    for c in r.get("callbacks") or []:
+        out.append(f"passed as a callable at {c['evidence']}  from {c.get('from') or '?'}")
+        if c.get("text"):
+            out.append(f"    {_u(c['text'])}")
 
 
 #: unresolved call sites a text answer shows (all are in --json)

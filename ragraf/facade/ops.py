@@ -327,58 +327,79 @@ def _walk(ctx: Ctx, args: dict[str, Any], direction: str) -> dict[str, Any]:
         acc = call_accounting(ctx, targets, direct)
         if acc is not None:
             out["unresolved"] = acc
-        hooks = _hook_registrations(ctx, targets)
-        if hooks:
-            out["hooks"] = hooks
+        out.update(_registrations(ctx, targets, total == 0))
     return out
 
 
-def _hook_registrations(ctx: Ctx, targets: list[NodeRow]) -> list[dict[str, Any]]:
-    """Where the targets are added to a hook (WordPress's ``add_action`` / ``add_filter``:
-    ``references`` edges with a ``hook`` prop) and how many runs of that hook the corpus
-    has linked to them (``calls_heuristic`` via ``hook``). A hook nothing in the corpus
-    runs gets a limit: the code around the corpus (WordPress, another plugin) runs it, so
-    "no callers" is not "never called"."""
+def _registrations(ctx: Ctx, targets: list[NodeRow], no_callers: bool) -> dict[str, Any]:
+    """Where the targets are handed over to be called later, from their ``references``
+    edges marked ``callable``: ``hooks``, where they are added to a hook (WordPress's
+    ``add_action`` / ``add_filter``: a ``hook`` prop) with how many runs of that hook the
+    corpus has linked to them (``calls_heuristic`` via ``hook``); ``callbacks``, where they
+    are passed as a callable (``usort($a, 'cmp')``, ``add_menu_page(..., 'render')``,
+    ``[$this, 'm']``). A hook nothing in the corpus runs gets a limit (the code around the
+    corpus runs it), and so do callbacks when nothing calls the targets directly: "no
+    callers" is not "never called"."""
     ids = [t.node_id for t in targets]
-    regs = [
-        (e, p)
-        for e in ctx.graph.edges_to(ctx.rev, ids, (EdgeKind.REFERENCES,))
-        if e.props and (p := props_of(e.props)).get("hook")
-    ]
-    if not regs:
-        return []
-    runs: dict[tuple[str, str], set[tuple[str | None, int | None]]] = defaultdict(set)
-    for e in ctx.graph.edges_to(ctx.rev, ids, (EdgeKind.CALLS_HEURISTIC,)):
+    regs: list[tuple[EdgeRow, dict[str, Any]]] = []
+    for e in ctx.graph.edges_to(ctx.rev, ids, (EdgeKind.REFERENCES,)):
         p = props_of(e.props) if e.props else {}
-        if p.get("via") == "hook":
-            runs[(e.dst, str(p.get("hook")))].add((e.evidence_path, e.evidence_line))
+        if p.get("callable") or p.get("hook"):
+            regs.append((e, p))
+    if not regs:
+        return {}
+    runs: dict[tuple[str, str], set[tuple[str | None, int | None]]] = defaultdict(set)
+    if any(p.get("hook") for _e, p in regs):
+        for e in ctx.graph.edges_to(ctx.rev, ids, (EdgeKind.CALLS_HEURISTIC,)):
+            p = props_of(e.props) if e.props else {}
+            if p.get("via") == "hook":
+                runs[(e.dst, str(p.get("hook")))].add((e.evidence_path, e.evidence_line))
     owners = ctx.graph.nodes_by_ids(ctx.rev, [e.src for e, _p in regs])
-    out: list[dict[str, Any]] = []
+    hooks: list[dict[str, Any]] = []
+    callbacks: list[dict[str, Any]] = []
     for e, p in sorted(regs, key=lambda ep: (ep[0].evidence_path or "", ep[0].evidence_line or 0)):
         ctx.touch(e.evidence_path)
         owner = owners.get(e.src)
-        hook = str(p["hook"])
-        out.append(
-            {
-                "hook": sanitize.name(hook),
-                "call": p.get("hook_call"),
-                "evidence": f"{e.evidence_path}:{e.evidence_line}",
-                "path": e.evidence_path,
-                "line": e.evidence_line,
-                "from": sanitize.name(owner.fqn or owner.name) if owner else None,
-                "runs": len(runs.get((e.dst, hook), ())),
-                "text": ctx.line_text(e.evidence_path, e.evidence_line)
-                if e.evidence_path
-                else None,
-            }
-        )
-    idle = sorted({h["hook"] for h in out if not h["runs"]})
+        site: dict[str, Any] = {
+            "evidence": f"{e.evidence_path}:{e.evidence_line}",
+            "path": e.evidence_path,
+            "line": e.evidence_line,
+            "from": sanitize.name(owner.fqn or owner.name) if owner else None,
+            "text": ctx.line_text(e.evidence_path, e.evidence_line) if e.evidence_path else None,
+        }
+        if p.get("hook"):
+            hook = str(p["hook"])
+            hooks.append(
+                {
+                    "hook": sanitize.name(hook),
+                    "call": p.get("hook_call"),
+                    **site,
+                    "runs": len(runs.get((e.dst, hook), ())),
+                }
+            )
+        else:
+            callbacks.append(site)
+    idle = sorted({h["hook"] for h in hooks if not h["runs"]})
     if idle:
         names = ", ".join(f"'{h}'" for h in idle[:5]) + (" ..." if len(idle) > 5 else "")
         ctx.limits.append(
             f"{ctx.op}: added to {len(idle)} hook(s) nothing in the corpus runs ({names};"
             " result.hooks): the code that runs them (WordPress, another plugin) calls it"
         )
+    if callbacks and no_callers:
+        ctx.limits.append(
+            f"{ctx.op}: passed as a callable at {len(callbacks)} site(s) (result.callbacks):"
+            " whatever calls that callable calls it"
+        )
+    out: dict[str, Any] = {}
+    if hooks:
+        out["hooks"] = hooks
+    if callbacks:
+        out["callbacks"] = callbacks[:MAX_ITEMS]
+        if len(callbacks) > MAX_ITEMS:
+            ctx.limits.append(
+                f"{ctx.op}: {len(callbacks)} callable sites, the first {MAX_ITEMS} are listed"
+            )
     return out
 
 
@@ -409,7 +430,8 @@ def callers(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
     (dynamic dispatch) and the runs of a hook it is added to (WordPress's `do_action` /
     `apply_filters` for an `add_action` / `add_filter`, via `hook`); `hooks` lists where
     it is added to a hook and how many runs of it the corpus has (0: the code around the
-    corpus runs it, which the limits say)."""
+    corpus runs it, which the limits say); `callbacks`, where it is passed as a callable
+    (`usort($a, 'cmp')`, WordPress's `add_menu_page(..., 'render')`)."""
     return _walk(ctx, args, "in")
 
 

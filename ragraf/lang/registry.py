@@ -39,7 +39,7 @@ if TYPE_CHECKING:
 
 #: version of the FileFacts format and of the extraction rules not visible in source
 #: digests (bump when FileFacts fields change meaning)
-FACTS_VERSION = "ragraf-facts/19"  # /4: JSON rows (ragraf.lang.codec), no pickle; /5: callbacks
+FACTS_VERSION = "ragraf-facts/20"  # /4: JSON rows (ragraf.lang.codec), no pickle; /5: callbacks
 # /6: flow-sensitive variable types, @param / @property, narrowing, inferred return types
 # /7: constant values (define / const), function_exists-guarded functions
 # /8: SQL assembled within a function, fragments, query-builder calls
@@ -56,6 +56,7 @@ FACTS_VERSION = "ragraf-facts/19"  # /4: JSON rows (ragraf.lang.codec), no pickl
 # /17: a property's plain string default is its node's ``value`` prop (Eloquent's $table)
 # /18: `$obj(...)` on a variable holding an object is a MethodCallRef of ``__invoke``
 # /19: Laravel's dispatches and handlers as HookRefs of hooks named by a class
+# /20: any ->dispatch(new X) runs the hook of X
 
 
 @dataclass(frozen=True)

@@ -65,7 +65,7 @@ from ragraf.lang.facts import (
     called_functions,
 )
 from ragraf.lang.php.builtins import builtin_callback_position
-from ragraf.lang.php.hooks import CLASS_HOOK
+from ragraf.lang.php.hooks import CLASS_HOOK, wp_callback_position
 from ragraf.model import EdgeRow, NodeRow, RankRow, RouteRow, UnresolvedRow
 from ragraf.rank import kcore
 from ragraf.sql import dbschema, sqltext
@@ -905,8 +905,10 @@ class Linker:
         )
         if not callable_here and not callees and ref.callee.kind == "function":
             callable_here = any(
-                builtin_callback_position(c.rsplit("\\", 1)[-1].lower(), ref.position)
+                builtin_callback_position(short, ref.position)
+                or wp_callback_position(short, ref.position)
                 for c in ref.callee.candidates[-1:]
+                for short in [c.rsplit("\\", 1)[-1].lower()]
             )
         if targets and callable_here:
             if len(targets) == 1:

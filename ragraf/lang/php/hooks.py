@@ -17,7 +17,8 @@ Invariants a change must keep:
   argument (``'f'``, ``'C::m'``, ``[$this, 'm']``, ``[C::class, 'm']``); a closure gives
   a reference without a callback (the closure's calls are its scope's own).
 - Laravel's events and jobs are hooks named ``class:<fqn>``: dispatching an object
-  (``event(new E)``, ``dispatch(new J)``, ``E::dispatch()``, ``Bus::dispatch(new J)``) runs
+  (``event(new E)``, ``dispatch(new J)``, ``E::dispatch()``, ``Bus::dispatch(new J)``, any
+  ``->dispatch(new X)``: a controller's, Symfony's message and event buses) runs
   the hook of its class; a ``handle`` / ``__invoke`` method listens to the hook of the class
   its first parameter's declared type names, and ``handle`` to its own class's (a job).
   Such a listen is implicit: it gives no ``references`` edge, only the runs' calls.
@@ -46,6 +47,45 @@ FIRE = frozenset(
 )
 #: the longest hook name or pattern kept
 MAX_HOOK_CHARS = 200
+#: WordPress functions that take a callback WordPress calls later (0-based positions): a
+#: plugin's corpus does not hold them, so without this a page or meta box callback has no
+#: reference at all
+WP_CALLBACKS: dict[str, tuple[int, ...]] = {
+    **dict.fromkeys(
+        (
+            "add_options_page",
+            "add_management_page",
+            "add_theme_page",
+            "add_plugins_page",
+            "add_users_page",
+            "add_dashboard_page",
+            "add_posts_page",
+            "add_media_page",
+            "add_links_page",
+            "add_pages_page",
+            "add_comments_page",
+        ),
+        (4,),
+    ),
+    "add_menu_page": (4,),
+    "add_submenu_page": (5,),
+    "add_meta_box": (2,),
+    "add_settings_section": (2,),
+    "add_settings_field": (2,),
+    "wp_add_dashboard_widget": (2, 3),
+    "add_shortcode": (1,),
+    "register_activation_hook": (1,),
+    "register_deactivation_hook": (1,),
+    "register_uninstall_hook": (1,),
+    "wp_register_sidebar_widget": (2,),
+    "wp_register_widget_control": (2,),
+}
+
+
+def wp_callback_position(function: str, position: int) -> bool:
+    """Does WordPress's ``function`` (lower, no namespace) take a callback at ``position``?"""
+    return position in WP_CALLBACKS.get(function, ())
+
 
 # -- Laravel's events and jobs: hooks named by a class ---------------------------------
 #: the hook a dispatched object of a class runs: ``CLASS_HOOK + fqn``. Laravel calls the

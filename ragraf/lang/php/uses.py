@@ -269,6 +269,8 @@ class Uses(Routes):
         self.callback_args(n, Target("method", receiver=recv, method=mname))
         if mname.lower() in ROUTE_METHODS:
             self.on_route(n, mname.lower(), line)
+        elif mname.lower() == "dispatch":  # $this->dispatch(new Job), $bus->dispatch(new Msg)
+            self.on_dispatch_object(n, "->dispatch", line)
 
     def builder_candidate(self, n: Node, method: str, line: int) -> None:
         """A method call whose first argument is a literal shaped like a table name: kept
