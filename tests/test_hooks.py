@@ -65,6 +65,12 @@ def test_hook_references_are_read_from_the_calls() -> None:
         ("myplug_save_page", Target("function", candidates=("Myplug\\on_page_saved",))),
         ("myplug_label", Target("method", receiver=("class", "Myplug\\Labels"), method="upper")),
         ("myplug_report", None),  # a closure: its calls are its scope's own
+        (
+            "wp_ajax_myplug_save",
+            Target("method", receiver=("class", "Myplug\\Admin"), method="save"),
+        ),
+        ("wp_ajax_nopriv_myplug_ping", Target("function", candidates=("Myplug\\report",))),
+        ("admin_post_myplug_export", None),
     ]
 
 
@@ -194,3 +200,35 @@ def test_a_callback_handed_to_wordpress_is_listed_with_its_site(plugin: Path) ->
     assert any("passed as a callable at 1 site(s)" in x for x in r["limits"]), r["limits"]
     refs = facade.run_op(plugin, "references", {"fqn": "Myplug\\render_page"})["result"]
     assert [s["evidence"] for s in refs["sites"]] == ["myplug.php:20"]
+
+
+def test_ajax_and_admin_post_actions_are_routes(plugin: Path) -> None:
+    """``add_action('wp_ajax_myplug_save', cb)``: WordPress runs ``cb`` for a request to
+    admin-ajax.php with ``action=myplug_save`` (``nopriv``: for visitors not logged in),
+    admin-post.php likewise; a closure is handled by the code registering it."""
+    routes = facade.run_op(plugin, "routes", {})["result"]["routes"]
+    got = [
+        (r["method"], r["route"], [h["fqn"] for h in r["handlers"]], r["evidence"])
+        for r in routes
+        if "action=" in r["route"]
+    ]
+    assert got == [
+        (
+            "GET|POST",
+            "/wp-admin/admin-ajax.php?action=myplug_ping",
+            ["Myplug\\report"],
+            "myplug.php:22",
+        ),
+        (
+            "GET|POST",
+            "/wp-admin/admin-ajax.php?action=myplug_save",
+            ["Myplug\\Admin::save"],
+            "myplug.php:21",
+        ),
+        (
+            "GET|POST",
+            "/wp-admin/admin-post.php?action=myplug_export",
+            ["myplug.php"],
+            "myplug.php:23",
+        ),
+    ]

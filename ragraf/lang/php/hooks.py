@@ -87,6 +87,28 @@ def wp_callback_position(function: str, position: int) -> bool:
     return position in WP_CALLBACKS.get(function, ())
 
 
+#: hooks WordPress runs for a request to one of its entry points, by the request's
+#: ``action`` (``add_action('wp_ajax_save', cb)``: ``admin-ajax.php?action=save``): each a
+#: route, prefix -> the entry point's path
+REQUEST_HOOKS = (
+    ("wp_ajax_nopriv_", "/wp-admin/admin-ajax.php"),
+    ("wp_ajax_", "/wp-admin/admin-ajax.php"),
+    ("admin_post_nopriv_", "/wp-admin/admin-post.php"),
+    ("admin_post_", "/wp-admin/admin-post.php"),
+)
+
+
+def request_route(hook: str) -> str | None:
+    """The route of a request hook (``wp_ajax_save`` -> ``/wp-admin/admin-ajax.php?action=save``),
+    or None (another hook, or a name built at run time)."""
+    if "*" in hook:
+        return None
+    for prefix, path in REQUEST_HOOKS:
+        if hook.startswith(prefix) and len(hook) > len(prefix):
+            return f"{path}?action={hook[len(prefix) :]}"
+    return None
+
+
 # -- Laravel's events and jobs: hooks named by a class ---------------------------------
 #: the hook a dispatched object of a class runs: ``CLASS_HOOK + fqn``. Laravel calls the
 #: ``handle`` (or ``__invoke``) methods whose first parameter is typed by that class (its

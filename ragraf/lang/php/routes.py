@@ -21,6 +21,9 @@ Invariants a change must keep:
   string, a list, or a ``WP_REST_Server`` constant; GET when left out), its
   path ``/<namespace>/<route>``; a part of the namespace or route built at run
   time is kept as ``{<its PHP expression>}`` (``/{$this->namespace}/{$this->rest_base}``).
+- WordPress's request actions (``ragraf.lang.php.hooks.request_route``): a callback added
+  to ``wp_ajax_<action>`` (``wp_ajax_nopriv_``) or ``admin_post_<action>`` is the route
+  ``GET|POST /wp-admin/admin-ajax.php?action=<action>`` (``admin-post.php``).
 - Symfony's attributes: ``#[Route('/{slug}', methods: ['GET'])]`` on a method is a
   route to that method, after the path of a ``#[Route('/blog')]`` on its class;
   ``path:`` may name the path, ``methods:`` is a list or a string (any method when

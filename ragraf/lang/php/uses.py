@@ -33,11 +33,13 @@ from ragraf.lang.facts import (
     ClassConstRef,
     DispatchRef,
     DynamicCallRef,
+    Handler,
     HookRef,
     IncludeRef,
     LocalEdge,
     MethodCallRef,
     NewRef,
+    RouteRef,
     StaticCallRef,
     SuperglobalRef,
     Target,
@@ -227,6 +229,15 @@ class Uses(Routes):
         if cb is not None and cb.type == "array_creation_expression":
             self.hook_arrays.add(cb.start_byte)
         self.raw_refs.append(HookRef(sc, line, "listen", name, short, target))
+        route = hooks.request_route(name)
+        if route is not None:  # add_action('wp_ajax_save', cb): admin-ajax.php?action=save
+            if target is None:
+                handler = Handler("closure")
+            elif target.kind == "method":
+                handler = Handler("method", target.receiver, target.method)
+            else:
+                handler = Handler("function", None, target.candidates[0])
+            self.raw_refs.append(RouteRef(sc, line, ("GET", "POST"), route, handler))
         return True
 
     def on_dispatch_object(self, n: Node, call: str, line: int) -> None:
