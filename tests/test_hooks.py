@@ -232,3 +232,26 @@ def test_ajax_and_admin_post_actions_are_routes(plugin: Path) -> None:
             "myplug.php:23",
         ),
     ]
+
+
+def test_a_symfony_subscriber_is_called_where_its_events_are_dispatched(tmp_path: Path) -> None:
+    """``getSubscribedEvents()`` maps ``OrderPlaced::class`` to ``onPlaced`` and
+    ``OrderShipped::class`` to two methods with priorities; ``$this->dispatcher->dispatch(new
+    OrderPlaced($id))`` calls them (derived, via dispatch)."""
+    root = indexed_fixture(REPO / "fixtures" / "symfonyapp", tmp_path / "sf")
+    sub = "App\\EventSubscriber\\OrderSubscriber"
+    place = ("App\\Service\\Shop::place", "dispatch")
+    expected = {
+        "onPlaced": [(*place, "src/Service/Shop.php:15", "class:App\\Event\\OrderPlaced")],
+        "notify": [(*place, "src/Service/Shop.php:16", "class:App\\Event\\OrderShipped")],
+        "log": [(*place, "src/Service/Shop.php:16", "class:App\\Event\\OrderShipped")],
+        "onException": [],  # KernelEvents::EXCEPTION: a vendor constant, dispatched elsewhere
+    }
+    for method, want in expected.items():
+        r = _callers(root, f"{sub}::{method}")["result"]
+        got = [
+            (it["symbol"]["fqn"], ev["via"], ev["evidence"], ev["hook"])
+            for it in r["derived"]
+            for ev in it["evidence"]
+        ]
+        assert got == want, method

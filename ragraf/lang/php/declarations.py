@@ -309,6 +309,8 @@ class Declarations(Routes):
             decl.methods.setdefault(name.lower(), idx)
             if name.lower() in hooks.HANDLERS:
                 self.handler_listens(n, decl.fqn, name)
+            elif name.lower() == "getsubscribedevents":
+                self.subscriber_listens(n, decl.fqn)
         else:
             guard = self.function_guard(n, name)
             if guard:
@@ -339,6 +341,61 @@ class Declarations(Routes):
             self.raw_refs.append(
                 HookRef(self.scope_index(), line, "listen", hooks.CLASS_HOOK + fq, low, target)
             )
+
+    def subscriber_listens(self, n: Node, cls: str) -> None:
+        """Symfony's ``getSubscribedEvents()``: each ``X::class => 'method'`` (or
+        ``['method', priority]``, or a list of those) of the array it returns makes the
+        method a listener of the hook of class ``X`` (``ragraf.lang.php.hooks``)."""
+        body = n.child_by_field_name("body")
+        todo = list(body.named_children) if body is not None else []
+        while todo:
+            c = todo.pop()
+            if c.type in ("function_definition", "anonymous_function", "arrow_function"):
+                continue
+            if c.type != "return_statement":
+                todo.extend(c.named_children)
+                continue
+            arr = c.named_children[0] if c.named_children else None
+            if arr is None or arr.type != "array_creation_expression":
+                continue
+            for el in arr.named_children:
+                kids = el.named_children if el.type == "array_element_initializer" else []
+                if len(kids) != 2 or kids[0].type != "class_constant_access_expression":
+                    continue
+                parts = kids[0].named_children
+                if len(parts) != 2 or self.t(parts[1]).lower() != "class":
+                    continue
+                event = self.class_desc(parts[0])
+                if event is None or event[0] != "class" or not event[1]:
+                    continue
+                for m in self._subscribed_methods(kids[1]):
+                    target = Target("method", receiver=("class", cls), method=m)
+                    self.raw_refs.append(
+                        HookRef(
+                            self.scope_index(),
+                            el.start_point[0] + 1,
+                            "listen",
+                            hooks.CLASS_HOOK + str(event[1]),
+                            "getsubscribedevents",
+                            target,
+                        )
+                    )
+
+    def _subscribed_methods(self, v: Node) -> list[str]:
+        """``'m'``, ``['m', 10]`` or ``[['m', 10], ['n']]`` -> the method names."""
+        s = self.string_value(v)
+        if s is not None:
+            return [s] if re.fullmatch(r"\w+", s) else []
+        if v.type != "array_creation_expression":
+            return []
+        items = [
+            e.named_children[0]
+            for e in v.named_children
+            if e.type == "array_element_initializer" and len(e.named_children) == 1
+        ]
+        if items and self.string_value(items[0]) is not None:
+            return self._subscribed_methods(items[0])
+        return [m for it in items for m in self._subscribed_methods(it)]
 
     def signature_refs(self, fn: Node, rt: Node | None) -> None:
         """The classes the declared parameter and return types of ``fn`` name: references

@@ -20,7 +20,8 @@ Invariants a change must keep:
   (``event(new E)``, ``dispatch(new J)``, ``E::dispatch()``, ``Bus::dispatch(new J)``, any
   ``->dispatch(new X)``: a controller's, Symfony's message and event buses) runs
   the hook of its class; a ``handle`` / ``__invoke`` method listens to the hook of the class
-  its first parameter's declared type names, and ``handle`` to its own class's (a job).
+  its first parameter's declared type names, and ``handle`` to its own class's (a job);
+  Symfony's ``getSubscribedEvents()`` makes the methods it maps ``X::class`` to listeners.
   Such a listen is implicit: it gives no ``references`` edge, only the runs' calls.
 """
 
