@@ -255,3 +255,22 @@ def test_a_symfony_subscriber_is_called_where_its_events_are_dispatched(tmp_path
             for ev in it["evidence"]
         ]
         assert got == want, method
+
+
+def test_a_hook_pattern_never_matches_a_hook_named_by_a_class(tmp_path: Path) -> None:
+    """``do_action("{$kind}_handler")`` may run any WordPress hook ending in ``_handler``,
+    never the listeners of a class that happens to end so (Laravel's events are matched by
+    their class alone)."""
+    write(
+        tmp_path / "src",
+        "a.php",
+        "<?php\nnamespace App;\n\nclass Listener\n{\n    public function handle(Foo_handler $e): void\n"
+        "    {\n    }\n}\n\nfunction run(string $kind): void\n{\n"
+        "    do_action(\"{$kind}_handler\");\n    add_action('save_handler', 'App\\saved');\n}\n\n"
+        "function saved(): void\n{\n}\n",
+    )
+    root = indexed_fixture(tmp_path / "src", tmp_path / "p")
+    assert _derived(_callers(root, "App\\Listener::handle")["result"]) == []
+    assert [d[3:] for d in _derived(_callers(root, "App\\saved")["result"])] == [
+        ("hook", "save_handler")
+    ]

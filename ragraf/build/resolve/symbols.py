@@ -21,6 +21,7 @@ from ragraf.kinds import CLASS_EXTENSION, NodeKind, TextKind
 from ragraf.lang import registry
 from ragraf.lang.facts import ClassDecl, DispatchRef, FileFacts, HookRef, Target, TypeDesc
 from ragraf.lang.php.builtins import BUILTIN_CLASSES
+from ragraf.lang.php.hooks import CLASS_HOOK
 from ragraf.limits import HIERARCHY_DEPTH
 
 #: how deep a descriptor is evaluated (prop of call of element of ...)
@@ -499,12 +500,16 @@ class SymbolTable:
         run of ``hook`` calls, sorted: for a name, those added to it and to the patterns
         matching it; for a pattern (``save_post_*``), those added to the names it matches.
         Patterns match only with ``MIN_HOOK_LITERAL`` literal characters or more (``*_x``
-        would match too much to mean anything); a pattern never matches a pattern."""
+        would match too much to mean anything); a pattern never matches a pattern, nor a
+        hook named by a class (``hooks.CLASS_HOOK``)."""
         got = self._hook_cache.get(hook)
         if got is not None:
             return got
         if self._hook_split is None:  # (exact names, patterns with their expressions)
-            exact_names = sorted(n for n in self.hook_callbacks if "*" not in n)
+            # hooks named by a class (Laravel's events) are matched by that name alone
+            exact_names = sorted(
+                n for n in self.hook_callbacks if "*" not in n and not n.startswith(CLASS_HOOK)
+            )
             patterns = [
                 (n, _hook_pattern(n))
                 for n in sorted(self.hook_callbacks)
@@ -515,7 +520,7 @@ class SymbolTable:
         out: list[tuple[str, Target]] = []
         if "*" not in hook:
             out += [(hook, t) for t in self.hook_callbacks.get(hook, ())]
-            for name, rx in patterns:
+            for name, rx in patterns if not hook.startswith(CLASS_HOOK) else ():
                 if rx.fullmatch(hook):
                     out += [(name, t) for t in self.hook_callbacks[name]]
         elif _literal_len(hook) >= MIN_HOOK_LITERAL:
