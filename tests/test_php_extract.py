@@ -86,3 +86,19 @@ def test_the_lines_that_name_a_class_reference_it() -> None:
         (8, "RuntimeException"),
         (11, "Lib\\Db"),
     ]
+
+
+def test_drupal_code_files_are_php_and_selected_by_default(tmp_path: Path) -> None:
+    """A Drupal module's code is in ``<name>.module`` / ``.install`` / ``.theme`` (and
+    ``.profile``, ``.engine``): indexed as PHP without any configuration."""
+    from ragraf import config, corpus
+    from ragraf.lang import registry
+
+    for rel in ("m/shop.module", "m/shop.install", "t/olivero.theme", "p/std.profile"):
+        assert registry.lang_of(rel) == "php", rel
+        p = tmp_path / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text("<?php\nfunction shop_cron() {\n}\n")
+    config.init_project(tmp_path)
+    got = sorted(f.path for f in corpus.scan(config.load(tmp_path)).files if f.lang == "php")
+    assert got == ["m/shop.install", "m/shop.module", "p/std.profile", "t/olivero.theme"]

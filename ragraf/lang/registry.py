@@ -116,16 +116,20 @@ _COMMON = (
     "ragraf.sql.sqltext",  # chunking tests strings for SQL with it
 )
 
+#: the PHP files of a Drupal module, theme or profile besides ``.php``
+DRUPAL_SUFFIXES = (".module", ".install", ".theme", ".profile", ".engine")
+
 LANGUAGES: tuple[Language, ...] = (
     Language(
         "php",
-        (".php", ".phtml", ".inc"),
+        # Drupal's code lives in .module, .install, .theme, .profile and .engine files
+        (".php", ".phtml", ".inc", *DRUPAL_SUFFIXES),
         extractor="ragraf.lang.php",
         queries=("php-tags.scm",),
         depends_on=_COMMON,
         grammar="php",
         declares_symbols=True,
-        include=("**/*.php",),
+        include=("**/*.php", *(f"**/*{x}" for x in DRUPAL_SUFFIXES)),
     ),
     Language(
         "markdown",

@@ -79,7 +79,7 @@ SYSTEM_SCHEMAS = frozenset({"information_schema", "mysql", "performance_schema",
 MAX_INCLUDE_CANDIDATES = 20
 #: the longest name of a sql_literal node (its fqn carries the full identity)
 SQL_NAME_CHARS = 120
-_INCLUDABLE = (".php", ".inc", ".phtml")
+_INCLUDABLE = (".php", ".inc", ".phtml", *registry.DRUPAL_SUFFIXES)
 #: a dynamic part of an include path that names a constant (``WPINC``, ``\\App\\DIR``)
 _CONSTANT_REF = re.compile(r"\\?[A-Za-z_]\w*(?:\\[A-Za-z_]\w*)*")
 #: PHP's own constants a path may be built of, as corpus paths spell them
