@@ -274,3 +274,32 @@ def test_a_hook_pattern_never_matches_a_hook_named_by_a_class(tmp_path: Path) ->
     assert [d[3:] for d in _derived(_callers(root, "App\\saved")["result"])] == [
         ("hook", "save_handler")
     ]
+
+
+def test_drupal_hook_implementations_are_called_where_the_hook_runs(tmp_path: Path) -> None:
+    """``myshop_cron`` in ``myshop.module`` (and a ``#[Hook('cron')]`` method) implement
+    hook_cron: ``invokeAll('cron')`` calls them; ``alter(['form', ...])`` runs
+    ``form_alter``; ``module_invoke_all("entity_{$op}")`` may run ``entity_insert``
+    (a pattern: less sure); ``myshop_help``, which nothing here runs, says so."""
+    root = indexed_fixture(REPO / "fixtures" / "drupalapp", tmp_path / "d")
+    expected = {
+        "myshop_cron": [("run_cron", "core/runner.php:7", 0.7, "hook", "drupal:cron")],
+        "Drupal\\myshop\\Hook\\ShopHooks::cron": [
+            ("run_cron", "core/runner.php:7", 0.7, "hook", "drupal:cron")
+        ],
+        "myshop_form_alter": [
+            ("build_form", "core/runner.php:11", 0.7, "hook", "drupal:form_alter")
+        ],
+        "myshop_entity_insert": [
+            ("save_entity", "core/runner.php:16", 0.4, "hook", "drupal:entity_insert")
+        ],
+        "myshop_help": [],
+        "myshop_cleanup": [],  # a helper: called by myshop_cron, stated
+    }
+    for fqn, want in expected.items():
+        assert _derived(_callers(root, fqn)["result"]) == want, fqn
+    helped = _callers(root, "myshop_help")
+    assert any("implements hook_help of Drupal's module myshop" in x for x in helped["limits"])
+    cleanup = _callers(root, "myshop_cleanup")
+    assert [i["symbol"]["fqn"] for i in cleanup["result"]["stated"]] == ["myshop_cron"]
+    assert not any("implements hook_" in x for x in cleanup["limits"])

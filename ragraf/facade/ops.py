@@ -43,6 +43,7 @@ from ragraf.kinds import (
     NodeKind,
     Provenance,
 )
+from ragraf.lang.php import hooks
 from ragraf.limits import HIERARCHY_DEPTH
 from ragraf.model import SCHEMA_PATH, EdgeRow, LedgerEntry, NodeRow, props_of
 
@@ -328,7 +329,22 @@ def _walk(ctx: Ctx, args: dict[str, Any], direction: str) -> dict[str, Any]:
         if acc is not None:
             out["unresolved"] = acc
         out.update(_registrations(ctx, targets, total == 0))
+        if total == 0:
+            _drupal_hook_note(ctx, targets)
     return out
+
+
+def _drupal_hook_note(ctx: Ctx, targets: list[NodeRow]) -> None:
+    """A function named ``<module>_<hook>`` in a Drupal module's file implements
+    ``hook_<hook>``: with no caller in the corpus, the limits say Drupal calls it."""
+    for t in targets:
+        module = hooks.drupal_module(t.path or "") if t.kind == NodeKind.FUNCTION else None
+        if module and (t.name or "").lower().startswith(module.lower() + "_"):
+            hook = (t.name or "")[len(module) + 1 :]
+            ctx.limits.append(
+                f"{ctx.op}: {t.name} implements hook_{hook} of Drupal's module {module} by its"
+                f" name: Drupal calls it where the hook runs, which nothing in the corpus does"
+            )
 
 
 def _registrations(ctx: Ctx, targets: list[NodeRow], no_callers: bool) -> dict[str, Any]:
@@ -431,7 +447,8 @@ def callers(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
     `apply_filters` for an `add_action` / `add_filter`, via `hook`); `hooks` lists where
     it is added to a hook and how many runs of it the corpus has (0: the code around the
     corpus runs it, which the limits say); `callbacks`, where it is passed as a callable
-    (`usort($a, 'cmp')`, WordPress's `add_menu_page(..., 'render')`)."""
+    (`usort($a, 'cmp')`, WordPress's `add_menu_page(..., 'render')`). Laravel's events
+    and jobs, Symfony's subscribers and Drupal's hooks are linked the same way (derived)."""
     return _walk(ctx, args, "in")
 
 

@@ -65,7 +65,7 @@ from ragraf.lang.facts import (
     called_functions,
 )
 from ragraf.lang.php.builtins import builtin_callback_position
-from ragraf.lang.php.hooks import CLASS_HOOK, wp_callback_position
+from ragraf.lang.php.hooks import CLASS_HOOK, DRUPAL_HOOK, wp_callback_position
 from ragraf.model import EdgeRow, NodeRow, RankRow, RouteRow, UnresolvedRow
 from ragraf.rank import kcore
 from ragraf.sql import dbschema, sqltext
@@ -961,8 +961,8 @@ class Linker:
         are hooks named by a class (``hooks.CLASS_HOOK``): their runs are calls via
         ``dispatch`` of the handlers that listen to them."""
         if ref.role == "listen":
-            if ref.callback is None or ref.hook.startswith(CLASS_HOOK):
-                return  # a handler listens to a class's hook by its signature: no edge
+            if ref.callback is None or ref.hook.startswith((CLASS_HOOK, DRUPAL_HOOK)):
+                return  # a listen by signature or by name (Laravel, Drupal): no edge
             targets = self._callees(ref.callback)
             props: dict[str, Any] = {"callable": True, "hook": ref.hook, "hook_call": ref.call}
             if len(targets) > 1:

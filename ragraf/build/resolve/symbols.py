@@ -21,7 +21,7 @@ from ragraf.kinds import CLASS_EXTENSION, NodeKind, TextKind
 from ragraf.lang import registry
 from ragraf.lang.facts import ClassDecl, DispatchRef, FileFacts, HookRef, Target, TypeDesc
 from ragraf.lang.php.builtins import BUILTIN_CLASSES
-from ragraf.lang.php.hooks import CLASS_HOOK
+from ragraf.lang.php.hooks import space
 from ragraf.limits import HIERARCHY_DEPTH
 
 #: how deep a descriptor is evaluated (prop of call of element of ...)
@@ -501,32 +501,30 @@ class SymbolTable:
         matching it; for a pattern (``save_post_*``), those added to the names it matches.
         Patterns match only with ``MIN_HOOK_LITERAL`` literal characters or more (``*_x``
         would match too much to mean anything); a pattern never matches a pattern, nor a
-        hook named by a class (``hooks.CLASS_HOOK``)."""
+        name of another space (``hooks.space``: a class's, a Drupal hook)."""
         got = self._hook_cache.get(hook)
         if got is not None:
             return got
         if self._hook_split is None:  # (exact names, patterns with their expressions)
-            # hooks named by a class (Laravel's events) are matched by that name alone
-            exact_names = sorted(
-                n for n in self.hook_callbacks if "*" not in n and not n.startswith(CLASS_HOOK)
-            )
+            exact_names = sorted(n for n in self.hook_callbacks if "*" not in n)
             patterns = [
                 (n, _hook_pattern(n))
                 for n in sorted(self.hook_callbacks)
-                if "*" in n and _literal_len(n) >= MIN_HOOK_LITERAL
+                if "*" in n and _literal_len(n) - len(space(n)) >= MIN_HOOK_LITERAL
             ]
             self._hook_split = (exact_names, patterns)
         exact_names, patterns = self._hook_split
         out: list[tuple[str, Target]] = []
+        mine = space(hook)  # a pattern matches names of its own space only
         if "*" not in hook:
             out += [(hook, t) for t in self.hook_callbacks.get(hook, ())]
-            for name, rx in patterns if not hook.startswith(CLASS_HOOK) else ():
-                if rx.fullmatch(hook):
+            for name, rx in patterns:
+                if space(name) == mine and rx.fullmatch(hook):
                     out += [(name, t) for t in self.hook_callbacks[name]]
-        elif _literal_len(hook) >= MIN_HOOK_LITERAL:
+        elif _literal_len(hook) - len(mine) >= MIN_HOOK_LITERAL:
             rx = _hook_pattern(hook)
             for name in exact_names:
-                if rx.fullmatch(name):
+                if space(name) == mine and rx.fullmatch(name):
                     out += [(name, t) for t in self.hook_callbacks[name]]
         out.sort(key=repr)
         self._hook_cache[hook] = out

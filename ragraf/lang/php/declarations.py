@@ -316,6 +316,19 @@ class Declarations(Routes):
             if guard:
                 props["guarded"] = guard
             self.facts.functions.append((fqn, idx))
+            module = hooks.drupal_module(self.path)
+            if module and name.lower().startswith(module.lower() + "_") and "\\" not in fqn:
+                # <module>_<hook>: Drupal's implementation of hook_<hook>
+                self.raw_refs.append(
+                    HookRef(
+                        self.scope_index(),
+                        n.start_point[0] + 1,
+                        "listen",
+                        hooks.DRUPAL_HOOK + name[len(module) + 1 :],
+                        "drupal",
+                        Target("function", candidates=(fqn,)),
+                    )
+                )
         self.link_parent(idx, n)
         self.push_scope(sc)
         self.signature_refs(n, rt)
@@ -323,6 +336,7 @@ class Declarations(Routes):
         self.stack.append((n.end_byte, "function", idx))
         if decl is not None and any(c.type == "attribute_list" for c in n.children):
             self.on_method_routes(n, decl.fqn, name, self.route_prefixes.get(decl.fqn, []))
+            self.hook_attributes(n, decl.fqn, name)
 
     def handler_listens(self, n: Node, cls: str, name: str) -> None:
         """A ``handle`` / ``__invoke`` method: it listens to the hooks of the classes its first
@@ -341,6 +355,33 @@ class Declarations(Routes):
             self.raw_refs.append(
                 HookRef(self.scope_index(), line, "listen", hooks.CLASS_HOOK + fq, low, target)
             )
+
+    def hook_attributes(self, n: Node, cls: str, name: str) -> None:
+        """Drupal's ``#[Hook('cron')]`` on a method: it implements ``hook_cron``."""
+        for lst in n.children:
+            if lst.type != "attribute_list":
+                continue
+            for attr in (a for g in lst.named_children for a in g.named_children):
+                if attr.type != "attribute" or not attr.named_children:
+                    continue
+                if self.t(attr.named_children[0]).rsplit("\\", 1)[-1].lower() != "hook":
+                    continue
+                args = attr.child_by_field_name("parameters") or next(
+                    (c for c in attr.named_children if c.type == "arguments"), None
+                )
+                first = args.named_children[0] if args is not None and args.named_children else None
+                value = self.string_value(first.named_children[-1]) if first is not None else None
+                if value and first is not None and first.type == "argument":
+                    self.raw_refs.append(
+                        HookRef(
+                            self.scope_index(),
+                            attr.start_point[0] + 1,
+                            "listen",
+                            hooks.DRUPAL_HOOK + value,
+                            "drupal",
+                            Target("method", receiver=("class", cls), method=name),
+                        )
+                    )
 
     def subscriber_listens(self, n: Node, cls: str) -> None:
         """Symfony's ``getSubscribedEvents()``: each ``X::class => 'method'`` (or

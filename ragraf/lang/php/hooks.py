@@ -22,6 +22,14 @@ Invariants a change must keep:
   the hook of its class; a ``handle`` / ``__invoke`` method listens to the hook of the class
   its first parameter's declared type names, and ``handle`` to its own class's (a job);
   Symfony's ``getSubscribedEvents()`` makes the methods it maps ``X::class`` to listeners.
+- Drupal's hooks are named ``drupal:<hook>``: a function ``<module>_<hook>`` declared in
+  ``<module>.module`` (``.install``, ``.theme``, ``.profile``, ``.engine``) listens to
+  ``<hook>``, and so does a method with ``#[Hook('<hook>')]``; ``module_invoke_all``,
+  ``module_invoke``, ``drupal_alter`` (``<hook>_alter``) and the module handler's
+  ``invokeAll``, ``invokeAllWith``, ``invoke`` and ``alter`` run it (a list of alter types
+  runs each). Implicit listens, like a class's.
+- A pattern matches names of its own space only (``space``): a WordPress pattern never
+  matches a class's or a Drupal hook, nor the other way round.
   Such a listen is implicit: it gives no ``references`` edge, only the runs' calls.
 """
 
@@ -108,6 +116,36 @@ def request_route(hook: str) -> str | None:
         if hook.startswith(prefix) and len(hook) > len(prefix):
             return f"{path}?action={hook[len(prefix) :]}"
     return None
+
+
+# -- Drupal's hooks: functions named <module>_<hook> -----------------------------------
+#: the hooks Drupal invokes: ``DRUPAL_HOOK + name`` (``drupal:cron``)
+DRUPAL_HOOK = "drupal:"
+#: functions that invoke a hook named by argument 0 (Drupal 7)
+DRUPAL_INVOKE_FUNCTIONS = {"module_invoke_all": 0, "module_invoke": 1, "drupal_alter": 0}
+#: methods of the module handler that invoke a hook, and the position of its name
+DRUPAL_INVOKE_METHODS = {"invokeall": 0, "invokeallwith": 0, "invoke": 1, "alter": 0}
+#: the calls whose hook is ``<name>_alter``
+DRUPAL_ALTERS = frozenset({"drupal_alter", "alter"})
+
+
+def drupal_module(path: str) -> str | None:
+    """The module (theme, profile) whose hook implementations a file holds: the stem of a
+    ``.module`` / ``.install`` / ``.theme`` / ``.profile`` / ``.engine`` file, else None."""
+    name = path.rsplit("/", 1)[-1]
+    stem, dot, suffix = name.rpartition(".")
+    if dot and stem and f".{suffix}" in (".module", ".install", ".theme", ".profile", ".engine"):
+        return stem
+    return None
+
+
+def space(hook: str) -> str:
+    """The namespace of a hook's name (``class:``, ``drupal:``; "" for WordPress's): a
+    pattern matches names of its own space only."""
+    for prefix in ("class:", DRUPAL_HOOK):
+        if hook.startswith(prefix):
+            return prefix
+    return ""
 
 
 # -- Laravel's events and jobs: hooks named by a class ---------------------------------

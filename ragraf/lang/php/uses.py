@@ -134,6 +134,8 @@ class Uses(Routes):
                 return
             if short in hooks.DISPATCH_HELPERS:
                 self.on_dispatch_object(n, short, line)
+            elif short in hooks.DRUPAL_INVOKE_FUNCTIONS:
+                self.drupal_invoke(n, short, hooks.DRUPAL_INVOKE_FUNCTIONS[short], line)
             self.callback_args(n, Target("function", candidates=candidates))
         elif f.type == "variable_name":
             # the variable's name waits in the target until finish() closes it over the scope
@@ -240,6 +242,23 @@ class Uses(Routes):
             self.raw_refs.append(RouteRef(sc, line, ("GET", "POST"), route, handler))
         return True
 
+    def drupal_invoke(self, n: Node, call: str, position: int, line: int) -> None:
+        """``module_invoke_all('cron')``, ``->invokeAll('cron')``, ``->alter('form', ...)``
+        (``form_alter``; a list of types runs each): runs of Drupal hooks."""
+        args = call_args(n)
+        arg = args[position] if len(args) > position else None
+        names = (
+            [arg]
+            if arg is None or arg.type != "array_creation_expression"
+            else [e.named_children[-1] for e in arg.named_children if e.named_children]
+        )
+        tail = "_alter" if call in hooks.DRUPAL_ALTERS else ""
+        for a in names:
+            name = hooks.hook_name(a, self.t)
+            if name is not None:
+                hook = hooks.DRUPAL_HOOK + name + tail
+                self.raw_refs.append(HookRef(self.scope_index(), line, "fire", hook, call))
+
     def on_dispatch_object(self, n: Node, call: str, line: int) -> None:
         """``event(new E(...))``, ``dispatch(new J)``, ``Bus::dispatch(new J)``: a run of
         the hook of the object's class (Laravel's events and jobs, ``ragraf.lang.php.hooks``)."""
@@ -282,6 +301,9 @@ class Uses(Routes):
             self.on_route(n, mname.lower(), line)
         elif mname.lower() == "dispatch":  # $this->dispatch(new Job), $bus->dispatch(new Msg)
             self.on_dispatch_object(n, "->dispatch", line)
+        elif mname.lower() in hooks.DRUPAL_INVOKE_METHODS:  # ->invokeAll('cron')
+            low = mname.lower()
+            self.drupal_invoke(n, low, hooks.DRUPAL_INVOKE_METHODS[low], line)
 
     def builder_candidate(self, n: Node, method: str, line: int) -> None:
         """A method call whose first argument is a literal shaped like a table name: kept
