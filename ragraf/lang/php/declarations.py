@@ -358,30 +358,22 @@ class Declarations(Routes):
 
     def hook_attributes(self, n: Node, cls: str, name: str) -> None:
         """Drupal's ``#[Hook('cron')]`` on a method: it implements ``hook_cron``."""
-        for lst in n.children:
-            if lst.type != "attribute_list":
+        for attr, args in self.attributes_named(n, "hook"):
+            first = args.named_children[0] if args is not None and args.named_children else None
+            if first is None or first.type != "argument" or not first.named_children:
                 continue
-            for attr in (a for g in lst.named_children for a in g.named_children):
-                if attr.type != "attribute" or not attr.named_children:
-                    continue
-                if self.t(attr.named_children[0]).rsplit("\\", 1)[-1].lower() != "hook":
-                    continue
-                args = attr.child_by_field_name("parameters") or next(
-                    (c for c in attr.named_children if c.type == "arguments"), None
-                )
-                first = args.named_children[0] if args is not None and args.named_children else None
-                value = self.string_value(first.named_children[-1]) if first is not None else None
-                if value and first is not None and first.type == "argument":
-                    self.raw_refs.append(
-                        HookRef(
-                            self.scope_index(),
-                            attr.start_point[0] + 1,
-                            "listen",
-                            hooks.DRUPAL_HOOK + value,
-                            "drupal",
-                            Target("method", receiver=("class", cls), method=name),
-                        )
+            value = self.string_value(first.named_children[-1])
+            if value:
+                self.raw_refs.append(
+                    HookRef(
+                        self.scope_index(),
+                        attr.start_point[0] + 1,
+                        "listen",
+                        hooks.DRUPAL_HOOK + value,
+                        "drupal",
+                        Target("method", receiver=("class", cls), method=name),
                     )
+                )
 
     def subscriber_listens(self, n: Node, cls: str) -> None:
         """Symfony's ``getSubscribedEvents()``: each ``X::class => 'method'`` (or

@@ -35,6 +35,7 @@ Invariants a change must keep:
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from ragraf.lang.facts import Handler, RouteRef
@@ -121,34 +122,40 @@ class Routes(Names):
                 )
             )
 
-    def attribute_routes(self, decl: Node) -> list[tuple[str, tuple[str, ...], int]]:
-        """(path, HTTP methods, line) of each ``#[Route(...)]`` attribute of a declaration."""
-        out = []
+    def attributes_named(self, decl: Node, short: str) -> Iterator[tuple[Node, Node | None]]:
+        """(attribute, its arguments node) of each ``#[...]`` attribute of a declaration whose
+        class's short name is ``short`` (lower case), in order."""
         for lst in decl.children:
             if lst.type != "attribute_list":
                 continue
             for attr in (a for g in lst.named_children for a in g.named_children):
                 if attr.type != "attribute" or not attr.named_children:
                     continue
-                if self.t(attr.named_children[0]).rsplit("\\", 1)[-1].lower() != _FACADE:
+                if self.t(attr.named_children[0]).rsplit("\\", 1)[-1].lower() != short:
                     continue
-                path: str | None = None
-                methods: tuple[str, ...] = ("*",)
                 args = attr.child_by_field_name("parameters") or next(
                     (c for c in attr.named_children if c.type == "arguments"), None
                 )
-                for a in args.named_children if args is not None else ():
-                    if a.type != "argument" or not a.named_children:
-                        continue
-                    named = a.named_children[0] if a.named_children[0].type == "name" else None
-                    value = a.named_children[-1]
-                    key = self.t(named).lower() if named is not None else None
-                    if key in (None, "path") and path is None:
-                        path = self.string_value(value)
-                    elif key == "methods":
-                        methods = self._rest_methods(value)
-                if path is not None:
-                    out.append((path, methods, attr.start_point[0] + 1))
+                yield attr, args
+
+    def attribute_routes(self, decl: Node) -> list[tuple[str, tuple[str, ...], int]]:
+        """(path, HTTP methods, line) of each ``#[Route(...)]`` attribute of a declaration."""
+        out = []
+        for attr, args in self.attributes_named(decl, _FACADE):
+            path: str | None = None
+            methods: tuple[str, ...] = ("*",)
+            for a in args.named_children if args is not None else ():
+                if a.type != "argument" or not a.named_children:
+                    continue
+                named = a.named_children[0] if a.named_children[0].type == "name" else None
+                value = a.named_children[-1]
+                key = self.t(named).lower() if named is not None else None
+                if key in (None, "path") and path is None:
+                    path = self.string_value(value)
+                elif key == "methods":
+                    methods = self._rest_methods(value)
+            if path is not None:
+                out.append((path, methods, attr.start_point[0] + 1))
         return out
 
     def on_method_routes(self, n: Node, cls: str, method: str, prefixes: list[str]) -> None:
