@@ -237,12 +237,22 @@ def test_ajax_and_admin_post_actions_are_routes(plugin: Path) -> None:
 def test_a_symfony_subscriber_is_called_where_its_events_are_dispatched(tmp_path: Path) -> None:
     """``getSubscribedEvents()`` maps ``OrderPlaced::class`` to ``onPlaced`` and
     ``OrderShipped::class`` to two methods with priorities; ``$this->dispatcher->dispatch(new
-    OrderPlaced($id))`` calls them (derived, via dispatch)."""
+    OrderPlaced($id))`` calls them (derived, via dispatch), and so does the dispatch of a
+    variable holding an ``OrderPlaced``."""
     root = indexed_fixture(REPO / "fixtures" / "symfonyapp", tmp_path / "sf")
     sub = "App\\EventSubscriber\\OrderSubscriber"
     place = ("App\\Service\\Shop::place", "dispatch")
     expected = {
-        "onPlaced": [(*place, "src/Service/Shop.php:15", "class:App\\Event\\OrderPlaced")],
+        "onPlaced": [
+            (*place, "src/Service/Shop.php:15", "class:App\\Event\\OrderPlaced"),
+            # $event = new OrderPlaced($id); ->dispatch($event): the variable's class
+            (
+                "App\\Service\\Shop::placeLater",
+                "dispatch",
+                "src/Service/Shop.php:22",
+                "class:App\\Event\\OrderPlaced",
+            ),
+        ],
         "notify": [(*place, "src/Service/Shop.php:16", "class:App\\Event\\OrderShipped")],
         "log": [(*place, "src/Service/Shop.php:16", "class:App\\Event\\OrderShipped")],
         "onException": [],  # KernelEvents::EXCEPTION: a vendor constant, dispatched elsewhere

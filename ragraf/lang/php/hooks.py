@@ -18,7 +18,8 @@ Invariants a change must keep:
   a reference without a callback (the closure's calls are its scope's own).
 - Laravel's events and jobs are hooks named ``class:<fqn>``: dispatching an object
   (``event(new E)``, ``dispatch(new J)``, ``E::dispatch()``, ``Bus::dispatch(new J)``, any
-  ``->dispatch(new X)``: a controller's, Symfony's message and event buses) runs
+  ``->dispatch(new X)``: a controller's, Symfony's message and event buses; a variable
+  whose class ``new`` or a declared type gives, ``->dispatch($event)``) runs
   the hook of its class; a ``handle`` / ``__invoke`` method listens to the hook of the class
   its first parameter's declared type names, and ``handle`` to its own class's (a job);
   Symfony's ``getSubscribedEvents()`` makes the methods it maps ``X::class`` to listeners.

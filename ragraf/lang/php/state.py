@@ -115,6 +115,9 @@ class State:
         self.raw_refs: list[Ref] = []  # owners are scope indexes until finish()
         #: start bytes of the callable arrays a hook's listen took (no CallableRef of its own)
         self.hook_arrays: set[int] = set()
+        #: (scope, line, call, descriptor) of objects dispatched from a variable
+        #: (``$bus->dispatch($event)``): their class is known once ``finish`` closes it
+        self.pending_dispatches: list[tuple[int, int, str, TypeDesc]] = []
         self.route_prefixes: dict[str, list[str]] = {}  # class fqn -> its #[Route] paths
         self.comments: list[Node] = []
         self.sql_done: set[tuple[int, int]] = set()

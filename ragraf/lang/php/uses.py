@@ -261,10 +261,15 @@ class Uses(Routes):
 
     def on_dispatch_object(self, n: Node, call: str, line: int) -> None:
         """``event(new E(...))``, ``dispatch(new J)``, ``Bus::dispatch(new J)``: a run of
-        the hook of the object's class (Laravel's events and jobs, ``ragraf.lang.php.hooks``)."""
+        the hook of the object's class (Laravel's events and jobs, ``ragraf.lang.php.hooks``);
+        a variable's class is read when ``finish`` closes it (``pending_dispatches``)."""
         args = call_args(n)
         if args and args[0].type == "object_creation_expression":
             self.dispatch_class(self.expr_desc(args[0]), call, line)
+        elif args and args[0].type == "variable_name":  # $event = new E(...); dispatch($event)
+            d = self.expr_desc(args[0])
+            if d is not None:
+                self.pending_dispatches.append((self.scope_index(), line, call, d))
 
     def dispatch_class(self, cls: TypeDesc | None, call: str, line: int) -> None:
         """A run of the hook named by a class (``hooks.CLASS_HOOK``)."""

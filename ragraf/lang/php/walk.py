@@ -44,6 +44,7 @@ from ragraf.lang.facts import (
 )
 from ragraf.lang.php import flow
 from ragraf.lang.php.declarations import CLASS_KINDS, Declarations
+from ragraf.lang.php.hooks import CLASS_HOOK
 from ragraf.lang.php.names import DOC_VAR
 from ragraf.lang.php.state import Scope
 from ragraf.lang.php.strings import Strings
@@ -179,6 +180,13 @@ class Extractor(Declarations, Uses, Strings):
         for sc in all_scopes:
             for binds in sc.vars.values():
                 binds.sort(key=lambda b: b[0])
+        for sc_i, line, call, d in self.pending_dispatches:
+            cd = self.close(d, all_scopes[sc_i])
+            alts = cd[1] if cd is not None and cd[0] == "any" else (cd,)
+            for a in dict.fromkeys(alts):
+                if a is not None and a[0] == "class" and a[1]:
+                    hook = CLASS_HOOK + str(a[1])
+                    self.raw_refs.append(HookRef(sc_i, line, "fire", hook, call))
         for sc_i, idx, d in self.pending_returns:
             cd = self.close(d, all_scopes[sc_i])
             if cd is not None:
