@@ -20,7 +20,6 @@ Invariants a change must keep:
 from __future__ import annotations
 
 import re
-from collections import defaultdict
 from typing import Any
 
 from ragraf.facade.context import Ctx
@@ -99,18 +98,17 @@ def models_of(ctx: Ctx, table: str) -> list[dict[str, Any]]:
     """The model classes that map to ``table`` (case-insensitive), each with ``how``
     (``table_property`` / ``convention``) and ``uses``: the references and instantiations
     of the class the index holds (``references`` lists them)."""
-    children: dict[str, list[str]] = defaultdict(list)
-    for e in ctx.graph.graph_for_ranking(ctx.rev, [EdgeKind.EXTENDS]):
-        children[e.dst].append(e.src)
-    if not children:
-        return []
-    parents = ctx.graph.nodes_by_ids(ctx.rev, list(children))
-    frontier = [nid for nid, n in parents.items() if (n.fqn or "").lower() in BASES]
+    # down from the bases by the `extends` edges that name them (none: no model at all)
+    frontier = [n.node_id for b in sorted(BASES) for n in ctx.graph.nodes_by_fqn(ctx.rev, b)]
     models: set[str] = set()
     for _ in range(HIERARCHY_DEPTH):
-        frontier = [c for nid in frontier for c in children.get(nid, ()) if c not in models]
         if not frontier:
             break
+        frontier = [
+            e.src
+            for e in ctx.graph.edges_to(ctx.rev, frontier, (EdgeKind.EXTENDS,))
+            if e.src not in models
+        ]
         models.update(frontier)
     if not models:
         return []

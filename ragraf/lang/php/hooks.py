@@ -23,6 +23,7 @@ Invariants a change must keep:
   the hook of its class; a ``handle`` / ``__invoke`` method listens to the hook of the class
   its first parameter's declared type names, and ``handle`` to its own class's (a job);
   Symfony's ``getSubscribedEvents()`` makes the methods it maps ``X::class`` to listeners.
+  Such a listen is implicit: it gives no ``references`` edge, only the runs' calls.
 - Drupal's hooks are named ``drupal:<hook>``: a function ``<module>_<hook>`` declared in
   ``<module>.module`` (``.install``, ``.theme``, ``.profile``, ``.engine``) listens to
   ``<hook>``, and so does a method with ``#[Hook('<hook>')]``; ``module_invoke_all``,
@@ -31,13 +32,14 @@ Invariants a change must keep:
   runs each). Implicit listens, like a class's.
 - A pattern matches names of its own space only (``space``): a WordPress pattern never
   matches a class's or a Drupal hook, nor the other way round.
-  Such a listen is implicit: it gives no ``references`` edge, only the runs' calls.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from typing import TYPE_CHECKING
+
+from ragraf.lang.registry import DRUPAL_SUFFIXES
 
 if TYPE_CHECKING:
     from tree_sitter import Node
@@ -135,18 +137,9 @@ def drupal_module(path: str) -> str | None:
     ``.module`` / ``.install`` / ``.theme`` / ``.profile`` / ``.engine`` file, else None."""
     name = path.rsplit("/", 1)[-1]
     stem, dot, suffix = name.rpartition(".")
-    if dot and stem and f".{suffix}" in (".module", ".install", ".theme", ".profile", ".engine"):
+    if dot and stem and f".{suffix}" in DRUPAL_SUFFIXES:
         return stem
     return None
-
-
-def space(hook: str) -> str:
-    """The namespace of a hook's name (``class:``, ``drupal:``; "" for WordPress's): a
-    pattern matches names of its own space only."""
-    for prefix in ("class:", DRUPAL_HOOK):
-        if hook.startswith(prefix):
-            return prefix
-    return ""
 
 
 # -- Laravel's events and jobs: hooks named by a class ---------------------------------
@@ -160,6 +153,8 @@ DISPATCH_HELPERS = frozenset({"event", "dispatch", "dispatch_sync", "dispatch_no
 DISPATCH_FACADES = frozenset(
     {("event", "dispatch"), ("bus", "dispatch"), ("bus", "dispatchsync"), ("queue", "push")}
 )
+#: the methods of those facades (a static call of another method is no dispatch)
+DISPATCH_FACADE_METHODS = frozenset(m for _cls, m in DISPATCH_FACADES)
 #: static methods of Laravel's ``Dispatchable`` traits: ``OrderShipped::dispatch($order)``
 DISPATCH_STATICS = frozenset(
     {
@@ -174,6 +169,15 @@ DISPATCH_STATICS = frozenset(
 )
 #: the methods Laravel calls on a listener or a job
 HANDLERS = frozenset({"handle", "__invoke"})
+
+
+def space(hook: str) -> str:
+    """The namespace of a hook's name (``class:``, ``drupal:``; "" for WordPress's): a
+    pattern matches names of its own space only."""
+    for prefix in (CLASS_HOOK, DRUPAL_HOOK):
+        if hook.startswith(prefix):
+            return prefix
+    return ""
 
 
 def hook_name(n: Node | None, t: Callable[[Node], str]) -> str | None:

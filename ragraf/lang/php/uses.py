@@ -302,12 +302,12 @@ class Uses(Routes):
         self.raw_refs.append(MethodCallRef(self.scope_index(), line, recv, mname))
         self.builder_candidate(n, mname, line)
         self.callback_args(n, Target("method", receiver=recv, method=mname))
-        if mname.lower() in ROUTE_METHODS:
-            self.on_route(n, mname.lower(), line)
-        elif mname.lower() == "dispatch":  # $this->dispatch(new Job), $bus->dispatch(new Msg)
+        low = mname.lower()
+        if low in ROUTE_METHODS:
+            self.on_route(n, low, line)
+        elif low == "dispatch":  # $this->dispatch(new Job), $bus->dispatch(new Msg)
             self.on_dispatch_object(n, "->dispatch", line)
-        elif mname.lower() in hooks.DRUPAL_INVOKE_METHODS:  # ->invokeAll('cron')
-            low = mname.lower()
+        elif low in hooks.DRUPAL_INVOKE_METHODS:  # ->invokeAll('cron')
             self.drupal_invoke(n, low, hooks.DRUPAL_INVOKE_METHODS[low], line)
 
     def builder_candidate(self, n: Node, method: str, line: int) -> None:
@@ -335,7 +335,7 @@ class Uses(Routes):
         mlow = self.t(name).lower()
         if mlow in hooks.DISPATCH_STATICS and scope is not None and scope.type != "relative_scope":
             self.dispatch_class(cls, mlow, line)  # OrderShipped::dispatch($order)
-        if cls is not None and cls[0] == "class":
+        if mlow in hooks.DISPATCH_FACADE_METHODS and cls is not None and cls[0] == "class":
             facade = (str(cls[1]).rsplit("\\", 1)[-1].lower(), mlow)
             if facade in hooks.DISPATCH_FACADES:  # Event::dispatch(new OrderShipped($o))
                 self.on_dispatch_object(n, f"{facade[0]}::{mlow}", line)
