@@ -371,7 +371,7 @@ def _registrations(ctx: Ctx, targets: list[NodeRow], no_callers: bool) -> dict[s
             if p.get("via") == "hook":
                 runs[(e.dst, str(p.get("hook")))].add((e.evidence_path, e.evidence_line))
     owners = ctx.graph.nodes_by_ids(ctx.rev, [e.src for e, _p in regs])
-    hooks: list[dict[str, Any]] = []
+    added: list[dict[str, Any]] = []
     callbacks: list[dict[str, Any]] = []
     for e, p in sorted(regs, key=lambda ep: (ep[0].evidence_path or "", ep[0].evidence_line or 0)):
         ctx.touch(e.evidence_path)
@@ -385,7 +385,7 @@ def _registrations(ctx: Ctx, targets: list[NodeRow], no_callers: bool) -> dict[s
         }
         if p.get("hook"):
             hook = str(p["hook"])
-            hooks.append(
+            added.append(
                 {
                     "hook": sanitize.name(hook),
                     "call": p.get("hook_call"),
@@ -395,7 +395,7 @@ def _registrations(ctx: Ctx, targets: list[NodeRow], no_callers: bool) -> dict[s
             )
         else:
             callbacks.append(site)
-    idle = sorted({h["hook"] for h in hooks if not h["runs"]})
+    idle = sorted({h["hook"] for h in added if not h["runs"]})
     if idle:
         names = ", ".join(f"'{h}'" for h in idle[:5]) + (" ..." if len(idle) > 5 else "")
         ctx.limits.append(
@@ -408,8 +408,8 @@ def _registrations(ctx: Ctx, targets: list[NodeRow], no_callers: bool) -> dict[s
             " whatever calls that callable calls it"
         )
     out: dict[str, Any] = {}
-    if hooks:
-        out["hooks"] = hooks
+    if added:
+        out["hooks"] = added
     if callbacks:
         out["callbacks"] = callbacks[:MAX_ITEMS]
         if len(callbacks) > MAX_ITEMS:
