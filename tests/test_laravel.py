@@ -1,5 +1,5 @@
 """Laravel on fixtures/laravelapp: Eloquent models as the tables they map to
-(``ragraf.facade.eloquent``: ``table_usage`` and ``impact --table`` name the models whose
+(``ragraf.facade.orm``: ``table_usage`` and ``impact --table`` name the models whose
 queries are calls, not SQL strings, instead of leaving them out in silence), and events and
 jobs as hooks named by a class (``ragraf.lang.php.hooks``: a dispatch calls the listeners'
 and the job's ``handle``)."""
@@ -13,7 +13,7 @@ import pytest
 
 from ragraf import config, facade
 from ragraf.drift.scan import run_scan
-from ragraf.facade.eloquent import plural, table_by_convention
+from ragraf.facade.orm import plural, table_by_convention
 from tests.helpers import REPO, edit_file, indexed_fixture, invoke
 
 LARAVEL = REPO / "fixtures" / "laravelapp"

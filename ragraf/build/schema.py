@@ -50,6 +50,7 @@ from typing import Any
 from ragraf import ids
 from ragraf.build.resolve import Resolved
 from ragraf.build.resolve.linker import SYSTEM_SCHEMAS
+from ragraf.build.resolve.scope import orm_tables
 from ragraf.config import Config
 from ragraf.corpus import ScannedFile
 from ragraf.globs import GlobError, GlobSet
@@ -439,6 +440,12 @@ def add_code_tables(
             if low not in named or at < named[low]:
                 named[low] = at
             uses[low].add(n.path or "")
+    for name, path, line in orm_tables(resolved.edges if not scoped else ()):
+        low = name.lower()  # a table an ORM entity maps to
+        at = (True, path, line, name)
+        if low not in named or at < named[low]:
+            named[low] = at
+        uses[low].add(path)
     if res.table_index:
         unknown = sorted(low for low in named if low not in res.table_index)
         res.coverage.append(

@@ -12,6 +12,9 @@ from __future__ import annotations
 
 from typing import Any
 
+#: how an ORM class maps to its table, as ``table_usage``'s text says it
+_MODEL_HOW = {"table_property": "its $table", "table_attribute": "its Table mapping"}
+
 
 def _size(n: int) -> str:
     f = float(n)
@@ -547,10 +550,12 @@ def _r_table_usage(r: dict[str, Any], out: list[str]) -> None:
                 out.append(f"      {_u(it['text'])}")
     models = r.get("models") or []
     if models:
-        out.append(f"models: {len(models)}  (Eloquent: queries through the class, not SQL)")
+        out.append(f"models: {len(models)}  (ORM classes: queries through the class, not SQL)")
         for m in models:
-            how = "its $table" if m["how"] == "table_property" else "by its name"
-            out.append(f"  {m['fqn']}  {m['evidence']}  ({how}; {m['uses']} references)")
+            how = _MODEL_HOW.get(m["how"], "by its name")
+            orm = "" if m.get("orm", "eloquent") == "eloquent" else f"{m['orm']} entity, "
+            at = f" at {m['mapping']}" if m.get("mapping") else ""
+            out.append(f"  {m['fqn']}  {m['evidence']}  ({orm}{how}{at}; {m['uses']} references)")
     files = r.get("files", [])
     if files:
         out.append(f"files: {len(files)}")

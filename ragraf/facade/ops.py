@@ -19,7 +19,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from ragraf.errors import InvalidArgument
-from ragraf.facade import eloquent, sanitize, schemaops
+from ragraf.facade import orm, sanitize, schemaops
 from ragraf.facade.accounting import call_accounting
 from ragraf.facade.context import (
     EVIDENCE_PER_ITEM,
@@ -468,7 +468,7 @@ def impact(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
     operations), whose readers see what the change does; for a table, its Eloquent models
     and what depends on them are soft (the mapping is Laravel's convention)."""
     seeds: list[str] = []
-    models: list[str] = []  # the Eloquent models of a table (``ragraf.facade.eloquent``)
+    models: list[str] = []  # the Eloquent models of a table (``ragraf.facade.orm``)
     target: Any
     if args.get("path"):
         rows = ctx.graph.nodes_in_file(ctx.rev, args["path"])
@@ -506,7 +506,7 @@ def impact(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
         # a table changes with its columns: foreign keys run column -> column
         seeds += [m.dst for m in ctx.graph.edges_from(ctx.rev, seeds, (EdgeKind.CONTAINS,))]
         target = [ctx.node(r) for r in rows]
-        models = [m["node_id"] for m in eloquent.models_of(ctx, args["table"])]
+        models = [m["node_id"] for m in orm.models_of(ctx, args["table"])]
     else:
         rows = _targets(ctx, args)
         if not rows:

@@ -19,7 +19,7 @@ import re
 from collections import defaultdict
 from typing import Any
 
-from ragraf.facade import eloquent, sanitize
+from ragraf.facade import orm, sanitize
 from ragraf.facade.context import MAX_ITEMS, Ctx
 from ragraf.facade.params import OpSpec, Param
 from ragraf.kinds import EdgeKind, NodeKind
@@ -428,8 +428,10 @@ def table_usage(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
     (the table is unknown to the schema, e.g. when the schema is incomplete); `possible`,
     SQL whose table is named at run time by an expression ending in this table's name
     (`$bookmarkFeature->bookmark` for pma__bookmark: derived 0.3, not in `total`);
-    `models`, the Eloquent model classes that map to the table (by `$table` or Laravel's
-    naming convention) with how many references to them the index holds."""
+    `models`, the ORM classes that map to the table, with how many references to them the
+    index holds: Eloquent models (by `$table` or Laravel's naming convention) and Doctrine
+    entities (by their `Table` mapping, else the naming strategy's name; `mapping` says
+    where)."""
     ctx.touch(SCHEMA_PATH)  # a schema_change in the ledger warns this answer
     table = args["table"].strip()
     _source, incomplete = _schema_state(ctx)
@@ -449,9 +451,13 @@ def table_usage(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
     files: set[str] = set()
     linked: set[str] = set()
     counts: dict[str, int] = defaultdict(int)
+    entities: dict[str, dict[str, Any]] = {}
     for e in edges:
         lit = lits.get(e.src)
         if lit is None or e.src in linked:
+            continue
+        if lit.kind != NodeKind.SQL_LITERAL:  # an ORM entity's mapping (Doctrine)
+            entities.setdefault(e.src, orm.entity_item(ctx, lit, e))
             continue
         linked.add(e.src)
         h = holder_rows.get(holders_of.get(e.src, ""))
@@ -486,15 +492,19 @@ def table_usage(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
             f" {possible[0]['runtime_parts'][0]}): listed under `possible`, derived"
             f" {POSSIBLE_CONFIDENCE}, not counted in `total`"
         )
-    models = eloquent.models_of(ctx, table)
-    if models:
-        names = ", ".join(str(m["fqn"]) for m in models[:3]) + (" ..." if len(models) > 3 else "")
-        ctx.limits.append(
-            f"table_usage: {len(models)} Eloquent model(s) map to this table ({names}; result."
-            "models): their queries (Model::where(...), $model->save()) are calls, not SQL"
-            " strings, and are not among the readers and writers; `references` of a model"
-            " lists its uses"
-        )
+    models = orm.models_of(ctx, table)
+    for label, group, queries in (
+        ("Eloquent model(s)", models, "Model::where(...), $model->save()"),
+        ("Doctrine entit(y/ies)", list(entities.values()), "$em->persist($e), $repo->findBy(...)"),
+    ):
+        if group:
+            names = ", ".join(str(m["fqn"]) for m in group[:3]) + (" ..." if len(group) > 3 else "")
+            ctx.limits.append(
+                f"table_usage: {len(group)} {label} map to this table ({names}; result.models):"
+                f" their queries ({queries}) are calls, not SQL strings, and are not among the"
+                " readers and writers; `references` of the class lists its uses"
+            )
+    models = sorted([*models, *entities.values()], key=lambda m: (m["fqn"] or "", m["path"] or ""))
     for lst, label in (
         (readers, "readers"),
         (writers, "writers"),

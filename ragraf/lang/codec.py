@@ -52,6 +52,7 @@ _TYPES: dict[str, type] = {
         F.SqlAnalysis,
         F.SqlRef,
         F.TablePrefixRef,
+        F.OrmTableRef,
         F.BuilderCallRef,
         F.DocLinkRef,
         F.DocNameRef,

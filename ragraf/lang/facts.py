@@ -301,6 +301,20 @@ class TablePrefixRef(NamedTuple):
     value: str
 
 
+class OrmTableRef(NamedTuple):
+    """A class an ORM maps to a table (Doctrine's ``#[ORM\\Entity]`` or ``@ORM\\Entity``):
+    ``tables`` the name its ``#[ORM\\Table(name: ...)]`` / ``@ORM\\Table(name="...")``
+    declares (``how`` ``table_attribute``), else the names Doctrine's naming strategies
+    give its short name, Symfony's default (snake_case) first (``how`` ``convention``).
+    ``owner`` is the class's node index."""
+
+    owner: int
+    line: int
+    orm: str  # doctrine
+    tables: tuple[str, ...]
+    how: str  # table_attribute | convention
+
+
 class BuilderCallRef(NamedTuple):
     """A method call not recognised as a query builder's whose first argument is a literal
     shaped like a table name (``$store->saveRow('orders', ...)``). It names a table only
@@ -349,6 +363,7 @@ Ref = (
     | NameRef
     | SqlRef
     | TablePrefixRef
+    | OrmTableRef
     | DocLinkRef
     | DocNameRef
 )

@@ -57,6 +57,11 @@ Invariants a change must keep:
   edges are derived. A query-builder call (``$wpdb->update($wpdb->options,
   ...)``, ``DB::table('t')``) is a ``sql_literal`` with a ``call`` prop whose
   edges are derived (``via: query_builder``).
+- ORM entities (``OrmTableRef``, Doctrine): a ``references_table`` edge from the class to
+  the table its mapping names (stated) or the first of its naming strategies' names the
+  schema knows (derived ``orm_convention``); without a schema, to the first name as code
+  names it, which the edge's ``orm_table`` prop makes a table of code like a SQL
+  string's (``scope.orm_tables``). No table known: no edge (``orm_tables_unknown``).
 """
 
 from __future__ import annotations

@@ -53,6 +53,7 @@ from ragraf.lang.facts import (
     MethodCallRef,
     NameRef,
     NewRef,
+    OrmTableRef,
     RouteRef,
     SqlAnalysis,
     SqlRef,
@@ -73,6 +74,8 @@ from ragraf.sql import dbschema, sqltext
 SOURCES_SQL = json.dumps(["tree-sitter", "sqlglot"])
 SOURCES_SQL_REGEX = json.dumps(["tree-sitter", "regex"])
 SOURCES_SQL_CALL = json.dumps(["tree-sitter"])
+#: the prop of an ORM entity's ``references_table`` edge that names its table as mapped
+ORM_TABLE = "orm_table"
 SYSTEM_SCHEMAS = frozenset({"information_schema", "mysql", "performance_schema", "sys"})
 #: a dynamic include matching more files than this is not linked (counted unresolved):
 #: past it the candidates say nothing an agent can use
@@ -275,6 +278,7 @@ class Linker:
             SqlRef: self.on_sql,
             BuilderCallRef: self.on_builder_candidate,
             TablePrefixRef: self.on_table_prefix,
+            OrmTableRef: self.on_orm_table,
         }
 
     # -- the run ------------------------------------------------------------------
@@ -1316,6 +1320,25 @@ class Linker:
     # -- SQL in strings ------------------------------------------------------------------
     def on_table_prefix(self, f: FileFacts, owner: str, ref: TablePrefixRef) -> None:
         """Read by ``TableNames.of`` before the first SQL string; no edge of its own."""
+
+    def on_orm_table(self, f: FileFacts, owner: str, ref: OrmTableRef) -> None:
+        """A class an ORM maps to a table: ``references_table`` from the class (stated when
+        its mapping names the table, derived ``orm_convention`` by a naming strategy). With
+        a schema, the first candidate it knows; without one, the first candidate, as code
+        names it (``ragraf.build.schema.add_code_tables`` makes its node)."""
+        name = next((t for t in ref.tables if t.lower() in self.tables), None)
+        tid = self.tables.get(name.lower()) if name else None
+        if tid is None and self.code_tables and ref.tables:
+            name = ref.tables[0]
+            tid = dbschema.code_table_id(name)
+        if tid is None or name is None:
+            self.stats["orm_tables_unknown"] += 1
+            return
+        derived = ref.how != "table_attribute"
+        conf = self.conf["orm_convention"] if derived else 1.0
+        props = {"orm": ref.orm, "how": ref.how, ORM_TABLE: name}
+        self.add(owner, tid, EdgeKind.REFERENCES_TABLE, f.path, ref.line, conf, derived, props)
+        self.stats["orm_entities"] += 1
 
     def sql_names(self) -> TableNames:
         """The corpus' table-name conventions (made once, from every file's facts)."""

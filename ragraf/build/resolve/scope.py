@@ -45,12 +45,12 @@ import hashlib
 import json
 import os
 import zlib
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ragraf.kinds import NodeKind
+from ragraf.kinds import EdgeKind, NodeKind
 from ragraf.lang.codec import from_data, json_bytes, to_data, to_json
 from ragraf.model import EdgeRow, NodeRow, RouteRow, UnresolvedRow, props_of
 
@@ -100,7 +100,23 @@ class FileOut:
                 low, at = str(name).lower(), (not created, n.start_line or 0, str(name))
                 if low not in self.named or at < self.named[low]:
                     self.named[low] = at
+        for name, _path, line in orm_tables(self.edges):
+            low, at = name.lower(), (True, line, name)
+            if low not in self.named or at < self.named[low]:
+                self.named[low] = at
         return self
+
+
+def orm_tables(edges: Iterable[EdgeRow]) -> Iterator[tuple[str, str, int]]:
+    """(table as mapped, evidence path, line) of each ORM entity's ``references_table`` edge: a table the
+    code names, like a SQL string's."""
+    from ragraf.build.resolve.linker import ORM_TABLE
+
+    for e in edges:
+        if e.kind == EdgeKind.REFERENCES_TABLE and e.props and ORM_TABLE in e.props:
+            name = props_of(e.props).get(ORM_TABLE)
+            if isinstance(name, str) and name:
+                yield name, e.evidence_path or "", e.evidence_line or 0
 
 
 @dataclass

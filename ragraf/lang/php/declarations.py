@@ -27,7 +27,7 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from ragraf.lang.facts import ClassDecl, HookRef, ImportRef, LocalEdge, Target, TypeDesc
-from ragraf.lang.php import hooks
+from ragraf.lang.php import doctrine, hooks
 from ragraf.lang.php.names import (
     DOC_GLOBAL,
     DOC_PARAM,
@@ -158,6 +158,10 @@ class Declarations(Routes):
         routed = self.attribute_routes(n)  # #[Route('/blog')]: the prefix of its methods' routes
         if routed:
             self.route_prefixes[fqn] = [p for p, _m, _l in routed]
+        if kind == "class":
+            orm = doctrine.entity_ref(self, n, idx, name)
+            if orm is not None:
+                self.raw_refs.append(orm)
         self.facts.classes.append(decl)
         self.link_parent(idx, n)
         self.stack.append((n.end_byte, "class", decl))

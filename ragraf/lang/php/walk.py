@@ -35,6 +35,7 @@ from ragraf.lang.facts import (
     FileFacts,
     HookRef,
     MethodCallRef,
+    OrmTableRef,
     Ref,
     RouteRef,
     SqlRef,
@@ -203,7 +204,7 @@ class Extractor(Declarations, Uses, Strings):
                 decl.props.setdefault(pname, []).append(cd)
         refs: list[Ref] = []
         for r in self.raw_refs:
-            if isinstance(r, SqlRef | TablePrefixRef):  # its owner is a node index already
+            if isinstance(r, SqlRef | TablePrefixRef | OrmTableRef):  # owner: a node index
                 refs.append(r)
                 continue
             sc = all_scopes[r.owner]

@@ -1,9 +1,15 @@
-"""Eloquent models (Laravel's ORM) as the tables they read and write.
+"""ORM classes as the tables they read and write: Eloquent models (Laravel) and Doctrine
+entities.
 
-A Laravel application reads and writes most tables through model classes
-(``User::where(...)->get()``, ``$post->save()``), not SQL strings, so the SQL edges of a
-table leave most of its users out. ``table_usage`` lists the models that map to a table
-(``models``) and says so in its limits; ``references`` of a model lists its uses.
+An application on an ORM reads and writes most tables through classes
+(``User::where(...)->get()``, ``$post->save()``, ``$em->persist($user)``), not SQL strings,
+so the SQL edges of a table leave most of its users out. ``table_usage`` lists the classes
+that map to a table (``models``, each with its ``orm``) and says so in its limits;
+``references`` of the class lists its uses.
+
+A Doctrine entity states its table in its mapping (``ragraf.lang.php.doctrine``): the
+linker made that a ``references_table`` edge from the class, which ``entity_item`` reads.
+An Eloquent model's table is a convention of its class hierarchy, read here:
 
 Invariants a change must keep:
 - A class is a model when its ``extends`` chain (corpus classes, ending in the external
@@ -25,7 +31,7 @@ from typing import Any
 from ragraf.facade.context import Ctx
 from ragraf.kinds import EdgeKind, NodeKind
 from ragraf.limits import HIERARCHY_DEPTH
-from ragraf.model import props_of
+from ragraf.model import EdgeRow, NodeRow, props_of
 
 #: the classes a model extends, lower-cased fqns (Model, the authenticatable User, pivots)
 BASES = frozenset(
@@ -128,6 +134,27 @@ def models_of(ctx: Ctx, table: str) -> list[dict[str, Any]]:
             continue
         ctx.touch(n.path)
         uses = ctx.graph.edges_to(ctx.rev, [nid], (EdgeKind.REFERENCES, EdgeKind.INSTANTIATES))
-        out.append({**ctx.node(n), "how": how, "uses": len(uses)})
+        out.append({**ctx.node(n), "orm": "eloquent", "how": how, "uses": len(uses)})
     out.sort(key=lambda m: (m["fqn"] or "", m["path"] or ""))
     return out
+
+
+def entity_item(ctx: Ctx, n: NodeRow, e: EdgeRow) -> dict[str, Any]:
+    """A Doctrine entity mapped to the table by its ``references_table`` edge ``e``: the
+    class, where its mapping says so (``evidence``: the ``Table`` attribute or annotation,
+    else the ``Entity`` one), how (``table_attribute`` / ``convention``), provenance and
+    confidence, and how many references and instantiations of it the index holds."""
+    p = props_of(e.props)
+    ctx.touch(n.path)
+    if e.edge_uid:
+        ctx.edge_uids[e.edge_uid] = e.evidence_path or ""
+    uses = ctx.graph.edges_to(ctx.rev, [n.node_id], (EdgeKind.REFERENCES, EdgeKind.INSTANTIATES))
+    return {
+        **ctx.node(n),
+        "orm": str(p.get("orm") or "doctrine"),
+        "how": str(p.get("how") or "convention"),
+        "uses": len(uses),
+        "mapping": e.evidence,
+        "provenance": e.provenance,
+        "confidence": e.confidence,
+    }

@@ -1,0 +1,182 @@
+"""Doctrine entities on fixtures/symfonyapp: an entity's mapping (attributes or docblock
+annotations) is a ``references_table`` edge from the class to its table
+(``ragraf.lang.php.doctrine``), so ``table_usage`` lists the entities of a table as
+``models`` and ``impact --table`` reaches the code that uses them, with or without a
+database schema."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ragraf import config, facade
+from ragraf.drift.scan import run_scan
+from ragraf.lang.facts import OrmTableRef
+from ragraf.lang.php.doctrine import snake_case, table_candidates
+from ragraf.lang.php.walk import extract
+from tests.helpers import REPO, edit_file, indexed_fixture, write
+
+SYMFONY = REPO / "fixtures" / "symfonyapp"
+
+
+@pytest.fixture(scope="module")
+def app(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return indexed_fixture(SYMFONY, tmp_path_factory.mktemp("doctrine") / "symfonyapp")
+
+
+@pytest.mark.parametrize(
+    ("cls", "table"),
+    [
+        ("User", "user"),
+        ("BlogPost", "blog_post"),
+        ("HTTPClient", "http_client"),
+        ("Address2", "address_2"),
+        ("OAuthToken", "o_auth_token"),
+    ],
+)
+def test_the_table_doctrine_names_for_an_entity(cls: str, table: str) -> None:
+    assert snake_case(cls) == table
+    assert table_candidates(cls) == (table, cls)
+
+
+def _orm_refs(rel: str) -> list[OrmTableRef]:
+    f = extract(rel, (SYMFONY / rel).read_text(encoding="utf-8"))
+    refs = [r for r in f.refs if isinstance(r, OrmTableRef)]
+    for r in refs:
+        assert f.nodes[r.owner].kind == "class"
+    return refs
+
+
+def test_an_entity_mapping_is_read_from_attributes_and_annotations() -> None:
+    got = {
+        rel: [(r.line, r.tables, r.how) for r in _orm_refs(rel)]
+        for rel in (
+            "src/Entity/User.php",
+            "src/Entity/BlogPost.php",
+            "src/Entity/Product.php",
+            "src/Entity/BaseEntity.php",
+            "src/Entity/Money.php",
+            "src/Entity/Report.php",
+            "src/Repository/UserRepository.php",
+        )
+    }
+    assert got == {
+        # the Table attribute's line: where the name is
+        "src/Entity/User.php": [(9, ("app_user",), "table_attribute")],
+        # no table named: Symfony's naming strategy first, then Doctrine's default
+        "src/Entity/BlogPost.php": [(7, ("blog_post", "BlogPost"), "convention")],
+        "src/Entity/Product.php": [(11, ("products",), "table_attribute")],  # @ORM\Table
+        "src/Entity/BaseEntity.php": [],  # a mapped superclass has no table
+        "src/Entity/Money.php": [],  # an embeddable neither
+        "src/Entity/Report.php": [],  # a Table attribute of another library
+        "src/Repository/UserRepository.php": [],
+    }
+
+
+def _models(root: Path, table: str) -> tuple[list[tuple[Any, ...]], dict[str, Any]]:
+    env = facade.run_op(root, "table_usage", {"table": table})
+    r = env["result"]
+    models = [
+        (m["fqn"], m["orm"], m["how"], m["mapping"], m["provenance"], m["uses"])
+        for m in r["models"]
+    ]
+    return models, env
+
+
+def test_table_usage_lists_the_entities_of_a_table_without_a_schema(app: Path) -> None:
+    users, env = _models(app, "app_user")
+    # without a schema every edge to a table known from code is derived (via no_schema)
+    assert users == [
+        ("App\\Entity\\User", "doctrine", "table_attribute", "src/Entity/User.php:9", "derived", 3)
+    ]
+    assert any("1 Doctrine entit(y/ies) map to this table" in x for x in env["limits"])
+    # the entity is no SQL statement: not among the readers and writers, not in the total
+    r = env["result"]
+    assert r["total"] == 2  # the migration's CREATE and DROP
+    assert [it["evidence"] for it in r["readers"] + r["writers"]] == [
+        "migrations/Version20240101000000.php:14",
+        "migrations/Version20240101000000.php:20",
+    ]
+    posts, _ = _models(app, "blog_post")
+    assert posts == [
+        (
+            "App\\Entity\\BlogPost",
+            "doctrine",
+            "convention",
+            "src/Entity/BlogPost.php:7",
+            "derived",
+            0,
+        )
+    ]
+    # no SQL names `products`: the entity's mapping alone makes the table known
+    products, env = _models(app, "products")
+    assert [m[0] for m in products] == ["App\\Entity\\Product"]
+    assert [t["name"] for t in env["result"]["target"]] == ["products"]
+    reports, env = _models(app, "reports")
+    assert reports == [] and env["result"]["target"] == []
+
+
+def test_impact_of_a_table_reaches_the_code_using_its_entity(app: Path) -> None:
+    r = facade.run_op(app, "impact", {"table": "app_user"})["result"]
+    soft = {(s["fqn"], s["depth"]) for s in r["soft"]["symbols"]}
+    assert {
+        ("App\\Entity\\User", 1),
+        ("App\\Repository\\UserRepository::__construct", 2),  # User::class
+        ("App\\Service\\Signup::register", 2),  # new User()
+    } <= soft
+
+
+SCHEMA = """CREATE TABLE app_user (id INT NOT NULL, email VARCHAR(180) NOT NULL, PRIMARY KEY(id));
+CREATE TABLE BlogPost (id INT NOT NULL, title VARCHAR(255) NOT NULL, PRIMARY KEY(id));
+"""
+
+
+def test_with_a_schema_a_declared_table_is_stated_and_a_convention_finds_the_known_name(
+    tmp_path: Path,
+) -> None:
+    src = tmp_path / "src"
+    subprocess.run(["cp", "-r", str(SYMFONY), str(src)], check=True)
+    write(src, "schema.sql", SCHEMA)
+    root = indexed_fixture(src, tmp_path / "app")
+    users, _ = _models(root, "app_user")
+    assert [(m[0], m[4]) for m in users] == [("App\\Entity\\User", "stated")]
+    # the schema has Doctrine's default name, not Symfony's: the entity maps to that one
+    posts, _ = _models(root, "BlogPost")
+    assert [(m[0], m[2], m[4]) for m in posts] == [
+        ("App\\Entity\\BlogPost", "convention", "derived")
+    ]
+    env = facade.run_op(root, "table_usage", {"table": "BlogPost"})
+    edge_conf = env["result"]["models"][0]["confidence"]
+    assert edge_conf == json.loads(json.dumps(config.load(root).confidence["orm_convention"]))
+    impact = facade.run_op(root, "impact", {"table": "app_user", "mode": "hard"})["result"]
+    assert "App\\Entity\\User" in [s["fqn"] for s in impact["hard"]["symbols"]]
+    # a table the schema does not have gets no edge (and no node)
+    products, env = _models(root, "products")
+    assert products == [] and env["result"]["target"] == []
+
+
+def test_an_edited_entity_warns_and_a_scoped_reindex_keeps_its_table(
+    app: Path, tmp_path: Path
+) -> None:
+    root = indexed_fixture(app, tmp_path / "app")
+    edit_file(root, "src/Entity/User.php", "'app_user'", "'app_users'")
+    run_scan(config.load(root))
+    env = facade.run_op(root, "table_usage", {"table": "app_user"})
+    assert [w["path"] for w in env["stale_warnings"]] == ["src/Entity/User.php"]
+    # an edit elsewhere: the scoped reindex keeps the tables only entities name
+    edit_file(root, "src/Service/Signup.php", "flush();", "flush();\n        // saved")
+    subprocess.run(
+        [sys.executable, "-m", "ragraf", "-C", str(root), "reindex", "--commit"],
+        check=True,
+        capture_output=True,
+    )
+    products, _ = _models(root, "products")
+    assert [m[0] for m in products] == ["App\\Entity\\Product"]
+    renamed, _ = _models(root, "app_users")
+    assert [m[0] for m in renamed] == ["App\\Entity\\User"]
+    assert _models(root, "app_user")[0] == []
