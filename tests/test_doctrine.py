@@ -180,3 +180,19 @@ def test_an_edited_entity_warns_and_a_scoped_reindex_keeps_its_table(
     renamed, _ = _models(root, "app_users")
     assert [m[0] for m in renamed] == ["App\\Entity\\User"]
     assert _models(root, "app_user")[0] == []
+
+
+def test_an_attribute_references_its_class(app: Path) -> None:
+    r = facade.run_op(app, "references", {"fqn": "App\\Attribute\\Audited"})["result"]
+    got = [
+        (it["line"], it["symbol"]["kind"], it["symbol"]["fqn"])
+        for it in r["sites"]
+        if it["kind"] == "references"
+    ]
+    file = "src/Service/Signup.php"
+    assert sorted(got) == [
+        (9, "file", file),  # the class's: a class body is no scope
+        (12, "file", file),  # a property's
+        (17, "method", "App\\Service\\Signup::register"),  # the method's
+        (18, "method", "App\\Service\\Signup::register"),  # a parameter's
+    ]

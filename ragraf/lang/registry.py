@@ -39,7 +39,7 @@ if TYPE_CHECKING:
 
 #: version of the FileFacts format and of the extraction rules not visible in source
 #: digests (bump when FileFacts fields change meaning)
-FACTS_VERSION = "ragraf-facts/25"  # /4: JSON rows (ragraf.lang.codec), no pickle; /5: callbacks
+FACTS_VERSION = "ragraf-facts/26"  # /4: JSON rows (ragraf.lang.codec), no pickle; /5: callbacks
 # /6: flow-sensitive variable types, @param / @property, narrowing, inferred return types
 # /7: constant values (define / const), function_exists-guarded functions
 # /8: SQL assembled within a function, fragments, query-builder calls
@@ -62,6 +62,7 @@ FACTS_VERSION = "ragraf-facts/25"  # /4: JSON rows (ragraf.lang.codec), no pickl
 # /23: Drupal's hooks (<module>_<hook> functions, #[Hook], invokeAll / alter runs)
 # /24: a dispatched variable runs the hook of the class it holds
 # /25: OrmTableRef, the table a Doctrine entity maps to
+# /26: an attribute (#[X]) references its class
 
 
 @dataclass(frozen=True)

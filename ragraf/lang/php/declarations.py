@@ -158,6 +158,7 @@ class Declarations(Routes):
         routed = self.attribute_routes(n)  # #[Route('/blog')]: the prefix of its methods' routes
         if routed:
             self.route_prefixes[fqn] = [p for p, _m, _l in routed]
+        self.class_refs(self.attribute_classes(n))  # #[ORM\Entity]: owned by the file's scope
         if kind == "class":
             orm = doctrine.entity_ref(self, n, idx, name)
             if orm is not None:
@@ -435,11 +436,14 @@ class Declarations(Routes):
         return [m for it in items for m in self._subscribed_methods(it)]
 
     def signature_refs(self, fn: Node, rt: Node | None) -> None:
-        """The classes the declared parameter and return types of ``fn`` name: references
-        owned by ``fn`` (``class_refs``)."""
+        """The classes the declared parameter and return types of ``fn`` name, and those of
+        the attributes of ``fn`` and its parameters: references owned by ``fn``
+        (``class_refs``)."""
         plist = fn.child_by_field_name("parameters")
         types = [p.child_by_field_name("type") for p in plist.named_children] if plist else []
-        self.class_refs([*types, rt])
+        for p in plist.named_children if plist else ():  # #[SensitiveParameter] $x
+            types += self.attribute_classes(p)
+        self.class_refs([*types, rt, *self.attribute_classes(fn)])
 
     def function_guard(self, n: Node, name: str) -> str | None:
         """``function_exists`` (or ``is_callable``) when the declaration sits in the body of an
@@ -480,7 +484,8 @@ class Declarations(Routes):
         if decl is None:
             return
         tnode = n.child_by_field_name("type")
-        self.class_refs([tnode])  # a declared property type names its classes here
+        # a declared property type and the property's attributes name their classes here
+        self.class_refs([tnode, *self.attribute_classes(n)])
         descs = self.type_descs(tnode)
         if not descs:
             doc = self.docblock(n)

@@ -122,6 +122,17 @@ class Routes(Names):
                 )
             )
 
+    def attribute_classes(self, decl: Node) -> list[Node]:
+        """The name nodes of the ``#[...]`` attributes of a declaration or parameter (they
+        lead its children): the classes they name are referenced there."""
+        out: list[Node] = []
+        i = 0
+        while (lst := decl.child(i)) is not None and lst.type == "attribute_list":
+            for g in lst.named_children:
+                out.extend(a.named_children[0] for a in g.named_children if a.named_child_count)
+            i += 1
+        return out
+
     def attributes_named(self, decl: Node, short: str) -> Iterator[tuple[Node, Node | None]]:
         """(attribute, its arguments node) of each ``#[...]`` attribute of a declaration whose
         class's short name is ``short`` (lower case), in order."""
