@@ -265,6 +265,11 @@ def test_a_symfony_subscriber_is_called_where_its_events_are_dispatched(tmp_path
             for ev in it["evidence"]
         ]
         assert got == want, method
+    # the map registers each method: `callers` shows where, with the runs it links
+    r = _callers(root, f"{sub}::notify")["result"]
+    assert [(h["call"], h["hook"], h["runs"]) for h in r["hooks"]] == [
+        ("getsubscribedevents", "class:App\\Event\\OrderShipped", 1)
+    ]
 
 
 def test_a_hook_pattern_never_matches_a_hook_named_by_a_class(tmp_path: Path) -> None:

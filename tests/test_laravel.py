@@ -126,3 +126,21 @@ def test_a_dispatched_event_calls_its_listeners_and_a_job_its_handle(app: Path) 
     ]
     # a middleware's handle(Request $request, ...): nothing dispatches a Request
     assert _derived(app, "App\\Http\\Middleware\\EnsureActive::handle") == []
+
+
+def test_the_listen_map_of_a_provider_makes_untyped_listeners_listen(app: Path) -> None:
+    ship = "App\\Http\\Controllers\\OrderController::ship"
+    at = "app/Http/Controllers/OrderController.php"
+    event = "class:App\\Events\\OrderShipped"
+    runs = [(ship, f"{at}:13", "dispatch", event), (ship, f"{at}:14", "dispatch", event)]
+    # LogShipment::class: its handle($event), untyped
+    assert _derived(app, "App\\Listeners\\LogShipment::handle") == runs
+    # [ArchiveOrder::class, 'onShipped']: that method, not its handle
+    assert _derived(app, "App\\Listeners\\ArchiveOrder::onShipped") == runs
+    assert _derived(app, "App\\Listeners\\ArchiveOrder::handle") == []
+    # also in $listen by its name in a string, and typed: its calls are not doubled
+    assert _derived(app, "App\\Listeners\\SendShipmentNotification::handle") == runs
+    r = facade.run_op(app, "callers", {"fqn": "App\\Listeners\\LogShipment::handle"})["result"]
+    assert [(h["hook"], h["evidence"]) for h in r["hooks"]] == [
+        (event, "app/Providers/EventServiceProvider.php:15")
+    ]

@@ -368,7 +368,7 @@ def _registrations(ctx: Ctx, targets: list[NodeRow], no_callers: bool) -> dict[s
     if any(p.get("hook") for _e, p in regs):
         for e in ctx.graph.edges_to(ctx.rev, ids, (EdgeKind.CALLS_HEURISTIC,)):
             p = props_of(e.props) if e.props else {}
-            if p.get("via") == "hook":
+            if p.get("via") in ("hook", "dispatch"):
                 runs[(e.dst, str(p.get("hook")))].add((e.evidence_path, e.evidence_line))
     owners = ctx.graph.nodes_by_ids(ctx.rev, [e.src for e, _p in regs])
     added: list[dict[str, Any]] = []
@@ -448,7 +448,9 @@ def callers(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
     it is added to a hook and how many runs of it the corpus has (0: the code around the
     corpus runs it, which the limits say); `callbacks`, where it is passed as a callable
     (`usort($a, 'cmp')`, WordPress's `add_menu_page(..., 'render')`). Laravel's events
-    and jobs, Symfony's subscribers and Drupal's hooks are linked the same way (derived)."""
+    and jobs, Symfony's subscribers and Drupal's hooks are linked the same way (derived,
+    via `dispatch`); `hooks` also lists a listener's registration in Laravel's `$listen`
+    map or Symfony's `getSubscribedEvents()` (the hook is `class:<event class>`)."""
     return _walk(ctx, args, "in")
 
 

@@ -74,6 +74,8 @@ from ragraf.sql import dbschema, sqltext
 SOURCES_SQL = json.dumps(["tree-sitter", "sqlglot"])
 SOURCES_SQL_REGEX = json.dumps(["tree-sitter", "regex"])
 SOURCES_SQL_CALL = json.dumps(["tree-sitter"])
+#: the listens of class hooks that a registry states (``HookRef.call``), with a site of their own
+REGISTRY_CALLS = frozenset({"$listen", "getsubscribedevents"})
 #: the prop of an ORM entity's ``references_table`` edge that names its table as mapped
 ORM_TABLE = "orm_table"
 SYSTEM_SCHEMAS = frozenset({"information_schema", "mysql", "performance_schema", "sys"})
@@ -963,9 +965,13 @@ class Linker:
         added to it (``hook_listeners``), via ``hook``; a name matched through a pattern
         (``save_post_{$type}``) is less sure (``hook_pattern``). Laravel's events and jobs
         are hooks named by a class (``hooks.CLASS_HOOK``): their runs are calls via
-        ``dispatch`` of the handlers that listen to them."""
+        ``dispatch`` of the handlers that listen to them; a listen a map registers
+        (``REGISTRY_CALLS``: Laravel's ``$listen``, Symfony's ``getSubscribedEvents``) is a
+        ``references`` edge like an ``add_action``, a listen by signature none."""
         if ref.role == "listen":
-            if ref.callback is None or ref.hook.startswith((CLASS_HOOK, DRUPAL_HOOK)):
+            if ref.callback is None or (
+                ref.hook.startswith((CLASS_HOOK, DRUPAL_HOOK)) and ref.call not in REGISTRY_CALLS
+            ):
                 return  # a listen by signature or by name (Laravel, Drupal): no edge
             targets = self._callees(ref.callback)
             props: dict[str, Any] = {"callable": True, "hook": ref.hook, "hook_call": ref.call}

@@ -518,6 +518,59 @@ class Declarations(Routes):
             d = self.expr_desc(default)
             if d is not None and d[0] == "class":
                 decl.props[pname].append(d)
+            if pname == "listen" and default is not None:
+                self.listen_map(default)
+
+    def listen_map(self, arr: Node) -> None:
+        """Laravel's ``protected $listen = [OrderShipped::class => [SendNotice::class]]``
+        (an event service provider): each listener class (``X::class``, its name in a
+        string, or ``[X::class, 'method']``) listens to the hook of the event's class with
+        its ``handle`` (or the named method)."""
+        if arr.type != "array_creation_expression":
+            return
+        for el in arr.named_children:
+            kids = el.named_children if el.type == "array_element_initializer" else []
+            if len(kids) != 2 or kids[1].type != "array_creation_expression":
+                continue
+            event = self._class_named(kids[0])
+            if event is None:
+                continue
+            for item in kids[1].named_children:
+                parts = item.named_children if item.type == "array_element_initializer" else []
+                if len(parts) != 1:
+                    continue
+                v, method = parts[0], "handle"
+                if v.type == "array_creation_expression":  # [Listener::class, 'method']
+                    pair = [e.named_children[0] for e in v.named_children if e.named_children]
+                    if len(pair) != 2 or not re.fullmatch(r"\w+", self.string_value(pair[1]) or ""):
+                        continue
+                    v, method = pair[0], str(self.string_value(pair[1]))
+                listener = self._class_named(v)
+                if listener is None:
+                    continue
+                self.raw_refs.append(
+                    HookRef(
+                        self.scope_index(),
+                        v.start_point[0] + 1,
+                        "listen",
+                        hooks.CLASS_HOOK + event,
+                        "$listen",
+                        Target("method", receiver=("class", listener), method=method),
+                    )
+                )
+
+    def _class_named(self, n: Node) -> str | None:
+        """``X::class`` or a string holding a class name -> its fqn."""
+        if n.type == "class_constant_access_expression":
+            parts = n.named_children
+            if len(parts) == 2 and self.t(parts[1]).lower() == "class":
+                d = self.class_desc(parts[0])
+                return str(d[1]) if d is not None and d[0] == "class" and d[1] else None
+            return None
+        name = self.string_value(n)
+        if name and re.fullmatch(r"\\?[A-Za-z_]\w*(?:\\\w+)*", name):
+            return name.lstrip("\\")  # a string names a class fully qualified
+        return None
 
     def on_constant(self, n: Node) -> None:
         """Class constants and top-level ``const``; a ``const`` inside a function is skipped."""
