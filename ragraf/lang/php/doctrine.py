@@ -72,7 +72,7 @@ def entity_ref(ext: Routes, n: Node, idx: int, short_name: str) -> OrmTableRef |
     prev = n.prev_named_sibling
     if prev is not None and prev.type == "comment":
         doc = ext.t(prev)
-        if doc.startswith("/**") and "@" in doc:
+        if doc.startswith("/**") and "Entity" in doc:  # no entity: no annotation to read
             for m in _ANNOTATION.finditer(doc):
                 what = _mapping(ext, m.group(1))
                 at = prev.start_point[0] + 1 + doc.count("\n", 0, m.start())
