@@ -202,6 +202,19 @@ def test_a_callback_handed_to_wordpress_is_listed_with_its_site(plugin: Path) ->
     assert [s["evidence"] for s in refs["sites"]] == ["myplug.php:20"]
 
 
+def test_a_callable_under_a_callback_key_is_listed_with_its_site(plugin: Path) -> None:
+    """``'render_callback' => 'Myplug\\render_counter'`` in the array handed to
+    ``register_block_type``: the key says the string is a callable, whatever takes the
+    array (any key ending in ``callback``, in any case); a plain value names nothing."""
+    r = _callers(plugin, "Myplug\\render_counter")
+    assert [s["evidence"] for s in r["result"]["callbacks"]] == ["myplug.php:27"]
+    assert any("passed as a callable at 1 site(s)" in x for x in r["limits"]), r["limits"]
+    upper = _callers(plugin, "Myplug\\Labels::upper")["result"]["callbacks"]
+    assert [s["evidence"] for s in upper] == ["myplug.php:30"]
+    refs = facade.run_op(plugin, "references", {"fqn": "Myplug\\render_page"})["result"]
+    assert [s["evidence"] for s in refs["sites"]] == ["myplug.php:20"]  # not the 'title'
+
+
 def test_ajax_and_admin_post_actions_are_routes(plugin: Path) -> None:
     """``add_action('wp_ajax_myplug_save', cb)``: WordPress runs ``cb`` for a request to
     admin-ajax.php with ``action=myplug_save`` (``nopriv``: for visitors not logged in),

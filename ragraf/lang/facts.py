@@ -104,7 +104,7 @@ class CallableRef(NamedTuple):
 class Target(NamedTuple):
     """One possible callee of a dynamic call: a function (candidate fqns) or a method."""
 
-    kind: str  # function | method
+    kind: str  # function | method (| key: KEYED_CALLBACK)
     candidates: tuple[str, ...] = ()
     receiver: TypeDesc | None = None
     method: str = ""
@@ -117,6 +117,11 @@ class DynamicCallRef(NamedTuple):
     line: int
     how: str  # call_user_func | variable | dynamic_method
     targets: tuple[Target, ...]
+
+
+#: ``Target.kind`` of a ``CallbackRef`` whose string is an array's value under a key that
+#: says it is a callable (``'render_callback' => 'f'``; ``method`` is the key)
+KEYED_CALLBACK = "key"
 
 
 class CallbackRef(NamedTuple):

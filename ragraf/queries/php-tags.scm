@@ -92,3 +92,8 @@
   (#match? @name.sql.prefix_const "(?i:prefix)['\"]$"))
 ((array_element_initializer . (string) @name.sql.prefix_key . (string)) @sql.prefix
   (#match? @name.sql.prefix_key "^['\"](?i:[a-z_]*prefix)['\"]$"))
+
+; A callable named under a key that says so: 'render_callback' => 'render_block_x',
+; 'callback' => 'C::m' (WordPress's blocks, settings, REST and customizer arrays)
+((array_element_initializer . (string) @name.callback_key . (string)) @reference.keyed_callback
+  (#match? @name.callback_key "^['\"](?i:[a-z_]*callback)['\"]$"))

@@ -36,6 +36,7 @@ from ragraf.kinds import (
 from ragraf.lang import registry
 from ragraf.lang.codec import from_data
 from ragraf.lang.facts import (
+    KEYED_CALLBACK,
     BuilderCallRef,
     CallableRef,
     CallbackRef,
@@ -895,10 +896,12 @@ class Linker:
 
     def on_callback(self, f: FileFacts, src: str, ref: CallbackRef) -> None:
         """A string argument naming a function or ``Class::method``: a ``references`` edge
-        when it is a callable (``'Class::method'``, or the callee's parameter takes a
-        callable: declared, documented or a PHP builtin's); calls of the method it names
+        when it is a callable (``'Class::method'``, the callee's parameter takes a
+        callable: declared, documented or a PHP builtin's, or an array key says so:
+        ``'render_callback' => 'f'``); calls of the method it names
         when the callee dispatches on that parameter (``$obj->$param()``)."""
-        callees = self._callees(ref.callee)
+        keyed = ref.callee.kind == KEYED_CALLBACK  # 'render_callback' => 'f': a callable
+        callees = [] if keyed else self._callees(ref.callee)
         t = ref.target
         if t.kind == "method":
             targets = self.sym.methods_of(t.receiver, t.method)
@@ -906,8 +909,10 @@ class Linker:
             targets = next(
                 (fids for c in t.candidates if (fids := self.sym.function_ids(c.lower()))), []
             )
-        callable_here = t.kind == "method" or any(
-            self.sym.takes_callable(c, ref.position) for c in callees
+        callable_here = (
+            keyed
+            or t.kind == "method"
+            or any(self.sym.takes_callable(c, ref.position) for c in callees)
         )
         if not callable_here and not callees and ref.callee.kind == "function":
             callable_here = any(

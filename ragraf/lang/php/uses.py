@@ -26,6 +26,7 @@ import re
 from typing import TYPE_CHECKING
 
 from ragraf.lang.facts import (
+    KEYED_CALLBACK,
     BuilderCallRef,
     CallableRef,
     CallbackRef,
@@ -286,6 +287,26 @@ class Uses(Routes):
             self.raw_refs.append(
                 CallableRef(
                     self.scope_index(), n.start_point[0] + 1, target.receiver, target.method
+                )
+            )
+
+    def on_keyed_callback(self, n: Node) -> None:
+        """``'render_callback' => 'f'`` (any key ending in ``callback``): the string names a
+        callable, whichever function the array goes to (a ``CallbackRef`` whose callee is
+        the key, position -1)."""
+        if n.named_child_count != 2:
+            return
+        key, value = n.named_children
+        target = self.callable_target(value)
+        if target is not None:
+            name = (self.string_value(key) or "").lower()
+            self.raw_refs.append(
+                CallbackRef(
+                    self.scope_index(),
+                    value.start_point[0] + 1,
+                    Target(KEYED_CALLBACK, method=name),
+                    -1,
+                    target,
                 )
             )
 

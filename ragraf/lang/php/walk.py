@@ -133,6 +133,7 @@ class Extractor(Declarations, Uses, Strings):
             "reference.new": self.on_new,
             "reference.class_constant": self.on_class_constant,
             "reference.array": self.on_array,
+            "reference.keyed_callback": self.on_keyed_callback,
             "reference.include": self.on_include,
             "reference.global": self.on_global,
             "reference.assignment": self.on_assignment,
