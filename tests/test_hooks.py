@@ -215,6 +215,22 @@ def test_a_callable_under_a_callback_key_is_listed_with_its_site(plugin: Path) -
     assert [s["evidence"] for s in refs["sites"]] == ["myplug.php:20"]  # not the 'title'
 
 
+def test_a_string_naming_a_function_outside_a_call_is_a_derived_callback(plugin: Path) -> None:
+    """``'apply' => 'Myplug\\apply_style'`` and ``return 'Myplug\\fallback_handler'``: code
+    that calls them by that name later is not in the answer; the site is, derived."""
+    at = "includes/functions.php"
+    for fqn, line, owner in (
+        ("Myplug\\apply_style", 36, "Myplug\\style_handlers"),
+        ("Myplug\\register_style", 35, "Myplug\\style_handlers"),
+        ("Myplug\\fallback_handler", 43, "Myplug\\die_handler"),
+    ):
+        r = _callers(plugin, fqn)
+        got = [(c["evidence"], c["from"], c.get("via")) for c in r["result"]["callbacks"]]
+        assert got == [(f"{at}:{line}", owner, "name_string")], fqn
+        assert r["result"]["callbacks"][0]["confidence"] == 0.5
+        assert any("named in a string at 1 site(s)" in x for x in r["limits"]), r["limits"]
+
+
 def test_ajax_and_admin_post_actions_are_routes(plugin: Path) -> None:
     """``add_action('wp_ajax_myplug_save', cb)``: WordPress runs ``cb`` for a request to
     admin-ajax.php with ``action=myplug_save`` (``nopriv``: for visitors not logged in),

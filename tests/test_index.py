@@ -261,7 +261,7 @@ def test_cli_index_and_status(pilot: Path) -> None:
         out.stdout,
         [
             re.compile(
-                r"sealed rev-0001: 12 files, 74 nodes, 139 edges, 38 chunks in \d+\.\d\d s;"
+                r"sealed rev-0001: 12 files, 74 nodes, 140 edges, 38 chunks in \d+\.\d\d s;"
                 r" calls resolved as stated: 70\.8%"
             )
         ],
@@ -294,7 +294,7 @@ def test_cli_index_and_status(pilot: Path) -> None:
             " property 6, sql_literal 4, trait 1",
             "edges      calls 17, calls_heuristic 4, contains 57, defines 9, documented_by 1,"
             " extends 1, flows_to 3, implements 2, imports 12, instantiates 5, mentions 3,"
-            " overrides 3, queries 4, references 13, references_table 4, uses_trait 1",
+            " overrides 3, queries 4, references 14, references_table 4, uses_trait 1",
             "coverage   files: ok 12, partial 0, failed 0, skipped 0",
             "           calls: 24 total, 70.8% stated, 4 derived, 3 external, 0 unresolved",
             "           files by language: markdown 1, php 10 (24 calls, 70.8% stated), sql 1",

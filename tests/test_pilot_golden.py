@@ -490,6 +490,14 @@ EDGES = {
         "stated",
         1.0,
     ),
+    (  # $formatter = 'format_money': a string naming a function, not a call's argument
+        "references",
+        "App\\Billing\\Report::monthly",
+        "format_money",
+        "src/Billing/Report.php:16",
+        "derived",
+        0.5,
+    ),
     (
         "uses_trait",
         "App\\Billing\\Invoice",

@@ -237,7 +237,13 @@ def _hooks(r: dict[str, Any], out: list[str]) -> None:
         if h.get("text"):
             out.append(f"    {_u(h['text'])}")
     for c in r.get("callbacks") or []:
-        out.append(f"passed as a callable at {c['evidence']}  from {c.get('from') or '?'}")
+        if c.get("via") == "name_string":
+            out.append(
+                f"named in a string at {c['evidence']}  from {c.get('from') or '?'}"
+                f"  [derived {c.get('confidence', 0):.2f}]"
+            )
+        else:
+            out.append(f"passed as a callable at {c['evidence']}  from {c.get('from') or '?'}")
         if c.get("text"):
             out.append(f"    {_u(c['text'])}")
 

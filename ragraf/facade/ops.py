@@ -394,6 +394,8 @@ def _registrations(ctx: Ctx, targets: list[NodeRow], no_callers: bool) -> dict[s
                 }
             )
         else:
+            if p.get("via") == "name_string":  # a string with its name, outside a call
+                site["via"], site["confidence"] = "name_string", e.confidence
             callbacks.append(site)
     idle = sorted({h["hook"] for h in added if not h["runs"]})
     if idle:
@@ -403,9 +405,18 @@ def _registrations(ctx: Ctx, targets: list[NodeRow], no_callers: bool) -> dict[s
             " result.hooks): the code that runs them (WordPress, another plugin) calls it"
         )
     if callbacks and no_callers:
+        named = sum(1 for c in callbacks if c.get("via") == "name_string")
+        how = (
+            "passed as a callable"
+            if not named
+            else "named in a string"
+            if named == len(callbacks)
+            else "passed as a callable or named in a string"
+        )
         ctx.limits.append(
-            f"{ctx.op}: passed as a callable at {len(callbacks)} site(s) (result.callbacks):"
-            " whatever calls that callable calls it"
+            f"{ctx.op}: {how} at {len(callbacks)} site(s) (result.callbacks"
+            + ("; a string with its name may also only share it (derived)" if named else "")
+            + "): whatever calls that callable calls it"
         )
     out: dict[str, Any] = {}
     if added:
@@ -447,7 +458,9 @@ def callers(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
     `apply_filters` for an `add_action` / `add_filter`, via `hook`); `hooks` lists where
     it is added to a hook and how many runs of it the corpus has (0: the code around the
     corpus runs it, which the limits say); `callbacks`, where it is passed as a callable
-    (`usort($a, 'cmp')`, WordPress's `add_menu_page(..., 'render')`). Laravel's events
+    (`usort($a, 'cmp')`, WordPress's `add_menu_page(..., 'render')`, `'render_callback' =>
+    'render'`) or named in a string outside a call (`'apply' => 'render'`, `return
+    'render'`: `via: name_string`, derived). Laravel's events
     and jobs, Symfony's subscribers and Drupal's hooks are linked the same way (derived,
     via `dispatch`); `hooks` also lists a listener's registration in Laravel's `$listen`
     map or Symfony's `getSubscribedEvents()` (the hook is `class:<event class>`)."""

@@ -104,7 +104,7 @@ class CallableRef(NamedTuple):
 class Target(NamedTuple):
     """One possible callee of a dynamic call: a function (candidate fqns) or a method."""
 
-    kind: str  # function | method (| key: KEYED_CALLBACK)
+    kind: str  # function | method (| key: KEYED_CALLBACK, named: NAMED_STRING)
     candidates: tuple[str, ...] = ()
     receiver: TypeDesc | None = None
     method: str = ""
@@ -122,6 +122,9 @@ class DynamicCallRef(NamedTuple):
 #: ``Target.kind`` of a ``CallbackRef`` whose string is an array's value under a key that
 #: says it is a callable (``'render_callback' => 'f'``; ``method`` is the key)
 KEYED_CALLBACK = "key"
+#: ``Target.kind`` of a ``CallbackRef`` whose string is no call's argument but may name
+#: something called later by its name (an array's value, an assignment, a return value)
+NAMED_STRING = "named"
 
 
 class CallbackRef(NamedTuple):

@@ -39,7 +39,7 @@ if TYPE_CHECKING:
 
 #: version of the FileFacts format and of the extraction rules not visible in source
 #: digests (bump when FileFacts fields change meaning)
-FACTS_VERSION = "ragraf-facts/28"  # /4: JSON rows (ragraf.lang.codec), no pickle; /5: callbacks
+FACTS_VERSION = "ragraf-facts/29"  # /4: JSON rows (ragraf.lang.codec), no pickle; /5: callbacks
 # /6: flow-sensitive variable types, @param / @property, narrowing, inferred return types
 # /7: constant values (define / const), function_exists-guarded functions
 # /8: SQL assembled within a function, fragments, query-builder calls
@@ -65,6 +65,7 @@ FACTS_VERSION = "ragraf-facts/28"  # /4: JSON rows (ragraf.lang.codec), no pickl
 # /26: an attribute (#[X]) references its class
 # /27: Laravel's $listen map makes its listener classes listen to the event's hook
 # /28: a string under an array key ending in 'callback' names a callable
+# /29: a string naming a function outside a call (array value, assignment, return) may name a callable
 
 
 @dataclass(frozen=True)

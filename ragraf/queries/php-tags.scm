@@ -97,3 +97,15 @@
 ; 'callback' => 'C::m' (WordPress's blocks, settings, REST and customizer arrays)
 ((array_element_initializer . (string) @name.callback_key . (string)) @reference.keyed_callback
   (#match? @name.callback_key "^['\"](?i:[a-z_]*callback)['\"]$"))
+
+; A string that may name a function called later by its name: an array's value, the right
+; side of an assignment, a return value ('apply' => 'wp_apply_border_support',
+; $wgHooks['X'][] = 'efHandler', return '_default_wp_die_handler'). Only a name the corpus
+; declares is linked (derived); call arguments are the callbacks above. A plain word
+; ('post', 'none') is left out: a name with '_', '\', '::' or a capital inside only.
+((array_element_initializer (string) @reference.name_string .)
+  (#match? @reference.name_string "^['\"](?=[^'\"]*(?:[A-Za-z0-9]_|\\\\|::|[a-z][A-Z]))[A-Za-z_\\\\][A-Za-z0-9_\\\\]*(::[A-Za-z_][A-Za-z0-9_]*)?['\"]$"))
+((assignment_expression right: (string) @reference.name_string)
+  (#match? @reference.name_string "^['\"](?=[^'\"]*(?:[A-Za-z0-9]_|\\\\|::|[a-z][A-Z]))[A-Za-z_\\\\][A-Za-z0-9_\\\\]*(::[A-Za-z_][A-Za-z0-9_]*)?['\"]$"))
+((return_statement (string) @reference.name_string)
+  (#match? @reference.name_string "^['\"](?=[^'\"]*(?:[A-Za-z0-9]_|\\\\|::|[a-z][A-Z]))[A-Za-z_\\\\][A-Za-z0-9_\\\\]*(::[A-Za-z_][A-Za-z0-9_]*)?['\"]$"))

@@ -37,6 +37,7 @@ from ragraf.lang import registry
 from ragraf.lang.codec import from_data
 from ragraf.lang.facts import (
     KEYED_CALLBACK,
+    NAMED_STRING,
     BuilderCallRef,
     CallableRef,
     CallbackRef,
@@ -900,6 +901,9 @@ class Linker:
         callable: declared, documented or a PHP builtin's, or an array key says so:
         ``'render_callback' => 'f'``); calls of the method it names
         when the callee dispatches on that parameter (``$obj->$param()``)."""
+        if ref.callee.kind == NAMED_STRING:
+            self.named_string(f, src, ref)
+            return
         keyed = ref.callee.kind == KEYED_CALLBACK  # 'render_callback' => 'f': a callable
         callees = [] if keyed else self._callees(ref.callee)
         t = ref.target
@@ -938,6 +942,28 @@ class Linker:
             for position, recv, through in self.sym.dispatchers_of(c):
                 if position == ref.position:
                     self.dispatched(src, f.path, ref.line, recv, name, through)
+
+    def named_string(self, f: FileFacts, src: str, ref: CallbackRef) -> None:
+        """A string naming a declared function or ``Class::method`` outside any call's
+        arguments (``'apply' => 'wp_apply_border_support'``, ``return '_handler'``): it may
+        be called later by that name, or only share it (a hook or option named like a
+        function): a derived ``references`` edge (``name_string``), marked callable."""
+        t = ref.target
+        if t.kind == "method":
+            targets = self.sym.methods_of(t.receiver, t.method)
+        else:
+            targets = next(
+                (fids for c in t.candidates if (fids := self.sym.function_ids(c.lower()))), []
+            )
+        if not targets or len(targets) > self.max_candidates:
+            return
+        conf = round(self.conf["name_string"] / len(targets), 4)
+        props: dict[str, Any] = {"callable": True, "via": "name_string"}
+        if len(targets) > 1:
+            props["candidates"] = len(targets)
+        for tid in targets:
+            self.add(src, tid, EdgeKind.REFERENCES, f.path, ref.line, conf, True, props)
+        self.stats["callbacks_named"] += 1
 
     def dispatched(
         self, src: str, path: str, line: int, recv: TypeDesc | None, name: str, through: str

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING
 
 from ragraf.lang.facts import (
     KEYED_CALLBACK,
+    NAMED_STRING,
     BuilderCallRef,
     CallableRef,
     CallbackRef,
@@ -103,6 +104,10 @@ _EXITS = frozenset(
 )
 _AND = frozenset({"&&", "and"})
 _OR = frozenset({"||", "or"})
+
+
+#: an array key whose value is a callable (the query's ``@name.callback_key``)
+_CALLBACK_KEY = re.compile(r"^['\"](?i:[a-z_]*callback)['\"]$")
 
 
 class Uses(Routes):
@@ -307,6 +312,30 @@ class Uses(Routes):
                     Target(KEYED_CALLBACK, method=name),
                     -1,
                     target,
+                )
+            )
+
+    def on_name_string(self, n: Node) -> None:
+        """A string shaped like a function or ``Class::method`` name that is an array's value,
+        an assignment's right side or a return value: a ``CallbackRef`` whose callee is
+        ``NAMED_STRING`` (the resolver links it only to a declaration of that name). A
+        value under a ``...callback`` key is ``on_keyed_callback``'s, the method name of a
+        callable array (``[$this, 'm']``) ``on_array``'s."""
+        parent = n.parent
+        if parent is not None and parent.type == "array_element_initializer":
+            if parent.named_child_count == 2:
+                key = parent.named_children[0]
+                if key.type == "string" and _CALLBACK_KEY.match(self.t(key)):
+                    return
+            else:
+                arr = parent.parent
+                if arr is not None and self.callable_array(arr) is not None:
+                    return  # [$this, 'm'] names a method: a CallableRef's
+        target = self.callable_target(n)
+        if target is not None:
+            self.raw_refs.append(
+                CallbackRef(
+                    self.scope_index(), n.start_point[0] + 1, Target(NAMED_STRING), -1, target
                 )
             )
 

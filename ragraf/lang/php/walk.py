@@ -134,6 +134,7 @@ class Extractor(Declarations, Uses, Strings):
             "reference.class_constant": self.on_class_constant,
             "reference.array": self.on_array,
             "reference.keyed_callback": self.on_keyed_callback,
+            "reference.name_string": self.on_name_string,
             "reference.include": self.on_include,
             "reference.global": self.on_global,
             "reference.assignment": self.on_assignment,
