@@ -196,3 +196,23 @@ def test_an_attribute_references_its_class(app: Path) -> None:
         (17, "method", "App\\Service\\Signup::register"),  # the method's
         (18, "method", "App\\Service\\Signup::register"),  # a parameter's
     ]
+
+
+def test_a_comment_among_attributed_parameters_is_no_parameter() -> None:
+    """A comment in a parameter list is one of its named children, with no children of its
+    own: looking for its attributes must not fail (it did, on MediaWiki)."""
+    src = """<?php
+class A {
+    public function f(
+        // the secret
+        #[\\SensitiveParameter] string $password, /* and a count */ #[\\App\\Audited] int $n
+    ) {}
+}
+"""
+    f = extract("a.php", src)
+    assert f.status == "ok"
+    refs = [r for r in f.refs if getattr(r, "member", None) == "class"]
+    assert sorted((r.line, r.cls) for r in refs) == [
+        (5, ("class", "App\\Audited")),
+        (5, ("class", "SensitiveParameter")),  # linked only where the corpus declares it
+    ]

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from ragraf import config
+from ragraf import config, facade
 from ragraf.build import indexer
 from ragraf.errors import BusyError
 from ragraf.store import manifest
@@ -400,3 +400,28 @@ def test_a_build_leaves_the_collector_as_it_found_it(pilot: Path, enabled: bool)
         assert gc.get_freeze_count() == 0
     finally:
         gc.enable()
+
+
+def test_an_extractor_that_raises_on_a_file_fails_that_file_not_the_build(pilot: Path) -> None:
+    """A bug of ragraf's on one file (here a failpoint raising in the PHP extractor of the
+    real worker processes): the file is indexed as failed with the error in its note, and
+    every other file is indexed."""
+    env = {"RAGRAF_FAILPOINT": "extract@src/Billing/Report.php:raise"}
+    out = invoke("-C", pilot, "index", "--no-vectors", env=env, check=True)
+    assert out.stdout.startswith("sealed rev-0001: 12 files")
+    st = invoke("-C", pilot, "status", "--json", check=True)
+    cov = json.loads(st.stdout)["coverage"]
+    assert cov["files.failed"]["value"] == 1
+    assert cov["files.failed"]["note"] == "src/Billing/Report.php"
+    from ragraf.store.graph import GraphStore
+
+    with GraphStore(config.Layout(pilot).graph_db, readonly=True) as g:
+        rows = {r.path: (r.parse_status, r.parse_note) for r in g.files("rev-0001")}
+    assert rows["src/Billing/Report.php"] == (
+        "failed",
+        "not indexed: the php extractor failed (FailpointError: failpoint"
+        " extract@src/Billing/Report.php raised)",
+    )
+    assert {s for s, _n in rows.values()} == {"ok", "failed"}
+    found = facade.run_op(pilot, "symbol", {"fqn": "App\\Billing\\Invoice::charge"})["result"]
+    assert found["matches"]

@@ -31,7 +31,7 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ragraf import resources
+from ragraf import failpoints, resources
 from ragraf.kinds import Layer
 
 if TYPE_CHECKING:
@@ -352,11 +352,13 @@ def extract(
     """The facts of one file: the language's extractor, or plain windows of text. ``like``:
     facts an earlier extraction of the file made under the same facts key (its SQL strings'
     analyses are taken where their fragments are the same: ``facts.known_sql``; the result
-    is the same)."""
+    is the same). An extractor that raises on the file (a bug of ragraf's) makes it a
+    failed file with the error in its note; the build goes on."""
     lang = get(lang_name)
     if lang is not None and lang.extractor is not None:
         module = importlib.import_module(lang.extractor)
         try:
+            failpoints.failpoint(f"extract@{path}")
             if like is not None:
                 from ragraf.lang.facts import known_sql
 
@@ -372,6 +374,15 @@ def extract(
             return Facts(
                 path, lang.name, ParseStatus.FAILED, "too deeply nested to parse", line_count(text)
             )
+        except MemoryError:
+            raise  # the machine's state, not the file's: not a fact of the file to keep
+        except Exception as e:  # a bug of ours on one file must not cost the whole index
+            from ragraf.kinds import ParseStatus
+            from ragraf.lang.facts import FileFacts as Facts
+            from ragraf.lang.plain import line_count
+
+            note = f"not indexed: the {lang.name} extractor failed ({type(e).__name__}: {e})"
+            return Facts(path, lang.name, ParseStatus.FAILED, note[:300], line_count(text))
         return facts
     from ragraf.lang.plain import extract as plain
 

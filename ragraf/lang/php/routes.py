@@ -126,11 +126,12 @@ class Routes(Names):
         """The name nodes of the ``#[...]`` attributes of a declaration or parameter (they
         lead its children): the classes they name are referenced there."""
         out: list[Node] = []
-        i = 0
-        while (lst := decl.child(i)) is not None and lst.type == "attribute_list":
+        for i in range(decl.child_count):  # a comment in a parameter list has no children
+            lst = decl.child(i)
+            if lst is None or lst.type != "attribute_list":
+                break
             for g in lst.named_children:
                 out.extend(a.named_children[0] for a in g.named_children if a.named_child_count)
-            i += 1
         return out
 
     def attributes_named(self, decl: Node, short: str) -> Iterator[tuple[Node, Node | None]]:
