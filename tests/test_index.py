@@ -409,6 +409,10 @@ def test_an_extractor_that_raises_on_a_file_fails_that_file_not_the_build(pilot:
     env = {"RAGRAF_FAILPOINT": "extract@src/Billing/Report.php:raise"}
     out = invoke("-C", pilot, "index", "--no-vectors", env=env, check=True)
     assert out.stdout.startswith("sealed rev-0001: 12 files")
+    assert (
+        "ragraf: 1 file(s) not indexed because ragraf's extractor failed on them"
+        " (src/Billing/Report.php: not indexed: the php extractor failed (FailpointError:"
+    ) in out.stderr
     st = invoke("-C", pilot, "status", "--json", check=True)
     cov = json.loads(st.stdout)["coverage"]
     assert cov["files.failed"]["value"] == 1

@@ -751,6 +751,7 @@ def _build_rev(ctx: BuildContext) -> IndexResult:
     # the writes (the rows share their strings; MediaWiki's references, chunks and flow
     # units otherwise stay through the write stage, its peak)
     capability = "dataflow" if any(f.flows for f in facts) else "degraded"
+    broken = extractor_warning(facts)
     scope_counts = resolved.scope
     moved, renamed = resolved.moved, resolved.renamed
     del facts, resolved, loader, plan, blobs
@@ -879,7 +880,7 @@ def _build_rev(ctx: BuildContext) -> IndexResult:
         archive=archive,
         vectors=vec_status,
         schema={"source": schema.source, "incomplete": schema.incomplete},
-        warnings=[w for w in (selection_warning(cfg, sc),) if w],
+        warnings=[w for w in (selection_warning(cfg, sc), broken) if w],
         pending=pending,
     )
 
@@ -956,3 +957,20 @@ def prune(cfg: Config, stores: Stores, active: str) -> list[str]:
     for rev_id in pruned:
         stores.control.set_state(rev_id, "archived", f"rows pruned by retain_revs={keep}")
     return pruned
+
+
+def extractor_warning(facts: list[FileFacts]) -> str | None:
+    """The files an extractor failed on (``registry.extract``: a bug of ragraf's, the file
+    indexed as failed), named with their errors, or None."""
+    bad = [
+        f
+        for f in facts
+        if f.status == ParseStatus.FAILED and registry.EXTRACTOR_FAILED in (f.note or "")
+    ]
+    if not bad:
+        return None
+    shown = "; ".join(f"{f.path}: {f.note}" for f in bad[:3]) + (" ..." if len(bad) > 3 else "")
+    return (
+        f"{len(bad)} file(s) not indexed because ragraf's extractor failed on them ({shown});"
+        " `ragraf status` lists them under coverage: please report this as a bug"
+    )

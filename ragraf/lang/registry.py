@@ -39,7 +39,9 @@ if TYPE_CHECKING:
 
 #: version of the FileFacts format and of the extraction rules not visible in source
 #: digests (bump when FileFacts fields change meaning)
-FACTS_VERSION = "ragraf-facts/29"  # /4: JSON rows (ragraf.lang.codec), no pickle; /5: callbacks
+FACTS_VERSION = "ragraf-facts/29"
+#: the words of a failed file's note when its extractor raised (``extract``)
+EXTRACTOR_FAILED = "extractor failed"  # /4: JSON rows (ragraf.lang.codec), no pickle; /5: callbacks
 # /6: flow-sensitive variable types, @param / @property, narrowing, inferred return types
 # /7: constant values (define / const), function_exists-guarded functions
 # /8: SQL assembled within a function, fragments, query-builder calls
@@ -381,7 +383,7 @@ def extract(
             from ragraf.lang.facts import FileFacts as Facts
             from ragraf.lang.plain import line_count
 
-            note = f"not indexed: the {lang.name} extractor failed ({type(e).__name__}: {e})"
+            note = f"not indexed: the {lang.name} {EXTRACTOR_FAILED} ({type(e).__name__}: {e})"
             return Facts(path, lang.name, ParseStatus.FAILED, note[:300], line_count(text))
         return facts
     from ragraf.lang.plain import extract as plain
