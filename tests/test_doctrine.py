@@ -92,15 +92,17 @@ def test_table_usage_lists_the_entities_of_a_table_without_a_schema(app: Path) -
     users, env = _models(app, "app_user")
     # without a schema every edge to a table known from code is derived (via no_schema)
     assert users == [
-        ("App\\Entity\\User", "doctrine", "table_attribute", "src/Entity/User.php:9", "derived", 3)
+        ("App\\Entity\\User", "doctrine", "table_attribute", "src/Entity/User.php:9", "derived", 4)
     ]
     assert any("1 Doctrine entit(y/ies) map to this table" in x for x in env["limits"])
     # the entity is no SQL statement: not among the readers and writers, not in the total
     r = env["result"]
-    assert r["total"] == 2  # the migration's CREATE and DROP
-    assert [it["evidence"] for it in r["readers"] + r["writers"]] == [
+    assert r["total"] == 4  # the migration's CREATE and DROP, the repository's two DQL
+    assert sorted(it["evidence"] for it in r["readers"] + r["writers"]) == [
         "migrations/Version20240101000000.php:14",
         "migrations/Version20240101000000.php:20",
+        "src/Repository/UserRepository.php:24",
+        "src/Repository/UserRepository.php:32",
     ]
     posts, _ = _models(app, "blog_post")
     assert posts == [
@@ -216,3 +218,63 @@ class A {
         (5, ("class", "App\\Audited")),
         (5, ("class", "SensitiveParameter")),  # linked only where the corpus declares it
     ]
+
+
+@pytest.mark.parametrize(
+    ("dql", "tables"),
+    [
+        ("SELECT u FROM App\\Entity\\User u WHERE u.email = :e", [("App\\Entity\\User", "read")]),
+        # an association path (p.comments) is no class: no table
+        ("SELECT p, c FROM App\\Entity\\Post p JOIN p.comments c", [("App\\Entity\\Post", "read")]),
+        ("UPDATE App\\Entity\\User u SET u.active = 0", [("App\\Entity\\User", "write")]),
+        ("DELETE App\\Entity\\User u WHERE u.id = :id", [("App\\Entity\\User", "write")]),
+        ("DELETE FROM App\\Entity\\User u", [("App\\Entity\\User", "write")]),
+    ],
+)
+def test_dql_names_entity_classes_not_tables(dql: str, tables: list[tuple[str, str]]) -> None:
+    from ragraf.sql import sqltext
+
+    info = sqltext.analyze(dql)
+    assert info is not None
+    assert [(t.name, t.role) for t in info.tables] == tables
+    assert {t.how for t in info.tables} == {sqltext.ENTITY}
+    assert sqltext.analyze("Delete the selected files") is None  # prose stays prose
+
+
+def _usage(root: Path, table: str) -> list[tuple[str, str, list[str], str | None]]:
+    r = facade.run_op(root, "table_usage", {"table": table})["result"]
+    return sorted(
+        (it["evidence"], it["symbol"]["fqn"], it["roles"], it.get("via"))
+        for it in r["readers"] + r["writers"]
+        if it.get("via") == "orm_entity"
+    )
+
+
+def test_dql_reads_and_writes_the_table_its_entity_maps_to(app: Path) -> None:
+    repo = "src/Repository/UserRepository.php"
+    assert _usage(app, "app_user") == [
+        (f"{repo}:24", "App\\Repository\\UserRepository::findByEmail", ["read"], "orm_entity"),
+        (f"{repo}:32", "App\\Repository\\UserRepository::purgeInactive", ["write"], "orm_entity"),
+    ]
+    # a class no entity of the corpus is (Vendor\Thing), and the namespace's first word,
+    # are no tables: the schema of code has the migration's and the entities' tables only
+    schema = facade.run_op(app, "schema", {})["result"]
+    assert schema["files"]["code_tables"] == 3  # app_user, blog_post, products
+    for name in ("App", "Vendor\\Thing", "App\\Entity\\User"):
+        assert facade.run_op(app, "table_usage", {"table": name})["result"]["target"] == []
+
+
+def test_dql_follows_an_edit_of_the_entity_in_a_scoped_reindex(app: Path, tmp_path: Path) -> None:
+    root = indexed_fixture(app, tmp_path / "app")
+    edit_file(root, "src/Entity/User.php", "'app_user'", "'members'")
+    subprocess.run(
+        [sys.executable, "-m", "ragraf", "-C", str(root), "reindex", "--commit"],
+        check=True,
+        capture_output=True,
+    )
+    # the repository did not change: the answer to its question (User's table) did
+    assert [e[0] for e in _usage(root, "members")] == [
+        "src/Repository/UserRepository.php:24",
+        "src/Repository/UserRepository.php:32",
+    ]
+    assert _usage(root, "app_user") == []

@@ -36,6 +36,7 @@ from ragraf.lang.facts import (
     FileFacts,
     HookRef,
     IncludeRef,
+    OrmTableRef,
     Ref,
     SqlRef,
     TablePrefixRef,
@@ -210,9 +211,10 @@ def facts_of(
 #: number says which ``interface`` made it)
 INTERFACE = "|interface2"
 #: the references the corpus-wide tables are made of (``ragraf.build.resolve``: the symbol
-#: table's dispatchers, the include graph, the table-name conventions' prefixes; a hook's
+#: table's dispatchers, the include graph, the table-name conventions' prefixes, the ORM
+#: entities' tables (``SymbolTable.entity_tables``: DQL names entities); a hook's
 #: listens, ``HookRef`` with role ``listen``, are read by ``SymbolTable.hook_listeners`` too)
-_TABLE_REFS = (DispatchRef, IncludeRef, TablePrefixRef)
+_TABLE_REFS = (DispatchRef, IncludeRef, TablePrefixRef, OrmTableRef)
 
 
 def interface(f: FileFacts) -> FileFacts:

@@ -435,6 +435,8 @@ def add_code_tables(
             name = t.get("name")
             if not name or (t.get("schema") or "").lower() in SYSTEM_SCHEMAS:
                 continue
+            if t.get("how") == sqltext.ENTITY:  # DQL's entity class: its mapping names the table
+                continue
             low = str(name).lower()
             at = (not created, n.path or "", n.start_line or 0, str(name))
             if low not in named or at < named[low]:

@@ -280,13 +280,18 @@ def _sql_item(
     mine = (
         entries
         if entries is not None
-        else [t for t in p.get("tables", []) if (t.get("name") or "").lower() == table.lower()]
+        else [
+            t
+            for t in p.get("tables", [])
+            # a DQL entity's entry names its class; "table" the table its mapping names
+            if (t.get("table") or t.get("name") or "").lower() == table.lower()
+        ]
     )
     roles = sorted({t.get("role", "read") for t in mine}) or ["read"]
     how = next(
         (
             h
-            for h in ("exact", "prefix_resolved", "code_resolved", "dynamic")
+            for h in ("exact", "prefix_resolved", "code_resolved", "entity", "dynamic")
             if any(t.get("how") == h for t in mine)
         ),
         "dynamic",

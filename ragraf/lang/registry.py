@@ -39,7 +39,7 @@ if TYPE_CHECKING:
 
 #: version of the FileFacts format and of the extraction rules not visible in source
 #: digests (bump when FileFacts fields change meaning)
-FACTS_VERSION = "ragraf-facts/29"
+FACTS_VERSION = "ragraf-facts/30"
 #: the words of a failed file's note when its extractor raised (``extract``)
 EXTRACTOR_FAILED = "extractor failed"  # /4: JSON rows (ragraf.lang.codec), no pickle; /5: callbacks
 # /6: flow-sensitive variable types, @param / @property, narrowing, inferred return types
@@ -68,6 +68,7 @@ EXTRACTOR_FAILED = "extractor failed"  # /4: JSON rows (ragraf.lang.codec), no p
 # /27: Laravel's $listen map makes its listener classes listen to the event's hook
 # /28: a string under an array key ending in 'callback' names a callable
 # /29: a string naming a function outside a call (array value, assignment, return) may name a callable
+# /30: Doctrine DQL names entity classes (SqlTable how 'entity'), not tables
 
 
 @dataclass(frozen=True)

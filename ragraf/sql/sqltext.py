@@ -124,7 +124,7 @@ _COMPANION = {
     "insert": re.compile(r"\b(?:into|values?)\b", re.I),
     "replace": re.compile(r"^\s*replace\s+(?:low_priority\s+|delayed\s+)?into\b", re.I),
     "update": re.compile(r"\bset\b", re.I),
-    "delete": re.compile(r"\bfrom\b", re.I),
+    "delete": re.compile(r"\bfrom\b|\bdelete\s+\\?[A-Za-z_]\w*\\", re.I),  # DQL: DELETE App\X u
     "create": re.compile(
         r"^\s*create\s+(?:or\s+replace\s+)?(?:temporary\s+|unique\s+|fulltext\s+)?"
         r"(?:table|view|index)\b",
@@ -787,6 +787,9 @@ def _analyze_cached(
     frags: tuple[Fragment, ...], pkey: tuple[tuple[str, str], ...], lead: str
 ) -> SqlInfo | None:
     built = _build(frags, dict(pkey), lead)
+    dql = _from_dql(built, lead)
+    if dql is not None:
+        return dql
     if len(built.sql) > MAX_PARSE_CHARS:
         built.problems.append(f"{len(built.sql)} characters: too long for the parser")
         return _from_regex(built, lead)
@@ -794,6 +797,35 @@ def _analyze_cached(
     if info is None:
         info = _from_regex(built, lead)
     return info
+
+
+#: ``TableRef.how`` of a Doctrine DQL entity: the name is a class, its mapping the table
+ENTITY = "entity"
+#: an entity named by its class in DQL: ``FROM App\Entity\User u``, ``JOIN App\X x``,
+#: ``UPDATE App\Entity\User u``, ``DELETE App\Entity\User u`` (an association path
+#: ``JOIN u.posts p`` names no class: no backslash)
+_DQL_ENTITY = re.compile(
+    r"\b(from|join|update|delete)\s+\\?([A-Za-z_]\w*(?:\\[A-Za-z_]\w*)+)\b", re.I
+)
+
+
+def _from_dql(built: _Built, lead: str) -> SqlInfo | None:
+    """Doctrine's DQL, which names entity classes where SQL names tables: each class is a
+    table reference of ``how`` ``ENTITY`` (the linker maps it through the entity's
+    mapping); None when the text names no class so (SQL)."""
+    refs: list[TableRef] = []
+    for m in _DQL_ENTITY.finditer(built.sql):
+        kw = m.group(1).lower()
+        role = (
+            "write" if kw in ("update", "delete") or (kw == "from" and lead == "delete") else "read"
+        )
+        r = TableRef(m.group(2), ENTITY, role, None, None)
+        if r not in refs:
+            refs.append(r)
+    if not refs:
+        return None
+    problems = [*built.problems, "Doctrine DQL: entity classes, mapped to tables by the linker"]
+    return SqlInfo(lead, refs, None, False, built.dynamic, False, _dedupe(problems))
 
 
 def _parse(sql: str) -> list[exp.Expr] | None:

@@ -118,6 +118,7 @@ _TABLE_LOOKUPS = (
     "takes_callable",
     "const_value",
     "hook_listeners",
+    "entity_table",
 )
 
 
@@ -1363,19 +1364,31 @@ class Linker:
         its mapping names the table, derived ``orm_convention`` by a naming strategy). With
         a schema, the first candidate it knows; without one, the first candidate, as code
         names it (``ragraf.build.schema.add_code_tables`` makes its node)."""
-        name = next((t for t in ref.tables if t.lower() in self.tables), None)
-        tid = self.tables.get(name.lower()) if name else None
-        if tid is None and self.code_tables and ref.tables:
-            name = ref.tables[0]
-            tid = dbschema.code_table_id(name)
-        if tid is None or name is None:
+        chosen = self._mapped_table(ref.tables)
+        if chosen is None:
             self.stats["orm_tables_unknown"] += 1
             return
+        name, tid = chosen
         derived = ref.how != "table_attribute"
         conf = self.conf["orm_convention"] if derived else 1.0
         props = {"orm": ref.orm, "how": ref.how, ORM_TABLE: name}
         self.add(owner, tid, EdgeKind.REFERENCES_TABLE, f.path, ref.line, conf, derived, props)
         self.stats["orm_entities"] += 1
+
+    def _mapped_table(self, tables: tuple[str, ...]) -> tuple[str, str] | None:
+        """(name, table node id) of the first of an entity's candidate tables the schema
+        knows; without a schema the first, as code names it; else None."""
+        name = next((t for t in tables if t.lower() in self.tables), None)
+        if name is not None:
+            return name, self.tables[name.lower()]
+        if self.code_tables and tables:
+            return tables[0], dbschema.code_table_id(tables[0])
+        return None
+
+    def _entity_table(self, cls: str) -> tuple[str, str] | None:
+        """(name, table node id) of the table the corpus's entity ``cls`` maps to."""
+        tables = self.sym.entity_table(cls.lower())
+        return self._mapped_table(tables) if tables else None
 
     def sql_names(self) -> TableNames:
         """The corpus' table-name conventions (made once, from every file's facts)."""
@@ -1445,6 +1458,10 @@ class Linker:
                 tables.append((t._replace(name=got[0], how="code_resolved"), got[1]))
                 st["sql_tables_from_code"] += 1
         dynamic = info.dynamic  # a resolved name was still built at run time
+        # DQL's entity classes -> (table, node id) their mappings name
+        entities = {
+            t.name: self._entity_table(t.name) for t, _v in tables if t.how == sqltext.ENTITY
+        }
         path, line = f.path, ref.line
         owner_fqn = f.nodes[ref.owner].fqn
         fqn = f"{owner_fqn}#sql@{line}" + (f"#{ref.ordinal}" if ref.ordinal > 1 else "")
@@ -1465,6 +1482,7 @@ class Linker:
                     **({"schema": t.schema} if t.schema else {}),
                     **({"expr": t.expr} if t.expr else {}),
                     **({"via": via} if via else {}),
+                    **({"table": m[0]} if (m := entities.get(t.name)) else {}),
                     **({"operation": own[i][0], "columns": _listed(own[i][1])} if i in own else {}),
                 }
                 for i, (t, via) in enumerate(tables)
@@ -1507,6 +1525,15 @@ class Linker:
                 continue
             if t.schema and t.schema.lower() in SYSTEM_SCHEMAS:
                 continue
+            if t.how == sqltext.ENTITY:  # DQL: the table the entity's mapping names
+                mapped = entities.get(t.name)
+                if mapped is None:
+                    st["sql_entities_unknown"] += 1
+                    continue
+                roles, hows, vias = found.setdefault(mapped[1], (set(), set(), set()))
+                roles.add(t.role)
+                hows.add(t.how)
+                continue
             tid = self.tables.get(t.name.lower())
             if tid is None and self.code_tables:  # no schema: the table as code names it
                 # (``self.tables`` stays the schema's: ``sql_names`` reads it, whichever
@@ -1530,10 +1557,17 @@ class Linker:
         for tid in sorted(found):
             roles, hows, vias = found[tid]
             name_how = next(
-                (h for h in ("exact", "prefix_resolved", "code_resolved") if h in hows), "dynamic"
+                (
+                    h
+                    for h in ("exact", "prefix_resolved", "code_resolved", sqltext.ENTITY)
+                    if h in hows
+                ),
+                "dynamic",
             )
             via = (
-                "not_parsed"
+                "orm_entity"
+                if name_how == sqltext.ENTITY
+                else "not_parsed"
                 if not info.parsed and call is None and not listed
                 else "dynamic_table_name"
                 if name_how == "dynamic"
@@ -1552,7 +1586,13 @@ class Linker:
                 else None
             )
             derived = via is not None
-            conf = self.conf["sql_dynamic"] if derived else 1.0
+            conf = (
+                self.conf["orm_convention"]
+                if via == "orm_entity"
+                else self.conf["sql_dynamic"]
+                if derived
+                else 1.0
+            )
             eprops: dict[str, Any] = {"operation": info.operation, "roles": sorted(roles)}
             if via:
                 eprops["via"] = via

@@ -84,6 +84,7 @@ class FileOut:
     def summarize(self) -> FileOut:
         """This share with ``pathless``, ``named`` and ``ddl`` filled from its nodes."""
         from ragraf.build.resolve.linker import SYSTEM_SCHEMAS
+        from ragraf.sql.sqltext import ENTITY
 
         self.pathless = sorted({n.node_id for n in self.nodes if n.path is None})
         for n in self.nodes:
@@ -96,6 +97,8 @@ class FileOut:
             for t in p.get("tables", []):
                 name = t.get("name")
                 if not name or (t.get("schema") or "").lower() in SYSTEM_SCHEMAS:
+                    continue
+                if t.get("how") == ENTITY:  # DQL's entity class: its mapping names the table
                     continue
                 low, at = str(name).lower(), (not created, n.start_line or 0, str(name))
                 if low not in self.named or at < self.named[low]:

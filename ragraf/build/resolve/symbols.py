@@ -19,7 +19,15 @@ from typing import Any
 
 from ragraf.kinds import CLASS_EXTENSION, NodeKind, TextKind
 from ragraf.lang import registry
-from ragraf.lang.facts import ClassDecl, DispatchRef, FileFacts, HookRef, Target, TypeDesc
+from ragraf.lang.facts import (
+    ClassDecl,
+    DispatchRef,
+    FileFacts,
+    HookRef,
+    OrmTableRef,
+    Target,
+    TypeDesc,
+)
 from ragraf.lang.php.builtins import BUILTIN_CLASSES
 from ragraf.lang.php.hooks import space
 from ragraf.limits import HIERARCHY_DEPTH
@@ -103,6 +111,9 @@ class SymbolTable:
         #: hook name (or pattern, ``*`` for a run-time part) -> the callbacks added to it
         #: (``HookRef`` listens: WordPress's ``add_action`` / ``add_filter``)
         self.hook_callbacks: dict[str, set[Target]] = defaultdict(set)
+        #: an ORM entity's class fqn (lower) -> the tables its mapping may name, in order
+        #: (``OrmTableRef``: Doctrine), for DQL, which names entities where SQL names tables
+        self.entity_tables: dict[str, tuple[str, ...]] = {}
         self._hook_cache: dict[str, list[tuple[str, Target]]] = {}
         self._hook_split: tuple[list[str], list[tuple[str, re.Pattern[str]]]] | None = None
         self._method_cache: dict[tuple[str, str], list[str]] = {}
@@ -151,6 +162,10 @@ class SymbolTable:
                     )
                 elif isinstance(ref, HookRef) and ref.role == "listen" and ref.callback:
                     self.hook_callbacks[ref.hook].add(ref.callback)
+                elif isinstance(ref, OrmTableRef):
+                    key = f.nodes[ref.owner].fqn.lower()
+                    if key not in self.entity_tables or ref.how == "table_attribute":
+                        self.entity_tables[key] = ref.tables
         for lst in self.functions.values():
             lst.sort()
         for lst in self.methods_by_name.values():
@@ -494,6 +509,11 @@ class SymbolTable:
         if not seen_globals:
             self._type_cache[key] = out
         return out
+
+    def entity_table(self, fqn: str) -> tuple[str, ...] | None:
+        """The tables the mapping of the ORM entity ``fqn`` (lower case) may name, or None
+        when no entity of the corpus has that name."""
+        return self.entity_tables.get(fqn.lstrip("\\"))
 
     def hook_listeners(self, hook: str) -> list[tuple[str, Target]]:
         """(the name it was added under, callback) of each callback added to a hook that a
