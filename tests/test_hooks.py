@@ -347,3 +347,51 @@ def test_drupal_hook_implementations_are_called_where_the_hook_runs(tmp_path: Pa
     cleanup = _callers(root, "myshop_cleanup")
     assert [i["symbol"]["fqn"] for i in cleanup["result"]["stated"]] == ["myshop_cron"]
     assert not any("implements hook_" in x for x in cleanup["limits"])
+
+
+def test_mediawiki_handlers_registered_in_extension_json_are_called_where_the_hook_runs(
+    tmp_path: Path,
+) -> None:
+    """extension.json's ``Hooks``: a ``HookHandlers`` entry (its class's ``on<Hook>``), a
+    ``Class::method`` string, a function, a list, a ``{"handler": ...}`` object; runs by
+    ``$this->hookContainer->run('<name>', ...)`` and the old ``Hooks::run``."""
+    root = indexed_fixture(REPO / "fixtures" / "mwext", tmp_path / "mw")
+    demo = "MediaWiki\\Extension\\Demo\\Hooks"
+    runner = "MediaWiki\\HookContainer\\HookRunner"
+    at = "includes/HookRunner.php"
+    expected = {
+        f"{demo}::onPageSaveComplete": [(f"{runner}::onPageSaveComplete", f"{at}:17")],
+        f"{demo}::onParserFirstCallInit": [(f"{runner}::onParserFirstCallInit", f"{at}:22")],
+        "DemoLegacy::onParserInit": [(f"{runner}::onParserFirstCallInit", f"{at}:22")],
+        f"{demo}::onSpecialPage_initList": [(f"{runner}::onSpecialPage_initList", f"{at}:27")],
+        "efDemoArticleSaved": [("PageSaver::save", "includes/PageSaver.php:14")],
+        f"{demo}::onBeforePageDisplay": [],  # nothing in the corpus runs it
+    }
+    for fqn, want in expected.items():
+        r = _callers(root, fqn)
+        got = [
+            (it["symbol"]["fqn"], ev["evidence"])
+            for it in r["result"]["derived"]
+            for ev in it["evidence"]
+            if ev.get("via") == "hook"
+        ]
+        assert got == want, fqn
+        (reg,) = r["result"]["hooks"]
+        assert reg["path"] == "extensions/Demo/extension.json"
+        assert reg["runs"] == len(want)
+    r = _callers(root, f"{demo}::onBeforePageDisplay")
+    assert any("'mediawiki:BeforePageDisplay'" in x for x in r["limits"]), r["limits"]
+    # a handler made by a factory names no class: no listen, no edge
+    facts = {f.path: f for f in fixture_facts("mwext")}
+    listens = [r.hook for r in facts["extensions/Demo/extension.json"].refs]
+    assert "mediawiki:SkinAfterContent" not in listens and len(listens) == 6
+
+
+def test_a_manifest_that_is_not_json_is_partial_and_searchable(tmp_path: Path) -> None:
+    from ragraf.lang import manifest
+
+    f = manifest.extract("ext/extension.json", '{\n  "Hooks": {\n    "X": "y",\n  }\n}\n', 120)
+    assert f.status == "partial" and f.note is not None and "line 4" in f.note
+    assert f.refs == [] and f.chunks
+    other = manifest.extract("composer.json", '{"Hooks": {"X": "Foo::bar"}}', 120)
+    assert other.status == "ok" and other.refs == []  # only a manifest's Hooks count

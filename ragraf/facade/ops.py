@@ -402,7 +402,8 @@ def _registrations(ctx: Ctx, targets: list[NodeRow], no_callers: bool) -> dict[s
         names = ", ".join(f"'{h}'" for h in idle[:5]) + (" ..." if len(idle) > 5 else "")
         ctx.limits.append(
             f"{ctx.op}: added to {len(idle)} hook(s) nothing in the corpus runs ({names};"
-            " result.hooks): the code that runs them (WordPress, another plugin) calls it"
+            " result.hooks): the code that runs them (the framework, another plugin or extension)"
+            " calls it"
         )
     if callbacks and no_callers:
         named = sum(1 for c in callbacks if c.get("via") == "name_string")
@@ -463,7 +464,9 @@ def callers(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
     'render'`: `via: name_string`, derived). Laravel's events
     and jobs, Symfony's subscribers and Drupal's hooks are linked the same way (derived,
     via `dispatch`); `hooks` also lists a listener's registration in Laravel's `$listen`
-    map or Symfony's `getSubscribedEvents()` (the hook is `class:<event class>`)."""
+    map or Symfony's `getSubscribedEvents()` (the hook is `class:<event class>`) and a
+    MediaWiki handler's in extension.json (`mediawiki:<hook>`, run by
+    `HookContainer::run`)."""
     return _walk(ctx, args, "in")
 
 

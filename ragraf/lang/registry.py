@@ -39,7 +39,7 @@ if TYPE_CHECKING:
 
 #: version of the FileFacts format and of the extraction rules not visible in source
 #: digests (bump when FileFacts fields change meaning)
-FACTS_VERSION = "ragraf-facts/30"
+FACTS_VERSION = "ragraf-facts/31"
 #: the words of a failed file's note when its extractor raised (``extract``)
 EXTRACTOR_FAILED = "extractor failed"  # /4: JSON rows (ragraf.lang.codec), no pickle; /5: callbacks
 # /6: flow-sensitive variable types, @param / @property, narrowing, inferred return types
@@ -69,6 +69,7 @@ EXTRACTOR_FAILED = "extractor failed"  # /4: JSON rows (ragraf.lang.codec), no p
 # /28: a string under an array key ending in 'callback' names a callable
 # /29: a string naming a function outside a call (array value, assignment, return) may name a callable
 # /30: Doctrine DQL names entity classes (SqlTable how 'entity'), not tables
+# /31: MediaWiki's hooks: extension.json / skin.json handlers (json), HookContainer::run / Hooks::run
 
 
 @dataclass(frozen=True)
@@ -140,6 +141,14 @@ LANGUAGES: tuple[Language, ...] = (
         grammar="php",
         declares_symbols=True,
         include=("**/*.php", *(f"**/*{x}" for x in DRUPAL_SUFFIXES)),
+    ),
+    Language(
+        "json",
+        (".json",),
+        extractor="ragraf.lang.manifest",  # MediaWiki's manifests register hook handlers
+        depends_on=(*_COMMON, "ragraf.lang.plain", "ragraf.lang.php.hooks"),
+        sources=("json",),
+        include=("**/extension.json", "**/skin.json"),
     ),
     Language(
         "markdown",

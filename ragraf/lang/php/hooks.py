@@ -124,6 +124,11 @@ def request_route(hook: str) -> str | None:
 # -- Drupal's hooks: functions named <module>_<hook> -----------------------------------
 #: the hooks Drupal invokes: ``DRUPAL_HOOK + name`` (``drupal:cron``)
 DRUPAL_HOOK = "drupal:"
+#: MediaWiki's hooks: handlers registered in extension.json / skin.json (``ragraf.lang.
+#: manifest``), run by ``HookContainer::run('<name>', ...)`` (and the older ``Hooks::run``)
+MEDIAWIKI_HOOK = "mediawiki:"
+#: the methods that run a MediaWiki hook named by their first argument
+MEDIAWIKI_RUN_METHODS = frozenset({"run", "runwithoutabort"})
 #: functions that invoke a hook named by argument 0 (Drupal 7)
 DRUPAL_INVOKE_FUNCTIONS = {"module_invoke_all": 0, "module_invoke": 1, "drupal_alter": 0}
 #: methods of the module handler that invoke a hook, and the position of its name
@@ -172,9 +177,9 @@ HANDLERS = frozenset({"handle", "__invoke"})
 
 
 def space(hook: str) -> str:
-    """The namespace of a hook's name (``class:``, ``drupal:``; "" for WordPress's): a
-    pattern matches names of its own space only."""
-    for prefix in (CLASS_HOOK, DRUPAL_HOOK):
+    """The namespace of a hook's name (``class:``, ``drupal:``, ``mediawiki:``; "" for
+    WordPress's): a pattern matches names of its own space only."""
+    for prefix in (CLASS_HOOK, DRUPAL_HOOK, MEDIAWIKI_HOOK):
         if hook.startswith(prefix):
             return prefix
     return ""

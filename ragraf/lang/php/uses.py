@@ -265,6 +265,15 @@ class Uses(Routes):
                 hook = hooks.DRUPAL_HOOK + name + tail
                 self.raw_refs.append(HookRef(self.scope_index(), line, "fire", hook, call))
 
+    def mediawiki_run(self, n: Node, call: str, line: int) -> None:
+        """``$hookContainer->run('PageSaveComplete', [...])``: a run of the MediaWiki hook
+        its first argument names (its handlers: ``ragraf.lang.manifest``)."""
+        args = call_args(n)
+        name = hooks.hook_name(args[0], self.t) if args else None
+        if name is not None:
+            hook = hooks.MEDIAWIKI_HOOK + name
+            self.raw_refs.append(HookRef(self.scope_index(), line, "fire", hook, call))
+
     def on_dispatch_object(self, n: Node, call: str, line: int) -> None:
         """``event(new E(...))``, ``dispatch(new J)``, ``Bus::dispatch(new J)``: a run of
         the hook of the object's class (Laravel's events and jobs, ``ragraf.lang.php.hooks``);
@@ -359,6 +368,10 @@ class Uses(Routes):
             self.on_dispatch_object(n, "->dispatch", line)
         elif low in hooks.DRUPAL_INVOKE_METHODS:  # ->invokeAll('cron')
             self.drupal_invoke(n, low, hooks.DRUPAL_INVOKE_METHODS[low], line)
+        elif low in hooks.MEDIAWIKI_RUN_METHODS:  # $this->hookContainer->run('X', [...])
+            obj = n.child_by_field_name("object")
+            if obj is not None and b"ookcontainer" in (obj.text or b"").lower():
+                self.mediawiki_run(n, low, line)
 
     def builder_candidate(self, n: Node, method: str, line: int) -> None:
         """A method call whose first argument is a literal shaped like a table name: kept
@@ -389,6 +402,12 @@ class Uses(Routes):
             facade = (str(cls[1]).rsplit("\\", 1)[-1].lower(), mlow)
             if facade in hooks.DISPATCH_FACADES:  # Event::dispatch(new OrderShipped($o))
                 self.on_dispatch_object(n, f"{facade[0]}::{mlow}", line)
+        if (
+            mlow in hooks.MEDIAWIKI_RUN_METHODS
+            and cls is not None
+            and str(cls[1]).lower() in ("hooks", "mediawiki\\hookcontainer\\hooks")
+        ):
+            self.mediawiki_run(n, f"hooks::{mlow}", line)  # Hooks::run('X', [...]) (MW < 1.35)
         if cls is not None and scope is not None and scope.type in ("name", "qualified_name"):
             # the class is named here (a rename must change this line): a reference to it
             self.raw_refs.append(
