@@ -354,16 +354,17 @@ def test_mediawiki_handlers_registered_in_extension_json_are_called_where_the_ho
 ) -> None:
     """extension.json's ``Hooks``: a ``HookHandlers`` entry (its class's ``on<Hook>``), a
     ``Class::method`` string, a function, a list, a ``{"handler": ...}`` object; runs by
-    ``$this->hookContainer->run('<name>', ...)`` and the old ``Hooks::run``."""
+    ``$this->hookContainer->run('<name>', ...)`` or ``$this->container->run(...)`` (what
+    MediaWiki's HookRunner writes) and the old ``Hooks::run``."""
     root = indexed_fixture(REPO / "fixtures" / "mwext", tmp_path / "mw")
     demo = "MediaWiki\\Extension\\Demo\\Hooks"
     runner = "MediaWiki\\HookContainer\\HookRunner"
     at = "includes/HookRunner.php"
     expected = {
-        f"{demo}::onPageSaveComplete": [(f"{runner}::onPageSaveComplete", f"{at}:17")],
-        f"{demo}::onParserFirstCallInit": [(f"{runner}::onParserFirstCallInit", f"{at}:22")],
-        "DemoLegacy::onParserInit": [(f"{runner}::onParserFirstCallInit", f"{at}:22")],
-        f"{demo}::onSpecialPage_initList": [(f"{runner}::onSpecialPage_initList", f"{at}:27")],
+        f"{demo}::onPageSaveComplete": [(f"{runner}::onPageSaveComplete", f"{at}:21")],
+        f"{demo}::onParserFirstCallInit": [(f"{runner}::onParserFirstCallInit", f"{at}:26")],
+        "DemoLegacy::onParserInit": [(f"{runner}::onParserFirstCallInit", f"{at}:26")],
+        f"{demo}::onSpecialPage_initList": [(f"{runner}::onSpecialPage_initList", f"{at}:31")],
         "efDemoArticleSaved": [("PageSaver::save", "includes/PageSaver.php:14")],
         f"{demo}::onBeforePageDisplay": [],  # nothing in the corpus runs it
     }
