@@ -396,3 +396,19 @@ def test_a_manifest_that_is_not_json_is_partial_and_searchable(tmp_path: Path) -
     assert f.refs == [] and f.chunks
     other = manifest.extract("composer.json", '{"Hooks": {"X": "Foo::bar"}}', 120)
     assert other.status == "ok" and other.refs == []  # only a manifest's Hooks count
+
+
+def test_a_method_of_a_class_with_a_parent_outside_the_corpus_says_so(plugin: Path) -> None:
+    """``Counter_Widget extends \\WP_Widget``: WordPress calls ``widget()`` through its parent,
+    which no edge of the corpus shows; the answer names the parent instead of a silent 0."""
+    cases = {
+        "Myplug\\Counter_Widget::widget": ["WP_Widget"],
+        "Myplug\\Base_List::getIterator": ["IteratorAggregate"],  # foreach calls it
+        "Myplug\\Counter_Widget::label": None,  # private: nothing outside calls it
+        "Myplug\\Counter_Widget::__construct": None,
+    }
+    for fqn, parents in cases.items():
+        r = _callers(plugin, fqn)
+        assert r["result"].get("outside_parents") == parents, fqn
+        said = [x for x in r["limits"] if "declared outside the corpus" in x]
+        assert bool(said) == bool(parents), (fqn, r["limits"])

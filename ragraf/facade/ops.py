@@ -331,7 +331,57 @@ def _walk(ctx: Ctx, args: dict[str, Any], direction: str) -> dict[str, Any]:
         out.update(_registrations(ctx, targets, total == 0))
         if total == 0:
             _drupal_hook_note(ctx, targets)
+        outside = _outside_parents(ctx, targets)
+        if outside:
+            out["outside_parents"] = outside
     return out
+
+
+def _outside_parents(ctx: Ctx, targets: list[NodeRow]) -> list[str]:
+    """The classes and interfaces outside the corpus (a framework, a vendor library, PHP's
+    own ``Iterator``) that a target method's class extends or implements, up its corpus
+    ancestors (``HIERARCHY_DEPTH`` levels): a method it overrides there is called by code
+    there, which no edge of the corpus shows. The limits say so. Constructors and private
+    methods aside (nothing outside calls them through a parent)."""
+    methods = [
+        t
+        for t in targets
+        if t.kind == NodeKind.METHOD
+        and (t.name or "").lower() != "__construct"
+        and props_of(t.props).get("visibility") != "private"
+    ]
+    if not methods:
+        return []
+    classes = [
+        e.src
+        for e in ctx.graph.edges_to(ctx.rev, [m.node_id for m in methods], (EdgeKind.CONTAINS,))
+    ]
+    seen, frontier, outside = set(classes), list(classes), set()
+    for _ in range(HIERARCHY_DEPTH):
+        if not frontier:
+            break
+        ups = ctx.graph.edges_from(ctx.rev, frontier, (EdgeKind.EXTENDS, EdgeKind.IMPLEMENTS))
+        frontier = []
+        nodes = ctx.graph.nodes_by_ids(ctx.rev, {e.dst for e in ups})
+        for e in ups:
+            n = nodes.get(e.dst)
+            if n is None or e.dst in seen:
+                continue
+            seen.add(e.dst)
+            if n.path is None:
+                outside.add(n.fqn or n.name or "")
+            else:
+                frontier.append(e.dst)
+    names = sorted(x for x in outside if x)
+    if names:
+        shown = ", ".join(names[:3]) + (" ..." if len(names) > 3 else "")
+        method = methods[0].name
+        ctx.limits.append(
+            f"{ctx.op}: its class extends or implements {shown}, declared outside the corpus"
+            f" (result.outside_parents): if {method} overrides a method there, code there"
+            " calls it, which no edge here shows"
+        )
+    return names
 
 
 def _drupal_hook_note(ctx: Ctx, targets: list[NodeRow]) -> None:
@@ -466,7 +516,8 @@ def callers(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
     via `dispatch`); `hooks` also lists a listener's registration in Laravel's `$listen`
     map or Symfony's `getSubscribedEvents()` (the hook is `class:<event class>`) and a
     MediaWiki handler's in extension.json (`mediawiki:<hook>`, run by
-    `HookContainer::run`)."""
+    `HookContainer::run`). `outside_parents` names the classes and interfaces outside the
+    corpus a method's class extends or implements: code there may call it."""
     return _walk(ctx, args, "in")
 
 
