@@ -908,12 +908,7 @@ class Linker:
         keyed = ref.callee.kind == KEYED_CALLBACK  # 'render_callback' => 'f': a callable
         callees = [] if keyed else self._callees(ref.callee)
         t = ref.target
-        if t.kind == "method":
-            targets = self.sym.methods_of(t.receiver, t.method)
-        else:
-            targets = next(
-                (fids for c in t.candidates if (fids := self.sym.function_ids(c.lower()))), []
-            )
+        targets = self._callees(t)  # what the string names
         callable_here = (
             keyed
             or t.kind == "method"
@@ -949,13 +944,7 @@ class Linker:
         arguments (``'apply' => 'wp_apply_border_support'``, ``return '_handler'``): it may
         be called later by that name, or only share it (a hook or option named like a
         function): a derived ``references`` edge (``name_string``), marked callable."""
-        t = ref.target
-        if t.kind == "method":
-            targets = self.sym.methods_of(t.receiver, t.method)
-        else:
-            targets = next(
-                (fids for c in t.candidates if (fids := self.sym.function_ids(c.lower()))), []
-            )
+        targets = self._callees(ref.target)
         if not targets or len(targets) > self.max_candidates:
             return
         conf = round(self.conf["name_string"] / len(targets), 4)

@@ -357,9 +357,7 @@ class Declarations(Routes):
             hooked.append(cls)
         line = n.start_point[0] + 1
         for fq in dict.fromkeys(hooked):
-            self.raw_refs.append(
-                HookRef(self.scope_index(), line, "listen", hooks.CLASS_HOOK + fq, low, target)
-            )
+            self._class_listen(line, fq, low, target)
 
     def hook_attributes(self, n: Node, cls: str, name: str) -> None:
         """Drupal's ``#[Hook('cron')]`` on a method: it implements ``hook_cron``."""
@@ -400,24 +398,12 @@ class Declarations(Routes):
                 kids = el.named_children if el.type == "array_element_initializer" else []
                 if len(kids) != 2 or kids[0].type != "class_constant_access_expression":
                     continue
-                parts = kids[0].named_children
-                if len(parts) != 2 or self.t(parts[1]).lower() != "class":
-                    continue
-                event = self.class_desc(parts[0])
-                if event is None or event[0] != "class" or not event[1]:
+                event = self._class_named(kids[0])
+                if event is None:
                     continue
                 for m in self._subscribed_methods(kids[1]):
                     target = Target("method", receiver=("class", cls), method=m)
-                    self.raw_refs.append(
-                        HookRef(
-                            self.scope_index(),
-                            el.start_point[0] + 1,
-                            "listen",
-                            hooks.CLASS_HOOK + str(event[1]),
-                            "getsubscribedevents",
-                            target,
-                        )
-                    )
+                    self._class_listen(el.start_point[0] + 1, event, "getsubscribedevents", target)
 
     def _subscribed_methods(self, v: Node) -> list[str]:
         """``'m'``, ``['m', 10]`` or ``[['m', 10], ['n']]`` -> the method names."""
@@ -548,16 +534,14 @@ class Declarations(Routes):
                 listener = self._class_named(v)
                 if listener is None:
                     continue
-                self.raw_refs.append(
-                    HookRef(
-                        self.scope_index(),
-                        v.start_point[0] + 1,
-                        "listen",
-                        hooks.CLASS_HOOK + event,
-                        "$listen",
-                        Target("method", receiver=("class", listener), method=method),
-                    )
-                )
+                target = Target("method", receiver=("class", listener), method=method)
+                self._class_listen(v.start_point[0] + 1, event, "$listen", target)
+
+    def _class_listen(self, line: int, event: str, call: str, target: Target) -> None:
+        """A listen, registered at ``line`` by ``call``, to the hook of class ``event``."""
+        self.raw_refs.append(
+            HookRef(self.scope_index(), line, "listen", hooks.CLASS_HOOK + event, call, target)
+        )
 
     def _class_named(self, n: Node) -> str | None:
         """``X::class`` or a string holding a class name -> its fqn."""

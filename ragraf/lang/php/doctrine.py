@@ -57,18 +57,13 @@ def entity_ref(ext: Routes, n: Node, idx: int, short_name: str) -> OrmTableRef |
     entity; the evidence line is the ``Table``'s, else the ``Entity``'s."""
     entity = table_line = 0
     declared: str | None = None
-    for lst in n.children:
-        if lst.type != "attribute_list":
-            continue
-        for attr in (a for g in lst.named_children for a in g.named_children):
-            if attr.type != "attribute" or not attr.named_children:
-                continue
-            what = _mapping(ext, ext.t(attr.named_children[0]))
-            if what == "entity":
-                entity = entity or attr.start_point[0] + 1
-            elif what == "table" and declared is None:
-                declared = _attribute_name(ext, attr)
-                table_line = attr.start_point[0] + 1
+    for attr in ext.attributes(n):
+        what = _mapping(ext, ext.t(attr.named_children[0]))
+        if what == "entity":
+            entity = entity or attr.start_point[0] + 1
+        elif what == "table" and declared is None:
+            declared = _attribute_name(ext, attr)
+            table_line = attr.start_point[0] + 1
     prev = n.prev_named_sibling
     if prev is not None and prev.type == "comment":
         doc = ext.t(prev)
@@ -97,9 +92,7 @@ def _mapping(ext: Routes, name: str) -> str | None:
 
 def _attribute_name(ext: Routes, attr: Node) -> str | None:
     """``#[ORM\\Table(name: 'x')]`` / ``#[ORM\\Table('x')]`` -> ``x``."""
-    args = attr.child_by_field_name("parameters") or next(
-        (c for c in attr.named_children if c.type == "arguments"), None
-    )
+    args = ext.attribute_args(attr)
     for a in args.named_children if args is not None else ():
         if a.type != "argument" or not a.named_children:
             continue

@@ -122,33 +122,36 @@ class Routes(Names):
                 )
             )
 
-    def attribute_classes(self, decl: Node) -> list[Node]:
-        """The name nodes of the ``#[...]`` attributes of a declaration or parameter (they
-        lead its children): the classes they name are referenced there."""
-        out: list[Node] = []
-        for i in range(decl.child_count):  # a comment in a parameter list has no children
+    def attributes(self, decl: Node) -> Iterator[Node]:
+        """The ``#[...]`` attributes of a declaration or parameter, in order (their lists
+        lead its children; a comment in a parameter list has none)."""
+        for i in range(decl.child_count):
             lst = decl.child(i)
             if lst is None or lst.type != "attribute_list":
-                break
+                return
             for g in lst.named_children:
-                out.extend(a.named_children[0] for a in g.named_children if a.named_child_count)
-        return out
+                yield from (
+                    a for a in g.named_children if a.type == "attribute" and a.named_child_count
+                )
+
+    def attribute_classes(self, decl: Node) -> list[Node]:
+        """The name nodes of a declaration's attributes: the classes they name are
+        referenced there."""
+        return [a.named_children[0] for a in self.attributes(decl)]
+
+    @staticmethod
+    def attribute_args(attr: Node) -> Node | None:
+        """The arguments node of an attribute (None: ``#[X]`` without parentheses)."""
+        return attr.child_by_field_name("parameters") or next(
+            (c for c in attr.named_children if c.type == "arguments"), None
+        )
 
     def attributes_named(self, decl: Node, short: str) -> Iterator[tuple[Node, Node | None]]:
         """(attribute, its arguments node) of each ``#[...]`` attribute of a declaration whose
         class's short name is ``short`` (lower case), in order."""
-        for lst in decl.children:
-            if lst.type != "attribute_list":
-                continue
-            for attr in (a for g in lst.named_children for a in g.named_children):
-                if attr.type != "attribute" or not attr.named_children:
-                    continue
-                if self.t(attr.named_children[0]).rsplit("\\", 1)[-1].lower() != short:
-                    continue
-                args = attr.child_by_field_name("parameters") or next(
-                    (c for c in attr.named_children if c.type == "arguments"), None
-                )
-                yield attr, args
+        for attr in self.attributes(decl):
+            if self.t(attr.named_children[0]).rsplit("\\", 1)[-1].lower() == short:
+                yield attr, self.attribute_args(attr)
 
     def attribute_routes(self, decl: Node) -> list[tuple[str, tuple[str, ...], int]]:
         """(path, HTTP methods, line) of each ``#[Route(...)]`` attribute of a declaration."""
