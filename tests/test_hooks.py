@@ -366,6 +366,9 @@ def test_mediawiki_handlers_registered_in_extension_json_are_called_where_the_ho
         "DemoLegacy::onParserInit": [(f"{runner}::onParserFirstCallInit", f"{at}:26")],
         f"{demo}::onSpecialPage_initList": [(f"{runner}::onSpecialPage_initList", f"{at}:31")],
         "efDemoArticleSaved": [("PageSaver::save", "includes/PageSaver.php:14")],
+        # $wgHooks['PageSaveComplete'][] = 'efLogSave' (LocalSettings.php), 'Class::method'
+        "efLogSave": [(f"{runner}::onPageSaveComplete", f"{at}:21")],
+        "LocalParser::onInit": [(f"{runner}::onParserFirstCallInit", f"{at}:26")],
         f"{demo}::onBeforePageDisplay": [],  # nothing in the corpus runs it
     }
     for fqn, want in expected.items():
@@ -378,7 +381,7 @@ def test_mediawiki_handlers_registered_in_extension_json_are_called_where_the_ho
         ]
         assert got == want, fqn
         (reg,) = r["result"]["hooks"]
-        assert reg["path"] == "extensions/Demo/extension.json"
+        assert reg["path"] in ("extensions/Demo/extension.json", "LocalSettings.php")
         assert reg["runs"] == len(want)
     r = _callers(root, f"{demo}::onBeforePageDisplay")
     assert any("'mediawiki:BeforePageDisplay'" in x for x in r["limits"]), r["limits"]

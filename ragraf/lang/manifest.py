@@ -6,7 +6,8 @@ the hook's ``:`` and ``-`` written ``_``), a ``Class::method`` string, a functio
 or an object ``{"handler": ...}``; a hook may have a list of them. Each is a ``HookRef``
 listen of the hook ``mediawiki:<name>`` (``ragraf.lang.php.hooks.MEDIAWIKI_HOOK``), owned
 by the file; the PHP extractor reads the runs (``HookContainer::run('<name>')``,
-``Hooks::run``), and the linker makes the calls.
+``Hooks::run``) and the old ``$wgHooks['<name>'][] = ...`` listens, and the linker makes
+the calls.
 
 Invariants a change must keep:
 - A function of the file's text (FileFacts stay a function of path and content); any

@@ -579,6 +579,30 @@ class Uses(Routes):
                 rd = self.expr_desc(right)
                 if rd is not None:
                     self.pending_globals.append((self.scope_index(), d[1], rd))
+            self.wg_hook(left, right)
+
+    def wg_hook(self, left: Node, right: Node | None) -> None:
+        """MediaWiki's ``$wgHooks['BeforePageDisplay'][] = 'efHandler'`` (LocalSettings.php,
+        older extensions): the callable listens to the hook ``mediawiki:<name>``."""
+        inner = left.named_children[0] if left.named_child_count else None
+        if inner is None or inner.type != "subscript_expression" or inner.named_child_count != 2:
+            return
+        var, key = inner.named_children
+        if var.type != "variable_name" or self.t(var) != "$wgHooks":
+            return
+        name = self.string_value(key)
+        target = self.callable_target(right)
+        if name and target is not None:
+            self.raw_refs.append(
+                HookRef(
+                    self.scope_index(),
+                    left.start_point[0] + 1,
+                    "listen",
+                    hooks.MEDIAWIKI_HOOK + name,
+                    "$wgHooks",
+                    target,
+                )
+            )
 
     def doc_before(self, n: Node, name: str) -> list[TypeDesc]:
         """The types an inline ``/** @var T $name */`` right before the statement of
