@@ -442,8 +442,9 @@ def add_code_tables(
             if low not in named or at < named[low]:
                 named[low] = at
             uses[low].add(n.path or "")
-    for name, path, line in orm_tables(resolved.edges if not scoped else ()):
-        low = name.lower()  # a table an ORM entity maps to
+    # the tables ORM entities map to (with a schema they are tables it knows: nothing to add)
+    for name, path, line in orm_tables(resolved.edges if not (scoped or res.table_index) else ()):
+        low = name.lower()
         at = (True, path, line, name)
         if low not in named or at < named[low]:
             named[low] = at
