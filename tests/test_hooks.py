@@ -415,3 +415,13 @@ def test_a_method_of_a_class_with_a_parent_outside_the_corpus_says_so(plugin: Pa
         assert r["result"].get("outside_parents") == parents, fqn
         said = [x for x in r["limits"] if "declared outside the corpus" in x]
         assert bool(said) == bool(parents), (fqn, r["limits"])
+
+
+def test_a_magic_method_php_calls_itself_says_when(plugin: Path) -> None:
+    r = _callers(plugin, "Myplug\\Counter_List::__toString")
+    assert r["result"]["stated"] == [] and r["result"]["derived"] == []
+    assert any(
+        "PHP calls __toString itself when the object is used as a string" in x for x in r["limits"]
+    )
+    r = _callers(plugin, "Myplug\\Counter_Widget::widget")
+    assert not any("PHP calls" in x for x in r["limits"])

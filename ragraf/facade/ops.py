@@ -334,7 +334,39 @@ def _walk(ctx: Ctx, args: dict[str, Any], direction: str) -> dict[str, Any]:
         outside = _outside_parents(ctx, targets)
         if outside:
             out["outside_parents"] = outside
+        _magic_note(ctx, targets)
     return out
+
+
+#: PHP's magic methods the engine calls without a call in the code, and when
+PHP_IMPLICIT = {
+    "__tostring": "when the object is used as a string (echo, concatenation, casts)",
+    "__destruct": "when the object is destroyed",
+    "__clone": "on `clone $obj`",
+    "__get": "when an inaccessible property is read",
+    "__set": "when an inaccessible property is written",
+    "__isset": "on isset() or empty() of an inaccessible property",
+    "__unset": "on unset() of an inaccessible property",
+    "__sleep": "on serialize()",
+    "__wakeup": "on unserialize()",
+    "__serialize": "on serialize()",
+    "__unserialize": "on unserialize()",
+    "__set_state": "on var_export()",
+    "__debuginfo": "on var_dump()",
+}
+
+
+def _magic_note(ctx: Ctx, targets: list[NodeRow]) -> None:
+    """A magic method PHP calls implicitly: the limits say when, since no call line of the
+    code names it (``__call`` and ``__invoke`` calls are linked as calls)."""
+    for t in targets:
+        when = PHP_IMPLICIT.get((t.name or "").lower()) if t.kind == NodeKind.METHOD else None
+        if when:
+            ctx.limits.append(
+                f"{ctx.op}: PHP calls {t.name} itself {when}; those places are not call lines"
+                " and are not listed"
+            )
+            return
 
 
 def _outside_parents(ctx: Ctx, targets: list[NodeRow]) -> list[str]:
@@ -517,7 +549,8 @@ def callers(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
     map or Symfony's `getSubscribedEvents()` (the hook is `class:<event class>`) and a
     MediaWiki handler's in extension.json (`mediawiki:<hook>`, run by
     `HookContainer::run`). `outside_parents` names the classes and interfaces outside the
-    corpus a method's class extends or implements: code there may call it."""
+    corpus a method's class extends or implements: code there may call it; for a magic
+    method PHP calls itself (`__toString`, `__get`, `__destruct`...) the limits say when."""
     return _walk(ctx, args, "in")
 
 
