@@ -24,6 +24,7 @@ Invariants a change must keep:
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from ragraf.lang.facts import ClassDecl, HookRef, ImportRef, LocalEdge, Target, TypeDesc
@@ -394,14 +395,8 @@ class Declarations(Routes):
             arr = c.named_children[0] if c.named_children else None
             if arr is None or arr.type != "array_creation_expression":
                 continue
-            for el in arr.named_children:
-                kids = el.named_children if el.type == "array_element_initializer" else []
-                if len(kids) != 2 or kids[0].type != "class_constant_access_expression":
-                    continue
-                event = self._class_named(kids[0])
-                if event is None:
-                    continue
-                for m in self._subscribed_methods(kids[1]):
+            for el, event, value in self._by_class(arr):
+                for m in self._subscribed_methods(value):
                     target = Target("method", receiver=("class", cls), method=m)
                     self._class_listen(el.start_point[0] + 1, event, "getsubscribedevents", target)
 
@@ -514,14 +509,10 @@ class Declarations(Routes):
         its ``handle`` (or the named method)."""
         if arr.type != "array_creation_expression":
             return
-        for el in arr.named_children:
-            kids = el.named_children if el.type == "array_element_initializer" else []
-            if len(kids) != 2 or kids[1].type != "array_creation_expression":
+        for _el, event, listeners in self._by_class(arr):
+            if listeners.type != "array_creation_expression":
                 continue
-            event = self._class_named(kids[0])
-            if event is None:
-                continue
-            for item in kids[1].named_children:
+            for item in listeners.named_children:
                 parts = item.named_children if item.type == "array_element_initializer" else []
                 if len(parts) != 1:
                     continue
@@ -542,6 +533,16 @@ class Declarations(Routes):
         self.raw_refs.append(
             HookRef(self.scope_index(), line, "listen", hooks.CLASS_HOOK + event, call, target)
         )
+
+    def _by_class(self, arr: Node) -> Iterator[tuple[Node, str, Node]]:
+        """(element, class fqn, value) of each ``X::class => value`` (or ``'Ns\\X' =>
+        value``) element of an array: the maps that register listeners by event class."""
+        for el in arr.named_children:
+            kids = el.named_children if el.type == "array_element_initializer" else []
+            if len(kids) == 2:
+                cls = self._class_named(kids[0])
+                if cls is not None:
+                    yield el, cls, kids[1]
 
     def _class_named(self, n: Node) -> str | None:
         """``X::class`` or a string holding a class name -> its fqn."""
