@@ -39,9 +39,7 @@ if TYPE_CHECKING:
 
 #: version of the FileFacts format and of the extraction rules not visible in source
 #: digests (bump when FileFacts fields change meaning)
-FACTS_VERSION = "ragraf-facts/33"
-#: the words of a failed file's note when its extractor raised (``extract``)
-EXTRACTOR_FAILED = "extractor failed"  # /4: JSON rows (ragraf.lang.codec), no pickle; /5: callbacks
+FACTS_VERSION = "ragraf-facts/33"  # /4: JSON rows (ragraf.lang.codec), no pickle; /5: callbacks
 # /6: flow-sensitive variable types, @param / @property, narrowing, inferred return types
 # /7: constant values (define / const), function_exists-guarded functions
 # /8: SQL assembled within a function, fragments, query-builder calls
@@ -72,6 +70,8 @@ EXTRACTOR_FAILED = "extractor failed"  # /4: JSON rows (ragraf.lang.codec), no p
 # /31: MediaWiki's hooks: extension.json / skin.json handlers (json), HookContainer::run / Hooks::run
 # /32: a MediaWiki hook run on any container receiver ($this->container->run, as HookRunner writes)
 # /33: $wgHooks['X'][] = handler listens to a MediaWiki hook
+#: the words of a failed file's note when its extractor raised (``extract``)
+EXTRACTOR_FAILED = "extractor failed"
 
 
 @dataclass(frozen=True)

@@ -368,9 +368,7 @@ class Uses(Routes):
             self.on_dispatch_object(n, "->dispatch", line)
         elif low in hooks.DRUPAL_INVOKE_METHODS:  # ->invokeAll('cron')
             self.drupal_invoke(n, low, hooks.DRUPAL_INVOKE_METHODS[low], line)
-        elif (
-            low in hooks.MEDIAWIKI_RUN_METHODS
-        ):  # $this->container->run('X', [...]): a hook container
+        elif low in hooks.MEDIAWIKI_RUN_METHODS:  # $this->container->run('X', [...])
             obj = n.child_by_field_name("object")
             if obj is not None and b"container" in (obj.text or b"").lower():
                 self.mediawiki_run(n, low, line)
