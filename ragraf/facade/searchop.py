@@ -23,6 +23,10 @@ Invariants a change must keep:
 - RRF uses ranks, never raw scores: bm25 and cosine are not comparable. Raw scores enter
   only normalised within one query's candidates (re-rank features) or as z-scores within
   one channel.
+- One hit per symbol: after ranking, a later window of a symbol longer than
+  ``max_chunk_lines`` (several chunks) folds into its best-ranked window, whose hit names
+  the windows found (``why.windows``); the ranking itself is per chunk (a symbol's windows
+  scored together would favour long symbols: measured, issue 17).
 - Every feature that moved a hit is in its ``why`` (ranks per channel, strong_signal,
   expanded_with, rerank features, name_match).
 - Abstention: nothing near is an answer (``abstained`` with a hint). A query that shares
@@ -568,6 +572,7 @@ def run_search(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
     if confidence == "none":
         order = []
     order, copies = built_copies(order, chunks, nodes)
+    order, windows = one_per_symbol(order, chunks)
     filling = bool(knn) and ctx.vectors_filling() is not None
     no_vector: dict[str, str] = {}
     if filling:
@@ -590,6 +595,8 @@ def run_search(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
             w["vector"] = no_vector[cid]
         if cid in copies:
             w["built_copies"] = copies[cid]
+        if cid in windows:
+            w["windows"] = windows[cid]
         hits.append(
             {
                 "chunk_id": cid,
@@ -706,6 +713,25 @@ def built_copies(
             placed.add(cid)
             out.append(cid)
     return out, copies
+
+
+def one_per_symbol(
+    order: list[str], chunks: dict[str, ChunkRef]
+) -> tuple[list[str], dict[str, list[int]]]:
+    """The ranked chunk ids with each symbol once, at its best-ranked window (a chunk without
+    a node stands for itself), and for a symbol found in several windows the start lines of
+    those windows, in order."""
+    first: dict[str, str] = {}
+    out: list[str] = []
+    found: dict[str, list[int]] = {}
+    for cid in order:
+        c = chunks[cid]
+        key = c.node_id or cid
+        kept = first.setdefault(key, cid)
+        if kept == cid:
+            out.append(cid)
+        found.setdefault(kept, []).append(c.start_line)
+    return out, {cid: sorted(lines) for cid, lines in found.items() if len(lines) > 1}
 
 
 def _centrality(ctx: Ctx) -> dict[str, float]:
