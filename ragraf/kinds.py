@@ -62,6 +62,7 @@ class EdgeKind(StrEnum):
     REFERENCES_TABLE = "references_table"
     FK_TO = "fk_to"
     HANDLES = "handles"
+    RENDERS = "renders"
     DOCUMENTED_BY = "documented_by"
     MENTIONS = "mentions"
 
@@ -170,6 +171,7 @@ USE_EDGES: tuple[EdgeKind, ...] = (
     EdgeKind.MENTIONS,
     EdgeKind.DOCUMENTED_BY,
     EdgeKind.HANDLES,
+    EdgeKind.RENDERS,
     EdgeKind.FLOWS_TO,
 )
 #: edges along which a change propagates to dependents (`impact` walks them dst -> src)
@@ -183,6 +185,7 @@ IMPACT_EDGES: tuple[EdgeKind, ...] = (
     EdgeKind.IMPORTS,
     EdgeKind.OVERRIDES,
     EdgeKind.HANDLES,
+    EdgeKind.RENDERS,
     EdgeKind.QUERIES,
     EdgeKind.REFERENCES_TABLE,
     EdgeKind.FK_TO,

@@ -345,7 +345,9 @@ def coverage(
         note = _note(paths) if st != ParseStatus.OK and paths else None
         rows.append(CoverageRow(f"files.{st}", float(len(paths)), note))
     for k in sorted(stats):
-        if k.startswith(("calls_unresolved", "includes_", "conflict.", "sql_", "flow_")):
+        if k.startswith(
+            ("calls_unresolved", "includes_", "templates_", "conflict.", "sql_", "flow_")
+        ):
             metric = k if k.startswith("conflict.") else k.replace("_", ".", 1)
             rows.append(CoverageRow(metric, float(stats[k]), None))
     return rows

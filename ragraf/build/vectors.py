@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 from ragraf.errors import EmbeddingUnavailable
 from ragraf.failpoints import failpoint
+from ragraf.lang import registry
 from ragraf.store.db import Database
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -90,12 +91,16 @@ def skip_reason(chunk_text: str) -> str | None:
     contract and keeps its vector). When nothing is left the chunk is an import list (``imports only``), a
     declaration with an empty body (``empty body``) or a window of closing brackets
     (``punctuation only``): the lexicon finds it by name, a vector would only crowd the
-    nearest neighbours."""
+    nearest neighbours. A file of a language whose files are markup (templates:
+    ``Language.embeds`` false) is found by its words only (``markup``): its tags and UI
+    strings would sit near questions about the code that renders them."""
     header, _, code = chunk_text.partition("\n")
-    if any(mark in code for mark in _COMMENT_MARKS) and _COMMENT.search(code):
-        return None
     m = _HEADER.match(header)
     kind, name = (m.group(1), m.group(2)) if m else ("", "")
+    if kind == "file" and name.endswith(registry.markup_suffixes()):
+        return "markup"
+    if any(mark in code for mark in _COMMENT_MARKS) and _COMMENT.search(code):
+        return None
     short = _NAME_TAIL.split(name)[-1].lower() if name else ""
     imports = declared = False
     for line in code.split("\n"):

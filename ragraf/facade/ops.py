@@ -563,8 +563,9 @@ def callees(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
 def impact(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
     """What a change to a symbol (`node_id` / `fqn`), a file (`path`) or a table (`table`)
     can affect: files, symbols, tables, routes, tests and docs that depend on it, through
-    calls, references, `new`, inheritance, trait use, includes and route bindings up to
-    `depth` levels. Split by provability: `hard` (a path of stated edges only) and `soft`
+    calls, references, `new`, inheritance, trait use, includes, templates rendered or
+    included (soft: a template is matched by its name) and route bindings up to `depth`
+    levels. Split by provability: `hard` (a path of stated edges only) and `soft`
     (needs a derived edge); `mode: hard` walks stated edges only. For a symbol or a file,
     `tables` also lists the tables the changed code itself writes (`write_operations`: the
     operations), whose readers see what the change does; for a table, its Eloquent models

@@ -44,6 +44,7 @@ _TYPES: dict[str, type] = {
         F.ClassConstRef,
         F.IncludeRef,
         F.SuperglobalRef,
+        F.TemplateRef,
         F.Handler,
         F.RouteRef,
         F.ImportRef,

@@ -190,6 +190,20 @@ class IncludeRef(NamedTuple):
     conditional: bool
 
 
+class TemplateRef(NamedTuple):
+    """A template named by its loader name: rendered by code (``how`` ``render``:
+    ``$this->render('blog/index.html.twig')``, ``view('users.index')``) or pulled in by
+    another template (``include``, ``extends``, ``embed``, ``import``, ``use``,
+    ``component``). ``names`` are the file names it may be, in the order a loader tries them
+    (``ragraf.lang.templates.file_names``)."""
+
+    owner: int
+    line: int
+    how: str
+    name: str
+    names: tuple[str, ...]
+
+
 class SuperglobalRef(NamedTuple):
     """``$_GET['id']`` and friends read in the owner."""
 
@@ -366,6 +380,7 @@ Ref = (
     | ClassConstRef
     | IncludeRef
     | SuperglobalRef
+    | TemplateRef
     | RouteRef
     | ImportRef
     | NameRef

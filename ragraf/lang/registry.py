@@ -39,7 +39,7 @@ if TYPE_CHECKING:
 
 #: version of the FileFacts format and of the extraction rules not visible in source
 #: digests (bump when FileFacts fields change meaning)
-FACTS_VERSION = "ragraf-facts/33"  # /4: JSON rows (ragraf.lang.codec), no pickle; /5: callbacks
+FACTS_VERSION = "ragraf-facts/34"  # /4: JSON rows (ragraf.lang.codec), no pickle; /5: callbacks
 # /6: flow-sensitive variable types, @param / @property, narrowing, inferred return types
 # /7: constant values (define / const), function_exists-guarded functions
 # /8: SQL assembled within a function, fragments, query-builder calls
@@ -70,6 +70,7 @@ FACTS_VERSION = "ragraf-facts/33"  # /4: JSON rows (ragraf.lang.codec), no pickl
 # /31: MediaWiki's hooks: extension.json / skin.json handlers (json), HookContainer::run / Hooks::run
 # /32: a MediaWiki hook run on any container receiver ($this->container->run, as HookRunner writes)
 # /33: $wgHooks['X'][] = handler listens to a MediaWiki hook
+# /34: templates named by code and by templates (TemplateRef; twig, mustache, Blade directives)
 #: the words of a failed file's note when its extractor raised (``extract``)
 EXTRACTOR_FAILED = "extractor failed"
 
@@ -114,6 +115,8 @@ class Language:
     #: not indexed (its source is the code, or it is a dependency's build)
     build_head: tuple[str, ...] = ()
     build_tail: tuple[str, ...] = ()
+    #: whether its files' chunks get vectors (false: markup, found by its words only)
+    embeds: bool = True
 
 
 #: how much of a file's start ``build_output`` reads
@@ -139,7 +142,7 @@ LANGUAGES: tuple[Language, ...] = (
         (".php", ".phtml", ".inc", *DRUPAL_SUFFIXES),
         extractor="ragraf.lang.php",
         queries=("php-tags.scm",),
-        depends_on=_COMMON,
+        depends_on=(*_COMMON, "ragraf.lang.templates"),
         grammar="php",
         declares_symbols=True,
         include=("**/*.php", *(f"**/*{x}" for x in DRUPAL_SUFFIXES)),
@@ -151,6 +154,24 @@ LANGUAGES: tuple[Language, ...] = (
         depends_on=(*_COMMON, "ragraf.lang.plain", "ragraf.lang.php.hooks"),
         sources=("json",),
         include=("**/extension.json", "**/skin.json"),
+    ),
+    Language(
+        "twig",
+        (".twig",),
+        extractor="ragraf.lang.views",  # the templates a template includes or extends
+        depends_on=(*_COMMON, "ragraf.lang.plain", "ragraf.lang.templates"),
+        sources=("twig",),
+        include=("**/*.twig",),
+        embeds=False,  # markup: its words are its meaning for search
+    ),
+    Language(
+        "mustache",
+        (".mustache",),
+        extractor="ragraf.lang.views",  # the partials a template includes
+        depends_on=(*_COMMON, "ragraf.lang.plain", "ragraf.lang.templates"),
+        sources=("mustache",),
+        include=("**/*.mustache",),
+        embeds=False,  # markup: its words are its meaning for search
     ),
     Language(
         "markdown",
@@ -353,6 +374,12 @@ def name_group(name: str | None) -> str | None:
     if lang is None or lang.extractor != TAGS_EXTRACTOR:
         return None
     return lang.name_group or lang.name
+
+
+@cache
+def markup_suffixes() -> tuple[str, ...]:
+    """The suffixes of the languages whose chunks get no vector (``Language.embeds``)."""
+    return tuple(x for lang in LANGUAGES if not lang.embeds for x in lang.suffixes)
 
 
 def suffixes_of(name: str) -> tuple[str, ...]:

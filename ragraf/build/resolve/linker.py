@@ -33,7 +33,7 @@ from ragraf.kinds import (
     NodeKind,
     Unresolved,
 )
-from ragraf.lang import registry
+from ragraf.lang import registry, templates
 from ragraf.lang.codec import from_data
 from ragraf.lang.facts import (
     KEYED_CALLBACK,
@@ -64,6 +64,7 @@ from ragraf.lang.facts import (
     SuperglobalRef,
     TablePrefixRef,
     Target,
+    TemplateRef,
     TypeDesc,
     called_functions,
 )
@@ -249,7 +250,9 @@ class Linker:
             tn_resolve=lambda t: self.sql_names().resolve(t),
             literal_path=lambda parts, base: _literal_path(parts, base, t.path_set),
             include_matches=self._include_matches,
+            template_files=self._template_files,
         )
+        self._template_tails: dict[str, list[str]] | None = None
         #: every corpus-wide lookup of a handler (recorded per file when scoped)
         self.sym = scope.Lookups(fns, record=keys is not None)
         self.out = EdgeSet(conf)
@@ -284,6 +287,7 @@ class Linker:
             BuilderCallRef: self.on_builder_candidate,
             TablePrefixRef: self.on_table_prefix,
             OrmTableRef: self.on_orm_table,
+            TemplateRef: self.on_template,
         }
 
     # -- the run ------------------------------------------------------------------
@@ -1172,6 +1176,65 @@ class Linker:
             self.add(src, ids_(c), EdgeKind.IMPORTS, f.path, ref.line, conf, True, props)
         st["includes_dynamic"] += 1
 
+    def _template_files(self, names: tuple[str, ...], here: str) -> tuple[list[str], int]:
+        """The corpus files the first of ``names`` (path tails, most specific first) that
+        ends any names, and how many more it ends deeper down: a template is named relative
+        to a loader's folder, which the code sets at run time; of the files a name ends, those
+        under the shallowest folder are the loader's (``header`` is ``templates/header.twig``,
+        not ``templates/login/header.twig``), and of those the ones sharing the most folders
+        with ``here``, the file naming it (a theme's ``header.php`` for that theme, a skin's
+        Mustache partial from that skin). A PHP file that declares a class or a function is no
+        template. A function of the arguments and the corpus's paths and declarations."""
+        if self._template_tails is None:
+            tails: dict[str, list[str]] = defaultdict(list)
+            declaring = self.symtab.declaring
+            for p in self.symtab.paths:
+                # a PHP file declaring a class or a function is code, not a view
+                if p.endswith(templates.TEMPLATE_SUFFIXES) and not (
+                    p in declaring and p.endswith(templates.CODE_SUFFIXES)
+                ):
+                    tails[p].append(p)
+                    i = p.find("/")
+                    while i >= 0:
+                        tails[p[i + 1 :]].append(p)
+                        i = p.find("/", i + 1)
+            self._template_tails = dict(tails)
+        for n in names:
+            got = self._template_tails.get(n)
+            if got:
+                depth = {p: p[: len(p) - len(n)].count("/") for p in got}
+                top = min(depth.values())
+                kept = sorted(p for p in got if depth[p] == top)
+                if len(kept) > 1:
+                    near = {p: _shared_folders(p, here) for p in kept}
+                    best = max(near.values())
+                    kept = [p for p in kept if near[p] == best]
+                return kept, len(got) - len(kept)
+        return [], 0
+
+    def on_template(self, f: FileFacts, src: str, ref: TemplateRef) -> None:
+        """A template named by code (``renders``) or by a template (``imports``): derived,
+        to each file its name matches under the shallowest folder (``template_single`` for
+        one, else ``template_ambiguous`` each); a name matching no file is counted, not
+        linked."""
+        st = self.stats
+        st["templates_total"] += 1
+        files, deeper = self.sym.template_files(ref.names, f.path)
+        found = [p for p in files if p != f.path]
+        if not found:
+            st["templates_unresolved"] += 1
+            return
+        kind = EdgeKind.RENDERS if ref.how == "render" else EdgeKind.IMPORTS
+        conf = self.conf["template_single" if len(found) == 1 else "template_ambiguous"]
+        props: dict[str, Any] = {"via": "template-name", "template": ref.name, "how": ref.how}
+        if len(found) > 1:
+            props["candidates"] = len(found)
+        if deeper:
+            props["other_matches"] = deeper  # the same name deeper down or farther away
+        for p in found:
+            self.add(src, self.sym.file_id(p), kind, f.path, ref.line, conf, True, props)
+        st["templates_resolved"] += 1
+
     def on_superglobal(self, f: FileFacts, src: str, ref: SuperglobalRef) -> None:
         fqn = f"{ref.name}['{ref.key}']" if ref.key is not None else ref.name
         nid = ids.node_id(NodeKind.HTTP_ENDPOINT, fqn, None, None)
@@ -1633,6 +1696,16 @@ def _literal_path(parts: tuple[tuple[str, str], ...], base: str, known: set[str]
         if c in known:
             return c
     return None
+
+
+def _shared_folders(a: str, b: str) -> int:
+    """How many leading folders two paths share."""
+    n = 0
+    for x, y in zip(a.split("/")[:-1], b.split("/")[:-1], strict=False):
+        if x != y:
+            break
+        n += 1
+    return n
 
 
 def _include_pattern(parts: tuple[tuple[str, str], ...], base: str) -> re.Pattern[str] | None:

@@ -101,6 +101,8 @@ class SymbolTable:
         #: ``$obj->$param()`` in it (``DispatchRef``)
         self.dispatchers: dict[str, list[tuple[int, TypeDesc | None, str]]] = defaultdict(list)
         self.paths: list[str] = []
+        #: the files that declare a class-like or a function (code, not a template)
+        self.declaring: set[str] = set()
         #: function node id -> the path of the file declaring it
         self.function_paths: dict[str, str] = {}
         #: function node ids declared under ``if (!function_exists('f'))`` (fallbacks)
@@ -123,6 +125,8 @@ class SymbolTable:
                 continue
             self.file_ids[f.path] = f.node_id(0)
             self.paths.append(f.path)
+            if f.classes or f.functions:
+                self.declaring.add(f.path)
             family = registry.call_family(f.lang)
             for cd in f.classes:
                 self.classes[cd.fqn.lower()].append(ClassDef(cd, f))

@@ -25,6 +25,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from ragraf.lang import templates
 from ragraf.lang.facts import (
     KEYED_CALLBACK,
     NAMED_STRING,
@@ -45,6 +46,7 @@ from ragraf.lang.facts import (
     StaticCallRef,
     SuperglobalRef,
     Target,
+    TemplateRef,
     TypeDesc,
 )
 from ragraf.lang.php import hooks
@@ -138,6 +140,8 @@ class Uses(Routes):
             short = low.rsplit("\\", 1)[-1]
             if (short in hooks.LISTEN or short in hooks.FIRE) and self.on_hook(n, short, line):
                 return
+            if short in templates.RENDER_FUNCTIONS:
+                self.template_call(n, line, slugged=short == "get_template_part")
             if short in hooks.DISPATCH_HELPERS:
                 self.on_dispatch_object(n, short, line)
             elif short in hooks.DRUPAL_INVOKE_FUNCTIONS:
@@ -202,6 +206,28 @@ class Uses(Routes):
                         CallbackRef(sc, expr.start_point[0] + 1, callee, pos, target)
                     )
             pos += 1
+
+    def template_call(
+        self, n: Node, line: int, position: int = 0, slugged: bool = False, suffixed: bool = False
+    ) -> None:
+        """A call naming a template by a literal argument (``position``): a ``TemplateRef``
+        (how ``render``). ``slugged``: WordPress's ``get_template_part($slug, $name)``;
+        ``suffixed``: only a name with a template's file name counts."""
+        args = n.child_by_field_name("arguments")
+        exprs = [
+            a.named_children[-1] if a.named_children else None
+            for a in (args.named_children if args is not None else [])
+            if a.type == "argument"
+        ]
+        name = self.string_value(exprs[position]) if len(exprs) > position else None
+        if name is None or not templates.shaped(name):
+            return
+        if suffixed and not name.endswith(templates.TEMPLATE_SUFFIXES):
+            return
+        slug = self.string_value(exprs[1]) if slugged and len(exprs) > 1 else None
+        names = templates.file_names(name, slug if templates.shaped(slug) else None)
+        if names:
+            self.raw_refs.append(TemplateRef(self.scope_index(), line, "render", name, names))
 
     def dispatch(self, name: Node, obj: Node | None, line: int) -> None:
         """``$obj->$m()`` where ``$m`` is a parameter of the enclosing function: a
@@ -362,6 +388,12 @@ class Uses(Routes):
         self.builder_candidate(n, mname, line)
         self.callback_args(n, Target("method", receiver=recv, method=mname))
         low = mname.lower()
+        if low in templates.RENDER_METHODS:
+            self.template_call(n, line)
+        elif low in templates.RENDER_METHODS_QUALIFIED:
+            obj = n.child_by_field_name("object")
+            if low == "fetch" or (obj is not None and b"view" in (obj.text or b"").lower()):
+                self.template_call(n, line, suffixed=low == "fetch")  # $smarty->fetch('x.tpl')
         if low in ROUTE_METHODS:
             self.on_route(n, low, line)
         elif low == "dispatch":  # $this->dispatch(new Job), $bus->dispatch(new Msg)
@@ -408,6 +440,11 @@ class Uses(Routes):
             and str(cls[1]).lower() in ("hooks", "mediawiki\\hookcontainer\\hooks")
         ):
             self.mediawiki_run(n, f"hooks::{mlow}", line)  # Hooks::run('X', [...]) (MW < 1.35)
+        short_cls = str(cls[1]).rsplit("\\", 1)[-1].lower() if cls is not None else ""
+        if short_cls == "view" and mlow in ("make", "first", "render"):
+            self.template_call(n, line)  # View::make('users.index')
+        elif short_cls == "route" and mlow == "view":
+            self.template_call(n, line, position=1)  # Route::view('/welcome', 'welcome')
         if cls is not None and scope is not None and scope.type in ("name", "qualified_name"):
             # the class is named here (a rename must change this line): a reference to it
             self.raw_refs.append(

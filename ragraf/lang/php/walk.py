@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from ragraf import ids
 from ragraf.kinds import Layer, NodeKind
-from ragraf.lang import tstree
+from ragraf.lang import templates, tstree
 from ragraf.lang.chunking import DEFAULT_MAX_LINES, make_chunks
 from ragraf.lang.facts import (
     CallableRef,
@@ -41,6 +41,7 @@ from ragraf.lang.facts import (
     SqlRef,
     StaticCallRef,
     TablePrefixRef,
+    TemplateRef,
     TextFact,
 )
 from ragraf.lang.php import flow
@@ -251,6 +252,10 @@ class Extractor(Declarations, Uses, Strings):
                 refs.append(r._replace(owner=node, targets=targets))
             else:
                 refs.append(r._replace(owner=node))
+        if self.path.endswith(".blade.php"):  # @include('partials.nav'), @extends(...)
+            for line, how, name in templates.blade_refs(self.text):
+                if templates.shaped(name):
+                    refs.append(TemplateRef(0, line, how, name, templates.file_names(name)))
         f.refs = refs
         self.attach_texts()
         f.chunks = make_chunks(self.path, self.text, f, "php", self.max_chunk_lines)
