@@ -39,14 +39,14 @@ def test_code_renders_the_template_its_name_matches(app: Path) -> None:
     blog = "src/Controller/BlogController.php"
     assert _edges(app, "templates/blog/index.html.twig") == {("renders", blog, 11, 0.8)}
     # phpMyAdmin's Template::render names the file without its suffix
-    assert _edges(app, "templates/server/databases/index.twig") == {("renders", blog, 26, 0.8)}
+    assert _edges(app, "templates/server/databases/index.twig") == {("renders", blog, 27, 0.8)}
     users = "app/Http/Controllers/UserController.php"
     # Laravel's dotted name, by view() and View::make
     assert _edges(app, "resources/views/users/index.blade.php") == {
         ("renders", users, 10, 0.8),
         ("renders", users, 15, 0.8),
     }
-    # ->display('Author') names no view: the PHP file of a class is code
+    # ->render('Author') names no view: the PHP file of a class is code
     assert {k for k, *_ in _edges(app, "src/Entity/Author.php")} <= {"references"}
     # the same name under a deeper folder is another loader's (or a copy): not linked
     assert _edges(app, "templates/admin/blog/index.html.twig") == set()

@@ -208,11 +208,12 @@ class Uses(Routes):
             pos += 1
 
     def template_call(
-        self, n: Node, line: int, position: int = 0, slugged: bool = False, suffixed: bool = False
+        self, n: Node, line: int, position: int = 0, slugged: bool = False, strict: str = ""
     ) -> None:
         """A call naming a template by a literal argument (``position``): a ``TemplateRef``
         (how ``render``). ``slugged``: WordPress's ``get_template_part($slug, $name)``;
-        ``suffixed``: only a name with a template's file name counts."""
+        ``strict`` ``suffix``: only a name with a template's file name counts; ``path``: also
+        one with a folder."""
         args = n.child_by_field_name("arguments")
         exprs = [
             a.named_children[-1] if a.named_children else None
@@ -222,7 +223,9 @@ class Uses(Routes):
         name = self.string_value(exprs[position]) if len(exprs) > position else None
         if name is None or not templates.shaped(name):
             return
-        if suffixed and not name.endswith(templates.TEMPLATE_SUFFIXES):
+        if strict and not (
+            name.endswith(templates.TEMPLATE_SUFFIXES) or (strict == "path" and "/" in name)
+        ):
             return
         slug = self.string_value(exprs[1]) if slugged and len(exprs) > 1 else None
         names = templates.file_names(name, slug if templates.shaped(slug) else None)
@@ -389,11 +392,14 @@ class Uses(Routes):
         self.callback_args(n, Target("method", receiver=recv, method=mname))
         low = mname.lower()
         if low in templates.RENDER_METHODS:
-            self.template_call(n, line)
+            # display('Name') is also a getter (WordPress's theme headers): a bare word is
+            # no template name there
+            self.template_call(n, line, strict="path" if low == "display" else "")
         elif low in templates.RENDER_METHODS_QUALIFIED:
             obj = n.child_by_field_name("object")
             if low == "fetch" or (obj is not None and b"view" in (obj.text or b"").lower()):
-                self.template_call(n, line, suffixed=low == "fetch")  # $smarty->fetch('x.tpl')
+                # $smarty->fetch('x.tpl'); $factory->make('users.index')
+                self.template_call(n, line, strict="suffix" if low == "fetch" else "")
         if low in ROUTE_METHODS:
             self.on_route(n, low, line)
         elif low == "dispatch":  # $this->dispatch(new Job), $bus->dispatch(new Msg)
