@@ -11,7 +11,7 @@ import pytest
 
 from ragraf import facade
 from ragraf.lang import registry, templates
-from tests.helpers import REPO, indexed_fixture, write
+from tests.helpers import REPO, indexed_fixture, invoke, write
 from tests.schemacheck import check
 
 FIXTURES = REPO / "fixtures" / "templates"
@@ -53,6 +53,27 @@ def test_code_renders_the_template_its_name_matches(app: Path) -> None:
     r = _refs(app, "templates/blog/index.html.twig")[0]
     assert r["provenance"] == "derived"
     assert r["symbol"]["fqn"] == "App\\Controller\\BlogController::index"
+
+
+def test_callees_name_the_templates_code_renders(app: Path) -> None:
+    env = facade.run_op(app, "callees", {"fqn": "App\\Controller\\BlogController::index"})
+    check(env)
+    assert env["result"]["templates"] == [
+        {
+            "path": "templates/blog/index.html.twig",
+            "template": "blog/index.html.twig",
+            "confidence": 0.8,
+            "provenance": "derived",
+            "evidence": "src/Controller/BlogController.php:11",
+        }
+    ]
+    env = facade.run_op(app, "callees", {"fqn": "App\\Controller\\BlogController::missing"})
+    assert "templates" not in env["result"]
+    text = invoke("-C", app, "query", "callees", "App\\Controller\\BlogController::index").stdout
+    assert (
+        "renders templates/blog/index.html.twig ('blog/index.html.twig') at"
+        " src/Controller/BlogController.php:11  [derived 0.80]" in text
+    ), text
 
 
 def test_templates_import_the_templates_they_include_and_extend(app: Path) -> None:

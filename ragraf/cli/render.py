@@ -223,6 +223,11 @@ def _r_walk(r: dict[str, Any], out: list[str]) -> None:
             out.append(
                 f"  [{it['depth']}] {_sym(it['symbol'])}  conf {it['confidence']:.2f}  at {ev}{via}"
             )
+    for t in r.get("templates") or []:
+        out.append(
+            f"renders {t['path']} ('{t['template']}') at {t['evidence']}"
+            f"  [{t['provenance']} {t['confidence']:.2f}]"
+        )
     _hooks(r, out)
     _unresolved(r, out)
     _hint(r, out)

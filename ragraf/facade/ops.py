@@ -318,6 +318,10 @@ def _walk(ctx: Ctx, args: dict[str, Any], direction: str) -> dict[str, Any]:
         "derived": derived_items[: max(0, MAX_ITEMS - len(stated))],
         "total": total,
     }
+    if direction == "out":
+        rendered = _rendered(ctx, targets)
+        if rendered:
+            out["templates"] = rendered
     if direction == "in":
         # the call lines attached to the targets (shown or not: hard_only hides derived
         # ones) and those the answer shows at depth 1 through overrides
@@ -335,6 +339,28 @@ def _walk(ctx: Ctx, args: dict[str, Any], direction: str) -> dict[str, Any]:
         if outside:
             out["outside_parents"] = outside
         _magic_note(ctx, targets)
+    return out
+
+
+def _rendered(ctx: Ctx, targets: list[NodeRow]) -> list[dict[str, Any]]:
+    """The template files the targets render (``renders`` edges), by call line."""
+    rows = ctx.graph.edges_from(ctx.rev, [t.node_id for t in targets], (EdgeKind.RENDERS,))
+    files = ctx.graph.nodes_by_ids(ctx.rev, {e.dst for e in rows})
+    out = []
+    for e in sorted(rows, key=lambda e: (e.evidence_path, e.evidence_line, e.dst)):
+        f = files.get(e.dst)
+        if f is None or f.path is None:
+            continue
+        ctx.touch(f.path)
+        out.append(
+            {
+                "path": f.path,
+                "template": props_of(e.props).get("template"),
+                "confidence": e.confidence,
+                "provenance": e.provenance,
+                "evidence": f"{e.evidence_path}:{e.evidence_line}",
+            }
+        )
     return out
 
 
@@ -556,7 +582,8 @@ def callers(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
 
 def callees(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
     """What this function or method calls, up to `depth` 1..3 levels, stated and derived
-    in separate sections with confidence and evidence; `hard_only` keeps stated edges."""
+    in separate sections with confidence and evidence; `hard_only` keeps stated edges.
+    `templates` lists the template files it renders (matched by name: derived)."""
     return _walk(ctx, args, "out")
 
 
