@@ -1177,9 +1177,10 @@ class Linker:
         st["includes_dynamic"] += 1
 
     def _template_files(self, names: tuple[str, ...], here: str) -> tuple[list[str], int]:
-        """The corpus files the first of ``names`` (path tails, most specific first) that
-        ends any names, and how many more it ends deeper down: a template is named relative
-        to a loader's folder, which the code sets at run time; of the files a name ends, those
+        """The corpus files whose paths end with the first of ``names`` (path tails, most
+        specific first) that ends any, and how many more it ends that were left out: a
+        template is named relative to a loader's folder, which the code sets at run time;
+        of the files a name ends, those
         under the shallowest folder are the loader's (``header`` is ``templates/header.twig``,
         not ``templates/login/header.twig``), and of those the ones sharing the most folders
         with ``here``, the file naming it (a theme's ``header.php`` for that theme, a skin's
