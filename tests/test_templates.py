@@ -161,7 +161,8 @@ def test_template_refs_read_from_text() -> None:
         (2, "include", "a.twig"),
         (4, "include", "s.twig"),
     ]
-    blade = "@extends('layouts.app')\n@includeIf('partials.x', [])\n@include($name)"
+    # @livewire('counter') names a component class, not a view
+    blade = "@extends('layouts.app')\n@includeIf('partials.x', [])\n@include($name)\n@livewire('c')"
     assert templates.blade_refs(blade) == [
         (1, "extends", "layouts.app"),
         (2, "include", "partials.x"),

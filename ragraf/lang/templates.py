@@ -49,9 +49,7 @@ RENDER_METHODS = frozenset(
 #: name has a template's file name (``fetch``)
 RENDER_METHODS_QUALIFIED = frozenset({"make", "fetch"})
 #: Blade directives whose first argument names a template
-_BLADE = re.compile(
-    r"@(include|includeIf|extends|component|each|livewire)\(\s*(['\"])([^'\"\n]+)\2"
-)
+_BLADE = re.compile(r"@(include|includeIf|extends|component|each)\(\s*(['\"])([^'\"\n]+)\2")
 #: Twig tags and functions that name a template
 _TWIG = re.compile(
     r"\{%-?\s*(include|extends|embed|import|from|use)\s+(['\"])([^'\"\n]+)\2"
