@@ -92,17 +92,19 @@ def test_table_usage_lists_the_entities_of_a_table_without_a_schema(app: Path) -
     users, env = _models(app, "app_user")
     # without a schema every edge to a table known from code is derived (via no_schema)
     assert users == [
-        ("App\\Entity\\User", "doctrine", "table_attribute", "src/Entity/User.php:9", "derived", 4)
+        ("App\\Entity\\User", "doctrine", "table_attribute", "src/Entity/User.php:9", "derived", 5)
     ]
     assert any("1 Doctrine entit(y/ies) map to this table" in x for x in env["limits"])
     # the entity is no SQL statement: not among the readers and writers, not in the total
     r = env["result"]
-    assert r["total"] == 4  # the migration's CREATE and DROP, the repository's two DQL
+    # the migration's CREATE and DROP, the repository's two DQL and its query builder
+    assert r["total"] == 5
     assert sorted(it["evidence"] for it in r["readers"] + r["writers"]) == [
         "migrations/Version20240101000000.php:14",
         "migrations/Version20240101000000.php:20",
         "src/Repository/UserRepository.php:24",
         "src/Repository/UserRepository.php:32",
+        "src/Repository/UserRepository.php:43",
     ]
     posts, _ = _models(app, "blog_post")
     assert posts == [
@@ -112,7 +114,7 @@ def test_table_usage_lists_the_entities_of_a_table_without_a_schema(app: Path) -
             "convention",
             "src/Entity/BlogPost.php:7",
             "derived",
-            0,
+            1,  # the query builder's leftJoin(BlogPost::class, ...)
         )
     ]
     # no SQL names `products`: the entity's mapping alone makes the table known
@@ -255,6 +257,12 @@ def test_dql_reads_and_writes_the_table_its_entity_maps_to(app: Path) -> None:
     assert _usage(app, "app_user") == [
         (f"{repo}:24", "App\\Repository\\UserRepository::findByEmail", ["read"], "orm_entity"),
         (f"{repo}:32", "App\\Repository\\UserRepository::purgeInactive", ["write"], "orm_entity"),
+        # the query builder's from(User::class, 'u')
+        (f"{repo}:43", "App\\Repository\\UserRepository::withPosts", ["read"], "orm_entity"),
+    ]
+    # ... and its leftJoin(BlogPost::class, ...): the table BlogPost's convention names
+    assert _usage(app, "blog_post") == [
+        (f"{repo}:43", "App\\Repository\\UserRepository::withPosts", ["read"], "orm_entity"),
     ]
     # a class no entity of the corpus is (Vendor\Thing), and the namespace's first word,
     # are no tables: the schema of code has the migration's and the entities' tables only
@@ -276,5 +284,6 @@ def test_dql_follows_an_edit_of_the_entity_in_a_scoped_reindex(app: Path, tmp_pa
     assert [e[0] for e in _usage(root, "members")] == [
         "src/Repository/UserRepository.php:24",
         "src/Repository/UserRepository.php:32",
+        "src/Repository/UserRepository.php:43",
     ]
     assert _usage(root, "app_user") == []

@@ -39,7 +39,7 @@ if TYPE_CHECKING:
 
 #: version of the FileFacts format and of the extraction rules not visible in source
 #: digests (bump when FileFacts fields change meaning)
-FACTS_VERSION = "ragraf-facts/34"  # /4: JSON rows (ragraf.lang.codec), no pickle; /5: callbacks
+FACTS_VERSION = "ragraf-facts/35"  # /4: JSON rows (ragraf.lang.codec), no pickle; /5: callbacks
 # /6: flow-sensitive variable types, @param / @property, narrowing, inferred return types
 # /7: constant values (define / const), function_exists-guarded functions
 # /8: SQL assembled within a function, fragments, query-builder calls
@@ -71,6 +71,7 @@ FACTS_VERSION = "ragraf-facts/34"  # /4: JSON rows (ragraf.lang.codec), no pickl
 # /32: a MediaWiki hook run on any container receiver ($this->container->run, as HookRunner writes)
 # /33: $wgHooks['X'][] = handler listens to a MediaWiki hook
 # /34: templates named by code and by templates (TemplateRef; twig, mustache, Blade directives)
+# /35: an entity class as a query builder's table argument (Doctrine: ->from(User::class, 'u'))
 #: the words of a failed file's note when its extractor raised (``extract``)
 EXTRACTOR_FAILED = "extractor failed"
 

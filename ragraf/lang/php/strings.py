@@ -43,7 +43,7 @@ from typing import TYPE_CHECKING
 
 from ragraf.lang.facts import UNKNOWN, SqlAnalysis, SqlRef, TablePrefixRef, known_analysis
 from ragraf.lang.php import assemble, laravel
-from ragraf.lang.php.state import State
+from ragraf.lang.php.names import Names
 from ragraf.sql import sqltext
 
 if TYPE_CHECKING:
@@ -74,7 +74,7 @@ MAX_SQL_DYN = 120
 _OCTAL_BYTE_MASK = 0xFF
 
 
-class Strings(State):
+class Strings(Names):
     """SQL candidates of the walk and the decoding of PHP strings."""
 
     def on_sql(self, n: Node) -> None:
@@ -205,6 +205,12 @@ class Strings(State):
             info.tables = [t for i in infos if i is not None for t in i.tables]
         elif first.type in _NOT_A_TABLE_ARG:
             return None
+        elif first.type == "class_constant_access_expression":
+            # Doctrine's `->from(User::class, 'u')`: an entity class, not a table name
+            got_entity = self._entity_arg(first, op, role)
+            if got_entity is None:
+                return None
+            table, info = got_entity
         else:
             table = asm.fragments(first)
             got = sqltext.analyze_call(op, role, table)
@@ -215,6 +221,24 @@ class Strings(State):
         recv_short = " ".join(rtext.split())[-60:]  # one line: chains span several
         label = f"{recv_short}{sep}{self.t(name_node) if name_node is not None else method}"
         return (("call", label), *table), pack_sql(info)
+
+    def _entity_arg(
+        self, n: Node, op: str, role: str
+    ) -> tuple[list[tuple[str, str]], sqltext.SqlInfo] | None:
+        """``X::class`` as a query builder's table argument (Doctrine's QueryBuilder takes
+        entity classes: ``from(User::class, 'u')``, ``leftJoin(Post::class, 'p', ...)``): a
+        table reference of ``how`` ``ENTITY``, which the linker maps through the entity's
+        mapping like DQL's; None for any other class constant."""
+        parts = n.named_children
+        if len(parts) != 2 or self.t(parts[1]).lower() != "class":
+            return None
+        cls = self.class_desc(parts[0])
+        if cls is None or cls[0] != "class" or not cls[1]:
+            return None
+        fqn = str(cls[1]).lstrip("\\")
+        ref = sqltext.TableRef(fqn, sqltext.ENTITY, role, None, None)
+        problems = ["Doctrine entity class, mapped to its table by the linker"]
+        return [("lit", fqn)], sqltext.SqlInfo(op, [ref], None, False, False, False, problems)
 
     def schema_builder(
         self, n: Node, method: str
