@@ -97,14 +97,17 @@ def test_table_usage_lists_the_entities_of_a_table_without_a_schema(app: Path) -
     assert any("1 Doctrine entit(y/ies) map to this table" in x for x in env["limits"])
     # the entity is no SQL statement: not among the readers and writers, not in the total
     r = env["result"]
-    # the migration's CREATE and DROP, the repository's two DQL and its query builder
-    assert r["total"] == 5
+    # the migration's CREATE and DROP, the repository's two DQL, its query builders and
+    # its own finder
+    assert r["total"] == 7
     assert sorted(it["evidence"] for it in r["readers"] + r["writers"]) == [
         "migrations/Version20240101000000.php:14",
         "migrations/Version20240101000000.php:20",
+        "src/Repository/UserRepository.php:18",
         "src/Repository/UserRepository.php:24",
         "src/Repository/UserRepository.php:32",
         "src/Repository/UserRepository.php:43",
+        "src/Repository/UserRepository.php:52",
     ]
     posts, _ = _models(app, "blog_post")
     assert posts == [
@@ -255,10 +258,14 @@ def _usage(root: Path, table: str) -> list[tuple[str, str, list[str], str | None
 def test_dql_reads_and_writes_the_table_its_entity_maps_to(app: Path) -> None:
     repo = "src/Repository/UserRepository.php"
     assert _usage(app, "app_user") == [
+        # the repository's own $this->findBy([...]): its constructor gives the parent User
+        (f"{repo}:18", "App\\Repository\\UserRepository::findActive", ["read"], "orm_entity"),
         (f"{repo}:24", "App\\Repository\\UserRepository::findByEmail", ["read"], "orm_entity"),
         (f"{repo}:32", "App\\Repository\\UserRepository::purgeInactive", ["write"], "orm_entity"),
         # the query builder's from(User::class, 'u')
         (f"{repo}:43", "App\\Repository\\UserRepository::withPosts", ["read"], "orm_entity"),
+        # ... and the repository's $this->createQueryBuilder('u')
+        (f"{repo}:52", "App\\Repository\\UserRepository::newest", ["read"], "orm_entity"),
     ]
     # ... and its leftJoin(BlogPost::class, ...): the table BlogPost's convention names
     assert _usage(app, "blog_post") == [
@@ -282,8 +289,10 @@ def test_dql_follows_an_edit_of_the_entity_in_a_scoped_reindex(app: Path, tmp_pa
     )
     # the repository did not change: the answer to its question (User's table) did
     assert [e[0] for e in _usage(root, "members")] == [
+        "src/Repository/UserRepository.php:18",
         "src/Repository/UserRepository.php:24",
         "src/Repository/UserRepository.php:32",
         "src/Repository/UserRepository.php:43",
+        "src/Repository/UserRepository.php:52",
     ]
     assert _usage(root, "app_user") == []

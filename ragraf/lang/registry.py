@@ -39,7 +39,7 @@ if TYPE_CHECKING:
 
 #: version of the FileFacts format and of the extraction rules not visible in source
 #: digests (bump when FileFacts fields change meaning)
-FACTS_VERSION = "ragraf-facts/35"  # /4: JSON rows (ragraf.lang.codec), no pickle; /5: callbacks
+FACTS_VERSION = "ragraf-facts/36"  # /4: JSON rows (ragraf.lang.codec), no pickle; /5: callbacks
 # /6: flow-sensitive variable types, @param / @property, narrowing, inferred return types
 # /7: constant values (define / const), function_exists-guarded functions
 # /8: SQL assembled within a function, fragments, query-builder calls
@@ -72,6 +72,7 @@ FACTS_VERSION = "ragraf-facts/35"  # /4: JSON rows (ragraf.lang.codec), no pickl
 # /33: $wgHooks['X'][] = handler listens to a MediaWiki hook
 # /34: templates named by code and by templates (TemplateRef; twig, mustache, Blade directives)
 # /35: an entity class as a query builder's table argument (Doctrine: ->from(User::class, 'u'))
+# /36: a Doctrine repository's own finders read its entity's table ($this->findBy, ...)
 #: the words of a failed file's note when its extractor raised (``extract``)
 EXTRACTOR_FAILED = "extractor failed"
 

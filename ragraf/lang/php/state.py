@@ -126,6 +126,11 @@ class State:
         self.sql_calls: list[tuple[int, Node]] = []  # (owner node, possible query-builder call)
         #: (call start byte, candidate): calls with a literal table-like first argument
         self.builder_pending: list[tuple[int, BuilderCallRef]] = []
+        #: a Doctrine repository class -> the entity its constructor gives its parent
+        #: (``parent::__construct($registry, User::class)``), and the repository's own
+        #: finder calls (start byte, owner node, line, end line, class, method)
+        self.repo_entities: dict[str, str] = {}
+        self.repo_calls: list[tuple[int, int, int, int, str, str]] = []
         # variable / property types that wait for finish() to be closed over their scope
         self.pending_globals: list[tuple[int, str, TypeDesc]] = []
         self.pending_props: list[tuple[int, ClassDecl, str, TypeDesc]] = []

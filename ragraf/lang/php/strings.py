@@ -156,6 +156,15 @@ class Strings(Names):
                     (outer.start_byte, owner, outer.start_point[0] + 1, end, frags, packed)
                 )
         self.sql_calls.clear()
+        for start, owner, line, end_line, cls, method in self.repo_calls:
+            entity = self.repo_entities.get(cls)
+            if entity is not None:  # the repository of an entity reads the entity's table
+                ref = sqltext.TableRef(entity, sqltext.ENTITY, "read", None, None)
+                problems = ["Doctrine repository of an entity, mapped to its table by the linker"]
+                info = sqltext.SqlInfo("select", [ref], None, False, False, False, problems)
+                frags = (("call", f"$this->{method}"), ("lit", entity))
+                found.append((start, owner, line, end_line, frags, pack_sql(info)))
+        self.repo_calls.clear()
         found.sort(key=lambda x: x[0])
         for _start, owner, line, end_line, frags, packed in found:
             ordinal = self.sql_lines.get((owner, line), 0) + 1

@@ -108,12 +108,20 @@ _AND = frozenset({"&&", "and"})
 _OR = frozenset({"||", "or"})
 
 
+#: a Doctrine repository's own methods that read its entity's table (lower case)
+REPOSITORY_READS = frozenset(
+    {"createquerybuilder", "find", "findby", "findoneby", "findall", "count", "matching"}
+)
 #: an array key whose value is a callable (the query's ``@name.callback_key``)
 _CALLBACK_KEY = re.compile(r"^['\"](?i:[a-z_]*callback)['\"]$")
 
 
 class Uses(Routes):
     """Handlers of the ``@reference.*`` captures (``use`` imports aside)."""
+
+    if TYPE_CHECKING:
+
+        def sql_owner(self) -> int: ...  # ``Strings``: the node a SQL statement belongs to
 
     def on_call(self, n: Node) -> None:
         """``f(...)``, ``call_user_func(...)`` and friends, ``$fn(...)``, ``define(...)``."""
@@ -206,6 +214,29 @@ class Uses(Routes):
                         CallbackRef(sc, expr.start_point[0] + 1, callee, pos, target)
                     )
             pos += 1
+
+    def repository_entity(self, n: Node) -> None:
+        """``parent::__construct($registry, User::class)`` in a class extending Doctrine's
+        ``ServiceEntityRepository`` / ``EntityRepository``: the entity its finders read."""
+        decl = self.cur_class_decl_any()
+        if decl is None or not any(
+            e.rsplit("\\", 1)[-1].lower().endswith("entityrepository") for e, _ in decl.extends
+        ):
+            return
+        args = n.child_by_field_name("arguments")
+        for a in args.named_children if args is not None else []:
+            expr = a.named_children[-1] if a.named_children else None
+            parts = expr.named_children if expr is not None else []
+            if (
+                expr is not None
+                and expr.type == "class_constant_access_expression"
+                and len(parts) == 2
+                and self.t(parts[1]).lower() == "class"
+            ):
+                entity = self.class_desc(parts[0])
+                if entity is not None and entity[0] == "class" and entity[1]:
+                    self.repo_entities[decl.fqn] = str(entity[1]).lstrip("\\")
+                return
 
     def template_call(
         self, n: Node, line: int, position: int = 0, slugged: bool = False, strict: str = ""
@@ -388,6 +419,12 @@ class Uses(Routes):
         recv = self.expr_desc(n.child_by_field_name("object"))
         mname = self.t(name)
         self.raw_refs.append(MethodCallRef(self.scope_index(), line, recv, mname))
+        obj = n.child_by_field_name("object")
+        if mname.lower() in REPOSITORY_READS and obj is not None and self.t(obj) == "$this":
+            cls = self.cur_class()
+            if cls:  # a Doctrine repository's $this->createQueryBuilder('u'), ->findBy([...])
+                end = n.end_point[0] + 1
+                self.repo_calls.append((n.start_byte, self.sql_owner(), line, end, cls, mname))
         self.builder_candidate(n, mname, line)
         self.callback_args(n, Target("method", receiver=recv, method=mname))
         low = mname.lower()
@@ -451,6 +488,8 @@ class Uses(Routes):
             self.template_call(n, line)  # View::make('users.index')
         elif short_cls == "route" and mlow == "view":
             self.template_call(n, line, position=1)  # Route::view('/welcome', 'welcome')
+        if mlow == "__construct" and cls is not None and cls[0] == "parent":
+            self.repository_entity(n)
         if cls is not None and scope is not None and scope.type in ("name", "qualified_name"):
             # the class is named here (a rename must change this line): a reference to it
             self.raw_refs.append(
