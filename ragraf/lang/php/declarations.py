@@ -547,11 +547,7 @@ class Declarations(Routes):
     def _class_named(self, n: Node) -> str | None:
         """``X::class`` or a string holding a class name -> its fqn."""
         if n.type == "class_constant_access_expression":
-            parts = n.named_children
-            if len(parts) == 2 and self.t(parts[1]).lower() == "class":
-                d = self.class_desc(parts[0])
-                return str(d[1]) if d is not None and d[0] == "class" and d[1] else None
-            return None
+            return self.class_literal(n)
         name = self.string_value(n)
         if name and re.fullmatch(r"\\?[A-Za-z_]\w*(?:\\\w+)*", name):
             return name.lstrip("\\")  # a string names a class fully qualified

@@ -365,6 +365,17 @@ class Names(State):
         uniq = list(dict.fromkeys(alts))
         return uniq[0] if len(uniq) == 1 else ("any", tuple(uniq))
 
+    def class_literal(self, n: Node | None) -> str | None:
+        """``X::class`` -> the fqn of ``X`` (None for any other expression, or a class that
+        does not resolve)."""
+        if n is None or n.type != "class_constant_access_expression":
+            return None
+        parts = n.named_children
+        if len(parts) != 2 or self.t(parts[1]).lower() != "class":
+            return None
+        d = self.class_desc(parts[0])
+        return str(d[1]).lstrip("\\") if d is not None and d[0] == "class" and d[1] else None
+
     def class_desc(self, n: Node | None) -> TypeDesc | None:
         """A class position (scope of ::, target of new) -> descriptor."""
         if n is None:

@@ -238,13 +238,9 @@ class Strings(Names):
         entity classes: ``from(User::class, 'u')``, ``leftJoin(Post::class, 'p', ...)``): a
         table reference of ``how`` ``ENTITY``, which the linker maps through the entity's
         mapping like DQL's; None for any other class constant."""
-        parts = n.named_children
-        if len(parts) != 2 or self.t(parts[1]).lower() != "class":
+        fqn = self.class_literal(n)
+        if fqn is None:
             return None
-        cls = self.class_desc(parts[0])
-        if cls is None or cls[0] != "class" or not cls[1]:
-            return None
-        fqn = str(cls[1]).lstrip("\\")
         ref = sqltext.TableRef(fqn, sqltext.ENTITY, role, None, None)
         problems = ["Doctrine entity class, mapped to its table by the linker"]
         return [("lit", fqn)], sqltext.SqlInfo(op, [ref], None, False, False, False, problems)

@@ -225,17 +225,9 @@ class Uses(Routes):
             return
         args = n.child_by_field_name("arguments")
         for a in args.named_children if args is not None else []:
-            expr = a.named_children[-1] if a.named_children else None
-            parts = expr.named_children if expr is not None else []
-            if (
-                expr is not None
-                and expr.type == "class_constant_access_expression"
-                and len(parts) == 2
-                and self.t(parts[1]).lower() == "class"
-            ):
-                entity = self.class_desc(parts[0])
-                if entity is not None and entity[0] == "class" and entity[1]:
-                    self.repo_entities[decl.fqn] = str(entity[1]).lstrip("\\")
+            entity = self.class_literal(a.named_children[-1] if a.named_children else None)
+            if entity is not None:
+                self.repo_entities[decl.fqn] = entity
                 return
 
     def template_call(
@@ -416,37 +408,33 @@ class Uses(Routes):
             self.raw_refs.append(DynamicCallRef(self.scope_index(), line, "dynamic_method", ()))
             self.dispatch(name, n.child_by_field_name("object"), line)
             return
-        recv = self.expr_desc(n.child_by_field_name("object"))
-        mname = self.t(name)
-        self.raw_refs.append(MethodCallRef(self.scope_index(), line, recv, mname))
         obj = n.child_by_field_name("object")
-        if mname.lower() in REPOSITORY_READS and obj is not None and self.t(obj) == "$this":
+        recv = self.expr_desc(obj)
+        mname = self.t(name)
+        low = mname.lower()
+        self.raw_refs.append(MethodCallRef(self.scope_index(), line, recv, mname))
+        if low in REPOSITORY_READS and obj is not None and self.t(obj) == "$this":
             cls = self.cur_class()
             if cls:  # a Doctrine repository's $this->createQueryBuilder('u'), ->findBy([...])
                 end = n.end_point[0] + 1
                 self.repo_calls.append((n.start_byte, self.sql_owner(), line, end, cls, mname))
         self.builder_candidate(n, mname, line)
         self.callback_args(n, Target("method", receiver=recv, method=mname))
-        low = mname.lower()
         if low in templates.RENDER_METHODS:
             # display('Name') is also a getter (WordPress's theme headers): a bare word is
             # no template name there
             self.template_call(n, line, strict="path" if low == "display" else "")
-        elif low in templates.RENDER_METHODS_QUALIFIED:
-            obj = n.child_by_field_name("object")
-            if low == "fetch" or (obj is not None and b"view" in (obj.text or b"").lower()):
-                # $smarty->fetch('x.tpl'); $factory->make('users.index')
-                self.template_call(n, line, strict="suffix" if low == "fetch" else "")
+        elif low in templates.RENDER_METHODS_QUALIFIED and (low == "fetch" or _names(obj, b"view")):
+            # $smarty->fetch('x.tpl'); $factory->make('users.index')
+            self.template_call(n, line, strict="suffix" if low == "fetch" else "")
         if low in ROUTE_METHODS:
             self.on_route(n, low, line)
         elif low == "dispatch":  # $this->dispatch(new Job), $bus->dispatch(new Msg)
             self.on_dispatch_object(n, "->dispatch", line)
         elif low in hooks.DRUPAL_INVOKE_METHODS:  # ->invokeAll('cron')
             self.drupal_invoke(n, low, hooks.DRUPAL_INVOKE_METHODS[low], line)
-        elif low in hooks.MEDIAWIKI_RUN_METHODS:  # $this->container->run('X', [...])
-            obj = n.child_by_field_name("object")
-            if obj is not None and b"container" in (obj.text or b"").lower():
-                self.mediawiki_run(n, low, line)
+        elif low in hooks.MEDIAWIKI_RUN_METHODS and _names(obj, b"container"):
+            self.mediawiki_run(n, low, line)  # $this->container->run('X', [...])
 
     def builder_candidate(self, n: Node, method: str, line: int) -> None:
         """A method call whose first argument is a literal shaped like a table name: kept
@@ -858,6 +846,11 @@ class Uses(Routes):
 _FUNCTION_TYPES = frozenset(
     {"function_definition", "method_declaration", "anonymous_function", "arrow_function"}
 )
+
+
+def _names(obj: Node | None, word: bytes) -> bool:
+    """Whether a receiver's text holds ``word`` (lower case), in any case."""
+    return obj is not None and word in (obj.text or b"").lower()
 
 
 def _extent(n: Node) -> tuple[int, int]:
