@@ -86,7 +86,7 @@ def measure_chunks(
 ) -> dict[str, str | int | float | None]:
     """chunks/s of the build's embedding on the active revision's chunks of ``project``."""
     from ragraf import config
-    from ragraf.build.vectors import embed_text, skip_reason
+    from ragraf.indexing.vectors import embed_text, skip_reason
     from ragraf.store import manifest
     from ragraf.store.lexvec import LexStore
 

@@ -29,9 +29,9 @@ sys.path.insert(0, str(REPO))
 
 from bench.corpora import copy_corpus  # noqa: E402
 from ragraf import config, facade  # noqa: E402
-from ragraf.build import indexer  # noqa: E402
 from ragraf.drift.scan import run_scan  # noqa: E402
 from ragraf.facade.context import Session  # noqa: E402
+from ragraf.indexing import indexer  # noqa: E402
 
 #: files edited in turn by --edits (phpMyAdmin; another corpus: the n-th PHP file)
 EDITED = (

@@ -11,7 +11,7 @@ Copies the corpus into a temporary folder (``bench/corpora.py``), runs the real 
    a key the index does not write is null);
 2. the precision of derived call edges on seeded random samples (a uniform sample of all
    derived edges, and one per ``via`` stratum), judged by the bench's own type oracle
-   (``bench/oracle``, independent of ``ragraf.build.resolve`` and ``ragraf.lang.php``):
+   (``bench/oracle``, independent of ``ragraf.indexing.resolve`` and ``ragraf.lang.php``):
    correct / wrong / unknown, precision = correct / (correct + wrong), example wrong edges;
    as a control, the oracle also judges every stated call edge to a method (it should agree);
 3. specific checks: WordPress ``get_option`` callers stated as a share of its code call lines;

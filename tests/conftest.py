@@ -102,7 +102,7 @@ def pilot(tmp_path: Path) -> Path:
 @pytest.fixture
 def indexed_pilot(pilot: Path) -> Path:
     from ragraf import config
-    from ragraf.build import indexer
+    from ragraf.indexing import indexer
 
     indexer.build(config.load(pilot))
     return pilot

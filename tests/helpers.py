@@ -74,7 +74,7 @@ def indexed_fixture(src: Path, dest: Path, project_yaml: str = "") -> Path:
     """A copy of a fixture at ``dest`` (without any .ragraf/), initialised (``project_yaml``
     replacing the default project.yaml when given) and built once."""
     from ragraf import config
-    from ragraf.build import indexer
+    from ragraf.indexing import indexer
 
     root = shutil.copytree(src, dest, ignore=shutil.ignore_patterns(".ragraf"))
     config.init_project(root)

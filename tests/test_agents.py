@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ragraf import facade, regimen
+from ragraf import agent_guidance, facade
 from ragraf.cli import docgen
 from tests.helpers import REPO, invoke
 
@@ -24,7 +24,7 @@ def test_skill_and_cli_reference_are_generated() -> None:
             f"{rel}: run python -m ragraf.cli.docgen"
         )
     skill = (REPO / docgen.SKILL).read_text(encoding="utf-8")
-    assert regimen.guidance() in skill  # the skill carries the one regimen text verbatim
+    assert agent_guidance.guidance() in skill  # the skill carries the one regimen text verbatim
     cli = (REPO / docgen.CLI_REFERENCE).read_text(encoding="utf-8")
     for path in docgen._commands():
         assert f"## ragraf {' '.join(path)}".rstrip() + "\n" in cli
@@ -43,13 +43,15 @@ def test_every_command_has_help() -> None:
 
 def test_agents_md_carries_the_regimen_verbatim() -> None:
     text = (REPO / "AGENTS.md").read_text(encoding="utf-8")
-    assert regimen.regimen().rstrip("\n") in text
+    assert agent_guidance.regimen().rstrip("\n") in text
     for step in ("ragraf_index_status", "ragraf_drift_report", "drift --scan", "reindex --commit"):
-        assert step in regimen.regimen()
+        assert step in agent_guidance.regimen()
     skill = (REPO / "skills/ragraf-core/SKILL.md").read_text(encoding="utf-8")
     for op in ("symbol", "callers", "impact", "search", "live_read"):
         assert f"ragraf_{op}" in skill
-    assert regimen.guidance().strip() and regimen.BEGIN not in regimen.guidance()
+    assert (
+        agent_guidance.guidance().strip() and agent_guidance.BEGIN not in agent_guidance.guidance()
+    )
 
 
 def test_init_agents_is_idempotent_and_keeps_the_rest(tmp_path: Path) -> None:
@@ -65,7 +67,8 @@ def test_init_agents_is_idempotent_and_keeps_the_rest(tmp_path: Path) -> None:
     )
     once = (tmp_path / "AGENTS.md").read_text()
     assert (
-        once.startswith("# House rules\n\nUse tabs.\n") and regimen.regimen().rstrip("\n") in once
+        once.startswith("# House rules\n\nUse tabs.\n")
+        and agent_guidance.regimen().rstrip("\n") in once
     )
     r2 = invoke("init", tmp_path, "--agents", check=True)
     assert (r2.stdout, r2.stderr) == (
@@ -78,9 +81,9 @@ def test_init_agents_is_idempotent_and_keeps_the_rest(tmp_path: Path) -> None:
     (tmp_path / "AGENTS.md").write_text(
         once.replace("Order of work", "Order of wrk") + "\nFooter.\n"
     )
-    regimen.install(tmp_path)
+    agent_guidance.install(tmp_path)
     again = (tmp_path / "AGENTS.md").read_text()
     assert again == once + "\nFooter.\n"
     fresh = tmp_path / "new"
     fresh.mkdir()
-    assert regimen.install(fresh)[1] == "created"
+    assert agent_guidance.install(fresh)[1] == "created"

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from ragraf import config, failpoints
-from ragraf.build import indexer
+from ragraf.indexing import indexer
 from ragraf.store import manifest
 from ragraf.store.graph import GraphStore
 from ragraf.store.lexvec import LexStore
@@ -126,7 +126,7 @@ def test_the_staged_lexicon_is_the_synchronous_one_rowid_for_rowid(tmp_path: Pat
     """``stage_chunks`` then its write give every lexicon table the rows ``write_chunks``
     gives, in the same rowids, and the same FTS5 index, for the chunks of real files (more
     than BULK_ROWS: the indexes are dropped and made again on both paths)."""
-    from ragraf.build.rows import content_rows
+    from ragraf.indexing.rows import content_rows
     from ragraf.lang import registry
 
     root = _project(tmp_path / "p")

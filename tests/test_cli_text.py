@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from ragraf import config, facade
-from ragraf.build import indexer
 from ragraf.cli import ophelp
+from ragraf.indexing import indexer
 from tests.helpers import assert_lines, copy_pilot, edit_file, invoke
 
 pytestmark = [pytest.mark.model, pytest.mark.slow]

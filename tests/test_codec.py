@@ -11,9 +11,9 @@ import apsw
 import pytest
 
 from ragraf import config
-from ragraf.build import indexer
-from ragraf.build.extract import INTERFACE
 from ragraf.corpus import scan
+from ragraf.indexing import indexer
+from ragraf.indexing.extract import INTERFACE
 from ragraf.lang import codec, registry
 from tests.helpers import REPO, fixture_facts
 
@@ -98,7 +98,7 @@ def test_what_linking_reads_decodes_alone(fixture: str) -> None:
 def test_an_interface_is_all_linking_reads_of_it() -> None:
     """Interface rows are decoded from their first part alone (``Facts``): that is exact
     because an interface holds nothing linking does not read."""
-    from ragraf.build.extract import interface
+    from ragraf.indexing.extract import interface
     from ragraf.lang.facts import for_linking
 
     root = REPO / "fixtures" / "pilot"

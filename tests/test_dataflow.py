@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from ragraf import config, facade
-from ragraf.build import indexer
+from ragraf.indexing import indexer
 from ragraf.lang.php.walk import extract
 from tests.helpers import invoke
 from tests.schemacheck import check

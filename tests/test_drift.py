@@ -16,10 +16,10 @@ import apsw
 import pytest
 
 from ragraf import config, facade, failpoints
-from ragraf.build import indexer
 from ragraf.drift import anchor, ledger
 from ragraf.drift.scan import run_scan
 from ragraf.errors import RefusedError
+from ragraf.indexing import indexer
 from ragraf.model import LedgerEntry
 from ragraf.store import manifest
 from ragraf.store.control import ControlStore

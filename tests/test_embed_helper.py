@@ -15,9 +15,9 @@ import numpy as np
 import pytest
 
 from ragraf import config
-from ragraf.build import indexer, vectors
 from ragraf.embed import DEFAULT_BATCH, Embedder
 from ragraf.embed.helper import EmbedHelper, HelperGone
+from ragraf.indexing import indexer, vectors
 from ragraf.store import manifest, open_stores
 from ragraf.store.lexvec import LexStore
 from tests.helpers import copy_pilot

@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 from ragraf import config, facade
-from ragraf.build import indexer
 from ragraf.errors import InvalidArgument, NoIndexError
+from ragraf.indexing import indexer
 from tests.helpers import copy_pilot, invoke, write
 from tests.schemacheck import check
 

@@ -177,7 +177,7 @@ def test_go_extraction_of_one_file_alone() -> None:
 def test_routes_of_net_http_gin_and_chi(tmp_path: Path) -> None:
     """net/http (Go 1.22 method patterns), gorilla/mux's .Methods, gin groups and chi's
     Route: routes to the named handler functions and methods."""
-    from ragraf.build import indexer
+    from ragraf.indexing import indexer
 
     root = tmp_path / "svc"
     root.mkdir()

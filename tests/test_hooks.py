@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 
 from ragraf import config, facade
-from ragraf.build import indexer
 from ragraf.drift.scan import run_scan
+from ragraf.indexing import indexer
 from ragraf.lang import registry
 from ragraf.lang.facts import CallableRef, CallbackRef, HookRef, Target
 from tests.helpers import REPO, edit_file, fixture_facts, indexed_fixture, invoke, write
@@ -392,12 +392,12 @@ def test_mediawiki_handlers_registered_in_extension_json_are_called_where_the_ho
 
 
 def test_a_manifest_that_is_not_json_is_partial_and_searchable(tmp_path: Path) -> None:
-    from ragraf.lang import manifest
+    from ragraf.lang import hook_manifest
 
-    f = manifest.extract("ext/extension.json", '{\n  "Hooks": {\n    "X": "y",\n  }\n}\n', 120)
+    f = hook_manifest.extract("ext/extension.json", '{\n  "Hooks": {\n    "X": "y",\n  }\n}\n', 120)
     assert f.status == "partial" and f.note is not None and "line 4" in f.note
     assert f.refs == [] and f.chunks
-    other = manifest.extract("composer.json", '{"Hooks": {"X": "Foo::bar"}}', 120)
+    other = hook_manifest.extract("composer.json", '{"Hooks": {"X": "Foo::bar"}}', 120)
     assert other.status == "ok" and other.refs == []  # only a manifest's Hooks count
 
 

@@ -1,5 +1,5 @@
 """Functions declared more than once, told apart by the include graph, and include paths
-built from constants (issue 11; ``ragraf.build.resolve.reach``), on fixtures/includes:
+built from constants (issue 11; ``ragraf.indexing.resolve.reach``), on fixtures/includes:
 exact edges, with the reason each one carries."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from ragraf import config
-from ragraf.build.resolve.reach import Loading
+from ragraf.indexing.resolve.reach import Loading
 from ragraf.store.graph import GraphStore
 from tests.helpers import REPO, indexed_fixture
 

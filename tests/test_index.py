@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from ragraf import config, facade
-from ragraf.build import indexer
 from ragraf.errors import BusyError
+from ragraf.indexing import indexer
 from ragraf.store import manifest
 from ragraf.store.control import ControlStore
 from ragraf.store.graph import GraphStore
@@ -239,12 +239,12 @@ def test_sigkill_after_the_commit_point_keeps_the_new_revision(indexed_pilot: Pa
 def test_failed_build_keeps_previous_and_records_reason(
     indexed_pilot: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import ragraf.build.resolve
+    import ragraf.indexing.resolve
 
     def boom(*a: object, **k: object) -> None:
         raise RuntimeError("resolver exploded")
 
-    monkeypatch.setattr(ragraf.build.resolve, "resolve", boom)
+    monkeypatch.setattr(ragraf.indexing.resolve, "resolve", boom)
     from ragraf.errors import IndexBuildError
 
     with pytest.raises(IndexBuildError, match="rev-0001 stays active"):
@@ -349,7 +349,7 @@ def test_status_loads_neither_the_build_nor_the_sql_parser(indexed_pilot: Path) 
         "import sys; from ragraf.cli.app import app; sys.argv = ['ragraf', '-C', sys.argv[1],"
         " 'status', '--json']\n"
         "try:\n    app(prog_name='ragraf')\nexcept SystemExit:\n    pass\n"
-        "heavy = [m for m in ('sqlglot', 'ragraf.build.schema', 'ragraf.build.resolve',"
+        "heavy = [m for m in ('sqlglot', 'ragraf.indexing.schema', 'ragraf.indexing.resolve',"
         " 'tree_sitter') if m in sys.modules]\n"
         "print('HEAVY=' + ','.join(heavy), file=sys.stderr)"
     )

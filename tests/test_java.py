@@ -564,7 +564,7 @@ def test_java_extraction_of_one_file_alone() -> None:
 def test_routes_of_spring_and_jaxrs(tmp_path: Path) -> None:
     """Spring's @GetMapping / @RequestMapping (after the class's @RequestMapping) and
     JAX-RS's @Path with @GET are routes to their methods."""
-    from ragraf.build import indexer
+    from ragraf.indexing import indexer
 
     root = tmp_path / "svc"
     src = root / "src/main/java/com/acme"

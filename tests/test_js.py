@@ -22,8 +22,8 @@ from pathlib import Path
 import pytest
 
 from ragraf import config
-from ragraf.build import indexer
 from ragraf.drift.scan import run_scan
+from ragraf.indexing import indexer
 from ragraf.lang import registry
 from tests.helpers import REPO, invoke
 from tests.test_drift import edit, git

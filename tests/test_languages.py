@@ -7,8 +7,8 @@ import json
 from pathlib import Path
 
 from ragraf import config
-from ragraf.build import indexer
 from ragraf.corpus import scan
+from ragraf.indexing import indexer
 from tests.helpers import invoke, write
 
 

@@ -26,7 +26,7 @@ LAYERS: list[tuple[str, ...]] = [
         "ragraf.resources",
         "ragraf.failpoints",
         "ragraf.config",
-        "ragraf.regimen",
+        "ragraf.agent_guidance",
         "ragraf.limits",
     ),
     ("ragraf.sql", "ragraf.embed"),
@@ -34,7 +34,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("ragraf.lang",),
     ("ragraf.corpus",),
     ("ragraf.drift",),
-    ("ragraf.build",),
+    ("ragraf.indexing",),
     ("ragraf.facade",),
     ("ragraf.cli", "ragraf.__main__"),
 ]

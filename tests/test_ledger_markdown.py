@@ -1,4 +1,4 @@
-"""The ledger's Markdown (ragraf.drift.markdown) against the reference templates of its
+"""The ledger's Markdown (ragraf.drift.ledger_text) against the reference templates of its
 format (tests/fixtures/ledger-format/, the jinja2 templates LEDGER.md was written with):
 byte for byte, for entries and acks with every optional line on or off and with names that
 carry control characters, backticks and non-ASCII text, so that ``verify`` keeps reading
@@ -14,7 +14,7 @@ import jinja2
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ragraf.drift import markdown
+from ragraf.drift import ledger_text
 from ragraf.escape import escape
 from ragraf.model import LedgerAck, LedgerEntry
 
@@ -72,7 +72,7 @@ def test_an_entry_renders_as_its_reference_template(e: LedgerEntry) -> None:
         changed=e.names("symbols_changed"),
         edges=len(e.invalidated),
     )
-    assert markdown.entry(e) == want
+    assert ledger_text.entry(e) == want
 
 
 @settings(max_examples=100, deadline=None)
@@ -81,8 +81,8 @@ def test_an_ack_and_the_header_render_as_their_reference_templates(
     entry_id: int, by: str, ts: str, note: str | None
 ) -> None:
     a = LedgerAck(1, entry_id, by, ts, note, "p", "f" * 64)
-    assert markdown.ack(a) == ENV.get_template("ledger_ack.md.j2").render(a=a)
-    assert markdown.HEADER == ENV.get_template("ledger_header.md.j2").render()
+    assert ledger_text.ack(a) == ENV.get_template("ledger_ack.md.j2").render(a=a)
+    assert ledger_text.HEADER == ENV.get_template("ledger_header.md.j2").render()
 
 
 @st.composite
@@ -138,7 +138,7 @@ def archives(draw: Any) -> dict[str, Any]:
 @settings(max_examples=100, deadline=None)
 @given(archives())
 def test_an_archive_renders_as_its_reference_template(d: dict[str, Any]) -> None:
-    assert markdown.archive(d) == ENV.get_template("archive.md.j2").render(**d)
+    assert ledger_text.archive(d) == ENV.get_template("archive.md.j2").render(**d)
 
 
 def test_no_name_forges_a_line_or_a_code_span() -> None:
@@ -147,7 +147,7 @@ def test_no_name_forges_a_line_or_a_code_span() -> None:
         7, "rev-0001", "t", forged, "modify", None, None, json.dumps([forged]), None, None,
         None, "compare", None, forged, "k", "p", "h" * 64,
     )  # fmt: skip
-    text = markdown.entry(e)
+    text = ledger_text.entry(e)
     lines = text.splitlines()
     assert len(lines) == 6 and [x for x in lines if x.startswith("#")] == [lines[0]]
     assert "\\`" in text and "\\x0a" in text
@@ -164,7 +164,7 @@ def test_no_path_forges_a_line_of_the_archive() -> None:
         "confirmed_groups": 0, "confirmed_whole": 0, "slices": [{"note": forged}],
         "first_id": 1, "last_id": 1, "chain_head": "c", "acks": 0,
     }  # fmt: skip
-    text = markdown.archive(d)
+    text = ledger_text.archive(d)
     lines = text.splitlines()
     assert [x for x in lines if x.startswith("## Ledger")] == ["## Ledger"]
     assert [x for x in lines if x.startswith("Entries")] == [

@@ -7,8 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from ragraf import config
-from ragraf.build import indexer
 from ragraf.drift.scan import run_scan
+from ragraf.indexing import indexer
 from ragraf.store.lexvec import LexStore
 from ragraf.store.ranges import rev_no
 from tests.helpers import write

@@ -1,7 +1,7 @@
 """What linking reads of a file's facts (``ragraf.lang.facts.for_linking``).
 
 A build writes the rows of the files' contents (texts, chunks, flow units) while it links
-them, and keeps of each file's facts only what linking reads (``ragraf.build.indexer``);
+them, and keeps of each file's facts only what linking reads (``ragraf.indexing.indexer``);
 a scoped reindex links unchanged files from that part of their cached rows alone. Both
 are exact only if linking reads nothing else: resolving facts stripped that way, on every
 fixture and language, gives what resolving the whole facts gives.
@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from ragraf.build.resolve import resolve
-from ragraf.build.rows import let_content_go
 from ragraf.config import default_text
+from ragraf.indexing.resolve import resolve
+from ragraf.indexing.rows import let_content_go
 from ragraf.lang.facts import FileFacts
 from tests.helpers import fixture_facts
 

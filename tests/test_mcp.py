@@ -12,7 +12,7 @@ import pytest
 from mcp import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
-from ragraf import facade, regimen
+from ragraf import agent_guidance, facade
 from tests.schemacheck import check
 
 pytestmark = pytest.mark.slow  # a real server process per test, driven over stdio
@@ -50,7 +50,7 @@ def test_mcp_server_end_to_end(indexed_pilot: Path) -> None:
     ]
     init: list[Any] = []
     tools, results = anyio.run(_drive, indexed_pilot, calls, init)
-    assert init[0].instructions == regimen.guidance()  # the one regimen text
+    assert init[0].instructions == agent_guidance.guidance()  # the one regimen text
     assert {t.name for t in tools} == {f"ragraf_{op}" for op in facade.OPERATIONS}
     writers = {f"ragraf_{op}" for op in facade.OPERATIONS if facade.spec(op).writes}
     assert writers == {"ragraf_drift_ack", "ragraf_calibrate"}
@@ -101,7 +101,7 @@ def test_mcp_loads_the_model_in_the_background(
     """Issue 17: the server starts loading the model when it starts, in a thread, so the first
     search does not pay the load; other tools answer meanwhile."""
     from ragraf import config
-    from ragraf.build import indexer
+    from ragraf.indexing import indexer
     from tests.helpers import copy_pilot
 
     monkeypatch.delenv("RAGRAF_VECTORS", raising=False)

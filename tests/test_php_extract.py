@@ -43,7 +43,7 @@ def test_resolution_does_not_load_the_extractor() -> None:
     import the PHP walk, its SQL-in-strings analysis or the chunker (the package's
     ``extract`` / ``pack_sql`` are imported on first use)."""
     code = (
-        "import sys, ragraf.build.resolve; from ragraf.lang import php;"
+        "import sys, ragraf.indexing.resolve; from ragraf.lang import php;"
         " print(sorted(m for m in ('ragraf.lang.php.walk', 'ragraf.lang.php.strings',"
         " 'ragraf.lang.chunking') if m in sys.modules)); print(callable(php.extract))"
     )

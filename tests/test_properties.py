@@ -21,9 +21,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ragraf import config, facade
-from ragraf.build import indexer
 from ragraf.drift.scan import run_scan
 from ragraf.errors import RagrafError
+from ragraf.indexing import indexer
 
 SECRET = "SENTINEL-OUTSIDE-THE-ROOT-7f3a"
 

@@ -19,8 +19,8 @@ from pathlib import Path
 import pytest
 
 from ragraf import config
-from ragraf.build import indexer
 from ragraf.drift.scan import run_scan
+from ragraf.indexing import indexer
 from tests.helpers import REPO, invoke
 from tests.test_drift import edit, git
 from tests.test_pilot_golden import _graph

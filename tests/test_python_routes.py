@@ -11,7 +11,7 @@ import shutil
 from pathlib import Path
 
 from ragraf import config
-from ragraf.build import indexer
+from ragraf.indexing import indexer
 from tests.helpers import REPO, invoke
 from tests.test_pilot_golden import _graph
 

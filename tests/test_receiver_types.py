@@ -9,7 +9,7 @@ import json
 import pytest
 
 from ragraf import config
-from ragraf.build.resolve import Resolved, resolve
+from ragraf.indexing.resolve import Resolved, resolve
 from ragraf.lang.php.walk import extract
 from tests.helpers import REPO
 

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from ragraf import config, facade
-from ragraf.build import indexer
 from ragraf.errors import InvalidArgument
+from ragraf.indexing import indexer
 from tests.helpers import copy_pilot, invoke, run_cli, start_at_failpoint, wait_failpoint, write
 
 TIMEOUT = 60  # a hang fails the test instead of the suite

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from ragraf import config
-from ragraf.build import indexer
+from ragraf.indexing import indexer
 from tests.helpers import copy_pilot, edit_file, invoke
 
 pytestmark = pytest.mark.slow  # two builds and a browser

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from ragraf import config
-from ragraf.build import indexer
 from ragraf.corpus import scan
+from ragraf.indexing import indexer
 from tests.helpers import write
 
 SECRET = "s3cr3t-value-7f1d"

@@ -13,7 +13,7 @@ import pytest
 import yaml
 
 from ragraf import config, facade
-from ragraf.build import indexer
+from ragraf.indexing import indexer
 from ragraf.sql import dbschema, discover
 from ragraf.sql.dbschema import ForeignKey
 from ragraf.store import manifest
@@ -628,7 +628,7 @@ def _schema_rows(root: Path) -> list[Any]:
 def test_the_migrations_schema_is_cached_until_its_input_changes(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from ragraf.build import schema as schema_build
+    from ragraf.indexing import schema as schema_build
 
     root = index(tmp_path, "schemaapp")
     cache = config.Layout(root).index_dir / schema_build.SCHEMA_CACHE

@@ -21,7 +21,7 @@ import pytest
 import yaml
 
 from ragraf import config, facade
-from ragraf.build import indexer
+from ragraf.indexing import indexer
 from ragraf.sql.dbschema import split_statements
 from ragraf.store import manifest
 from tests.helpers import SQLAPP

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from ragraf import config, facade
-from ragraf.build import indexer
+from ragraf.indexing import indexer
 from tests.helpers import copy_pilot, invoke
 from tests.schemacheck import check
 

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from ragraf import config, facade
-from ragraf.build import indexer
+from ragraf.indexing import indexer
 from tests.schemacheck import check
 
 pytestmark = [pytest.mark.model, pytest.mark.slow]

@@ -90,7 +90,7 @@ def test_expansion_takes_rare_words_the_first_hits_share() -> None:
 def _index_and_search(root: Path, query: str) -> list[dict[str, Any]]:
     """Index the files written under ``root`` (no vectors) and return the hits of ``query``."""
     from ragraf import config, facade
-    from ragraf.build import indexer
+    from ragraf.indexing import indexer
     from tests.schemacheck import check
 
     config.init_project(root)

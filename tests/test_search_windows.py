@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ragraf import config, facade
-from ragraf.build import indexer
+from ragraf.indexing import indexer
 from tests.helpers import write
 from tests.schemacheck import check
 

@@ -18,8 +18,8 @@ from typing import Any
 import pytest
 
 from ragraf import config
-from ragraf.build import indexer
 from ragraf.drift.scan import run_scan
+from ragraf.indexing import indexer
 from ragraf.store.graph import GraphStore
 from ragraf.store.lexvec import LexStore
 from ragraf.store.ranges import rev_no
@@ -72,7 +72,7 @@ EDITS: list[tuple[str, Edit]] = [
 ]
 
 
-#: edits a scoped resolution (``ragraf.build.resolve.scope``) must see reach files they do
+#: edits a scoped resolution (``ragraf.indexing.resolve.link_memo``) must see reach files they do
 #: not touch: each changes one file, and the files whose references resolve differently
 #: because of it are others, unchanged (name -> edit, the least number of files resolved)
 SCOPED_EDITS: list[tuple[str, Edit, int]] = [
@@ -212,7 +212,7 @@ SCOPED_EDITS: list[tuple[str, Edit, int]] = [
 
 
 #: a corpus without a schema file (the WordPress way): its tables are known only from the
-#: SQL strings of its code ("code tables", ``ragraf.build.schema.add_code_tables``)
+#: SQL strings of its code ("code tables", ``ragraf.indexing.schema.add_code_tables``)
 CODE_TABLES_APP: dict[str, str] = {
     # a table named before any string whose name is built at run time: it is not "known"
     # to the table-name conventions (only the schema's and CREATE TABLE ones are), whichever
@@ -382,7 +382,7 @@ def _reindex(cfg: config.Config, what: str = "") -> indexer.IndexResult:
 def test_every_reindex_equals_a_clean_build_row_for_row(tmp_path: Path, scoped: bool) -> None:
     root = copy_pilot(tmp_path / "repo")
     config.init_project(root)
-    # scoped: the files a change cannot affect keep their rows (ragraf.build.scoped); not:
+    # scoped: the files a change cannot affect keep their rows (ragraf.indexing.scoped_write); not:
     # every revision is built whole
     write(root, ".ragraf/config/project.yaml", f"resolve:\n  scoped: {str(scoped).lower()}\n")
     cfg = config.load(root)
@@ -469,7 +469,7 @@ def test_the_schema_of_ddl_in_code_is_cached_until_the_ddl_changes(
     CREATE TABLE strings, parsed with sqlglot once: a reindex whose DDL is the same reads
     them from ``code-schema-cache.json.z`` (no sqlglot), a damaged cache is parsed again,
     and an edited CREATE string gives its new columns."""
-    from ragraf.build import schema as schema_build
+    from ragraf.indexing import schema as schema_build
     from ragraf.sql import dbschema
 
     root = tmp_path / "repo"
@@ -637,7 +637,7 @@ def test_unchanged_hooked_files_are_not_prepared_again(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A reindex that changes no file of a language with a ``prepare`` hook reads those
-    files' prepared interfaces and runs no hook (``ragraf.build.extract.Facts``); the
+    files' prepared interfaces and runs no hook (``ragraf.indexing.extract.Facts``); the
     revision equals a clean build all the same, before and after a hooked file changes."""
     from ragraf.lang import registry
 
@@ -662,7 +662,7 @@ def test_a_hooked_file_wanted_whole_is_prepared_with_all_its_peers(tmp_path: Pat
     ``Facts.full`` reads every hooked file whole and runs the hooks: the file's facts are
     what preparing the whole corpus gives."""
     from ragraf import corpus
-    from ragraf.build.extract import Facts
+    from ragraf.indexing.extract import Facts
     from ragraf.kinds import ParseStatus
     from ragraf.lang import registry
 
@@ -682,7 +682,7 @@ def test_a_hooked_file_wanted_whole_is_prepared_with_all_its_peers(tmp_path: Pat
         loader = Facts(files, g, **kw)
         assert loader.skipped_hooks
         got = {f.path: f for f in loader.full({"web/b.js", "tools/b.py"})}
-        from ragraf.build.extract import facts_of
+        from ragraf.indexing.extract import facts_of
 
         whole, _n = facts_of(files, g, **kw)
     want = {f.path: f for f in registry.prepare(whole)}
@@ -693,7 +693,7 @@ def test_a_hooked_file_wanted_whole_is_prepared_with_all_its_peers(tmp_path: Pat
 def test_prepared_interfaces_are_one_row_per_file(tmp_path: Path) -> None:
     """A hooked file's prepared interface is replaced, not added, when what the hooks saw
     changes: reindexes that change JavaScript do not grow the extraction cache."""
-    from ragraf.build.extract import PREPARED
+    from ragraf.indexing.extract import PREPARED
 
     root, cfg = _hooked_tree(tmp_path)
 
@@ -763,9 +763,9 @@ def test_callers_of_moved_declarations_keep_their_links_renamed(tmp_path: Path) 
         "    public function charge(",
         "    // charges the invoice\n    public function charge(",
     )
-    from ragraf.build.resolve import scope
+    from ragraf.indexing.resolve import link_memo
 
-    memo = scope.load(cfg.layout.index_dir / scope.MEMO_FILE)
+    memo = link_memo.load(cfg.layout.index_dir / link_memo.MEMO_FILE)
     assert memo is not None and len(memo.queries) > 20
     res = _reindex(cfg, "a line above a method")
     _equals_clean(root, res.rev_id, tmp_path, "a line above a method")

@@ -19,7 +19,7 @@ import pytest
 import yaml
 
 from ragraf import config
-from ragraf.build import indexer
+from ragraf.indexing import indexer
 from ragraf.lang import php
 from ragraf.lang.facts import SqlRef
 from ragraf.store import manifest

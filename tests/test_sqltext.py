@@ -589,7 +589,7 @@ def test_analyze_call() -> None:
 
 
 def test_table_names_from_code() -> None:
-    from ragraf.build.resolve.tablenames import TableNames
+    from ragraf.indexing.resolve.tablenames import TableNames
     from ragraf.lang.facts import SqlTable
 
     def dyn(name: str, expr: str) -> SqlTable:
@@ -619,7 +619,7 @@ def test_table_names_from_code() -> None:
 
 
 def test_a_known_literal_rest_wins_over_a_suffix_match() -> None:
-    from ragraf.build.resolve.tablenames import TableNames
+    from ragraf.indexing.resolve.tablenames import TableNames
     from ragraf.lang.facts import SqlTable
 
     names = TableNames({"orders", "open_orders"})
@@ -630,7 +630,7 @@ def test_a_known_literal_rest_wins_over_a_suffix_match() -> None:
 
 
 def test_a_specific_prefix_name_wins_over_a_bare_prefix_key() -> None:
-    from ragraf.build.resolve.tablenames import TableNames
+    from ragraf.indexing.resolve.tablenames import TableNames
     from ragraf.lang import php
 
     cache = php.extract(

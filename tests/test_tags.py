@@ -20,8 +20,8 @@ from pathlib import Path
 import pytest
 
 from ragraf import config
-from ragraf.build import indexer
 from ragraf.corpus import scan
+from ragraf.indexing import indexer
 from ragraf.lang import registry, tstree
 from ragraf.store.graph import GraphStore
 from tests.helpers import REPO, invoke, write

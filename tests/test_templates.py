@@ -174,7 +174,7 @@ def test_a_new_template_file_is_linked_on_the_next_build(tmp_path: Path) -> None
     assert _edges(root, "templates/blog/nowhere.html.twig") == set()
     write(root, "templates/blog/nowhere.html.twig", "<p>{{ 'here now' }}</p>\n")
     from ragraf import config
-    from ragraf.build import indexer
+    from ragraf.indexing import indexer
 
     indexer.build(config.load(root))
     assert _edges(root, "templates/blog/nowhere.html.twig") == {
@@ -184,7 +184,7 @@ def test_a_new_template_file_is_linked_on_the_next_build(tmp_path: Path) -> None
 
 
 def test_template_markup_gets_no_vector() -> None:
-    from ragraf.build.vectors import skip_reason
+    from ragraf.indexing.vectors import skip_reason
 
     for path in ("templates/a.html.twig", "skins/x/templates/Box.mustache"):
         assert skip_reason(f"file {path} ({path}:1)\n<p>{{{{ msg }}}}</p>") == "markup"

@@ -18,8 +18,8 @@ from typing import Any
 import pytest
 
 from ragraf import config, facade, failpoints
-from ragraf.build import indexer
-from ragraf.build.vectors import skip_reason
+from ragraf.indexing import indexer
+from ragraf.indexing.vectors import skip_reason
 from ragraf.store import manifest
 from ragraf.store.lexvec import LexStore
 from ragraf.store.ranges import rev_no

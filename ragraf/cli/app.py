@@ -136,7 +136,7 @@ def init(
     if not written:
         _err(f"{root / '.ragraf' / 'config'} already holds a configuration; kept as is")
     if agents:
-        from ragraf.regimen import install
+        from ragraf.agent_guidance import install
 
         target, what = install(root)
         _err(f"{target}: regimen {what}")
@@ -231,7 +231,7 @@ def index(
 def _run_build(cfg: Any, as_json: bool, **kw: Any) -> None:
     """indexer.build with progress bars; in text the seal is reported the moment the
     revision is queryable, the vectors when they are done."""
-    from ragraf.build import indexer
+    from ragraf.indexing import indexer
 
     told: list[bool] = []
 
@@ -663,7 +663,7 @@ def vectors(
 
     root = _root()
     if resume:
-        from ragraf.build import indexer
+        from ragraf.indexing import indexer
 
         with _Bar() as bar:
             indexer.resume_vectors(config.load(root), progress=bar)

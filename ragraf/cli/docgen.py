@@ -3,7 +3,7 @@
 - skills/ragraf-core/reference/operations.md from the facade: operation
   descriptions from the docstrings, arguments and effects from the declared
   specs, result fields from schemas/facade/results/*.schema.json;
-- skills/ragraf-core/SKILL.md around the one regimen text (ragraf.regimen);
+- skills/ragraf-core/SKILL.md around the one regimen text (ragraf.agent_guidance);
 - docs/CLI.md from every command's ``--help``.
 
 They are derived, never hand-edited; tests/test_agents.py fails when a committed
@@ -90,10 +90,12 @@ def operations_md() -> str:
 
 def skill_md() -> str:
     """skills/ragraf-core/SKILL.md: the skill around the one regimen text."""
-    from ragraf import regimen
+    from ragraf import agent_guidance
 
     writers = ", ".join(f"`ragraf_{op}`" for op in facade.OPERATIONS if facade.spec(op).writes)
-    text = resources.template("skill.md.j2").render(guidance=regimen.guidance(), writers=writers)
+    text = resources.template("skill.md.j2").render(
+        guidance=agent_guidance.guidance(), writers=writers
+    )
     return text.rstrip("\n") + "\n"
 
 

@@ -12,7 +12,7 @@ Invariants a change must keep:
   nowhere else.
 - Descriptions come from the facade docstrings, input schemas from the
   declared parameters (plus ``rev``), the server instructions from the one
-  regimen text (``ragraf.regimen.guidance``).
+  regimen text (``ragraf.agent_guidance.guidance``).
 """
 
 from __future__ import annotations
@@ -160,7 +160,7 @@ def serve(root: Path | None, no_project: RagrafError | None = None) -> None:
         )
         return types.CallToolResult(content=[types.TextContent(text=text)], structured_content=env)
 
-    from ragraf.regimen import guidance
+    from ragraf.agent_guidance import guidance
 
     server: Any = Server(
         "ragraf",

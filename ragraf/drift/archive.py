@@ -20,7 +20,7 @@ from typing import Any
 
 from ragraf.clock import now_iso
 from ragraf.config import Layout
-from ragraf.drift import markdown
+from ragraf.drift import ledger_text
 from ragraf.kinds import ChangeKind
 from ragraf.model import LedgerEntry
 from ragraf.store.control import GENESIS, ControlStore
@@ -120,7 +120,7 @@ def render(
         verdict = f"not confirmed in {to_rev}" if ok == 0 else f"{ok} of {n} confirmed in {to_rev}"
         stale_groups.append({"kind": kind, "src": src, "count": n, "verdict": verdict})
     acked = {a.entry_id for a in control.acks([e.id for e in entries])}
-    return markdown.archive(
+    return ledger_text.archive(
         {
             "from_rev": from_rev,
             "to_rev": to_rev,

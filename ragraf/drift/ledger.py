@@ -37,7 +37,7 @@ from typing import Any
 
 from ragraf.clock import now_iso
 from ragraf.config import Layout
-from ragraf.drift import markdown
+from ragraf.drift import ledger_text
 from ragraf.failpoints import failpoint
 from ragraf.locks import file_lock
 from ragraf.model import LedgerAck, LedgerEntry
@@ -94,15 +94,15 @@ def ledger_lock(layout: Layout) -> contextlib.AbstractContextManager[None]:
 
 
 def header() -> str:
-    return markdown.HEADER
+    return ledger_text.HEADER
 
 
 def render_entry(e: LedgerEntry) -> str:
-    return markdown.entry(e)
+    return ledger_text.entry(e)
 
 
 def render_ack(a: LedgerAck) -> str:
-    return markdown.ack(a)
+    return ledger_text.ack(a)
 
 
 def _append_md(layout: Layout, text: str) -> None:

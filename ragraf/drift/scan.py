@@ -184,7 +184,7 @@ def current_facts(
 ) -> tuple[dict[str, FileFacts], list[tuple[str, str, bytes]]]:
     """The facts of the changed files whose language declares symbols, extracted as a
     build extracts them, and their rows for the extraction cache (the key of
-    ``ragraf.build.extract.facts_of``): the next ``reindex`` reads them instead of parsing
+    ``ragraf.indexing.extract.facts_of``): the next ``reindex`` reads them instead of parsing
     the files again. A file whose content is in the cache already (an earlier scan of the
     same edit, or a build) is read from it, not parsed again. A file that took longer than
     the build's time budget is not cached (a build would record it failed)."""

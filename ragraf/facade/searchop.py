@@ -576,7 +576,7 @@ def run_search(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
     filling = bool(knn) and ctx.vectors_filling() is not None
     no_vector: dict[str, str] = {}
     if filling:
-        from ragraf.build.vectors import skip_reason
+        from ragraf.indexing.vectors import skip_reason
 
         missing = sorted(ctx.lex.without_vector(ctx.rev, order[:limit]))
         for cid, text in ctx.lex.texts(ctx.rev, missing).items():

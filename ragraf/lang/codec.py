@@ -102,7 +102,7 @@ def _dec(v: Any) -> Any:
 
 def to_data(v: Any) -> Any:
     """Reference data (NamedTuples of ``_TYPES``, tuples, lists, dicts of them) as JSON-able
-    values (used by ``ragraf.build.resolve.scope`` for its memo)."""
+    values (used by ``ragraf.indexing.resolve.link_memo`` for its memo)."""
     return _enc(v)
 
 

@@ -7,7 +7,7 @@ Invariants a change must keep:
   by a later build for a file whose sha256 did not change
   (``ragraf.lang.registry.facts_key``).
 - Node ids are final here (§5.3); cross-file links are not: they stay as
-  references (the ``*Ref`` types) until ``ragraf.build.resolve`` sees every file.
+  references (the ``*Ref`` types) until ``ragraf.indexing.resolve`` sees every file.
 - ``owner`` of a reference and ``node`` of a chunk or class are indexes into
   ``FileFacts.nodes`` (index 0 is the file node).
 - Everything is built from tuples, lists, dicts and dataclasses of them
@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 #: resolver: a tagged, nested, hashable tuple such as ("class", "App\\Foo"),
 #: ("static",), ("prop", <desc>, "db"), ("call", <desc>, "get"), ("any", (<desc>, ...)).
 #: Tags and their arity are documented in ``ragraf.lang.php.names`` and
-#: evaluated by ``ragraf.build.resolve.symbols.SymbolTable.types``.
+#: evaluated by ``ragraf.indexing.resolve.symbols.SymbolTable.types``.
 TypeDesc = tuple[Any, ...]  # a recursive tagged union; tuples keep it hashable (cache keys)
 
 
@@ -315,7 +315,7 @@ class SqlRef(NamedTuple):
 class TablePrefixRef(NamedTuple):
     """A literal assigned to a name that says it is the tables' prefix (``$table_prefix =
     'wp_'``, ``define('DB_PREFIX', 'oc_')``, ``'dbprefix' => 'ci_'``): a value the run-time
-    prefix of table names in SQL may have (``ragraf.build.resolve.tablenames``)."""
+    prefix of table names in SQL may have (``ragraf.indexing.resolve.tablenames``)."""
 
     owner: int
     line: int
@@ -395,7 +395,7 @@ Ref = (
 def called_functions(r: Ref) -> tuple[str, ...] | None:
     """The function names a reference may call by name (a call, or a function passed as a
     callback), or None: what the include graph reads of a file (``Linker.loading``), and so
-    what a file's interface keeps of its calls (``ragraf.build.extract.interface``)."""
+    what a file's interface keeps of its calls (``ragraf.indexing.extract.interface``)."""
     if isinstance(r, CallRef):
         return r.candidates
     if isinstance(r, CallbackRef) and r.target.kind == "function":
@@ -471,14 +471,14 @@ class FileFacts:
 
 
 def for_linking(f: FileFacts) -> FileFacts:
-    """What linking a file reads of its facts (``ragraf.build.resolve``), the rest left
+    """What linking a file reads of its facts (``ragraf.indexing.resolve``), the rest left
     out: every reference, declaration, class and local edge as they are; of its texts the
     docblocks that type a parameter ``callable`` (``symbols._callable_params``); of its
     flow units the data of those that read a taint source (``Linker.request_flows``),
     the others kept for their number and kind only; its chunks without their contents
     (their number, kinds and places stay: coverage counts them). Resolving these facts
     gives what resolving the whole ones gives (a scoped build links files whose content
-    did not change from them: ``ragraf.build.extract.Facts.for_linking``)."""
+    did not change from them: ``ragraf.indexing.extract.Facts.for_linking``)."""
     from dataclasses import replace
 
     return replace(

@@ -152,7 +152,7 @@ LANGUAGES: tuple[Language, ...] = (
     Language(
         "json",
         (".json",),
-        extractor="ragraf.lang.manifest",  # MediaWiki's manifests register hook handlers
+        extractor="ragraf.lang.hook_manifest",  # MediaWiki's manifests register hook handlers
         depends_on=(*_COMMON, "ragraf.lang.plain", "ragraf.lang.php.hooks"),
         sources=("json",),
         include=("**/extension.json", "**/skin.json"),

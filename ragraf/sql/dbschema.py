@@ -41,7 +41,7 @@ from typing import TYPE_CHECKING, Any
 
 from ragraf import ids
 from ragraf.kinds import NodeKind
-from ragraf.sql import glot
+from ragraf.sql import sqlglot_setup
 
 if TYPE_CHECKING:
     from sqlglot import exp
@@ -1263,7 +1263,7 @@ def _mask_types(stmt: str) -> tuple[str, dict[str, str]]:
 def _parse_one(stmt: str, dialect: str = "mysql") -> exp.Expr:
     import sqlglot
 
-    glot.quiet()
+    sqlglot_setup.quiet()
     return sqlglot.parse_one(stmt, read=dialect)
 
 

@@ -1,10 +1,10 @@
 """The coverage notes that say where a revision's schema came from: written by the build
-(``ragraf.build.schema``), read by ``status`` and the ``schema`` operation.
+(``ragraf.indexing.schema``), read by ``status`` and the ``schema`` operation.
 
 Invariants a change must keep:
 - One module holds each note's writer and its reader, so the two formats cannot drift apart.
 - It imports nothing heavy: ``status`` reads these notes on every call and must not load the
-  build, the SQL parser or a database driver for that (importing ``ragraf.build.schema`` for
+  build, the SQL parser or a database driver for that (importing ``ragraf.indexing.schema`` for
   them cost ~0.17 s of each ``ragraf status``).
 """
 

@@ -40,7 +40,7 @@ Invariants a change must keep:
   to sqlglot (its time grows with the text: ~1 s per 100 KB); its tables come
   from the regular expression, ``parsed=False``. The whole analysis stays
   linear in the length of the text.
-- ``sqlglot`` is imported lazily (through ``ragraf.sql.glot``); importing this
+- ``sqlglot`` is imported lazily (through ``ragraf.sql.sqlglot_setup``); importing this
   module costs only the stdlib.
 - Fragments (issue 12): text that continues a statement (``' FROM orders o,'``,
   ``'LEFT JOIN users u ON ...'``, ``'AND id IN (SELECT ...)'``) is completed
@@ -63,7 +63,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
-from ragraf.sql import glot
+from ragraf.sql import sqlglot_setup
 
 if TYPE_CHECKING:
     from sqlglot import exp
@@ -102,7 +102,7 @@ class SqlInfo:
     problems: list[str] = field(default_factory=list)
     #: the CREATE TABLE statements with a column list, ALTER TABLE and DROP TABLE, as (index
     #: into ``tables``, the statement in MySQL with its table named ``DDL_TABLE``): the columns
-    #: code defines, for a corpus without a schema (``ragraf.build.schema.add_code_tables``)
+    #: code defines, for a corpus without a schema (``ragraf.indexing.schema.add_code_tables``)
     ddl: list[tuple[int, str]] = field(default_factory=list)
     #: a string of several statements naming different tables: (index into ``tables``, the
     #: operation of the first statement naming it, the columns of the statements naming it
@@ -833,7 +833,7 @@ def _parse(sql: str) -> list[exp.Expr] | None:
     from sqlglot import exp
     from sqlglot.errors import SqlglotError
 
-    glot.quiet()
+    sqlglot_setup.quiet()
     try:
         trees = sqlglot.parse(sql, read="mysql")
     except SqlglotError:

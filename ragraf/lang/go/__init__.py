@@ -6,7 +6,7 @@ test package ``<dir>_test``), so a file's facts depend on its path and content a
 What the file alone cannot know — which directory an import path names (through the
 ``module`` line of the ``go.mod`` files of the corpus), what a name of another file of
 the package is, which file declares a method's type — ``link.prepare`` settles once every
-file is known, before ``ragraf.build.resolve`` links the facts with the same rules as
+file is known, before ``ragraf.indexing.resolve`` links the facts with the same rules as
 PHP's and Python's: a struct or interface is a class-like (``ClassDecl``) whose
 embedded types are ``extends`` (their methods and fields promoted), methods of a type
 declared in another file of the package come as a ``CLASS_EXTENSION`` declaration of

@@ -1,6 +1,6 @@
 """Go's cross-file step (``Language.prepare``): which package an import path names, what a
 qualified name is, and which file declares a method's type, once every file is known, so
-that ``ragraf.build.resolve`` links Go facts with its usual rules.
+that ``ragraf.indexing.resolve`` links Go facts with its usual rules.
 
 An import path names a corpus package (a directory) through the ``module`` line of a
 ``go.mod`` of the corpus (the longest module path it starts with: ``<module>/<sub>`` is

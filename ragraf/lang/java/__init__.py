@@ -4,7 +4,7 @@ One query (``queries/java-tags.scm``) runs over the whole file; ``walk`` handles
 captures in document order and resolves uses over the file's scopes (``names``). What
 the file alone cannot know — which class a simple type name is (single-type import,
 same package, on-demand import, ``java.lang``) — ``link.prepare`` settles once every file
-is known, before ``ragraf.build.resolve`` links the facts with the same rules as PHP's:
+is known, before ``ragraf.indexing.resolve`` links the facts with the same rules as PHP's:
 classes, interfaces, enums and records are class-likes (``ClassDecl``), fields typed by
 their declarations, methods by their return types, a constructor is the method
 ``<init>`` (``new C()``, ``this(...)`` and ``super(...)`` call it).

@@ -1,5 +1,5 @@
 """Java's cross-file step (``Language.prepare``): which class a simple type name is, once
-every file is known, so that ``ragraf.build.resolve`` links Java facts with its usual
+every file is known, so that ``ragraf.indexing.resolve`` links Java facts with its usual
 rules.
 
 A type the walk left as candidates (``("jt", (fqn, ...))``, ``?c1|c2`` super types)

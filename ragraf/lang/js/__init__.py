@@ -7,7 +7,7 @@ the suffix (``walk.grammar_of``), each grammar has its query file
 (``queries/<grammar>-tags.scm``). ``walk`` handles the captures in document order and
 resolves uses over the file's scopes (``names``). What the file alone cannot know — what
 an imported binding is — ``link.prepare`` settles once every file is known, before
-``ragraf.build.resolve`` links the facts with the same rules as PHP's and Python's:
+``ragraf.indexing.resolve`` links the facts with the same rules as PHP's and Python's:
 modules by path (relative specifiers with extension and ``index`` probing, a corpus
 package's ``main`` by its folder), ES modules and CommonJS alike (``import``, ``require``,
 ``export``, ``module.exports``, re-exports followed), bare specifiers of packages not in

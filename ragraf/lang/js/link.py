@@ -1,5 +1,5 @@
 """JavaScript / TypeScript's cross-file step (``Language.prepare``): what imported bindings
-are, once every file is known, so that ``ragraf.build.resolve`` links the facts with its
+are, once every file is known, so that ``ragraf.indexing.resolve`` links the facts with its
 usual rules.
 
 An import key (``names.imp_key``: a specifier and names) resolves in two steps. The

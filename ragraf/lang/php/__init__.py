@@ -3,7 +3,7 @@
 One query (``queries/php-tags.scm``) runs over the whole file in C; Python
 then walks the captured nodes in document order. Declarations become nodes
 with final ids; uses (calls, ``new``, includes, superglobals...) become
-``refs`` that ``ragraf.build.resolve`` links once every file is known.
+``refs`` that ``ragraf.indexing.resolve`` links once every file is known.
 
 ``extract(path, text, max_chunk_lines)`` is what the language registry calls;
 ``pack_sql`` turns a ``ragraf.sql.sqltext.SqlInfo`` into the plain data the

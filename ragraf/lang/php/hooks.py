@@ -3,7 +3,7 @@
 ``add_action('init', 'boot')`` adds ``boot`` to the hook ``init``; ``do_action('init')``
 runs every callback added to it (``add_filter`` / ``apply_filters`` likewise). A call
 graph without this says nothing calls ``boot``; with it the resolver links each run of a
-hook to the callbacks added to it (``ragraf.build.resolve.linker``: derived calls, via
+hook to the callbacks added to it (``ragraf.indexing.resolve.linker``: derived calls, via
 ``hook``), and ``callers`` says where a callback is added to a hook that nothing in the
 corpus runs (the application around a plugin runs it).
 

@@ -4,7 +4,7 @@ A migration's ``Schema::create`` / ``Schema::table`` / ``Schema::drop(IfExists)`
 ``Schema::rename`` call becomes the MySQL statement it runs (``CREATE TABLE``, ``ALTER
 TABLE``, ``DROP TABLE``, ``RENAME TABLE``), kept like a CREATE TABLE in a SQL string
 (``SqlAnalysis.ddl``, the table named ``ragraf.sql.sqltext.DDL_TABLE``): without a schema
-file, ``ragraf.build.schema.add_code_tables`` applies the statements in path order (Laravel
+file, ``ragraf.indexing.schema.add_code_tables`` applies the statements in path order (Laravel
 names migrations by date), so the tables get their columns.
 
 Invariants a change must keep:

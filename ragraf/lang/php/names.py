@@ -4,7 +4,7 @@ Names are resolved per file as PHP resolves them: the namespace segment, its
 ``use`` aliases (class / function / const) and fully qualified names.
 
 Type descriptors (``TypeDesc``: tagged tuples, evaluated by
-``ragraf.build.resolve.symbols.SymbolTable.types``) say what a receiver
+``ragraf.indexing.resolve.symbols.SymbolTable.types``) say what a receiver
 expression evaluates to:
 
 - ``("class", fqn)``, ``("static",)`` (the late-bound class), ``("parent", fqn)``

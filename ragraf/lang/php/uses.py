@@ -319,7 +319,7 @@ class Uses(Routes):
 
     def mediawiki_run(self, n: Node, call: str, line: int) -> None:
         """``$hookContainer->run('PageSaveComplete', [...])``: a run of the MediaWiki hook
-        its first argument names (its handlers: ``ragraf.lang.manifest``)."""
+        its first argument names (its handlers: ``ragraf.lang.hook_manifest``)."""
         args = call_args(n)
         name = hooks.hook_name(args[0], self.t) if args else None
         if name is not None:

@@ -3,7 +3,7 @@
 One query (``queries/python-tags.scm``) runs over the whole file; ``walk`` handles its
 captures in document order and resolves uses over the file's scopes (``names``).
 What the file alone cannot know — what an imported name is — ``link.prepare`` settles
-once every file is known, before ``ragraf.build.resolve`` links the facts with the
+once every file is known, before ``ragraf.indexing.resolve`` links the facts with the
 same rules as PHP's: modules by dotted name (``a/b/c.py`` is ``a.b.c``, an absolute
 import may name it by a unique suffix, e.g. under ``src/``), ``__init__`` re-exports
 followed, stdlib and third-party names external.

@@ -1,5 +1,5 @@
 """Python's cross-file step (``Language.prepare``): what imported names are, once every
-file is known, so that ``ragraf.build.resolve`` links Python facts with its usual rules.
+file is known, so that ``ragraf.indexing.resolve`` links Python facts with its usual rules.
 
 A dotted name (``pkg.mod.Foo.bar``) resolves by its longest prefix that is a corpus
 module, then member by member: a top-level class (nested classes followed), function,

@@ -19,9 +19,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from ragraf import ids
-from ragraf.build.resolve import Resolved
-from ragraf.build.schema import SchemaResult
 from ragraf.corpus import ScannedFile, kinds_note
+from ragraf.indexing.resolve import Resolved
+from ragraf.indexing.schema import SchemaResult
 from ragraf.kinds import ChunkSource, ParseStatus
 from ragraf.lang.facts import FileFacts, for_linking
 from ragraf.model import (
@@ -53,7 +53,7 @@ class Assembled:
 class ContentRows:
     """The rows a revision makes of its files' contents alone, before any link: texts,
     chunks and their further places, flow units (a build writes them before it links:
-    ``ragraf.build.indexer``). The counts stay when the rows are let go (``counted``)."""
+    ``ragraf.indexing.indexer``). The counts stay when the rows are let go (``counted``)."""
 
     texts: list[TextRow] = field(default_factory=list)
     flows: list[FlowUnitRow] = field(default_factory=list)
@@ -79,7 +79,7 @@ def content_rows(
     taken: dict[str, str] | None = None,
 ) -> ContentRows:
     """The content rows of ``facts`` (in their order). ``taken`` (a scoped build,
-    ``ragraf.build.scoped``): chunk id -> the first path outside ``facts`` that holds it; a
+    ``ragraf.indexing.scoped_write``): chunk id -> the first path outside ``facts`` that holds it; a
     file after it has the chunk as a further place."""
     out = ContentRows()
     seen_chunks: set[str] = set()

@@ -2,7 +2,7 @@
 dynamic calls, includes, superglobals, routes, imports, doc links and names,
 SQL strings; class edges (extends / implements / traits / overrides).
 
-Invariants: see ``ragraf.build.resolve``. Every handler takes the file, the
+Invariants: see ``ragraf.indexing.resolve``. Every handler takes the file, the
 owner's node id and the reference, and adds edges (and nodes) with the
 reference's line as evidence; call handlers count the outcome in stats.
 """
@@ -18,10 +18,10 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from ragraf import ids
-from ragraf.build.resolve import reach, scope
-from ragraf.build.resolve.edges import SOURCES_TS, EdgeSet
-from ragraf.build.resolve.symbols import SymbolTable, bare_method
-from ragraf.build.resolve.tablenames import QueryBuilders, TableNames
+from ragraf.indexing.resolve import link_memo, reach
+from ragraf.indexing.resolve.edges import SOURCES_TS, EdgeSet
+from ragraf.indexing.resolve.symbols import SymbolTable, bare_method
+from ragraf.indexing.resolve.tablenames import QueryBuilders, TableNames
 from ragraf.kinds import (
     CALLABLE,
     CLASS_EXTENSION,
@@ -96,7 +96,7 @@ _PATH_CONSTANTS = {"DIRECTORY_SEPARATOR": "/"}
 _NOT_MATCHED: list[str] = []
 
 
-#: the symbol table's lookups a handler may make (``scope.Lookups``)
+#: the symbol table's lookups a handler may make (``link_memo.Lookups``)
 _TABLE_LOOKUPS = (
     "function_ids",
     "has_function_named",
@@ -132,13 +132,13 @@ class Resolved:
     shells: list[RankRow]
     unresolved: list[UnresolvedRow] = field(default_factory=list)
     #: the memo of a scoped run (``scope``), and how many files it reused / resolved
-    memo: scope.Memo | None = None
+    memo: link_memo.Memo | None = None
     scope: dict[str, int] = field(default_factory=dict)
     #: a run of some files only (``Linker.run``): their paths (None: every file), the
     #: nodes without a path every file links to, and per lower table name the first
     #: (not a CREATE, path, line, spelling) of a SQL string of any file naming it, the
     #: files naming it, and the (path, line, owner fqn, table, statement) of every DDL
-    #: statement of SQL strings (what ``ragraf.build.schema.add_code_tables`` reads)
+    #: statement of SQL strings (what ``ragraf.indexing.schema.add_code_tables`` reads)
     scope_paths: set[str] | None = None
     #: of a run of some files: old id -> new id of the declarations that only moved, and
     #: the files outside ``scope_paths`` whose rows are the old ones with those ids renamed
@@ -192,7 +192,7 @@ class Linker:
         code_tables: bool = False,
         table_helpers: tuple[str, ...] = (),
         query_builders: QueryBuilders | None = None,
-        memo: scope.Memo | None = None,
+        memo: link_memo.Memo | None = None,
         keys: dict[str, str] | None = None,
         params: str = "",
         old_nodes: OldNodes | None = None,
@@ -218,11 +218,11 @@ class Linker:
         self.memo = memo
         self.keys = keys
         self.params = params
-        self.memo_out: scope.Memo | None = None
+        self.memo_out: link_memo.Memo | None = None
         #: the corpus paths as a digest, and (parts, base) -> files of the include patterns
         #: the memo answered when the paths were the same (``_include_matches`` is a function
         #: of its arguments and the paths alone: those answers stand without matching again)
-        self.paths_key = scope.paths_key(self.symtab.paths) if keys is not None else ""
+        self.paths_key = link_memo.paths_key(self.symtab.paths) if keys is not None else ""
         self._matched: dict[Any, list[str] | None] = {}
         if memo is not None and memo.paths == self.paths_key:
             self._matched = {
@@ -238,7 +238,7 @@ class Linker:
         self.old_nodes = old_nodes
         #: old id -> new id of the declarations of changed files that only moved, and the
         #: files ``stale`` left out for answers changed by those ids alone (their rows are
-        #: the old ones renamed), each with its questions as ``scope.MemoWriter.add`` takes
+        #: the old ones renamed), each with its questions as ``link_memo.MemoWriter.add`` takes
         self.moved: dict[str, str] = {}
         self.renamed: dict[str, list[int | tuple[str, Any, Any]]] = {}
         t = self.symtab
@@ -254,7 +254,7 @@ class Linker:
         )
         self._template_tails: dict[str, list[str]] | None = None
         #: every corpus-wide lookup of a handler (recorded per file when scoped)
-        self.sym = scope.Lookups(fns, record=keys is not None)
+        self.sym = link_memo.Lookups(fns, record=keys is not None)
         self.out = EdgeSet(conf)
         self.add = self.out.add
         self.routes: list[RouteRow] = []
@@ -315,7 +315,7 @@ class Linker:
             return None
         out: set[str] = set()
         changed: dict[str, tuple[str, str]] = {}
-        kept: list[scope.Entry] = []
+        kept: list[link_memo.Entry] = []
         for f in self.files:
             key = self._memo_key(f)
             e = self.memo.files.get(f.path)
@@ -335,7 +335,7 @@ class Linker:
         )
         if comparable and same_tables is not None and same_tables(changed):
             return out
-        check = scope.Checker(self.memo, self.sym)
+        check = link_memo.Checker(self.memo, self.sym)
         moved = self.moved = self._moved(changed) if changed else {}
         self.renamed = {}
         # the tables but for the moved ids as they were: a question naming none stands
@@ -393,9 +393,9 @@ class Linker:
         compute (over the stored edges too)."""
         # each file's questions go into the memo as soon as it is resolved (a question many
         # files asked is kept once; MediaWiki's per-file logs held ~200 MB until the end)
-        memo = scope.MemoWriter(self.params, self.memo) if self.keys is not None else None
-        every: list[tuple[str, scope.FileOut]] = []
-        outs: list[scope.FileOut] = []  # the shares whose rows are in the result
+        memo = link_memo.MemoWriter(self.params, self.memo) if self.keys is not None else None
+        every: list[tuple[str, link_memo.FileOut]] = []
+        outs: list[link_memo.FileOut] = []  # the shares whose rows are in the result
         reused = 0
         for f in self.files:
             key = self._memo_key(f)
@@ -408,9 +408,9 @@ class Linker:
                 continue
             if not f.nodes:
                 if key is not None and memo is not None:
-                    memo.add(f.path, key, {}, scope.FileOut())
+                    memo.add(f.path, key, {}, link_memo.FileOut())
                 continue
-            log: dict[scope.Query, Any] | None = {} if key is not None else None
+            log: dict[link_memo.Query, Any] | None = {} if key is not None else None
             out = self.resolve_file(f, log)
             outs.append(out)
             every.append((f.path, out))
@@ -481,7 +481,7 @@ class Linker:
     def _memo_key(self, f: FileFacts) -> str | None:
         """The memo key of a file's facts as the linker takes them (None: not scoped, or
         no key known for it): a file a ``prepare`` hook rewrote adds what the hooks saw
-        (``scope.hook_context``)."""
+        (``link_memo.hook_context``)."""
         if self.keys is None:
             return None
         key = self.keys.get(f.path)
@@ -492,11 +492,15 @@ class Linker:
             tags = lang.prepare == registry.TAGS_EXTRACTOR  # its hook reads the paths too
             got = self._hook_context.get(tags)
             if got is None:
-                got = self._hook_context[tags] = scope.hook_context(self.files, self.keys, f.lang)
+                got = self._hook_context[tags] = link_memo.hook_context(
+                    self.files, self.keys, f.lang
+                )
             key += ":" + got
         return key
 
-    def resolve_file(self, f: FileFacts, log: dict[scope.Query, Any] | None) -> scope.FileOut:
+    def resolve_file(
+        self, f: FileFacts, log: dict[link_memo.Query, Any] | None
+    ) -> link_memo.FileOut:
         """Link one file's references: its share of the result (``log`` collects the
         corpus-wide lookups it made)."""
         self.out = EdgeSet(self.conf)
@@ -520,7 +524,7 @@ class Linker:
             self._count_lang(f.lang, before)  # coverage lang.<name>.calls.*
         finally:
             self.sym.log = None
-        return scope.FileOut(
+        return link_memo.FileOut(
             list(self.out.edges.values()),
             list(self.out.extra_nodes.values()),
             self.routes,
@@ -1416,7 +1420,7 @@ class Linker:
         """A class an ORM maps to a table: ``references_table`` from the class (stated when
         its mapping names the table, derived ``orm_convention`` by a naming strategy). With
         a schema, the first candidate it knows; without one, the first candidate, as code
-        names it (``ragraf.build.schema.add_code_tables`` makes its node)."""
+        names it (``ragraf.indexing.schema.add_code_tables`` makes its node)."""
         chosen = self._mapped_table(ref.tables)
         if chosen is None:
             self.stats["orm_tables_unknown"] += 1

@@ -178,7 +178,7 @@ class SymbolTable:
             lst.sort()
         self.path_set = set(self.paths)
 
-    # -- lookups by key (what the linker asks; ``ragraf.build.resolve.scope`` records
+    # -- lookups by key (what the linker asks; ``ragraf.indexing.resolve.link_memo`` records
     # them per file, so each must be a function of the corpus-wide tables alone) --------
     def function_ids(self, low: str) -> list[str]:
         """The declarations of function ``low`` (lower fqn), sorted; [] when none."""

@@ -48,12 +48,12 @@ from pathlib import Path
 from typing import Any
 
 from ragraf import ids
-from ragraf.build.resolve import Resolved
-from ragraf.build.resolve.linker import SYSTEM_SCHEMAS
-from ragraf.build.resolve.scope import orm_tables
 from ragraf.config import Config
 from ragraf.corpus import ScannedFile
 from ragraf.globs import GlobError, GlobSet
+from ragraf.indexing.resolve import Resolved
+from ragraf.indexing.resolve.link_memo import orm_tables
+from ragraf.indexing.resolve.linker import SYSTEM_SCHEMAS
 from ragraf.kinds import EdgeKind, Layer, NodeKind, Provenance
 from ragraf.model import (
     SCHEMA_PATH,
@@ -177,7 +177,7 @@ def cached_migrations(
     read-only or missing folder only costs that); ``path`` None: no cache."""
     import zlib
 
-    from ragraf.build.resolve.scope import code_fingerprint
+    from ragraf.indexing.resolve.link_memo import code_fingerprint
     from ragraf.lang.registry import tool_versions
 
     if path is None:

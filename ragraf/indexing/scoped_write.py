@@ -1,6 +1,6 @@
 """A revision written for the files a change can affect only (issue 15, ``resolve.scoped``).
 
-``ragraf.build.resolve.scope`` says which files' linker outputs still stand (the memo of
+``ragraf.indexing.resolve.link_memo`` says which files' linker outputs still stand (the memo of
 the parent revision: same facts key, same answers to every corpus-wide lookup). Those
 files keep their rows in the stores as they are (a scoped ``write_rows`` / ``write_chunks``
 leaves the rows of paths outside the scope open); the files in the scope get theirs
@@ -14,7 +14,7 @@ Invariants a change must keep:
   answer differently, a removed file, any other file holding a chunk (same content) that
   a file of the scope has or had (which place is the chunk's and which a further place
   depends on the file order), a node id in two files. Files outside the scope are read
-  as interfaces only (``ragraf.build.extract.Facts``). Whatever cannot be closed that way
+  as interfaces only (``ragraf.indexing.extract.Facts``). Whatever cannot be closed that way
   is resolved in full (``plan`` returns None): a schema input among the files (its
   nodes and edges are the schema's), a live schema (it changes without a file changing).
 - Without a schema (code tables), the tables SQL names are nodes placed in the first
@@ -35,12 +35,12 @@ from collections import Counter
 from collections.abc import Callable
 
 from ragraf import ids
-from ragraf.build.extract import Facts
-from ragraf.build.resolve import Resolved
-from ragraf.build.resolve.linker import shells_of
-from ragraf.build.rows import Assembled, ContentRows, assemble, coverage, files_of
-from ragraf.build.schema import LIVE_PATH, SchemaResult
 from ragraf.corpus import ScanResult
+from ragraf.indexing.extract import Facts
+from ragraf.indexing.resolve import Resolved
+from ragraf.indexing.resolve.linker import shells_of
+from ragraf.indexing.rows import Assembled, ContentRows, assemble, coverage, files_of
+from ragraf.indexing.schema import LIVE_PATH, SchemaResult
 from ragraf.kinds import RANK_EDGES, ChunkSource
 from ragraf.lang.facts import FileFacts
 from ragraf.model import CoverageRow, RankRow
@@ -61,7 +61,7 @@ def possible(
 
 
 class Plan:
-    """The ``plan`` of ``ragraf.build.resolve.resolve``: the stale paths closed as the
+    """The ``plan`` of ``ragraf.indexing.resolve.resolve``: the stale paths closed as the
     module docstring says, or None (resolve every file). ``schema_input``: whether a
     path may change the schema (``schema.may_change_it``; None: anything may). After a
     call, ``taken``: chunk id -> the first path outside ``content`` holding it, and
@@ -88,7 +88,7 @@ class Plan:
         (``extract.interface``, what the tables read of a file), None where not cached; None
         in all when a file is one a ``prepare`` hook rewrites (its key holds what the hooks
         saw) or a key is not a facts key."""
-        from ragraf.build.extract import INTERFACE
+        from ragraf.indexing.extract import INTERFACE
 
         want: list[tuple[str, str]] = []
         for path, (old, new) in changed.items():
@@ -115,7 +115,7 @@ class Plan:
         interface rows under the memo's key and under today's, both cached, have the same
         ``extract.interface_shape`` (lines aside, the old ids renamed). Then every recorded
         question that names no moved id has the answer it had (``Linker.stale``)."""
-        from ragraf.build.extract import interface_shape
+        from ragraf.indexing.extract import interface_shape
         from ragraf.lang import codec
 
         pairs = self._interface_rows(changed)
@@ -206,7 +206,7 @@ class Plan:
         return scope | content
 
     def facts_to_resolve(self, only: set[str] | None) -> list[FileFacts]:
-        """The ``whole`` of ``ragraf.build.resolve.resolve``: the facts with those of the
+        """The ``whole`` of ``ragraf.indexing.resolve.resolve``: the facts with those of the
         files to resolve in place, whole for the ``content`` files and as linking reads
         them for the others (``Facts.for_linking``); without a scope, every file as linking
         reads it (the content rows are made of ``Facts.contents``)."""

@@ -47,7 +47,7 @@ from ragraf.lang.facts import (
 from ragraf.store.graph import GraphStore
 
 if TYPE_CHECKING:
-    from ragraf.build.workers import Pool
+    from ragraf.indexing.workers import Pool
 
 Progress = Callable[[str, int, int], None]
 
@@ -78,7 +78,7 @@ def work(job: Job) -> Extracted:
 def parser_pool(workers: int) -> Pool[Extracted]:
     """The parser workers of one build, not yet forked (``Pool.start`` forks them: before
     the scan reads the files, so that no worker maps their texts)."""
-    from ragraf.build.workers import Pool  # multiprocessing: only when a build runs
+    from ragraf.indexing.workers import Pool  # multiprocessing: only when a build runs
 
     return Pool(work, workers)
 
@@ -210,7 +210,7 @@ def facts_of(
 #: the extractor key of a file's interface in the facts cache (its facts key + this; the
 #: number says which ``interface`` made it)
 INTERFACE = "|interface2"
-#: the references the corpus-wide tables are made of (``ragraf.build.resolve``: the symbol
+#: the references the corpus-wide tables are made of (``ragraf.indexing.resolve``: the symbol
 #: table's dispatchers, the include graph, the table-name conventions' prefixes, the ORM
 #: entities' tables (``SymbolTable.entity_tables``: DQL names entities); a hook's
 #: listens, ``HookRef`` with role ``listen``, are read by ``SymbolTable.hook_listeners`` too)
@@ -349,7 +349,7 @@ _F = TypeVar("_F", bound=Callable[..., Any])
 def _long_lived(fn: _F) -> _F:
     """The facts a call decodes live until the build lets them go: the cyclic collector
     pauses while they are made and they are frozen after (``gc.freeze``: later collections
-    skip them), as the parse stage's are (``ragraf.build.indexer._long_lived_heap``)."""
+    skip them), as the parse stage's are (``ragraf.indexing.indexer._long_lived_heap``)."""
 
     @functools.wraps(fn)
     def paused(*args: Any, **kw: Any) -> Any:
@@ -382,7 +382,7 @@ class Facts:
     which paths have nodes, which the keys alone do not say)."""
 
     def __init__(self, files: list[ScannedFile], graph: GraphStore, **kw: Any) -> None:
-        from ragraf.build.resolve.scope import hook_context
+        from ragraf.indexing.resolve.link_memo import hook_context
 
         self.files, self.graph, self.kw = files, graph, kw
         self.whole: set[str] = set()

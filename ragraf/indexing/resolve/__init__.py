@@ -48,9 +48,9 @@ Invariants a change must keep:
   confidence and a ``via`` reason. A name the schema does not know, or with
   no literal character, gets no edge (counted in stats, never guessed).
   Without any schema (``code_tables``) every named table is linked to a
-  ``db_table`` node of source ``code``; ``ragraf.build.schema.add_code_tables``
+  ``db_table`` node of source ``code``; ``ragraf.indexing.schema.add_code_tables``
   makes those nodes and turns the edges to them derived.
-- Table names from code (issue 12, ``ragraf.build.resolve.tablenames``): a dynamic name
+- Table names from code (issue 12, ``ragraf.indexing.resolve.tablenames``): a dynamic name
   the corpus explains (a discovered prefix, a table property such as
   ``$wpdb->options``, a helper call with a literal argument, a unique suffix
   match) is resolved, marked ``how: code_resolved`` with its ``via``, and its
@@ -61,16 +61,16 @@ Invariants a change must keep:
   the table its mapping names (stated) or the first of its naming strategies' names the
   schema knows (derived ``orm_convention``); without a schema, to the first name as code
   names it, which the edge's ``orm_table`` prop makes a table of code like a SQL
-  string's (``scope.orm_tables``). No table known: no edge (``orm_tables_unknown``).
+  string's (``link_memo.orm_tables``). No table known: no edge (``orm_tables_unknown``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 
-from ragraf.build.resolve import scope
-from ragraf.build.resolve.linker import Linker, OldNodes, Resolved, SameShape, SameTables
-from ragraf.build.resolve.tablenames import QueryBuilders
+from ragraf.indexing.resolve import link_memo
+from ragraf.indexing.resolve.linker import Linker, OldNodes, Resolved, SameShape, SameTables
+from ragraf.indexing.resolve.tablenames import QueryBuilders
 from ragraf.lang import registry
 from ragraf.lang.facts import FileFacts
 
@@ -88,7 +88,7 @@ def resolve(
     table_helpers: Iterable[str] = (),
     query_builders: Mapping[str, object] | None = None,
     keys: dict[str, str] | None = None,
-    memo: scope.Memo | None = None,
+    memo: link_memo.Memo | None = None,
     context: str = "",
     parent: str | None = None,
     plan: Callable[[set[str], set[str]], set[str] | None] | None = None,
@@ -101,7 +101,7 @@ def resolve(
 ) -> Resolved:
     """Link the references of every file; ``tables`` maps lower table names to node ids;
     ``code_tables``: there is no schema, a table SQL names is linked to
-    ``dbschema.code_table_id`` (``ragraf.build.schema.add_code_tables`` makes the nodes).
+    ``dbschema.code_table_id`` (``ragraf.indexing.schema.add_code_tables`` makes the nodes).
     A language's ``prepare`` hook (``ragraf.lang.registry.prepare``) runs first.
 
     ``keys`` (path -> the key of its cached facts) makes the run record a memo
@@ -110,16 +110,16 @@ def resolve(
     gets the paths the memo cannot stand for (``Linker.stale``) and, of them, those whose
     content changed (``Linker.changed``), and returns the files to resolve (the rest keep
     their rows: ``Resolved.scope_paths``), or None for all. ``files`` may then hold only
-    the interfaces of files (``ragraf.build.extract.Facts``): ``whole`` gives the facts
+    the interfaces of files (``ragraf.indexing.extract.Facts``): ``whole`` gives the facts
     with those of the files to resolve whole or as linking reads them
     (``ragraf.lang.facts.for_linking``), in the same order.
     ``prepared``: the facts (and what ``whole`` gives) are prepared already (the hooks ran:
-    ``ragraf.build.extract.Facts``). ``same_tables`` lets ``Linker.stale`` skip asking the
+    ``ragraf.indexing.extract.Facts``). ``same_tables`` lets ``Linker.stale`` skip asking the
     recorded questions again when the tables read the same of every changed file, and
     ``same_shape`` skip those that name no moved id when they read the same but for those.
     ``before_linking`` is called once the files to resolve are known, before any is linked,
     with them (None: all) and the facts linking will read (a build writes the rows that
-    need no link meanwhile, ``ragraf.build.indexer``); what it leaves of those facts must
+    need no link meanwhile, ``ragraf.indexing.indexer``); what it leaves of those facts must
     hold what linking reads (``ragraf.lang.facts.for_linking``). ``old_nodes`` (paths ->
     their nodes in revision ``parent``) lets a file whose answers changed only by the ids
     of declarations that moved keep its rows renamed (``Resolved.moved`` / ``renamed``)
@@ -128,7 +128,7 @@ def resolve(
     builders = QueryBuilders.of(query_builders)
     params = ""
     if keys is not None:
-        params = scope.params_key(
+        params = link_memo.params_key(
             [
                 sorted(conf.items()),
                 max_candidates,

@@ -22,7 +22,7 @@ Nothing else is needed to decide: a file whose references could resolve differen
 name declared or removed elsewhere, a changed hierarchy, include, global, prefix or
 CREATE TABLE) asked a question whose answer changed, and is resolved again. A change no
 question sees leaves every other file as it is. What couples files' rows besides the
-linker (chunks of equal content, the schema) is ``ragraf.build.scoped``'s.
+linker (chunks of equal content, the schema) is ``ragraf.indexing.scoped_write``'s.
 
 Invariants a change must keep:
 - Every corpus-wide lookup of a handler goes through ``Lookups`` (the linker holds no
@@ -83,7 +83,7 @@ class FileOut:
 
     def summarize(self) -> FileOut:
         """This share with ``pathless``, ``named`` and ``ddl`` filled from its nodes."""
-        from ragraf.build.resolve.linker import SYSTEM_SCHEMAS
+        from ragraf.indexing.resolve.linker import SYSTEM_SCHEMAS
         from ragraf.sql.sqltext import ENTITY
 
         self.pathless = sorted({n.node_id for n in self.nodes if n.path is None})
@@ -113,7 +113,7 @@ class FileOut:
 def orm_tables(edges: Iterable[EdgeRow]) -> Iterator[tuple[str, str, int]]:
     """(table as mapped, evidence path, line) of each ORM entity's ``references_table`` edge: a table the
     code names, like a SQL string's."""
-    from ragraf.build.resolve.linker import ORM_TABLE
+    from ragraf.indexing.resolve.linker import ORM_TABLE
 
     for e in edges:
         if e.kind == EdgeKind.REFERENCES_TABLE and e.props and ORM_TABLE in e.props:
@@ -137,8 +137,8 @@ class Memo:
     queries: list[tuple[str, Any, Any]] = field(default_factory=list)
     files: dict[str, Entry] = field(default_factory=dict)
     #: the node ids of the tables known only from code and of their columns in revision
-    #: ``rev`` (``ragraf.build.schema.add_code_tables``): rows of the revision as a whole,
-    #: which a scoped write replaces whatever their path (``ragraf.build.scoped``)
+    #: ``rev`` (``ragraf.indexing.schema.add_code_tables``): rows of the revision as a whole,
+    #: which a scoped write replaces whatever their path (``ragraf.indexing.scoped_write``)
     code_nodes: list[str] = field(default_factory=list)
     #: ``paths_key`` of the corpus the answers were given for
     paths: str = ""
@@ -270,7 +270,7 @@ class Checker:
     answer renamed. A file whose every other question still stands then makes what it made
     with those ids renamed (the linker treats ids as names: it compares and collects them,
     never reads into them), so its rows are the old ones renamed, without linking it again
-    (``ragraf.build.scoped``)."""
+    (``ragraf.indexing.scoped_write``)."""
 
     def __init__(self, memo: Memo, lookups: Lookups) -> None:
         self.memo = memo

@@ -29,12 +29,12 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ragraf import gitinfo
-from ragraf.build import heap
 from ragraf.clock import now_iso
 from ragraf.config import Config, Layout
 from ragraf.corpus import ScanResult, scan, selection_warning
 from ragraf.errors import BusyError, IndexBuildError, RagrafError, RefusedError
 from ragraf.failpoints import failpoint
+from ragraf.indexing import trim_memory
 from ragraf.kinds import ParseStatus
 from ragraf.lang import registry
 from ragraf.locks import file_lock
@@ -43,9 +43,9 @@ from ragraf.store import Stores, manifest, open_stores, ranges
 if TYPE_CHECKING:
     from concurrent.futures import Future
 
-    from ragraf.build.extract import Extracted, Facts
-    from ragraf.build.rows import ContentRows
-    from ragraf.build.workers import Pool
+    from ragraf.indexing.extract import Extracted, Facts
+    from ragraf.indexing.rows import ContentRows
+    from ragraf.indexing.workers import Pool
     from ragraf.lang.facts import FileFacts
 
 Progress = Callable[[str, int, int], None]
@@ -92,7 +92,7 @@ class IndexResult:
     #: what the build wants a human to know (``index`` prints them on stderr)
     warnings: list[str] = field(default_factory=list)
     #: the vectors still to embed after the seal (``build`` embeds them, then clears it)
-    pending: Any = None  # Any: a ragraf.build.vectors.Plan (imported lazily)
+    pending: Any = None  # Any: a ragraf.indexing.vectors.Plan (imported lazily)
 
 
 class Prefetch:
@@ -256,8 +256,8 @@ def build(
 
     # reindex --commit seals and archives the ledger: no scan may append to it meanwhile
     frozen = ledger_lock(layout) if commit else contextlib.nullcontext()
-    from ragraf.build.extract import parser_pool
-    from ragraf.build.vectors import disabled_by_env
+    from ragraf.indexing.extract import parser_pool
+    from ragraf.indexing.vectors import disabled_by_env
 
     prefetch = Prefetch(cfg, enabled=not (no_vectors or disabled_by_env()))
     with build_lock(layout), contextlib.closing(prefetch):
@@ -278,7 +278,7 @@ def build(
                 # vectors: 1.05 GB -> 865 MB, the build's own 641 MB). The first collection
                 # after a build costs ~0.2 s (phpMyAdmin), nothing beside minutes of embedding
                 gc.collect()
-                heap.give_back()
+                trim_memory.give_back()
             with open_stores(layout, write=True) as stores:
                 res.vectors = _fill_vectors(cfg, stores, res.pending, progress, prefetch.helper)
             res.pending = None
@@ -307,7 +307,7 @@ def _vector_plan(cfg: Config, stores: Stores, man: dict[str, Any]) -> Any:
     """The plan that finishes the vectors of the sealed revision ``man`` names (Any: a
     vectors.Plan, or the status dict when the model is unavailable)."""
     from ragraf import ids
-    from ragraf.build import vectors
+    from ragraf.indexing import vectors
 
     rev_id = man["rev_id"]
     chunks = [
@@ -323,7 +323,7 @@ def _fill_vectors(
     """Embed a plan's chunks into the sealed revision (with ``helper``, an EmbedHelper, when
     the build started one), then record the layer's final status in rev.json (only its
     ``vectors`` block changes)."""
-    from ragraf.build import vectors
+    from ragraf.indexing import vectors
 
     status = vectors.fill(stores.lex.db, p, progress, helper)
     man = manifest.read(cfg.layout.rev_json) or {}
@@ -420,7 +420,7 @@ def _build_locked(
             vectors=man.get("vectors"),
             warnings=[w for w in (selection_warning(cfg, sc),) if w],
         )
-        from ragraf.build.vectors import disabled_by_env
+        from ragraf.indexing.vectors import disabled_by_env
 
         vec = man.get("vectors")
         if isinstance(vec, dict) and vec.get("status") == "embedding":
@@ -559,18 +559,18 @@ def _join_lexicon(pending: Future[ranges.Delta] | None) -> ranges.Delta:
 
 
 def _build_rev(ctx: BuildContext) -> IndexResult:
-    from ragraf.build import vectors
-    from ragraf.build.extract import facts_of
-    from ragraf.build.resolve import resolve
-    from ragraf.build.rows import assemble
+    from ragraf.indexing import vectors
+    from ragraf.indexing.extract import facts_of
+    from ragraf.indexing.resolve import resolve
+    from ragraf.indexing.rows import assemble
 
     cfg, stores, sc, rev_id = ctx.cfg, ctx.stores, ctx.scan, ctx.rev_id
     graph, lex, control = stores.graph, stores.lex, stores.control
     max_lines = int(cfg.project["chunking"]["max_chunk_lines"])
     ok_files = [f for f in sc.files if f.status == ParseStatus.OK]
-    from ragraf.build import schema as schema_build
-    from ragraf.build import scoped
-    from ragraf.build.resolve import scope
+    from ragraf.indexing import schema as schema_build
+    from ragraf.indexing import scoped_write
+    from ragraf.indexing.resolve import link_memo
 
     t = time.perf_counter()
     # resolve.scoped (``scoped``): only when the schema lets a change stay in its files
@@ -580,7 +580,7 @@ def _build_rev(ctx: BuildContext) -> IndexResult:
     if cfg.project["resolve"].get("scoped"):
         schema = _schema_or_problem(cfg, sc)
         schema_input = schema_build.may_change_it(cfg)
-        can_scope = scoped.possible(schema, schema_input, graph)
+        can_scope = scoped_write.possible(schema, schema_input, graph)
         t = ctx.lap("schema", t)
     gc.disable()  # see _long_lived_heap
     extraction: dict[str, Any] = {
@@ -593,7 +593,7 @@ def _build_rev(ctx: BuildContext) -> IndexResult:
     }
     loader = None
     if can_scope:  # interfaces first, whole facts where needed
-        from ragraf.build.extract import Facts
+        from ragraf.indexing.extract import Facts
 
         loader = Facts(ok_files, graph, **extraction)
         facts, reused_files = loader.facts, loader.reused
@@ -608,16 +608,16 @@ def _build_rev(ctx: BuildContext) -> IndexResult:
         schema = _schema_or_problem(cfg, sc)
         t = ctx.lap("schema", t)
     model = str(cfg.project["embedding"]["model"])
-    memo_path = ctx.layout.index_dir / scope.MEMO_FILE
+    memo_path = ctx.layout.index_dir / link_memo.MEMO_FILE
     keys = None
-    plan: scoped.Plan | None = None
+    plan: scoped_write.Plan | None = None
     if loader is not None:
         budget = float(cfg.project["index"]["file_time_budget_s"]) or None
         keys = {
             sf.path: f"{sf.sha256}|{registry.facts_key(sf.path, sf.lang, max_lines, budget)}"
             for sf in ok_files
         }
-        plan = scoped.Plan(loader, schema, schema_input, graph, lex, model)
+        plan = scoped_write.Plan(loader, schema, schema_input, graph, lex, model)
     # from here the files' texts only go to file_blob: the new ones are packed now and every
     # text is let go (MediaWiki holds ~64 MB of source through resolution otherwise)
     from ragraf.store.graph import blob
@@ -626,7 +626,7 @@ def _build_rev(ctx: BuildContext) -> IndexResult:
     blobs = {sf.sha256: blob(sf.text or "") for sf in ok_files if sf.sha256 not in known}
     for sf in ok_files:
         sf.text = None
-    previous = scope.load(memo_path) if keys is not None else None
+    previous = link_memo.load(memo_path) if keys is not None else None
     # the rows of the files' contents need no link: they are made and written as soon as
     # resolution knows which files it writes, before any is linked, and the facts keep only
     # what linking reads of them (MediaWiki: ~70% of their bytes) through linking and the
@@ -635,7 +635,7 @@ def _build_rev(ctx: BuildContext) -> IndexResult:
     # goes on in SQLite alone while linking runs, ``_write_content``.) A build killed after
     # this leaves rows of a revision rev.json does not name, which the next build removes
     # (``recover``)
-    from ragraf.build.rows import content_rows, let_content_go
+    from ragraf.indexing.rows import content_rows, let_content_go
 
     made: list[ContentRows] = []
     delta = ranges.Delta()
@@ -644,7 +644,7 @@ def _build_rev(ctx: BuildContext) -> IndexResult:
     def write_content(
         only: set[str] | None,
         linking: list[FileFacts],
-        plan: scoped.Plan | None = plan,
+        plan: scoped_write.Plan | None = plan,
         loader: Facts | None = loader,
         given: list[FileFacts] = facts,
         new_blobs: dict[str, bytes] = blobs,
@@ -676,7 +676,7 @@ def _build_rev(ctx: BuildContext) -> IndexResult:
         new_blobs.clear()
         delta += written
         del rows_made
-        heap.give_back()  # the contents, written and let go
+        trim_memory.give_back()  # the contents, written and let go
         ctx.timings["content"] = time.perf_counter() - t_content
 
     try:
@@ -719,7 +719,7 @@ def _build_rev(ctx: BuildContext) -> IndexResult:
     memo: list[bytes] | None = None
     if resolved.memo is not None:
         resolved.memo.rev = rev_id
-        memo = scope.encode(resolved.memo)
+        memo = link_memo.encode(resolved.memo)
         resolved.memo = None
     before = previous.code_nodes if previous is not None else []
     previous = None
@@ -730,7 +730,7 @@ def _build_rev(ctx: BuildContext) -> IndexResult:
     if in_scope is not None:
         assert plan is not None and plan.content is not None
         content = plan.content
-        out = scoped.assemble_scoped(
+        out = scoped_write.assemble_scoped(
             sc, facts, resolved, schema, graph, lex, before, content, made[0]
         )
         # files resolved again for their links alone (their content did not change)
@@ -755,7 +755,7 @@ def _build_rev(ctx: BuildContext) -> IndexResult:
     scope_counts = resolved.scope
     moved, renamed = resolved.moved, resolved.renamed
     del facts, resolved, loader, plan, blobs
-    heap.give_back()
+    trim_memory.give_back()
     t = ctx.lap("rows", t)
     if ctx.progress:
         ctx.progress("write", 0, 1)
@@ -846,7 +846,7 @@ def _build_rev(ctx: BuildContext) -> IndexResult:
     archive, pruned = done.archive, done.pruned
     if memo is not None:  # for the next build, written after the seal
         t_memo = time.perf_counter()
-        scope.write(memo_path, memo)
+        link_memo.write(memo_path, memo)
         ctx.timings["resolve_memo_save"] = time.perf_counter() - t_memo
     graph.analyze()
     graph.db.checkpoint()
@@ -916,7 +916,7 @@ def _schema_or_problem(cfg: Config, sc: ScanResult) -> Any:
     """The revision's database schema; schema input never fails a build: whatever goes
     wrong reading it becomes an incomplete schema with a problem in coverage (and the
     traceback in .ragraf/logs/index.log)."""
-    from ragraf.build import schema as schema_build
+    from ragraf.indexing import schema as schema_build
     from ragraf.model import CoverageRow
 
     try:
