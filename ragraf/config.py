@@ -375,26 +375,13 @@ def init_project(root: Path) -> list[Path]:
     return written
 
 
-def _git_ignores(path: Path) -> bool:
-    """True when git already ignores ``path`` (a rule of any .gitignore above it)."""
-    import subprocess
-
-    try:
-        r = subprocess.run(
-            ["git", "-C", str(path.parent), "check-ignore", "-q", str(path)],
-            capture_output=True,
-            timeout=10,
-        )
-    except (OSError, subprocess.SubprocessError):
-        return False
-    return r.returncode == 0
-
-
 def ignore_store(root: Path) -> bool:
     """Add ``.ragraf/`` to the project's .gitignore (created if missing); True when it
     changed. The store is local state: committed, a crafted one would travel with the
     repository, and it would churn on every build."""
-    if _git_ignores(root / DOT):
+    from ragraf import gitinfo
+
+    if gitinfo.ignores(root / DOT):
         return False
     path = root / ".gitignore"
     try:

@@ -77,3 +77,58 @@ def test_head_and_paths_relative_to_a_project_in_a_subfolder(tmp_path: Path) -> 
     }
     # a commit that is gone (a rebase dropped it): nothing known, no error
     assert tree.changed_between("0" * 40, second) == set()
+
+
+def _plant(repo: Path, marker: Path) -> None:
+    """A cloned repository's config naming programs git would run on a read: an fsmonitor
+    hook and a filter driver's clean command, each leaving ``marker`` behind."""
+    hook = repo / "evil.sh"
+    hook.write_text(f"#!/bin/sh\necho ran >> '{marker}'\ncat\n")
+    hook.chmod(0o755)
+    _git(repo, "config", "core.fsmonitor", str(hook))
+    _git(repo, "config", "filter.evil.clean", str(hook))
+    _git(repo, "config", "filter.evil.process", str(hook))
+    _git(repo, "config", "diff.external", str(hook))
+    (repo / ".gitattributes").write_text("*.php filter=evil diff=evil\n")
+    _git(repo, "config", "diff.evil.textconv", str(hook))
+
+
+def test_a_planted_fsmonitor_or_filter_never_runs(tmp_path: Path) -> None:
+    repo = _repo(tmp_path)
+    marker = tmp_path / "ran"
+    _plant(repo, marker)
+    (repo / "app" / "src" / "a.php").write_text("<?php echo 2;\n")
+    # the control: plain git runs the planted programs on a status
+    subprocess.run(["git", "-C", str(repo), "status", "--porcelain"], capture_output=True)
+    assert marker.exists(), "the planted hook must run under plain git (the test's premise)"
+    marker.unlink()
+
+    tree = gitinfo.WorkTree.of(repo / "app")
+    assert tree is not None
+    assert "src/a.php" in tree.uncommitted()
+    assert gitinfo.head(repo) and gitinfo.ignores(repo / "app" / "nothing") is False
+    assert not marker.exists(), "git ran a program the repository's config named"
+    first = gitinfo.head(repo)
+    safe = ("-c", "core.fsmonitor=false", "-c", "filter.evil.clean=", "-c", "filter.evil.process=")
+    _git(repo, *safe, "add", "-A")
+    _git(repo, *safe, "commit", "-qm", "2")
+    assert not marker.exists()
+    assert tree.changed_between(first or "", gitinfo.head(repo) or "") == {"src/a.php"}
+    assert not marker.exists(), "git ran a program the repository's config named"
+
+
+def test_drift_scan_runs_nothing_a_cloned_repository_names(tmp_path: Path) -> None:
+    """Through the CLI: init, index, an edit, ``drift --scan``: the planted programs never run."""
+    from tests.helpers import invoke
+
+    repo = _repo(tmp_path)
+    marker = tmp_path / "ran"
+    _plant(repo, marker)
+    project = repo / "app"
+    invoke("init", project, check=True)
+    invoke("-C", project, "index", "--no-vectors", check=True)
+    (project / "src" / "a.php").write_text("<?php function g() {}\n")
+    out = invoke("-C", project, "drift", "--scan", "--json", check=True)
+    assert "git-diff" in out.stdout  # git was asked, and answered
+    invoke("-C", project, "hook", "session-start", check=True)
+    assert not marker.exists(), "git ran a program the repository's config named"
