@@ -143,3 +143,64 @@ def test_mcp_loads_the_model_in_the_background(
     search_at = next(i for i, line in enumerate(lines) if "tool=ragraf_search" in line)
     assert preload < search_at
     assert sum("model preloaded" in line for line in lines) == 1
+
+
+def test_every_line_gets_a_json_rpc_answer(indexed_pilot: Path) -> None:
+    """Lines the SDK cannot read (a lone surrogate escape, 100,000-deep nesting, text that
+    is no JSON, JSON that is no message) each get a JSON-RPC error with the request's id
+    where it can be known, and the server goes on answering (raw wire: no SDK client can
+    send these)."""
+    import select
+    import subprocess
+
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "ragraf", "-C", str(indexed_pilot), "mcp"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+    )
+    assert proc.stdin is not None and proc.stdout is not None
+    init = {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": "t", "version": "1"},
+    }
+    deep = "[" * 100_000 + "]" * 100_000
+    lines = [
+        json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": init}),
+        json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"ragraf_search",'
+        '"arguments":{"query":"\\ud800"}}}',
+        '{"jsonrpc":"2.0","method":"tools/call","params":{"name":"ragraf_search",'
+        f'"arguments":{{"query":{deep}}}}},"id":"three"}}',
+        "not json at all",
+        '{"jsonrpc":"2.0","id":5}',
+        json.dumps({"jsonrpc": "2.0", "id": 6, "method": "tools/list"}),
+    ]
+    answers: dict[Any, Any] = {}
+    for line in lines:
+        proc.stdin.write(line.encode() + b"\n")
+        proc.stdin.flush()
+        if '"method": "notifications/initialized"' in line:
+            continue
+        ready, _, _ = select.select([proc.stdout], [], [], 30)
+        assert ready, f"no answer to {line[:80]!r}"
+        got = json.loads(proc.stdout.readline())
+        answers[got.get("id")] = got
+    proc.stdin.close()
+    assert proc.wait(timeout=30) == 0
+    assert answers[2]["error"]["code"] == -32700 and "hex escape" in answers[2]["error"]["message"]
+    assert answers["three"]["error"]["code"] == -32700
+    assert "recursion" in answers["three"]["error"]["message"]
+    assert answers[None]["error"]["code"] == -32700  # no id can be known
+    assert answers[5]["error"]["code"] == -32600
+    assert answers[6]["result"]["tools"]  # still serving
+
+
+def test_the_top_level_id_is_found_whatever_the_nesting() -> None:
+    from ragraf.cli.mcp_server import _top_level_id
+
+    assert _top_level_id('{"params": {"id": 9, "x": "\\"id\\": 8"}, "id": 7}') == 7
+    assert _top_level_id('{"id": "a\\"b", "p": [' + "[" * 50_000) == 'a"b'
+    assert _top_level_id('{"p": {"id": 1}}') is None
+    assert _top_level_id("[1, 2]") is None

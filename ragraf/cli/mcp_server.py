@@ -13,12 +13,18 @@ Invariants a change must keep:
 - Descriptions come from the facade docstrings, input schemas from the
   declared parameters (plus ``rev``), the server instructions from the one
   regimen text (``ragraf.agent_guidance.guidance``).
+- Every line the client sends gets an answer: one the SDK cannot read as a JSON-RPC
+  message (invalid JSON, a lone surrogate escape, nesting beyond the parser's depth, a
+  shape that is no message) is answered with a JSON-RPC error (``-32700`` / ``-32600``)
+  carrying the request's id when its top level names one (``_wire_error``), instead of
+  being dropped, which left the client waiting for ever.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import re
 import time
 from pathlib import Path
 from typing import Any
@@ -40,6 +46,59 @@ def _setup_logging(root: Path | None) -> None:
     log.addHandler(err)
     if root is not None:
         file_logger(log.name, Layout(root).logs_dir, "mcp.log")
+
+
+def _top_level_id(text: str) -> int | str | None:
+    """The ``id`` member of the JSON object ``text`` at its top level, found by a scan
+    that tracks only strings and depth (linear, whatever the nesting), or None."""
+    depth, i, n = 0, 0, len(text)
+    while i < n:
+        c = text[i]
+        if c == '"':
+            j = i + 1
+            while j < n and text[j] != '"':
+                j += 2 if text[j] == "\\" else 1
+            if depth == 1 and text[i : j + 1] == '"id"':
+                m = _ID_VALUE.match(text, j + 1)
+                if m is not None:
+                    return int(m.group(1)) if m.group(1) else json.loads(m.group(2))
+            i = j + 1
+            continue
+        if c in "[{":
+            depth += 1
+        elif c in "]}":
+            depth -= 1
+        i += 1
+    return None
+
+
+_ID_VALUE = re.compile(r'\s*:\s*(?:(-?\d{1,18})\b|("(?:[^"\\]|\\.){0,200}"))')
+
+
+def _wire_error(exc: Exception) -> Any:
+    """The JSON-RPC error answering a line the SDK could not read as a message."""
+    import mcp_types as types
+
+    errors = exc.errors() if hasattr(exc, "errors") else []
+    first = errors[0] if errors else {}
+    raw = first.get("input")
+    parse = first.get("type") == "json_invalid"
+    ident: Any = None
+    if isinstance(raw, str):
+        ident = _top_level_id(raw)
+    elif isinstance(raw, dict):
+        ident = raw.get("id")
+    if isinstance(ident, bool) or not isinstance(ident, int | str):
+        ident = None
+    msg = str(first.get("msg") or type(exc).__name__)[:300]
+    return types.JSONRPCError(
+        jsonrpc="2.0",
+        id=ident,
+        error=types.ErrorData(
+            code=types.PARSE_ERROR if parse else types.INVALID_REQUEST,
+            message=("Parse error: " if parse else "Invalid request: ") + msg,
+        ),
+    )
 
 
 def tool_definitions() -> list[Any]:
@@ -171,8 +230,25 @@ def serve(root: Path | None, no_project: RagrafError | None = None) -> None:
     )
 
     async def main() -> None:
+        from mcp.shared.message import SessionMessage
+
         async with stdio_server() as (read, write):
-            await server.run(read, write, server.create_initialization_options())
+            send, receive = anyio.create_memory_object_stream[Any](0)
+
+            async def answer_unreadable() -> None:
+                """Forward what the SDK read; answer what it could not (``_wire_error``)."""
+                async with send:
+                    async for item in read:
+                        if isinstance(item, Exception):
+                            log.warning("unreadable message: %s", type(item).__name__)
+                            await write.send(SessionMessage(_wire_error(item)))
+                        else:
+                            await send.send(item)
+
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(answer_unreadable)
+                await server.run(receive, write, server.create_initialization_options())
+                tg.cancel_scope.cancel()
 
     try:
         anyio.run(main)
