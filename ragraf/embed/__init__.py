@@ -10,6 +10,8 @@ Two modules, imported in one direction (``embedder`` uses ``files``):
 - ``ragraf.embed.embedder``: inference. :class:`Embedder` loads a prepared
   model (or a fetched one from fastembed's cache) and embeds texts.
 
+``ragraf.embed.ort`` imports onnxruntime for both, its telemetry off.
+
 This package re-exports their public names; callers import from
 ``ragraf.embed``.
 

@@ -277,7 +277,9 @@ class Embedder:
 
         assert self._folder is not None
         try:
-            import onnxruntime  # noqa: F401 - named in the message when missing
+            from ragraf.embed import ort
+
+            ort.load()  # telemetry off before any session; named in the message when missing
         except ImportError as e:
             raise EmbeddingUnavailable(
                 f"{e.name or 'onnxruntime'} is not installed; run `pip install onnxruntime`"

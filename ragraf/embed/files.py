@@ -205,7 +205,9 @@ def text_embedding_cls() -> Any:
         os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
         os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
     try:
-        import onnxruntime  # noqa: F401 - named in the message when missing
+        from ragraf.embed import ort
+
+        ort.load()  # telemetry off before fastembed makes a session; named when missing
         from fastembed import TextEmbedding
     except ImportError as e:
         raise EmbeddingUnavailable(

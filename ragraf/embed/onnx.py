@@ -202,8 +202,9 @@ class FolderModel:
         alone: bool = False,
     ) -> None:
         """``model``: the graph to run instead of the folder's model.onnx (its int8 graph)."""
-        import onnxruntime as ort
+        from ragraf.embed import ort as ort_module
 
+        ort = ort_module.load()
         self.tokenizer = load_tokenizer(folder)
         self.alone = alone
         self.session = _session(ort, model or folder / MODEL_FILE, 1 if alone else threads)

@@ -149,7 +149,10 @@ def derive(source: Path, target: Path) -> None:
     """Write the int8 graph of ``source`` to ``target`` (atomically, see the module doc)."""
     try:
         import onnx
-        import onnxruntime as ort
+
+        from ragraf.embed import ort as ort_module
+
+        ort = ort_module.load()
         from onnxruntime.quantization import QuantType, quantize_dynamic
     except ImportError as e:
         raise EmbeddingUnavailable(
