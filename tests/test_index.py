@@ -7,7 +7,6 @@ import re
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -330,8 +329,8 @@ def test_cli_errors_have_exit_codes(tmp_path: Path) -> None:
     assert r.exit_code == 2 and r.stdout == "" and "No such option: --bogus-flag" in r.stderr
 
 
-def test_help_is_instant_and_light() -> None:
-    t = time.perf_counter()
+def test_help_is_light() -> None:
+    """``--help`` imports none of the heavy modules (its time is bench/query.py's)."""
     code = (
         "import sys, ragraf.cli; "
         "heavy=[m for m in ('tree_sitter','fastembed','mcp','apsw','jsonschema','sqlglot') if m in sys.modules]; "
@@ -339,7 +338,6 @@ def test_help_is_instant_and_light() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == ""
-    assert time.perf_counter() - t < 5
 
 
 def test_status_loads_neither_the_build_nor_the_sql_parser(indexed_pilot: Path) -> None:

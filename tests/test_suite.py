@@ -132,3 +132,17 @@ def test_the_suite_run_from_git_rebase_exec_keeps_away_from_this_repository(
         timeout=120,
     )
     assert child.returncode == 0, child.stdout + child.stderr
+
+
+def test_no_test_asserts_a_wall_clock_limit() -> None:
+    """Timings belong in bench/ (docs/PERFORMANCE.md); a test asserting one fails on a loaded
+    2-core machine. A deadline that only bounds a wait for an event (a loop's ``deadline``)
+    is not a limit on the code's speed."""
+    clock = re.compile(r"\b(?:perf_counter|monotonic|time)\(\)\s*-\s*\w+")
+    offenders = []
+    for path in sorted((REPO / "tests").glob("*.py")):
+        for no, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            code = line.split("#", 1)[0]
+            if "assert" in code and clock.search(code):
+                offenders.append(f"{path.name}:{no}: {line.strip()}")
+    assert offenders == [], "assert behaviour, time in bench/: " + "; ".join(offenders)
