@@ -16,6 +16,7 @@ from __future__ import annotations
 import copy
 import hashlib
 import json
+import math
 import os
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -260,8 +261,32 @@ def _remember_checked(layout: Layout, prints: list[str]) -> None:
         tmp.unlink(missing_ok=True)
 
 
+def _non_finite(data: Any, key: str = "") -> str | None:
+    """The key of the first infinite or NaN number in ``data`` (``.inf`` / ``.nan`` in
+    YAML): a NaN passes every ``minimum`` / ``maximum`` of a schema, so it is refused
+    before."""
+    if isinstance(data, float) and not math.isfinite(data):
+        return key or "(top)"
+    items = (
+        data.items()
+        if isinstance(data, dict)
+        else enumerate(data)
+        if isinstance(data, list)
+        else ()
+    )
+    for k, v in items:
+        found = _non_finite(v, f"{key}.{k}" if key else str(k))
+        if found is not None:
+            return found
+    return None
+
+
 def _validate(data: dict[str, Any], name: str, path: Path) -> None:
     import jsonschema
+
+    bad = _non_finite(data)
+    if bad is not None:
+        raise ConfigError(f"{path}: key '{bad}': not a finite number")
 
     # formats checked: "regex" (db.query_builders.receivers)
     validator = jsonschema.Draft202012Validator(

@@ -10,6 +10,13 @@ Invariants a change must keep:
   a symlink and without blocking (``O_NOFOLLOW | O_NONBLOCK``), checks the
   opened file is regular (``fstat``), and reads at most a given number of
   bytes. A FIFO, socket, device or symlink never hangs or floods a reader.
+- A path is opened beneath the root one component at a time (``open_beneath``): each
+  folder relative to the descriptor of the one above it, never through a symlink, so a
+  folder swapped for a link while ragraf works (a check-then-open race) is refused, not
+  followed out of the root. The walk lists folders the same way.
+- Paths are corpus names (``ragraf.escape.corpus_name``): a byte of a file name that is
+  no UTF-8 is written ``\\u{dcNN}``, the form stored, shown and taken as input;
+  ``ragraf.escape.os_name`` gives the file system's name back, here only.
 - Symlinks are never followed by the scan: a symlinked file is recorded as
   ``skipped`` (its target indexed at its own path when inside the root), a
   symlinked folder is not entered, a symlink loop is ``skipped`` with a note.
@@ -36,13 +43,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ragraf.config import Config
+from ragraf.escape import corpus_name, os_name
 from ragraf.kinds import ParseStatus
 from ragraf.lang import registry
 from ragraf.lang.registry import lang_of
 
 #: folders that are never part of a corpus (checked before any configured glob)
 NEVER = frozenset({".ragraf", ".git"})
-_OPEN_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
+_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+_OPEN_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | _CLOEXEC
+_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | _CLOEXEC
 _BLOCK = 1 << 20
 
 
@@ -114,21 +124,57 @@ def kind_of(mode: int) -> str:
     return "special file"
 
 
-def open_regular(path: Path, limit: int) -> Opened:
-    """Read a regular file without following a symlink and without blocking: the first
-    ``limit`` bytes, and the sha256 of all of it (a file larger than ``limit`` is hashed
-    to its end but not kept). Raises ``NotRegular`` for anything but a regular file and
-    ``OSError`` when it cannot be opened or read."""
+def _open_dir(root: Path, rel_dir: str) -> int:
+    """A descriptor of the folder ``rel_dir`` (a corpus name, "" for the root), reached
+    from the root one component at a time without following a symlink."""
+    fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY | _CLOEXEC)
+    if not rel_dir:
+        return fd
+    for part in os_name(rel_dir).split("/"):
+        try:
+            if part in ("", ".", ".."):
+                raise NotRegular(errno.EINVAL, "not a plain path inside the root", rel_dir)
+            nxt = os.open(part, _DIR_FLAGS, dir_fd=fd)
+        except OSError as e:
+            os.close(fd)
+            if e.errno in (errno.ELOOP, errno.EMLINK):  # O_NOFOLLOW on a symlink
+                raise NotRegular(
+                    e.errno, "under a symlinked folder (not followed)", rel_dir
+                ) from None
+            raise
+        os.close(fd)
+        fd = nxt
+    return fd
+
+
+def open_beneath(root: Path, rel: str, flags: int = _OPEN_FLAGS) -> int:
+    """A descriptor of the file ``rel`` (a corpus name) beneath ``root``, no component
+    followed through a symlink (``NotRegular`` when one is a symlink)."""
+    head, _, name = rel.rpartition("/")
+    if name in ("", ".", ".."):
+        raise NotRegular(errno.EINVAL, "not a plain path inside the root", rel)
+    dir_fd = _open_dir(root, head)
     try:
-        fd = os.open(path, _OPEN_FLAGS)
+        return os.open(os_name(name), flags, dir_fd=dir_fd)
     except OSError as e:
         if e.errno in (errno.ELOOP, errno.EMLINK):  # O_NOFOLLOW on a symlink
-            raise NotRegular(e.errno, "a symlink (not followed)", str(path)) from None
+            raise NotRegular(e.errno, "a symlink (not followed)", rel) from None
         raise
+    finally:
+        os.close(dir_fd)
+
+
+def open_regular(root: Path, rel: str, limit: int) -> Opened:
+    """Read the regular file ``rel`` (a corpus name) beneath ``root`` without following a
+    symlink and without blocking: the first ``limit`` bytes, and the sha256 of all of it
+    (a file larger than ``limit`` is hashed to its end but not kept). Raises
+    ``NotRegular`` for anything but a regular file and ``OSError`` when it cannot be
+    opened or read."""
+    fd = open_beneath(root, rel)
     try:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
-            raise NotRegular(errno.EINVAL, f"not a regular file ({kind_of(st.st_mode)})", str(path))
+            raise NotRegular(errno.EINVAL, f"not a regular file ({kind_of(st.st_mode)})", rel)
         os.set_blocking(fd, True)
         h = hashlib.sha256()
         kept: list[bytes] = []
@@ -152,12 +198,12 @@ def resolve_inside(root: Path, rel: str) -> str | None:
     None when it leads out of the root (or loops)."""
     real_root = os.path.realpath(root)
     try:
-        target = os.path.realpath(root / rel, strict=False)
+        target = os.path.realpath(root / os_name(rel), strict=False)
     except (OSError, RuntimeError):
         return None
     if target != real_root and not target.startswith(real_root + os.sep):
         return None
-    return os.path.relpath(target, real_root).replace(os.sep, "/")
+    return corpus_name(os.path.relpath(target, real_root).replace(os.sep, "/"))
 
 
 # -- selection -------------------------------------------------------------------------
@@ -254,37 +300,50 @@ class Walk:
 def walk(
     root: Path, sel: Selector, seen: Walk | None = None
 ) -> Iterator[tuple[str, os.DirEntry[str]]]:
-    """Yield (relative path, entry) of candidate files, sorted, never following links;
-    folders that cannot be listed go to ``seen.unreadable``."""
+    """Yield (relative path, entry) of candidate files, sorted, never following links
+    (a folder is listed through a descriptor reached without one, ``_open_dir``); the
+    paths are corpus names. Folders that cannot be listed go to ``seen.unreadable``."""
     stack = [""]
     while stack:
         rel_dir = stack.pop()
         try:
-            with os.scandir(root / rel_dir if rel_dir else root) as it:
-                entries = sorted(it, key=lambda e: e.name)
+            fd = _open_dir(root, rel_dir)
         except OSError as err:
             if seen is not None and rel_dir:
                 seen.unreadable.append((rel_dir, err.strerror or type(err).__name__))
             continue
-        subdirs = []
-        for e in entries:
-            rel = f"{rel_dir}/{e.name}" if rel_dir else e.name
+        # the folder stays open while its entries are yielded: an entry's stat is made
+        # relative to this descriptor
+        try:
             try:
-                is_dir = e.is_dir(follow_symlinks=False)
-            except OSError:
-                is_dir = False
-            if is_dir:
-                if not sel.prune_dir(rel):
-                    subdirs.append(rel)
-            else:
-                yield rel, e  # files, symlinks and special files (never followed here)
+                with os.scandir(fd) as it:
+                    entries = sorted(it, key=lambda e: e.name)
+            except OSError as err:
+                if seen is not None and rel_dir:
+                    seen.unreadable.append((rel_dir, err.strerror or type(err).__name__))
+                continue
+            subdirs = []
+            for e in entries:
+                name = corpus_name(e.name)
+                rel = f"{rel_dir}/{name}" if rel_dir else name
+                try:
+                    is_dir = e.is_dir(follow_symlinks=False)
+                except OSError:
+                    is_dir = False
+                if is_dir:
+                    if not sel.prune_dir(rel):
+                        subdirs.append(rel)
+                else:
+                    yield rel, e  # files, symlinks and special files (never followed here)
+        finally:
+            os.close(fd)
         stack.extend(reversed(subdirs))
 
 
 def read_file(root: Path, rel: str, lang: str | None, max_bytes: int) -> ScannedFile:
     """Hash and decode one corpus file; never raises, never blocks, never follows a link."""
     try:
-        got = open_regular(root / rel, max_bytes)
+        got = open_regular(root, rel, max_bytes)
     except NotRegular as e:
         return ScannedFile(rel, lang, "", 0, 0, ParseStatus.SKIPPED, e.strerror)
     except OSError as e:
@@ -340,7 +399,7 @@ def read_file(root: Path, rel: str, lang: str | None, max_bytes: int) -> Scanned
 
 def _symlink(root: Path, rel: str) -> tuple[bool, str]:
     """(points at a folder, note) for a symlink; loops and dangling links included."""
-    full = root / rel
+    full = root / os_name(rel)
     try:
         target_is_dir = os.path.isdir(full)  # follows the link; False on loops and dangling
         os.stat(full)
@@ -358,7 +417,7 @@ def _symlink(root: Path, rel: str) -> tuple[bool, str]:
 def _link_sha(root: Path, rel: str) -> str:
     try:
         return hashlib.sha256(
-            os.readlink(root / rel).encode("utf-8", "surrogateescape")
+            os.readlink(root / os_name(rel)).encode("utf-8", "surrogateescape")
         ).hexdigest()
     except OSError:
         return ""

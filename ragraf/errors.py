@@ -49,6 +49,14 @@ class DiskFull(RagrafError):
 
     exit_code = 5
 
+    @classmethod
+    def at(cls, path: object) -> DiskFull:
+        """The refusal of a write to ``path`` (a file or folder on the full disk)."""
+        return cls(
+            f"the disk holding {path} is full: the write was refused and rolled back, "
+            "nothing already stored was lost; free some space and run the command again"
+        )
+
 
 class StoreError(RagrafError):
     """A store is unusable (corrupt file, schema too new, write on a reader)."""

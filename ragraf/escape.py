@@ -6,10 +6,20 @@ or forge a ledger block. Every place that shows a repository-made name (a path,
 an fqn, an evidence string) shows ``escape(name)``; ``unescape`` turns what an
 agent copies back into the real name.
 
+A file name may also hold bytes that are no UTF-8 (``bad\\xff.php``): Python reads them
+as lone surrogates (``surrogateescape``), which no store, pipe or JSON answer can carry.
+Such a name has one form everywhere ragraf keeps or shows it, its *corpus name*
+(``corpus_name``): each of those bytes written ``\\u{dcNN}``, as ``escape`` writes any
+other character it makes visible. ``os_name`` turns it back into the name the file
+system knows; what a user types (raw bytes in argv, or the escaped text copied from an
+answer) reaches the same corpus name.
+
 Invariants a change must keep:
 - ``escape`` leaves ordinary names unchanged and maps every C0 and C1 control,
-  DEL, the line and paragraph separators and the bidirectional overrides to
-  ``\\xNN`` / ``\\u{NNNN}``; its output holds none of them.
+  DEL, the line and paragraph separators, the bidirectional overrides and lone
+  surrogates to ``\\xNN`` / ``\\u{NNNN}``; its output holds none of them.
+- ``os_name(corpus_name(s)) == s`` for any ``s`` without a backslash, and a corpus
+  name encodes as UTF-8.
 - ``unescape(escape(s)) == s`` for any ``s`` without a backslash (paths here
   are POSIX; a backslash is never part of a corpus path).
 """
@@ -18,7 +28,9 @@ from __future__ import annotations
 
 import re
 
-_UNSAFE = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+_UNSAFE = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+_SURROGATE = re.compile(r"[\ud800-\udfff]")
+_SURROGATE_ESCAPED = re.compile(r"\\u\{(d[89a-f][0-9a-f]{2})\}", re.I)
 _ESCAPED = re.compile(r"\\x([0-9a-fA-F]{2})|\\u\{([0-9a-fA-F]{1,6})\}")
 
 
@@ -49,3 +61,18 @@ def unescape(s: str) -> str:
         return ch if _UNSAFE.fullmatch(ch) else m.group(0)
 
     return _ESCAPED.sub(back, s)
+
+
+def corpus_name(name: str) -> str:
+    """``name`` (as the file system or argv gave it) with every lone surrogate (a byte that
+    is no UTF-8) written ``\\u{dcNN}``: the form ragraf stores, shows and takes."""
+    if name.isprintable() or not _SURROGATE.search(name):
+        return name
+    return _SURROGATE.sub(_one, name)
+
+
+def os_name(name: str) -> str:
+    """The inverse of ``corpus_name``: the name the file system knows."""
+    if "\\u{" not in name:
+        return name
+    return _SURROGATE_ESCAPED.sub(lambda m: chr(int(m.group(1), 16)), name)

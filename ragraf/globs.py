@@ -58,7 +58,12 @@ def glob_to_regex(pattern: str) -> str:
                 body = "^" + body[1:]
             if not body or body == "^":
                 raise GlobError(f"{pattern!r}: empty character class")
-            out.append("[" + body.replace("\\", "\\\\").replace("/", "") + "]")
+            cls = "[" + body.replace("\\", "\\\\").replace("/", "") + "]"
+            try:
+                re.compile(cls)
+            except re.error as e:  # a reversed range such as [z-a]
+                raise GlobError(f"{pattern!r}: bad character class [{body}]: {e.msg}") from None
+            out.append(cls)
             i = j + 1
         else:
             out.append(re.escape(c))

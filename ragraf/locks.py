@@ -7,7 +7,8 @@ Invariants a change must keep:
 - POSIX locks belong to the process and vanish when any descriptor of the file
   is closed, so each lock file is opened once per process and nested
   acquisitions in one process only count depth (re-entrant, never released early).
-- The holder writes its pid into the lock file, for the message of a refusal.
+- The holder writes its pid into the lock file, for the message of a refusal; on a full
+  disk it holds the lock without it (the commands that need no write still run).
 """
 
 from __future__ import annotations
@@ -18,6 +19,8 @@ import fcntl
 import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
+
+from ragraf.errors import DiskFull
 
 _HELD: dict[str, list[int]] = {}  # path -> [fd, depth] of the locks this process holds
 
@@ -44,7 +47,12 @@ def file_lock(path: Path, *, wait: bool, busy: Callable[[str], Exception]) -> It
         finally:
             held[1] -= 1
         return
-    fd = os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o644)
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o644)
+    except OSError as e:
+        if e.errno == errno.ENOSPC:
+            raise DiskFull.at(path.parent) from None
+        raise
     try:
         try:
             fcntl.lockf(fd, fcntl.LOCK_EX if wait else fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -52,8 +60,12 @@ def file_lock(path: Path, *, wait: bool, busy: Callable[[str], Exception]) -> It
             if e.errno in (errno.EACCES, errno.EAGAIN):
                 raise busy(holder(path)) from None
             raise
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, str(os.getpid()).encode(), 0)
+        try:
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, str(os.getpid()).encode(), 0)
+        except OSError as e:  # the pid only names the holder in a refusal: the lock holds
+            if e.errno not in (errno.ENOSPC, errno.EDQUOT):
+                raise
         _HELD[key] = [fd, 1]
         try:
             yield

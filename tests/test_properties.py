@@ -44,12 +44,19 @@ settings.load_profile(os.environ.get("RAGRAF_HYPOTHESIS", "ci"))
 
 # -- what a hostile or careless tree holds ----------------------------------------------------
 #: one path component: anything a Linux file name may hold (no "/" and no NUL), including
-#: newlines, ESC, C1 controls, quotes, glob and markdown characters, and non-BMP text
-_component = st.text(
-    alphabet=st.characters(blacklist_characters="/\x00", blacklist_categories=("Cs",)),
-    min_size=1,
-    max_size=24,
-).filter(lambda s: s not in (".", "..") and len(s.encode()) <= 200)
+#: newlines, ESC, C1 controls, quotes, glob and markdown characters, non-BMP text, and
+#: bytes that are no UTF-8 (as Python reads them: lone surrogates U+DC80..U+DCFF)
+_not_utf8 = st.characters(min_codepoint=0xDC80, max_codepoint=0xDCFF)
+_component = st.one_of(
+    st.text(
+        alphabet=st.characters(blacklist_characters="/\x00", blacklist_categories=("Cs",)),
+        min_size=1,
+        max_size=24,
+    ),
+    st.builds(
+        lambda a, b, c: a + b + c, st.text("ab._", max_size=4), _not_utf8, st.text("x.", max_size=3)
+    ),
+).filter(lambda s: s not in (".", "..") and len(os.fsencode(s)) <= 200)
 _suffix = st.sampled_from([".php", ".php", ".md", ".sql", ".txt", ""])
 _rel_path = st.builds(
     lambda folders, name, suffix: os.path.join(*folders, name + suffix),

@@ -4,6 +4,7 @@ nothing already stored is lost."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import subprocess
@@ -675,6 +676,37 @@ def test_a_full_disk_is_a_clean_refusal_and_nothing_is_lost(small_disk: Path) ->
     assert st["rev_id"] == "rev-0001"
 
 
+@pytest.mark.slow
+def test_a_disk_full_to_the_last_byte_is_exit_5_naming_the_disk(small_disk: Path) -> None:
+    """Not a byte left: every command that must write stops with exit 5 and a message
+    naming the disk (the lock file, SQLite, LEDGER.md), never "internal error"; a reader
+    answers or is refused the same way; nothing stored is lost."""
+    from tests.helpers import copy_pilot
+
+    root = copy_pilot(small_disk / "pilot")
+    config.init_project(root)
+    assert ragraf("index", root=root).returncode == 0
+    p = root / "src" / "Core" / "Logger.php"
+    p.write_text(p.read_text() + "\n// changed before the disk filled\n")
+    filler = small_disk / "filler"
+    with open(filler, "wb", buffering=0) as fh:  # to the last byte (ENOSPC)
+        for size in (1 << 20, 4096, 1):
+            with contextlib.suppress(OSError):
+                while True:
+                    fh.write(b"\0" * size)
+    for args in (("drift", "--scan"), ("drift", "--note", "src/x.php", "--text", "why")):
+        r = ragraf(*args, root=root)
+        assert r.returncode == 5, (args, r.stderr)
+        assert "disk" in r.stderr and "internal error" not in r.stderr, r.stderr
+    for args in (("verify",), ("status",), ("query", "symbol", "Logger")):
+        # a reader may need a -shm file SQLite cannot grow: then it is refused the same way
+        r = ragraf(*args, root=root)
+        assert r.returncode == 0 or (r.returncode == 5 and "disk" in r.stderr), (args, r.stderr)
+    filler.unlink()
+    assert ragraf("drift", "--scan", root=root).returncode == 0
+    assert ragraf("verify", root=root).returncode == 0
+
+
 def test_a_refused_first_build_leaves_no_store_files(small_disk: Path) -> None:
     from tests.helpers import copy_pilot
 
@@ -685,3 +717,152 @@ def test_a_refused_first_build_leaves_no_store_files(small_disk: Path) -> None:
     assert r.returncode == 5 and "not enough disk space" in r.stderr
     assert not (root / ".ragraf/index/graph/graph.sqlite").exists()
     assert not (root / ".ragraf/control.sqlite").exists()
+
+
+# -- names that are no UTF-8, paths swapped for links while they are read ------------------------
+@pytest.mark.slow
+def test_a_file_name_that_is_no_utf8_is_indexed_scanned_and_queryable(pilot: Path) -> None:
+    """``src/bad\\xff.php`` (a byte that is no UTF-8) stopped ``index`` and ``drift --scan``.
+    Its one form everywhere is the corpus name ``src/bad\\u{dcff}.php``: stored, shown, and
+    taken as input, as typed raw (bytes in argv) or copied from an answer."""
+    raw = os.fsencode(pilot / "src") + b"/bad\xff.php"
+    with open(raw, "wb") as fh:
+        fh.write(b"<?php function bad_name() { return 1; }\n")
+    shown = "src/bad\\u{dcff}.php"
+    r = ragraf("index", root=pilot)
+    assert r.returncode == 0, r.stderr
+    sym = json.loads(ragraf("query", "symbol", "bad_name", "--json", root=pilot).stdout)
+    assert sym["result"]["matches"][0]["path"] == shown
+    for typed in (shown, os.fsdecode(b"src/bad\xff.php")):
+        got = json.loads(ragraf("query", "live_read", typed, "--json", root=pilot).stdout)
+        assert got["result"]["path"] == shown and got["result"]["status"] == "unchanged"
+    with open(raw, "ab") as fh:
+        fh.write(b"function more() {}\n")
+    os.utime(raw, (time.time() + 2, time.time() + 2))
+    scan = ragraf("drift", "--scan", root=pilot)
+    assert scan.returncode == 0 and f"modify {shown}" in scan.stdout, scan.stderr
+    hook = ragraf("hook", "session-start", root=pilot)
+    assert hook.returncode == 0 and shown in hook.stdout, hook.stderr
+    assert shown in (pilot / ".ragraf/drift/LEDGER.md").read_text()
+    assert ragraf("verify", root=pilot).returncode == 0
+    assert ragraf("reindex", "--commit", root=pilot).returncode == 0
+    assert "more" in ragraf("query", "symbol", "more", root=pilot).stdout
+
+
+def _exchange(a: Path, b: Path) -> bool:
+    """renameat2(RENAME_EXCHANGE): swap two names atomically (False when not supported)."""
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    fn = getattr(libc, "renameat2", None)
+    if fn is None:
+        return False
+    at_fdcwd, rename_exchange = -100, 2
+    return fn(at_fdcwd, os.fsencode(a), at_fdcwd, os.fsencode(b), rename_exchange) == 0
+
+
+@pytest.mark.slow
+def test_a_folder_swapped_for_a_link_is_never_read_through(tmp_path: Path) -> None:
+    """A real race, bounded: a process exchanges ``src/Core`` with a symlink to a folder
+    outside the root (``renameat2(RENAME_EXCHANGE)``, in a loop) while ``live_read`` reads
+    ``src/Core/Logger.php`` 2,000 times and ``index`` scans the corpus. Every path is opened
+    one component at a time relative to the root's descriptor, never through a link, so
+    the outside file's text is never served nor sealed."""
+    root = copy_pilot(tmp_path / "pilot")
+    config.init_project(root)
+    indexer.build(config.load(root))
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "Logger.php").write_text("<?php // OUTSIDE-SECRET\nfunction leaked() {}\n")
+    link = root / "src" / "swap"
+    os.symlink(outside, link)
+    real = root / "src" / "Core"
+    if not _exchange(real, link) or not _exchange(real, link):
+        pytest.skip("renameat2(RENAME_EXCHANGE) is not supported here")
+    swapper = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import ctypes, os, sys\n"
+            "libc = ctypes.CDLL(None)\n"
+            "a, b = os.fsencode(sys.argv[1]), os.fsencode(sys.argv[2])\n"
+            "while True:\n"
+            "    libc.renameat2(-100, a, -100, b, 2)\n",
+            str(real),
+            str(link),
+        ],
+    )
+    from ragraf.facade.context import Session
+
+    session = Session(root)  # one session, as the MCP server holds
+    try:
+        served = refused = 0
+        for _ in range(2000):
+            try:
+                got = facade.run(session, "live_read", {"path": "src/Core/Logger.php"})
+            except InvalidArgument:
+                refused += 1
+                continue
+            text = json.dumps(got["result"])
+            assert "OUTSIDE-SECRET" not in text, "a file outside the root was served"
+            served += 1
+        assert served + refused == 2000
+        res = ragraf("index", "--force", root=root)
+    finally:
+        session.close()
+        swapper.kill()
+        swapper.wait()
+    if (root / "src" / "Core").is_symlink():
+        _exchange(real, link)
+    assert res.returncode == 0, res.stderr
+    hit = json.loads(ragraf("query", "symbol", "leaked", "--json", root=root).stdout)
+    assert not hit["result"].get("matches"), "a file outside the root was sealed"
+    blob = run_cli("-C", str(root), "query", "search", "OUTSIDE-SECRET", "--json").stdout
+    assert json.loads(blob)["result"]["hits"] == []
+
+
+# -- clean errors: each names the file, argument or disk, never "internal error" -------------------
+def test_code_of_a_file_in_compact_text_names_the_file(indexed_pilot: Path) -> None:
+    r = invoke(
+        "-C", indexed_pilot, "query", "code", "--path", "src/Core/Logger.php", "--style", "compact"
+    )
+    assert r.exit_code == 0, r.stderr
+    assert r.stdout.splitlines()[0].startswith("== src/Core/Logger.php:1-")
+
+
+def test_an_argument_that_is_no_utf8_is_taken_not_an_internal_error(indexed_pilot: Path) -> None:
+    for args in (
+        ("query", "symbol", os.fsdecode(b"\xff\xfe")),
+        ("query", "live_read", os.fsdecode(b"src/none\xff.php")),
+        ("query", "search", os.fsdecode(b"caf\xe9 invoice")),
+    ):
+        r = ragraf(*args, root=indexed_pilot)
+        assert r.returncode == 0 and "internal error" not in r.stderr, (args, r.stderr)
+    missing = ragraf("query", "live_read", os.fsdecode(b"src/none\xff.php"), root=indexed_pilot)
+    assert "src/none\\u{dcff}.php: missing" in missing.stdout
+
+
+@pytest.mark.parametrize(
+    ("yaml_line", "said"),
+    [
+        ('include: ["[z-a]"]', "key 'include': bad glob: '[z-a]': bad character class"),
+        ("max_file_bytes: 100000000000000000000000000000000000000000", "key 'max_file_bytes'"),
+        ("max_file_bytes: 1.0e41", "key 'max_file_bytes'"),
+        ("drift:\n  slice_similarity: .nan", "key 'drift.slice_similarity': not a finite number"),
+    ],
+)
+def test_a_bad_config_value_is_a_config_error_naming_file_and_key(
+    pilot: Path, yaml_line: str, said: str
+) -> None:
+    (pilot / ".ragraf/config/project.yaml").write_text(yaml_line + "\n")
+    r = invoke("-C", pilot, "index")
+    assert r.exit_code == 2, r.stderr
+    assert str(pilot / ".ragraf/config/project.yaml") in r.stderr and said in r.stderr, r.stderr
+
+
+def test_a_note_too_long_is_refused_and_nothing_is_stored(indexed_pilot: Path) -> None:
+    r = invoke("-C", indexed_pilot, "drift", "--note", "src/x.php", "--text", "n" * 100_000)
+    assert r.exit_code == 2 and "--text" in r.stderr and len(r.stderr) < 300, r.stderr
+    assert (
+        json.loads(invoke("-C", indexed_pilot, "drift", "--json").stdout)["drift"]["entries"] == 0
+    )

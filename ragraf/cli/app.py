@@ -11,6 +11,7 @@ Heavy modules are imported inside commands so `ragraf --help` stays instant.
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import os
 import sys
@@ -20,7 +21,8 @@ from typing import Annotated, Any
 import typer
 from typer.core import TyperGroup
 
-from ragraf.errors import InvalidArgument, RagrafError
+from ragraf.errors import DiskFull, InvalidArgument, RagrafError
+from ragraf.escape import corpus_name
 
 DEBUG_ENV = "RAGRAF_DEBUG"
 _state: dict[str, Any] = {"project": None}
@@ -29,6 +31,11 @@ _state: dict[str, Any] = {"project": None}
 class _RagrafGroup(TyperGroup):
     """The root command group: library errors become exit codes and one line on stderr
     here, whoever invokes the app (the console script or a test's CliRunner)."""
+
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        """Arguments holding bytes that are no UTF-8 (a file name typed raw) take their
+        corpus names (``ragraf.escape.corpus_name``), the one form paths have in ragraf."""
+        return list(super().parse_args(ctx, [corpus_name(a) for a in args]))
 
     def invoke(self, ctx: Any) -> Any:
         try:
@@ -45,15 +52,25 @@ class _RagrafGroup(TyperGroup):
             ctx.exit(130)
         except (typer.Exit, typer.Abort):
             raise  # --help, ctx.exit(), a prompt aborted: typer handles them
+        except OSError as e:
+            if e.errno not in (errno.ENOSPC, errno.EDQUOT):
+                self._internal(ctx, e)
+            full = DiskFull.at(Path(e.filename).parent if e.filename else "the project")
+            _err(str(full))  # a write the library did not name: the disk is still the cause
+            ctx.exit(full.exit_code)
         except Exception as e:
             if hasattr(e, "exit_code") and hasattr(e, "show"):
                 raise  # typer's usage errors (bad option, missing argument): it reports them
-            where = _record_internal_error(e, ctx.invoked_subcommand)
-            _err(
-                f"internal error: {type(e).__name__}: {e}"
-                + (f" (traceback in {where})" if where else "")
-            )
-            ctx.exit(1)
+            self._internal(ctx, e)
+
+    @staticmethod
+    def _internal(ctx: Any, e: Exception) -> None:
+        where = _record_internal_error(e, ctx.invoked_subcommand)
+        _err(
+            f"internal error: {type(e).__name__}: {e}"
+            + (f" (traceback in {where})" if where else "")
+        )
+        ctx.exit(1)
 
 
 def _record_internal_error(e: BaseException, command: str | None = None) -> str | None:

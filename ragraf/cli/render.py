@@ -319,8 +319,10 @@ def _r_code(r: dict[str, Any], out: list[str]) -> None:
     for it in r.get("items", []):
         if "signature" in it:
             out.append(f"{it['path']}:{it['start_line']}  {it['signature']}")
-        else:
+        elif "kind" in it:
             out.append(f"== {_sym(it)}")
+        else:  # a file's text (``--path``), no symbol
+            out.append(f"== {it['path']}:{it['start_line']}-{it['end_line']}")
             out.append(_u(it.get("code")))
     for e in r.get("entries", []):
         out.append(f"== {e.get('header', e['chunk_id'])}")

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 from ragraf.config import Config
 from ragraf.corpus import ScannedFile, read_file, scan
 from ragraf.drift.ledger import NewEntry
+from ragraf.errors import InvalidArgument
 from ragraf.kinds import CALLABLE, FILE_CHANGES, PATH_NOTES, SYMBOL, ChangeKind, ParseStatus
 from ragraf.lang import registry
 from ragraf.lang.facts import FileFacts
@@ -617,8 +618,15 @@ def _scan_locked(cfg: Config, detected_by: str, man: dict[str, Any]) -> ScanRepo
 
 
 def note_entry(cfg: Config, path: str, text: str) -> list[LedgerEntry]:
-    """A manual ledger entry about a path (detected_by manual)."""
+    """A manual ledger entry about a path (detected_by manual); a text over
+    ``MAX_TEXT_ARG`` characters is refused before anything is stored."""
     from ragraf.drift import ledger
+    from ragraf.limits import MAX_TEXT_ARG
+
+    if not text.strip() or len(text) > MAX_TEXT_ARG:
+        raise InvalidArgument(
+            f"--text: a note takes 1 to {MAX_TEXT_ARG} characters (got {len(text)})"
+        )
     from ragraf.store import manifest
 
     man = manifest.require(cfg.layout.rev_json)

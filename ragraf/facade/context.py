@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 from ragraf.config import Config, Layout
 from ragraf.errors import InvalidArgument
+from ragraf.escape import os_name
 from ragraf.facade import sanitize
 from ragraf.kinds import PATH_NOTES, ChangeKind, ParseStatus
 from ragraf.model import EdgeRow, FileRow, LedgerEntry, NodeRow, props_of
@@ -261,7 +262,7 @@ class Session:
         (a path that became a FIFO or a link reads as changed, not as a hang)."""
         from ragraf.corpus import NotRegular, open_regular
 
-        full = self.root / path
+        full = self.root / os_name(path)
         try:
             st = os.lstat(full)
         except OSError:
@@ -274,7 +275,7 @@ class Session:
         hit = self._hash_cache.get(key)
         if hit is None:
             try:
-                hit = open_regular(full, 0).sha256
+                hit = open_regular(self.root, path, 0).sha256
             except NotRegular:
                 hit = NOT_REGULAR
             except OSError:
@@ -531,7 +532,7 @@ class Ctx:
                 reason = f"modify after {since_rev}"
                 try:
                     since = datetime.fromtimestamp(
-                        os.stat(self.root / path).st_mtime, UTC
+                        os.stat(self.root / os_name(path)).st_mtime, UTC
                     ).isoformat(timespec="seconds")
                 except OSError:
                     since = None

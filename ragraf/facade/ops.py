@@ -1022,7 +1022,7 @@ def live_read(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
     indexed = ctx.indexed_lines(path)
     limit = int(cfg.project["max_file_bytes"])
     try:
-        got = open_regular(ctx.root / real, limit)
+        got = open_regular(ctx.root, real, limit)
     except FileNotFoundError:
         return {
             "path": path,

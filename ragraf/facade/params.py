@@ -18,9 +18,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ragraf.errors import InvalidArgument
-from ragraf.escape import escape, unescape
+from ragraf.escape import corpus_name, escape, unescape
+from ragraf.limits import MAX_TEXT_ARG
 
-MAX_STR = 512
+MAX_STR = MAX_TEXT_ARG
 #: characters of a bad value quoted back in an error message
 SHOWN_CHARS = 80
 
@@ -144,6 +145,10 @@ class OpSpec:
 
 
 def normalise_path(op: str, name: str, value: str) -> str:
+    """A project-relative path as a user gives it (raw, or with the escapes answers show:
+    control characters ``\\xNN``, bytes that are no UTF-8 ``\\u{dcNN}``; ``\\`` as a
+    separator) as its corpus name (``ragraf.escape.corpus_name``), or InvalidArgument."""
+    value = unescape(value)
     if "\0" in value:
         raise InvalidArgument(f"{op}: argument '{name}' contains a NUL byte")
     v = value.replace("\\", "/")
@@ -156,7 +161,7 @@ def normalise_path(op: str, name: str, value: str) -> str:
         raise InvalidArgument(f"{op}: argument '{name}' leaves the project root: {shown(value)}")
     if norm in (".", ""):
         raise InvalidArgument(f"{op}: argument '{name}' is empty")
-    return norm
+    return corpus_name(norm)
 
 
 def validate(spec: OpSpec, args: dict[str, Any]) -> dict[str, Any]:
@@ -203,8 +208,7 @@ def _check(op: str, p: Param, v: Any) -> Any:
         if any(ord(c) < 32 and c not in "\t" for c in v):
             raise InvalidArgument(f"{where} contains control characters")
         if t == "path":
-            # answers show control characters in names as \xNN: take the name back
-            return normalise_path(op, p.name, unescape(v))
+            return normalise_path(op, p.name, v)
         if t == "node_id" and not NODE_ID.match(v):
             raise InvalidArgument(f"{where} must be a 40-hex node id")
         if t == "enum" and v not in p.choices:

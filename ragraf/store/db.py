@@ -249,10 +249,7 @@ class Database:
 
 
 def disk_full(path: Path) -> DiskFull:
-    return DiskFull(
-        f"the disk holding {path.parent} is full: the write was refused and rolled back, "
-        "nothing already stored was lost; free some space and run the command again"
-    )
+    return DiskFull.at(path.parent)
 
 
 def _check_width(cls: type, row: Any, sql: str) -> None:
