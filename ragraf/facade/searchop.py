@@ -1,7 +1,12 @@
 """search: the operation. ``run_search`` reads the settings (the project's ``search`` section
 with the latest calibration applied; limits say which) and runs the stages of
 ``ragraf.facade.search`` in order; ``signals`` reports the measures the abstention weighs,
-without the thresholds, for ``calibrate``."""
+without the thresholds, for ``calibrate``.
+
+Invariants a change must keep:
+- The stages run in the order ``ragraf.facade.search`` states, over one pool per query.
+- A calibration overrides the configured thresholds it names, and limits say so.
+"""
 
 from __future__ import annotations
 
@@ -28,17 +33,22 @@ def run_search(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
     scope = Scope(suffixes_of(lang) if lang else None, frozenset(args.get("kinds") or ()))
     q = channels.read_query(ctx, args["query"], s)
     pool = Pool()
+    # 1. channels
     found = channels.gather(ctx, q, s, scope, pool)
+    # 2. fuse, then the vocabulary expansion (it reads the first fused hits) fused below
     rank.fuse_channels(found, pool, s, scope)
     extra, expanded = channels.expansion(ctx, pool, found, q, s)
     rank.fuse(expanded, Channel.EXPANSION, s.expansion_weight, s.rrf_k, scope)
+    # 3. re-rank the fused top, order the hits
     fused = pool.fused()
     top = fused[: s.rerank_top]
     facts = rank.read_facts(ctx, top, q, found, s)
     rank.rerank(top, q.weighed, s.rerank_weights, facts)
     order = rank.order(found.anchors, fused, s.rerank_top)
+    # 4. abstain (after the re-rank: the words it read count in the coverage)
     ev = abstain.weigh(ctx, pool, found, q, s.near_band)
     verdict = abstain.confidence(ev, s.thresholds)
+    # 5. fold, 6. render
     hits = [] if verdict.confidence == "none" else fold.one_per_symbol(fold.built_copies(order))
     return render.render(ctx, args, q, hits, ev, verdict, extra)
 
