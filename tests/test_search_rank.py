@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from ragraf.facade.searchop import (
-    _expansion_terms,
-    _zscores,
+from ragraf.facade.search.rank import zscores
+from ragraf.facade.search.words import (
+    expansion_terms,
     name_match,
     query_name_words,
     words_meet,
@@ -57,9 +57,9 @@ def test_name_match_orders_exact_over_ordered_over_words() -> None:
 
 
 def test_zscores_need_a_distribution() -> None:
-    assert _zscores({"a": 1.0, "b": 2.0}) == {}  # too few to tell an outlier
-    assert _zscores(dict.fromkeys("abcdef", 0.5)) == {}  # no spread
-    z = _zscores({"a": 0.9, "b": 0.3, "c": 0.31, "d": 0.29, "e": 0.3, "f": 0.3})
+    assert zscores({"a": 1.0, "b": 2.0}) == {}  # too few to tell an outlier
+    assert zscores(dict.fromkeys("abcdef", 0.5)) == {}  # no spread
+    z = zscores({"a": 0.9, "b": 0.3, "c": 0.31, "d": 0.29, "e": 0.3, "f": 0.3})
     assert max(z, key=lambda c: z[c]) == "a" and z["a"] > 2
 
 
@@ -81,10 +81,10 @@ def test_expansion_takes_rare_words_the_first_hits_share() -> None:
     sources = [["shortcode", "content", "tags"], ["shortcode", "regex", "content"], ["other"]]
     df = {"shortcode": 12, "content": 900, "regex": 3, "tags": 40, "other": 5}
     # "content" is in 2 sources but too common (900 of 1000 chunks); "regex" is in one only
-    got = _expansion_terms(["expand", "macros"], sources, df, 1000, set(), 4)
+    got = expansion_terms(["expand", "macros"], sources, df, 1000, set(), 4)
     assert got == ["shortcode"]
-    assert _expansion_terms(["shortcode"], sources, df, 1000, set(), 4) == []  # a query word
-    assert _expansion_terms(["x"], sources, df, 1000, set(), 0) == []
+    assert expansion_terms(["shortcode"], sources, df, 1000, set(), 4) == []  # a query word
+    assert expansion_terms(["x"], sources, df, 1000, set(), 0) == []
 
 
 def _index_and_search(root: Path, query: str) -> list[dict[str, Any]]:
