@@ -17,13 +17,13 @@ from __future__ import annotations
 import difflib
 import re
 from collections import defaultdict
-from typing import Any
+from typing import Any, NamedTuple
 
 from ragraf.facade import orm, sanitize
 from ragraf.facade.context import MAX_ITEMS, Ctx
 from ragraf.facade.params import OpSpec, Param
 from ragraf.kinds import EdgeKind, NodeKind
-from ragraf.model import SCHEMA_PATH, DbColumnRow, EdgeRow, NodeRow, props_of
+from ragraf.model import SCHEMA_PATH, CoverageRow, DbColumnRow, EdgeRow, NodeRow, props_of
 from ragraf.sql.dbschema import SOURCE_CODE
 
 #: difflib ratio above which a table name is offered as "nearest" for a name not found
@@ -116,12 +116,64 @@ def schema(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
     `files`: the SQL files the schema was read from (dialect, why, in the order applied)
     and those seen and left out (why: seed data, another dialect, an upgrade script...).
     `table` narrows to one table or view."""
-    from ragraf.sql.schema_notes import parse_divergence_note, schema_files
-
     ctx.touch(SCHEMA_PATH)  # a schema_change in the ledger warns this answer
     from_source, incomplete = _schema_state(ctx)
     _limit_incomplete(ctx, incomplete)
     want = args.get("table")
+    tables = _tables(ctx, want)
+    views = _views(ctx, want)
+    coverage = ctx.graph.coverage(ctx.rev)
+    files = _schema_files(ctx, coverage)
+    divergences, problems = _coverage_notes(ctx, coverage, want)
+    out: dict[str, Any] = {
+        "source": from_source,
+        "complete": incomplete is None,
+        "incomplete": incomplete,
+        "tables": tables,
+        "views": views,
+        "divergences": divergences,
+        "problems": problems,
+        "files": files,
+        "total": len(tables) + len(views),
+    }
+    if not tables and not views:
+        out.update(_nothing_hint(ctx, want, incomplete, files["code_tables"]))
+    return out
+
+
+class _ForeignKeys(NamedTuple):
+    """The foreign keys of the schema by lower table name, both ways."""
+
+    outgoing: dict[str, list[dict[str, Any]]]  # the table's columns -> other tables
+    incoming: dict[str, list[dict[str, Any]]]  # other tables' columns -> the table
+
+
+def _foreign_keys(ctx: Ctx) -> _ForeignKeys:
+    """Each foreign key once: a relationship declared twice (inline REFERENCES and a
+    table-level constraint: the server keeps both constraints) is one to an agent."""
+    fks = list(dict.fromkeys(ctx.graph.db_fks(ctx.rev)))
+    keys = _ForeignKeys(defaultdict(list), defaultdict(list))
+    for ft, fc, tt, tc in fks:
+        keys.outgoing[ft.lower()].append(
+            {
+                "column": sanitize.clean(fc),
+                "to_table": sanitize.clean(tt),
+                "to_column": sanitize.clean(tc),
+            }
+        )
+        keys.incoming[tt.lower()].append(
+            {
+                "from_table": sanitize.clean(ft),
+                "from_column": sanitize.clean(fc),
+                "column": sanitize.clean(tc),
+            }
+        )
+    return keys
+
+
+def _tables(ctx: Ctx, want: str | None) -> list[dict[str, Any]]:
+    """The tables (``want``: the one of that name) with their columns, keys and evidence;
+    the limits say what the schema does not know of them."""
     rows = ctx.graph.db_tables(ctx.rev)
     if want:
         rows = [r for r in rows if r.table_name.lower() == want.lower()]
@@ -136,26 +188,7 @@ def schema(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
     cols_by_table: dict[str, list[DbColumnRow]] = defaultdict(list)
     for c in ctx.graph.db_columns(ctx.rev, [r.table_id for r in rows]):
         cols_by_table[c.table_id].append(c)
-    # a relationship declared twice (inline REFERENCES and a table-level constraint: the
-    # server keeps both constraints) is one relationship to an agent
-    fks = list(dict.fromkeys(ctx.graph.db_fks(ctx.rev)))
-    out_fk: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    in_fk: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    for ft, fc, tt, tc in fks:
-        out_fk[ft.lower()].append(
-            {
-                "column": sanitize.clean(fc),
-                "to_table": sanitize.clean(tt),
-                "to_column": sanitize.clean(tc),
-            }
-        )
-        in_fk[tt.lower()].append(
-            {
-                "from_table": sanitize.clean(ft),
-                "from_column": sanitize.clean(fc),
-                "column": sanitize.clean(tc),
-            }
-        )
+    keys = _foreign_keys(ctx)
     tables = []
     for table_id, name, engine, row_estimate, src in rows:
         n = nodes.get(table_id)
@@ -180,18 +213,29 @@ def schema(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
                 "evidence": node["evidence"] if node else None,
                 "columns": columns,
                 "primary_key": [c["name"] for c in columns if c["key"] == "PRI"],
-                "foreign_keys": out_fk.get(name.lower(), []),
-                "referenced_by": in_fk.get(name.lower(), []),
+                "foreign_keys": keys.outgoing.get(name.lower(), []),
+                "referenced_by": keys.incoming.get(name.lower(), []),
             }
         )
+    return tables
+
+
+def _views(ctx: Ctx, want: str | None) -> list[dict[str, Any]]:
+    """The views (``want``: the one of that name), with their evidence."""
     views = []
     for v in ctx.graph.nodes_of_kind(ctx.rev, NodeKind.DB_VIEW):
         if want and (v.name or "").lower() != want.lower():
             continue
         vn = ctx.node(v)
         views.append({"name": vn["name"], "node_id": v.node_id, "evidence": vn["evidence"]})
-    divergences, problems = [], []
-    coverage = ctx.graph.coverage(ctx.rev)
+    return views
+
+
+def _schema_files(ctx: Ctx, coverage: list[CoverageRow]) -> dict[str, Any]:
+    """``files``: the SQL files the schema was read from (each touched) and those left
+    out (the first ``MAX_ITEMS``), out of the revision's coverage rows."""
+    from ragraf.sql.schema_notes import schema_files
+
     files = schema_files(coverage)
     for f in files["used"]:
         ctx.touch(f["path"])
@@ -206,6 +250,18 @@ def schema(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
             f"schema: {len(files['rejected'])} SQL files left out, the first {MAX_ITEMS} are listed"
         )
         del files["rejected"][MAX_ITEMS:]
+    return files
+
+
+def _coverage_notes(
+    ctx: Ctx, coverage: list[CoverageRow], want: str | None
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The divergences between the live database and the migrations (``want``: those of
+    that table), by table, column and kind; and the migration statements that could not
+    be applied (their files touched)."""
+    from ragraf.sql.schema_notes import parse_divergence_note
+
+    divergences, problems = [], []
     for metric, _value, note in coverage:
         if metric == "schema.divergence" and note:
             d = parse_divergence_note(note)
@@ -218,52 +274,46 @@ def schema(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
             problems.append({"evidence": sanitize.clean(path), "message": sanitize.clean(rest)})
             ctx.touch(path.rpartition(":")[0])
     divergences.sort(key=lambda d: (d["table"].lower(), d["column"] or "", d["kind"]))
-    out: dict[str, Any] = {
-        "source": from_source,
-        "complete": incomplete is None,
-        "incomplete": incomplete,
-        "tables": tables,
-        "views": views,
-        "divergences": divergences,
-        "problems": problems,
-        "files": files,
-        "total": len(tables) + len(views),
-    }
+    return divergences, problems
+
+
+def _nothing_hint(
+    ctx: Ctx, want: str | None, incomplete: str | None, code_tables: int
+) -> dict[str, Any]:
+    """The hint of an answer with no table and no view: a table known only from SQL in
+    code, the nearest names of a table not found, or where a schema would come from."""
     code_named = (
         [
             r
             for r in ctx.graph.db_objects_named(ctx.rev, want)
             if props_of(r.props).get("source") == SOURCE_CODE
         ]
-        if want and not tables and not views
+        if want
         else []
     )
     if code_named:
         table_limits(ctx, code_named)
-        out["hint"] = (
-            f"table '{sanitize.clean(want or '')}' is not in a schema: none was found, it is known"
-            " only from SQL in code; table_usage and impact answer for it"
-        )
-    elif want and not tables and not views:
+        return {
+            "hint": f"table '{sanitize.clean(want or '')}' is not in a schema: none was found, it"
+            " is known only from SQL in code; table_usage and impact answer for it"
+        }
+    if want:
         nearest = _nearest_tables(ctx, want)
-        out["nearest"] = nearest
-        out["hint"] = (
-            f"table '{sanitize.clean(want)}' is not in the schema of {ctx.rev}"
+        return {
+            "nearest": nearest,
+            "hint": f"table '{sanitize.clean(want)}' is not in the schema of {ctx.rev}"
             + (f"; nearest: {', '.join(nearest)}" if nearest else "")
             + ("" if incomplete is None else " (the schema is incomplete)")
-            + "; table_usage lists SQL that names it anyway"
+            + "; table_usage lists SQL that names it anyway",
+        }
+    return {
+        "hint": f"no database tables in {ctx.rev}: configure db.dsn or db.schema_source migrations"
+        + (
+            f"; {code_tables} table(s) are known only from SQL in code (table_usage, impact)"
+            if code_tables
+            else ""
         )
-    elif not tables and not views:
-        out["hint"] = (
-            f"no database tables in {ctx.rev}: configure db.dsn or db.schema_source migrations"
-            + (
-                f"; {files['code_tables']} table(s) are known only from SQL in code"
-                " (table_usage, impact)"
-                if files["code_tables"]
-                else ""
-            )
-        )
-    return out
+    }
 
 
 def _sql_item(
