@@ -17,6 +17,7 @@ from __future__ import annotations
 import difflib
 import re
 from collections import defaultdict
+from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from ragraf.facade import orm, sanitize
@@ -493,53 +494,16 @@ def table_usage(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
     targets = ctx.graph.db_objects_named(ctx.rev, table)
     table_limits(ctx, targets)
     target_nodes = [ctx.node(t) for t in targets]
-    edges = ctx.graph.edges_to(ctx.rev, [t.node_id for t in targets], (EdgeKind.REFERENCES_TABLE,))
-    lit_ids = [e.src for e in edges]
-    lits = ctx.graph.nodes_by_ids(ctx.rev, lit_ids)
-    holders_of: dict[str, str] = {}
-    for e in ctx.graph.edges_to(ctx.rev, lit_ids, (EdgeKind.CONTAINS,)):
-        holders_of.setdefault(e.dst, e.src)
-    holder_rows = ctx.graph.nodes_by_ids(ctx.rev, set(holders_of.values()))
-    readers: list[dict[str, Any]] = []
-    writers: list[dict[str, Any]] = []
-    symbols: dict[str, dict[str, Any]] = {}
-    files: set[str] = set()
-    linked: set[str] = set()
-    counts: dict[str, int] = defaultdict(int)
-    entities: dict[str, dict[str, Any]] = {}
-    for e in edges:
-        lit = lits.get(e.src)
-        if lit is None or e.src in linked:
-            continue
-        if lit.kind != NodeKind.SQL_LITERAL:  # an ORM entity's mapping (Doctrine)
-            entities.setdefault(e.src, orm.entity_item(ctx, lit, e))
-            continue
-        linked.add(e.src)
-        h = holder_rows.get(holders_of.get(e.src, ""))
-        holder = ctx.node(h) if h is not None else None
-        item = _sql_item(ctx, lit, holder, e, table)
-        counts[item["operation"]] += 1
-        if "write" in item["roles"]:
-            writers.append(item)
-        if "read" in item["roles"]:
-            readers.append(item)
-        files.add(lit.path or "")
-        if holder is not None:
-            entry = symbols.setdefault(holder["node_id"], {**holder, "reads": 0, "writes": 0})
-            entry["reads"] += 1 if "read" in item["roles"] else 0
-            entry["writes"] += 1 if "write" in item["roles"] else 0
-    unlinked = []
-    for lit in ctx.graph.sql_literals_naming(ctx.rev, table):
-        if lit.node_id in linked:
-            continue
-        unlinked.append(_sql_item(ctx, lit, None, None, table))
-        files.add(lit.path or "")
-    possible = _named_at_run_time(ctx, table, linked | {it["sql"]["node_id"] for it in unlinked})
+    usage = _linked_sql(ctx, table, targets)
+    unlinked = _unlinked_sql(ctx, table, usage)
+    possible = _named_at_run_time(
+        ctx, table, usage.linked | {it["sql"]["node_id"] for it in unlinked}
+    )
     key = lambda it: (it["sql"]["path"], it["sql"]["start_line"] or 0, it["sql"]["fqn"] or "")  # noqa: E731
-    readers.sort(key=key)
-    writers.sort(key=key)
+    usage.readers.sort(key=key)
+    usage.writers.sort(key=key)
     unlinked.sort(key=key)
-    total = len(linked)
+    total = len(usage.linked)
     if possible:
         ctx.limits.append(
             f"table_usage: {len(possible)} SQL statement(s) name their table at run time by an"
@@ -547,22 +511,10 @@ def table_usage(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
             f" {possible[0]['runtime_parts'][0]}): listed under `possible`, derived"
             f" {POSSIBLE_CONFIDENCE}, not counted in `total`"
         )
-    models = orm.models_of(ctx, table)
-    for label, group, queries in (
-        ("Eloquent model(s)", models, "Model::where(...), $model->save()"),
-        ("Doctrine entit(y/ies)", list(entities.values()), "$em->persist($e), $repo->findBy(...)"),
-    ):
-        if group:
-            names = ", ".join(str(m["fqn"]) for m in group[:3]) + (" ..." if len(group) > 3 else "")
-            ctx.limits.append(
-                f"table_usage: {len(group)} {label} map to this table ({names}; result.models):"
-                f" their queries ({queries}) are calls, not SQL strings, and are not among the"
-                " readers and writers; `references` of the class lists its uses"
-            )
-    models = sorted([*models, *entities.values()], key=lambda m: (m["fqn"] or "", m["path"] or ""))
+    models = _mapped_classes(ctx, table, list(usage.entities.values()))
     for lst, label in (
-        (readers, "readers"),
-        (writers, "writers"),
+        (usage.readers, "readers"),
+        (usage.writers, "writers"),
         (unlinked, "unlinked"),
         (possible, "possible"),
     ):
@@ -572,14 +524,14 @@ def table_usage(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = {
         "table": sanitize.clean(table),
         "target": target_nodes,
-        "readers": readers,
-        "writers": writers,
-        "symbols": sorted(symbols.values(), key=lambda s: (s["fqn"] or "", s["path"] or "")),
-        "files": sorted(files),
+        "readers": usage.readers,
+        "writers": usage.writers,
+        "symbols": sorted(usage.symbols.values(), key=lambda s: (s["fqn"] or "", s["path"] or "")),
+        "files": sorted(usage.files),
         "unlinked": unlinked,
         "possible": possible,
         "models": models,
-        "counts": dict(sorted(counts.items())),
+        "counts": dict(sorted(usage.counts.items())),
         "total": total,
     }
     if not targets:
@@ -592,3 +544,82 @@ def table_usage(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
             + ("" if incomplete is None else " (the schema is incomplete)")
         )
     return out
+
+
+@dataclass
+class _Usage:
+    """The SQL strings linked to a table, as ``table_usage`` lists them."""
+
+    readers: list[dict[str, Any]] = field(default_factory=list)
+    writers: list[dict[str, Any]] = field(default_factory=list)
+    symbols: dict[str, dict[str, Any]] = field(default_factory=dict)  # holder id -> its counts
+    files: set[str] = field(default_factory=set)
+    linked: set[str] = field(default_factory=set)  # the SQL literals' node ids
+    counts: dict[str, int] = field(default_factory=lambda: defaultdict(int))  # by operation
+    entities: dict[str, dict[str, Any]] = field(default_factory=dict)  # ORM entities mapped
+
+
+def _linked_sql(ctx: Ctx, table: str, targets: list[NodeRow]) -> _Usage:
+    """The SQL strings whose ``references_table`` edges reach the targets, each a reader
+    and / or a writer, counted for the symbol holding it; the ORM entities whose mapping
+    reaches them (Doctrine) apart."""
+    usage = _Usage()
+    edges = ctx.graph.edges_to(ctx.rev, [t.node_id for t in targets], (EdgeKind.REFERENCES_TABLE,))
+    lit_ids = [e.src for e in edges]
+    lits = ctx.graph.nodes_by_ids(ctx.rev, lit_ids)
+    holders_of: dict[str, str] = {}
+    for e in ctx.graph.edges_to(ctx.rev, lit_ids, (EdgeKind.CONTAINS,)):
+        holders_of.setdefault(e.dst, e.src)
+    holder_rows = ctx.graph.nodes_by_ids(ctx.rev, set(holders_of.values()))
+    for e in edges:
+        lit = lits.get(e.src)
+        if lit is None or e.src in usage.linked:
+            continue
+        if lit.kind != NodeKind.SQL_LITERAL:  # an ORM entity's mapping (Doctrine)
+            usage.entities.setdefault(e.src, orm.entity_item(ctx, lit, e))
+            continue
+        usage.linked.add(e.src)
+        h = holder_rows.get(holders_of.get(e.src, ""))
+        holder = ctx.node(h) if h is not None else None
+        item = _sql_item(ctx, lit, holder, e, table)
+        usage.counts[item["operation"]] += 1
+        if "write" in item["roles"]:
+            usage.writers.append(item)
+        if "read" in item["roles"]:
+            usage.readers.append(item)
+        usage.files.add(lit.path or "")
+        if holder is not None:
+            entry = usage.symbols.setdefault(holder["node_id"], {**holder, "reads": 0, "writes": 0})
+            entry["reads"] += 1 if "read" in item["roles"] else 0
+            entry["writes"] += 1 if "write" in item["roles"] else 0
+    return usage
+
+
+def _unlinked_sql(ctx: Ctx, table: str, usage: _Usage) -> list[dict[str, Any]]:
+    """The SQL strings naming the table without an edge to it (their files added to
+    ``usage.files``)."""
+    unlinked = []
+    for lit in ctx.graph.sql_literals_naming(ctx.rev, table):
+        if lit.node_id in usage.linked:
+            continue
+        unlinked.append(_sql_item(ctx, lit, None, None, table))
+        usage.files.add(lit.path or "")
+    return unlinked
+
+
+def _mapped_classes(ctx: Ctx, table: str, entities: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``models``: the Eloquent models and Doctrine entities that map to the table, by
+    name; the limits say their queries are calls, not among the readers and writers."""
+    models = orm.models_of(ctx, table)
+    for label, group, queries in (
+        ("Eloquent model(s)", models, "Model::where(...), $model->save()"),
+        ("Doctrine entit(y/ies)", entities, "$em->persist($e), $repo->findBy(...)"),
+    ):
+        if group:
+            names = ", ".join(str(m["fqn"]) for m in group[:3]) + (" ..." if len(group) > 3 else "")
+            ctx.limits.append(
+                f"table_usage: {len(group)} {label} map to this table ({names}; result.models):"
+                f" their queries ({queries}) are calls, not SQL strings, and are not among the"
+                " readers and writers; `references` of the class lists its uses"
+            )
+    return sorted([*models, *entities], key=lambda m: (m["fqn"] or "", m["path"] or ""))
