@@ -150,8 +150,9 @@ def _call_hops(
     ctx: Ctx, targets: list[NodeRow], direction: str, depth: int, hard: bool
 ) -> list[_Hop]:
     """Every call edge met breadth-first from the targets, ``depth`` levels along
-    ``direction`` (``hard``: stated edges only). A node is walked on from once, by the
-    best path that reaches it first (stated over derived, then the higher confidence)."""
+    ``direction`` (``hard``: stated edges only). A node is walked on from once, from the
+    first level that reaches it, with the best path met there (a stated path replaces a
+    derived one, a higher confidence replaces either)."""
     frontier: dict[str, tuple[float, str]] = {t.node_id: (1.0, Provenance.STATED) for t in targets}
     seen = set(frontier)
     hops: list[_Hop] = []
