@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from ragraf.errors import InvalidArgument
-from ragraf.facade import ops, schemaops
+from ragraf.facade import callgraph, impactop, lookup, ops, schemaops
 from ragraf.facade.params import REV_ID, OpSpec, Param, shown, validate
 from ragraf.kinds import ALL_NODES
 from ragraf.lang import registry
@@ -61,7 +61,7 @@ REGISTRY: dict[str, tuple[Callable[..., dict[str, Any]], OpSpec]] = {
         ),
     ),
     "symbol": (
-        ops.symbol,
+        lookup.symbol,
         OpSpec(
             "symbol",
             (
@@ -76,7 +76,7 @@ REGISTRY: dict[str, tuple[Callable[..., dict[str, Any]], OpSpec]] = {
         ),
     ),
     "references": (
-        ops.references,
+        callgraph.references,
         OpSpec(
             "references",
             (FQN, NODE, Param("path", "path", "Only the declaration in this file.")),
@@ -86,7 +86,7 @@ REGISTRY: dict[str, tuple[Callable[..., dict[str, Any]], OpSpec]] = {
         ),
     ),
     "callers": (
-        ops.callers,
+        callgraph.callers,
         OpSpec(
             "callers",
             (FQN, NODE, DEPTH, HARD),
@@ -96,7 +96,7 @@ REGISTRY: dict[str, tuple[Callable[..., dict[str, Any]], OpSpec]] = {
         ),
     ),
     "callees": (
-        ops.callees,
+        callgraph.callees,
         OpSpec(
             "callees",
             (FQN, NODE, DEPTH, HARD),
@@ -106,7 +106,7 @@ REGISTRY: dict[str, tuple[Callable[..., dict[str, Any]], OpSpec]] = {
         ),
     ),
     "impact": (
-        ops.impact,
+        impactop.impact,
         OpSpec(
             "impact",
             (

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ragraf.errors import InvalidArgument
-from ragraf.facade import sanitize
+from ragraf.facade import lookup, sanitize
 from ragraf.facade.context import Ctx
 from ragraf.kinds import CALL_EDGES, Provenance
 from ragraf.model import EdgeRow, FlowUnitRow
@@ -518,11 +518,9 @@ def slice_op(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
         starts = g.at(path, int(line))
         target = {"path": path, "line": int(line)}
     else:
-        from ragraf.facade.ops import _targets
-
         if args.get("line"):
             ctx.limits.append("slice: `line` applies with `path` only; it was ignored")
-        rows = _targets(ctx, args)
+        rows = lookup.targets(ctx, args)
         if not rows:
             what = args.get("fqn") or args.get("node_id", "")
             return _not_found(ctx, f"no function or method '{what}' in {ctx.rev}", None, None)
@@ -708,9 +706,7 @@ def flow_op(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
     else:  # a parameter: Fqn($param)
         fqn, _, param = source.partition("(")
         param = _var(param.rstrip(")")) or ""
-        from ragraf.facade.ops import _targets
-
-        rows = _targets(ctx, {"fqn": fqn}) if param else []
+        rows = lookup.targets(ctx, {"fqn": fqn}) if param else []
         if not rows:
             return {
                 "source": {"kind": "unknown", "name": sanitize.name(source), "statements": 0},

@@ -17,13 +17,14 @@ from __future__ import annotations
 import difflib
 import re
 from collections import defaultdict
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple
 
 from ragraf.facade import orm, sanitize
 from ragraf.facade.context import MAX_ITEMS, Ctx
 from ragraf.facade.params import OpSpec, Param
 from ragraf.kinds import EdgeKind, NodeKind
-from ragraf.model import SCHEMA_PATH, DbColumnRow, EdgeRow, NodeRow, props_of
+from ragraf.model import SCHEMA_PATH, CoverageRow, DbColumnRow, EdgeRow, NodeRow, props_of
 from ragraf.sql.dbschema import SOURCE_CODE
 
 #: difflib ratio above which a table name is offered as "nearest" for a name not found
@@ -116,12 +117,64 @@ def schema(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
     `files`: the SQL files the schema was read from (dialect, why, in the order applied)
     and those seen and left out (why: seed data, another dialect, an upgrade script...).
     `table` narrows to one table or view."""
-    from ragraf.sql.schema_notes import parse_divergence_note, schema_files
-
     ctx.touch(SCHEMA_PATH)  # a schema_change in the ledger warns this answer
     from_source, incomplete = _schema_state(ctx)
     _limit_incomplete(ctx, incomplete)
     want = args.get("table")
+    tables = _tables(ctx, want)
+    views = _views(ctx, want)
+    coverage = ctx.graph.coverage(ctx.rev)
+    files = _schema_files(ctx, coverage)
+    divergences, problems = _coverage_notes(ctx, coverage, want)
+    out: dict[str, Any] = {
+        "source": from_source,
+        "complete": incomplete is None,
+        "incomplete": incomplete,
+        "tables": tables,
+        "views": views,
+        "divergences": divergences,
+        "problems": problems,
+        "files": files,
+        "total": len(tables) + len(views),
+    }
+    if not tables and not views:
+        out.update(_nothing_hint(ctx, want, incomplete, files["code_tables"]))
+    return out
+
+
+class _ForeignKeys(NamedTuple):
+    """The foreign keys of the schema by lower table name, both ways."""
+
+    outgoing: dict[str, list[dict[str, Any]]]  # the table's columns -> other tables
+    incoming: dict[str, list[dict[str, Any]]]  # other tables' columns -> the table
+
+
+def _foreign_keys(ctx: Ctx) -> _ForeignKeys:
+    """Each foreign key once: a relationship declared twice (inline REFERENCES and a
+    table-level constraint: the server keeps both constraints) is one to an agent."""
+    fks = list(dict.fromkeys(ctx.graph.db_fks(ctx.rev)))
+    keys = _ForeignKeys(defaultdict(list), defaultdict(list))
+    for ft, fc, tt, tc in fks:
+        keys.outgoing[ft.lower()].append(
+            {
+                "column": sanitize.clean(fc),
+                "to_table": sanitize.clean(tt),
+                "to_column": sanitize.clean(tc),
+            }
+        )
+        keys.incoming[tt.lower()].append(
+            {
+                "from_table": sanitize.clean(ft),
+                "from_column": sanitize.clean(fc),
+                "column": sanitize.clean(tc),
+            }
+        )
+    return keys
+
+
+def _tables(ctx: Ctx, want: str | None) -> list[dict[str, Any]]:
+    """The tables (``want``: the one of that name) with their columns, keys and evidence;
+    the limits say what the schema does not know of them."""
     rows = ctx.graph.db_tables(ctx.rev)
     if want:
         rows = [r for r in rows if r.table_name.lower() == want.lower()]
@@ -136,26 +189,7 @@ def schema(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
     cols_by_table: dict[str, list[DbColumnRow]] = defaultdict(list)
     for c in ctx.graph.db_columns(ctx.rev, [r.table_id for r in rows]):
         cols_by_table[c.table_id].append(c)
-    # a relationship declared twice (inline REFERENCES and a table-level constraint: the
-    # server keeps both constraints) is one relationship to an agent
-    fks = list(dict.fromkeys(ctx.graph.db_fks(ctx.rev)))
-    out_fk: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    in_fk: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    for ft, fc, tt, tc in fks:
-        out_fk[ft.lower()].append(
-            {
-                "column": sanitize.clean(fc),
-                "to_table": sanitize.clean(tt),
-                "to_column": sanitize.clean(tc),
-            }
-        )
-        in_fk[tt.lower()].append(
-            {
-                "from_table": sanitize.clean(ft),
-                "from_column": sanitize.clean(fc),
-                "column": sanitize.clean(tc),
-            }
-        )
+    keys = _foreign_keys(ctx)
     tables = []
     for table_id, name, engine, row_estimate, src in rows:
         n = nodes.get(table_id)
@@ -180,18 +214,29 @@ def schema(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
                 "evidence": node["evidence"] if node else None,
                 "columns": columns,
                 "primary_key": [c["name"] for c in columns if c["key"] == "PRI"],
-                "foreign_keys": out_fk.get(name.lower(), []),
-                "referenced_by": in_fk.get(name.lower(), []),
+                "foreign_keys": keys.outgoing.get(name.lower(), []),
+                "referenced_by": keys.incoming.get(name.lower(), []),
             }
         )
+    return tables
+
+
+def _views(ctx: Ctx, want: str | None) -> list[dict[str, Any]]:
+    """The views (``want``: the one of that name), with their evidence."""
     views = []
     for v in ctx.graph.nodes_of_kind(ctx.rev, NodeKind.DB_VIEW):
         if want and (v.name or "").lower() != want.lower():
             continue
         vn = ctx.node(v)
         views.append({"name": vn["name"], "node_id": v.node_id, "evidence": vn["evidence"]})
-    divergences, problems = [], []
-    coverage = ctx.graph.coverage(ctx.rev)
+    return views
+
+
+def _schema_files(ctx: Ctx, coverage: list[CoverageRow]) -> dict[str, Any]:
+    """``files``: the SQL files the schema was read from (each touched) and those left
+    out (the first ``MAX_ITEMS``), out of the revision's coverage rows."""
+    from ragraf.sql.schema_notes import schema_files
+
     files = schema_files(coverage)
     for f in files["used"]:
         ctx.touch(f["path"])
@@ -206,6 +251,18 @@ def schema(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
             f"schema: {len(files['rejected'])} SQL files left out, the first {MAX_ITEMS} are listed"
         )
         del files["rejected"][MAX_ITEMS:]
+    return files
+
+
+def _coverage_notes(
+    ctx: Ctx, coverage: list[CoverageRow], want: str | None
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The divergences between the live database and the migrations (``want``: those of
+    that table), by table, column and kind; and the migration statements that could not
+    be applied (their files touched)."""
+    from ragraf.sql.schema_notes import parse_divergence_note
+
+    divergences, problems = [], []
     for metric, _value, note in coverage:
         if metric == "schema.divergence" and note:
             d = parse_divergence_note(note)
@@ -218,52 +275,46 @@ def schema(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
             problems.append({"evidence": sanitize.clean(path), "message": sanitize.clean(rest)})
             ctx.touch(path.rpartition(":")[0])
     divergences.sort(key=lambda d: (d["table"].lower(), d["column"] or "", d["kind"]))
-    out: dict[str, Any] = {
-        "source": from_source,
-        "complete": incomplete is None,
-        "incomplete": incomplete,
-        "tables": tables,
-        "views": views,
-        "divergences": divergences,
-        "problems": problems,
-        "files": files,
-        "total": len(tables) + len(views),
-    }
+    return divergences, problems
+
+
+def _nothing_hint(
+    ctx: Ctx, want: str | None, incomplete: str | None, code_tables: int
+) -> dict[str, Any]:
+    """The hint of an answer with no table and no view: a table known only from SQL in
+    code, the nearest names of a table not found, or where a schema would come from."""
     code_named = (
         [
             r
             for r in ctx.graph.db_objects_named(ctx.rev, want)
             if props_of(r.props).get("source") == SOURCE_CODE
         ]
-        if want and not tables and not views
+        if want
         else []
     )
     if code_named:
         table_limits(ctx, code_named)
-        out["hint"] = (
-            f"table '{sanitize.clean(want or '')}' is not in a schema: none was found, it is known"
-            " only from SQL in code; table_usage and impact answer for it"
-        )
-    elif want and not tables and not views:
+        return {
+            "hint": f"table '{sanitize.clean(want or '')}' is not in a schema: none was found, it"
+            " is known only from SQL in code; table_usage and impact answer for it"
+        }
+    if want:
         nearest = _nearest_tables(ctx, want)
-        out["nearest"] = nearest
-        out["hint"] = (
-            f"table '{sanitize.clean(want)}' is not in the schema of {ctx.rev}"
+        return {
+            "nearest": nearest,
+            "hint": f"table '{sanitize.clean(want)}' is not in the schema of {ctx.rev}"
             + (f"; nearest: {', '.join(nearest)}" if nearest else "")
             + ("" if incomplete is None else " (the schema is incomplete)")
-            + "; table_usage lists SQL that names it anyway"
+            + "; table_usage lists SQL that names it anyway",
+        }
+    return {
+        "hint": f"no database tables in {ctx.rev}: configure db.dsn or db.schema_source migrations"
+        + (
+            f"; {code_tables} table(s) are known only from SQL in code (table_usage, impact)"
+            if code_tables
+            else ""
         )
-    elif not tables and not views:
-        out["hint"] = (
-            f"no database tables in {ctx.rev}: configure db.dsn or db.schema_source migrations"
-            + (
-                f"; {files['code_tables']} table(s) are known only from SQL in code"
-                " (table_usage, impact)"
-                if files["code_tables"]
-                else ""
-            )
-        )
-    return out
+    }
 
 
 def _sql_item(
@@ -443,53 +494,16 @@ def table_usage(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
     targets = ctx.graph.db_objects_named(ctx.rev, table)
     table_limits(ctx, targets)
     target_nodes = [ctx.node(t) for t in targets]
-    edges = ctx.graph.edges_to(ctx.rev, [t.node_id for t in targets], (EdgeKind.REFERENCES_TABLE,))
-    lit_ids = [e.src for e in edges]
-    lits = ctx.graph.nodes_by_ids(ctx.rev, lit_ids)
-    holders_of: dict[str, str] = {}
-    for e in ctx.graph.edges_to(ctx.rev, lit_ids, (EdgeKind.CONTAINS,)):
-        holders_of.setdefault(e.dst, e.src)
-    holder_rows = ctx.graph.nodes_by_ids(ctx.rev, set(holders_of.values()))
-    readers: list[dict[str, Any]] = []
-    writers: list[dict[str, Any]] = []
-    symbols: dict[str, dict[str, Any]] = {}
-    files: set[str] = set()
-    linked: set[str] = set()
-    counts: dict[str, int] = defaultdict(int)
-    entities: dict[str, dict[str, Any]] = {}
-    for e in edges:
-        lit = lits.get(e.src)
-        if lit is None or e.src in linked:
-            continue
-        if lit.kind != NodeKind.SQL_LITERAL:  # an ORM entity's mapping (Doctrine)
-            entities.setdefault(e.src, orm.entity_item(ctx, lit, e))
-            continue
-        linked.add(e.src)
-        h = holder_rows.get(holders_of.get(e.src, ""))
-        holder = ctx.node(h) if h is not None else None
-        item = _sql_item(ctx, lit, holder, e, table)
-        counts[item["operation"]] += 1
-        if "write" in item["roles"]:
-            writers.append(item)
-        if "read" in item["roles"]:
-            readers.append(item)
-        files.add(lit.path or "")
-        if holder is not None:
-            entry = symbols.setdefault(holder["node_id"], {**holder, "reads": 0, "writes": 0})
-            entry["reads"] += 1 if "read" in item["roles"] else 0
-            entry["writes"] += 1 if "write" in item["roles"] else 0
-    unlinked = []
-    for lit in ctx.graph.sql_literals_naming(ctx.rev, table):
-        if lit.node_id in linked:
-            continue
-        unlinked.append(_sql_item(ctx, lit, None, None, table))
-        files.add(lit.path or "")
-    possible = _named_at_run_time(ctx, table, linked | {it["sql"]["node_id"] for it in unlinked})
+    usage = _linked_sql(ctx, table, targets)
+    unlinked = _unlinked_sql(ctx, table, usage)
+    possible = _named_at_run_time(
+        ctx, table, usage.linked | {it["sql"]["node_id"] for it in unlinked}
+    )
     key = lambda it: (it["sql"]["path"], it["sql"]["start_line"] or 0, it["sql"]["fqn"] or "")  # noqa: E731
-    readers.sort(key=key)
-    writers.sort(key=key)
+    usage.readers.sort(key=key)
+    usage.writers.sort(key=key)
     unlinked.sort(key=key)
-    total = len(linked)
+    total = len(usage.linked)
     if possible:
         ctx.limits.append(
             f"table_usage: {len(possible)} SQL statement(s) name their table at run time by an"
@@ -497,22 +511,10 @@ def table_usage(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
             f" {possible[0]['runtime_parts'][0]}): listed under `possible`, derived"
             f" {POSSIBLE_CONFIDENCE}, not counted in `total`"
         )
-    models = orm.models_of(ctx, table)
-    for label, group, queries in (
-        ("Eloquent model(s)", models, "Model::where(...), $model->save()"),
-        ("Doctrine entit(y/ies)", list(entities.values()), "$em->persist($e), $repo->findBy(...)"),
-    ):
-        if group:
-            names = ", ".join(str(m["fqn"]) for m in group[:3]) + (" ..." if len(group) > 3 else "")
-            ctx.limits.append(
-                f"table_usage: {len(group)} {label} map to this table ({names}; result.models):"
-                f" their queries ({queries}) are calls, not SQL strings, and are not among the"
-                " readers and writers; `references` of the class lists its uses"
-            )
-    models = sorted([*models, *entities.values()], key=lambda m: (m["fqn"] or "", m["path"] or ""))
+    models = _mapped_classes(ctx, table, list(usage.entities.values()))
     for lst, label in (
-        (readers, "readers"),
-        (writers, "writers"),
+        (usage.readers, "readers"),
+        (usage.writers, "writers"),
         (unlinked, "unlinked"),
         (possible, "possible"),
     ):
@@ -522,14 +524,14 @@ def table_usage(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = {
         "table": sanitize.clean(table),
         "target": target_nodes,
-        "readers": readers,
-        "writers": writers,
-        "symbols": sorted(symbols.values(), key=lambda s: (s["fqn"] or "", s["path"] or "")),
-        "files": sorted(files),
+        "readers": usage.readers,
+        "writers": usage.writers,
+        "symbols": sorted(usage.symbols.values(), key=lambda s: (s["fqn"] or "", s["path"] or "")),
+        "files": sorted(usage.files),
         "unlinked": unlinked,
         "possible": possible,
         "models": models,
-        "counts": dict(sorted(counts.items())),
+        "counts": dict(sorted(usage.counts.items())),
         "total": total,
     }
     if not targets:
@@ -542,3 +544,82 @@ def table_usage(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
             + ("" if incomplete is None else " (the schema is incomplete)")
         )
     return out
+
+
+@dataclass
+class _Usage:
+    """The SQL strings linked to a table, as ``table_usage`` lists them."""
+
+    readers: list[dict[str, Any]] = field(default_factory=list)
+    writers: list[dict[str, Any]] = field(default_factory=list)
+    symbols: dict[str, dict[str, Any]] = field(default_factory=dict)  # holder id -> its counts
+    files: set[str] = field(default_factory=set)
+    linked: set[str] = field(default_factory=set)  # the SQL literals' node ids
+    counts: dict[str, int] = field(default_factory=lambda: defaultdict(int))  # by operation
+    entities: dict[str, dict[str, Any]] = field(default_factory=dict)  # ORM entities mapped
+
+
+def _linked_sql(ctx: Ctx, table: str, targets: list[NodeRow]) -> _Usage:
+    """The SQL strings whose ``references_table`` edges reach the targets, each a reader
+    and / or a writer, counted for the symbol holding it; the ORM entities whose mapping
+    reaches them (Doctrine) apart."""
+    usage = _Usage()
+    edges = ctx.graph.edges_to(ctx.rev, [t.node_id for t in targets], (EdgeKind.REFERENCES_TABLE,))
+    lit_ids = [e.src for e in edges]
+    lits = ctx.graph.nodes_by_ids(ctx.rev, lit_ids)
+    holders_of: dict[str, str] = {}
+    for e in ctx.graph.edges_to(ctx.rev, lit_ids, (EdgeKind.CONTAINS,)):
+        holders_of.setdefault(e.dst, e.src)
+    holder_rows = ctx.graph.nodes_by_ids(ctx.rev, set(holders_of.values()))
+    for e in edges:
+        lit = lits.get(e.src)
+        if lit is None or e.src in usage.linked:
+            continue
+        if lit.kind != NodeKind.SQL_LITERAL:  # an ORM entity's mapping (Doctrine)
+            usage.entities.setdefault(e.src, orm.entity_item(ctx, lit, e))
+            continue
+        usage.linked.add(e.src)
+        h = holder_rows.get(holders_of.get(e.src, ""))
+        holder = ctx.node(h) if h is not None else None
+        item = _sql_item(ctx, lit, holder, e, table)
+        usage.counts[item["operation"]] += 1
+        if "write" in item["roles"]:
+            usage.writers.append(item)
+        if "read" in item["roles"]:
+            usage.readers.append(item)
+        usage.files.add(lit.path or "")
+        if holder is not None:
+            entry = usage.symbols.setdefault(holder["node_id"], {**holder, "reads": 0, "writes": 0})
+            entry["reads"] += 1 if "read" in item["roles"] else 0
+            entry["writes"] += 1 if "write" in item["roles"] else 0
+    return usage
+
+
+def _unlinked_sql(ctx: Ctx, table: str, usage: _Usage) -> list[dict[str, Any]]:
+    """The SQL strings naming the table without an edge to it (their files added to
+    ``usage.files``)."""
+    unlinked = []
+    for lit in ctx.graph.sql_literals_naming(ctx.rev, table):
+        if lit.node_id in usage.linked:
+            continue
+        unlinked.append(_sql_item(ctx, lit, None, None, table))
+        usage.files.add(lit.path or "")
+    return unlinked
+
+
+def _mapped_classes(ctx: Ctx, table: str, entities: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``models``: the Eloquent models and Doctrine entities that map to the table, by
+    name; the limits say their queries are calls, not among the readers and writers."""
+    models = orm.models_of(ctx, table)
+    for label, group, queries in (
+        ("Eloquent model(s)", models, "Model::where(...), $model->save()"),
+        ("Doctrine entit(y/ies)", entities, "$em->persist($e), $repo->findBy(...)"),
+    ):
+        if group:
+            names = ", ".join(str(m["fqn"]) for m in group[:3]) + (" ..." if len(group) > 3 else "")
+            ctx.limits.append(
+                f"table_usage: {len(group)} {label} map to this table ({names}; result.models):"
+                f" their queries ({queries}) are calls, not SQL strings, and are not among the"
+                " readers and writers; `references` of the class lists its uses"
+            )
+    return sorted([*models, *entities], key=lambda m: (m["fqn"] or "", m["path"] or ""))

@@ -412,23 +412,68 @@ def add_code_tables(
     whole all the same (``code_nodes``: a scoped write replaces them whatever their path).
     ``cache``: where the schema of the DDL in code is kept between builds
     (``CODE_SCHEMA_CACHE``)."""
-    # lower name -> where it is defined: the first CREATE statement naming it, else the first
-    # string naming it ((not created, path, line, spelling))
-    named: dict[str, tuple[bool, str, int, str]] = {}
-    uses: dict[str, set[str]] = defaultdict(set)  # lower name -> files
-    ddl: list[tuple[str, int, str, str, str]] = []  # (path, line, owner fqn, table, statement)
+    names = _names_in_code(res, resolved)
+    if res.table_index:
+        res.coverage.append(_unknown_tables(res, names))
+        return
+    code_ids = {dbschema.code_table_id(low): low for low in names.named}
+    # every table named is linked (the linker links each name to its code_table_id); a
+    # scoped run holds the edges of some files only
+    scoped = resolved.scope_paths is not None
+    linked = set(code_ids) if scoped else {e.dst for e in resolved.edges if e.dst in code_ids}
+    defined = _created_in_code(names.ddl, cache)
+    with_columns = _code_table_nodes(res, names, code_ids, linked, defined)
+    if resolved.memo is not None:  # what the next scoped write replaces (``scoped``)
+        resolved.memo.code_nodes = sorted(res.code_nodes)
+    _derive_links(resolved, linked, conf.get("sql_dynamic", 0.4))
+    res.coverage.append(
+        CoverageRow(
+            "schema.code_tables",
+            float(len(linked)),
+            "no schema found: tables named by SQL strings in code (derived"
+            + (
+                f"; columns of {with_columns} from the CREATE TABLE statements in code)"
+                if with_columns
+                else ", columns unknown)"
+            )
+            if linked
+            else None,
+        )
+    )
+
+
+#: where a table known from code is defined: (not created, path, line, spelling), the least
+#: first (the first CREATE statement naming it, else the first string naming it)
+_Definition = tuple[bool, str, int, str]
+
+
+@dataclass
+class _CodeNames:
+    """The tables SQL in code names, over every file."""
+
+    named: dict[str, _Definition] = field(default_factory=dict)  # lower name -> definition
+    uses: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))  # -> files
+    #: the DDL statements of SQL strings: (path, line, owner fqn, table, statement)
+    ddl: list[tuple[str, int, str, str, str]] = field(default_factory=list)
+
+
+def _names_in_code(res: SchemaResult, resolved: Resolved) -> _CodeNames:
+    """The tables the SQL strings name (a scoped run: every file's share, ``Resolved.named``,
+    ``uses``, ``ddl``), and those ORM entities map to when there is no schema."""
+    names = _CodeNames()
+    named, uses = names.named, names.uses
     scoped = resolved.scope_paths is not None
     if scoped:  # some files' nodes only: every file's share
-        named = dict(resolved.named)
+        named.update(resolved.named)
         uses.update((low, set(paths)) for low, paths in resolved.uses.items())
-        ddl = list(resolved.ddl)
+        names.ddl = list(resolved.ddl)
     for n in resolved.nodes if not scoped else ():
         if n.kind != NodeKind.SQL_LITERAL:
             continue
         p = props_of(n.props)
         created = p.get("operation") == "create"
         owner = (n.fqn or "").split("#sql@", 1)[0]
-        ddl += [
+        names.ddl += [
             (n.path or "", n.start_line or 0, owner, str(t), str(x)) for t, x in p.get("ddl") or ()
         ]
         for t in p.get("tables", []):
@@ -449,33 +494,41 @@ def add_code_tables(
         if low not in named or at < named[low]:
             named[low] = at
         uses[low].add(path)
-    if res.table_index:
-        unknown = sorted(low for low in named if low not in res.table_index)
-        res.coverage.append(
-            CoverageRow(
-                "schema.unknown_tables",
-                float(len(unknown)),
-                ", ".join(named[u][3] for u in unknown[:MAX_NOTE_NAMES])
-                + (" ..." if len(unknown) > MAX_NOTE_NAMES else "")
-                or None,
-            )
-        )
-        return
-    code_ids = {dbschema.code_table_id(low): low for low in named}
-    # every table named is linked (the linker links each name to its code_table_id); a
-    # scoped run holds the edges of some files only
-    linked = set(code_ids) if scoped else {e.dst for e in resolved.edges if e.dst in code_ids}
-    defined = _created_in_code(ddl, cache)
+    return names
+
+
+def _unknown_tables(res: SchemaResult, names: _CodeNames) -> CoverageRow:
+    """With a schema: the names SQL in code uses that it does not know."""
+    unknown = sorted(low for low in names.named if low not in res.table_index)
+    return CoverageRow(
+        "schema.unknown_tables",
+        float(len(unknown)),
+        ", ".join(names.named[u][3] for u in unknown[:MAX_NOTE_NAMES])
+        + (" ..." if len(unknown) > MAX_NOTE_NAMES else "")
+        or None,
+    )
+
+
+def _code_table_nodes(
+    res: SchemaResult,
+    names: _CodeNames,
+    code_ids: dict[str, str],
+    linked: set[str],
+    defined: dbschema.Schema,
+) -> int:
+    """A ``db_table`` node of source ``code`` for each table linked (evidence: its
+    definition), with the columns DDL in code gives it; ``res.code_nodes`` their ids.
+    Returns how many tables have columns."""
     with_columns = 0
     first = len(res.nodes)
     for tid in sorted(linked):
         low = code_ids[tid]
-        _not_created, path, line, spelling = named[low]
+        _not_created, path, line, spelling = names.named[low]
         t = defined.tables.get(low)
         props = {
             "source": dbschema.SOURCE_CODE,
             "columns": len(t.columns) if t is not None else None,
-            "files": len(uses[low]),
+            "files": len(names.uses[low]),
         }
         if t is not None:
             with_columns += 1
@@ -494,9 +547,12 @@ def add_code_tables(
             )
         )
     res.code_nodes = [n.node_id for n in res.nodes[first:]]
-    if resolved.memo is not None:  # what the next scoped write replaces (``scoped``)
-        resolved.memo.code_nodes = sorted(res.code_nodes)
-    cap = conf.get("sql_dynamic", 0.4)
+    return with_columns
+
+
+def _derive_links(resolved: Resolved, linked: set[str], cap: float) -> None:
+    """The edges to a table known only from code become derived (``via: no_schema``,
+    confidence at most ``cap``): the table's existence is inferred."""
     for i, e in enumerate(resolved.edges):
         if e.dst not in linked:
             continue
@@ -507,20 +563,6 @@ def add_code_tables(
             confidence=min(e.confidence, cap),
             props=json.dumps(eprops, sort_keys=True),
         )
-    res.coverage.append(
-        CoverageRow(
-            "schema.code_tables",
-            float(len(linked)),
-            "no schema found: tables named by SQL strings in code (derived"
-            + (
-                f"; columns of {with_columns} from the CREATE TABLE statements in code)"
-                if with_columns
-                else ", columns unknown)"
-            )
-            if linked
-            else None,
-        )
-    )
 
 
 #: a file of schema migrations (by folder or name: ``database/migrations/``, Doctrine's

@@ -307,24 +307,48 @@ def plan(
         for s in rest:
             out.rejected.append(Rejected(s.path, "not named by db.schema_source (discovery off)"))
         rest = []
+    schema_files = _schema_files(rest, out)
+    chosen = _corpus_dialect(schema_files, chosen_explicit, forced)
+    out.dialect = chosen
+    kept = _one_dialect(schema_files, chosen, out)
+    _drop_test_data(kept, bool(chosen_explicit), out)
+    bases, later = _bases_and_histories(kept, out)
+    _order(out, chosen_explicit, bases, later)
+    out.rejected.sort(key=lambda r: r.path)
+    return out
+
+
+def _schema_files(sniffs: list[Sniff], out: Plan) -> list[Sniff]:
+    """1. The schema files among the files discovered; the others rejected with why (a
+    down script by its name, seed data, no DDL...)."""
     schema_files: list[Sniff] = []
-    for s in rest:
+    for s in sniffs:
         if _is_down(s.path):
             out.rejected.append(Rejected(s.path, "a down, rollback or uninstall script (by name)"))
         elif not s.is_schema:
             out.rejected.append(Rejected(s.path, s.reject_reason()))
         else:
             schema_files.append(s)
-    # 2. one dialect
-    present = {s.dialect for s in schema_files + chosen_explicit if s.dialect}
-    chosen: str | None
+    return schema_files
+
+
+def _corpus_dialect(
+    schema_files: list[Sniff], explicit: list[Sniff], forced: str | None
+) -> str | None:
+    """2. The one dialect of the corpus: the forced one, else the first of
+    ``DIALECT_ORDER`` some schema file has, else MySQL when there is a schema file."""
     if forced:
-        chosen = forced
-    else:
-        chosen = next((d for d in DIALECT_ORDER if d in present), None)
-        if chosen is None and (schema_files or chosen_explicit):
-            chosen = "mysql"
-    out.dialect = chosen
+        return forced
+    present = {s.dialect for s in schema_files + explicit if s.dialect}
+    chosen = next((d for d in DIALECT_ORDER if d in present), None)
+    if chosen is None and (schema_files or explicit):
+        chosen = "mysql"
+    return chosen
+
+
+def _one_dialect(schema_files: list[Sniff], chosen: str | None, out: Plan) -> list[Sniff]:
+    """2. The schema files of the chosen dialect or of none; the others rejected (another
+    dialect's version of the schema, or a dialect that is not parsed)."""
     kept: list[Sniff] = []
     for s in schema_files:
         if s.dialect is None or s.dialect == chosen:
@@ -341,14 +365,24 @@ def plan(
             out.rejected.append(
                 Rejected(s.path, f"dialect {s.dialect} (from the {s.dialect_from}) is not parsed")
             )
-    # 3. test data
-    if any(not _is_test(s.path) for s in kept) or chosen_explicit:
+    return kept
+
+
+def _drop_test_data(kept: list[Sniff], explicit: bool, out: Plan) -> None:
+    """3. Schema files under a test folder leave ``kept`` (rejected) when another schema
+    file exists (``explicit``: a file named by a glob)."""
+    if any(not _is_test(s.path) for s in kept) or explicit:
         for s in [s for s in kept if _is_test(s.path)]:
             kept.remove(s)
             out.rejected.append(
                 Rejected(s.path, "test data (under a test folder); other schema files exist")
             )
-    # 4. bases and histories
+
+
+def _bases_and_histories(kept: list[Sniff], out: Plan) -> tuple[list[Sniff], list[Sniff]]:
+    """4. The bases (files that create tables, neither upgrades nor numbered) and the files
+    applied after them; upgrade scripts and the histories of a base (every table they
+    touch a base creates) are rejected when there is a base."""
     bases = [s for s in kept if s.creates and not _is_upgrade(s.path) and not _is_numbered(s.path)]
     base_tables: dict[str, str] = {}
     for b in bases:
@@ -377,8 +411,14 @@ def plan(
             )
         else:
             later.append(s)
-    # 5. order
-    for s in sorted(chosen_explicit, key=lambda s: s.path):
+    return bases, later
+
+
+def _order(out: Plan, explicit: list[Sniff], bases: list[Sniff], later: list[Sniff]) -> None:
+    """5. ``out.used`` in the order to apply: the files named by a glob (by path), the
+    bases (by path), then the rest in version order (``natural_key``)."""
+    chosen = out.dialect
+    for s in sorted(explicit, key=lambda s: s.path):
         out.used.append(
             Used(s.path, s.dialect or chosen or "mysql", "named by a db.schema_source glob")
         )
@@ -409,5 +449,3 @@ def plan(
                 else f"{kind}: {s.ddl} DDL of {s.statements} statements, applied in version order",
             )
         )
-    out.rejected.sort(key=lambda r: r.path)
-    return out

@@ -866,70 +866,115 @@ def _operation(tree: exp.Expr, lead: str) -> str:
 
 
 def _from_sqlglot(built: _Built, lead: str) -> SqlInfo | None:
-    from sqlglot import exp
-
+    """The string parsed by sqlglot (MySQL), statement by statement: the tables each names
+    and their roles, the columns, the DDL of the tables it defines; None when it does not
+    parse, or names no table where a table is expected (``SELECT NOW()``)."""
     trees = _parse(built.sql)
     if trees is None:
         return None
-    problems = list(built.problems)
-    refs: list[TableRef] = []
-    ddl: list[tuple[TableRef, str]] = []
-    columns: list[str] = []
-    columns_known = True
-    select_star = False
-    # per statement: its operation, the tables it names (indexes into refs), its columns
-    statements: list[tuple[str, set[int], list[str] | None]] = []
+    found = _Found(built, list(built.problems))
     for tree in trees:
+        named = found.tables_of(tree)
+        columns = found.columns_of(tree)
+        found.statements.append(
+            (_operation(tree, lead if not found.statements else ""), named, columns)
+        )
+    op = _operation(trees[0], lead)
+    if found.select_star:
+        found.columns_known = False
+    if op in ("select", "insert", "update", "delete", "replace") and not found.refs:
+        return None  # e.g. SELECT NOW(): no table, nothing this module reports
+    refs = found.refs
+    return SqlInfo(
+        op,
+        refs,
+        found.columns if found.columns_known else None,
+        found.select_star,
+        built.dynamic or any(r.how == "dynamic" for r in refs),
+        True,
+        _dedupe(found.problems),
+        [(refs.index(r), text) for r, text in found.ddl if r in refs],
+        _by_table(found.statements) if len(found.statements) > 1 and len(refs) > 1 else [],
+    )
+
+
+@dataclass
+class _Found:
+    """What the parsed statements of one string name, gathered statement by statement."""
+
+    built: _Built
+    problems: list[str]
+    refs: list[TableRef] = field(default_factory=list)
+    ddl: list[tuple[TableRef, str]] = field(default_factory=list)
+    columns: list[str] = field(default_factory=list)  # of every statement, first seen first
+    columns_known: bool = True
+    select_star: bool = False
+    #: per statement: its operation, the tables it names (indexes into refs), its columns
+    statements: list[tuple[str, set[int], list[str] | None]] = field(default_factory=list)
+
+    def tables_of(self, tree: exp.Expr) -> set[int]:
+        """The tables one statement names, written ones first (indexes into ``refs``); the
+        DDL of the table it defines or changes."""
+        from sqlglot import exp
+
         ctes = {c.alias.lower() for c in tree.find_all(exp.CTE) if c.alias}
-        writes = _write_targets(tree)
         named: set[int] = set()
-        stmt_columns: list[str] = []
-        stmt_known = True
-
-        def ref(t: exp.Expr, role: str, _c: set[str] = ctes, _n: set[int] = named) -> None:
-            raw = t.name
-            if (
-                not raw
-                or (raw.lower() in _c and not t.args.get("db"))
-                or raw.lower() in _NOT_A_NAME
-            ):
-                return
-            name, how, expr = _resolve(raw, built)
-            schema = None
-            db = t.args.get("db")
-            # `a..b` (MSSQL's default schema) leaves the db a bare string, often empty
-            db_name = db.name if isinstance(db, exp.Expr) else str(db or "")
-            if db_name:
-                sname, show, sexpr = _resolve(db_name, built)
-                schema = sname if show != "dynamic" else None
-                if show == "dynamic":
-                    how = "dynamic"
-                    expr = " . ".join(x for x in (sexpr, expr or name) if x)
-            if how == "dynamic":
-                problems.append(f"dynamic table name: {name or expr}")
-            r = TableRef(name, how, role, schema, expr)
-            if r not in refs:
-                refs.append(r)
-            _n.add(refs.index(r))
-
         write_ids = set()
-        for t in writes:
+        for t in _write_targets(tree):
             write_ids.add(id(t))
-            ref(t, "write")
+            self.ref(t, "write", ctes, named)
         created = _created_table(tree)
         if created is not None:
-            cname, chow, cexpr = _resolve(created.name, built)
-            made = [r for r in refs if r.role == "write" and (r.name, r.expr) == (cname, cexpr)]
+            cname, _chow, cexpr = _resolve(created.name, self.built)
+            made = [
+                r for r in self.refs if r.role == "write" and (r.name, r.expr) == (cname, cexpr)
+            ]
             if made and (cname or cexpr):
-                ddl.append((made[0], _ddl_of(tree)))
+                self.ddl.append((made[0], _ddl_of(tree)))
         for t in tree.find_all(exp.Table):
             if id(t) in write_ids or _not_a_table(t, tree):
                 continue
-            ref(t, "read")
+            self.ref(t, "read", ctes, named)
         target = tree.args.get("target") if isinstance(tree, exp.Show) else None
         if isinstance(target, exp.Identifier):
-            ref(exp.Table(this=target.copy()), "read")
-        # columns
+            self.ref(exp.Table(this=target.copy()), "read", ctes, named)
+        return named
+
+    def ref(self, t: exp.Expr, role: str, ctes: set[str], named: set[int]) -> None:
+        """A Table node as a ``TableRef`` (its name and schema resolved against the
+        placeholders), added to ``refs`` once and to the statement's ``named``; a CTE's
+        name and words that name no table are skipped."""
+        from sqlglot import exp
+
+        raw = t.name
+        if not raw or (raw.lower() in ctes and not t.args.get("db")) or raw.lower() in _NOT_A_NAME:
+            return
+        name, how, expr = _resolve(raw, self.built)
+        schema = None
+        db = t.args.get("db")
+        # `a..b` (MSSQL's default schema) leaves the db a bare string, often empty
+        db_name = db.name if isinstance(db, exp.Expr) else str(db or "")
+        if db_name:
+            sname, show, sexpr = _resolve(db_name, self.built)
+            schema = sname if show != "dynamic" else None
+            if show == "dynamic":
+                how = "dynamic"
+                expr = " . ".join(x for x in (sexpr, expr or name) if x)
+        if how == "dynamic":
+            self.problems.append(f"dynamic table name: {name or expr}")
+        r = TableRef(name, how, role, schema, expr)
+        if r not in self.refs:
+            self.refs.append(r)
+        named.add(self.refs.index(r))
+
+    def columns_of(self, tree: exp.Expr) -> list[str] | None:
+        """The columns one statement names (added to ``columns``); None when they are not
+        all known: ``SELECT *``, an INSERT without a column list, a column named at run
+        time."""
+        from sqlglot import exp
+
+        stmt_columns: list[str] = []
+        stmt_known = True
         stmt_star = False
         proj_aliases = {a.alias.lower() for a in tree.find_all(exp.Alias) if a.alias}
         for sel in tree.find_all(exp.Select):
@@ -939,9 +984,9 @@ def _from_sqlglot(built: _Built, lead: str) -> SqlInfo | None:
                 if isinstance(e, exp.Star) or (
                     isinstance(e, exp.Column) and isinstance(e.this, exp.Star)
                 ):
-                    select_star = stmt_star = True
+                    self.select_star = stmt_star = True
         if isinstance(tree, exp.Insert) and not isinstance(tree.this, exp.Schema):
-            columns_known = stmt_known = False
+            self.columns_known = stmt_known = False
         for node in tree.walk():
             name = None
             if isinstance(node, exp.Column) and not isinstance(node.this, exp.Star):
@@ -961,36 +1006,14 @@ def _from_sqlglot(built: _Built, lead: str) -> SqlInfo | None:
             if not name:
                 continue
             if "__rg" in name:
-                columns_known = stmt_known = False
-                problems.append("dynamic identifier in a column position")
+                self.columns_known = stmt_known = False
+                self.problems.append("dynamic identifier in a column position")
                 continue
-            if name not in columns:
-                columns.append(name)
+            if name not in self.columns:
+                self.columns.append(name)
             if name not in stmt_columns:
                 stmt_columns.append(name)
-        statements.append(
-            (
-                _operation(tree, lead if not statements else ""),
-                named,
-                stmt_columns if stmt_known and not stmt_star else None,
-            )
-        )
-    op = _operation(trees[0], lead)
-    if select_star:
-        columns_known = False
-    if op in ("select", "insert", "update", "delete", "replace") and not refs:
-        return None  # e.g. SELECT NOW(): no table, nothing this module reports
-    return SqlInfo(
-        op,
-        refs,
-        columns if columns_known else None,
-        select_star,
-        built.dynamic or any(r.how == "dynamic" for r in refs),
-        True,
-        _dedupe(problems),
-        [(refs.index(r), text) for r, text in ddl if r in refs],
-        _by_table(statements) if len(statements) > 1 and len(refs) > 1 else [],
-    )
+        return stmt_columns if stmt_known and not stmt_star else None
 
 
 def _by_table(
