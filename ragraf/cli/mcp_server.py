@@ -131,83 +131,69 @@ def tool_definitions() -> list[Any]:
     return tools
 
 
-def serve(root: Path | None, no_project: RagrafError | None = None) -> None:
-    """Serve over stdio. Without a project (``root`` None, ``no_project`` says why) the
-    server still starts, so the client can show the reason: a warning on stderr at start
-    and a tool error naming it (and what to do) on every call."""
-    import anyio
-    import mcp_types as types
-    from mcp.server.lowlevel import Server
-    from mcp.server.stdio import stdio_server
+class _Tools:
+    """The tools' side of the server: one lazily opened session, the tool list, and one
+    answer per call (a tool error, never a dead server)."""
 
-    from ragraf import facade
-    from ragraf.facade.context import Session
+    def __init__(self, root: Path | None, no_project: RagrafError | None) -> None:
+        self.root = root
+        self.no_project = no_project
+        self.tools = tool_definitions()
+        self.names = {t.name for t in self.tools}
+        self._session: Any = None
 
-    _setup_logging(root)
-    if no_project is not None:
-        log.warning("%s; every tool call will answer with this error", no_project)
-    tools = tool_definitions()
-    names = {t.name for t in tools}
-    state: dict[str, Session | None] = {"session": None}
+    def session(self) -> Any:
+        """The facade session (raises ``no_project``, or NoIndexError until `ragraf index` ran)."""
+        if self._session is None:
+            from ragraf.facade.context import Session
 
-    def session() -> Session:
-        current = state["session"]
-        if current is None:
-            if root is None:
-                assert no_project is not None
-                raise no_project
-            current = state["session"] = Session(
-                root
-            )  # raises NoIndexError until `ragraf index` ran
-        return current
+            if self.root is None:
+                assert self.no_project is not None
+                raise self.no_project
+            self._session = Session(self.root)
+        return self._session
 
-    def preload() -> None:
+    def preload(self) -> None:
         """Open the session and start loading the model in the background, so the first
         search does not pay the load; a project without an index just waits for one."""
-        if root is None:
+        if self.root is None:
             return
         try:
-            session().preload_embedder(
+            self.session().preload_embedder(
                 lambda s: log.info("model preloaded in the background %.1fms", s * 1000)
             )
         except RagrafError as e:
             log.info("no model preload: %s", type(e).__name__)
 
-    preload()
+    def close(self) -> None:
+        if self._session is not None:
+            self._session.close()
 
-    async def list_tools(_ctx: Any, _params: Any) -> Any:
-        return types.ListToolsResult(tools=tools)
+    def call(self, name: str, arguments: dict[str, Any] | None) -> Any:
+        """The CallToolResult of one call: the envelope, or a tool error with the reason."""
+        import mcp_types as types
 
-    async def call_tool(_ctx: Any, params: Any) -> Any:
+        from ragraf import facade
+
         t0 = time.perf_counter()
-        name = params.name
-        args = dict(params.arguments or {})
-        if name not in names:
+        args = dict(arguments or {})
+
+        def error(text: str) -> Any:
+            return types.CallToolResult(content=[types.TextContent(text=text)], is_error=True)
+
+        if name not in self.names:
             log.warning("tool=%s unknown", name)
-            return types.CallToolResult(
-                content=[types.TextContent(text=f"unknown tool {name!r}")], is_error=True
-            )
-        op = name.removeprefix("ragraf_")
+            return error(f"unknown tool {name!r}")
         rev = args.pop("rev", None)
         try:
-            env = facade.run(session(), op, args, rev)
+            env = facade.run(self.session(), name.removeprefix("ragraf_"), args, rev)
         except RagrafError as e:
-            log.info(
-                "tool=%s args=%s error=%s %.1fms",
-                name,
-                sorted(args),
-                type(e).__name__,
-                (time.perf_counter() - t0) * 1000,
-            )
-            return types.CallToolResult(
-                content=[types.TextContent(text=f"{type(e).__name__}: {e}")], is_error=True
-            )
+            ms = (time.perf_counter() - t0) * 1000
+            log.info("tool=%s args=%s error=%s %.1fms", name, sorted(args), type(e).__name__, ms)
+            return error(f"{type(e).__name__}: {e}")
         except Exception as e:  # noqa: BLE001 - a tool error, never a dead server
             log.exception("tool=%s args=%s internal error", name, sorted(args))
-            return types.CallToolResult(
-                content=[types.TextContent(text=f"internal error: {type(e).__name__}")],
-                is_error=True,
-            )
+            return error(f"internal error: {type(e).__name__}")
         text = json.dumps(env, ensure_ascii=False)
         log.info(
             "tool=%s args=%s ok bytes=%d stale=%d %.1fms",
@@ -219,7 +205,52 @@ def serve(root: Path | None, no_project: RagrafError | None = None) -> None:
         )
         return types.CallToolResult(content=[types.TextContent(text=text)], structured_content=env)
 
+
+async def _run_stdio(server: Any) -> None:
+    """Serve ``server`` over stdio, answering what the SDK cannot read (``_wire_error``)."""
+    import anyio
+    from mcp.server.stdio import stdio_server
+    from mcp.shared.message import SessionMessage
+
+    async with stdio_server() as (read, write):
+        send, receive = anyio.create_memory_object_stream[Any](0)
+
+        async def answer_unreadable() -> None:
+            async with send:
+                async for item in read:
+                    if isinstance(item, Exception):
+                        log.warning("unreadable message: %s", type(item).__name__)
+                        await write.send(SessionMessage(_wire_error(item)))
+                    else:
+                        await send.send(item)
+
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(answer_unreadable)
+            await server.run(receive, write, server.create_initialization_options())
+            tg.cancel_scope.cancel()
+
+
+def serve(root: Path | None, no_project: RagrafError | None = None) -> None:
+    """Serve over stdio. Without a project (``root`` None, ``no_project`` says why) the
+    server still starts, so the client can show the reason: a warning on stderr at start
+    and a tool error naming it (and what to do) on every call."""
+    import anyio
+    import mcp_types as types
+    from mcp.server.lowlevel import Server
+
     from ragraf.agent_guidance import guidance
+
+    _setup_logging(root)
+    if no_project is not None:
+        log.warning("%s; every tool call will answer with this error", no_project)
+    tools = _Tools(root, no_project)
+    tools.preload()
+
+    async def list_tools(_ctx: Any, _params: Any) -> Any:
+        return types.ListToolsResult(tools=tools.tools)
+
+    async def call_tool(_ctx: Any, params: Any) -> Any:
+        return tools.call(params.name, params.arguments)
 
     server: Any = Server(
         "ragraf",
@@ -228,30 +259,7 @@ def serve(root: Path | None, no_project: RagrafError | None = None) -> None:
         on_list_tools=list_tools,
         on_call_tool=call_tool,
     )
-
-    async def main() -> None:
-        from mcp.shared.message import SessionMessage
-
-        async with stdio_server() as (read, write):
-            send, receive = anyio.create_memory_object_stream[Any](0)
-
-            async def answer_unreadable() -> None:
-                """Forward what the SDK read; answer what it could not (``_wire_error``)."""
-                async with send:
-                    async for item in read:
-                        if isinstance(item, Exception):
-                            log.warning("unreadable message: %s", type(item).__name__)
-                            await write.send(SessionMessage(_wire_error(item)))
-                        else:
-                            await send.send(item)
-
-            async with anyio.create_task_group() as tg:
-                tg.start_soon(answer_unreadable)
-                await server.run(receive, write, server.create_initialization_options())
-                tg.cancel_scope.cancel()
-
     try:
-        anyio.run(main)
+        anyio.run(_run_stdio, server)
     finally:
-        if state["session"] is not None:
-            state["session"].close()
+        tools.close()
