@@ -553,22 +553,26 @@ def test_a_rescan_reads_the_facts_it_made_from_the_cache(
     changed file is parsed; the ledger says the same as a scan that parsed both."""
     from ragraf.lang import registry
 
-    parsed: list[str] = []
+    log = repo.parent / "parsed.log"  # the scan parses in forked workers: they write here
     real = registry.extract
 
     def counting(path: str, *args: object, **kw: object) -> object:
-        parsed.append(path)
+        with open(log, "a") as fh:
+            fh.write(path + "\n")
         return real(path, *args, **kw)  # type: ignore[arg-type]
+
+    def parsed() -> list[str]:
+        return log.read_text().splitlines() if log.exists() else []
 
     monkeypatch.setattr(registry, "extract", counting)
     cfg = config.load(repo)
     edit(repo, "src/Billing/Invoice.php", "return $ok;", "return $ok && $amount > 0;")
     first = run_scan(cfg).written
-    assert parsed == ["src/Billing/Invoice.php"]
+    assert parsed() == ["src/Billing/Invoice.php"]
     edit(repo, "src/Core/Logger.php", "final class FileLogger", "final class DiskLogger")
-    parsed.clear()
+    log.unlink()
     second = run_scan(cfg).written
-    assert parsed == ["src/Core/Logger.php"], parsed
+    assert parsed() == ["src/Core/Logger.php"], parsed()
     assert [(e.kind, e.path) for e in first] == [("modify", "src/Billing/Invoice.php")]
     assert [(e.kind, e.path) for e in second] == [("modify", "src/Core/Logger.php")]
     assert "App\\Core\\DiskLogger" in json.loads(second[0].symbols_added)

@@ -243,6 +243,25 @@ def test_an_unreadable_file_is_a_clean_refusal_of_live_read(public_pilot) -> Non
     assert "src/Billing/Invoice.php" in r.stderr and "Permission denied" in r.stderr
 
 
+@pytest.mark.slow
+def test_drift_scan_keeps_the_same_per_file_budget(pilot: Path) -> None:
+    """``drift --scan`` (and ``hook session-start``) parse what changed under the build's
+    budget: 100,000 nested brackets took 652 s in a scan before; now the scan ends at the
+    budget, and the entry says the symbols were not compared (every indexed one counts as
+    changed, so its facts are stale, none is reported removed)."""
+    (pilot / ".ragraf/config/project.yaml").write_text("index:\n  file_time_budget_s: 1\n")
+    assert ragraf("index", root=pilot).returncode == 0
+    write(pilot, "src/Core/Logger.php", "<?php $a = " + "[" * 100_000 + ";\n")
+    scan = ragraf("drift", "--scan", "--json", root=pilot)  # a hang fails at TIMEOUT
+    assert scan.returncode == 0, scan.stderr
+    report = json.loads(ragraf("drift", "--json", root=pilot).stdout)["result"]
+    entry = next(e for e in report["entries"] if e["path"] == "src/Core/Logger.php")
+    assert "symbols not compared" in (entry["note"] or "") and "1 s" in entry["note"]
+    assert entry["symbols_removed"] == [] and entry["symbols_changed"], entry
+    hook = ragraf("hook", "session-start", root=pilot)
+    assert hook.returncode == 0, hook.stderr
+
+
 # -- 9. orphaned parser workers never keep the build lock ----------------------------------
 
 

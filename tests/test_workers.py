@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from ragraf.indexing.workers import Pool, WorkerError, run_jobs
+from ragraf.workers import Pool, WorkerError, run_jobs
 
 
 def _square_or_stall(i: int) -> int:

@@ -180,17 +180,43 @@ def indexed_symbols(graph: GraphStore, rev: str, path: str) -> dict[str, SymbolI
     return out
 
 
-def current_facts(
-    cfg: Config, changes: list[Change], graph: GraphStore
-) -> tuple[dict[str, FileFacts], list[tuple[str, str, bytes]]]:
+@dataclass
+class CurrentFacts:
+    """What ``current_facts`` found: the facts per path, their cache rows, and the paths
+    whose analysis exceeded the per-file time budget (their symbols cannot be compared)."""
+
+    facts: dict[str, FileFacts]
+    rows: list[tuple[str, str, bytes]]
+    timed_out: dict[str, float]
+
+
+#: what one extraction of a scan is given: path, language, text, max_lines, facts like it
+_Job = tuple[str, str, str, int, "FileFacts | None"]
+
+
+def _extract_all(jobs: list[_Job], budget: float | None) -> dict[int, FileFacts | None]:
+    """Facts of each job; with a budget, each in a forked worker killed at the budget (as
+    ``index`` does: ``ragraf.workers``), a job it kills mapping to None."""
+    if budget is None:
+        return {i: registry.extract(*job) for i, job in enumerate(jobs)}
+    from ragraf import cpus
+    from ragraf.workers import run_jobs
+
+    def work(i: int) -> FileFacts:
+        return registry.extract(*jobs[i])
+
+    done = run_jobs(list(range(len(jobs))), work, min(len(jobs), cpus.usable()), budget)
+    return {i: None if o.timed_out else o.result for i, o in done.items()}
+
+
+def current_facts(cfg: Config, changes: list[Change], graph: GraphStore) -> CurrentFacts:
     """The facts of the changed files whose language declares symbols, extracted as a
     build extracts them, and their rows for the extraction cache (the key of
     ``ragraf.indexing.extract.facts_of``): the next ``reindex`` reads them instead of parsing
     the files again. A file whose content is in the cache already (an earlier scan of the
-    same edit, or a build) is read from it, not parsed again. A file that took longer than
-    the build's time budget is not cached (a build would record it failed)."""
-    import time
-
+    same edit, or a build) is read from it, not parsed again. Every analysis runs under
+    the build's per-file time budget (``index.file_time_budget_s``): a file over it is
+    ``timed_out``, not cached (a build would record it failed)."""
     from ragraf.lang import codec
 
     max_lines = int(cfg.project["chunking"]["max_chunk_lines"])
@@ -210,6 +236,8 @@ def current_facts(
     before = graph.cached_facts(
         [(c.old_sha, key[1]) for c, _lang, key in todo if c.old_sha and key not in cached]
     )
+    jobs: list[_Job] = []
+    keys: list[tuple[str, str]] = []
     for c, lang_name, key in todo:
         blob = cached.get(key)
         if blob is not None:
@@ -225,12 +253,16 @@ def current_facts(
                 like = codec.decode_for_linking(old)
             except ValueError:
                 like = None  # not a row this version reads: analysed again
-        t = time.perf_counter()
-        f = registry.extract(c.path, lang_name, c.text or "", max_lines, like)
-        facts[c.path] = f
-        if budget is None or time.perf_counter() - t < budget:
-            rows.append((*key, codec.encode(f)))
-    return facts, rows
+        jobs.append((c.path, lang_name, c.text or "", max_lines, like))
+        keys.append(key)
+    timed_out: dict[str, float] = {}
+    for i, f in sorted(_extract_all(jobs, budget).items()):
+        if f is None:
+            timed_out[jobs[i][0]] = budget or 0.0
+            continue
+        facts[jobs[i][0]] = f
+        rows.append((*keys[i], codec.encode(f)))
+    return CurrentFacts(facts, rows, timed_out)
 
 
 def current_symbols(f: FileFacts | None, text: str | None) -> dict[str, SymbolInfo]:
@@ -257,18 +289,32 @@ class FileDelta:
     edges: list[tuple[str, str]]
     old: dict[str, SymbolInfo]
     new: dict[str, SymbolInfo]
+    note: str | None = None  # why the symbols could not be compared
 
 
-def file_delta(graph: GraphStore, rev: str, c: Change, facts: FileFacts | None) -> FileDelta:
+def file_delta(
+    graph: GraphStore,
+    rev: str,
+    c: Change,
+    facts: FileFacts | None,
+    timed_out: float | None = None,
+) -> FileDelta:
+    """What changed in the knowledge of one file. ``timed_out`` (the budget, in seconds):
+    its analysis was killed, so its symbols cannot be compared: every indexed one counts
+    as changed (its edges stale), none as added or removed, and the entry says why."""
     old_path = c.old_path or c.path
     old = indexed_symbols(graph, rev, old_path) if c.kind != ChangeKind.ADD else {}
     new = current_symbols(facts, c.text) if c.kind != ChangeKind.DELETE else {}
+    if timed_out is not None:
+        new = dict(old)
     added = sorted(set(new) - set(old))
     removed = sorted(set(old) - set(new))
     changed = sorted(
         f
         for f in set(old) & set(new)
-        if old[f].signature != new[f].signature or _norm(old[f].body) != _norm(new[f].body)
+        if timed_out is not None
+        or old[f].signature != new[f].signature
+        or _norm(old[f].body) != _norm(new[f].body)
     )
     edges: dict[str, str] = {}
     how = "modified" if c.kind == ChangeKind.MODIFY else f"{c.kind}d"
@@ -290,7 +336,13 @@ def file_delta(graph: GraphStore, rev: str, c: Change, facts: FileFacts | None) 
             edges.setdefault(e.edge_uid, f"target symbol {touched[e.dst]} {fate(touched[e.dst])}")
         for e in graph.edges_from(rev, list(touched)):
             edges.setdefault(e.edge_uid, f"source symbol {touched[e.src]} {fate(touched[e.src])}")
-    return FileDelta(c, added, removed, changed, sorted(edges.items()), old, new)
+    note = None
+    if timed_out is not None:
+        note = (
+            f"symbols not compared: the file's analysis took longer than the per-file time "
+            f"budget ({timed_out:g} s, index.file_time_budget_s)"
+        )
+    return FileDelta(c, added, removed, changed, sorted(edges.items()), old, new, note)
 
 
 #: what the def-use graph says about code moved out of a function: (its delta, the function,
@@ -414,7 +466,7 @@ def entries_for(
     out: list[NewEntry] = []
     for d in deltas:
         c = d.change
-        note = f"{RENAMED_FROM}{c.old_path}" if c.kind == ChangeKind.RENAME else None
+        note = f"{RENAMED_FROM}{c.old_path}" if c.kind == ChangeKind.RENAME else d.note
         out.append(
             NewEntry(
                 c.path,
@@ -598,8 +650,12 @@ def _scan_locked(cfg: Config, detected_by: str, man: dict[str, Any]) -> ScanRepo
         if detected_by != "compare":  # the trigger names the detection (the commit stays recorded)
             for c in changes:
                 c.detected_by = detected_by
-        facts, cache_rows = current_facts(cfg, changes, graph)
-        deltas = [file_delta(graph, rev, c, facts.get(c.path)) for c in changes]
+        got = current_facts(cfg, changes, graph)
+        cache_rows = got.rows
+        deltas = [
+            file_delta(graph, rev, c, got.facts.get(c.path), got.timed_out.get(c.path))
+            for c in changes
+        ]
         items = entries_for(
             deltas, float(cfg.project["drift"]["slice_similarity"]), slice_crossing(graph, rev)
         )

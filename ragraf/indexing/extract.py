@@ -47,7 +47,7 @@ from ragraf.lang.facts import (
 from ragraf.store.graph import GraphStore
 
 if TYPE_CHECKING:
-    from ragraf.indexing.workers import Pool
+    from ragraf.workers import Pool
 
 Progress = Callable[[str, int, int], None]
 
@@ -78,7 +78,7 @@ def work(job: Job) -> Extracted:
 def parser_pool(workers: int) -> Pool[Extracted]:
     """The parser workers of one build, not yet forked (``Pool.start`` forks them: before
     the scan reads the files, so that no worker maps their texts)."""
-    from ragraf.indexing.workers import Pool  # multiprocessing: only when a build runs
+    from ragraf.workers import Pool  # multiprocessing: only when a build runs
 
     return Pool(work, workers)
 

@@ -45,8 +45,8 @@ if TYPE_CHECKING:
 
     from ragraf.indexing.extract import Extracted, Facts
     from ragraf.indexing.rows import ContentRows
-    from ragraf.indexing.workers import Pool
     from ragraf.lang.facts import FileFacts
+    from ragraf.workers import Pool
 
 Progress = Callable[[str, int, int], None]
 
