@@ -40,7 +40,10 @@ def guidance() -> str:
 
 def install(root: Path) -> tuple[Path, str]:
     """Add or refresh the regimen in ``root/AGENTS.md``; returns (path, 'created'|'updated'|'unchanged')."""
+    from ragraf.config import refuse_link
+
     target = root / "AGENTS.md"
+    refuse_link(target)
     block = regimen().rstrip("\n")
     if not target.exists():
         target.write_text(block + "\n", encoding="utf-8")

@@ -9,6 +9,11 @@ Invariants a change must keep:
   (the sections read at build time), so a change makes the index stale; what
   the extractors themselves depend on is ``ragraf.lang.registry``'s fingerprint.
 - Credentials are never part of the configuration files ragraf writes.
+- ragraf never writes (nor reads its own state) through a symlink inside the project: a
+  cloned repository can commit ``.gitignore``, ``AGENTS.md``, ``.ragraf/`` or anything
+  under it as a link to a file elsewhere. ``load`` and ``init_project`` refuse a project
+  whose ``.ragraf/`` holds one (``refuse_store_links``); the two files outside it are
+  checked where they are written (``refuse_link``).
 """
 
 from __future__ import annotations
@@ -27,7 +32,7 @@ from typing import Any
 import yaml
 
 from ragraf import resources
-from ragraf.errors import ConfigError, NoIndexError
+from ragraf.errors import ConfigError, NoIndexError, RefusedError
 from ragraf.globs import GlobError, GlobSet
 
 DOT = ".ragraf"
@@ -348,9 +353,29 @@ class Config:
         return cpus.usable()
 
 
+def refuse_link(path: Path) -> None:
+    """RefusedError when ``path`` is a symlink: ragraf never writes through one."""
+    if path.is_symlink():
+        raise RefusedError(
+            f"{path} is a symlink (to {os.readlink(path)}): ragraf never writes through a "
+            "link inside the project; replace it with a plain file or folder"
+        )
+
+
+def refuse_store_links(layout: Layout) -> None:
+    """RefusedError naming the first symlink at or under ``.ragraf/`` (none is ragraf's)."""
+    refuse_link(layout.dot)
+    if not layout.dot.is_dir():
+        return
+    for folder, dirs, files in os.walk(layout.dot):
+        for name in sorted(dirs + files):
+            refuse_link(Path(folder) / name)
+
+
 def load(root: Path) -> Config:
     """The effective configuration of the project at ``root``."""
     layout = Layout(root)
+    refuse_store_links(layout)
     defaults_p = _parse_yaml(default_text("project")) or {}
     defaults_c = _parse_yaml(default_text("confidence")) or {}
     user_p, raw_p = _load_yaml(layout.project_yaml)
@@ -388,13 +413,15 @@ def init_project(root: Path) -> list[Path]:
     if not root.is_dir():
         raise ConfigError(f"{root}: not a folder")
     layout = Layout(root)
+    refuse_store_links(layout)
+    ignored = ignore_store(root)  # first: a .gitignore that is a link refuses init whole
     layout.ensure_dirs()
     written = []
     for name, target in (("project", layout.project_yaml), ("confidence", layout.confidence_yaml)):
         if not target.exists():
             target.write_text(default_text(name), encoding="utf-8")
             written.append(target)
-    if ignore_store(root):
+    if ignored:
         written.append(root / ".gitignore")
     load(root)  # an existing file that is invalid is reported now
     return written
@@ -409,6 +436,7 @@ def ignore_store(root: Path) -> bool:
     if gitinfo.ignores(root / DOT):
         return False
     path = root / ".gitignore"
+    refuse_link(path)
     try:
         text = path.read_text(encoding="utf-8") if path.exists() else ""
     except (OSError, UnicodeDecodeError) as e:

@@ -885,3 +885,40 @@ def test_a_note_too_long_is_refused_and_nothing_is_stored(indexed_pilot: Path) -
     assert (
         json.loads(invoke("-C", indexed_pilot, "drift", "--json").stdout)["drift"]["entries"] == 0
     )
+
+
+@pytest.mark.parametrize(
+    ("rel", "command"),
+    [
+        (".gitignore", ("init",)),
+        ("AGENTS.md", ("init", "--agents")),
+        (".ragraf/logs/index.log", ("index",)),
+        (".ragraf/drift/LEDGER.md", ("drift", "--scan")),
+        (".ragraf/config/project.yaml", ("index",)),
+    ],
+)
+def test_a_committed_symlink_is_never_written_through(
+    tmp_path: Path, rel: str, command: tuple[str, ...]
+) -> None:
+    """A cloned repository may hold ``.gitignore``, ``AGENTS.md`` or a file of ``.ragraf/``
+    as a link to a file elsewhere; the command is refused naming the link, and the
+    target is left as it was."""
+    root = copy_pilot(tmp_path / "pilot")
+    if command[0] != "init":
+        config.init_project(root)
+        indexer.build(config.load(root))
+        write(root, "src/new.php", "<?php function fresh() {}\n")
+    target = tmp_path / "victim.txt"
+    target.write_text("keep me\n")
+    link = root / rel
+    link.parent.mkdir(parents=True, exist_ok=True)
+    if link.exists():
+        link.unlink()
+    os.symlink(target, link)
+    if command[0] == "init":
+        r = invoke("init", root, *command[1:])
+    else:
+        r = invoke("-C", root, *command)
+    assert r.exit_code == 5, (r.stdout, r.stderr)
+    assert f"{link} is a symlink" in r.stderr and "never writes through a link" in r.stderr
+    assert target.read_text() == "keep me\n"
