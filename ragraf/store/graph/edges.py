@@ -13,21 +13,10 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from ragraf.kinds import Provenance
-from ragraf.model import (
-    EdgeRow,
-    FlowUnitRow,
-    RankEdge,
-    Reached,
-    RouteRow,
-    UnresolvedRow,
-)
+from ragraf.model import EdgeRow, FlowUnitRow, RankEdge, Reached, RouteRow, UnresolvedRow
 from ragraf.store import ranges
 from ragraf.store.db import Database
-from ragraf.store.graph.cols import (
-    EDGE_COLS,
-    FLOW_COLS,
-    sql_list,
-)
+from ragraf.store.graph.cols import EDGE_COLS, FLOW_COLS, sql_list
 from ragraf.store.ranges import rev_no
 
 

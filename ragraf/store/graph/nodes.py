@@ -12,15 +12,7 @@ import zlib
 from collections.abc import Iterable
 
 from ragraf.kinds import NodeKind
-from ragraf.model import (
-    CoverageRow,
-    DbColumnRow,
-    DbFkRow,
-    DbTableRow,
-    FileRow,
-    MapSymbol,
-    NodeRow,
-)
+from ragraf.model import CoverageRow, DbColumnRow, DbFkRow, DbTableRow, FileRow, MapSymbol, NodeRow
 from ragraf.store.db import Database
 from ragraf.store.graph.cols import (
     DB_KINDS,

@@ -18,14 +18,7 @@ from typing import Any
 
 from ragraf import ids
 from ragraf.errors import StoreError
-from ragraf.model import (
-    DbColumnRow,
-    FlowUnitRow,
-    NodeRow,
-    RankRow,
-    RevisionRows,
-    TextRow,
-)
+from ragraf.model import DbColumnRow, FlowUnitRow, NodeRow, RankRow, RevisionRows, TextRow
 from ragraf.store import ranges
 from ragraf.store.db import Database
 from ragraf.store.graph.cols import (
