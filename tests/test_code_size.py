@@ -20,10 +20,6 @@ MAX_PARAMETERS = 8
 ALLOWED = frozenset(
     {
         ("class lines", "ragraf/indexing/resolve/linker.py", "Linker"),
-        ("class lines", "ragraf/lang/js/walk.py", "Extractor"),
-        ("class lines", "ragraf/store/graph.py", "GraphStore"),
-        ("class lines", "ragraf/lang/php/flow.py", "FlowBuilder"),
-        ("class lines", "ragraf/lang/php/uses.py", "Uses"),
         ("function lines", "ragraf/indexing/indexer.py", "_build_rev"),
         ("function lines", "ragraf/indexing/indexer.py", "_build_locked"),
         ("function lines", "ragraf/indexing/resolve/linker.py", "Linker.on_sql"),

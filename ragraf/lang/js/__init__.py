@@ -3,10 +3,11 @@ cross-file step before linking.
 
 One package serves the registry's three languages ``javascript`` (``.js .mjs .cjs
 .jsx``), ``typescript`` (``.ts .mts .cts``) and ``tsx`` (``.tsx``): the grammar comes from
-the suffix (``walk.grammar_of``), each grammar has its query file
-(``queries/<grammar>-tags.scm``). ``walk`` handles the captures in document order and
-resolves uses over the file's scopes (``names``). What the file alone cannot know — what
-an imported binding is — ``link.prepare`` settles once every file is known, before
+the suffix (``state.grammar_of``), each grammar has its query file
+(``queries/<grammar>-tags.scm``). ``walk`` handles the captures in document order
+(``declarations``, ``uses``, ``routes`` over a shared ``state``) and resolves uses over the
+file's scopes (``names``). What the file alone cannot know — what an imported binding
+is — ``link.prepare`` settles once every file is known, before
 ``ragraf.indexing.resolve`` links the facts with the same rules as PHP's and Python's:
 modules by path (relative specifiers with extension and ``index`` probing, a corpus
 package's ``main`` by its folder), ES modules and CommonJS alike (``import``, ``require``,

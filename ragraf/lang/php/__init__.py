@@ -17,8 +17,11 @@ that share the state of the walk, one module per concern:
 - ``routes``: router registrations;
 - ``declarations``: namespaces, ``use`` imports, classes, functions and
   methods, properties, constants;
-- ``uses``: calls, ``new``, class constants, callables, includes, globals,
-  assignments, superglobals;
+- ``uses``: calls, ``new``, class constants, callables, includes, superglobals;
+- ``bindings``: what variables hold (assignments, ``global``, ``foreach``,
+  ``catch``, ``return``, narrowing);
+- ``framework_calls``: calls that are framework hooks, events and template
+  renders;
 - ``walk``: the query run and its handler table, comments, and ``finish``.
 
 Invariants a change must keep (each module states the ones it keeps):

@@ -1,0 +1,403 @@
+"""The language-neutral part of the data-flow layer (issue 13): units, their statements,
+the bookkeeping of the control-flow skeleton, reaching definitions, and a unit's
+serialisation. A language's statement walk subclasses ``UnitBuilder`` (PHP's:
+``ragraf.lang.php.flow``) and says which of its nodes are blocks, branches and loops;
+nothing here reads a grammar's node types or a language's variable names.
+
+Invariants a change must keep:
+- A *unit* is a function, method, closure or the file-level script; statement
+  0 of a unit is its entry (the signature: it defines the parameters and, for
+  a closure, its captured variables). Statements are numbered in document
+  order; ``ctrl`` is the innermost branch or loop header that decides whether
+  the statement runs (-1: none), its syntactic control dependence; ``guard`` the
+  latest earlier statement of the enclosing blocks that may jump past it.
+- A strong definition kills earlier ones of its name; a weak one (an element, a
+  property of an object, an alias) does not. Aliases' definitions are weak
+  definitions of each other.
+- Reaching definitions are computed over the control-flow edges to a fixed
+  point (bit sets): a use links every definition of its name that reaches it; a
+  use no definition reaches is upward-exposed. A unit with more than
+  ``MAX_STATEMENTS`` statements keeps no def-use edges (``skipped``).
+- A use of a property of the object (``SELF_PREFIX``) that no definition of its
+  method reaches is linked to the definitions of it in the other methods of the
+  class (``class_links``, at most ``MAX_CLASS_DEFS``).
+- A unit is serialised once, in the worker, as compact JSON (``FlowUnit.data``),
+  stored as it is in ``flow_unit`` (graph.sqlite); a statement is (line, end line,
+  kind, ...), never its text.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any
+
+from ragraf.lang.facts import FlowUnit
+
+if TYPE_CHECKING:
+    from tree_sitter import Node
+
+#: a statement with more uses or definitions is cut (a generated table, a huge array)
+MAX_NAMES = 200
+#: units with more statements are kept without def-use edges (generated code)
+MAX_STATEMENTS = 20_000
+#: class-wide definitions linked to one upward-exposed use of a property
+MAX_CLASS_DEFS = 12
+#: calls kept per statement
+MAX_CALLS = 20
+#: statement kinds that jump away (and of those, the ones that leave the unit)
+JUMPS = frozenset({"break", "continue", "return", "throw", "exit"})
+EXITS = frozenset({"return", "throw", "exit"})
+#: a unit still to walk: (function node, owner node index, kind, class start byte or -1,
+#: captured variables (``&`` before one taken by reference), (enclosing unit, creating
+#: statement) of a closure)
+Pending = tuple["Node", int, str, int, list[str], tuple[int, int] | None]
+
+
+class Stmt:
+    """One statement of a unit: where it is, what decides whether it runs, what it defines
+    and uses, the calls it makes (with the variables of each argument) and its sinks."""
+
+    __slots__ = (
+        "line",
+        "end_line",
+        "kind",
+        "ctrl",
+        "guard",
+        "defs",
+        "weak",
+        "uses",
+        "calls",
+        "sinks",
+    )
+
+    def __init__(self, line: int, end_line: int, kind: str, ctrl: int, guard: int = -1) -> None:
+        self.line = line
+        self.guard = guard
+        self.end_line = end_line
+        self.kind = kind
+        self.ctrl = ctrl
+        self.defs: list[str] = []  # strong definitions (kill earlier ones)
+        self.weak: list[str] = []  # weak definitions (element, property of an object, alias)
+        self.uses: list[str] = []
+        self.calls: list[list[Any]] = []  # [name, how, [[arg vars], ...]]
+        self.sinks: list[str] = []
+
+
+class Loop:
+    """A loop (or ``switch``) being walked: where its ``break`` / ``continue`` jump from."""
+
+    __slots__ = ("breaks", "conts", "head")
+
+    def __init__(self, head: int) -> None:
+        self.head = head
+        self.breaks: list[int] = []
+        self.conts: list[int] = []
+
+
+class Unit:
+    """One unit being walked: its statements, control-flow edges, aliases."""
+
+    def __init__(self, node: int, kind: str, fn: Node | None, index: int) -> None:
+        self.index = index
+        self.cross: list[list[Any]] = []  # [unit, stmt, stmt here, var, kind] from other units
+        self.node = node
+        self.kind = kind
+        self.fn = fn
+        self.stmts: list[Stmt] = []
+        self.succ: list[tuple[int, int]] = []
+        self.ctrl: list[int] = []
+        self.loops: list[Loop] = []
+        self.aliases: dict[str, set[str]] = {}
+        self.closures: list[tuple[Node, int, list[str]]] = []  # (node, creating stmt, use vars)
+        self.props_written: bool = False
+        #: the latest earlier statement of the enclosing blocks that may jump past what
+        #: follows (an `if` holding a continue / break / return / throw): a control
+        #: dependence the block structure does not show
+        self.guard = -1
+        self.jumps = 0  # break / continue / return / throw / exit statements so far
+        self.exits = 0  # return / throw / exit statements so far
+
+
+class UnitBuilder:
+    """Walks one parsed file into its flow units (``build``); a language's subclass walks
+    its statements (``unit``, ``stmt``) and expressions."""
+
+    #: node types of a block of statements
+    BLOCKS: frozenset[str] = frozenset()
+    #: statement node types after which a jump inside guards what follows (``seq``): a
+    #: branch holding any jump, a loop holding an exit
+    BRANCHING: frozenset[str] = frozenset()
+    LOOPS: frozenset[str] = frozenset()
+    #: the prefix of a variable that is a property of the object a method runs on
+    SELF_PREFIX = ""
+    #: uses that are taint sources (``FlowUnit.sources``)
+    SOURCES: frozenset[str] = frozenset()
+
+    def __init__(self, src: bytes, decl_at: dict[int, int]) -> None:
+        self.src = src
+        self.decl_at = decl_at
+        self.units: list[Unit] = []
+        #: units still to walk
+        self.pending: list[Pending] = []
+        self.method_class: dict[int, int] = {}  # unit index -> class start byte
+        self.skipped = 0
+
+    # -- driver -----------------------------------------------------------------------------
+    def build(self, root: Node) -> list[FlowUnit]:
+        script = Unit(0, "script", None, 0)
+        self.units.append(script)
+        entry = self.new(script, root, "entry", [])
+        script.stmts[entry].end_line = script.stmts[entry].line
+        self.seq(script, root.named_children, [entry])
+        while self.pending:
+            self.unit(*self.pending.pop(0))
+        self.class_links()
+        done = [self.analyse(i, u) for i, u in enumerate(self.units)]
+        outs: list[list[list[Any]]] = [[] for _ in self.units]
+        for ui, (_dfg, cross) in enumerate(done):
+            for oui, osi, si, var, kind in cross:
+                outs[oui].append([osi, ui, si, var, kind])
+        return [
+            self.finish(u, dfg, cross, outs[i])
+            for i, (u, (dfg, cross)) in enumerate(zip(self.units, done, strict=True))
+        ]
+
+    def unit(
+        self,
+        fn: Node,
+        node: int,
+        kind: str,
+        cls: int,
+        captured: list[str],
+        origin: tuple[int, int] | None,
+    ) -> None:
+        """Walk one function, method or closure into a unit of its own (see ``Pending``)."""
+        raise NotImplementedError
+
+    def stmt(self, u: Unit, n: Node, preds: list[int]) -> list[int]:
+        """Walk one statement after ``preds``; returns the statements control leaves it from."""
+        raise NotImplementedError
+
+    # -- the control-flow skeleton ----------------------------------------------------------
+    def t(self, n: Node) -> str:
+        return n.text.decode("utf-8", "replace")  # type: ignore[union-attr]
+
+    def new(self, u: Unit, n: Node, kind: str, preds: list[int], end: Node | None = None) -> int:
+        i = len(u.stmts)
+        last = end if end is not None else n
+        u.stmts.append(
+            Stmt(
+                n.start_point[0] + 1,
+                last.end_point[0] + 1,
+                kind,
+                u.ctrl[-1] if u.ctrl else -1,
+                u.guard,
+            )
+        )
+        if kind in JUMPS:
+            u.jumps += 1
+            if kind in EXITS:
+                u.exits += 1
+        for p in preds:
+            u.succ.append((p, i))
+        return i
+
+    def seq(self, u: Unit, nodes: list[Node], preds: list[int]) -> list[int]:
+        saved = u.guard
+        branching, loops = self.BRANCHING, self.LOOPS
+        for n in nodes:
+            first, jumps, exits = len(u.stmts), u.jumps, u.exits
+            preds = self.stmt(u, n, preds)
+            if first < len(u.stmts) and (
+                (n.type in branching and u.jumps > jumps) or (n.type in loops and u.exits > exits)
+            ):
+                u.guard = first  # what follows runs only when that one did not jump away
+        u.guard = saved
+        return preds
+
+    def body(self, u: Unit, n: Node | None, preds: list[int], head: int) -> list[int]:
+        if n is None:
+            return preds
+        u.ctrl.append(head)
+        try:
+            if n.type in self.BLOCKS:
+                return self.seq(u, n.named_children, preds)
+            return self.stmt(u, n, preds)
+        finally:
+            u.ctrl.pop()
+
+    def loop(self, u: Unit, h: int, body: Node | None, head: int) -> list[int]:
+        lp = Loop(h)
+        u.loops.append(lp)
+        end = self.body(u, body, [h], head)
+        u.loops.pop()
+        for p in end + lp.conts:
+            u.succ.append((p, h))
+        return [h, *lp.breaks]
+
+    def alias(self, u: Unit, a: str, b: str) -> None:
+        if a != b:
+            u.aliases.setdefault(a, set()).add(b)
+            u.aliases.setdefault(b, set()).add(a)
+
+    # -- reaching definitions -----------------------------------------------------------------
+    def class_links(self) -> None:
+        """A use of a property of the object (``SELF_PREFIX``: PHP's ``$this->p``) that no
+        definition of its method reaches: every definition of it in the other methods of the
+        class (derived)."""
+        prefix = self.SELF_PREFIX
+        by_class: dict[int, list[int]] = {}
+        for ui, cls in self.method_class.items():
+            by_class.setdefault(cls, []).append(ui)
+        self.class_defs: dict[int, dict[str, list[tuple[int, int]]]] = {}
+        for _cls, uis in by_class.items():
+            defs: dict[str, list[tuple[int, int]]] = {}
+            for ui in uis:
+                for si, s in enumerate(self.units[ui].stmts):
+                    for v in s.defs:
+                        if v.startswith(prefix):
+                            defs.setdefault(v, []).append((ui, si))
+                    for v in s.weak:
+                        if v.startswith(prefix):
+                            defs.setdefault(v, []).append((ui, si))
+            for ui in uis:
+                self.class_defs[ui] = defs
+
+    def analyse(self, ui: int, u: Unit) -> tuple[list[tuple[int, int, str]], list[list[Any]]]:
+        """Def-use edges of a unit and the links into it from other units of the file."""
+        stmts = u.stmts
+        n = len(stmts)
+        dfg: list[tuple[int, int, str]] = []
+        exposed: list[tuple[int, str]] = []
+        if n <= MAX_STATEMENTS:
+            dfg, exposed = reaching(stmts, u.succ, u.aliases)
+        else:
+            self.skipped += 1
+        cross: list[list[Any]] = list(u.cross)
+        cdefs = getattr(self, "class_defs", {}).get(ui)
+        if cdefs:
+            for si, v in exposed:
+                if v.startswith(self.SELF_PREFIX):
+                    for oui, osi in cdefs.get(v, ())[:MAX_CLASS_DEFS]:
+                        if oui != ui:
+                            cross.append([oui, osi, si, v, "property"])
+        return dfg, cross
+
+    def finish(
+        self,
+        u: Unit,
+        dfg: list[tuple[int, int, str]],
+        cross: list[list[Any]],
+        out: list[list[Any]],
+    ) -> FlowUnit:
+        """The unit as FlowUnit: ``x`` the links into it ([unit, stmt, stmt here, var, kind]),
+        ``o`` the same links seen from their source ([stmt here, unit, stmt, var, kind])."""
+        stmts = u.stmts
+        fn = u.fn
+        start = fn.start_point[0] + 1 if fn is not None else 1
+        end = fn.end_point[0] + 1 if fn is not None else max(s.end_line for s in stmts)
+        data = {
+            "s": [
+                [
+                    s.line,
+                    s.end_line,
+                    s.kind,
+                    s.ctrl,
+                    _cap(s.defs + [w for w in s.weak if w not in s.defs]),
+                    _cap(s.uses),
+                    s.calls[:MAX_CALLS],
+                    sorted(set(s.sinks)),
+                    s.guard,
+                ]
+                for s in stmts
+            ],
+            "c": sorted(set(u.succ)),
+            "d": dfg,
+            "o": out,
+            "x": cross,
+        }
+        sources = self.SOURCES
+        read = {v for s in stmts for v in s.uses if v in sources}
+        return FlowUnit(
+            u.node,
+            u.kind,
+            start,
+            end,
+            json.dumps(data, separators=(",", ":")),
+            " ".join(sorted(read)),
+        )
+
+
+def _cap(names: list[str]) -> list[str]:
+    out = list(dict.fromkeys(names))
+    return out[:MAX_NAMES]
+
+
+def reaching(
+    stmts: list[Stmt], succ: list[tuple[int, int]], aliases: dict[str, set[str]]
+) -> tuple[list[tuple[int, int, str]], list[tuple[int, str]]]:
+    """Def-use edges (def stmt, use stmt, var) by reaching definitions over ``succ``, and
+    the uses no definition reaches (upward-exposed: parameters of nothing, globals of the
+    file, properties set elsewhere)."""
+    n = len(stmts)
+    var_mask: dict[str, int] = {}
+    def_stmt: list[int] = []
+    gen = [0] * n
+    kill_vars: list[tuple[str, ...]] = [()] * n
+    for i, s in enumerate(stmts):
+        strong = list(dict.fromkeys(s.defs))
+        weak = [w for w in dict.fromkeys(s.weak) if w not in strong]
+        if aliases:
+            for v in strong + weak:
+                for a in aliases.get(v, ()):
+                    if a not in strong and a not in weak:
+                        weak.append(a)
+        g = 0
+        for v in strong + weak:
+            d = len(def_stmt)
+            def_stmt.append(i)
+            bit = 1 << d
+            g |= bit
+            var_mask[v] = var_mask.get(v, 0) | bit
+        gen[i] = g
+        kill_vars[i] = tuple(strong)
+    kill = [0] * n
+    for i in range(n):
+        k = 0
+        for v in kill_vars[i]:
+            k |= var_mask[v]
+        kill[i] = k & ~gen[i]
+    preds: list[list[int]] = [[] for _ in range(n)]
+    for x_, y_ in succ:
+        preds[y_].append(x_)
+    inn = [0] * n
+    out = [0] * n
+    changed = True
+    while changed:
+        changed = False
+        for i in range(n):
+            x = 0
+            for p in preds[i]:
+                x |= out[p]
+            inn[i] = x
+            o = gen[i] | (x & ~kill[i])
+            if o != out[i]:
+                out[i] = o
+                changed = True
+    edges: list[tuple[int, int, str]] = []
+    exposed: list[tuple[int, str]] = []
+    for i, s in enumerate(stmts):
+        if not s.uses:
+            continue
+        x = inn[i]
+        for v in dict.fromkeys(s.uses):
+            m = x & var_mask.get(v, 0)
+            if not m:
+                exposed.append((i, v))
+                continue
+            while m:
+                low = m & -m
+                edges.append((def_stmt[low.bit_length() - 1], i, v))
+                m ^= low
+    edges.sort()
+    return edges, exposed
