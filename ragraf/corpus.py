@@ -14,6 +14,8 @@ Invariants a change must keep:
   folder relative to the descriptor of the one above it, never through a symlink, so a
   folder swapped for a link while ragraf works (a check-then-open race) is refused, not
   followed out of the root. The walk lists folders the same way.
+- Every text read is redacted (``ragraf.redact``) before anything keeps it: the sha256 is
+  the file's bytes (what drift compares), the text is what ragraf stores and serves.
 - Paths are corpus names (``ragraf.escape.corpus_name``): a byte of a file name that is
   no UTF-8 is written ``\\u{dcNN}``, the form stored, shown and taken as input;
   ``ragraf.escape.os_name`` gives the file system's name back, here only.
@@ -47,6 +49,7 @@ from ragraf.escape import corpus_name, os_name
 from ragraf.kinds import ParseStatus
 from ragraf.lang import registry
 from ragraf.lang.registry import lang_of
+from ragraf.redact import redact
 
 #: folders that are never part of a corpus (checked before any configured glob)
 NEVER = frozenset({".ragraf", ".git"})
@@ -65,8 +68,9 @@ class ScannedFile:
     mtime_ns: int
     status: str = ParseStatus.OK  # ok | skipped | failed (before parsing)
     note: str | None = None
-    text: str | None = None  # decoded text, only for status ok
+    text: str | None = None  # decoded text, only for status ok, credentials redacted
     lines: int = 0
+    redacted: int = 0  # credentials redacted from the text (ragraf.redact)
 
 
 @dataclass
@@ -386,6 +390,7 @@ def read_file(root: Path, rel: str, lang: str | None, max_bytes: int) -> Scanned
         )
     if text.startswith("\ufeff"):
         text = text[1:]
+    text, redacted = redact(text)
     built = registry.build_output(lang, text)
     if built is not None:
         return ScannedFile(
@@ -393,7 +398,16 @@ def read_file(root: Path, rel: str, lang: str | None, max_bytes: int) -> Scanned
         )
     lines = text.count("\n") + (0 if text.endswith("\n") or not text else 1)
     return ScannedFile(
-        rel, lang, got.sha256, st.st_size, st.st_mtime_ns, ParseStatus.OK, None, text, lines
+        rel,
+        lang,
+        got.sha256,
+        st.st_size,
+        st.st_mtime_ns,
+        ParseStatus.OK,
+        None,
+        text,
+        lines,
+        redacted,
     )
 
 

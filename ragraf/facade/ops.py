@@ -267,7 +267,9 @@ def live_read(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
         )
     if b"\0" in data[:8192]:
         raise InvalidArgument(f"live_read: '{path}' is a binary file")
-    cur = split_lines(data.decode("utf-8", "replace"))
+    from ragraf.redact import redact
+
+    cur = split_lines(redact(data.decode("utf-8", "replace"))[0])  # as the index keeps texts
     status = "unindexed" if fr is None else ("unchanged" if fr.sha256 == sha else "modified")
     marks = [" "] * len(cur)
     removed: list[dict[str, Any]] = []

@@ -132,6 +132,7 @@ _COMMON = (
     "ragraf.ids",
     "ragraf.kinds",
     "ragraf.sql.sqltext",  # chunking tests strings for SQL with it
+    "ragraf.redact",  # the texts extracted are redacted: cached facts made before are not
 )
 
 #: the PHP files of a Drupal module, theme or profile besides ``.php``

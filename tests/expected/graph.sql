@@ -1,5 +1,5 @@
 -- graph.sqlite after its migrations (tests/test_store_schema.py)
--- migrations: 0001_init, 0002_file_text_and_nocase, 0003_unresolved_call, 0004_flow_unit, 0005_rev_ranges
+-- migrations: 0001_init, 0002_file_text_and_nocase, 0003_unresolved_call, 0004_flow_unit, 0005_rev_ranges, 0006_redacted_blobs
 
 -- table _migrations
 CREATE TABLE _migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL);
@@ -56,7 +56,7 @@ CREATE TABLE "file" (
 CREATE TABLE file_blob (
   sha256 TEXT PRIMARY KEY,
   data BLOB NOT NULL                -- zlib-compressed UTF-8 text
-);
+, redacted INTEGER NOT NULL DEFAULT 0);
 
 -- table file_facts
 CREATE TABLE file_facts (

@@ -13,6 +13,7 @@ from collections.abc import Iterable
 
 from ragraf.kinds import NodeKind
 from ragraf.model import CoverageRow, DbColumnRow, DbFkRow, DbTableRow, FileRow, MapSymbol, NodeRow
+from ragraf.redact import redact
 from ragraf.store.db import Database
 from ragraf.store.graph.cols import (
     DB_KINDS,
@@ -81,25 +82,31 @@ class NodeReads:
 
     # -- files ----------------------------------------------------------------
     def has_blobs(self, shas: Iterable[str]) -> set[str]:
+        """Which of ``shas`` have their text stored, redacted (others are written again)."""
         shas = list(shas)
         if not shas:
             return set()
         return {
             r[0]
             for r in self.db.query(
-                "SELECT sha256 FROM file_blob WHERE sha256 IN (SELECT value FROM json_each(?))",
+                "SELECT sha256 FROM file_blob WHERE redacted = 1"
+                " AND sha256 IN (SELECT value FROM json_each(?))",
                 (json.dumps(shas),),
             )
         }
 
     def file_text(self, rev_id: str, path: str) -> str | None:
-        """The text of ``path`` as the revision indexed it (None if not parsed)."""
+        """The text of ``path`` as the revision indexed it (None if not parsed), its
+        credentials redacted (a blob stored before redaction is redacted as it is read)."""
         row = self.db.query_one(
-            "SELECT b.data FROM file f JOIN file_blob b ON b.sha256 = f.sha256"
+            "SELECT b.data, b.redacted FROM file f JOIN file_blob b ON b.sha256 = f.sha256"
             " WHERE f.rev_from <= ?1 AND f.rev_to > ?1 AND f.path=?",
             (rev_no(rev_id), path),
         )
-        return None if row is None else zlib.decompress(row[0]).decode("utf-8", "surrogateescape")
+        if row is None:
+            return None
+        text = zlib.decompress(row[0]).decode("utf-8", "surrogateescape")
+        return text if row[1] else redact(text)[0]
 
     def file_row(self, rev_id: str, path: str) -> FileRow | None:
         return self.db.row(

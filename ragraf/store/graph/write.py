@@ -79,6 +79,15 @@ def _rename_ids(db: Database, n: int, moved: dict[str, str], paths: Iterable[str
     return ranges.rename_rows(db, "edge", EDGE_COLS, n, f"{ends} AND {mine}", edge)
 
 
+#: a file's text by content; a blob written before redaction (``redacted = 0``) is written
+#: again, redacted (schemas/sql/graph/0006_redacted_blobs.sql)
+BLOB_UPSERT = (
+    "INSERT INTO file_blob(sha256, data, redacted) VALUES (?, ?, 1)"
+    " ON CONFLICT(sha256) DO UPDATE SET data = excluded.data, redacted = 1"
+    " WHERE file_blob.redacted = 0"
+)
+
+
 class Writer:
     """The writing half of ``GraphStore`` (over its ``db``)."""
 
@@ -221,9 +230,7 @@ class Writer:
                 done += ranges.write_delta(db, table, cols, table_rows, n, owned.get(table))
             if scope is not None and moved and renamed:
                 done += _rename_ids(db, n, moved, renamed)
-            db.executemany(
-                "INSERT OR IGNORE INTO file_blob(sha256, data) VALUES (?, ?)", rows.blobs
-            )
+            db.executemany(BLOB_UPSERT, rows.blobs)
         return done
 
     def write_content(
@@ -243,7 +250,7 @@ class Writer:
         db, n = self.db, rev_no(rev_id)
         done = ranges.Delta()
         with db.write():
-            db.executemany("INSERT OR IGNORE INTO file_blob(sha256, data) VALUES (?, ?)", blobs)
+            db.executemany(BLOB_UPSERT, blobs)
             where = None
             if content is not None:
                 ranges.set_scope(db, content, ranges.CONTENT)
