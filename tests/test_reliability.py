@@ -922,3 +922,60 @@ def test_a_committed_symlink_is_never_written_through(
     assert r.exit_code == 5, (r.stdout, r.stderr)
     assert f"{link} is a symlink" in r.stderr and "never writes through a link" in r.stderr
     assert target.read_text() == "keep me\n"
+
+
+def _outside_address() -> str | None:
+    """An address of this machine that is not loopback (a host "outside" by name)."""
+    out = subprocess.run(["ip", "-4", "-o", "addr"], capture_output=True, text=True).stdout
+    for line in out.splitlines():
+        addr = line.split()[3].split("/")[0]
+        if not addr.startswith("127."):
+            return addr
+    return None
+
+
+def test_a_repository_dsn_to_another_host_sends_nothing_until_allowed(pilot: Path) -> None:
+    """A committed ``db.dsn: mysql://root@<host>:<port>/app`` with RAGRAF_DB_PASSWORD set:
+    a listener on that host sees no connection (not even the user name) until the user
+    names the host in RAGRAF_DB_ALLOW_HOSTS; then the build connects."""
+    import socket
+    import threading
+
+    host = _outside_address()
+    if host is None:
+        pytest.skip("this machine has no address besides loopback")
+    seen: list[bytes] = []
+    server = socket.socket()
+    server.bind((host, 0))
+    server.listen(4)
+    server.settimeout(0.2)
+    port = server.getsockname()[1]
+    stop = threading.Event()
+
+    def accept() -> None:
+        while not stop.is_set():
+            try:
+                conn, _ = server.accept()
+            except OSError:
+                continue
+            seen.append(b"connected")
+            conn.close()
+
+    t = threading.Thread(target=accept, daemon=True)
+    t.start()
+    try:
+        (pilot / ".ragraf/config/project.yaml").write_text(
+            f"db:\n  dsn: mysql://root@{host}:{port}/app\n  connect_timeout: 1\n"
+        )
+        env = {"RAGRAF_DB_PASSWORD": "hunter22"}
+        r = ragraf("index", root=pilot, env=env)
+        assert r.returncode == 0, r.stderr
+        assert f"RAGRAF_DB_ALLOW_HOSTS={host}" in r.stderr and seen == []
+        assert "hunter22" not in r.stderr
+        r = ragraf("index", "--force", root=pilot, env={**env, "RAGRAF_DB_ALLOW_HOSTS": host})
+        assert r.returncode == 0, r.stderr
+        assert seen, "with the host allowed, the build connects"
+    finally:
+        stop.set()
+        t.join()
+        server.close()

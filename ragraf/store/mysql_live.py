@@ -12,6 +12,11 @@ Invariants a change must keep:
   time is a ``SchemaUnavailable`` with a one-line reason, never another
   exception; the caller then builds the schema from migrations only (§15).
 - ``mysql.connector`` is imported inside the functions that need it.
+- A host named by ``db.dsn`` (a file of the repository: a cloned one can commit it) that
+  is not this machine is never contacted, not even with the user name, until the user
+  allows it outside the repository: ``RAGRAF_DB_ALLOW_HOSTS`` (comma-separated hosts, in
+  the environment) names it. ``RAGRAF_DB_HOST`` is the user's own setting and needs no
+  more. The connection takes TLS where the server offers it.
 """
 
 from __future__ import annotations
@@ -27,6 +32,9 @@ from ragraf.errors import ConfigError, SchemaUnavailable
 from ragraf.sql.dbschema import SOURCE_LIVE, Column, ForeignKey, Schema, Table
 
 PASSWORD_ENV = "RAGRAF_DB_PASSWORD"
+#: the hosts outside this machine a repository's ``db.dsn`` may name (the user's consent)
+ALLOW_HOSTS_ENV = "RAGRAF_DB_ALLOW_HOSTS"
+_LOCAL_HOSTS = frozenset({"localhost", "127.0.0.1", "::1", "ip6-localhost"})
 DEFAULT_PORT = 3306
 DEFAULT_CONNECT_TIMEOUT = 3.0
 
@@ -69,7 +77,9 @@ def connect_params(
     ``RAGRAF_DB_HOST`` / ``RAGRAF_DB_PORT`` / ``RAGRAF_DB_USER`` /
     ``RAGRAF_DB_NAME`` are used. The password is ``RAGRAF_DB_PASSWORD`` if
     set, else the DSN's password, else none; it is returned as a ``Secret``.
-    Returns ``{host, port, user, database, password, connect_timeout}``.
+    Returns ``{host, port, user, database, password, connect_timeout, refused}``:
+    ``refused`` is why the host may not be contacted (a repository's DSN naming a host
+    outside this machine that ``RAGRAF_DB_ALLOW_HOSTS`` does not name), else None.
     Raises SchemaUnavailable when no database is configured at all and
     ConfigError when the configuration is malformed.
     """
@@ -84,12 +94,14 @@ def connect_params(
         host, port, user, database, dsn_password = _parse_dsn(dsn)
         if password is None:
             password = dsn_password
+        refused = _unconsented(host, env)
     elif env.get("RAGRAF_DB_HOST"):
         host = env["RAGRAF_DB_HOST"]
         port_text = env.get("RAGRAF_DB_PORT") or str(DEFAULT_PORT)
         if not port_text.isdigit() or not 0 < int(port_text) < 65536:
             raise ConfigError("RAGRAF_DB_PORT: expected a port number 1-65535")
         port = int(port_text)
+        refused = None  # the user's own setting
         user = env.get("RAGRAF_DB_USER") or ""
         database = env.get("RAGRAF_DB_NAME") or ""
         if not user:
@@ -105,7 +117,26 @@ def connect_params(
         "database": database,
         "password": Secret(password) if password else None,
         "connect_timeout": timeout,
+        "refused": refused,
     }
+
+
+def _is_local(host: str) -> bool:
+    h = host.strip("[]").lower()
+    return h in _LOCAL_HOSTS or h.startswith("127.")
+
+
+def _unconsented(host: str, env: Mapping[str, str]) -> str | None:
+    """Why a DSN host from the repository may not be contacted, or None."""
+    if _is_local(host):
+        return None
+    allowed = {h.strip().lower() for h in env.get(ALLOW_HOSTS_ENV, "").split(",") if h.strip()}
+    if host.lower() in allowed:
+        return None
+    return (
+        f"db.dsn names {host}, a host outside this machine, in a file of the repository; "
+        f"nothing is sent to it until you allow it: {ALLOW_HOSTS_ENV}={host}"
+    )
 
 
 def _timeout(value: Any) -> float:
@@ -161,6 +192,8 @@ def read_live_schema(params: Mapping[str, Any], timeout_s: float | None = None) 
     secret = params.get("password")
     password = secret.reveal() if isinstance(secret, Secret) else (secret or "")
     host, port, database = params["host"], int(params["port"]), params["database"]
+    if params.get("refused"):
+        raise SchemaUnavailable(str(params["refused"]))
     where = f"{host}:{port}"
     conn = None
     try:
@@ -174,6 +207,7 @@ def read_live_schema(params: Mapping[str, Any], timeout_s: float | None = None) 
             read_timeout=secs,
             write_timeout=secs,
             use_pure=True,
+            ssl_disabled=False,  # TLS where the server offers it
         )
         cur = conn.cursor()
         return _read_information_schema(cur, database)
