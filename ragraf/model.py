@@ -307,12 +307,18 @@ class StaleEdge(NamedTuple):
 
 
 class ArchiveRow(NamedTuple):
+    """A row of control ``drift_archive``: one archived ledger, its report chained (NULL
+    hashes: a row from before the archive chain)."""
+
     id: int
     from_rev: str
     to_rev: str
     archived_at: str
     entries: int
     report_path: str
+    report_sha256: str | None = None
+    prev_hash: str | None = None
+    archive_hash: str | None = None
 
 
 def props_of(raw: str | None) -> dict[str, Any]:

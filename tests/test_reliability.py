@@ -494,6 +494,7 @@ TAMPERING = {
     "last entry and its block": "records entry #2 as the head; the ledger does not hold it",
     "last ack and its block": "records ack #1 as the head; the ledger does not hold it",
     "stale edges": "its stale edges do not match what the entry lists",
+    "stale edges moved to another revision": "its stale edges do not match what the entry lists",
     "triggers": "append-only triggers are missing",
     "an entry's text in LEDGER.md": "entry #1 does not say what its database row says",
     "a forged block": "entry #7 has no row in the database (a forged block)",
@@ -532,6 +533,13 @@ def test_tampering_is_detected(indexed_pilot: Path, what: str) -> None:
             "DELETE FROM stale_edge WHERE drift_entry_id=1",
             "CREATE TRIGGER stale_edge_no_delete BEFORE DELETE ON stale_edge BEGIN SELECT RAISE(ABORT, 'x'); END",
         )
+    elif what == "stale edges moved to another revision":
+        _sql(
+            root,
+            "DROP TRIGGER stale_edge_no_update",
+            "UPDATE stale_edge SET index_rev = 'rev-0000' WHERE drift_entry_id = 1",
+            "CREATE TRIGGER stale_edge_no_update BEFORE UPDATE ON stale_edge BEGIN SELECT RAISE(ABORT, 'x'); END",
+        )
     elif what == "triggers":
         _sql(root, "DROP TRIGGER drift_entry_no_update")
     elif what == "an entry's text in LEDGER.md":
@@ -544,6 +552,58 @@ def test_tampering_is_detected(indexed_pilot: Path, what: str) -> None:
     r = ragraf("verify", root=root)
     assert r.returncode == 6, r.stdout + r.stderr
     assert TAMPERING[what] in r.stdout, r.stdout
+
+
+ARCHIVE_TAMPERING = {
+    "a report's text": "its text was edited after it was written",
+    "the first archive row": "broken link or altered row",
+    "the last archive row": "records archive #2 as the head; drift_archive does not hold it",
+    "a row's report path": "broken link or altered row",
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("what", sorted(ARCHIVE_TAMPERING))
+def test_archive_tampering_is_detected(indexed_pilot: Path, what: str) -> None:
+    """The archives are chained like the ledger: a report's edited body, a deleted row
+    (first or last) or a rewritten one is found by ``verify``."""
+    root = indexed_pilot
+    for marker in ("one", "two"):
+        _edit_and_scan(root, marker)
+        assert ragraf("reindex", "--commit", root=root).returncode == 0
+    assert ragraf("verify", root=root).returncode == 0
+    reports = sorted((root / ".ragraf/drift/archive").glob("*.md"))
+    assert len(reports) == 2
+    drop = "DROP TRIGGER drift_archive_no_{0}"
+    back = "CREATE TRIGGER drift_archive_no_{0} BEFORE {1} ON drift_archive BEGIN SELECT RAISE(ABORT, 'x'); END"
+    if what == "a report's text":
+        reports[0].write_text(
+            reports[0].read_text().replace("Ledger changes", "Ledger  changes", 1)
+        )
+    elif what == "the first archive row":
+        _sql(
+            root,
+            drop.format("delete"),
+            "DELETE FROM drift_archive WHERE id = 1",
+            back.format("delete", "DELETE"),
+        )
+    elif what == "the last archive row":
+        _sql(
+            root,
+            drop.format("delete"),
+            "DELETE FROM drift_archive WHERE id = 2",
+            back.format("delete", "DELETE"),
+        )
+    else:
+        _sql(
+            root,
+            drop.format("update"),
+            "UPDATE drift_archive SET report_path = report_path || '.x' WHERE id = 1",
+            back.format("update", "UPDATE"),
+        )
+    r = ragraf("verify", root=root)
+    assert r.returncode == 6, r.stdout + r.stderr
+    assert ARCHIVE_TAMPERING[what] in r.stdout, r.stdout
 
 
 # -- 6. hostile file names -------------------------------------------------------------------

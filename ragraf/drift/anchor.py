@@ -2,7 +2,8 @@
 
 Deleting the last entries of the ledger together with their LEDGER.md blocks
 leaves a consistent chain: nothing inside ``.ragraf/`` can tell. So after every
-append the head (last entry id and hash, last ack id and hash) is also written
+append the head (last entry id and hash, last ack id and hash, last archive id and
+hash) is also written
 to a small file in the user's state folder, keyed by the project's real path
 (``$RAGRAF_STATE_DIR``, else ``$XDG_STATE_HOME/ragraf``, else
 ``~/.local/state/ragraf``). ``verify`` checks the ledger still holds that head.
@@ -45,10 +46,21 @@ def read(root: Path) -> dict[str, Any] | None:
     return data if isinstance(data, dict) else None
 
 
-def write(root: Path, entries: tuple[int, str], acks: tuple[int, str]) -> bool:
-    """Record the head; False when the state folder cannot be written (nothing fails)."""
+def write(
+    root: Path,
+    entries: tuple[int, str],
+    acks: tuple[int, str],
+    archives: tuple[int, str] | None = None,
+) -> bool:
+    """Record the heads; False when the state folder cannot be written (nothing fails)."""
     target = path_for(root)
-    data = {"root": os.path.realpath(root), "entry": list(entries), "ack": list(acks)}
+    data: dict[str, Any] = {
+        "root": os.path.realpath(root),
+        "entry": list(entries),
+        "ack": list(acks),
+    }
+    if archives is not None:
+        data["archive"] = list(archives)
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".anchor.", suffix=".json")

@@ -9,10 +9,15 @@ Invariants a change must keep:
 - The report file is written atomically before its drift_archive row; an
   archive is made once per (from, to) pair, so a rerun after a crash completes
   it instead of duplicating it. Ledger rows are never touched.
+- Archive rows are chained like the ledger (``ledger.ARCHIVE_HASHED``): each holds the
+  sha256 of its report's text and a hash linked to the previous row's; the head goes
+  outside ``.ragraf/`` with the ledger's (``ledger.record_heads``), so ``verify`` finds
+  an edited report, a deleted row or a deleted tail.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 import tempfile
 from collections import defaultdict
@@ -22,7 +27,7 @@ from ragraf.clock import now_iso
 from ragraf.config import Layout
 from ragraf.drift import ledger_text
 from ragraf.kinds import ChangeKind
-from ragraf.model import LedgerEntry
+from ragraf.model import ArchiveRow, LedgerEntry
 from ragraf.store.control import GENESIS, ControlStore
 from ragraf.store.graph import GraphStore
 
@@ -47,7 +52,21 @@ def ensure_archive(
         fh.flush()
         os.fsync(fh.fileno())
     os.replace(tmp, target)
-    control.record_archive(from_rev, to_rev, now_iso(), len(entries), rel)
+    from ragraf.drift import ledger
+
+    prev = control.archive_head()[1]
+    row = ArchiveRow(
+        0,
+        from_rev,
+        to_rev,
+        now_iso(),
+        len(entries),
+        rel,
+        hashlib.sha256(text.encode("utf-8")).hexdigest(),
+        prev,
+    )
+    control.record_archive(row._replace(archive_hash=ledger.archive_hash(prev, row)))
+    ledger.record_heads(layout, control)
     return rel
 
 

@@ -40,7 +40,7 @@ from ragraf.config import Layout
 from ragraf.drift import ledger_text
 from ragraf.failpoints import failpoint
 from ragraf.locks import file_lock
-from ragraf.model import LedgerAck, LedgerEntry
+from ragraf.model import ArchiveRow, LedgerAck, LedgerEntry
 from ragraf.store.control import GENESIS, ControlStore
 from ragraf.store.db import disk_full
 
@@ -62,6 +62,8 @@ HASHED = (
     "dedupe_key",
 )
 ACK_HASHED = ("id", "entry_id", "by", "ts", "note")
+#: an archive row's hashed fields (its id is given by the database after: the links order)
+ARCHIVE_HASHED = ("from_rev", "to_rev", "archived_at", "entries", "report_path", "report_sha256")
 
 
 def canonical(row: Mapping[str, Any], keys: tuple[str, ...]) -> str:
@@ -71,11 +73,17 @@ def canonical(row: Mapping[str, Any], keys: tuple[str, ...]) -> str:
 
 
 def chain_hash(
-    prev: str, row: LedgerEntry | LedgerAck | Mapping[str, Any], keys: tuple[str, ...] = HASHED
+    prev: str,
+    row: LedgerEntry | LedgerAck | ArchiveRow | Mapping[str, Any],
+    keys: tuple[str, ...] = HASHED,
 ) -> str:
     """sha256(prev + newline + canonical(row)) over ``keys`` of the row."""
-    fields = row._asdict() if isinstance(row, LedgerEntry | LedgerAck) else row
+    fields = row._asdict() if isinstance(row, LedgerEntry | LedgerAck | ArchiveRow) else row
     return hashlib.sha256((prev + "\n" + canonical(fields, keys)).encode("utf-8")).hexdigest()
+
+
+def archive_hash(prev: str, row: ArchiveRow) -> str:
+    return chain_hash(prev, row, ARCHIVE_HASHED)
 
 
 def dedupe_key(path: str, old: str | None, new: str | None, kind: str) -> str:
@@ -122,10 +130,11 @@ def _append_md(layout: Layout, text: str) -> None:
         raise
 
 
-def _anchor(layout: Layout, control: ControlStore) -> None:
+def record_heads(layout: Layout, control: ControlStore) -> None:
+    """The heads of the three chains (entries, acks, archives), kept outside .ragraf/."""
     from ragraf.drift import anchor
 
-    anchor.write(layout.root, control.ledger_head(), control.ack_head())
+    anchor.write(layout.root, control.ledger_head(), control.ack_head(), control.archive_head())
 
 
 @dataclass
@@ -187,7 +196,7 @@ def append(
         if written:
             failpoint("ledger-after-db")
             _append_md(layout, "".join(render_entry(row) for row in written))
-            _anchor(layout, control)
+            record_heads(layout, control)
     return written
 
 
@@ -216,7 +225,7 @@ def ack(
                 rows.append(row)
         failpoint("ledger-after-db")
         _append_md(layout, "".join(render_ack(r) for r in rows))
-        _anchor(layout, control)
+        record_heads(layout, control)
     return rows
 
 
@@ -356,7 +365,7 @@ def repair(layout: Layout, control: ControlStore) -> list[str]:
             done.append(f"blocks of entries #{first}-#{last} appended")
         if cmp.missing_acks:
             done.append(f"{len(cmp.missing_acks)} ack block(s) appended")
-    _anchor(layout, control)
+    record_heads(layout, control)
     return done
 
 
@@ -407,9 +416,11 @@ def verify(layout: Layout, control: ControlStore) -> dict[str, Any]:
             + ", ".join(missing_triggers)
             + " (the ledger tables can be rewritten)"
         )
-    stale = control.stale_uids_by_entry()
+    stale = control.stale_by_entry()
     for e in entries:
-        listed = set(e.invalidated)
+        # each edge the entry lists, stale in the revision the entry is against (a row
+        # moved to another revision would drop a stale warning as surely as a deleted one)
+        listed = {(uid, e.index_rev) for uid in e.invalidated}
         if stale.get(e.id, set()) != listed:
             lost = len(listed - stale.get(e.id, set()))
             problems.append(
@@ -419,7 +430,11 @@ def verify(layout: Layout, control: ControlStore) -> dict[str, Any]:
     known = {e.id: e.entry_hash for e in entries}
     known_acks = {a.id: a.ack_hash for a in acks}
 
-    def check_head(where: str, entry: Any, ack: Any) -> None:
+    archives = control.archives()
+    problems += _archive_problems(layout, archives, set(by_id.values()) | {GENESIS}, notes)
+    known_archives = {a.id: a.archive_hash for a in archives}
+
+    def check_head(where: str, entry: Any, ack: Any, archive: Any = None) -> None:
         if isinstance(entry, list) and len(entry) == 2 and entry[0]:
             if known.get(int(entry[0])) != entry[1]:
                 problems.append(
@@ -431,6 +446,12 @@ def verify(layout: Layout, control: ControlStore) -> dict[str, Any]:
                 problems.append(
                     f"{where} records ack #{ack[0]} as the head; the ledger does not hold it"
                 )
+        if isinstance(archive, list) and len(archive) == 2 and archive[0]:
+            if known_archives.get(int(archive[0])) != archive[1]:
+                problems.append(
+                    f"{where} records archive #{archive[0]} as the head; drift_archive does"
+                    " not hold it (a row was deleted or rewritten)"
+                )
 
     rec = anchor.read(layout.root)
     if rec is None:
@@ -439,25 +460,16 @@ def verify(layout: Layout, control: ControlStore) -> dict[str, Any]:
             " a deleted tail of the ledger could not be detected here"
         )
     else:
-        check_head(f"the anchor {anchor.path_for(layout.root)}", rec.get("entry"), rec.get("ack"))
+        check_head(
+            f"the anchor {anchor.path_for(layout.root)}",
+            rec.get("entry"),
+            rec.get("ack"),
+            rec.get("archive"),
+        )
     man = manifest.read(layout.rev_json)
     if man is not None and man.get("ledger_head"):
         lh = man["ledger_head"]
         check_head("rev.json", lh.get("entry"), lh.get("ack"))
-    for arch in control.archives():
-        p = layout.root / arch.report_path
-        found = (
-            re.search(r"chain head: ([0-9a-f]{64})", p.read_text(encoding="utf-8"))
-            if p.exists()
-            else None
-        )
-        if found is None:
-            problems.append(f"archive {arch.report_path}: missing or without a chain head")
-            continue
-        if found.group(1) not in set(by_id.values()) | {GENESIS}:
-            problems.append(
-                f"archive {arch.report_path}: chain head {found.group(1)[:16]}… is not in the ledger"
-            )
     return {
         "ok": not problems,
         "entries": len(entries),
@@ -467,3 +479,43 @@ def verify(layout: Layout, control: ControlStore) -> dict[str, Any]:
         "problems": problems,
         "notes": notes,
     }
+
+
+def _archive_problems(
+    layout: Layout, archives: list[ArchiveRow], heads: set[str], notes: list[str]
+) -> list[str]:
+    """The archive chain: each chained row's link and hash, its report's text against its
+    sha256; every report names a ledger chain head that the ledger holds."""
+    problems: list[str] = []
+    prev, unchained = GENESIS, 0
+    for arch in archives:
+        p = layout.root / arch.report_path
+        text = p.read_text(encoding="utf-8") if p.exists() else None
+        found = re.search(r"chain head: ([0-9a-f]{64})", text) if text is not None else None
+        if found is None:
+            problems.append(f"archive {arch.report_path}: missing or without a chain head")
+        elif found.group(1) not in heads:
+            problems.append(
+                f"archive {arch.report_path}: chain head {found.group(1)[:16]}… is not in the ledger"
+            )
+        if arch.archive_hash is None:
+            unchained += 1
+            continue
+        if arch.prev_hash != prev or archive_hash(prev, arch) != arch.archive_hash:
+            problems.append(
+                f"archive #{arch.id} ({arch.report_path}): broken link or altered row"
+                " (an archive row was deleted or rewritten)"
+            )
+            break
+        prev = arch.archive_hash
+        if (
+            text is not None
+            and hashlib.sha256(text.encode("utf-8")).hexdigest() != arch.report_sha256
+        ):
+            problems.append(f"archive {arch.report_path}: its text was edited after it was written")
+    if unchained:
+        notes.append(
+            f"{unchained} archive(s) from before the archive chain: their reports are checked"
+            " for the ledger's chain head only"
+        )
+    return problems

@@ -177,11 +177,13 @@ class ControlStore:
         """Names of the triggers that keep the ledger append-only."""
         return {r[0] for r in self.db.query("SELECT name FROM sqlite_master WHERE type='trigger'")}
 
-    def stale_uids_by_entry(self) -> dict[int, set[str]]:
-        """entry id -> the edge uids its stale_edge rows invalidate (every revision)."""
-        out: dict[int, set[str]] = {}
-        for uid, entry_id in self.db.query("SELECT edge_uid, drift_entry_id FROM stale_edge"):
-            out.setdefault(int(entry_id), set()).add(uid)
+    def stale_by_entry(self) -> dict[int, set[tuple[str, str]]]:
+        """entry id -> the (edge uid, revision) pairs its stale_edge rows invalidate."""
+        out: dict[int, set[tuple[str, str]]] = {}
+        for uid, rev, entry_id in self.db.query(
+            "SELECT edge_uid, index_rev, drift_entry_id FROM stale_edge"
+        ):
+            out.setdefault(int(entry_id), set()).add((uid, rev))
         return out
 
     def stale_edges(self, rev_id: str) -> list[StaleEdge]:
@@ -201,15 +203,22 @@ class ControlStore:
             (rev_id, json.dumps(uids)),
         )
 
-    def record_archive(
-        self, from_rev: str, to_rev: str, archived_at: str, entries: int, report_path: str
-    ) -> None:
+    def record_archive(self, row: ArchiveRow) -> None:
+        """Append an archive row (its ``id`` is assigned here)."""
         with self.db.write():
             self.db.execute(
-                "INSERT INTO drift_archive(from_rev, to_rev, archived_at, entries, report_path)"
-                " VALUES (?,?,?,?,?)",
-                (from_rev, to_rev, archived_at, entries, report_path),
+                f"INSERT INTO drift_archive({', '.join(ArchiveRow._fields[1:])})"
+                f" VALUES ({', '.join('?' * (len(ArchiveRow._fields) - 1))})",
+                tuple(row)[1:],
             )
+
+    def archive_head(self) -> tuple[int, str]:
+        """(id, hash) of the last chained archive row; (0, GENESIS) when there is none."""
+        row = self.db.query_one(
+            "SELECT id, archive_hash FROM drift_archive WHERE archive_hash IS NOT NULL"
+            " ORDER BY id DESC LIMIT 1"
+        )
+        return (int(row[0]), str(row[1])) if row else (0, GENESIS)
 
     def archives(self) -> list[ArchiveRow]:
         return self.db.rows(

@@ -1,5 +1,5 @@
 -- control.sqlite after its migrations (tests/test_store_schema.py)
--- migrations: 0001_init, 0002_ledger_chain
+-- migrations: 0001_init, 0002_ledger_chain, 0003_archive_chain
 
 -- table _migrations
 CREATE TABLE _migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL);
@@ -37,7 +37,7 @@ CREATE TABLE drift_archive (
   from_rev TEXT NOT NULL, to_rev TEXT NOT NULL,
   archived_at TEXT NOT NULL, entries INTEGER NOT NULL,
   report_path TEXT NOT NULL
-);
+, report_sha256 TEXT, prev_hash TEXT, archive_hash TEXT);
 
 -- trigger drift_archive_no_delete
 CREATE TRIGGER drift_archive_no_delete BEFORE DELETE ON drift_archive
