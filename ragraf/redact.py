@@ -17,11 +17,13 @@ What counts as a credential (kept narrow: a false positive costs a literal in se
 - the quoted literal assigned in code to a name ending in password, passwd, passphrase,
   pwd, secret, an api / access / auth / private / secret key or an access / auth / api
   token (``$db_password = 'v'``, ``'password' => 'v'``, ``client_secret: "v"``) when the
-  value looks like a secret: at least 6 ASCII characters, no white space, not a URL, a
-  path, an interpolation or a reference (``@service``, ``%param%``), and a digit or a
-  symbol in it (``hunter22``, ``x8#kL0!q``). A message key, an identifier or a word
-  (``passwordreset-title``, ``Password``) is not; a password without digit or symbol in
-  code is missed (the files that hold them by convention are excluded by name);
+  value looks like a secret: ASCII, no white space, not a URL, a path, an interpolation
+  or a reference (``@service``, ``%param%``), and, after a password / passwd /
+  passphrase / pwd / secret, 4 characters or more that are no capitalised word (a label:
+  ``'Password'``), no identifier with an underscore (``'FTP_PASS'``) and no word naming
+  a credential itself (``'newpassword'``), else 6 or more with a digit or a symbol
+  (``x8#kL0!q``). A name that goes on after the word (``passwordreset``) is no
+  credential's;
 - the body of a PEM private key block (its BEGIN / END lines stay);
 - tokens whose shape names their issuer: AWS access key ids, GitHub, Slack, Google API
   and Stripe live keys.
@@ -95,16 +97,42 @@ _TOKENS = tuple(
 _SYMBOL_OR_DIGIT = re.compile(rb"[0-9!#$%&*+;<=>?@^|~(){}]")
 
 
-def _looks_secret(value: bytes) -> bool:
+#: a name ending in these holds a password whatever it looks like (``$wgDBpassword =
+#: 'hunter'``), but a label (``'Password'``): any value of 4 or more characters
+_PLAIN_WORDS = frozenset({b"password", b"passwd", b"passphrase", b"pwd", b"secret"})
+_LABEL = re.compile(rb"[A-Z][a-z]+")
+
+
+#: what a value of code is when it is no secret: a name (``FTP_PASS``, ``user_pass``), a
+#: word that repeats the credential's (``'newpassword'``), a mask (``[------]``)
+_IDENTIFIER = re.compile(rb"[A-Za-z][A-Za-z0-9]*_[A-Za-z0-9_]*")
+_NAMES_A_CREDENTIAL = re.compile(rb"(?i)pass|pwd|secret")
+_ALNUM = re.compile(rb"[A-Za-z0-9]")
+
+
+def _plain_value(value: bytes) -> bool:
+    """A value of code that is a literal, not a reference to something else."""
     return (
-        len(value) >= 6
-        and value.isascii()
+        value.isascii()
         and b"://" not in value
         and b"{$" not in value
         and b"${" not in value
-        and not value.startswith((b"/", b"$", b"{", b"%", b"@", b"\\"))
-        and _SYMBOL_OR_DIGIT.search(value) is not None
+        and b"\\" not in value
+        and not value.startswith((b"/", b"$", b"{", b"%", b"@"))
+        and _ALNUM.search(value) is not None
     )
+
+
+def _looks_secret(value: bytes, plain: bool = False) -> bool:
+    if not _plain_value(value):
+        return False
+    if plain and len(value) >= 4:
+        return not (
+            _LABEL.fullmatch(value)
+            or _IDENTIFIER.fullmatch(value)
+            or _NAMES_A_CREDENTIAL.search(value)
+        )
+    return len(value) >= 6 and _SYMBOL_OR_DIGIT.search(value) is not None
 
 
 def _spans(data: bytes) -> list[tuple[int, int]]:
@@ -125,7 +153,7 @@ def _spans(data: bytes) -> list[tuple[int, int]]:
             m = _ASSIGNED.match(
                 data, end + (word == b"credential" and lowered[end : end + 1] == b"s")
             )
-            if m is not None and _looks_secret(m.group("v")):
+            if m is not None and _looks_secret(m.group("v"), word in _PLAIN_WORDS):
                 found.append(m.span("v"))
             at = lowered.find(word, end)
     if b"=" in data:  # on the text after a newline of its own: offsets one further

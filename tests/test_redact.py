@@ -28,6 +28,7 @@ SECRETS = {
     "export APP_KEY=base64:abc123==": "base64:abc123==",
     "aws = 'AKIAIOSFODNN7EXAMPLE'": "AKIAIOSFODNN7EXAMPLE",
     "gh = 'ghp_" + "a" * 36 + "'": "ghp_" + "a" * 36,
+    '$wgDBpassword = "hunter";': "hunter",  # a plain word after a password's name
 }
 KEPT = [
     "'password' => 'Password',",  # a label
@@ -39,6 +40,10 @@ KEPT = [
     "define( 'PASS_COOKIE', 'wordpresspass_' . COOKIEHASH );",
     'token : "support.function.C99.c"',  # a lexer token
     "'key' => 'abc123!'",  # an array key
+    "'password' => 'FTP_PASS',",  # a constant's name
+    "$label = $new ? 'newpassword' : 'yourpassword';",  # words naming the credential
+    "'/user-password' => 'App\\Controllers\\UserPasswordController',",  # a class
+    "'password' => '[------]',",  # a mask
 ]
 
 
