@@ -87,3 +87,10 @@ def test_init_agents_is_idempotent_and_keeps_the_rest(tmp_path: Path) -> None:
     fresh = tmp_path / "new"
     fresh.mkdir()
     assert agent_guidance.install(fresh)[1] == "created"
+
+
+def test_every_module_says_what_it_is() -> None:
+    """docs/architecture.md §3 lists every module with its docstring's first sentence."""
+    table = docgen.components_md()
+    assert "(no docstring)" not in table
+    assert "`ragraf/indexing/indexer.py`" in table and "| cli | `ragraf/cli/app.py`" in table
