@@ -96,7 +96,7 @@ def measure_chunks(
     with LexStore(layout.lexvec_db, readonly=True) as lex:
         sample = [t for _cid, t in lex.all_chunks(rev)][::every]
     texts = [embed_text(t) for t in sample if not (skip and skip_reason(t))]
-    embedding = dict(cfg.project["embedding"])
+    embedding = cfg.embedding.as_mapping()
     if quantize is not None:
         embedding["quantize"] = quantize
     emb = Embedder.from_config(embedding, root=cfg.root)

@@ -5,9 +5,15 @@ Invariants a change must keep:
   deep-merged with the project's own files; every key the project sets is
   validated against ``schemas/config/*.schema.json``: an unknown key, a wrong
   type or a bad glob is a ConfigError naming the file and the key.
+- The configuration is read through one typed object (``Config``: a frozen
+  dataclass per section), built once the files are validated; no reader goes
+  by string key.
 - ``config_hash`` covers the effective project and confidence configuration
-  (the sections read at build time), so a change makes the index stale; what
-  the extractors themselves depend on is ``ragraf.lang.registry``'s fingerprint.
+  (the sections read at build time), so a change makes the index stale; it is
+  the digest of the merged mappings as the files give them, not of the typed
+  object (the same data and encoding as ever: existing indexes stay current);
+  what the extractors themselves depend on is ``ragraf.lang.registry``'s
+  fingerprint.
 - Credentials are never part of the configuration files ragraf writes.
 - ragraf never writes (nor reads its own state) through a symlink inside the project: a
   cloned repository can commit ``.gitignore``, ``AGENTS.md``, ``.ragraf/`` or anything
@@ -19,11 +25,12 @@ Invariants a change must keep:
 from __future__ import annotations
 
 import copy
+import dataclasses
 import hashlib
 import json
 import math
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -309,43 +316,339 @@ def _validate(data: dict[str, Any], name: str, path: Path) -> None:
     raise ConfigError(f"{path}: key '{key or '(top)'}': {e.message}")
 
 
-@dataclass
+# -- the typed configuration: one frozen object per section of project.yaml, built once the
+# files are validated (``load``); every reader goes by attribute. Each field holds the value
+# its readers read, converted as they converted it (``int`` / ``float``); the sections are
+# complete because the packaged default is merged under the project's files.
+
+
+@dataclass(frozen=True)
+class CorpusConfig:
+    """The top-level keys of project.yaml: which files are the corpus."""
+
+    name: str  # project: a name for humans
+    languages: tuple[str, ...] | None  # None: ``auto``, every language the registry knows
+    include: tuple[str, ...] | None  # None: the enabled languages' default globs
+    exclude: tuple[str, ...]
+    secrets_exclude: tuple[str, ...]
+    case_insensitive_globs: bool
+    max_file_bytes: int
+
+
+@dataclass(frozen=True)
+class QueryBuildersConfig:
+    """``db.query_builders``: a project's own query-builder calls."""
+
+    methods: dict[str, str]  # method name -> select | insert | update | delete | replace
+    receivers: tuple[str, ...]  # regular expressions on a call's receiver source
+
+
+@dataclass(frozen=True)
+class DbConfig:
+    """``db``: the database schema and SQL in code (architecture §6.1, §6.2)."""
+
+    dsn: str | None
+    dsn_from: str | None  # a code file holding credentials: never opened
+    schema_source: tuple[str, ...]
+    dialect: str
+    table_prefixes: dict[str, str]
+    table_helpers: tuple[str, ...]
+    query_builders: QueryBuildersConfig
+    connect_timeout: float
+
+    def connection(self) -> dict[str, Any]:
+        """What ``ragraf.store.mysql_live.connect_params`` reads of the section."""
+        return {"dsn": self.dsn, "connect_timeout": self.connect_timeout}
+
+
+@dataclass(frozen=True)
+class EmbeddingConfig:
+    """``embedding``: the model of the vectors."""
+
+    model: str
+    dim: int
+    path: str | None  # a folder with the model files; None: the packaged model
+    max_tokens: int
+    quantize: str  # int8 | none
+
+    def as_mapping(self) -> dict[str, Any]:
+        """The section as ``ragraf.embed`` takes it (a mapping: it crosses to the embedding
+        helper's process as JSON)."""
+        return {
+            "model": self.model,
+            "dim": self.dim,
+            "path": self.path,
+            "max_tokens": self.max_tokens,
+            "quantize": self.quantize,
+        }
+
+
+@dataclass(frozen=True)
+class ChunkingConfig:
+    by_symbol: bool
+    max_chunk_lines: int
+
+
+@dataclass(frozen=True)
+class IndexConfig:
+    """``index``: revisions kept, parser processes, a file's extraction budget."""
+
+    retain_revs: int
+    workers: int  # 0: one per usable CPU (``Config.workers``)
+    file_time_budget_s: float
+
+    @property
+    def time_budget(self) -> float | None:
+        """The extraction budget of a file in seconds; None: no limit (0 in the file)."""
+        return self.file_time_budget_s or None
+
+
+@dataclass(frozen=True)
+class ResolveConfig:
+    max_heuristic_candidates: int
+    max_ambiguous_candidates: int
+    scoped: bool  # a reindex resolves and writes again only the files a change can affect
+
+
+@dataclass(frozen=True)
+class DriftConfig:
+    slice_similarity: float
+
+
+@dataclass(frozen=True)
+class RepoMapConfig:
+    """``repo_map`` (query time): the ranking of ``repo_map``."""
+
+    alpha: float
+    epsilon: float
+    max_iter: int
+    kcore_boost: float
+    max_candidates: int
+    knapsack_max_cells: int
+    edge_weights: dict[str, float]  # edge kind -> weight
+
+
+@dataclass(frozen=True)
+class DataflowConfig:
+    """``dataflow`` (query time): the sources and sinks of ``flow``."""
+
+    sources: tuple[str, ...]
+    sql_calls: tuple[str, ...]
+    output_calls: tuple[str, ...]
+    shell_calls: tuple[str, ...]
+    include: bool  # include / require of a tainted path is a sink
+
+
+@dataclass(frozen=True)
+class SearchConfig:
+    """``search`` (query time): channels, fusion, re-ranking and abstention."""
+
+    bm25_weights: dict[str, float]  # FTS column -> weight
+    stopwords: tuple[str, ...]
+    rrf_k: int
+    candidates: int
+    abstain_cosine: float
+    promote_cosine: float
+    generic_words: tuple[str, ...]
+    min_term_coverage: float
+    strong_z: float
+    expansion_terms: int
+    expansion_weight: float
+    rerank_top: int
+    rerank_weights: dict[str, float]  # feature -> weight
+    vendored_paths: tuple[str, ...]
+    name_weight: float
+    strong_channels: tuple[str, ...]
+    coverage_cosine: float
+    near_band: float
+    min_near_meet: float
+    near_cosine: float
+    function_words: tuple[str, ...]
+
+    def calibrated(self, params: dict[str, Any]) -> SearchConfig:
+        """The section with the thresholds a calibration recorded in place (``ragraf
+        calibrate``: abstain_cosine, min_term_coverage, min_near_meet)."""
+
+        def given(key: str, now: float) -> float:
+            return float(params[key]) if key in params else now
+
+        return dataclasses.replace(
+            self,
+            abstain_cosine=given("abstain_cosine", self.abstain_cosine),
+            min_term_coverage=given("min_term_coverage", self.min_term_coverage),
+            min_near_meet=given("min_near_meet", self.min_near_meet),
+        )
+
+
+def _strs(v: Any) -> tuple[str, ...]:
+    return tuple(str(x) for x in v)
+
+
+def _floats(v: dict[str, Any]) -> dict[str, float]:
+    return {str(k): float(x) for k, x in v.items()}
+
+
+def _sections(p: dict[str, Any]) -> dict[str, Any]:
+    """The typed sections of the effective (merged, validated) project configuration."""
+    db, emb, idx, res = p["db"], p["embedding"], p["index"], p["resolve"]
+    rm, flow, s = p["repo_map"], p["dataflow"], p["search"]
+    langs = p.get("languages", "auto")
+    qb = db.get("query_builders") or {}
+    return {
+        "corpus": CorpusConfig(
+            name=str(p.get("project") or ""),
+            languages=None if langs == "auto" else _strs(langs),
+            include=None if p.get("include") is None else _strs(p["include"]),
+            exclude=_strs(p["exclude"]),
+            secrets_exclude=_strs(p["secrets_exclude"]),
+            case_insensitive_globs=bool(p["case_insensitive_globs"]),
+            max_file_bytes=int(p["max_file_bytes"]),
+        ),
+        "db": DbConfig(
+            dsn=db.get("dsn"),
+            dsn_from=db.get("dsn_from"),
+            schema_source=_strs(db.get("schema_source") or ()),
+            dialect=str(db.get("dialect") or "auto"),
+            table_prefixes={str(k): str(v) for k, v in db["table_prefixes"].items()},
+            table_helpers=_strs(db.get("table_helpers") or ()),
+            query_builders=QueryBuildersConfig(
+                {str(k): str(v) for k, v in (qb.get("methods") or {}).items()},
+                _strs(qb.get("receivers") or ()),
+            ),
+            connect_timeout=float(db["connect_timeout"]),
+        ),
+        "embedding": EmbeddingConfig(
+            model=str(emb["model"]),
+            dim=int(emb["dim"]),
+            path=emb.get("path"),
+            max_tokens=int(emb["max_tokens"]),
+            quantize=str(emb["quantize"]),
+        ),
+        "chunking": ChunkingConfig(
+            bool(p["chunking"]["by_symbol"]), int(p["chunking"]["max_chunk_lines"])
+        ),
+        "index": IndexConfig(
+            int(idx["retain_revs"]), int(idx["workers"]), float(idx["file_time_budget_s"])
+        ),
+        "resolve": ResolveConfig(
+            int(res["max_heuristic_candidates"]),
+            int(res["max_ambiguous_candidates"]),
+            bool(res.get("scoped")),
+        ),
+        "drift": DriftConfig(float(p["drift"]["slice_similarity"])),
+        "repo_map": RepoMapConfig(
+            alpha=float(rm["alpha"]),
+            epsilon=float(rm["epsilon"]),
+            max_iter=int(rm["max_iter"]),
+            kcore_boost=float(rm["kcore_boost"]),
+            max_candidates=int(rm["max_candidates"]),
+            knapsack_max_cells=int(rm["knapsack_max_cells"]),
+            edge_weights=_floats(rm["edge_weights"]),
+        ),
+        "dataflow": DataflowConfig(
+            sources=_strs(flow.get("sources") or ()),
+            sql_calls=_strs(flow.get("sql_calls") or ()),
+            output_calls=_strs(flow.get("output_calls") or ()),
+            shell_calls=_strs(flow.get("shell_calls") or ()),
+            include=bool(flow.get("include", True)),
+        ),
+        "search": SearchConfig(
+            bm25_weights=_floats(s["bm25_weights"]),
+            stopwords=_strs(s["stopwords"]),
+            rrf_k=int(s["rrf_k"]),
+            candidates=int(s["candidates"]),
+            abstain_cosine=float(s["abstain_cosine"]),
+            promote_cosine=float(s["promote_cosine"]),
+            generic_words=_strs(s["generic_words"]),
+            min_term_coverage=float(s["min_term_coverage"]),
+            strong_z=float(s["strong_z"]),
+            expansion_terms=int(s["expansion_terms"]),
+            expansion_weight=float(s["expansion_weight"]),
+            rerank_top=int(s["rerank_top"]),
+            rerank_weights=_floats(s["rerank_weights"]),
+            vendored_paths=_strs(s["vendored_paths"]),
+            name_weight=float(s["name_weight"]),
+            strong_channels=_strs(s["strong_channels"]),
+            coverage_cosine=float(s["coverage_cosine"]),
+            near_band=float(s["near_band"]),
+            min_near_meet=float(s["min_near_meet"]),
+            near_cosine=float(s["near_cosine"]),
+            function_words=_strs(s["function_words"]),
+        ),
+    }
+
+
+def config_hash(project: dict[str, Any], confidence: dict[str, Any]) -> str:
+    """The digest of what a revision depends on in the configuration: the effective
+    project configuration but its query-time sections, and the confidences, as the files
+    give them (the same data and encoding as every revision before: a change of it would
+    make every existing index stale)."""
+    payload = {
+        "project": {k: v for k, v in project.items() if k not in QUERY_TIME_KEYS},
+        "confidence": confidence,
+    }
+    return hashlib.sha1(json.dumps(payload, sort_keys=True).encode()).hexdigest()
+
+
+@dataclass(frozen=True)
 class Config:
+    """The effective configuration of a project, typed (``load`` builds it once the files
+    are validated). ``config_hash`` is the digest of the files' merged data as loaded
+    (``config_hash``); a copy made with ``dataclasses.replace`` keeps it."""
+
     root: Path
-    project: dict[str, Any]
+    corpus: CorpusConfig
+    db: DbConfig
+    embedding: EmbeddingConfig
+    chunking: ChunkingConfig
+    index: IndexConfig
+    resolve: ResolveConfig
+    drift: DriftConfig
+    repo_map: RepoMapConfig
+    dataflow: DataflowConfig
+    search: SearchConfig
+    #: confidence.yaml: how an edge was established -> its confidence (the linker's
+    #: vocabulary, calibratable), as the files give them
     confidence: dict[str, float]
+    config_hash: str
     project_file: Path | None = None
+
+    @classmethod
+    def of(
+        cls,
+        root: Path,
+        project: dict[str, Any],
+        confidence: dict[str, Any],
+        project_file: Path | None = None,
+    ) -> Config:
+        """The typed configuration of the effective (merged, validated) mappings."""
+        return cls(
+            root=root,
+            **_sections(project),
+            confidence=confidence,
+            config_hash=config_hash(project, confidence),
+            project_file=project_file,
+        )
 
     @property
     def layout(self) -> Layout:
         return Layout(self.root)
 
-    def globset(self, key: str, patterns: list[str] | None = None) -> GlobSet:
-        """The globs of ``key`` (or ``patterns`` given for it: ``include: null`` is resolved
-        by ``ragraf.corpus.include_globs``, which knows the languages)."""
+    def globset(self, key: str, patterns: Sequence[str]) -> GlobSet:
+        """``patterns``, the globs of ``key`` (``include``: as ``ragraf.corpus.include_globs``
+        resolves ``include: null``), compiled; a bad glob is a ConfigError naming the key."""
         try:
-            return GlobSet(
-                self.project[key] if patterns is None else patterns,
-                case_insensitive=self.project["case_insensitive_globs"],
-            )
+            return GlobSet(patterns, case_insensitive=self.corpus.case_insensitive_globs)
         except GlobError as e:
             raise ConfigError(
                 f"{self.project_file or 'project.yaml'}: key '{key}': bad glob: {e}"
             ) from e
 
-    @property
-    def config_hash(self) -> str:
-        payload = {
-            "project": {k: v for k, v in self.project.items() if k not in QUERY_TIME_KEYS},
-            "confidence": self.confidence,
-        }
-        return hashlib.sha1(json.dumps(payload, sort_keys=True).encode()).hexdigest()
-
     def conf(self, key: str) -> float:
         return float(self.confidence[key])
 
     def workers(self) -> int:
-        n = int(self.project["index"]["workers"])
+        n = self.index.workers
         if n > 0:
             return n
         from ragraf import cpus
@@ -388,17 +691,22 @@ def load(root: Path) -> Config:
         _validate(user_c, "confidence", layout.confidence_yaml)
         if layout.index_dir.is_dir():
             _remember_checked(layout, prints)
-    cfg = Config(
-        root=root,
-        project=_deep_merge(defaults_p, user_p),
-        confidence=_deep_merge(defaults_c, user_c),
+    cfg = Config.of(
+        root,
+        _deep_merge(defaults_p, user_p),
+        _deep_merge(defaults_c, user_c),
         project_file=layout.project_yaml,
     )
-    for key in ("include", "exclude", "secrets_exclude"):
-        if cfg.project.get(key) is not None:  # include: null = the languages' globs
-            cfg.globset(key)  # validate globs now, with the file and key named
-    globs = [("db.schema_source", g) for g in cfg.project["db"]["schema_source"]]
-    globs += [("search.vendored_paths", g) for g in cfg.project["search"]["vendored_paths"]]
+    corpus = cfg.corpus
+    for key, patterns in (
+        ("include", corpus.include),
+        ("exclude", corpus.exclude),
+        ("secrets_exclude", corpus.secrets_exclude),
+    ):
+        if patterns is not None:  # include: null = the languages' globs
+            cfg.globset(key, patterns)  # validate globs now, with the file and key named
+    globs = [("db.schema_source", g) for g in cfg.db.schema_source]
+    globs += [("search.vendored_paths", g) for g in cfg.search.vendored_paths]
     for key, g in globs:
         if g not in ("information_schema", "auto"):
             try:

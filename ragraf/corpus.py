@@ -214,16 +214,16 @@ def resolve_inside(root: Path, rel: str) -> str | None:
 def enabled_languages(cfg: Config) -> list[str]:
     """The enabled languages: ``languages: auto`` (the default) is every language the
     registry knows (a tree holding none of them selects nothing, and ``index`` says so)."""
-    langs = cfg.project.get("languages", "auto")
-    return list(registry.names()) if langs == "auto" else list(langs)
+    langs = cfg.corpus.languages
+    return list(registry.names()) if langs is None else list(langs)
 
 
 def include_globs(cfg: Config) -> list[str]:
     """The include patterns: the configured list, or for ``include: null`` (the default)
     the default globs of the enabled languages (``ragraf.lang.registry.Language.include``)."""
-    if cfg.project.get("include") is None:
+    if cfg.corpus.include is None:
         return registry.default_include(enabled_languages(cfg))
-    return list(cfg.project["include"])
+    return list(cfg.corpus.include)
 
 
 class Selector:
@@ -231,10 +231,10 @@ class Selector:
 
     def __init__(self, cfg: Config) -> None:
         self.include = cfg.globset("include", include_globs(cfg))
-        self.exclude = cfg.globset("exclude")
-        self.secrets = cfg.globset("secrets_exclude")
+        self.exclude = cfg.globset("exclude", cfg.corpus.exclude)
+        self.secrets = cfg.globset("secrets_exclude", cfg.corpus.secrets_exclude)
         # db.dsn_from holds credentials: like a secret it is never opened
-        dsn_from = (cfg.project.get("db") or {}).get("dsn_from")
+        dsn_from = cfg.db.dsn_from
         self.dsn_from = dsn_from.strip("/") if dsn_from else None
 
     @staticmethod
@@ -445,7 +445,7 @@ def scan(
     build forks its parser workers there, holding none of the texts)."""
     root = cfg.root
     sel = Selector(cfg)
-    max_bytes = int(cfg.project["max_file_bytes"])
+    max_bytes = cfg.corpus.max_file_bytes
     out: list[ScannedFile] = []
     secrets = 0
     symdirs = 0

@@ -60,8 +60,8 @@ class _Evil:
 def test_a_crafted_cache_row_never_runs_code(indexed_pilot: Path, tmp_path: Path) -> None:
     cfg = config.load(indexed_pilot)
     marker = tmp_path / "pwned"
-    max_lines = int(cfg.project["chunking"]["max_chunk_lines"])
-    budget = float(cfg.project["index"]["file_time_budget_s"]) or None
+    max_lines = cfg.chunking.max_chunk_lines
+    budget = cfg.index.time_budget
     conn = apsw.Connection(str(config.Layout(indexed_pilot).graph_db))
     rows = 0
     for f in scan(cfg).files:

@@ -1,8 +1,13 @@
 from __future__ import annotations
 
+import dataclasses
+import hashlib
+import json
 from pathlib import Path
+from typing import Any
 
 import pytest
+import yaml
 
 from ragraf import config
 from ragraf.errors import ConfigError, NoIndexError
@@ -15,7 +20,7 @@ def test_init_writes_defaults_and_keeps_existing(tmp_path: Path) -> None:
     assert layout.project_yaml.read_text() == config.default_text("project")
     layout.project_yaml.write_text("index: {retain_revs: 5}\n")
     assert config.init_project(tmp_path) == []
-    assert config.load(tmp_path).project["index"]["retain_revs"] == 5
+    assert config.load(tmp_path).index.retain_revs == 5
 
 
 def test_root_is_found_upward(tmp_path: Path) -> None:
@@ -107,7 +112,7 @@ def test_a_validated_configuration_is_not_validated_again(tmp_path: Path) -> Non
     # the record is only a cache: damaged or gone, the files are validated again
     layout.project_yaml.write_text("index: {retain_revs: 4}\n")
     checked.write_bytes(b"\xff\xfe not ascii")
-    assert config.load(tmp_path).project["index"]["retain_revs"] == 4
+    assert config.load(tmp_path).index.retain_revs == 4
     checked.unlink()
     assert _imports_jsonschema(tmp_path)
 
@@ -118,5 +123,59 @@ def test_loading_without_an_index_folder_writes_nothing(tmp_path: Path) -> None:
     config.init_project(tmp_path)
     layout = config.Layout(tmp_path)
     shutil.rmtree(layout.index_dir)
-    assert config.load(tmp_path).project["index"]["retain_revs"] >= 1
+    assert config.load(tmp_path).index.retain_revs >= 1
     assert not layout.index_dir.exists()  # the record is kept only beside an index
+
+
+def test_config_hash_is_the_digest_of_the_files_data(tmp_path: Path) -> None:
+    """The typed configuration changes nothing of what a revision records: ``config_hash``
+    is the sha1 of the files' merged data, the query-time sections aside, encoded as every
+    earlier version encoded it (an existing index stays current)."""
+    user = (
+        'include: ["**/*.php"]\nlanguages: [php]\nindex: {workers: 2, file_time_budget_s: 5}\n'
+        'db: {table_prefixes: {"$wpdb->prefix": wp_}, query_builders: {receivers: ["->store$"]}}\n'
+        "search: {rrf_k: 10}\n"
+    )
+
+    def merged(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
+        out = dict(base)
+        for k, v in over.items():
+            both = isinstance(v, dict) and isinstance(out.get(k), dict)
+            out[k] = merged(out[k], v) if both else v
+        return out
+
+    def digest(project: dict[str, Any]) -> str:
+        query_time = ("project", "root", "repo_map", "search", "drift", "dataflow")
+        payload = {
+            "project": {k: v for k, v in project.items() if k not in query_time},
+            "confidence": yaml.safe_load(config.default_text("confidence")),
+        }
+        return hashlib.sha1(json.dumps(payload, sort_keys=True).encode()).hexdigest()
+
+    config.init_project(tmp_path)
+    defaults = yaml.safe_load(config.default_text("project"))
+    assert config.load(tmp_path).config_hash == digest(defaults)
+    config.Layout(tmp_path).project_yaml.write_text(user)
+    assert config.load(tmp_path).config_hash == digest(merged(defaults, yaml.safe_load(user)))
+
+
+def test_the_configuration_is_typed(tmp_path: Path) -> None:
+    """Every section is read by attribute, with the values its readers read."""
+    config.init_project(tmp_path)
+    config.Layout(tmp_path).project_yaml.write_text(
+        "languages: [php, sql]\nindex: {file_time_budget_s: 0}\n"
+        "db: {query_builders: {methods: {saveRow: insert}}}\n"
+    )
+    cfg = config.load(tmp_path)
+    assert cfg.corpus.languages == ("php", "sql") and cfg.corpus.include is None
+    assert cfg.index.time_budget is None and cfg.index.retain_revs == 3
+    assert cfg.db.query_builders.methods == {"saveRow": "insert"}
+    assert cfg.db.query_builders.receivers == ()
+    assert cfg.db.connection() == {"dsn": None, "connect_timeout": 3.0}
+    assert cfg.embedding.as_mapping()["model"] == cfg.embedding.model
+    assert cfg.repo_map.edge_weights["calls"] == 1.0
+    calibrated = cfg.search.calibrated({"abstain_cosine": 0.3, "other": 1})
+    assert calibrated.abstain_cosine == 0.3
+    assert calibrated.min_near_meet == cfg.search.min_near_meet
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        cfg.index.workers = 4  # type: ignore[misc]

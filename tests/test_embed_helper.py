@@ -57,12 +57,12 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _emb(root: Path) -> Embedder:
-    return Embedder.from_config(config.load(root).project["embedding"], root=root)
+    return Embedder.from_config(config.load(root).embedding.as_mapping(), root=root)
 
 
 def test_the_helper_gives_the_vectors_of_this_process_bit_for_bit(project: Path) -> None:
     emb = _emb(project)
-    helper = EmbedHelper(config.load(project).project["embedding"], project)
+    helper = EmbedHelper(config.load(project).embedding.as_mapping(), project)
     try:
         got = {
             i: v
@@ -87,7 +87,7 @@ def test_another_model_or_a_dead_helper_is_refused(project: Path, tmp_path: Path
     absent = EmbedHelper({"path": str(tmp_path / "no-model")}, project)
     with pytest.raises(HelperGone, match="no-model"):
         absent.serves(emb)
-    helper = EmbedHelper(config.load(project).project["embedding"], project)
+    helper = EmbedHelper(config.load(project).embedding.as_mapping(), project)
     assert helper.serves(emb)["model_version"] == emb.model_version
     assert helper._proc is not None
     helper._proc.kill()
@@ -117,7 +117,7 @@ def test_the_fill_embeds_in_process_what_the_helper_could_not(
             man = manifest.require(cfg.layout.rev_json)
             p = indexer._vector_plan(cfg, stores, man)
             assert isinstance(p, vectors.Plan) and p.todo
-            embedding = cfg.project["embedding"] if broken == "killed" else {"path": "nowhere"}
+            embedding = cfg.embedding.as_mapping() if broken == "killed" else {"path": "nowhere"}
             helper = EmbedHelper(embedding, root)
             if broken == "killed":
                 assert helper._proc is not None
@@ -151,7 +151,7 @@ def test_a_killed_parent_leaves_no_helper_behind(project: Path) -> None:
         "from ragraf import config\n"
         "from ragraf.embed.helper import EmbedHelper\n"
         f"root = Path({str(project)!r})\n"
-        "h = EmbedHelper(config.load(root).project['embedding'], root)\n"
+        "h = EmbedHelper(config.load(root).embedding.as_mapping(), root)\n"
         "print(h._proc.pid, flush=True)\n"
         "time.sleep(60)\n"
     )
@@ -230,7 +230,7 @@ def test_a_large_plan_embeds_in_process_and_ends_the_helper(
     with open_stores(cfg.layout, write=True) as stores:
         p = indexer._vector_plan(cfg, stores, manifest.require(cfg.layout.rev_json))
         assert isinstance(p, vectors.Plan) and len(p.todo) > 3
-        helper = EmbedHelper(cfg.project["embedding"], root)
+        helper = EmbedHelper(cfg.embedding.as_mapping(), root)
         pid = helper._proc.pid if helper._proc else 0
         status = vectors.fill(stores.lex.db, p, None, helper)
     assert status["status"] == "ready" and status["computed"] == len(p.todo)

@@ -7,6 +7,7 @@ import re
 import signal
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -101,10 +102,8 @@ def test_parallel_and_serial_extraction_agree(
         )
     config.init_project(root)
     cfg = config.load(root)
-    cfg.project["index"]["workers"] = 2
-    indexer.build(cfg)
-    cfg.project["index"]["workers"] = 1
-    indexer.build(cfg, force=True)
+    indexer.build(replace(cfg, index=replace(cfg.index, workers=2)))
+    indexer.build(replace(cfg, index=replace(cfg.index, workers=1)), force=True)
     assert _snapshot(root, "rev-0001") == _snapshot(root, "rev-0002")
 
 

@@ -31,7 +31,7 @@ def _tree(root: Path) -> Path:
 def test_auto_selects_every_known_language_and_counts_the_rest(tmp_path: Path) -> None:
     root = _tree(tmp_path)
     cfg = config.load(root)
-    assert cfg.project["languages"] == "auto" and cfg.project["include"] is None
+    assert cfg.corpus.languages is None and cfg.corpus.include is None
     res = scan(cfg)
     assert [(f.path, f.lang) for f in res.files] == [
         ("README.md", "markdown"),

@@ -5,6 +5,7 @@ import os
 import shutil
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -41,7 +42,7 @@ def test_secrets_are_never_opened_and_never_stored(tmp_path: Path) -> None:
     os.mkfifo(root / ".env")
     write(root, "deploy.key", SECRET)
     cfg = config.load(root)
-    cfg.project["include"] = ["**/*.php", "**/.env", "**/*.key"]
+    cfg = replace(cfg, corpus=replace(cfg.corpus, include=("**/*.php", "**/.env", "**/*.key")))
     res = indexer.build(cfg)
     assert res.status == "built"
     blob = _store_bytes(root)

@@ -8,6 +8,7 @@ Nothing is skipped: without the server these tests fail.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import secrets
 import shutil
@@ -432,8 +433,8 @@ def test_diff_live_against_the_revision(tmp_path: Path) -> None:
             ("table_only_migrations", "order_items", None),
             ("column_only_live", "products", "weight_g"),
         ]
-        gone = config.load(root)
-        gone.project["db"]["dsn"] = f"mysql://{USER}@127.0.0.1:{closed_port()}/{name}"
+        dsn = f"mysql://{USER}@127.0.0.1:{closed_port()}/{name}"
+        gone = dataclasses.replace(cfg, db=dataclasses.replace(cfg.db, dsn=dsn))
         g = GraphStore(config.Layout(root).graph_db, readonly=True)
         try:
             divs, why = diff_live(gone, g, rev)

@@ -57,12 +57,12 @@ def search(root: Path, query: str) -> dict[str, Any]:
 
 def test_words_that_meet_only_apart_abstain(apart: Path) -> None:
     r = search(apart, NEAR_MISS)
-    cfg = config.load(apart).project["search"]
+    cfg = config.load(apart).search
     # every word is in the lexicon, and the embedding alone would have answered
     assert sorted(r["terms"]) == ["attachment", "email", "exported", "send", "table"]
-    assert r["best_cosine"] >= cfg["coverage_cosine"], r
+    assert r["best_cosine"] >= cfg.coverage_cosine, r
     assert r["abstained"] and r["hits"] == [] and r["confidence"] == "none", r
-    assert r["words_meet_near"] < cfg["min_near_meet"], r
+    assert r["words_meet_near"] < cfg.min_near_meet, r
     assert "not together near what it asks" in r["hint"], r["hint"]
     assert "attachment, email, exported, send, table" in r["hint"], r["hint"]
 

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 import yaml
 
-from ragraf.config import default_text
+from ragraf.config import Config, default_text
 from ragraf.facade.context import Session
 from ragraf.facade.search import channels
 from ragraf.facade.search.abstain import (
@@ -35,7 +35,7 @@ from ragraf.globs import GlobSet
 from ragraf.model import ChunkRef, NodeRow
 from tests.helpers import PILOT, indexed_fixture
 
-SETTINGS = Settings.of(yaml.safe_load(default_text("project"))["search"])
+SETTINGS = Settings.of(Config.of(PILOT, yaml.safe_load(default_text("project")), {}).search)
 K = SETTINGS.rrf_k
 
 

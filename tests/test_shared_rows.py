@@ -674,9 +674,9 @@ def test_a_hooked_file_wanted_whole_is_prepared_with_all_its_peers(tmp_path: Pat
     kw: dict[str, Any] = {
         "reuse": True,
         "workers": 1,
-        "max_lines": int(cfg.project["chunking"]["max_chunk_lines"]),
+        "max_lines": cfg.chunking.max_chunk_lines,
         "progress": None,
-        "budget_s": float(cfg.project["index"]["file_time_budget_s"]) or None,
+        "budget_s": cfg.index.time_budget,
     }
     with GraphStore(cfg.layout.graph_db) as g:
         loader = Facts(files, g, **kw)

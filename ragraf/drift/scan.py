@@ -107,7 +107,7 @@ def detect(
     indexed = {r.path: (r.sha256, r.size, r.mtime_ns) for r in graph.files(rev)}
     if now is None:
         now = current_files(cfg)
-    max_bytes = int(cfg.project["max_file_bytes"])
+    max_bytes = cfg.corpus.max_file_bytes
     adds: dict[str, Change] = {}
     changes: list[Change] = []
     for path, cur in sorted(now.items()):
@@ -219,8 +219,8 @@ def current_facts(cfg: Config, changes: list[Change], graph: GraphStore) -> Curr
     ``timed_out``, not cached (a build would record it failed)."""
     from ragraf.lang import codec
 
-    max_lines = int(cfg.project["chunking"]["max_chunk_lines"])
-    budget = float(cfg.project["index"]["file_time_budget_s"]) or None
+    max_lines = cfg.chunking.max_chunk_lines
+    budget = cfg.index.time_budget
     facts: dict[str, FileFacts] = {}
     rows: list[tuple[str, str, bytes]] = []
     todo: list[tuple[Change, str, tuple[str, str]]] = []
@@ -514,7 +514,7 @@ def reverts(
             continue
         if path not in indexed or path not in now:
             continue
-        sf = read_file(cfg.root, path, lang_of(path), int(cfg.project["max_file_bytes"]))
+        sf = read_file(cfg.root, path, lang_of(path), cfg.corpus.max_file_bytes)
         if sf.sha256 == indexed[path] and last.new_hash != indexed[path]:
             out.append(
                 NewEntry(
@@ -558,10 +558,9 @@ def diff_live(
     from ragraf.sql import dbschema
     from ragraf.store import mysql_live
 
-    db = dict(cfg.project.get("db") or {})
-    if "information_schema" not in (db.get("schema_source") or []):
+    if "information_schema" not in cfg.db.schema_source:
         return None, "information_schema is not in db.schema_source"
-    live, why = mysql_live.live_schema(db)
+    live, why = mysql_live.live_schema(cfg.db.connection())
     if live is None:
         return None, why
     rows = graph.db_tables(rev_id)
@@ -588,8 +587,7 @@ def schema_entries(cfg: Config, graph: GraphStore, rev: str) -> tuple[list[NewEn
     and what the check found (for the report). Quiet without a configured database."""
     import os
 
-    db = cfg.project.get("db") or {}
-    if not db.get("dsn") and not any(k.startswith("RAGRAF_DB_") for k in os.environ):
+    if not cfg.db.dsn and not any(k.startswith("RAGRAF_DB_") for k in os.environ):
         return [], "no live database configured"
     divergences, why = diff_live(cfg, graph, rev)
     if divergences is None:
@@ -656,9 +654,7 @@ def _scan_locked(cfg: Config, detected_by: str, man: dict[str, Any]) -> ScanRepo
             file_delta(graph, rev, c, got.facts.get(c.path), got.timed_out.get(c.path))
             for c in changes
         ]
-        items = entries_for(
-            deltas, float(cfg.project["drift"]["slice_similarity"]), slice_crossing(graph, rev)
-        )
+        items = entries_for(deltas, cfg.drift.slice_similarity, slice_crossing(graph, rev))
         schema_items, schema_note = schema_entries(cfg, graph, rev)
         items += schema_items
         with ControlStore(layout.control_db) as control:

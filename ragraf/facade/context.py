@@ -201,7 +201,7 @@ class Session:
                 from ragraf.embed import Embedder
                 from ragraf.errors import EmbeddingUnavailable
 
-                embedding = dict(self.config().project["embedding"])
+                embedding = self.config().embedding.as_mapping()
                 if quantize is not None:
                     embedding["quantize"] = quantize
                 try:
@@ -337,7 +337,7 @@ class Ctx:
         if made is None and self.rev != self.active:
             from ragraf.store.vec import VecStore
 
-            dim = int(self.s.config().project["embedding"]["dim"])
+            dim = self.s.config().embedding.dim
             pairs = VecStore(self.lex.db, dim).models(self.rev)
             made = (pairs[0][0], pairs[0][1]) if len(pairs) == 1 and pairs[0][1] else None
         emb, err = self.s.embedder(quantize_of(made[1]) if made else None)

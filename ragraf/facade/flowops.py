@@ -617,13 +617,13 @@ class Sinks:
     """Which statements are sinks, from the ``dataflow`` section of the configuration."""
 
     def __init__(self, ctx: Ctx, kinds: tuple[str, ...]) -> None:
-        d = ctx.s.config().project.get("dataflow") or {}
+        d = ctx.s.config().dataflow
         self.ctx = ctx
         self.kinds = kinds
-        self.sql = {c.lower() for c in d.get("sql_calls", [])}
-        self.output = {c.lower() for c in d.get("output_calls", [])}
-        self.shell = {c.lower() for c in d.get("shell_calls", [])}
-        self.include = bool(d.get("include", True))
+        self.sql = {c.lower() for c in d.sql_calls}
+        self.output = {c.lower() for c in d.output_calls}
+        self.shell = {c.lower() for c in d.shell_calls}
+        self.include = d.include
         self._sql_lines: dict[str, set[int]] = {}
 
     def sql_lines(self, path: str) -> set[int]:
@@ -680,8 +680,7 @@ def flow_op(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
     ctx.limits.append(LIMIT_FLOW)
     source = str(args["source"]).strip()
     sink = str(args.get("sink") or "any").strip()
-    cfg = ctx.s.config().project.get("dataflow") or {}
-    allowed = [str(x) for x in cfg.get("sources", [])]
+    allowed = list(ctx.s.config().dataflow.sources)
     starts: list[Node] = []
     arrived: frozenset[str] = NONE
     only: frozenset[str] | None = None

@@ -241,7 +241,7 @@ def live_read(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
         raise InvalidArgument(f"live_read: {shown} {why}")
     ctx.provenance = "live"
     indexed = ctx.indexed_lines(path)
-    limit = int(cfg.project["max_file_bytes"])
+    limit = cfg.corpus.max_file_bytes
     try:
         got = open_regular(ctx.root, real, limit)
     except FileNotFoundError:
@@ -516,10 +516,10 @@ def calibrate(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
     t, best_ok = _best_split([(c, r) for c, _v, _n, r in scored])
     # below coverage_cosine, a query whose words occur apart is a near miss: the share of the
     # words that must meet in one chunk or symbol, fitted on the samples in that band
-    cfg = ctx.s.config().project["search"]
-    cover_cos = max(float(cfg["coverage_cosine"]), t)
+    cfg = ctx.s.config().search
+    cover_cos = max(cfg.coverage_cosine, t)
     grey = [(v, r) for c, v, _n, r in scored if t <= c < cover_cos and v is not None]
-    m = float(cfg["min_term_coverage"])
+    m = cfg.min_term_coverage
     if grey:
         m, _ok = _best_split(grey, lo=0.0, hi=1.0)
 
@@ -528,9 +528,9 @@ def calibrate(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
 
     # below near_cosine, the content words must meet in one place near in meaning: the share,
     # fitted on the samples the two thresholds above let through
-    near_cos = float(cfg["near_cosine"])
+    near_cos = cfg.near_cosine
     grey_near = [(n, r) for c, v, n, r in scored if passes(c, v) and c < near_cos and n is not None]
-    mn = float(cfg["min_near_meet"])
+    mn = cfg.min_near_meet
     if grey_near:
         mn, _ok = _best_split(grey_near, lo=0.0, hi=1.0)
 

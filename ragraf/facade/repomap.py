@@ -41,11 +41,11 @@ def _line(kind: str, fqn: str, props: dict[str, Any], detail: str) -> str:
 
 def _ranked(ctx: Ctx, scope: str | None) -> tuple[list[MapSymbol], np.ndarray, np.ndarray, int]:
     """The map symbols, their PageRank scores (k-core boosted), which are in scope, iterations."""
-    cfg = ctx.s.config().project["repo_map"]
+    cfg = ctx.s.config().repo_map
     rows = ctx.graph.symbols_for_map(ctx.rev)
     index = {r.node_id: i for i, r in enumerate(rows)}
     n = len(rows)
-    weights = cfg["edge_weights"]
+    weights = cfg.edge_weights
     src, dst, w = [], [], []
     for e in ctx.graph.graph_for_ranking(ctx.rev, list(weights)):
         a, b = index.get(e.src), index.get(e.dst)
@@ -65,14 +65,14 @@ def _ranked(ctx: Ctx, scope: str | None) -> tuple[list[MapSymbol], np.ndarray, n
         np.array(dst, dtype=np.int64),
         np.array(w, dtype=np.float64),
         in_scope.astype(np.float64),
-        cfg["alpha"],
-        cfg["epsilon"],
-        cfg["max_iter"],
+        cfg.alpha,
+        cfg.epsilon,
+        cfg.max_iter,
     )
     shells = np.array([r.shell for r in rows], dtype=np.float64)
     maxshell = shells.max() if n else 0
     if maxshell > 0:
-        scores = scores * (1 + cfg["kcore_boost"] * shells / maxshell)
+        scores = scores * (1 + cfg.kcore_boost * shells / maxshell)
     return rows, scores, in_scope, iters
 
 
@@ -93,7 +93,7 @@ def centrality(ctx: Ctx) -> dict[str, float]:
 
 
 def build_map(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
-    cfg = ctx.s.config().project["repo_map"]
+    cfg = ctx.s.config().repo_map
     scope = args.get("scope")
     budget = args["budget_tokens"]
     detail = args["detail"]
@@ -108,7 +108,7 @@ def build_map(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
             "chosen": 0,
             "hint": f"nothing indexed under scope '{scope}'",
         }
-    cand = [i for i in np.argsort(-scores, kind="stable") if in_scope[i]][: cfg["max_candidates"]]
+    cand = [i for i in np.argsort(-scores, kind="stable") if in_scope[i]][: cfg.max_candidates]
     props = {i: props_of(rows[i].props) for i in cand}
     lines = {i: _line(rows[i].kind, rows[i].fqn or "", props[i], detail) for i in cand}
     per_file: dict[str, int] = defaultdict(int)
@@ -121,7 +121,7 @@ def build_map(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
             math.ceil((len(lines[i]) + 8) / 4) + math.ceil(header / per_file[rows[i].path])
         )
     values = [float(scores[i]) for i in cand]
-    chosen, exact = knapsack(values, costs, budget, cfg["knapsack_max_cells"])
+    chosen, exact = knapsack(values, costs, budget, cfg.knapsack_max_cells)
     picked = [cand[j] for j in chosen]
     # render and enforce the budget on the real rendering
     while True:

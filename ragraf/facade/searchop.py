@@ -21,11 +21,11 @@ from ragraf.lang.registry import suffixes_of
 def run_search(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
     """The ``search`` operation: ``args`` are the validated parameters (query, limit, lang,
     kinds, with_text); the result is the hits in order, or an abstention with a hint."""
-    cfg = dict(ctx.s.config().project["search"])
+    cfg = ctx.s.config().search
     cal = ctx.control.latest_calibration("threshold")
     if cal is not None:
         cal_id, cal_params = cal
-        cfg.update(cal_params)
+        cfg = cfg.calibrated(cal_params)
         shown = ", ".join(f"{k} {v}" for k, v in sorted(cal_params.items()))
         ctx.limits.append(f"search threshold from calibration #{cal_id} ({shown})")
     s = Settings.of(cfg)

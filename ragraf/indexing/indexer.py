@@ -108,7 +108,7 @@ class Prefetch:
         if self.enabled and self.helper is None:
             from ragraf.embed import helper
 
-            self.helper = helper.start(self.cfg.project["embedding"], self.cfg.root)
+            self.helper = helper.start(self.cfg.embedding.as_mapping(), self.cfg.root)
 
     def close(self) -> None:
         helper, self.helper = self.helper, None
@@ -566,7 +566,7 @@ def _build_rev(ctx: BuildContext) -> IndexResult:
 
     cfg, stores, sc, rev_id = ctx.cfg, ctx.stores, ctx.scan, ctx.rev_id
     graph, lex, control = stores.graph, stores.lex, stores.control
-    max_lines = int(cfg.project["chunking"]["max_chunk_lines"])
+    max_lines = cfg.chunking.max_chunk_lines
     ok_files = [f for f in sc.files if f.status == ParseStatus.OK]
     from ragraf.indexing import schema as schema_build
     from ragraf.indexing import scoped_write
@@ -577,7 +577,7 @@ def _build_rev(ctx: BuildContext) -> IndexResult:
     schema = None
     schema_input = None
     can_scope = False
-    if cfg.project["resolve"].get("scoped"):
+    if cfg.resolve.scoped:
         schema = _schema_or_problem(cfg, sc)
         schema_input = schema_build.may_change_it(cfg)
         can_scope = scoped_write.possible(schema, schema_input, graph)
@@ -588,7 +588,7 @@ def _build_rev(ctx: BuildContext) -> IndexResult:
         "workers": cfg.workers(),
         "max_lines": max_lines,
         "progress": ctx.progress,
-        "budget_s": float(cfg.project["index"]["file_time_budget_s"]) or None,
+        "budget_s": cfg.index.time_budget,
         "pool": ctx.pool,
     }
     loader = None
@@ -607,12 +607,12 @@ def _build_rev(ctx: BuildContext) -> IndexResult:
     if schema is None:
         schema = _schema_or_problem(cfg, sc)
         t = ctx.lap("schema", t)
-    model = str(cfg.project["embedding"]["model"])
+    model = cfg.embedding.model
     memo_path = ctx.layout.index_dir / link_memo.MEMO_FILE
     keys = None
     plan: scoped_write.Plan | None = None
     if loader is not None:
-        budget = float(cfg.project["index"]["file_time_budget_s"]) or None
+        budget = cfg.index.time_budget
         keys = {
             sf.path: f"{sf.sha256}|{registry.facts_key(sf.path, sf.lang, max_lines, budget)}"
             for sf in ok_files
@@ -683,13 +683,16 @@ def _build_rev(ctx: BuildContext) -> IndexResult:
         resolved = resolve(
             facts,
             cfg.confidence,
-            int(cfg.project["resolve"]["max_heuristic_candidates"]),
+            cfg.resolve.max_heuristic_candidates,
             tables=schema.table_index,
-            prefixes=dict(cfg.project["db"]["table_prefixes"]),
-            max_ambiguous=int(cfg.project["resolve"]["max_ambiguous_candidates"]),
+            prefixes=dict(cfg.db.table_prefixes),
+            max_ambiguous=cfg.resolve.max_ambiguous_candidates,
             code_tables=not schema.table_index,
-            table_helpers=tuple(cfg.project["db"].get("table_helpers") or ()),
-            query_builders=cfg.project["db"].get("query_builders"),
+            table_helpers=cfg.db.table_helpers,
+            query_builders={
+                "methods": cfg.db.query_builders.methods,
+                "receivers": list(cfg.db.query_builders.receivers),
+            },
             keys=keys,
             memo=previous,
             context=cfg.config_hash,
@@ -943,7 +946,7 @@ def prune(cfg: Config, stores: Stores, active: str) -> list[str]:
     """retain_revs: the oldest sealed revisions beyond the count are pruned: the rows no
     retained revision has are deleted (rows the retained ones share stay); rev_history
     stays forever."""
-    keep = max(1, int(cfg.project["index"]["retain_revs"]))
+    keep = max(1, cfg.index.retain_revs)
     ready = [r for r, s in stores.graph.revs() if s == "ready" and r != active]
     excess = max(0, len(ready) + 1 - keep)
     pruned = ready[:excess]

@@ -48,7 +48,7 @@ from pathlib import Path
 from typing import Any
 
 from ragraf import ids
-from ragraf.config import Config
+from ragraf.config import Config, DbConfig
 from ragraf.corpus import ScannedFile
 from ragraf.globs import GlobError, GlobSet
 from ragraf.indexing.resolve import Resolved
@@ -100,15 +100,15 @@ class SchemaResult:
 
 
 def build(cfg: Config, files: list[ScannedFile]) -> SchemaResult:
-    db = dict(cfg.project.get("db") or {})
-    sources = list(db.get("schema_source") or [])
+    db = cfg.db
+    sources = list(db.schema_source)
     res = SchemaResult()
     migr_files, file_problems, res.plan = _migration_files(
         cfg,
         files,
         [g for g in sources if g not in (SOURCE_LIVE_NAME, discover.AUTO)],
         discover.AUTO in sources,
-        str(db.get("dialect") or discover.AUTO),
+        db.dialect,
     )
     res.sql_files = sum(1 for f in files if _is_sql(f))
     migr: dbschema.Schema | None = None
@@ -119,7 +119,7 @@ def build(cfg: Config, files: list[ScannedFile]) -> SchemaResult:
     live: dbschema.Schema | None = None
     why: str | None = None
     if SOURCE_LIVE_NAME in sources:
-        live, why = mysql_live.live_schema(db)
+        live, why = mysql_live.live_schema(db.connection())
     schema = live if live is not None else migr
     res.source = schema.source if schema is not None else "none"
     if live is None and SOURCE_LIVE_NAME in sources:
@@ -207,13 +207,12 @@ def cached_migrations(
 def may_change_it(cfg: Config) -> Callable[[str], bool] | None:
     """Whether a change of a path may change the schema: a SQL file, or one the
     ``db.schema_source`` globs name; None when anything may (the live schema is read)."""
-    db = dict(cfg.project.get("db") or {})
-    sources = list(db.get("schema_source") or [])
+    sources = list(cfg.db.schema_source)
     if SOURCE_LIVE_NAME in sources:
         from ragraf.errors import ConfigError, SchemaUnavailable
 
         try:
-            mysql_live.connect_params(db)
+            mysql_live.connect_params(cfg.db.connection())
             return None  # a server is configured: its schema may change at any time
         except (SchemaUnavailable, ConfigError):
             pass  # none is: the schema is the migrations'
@@ -221,7 +220,7 @@ def may_change_it(cfg: Config) -> Callable[[str], bool] | None:
     gs = None
     if globs:
         try:
-            gs = GlobSet(globs, case_insensitive=bool(cfg.project.get("case_insensitive_globs")))
+            gs = GlobSet(globs, case_insensitive=cfg.corpus.case_insensitive_globs)
         except GlobError:
             return None
     return lambda p: p.lower().endswith(".sql") or (gs is not None and gs.match_exact(p))
@@ -239,7 +238,7 @@ def _migration_files(
     gs: GlobSet | None = None
     if globs:
         try:
-            gs = GlobSet(globs, case_insensitive=bool(cfg.project.get("case_insensitive_globs")))
+            gs = GlobSet(globs, case_insensitive=cfg.corpus.case_insensitive_globs)
         except GlobError:  # config.load validated them; stay safe anyway
             gs = None
     explicit = {f.path for f in files if gs is not None and gs.match_exact(f.path)}
@@ -648,7 +647,7 @@ def _coverage(
     res: SchemaResult,
     schema: dbschema.Schema | None,
     migr_files: list[ScannedFile],
-    db: dict[str, Any],
+    db: DbConfig,
     files: list[ScannedFile],
 ) -> None:
     cov = res.coverage
@@ -685,7 +684,7 @@ def _coverage(
     cov.append(CoverageRow("schema.divergences", float(len(res.divergences)), None))
     for d in res.divergences:
         cov.append(CoverageRow("schema.divergence", None, divergence_note(d)))
-    dsn_from = db.get("dsn_from")
+    dsn_from = db.dsn_from
     if dsn_from:
         refs = _mentions(str(dsn_from), files)
         cov.append(

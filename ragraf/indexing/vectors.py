@@ -158,7 +158,7 @@ def plan(
 
     wanted = [c for c in chunks if skip_reason(c[2]) is None]
     try:
-        emb = Embedder.from_config(cfg.project["embedding"], root=cfg.root)
+        emb = Embedder.from_config(cfg.embedding.as_mapping(), root=cfg.root)
         vec = VecStore(db, emb.dim)
         ids = [c[0] for c in wanted]
         have = vec.in_rev(rev_id, emb.model_id, emb.model_version)

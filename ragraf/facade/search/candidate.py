@@ -22,8 +22,9 @@ from collections.abc import Iterator, Mapping
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
+from ragraf.config import SearchConfig
 from ragraf.model import ChunkRef, NodeRow
 
 
@@ -185,15 +186,15 @@ class Thresholds:
     generic_words: frozenset[str]
 
     @classmethod
-    def of(cls, cfg: Mapping[str, Any]) -> Thresholds:
+    def of(cls, cfg: SearchConfig) -> Thresholds:
         return cls(
-            abstain_cosine=float(cfg["abstain_cosine"]),
-            promote_cosine=float(cfg["promote_cosine"]),
-            coverage_cosine=float(cfg["coverage_cosine"]),
-            min_term_coverage=float(cfg["min_term_coverage"]),
-            near_cosine=float(cfg["near_cosine"]),
-            min_near_meet=float(cfg["min_near_meet"]),
-            generic_words=frozenset(s.lower() for s in cfg["generic_words"]),
+            abstain_cosine=cfg.abstain_cosine,
+            promote_cosine=cfg.promote_cosine,
+            coverage_cosine=cfg.coverage_cosine,
+            min_term_coverage=cfg.min_term_coverage,
+            near_cosine=cfg.near_cosine,
+            min_near_meet=cfg.min_near_meet,
+            generic_words=frozenset(s.lower() for s in cfg.generic_words),
         )
 
 
@@ -219,21 +220,21 @@ class Settings:
     thresholds: Thresholds
 
     @classmethod
-    def of(cls, cfg: Mapping[str, Any]) -> Settings:
+    def of(cls, cfg: SearchConfig) -> Settings:
         return cls(
-            candidates=int(cfg["candidates"]),
-            rrf_k=int(cfg["rrf_k"]),
-            bm25_weights=cfg["bm25_weights"],
-            stopwords=frozenset(s.lower() for s in cfg["stopwords"]),
-            function_words=frozenset(w.lower() for w in cfg["function_words"]),
-            name_weight=float(cfg["name_weight"]),
-            strong_channels=tuple(Channel(c) for c in cfg["strong_channels"]),
-            strong_z=float(cfg["strong_z"]),
-            expansion_terms=int(cfg["expansion_terms"]),
-            expansion_weight=float(cfg["expansion_weight"]),
-            rerank_top=int(cfg["rerank_top"]),
-            rerank_weights={k: float(v) for k, v in cfg["rerank_weights"].items()},
-            vendored_paths=tuple(cfg["vendored_paths"]),
-            near_band=float(cfg["near_band"]),
+            candidates=cfg.candidates,
+            rrf_k=cfg.rrf_k,
+            bm25_weights=cfg.bm25_weights,
+            stopwords=frozenset(s.lower() for s in cfg.stopwords),
+            function_words=frozenset(w.lower() for w in cfg.function_words),
+            name_weight=cfg.name_weight,
+            strong_channels=tuple(Channel(c) for c in cfg.strong_channels),
+            strong_z=cfg.strong_z,
+            expansion_terms=cfg.expansion_terms,
+            expansion_weight=cfg.expansion_weight,
+            rerank_top=cfg.rerank_top,
+            rerank_weights=dict(cfg.rerank_weights),
+            vendored_paths=cfg.vendored_paths,
+            near_band=cfg.near_band,
             thresholds=Thresholds.of(cfg),
         )
