@@ -306,6 +306,23 @@ class StaleEdge(NamedTuple):
     drift_entry_id: int
 
 
+class RevHistoryRow(NamedTuple):
+    """A revision's row of control ``rev_history`` as a build records it (``joern_used`` is
+    always 0; the coverage goes beside it, ``ControlStore.record_rev``)."""
+
+    rev_id: str
+    parent_rev: str | None
+    state: str  # ready | failed | archived
+    created_at: str
+    sealed_at: str | None
+    corpus_hash: str
+    config_hash: str
+    files: int = 0
+    nodes: int = 0
+    edges: int = 0
+    note: str | None = None  # a failure's reason, a pruning
+
+
 class ArchiveRow(NamedTuple):
     """A row of control ``drift_archive``: one archived ledger, its report chained (NULL
     hashes: a row from before the archive chain)."""

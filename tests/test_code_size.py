@@ -25,10 +25,6 @@ ALLOWED = frozenset(
         ("function lines", "ragraf/indexing/resolve/linker.py", "Linker.on_sql"),
         ("parameters", "ragraf/indexing/resolve/__init__.py", "resolve"),
         ("parameters", "ragraf/indexing/resolve/linker.py", "Linker.__init__"),
-        ("parameters", "ragraf/store/control.py", "ControlStore.record_rev"),
-        ("parameters", "ragraf/indexing/rows.py", "coverage"),
-        ("parameters", "ragraf/indexing/extract.py", "facts_of"),
-        ("parameters", "ragraf/indexing/scoped_write.py", "assemble_scoped"),
         ("parameters", "ragraf/indexing/resolve/edges.py", "EdgeSet.add"),
         ("parameters", "ragraf/indexing/indexer.py", "_build_locked"),
     }

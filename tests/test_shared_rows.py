@@ -662,7 +662,7 @@ def test_a_hooked_file_wanted_whole_is_prepared_with_all_its_peers(tmp_path: Pat
     ``Facts.full`` reads every hooked file whole and runs the hooks: the file's facts are
     what preparing the whole corpus gives."""
     from ragraf import corpus
-    from ragraf.indexing.extract import Facts
+    from ragraf.indexing.extract import Extraction, Facts
     from ragraf.kinds import ParseStatus
     from ragraf.lang import registry
 
@@ -671,20 +671,14 @@ def test_a_hooked_file_wanted_whole_is_prepared_with_all_its_peers(tmp_path: Pat
     run_scan(cfg)
     indexer.build(cfg, commit=True)  # stores the prepared interfaces
     files = [f for f in corpus.scan(cfg).files if f.status == ParseStatus.OK]
-    kw: dict[str, Any] = {
-        "reuse": True,
-        "workers": 1,
-        "max_lines": cfg.chunking.max_chunk_lines,
-        "progress": None,
-        "budget_s": cfg.index.time_budget,
-    }
+    how = Extraction(cfg.chunking.max_chunk_lines, cfg.index.time_budget)
     with GraphStore(cfg.layout.graph_db) as g:
-        loader = Facts(files, g, **kw)
+        loader = Facts(files, g, how)
         assert loader.skipped_hooks
         got = {f.path: f for f in loader.full({"web/b.js", "tools/b.py"})}
         from ragraf.indexing.extract import facts_of
 
-        whole, _n = facts_of(files, g, **kw)
+        whole, _n = facts_of(files, g, how)
     want = {f.path: f for f in registry.prepare(whole)}
     for path in ("web/b.js", "tools/b.py", "web/a.js"):
         assert got[path] == want[path], path

@@ -83,25 +83,39 @@ def parser_pool(workers: int) -> Pool[Extracted]:
     return Pool(work, workers)
 
 
+@dataclasses.dataclass(frozen=True)
+class Extraction:
+    """How a build extracts its files' facts, the same for every file: the chunks' window
+    (``max_lines``) and a file's time budget (``budget_s``, None: no limit) are part of a
+    file's facts key (``registry.facts_key``); ``reuse``: cached facts are used; the
+    others say where the work runs (``pool``: the build's forked workers, else
+    ``workers`` processes forked when needed) and who hears of it (``progress``)."""
+
+    max_lines: int
+    budget_s: float | None = None
+    reuse: bool = True
+    workers: int = 1
+    progress: Progress | None = None
+    pool: Pool[Extracted] | None = None
+
+    def facts_key(self, f: ScannedFile) -> str:
+        """The key of ``f``'s facts in the cache beside its sha256."""
+        return registry.facts_key(f.path, f.lang, self.max_lines, self.budget_s)
+
+
 def extract_all(
-    files: list[ScannedFile],
-    workers: int,
-    max_lines: int,
-    progress: Progress | None,
-    budget_s: float | None = None,
-    interfaces: bool = False,
-    lean: bool = False,
-    pool: Pool[Extracted] | None = None,
+    files: list[ScannedFile], how: Extraction, interfaces: bool = False, lean: bool = False
 ) -> list[Extracted]:
     """Facts of ``files`` in their order with their cache rows (with ``interfaces``, the
     rows of the interfaces of files no ``prepare`` hook rewrites too), extracted in
-    ``pool`` (or ``workers`` processes forked now); a file whose extraction exceeds
-    ``budget_s`` seconds is killed and recorded ``failed`` (and cached so: the same bytes
-    under the same budget would only time out again). ``lean``: the facts of files no hook
-    rewrites are what linking reads of them (``facts.for_linking``; the whole ones are in
-    their rows)."""
+    ``how.pool`` (or ``how.workers`` processes forked now); a file whose extraction exceeds
+    ``how.budget_s`` seconds is killed and recorded ``failed`` (and cached so: the same
+    bytes under the same budget would only time out again). ``lean``: the facts of files
+    no hook rewrites are what linking reads of them (``facts.for_linking``; the whole ones
+    are in their rows)."""
     if not files:
         return []
+    max_lines, budget_s, progress, pool = how.max_lines, how.budget_s, how.progress, how.pool
     jobs = [(f.path, f.lang, f.text or "") for f in files]
     total = len(jobs)
     # largest first: the long tail of a pool is its biggest file
@@ -118,7 +132,7 @@ def extract_all(
 
     registry.warm({f.lang for f in files})  # before a fork: workers inherit it
     if pool is None:
-        with parser_pool(workers) as own:
+        with parser_pool(how.workers) as own:
             outcomes = own.run(order, job, budget_s, tick)
     else:  # forked already, or now (as many workers as files, at most its size)
         outcomes = pool.run(order, job, budget_s, tick)
@@ -145,27 +159,22 @@ def extract_all(
 def facts_of(
     files: list[ScannedFile],
     graph: GraphStore,
+    how: Extraction,
     *,
-    reuse: bool,
-    workers: int,
-    max_lines: int,
-    progress: Progress | None,
-    budget_s: float | None = None,
     interfaces: dict[str, bytes] | None = None,
     rows: dict[str, bytes] | None = None,
-    pool: Pool[Extracted] | None = None,
 ) -> tuple[list[FileFacts], int]:
-    """Facts of every file (cached ones reused when ``reuse``), and how many were reused.
+    """Facts of every file (cached ones reused when ``how.reuse``), and how many were reused.
 
     Freshly extracted facts are stored in the cache for the next build. ``interfaces``
     receives the interface rows of the fresh files no hook rewrites (made in the workers).
     With ``rows``, the facts of the files no hook rewrites are what linking reads of them
     (``facts.for_linking``) and ``rows`` receives their cache rows (path -> row), which
     hold the whole facts (``codec.decode``)."""
-    keys = [(f.sha256, registry.facts_key(f.path, f.lang, max_lines, budget_s)) for f in files]
+    keys = [(f.sha256, how.facts_key(f)) for f in files]
     lean = rows is not None
     cached: dict[tuple[str, str], FileFacts] = {}
-    if reuse:
+    if how.reuse:
         paths = {(f.sha256, k): f for f, (_s, k) in zip(files, keys, strict=True)}
         for key, blob in graph.cached_facts(keys).items():
             f = paths[key]
@@ -183,9 +192,7 @@ def facts_of(
     fresh = dict(
         zip(
             (f.path for f in todo),
-            extract_all(
-                todo, workers, max_lines, progress, budget_s, interfaces is not None, lean, pool
-            ),
+            extract_all(todo, how, interfaces is not None, lean),
             strict=True,
         )
     )
@@ -381,17 +388,14 @@ class Facts:
     Only hooks that read no other file's nodes take that path (the tags-level hook reads
     which paths have nodes, which the keys alone do not say)."""
 
-    def __init__(self, files: list[ScannedFile], graph: GraphStore, **kw: Any) -> None:
+    def __init__(self, files: list[ScannedFile], graph: GraphStore, how: Extraction) -> None:
         from ragraf.indexing.resolve.link_memo import hook_context
 
-        self.files, self.graph, self.kw = files, graph, kw
+        self.files, self.graph, self.how = files, graph, how
         self.whole: set[str] = set()
         #: the files whose facts are what linking reads of them (``for_linking``)
         self.linked: set[str] = set()
-        keys = [
-            (f.sha256, registry.facts_key(f.path, f.lang, kw["max_lines"], kw["budget_s"]))
-            for f in files
-        ]
+        keys = [(f.sha256, how.facts_key(f)) for f in files]
         #: path -> the key of its facts row
         self.keys = {f.path: k for f, k in zip(files, keys, strict=True)}
         hooked = [_hooked(f.lang) for f in files]
@@ -428,7 +432,7 @@ class Facts:
         made: dict[str, bytes] = {}  # the interface rows the workers made
         #: the rows of the files whose facts are what linking reads (their whole facts)
         self.rows: dict[str, bytes] = {}
-        got, self.reused = facts_of(need, graph, interfaces=made, rows=self.rows, **kw)
+        got, self.reused = facts_of(need, graph, how, interfaces=made, rows=self.rows)
         whole = dict(zip((f.path for f in need), got, strict=True))
         self.whole = {p for p in whole if p not in self.rows}
         self.linked = set(self.rows)
@@ -465,7 +469,7 @@ class Facts:
         if self.skipped_hooks and any(f.path in self.hooked for f in todo):
             # a hooked file is wanted whole: the hook runs again over all its files, whole
             hooked = [f for f in self.files if f.path in self.hooked and f.path not in self.whole]
-            got, _n = facts_of(hooked, self.graph, **self.kw)
+            got, _n = facts_of(hooked, self.graph, self.how)
             whole = dict(zip((f.path for f in hooked), got, strict=True))
             prepared = registry.prepare(
                 [whole.get(f.path, x) for f, x in zip(self.files, self.facts, strict=True)]
@@ -485,7 +489,7 @@ class Facts:
                     whole[f.path] = got_f
             rest = [f for f in todo if f.path not in whole]
             if rest:
-                got, _n = facts_of(rest, self.graph, **self.kw)
+                got, _n = facts_of(rest, self.graph, self.how)
                 whole.update(zip((f.path for f in rest), got, strict=True))
             self.whole |= set(whole)
             self.facts = [whole.get(f.path, f) for f in self.facts]

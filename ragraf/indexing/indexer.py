@@ -38,6 +38,7 @@ from ragraf.indexing import trim_memory
 from ragraf.kinds import ParseStatus
 from ragraf.lang import registry
 from ragraf.locks import file_lock
+from ragraf.model import RevHistoryRow
 from ragraf.store import Stores, manifest, open_stores, ranges
 
 if TYPE_CHECKING:
@@ -176,16 +177,18 @@ def finish_commit(cfg: Config, stores: Stores, man: dict[str, Any]) -> Finished:
     history = {h["rev_id"]: h for h in control.history()}
     if history.get(rev_id, {}).get("state") != "ready":
         control.record_rev(
-            rev_id,
-            man.get("parent_rev"),
-            "ready",
-            man.get("created_at") or (row or {}).get("created_at") or now_iso(),
-            man.get("sealed_at"),
-            man["corpus_hash"],
-            man["config_hash"],
-            man["counts"]["files"],
-            man["counts"]["nodes"],
-            man["counts"]["edges"],
+            RevHistoryRow(
+                rev_id,
+                man.get("parent_rev"),
+                "ready",
+                man.get("created_at") or (row or {}).get("created_at") or now_iso(),
+                man.get("sealed_at"),
+                man["corpus_hash"],
+                man["config_hash"],
+                man["counts"]["files"],
+                man["counts"]["nodes"],
+                man["counts"]["edges"],
+            ),
             coverage=graph.coverage(rev_id),
         )
     failpoint("commit-before-archive")
@@ -217,17 +220,16 @@ def recover(cfg: Config, stores: Stores) -> list[str]:
         stores.lex.delete_rev(rev_id)
         graph.delete_rev(rev_id)
         control.record_rev(
-            rev_id,
-            active,
-            "failed",
-            row["created_at"],
-            None,
-            row["corpus_hash"],
-            row["config_hash"],
-            0,
-            0,
-            0,
-            note="interrupted before it was sealed; rows removed",
+            RevHistoryRow(
+                rev_id,
+                active,
+                "failed",
+                row["created_at"],
+                None,
+                row["corpus_hash"],
+                row["config_hash"],
+                note="interrupted before it was sealed; rows removed",
+            )
         )
         cleaned.append(rev_id)
     return cleaned
@@ -477,17 +479,16 @@ def _build_locked(
             stores.lex.delete_rev(ctx.rev_id)
             stores.graph.delete_rev(ctx.rev_id)
             stores.control.record_rev(
-                ctx.rev_id,
-                active,
-                "failed",
-                ctx.created,
-                None,
-                sc.corpus_hash,
-                cfg.config_hash,
-                0,
-                0,
-                0,
-                note=reason[:500],
+                RevHistoryRow(
+                    ctx.rev_id,
+                    active,
+                    "failed",
+                    ctx.created,
+                    None,
+                    sc.corpus_hash,
+                    cfg.config_hash,
+                    note=reason[:500],
+                )
             )
         raise IndexBuildError(
             f"building {ctx.rev_id} failed ({reason}); {active or 'no revision'} stays active"
@@ -560,7 +561,7 @@ def _join_lexicon(pending: Future[ranges.Delta] | None) -> ranges.Delta:
 
 def _build_rev(ctx: BuildContext) -> IndexResult:
     from ragraf.indexing import vectors
-    from ragraf.indexing.extract import facts_of
+    from ragraf.indexing.extract import Extraction, facts_of
     from ragraf.indexing.resolve import resolve
     from ragraf.indexing.rows import assemble
 
@@ -583,22 +584,22 @@ def _build_rev(ctx: BuildContext) -> IndexResult:
         can_scope = scoped_write.possible(schema, schema_input, graph)
         t = ctx.lap("schema", t)
     gc.disable()  # see _long_lived_heap
-    extraction: dict[str, Any] = {
-        "reuse": ctx.reuse,
-        "workers": cfg.workers(),
-        "max_lines": max_lines,
-        "progress": ctx.progress,
-        "budget_s": cfg.index.time_budget,
-        "pool": ctx.pool,
-    }
+    extraction = Extraction(
+        max_lines,
+        cfg.index.time_budget,
+        reuse=ctx.reuse,
+        workers=cfg.workers(),
+        progress=ctx.progress,
+        pool=ctx.pool,
+    )
     loader = None
     if can_scope:  # interfaces first, whole facts where needed
         from ragraf.indexing.extract import Facts
 
-        loader = Facts(ok_files, graph, **extraction)
+        loader = Facts(ok_files, graph, extraction)
         facts, reused_files = loader.facts, loader.reused
     else:
-        facts, reused_files = facts_of(ok_files, graph, **extraction)
+        facts, reused_files = facts_of(ok_files, graph, extraction)
     if ctx.pool is not None:  # idle from here (a later extraction forks them again)
         ctx.pool.close()
     gc.freeze()  # the collector stays paused until the build ends (see _long_lived_heap)
@@ -612,11 +613,7 @@ def _build_rev(ctx: BuildContext) -> IndexResult:
     keys = None
     plan: scoped_write.Plan | None = None
     if loader is not None:
-        budget = cfg.index.time_budget
-        keys = {
-            sf.path: f"{sf.sha256}|{registry.facts_key(sf.path, sf.lang, max_lines, budget)}"
-            for sf in ok_files
-        }
+        keys = {sf.path: f"{sf.sha256}|{extraction.facts_key(sf)}" for sf in ok_files}
         plan = scoped_write.Plan(loader, schema, schema_input, graph, lex, model)
     # from here the files' texts only go to file_blob: the new ones are packed now and every
     # text is let go (MediaWiki holds ~64 MB of source through resolution otherwise)
@@ -734,21 +731,12 @@ def _build_rev(ctx: BuildContext) -> IndexResult:
         assert plan is not None and plan.content is not None
         content = plan.content
         out = scoped_write.assemble_scoped(
-            sc, facts, resolved, schema, graph, lex, before, content, made[0]
+            sc, facts, resolved, schema, stores, before, content, made[0]
         )
         # files resolved again for their links alone (their content did not change)
         resolved.scope["files_relinked"] = len(in_scope - content)
     else:
-        out = assemble(
-            sc.files,
-            facts,
-            resolved,
-            schema,
-            made[0],
-            sc.secrets_excluded,
-            sc.unreadable_dirs,
-            sc.not_selected,
-        )
+        out = assemble(sc, facts, resolved, schema, made[0])
     out.graph.blobs = sorted(blobs.items())
     # what the rest needs of the facts and of resolution; the rest of them is let go before
     # the writes (the rows share their strings; MediaWiki's references, chunks and flow

@@ -19,7 +19,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from ragraf import ids
-from ragraf.corpus import ScannedFile, kinds_note
+from ragraf.corpus import ScannedFile, ScanResult, kinds_note
 from ragraf.indexing.resolve import Resolved
 from ragraf.indexing.schema import SchemaResult
 from ragraf.kinds import ChunkSource, ParseStatus
@@ -148,18 +148,16 @@ def let_content_go(f: FileFacts) -> None:
 
 
 def assemble(
-    files: list[ScannedFile],
+    sc: ScanResult,
     facts: list[FileFacts],
     resolved: Resolved,
     schema: SchemaResult,
     content: ContentRows,
-    secrets_excluded: int,
-    unreadable_dirs: list[str] | None = None,
-    not_selected: dict[str, int] | None = None,
 ) -> Assembled:
     """The rows of a revision but its content rows (``content``: made and written already,
-    ``content_rows``; its counts go into the coverage, its rows, if any, into the result)."""
-    file_rows = files_of(files, facts)
+    ``content_rows``; its counts go into the coverage, its rows, if any, into the result)
+    for the files ``sc`` scanned."""
+    file_rows = files_of(sc.files, facts)
     node_rows: list[NodeRow] = []
     seen_nodes: set[str] = set()
     dup_nodes = 0
@@ -193,21 +191,7 @@ def assemble(
         if old is None or e.confidence > old.confidence:
             merged[e.edge_uid] = e
     edges: list[EdgeRow] = [merged[k] for k in sorted(merged)]
-    cov = (
-        coverage(
-            files,
-            facts,
-            resolved.stats,
-            secrets_excluded,
-            chunks_total=content.chunks_total,
-            chunks_dup=content.chunks_dup,
-            chunks_file=content.chunks_file,
-            dup_nodes=dup_nodes,
-            unreadable_dirs=unreadable_dirs or [],
-            not_selected=not_selected,
-        )
-        + schema.coverage
-    )
+    cov = coverage(sc, facts, resolved.stats, content, dup_nodes) + schema.coverage
     rows = RevisionRows(
         file_rows,
         node_rows,
@@ -252,19 +236,17 @@ def _note(paths: list[str]) -> str:
 
 
 def coverage(
-    files: list[ScannedFile],
+    sc: ScanResult,
     facts: list[FileFacts],
     stats: dict[str, int],
-    secrets: int,
-    *,
-    chunks_total: int,
-    chunks_dup: int,
-    chunks_file: int,
+    chunks: ContentRows,
     dup_nodes: int,
-    unreadable_dirs: list[str] | None = None,
-    not_selected: dict[str, int] | None = None,
 ) -> list[CoverageRow]:
-    """The coverage metrics of a revision (§14)."""
+    """The coverage metrics of a revision (§14): of the files ``sc`` scanned (and what the
+    scan left out), their ``facts``, resolution's ``stats``, the chunk counts of ``chunks``
+    (``ContentRows.counted``) and the node ids seen twice."""
+    files, unreadable_dirs = sc.files, sc.unreadable_dirs
+    chunks_total, chunks_dup = chunks.chunks_total, chunks.chunks_dup
     by_status: dict[str, list[str]] = {}
     parsed = {f.path: f for f in facts}
     for sf in files:
@@ -286,7 +268,11 @@ def coverage(
     )
     rows: list[CoverageRow] = [
         CoverageRow("files.total", float(len(files)), None),
-        CoverageRow("files.secret_excluded", float(secrets), "count only; paths are never stored"),
+        CoverageRow(
+            "files.secret_excluded",
+            float(sc.secrets_excluded),
+            "count only; paths are never stored",
+        ),
         CoverageRow(
             "files.duplicate", float(dup_files), "files whose content also appears at another path"
         ),
@@ -315,7 +301,9 @@ def coverage(
         ),
         CoverageRow("chunks.total", float(chunks_total), None),
         CoverageRow("chunks.duplicate", float(chunks_dup), "same content at several places"),
-        CoverageRow("chunks.without_owner_symbol", float(chunks_file), "top-level code chunks"),
+        CoverageRow(
+            "chunks.without_owner_symbol", float(chunks.chunks_file), "top-level code chunks"
+        ),
         CoverageRow("conflict.duplicate_node", float(dup_nodes), None),
         CoverageRow(
             "files.unreadable_dirs",
@@ -323,7 +311,7 @@ def coverage(
             _note(unreadable_dirs) if unreadable_dirs else None,
         ),
     ]
-    passed = not_selected or {}
+    passed = sc.not_selected or {}
     rows.append(
         CoverageRow(
             "files.not_selected",

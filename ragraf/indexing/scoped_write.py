@@ -44,6 +44,7 @@ from ragraf.indexing.schema import LIVE_PATH, SchemaResult
 from ragraf.kinds import RANK_EDGES, ChunkSource
 from ragraf.lang.facts import FileFacts
 from ragraf.model import CoverageRow, RankRow
+from ragraf.store import Stores
 from ragraf.store.graph import GraphStore
 from ragraf.store.lexvec import LexStore
 
@@ -221,8 +222,7 @@ def assemble_scoped(
     facts: list[FileFacts],
     resolved: Resolved,
     schema: SchemaResult,
-    graph: GraphStore,
-    lex: LexStore,
+    stores: Stores,
     before: list[str],
     content: set[str],
     made: ContentRows,
@@ -233,7 +233,9 @@ def assemble_scoped(
     and links (their texts, chunks and flow units stay as they are). ``before``: the
     code-table node ids of the parent revision (``Memo.code_nodes``); with this build's
     they are ``Assembled.whole``. ``made``: the counts of the content rows of ``content``,
-    written already (``rows.content_rows``, ``ContentRows.counted``)."""
+    written already (``rows.content_rows``, ``ContentRows.counted``). ``stores``: of the
+    building revision, with the parent's rows of the files outside the scope open."""
+    graph, lex = stores.graph, stores.lex
     scope = resolved.scope_paths
     assert scope is not None
     files_in = [sf for sf in sc.files if sf.path in scope]
@@ -246,7 +248,7 @@ def assemble_scoped(
         [],
         resolved.unresolved,
     )
-    out = assemble(files_in, facts_in, own, SchemaResult(), made, 0)
+    out = assemble(ScanResult(files_in), facts_in, own, SchemaResult(), made)
     rows = out.graph
     rows.files = files_of(sc.files, facts)
     # the nodes without a path: each one some file links to (stored, or made now)
@@ -288,22 +290,11 @@ def assemble_scoped(
             if n.node_id in seen:
                 dup_nodes += 1
             seen.add(n.node_id)
-    rows.coverage = (
-        coverage(
-            sc.files,
-            facts,
-            resolved.stats,
-            sc.secrets_excluded,
-            chunks_total=total,
-            chunks_dup=total - distinct,
-            chunks_file=sum(
-                1 for f in facts for c in f.chunks if c.source_kind == ChunkSource.FILE
-            ),
-            dup_nodes=dup_nodes,
-            unreadable_dirs=sc.unreadable_dirs or [],
-            not_selected=sc.not_selected,
-        )
-        + schema.coverage
+    chunks = ContentRows(
+        chunks_total=total,
+        chunks_dup=total - distinct,
+        chunks_file=sum(1 for f in facts for c in f.chunks if c.source_kind == ChunkSource.FILE),
     )
+    rows.coverage = coverage(sc, facts, resolved.stats, chunks, dup_nodes) + schema.coverage
     rows.coverage.append(CoverageRow("flow.units", float(sum(len(f.flows) for f in facts)), None))
     return out

@@ -16,7 +16,14 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from ragraf.model import ArchiveRow, CoverageRow, LedgerAck, LedgerEntry, StaleEdge
+from ragraf.model import (
+    ArchiveRow,
+    CoverageRow,
+    LedgerAck,
+    LedgerEntry,
+    RevHistoryRow,
+    StaleEdge,
+)
 from ragraf.store.db import Database
 
 GENESIS = "0" * 64
@@ -40,42 +47,29 @@ class ControlStore:
     def rev_ids(self) -> list[str]:
         return [r[0] for r in self.db.query("SELECT rev_id FROM rev_history ORDER BY rev_id")]
 
-    def record_rev(
-        self,
-        rev_id: str,
-        parent: str | None,
-        state: str,
-        created_at: str,
-        sealed_at: str | None,
-        corpus_hash: str,
-        config_hash: str,
-        files: int,
-        nodes: int,
-        edges: int,
-        note: str | None = None,
-        coverage: Iterable[CoverageRow] = (),
-    ) -> None:
+    def record_rev(self, row: RevHistoryRow, coverage: Iterable[CoverageRow] = ()) -> None:
+        """Record (or replace) a revision's history row, and add its coverage rows."""
         with self.db.write():
             self.db.execute(
                 "INSERT OR REPLACE INTO rev_history(rev_id, parent_rev, state, created_at, sealed_at, corpus_hash,"
                 " files, nodes, edges, joern_used, config_hash, note) VALUES (?,?,?,?,?,?,?,?,?,0,?,?)",
                 (
-                    rev_id,
-                    parent,
-                    state,
-                    created_at,
-                    sealed_at,
-                    corpus_hash,
-                    files,
-                    nodes,
-                    edges,
-                    config_hash,
-                    note,
+                    row.rev_id,
+                    row.parent_rev,
+                    row.state,
+                    row.created_at,
+                    row.sealed_at,
+                    row.corpus_hash,
+                    row.files,
+                    row.nodes,
+                    row.edges,
+                    row.config_hash,
+                    row.note,
                 ),
             )
             self.db.executemany(
                 "INSERT INTO rev_coverage(rev_id, metric, value, note) VALUES (?,?,?,?)",
-                ((rev_id, *c) for c in coverage),
+                ((row.rev_id, *c) for c in coverage),
             )
 
     def set_state(self, rev_id: str, state: str, note: str | None = None) -> None:
