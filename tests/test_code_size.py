@@ -23,8 +23,6 @@ ALLOWED = frozenset(
         ("function lines", "ragraf/indexing/indexer.py", "_build_rev"),
         ("function lines", "ragraf/indexing/indexer.py", "_build_locked"),
         ("function lines", "ragraf/indexing/resolve/linker.py", "Linker.on_sql"),
-        ("parameters", "ragraf/indexing/resolve/__init__.py", "resolve"),
-        ("parameters", "ragraf/indexing/resolve/linker.py", "Linker.__init__"),
         ("parameters", "ragraf/indexing/resolve/edges.py", "EdgeSet.add"),
         ("parameters", "ragraf/indexing/indexer.py", "_build_locked"),
     }

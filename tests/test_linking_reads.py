@@ -15,7 +15,7 @@ import pytest
 import yaml
 
 from ragraf.config import default_text
-from ragraf.indexing.resolve import resolve
+from ragraf.indexing.resolve import ResolveInputs, Unscoped, resolve
 from ragraf.indexing.rows import let_content_go
 from ragraf.lang.facts import FileFacts
 from tests.helpers import fixture_facts
@@ -24,17 +24,19 @@ from tests.helpers import fixture_facts
 @pytest.mark.parametrize("fixture", ["pilot", "sqlapp", "sqlcode", "tags", "jsapp", "dataflow"])
 def test_linking_reads_only_what_for_linking_keeps(fixture: str, tmp_path: Path) -> None:
     conf = {str(k): float(v) for k, v in yaml.safe_load(default_text("confidence")).items()}
-    whole = resolve(fixture_facts(fixture), conf, code_tables=True)
+    inputs = ResolveInputs(conf, code_tables=True)
+    whole = resolve(fixture_facts(fixture), inputs)
     stripped: list[int] = []
 
-    def strip(only: set[str] | None, linking: list[FileFacts]) -> None:
-        assert only is None
-        for f in linking:
-            before = (len(f.texts), sum(len(c.code) for c in f.chunks))
-            let_content_go(f)
-            stripped.append(int(before != (len(f.texts), sum(len(c.code) for c in f.chunks))))
+    class Strip(Unscoped):
+        def before_linking(self, only: set[str] | None, linking: list[FileFacts]) -> None:
+            assert only is None
+            for f in linking:
+                before = (len(f.texts), sum(len(c.code) for c in f.chunks))
+                let_content_go(f)
+                stripped.append(int(before != (len(f.texts), sum(len(c.code) for c in f.chunks))))
 
-    got = resolve(fixture_facts(fixture), conf, code_tables=True, before_linking=strip)
+    got = resolve(fixture_facts(fixture), inputs, Strip())
     assert sum(stripped) > 0  # the content was let go
     assert got.edges == whole.edges
     if fixture == "dataflow":  # a taint source's flow to a SQL string reads the unit's data
@@ -57,7 +59,7 @@ def test_resolution_leaves_nothing_for_the_collector(record: bool) -> None:
     gc.disable()
     gc.set_debug(gc.DEBUG_SAVEALL)
     try:
-        got = resolve(facts, conf, code_tables=True, keys=keys)
+        got = resolve(facts, ResolveInputs(conf, code_tables=True), Unscoped(keys))
         gc.collect()
         left = sorted({type(o).__name__ for o in gc.garbage} - {"dict", "list", "tuple"})
     finally:

@@ -9,7 +9,7 @@ import json
 import pytest
 
 from ragraf import config
-from ragraf.indexing.resolve import Resolved, resolve
+from ragraf.indexing.resolve import Resolved, ResolveInputs, resolve
 from ragraf.lang.php.walk import extract
 from tests.helpers import REPO
 
@@ -28,7 +28,7 @@ def resolved() -> tuple[Resolved, dict[str, str]]:
         for p in sorted(TYPES.rglob("*.php"))
     ]
     fqn = {n.node_id: n.fqn for f in files for n in f.nodes}
-    return resolve(files, config.load(TYPES).confidence), fqn
+    return resolve(files, ResolveInputs(config.load(TYPES).confidence)), fqn
 
 
 @pytest.fixture(scope="module")

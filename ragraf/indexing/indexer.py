@@ -44,7 +44,10 @@ from ragraf.store import Stores, manifest, open_stores, ranges
 if TYPE_CHECKING:
     from concurrent.futures import Future
 
+    from ragraf.indexing import scoped_write
     from ragraf.indexing.extract import Extracted, Facts
+    from ragraf.indexing.resolve import link_memo
+    from ragraf.indexing.resolve.linker import OldNodes
     from ragraf.indexing.rows import ContentRows
     from ragraf.lang.facts import FileFacts
     from ragraf.workers import Pool
@@ -559,10 +562,47 @@ def _join_lexicon(pending: Future[ranges.Delta] | None) -> ranges.Delta:
     return delta
 
 
+class _BuildScoping:
+    """A build's side of resolution's scoped-reindex protocol
+    (``ragraf.indexing.resolve.Scoping``): the scoped reindex's ``scoped_write.Plan`` when
+    there is one, and the content rows written once the files to resolve are known, before
+    any is linked."""
+
+    def __init__(
+        self,
+        plan: scoped_write.Plan | None,
+        write: Callable[[set[str] | None, list[FileFacts]], None],
+        keys: dict[str, str] | None,
+        memo: link_memo.Memo | None,
+        context: str,
+        parent: str | None,
+        prepared: bool,
+        old_nodes: OldNodes | None,
+    ) -> None:
+        self._plan, self._write = plan, write
+        self.keys, self.memo, self.context, self.parent = keys, memo, context, parent
+        self.prepared, self.old_nodes = prepared, old_nodes
+
+    def same_tables(self, changed: dict[str, tuple[str, str]]) -> bool:
+        return self._plan is not None and self._plan.same_tables(changed)
+
+    def same_shape(self, changed: dict[str, tuple[str, str]], moved: dict[str, str]) -> bool:
+        return self._plan is not None and self._plan.same_shape(changed, moved)
+
+    def plan(self, stale: set[str], changed: set[str]) -> set[str] | None:
+        return self._plan(stale, changed) if self._plan is not None else None
+
+    def whole(self, only: set[str] | None) -> list[FileFacts] | None:
+        return self._plan.facts_to_resolve(only) if self._plan is not None else None
+
+    def before_linking(self, only: set[str] | None, linking: list[FileFacts]) -> None:
+        self._write(only, linking)
+
+
 def _build_rev(ctx: BuildContext) -> IndexResult:
     from ragraf.indexing import vectors
     from ragraf.indexing.extract import Extraction, facts_of
-    from ragraf.indexing.resolve import resolve
+    from ragraf.indexing.resolve import ResolveInputs, resolve
     from ragraf.indexing.rows import assemble
 
     cfg, stores, sc, rev_id = ctx.cfg, ctx.stores, ctx.scan, ctx.rev_id
@@ -677,31 +717,18 @@ def _build_rev(ctx: BuildContext) -> IndexResult:
         ctx.timings["content"] = time.perf_counter() - t_content
 
     try:
-        resolved = resolve(
-            facts,
-            cfg.confidence,
-            cfg.resolve.max_heuristic_candidates,
-            tables=schema.table_index,
-            prefixes=dict(cfg.db.table_prefixes),
-            max_ambiguous=cfg.resolve.max_ambiguous_candidates,
-            code_tables=not schema.table_index,
-            table_helpers=cfg.db.table_helpers,
-            query_builders={
-                "methods": cfg.db.query_builders.methods,
-                "receivers": list(cfg.db.query_builders.receivers),
-            },
-            keys=keys,
-            memo=previous,
-            context=cfg.config_hash,
-            parent=ctx.parent,
-            plan=plan,
-            whole=plan.facts_to_resolve if plan is not None else None,
-            prepared=loader is not None,
-            same_tables=plan.same_tables if plan is not None else None,
-            same_shape=plan.same_shape if plan is not None else None,
-            before_linking=write_content,
-            old_nodes=graph.open_node_keys if plan is not None else None,
+        scoping = _BuildScoping(
+            plan,
+            write_content,
+            keys,
+            previous,
+            cfg.config_hash,
+            ctx.parent,
+            loader is not None,
+            graph.open_node_keys if plan is not None else None,
         )
+        resolved = resolve(facts, ResolveInputs.of(cfg, schema.table_index), scoping)
+        del scoping
     finally:  # the lexicon's thread uses its store: it ends before anything else goes on
         if lexicon is not None:
             from concurrent.futures import wait

@@ -62,7 +62,8 @@ def possible(
 
 
 class Plan:
-    """The ``plan`` of ``ragraf.indexing.resolve.resolve``: the stale paths closed as the
+    """The ``plan`` of resolution's scoped-reindex protocol (``ragraf.indexing.resolve.Scoping``,
+    which the build implements with it): the stale paths closed as the
     module docstring says, or None (resolve every file). ``schema_input``: whether a
     path may change the schema (``schema.may_change_it``; None: anything may). After a
     call, ``taken``: chunk id -> the first path outside ``content`` holding it, and
@@ -207,7 +208,7 @@ class Plan:
         return scope | content
 
     def facts_to_resolve(self, only: set[str] | None) -> list[FileFacts]:
-        """The ``whole`` of ``ragraf.indexing.resolve.resolve``: the facts with those of the
+        """The ``whole`` of ``ragraf.indexing.resolve.Scoping``: the facts with those of the
         files to resolve in place, whole for the ``content`` files and as linking reads
         them for the others (``Facts.for_linking``); without a scope, every file as linking
         reads it (the content rows are made of ``Facts.contents``)."""

@@ -1,12 +1,13 @@
 """Cross-file linking: references of every file -> edges with evidence (§5.2, §6.2).
 
-The package has four parts: ``symbols`` (what the corpus declares, the class
-hierarchy and the evaluation of type descriptors), ``edges`` (the edge set
-and how a use becomes stated or derived edges), ``reach`` (the include graph:
-which declaration of a function declared more than once a file can run),
-``tablenames`` (the corpus' conventions for table names built in code) and
-``linker`` (one handler per reference kind, class edges, includes, SQL, routes,
-docs).
+The package has these parts: ``inputs`` (what a run is given: ``ResolveInputs``,
+and the scoped-reindex protocol ``Scoping``), ``symbols`` (what the corpus
+declares, the class hierarchy and the evaluation of type descriptors), ``edges``
+(the edge set and how a use becomes stated or derived edges), ``reach`` (the
+include graph: which declaration of a function declared more than once a file
+can run), ``tablenames`` (the corpus' conventions for table names built in code),
+``link_memo`` (the memo of a scoped reindex) and ``linker`` (one handler per
+reference kind, class edges, includes, SQL, routes, docs).
 
 Invariants a change must keep:
 - No edge without evidence: every edge carries the path and line of the use
@@ -66,110 +67,55 @@ Invariants a change must keep:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable
 
-from ragraf.indexing.resolve import link_memo
-from ragraf.indexing.resolve.linker import Linker, OldNodes, Resolved, SameShape, SameTables
-from ragraf.indexing.resolve.tablenames import QueryBuilders
+from ragraf.indexing.resolve.inputs import ResolveInputs, Scoping, Unscoped
+from ragraf.indexing.resolve.linker import Linker, Resolved
 from ragraf.lang import registry
 from ragraf.lang.facts import FileFacts
 
-__all__ = ["Resolved", "resolve"]
+__all__ = ["ResolveInputs", "Resolved", "Scoping", "Unscoped", "resolve"]
 
 
 def resolve(
-    files: Iterable[FileFacts],
-    conf: dict[str, float],
-    max_candidates: int = 5,
-    tables: dict[str, str] | None = None,
-    prefixes: dict[str, str] | None = None,
-    max_ambiguous: int = 50,
-    code_tables: bool = False,
-    table_helpers: Iterable[str] = (),
-    query_builders: Mapping[str, object] | None = None,
-    keys: dict[str, str] | None = None,
-    memo: link_memo.Memo | None = None,
-    context: str = "",
-    parent: str | None = None,
-    plan: Callable[[set[str], set[str]], set[str] | None] | None = None,
-    whole: Callable[[set[str] | None], list[FileFacts]] | None = None,
-    prepared: bool = False,
-    same_tables: SameTables | None = None,
-    same_shape: SameShape | None = None,
-    before_linking: Callable[[set[str] | None, list[FileFacts]], None] | None = None,
-    old_nodes: OldNodes | None = None,
+    files: Iterable[FileFacts], inputs: ResolveInputs, scoping: Scoping | None = None
 ) -> Resolved:
-    """Link the references of every file; ``tables`` maps lower table names to node ids;
-    ``code_tables``: there is no schema, a table SQL names is linked to
-    ``dbschema.code_table_id`` (``ragraf.indexing.schema.add_code_tables`` makes the nodes).
-    A language's ``prepare`` hook (``ragraf.lang.registry.prepare``) runs first.
+    """Link the references of every file as ``inputs`` say (``ResolveInputs``). A
+    language's ``prepare`` hook (``ragraf.lang.registry.prepare``) runs first, unless
+    ``scoping.prepared``.
 
-    ``keys`` (path -> the key of its cached facts) makes the run record a memo
-    (``Resolved.memo``, ``scope``). With the memo of revision ``parent`` written under the
-    same parameters (``context``: what else the rows depend on, the config hash), ``plan``
-    gets the paths the memo cannot stand for (``Linker.stale``) and, of them, those whose
-    content changed (``Linker.changed``), and returns the files to resolve (the rest keep
-    their rows: ``Resolved.scope_paths``), or None for all. ``files`` may then hold only
-    the interfaces of files (``ragraf.indexing.extract.Facts``): ``whole`` gives the facts
-    with those of the files to resolve whole or as linking reads them
-    (``ragraf.lang.facts.for_linking``), in the same order.
-    ``prepared``: the facts (and what ``whole`` gives) are prepared already (the hooks ran:
-    ``ragraf.indexing.extract.Facts``). ``same_tables`` lets ``Linker.stale`` skip asking the
-    recorded questions again when the tables read the same of every changed file, and
-    ``same_shape`` skip those that name no moved id when they read the same but for those.
-    ``before_linking`` is called once the files to resolve are known, before any is linked,
-    with them (None: all) and the facts linking will read (a build writes the rows that
-    need no link meanwhile, ``ragraf.indexing.indexer``); what it leaves of those facts must
-    hold what linking reads (``ragraf.lang.facts.for_linking``). ``old_nodes`` (paths ->
-    their nodes in revision ``parent``) lets a file whose answers changed only by the ids
-    of declarations that moved keep its rows renamed (``Resolved.moved`` / ``renamed``)
-    instead of being linked again."""
-    helpers = tuple(table_helpers)
-    builders = QueryBuilders.of(query_builders)
+    ``scoping`` is the scoped-reindex protocol (``Scoping``, documented there): with its
+    ``keys`` the run records a memo; with the memo of its ``parent`` written under the same
+    parameters, the linker finds the paths the memo cannot stand for (``Linker.stale``,
+    asking ``same_tables`` / ``same_shape``) and, of them, those whose content changed
+    (``Linker.changed``), ``plan`` picks the files to resolve (the rest keep their rows:
+    ``Resolved.scope_paths``), ``whole`` puts their facts in place of the interfaces
+    ``files`` may hold, and ``before_linking`` hears of them before any is linked."""
+    scoping = scoping if scoping is not None else Unscoped()
+    memo = scoping.memo
     params = ""
-    if keys is not None:
-        params = link_memo.params_key(
-            [
-                sorted(conf.items()),
-                max_candidates,
-                sorted((tables or {}).items()),
-                sorted((prefixes or {}).items()),
-                max_ambiguous,
-                code_tables,
-                helpers,
-                sorted(builders.methods.items()),
-                [r.pattern for r in builders.receivers],
-                context,
-            ]
-        )
-        if memo is not None and (memo.params != params or memo.rev != parent):
+    if scoping.keys is not None:
+        params = inputs.params(scoping.context)
+        if memo is not None and (memo.params != params or memo.rev != scoping.parent):
             memo = None
     given = list(files)
     linker = Linker(
-        list(given) if prepared else registry.prepare(given),
-        conf,
-        max_candidates,
-        tables,
-        prefixes,
-        max_ambiguous,
-        code_tables,
-        helpers,
-        builders,
+        list(given) if scoping.prepared else registry.prepare(given),
+        inputs,
+        scoping,
         memo=memo,
-        keys=keys,
         params=params,
-        old_nodes=old_nodes,
     )
     only = None
-    stale = linker.stale(same_tables, same_shape) if plan is not None else None
-    if plan is not None and stale is not None:
-        only = plan(stale, linker.changed)
+    stale = linker.stale(scoping.same_tables, scoping.same_shape)
+    if stale is not None:  # a memo stands for some files: the scoping picks those to resolve
+        only = scoping.plan(stale, linker.changed)
+    whole = scoping.whole(only)
     if whole is not None:  # the files to resolve, whole (a hook's files are whole already)
-        for i, f in enumerate(whole(only)):
+        for i, f in enumerate(whole):
             if linker.files[i] is given[i] and f is not given[i]:
                 linker.files[i] = f
-    if before_linking is not None:
-        before_linking(only, linker.files)
+    scoping.before_linking(only, linker.files)
     out = linker.run(only)
     out.memo = linker.memo_out
     out.scope = linker.scope_counts

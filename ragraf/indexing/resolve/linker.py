@@ -20,8 +20,9 @@ from typing import Any, NamedTuple
 from ragraf import ids
 from ragraf.indexing.resolve import link_memo, reach
 from ragraf.indexing.resolve.edges import SOURCES_TS, EdgeSet
+from ragraf.indexing.resolve.inputs import ResolveInputs, Scoping
 from ragraf.indexing.resolve.symbols import SymbolTable, bare_method
-from ragraf.indexing.resolve.tablenames import QueryBuilders, TableNames
+from ragraf.indexing.resolve.tablenames import TableNames
 from ragraf.kinds import (
     CALLABLE,
     CLASS_EXTENSION,
@@ -184,45 +185,39 @@ class Linker:
     def __init__(
         self,
         files: list[FileFacts],
-        conf: dict[str, float],
-        max_candidates: int = 5,
-        tables: dict[str, str] | None = None,
-        prefixes: dict[str, str] | None = None,
-        max_ambiguous: int = 50,
-        code_tables: bool = False,
-        table_helpers: tuple[str, ...] = (),
-        query_builders: QueryBuilders | None = None,
+        inputs: ResolveInputs,
+        scoping: Scoping | None = None,
         memo: link_memo.Memo | None = None,
-        keys: dict[str, str] | None = None,
         params: str = "",
-        old_nodes: OldNodes | None = None,
     ) -> None:
-        """``keys`` (path -> the key of its facts) makes the run scoped (``scope``): it
-        records what each file asks and reuses the outputs ``memo`` has for a file whose
-        key and answers are the same; ``memo_out`` is then this run's memo. ``old_nodes``
-        (paths -> their nodes in the memo's revision) lets ``stale`` tell a file whose
-        answers changed only by the ids of declarations that moved (``renamed``)."""
+        """``inputs``: how the references are linked. ``scoping.keys`` (path -> the key of
+        its facts) makes the run scoped (``scope``): it records what each file asks under
+        ``params`` and reuses the outputs ``memo`` (the scoping's, written under the same
+        parameters) has for a file whose key and answers are the same; ``memo_out`` is then
+        this run's memo. ``scoping.old_nodes`` (paths -> their nodes in the memo's
+        revision) lets ``stale`` tell a file whose answers changed only by the ids of
+        declarations that moved (``renamed``)."""
         self.files = files
-        self.code_tables = code_tables  # no schema: every table SQL names gets a node
-        self.conf = conf
-        self.max_candidates = max_candidates
-        self.max_ambiguous = max(max_ambiguous, max_candidates)
-        self.tables = tables or {}  # lower table name -> db_table node id
-        self.prefixes = prefixes or {}  # db.table_prefixes
+        self.code_tables = inputs.code_tables  # no schema: every table SQL names gets a node
+        self.conf = inputs.conf
+        self.max_candidates = inputs.max_candidates
+        self.max_ambiguous = max(inputs.max_ambiguous, inputs.max_candidates)
+        self.tables = inputs.tables  # lower table name -> db_table node id
+        self.prefixes = inputs.prefixes  # db.table_prefixes
         self.prefix_keys = {sqltext.norm_dyn(k) for k in self.prefixes}
-        self.table_helpers = table_helpers  # db.table_helpers
-        self.query_builders = query_builders or QueryBuilders()  # db.query_builders
+        self.table_helpers = inputs.helpers  # db.table_helpers
+        self.query_builders = inputs.builders  # db.query_builders
         self._sql_ordinals: dict[tuple[str, int, int], int] = {}  # (path, owner, line) -> last
         self.table_names: TableNames | None = None  # made by the first on_sql
         self.symtab = SymbolTable(files)
         self.memo = memo
-        self.keys = keys
+        self.keys = scoping.keys if scoping is not None else None
         self.params = params
         self.memo_out: link_memo.Memo | None = None
         #: the corpus paths as a digest, and (parts, base) -> files of the include patterns
         #: the memo answered when the paths were the same (``_include_matches`` is a function
         #: of its arguments and the paths alone: those answers stand without matching again)
-        self.paths_key = link_memo.paths_key(self.symtab.paths) if keys is not None else ""
+        self.paths_key = link_memo.paths_key(self.symtab.paths) if self.keys is not None else ""
         self._matched: dict[Any, list[str] | None] = {}
         if memo is not None and memo.paths == self.paths_key:
             self._matched = {
@@ -235,7 +230,7 @@ class Linker:
         self.scope_counts: dict[str, int] = {}
         self.questions_checked = 0  # recorded questions asked again by ``stale``
         self.changed: set[str] = set()  # what ``stale`` found changed in content
-        self.old_nodes = old_nodes
+        self.old_nodes = scoping.old_nodes if scoping is not None else None
         #: old id -> new id of the declarations of changed files that only moved, and the
         #: files ``stale`` left out for answers changed by those ids alone (their rows are
         #: the old ones renamed), each with its questions as ``link_memo.MemoWriter.add`` takes
@@ -254,8 +249,8 @@ class Linker:
         )
         self._template_tails: dict[str, list[str]] | None = None
         #: every corpus-wide lookup of a handler (recorded per file when scoped)
-        self.sym = link_memo.Lookups(fns, record=keys is not None)
-        self.out = EdgeSet(conf)
+        self.sym = link_memo.Lookups(fns, record=self.keys is not None)
+        self.out = EdgeSet(self.conf)
         self.add = self.out.add
         self.routes: list[RouteRow] = []
         self.unresolved: list[UnresolvedRow] = []
