@@ -20,11 +20,8 @@ MAX_PARAMETERS = 8
 ALLOWED = frozenset(
     {
         ("class lines", "ragraf/indexing/resolve/linker.py", "Linker"),
-        ("function lines", "ragraf/indexing/indexer.py", "_build_rev"),
-        ("function lines", "ragraf/indexing/indexer.py", "_build_locked"),
         ("function lines", "ragraf/indexing/resolve/linker.py", "Linker.on_sql"),
         ("parameters", "ragraf/indexing/resolve/edges.py", "EdgeSet.add"),
-        ("parameters", "ragraf/indexing/indexer.py", "_build_locked"),
     }
 )
 

@@ -8,7 +8,7 @@ Invariants a change must keep:
   both committed; only then is the state 'ready' recorded. A build killed at
   any moment leaves the previous revision active and intact, and the next
   build removes the half-built rows (``recover``).
-- Vectors are a cache keyed by content, not rows of the revision (``build/vectors.py``):
+- Vectors are a cache keyed by content, not rows of the revision (``indexing/vectors.py``):
   the revision is sealed once its graph and lexicon are written, and the same process
   then embeds the missing vectors batch by batch (``--wait-vectors``: before sealing).
   After the seal, rev.json changes only in its ``vectors`` block, and only by the
@@ -17,6 +17,11 @@ Invariants a change must keep:
 - Revision numbers only grow; a crashed or failed number is not reused.
 - Same tree + same config => same corpus_hash, node set, edge_uid set and
   chunk set (§9.3): everything is sorted and derived from content.
+- A revision is built by named stages over one ``BuildContext`` (``_build_rev``): each
+  stage's docstring says what of the context it reads and writes, and a stage empties
+  what no later one reads. The cyclic collector is paused from the parse to the end
+  (``_long_lived_heap``); freed memory goes back to the system once the contents are
+  written and once the facts are let go (``trim_memory.give_back``).
 """
 
 from __future__ import annotations
@@ -44,11 +49,13 @@ from ragraf.store import Stores, manifest, open_stores, ranges
 if TYPE_CHECKING:
     from concurrent.futures import Future
 
+    from ragraf.corpus import ScannedFile
     from ragraf.indexing import scoped_write
-    from ragraf.indexing.extract import Extracted, Facts
-    from ragraf.indexing.resolve import link_memo
+    from ragraf.indexing.extract import Extracted, Extraction, Facts
+    from ragraf.indexing.resolve import Resolved, link_memo
     from ragraf.indexing.resolve.linker import OldNodes
-    from ragraf.indexing.rows import ContentRows
+    from ragraf.indexing.rows import Assembled, ContentRows
+    from ragraf.indexing.schema import SchemaResult
     from ragraf.lang.facts import FileFacts
     from ragraf.workers import Pool
 
@@ -120,9 +127,23 @@ class Prefetch:
             helper.close()
 
 
+@dataclass(frozen=True)
+class BuildRequest:
+    """What ``build`` was asked."""
+
+    force: bool = False  # a revision even when the tree and the configuration are current
+    commit: bool = False  # reindex --commit: seal the next revision, archive the ledger
+    no_vectors: bool = False
+    wait_vectors: bool = False  # embed before sealing (today's behaviour, for scripts)
+    progress: Progress | None = None
+
+
 @dataclass
 class BuildContext:
-    """Everything one build of one revision works with."""
+    """What the stages of one revision's build share (``_build_rev``). The first block is
+    given when the build starts; each later one is written by the stage it names and read
+    by those after it. A stage empties what no later stage reads (``_assemble``: the facts
+    and resolution, which would otherwise stand under the writes, the build's peak)."""
 
     cfg: Config
     stores: Stores
@@ -130,25 +151,63 @@ class BuildContext:
     rev_id: str
     parent: str | None  # the active revision this one follows
     created: str
-    reuse: bool  # reuse cached per-file facts (every build: their key holds what they depend on)
-    no_vectors: bool
-    wait_vectors: bool  # embed before sealing (today's behaviour, for scripts)
-    progress: Progress | None
-    recovered: list[str]
-    t0: float
+    asked: BuildRequest
+    recovered: list[str]  # the revisions ``recover`` removed before this build
+    t0: float  # when the build started (its scan)
+    since: float  # when the stage running now started (``lap``)
+    #: reuse cached per-file facts (every build: a cached entry is used only under an equal
+    #: (sha256, facts_key), so a rebuild re-extracts only what changed)
+    reuse: bool = True
     timings: dict[str, float] = field(default_factory=dict)
     prefetch: Prefetch | None = None
     pool: Pool[Extracted] | None = None  # the parser workers (forked before the scan)
+    # -- _schema
+    schema: SchemaResult | None = None
+    schema_input: Callable[[str], bool] | None = None  # ``schema.may_change_it``
+    can_scope: bool = False  # ``scoped_write.possible``: resolve.scoped may stay in the scope
+    # -- _parse
+    files: list[ScannedFile] = field(default_factory=list)  # the files parsed (status ok)
+    extraction: Extraction | None = None
+    loader: Facts | None = None  # a scoped build's facts: interfaces, whole where needed
+    facts: list[FileFacts] = field(default_factory=list)
+    reused_files: int = 0  # of them, taken from the facts cache
+    # -- _prepare_resolve
+    keys: dict[str, str] | None = None  # path -> facts key: the memo's keys (scoped only)
+    plan: scoped_write.Plan | None = None  # (scoped only)
+    blobs: dict[str, bytes] = field(default_factory=dict)  # new files' texts, packed
+    previous: link_memo.Memo | None = None  # the parent's resolve memo
+    # -- _write_content_rows (called by resolution before it links)
+    content_counts: ContentRows | None = None  # ``ContentRows.counted``
+    delta: ranges.Delta = field(default_factory=ranges.Delta)  # rows kept / added / closed
+    lexicon: Future[ranges.Delta] | None = None  # the lexicon's write, while linking runs
+    # -- _resolve
+    resolved: Resolved | None = None
+    memo: list[bytes] | None = None  # this build's memo, encoded: written after the seal
+    before: list[str] = field(default_factory=list)  # the parent's code-table node ids
+    # -- _assemble
+    out: Assembled | None = None
+    in_scope: set[str] | None = None  # scoped: the files whose rows are written
+    content: set[str] | None = None  # of them, those whose content rows are written
+    capability: str = "degraded"  # dataflow when a file has flow units
+    broken: str | None = None  # ``extractor_warning``
+    scope_counts: dict[str, int] = field(default_factory=dict)
+    moved: dict[str, str] = field(default_factory=dict)  # ``Resolved.moved``
+    renamed: set[str] = field(default_factory=set)  # ``Resolved.renamed``
+    # -- _vectors
+    vec_status: dict[str, Any] = field(default_factory=dict)
+    pending: Any = None  # Any: a vectors.Plan to embed after the seal (imported lazily)
+    # -- _seal
+    counts: dict[str, int] = field(default_factory=dict)
 
     @property
     def layout(self) -> Layout:
         return self.cfg.layout
 
-    def lap(self, stage: str, since: float) -> float:
-        """Record the time of a stage; returns now (the start of the next one)."""
+    def lap(self, stage: str) -> None:
+        """Record the time of ``stage``, from ``since`` to now (the start of the next)."""
         now = time.perf_counter()
-        self.timings[stage] = now - since
-        return now
+        self.timings[stage] = now - self.since
+        self.since = now
 
 
 def _next_rev(stores: Stores, active: str | None) -> str:
@@ -267,9 +326,8 @@ def build(
     prefetch = Prefetch(cfg, enabled=not (no_vectors or disabled_by_env()))
     with build_lock(layout), contextlib.closing(prefetch):
         with parser_pool(cfg.workers()) as pool, frozen, open_stores(layout, write=True) as stores:
-            res = _build_locked(
-                cfg, stores, force, commit, progress, no_vectors, wait_vectors, prefetch, pool
-            )
+            asked = BuildRequest(force, commit, no_vectors, wait_vectors, progress)
+            res = _build_locked(cfg, stores, asked, prefetch, pool)
         if res.pending is not None:
             if on_sealed is not None:
                 on_sealed(res)
@@ -368,42 +426,27 @@ def _set_vectors(layout: Layout, rev_id: str, status: dict[str, Any]) -> None:
 def _build_locked(
     cfg: Config,
     stores: Stores,
-    force: bool,
-    commit: bool,
-    progress: Progress | None,
-    no_vectors: bool,
-    wait_vectors: bool = False,
+    asked: BuildRequest,
     prefetch: Prefetch | None = None,
     pool: Pool[Extracted] | None = None,
 ) -> IndexResult:
+    """Scan, gate (refusals; "current" when nothing changed) and build the next revision
+    (``_build_rev``), under the build lock; a failed build is recorded and its rows removed."""
     layout = cfg.layout
     t0 = time.perf_counter()
-    if progress:
-        progress("scan", 0, 1)
-
+    if asked.progress:
+        asked.progress("scan", 0, 1)
     man = manifest.read(layout.rev_json)
-
-    def listed(langs: set[str | None]) -> None:
-        # a first build parses every file: its parser workers fork once the files are
-        # listed and before any is read, so that they share the extractors this process
-        # loads for them and none of the texts (forked after the scan, each mapped every
-        # text: MediaWiki's tree ~90 MiB more RSS). A build with a revision before it mostly
-        # takes the facts cache (after `drift --scan`, every file): its workers, if any,
-        # fork when there is something to parse, as many as there are files
-        if pool is not None and man is None:
-            registry.warm(langs)
-            pool.start()
-
-    sc = scan(cfg, on_listed=listed)
+    sc = _scan(cfg, pool if man is None else None)
     scan_s = time.perf_counter() - t0
     active = man["rev_id"] if man else None
     if man is None:
-        if commit:
+        if asked.commit:
             raise RefusedError("there is no revision to reindex yet: run `ragraf index` first")
         check_disk(layout, sc)  # before any store file exists: a refusal leaves none behind
     recovered = recover(cfg, stores)
     ledger = stores.control.ledger_size(active) if active else 0
-    if ledger and not commit:
+    if ledger and not asked.commit:
         raise RefusedError(
             f"the ledger of {active} has {ledger} entries: the change effort is not finished. "
             "Run `ragraf reindex --commit` to seal the next revision and archive the ledger "
@@ -411,35 +454,14 @@ def _build_locked(
         )
     if (
         man
-        and not force
+        and not asked.force
         and not ledger
         and man.get("corpus_hash") == sc.corpus_hash
         and man.get("config_hash") == cfg.config_hash
         and man.get("extractors") == registry.corpus_fingerprint()
     ):
-        res = IndexResult(
-            "current",
-            man["rev_id"],
-            dict(man.get("counts", {})),
-            recovered=recovered,
-            vectors=man.get("vectors"),
-            warnings=[w for w in (selection_warning(cfg, sc),) if w],
-        )
-        from ragraf.indexing.vectors import disabled_by_env
-
-        vec = man.get("vectors")
-        if isinstance(vec, dict) and vec.get("status") == "embedding":
-            if not (no_vectors or disabled_by_env()):  # a build was killed while embedding
-                p = _vector_plan(cfg, stores, man)
-                if isinstance(p, dict):
-                    _set_vectors(layout, man["rev_id"], p)
-                    res.vectors = p
-                elif wait_vectors:
-                    res.vectors = _fill_vectors(cfg, stores, p, progress)
-                else:
-                    res.pending = p
-        return res
-    if commit and not man:
+        return _current(cfg, stores, man, sc, asked, recovered)
+    if asked.commit and not man:
         raise RefusedError("there is no revision to reindex yet: run `ragraf index` first")
     check_disk(layout, sc)
     failpoint("after-scan")
@@ -452,14 +474,10 @@ def _build_locked(
         _next_rev(stores, active),
         active,
         now_iso(),
-        # `index`, `index --force` and `reindex --commit` alike: a cached entry is used only
-        # under an equal (sha256, facts_key), so a rebuild re-extracts only what changed
-        reuse=True,
-        no_vectors=no_vectors,
-        wait_vectors=wait_vectors,
-        progress=progress,
-        recovered=recovered,
-        t0=t0,
+        asked,
+        recovered,
+        t0,
+        since=t0,
         timings={"scan": scan_s},
         prefetch=prefetch,
         pool=pool,
@@ -477,25 +495,82 @@ def _build_locked(
     except BaseException as e:
         if isinstance(e, KeyboardInterrupt | SystemExit):
             raise
-        reason = f"{type(e).__name__}: {e}"
-        with contextlib.suppress(Exception):
-            stores.lex.delete_rev(ctx.rev_id)
-            stores.graph.delete_rev(ctx.rev_id)
-            stores.control.record_rev(
-                RevHistoryRow(
-                    ctx.rev_id,
-                    active,
-                    "failed",
-                    ctx.created,
-                    None,
-                    sc.corpus_hash,
-                    cfg.config_hash,
-                    note=reason[:500],
-                )
+        raise _failed(ctx, e) from e
+
+
+def _scan(cfg: Config, pool: Pool[Extracted] | None) -> ScanResult:
+    """The corpus (``ragraf.corpus.scan``). ``pool``: the parser workers of a first build,
+    forked once the files are listed and before any is read, so that they share the
+    extractors this process loads for them and none of the texts (forked after the scan,
+    each mapped every text: MediaWiki's tree ~90 MiB more RSS). A build with a revision
+    before it mostly takes the facts cache (after `drift --scan`, every file): its workers,
+    if any, fork when there is something to parse, as many as there are files."""
+
+    def listed(langs: set[str | None]) -> None:
+        if pool is not None:
+            registry.warm(langs)
+            pool.start()
+
+    return scan(cfg, on_listed=listed)
+
+
+def _current(
+    cfg: Config,
+    stores: Stores,
+    man: dict[str, Any],
+    sc: ScanResult,
+    asked: BuildRequest,
+    recovered: list[str],
+) -> IndexResult:
+    """The result of a build whose tree, configuration and extractors are the active
+    revision's; its vectors are finished when a build was killed while embedding them."""
+    res = IndexResult(
+        "current",
+        man["rev_id"],
+        dict(man.get("counts", {})),
+        recovered=recovered,
+        vectors=man.get("vectors"),
+        warnings=[w for w in (selection_warning(cfg, sc),) if w],
+    )
+    from ragraf.indexing.vectors import disabled_by_env
+
+    vec = man.get("vectors")
+    if isinstance(vec, dict) and vec.get("status") == "embedding":
+        if not (asked.no_vectors or disabled_by_env()):  # a build was killed while embedding
+            p = _vector_plan(cfg, stores, man)
+            if isinstance(p, dict):
+                _set_vectors(cfg.layout, man["rev_id"], p)
+                res.vectors = p
+            elif asked.wait_vectors:
+                res.vectors = _fill_vectors(cfg, stores, p, asked.progress)
+            else:
+                res.pending = p
+    return res
+
+
+def _failed(ctx: BuildContext, e: BaseException) -> IndexBuildError:
+    """A failed build's rows removed and its failure recorded in the history (as far as
+    the stores let: the error raised is the build's)."""
+    reason = f"{type(e).__name__}: {e}"
+    stores = ctx.stores
+    with contextlib.suppress(Exception):
+        stores.lex.delete_rev(ctx.rev_id)
+        stores.graph.delete_rev(ctx.rev_id)
+        stores.control.record_rev(
+            RevHistoryRow(
+                ctx.rev_id,
+                ctx.parent,
+                "failed",
+                ctx.created,
+                None,
+                ctx.scan.corpus_hash,
+                ctx.cfg.config_hash,
+                note=reason[:500],
             )
-        raise IndexBuildError(
-            f"building {ctx.rev_id} failed ({reason}); {active or 'no revision'} stays active"
-        ) from e
+        )
+    return IndexBuildError(
+        f"building {ctx.rev_id} failed ({reason}); {ctx.parent or 'no revision'} stays active"
+    )
 
 
 @contextlib.contextmanager
@@ -504,13 +579,13 @@ def _long_lived_heap() -> Iterator[None]:
     objects on phpMyAdmin) live until the build ends, and the cyclic collector would
     rescan them again and again to find almost nothing (~10% of the build). So the
     collector pauses while they arrive and then freezes them (``gc.freeze``: later
-    collections skip them). What the build makes after them is as long-lived (the resolve
-    memo it loads, the linker's tables and answers, the rows) and its garbage is freed by
-    reference counts, so the collector stays paused to the end: collecting while they grew
-    cost MediaWiki's build 2.4 s of linking and 1 s of writing, and loading its memo
-    (``index --force``, ``reindex``) 3.8 s instead of 0.4 s, with the same peak memory.
-    The collector's state is restored at the end: this may run in a long-lived process
-    (and a build followed by a long embedding collects once first)."""
+    collections skip them; ``_parse``). What the build makes after them is as long-lived
+    (the resolve memo it loads, the linker's tables and answers, the rows) and its garbage
+    is freed by reference counts, so the collector stays paused to the end: collecting
+    while they grew cost MediaWiki's build 2.4 s of linking and 1 s of writing, and
+    loading its memo (``index --force``, ``reindex``) 3.8 s instead of 0.4 s, with the same
+    peak memory. The collector's state is restored at the end: this may run in a
+    long-lived process (and a build followed by a long embedding collects once first)."""
     was = gc.isenabled()
     try:
         yield
@@ -562,295 +637,361 @@ def _join_lexicon(pending: Future[ranges.Delta] | None) -> ranges.Delta:
     return delta
 
 
-class _BuildScoping:
-    """A build's side of resolution's scoped-reindex protocol
-    (``ragraf.indexing.resolve.Scoping``): the scoped reindex's ``scoped_write.Plan`` when
-    there is one, and the content rows written once the files to resolve are known, before
-    any is linked."""
-
-    def __init__(
-        self,
-        plan: scoped_write.Plan | None,
-        write: Callable[[set[str] | None, list[FileFacts]], None],
-        keys: dict[str, str] | None,
-        memo: link_memo.Memo | None,
-        context: str,
-        parent: str | None,
-        prepared: bool,
-        old_nodes: OldNodes | None,
-    ) -> None:
-        self._plan, self._write = plan, write
-        self.keys, self.memo, self.context, self.parent = keys, memo, context, parent
-        self.prepared, self.old_nodes = prepared, old_nodes
-
-    def same_tables(self, changed: dict[str, tuple[str, str]]) -> bool:
-        return self._plan is not None and self._plan.same_tables(changed)
-
-    def same_shape(self, changed: dict[str, tuple[str, str]], moved: dict[str, str]) -> bool:
-        return self._plan is not None and self._plan.same_shape(changed, moved)
-
-    def plan(self, stale: set[str], changed: set[str]) -> set[str] | None:
-        return self._plan(stale, changed) if self._plan is not None else None
-
-    def whole(self, only: set[str] | None) -> list[FileFacts] | None:
-        return self._plan.facts_to_resolve(only) if self._plan is not None else None
-
-    def before_linking(self, only: set[str] | None, linking: list[FileFacts]) -> None:
-        self._write(only, linking)
-
-
+# -- the stages of one revision -------------------------------------------------------
 def _build_rev(ctx: BuildContext) -> IndexResult:
-    from ragraf.indexing import vectors
-    from ragraf.indexing.extract import Extraction, facts_of
-    from ragraf.indexing.resolve import ResolveInputs, resolve
-    from ragraf.indexing.rows import assemble
+    """Build revision ``ctx.rev_id``: its stages in order, each a function of ``ctx``
+    whose docstring says what it reads and writes. From the content rows on (written by
+    ``_write_content_rows`` as resolution starts) the stores hold rows of a revision
+    rev.json does not name until ``_seal``: a build killed in between leaves them to the
+    next build's ``recover``."""
+    ctx.since = time.perf_counter()
+    scoped = ctx.cfg.resolve.scoped
+    if scoped:  # first: the schema decides whether a change may stay in its files
+        _schema(ctx)
+    _parse(ctx)
+    if not scoped:
+        _schema(ctx)
+    _prepare_resolve(ctx)
+    _resolve(ctx)
+    _assemble(ctx)
+    _write(ctx)
+    _vectors(ctx)
+    _seal(ctx)
+    return _finish(ctx)
 
-    cfg, stores, sc, rev_id = ctx.cfg, ctx.stores, ctx.scan, ctx.rev_id
-    graph, lex, control = stores.graph, stores.lex, stores.control
-    max_lines = cfg.chunking.max_chunk_lines
-    ok_files = [f for f in sc.files if f.status == ParseStatus.OK]
+
+def _schema(ctx: BuildContext) -> None:
+    """The revision's database schema (``_schema_or_problem``) and, with resolve.scoped,
+    whether a scoped build can be exact (``scoped_write.possible``: the parse then reads
+    the interfaces of files first). Reads cfg, scan, stores.graph; writes schema,
+    schema_input, can_scope."""
     from ragraf.indexing import schema as schema_build
     from ragraf.indexing import scoped_write
-    from ragraf.indexing.resolve import link_memo
 
-    t = time.perf_counter()
-    # resolve.scoped (``scoped``): only when the schema lets a change stay in its files
-    schema = None
-    schema_input = None
-    can_scope = False
-    if cfg.resolve.scoped:
-        schema = _schema_or_problem(cfg, sc)
-        schema_input = schema_build.may_change_it(cfg)
-        can_scope = scoped_write.possible(schema, schema_input, graph)
-        t = ctx.lap("schema", t)
-    gc.disable()  # see _long_lived_heap
-    extraction = Extraction(
-        max_lines,
+    ctx.schema = _schema_or_problem(ctx.cfg, ctx.scan)
+    if ctx.cfg.resolve.scoped:
+        ctx.schema_input = schema_build.may_change_it(ctx.cfg)
+        ctx.can_scope = scoped_write.possible(ctx.schema, ctx.schema_input, ctx.stores.graph)
+    ctx.lap("schema")
+
+
+def _parse(ctx: BuildContext) -> None:
+    """The facts of the files to parse, taken from the facts cache or extracted by the
+    parser workers (``ragraf.indexing.extract``): a build that can be scoped holds the
+    interfaces of files (``extract.Facts``, whole facts where resolution needs them), the
+    others every file's facts as linking reads them. The workers are idle afterwards and
+    closed. Reads cfg, scan, stores.graph, can_scope, reuse, pool, asked.progress; writes
+    files, extraction, loader, facts, reused_files."""
+    from ragraf.indexing.extract import Extraction, Facts, facts_of
+
+    cfg, graph = ctx.cfg, ctx.stores.graph
+    ctx.files = [f for f in ctx.scan.files if f.status == ParseStatus.OK]
+    ctx.extraction = how = Extraction(
+        cfg.chunking.max_chunk_lines,
         cfg.index.time_budget,
         reuse=ctx.reuse,
         workers=cfg.workers(),
-        progress=ctx.progress,
+        progress=ctx.asked.progress,
         pool=ctx.pool,
     )
-    loader = None
-    if can_scope:  # interfaces first, whole facts where needed
-        from ragraf.indexing.extract import Facts
-
-        loader = Facts(ok_files, graph, extraction)
-        facts, reused_files = loader.facts, loader.reused
+    # the facts are the build's long-lived heap (``_long_lived_heap``): the collector pauses
+    # before they arrive and freezes them once they are all here, so that no later
+    # collection scans them again; it stays paused to the end of the build, whose state
+    # ``_long_lived_heap`` restores. Here, not around the whole build: the schema before
+    # the parse makes short-lived garbage the collector frees as it goes
+    gc.disable()
+    if ctx.can_scope:  # interfaces first, whole facts where needed
+        ctx.loader = Facts(ctx.files, graph, how)
+        ctx.facts, ctx.reused_files = ctx.loader.facts, ctx.loader.reused
     else:
-        facts, reused_files = facts_of(ok_files, graph, extraction)
+        ctx.facts, ctx.reused_files = facts_of(ctx.files, graph, how)
     if ctx.pool is not None:  # idle from here (a later extraction forks them again)
         ctx.pool.close()
-    gc.freeze()  # the collector stays paused until the build ends (see _long_lived_heap)
-    t = ctx.lap("parse", t)
+    gc.freeze()
+    ctx.lap("parse")
     failpoint("after-parse")
-    if schema is None:
-        schema = _schema_or_problem(cfg, sc)
-        t = ctx.lap("schema", t)
-    model = cfg.embedding.model
-    memo_path = ctx.layout.index_dir / link_memo.MEMO_FILE
-    keys = None
-    plan: scoped_write.Plan | None = None
-    if loader is not None:
-        keys = {sf.path: f"{sf.sha256}|{extraction.facts_key(sf)}" for sf in ok_files}
-        plan = scoped_write.Plan(loader, schema, schema_input, graph, lex, model)
-    # from here the files' texts only go to file_blob: the new ones are packed now and every
-    # text is let go (MediaWiki holds ~64 MB of source through resolution otherwise)
+
+
+def _prepare_resolve(ctx: BuildContext) -> None:
+    """What resolution needs besides the facts: a scoped build's facts keys and plan
+    (``scoped_write.Plan``) and the parent's resolve memo; and the new files' texts packed
+    for file_blob, where alone they go from here: every text is let go (MediaWiki holds
+    ~64 MB of source through resolution otherwise). Reads cfg, files, extraction, loader,
+    schema, schema_input, stores; writes keys, plan, blobs, previous; empties the files'
+    texts."""
+    from ragraf.indexing import scoped_write
+    from ragraf.indexing.resolve import link_memo
     from ragraf.store.graph import blob
 
-    known = graph.has_blobs(sf.sha256 for sf in ok_files)
-    blobs = {sf.sha256: blob(sf.text or "") for sf in ok_files if sf.sha256 not in known}
-    for sf in ok_files:
+    graph = ctx.stores.graph
+    if ctx.loader is not None:
+        assert ctx.extraction is not None and ctx.schema is not None
+        how = ctx.extraction
+        ctx.keys = {sf.path: f"{sf.sha256}|{how.facts_key(sf)}" for sf in ctx.files}
+        ctx.plan = scoped_write.Plan(
+            ctx.loader,
+            ctx.schema,
+            ctx.schema_input,
+            graph,
+            ctx.stores.lex,
+            ctx.cfg.embedding.model,
+        )
+    known = graph.has_blobs(sf.sha256 for sf in ctx.files)
+    ctx.blobs = {sf.sha256: blob(sf.text or "") for sf in ctx.files if sf.sha256 not in known}
+    for sf in ctx.files:
         sf.text = None
-    previous = link_memo.load(memo_path) if keys is not None else None
-    # the rows of the files' contents need no link: they are made and written as soon as
-    # resolution knows which files it writes, before any is linked, and the facts keep only
-    # what linking reads of them (MediaWiki: ~70% of their bytes) through linking and the
-    # rest of the rows. (Bound row by row in a thread while linking runs, they took as long:
-    # each row needs the GIL linking holds; a first build's lexicon is staged instead and
-    # goes on in SQLite alone while linking runs, ``_write_content``.) A build killed after
-    # this leaves rows of a revision rev.json does not name, which the next build removes
-    # (``recover``)
+    if ctx.keys is not None:
+        ctx.previous = link_memo.load(ctx.layout.index_dir / link_memo.MEMO_FILE)
+
+
+class _BuildScoping:
+    """A build's side of resolution's scoped-reindex protocol
+    (``ragraf.indexing.resolve.Scoping``): a scoped build's memo keys, its parent's memo and
+    its ``scoped_write.Plan``, and, for every build, the content rows written once the
+    files to resolve are known, before any is linked (``_write_content_rows``)."""
+
+    def __init__(self, ctx: BuildContext) -> None:
+        self.ctx, plan = ctx, ctx.plan
+        self.keys, self.memo = ctx.keys, ctx.previous
+        self.context, self.parent = ctx.cfg.config_hash, ctx.parent
+        self.prepared = ctx.loader is not None
+        self.old_nodes: OldNodes | None = (
+            ctx.stores.graph.open_node_keys if plan is not None else None
+        )
+
+    def same_tables(self, changed: dict[str, tuple[str, str]]) -> bool:
+        plan = self.ctx.plan
+        return plan is not None and plan.same_tables(changed)
+
+    def same_shape(self, changed: dict[str, tuple[str, str]], moved: dict[str, str]) -> bool:
+        plan = self.ctx.plan
+        return plan is not None and plan.same_shape(changed, moved)
+
+    def plan(self, stale: set[str], changed: set[str]) -> set[str] | None:
+        plan = self.ctx.plan
+        return plan(stale, changed) if plan is not None else None
+
+    def whole(self, only: set[str] | None) -> list[FileFacts] | None:
+        plan = self.ctx.plan
+        return plan.facts_to_resolve(only) if plan is not None else None
+
+    def before_linking(self, only: set[str] | None, linking: list[FileFacts]) -> None:
+        _write_content_rows(self.ctx, only, linking)
+
+
+def _write_content_rows(ctx: BuildContext, only: set[str] | None, linking: list[FileFacts]) -> None:
+    """The rows of the files' contents, which need no link (texts, chunks, flow units:
+    ``rows.content_rows``), made and written as soon as resolution knows which files it
+    writes (``only``, None: all), before any is linked; the facts keep only what linking
+    reads of them (MediaWiki: ~70% of their bytes) through linking and the rest of the rows.
+    (Bound row by row in a thread while linking runs, they took as long: each row needs the
+    GIL linking holds; a first build's lexicon is staged instead and goes on in SQLite
+    alone while linking runs, ``_write_content``.) Reads plan, loader, facts, blobs,
+    stores; writes content_counts, delta, lexicon, timings["content"]; empties blobs and
+    the contents of the facts written."""
     from ragraf.indexing.rows import content_rows, let_content_go
 
-    made: list[ContentRows] = []
-    delta = ranges.Delta()
-    lexicon: Future[ranges.Delta] | None = None  # the lexicon's write, while linking runs
+    t = time.perf_counter()
+    plan, loader = ctx.plan, ctx.loader
+    mine = plan.content if plan is not None and only is not None else None
+    now = loader.facts if loader is not None else ctx.facts
+    # the whole facts of those files (a loader holds most as linking reads them, and
+    # decodes the rest from their rows one file at a time)
+    whole = (
+        loader.contents(mine)
+        if loader is not None
+        else (f for f in ctx.facts if mine is None or f.path in mine)
+    )
+    made = content_rows(
+        whole,
+        ctx.cfg.embedding.model,
+        plan.taken if plan is not None and mine is not None else None,
+    )
+    for held in (now, linking):
+        for f in held:
+            if mine is None or f.path in mine:
+                let_content_go(f)
+    ctx.content_counts = made.counted()
+    # the new files' texts too: held to the write stage, they stood under linking's peak
+    # (MediaWiki: 15 MB packed)
+    written, ctx.lexicon = _write_content(
+        ctx.stores, ctx.rev_id, made, mine, sorted(ctx.blobs.items())
+    )
+    ctx.blobs.clear()
+    ctx.delta += written
+    del made
+    trim_memory.give_back()  # the contents, written and let go
+    ctx.timings["content"] = time.perf_counter() - t
 
-    def write_content(
-        only: set[str] | None,
-        linking: list[FileFacts],
-        plan: scoped_write.Plan | None = plan,
-        loader: Facts | None = loader,
-        given: list[FileFacts] = facts,
-        new_blobs: dict[str, bytes] = blobs,
-    ) -> None:
-        nonlocal delta, lexicon
-        t_content = time.perf_counter()
-        mine = plan.content if plan is not None and only is not None else None
-        now = loader.facts if loader is not None else given
-        # the whole facts of those files (a loader holds most as linking reads them, and
-        # decodes the rest from their rows one file at a time)
-        whole = (
-            loader.contents(mine)
-            if loader is not None
-            else (f for f in given if mine is None or f.path in mine)
-        )
-        rows_made = content_rows(
-            whole, model, plan.taken if plan is not None and mine is not None else None
-        )
-        for held in (now, linking):
-            for f in held:
-                if mine is None or f.path in mine:
-                    let_content_go(f)
-        made.append(rows_made.counted())
-        # the new files' texts too: held to the write stage, they stood under linking's
-        # peak (MediaWiki: 15 MB packed)
-        written, lexicon = _write_content(
-            stores, rev_id, rows_made, mine, sorted(new_blobs.items())
-        )
-        new_blobs.clear()
-        delta += written
-        del rows_made
-        trim_memory.give_back()  # the contents, written and let go
-        ctx.timings["content"] = time.perf_counter() - t_content
 
+def _resolve(ctx: BuildContext) -> None:
+    """Cross-file links (``ragraf.indexing.resolve``; the content rows are written as it
+    starts, ``_BuildScoping``), the tables known only from code added to the schema, and
+    this build's resolve memo encoded (written after the seal). Reads cfg, facts, schema,
+    the scoping's fields (``_BuildScoping``); writes resolved, memo, before, delta, facts
+    (a loader's: whole for the files resolved), schema (its code tables); lets go of
+    previous."""
+    from concurrent.futures import wait
+
+    from ragraf.indexing import schema as schema_build
+    from ragraf.indexing.resolve import ResolveInputs, link_memo, resolve
+
+    cfg, schema = ctx.cfg, ctx.schema
+    assert schema is not None
     try:
-        scoping = _BuildScoping(
-            plan,
-            write_content,
-            keys,
-            previous,
-            cfg.config_hash,
-            ctx.parent,
-            loader is not None,
-            graph.open_node_keys if plan is not None else None,
-        )
-        resolved = resolve(facts, ResolveInputs.of(cfg, schema.table_index), scoping)
-        del scoping
+        resolved = resolve(ctx.facts, ResolveInputs.of(cfg, schema.table_index), _BuildScoping(ctx))
     finally:  # the lexicon's thread uses its store: it ends before anything else goes on
-        if lexicon is not None:
-            from concurrent.futures import wait
-
-            wait([lexicon])
-    delta += _join_lexicon(lexicon)
-    if loader is not None:
-        facts = loader.facts  # whole for the files resolved
+        if ctx.lexicon is not None:
+            wait([ctx.lexicon])
+    ctx.delta += _join_lexicon(ctx.lexicon)
+    ctx.lexicon = None
+    if ctx.loader is not None:
+        ctx.facts = ctx.loader.facts  # whole for the files resolved
     schema_build.add_code_tables(
         schema, resolved, cfg.confidence, ctx.layout.index_dir / schema_build.CODE_SCHEMA_CACHE
     )
     # the memos are complete: this build's is encoded now and written after the seal, and
     # the objects of both are let go (MediaWiki's is ~40 MB of JSON; kept to the end, they
     # stood under the rows and the writes, the build's peak)
-    memo: list[bytes] | None = None
     if resolved.memo is not None:
-        resolved.memo.rev = rev_id
-        memo = link_memo.encode(resolved.memo)
+        resolved.memo.rev = ctx.rev_id
+        ctx.memo = link_memo.encode(resolved.memo)
         resolved.memo = None
-    before = previous.code_nodes if previous is not None else []
-    previous = None
-    t = ctx.lap("resolve", t)
-    # scoped: the rows of the files a change can affect, the others' stay (``scoped``)
-    in_scope = resolved.scope_paths
-    content: set[str] | None = None  # of the scope, the files whose content rows are written
-    if in_scope is not None:
-        assert plan is not None and plan.content is not None
-        content = plan.content
+    ctx.before = ctx.previous.code_nodes if ctx.previous is not None else []
+    ctx.previous = None
+    ctx.resolved = resolved
+    ctx.lap("resolve")
+
+
+def _assemble(ctx: BuildContext) -> None:
+    """The revision's other rows (``rows.assemble``; a scoped build's: those of the files
+    in the scope and the revision-wide ones, ``scoped_write.assemble_scoped``); then what
+    the rest of the build needs of the facts and of resolution is kept and the rest let go
+    before the writes (the rows share their strings; MediaWiki's references, chunks and
+    flow units otherwise stay through the write stage, its peak). Reads scan, facts,
+    resolved, schema, plan, before, content_counts, blobs; writes out, in_scope, content,
+    capability, broken, scope_counts, moved, renamed; empties facts, loader, plan,
+    resolved, blobs."""
+    from ragraf.indexing import scoped_write
+    from ragraf.indexing.rows import assemble
+
+    resolved, schema, counted = ctx.resolved, ctx.schema, ctx.content_counts
+    assert resolved is not None and schema is not None and counted is not None
+    ctx.in_scope = resolved.scope_paths
+    if ctx.in_scope is not None:
+        assert ctx.plan is not None and ctx.plan.content is not None
+        ctx.content = ctx.plan.content
         out = scoped_write.assemble_scoped(
-            sc, facts, resolved, schema, stores, before, content, made[0]
+            ctx.scan, ctx.facts, resolved, schema, ctx.stores, ctx.before, ctx.content, counted
         )
         # files resolved again for their links alone (their content did not change)
-        resolved.scope["files_relinked"] = len(in_scope - content)
+        resolved.scope["files_relinked"] = len(ctx.in_scope - ctx.content)
     else:
-        out = assemble(sc, facts, resolved, schema, made[0])
-    out.graph.blobs = sorted(blobs.items())
-    # what the rest needs of the facts and of resolution; the rest of them is let go before
-    # the writes (the rows share their strings; MediaWiki's references, chunks and flow
-    # units otherwise stay through the write stage, its peak)
-    capability = "dataflow" if any(f.flows for f in facts) else "degraded"
-    broken = extractor_warning(facts)
-    scope_counts = resolved.scope
-    moved, renamed = resolved.moved, resolved.renamed
-    del facts, resolved, loader, plan, blobs
+        out = assemble(ctx.scan, ctx.facts, resolved, schema, counted)
+    out.graph.blobs = sorted(ctx.blobs.items())
+    ctx.out = out
+    ctx.capability = "dataflow" if any(f.flows for f in ctx.facts) else "degraded"
+    ctx.broken = extractor_warning(ctx.facts)
+    ctx.scope_counts = resolved.scope
+    ctx.moved, ctx.renamed = resolved.moved, resolved.renamed
+    del resolved
+    ctx.facts, ctx.loader, ctx.plan, ctx.resolved, ctx.blobs = [], None, None, None, {}
     trim_memory.give_back()
-    t = ctx.lap("rows", t)
-    if ctx.progress:
-        ctx.progress("write", 0, 1)
-    # the rest of the graph's rows (the contents' are written: ``write_content`` above), one
-    # transaction; a build killed now leaves rows of a revision that rev.json does not name,
-    # which the next build removes (``recover``)
-    delta += graph.write_rows(
-        rev_id,
+    ctx.lap("rows")
+
+
+def _write(ctx: BuildContext) -> None:
+    """The rest of the graph's rows (the contents' are written: ``_write_content_rows``),
+    one transaction. Reads out, in_scope, content, moved, renamed; adds to delta."""
+    progress, out = ctx.asked.progress, ctx.out
+    assert out is not None
+    if progress:
+        progress("write", 0, 1)
+    ctx.delta += ctx.stores.graph.write_rows(
+        ctx.rev_id,
         out.graph,
-        in_scope,
+        ctx.in_scope,
         out.whole,
-        content,
+        ctx.content,
         content_written=True,
-        moved=moved,
-        renamed=renamed,
+        moved=ctx.moved,
+        renamed=ctx.renamed,
     )
     failpoint("after-graph")
-    if ctx.progress:
-        ctx.progress("write", 1, 1)
-    t = ctx.lap("write", t)
-    vec_status: dict[str, Any]
-    pending = None
-    if ctx.no_vectors or vectors.disabled_by_env():
-        vec_status = {"status": "disabled"}
+    if progress:
+        progress("write", 1, 1)
+    ctx.lap("write")
+
+
+def _vectors(ctx: BuildContext) -> None:
+    """The vectors' plan (``ragraf.indexing.vectors``: the chunks that get a vector, those
+    reused); embedded now with --wait-vectors or when nothing is left to embed, else after
+    the seal (``build``). Reads asked, prefetch, stores.lex; writes vec_status, pending."""
+    from ragraf.indexing import vectors
+
+    lex, asked = ctx.stores.lex, ctx.asked
+    if asked.no_vectors or vectors.disabled_by_env():
+        ctx.vec_status = {"status": "disabled"}
     else:
         from ragraf import ids
 
         # the revision's chunks, as written (the build let their texts go once written)
         chunks = [
             (cid, ids.sha256_text(text.partition("\n")[2]), text)
-            for cid, text in lex.all_chunks(rev_id)
+            for cid, text in lex.all_chunks(ctx.rev_id)
         ]
-        vplan = vectors.plan(cfg, lex.db, rev_id, chunks)
+        vplan = vectors.plan(ctx.cfg, lex.db, ctx.rev_id, chunks)
         if isinstance(vplan, dict):
-            vec_status = vplan  # unavailable
-        elif ctx.wait_vectors or not vplan.todo:
+            ctx.vec_status = vplan  # unavailable
+        elif asked.wait_vectors or not vplan.todo:
             helper = ctx.prefetch.helper if ctx.prefetch is not None else None
-            vec_status = vectors.fill(lex.db, vplan, ctx.progress, helper)
+            ctx.vec_status = vectors.fill(lex.db, vplan, asked.progress, helper)
         else:
-            vec_status, pending = vplan.status("embedding"), vplan
-    t = ctx.lap("vectors", t)
+            ctx.vec_status, ctx.pending = vplan.status("embedding"), vplan
+    ctx.lap("vectors")
     failpoint("after-vectors")
+
+
+def _seal(ctx: BuildContext) -> None:
+    """The commit point (§9): rev.json names the revision, which from here on is what
+    readers see. Reads out, in_scope, delta, scope_counts, vec_status, schema, capability,
+    the ledger's head; writes counts."""
+    graph, lex, control = ctx.stores.graph, ctx.stores.lex, ctx.stores.control
+    assert ctx.out is not None and ctx.schema is not None
     sealed = now_iso()
-    rows = out.graph
-    counts = {
+    rows, in_scope, delta, status = ctx.out.graph, ctx.in_scope, ctx.delta, ctx.vec_status
+    ctx.counts = {
         "files": len(rows.files),
         "nodes": len(rows.nodes) if in_scope is None else graph.open_count("node"),
         "edges": len(rows.edges) if in_scope is None else graph.open_count("edge"),
-        "chunks": lex.chunk_count(rev_id),
-        "vectors_reused": vec_status.get("reused", 0),
-        "vectors_computed": vec_status.get("computed", 0),
+        "chunks": lex.chunk_count(ctx.rev_id),
+        "vectors_reused": status.get("reused", 0),
+        "vectors_computed": status.get("computed", 0),
         # rows shared with the parent revision, and what this one changed (ranges.Delta)
         "rows_kept": delta.kept,
         "rows_added": delta.added,
         "rows_closed": delta.closed,
         # scoped resolution: files whose rows were kept / were resolved and written again
-        **{f"resolve_{k}": v for k, v in scope_counts.items()},
+        **{f"resolve_{k}": v for k, v in ctx.scope_counts.items()},
     }
-    # the commit point (§9): from here on the revision is what readers see
     manifest.write(
         ctx.layout.rev_json,
         {
             "git_commit": gitinfo.head(ctx.layout.root),
-            "rev_id": rev_id,
+            "rev_id": ctx.rev_id,
             "parent_rev": ctx.parent,
             "state": "ready",
             "created_at": ctx.created,
             "sealed_at": sealed,
-            "corpus_hash": sc.corpus_hash,
-            "config_hash": cfg.config_hash,
+            "corpus_hash": ctx.scan.corpus_hash,
+            "config_hash": ctx.cfg.config_hash,
             "extractors": registry.corpus_fingerprint(),
             # dataflow: the def-use layer of ragraf.lang.php.flow is in the revision (§6.4)
-            "capability": capability,
+            "capability": ctx.capability,
             "joern_used": 0,
-            "vectors": vec_status,
-            "counts": counts,
-            "schema": {"source": schema.source, "incomplete": schema.incomplete},
+            "vectors": status,
+            "counts": ctx.counts,
+            "schema": {"source": ctx.schema.source, "incomplete": ctx.schema.incomplete},
             # the ledger's head when this revision was sealed (verify checks it is still there)
             "ledger_head": {
                 "entry": list(control.ledger_head()),
@@ -859,47 +1000,58 @@ def _build_rev(ctx: BuildContext) -> IndexResult:
         },
     )
     failpoint("after-manifest")
-    t = time.perf_counter()
-    done = finish_commit(cfg, stores, manifest.require(ctx.layout.rev_json))
-    archive, pruned = done.archive, done.pruned
-    if memo is not None:  # for the next build, written after the seal
+    ctx.since = time.perf_counter()  # the seal is no stage of the timings: finish starts here
+
+
+def _finish(ctx: BuildContext) -> IndexResult:
+    """After the commit point: the history, the ledger's archive and retention
+    (``finish_commit``), the resolve memo for the next build, planner statistics and
+    checkpoints, the log line; the build's result. Reads memo, counts, out, schema,
+    vec_status, pending, broken, timings."""
+    from ragraf.indexing.resolve import link_memo
+
+    cfg, stores, layout = ctx.cfg, ctx.stores, ctx.layout
+    assert ctx.out is not None and ctx.schema is not None
+    done = finish_commit(cfg, stores, manifest.require(layout.rev_json))
+    if ctx.memo is not None:  # for the next build, written after the seal
         t_memo = time.perf_counter()
-        link_memo.write(memo_path, memo)
+        link_memo.write(layout.index_dir / link_memo.MEMO_FILE, ctx.memo)
         ctx.timings["resolve_memo_save"] = time.perf_counter() - t_memo
-    graph.analyze()
-    graph.db.checkpoint()
-    lex.db.checkpoint()
-    ctx.lap("finish", t)  # history, the ledger's archive, retention, planner statistics
+    stores.graph.analyze()
+    stores.graph.db.checkpoint()
+    stores.lex.db.checkpoint()
+    ctx.lap("finish")  # history, the ledger's archive, retention, planner statistics
     ctx.timings["total"] = ctx.timings["queryable"] = time.perf_counter() - ctx.t0
     from ragraf.logs import file_logger
 
-    file_logger("ragraf.index", ctx.layout.logs_dir, "index.log").info(
+    counts = ctx.counts
+    file_logger("ragraf.index", layout.logs_dir, "index.log").info(
         "sealed %s parent=%s files=%d nodes=%d edges=%d chunks=%d vectors=%s reused_files=%d"
         " total=%.2fs",
-        rev_id,
+        ctx.rev_id,
         ctx.parent,
         counts["files"],
         counts["nodes"],
         counts["edges"],
         counts["chunks"],
-        vec_status.get("status"),
-        reused_files,
+        ctx.vec_status.get("status"),
+        ctx.reused_files,
         ctx.timings["total"],
     )
     return IndexResult(
         "built",
-        rev_id,
+        ctx.rev_id,
         counts,
-        {c.metric: c.value for c in rows.coverage if c.value is not None},
+        {c.metric: c.value for c in ctx.out.graph.coverage if c.value is not None},
         ctx.timings,
         ctx.recovered,
-        pruned,
-        reused_files=reused_files,
-        archive=archive,
-        vectors=vec_status,
-        schema={"source": schema.source, "incomplete": schema.incomplete},
-        warnings=[w for w in (selection_warning(cfg, sc), broken) if w],
-        pending=pending,
+        done.pruned,
+        reused_files=ctx.reused_files,
+        archive=done.archive,
+        vectors=ctx.vec_status,
+        schema={"source": ctx.schema.source, "incomplete": ctx.schema.incomplete},
+        warnings=[w for w in (selection_warning(cfg, ctx.scan), ctx.broken) if w],
+        pending=ctx.pending,
     )
 
 
