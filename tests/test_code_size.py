@@ -29,7 +29,6 @@ ALLOWED = frozenset(
         ("parameters", "ragraf/indexing/rows.py", "coverage"),
         ("parameters", "ragraf/indexing/extract.py", "facts_of"),
         ("parameters", "ragraf/indexing/scoped_write.py", "assemble_scoped"),
-        ("parameters", "ragraf/indexing/resolve/edges.py", "EdgeSet.add"),
         ("parameters", "ragraf/indexing/indexer.py", "_build_locked"),
     }
 )

@@ -19,7 +19,7 @@ from typing import Any, NamedTuple
 
 from ragraf import ids
 from ragraf.indexing.resolve import link_memo, reach
-from ragraf.indexing.resolve.edges import SOURCES_TS, EdgeSet
+from ragraf.indexing.resolve.edges import SOURCES_TS, EdgeSet, EdgeSpec
 from ragraf.indexing.resolve.symbols import SymbolTable, bare_method
 from ragraf.indexing.resolve.tablenames import QueryBuilders, TableNames
 from ragraf.kinds import (
@@ -92,6 +92,10 @@ _INCLUDABLE = (".php", ".inc", ".phtml", *registry.DRUPAL_SUFFIXES)
 _CONSTANT_REF = re.compile(r"\\?[A-Za-z_]\w*(?:\\[A-Za-z_]\w*)*")
 #: PHP's own constants a path may be built of, as corpus paths spell them
 _PATH_CONSTANTS = {"DIRECTORY_SEPARATOR": "/"}
+_EXTERNAL = EdgeSpec(props={"external": True})
+_CALLABLE = EdgeSpec(props={"callable": True})
+_USE_FUNCTION = EdgeSpec(props={"use": "function"})
+_USE_MODULE = EdgeSpec(props={"use": "module"})
 #: an include pattern the memo has no answer for (``Linker._include_matches``)
 _NOT_MATCHED: list[str] = []
 
@@ -511,8 +515,9 @@ class Linker:
         try:
             lang = registry.get(f.lang)
             sources = json.dumps(list(lang.sources)) if lang else SOURCES_TS
+            spec = EdgeSpec(sources=sources)
             for e in f.edges:
-                self.add(e.src, e.dst, e.kind, f.path, e.line, sources=sources)
+                self.add(e.src, e.dst, e.kind, f.path, e.line, spec)
             for cd in f.classes:
                 self.class_edges(f, cd)
             before = self._call_counts()
@@ -588,21 +593,14 @@ class Linker:
                 targets = self.sym.class_ids(fqn)
                 if not targets:
                     ext = self.out.external(ext_kind, fqn)
-                    self.add(src, ext, rel, f.path, line, props={"external": True})
+                    self.add(src, ext, rel, f.path, line, _EXTERNAL)
                 elif len(targets) == 1:
                     self.add(src, targets[0], rel, f.path, line)
                 else:
+                    props = {"via": "duplicate-class", "candidates": len(targets)}
+                    spec = EdgeSpec(self.conf["heuristic_ambiguous"], True, props)
                     for t in targets:
-                        self.add(
-                            src,
-                            t,
-                            rel,
-                            f.path,
-                            line,
-                            self.conf["heuristic_ambiguous"],
-                            True,
-                            {"via": "duplicate-class", "candidates": len(targets)},
-                        )
+                        self.add(src, t, rel, f.path, line, spec)
         # overrides: a method redeclared from a parent, a trait or an interface
         lang = registry.get(f.lang)
         ctor = lang.constructor if lang else "__construct"
@@ -654,14 +652,14 @@ class Linker:
             props: dict[str, Any] = {"declarations": len(fids), "chosen_by": why}
             if fallbacks:
                 props["fallbacks_skipped"] = fallbacks
-            self.add(src, found[0], EdgeKind.CALLS, path, line, props=props)
+            self.add(src, found[0], EdgeKind.CALLS, path, line, EdgeSpec(props=props))
             return "stated"
         dprops = {"via": "duplicate-function", "candidates": len(found), "why": why}
         if len(found) < len(fids):
             dprops["declarations"] = len(fids)
-        conf = self.conf["heuristic_ambiguous"]
+        spec = EdgeSpec(self.conf["heuristic_ambiguous"], True, dprops)
         for t in found:
-            self.add(src, t, EdgeKind.CALLS_HEURISTIC, path, line, conf, True, dprops)
+            self.add(src, t, EdgeKind.CALLS_HEURISTIC, path, line, spec)
         return "derived"
 
     @property
@@ -803,9 +801,9 @@ class Linker:
             self.out.link_targets(src, cands, EdgeKind.CALLS, path, line, True, "name-match")
             return "derived"
         conf = round(min(self.conf["heuristic_ambiguous"], self.conf["heuristic_many"] / n), 4)
-        props = {"via": "name-match", "ambiguous": True, "candidates": n}
+        spec = EdgeSpec(conf, True, {"via": "name-match", "ambiguous": True, "candidates": n})
         for t in cands:
-            self.add(src, t, EdgeKind.CALLS_HEURISTIC, path, line, conf, True, props)
+            self.add(src, t, EdgeKind.CALLS_HEURISTIC, path, line, spec)
         return "derived"
 
     # -- uses by name (tags-level languages) ----------------------------------------------
@@ -860,10 +858,10 @@ class Linker:
             self._count("derived")
         else:
             conf = round(min(self.conf["heuristic_ambiguous"], self.conf["heuristic_many"] / n), 4)
-            props = {"via": "name-match", "ambiguous": True, "candidates": n}
+            spec = EdgeSpec(conf, True, {"via": "name-match", "ambiguous": True, "candidates": n})
             ekind = EdgeKind.CALLS_HEURISTIC if kind == EdgeKind.CALLS else kind
             for t in cands:
-                self.add(src, t, ekind, f.path, ref.line, conf, True, props)
+                self.add(src, t, ekind, f.path, ref.line, spec)
             self._count("derived")
 
     def on_static_call(self, f: FileFacts, src: str, ref: StaticCallRef) -> None:
@@ -896,9 +894,7 @@ class Linker:
     def on_callable(self, f: FileFacts, src: str, ref: CallableRef) -> None:
         targets = self.sym.methods_of(ref.receiver, ref.method)
         if len(targets) == 1:
-            self.add(
-                src, targets[0], EdgeKind.REFERENCES, f.path, ref.line, props={"callable": True}
-            )
+            self.add(src, targets[0], EdgeKind.REFERENCES, f.path, ref.line, _CALLABLE)
         elif targets:
             self.out.link_targets(
                 src, targets, EdgeKind.REFERENCES, f.path, ref.line, True, "ambiguous"
@@ -931,9 +927,7 @@ class Linker:
             )
         if targets and callable_here:
             if len(targets) == 1:
-                self.add(
-                    src, targets[0], EdgeKind.REFERENCES, f.path, ref.line, props={"callable": True}
-                )
+                self.add(src, targets[0], EdgeKind.REFERENCES, f.path, ref.line, _CALLABLE)
             else:
                 self.out.link_targets(
                     src, targets, EdgeKind.REFERENCES, f.path, ref.line, True, "ambiguous"
@@ -959,8 +953,9 @@ class Linker:
         props: dict[str, Any] = {"callable": True, "via": "name_string"}
         if len(targets) > 1:
             props["candidates"] = len(targets)
+        spec = EdgeSpec(conf, True, props)
         for tid in targets:
-            self.add(src, tid, EdgeKind.REFERENCES, f.path, ref.line, conf, True, props)
+            self.add(src, tid, EdgeKind.REFERENCES, f.path, ref.line, spec)
         self.stats["callbacks_named"] += 1
 
     def dispatched(
@@ -979,9 +974,9 @@ class Linker:
         props: dict[str, Any] = {"via": "dispatcher", "through": through}
         if len(targets) > 1:
             props["candidates"] = len(targets)
-        conf = self.conf["variable_function"]
+        spec = EdgeSpec(self.conf["variable_function"], True, props)
         for t in targets:
-            self.add(src, t, EdgeKind.CALLS_HEURISTIC, path, line, conf, True, props)
+            self.add(src, t, EdgeKind.CALLS_HEURISTIC, path, line, spec)
         self.stats["calls_dispatched"] += 1
 
     def on_dispatch(self, f: FileFacts, src: str, ref: DispatchRef) -> None:
@@ -1006,17 +1001,10 @@ class Linker:
             props: dict[str, Any] = {"callable": True, "hook": ref.hook, "hook_call": ref.call}
             if len(targets) > 1:
                 props["candidates"] = len(targets)
+            one = len(targets) == 1
+            spec = EdgeSpec(1.0 if one else self.conf["heuristic_ambiguous"], not one, props)
             for t in targets:
-                self.add(
-                    src,
-                    t,
-                    EdgeKind.REFERENCES,
-                    f.path,
-                    ref.line,
-                    1.0 if len(targets) == 1 else self.conf["heuristic_ambiguous"],
-                    len(targets) > 1,
-                    props,
-                )
+                self.add(src, t, EdgeKind.REFERENCES, f.path, ref.line, spec)
             return
         linked = 0
         for name, cb in self.sym.hook_listeners(ref.hook):
@@ -1029,8 +1017,9 @@ class Linker:
                 props["run_as"] = ref.hook
             if len(targets) > 1:
                 props["candidates"] = len(targets)
+            spec = EdgeSpec(conf, True, props)
             for t in targets:
-                self.add(src, t, EdgeKind.CALLS_HEURISTIC, f.path, ref.line, conf, True, props)
+                self.add(src, t, EdgeKind.CALLS_HEURISTIC, f.path, ref.line, spec)
                 linked += 1
         if linked:
             self.stats["hooks_linked"] += linked
@@ -1064,17 +1053,9 @@ class Linker:
             st["calls_unresolved_dynamic"] += 1
             return
         via = "call_user_func" if ref.how == "call_user_func" else "variable-function"
+        spec = EdgeSpec(self.conf["variable_function"], True, {"via": via})
         for t in targets:
-            self.add(
-                src,
-                t,
-                EdgeKind.CALLS_HEURISTIC,
-                f.path,
-                ref.line,
-                self.conf["variable_function"],
-                True,
-                {"via": via},
-            )
+            self.add(src, t, EdgeKind.CALLS_HEURISTIC, f.path, ref.line, spec)
         st["calls_derived"] += 1
 
     # -- files and entry points ---------------------------------------------------------
@@ -1165,7 +1146,9 @@ class Linker:
             props["constants_unmatched"] = dict(sorted(hit.unmatched.items()))
         ids_ = self.sym.file_id
         if hit.how == "static":
-            self.add(src, ids_(hit.targets[0]), EdgeKind.IMPORTS, f.path, ref.line, props=props)
+            self.add(
+                src, ids_(hit.targets[0]), EdgeKind.IMPORTS, f.path, ref.line, EdgeSpec(props=props)
+            )
             st["includes_resolved"] += 1
             return
         if hit.how == "unresolved":
@@ -1176,8 +1159,9 @@ class Linker:
         props["via"] = "dynamic-include"
         if not single:
             props["candidates"] = len(hit.targets)
+        spec = EdgeSpec(conf, True, props)
         for c in hit.targets:
-            self.add(src, ids_(c), EdgeKind.IMPORTS, f.path, ref.line, conf, True, props)
+            self.add(src, ids_(c), EdgeKind.IMPORTS, f.path, ref.line, spec)
         st["includes_dynamic"] += 1
 
     def _template_files(self, names: tuple[str, ...], here: str) -> tuple[list[str], int]:
@@ -1236,8 +1220,9 @@ class Linker:
             props["candidates"] = len(found)
         if deeper:
             props["other_matches"] = deeper  # the same name deeper down or farther away
+        spec = EdgeSpec(conf, True, props)
         for p in found:
-            self.add(src, self.sym.file_id(p), kind, f.path, ref.line, conf, True, props)
+            self.add(src, self.sym.file_id(p), kind, f.path, ref.line, spec)
         st["templates_resolved"] += 1
 
     def on_superglobal(self, f: FileFacts, src: str, ref: SuperglobalRef) -> None:
@@ -1298,8 +1283,8 @@ class Linker:
                         for sql in self._sql_nodes.get(ln, ()):
                             for e in sorted(endpoints):
                                 nid = ids.node_id(NodeKind.HTTP_ENDPOINT, e, None, None)
-                                props = {"via": "def-use", "read_at": s[0]}
-                                self.add(nid, sql, EdgeKind.FLOWS_TO, f.path, ln, 1.0, False, props)
+                                spec = EdgeSpec(props={"via": "def-use", "read_at": s[0]})
+                                self.add(nid, sql, EdgeKind.FLOWS_TO, f.path, ln, spec)
                                 self.stats["flow_to_sql"] += 1
 
     def on_route(self, f: FileFacts, src: str, ref: RouteRef) -> None:
@@ -1333,17 +1318,9 @@ class Linker:
             )
         )
         self.routes.append(RouteRow(nid, ref.route, method, f.path, ref.line))
+        spec = EdgeSpec(self.conf["heuristic_single"], True, {"via": "router-call"})
         for t in sorted(set(targets)):
-            self.add(
-                nid,
-                t,
-                EdgeKind.HANDLES,
-                f.path,
-                ref.line,
-                self.conf["heuristic_single"],
-                True,
-                {"via": "router-call"},
-            )
+            self.add(nid, t, EdgeKind.HANDLES, f.path, ref.line, spec)
 
     def on_import(self, f: FileFacts, src: str, ref: ImportRef) -> None:
         file_id = self.sym.file_id(f.path)
@@ -1353,19 +1330,15 @@ class Linker:
                 return  # duplicate declarations: the import names no single one
             dst = cids[0] if cids else self.out.external(NodeKind.CLASS, ref.fqn)
             props = {"use": "class", **({"external": True} if not cids else {})}
-            self.add(file_id, dst, EdgeKind.IMPORTS, f.path, ref.line, props=props)
+            self.add(file_id, dst, EdgeKind.IMPORTS, f.path, ref.line, EdgeSpec(props=props))
         elif ref.kind == "function":
             fids = self.sym.function_ids(ref.fqn.lower())
             if fids and len(fids) == 1:
-                self.add(
-                    file_id, fids[0], EdgeKind.IMPORTS, f.path, ref.line, props={"use": "function"}
-                )
+                self.add(file_id, fids[0], EdgeKind.IMPORTS, f.path, ref.line, _USE_FUNCTION)
         elif ref.kind == "module":  # a module (Python): fqn is the path of its file
             mod_id = self.sym.file_id(ref.fqn)
             if mod_id is not None and mod_id != file_id:
-                self.add(
-                    file_id, mod_id, EdgeKind.IMPORTS, f.path, ref.line, props={"use": "module"}
-                )
+                self.add(file_id, mod_id, EdgeKind.IMPORTS, f.path, ref.line, _USE_MODULE)
 
     # -- documentation ---------------------------------------------------------------------
     def _doc_sources(self, f: FileFacts) -> str:
@@ -1379,13 +1352,9 @@ class Linker:
             posixpath.normpath(ref.target.lstrip("/")),
         ):
             if self.sym.in_corpus(cand):
+                spec = EdgeSpec(sources=self._doc_sources(f))
                 self.add(
-                    self.sym.file_id(cand),
-                    src,
-                    EdgeKind.DOCUMENTED_BY,
-                    f.path,
-                    ref.line,
-                    sources=self._doc_sources(f),
+                    self.sym.file_id(cand), src, EdgeKind.DOCUMENTED_BY, f.path, ref.line, spec
                 )
                 break
 
@@ -1398,19 +1367,10 @@ class Linker:
             return
         sources = self._doc_sources(f)
         if exact:
-            self.add(src, targets[0], EdgeKind.MENTIONS, f.path, ref.line, sources=sources)
+            spec = EdgeSpec(sources=sources)
         else:
-            self.add(
-                src,
-                targets[0],
-                EdgeKind.MENTIONS,
-                f.path,
-                ref.line,
-                self.conf["heuristic_single"],
-                True,
-                {"via": "name-match"},
-                sources=sources,
-            )
+            spec = EdgeSpec(self.conf["heuristic_single"], True, {"via": "name-match"}, sources)
+        self.add(src, targets[0], EdgeKind.MENTIONS, f.path, ref.line, spec)
 
     # -- SQL in strings ------------------------------------------------------------------
     def on_table_prefix(self, f: FileFacts, owner: str, ref: TablePrefixRef) -> None:
@@ -1429,7 +1389,8 @@ class Linker:
         derived = ref.how != "table_attribute"
         conf = self.conf["orm_convention"] if derived else 1.0
         props = {"orm": ref.orm, "how": ref.how, ORM_TABLE: name}
-        self.add(owner, tid, EdgeKind.REFERENCES_TABLE, f.path, ref.line, conf, derived, props)
+        spec = EdgeSpec(conf, derived, props)
+        self.add(owner, tid, EdgeKind.REFERENCES_TABLE, f.path, ref.line, spec)
         self.stats["orm_entities"] += 1
 
     def _mapped_table(self, tables: tuple[str, ...]) -> tuple[str, str] | None:
@@ -1653,10 +1614,9 @@ class Linker:
             eprops: dict[str, Any] = {"operation": info.operation, "roles": sorted(roles)}
             if via:
                 eprops["via"] = via
-            self.add(
-                nid, tid, EdgeKind.REFERENCES_TABLE, path, line, conf, derived, eprops, sources
-            )
-            self.add(owner, tid, EdgeKind.QUERIES, path, line, conf, derived, eprops, sources)
+            spec = EdgeSpec(conf, derived, eprops, sources)
+            self.add(nid, tid, EdgeKind.REFERENCES_TABLE, path, line, spec)
+            self.add(owner, tid, EdgeKind.QUERIES, path, line, spec)
             st["sql_edges_derived" if derived else "sql_edges_stated"] += 1
 
 
