@@ -210,10 +210,11 @@ def facts_of(
 #: the extractor key of a file's interface in the facts cache (its facts key + this; the
 #: number says which ``interface`` made it)
 INTERFACE = "|interface2"
-#: the references the corpus-wide tables are made of (``ragraf.indexing.resolve``: the symbol
-#: table's dispatchers, the include graph, the table-name conventions' prefixes, the ORM
-#: entities' tables (``SymbolTable.entity_tables``: DQL names entities); a hook's
-#: listens, ``HookRef`` with role ``listen``, are read by ``SymbolTable.hook_listeners`` too)
+#: the references the corpus-wide tables are made of (``ragraf.indexing.resolve``: the
+#: dispatchers and the include graph, which PHP's link modules collect, the table-name
+#: conventions' prefixes, the ORM entities' tables (``SymbolTable.entity_tables``: DQL names
+#: entities); a hook's listens, ``HookRef`` with role ``listen``, are read by
+#: ``ragraf.lang.php.link.hooks`` too)
 _TABLE_REFS = (DispatchRef, IncludeRef, TablePrefixRef, OrmTableRef)
 
 

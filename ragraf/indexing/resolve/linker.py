@@ -1,25 +1,33 @@
-"""One handler per reference kind: calls, ``new``, constants, callables,
-dynamic calls, includes, superglobals, routes, imports, doc links and names,
-SQL strings; class edges (extends / implements / traits / overrides).
+"""The linker: every file's references -> edges with evidence, file by file, and the run
+that makes a scoped build reuse the files whose questions still have their answers.
+
+The resolver's own handlers cover calls, ``new``, class constants, dynamic calls, uses by
+name, routes, imports, doc links and names, SQL strings; and class edges (extends /
+implements / traits / overrides). The reference types only a language produces are
+handled by that language's link modules (``Language.link``, ``ragraf.lang.linking``),
+registered here: this module names no language's module.
 
 Invariants: see ``ragraf.indexing.resolve``. Every handler takes the file, the
 owner's node id and the reference, and adds edges (and nodes) with the
-reference's line as evidence; call handlers count the outcome in stats.
+reference's line as evidence (``Context``); call handlers count the outcome in stats.
+A reference type has one handler (``_register`` refuses a second).
 """
 
 from __future__ import annotations
 
+import importlib
 import json
 import posixpath
 import re
 from collections import defaultdict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from typing import Any
 
 from ragraf import ids
 from ragraf.indexing.resolve import link_memo, reach
-from ragraf.indexing.resolve.edges import SOURCES_TS, EdgeSet, EdgeSpec
+from ragraf.indexing.resolve.context import Context
+from ragraf.indexing.resolve.edges import SOURCES_TS, EdgeSpec
 from ragraf.indexing.resolve.symbols import SymbolTable, bare_method
 from ragraf.indexing.resolve.tablenames import QueryBuilders, TableNames
 from ragraf.kinds import (
@@ -33,25 +41,17 @@ from ragraf.kinds import (
     NodeKind,
     Unresolved,
 )
-from ragraf.lang import registry, templates
-from ragraf.lang.codec import from_data
+from ragraf.lang import registry
 from ragraf.lang.facts import (
-    KEYED_CALLBACK,
-    NAMED_STRING,
     BuilderCallRef,
-    CallableRef,
-    CallbackRef,
     CallRef,
     ClassConstRef,
     ClassDecl,
-    DispatchRef,
     DocLinkRef,
     DocNameRef,
     DynamicCallRef,
     FileFacts,
-    HookRef,
     ImportRef,
-    IncludeRef,
     MethodCallRef,
     NameRef,
     NewRef,
@@ -61,15 +61,11 @@ from ragraf.lang.facts import (
     SqlRef,
     SqlTable,
     StaticCallRef,
-    SuperglobalRef,
     TablePrefixRef,
-    Target,
-    TemplateRef,
     TypeDesc,
     called_functions,
 )
-from ragraf.lang.php.builtins import builtin_callback_position
-from ragraf.lang.php.hooks import CLASS_HOOK, DRUPAL_HOOK, wp_callback_position
+from ragraf.lang.linking import Collect, Handler, Includes, Linking
 from ragraf.model import EdgeRow, NodeRow, RankRow, RouteRow, UnresolvedRow
 from ragraf.rank import kcore
 from ragraf.sql import dbschema, sqltext
@@ -77,27 +73,14 @@ from ragraf.sql import dbschema, sqltext
 SOURCES_SQL = json.dumps(["tree-sitter", "sqlglot"])
 SOURCES_SQL_REGEX = json.dumps(["tree-sitter", "regex"])
 SOURCES_SQL_CALL = json.dumps(["tree-sitter"])
-#: the listens of class hooks that a registry states (``HookRef.call``), with a site of their own
-REGISTRY_CALLS = frozenset({"$listen", "getsubscribedevents"})
 #: the prop of an ORM entity's ``references_table`` edge that names its table as mapped
 ORM_TABLE = "orm_table"
 SYSTEM_SCHEMAS = frozenset({"information_schema", "mysql", "performance_schema", "sys"})
-#: a dynamic include matching more files than this is not linked (counted unresolved):
-#: past it the candidates say nothing an agent can use
-MAX_INCLUDE_CANDIDATES = 20
 #: the longest name of a sql_literal node (its fqn carries the full identity)
 SQL_NAME_CHARS = 120
-_INCLUDABLE = (".php", ".inc", ".phtml", *registry.DRUPAL_SUFFIXES)
-#: a dynamic part of an include path that names a constant (``WPINC``, ``\\App\\DIR``)
-_CONSTANT_REF = re.compile(r"\\?[A-Za-z_]\w*(?:\\[A-Za-z_]\w*)*")
-#: PHP's own constants a path may be built of, as corpus paths spell them
-_PATH_CONSTANTS = {"DIRECTORY_SEPARATOR": "/"}
 _EXTERNAL = EdgeSpec(props={"external": True})
-_CALLABLE = EdgeSpec(props={"callable": True})
 _USE_FUNCTION = EdgeSpec(props={"use": "function"})
 _USE_MODULE = EdgeSpec(props={"use": "module"})
-#: an include pattern the memo has no answer for (``Linker._include_matches``)
-_NOT_MATCHED: list[str] = []
 
 
 #: the symbol table's lookups a handler may make (``link_memo.Lookups``)
@@ -106,7 +89,6 @@ _TABLE_LOOKUPS = (
     "has_function_named",
     "has_class",
     "is_guarded",
-    "dispatchers_of",
     "file_id",
     "in_corpus",
     "doc_targets",
@@ -122,9 +104,16 @@ _TABLE_LOOKUPS = (
     "methods_of",
     "takes_callable",
     "const_value",
-    "hook_listeners",
     "entity_table",
 )
+
+
+def _register(table: dict[type, Any], more: Mapping[type, Any], module: str) -> None:
+    """Add a link module's entries (by reference type) to ``table``: one of each type."""
+    for ty, fn in more.items():
+        if ty in table:
+            raise RuntimeError(f"{module}: {ty.__name__} has a handler already")
+        table[ty] = fn
 
 
 @dataclass
@@ -218,22 +207,10 @@ class Linker:
         self.query_builders = query_builders or QueryBuilders()  # db.query_builders
         self._sql_ordinals: dict[tuple[str, int, int], int] = {}  # (path, owner, line) -> last
         self.table_names: TableNames | None = None  # made by the first on_sql
-        self.symtab = SymbolTable(files)
         self.memo = memo
         self.keys = keys
         self.params = params
         self.memo_out: link_memo.Memo | None = None
-        #: the corpus paths as a digest, and (parts, base) -> files of the include patterns
-        #: the memo answered when the paths were the same (``_include_matches`` is a function
-        #: of its arguments and the paths alone: those answers stand without matching again)
-        self.paths_key = link_memo.paths_key(self.symtab.paths) if keys is not None else ""
-        self._matched: dict[Any, list[str] | None] = {}
-        if memo is not None and memo.paths == self.paths_key:
-            self._matched = {
-                from_data(args): ans
-                for name, args, ans in memo.queries
-                if name == "include_matches"
-            }
         self._hook_context: dict[bool, str] = {}  # tags-level or not -> hook_context
         #: files resolved and reused by the run (not stats: those are rows of the revision)
         self.scope_counts: dict[str, int] = {}
@@ -245,43 +222,19 @@ class Linker:
         #: the old ones renamed), each with its questions as ``link_memo.MemoWriter.add`` takes
         self.moved: dict[str, str] = {}
         self.renamed: dict[str, list[int | tuple[str, Any, Any]]] = {}
-        t = self.symtab
-        fns: dict[str, Callable[..., Any]] = {name: getattr(t, name) for name in _TABLE_LOOKUPS}
-        fns.update(
-            reachable=self._reachable,
-            by_name=self._by_name_of,
-            tn_known=lambda name: self.sql_names().is_known(name),
-            tn_resolve=lambda t: self.sql_names().resolve(t),
-            literal_path=lambda parts, base: _literal_path(parts, base, t.path_set),
-            include_matches=self._include_matches,
-            template_files=self._template_files,
-        )
-        self._template_tails: dict[str, list[str]] | None = None
-        #: every corpus-wide lookup of a handler (recorded per file when scoped)
-        self.sym = link_memo.Lookups(fns, record=keys is not None)
-        self.out = EdgeSet(conf)
-        self.add = self.out.add
-        self.routes: list[RouteRow] = []
-        self.unresolved: list[UnresolvedRow] = []
-        self.stats: dict[str, int] = defaultdict(int)
-        self._sql_nodes: dict[int, list[str]] = {}  # line -> sql_literal ids of the file at hand
-        #: (path, include) -> what it loads, and the lookups that took (computed once)
-        self._includes: dict[tuple[str, IncludeRef], tuple[IncludeHit, dict[Any, Any]]] = {}
         self._loading: reach.Loading | None = None
         self._by_name: dict[tuple[str, str, str], list[str]] | None = None
-        self.handlers: dict[type, Callable[[FileFacts, str, Any], None]] = {
+        #: what the handlers share: parameters, lookups, the file at hand's output
+        ctx = self.ctx = Context(conf, max_candidates, max_ambiguous, record=keys is not None)
+        #: every corpus-wide lookup of a handler (recorded per file when scoped)
+        self.sym = ctx.sym
+        self.handlers: dict[type, Handler] = {
             CallRef: self.on_call,
             MethodCallRef: self.on_method_call,
             StaticCallRef: self.on_static_call,
             NewRef: self.on_new,
             ClassConstRef: self.on_class_const,
-            CallableRef: self.on_callable,
             DynamicCallRef: self.on_dynamic_call,
-            CallbackRef: self.on_callback,
-            DispatchRef: self.on_dispatch,
-            HookRef: self.on_hook,
-            IncludeRef: self.on_include,
-            SuperglobalRef: self.on_superglobal,
             RouteRef: self.on_route,
             ImportRef: self.on_import,
             NameRef: self.on_name,
@@ -291,8 +244,34 @@ class Linker:
             BuilderCallRef: self.on_builder_candidate,
             TablePrefixRef: self.on_table_prefix,
             OrmTableRef: self.on_orm_table,
-            TemplateRef: self.on_template,
         }
+        collect: dict[type, Collect] = {}
+        spellings: dict[str, str] = {}
+        #: the languages' include graphs, and what runs once a file's references are linked
+        self.includes: list[Includes] = []
+        self.finishes: list[Callable[[FileFacts], None]] = []
+        for module in registry.link_modules():  # the languages' own reference types
+            part: Linking = importlib.import_module(module).linking(ctx)
+            _register(self.handlers, part.handlers, module)
+            _register(collect, part.collect, module)
+            spellings.update(part.spellings)
+            if part.includes is not None:
+                self.includes.append(part.includes)
+            if part.finish is not None:
+                self.finishes.append(part.finish)
+        self.symtab = ctx.symtab = SymbolTable(files, collect, spellings)
+        t = self.symtab
+        for name in _TABLE_LOOKUPS:
+            self.sym.add(name, getattr(t, name))
+        self.sym.add("reachable", self._reachable)
+        self.sym.add("by_name", self._by_name_of)
+        self.sym.add("tn_known", lambda name: self.sql_names().is_known(name))
+        self.sym.add("tn_resolve", lambda t: self.sql_names().resolve(t))
+        #: the corpus paths as a digest: the memo's answers to the lookups that read the
+        #: paths alone stand while it is the same (``Context.remembered``)
+        self.paths_key = link_memo.paths_key(t.paths) if keys is not None else ""
+        if memo is not None and memo.paths == self.paths_key:
+            ctx.memo = memo
 
     # -- the run ------------------------------------------------------------------
     def stale(
@@ -507,44 +486,42 @@ class Linker:
     ) -> link_memo.FileOut:
         """Link one file's references: its share of the result (``log`` collects the
         corpus-wide lookups it made)."""
-        self.out = EdgeSet(self.conf)
-        self.add = self.out.add
-        self.routes, self.unresolved = [], []
-        self.stats = defaultdict(int)
+        ctx = self.ctx
+        ctx.start()
         self.sym.log = log
         try:
             lang = registry.get(f.lang)
             sources = json.dumps(list(lang.sources)) if lang else SOURCES_TS
             spec = EdgeSpec(sources=sources)
             for e in f.edges:
-                self.add(e.src, e.dst, e.kind, f.path, e.line, spec)
+                ctx.add(e.src, e.dst, e.kind, f.path, e.line, spec)
             for cd in f.classes:
                 self.class_edges(f, cd)
             before = self._call_counts()
-            self._sql_nodes = {}
+            handlers = self.handlers
             for ref in f.refs:
-                self.handlers[type(ref)](f, f.node_id(ref.owner), ref)
-            if f.flows:
-                self.request_flows(f)
+                handlers[type(ref)](f, f.node_id(ref.owner), ref)
+            for finish in self.finishes:
+                finish(f)
             self._count_lang(f.lang, before)  # coverage lang.<name>.calls.*
         finally:
             self.sym.log = None
         return link_memo.FileOut(
-            list(self.out.edges.values()),
-            list(self.out.extra_nodes.values()),
-            self.routes,
-            self.unresolved,
-            dict(self.stats),
+            list(ctx.out.edges.values()),
+            list(ctx.out.extra_nodes.values()),
+            ctx.routes,
+            ctx.unresolved,
+            dict(ctx.stats),
         )
 
     def _call_counts(self) -> dict[str, int]:
-        return {k: v for k, v in self.stats.items() if k.startswith("calls_")}
+        return {k: v for k, v in self.ctx.stats.items() if k.startswith("calls_")}
 
     def _count_lang(self, lang: str | None, before: dict[str, int]) -> None:
         for k, v in self._call_counts().items():
             d = v - before.get(k, 0)
             if d:
-                self.stats[f"lang.{lang or 'plain'}.calls.{k[len('calls_') :]}"] += d
+                self.ctx.stats[f"lang.{lang or 'plain'}.calls.{k[len('calls_') :]}"] += d
 
     def shells(self, edges: list[EdgeRow]) -> list[RankRow]:
         """k-core shell of every symbol in the undirected graph of code links."""
@@ -553,7 +530,7 @@ class Linker:
     def _count(self, outcome: str) -> None:
         """One call's outcome: stated, derived, external (a builtin or vendor callee) or
         unresolved_<reason>."""
-        self.stats[f"calls_{outcome}"] += 1
+        self.ctx.stats[f"calls_{outcome}"] += 1
 
     def _unresolved(
         self,
@@ -574,7 +551,7 @@ class Linker:
             else bool(self.sym.methods_named(low, path))
         )
         if known:
-            self.unresolved.append(UnresolvedRow(low, kind, src, path, line, reason, detail))
+            self.ctx.unresolved.append(UnresolvedRow(low, kind, src, path, line, reason, detail))
         return "external" if reason == Unresolved.EXTERNAL_TYPE else f"unresolved_{reason}"
 
     # -- class edges ------------------------------------------------------------------
@@ -592,15 +569,15 @@ class Linker:
             for fqn, line in items:
                 targets = self.sym.class_ids(fqn)
                 if not targets:
-                    ext = self.out.external(ext_kind, fqn)
-                    self.add(src, ext, rel, f.path, line, _EXTERNAL)
+                    ext = self.ctx.out.external(ext_kind, fqn)
+                    self.ctx.add(src, ext, rel, f.path, line, _EXTERNAL)
                 elif len(targets) == 1:
-                    self.add(src, targets[0], rel, f.path, line)
+                    self.ctx.add(src, targets[0], rel, f.path, line)
                 else:
                     props = {"via": "duplicate-class", "candidates": len(targets)}
                     spec = EdgeSpec(self.conf["heuristic_ambiguous"], True, props)
                     for t in targets:
-                        self.add(src, t, rel, f.path, line, spec)
+                        self.ctx.add(src, t, rel, f.path, line, spec)
         # overrides: a method redeclared from a parent, a trait or an interface
         lang = registry.get(f.lang)
         ctor = lang.constructor if lang else "__construct"
@@ -619,18 +596,20 @@ class Linker:
                 found = self.sym.find_method(p.lower(), mname)
                 if len(found) == 1:
                     node = f.nodes[idx]
-                    self.add(node.node_id, found[0], EdgeKind.OVERRIDES, f.path, node.start_line)
+                    self.ctx.add(
+                        node.node_id, found[0], EdgeKind.OVERRIDES, f.path, node.start_line
+                    )
                     break
 
     # -- calls ------------------------------------------------------------------------
     def on_call(self, f: FileFacts, src: str, ref: CallRef) -> None:
-        st = self.stats
+        st = self.ctx.stats
         st["calls_total"] += 1
         for cand in ref.candidates:
             fids = self.sym.function_ids(cand.lower())
             if fids:
                 if len(fids) == 1:
-                    self.add(src, fids[0], EdgeKind.CALLS, f.path, ref.line)
+                    self.ctx.add(src, fids[0], EdgeKind.CALLS, f.path, ref.line)
                     st["calls_stated"] += 1
                 else:
                     st[f"calls_{self.duplicate_call(f.path, src, ref.line, fids)}"] += 1
@@ -652,34 +631,28 @@ class Linker:
             props: dict[str, Any] = {"declarations": len(fids), "chosen_by": why}
             if fallbacks:
                 props["fallbacks_skipped"] = fallbacks
-            self.add(src, found[0], EdgeKind.CALLS, path, line, EdgeSpec(props=props))
+            self.ctx.add(src, found[0], EdgeKind.CALLS, path, line, EdgeSpec(props=props))
             return "stated"
         dprops = {"via": "duplicate-function", "candidates": len(found), "why": why}
         if len(found) < len(fids):
             dprops["declarations"] = len(fids)
         spec = EdgeSpec(self.conf["heuristic_ambiguous"], True, dprops)
         for t in found:
-            self.add(src, t, EdgeKind.CALLS_HEURISTIC, path, line, spec)
+            self.ctx.add(src, t, EdgeKind.CALLS_HEURISTIC, path, line, spec)
         return "derived"
 
     @property
     def loading(self) -> reach.Loading:
-        """The include graph (``reach.Loading``), built on first use, once per build. An
-        include inside a function runs when the function is called: its edge starts at the
-        files that call the function by name or pass it as a callback (at its own file when
-        none does, and for a method). An unresolved include in a function no corpus file
-        calls runs where code loaded by unresolved includes calls it: it adds nothing to
-        what those includes may bring, so it opens no file."""
+        """The include graph (``reach.Loading``), built on first use, once per build, of
+        what the languages' includes load (``ragraf.lang.linking.Linking.includes``) given
+        the files that call each function by name or pass it as a callback: an include
+        inside a function runs where the function is called."""
         if self._loading is None:
             sym = self.symtab
             log, self.sym.log = self.sym.log, None  # the whole corpus, no file's question
             callers: dict[str, set[str]] = defaultdict(set)
-            includes: list[tuple[FileFacts, IncludeRef]] = []
             for f in self.files:
                 for ref in f.refs:
-                    if isinstance(ref, IncludeRef):
-                        includes.append((f, ref))
-                        continue
                     cands = called_functions(ref)
                     if cands is None:
                         continue
@@ -689,18 +662,10 @@ class Linker:
                             break
             edges: list[tuple[str, str, bool]] = []
             open_files: set[str] = set()
-            for f, ref in includes:
-                hit = self.include_hit(f, ref)
-                owner = f.nodes[ref.owner]
-                froms = {f.path}
-                called = True
-                if owner.kind == NodeKind.FUNCTION:
-                    called = owner.fqn.lower() in callers
-                    froms = callers.get(owner.fqn.lower()) or froms
-                for src in sorted(froms):
-                    edges.extend((src, t, ref.owner == 0) for t in hit.targets)
-                    if hit.open and called:
-                        open_files.add(src)
+            for graph in self.includes:  # what the languages' includes load
+                got = graph(callers)
+                edges += got.edges
+                open_files |= got.open
             self._loading = reach.Loading(
                 sym.paths,
                 edges,
@@ -716,7 +681,7 @@ class Linker:
         return self.loading.reachable(path, list(fids))
 
     def on_method_call(self, f: FileFacts, src: str, ref: MethodCallRef) -> None:
-        self.stats["calls_total"] += 1
+        self.ctx.stats["calls_total"] += 1
         self._count(self.method_call(src, f.path, ref.line, ref.receiver, ref.method))
 
     def method_call(
@@ -767,7 +732,7 @@ class Linker:
                 # method: the call may not reach these declarations at all
                 derived, via = True, "union"
             return (
-                self.out.link_targets(
+                self.ctx.out.link_targets(
                     src, sorted(targets), EdgeKind.CALLS, path, line, derived, via
                 )
                 or "stated"
@@ -775,7 +740,9 @@ class Linker:
         magic_name = "__callstatic" if kind == CallKind.STATIC else "__call"
         magic = sorted({t for cls in tys for t in self.sym.find_method(cls, magic_name)})
         if magic:
-            self.out.link_targets(src, magic, EdgeKind.CALLS, path, line, True, "magic", magic=True)
+            self.ctx.out.link_targets(
+                src, magic, EdgeKind.CALLS, path, line, True, "magic", magic=True
+            )
             return "derived"
         if external:
             return self._unresolved(
@@ -798,12 +765,12 @@ class Linker:
                 m, CallKind.METHOD, src, path, line, Unresolved.TOO_MANY_CANDIDATES, str(n)
             )
         if n <= self.max_candidates:
-            self.out.link_targets(src, cands, EdgeKind.CALLS, path, line, True, "name-match")
+            self.ctx.out.link_targets(src, cands, EdgeKind.CALLS, path, line, True, "name-match")
             return "derived"
         conf = round(min(self.conf["heuristic_ambiguous"], self.conf["heuristic_many"] / n), 4)
         spec = EdgeSpec(conf, True, {"via": "name-match", "ambiguous": True, "candidates": n})
         for t in cands:
-            self.add(src, t, EdgeKind.CALLS_HEURISTIC, path, line, spec)
+            self.ctx.add(src, t, EdgeKind.CALLS_HEURISTIC, path, line, spec)
         return "derived"
 
     # -- uses by name (tags-level languages) ----------------------------------------------
@@ -841,7 +808,7 @@ class Linker:
         instantiate), so every edge is derived, with the name-match rules of ``name_match``
         (one candidate: ``heuristic_single``; up to ``max_candidates``: ``heuristic_ambiguous``;
         up to ``max_ambiguous``: ``heuristic_many / n`` marked ambiguous; above: unresolved)."""
-        self.stats["calls_total"] += 1
+        self.ctx.stats["calls_total"] += 1
         group = registry.name_group(f.lang) or ""
         kind = EdgeKind.CALLS
         cands = self.sym.by_name((group, "callable", ref.name)) if ref.kind == "call" else []
@@ -854,32 +821,32 @@ class Linker:
         elif n > self.max_ambiguous:
             self._count(f"unresolved_{Unresolved.TOO_MANY_CANDIDATES}")
         elif n <= self.max_candidates:
-            self.out.link_targets(src, cands, kind, f.path, ref.line, True, "name-match")
+            self.ctx.out.link_targets(src, cands, kind, f.path, ref.line, True, "name-match")
             self._count("derived")
         else:
             conf = round(min(self.conf["heuristic_ambiguous"], self.conf["heuristic_many"] / n), 4)
             spec = EdgeSpec(conf, True, {"via": "name-match", "ambiguous": True, "candidates": n})
             ekind = EdgeKind.CALLS_HEURISTIC if kind == EdgeKind.CALLS else kind
             for t in cands:
-                self.add(src, t, ekind, f.path, ref.line, spec)
+                self.ctx.add(src, t, ekind, f.path, ref.line, spec)
             self._count("derived")
 
     def on_static_call(self, f: FileFacts, src: str, ref: StaticCallRef) -> None:
-        self.stats["calls_total"] += 1
+        self.ctx.stats["calls_total"] += 1
         self._count(self.method_call(src, f.path, ref.line, ref.cls, ref.method, CallKind.STATIC))
 
     def on_new(self, f: FileFacts, src: str, ref: NewRef) -> None:
-        st = self.stats
+        st = self.ctx.stats
         lang = registry.get(f.lang)
         ctor_name = lang.constructor if lang else "__construct"
         for cls in sorted(self.sym.types(ref.cls)):
             cids = self.sym.class_ids(cls)
             if len(cids) == 1:
-                self.add(src, cids[0], EdgeKind.INSTANTIATES, f.path, ref.line)
+                self.ctx.add(src, cids[0], EdgeKind.INSTANTIATES, f.path, ref.line)
             ctor = self.sym.find_method(cls, ctor_name)
             if ctor:
                 st["calls_total"] += 1
-                self.out.link_targets(src, ctor, EdgeKind.CALLS, f.path, ref.line, False, None)
+                self.ctx.out.link_targets(src, ctor, EdgeKind.CALLS, f.path, ref.line, False, None)
                 st["calls_stated" if len(ctor) == 1 else "calls_derived"] += 1
 
     def on_class_const(self, f: FileFacts, src: str, ref: ClassConstRef) -> None:
@@ -889,154 +856,10 @@ class Linker:
             else:
                 cids = self.sym.find_const(cls, ref.member)
             if len(cids) == 1:
-                self.add(src, cids[0], EdgeKind.REFERENCES, f.path, ref.line)
-
-    def on_callable(self, f: FileFacts, src: str, ref: CallableRef) -> None:
-        targets = self.sym.methods_of(ref.receiver, ref.method)
-        if len(targets) == 1:
-            self.add(src, targets[0], EdgeKind.REFERENCES, f.path, ref.line, _CALLABLE)
-        elif targets:
-            self.out.link_targets(
-                src, targets, EdgeKind.REFERENCES, f.path, ref.line, True, "ambiguous"
-            )
-
-    def on_callback(self, f: FileFacts, src: str, ref: CallbackRef) -> None:
-        """A string argument naming a function or ``Class::method``: a ``references`` edge
-        when it is a callable (``'Class::method'``, the callee's parameter takes a
-        callable: declared, documented or a PHP builtin's, or an array key says so:
-        ``'render_callback' => 'f'``); calls of the method it names
-        when the callee dispatches on that parameter (``$obj->$param()``)."""
-        if ref.callee.kind == NAMED_STRING:
-            self.named_string(f, src, ref)
-            return
-        keyed = ref.callee.kind == KEYED_CALLBACK  # 'render_callback' => 'f': a callable
-        callees = [] if keyed else self._callees(ref.callee)
-        t = ref.target
-        targets = self._callees(t)  # what the string names
-        callable_here = (
-            keyed
-            or t.kind == "method"
-            or any(self.sym.takes_callable(c, ref.position) for c in callees)
-        )
-        if not callable_here and not callees and ref.callee.kind == "function":
-            callable_here = any(
-                builtin_callback_position(short, ref.position)
-                or wp_callback_position(short, ref.position)
-                for c in ref.callee.candidates[-1:]
-                for short in [c.rsplit("\\", 1)[-1].lower()]
-            )
-        if targets and callable_here:
-            if len(targets) == 1:
-                self.add(src, targets[0], EdgeKind.REFERENCES, f.path, ref.line, _CALLABLE)
-            else:
-                self.out.link_targets(
-                    src, targets, EdgeKind.REFERENCES, f.path, ref.line, True, "ambiguous"
-                )
-            self.stats["callbacks_linked"] += 1
-        if t.kind != "function" or not t.candidates:
-            return
-        name = t.candidates[-1].rsplit("\\", 1)[-1]
-        for c in callees:
-            for position, recv, through in self.sym.dispatchers_of(c):
-                if position == ref.position:
-                    self.dispatched(src, f.path, ref.line, recv, name, through)
-
-    def named_string(self, f: FileFacts, src: str, ref: CallbackRef) -> None:
-        """A string naming a declared function or ``Class::method`` outside any call's
-        arguments (``'apply' => 'wp_apply_border_support'``, ``return '_handler'``): it may
-        be called later by that name, or only share it (a hook or option named like a
-        function): a derived ``references`` edge (``name_string``), marked callable."""
-        targets = self._callees(ref.target)
-        if not targets or len(targets) > self.max_candidates:
-            return
-        conf = round(self.conf["name_string"] / len(targets), 4)
-        props: dict[str, Any] = {"callable": True, "via": "name_string"}
-        if len(targets) > 1:
-            props["candidates"] = len(targets)
-        spec = EdgeSpec(conf, True, props)
-        for tid in targets:
-            self.add(src, tid, EdgeKind.REFERENCES, f.path, ref.line, spec)
-        self.stats["callbacks_named"] += 1
-
-    def dispatched(
-        self, src: str, path: str, line: int, recv: TypeDesc | None, name: str, through: str
-    ) -> None:
-        """``name`` passed to a dispatcher that calls ``$obj->$param()``: derived calls of
-        the methods of that name the receiver may have, with the string as evidence."""
-        tys = self.sym.types(recv) if recv is not None else {}
-        ml = name.lower()
-        targets = sorted({t for cls in tys for t in self.sym.find_method(cls, ml)})
-        if not targets and not tys:
-            cands = self.sym.methods_named(ml, path)
-            targets = cands if len(cands) <= self.max_candidates else []
-        if not targets:
-            return
-        props: dict[str, Any] = {"via": "dispatcher", "through": through}
-        if len(targets) > 1:
-            props["candidates"] = len(targets)
-        spec = EdgeSpec(self.conf["variable_function"], True, props)
-        for t in targets:
-            self.add(src, t, EdgeKind.CALLS_HEURISTIC, path, line, spec)
-        self.stats["calls_dispatched"] += 1
-
-    def on_dispatch(self, f: FileFacts, src: str, ref: DispatchRef) -> None:
-        """Read up front by the symbol table (``dispatchers``); nothing to link here."""
-
-    def on_hook(self, f: FileFacts, src: str, ref: HookRef) -> None:
-        """WordPress's plugin API (``ragraf.lang.php.hooks``). A listen: a ``references``
-        edge to the callback it adds, with the hook's name (``callers`` shows where a
-        function is added to a hook). A run of a hook: derived calls of every callback
-        added to it (``hook_listeners``), via ``hook``; a name matched through a pattern
-        (``save_post_{$type}``) is less sure (``hook_pattern``). Laravel's events and jobs
-        are hooks named by a class (``hooks.CLASS_HOOK``): their runs are calls via
-        ``dispatch`` of the handlers that listen to them; a listen a map registers
-        (``REGISTRY_CALLS``: Laravel's ``$listen``, Symfony's ``getSubscribedEvents``) is a
-        ``references`` edge like an ``add_action``, a listen by signature none."""
-        if ref.role == "listen":
-            if ref.callback is None or (
-                ref.hook.startswith((CLASS_HOOK, DRUPAL_HOOK)) and ref.call not in REGISTRY_CALLS
-            ):
-                return  # a listen by signature or by name (Laravel, Drupal): no edge
-            targets = self._callees(ref.callback)
-            props: dict[str, Any] = {"callable": True, "hook": ref.hook, "hook_call": ref.call}
-            if len(targets) > 1:
-                props["candidates"] = len(targets)
-            one = len(targets) == 1
-            spec = EdgeSpec(1.0 if one else self.conf["heuristic_ambiguous"], not one, props)
-            for t in targets:
-                self.add(src, t, EdgeKind.REFERENCES, f.path, ref.line, spec)
-            return
-        linked = 0
-        for name, cb in self.sym.hook_listeners(ref.hook):
-            targets = self._callees(cb)
-            conf = self.conf["hook" if name == ref.hook else "hook_pattern"]
-            if len(targets) > 1:
-                conf = round(conf / len(targets), 4)
-            props = {"via": "dispatch" if name.startswith(CLASS_HOOK) else "hook", "hook": name}
-            if name != ref.hook:
-                props["run_as"] = ref.hook
-            if len(targets) > 1:
-                props["candidates"] = len(targets)
-            spec = EdgeSpec(conf, True, props)
-            for t in targets:
-                self.add(src, t, EdgeKind.CALLS_HEURISTIC, f.path, ref.line, spec)
-                linked += 1
-        if linked:
-            self.stats["hooks_linked"] += linked
-
-    def _callees(self, callee: Target) -> list[str]:
-        """The declarations a call may reach: a function's, or a method's on its receiver."""
-        if callee.kind == "function":
-            for c in callee.candidates:
-                fids: list[str] = self.sym.function_ids(c.lower())
-                if fids:
-                    return fids
-            return []
-        targets: list[str] = self.sym.methods_of(callee.receiver, callee.method)
-        return targets
+                self.ctx.add(src, cids[0], EdgeKind.REFERENCES, f.path, ref.line)
 
     def on_dynamic_call(self, f: FileFacts, src: str, ref: DynamicCallRef) -> None:
-        st = self.stats
+        st = self.ctx.stats
         st["calls_total"] += 1
         targets: list[str] = []
         for alt in ref.targets:
@@ -1055,238 +878,10 @@ class Linker:
         via = "call_user_func" if ref.how == "call_user_func" else "variable-function"
         spec = EdgeSpec(self.conf["variable_function"], True, {"via": via})
         for t in targets:
-            self.add(src, t, EdgeKind.CALLS_HEURISTIC, f.path, ref.line, spec)
+            self.ctx.add(src, t, EdgeKind.CALLS_HEURISTIC, f.path, ref.line, spec)
         st["calls_derived"] += 1
 
-    # -- files and entry points ---------------------------------------------------------
-    def include_hit(self, f: FileFacts, ref: IncludeRef) -> IncludeHit:
-        """The files an include may load (computed once per include, cached): a literal path
-        (or one made literal by constants); else a pattern over corpus paths, constants with
-        one literal value substituted first (the candidates matching the most literal text
-        win; a value matching no file falls back to the constant as a wildcard)."""
-        key = (f.path, ref)
-        got = self._includes.get(key)
-        if got is not None:  # the lookups it took count for this file too
-            if self.sym.log is not None:
-                self.sym.log.update(got[1])
-            return got[0]
-        outer, self.sym.log = self.sym.log, {}
-        try:
-            hit = self._include_hit(f, ref)
-        finally:
-            asked, self.sym.log = self.sym.log, outer
-        if outer is not None:
-            outer.update(asked)
-        self._includes[key] = (hit, asked)
-        return hit
-
-    def _include_hit(self, f: FileFacts, ref: IncludeRef) -> IncludeHit:
-        base = posixpath.dirname(f.path)
-        parts = ref.parts
-        consts: dict[str, str] = {}
-        subst: list[tuple[str, str]] = []
-        for k, v in parts:
-            value = None
-            if k == "dyn" and _CONSTANT_REF.fullmatch(v):
-                value = _PATH_CONSTANTS.get(v.lstrip("\\")) or self.sym.const_value(v)
-            if value is not None:
-                consts[v] = value
-                subst.append(("lit", value))
-            else:
-                subst.append((k, v))
-        hit = IncludeHit((), "unresolved", False, consts)
-        if not any(p[0] == "dyn" for p in subst):
-            path = self.sym.literal_path(tuple(subst), base)
-            if path is not None:
-                hit = IncludeHit((path,), "static", False, consts)
-        elif not any(k != "dyn" and v for k, v in subst):
-            hit = IncludeHit((), "unresolved", True, {})  # `include $file`: says nothing
-        else:
-            found = self.sym.include_matches(tuple(subst), base) if consts else None
-            unmatched: dict[str, str] = {}
-            if not found:
-                found = self.sym.include_matches(parts, base)
-                consts, unmatched = {}, consts
-            if found is None or len(found) > MAX_INCLUDE_CANDIDATES:
-                hit = IncludeHit((), "unresolved", True, {})
-            elif found:
-                hit = IncludeHit(tuple(found), "dynamic", False, consts, unmatched)
-        return hit
-
-    def _include_matches(self, parts: tuple[tuple[str, str], ...], base: str) -> list[str] | None:
-        """Corpus files a dynamic include path may name (None: no pattern can be made); the
-        literal text after the last dynamic part must end the path (a cheap filter first)."""
-        got = self._matched.get((parts, base), _NOT_MATCHED)
-        if got is not _NOT_MATCHED:
-            return None if got is None else list(got)
-        pattern = _include_pattern(parts, base)
-        if pattern is None:
-            return None
-        last = max(i for i, p in enumerate(parts) if p[0] == "dyn")
-        tail = "".join(v for _k, v in parts[last + 1 :])
-        if last == 0:
-            tail = tail.lstrip("/")
-        return sorted(
-            p
-            for p in self.symtab.paths
-            if p.endswith(tail) and p.endswith(_INCLUDABLE) and pattern.fullmatch(p)
-        )
-
-    def on_include(self, f: FileFacts, src: str, ref: IncludeRef) -> None:
-        st = self.stats
-        st["includes_total"] += 1
-        hit = self.include_hit(f, ref)
-        props: dict[str, Any] = {"include": ref.kind}
-        if ref.conditional:
-            props["conditional"] = True
-        if hit.constants:
-            props["constants"] = dict(sorted(hit.constants.items()))
-            st["includes_constants"] += 1
-        if hit.unmatched:
-            props["constants_unmatched"] = dict(sorted(hit.unmatched.items()))
-        ids_ = self.sym.file_id
-        if hit.how == "static":
-            self.add(
-                src, ids_(hit.targets[0]), EdgeKind.IMPORTS, f.path, ref.line, EdgeSpec(props=props)
-            )
-            st["includes_resolved"] += 1
-            return
-        if hit.how == "unresolved":
-            st["includes_unresolved"] += 1
-            return
-        single = len(hit.targets) == 1
-        conf = self.conf["include_dynamic_single" if single else "include_dynamic_multiple"]
-        props["via"] = "dynamic-include"
-        if not single:
-            props["candidates"] = len(hit.targets)
-        spec = EdgeSpec(conf, True, props)
-        for c in hit.targets:
-            self.add(src, ids_(c), EdgeKind.IMPORTS, f.path, ref.line, spec)
-        st["includes_dynamic"] += 1
-
-    def _template_files(self, names: tuple[str, ...], here: str) -> tuple[list[str], int]:
-        """The corpus files whose paths end with the first of ``names`` (path tails, most
-        specific first) that ends any, and how many more it ends that were left out: a
-        template is named relative to a loader's folder, which the code sets at run time;
-        of the files a name ends, those
-        under the shallowest folder are the loader's (``header`` is ``templates/header.twig``,
-        not ``templates/login/header.twig``), and of those the ones sharing the most folders
-        with ``here``, the file naming it (a theme's ``header.php`` for that theme, a skin's
-        Mustache partial from that skin). A PHP file that declares a class or a function is no
-        template. A function of the arguments and the corpus's paths and declarations."""
-        if self._template_tails is None:
-            tails: dict[str, list[str]] = defaultdict(list)
-            declaring = self.symtab.declaring
-            for p in self.symtab.paths:
-                # a PHP file declaring a class or a function is code, not a view
-                if p.endswith(templates.TEMPLATE_SUFFIXES) and not (
-                    p in declaring and p.endswith(templates.CODE_SUFFIXES)
-                ):
-                    tails[p].append(p)
-                    i = p.find("/")
-                    while i >= 0:
-                        tails[p[i + 1 :]].append(p)
-                        i = p.find("/", i + 1)
-            self._template_tails = dict(tails)
-        for n in names:
-            got = self._template_tails.get(n)
-            if got:
-                depth = {p: p[: len(p) - len(n)].count("/") for p in got}
-                top = min(depth.values())
-                kept = sorted(p for p in got if depth[p] == top)
-                if len(kept) > 1:
-                    near = {p: _shared_folders(p, here) for p in kept}
-                    best = max(near.values())
-                    kept = [p for p in kept if near[p] == best]
-                return kept, len(got) - len(kept)
-        return [], 0
-
-    def on_template(self, f: FileFacts, src: str, ref: TemplateRef) -> None:
-        """A template named by code (``renders``) or by a template (``imports``): derived,
-        to each file its name matches under the shallowest folder (``template_single`` for
-        one, else ``template_ambiguous`` each); a name matching no file is counted, not
-        linked."""
-        st = self.stats
-        st["templates_total"] += 1
-        files, deeper = self.sym.template_files(ref.names, f.path)
-        found = [p for p in files if p != f.path]
-        if not found:
-            st["templates_unresolved"] += 1
-            return
-        kind = EdgeKind.RENDERS if ref.how == "render" else EdgeKind.IMPORTS
-        conf = self.conf["template_single" if len(found) == 1 else "template_ambiguous"]
-        props: dict[str, Any] = {"via": "template-name", "template": ref.name, "how": ref.how}
-        if len(found) > 1:
-            props["candidates"] = len(found)
-        if deeper:
-            props["other_matches"] = deeper  # the same name deeper down or farther away
-        spec = EdgeSpec(conf, True, props)
-        for p in found:
-            self.add(src, self.sym.file_id(p), kind, f.path, ref.line, spec)
-        st["templates_resolved"] += 1
-
-    def on_superglobal(self, f: FileFacts, src: str, ref: SuperglobalRef) -> None:
-        fqn = f"{ref.name}['{ref.key}']" if ref.key is not None else ref.name
-        nid = ids.node_id(NodeKind.HTTP_ENDPOINT, fqn, None, None)
-        if nid not in self.out.extra_nodes:
-            self.out.node(
-                NodeRow(
-                    nid,
-                    NodeKind.HTTP_ENDPOINT,
-                    fqn,
-                    fqn,
-                    None,
-                    None,
-                    None,
-                    json.dumps({"superglobal": ref.name, "key": ref.key}),
-                    Layer.STRUCTURAL,
-                )
-            )
-        self.add(nid, src, EdgeKind.FLOWS_TO, f.path, ref.line)
-
-    def request_flows(self, f: FileFacts) -> None:
-        """``flows_to`` from a superglobal to each SQL string its value reaches through the
-        def-use edges of the reading function (the data-flow layer, §6.5): stated, at the
-        string's line, ``props.via = def-use`` and the line of the read."""
-        if not self._sql_nodes:
-            return
-        reads: dict[tuple[int, str], set[str]] = {}  # (line, superglobal) -> endpoint fqns
-        for r in f.refs:
-            if isinstance(r, SuperglobalRef):
-                fqn = f"{r.name}['{r.key}']" if r.key is not None else r.name
-                reads.setdefault((r.line, r.name), set()).add(fqn)
-        for u in f.flows:
-            if not u.sources or not reads:
-                continue
-            data = json.loads(u.data)
-            stmts = data["s"]
-            out: dict[int, list[int]] = {}
-            for a, b, _var in data["d"]:
-                out.setdefault(a, []).append(b)
-            for i, s in enumerate(stmts):
-                names = [v for v in s[5] if v.startswith("$_")]
-                endpoints = {
-                    e for v in names for ln in range(s[0], s[1] + 1) for e in reads.get((ln, v), ())
-                }
-                if not endpoints:
-                    continue
-                seen, todo = {i}, [i]
-                while todo:
-                    j = todo.pop()
-                    for k in out.get(j, ()):
-                        if k not in seen:
-                            seen.add(k)
-                            todo.append(k)
-                for j in sorted(seen):
-                    sj = stmts[j]
-                    for ln in range(sj[0], sj[1] + 1):
-                        for sql in self._sql_nodes.get(ln, ()):
-                            for e in sorted(endpoints):
-                                nid = ids.node_id(NodeKind.HTTP_ENDPOINT, e, None, None)
-                                spec = EdgeSpec(props={"via": "def-use", "read_at": s[0]})
-                                self.add(nid, sql, EdgeKind.FLOWS_TO, f.path, ln, spec)
-                                self.stats["flow_to_sql"] += 1
-
+    # -- entry points ----------------------------------------------------------------
     def on_route(self, f: FileFacts, src: str, ref: RouteRef) -> None:
         method = "|".join(ref.methods)
         fqn = f"{method} {ref.route}"
@@ -1304,7 +899,7 @@ class Linker:
             targets.extend(self.sym.function_ids(handler.method.lower()) if handler.method else [])
         else:
             targets.append(src)  # a closure: the code registering it handles the route
-        self.out.node(
+        self.ctx.node(
             NodeRow(
                 nid,
                 NodeKind.WEB_ROUTE,
@@ -1317,10 +912,10 @@ class Linker:
                 Layer.STRUCTURAL,
             )
         )
-        self.routes.append(RouteRow(nid, ref.route, method, f.path, ref.line))
+        self.ctx.route(RouteRow(nid, ref.route, method, f.path, ref.line))
         spec = EdgeSpec(self.conf["heuristic_single"], True, {"via": "router-call"})
         for t in sorted(set(targets)):
-            self.add(nid, t, EdgeKind.HANDLES, f.path, ref.line, spec)
+            self.ctx.add(nid, t, EdgeKind.HANDLES, f.path, ref.line, spec)
 
     def on_import(self, f: FileFacts, src: str, ref: ImportRef) -> None:
         file_id = self.sym.file_id(f.path)
@@ -1328,17 +923,17 @@ class Linker:
             cids = self.sym.class_ids(ref.fqn)
             if len(cids) > 1:
                 return  # duplicate declarations: the import names no single one
-            dst = cids[0] if cids else self.out.external(NodeKind.CLASS, ref.fqn)
+            dst = cids[0] if cids else self.ctx.out.external(NodeKind.CLASS, ref.fqn)
             props = {"use": "class", **({"external": True} if not cids else {})}
-            self.add(file_id, dst, EdgeKind.IMPORTS, f.path, ref.line, EdgeSpec(props=props))
+            self.ctx.add(file_id, dst, EdgeKind.IMPORTS, f.path, ref.line, EdgeSpec(props=props))
         elif ref.kind == "function":
             fids = self.sym.function_ids(ref.fqn.lower())
             if fids and len(fids) == 1:
-                self.add(file_id, fids[0], EdgeKind.IMPORTS, f.path, ref.line, _USE_FUNCTION)
+                self.ctx.add(file_id, fids[0], EdgeKind.IMPORTS, f.path, ref.line, _USE_FUNCTION)
         elif ref.kind == "module":  # a module (Python): fqn is the path of its file
             mod_id = self.sym.file_id(ref.fqn)
             if mod_id is not None and mod_id != file_id:
-                self.add(file_id, mod_id, EdgeKind.IMPORTS, f.path, ref.line, _USE_MODULE)
+                self.ctx.add(file_id, mod_id, EdgeKind.IMPORTS, f.path, ref.line, _USE_MODULE)
 
     # -- documentation ---------------------------------------------------------------------
     def _doc_sources(self, f: FileFacts) -> str:
@@ -1353,7 +948,7 @@ class Linker:
         ):
             if self.sym.in_corpus(cand):
                 spec = EdgeSpec(sources=self._doc_sources(f))
-                self.add(
+                self.ctx.add(
                     self.sym.file_id(cand), src, EdgeKind.DOCUMENTED_BY, f.path, ref.line, spec
                 )
                 break
@@ -1370,7 +965,7 @@ class Linker:
             spec = EdgeSpec(sources=sources)
         else:
             spec = EdgeSpec(self.conf["heuristic_single"], True, {"via": "name-match"}, sources)
-        self.add(src, targets[0], EdgeKind.MENTIONS, f.path, ref.line, spec)
+        self.ctx.add(src, targets[0], EdgeKind.MENTIONS, f.path, ref.line, spec)
 
     # -- SQL in strings ------------------------------------------------------------------
     def on_table_prefix(self, f: FileFacts, owner: str, ref: TablePrefixRef) -> None:
@@ -1383,15 +978,15 @@ class Linker:
         names it (``ragraf.indexing.schema.add_code_tables`` makes its node)."""
         chosen = self._mapped_table(ref.tables)
         if chosen is None:
-            self.stats["orm_tables_unknown"] += 1
+            self.ctx.stats["orm_tables_unknown"] += 1
             return
         name, tid = chosen
         derived = ref.how != "table_attribute"
         conf = self.conf["orm_convention"] if derived else 1.0
         props = {"orm": ref.orm, "how": ref.how, ORM_TABLE: name}
         spec = EdgeSpec(conf, derived, props)
-        self.add(owner, tid, EdgeKind.REFERENCES_TABLE, f.path, ref.line, spec)
-        self.stats["orm_entities"] += 1
+        self.ctx.add(owner, tid, EdgeKind.REFERENCES_TABLE, f.path, ref.line, spec)
+        self.ctx.stats["orm_entities"] += 1
 
     def _mapped_table(self, tables: tuple[str, ...]) -> tuple[str, str] | None:
         """(name, table node id) of the first of an entity's candidate tables the schema
@@ -1455,7 +1050,7 @@ class Linker:
         self.on_sql(f, owner, sql._replace(analysis=SqlAnalysis.of(info)))
 
     def on_sql(self, f: FileFacts, owner: str, ref: SqlRef) -> None:
-        st = self.stats
+        st = self.ctx.stats
         info, call = self.sql_info(ref)
         if info is None:
             return
@@ -1484,7 +1079,7 @@ class Linker:
         owner_fqn = f.nodes[ref.owner].fqn
         fqn = f"{owner_fqn}#sql@{line}" + (f"#{ref.ordinal}" if ref.ordinal > 1 else "")
         nid = ids.node_id(NodeKind.SQL_LITERAL, fqn, path, line)
-        self._sql_nodes.setdefault(line, []).append(nid)
+        self.ctx.sql_literals.setdefault(line, []).append(nid)
         names = list(dict.fromkeys(t.name for t, _v in tables if t.name)) or ["?"]
         props: dict[str, Any] = {
             "operation": info.operation,
@@ -1517,7 +1112,7 @@ class Linker:
         ]
         if ddl:  # the columns code defines, for a corpus without a schema (add_code_tables)
             props["ddl"] = ddl
-        self.out.node(
+        self.ctx.node(
             NodeRow(
                 nid,
                 NodeKind.SQL_LITERAL,
@@ -1530,7 +1125,7 @@ class Linker:
                 Layer.STRUCTURAL,
             )
         )
-        self.add(owner, nid, EdgeKind.CONTAINS, path, line)
+        self.ctx.add(owner, nid, EdgeKind.CONTAINS, path, line)
         st["sql_literals"] += 1
         st["sql_calls"] += 1 if call is not None else 0
         st["sql_parsed"] += 1 if info.parsed else 0
@@ -1615,8 +1210,8 @@ class Linker:
             if via:
                 eprops["via"] = via
             spec = EdgeSpec(conf, derived, eprops, sources)
-            self.add(nid, tid, EdgeKind.REFERENCES_TABLE, path, line, spec)
-            self.add(owner, tid, EdgeKind.QUERIES, path, line, spec)
+            self.ctx.add(nid, tid, EdgeKind.REFERENCES_TABLE, path, line, spec)
+            self.ctx.add(owner, tid, EdgeKind.QUERIES, path, line, spec)
             st["sql_edges_derived" if derived else "sql_edges_stated"] += 1
 
 
@@ -1634,68 +1229,3 @@ def shells_of(links: Iterable[tuple[str, str]]) -> list[RankRow]:
         pairs.append((a, b))
     shell = kcore(len(index), pairs)
     return sorted(RankRow(nid, shell[i]) for nid, i in index.items() if shell[i] > 0)
-
-
-class IncludeHit(NamedTuple):
-    """What one include loads: ``targets`` (corpus paths), ``how`` (static | dynamic |
-    unresolved), ``open`` (a dynamic path the resolver could not follow: it may load files
-    it does not know) and the constants substituted by their values."""
-
-    targets: tuple[str, ...]
-    how: str
-    open: bool
-    constants: dict[str, str]
-    #: constants whose value named no file (the path matched with them as wildcards)
-    unmatched: dict[str, str] = {}  # never mutated
-
-
-def _literal_path(parts: tuple[tuple[str, str], ...], base: str, known: set[str]) -> str | None:
-    """A path without dynamic parts: relative to the including file's folder, else to the
-    corpus root (PHP's include_path and working directory); the corpus file or None."""
-    text = "".join(
-        base + "/" if p[0] == "dir" and base else ("" if p[0] == "dir" else p[1]) for p in parts
-    )
-    anchored = bool(parts) and parts[0][0] == "dir"
-    for c in [text] if anchored else [posixpath.join(base, text), text]:
-        c = posixpath.normpath(c.lstrip("/")) if c else c
-        if c in known:
-            return c
-    return None
-
-
-def _shared_folders(a: str, b: str) -> int:
-    """How many leading folders two paths share."""
-    n = 0
-    for x, y in zip(a.split("/")[:-1], b.split("/")[:-1], strict=False):
-        if x != y:
-            break
-        n += 1
-    return n
-
-
-def _include_pattern(parts: tuple[tuple[str, str], ...], base: str) -> re.Pattern[str] | None:
-    """A dynamic include path as a regex over corpus paths: the literal prefix (before the
-    first dynamic part) normalised like a path, literal parts kept, dynamic parts one
-    path segment each."""
-    first_dyn = next(i for i, p in enumerate(parts) if p[0] == "dyn")
-    prefix = "".join(
-        (base + "/" if base else "") if k == "dir" else v for k, v in parts[:first_dyn]
-    )
-    rx = []
-    if first_dyn == 0:
-        rx.append("(?:.*/)?")
-    elif prefix:
-        norm = posixpath.normpath(prefix.lstrip("/"))
-        norm = "" if norm == "." else norm
-        if prefix.endswith("/") and norm:
-            norm += "/"
-        rx.append(re.escape(norm))
-    for i, (k, v) in enumerate(parts[first_dyn:], first_dyn):
-        if k == "lit":
-            rx.append(re.escape(v.lstrip("/") if i == 1 and first_dyn == 0 else v))
-        elif k == "dyn" and i > 0:
-            rx.append("[^/]*")
-    try:
-        return re.compile("".join(rx))
-    except re.error:
-        return None
