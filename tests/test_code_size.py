@@ -22,7 +22,6 @@ ALLOWED = frozenset(
         ("class lines", "ragraf/indexing/resolve/linker.py", "Linker"),
         ("function lines", "ragraf/indexing/indexer.py", "_build_rev"),
         ("function lines", "ragraf/indexing/indexer.py", "_build_locked"),
-        ("function lines", "ragraf/indexing/resolve/linker.py", "Linker.on_sql"),
         ("parameters", "ragraf/indexing/resolve/__init__.py", "resolve"),
         ("parameters", "ragraf/indexing/resolve/linker.py", "Linker.__init__"),
         ("parameters", "ragraf/store/control.py", "ControlStore.record_rev"),

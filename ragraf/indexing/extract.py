@@ -212,7 +212,7 @@ def facts_of(
 INTERFACE = "|interface2"
 #: the references the corpus-wide tables are made of (``ragraf.indexing.resolve``: the
 #: dispatchers and the include graph, which PHP's link modules collect, the table-name
-#: conventions' prefixes, the ORM entities' tables (``SymbolTable.entity_tables``: DQL names
+#: conventions' prefixes, the ORM entities' tables (``SqlResolver.entity_tables``: DQL names
 #: entities); a hook's listens, ``HookRef`` with role ``listen``, are read by
 #: ``ragraf.lang.php.link.hooks`` too)
 _TABLE_REFS = (DispatchRef, IncludeRef, TablePrefixRef, OrmTableRef)

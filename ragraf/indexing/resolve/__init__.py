@@ -1,12 +1,15 @@
 """Cross-file linking: references of every file -> edges with evidence (§5.2, §6.2).
 
-The package has four parts: ``symbols`` (what the corpus declares, the class
+The package's parts: ``symbols`` (what the corpus declares, the class
 hierarchy and the evaluation of type descriptors), ``edges`` (the edge set
 and how a use becomes stated or derived edges), ``reach`` (the include graph:
 which declaration of a function declared more than once a file can run),
-``tablenames`` (the corpus' conventions for table names built in code) and
-``linker`` (one handler per reference kind, class edges, includes, SQL, routes,
-docs).
+``tablenames`` (the corpus' conventions for table names built in code),
+``sqlrefs`` (SQL in strings and ORM mappings), ``context`` (what the handlers
+share), ``link_memo`` (the per-file memo of a scoped run) and ``linker`` (one
+handler per reference kind, class edges, calls, routes, imports, docs; the
+languages' own reference types through their ``link`` modules,
+``ragraf.lang.linking``).
 
 Invariants a change must keep:
 - No edge without evidence: every edge carries the path and line of the use

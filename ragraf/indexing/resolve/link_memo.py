@@ -83,7 +83,7 @@ class FileOut:
 
     def summarize(self) -> FileOut:
         """This share with ``pathless``, ``named`` and ``ddl`` filled from its nodes."""
-        from ragraf.indexing.resolve.linker import SYSTEM_SCHEMAS
+        from ragraf.indexing.resolve.sqlrefs import SYSTEM_SCHEMAS
         from ragraf.sql.sqltext import ENTITY
 
         self.pathless = sorted({n.node_id for n in self.nodes if n.path is None})
@@ -113,7 +113,7 @@ class FileOut:
 def orm_tables(edges: Iterable[EdgeRow]) -> Iterator[tuple[str, str, int]]:
     """(table as mapped, evidence path, line) of each ORM entity's ``references_table`` edge: a table the
     code names, like a SQL string's."""
-    from ragraf.indexing.resolve.linker import ORM_TABLE
+    from ragraf.indexing.resolve.sqlrefs import ORM_TABLE
 
     for e in edges:
         if e.kind == EdgeKind.REFERENCES_TABLE and e.props and ORM_TABLE in e.props:

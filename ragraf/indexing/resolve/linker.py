@@ -28,8 +28,9 @@ from ragraf import ids
 from ragraf.indexing.resolve import link_memo, reach
 from ragraf.indexing.resolve.context import Context
 from ragraf.indexing.resolve.edges import SOURCES_TS, EdgeSpec
+from ragraf.indexing.resolve.sqlrefs import SqlResolver
 from ragraf.indexing.resolve.symbols import SymbolTable, bare_method
-from ragraf.indexing.resolve.tablenames import QueryBuilders, TableNames
+from ragraf.indexing.resolve.tablenames import QueryBuilders
 from ragraf.kinds import (
     CALLABLE,
     CLASS_EXTENSION,
@@ -57,9 +58,7 @@ from ragraf.lang.facts import (
     NewRef,
     OrmTableRef,
     RouteRef,
-    SqlAnalysis,
     SqlRef,
-    SqlTable,
     StaticCallRef,
     TablePrefixRef,
     TypeDesc,
@@ -68,16 +67,7 @@ from ragraf.lang.facts import (
 from ragraf.lang.linking import Collect, Handler, Includes, Linking
 from ragraf.model import EdgeRow, NodeRow, RankRow, RouteRow, UnresolvedRow
 from ragraf.rank import kcore
-from ragraf.sql import dbschema, sqltext
 
-SOURCES_SQL = json.dumps(["tree-sitter", "sqlglot"])
-SOURCES_SQL_REGEX = json.dumps(["tree-sitter", "regex"])
-SOURCES_SQL_CALL = json.dumps(["tree-sitter"])
-#: the prop of an ORM entity's ``references_table`` edge that names its table as mapped
-ORM_TABLE = "orm_table"
-SYSTEM_SCHEMAS = frozenset({"information_schema", "mysql", "performance_schema", "sys"})
-#: the longest name of a sql_literal node (its fqn carries the full identity)
-SQL_NAME_CHARS = 120
 _EXTERNAL = EdgeSpec(props={"external": True})
 _USE_FUNCTION = EdgeSpec(props={"use": "function"})
 _USE_MODULE = EdgeSpec(props={"use": "module"})
@@ -104,7 +94,6 @@ _TABLE_LOOKUPS = (
     "methods_of",
     "takes_callable",
     "const_value",
-    "entity_table",
 )
 
 
@@ -196,17 +185,9 @@ class Linker:
         (paths -> their nodes in the memo's revision) lets ``stale`` tell a file whose
         answers changed only by the ids of declarations that moved (``renamed``)."""
         self.files = files
-        self.code_tables = code_tables  # no schema: every table SQL names gets a node
         self.conf = conf
         self.max_candidates = max_candidates
         self.max_ambiguous = max(max_ambiguous, max_candidates)
-        self.tables = tables or {}  # lower table name -> db_table node id
-        self.prefixes = prefixes or {}  # db.table_prefixes
-        self.prefix_keys = {sqltext.norm_dyn(k) for k in self.prefixes}
-        self.table_helpers = table_helpers  # db.table_helpers
-        self.query_builders = query_builders or QueryBuilders()  # db.query_builders
-        self._sql_ordinals: dict[tuple[str, int, int], int] = {}  # (path, owner, line) -> last
-        self.table_names: TableNames | None = None  # made by the first on_sql
         self.memo = memo
         self.keys = keys
         self.params = params
@@ -240,12 +221,24 @@ class Linker:
             NameRef: self.on_name,
             DocLinkRef: self.on_doc_link,
             DocNameRef: self.on_doc_name,
-            SqlRef: self.on_sql,
-            BuilderCallRef: self.on_builder_candidate,
-            TablePrefixRef: self.on_table_prefix,
-            OrmTableRef: self.on_orm_table,
         }
-        collect: dict[type, Collect] = {}
+        #: SQL in strings and ORM mappings, whichever language's
+        sql = SqlResolver(
+            ctx,
+            files,
+            tables or {},
+            prefixes or {},
+            code_tables,
+            table_helpers,
+            query_builders or QueryBuilders(),
+        )
+        self.handlers |= {
+            SqlRef: sql.on_sql,
+            BuilderCallRef: sql.on_builder_candidate,
+            TablePrefixRef: sql.on_table_prefix,
+            OrmTableRef: sql.on_orm_table,
+        }
+        collect: dict[type, Collect] = {OrmTableRef: sql.collect}
         spellings: dict[str, str] = {}
         #: the languages' include graphs, and what runs once a file's references are linked
         self.includes: list[Includes] = []
@@ -265,8 +258,6 @@ class Linker:
             self.sym.add(name, getattr(t, name))
         self.sym.add("reachable", self._reachable)
         self.sym.add("by_name", self._by_name_of)
-        self.sym.add("tn_known", lambda name: self.sql_names().is_known(name))
-        self.sym.add("tn_resolve", lambda t: self.sql_names().resolve(t))
         #: the corpus paths as a digest: the memo's answers to the lookups that read the
         #: paths alone stand while it is the same (``Context.remembered``)
         self.paths_key = link_memo.paths_key(t.paths) if keys is not None else ""
@@ -966,257 +957,6 @@ class Linker:
         else:
             spec = EdgeSpec(self.conf["heuristic_single"], True, {"via": "name-match"}, sources)
         self.ctx.add(src, targets[0], EdgeKind.MENTIONS, f.path, ref.line, spec)
-
-    # -- SQL in strings ------------------------------------------------------------------
-    def on_table_prefix(self, f: FileFacts, owner: str, ref: TablePrefixRef) -> None:
-        """Read by ``TableNames.of`` before the first SQL string; no edge of its own."""
-
-    def on_orm_table(self, f: FileFacts, owner: str, ref: OrmTableRef) -> None:
-        """A class an ORM maps to a table: ``references_table`` from the class (stated when
-        its mapping names the table, derived ``orm_convention`` by a naming strategy). With
-        a schema, the first candidate it knows; without one, the first candidate, as code
-        names it (``ragraf.indexing.schema.add_code_tables`` makes its node)."""
-        chosen = self._mapped_table(ref.tables)
-        if chosen is None:
-            self.ctx.stats["orm_tables_unknown"] += 1
-            return
-        name, tid = chosen
-        derived = ref.how != "table_attribute"
-        conf = self.conf["orm_convention"] if derived else 1.0
-        props = {"orm": ref.orm, "how": ref.how, ORM_TABLE: name}
-        spec = EdgeSpec(conf, derived, props)
-        self.ctx.add(owner, tid, EdgeKind.REFERENCES_TABLE, f.path, ref.line, spec)
-        self.ctx.stats["orm_entities"] += 1
-
-    def _mapped_table(self, tables: tuple[str, ...]) -> tuple[str, str] | None:
-        """(name, table node id) of the first of an entity's candidate tables the schema
-        knows; without a schema the first, as code names it; else None."""
-        name = next((t for t in tables if t.lower() in self.tables), None)
-        if name is not None:
-            return name, self.tables[name.lower()]
-        if self.code_tables and tables:
-            return tables[0], dbschema.code_table_id(tables[0])
-        return None
-
-    def _entity_table(self, cls: str) -> tuple[str, str] | None:
-        """(name, table node id) of the table the corpus's entity ``cls`` maps to."""
-        tables = self.sym.entity_table(cls.lower())
-        return self._mapped_table(tables) if tables else None
-
-    def sql_names(self) -> TableNames:
-        """The corpus' table-name conventions (made once, from every file's facts)."""
-        if self.table_names is None:
-            self.table_names = TableNames.of(self.files, self.tables, self.table_helpers)
-        return self.table_names
-
-    def sql_info(self, ref: SqlRef) -> tuple[SqlAnalysis | None, str | None]:
-        """The analysis of a SQL string (again with ``db.table_prefixes`` when a run-time
-        part is a configured one) and, for a query-builder call, its label."""
-        info = ref.analysis
-        frags = ref.fragments
-        call = frags[0][1] if frags and frags[0][0] == "call" else None
-        if self.prefix_keys and any(
-            k == "dyn" and sqltext.norm_dyn(t) in self.prefix_keys for k, t in frags
-        ):
-            if call is None:
-                info = SqlAnalysis.of(sqltext.analyze(frags, self.prefixes))
-            elif info is not None and info.tables:
-                t0 = info.tables[0]
-                info = SqlAnalysis.of(
-                    sqltext.analyze_call(info.operation, t0.role, frags[1:], self.prefixes)
-                )
-        return info, call
-
-    def on_builder_candidate(self, f: FileFacts, owner: str, ref: BuilderCallRef) -> None:
-        """A call ``db.query_builders`` makes a query builder's: linked as the SqlRef a
-        recognised builder call would have been (``via: query_builder``)."""
-        op = self.query_builders.operation(ref)
-        if op is None:
-            return
-        frags = (("lit", ref.table),)
-        info = sqltext.analyze_call(op, "read" if op == "select" else "write", frags)
-        if info is None:
-            return
-        key = (f.path, ref.owner, ref.line)
-        if key not in self._sql_ordinals:
-            for r in f.refs:
-                if isinstance(r, SqlRef) and (f.path, r.owner, r.line) == key:
-                    self._sql_ordinals[key] = max(self._sql_ordinals.get(key, 0), r.ordinal)
-        ordinal = self._sql_ordinals.get(key, 0) + 1
-        self._sql_ordinals[key] = ordinal
-        sep = "->" if ref.receiver.startswith("$") or ")" in ref.receiver else "::"
-        label = f"{ref.receiver}{sep}{ref.method}"
-        sql = SqlRef(ref.owner, ref.line, ref.line, (("call", label), *frags), None, ordinal)
-        self.on_sql(f, owner, sql._replace(analysis=SqlAnalysis.of(info)))
-
-    def on_sql(self, f: FileFacts, owner: str, ref: SqlRef) -> None:
-        st = self.ctx.stats
-        info, call = self.sql_info(ref)
-        if info is None:
-            return
-        listed = info.operation == "fragment" and any(t.how == "listed" for t in info.tables)
-        if listed:  # a list fragment's names are tables only when the schema or code knows them
-            known = [t._replace(how="exact") for t in info.tables if self.sym.tn_known(t.name)]
-            if not known:
-                return
-            info = info._replace(tables=tuple(known))
-        # a string of several statements: each table's own operation and columns
-        own = {} if listed else {i: (op, cols) for i, op, cols in info.by_table}
-        tables: list[tuple[SqlTable, str | None]] = []
-        for t in info.tables:
-            got = self.sym.tn_resolve(t) if t.how == "dynamic" else None
-            if got is None:
-                tables.append((t, None))
-            else:
-                tables.append((t._replace(name=got[0], how="code_resolved"), got[1]))
-                st["sql_tables_from_code"] += 1
-        dynamic = info.dynamic  # a resolved name was still built at run time
-        # DQL's entity classes -> (table, node id) their mappings name
-        entities = {
-            t.name: self._entity_table(t.name) for t, _v in tables if t.how == sqltext.ENTITY
-        }
-        path, line = f.path, ref.line
-        owner_fqn = f.nodes[ref.owner].fqn
-        fqn = f"{owner_fqn}#sql@{line}" + (f"#{ref.ordinal}" if ref.ordinal > 1 else "")
-        nid = ids.node_id(NodeKind.SQL_LITERAL, fqn, path, line)
-        self.ctx.sql_literals.setdefault(line, []).append(nid)
-        names = list(dict.fromkeys(t.name for t, _v in tables if t.name)) or ["?"]
-        props: dict[str, Any] = {
-            "operation": info.operation,
-            "columns": None if info.columns is None else list(info.columns),
-            "select_star": info.select_star,
-            "dynamic": dynamic,
-            "parsed": info.parsed,
-            "tables": [
-                {
-                    "name": t.name,
-                    "how": t.how,
-                    "role": t.role,
-                    **({"schema": t.schema} if t.schema else {}),
-                    **({"expr": t.expr} if t.expr else {}),
-                    **({"via": via} if via else {}),
-                    **({"table": m[0]} if (m := entities.get(t.name)) else {}),
-                    **({"operation": own[i][0], "columns": _listed(own[i][1])} if i in own else {}),
-                }
-                for i, (t, via) in enumerate(tables)
-            ],
-        }
-        if call is not None:
-            props["call"] = call
-        if info.problems:
-            props["problems"] = list(info.problems)
-        ddl = [
-            [tables[i][0].name, text]
-            for i, text in info.ddl
-            if i < len(tables) and tables[i][0].name and tables[i][0].how != "dynamic"
-        ]
-        if ddl:  # the columns code defines, for a corpus without a schema (add_code_tables)
-            props["ddl"] = ddl
-        self.ctx.node(
-            NodeRow(
-                nid,
-                NodeKind.SQL_LITERAL,
-                f"{info.operation} {', '.join(names)}"[:SQL_NAME_CHARS],
-                fqn,
-                path,
-                line,
-                ref.end_line,
-                json.dumps(props, sort_keys=True),
-                Layer.STRUCTURAL,
-            )
-        )
-        self.ctx.add(owner, nid, EdgeKind.CONTAINS, path, line)
-        st["sql_literals"] += 1
-        st["sql_calls"] += 1 if call is not None else 0
-        st["sql_parsed"] += 1 if info.parsed else 0
-        st["sql_dynamic"] += 1 if dynamic else 0
-        st["sql_select_star"] += 1 if info.select_star else 0
-        found: dict[str, tuple[set[str], set[str], set[str]]] = {}
-        for t, via in tables:
-            if not t.name:
-                st["sql_tables_dynamic"] += 1
-                continue
-            if t.schema and t.schema.lower() in SYSTEM_SCHEMAS:
-                continue
-            if t.how == sqltext.ENTITY:  # DQL: the table the entity's mapping names
-                mapped = entities.get(t.name)
-                if mapped is None:
-                    st["sql_entities_unknown"] += 1
-                    continue
-                roles, hows, vias = found.setdefault(mapped[1], (set(), set(), set()))
-                roles.add(t.role)
-                hows.add(t.how)
-                continue
-            tid = self.tables.get(t.name.lower())
-            if tid is None and self.code_tables:  # no schema: the table as code names it
-                # (``self.tables`` stays the schema's: ``sql_names`` reads it, whichever
-                # file comes first; the id depends on the name alone)
-                tid = dbschema.code_table_id(t.name)
-            if tid is None:
-                st["sql_tables_unknown"] += 1
-                continue
-            roles, hows, vias = found.setdefault(tid, (set(), set(), set()))
-            roles.add(t.role)
-            hows.add(t.how)
-            if via:
-                vias.add(via)
-        sources = (
-            SOURCES_SQL_CALL
-            if call is not None
-            else SOURCES_SQL
-            if info.parsed
-            else SOURCES_SQL_REGEX
-        )
-        for tid in sorted(found):
-            roles, hows, vias = found[tid]
-            name_how = next(
-                (
-                    h
-                    for h in ("exact", "prefix_resolved", "code_resolved", sqltext.ENTITY)
-                    if h in hows
-                ),
-                "dynamic",
-            )
-            via = (
-                "orm_entity"
-                if name_how == sqltext.ENTITY
-                else "not_parsed"
-                if not info.parsed and call is None and not listed
-                else "dynamic_table_name"
-                if name_how == "dynamic"
-                else min(vias)
-                if name_how == "code_resolved"
-                else "table_prefix"
-                if name_how == "prefix_resolved"
-                else "query_builder"
-                if call is not None
-                else "sql_fragment"
-                if info.operation == "fragment"
-                else "select_star"
-                if info.select_star
-                else "dynamic_sql"
-                if dynamic
-                else None
-            )
-            derived = via is not None
-            conf = (
-                self.conf["orm_convention"]
-                if via == "orm_entity"
-                else self.conf["sql_dynamic"]
-                if derived
-                else 1.0
-            )
-            eprops: dict[str, Any] = {"operation": info.operation, "roles": sorted(roles)}
-            if via:
-                eprops["via"] = via
-            spec = EdgeSpec(conf, derived, eprops, sources)
-            self.ctx.add(nid, tid, EdgeKind.REFERENCES_TABLE, path, line, spec)
-            self.ctx.add(owner, tid, EdgeKind.QUERIES, path, line, spec)
-            st["sql_edges_derived" if derived else "sql_edges_stated"] += 1
-
-
-def _listed(cols: tuple[str, ...] | None) -> list[str] | None:
-    return None if cols is None else list(cols)
 
 
 def shells_of(links: Iterable[tuple[str, str]]) -> list[RankRow]:

@@ -21,7 +21,7 @@ from typing import Any
 
 from ragraf.kinds import CLASS_EXTENSION, NodeKind, TextKind
 from ragraf.lang import registry
-from ragraf.lang.facts import ClassDecl, FileFacts, OrmTableRef, TypeDesc
+from ragraf.lang.facts import ClassDecl, FileFacts, TypeDesc
 from ragraf.lang.linking import Collect
 from ragraf.limits import HIERARCHY_DEPTH
 
@@ -100,9 +100,6 @@ class SymbolTable:
         #: global constant fqn -> its literal string values (None: some definition is not
         #: a plain string literal)
         self.const_values: dict[str, set[str] | None] = {}
-        #: an ORM entity's class fqn (lower) -> the tables its mapping may name, in order
-        #: (``OrmTableRef``: Doctrine), for DQL, which names entities where SQL names tables
-        self.entity_tables: dict[str, tuple[str, ...]] = {}
         self._method_cache: dict[tuple[str, str], list[str]] = {}
         self._type_cache: dict[tuple[TypeDesc, str | None], dict[str, bool]] = {}
         for f in files:
@@ -148,10 +145,6 @@ class SymbolTable:
                 c = collect.get(type(ref))
                 if c is not None:
                     c(f, ref)
-                if isinstance(ref, OrmTableRef):
-                    key = f.nodes[ref.owner].fqn.lower()
-                    if key not in self.entity_tables or ref.how == "table_attribute":
-                        self.entity_tables[key] = ref.tables
         for lst in self.functions.values():
             lst.sort()
         for lst in self.methods_by_name.values():
@@ -492,11 +485,6 @@ class SymbolTable:
         if not seen_globals:
             self._type_cache[key] = out
         return out
-
-    def entity_table(self, fqn: str) -> tuple[str, ...] | None:
-        """The tables the mapping of the ORM entity ``fqn`` (lower case) may name, or None
-        when no entity of the corpus has that name."""
-        return self.entity_tables.get(fqn.lstrip("\\"))
 
     def takes_callable(self, node_id: str, position: int) -> bool:
         """Does parameter ``position`` of this function or method take a callable (its
