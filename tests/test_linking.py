@@ -14,9 +14,18 @@ from ragraf.lang import facts, registry
 from tests.helpers import REPO
 
 
-def test_every_reference_type_has_one_handler() -> None:
+def test_each_language_has_one_handler_of_each_type_its_files_produce() -> None:
     linker = Linker([], {})
-    assert set(linker.handlers) == set(typing.get_args(facts.Ref))
+    every = set(typing.get_args(facts.Ref))
+    core = set(linker.handlers[None])
+    assert set(linker.handlers["php"]) == every  # PHP produces every kind of reference
+    for name, table in linker.handlers.items():
+        assert core <= set(table) <= every, name
+    # a language names the link modules of the reference types only it produces
+    assert set(linker.handlers["twig"]) - core == {facts.TemplateRef}
+    assert set(linker.handlers["json"]) - core == {facts.HookRef}
+    assert linker.handlers["twig"][facts.TemplateRef] == linker.handlers["php"][facts.TemplateRef]
+    assert "python" not in linker.handlers  # the resolver's own handlers only
     linker.release()
 
 

@@ -224,7 +224,7 @@ def interface(f: FileFacts) -> FileFacts:
     texts but the docblocks that type a parameter ``callable``, the chunks' and flow
     units' contents (their number and kinds stay) and its local edges. Of its calls, the
     include graph reads only which functions the file calls by name or passes as a
-    callback (``Linker.loading``: the files an include inside a function runs from): one
+    callback (``Calls.loading``: the files an include inside a function runs from): one
     call per set of candidates stays, without its text."""
     calls: dict[tuple[str, ...], Ref] = {}
     for r in f.refs:

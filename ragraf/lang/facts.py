@@ -394,7 +394,7 @@ Ref = (
 
 def called_functions(r: Ref) -> tuple[str, ...] | None:
     """The function names a reference may call by name (a call, or a function passed as a
-    callback), or None: what the include graph reads of a file (``Linker.loading``), and so
+    callback), or None: what the include graph reads of a file (``Calls.loading``), and so
     what a file's interface keeps of its calls (``ragraf.indexing.extract.interface``)."""
     if isinstance(r, CallRef):
         return r.candidates

@@ -5,11 +5,12 @@ hierarchy and the evaluation of type descriptors), ``edges`` (the edge set
 and how a use becomes stated or derived edges), ``reach`` (the include graph:
 which declaration of a function declared more than once a file can run),
 ``tablenames`` (the corpus' conventions for table names built in code),
-``sqlrefs`` (SQL in strings and ORM mappings), ``context`` (what the handlers
-share), ``link_memo`` (the per-file memo of a scoped run) and ``linker`` (one
-handler per reference kind, class edges, calls, routes, imports, docs; the
-languages' own reference types through their ``link`` modules,
-``ragraf.lang.linking``).
+``calls`` (calls, class constants, routes' handlers and class edges),
+``imports`` (imports and documentation links and names), ``sqlrefs`` (SQL in
+strings and ORM mappings), ``context`` (what the handlers share),
+``link_memo`` (the per-file memo of a scoped run) and ``linker`` (the run: one
+handler per reference kind, the languages' own reference types through their
+``link`` modules, ``ragraf.lang.linking``, file by file with the memo).
 
 Invariants a change must keep:
 - No edge without evidence: every edge carries the path and line of the use

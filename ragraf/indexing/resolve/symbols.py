@@ -68,13 +68,13 @@ class SymbolTable:
     def __init__(
         self,
         files: list[FileFacts],
-        collect: Mapping[type, Collect] = _NONE,
+        collect: Mapping[str | None, Mapping[type, Collect]] = _NONE,
         spellings: Mapping[str, str] = _NONE,
     ) -> None:
-        """The tables of ``files``; ``collect`` (reference type -> reader) reads the
-        references of every file in the same pass (the languages' tables, ``ragraf.lang.
-        linking.Linking.collect``); ``spellings`` (lower fqn -> spelling) of classes
-        outside the corpus the languages know (``display``)."""
+        """The tables of ``files``; ``collect`` (language, None for any other -> reference
+        type -> reader) reads the references of every file in the same pass (the link
+        modules' tables, ``ragraf.lang.linking.Linking.collect``); ``spellings`` (lower
+        fqn -> spelling) of classes outside the corpus the languages know (``display``)."""
         self.spellings = spellings
         self.classes: dict[str, list[ClassDef]] = defaultdict(list)
         self.functions: dict[str, list[str]] = defaultdict(list)
@@ -141,8 +141,9 @@ class SymbolTable:
                             for p in params
                         ]
                     self.params[node.node_id] = params
+            mine = collect.get(f.lang) or collect.get(None) or _NONE
             for ref in f.refs:
-                c = collect.get(type(ref))
+                c = mine.get(type(ref))
                 if c is not None:
                     c(f, ref)
         for lst in self.functions.values():
