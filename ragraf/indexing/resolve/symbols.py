@@ -9,6 +9,9 @@ Invariants a change must keep:
   evaluation needed a guess (``True`` = derived: a global typed elsewhere).
   Arrays of a class are keys ``"[]" + class`` inside the evaluation only
   (``_types``): ``types`` never returns one.
+- The tables are made in one pass over the files; the references a language's
+  link modules read up front (``collect``) are handed to them in that pass, no
+  second one.
 """
 
 from __future__ import annotations

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from ragraf.lang.facts import Target
 from ragraf.lang.linking import LinkContext, Linking, Lookups
-from ragraf.lang.php.builtins import BUILTIN_CLASSES
+from ragraf.lang.php.link.builtins import BUILTIN_CLASSES
 
 
 def linking(ctx: LinkContext) -> Linking:

@@ -30,11 +30,50 @@ from ragraf.lang.facts import (
     TypeDesc,
 )
 from ragraf.lang.linking import EdgeSpec, LinkContext, Linking
-from ragraf.lang.php.builtins import builtin_callback_position
-from ragraf.lang.php.hooks import wp_callback_position
 from ragraf.lang.php.link import callees
+from ragraf.lang.php.link.builtins import builtin_callback_position
 
 _CALLABLE = EdgeSpec(props={"callable": True})
+#: WordPress functions that take a callback WordPress calls later (0-based positions): a
+#: plugin's corpus does not hold them, so without this a page or meta box callback has no
+#: reference at all
+WP_CALLBACKS: dict[str, tuple[int, ...]] = {
+    **dict.fromkeys(
+        (
+            "add_options_page",
+            "add_management_page",
+            "add_theme_page",
+            "add_plugins_page",
+            "add_users_page",
+            "add_dashboard_page",
+            "add_posts_page",
+            "add_media_page",
+            "add_links_page",
+            "add_pages_page",
+            "add_comments_page",
+        ),
+        (4,),
+    ),
+    "add_menu_page": (4,),
+    "add_submenu_page": (5,),
+    "add_meta_box": (2,),
+    "add_settings_section": (2,),
+    "add_settings_field": (2,),
+    "wp_add_dashboard_widget": (2, 3),
+    "add_shortcode": (1,),
+    "register_activation_hook": (1,),
+    "register_deactivation_hook": (1,),
+    "register_uninstall_hook": (1,),
+    "wp_register_sidebar_widget": (2,),
+    "wp_register_widget_control": (2,),
+}
+
+
+def wp_callback_position(function: str, position: int) -> bool:
+    """Does WordPress's ``function`` (lower, no namespace) take a callback at ``position``?"""
+    return position in WP_CALLBACKS.get(function, ())
+
+
 #: (parameter position, receiver, the dispatcher's fqn) of a ``$obj->$param()``
 Dispatch = tuple[int, TypeDesc | None, str]
 
