@@ -16,14 +16,16 @@ Invariants a change must keep:
   answer it got changes, so a lookup is a pure function of its arguments and the corpus.
   ``ctx.paths`` / ``path_set`` / ``declaring`` and what a module collects (``Linking.
   collect``) are a lookup's tables, never read by a handler directly.
-- Per-file output (``stats``, what ``add``, ``node``, ``route`` collect, ``sql_literals``)
-  is the file's at hand: a handler reads ``ctx.stats`` / ``ctx.add`` when it runs and
-  never keeps them.
-- A reference type has one handler across every language's link modules (the linker
-  refuses two); a module named by several languages is set up once.
-- What a module collects is read before any file is linked, of every file, whole or as
-  a scoped build keeps it (``ragraf.indexing.extract.interface`` keeps the references
-  the tables are made of: a type collected anew must be kept there too).
+- Per-file output (``stats``, what ``add``, ``node``, ``route``, ``unresolved`` collect,
+  ``sql_literals``) is the file's at hand: a handler reads ``ctx.stats`` / ``ctx.add``
+  when it runs and never keeps them.
+- A file's references go to its language's handlers: the resolver's own and those of
+  the modules its entry names, one per reference type (the linker refuses a second). A
+  module several languages name is set up once and serves each of them.
+- What a module collects is read before any file is linked, of every file of the
+  languages naming it, whole or as a scoped build keeps it
+  (``ragraf.indexing.extract.interface`` keeps the references the tables are made of: a
+  type collected anew must be kept there too).
 - Link modules shape links, not facts: no extractor imports them (the registry leaves
   them out of the facts key).
 - An edge is added with its ends, kind and evidence (path, line) and an ``EdgeSpec``
@@ -40,7 +42,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, TypeVar
 
 if TYPE_CHECKING:
     from ragraf.lang.facts import FileFacts, TypeDesc
-    from ragraf.model import NodeRow, RouteRow
+    from ragraf.model import NodeRow, RouteRow, UnresolvedRow
 
 #: the analysers of an edge an extractor's tree-sitter walk found (``EdgeSpec.sources``)
 SOURCES_TS = json.dumps(["tree-sitter"])
@@ -203,6 +205,10 @@ class LinkContext(Protocol):
 
     def route(self, row: RouteRow) -> None:
         """A route the file at hand registers."""
+
+    def unresolved(self, row: UnresolvedRow) -> None:
+        """A call site of the file at hand no declaration was attached to (kept when some
+        corpus declaration has its name: an answer about it lists the site)."""
 
     @property
     def sql_literals(self) -> Mapping[int, Sequence[str]]:

@@ -94,7 +94,7 @@ class Calls:
             else bool(self.sym.methods_named(low, path))
         )
         if known:
-            self.ctx.unresolved.append(UnresolvedRow(low, kind, src, path, line, reason, detail))
+            self.ctx.unresolved(UnresolvedRow(low, kind, src, path, line, reason, detail))
         return "external" if reason == Unresolved.EXTERNAL_TYPE else f"unresolved_{reason}"
 
     # -- class edges ------------------------------------------------------------------

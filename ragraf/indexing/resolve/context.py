@@ -6,8 +6,8 @@ Invariants a change must keep:
 - Every lookup goes through ``sym`` (``link_memo.Lookups``): ``lookup`` registers one
   there, so the memo records it and ``Linker.stale`` can ask it again; what it returns
   reaches the lookup through ``sym``, so ``Lookups.close`` lets every table go.
-- ``start`` gives each file fresh output (edges, nodes, routes, unresolved sites, stats,
-  SQL literals): what a file adds is its share alone (``link_memo.FileOut``).
+- ``start`` gives each file fresh output (edges, nodes, routes, unresolved call sites,
+  stats, SQL literals): what a file adds is its share alone (``link_memo.FileOut``).
 - ``once`` hands each asking file the lookups the value took, so a file that reuses a
   value computed for another still records what it depends on.
 """
@@ -54,7 +54,7 @@ class Context:
         self.out = EdgeSet(self.conf)
         self.add = self.out.add
         self.routes: list[RouteRow] = []
-        self.unresolved: list[UnresolvedRow] = []
+        self.unresolved_rows: list[UnresolvedRow] = []
         self.stats: dict[str, int] = defaultdict(int)
         self.sql_literals: dict[int, list[str]] = {}
 
@@ -79,6 +79,9 @@ class Context:
 
     def route(self, row: RouteRow) -> None:
         self.routes.append(row)
+
+    def unresolved(self, row: UnresolvedRow) -> None:
+        self.unresolved_rows.append(row)
 
     # -- lookups ---------------------------------------------------------------------------
     def lookup(self, name: str, fn: F) -> F:

@@ -493,7 +493,7 @@ class Linker:
             list(ctx.out.edges.values()),
             list(ctx.out.extra_nodes.values()),
             ctx.routes,
-            ctx.unresolved,
+            ctx.unresolved_rows,
             dict(ctx.stats),
         )
 
