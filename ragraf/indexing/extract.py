@@ -217,10 +217,11 @@ def facts_of(
 #: the extractor key of a file's interface in the facts cache (its facts key + this; the
 #: number says which ``interface`` made it)
 INTERFACE = "|interface2"
-#: the references the corpus-wide tables are made of (``ragraf.indexing.resolve``: the symbol
-#: table's dispatchers, the include graph, the table-name conventions' prefixes, the ORM
-#: entities' tables (``SymbolTable.entity_tables``: DQL names entities); a hook's
-#: listens, ``HookRef`` with role ``listen``, are read by ``SymbolTable.hook_listeners`` too)
+#: the references the corpus-wide tables are made of (``ragraf.indexing.resolve``: the
+#: dispatchers and the include graph, which PHP's link modules collect, the table-name
+#: conventions' prefixes, the ORM entities' tables (``SqlResolver.entity_tables``: DQL names
+#: entities); a hook's listens, ``HookRef`` with role ``listen``, are read by
+#: ``ragraf.lang.php.link.hooks`` too)
 _TABLE_REFS = (DispatchRef, IncludeRef, TablePrefixRef, OrmTableRef)
 
 
@@ -230,7 +231,7 @@ def interface(f: FileFacts) -> FileFacts:
     texts but the docblocks that type a parameter ``callable``, the chunks' and flow
     units' contents (their number and kinds stay) and its local edges. Of its calls, the
     include graph reads only which functions the file calls by name or passes as a
-    callback (``Linker.loading``: the files an include inside a function runs from): one
+    callback (``Calls.loading``: the files an include inside a function runs from): one
     call per set of candidates stays, without its text."""
     calls: dict[tuple[str, ...], Ref] = {}
     for r in f.refs:

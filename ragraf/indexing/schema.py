@@ -53,7 +53,7 @@ from ragraf.corpus import ScannedFile
 from ragraf.globs import GlobError, GlobSet
 from ragraf.indexing.resolve import Resolved
 from ragraf.indexing.resolve.link_memo import orm_tables
-from ragraf.indexing.resolve.linker import SYSTEM_SCHEMAS
+from ragraf.indexing.resolve.sqlrefs import SYSTEM_SCHEMAS
 from ragraf.kinds import EdgeKind, Layer, NodeKind, Provenance
 from ragraf.model import (
     SCHEMA_PATH,

@@ -394,7 +394,7 @@ Ref = (
 
 def called_functions(r: Ref) -> tuple[str, ...] | None:
     """The function names a reference may call by name (a call, or a function passed as a
-    callback), or None: what the include graph reads of a file (``Linker.loading``), and so
+    callback), or None: what the include graph reads of a file (``Calls.loading``), and so
     what a file's interface keeps of its calls (``ragraf.indexing.extract.interface``)."""
     if isinstance(r, CallRef):
         return r.candidates
@@ -474,7 +474,7 @@ def for_linking(f: FileFacts) -> FileFacts:
     """What linking a file reads of its facts (``ragraf.indexing.resolve``), the rest left
     out: every reference, declaration, class and local edge as they are; of its texts the
     docblocks that type a parameter ``callable`` (``symbols._callable_params``); of its
-    flow units the data of those that read a taint source (``Linker.request_flows``),
+    flow units the data of those that read a taint source (``ragraf.lang.php.link.requests``),
     the others kept for their number and kind only; its chunks without their contents
     (their number, kinds and places stay: coverage counts them). Resolving these facts
     gives what resolving the whole ones gives (a scoped build links files whose content

@@ -4,7 +4,10 @@ and what their facts depend on.
 Scan, extraction, chunking, drift and resolution ask the registry; no other
 module tests a language name. A language is one entry here plus, when it has
 structure, one extractor module exposing ``extract(path, text, max_lines) ->
-FileFacts`` (and its query files in ``ragraf/queries/``).
+FileFacts`` (and its query files in ``ragraf/queries/``), and the modules of its
+own folder its hooks name: ``prepare`` (the facts rewritten once every file is
+known) and ``link`` (the resolver's handlers of the references only it produces,
+``ragraf.lang.linking``).
 
 Invariants a change must keep:
 - A suffix belongs to one language (checked when the registry is built).
@@ -12,7 +15,8 @@ Invariants a change must keep:
   changes: the facts format version, the language's extractor source (for a
   package, every module in it) and query files, the tree-sitter, tree-sitter-language-pack and sqlglot
   versions, the chunk size and the path. A cached FileFacts is reused only
-  under an equal key.
+  under an equal key. A language's ``link`` modules shape links, not facts: they
+  are left out of it (the resolve memo's key covers them).
 - Extraction never raises for bad input: a file the extractor cannot handle
   comes back ``failed`` with a note.
 """
@@ -109,6 +113,10 @@ class Language:
     #: every file is known, before the linker (cross-file name resolution the file alone
     #: cannot do, e.g. Python's imports); None: the facts are linked as they are
     prepare: str | None = None
+    #: modules with ``linking(ctx) -> Linking`` (``ragraf.lang.linking``): the resolver's
+    #: handlers of the reference types only this language produces and what it knows at
+    #: link time; a module several languages name is set up once
+    link: tuple[str, ...] = ()
     #: tags-level languages (``ragraf.lang.tags``): the group whose declarations a use by
     #: name may match (C and C++ share one); None: the language's own name
     name_group: str | None = None
@@ -137,6 +145,8 @@ _COMMON = (
 
 #: the PHP files of a Drupal module, theme or profile besides ``.php``
 DRUPAL_SUFFIXES = (".module", ".install", ".theme", ".profile", ".engine")
+#: templates named by code and by templates (PHP's views, Twig, Mustache)
+_TEMPLATE_LINKS = "ragraf.lang.php.link.templates"
 
 LANGUAGES: tuple[Language, ...] = (
     Language(
@@ -149,6 +159,14 @@ LANGUAGES: tuple[Language, ...] = (
         grammar="php",
         declares_symbols=True,
         include=("**/*.php", *(f"**/*{x}" for x in DRUPAL_SUFFIXES)),
+        link=(
+            "ragraf.lang.php.link",
+            "ragraf.lang.php.link.callbacks",
+            "ragraf.lang.php.link.hooks",
+            "ragraf.lang.php.link.includes",
+            "ragraf.lang.php.link.requests",
+            _TEMPLATE_LINKS,
+        ),
     ),
     Language(
         "json",
@@ -157,6 +175,7 @@ LANGUAGES: tuple[Language, ...] = (
         depends_on=(*_COMMON, "ragraf.lang.plain", "ragraf.lang.php.hooks"),
         sources=("json",),
         include=("**/extension.json", "**/skin.json"),
+        link=("ragraf.lang.php.link.hooks",),  # the runs are PHP's
     ),
     Language(
         "twig",
@@ -165,6 +184,7 @@ LANGUAGES: tuple[Language, ...] = (
         depends_on=(*_COMMON, "ragraf.lang.plain", "ragraf.lang.templates"),
         sources=("twig",),
         include=("**/*.twig",),
+        link=(_TEMPLATE_LINKS,),
         embeds=False,  # markup: its words are its meaning for search
     ),
     Language(
@@ -174,6 +194,7 @@ LANGUAGES: tuple[Language, ...] = (
         depends_on=(*_COMMON, "ragraf.lang.plain", "ragraf.lang.templates"),
         sources=("mustache",),
         include=("**/*.mustache",),
+        link=(_TEMPLATE_LINKS,),
         embeds=False,  # markup: its words are its meaning for search
     ),
     Language(
@@ -452,6 +473,11 @@ def prepare(files: list[FileFacts]) -> list[FileFacts]:
     return out
 
 
+def link_modules() -> tuple[str, ...]:
+    """Every language's ``link`` modules, each once, in registry order."""
+    return tuple(dict.fromkeys(m for lang in LANGUAGES for m in lang.link))
+
+
 def warm(names: set[str | None]) -> None:
     """Import the extractors of these languages and let them load what they need once
     (a grammar, a compiled query), so that forked workers start ready."""
@@ -517,22 +543,23 @@ def tool_versions() -> dict[str, str]:
 
 def _module_source(module: str) -> bytes:
     """The source a module's facts depend on: a module's file, or for a package every
-    ``.py`` file below it (each named by its path inside the package, in path order), so
-    an edit to any submodule changes the fingerprint."""
+    ``.py`` file below it (each named by its path inside the package, in path order) but
+    the languages' ``link`` modules, so an edit to any submodule changes the fingerprint."""
     spec = importlib.util.find_spec(module)
     if spec is None or spec.origin is None:
         return module.encode()
     try:
         if spec.submodule_search_locations:
-            return _package_source(spec.submodule_search_locations)
+            return _package_source(spec.submodule_search_locations, module)
         with open(spec.origin, "rb") as fh:
             return fh.read()
     except OSError:
         return module.encode()
 
 
-def _package_source(locations: Iterable[str]) -> bytes:
+def _package_source(locations: Iterable[str], package: str) -> bytes:
     parts: list[bytes] = []
+    links = set(link_modules())
     for location in locations:
         root = Path(location)
         files = sorted(
@@ -540,6 +567,10 @@ def _package_source(locations: Iterable[str]) -> bytes:
             key=lambda p: p.relative_to(root).as_posix(),
         )
         for path in files:
+            # a link module (or a module of a link package) shapes no fact
+            names = (package, *path.relative_to(root).with_suffix("").parts)
+            if any(".".join(names[:i]) in links for i in range(2, len(names) + 1)):
+                continue
             parts.append(b"\0" + path.relative_to(root).as_posix().encode() + b"\0")
             parts.append(path.read_bytes())
     return b"".join(parts)

@@ -16,7 +16,7 @@ The query's captures say everything (the tags convention, as Aider's tags querie
   every later fqn of the file (Kotlin, Scala, C# ``namespace X;``).
 - ``@reference.call`` / ``@name.reference.call``: a call by name (``NameRef`` kind
   ``call``); ``@reference.new`` / ``@name.reference.new``: an instantiation by class
-  name (kind ``new``). The linker matches names only (``ragraf.indexing.resolve.linker``
+  name (kind ``new``). The linker matches names only (``ragraf.indexing.resolve.calls``
   ``on_name``): every result is derived.
 - ``@reference.import`` / ``@name.reference.import.<how>``: an import; ``how`` says how
   its text names a corpus file (``path``: relative to the importing file's folder, then

@@ -1,13 +1,16 @@
 """Cross-file linking: references of every file -> edges with evidence (§5.2, §6.2).
 
-The package has these parts: ``inputs`` (what a run is given: ``ResolveInputs``,
-and the scoped-reindex protocol ``Scoping``), ``symbols`` (what the corpus
-declares, the class hierarchy and the evaluation of type descriptors), ``edges``
-(the edge set and how a use becomes stated or derived edges), ``reach`` (the
-include graph: which declaration of a function declared more than once a file
-can run), ``tablenames`` (the corpus' conventions for table names built in code),
-``link_memo`` (the memo of a scoped reindex) and ``linker`` (one handler per
-reference kind, class edges, includes, SQL, routes, docs).
+The package's parts: ``inputs`` (what a run is given: ``ResolveInputs``, and the
+scoped-reindex protocol ``Scoping``), ``symbols`` (what the corpus declares, the class
+hierarchy and the evaluation of type descriptors), ``edges`` (the edge set and how a use
+becomes stated or derived edges), ``reach`` (the include graph: which declaration of a
+function declared more than once a file can run), ``tablenames`` (the corpus' conventions
+for table names built in code), ``calls`` (calls, class constants, routes' handlers and
+class edges), ``imports`` (imports and documentation links and names), ``sqlrefs`` (SQL in
+strings and ORM mappings), ``context`` (what the handlers share), ``link_memo`` (the
+per-file memo of a scoped run) and ``linker`` (the run: one handler per reference kind,
+the languages' own reference types through their ``link`` modules,
+``ragraf.lang.linking``, file by file with the memo).
 
 Invariants a change must keep:
 - No edge without evidence: every edge carries the path and line of the use

@@ -6,6 +6,9 @@ Invariants a change must keep:
 - A use with exactly one target and nothing guessed is stated with confidence
   1.0; anything else is derived, its kind ``calls`` becomes ``calls_heuristic``
   and its confidence comes from confidence.yaml (the key says why).
+- ``add`` is called once per edge: how the edge is known travels as one
+  ``ragraf.lang.linking.EdgeSpec`` (``STATED`` by default), made once per use,
+  not per target.
 """
 
 from __future__ import annotations
@@ -15,9 +18,10 @@ from typing import Any
 
 from ragraf import ids
 from ragraf.kinds import EdgeKind, Layer, Provenance
+from ragraf.lang.linking import SOURCES_TS, STATED, EdgeSpec
 from ragraf.model import EdgeRow, NodeRow
 
-SOURCES_TS = json.dumps(["tree-sitter"])
+__all__ = ["SOURCES_TS", "STATED", "EdgeSet", "EdgeSpec"]
 #: ``json.dumps(v, sort_keys=True)`` without building an encoder per call (same text)
 _sorted_json = json.JSONEncoder(sort_keys=True).encode
 
@@ -35,11 +39,11 @@ class EdgeSet:
         kind: str,
         path: str | None,
         line: int | None,
-        conf: float = 1.0,
-        derived: bool = False,
-        props: dict[str, Any] | None = None,
-        sources: str = SOURCES_TS,
+        spec: EdgeSpec = STATED,
     ) -> None:
+        """The edge ``src`` -> ``dst`` of ``kind`` with its evidence (``path``, ``line``),
+        known as ``spec`` says; an edge already added with a confidence as high is kept."""
+        conf, derived, props, sources = spec
         uid = ids.edge_uid(src, dst, kind, path, line)
         old = self.edges.get(uid)
         if old is not None and old.confidence >= conf:
@@ -112,8 +116,9 @@ class EdgeSet:
             props["magic"] = True
         if len(targets) > 1:
             props["candidates"] = len(targets)
+        spec = EdgeSpec(conf, True, props)
         for t in targets:
-            self.add(src, t, kind, path, line, conf, True, props)
+            self.add(src, t, kind, path, line, spec)
         return Provenance.DERIVED
 
     def sorted_edges(self) -> list[EdgeRow]:

@@ -83,7 +83,7 @@ class FileOut:
 
     def summarize(self) -> FileOut:
         """This share with ``pathless``, ``named`` and ``ddl`` filled from its nodes."""
-        from ragraf.indexing.resolve.linker import SYSTEM_SCHEMAS
+        from ragraf.indexing.resolve.sqlrefs import SYSTEM_SCHEMAS
         from ragraf.sql.sqltext import ENTITY
 
         self.pathless = sorted({n.node_id for n in self.nodes if n.path is None})
@@ -113,7 +113,7 @@ class FileOut:
 def orm_tables(edges: Iterable[EdgeRow]) -> Iterator[tuple[str, str, int]]:
     """(table as mapped, evidence path, line) of each ORM entity's ``references_table`` edge: a table the
     code names, like a SQL string's."""
-    from ragraf.indexing.resolve.linker import ORM_TABLE
+    from ragraf.indexing.resolve.sqlrefs import ORM_TABLE
 
     for e in edges:
         if e.kind == EdgeKind.REFERENCES_TABLE and e.props and ORM_TABLE in e.props:
@@ -157,17 +157,27 @@ class Lookups:
     (``log``: None between files)."""
 
     def __init__(self, fns: dict[str, Callable[..., Any]], record: bool) -> None:
-        self.fns = fns
+        self.fns: dict[str, Callable[..., Any]] = {}
+        self.record = record
         self.log: dict[Query, Any] | None = None
         for name, fn in fns.items():
-            setattr(self, name, self._recording(name, fn) if record else fn)
+            self.add(name, fn)
+
+    def add(self, name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
+        """Make ``fn`` the lookup ``name`` (one of each name): the callable to call."""
+        if name in self.__dict__ or hasattr(Lookups, name):
+            raise ValueError(f"corpus-wide lookup {name!r}: the name is taken")
+        self.fns[name] = fn
+        ask = self._recording(name, fn) if self.record else fn
+        setattr(self, name, ask)
+        return ask
 
     def close(self) -> None:
         """Drop the lookups: each refers back to this object (a recording closure, or a
         bound method of the linker that holds it), a cycle only a collection frees."""
         self.__dict__.clear()
 
-    def __getattr__(self, name: str) -> Any:  # a lookup not in ``fns`` (set in __init__)
+    def __getattr__(self, name: str) -> Any:  # a lookup not in ``fns`` (set by ``add``)
         raise AttributeError(f"no corpus-wide lookup {name!r}")
 
     def _recording(self, name: str, fn: Callable[..., Any]) -> Callable[..., Any]:

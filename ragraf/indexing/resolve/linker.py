@@ -1,101 +1,65 @@
-"""One handler per reference kind: calls, ``new``, constants, callables,
-dynamic calls, includes, superglobals, routes, imports, doc links and names,
-SQL strings; class edges (extends / implements / traits / overrides).
+"""The linker: every file's references -> edges with evidence, file by file, and the run
+that makes a scoped build reuse the files whose questions still have their answers.
+
+The resolver's own handlers are ``calls.Calls`` (calls, ``new``, class constants, dynamic
+calls, uses by name, routes; class edges: extends / implements / traits / overrides),
+``imports.Imports`` (imports, doc links and names) and ``sqlrefs.SqlResolver`` (SQL
+strings, ORM mappings). The reference types only a language produces are handled by that
+language's link modules (``Language.link``, ``ragraf.lang.linking``), set up here once per
+run: this module names no language's module.
 
 Invariants: see ``ragraf.indexing.resolve``. Every handler takes the file, the
 owner's node id and the reference, and adds edges (and nodes) with the
-reference's line as evidence; call handlers count the outcome in stats.
+reference's line as evidence (``Context``); call handlers count the outcome in stats.
+A language's reference type has one handler (``_per_language`` refuses a second); a
+file's references go to its language's handlers.
 """
 
 from __future__ import annotations
 
+import importlib
 import json
-import posixpath
-import re
 from collections import defaultdict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from typing import Any, TypeVar
 
-from ragraf import ids
-from ragraf.indexing.resolve import link_memo, reach
-from ragraf.indexing.resolve.edges import SOURCES_TS, EdgeSet
+from ragraf.indexing.resolve import link_memo
+from ragraf.indexing.resolve.calls import Calls
+from ragraf.indexing.resolve.context import Context
+from ragraf.indexing.resolve.edges import SOURCES_TS, EdgeSpec
+from ragraf.indexing.resolve.imports import Imports
 from ragraf.indexing.resolve.inputs import ResolveInputs, Scoping
-from ragraf.indexing.resolve.symbols import SymbolTable, bare_method
-from ragraf.indexing.resolve.tablenames import TableNames
+from ragraf.indexing.resolve.sqlrefs import SqlResolver
+from ragraf.indexing.resolve.symbols import SymbolTable
 from ragraf.kinds import (
-    CALLABLE,
     CLASS_EXTENSION,
-    CLASS_LIKE,
     RANK_EDGES,
-    CallKind,
-    EdgeKind,
-    Layer,
-    NodeKind,
-    Unresolved,
 )
-from ragraf.lang import registry, templates
-from ragraf.lang.codec import from_data
+from ragraf.lang import registry
 from ragraf.lang.facts import (
-    KEYED_CALLBACK,
-    NAMED_STRING,
     BuilderCallRef,
-    CallableRef,
-    CallbackRef,
     CallRef,
     ClassConstRef,
-    ClassDecl,
-    DispatchRef,
     DocLinkRef,
     DocNameRef,
     DynamicCallRef,
     FileFacts,
-    HookRef,
     ImportRef,
-    IncludeRef,
     MethodCallRef,
     NameRef,
     NewRef,
     OrmTableRef,
     RouteRef,
-    SqlAnalysis,
     SqlRef,
-    SqlTable,
     StaticCallRef,
-    SuperglobalRef,
     TablePrefixRef,
-    Target,
-    TemplateRef,
-    TypeDesc,
-    called_functions,
 )
-from ragraf.lang.php.builtins import builtin_callback_position
-from ragraf.lang.php.hooks import CLASS_HOOK, DRUPAL_HOOK, wp_callback_position
+from ragraf.lang.linking import Collect, Handler, Linking
 from ragraf.model import EdgeRow, NodeRow, RankRow, RouteRow, UnresolvedRow
 from ragraf.rank import kcore
-from ragraf.sql import dbschema, sqltext
 
-SOURCES_SQL = json.dumps(["tree-sitter", "sqlglot"])
-SOURCES_SQL_REGEX = json.dumps(["tree-sitter", "regex"])
-SOURCES_SQL_CALL = json.dumps(["tree-sitter"])
-#: the listens of class hooks that a registry states (``HookRef.call``), with a site of their own
-REGISTRY_CALLS = frozenset({"$listen", "getsubscribedevents"})
-#: the prop of an ORM entity's ``references_table`` edge that names its table as mapped
-ORM_TABLE = "orm_table"
-SYSTEM_SCHEMAS = frozenset({"information_schema", "mysql", "performance_schema", "sys"})
-#: a dynamic include matching more files than this is not linked (counted unresolved):
-#: past it the candidates say nothing an agent can use
-MAX_INCLUDE_CANDIDATES = 20
-#: the longest name of a sql_literal node (its fqn carries the full identity)
-SQL_NAME_CHARS = 120
-_INCLUDABLE = (".php", ".inc", ".phtml", *registry.DRUPAL_SUFFIXES)
-#: a dynamic part of an include path that names a constant (``WPINC``, ``\\App\\DIR``)
-_CONSTANT_REF = re.compile(r"\\?[A-Za-z_]\w*(?:\\[A-Za-z_]\w*)*")
-#: PHP's own constants a path may be built of, as corpus paths spell them
-_PATH_CONSTANTS = {"DIRECTORY_SEPARATOR": "/"}
-#: an include pattern the memo has no answer for (``Linker._include_matches``)
-_NOT_MATCHED: list[str] = []
-
+T = TypeVar("T")
 
 #: the symbol table's lookups a handler may make (``link_memo.Lookups``)
 _TABLE_LOOKUPS = (
@@ -103,7 +67,6 @@ _TABLE_LOOKUPS = (
     "has_function_named",
     "has_class",
     "is_guarded",
-    "dispatchers_of",
     "file_id",
     "in_corpus",
     "doc_targets",
@@ -119,9 +82,27 @@ _TABLE_LOOKUPS = (
     "methods_of",
     "takes_callable",
     "const_value",
-    "hook_listeners",
-    "entity_table",
 )
+
+
+def _per_language(
+    core: dict[type, T], parts: Mapping[str, Linking], pick: Callable[[Linking], Mapping[type, T]]
+) -> dict[str | None, dict[type, T]]:
+    """Language -> reference type -> what its files use: the resolver's own (``core``; key
+    None for a language without link modules) and what ``pick`` takes of each of its link
+    modules (``parts``, by module). One of each type per language: a second is refused."""
+    out: dict[str | None, dict[type, T]] = {None: core}
+    for lang in registry.LANGUAGES:
+        if not lang.link:
+            continue
+        table = dict(core)
+        for module in lang.link:
+            for ty, fn in pick(parts[module]).items():
+                if ty in table:
+                    raise RuntimeError(f"{module}: {lang.name}'s {ty.__name__} is handled already")
+                table[ty] = fn
+        out[lang.name] = table
+    return out
 
 
 @dataclass
@@ -198,33 +179,10 @@ class Linker:
         revision) lets ``stale`` tell a file whose answers changed only by the ids of
         declarations that moved (``renamed``)."""
         self.files = files
-        self.code_tables = inputs.code_tables  # no schema: every table SQL names gets a node
-        self.conf = inputs.conf
-        self.max_candidates = inputs.max_candidates
-        self.max_ambiguous = max(inputs.max_ambiguous, inputs.max_candidates)
-        self.tables = inputs.tables  # lower table name -> db_table node id
-        self.prefixes = inputs.prefixes  # db.table_prefixes
-        self.prefix_keys = {sqltext.norm_dyn(k) for k in self.prefixes}
-        self.table_helpers = inputs.helpers  # db.table_helpers
-        self.query_builders = inputs.builders  # db.query_builders
-        self._sql_ordinals: dict[tuple[str, int, int], int] = {}  # (path, owner, line) -> last
-        self.table_names: TableNames | None = None  # made by the first on_sql
-        self.symtab = SymbolTable(files)
         self.memo = memo
         self.keys = scoping.keys if scoping is not None else None
         self.params = params
         self.memo_out: link_memo.Memo | None = None
-        #: the corpus paths as a digest, and (parts, base) -> files of the include patterns
-        #: the memo answered when the paths were the same (``_include_matches`` is a function
-        #: of its arguments and the paths alone: those answers stand without matching again)
-        self.paths_key = link_memo.paths_key(self.symtab.paths) if self.keys is not None else ""
-        self._matched: dict[Any, list[str] | None] = {}
-        if memo is not None and memo.paths == self.paths_key:
-            self._matched = {
-                from_data(args): ans
-                for name, args, ans in memo.queries
-                if name == "include_matches"
-            }
         self._hook_context: dict[bool, str] = {}  # tags-level or not -> hook_context
         #: files resolved and reused by the run (not stats: those are rows of the revision)
         self.scope_counts: dict[str, int] = {}
@@ -236,54 +194,63 @@ class Linker:
         #: the old ones renamed), each with its questions as ``link_memo.MemoWriter.add`` takes
         self.moved: dict[str, str] = {}
         self.renamed: dict[str, list[int | tuple[str, Any, Any]]] = {}
-        t = self.symtab
-        fns: dict[str, Callable[..., Any]] = {name: getattr(t, name) for name in _TABLE_LOOKUPS}
-        fns.update(
-            reachable=self._reachable,
-            by_name=self._by_name_of,
-            tn_known=lambda name: self.sql_names().is_known(name),
-            tn_resolve=lambda t: self.sql_names().resolve(t),
-            literal_path=lambda parts, base: _literal_path(parts, base, t.path_set),
-            include_matches=self._include_matches,
-            template_files=self._template_files,
+        #: what the handlers share: parameters, lookups, the file at hand's output
+        ctx = self.ctx = Context(
+            inputs.conf, inputs.max_candidates, inputs.max_ambiguous, record=self.keys is not None
         )
-        self._template_tails: dict[str, list[str]] | None = None
         #: every corpus-wide lookup of a handler (recorded per file when scoped)
-        self.sym = link_memo.Lookups(fns, record=self.keys is not None)
-        self.out = EdgeSet(self.conf)
-        self.add = self.out.add
-        self.routes: list[RouteRow] = []
-        self.unresolved: list[UnresolvedRow] = []
-        self.stats: dict[str, int] = defaultdict(int)
-        self._sql_nodes: dict[int, list[str]] = {}  # line -> sql_literal ids of the file at hand
-        #: (path, include) -> what it loads, and the lookups that took (computed once)
-        self._includes: dict[tuple[str, IncludeRef], tuple[IncludeHit, dict[Any, Any]]] = {}
-        self._loading: reach.Loading | None = None
-        self._by_name: dict[tuple[str, str, str], list[str]] | None = None
-        self.handlers: dict[type, Callable[[FileFacts, str, Any], None]] = {
-            CallRef: self.on_call,
-            MethodCallRef: self.on_method_call,
-            StaticCallRef: self.on_static_call,
-            NewRef: self.on_new,
-            ClassConstRef: self.on_class_const,
-            CallableRef: self.on_callable,
-            DynamicCallRef: self.on_dynamic_call,
-            CallbackRef: self.on_callback,
-            DispatchRef: self.on_dispatch,
-            HookRef: self.on_hook,
-            IncludeRef: self.on_include,
-            SuperglobalRef: self.on_superglobal,
-            RouteRef: self.on_route,
-            ImportRef: self.on_import,
-            NameRef: self.on_name,
-            DocLinkRef: self.on_doc_link,
-            DocNameRef: self.on_doc_name,
-            SqlRef: self.on_sql,
-            BuilderCallRef: self.on_builder_candidate,
-            TablePrefixRef: self.on_table_prefix,
-            OrmTableRef: self.on_orm_table,
-            TemplateRef: self.on_template,
+        self.sym = ctx.sym
+        #: SQL in strings and ORM mappings, whichever language's
+        sql = SqlResolver(
+            ctx,
+            files,
+            inputs.tables,
+            inputs.prefixes,
+            inputs.code_tables,
+            inputs.helpers,
+            inputs.builders,
+        )
+        #: the languages' link modules, each set up once (``ragraf.lang.linking``)
+        parts = {m: importlib.import_module(m).linking(ctx) for m in registry.link_modules()}
+        core_collect: dict[type, Collect] = {OrmTableRef: sql.collect}
+        collect = _per_language(core_collect, parts, lambda p: p.collect)
+        spellings = {k: v for part in parts.values() for k, v in part.spellings.items()}
+        self.symtab = ctx.symtab = SymbolTable(files, collect, spellings)
+        for name in _TABLE_LOOKUPS:
+            self.sym.add(name, getattr(self.symtab, name))
+        includes = [part.includes for part in parts.values() if part.includes is not None]
+        calls = self.calls = Calls(ctx, files, self.symtab, includes)
+        imports = Imports(ctx)
+        core: dict[type, Handler] = {
+            CallRef: calls.on_call,
+            MethodCallRef: calls.on_method_call,
+            StaticCallRef: calls.on_static_call,
+            NewRef: calls.on_new,
+            ClassConstRef: calls.on_class_const,
+            DynamicCallRef: calls.on_dynamic_call,
+            NameRef: calls.on_name,
+            RouteRef: calls.on_route,
+            ImportRef: imports.on_import,
+            DocLinkRef: imports.on_doc_link,
+            DocNameRef: imports.on_doc_name,
+            SqlRef: sql.on_sql,
+            BuilderCallRef: sql.on_builder_candidate,
+            TablePrefixRef: sql.on_table_prefix,
+            OrmTableRef: sql.on_orm_table,
         }
+        #: language -> reference type -> its handler (None: a language without link modules)
+        self.handlers = _per_language(core, parts, lambda p: p.handlers)
+        #: language -> what runs once a file's references are linked
+        self.finishes = {
+            lang.name: [f for m in lang.link if (f := parts[m].finish) is not None]
+            for lang in registry.LANGUAGES
+            if lang.link
+        }
+        #: the corpus paths as a digest: the memo's answers to the lookups that read the
+        #: paths alone stand while it is the same (``Context.remembered``)
+        self.paths_key = link_memo.paths_key(self.symtab.paths) if self.keys is not None else ""
+        if memo is not None and memo.paths == self.paths_key:
+            ctx.memo = memo
 
     # -- the run ------------------------------------------------------------------
     def stale(
@@ -498,1165 +465,46 @@ class Linker:
     ) -> link_memo.FileOut:
         """Link one file's references: its share of the result (``log`` collects the
         corpus-wide lookups it made)."""
-        self.out = EdgeSet(self.conf)
-        self.add = self.out.add
-        self.routes, self.unresolved = [], []
-        self.stats = defaultdict(int)
+        ctx = self.ctx
+        ctx.start()
         self.sym.log = log
         try:
             lang = registry.get(f.lang)
             sources = json.dumps(list(lang.sources)) if lang else SOURCES_TS
+            spec = EdgeSpec(sources=sources)
             for e in f.edges:
-                self.add(e.src, e.dst, e.kind, f.path, e.line, sources=sources)
+                ctx.add(e.src, e.dst, e.kind, f.path, e.line, spec)
             for cd in f.classes:
-                self.class_edges(f, cd)
+                self.calls.class_edges(f, cd)
             before = self._call_counts()
-            self._sql_nodes = {}
+            handlers = self.handlers.get(f.lang) or self.handlers[None]
             for ref in f.refs:
-                self.handlers[type(ref)](f, f.node_id(ref.owner), ref)
-            if f.flows:
-                self.request_flows(f)
+                handlers[type(ref)](f, f.node_id(ref.owner), ref)
+            for finish in self.finishes.get(f.lang or "", ()):
+                finish(f)
             self._count_lang(f.lang, before)  # coverage lang.<name>.calls.*
         finally:
             self.sym.log = None
         return link_memo.FileOut(
-            list(self.out.edges.values()),
-            list(self.out.extra_nodes.values()),
-            self.routes,
-            self.unresolved,
-            dict(self.stats),
+            list(ctx.out.edges.values()),
+            list(ctx.out.extra_nodes.values()),
+            ctx.routes,
+            ctx.unresolved_rows,
+            dict(ctx.stats),
         )
 
     def _call_counts(self) -> dict[str, int]:
-        return {k: v for k, v in self.stats.items() if k.startswith("calls_")}
+        return {k: v for k, v in self.ctx.stats.items() if k.startswith("calls_")}
 
     def _count_lang(self, lang: str | None, before: dict[str, int]) -> None:
         for k, v in self._call_counts().items():
             d = v - before.get(k, 0)
             if d:
-                self.stats[f"lang.{lang or 'plain'}.calls.{k[len('calls_') :]}"] += d
+                self.ctx.stats[f"lang.{lang or 'plain'}.calls.{k[len('calls_') :]}"] += d
 
     def shells(self, edges: list[EdgeRow]) -> list[RankRow]:
         """k-core shell of every symbol in the undirected graph of code links."""
         return shells_of((e.src, e.dst) for e in edges if e.kind in RANK_EDGES)
-
-    def _count(self, outcome: str) -> None:
-        """One call's outcome: stated, derived, external (a builtin or vendor callee) or
-        unresolved_<reason>."""
-        self.stats[f"calls_{outcome}"] += 1
-
-    def _unresolved(
-        self,
-        name: str,
-        kind: str,
-        src: str,
-        path: str,
-        line: int,
-        reason: Unresolved,
-        detail: str | None = None,
-    ) -> str:
-        """Keep a call site no declaration was attached to, when some corpus declaration
-        has its name (an answer about that declaration lists it); returns the outcome."""
-        low = name.lower()
-        known = (
-            self.sym.has_function_named(low)
-            if kind == CallKind.FUNCTION
-            else bool(self.sym.methods_named(low, path))
-        )
-        if known:
-            self.unresolved.append(UnresolvedRow(low, kind, src, path, line, reason, detail))
-        return "external" if reason == Unresolved.EXTERNAL_TYPE else f"unresolved_{reason}"
-
-    # -- class edges ------------------------------------------------------------------
-    def class_edges(self, f: FileFacts, cd: ClassDecl) -> None:
-        src = f.node_id(cd.node)
-        for rel, items, ext_kind in (
-            (
-                EdgeKind.EXTENDS,
-                cd.extends,
-                NodeKind.INTERFACE if cd.kind == NodeKind.INTERFACE else NodeKind.CLASS,
-            ),
-            (EdgeKind.IMPLEMENTS, cd.implements, NodeKind.INTERFACE),
-            (EdgeKind.USES_TRAIT, cd.traits, NodeKind.TRAIT),
-        ):
-            for fqn, line in items:
-                targets = self.sym.class_ids(fqn)
-                if not targets:
-                    ext = self.out.external(ext_kind, fqn)
-                    self.add(src, ext, rel, f.path, line, props={"external": True})
-                elif len(targets) == 1:
-                    self.add(src, targets[0], rel, f.path, line)
-                else:
-                    for t in targets:
-                        self.add(
-                            src,
-                            t,
-                            rel,
-                            f.path,
-                            line,
-                            self.conf["heuristic_ambiguous"],
-                            True,
-                            {"via": "duplicate-class", "candidates": len(targets)},
-                        )
-        # overrides: a method redeclared from a parent, a trait or an interface
-        lang = registry.get(f.lang)
-        ctor = lang.constructor if lang else "__construct"
-        # a language with overloads keys each method by its arity too (``name(N)``): those
-        # keys decide which declaration a redeclaration overrides, and constructors
-        # (``<init>(N)``) override nothing
-        by_arity = {k.split("(", 1)[0] for k in cd.methods if k.endswith(")")}
-        for mname, idx in cd.methods.items():
-            if mname == ctor or mname.startswith(ctor + "("):
-                continue
-            if not mname.endswith(")") and (
-                "(" in mname or mname in by_arity or mname.lower() in by_arity
-            ):
-                continue
-            for p, _l in (*cd.extends, *cd.implements):
-                found = self.sym.find_method(p.lower(), mname)
-                if len(found) == 1:
-                    node = f.nodes[idx]
-                    self.add(node.node_id, found[0], EdgeKind.OVERRIDES, f.path, node.start_line)
-                    break
-
-    # -- calls ------------------------------------------------------------------------
-    def on_call(self, f: FileFacts, src: str, ref: CallRef) -> None:
-        st = self.stats
-        st["calls_total"] += 1
-        for cand in ref.candidates:
-            fids = self.sym.function_ids(cand.lower())
-            if fids:
-                if len(fids) == 1:
-                    self.add(src, fids[0], EdgeKind.CALLS, f.path, ref.line)
-                    st["calls_stated"] += 1
-                else:
-                    st[f"calls_{self.duplicate_call(f.path, src, ref.line, fids)}"] += 1
-                return
-        st["calls_unresolved_function"] += 1
-
-    def duplicate_call(self, path: str, src: str, line: int, fids: list[str]) -> str:
-        """A call of a function declared more than once: the declarations the include graph
-        lets the caller's file reach (``reach.Loading``), the ones guarded by
-        ``if (!function_exists(...))`` set aside while an unguarded one remains (PHP skips a
-        fallback when the name is already declared). One left: stated, with how it was
-        chosen; several: derived ``duplicate-function`` with the reason. Returns the outcome."""
-        found, why = self.sym.reachable(path, tuple(fids))
-        unguarded = [fid for fid in found if not self.sym.is_guarded(fid)]
-        fallbacks = len(found) - len(unguarded) if unguarded else 0
-        if unguarded:
-            found = unguarded
-        if len(found) == 1:
-            props: dict[str, Any] = {"declarations": len(fids), "chosen_by": why}
-            if fallbacks:
-                props["fallbacks_skipped"] = fallbacks
-            self.add(src, found[0], EdgeKind.CALLS, path, line, props=props)
-            return "stated"
-        dprops = {"via": "duplicate-function", "candidates": len(found), "why": why}
-        if len(found) < len(fids):
-            dprops["declarations"] = len(fids)
-        conf = self.conf["heuristic_ambiguous"]
-        for t in found:
-            self.add(src, t, EdgeKind.CALLS_HEURISTIC, path, line, conf, True, dprops)
-        return "derived"
-
-    @property
-    def loading(self) -> reach.Loading:
-        """The include graph (``reach.Loading``), built on first use, once per build. An
-        include inside a function runs when the function is called: its edge starts at the
-        files that call the function by name or pass it as a callback (at its own file when
-        none does, and for a method). An unresolved include in a function no corpus file
-        calls runs where code loaded by unresolved includes calls it: it adds nothing to
-        what those includes may bring, so it opens no file."""
-        if self._loading is None:
-            sym = self.symtab
-            log, self.sym.log = self.sym.log, None  # the whole corpus, no file's question
-            callers: dict[str, set[str]] = defaultdict(set)
-            includes: list[tuple[FileFacts, IncludeRef]] = []
-            for f in self.files:
-                for ref in f.refs:
-                    if isinstance(ref, IncludeRef):
-                        includes.append((f, ref))
-                        continue
-                    cands = called_functions(ref)
-                    if cands is None:
-                        continue
-                    for c in cands:
-                        if c.lower() in sym.functions:
-                            callers[c.lower()].add(f.path)
-                            break
-            edges: list[tuple[str, str, bool]] = []
-            open_files: set[str] = set()
-            for f, ref in includes:
-                hit = self.include_hit(f, ref)
-                owner = f.nodes[ref.owner]
-                froms = {f.path}
-                called = True
-                if owner.kind == NodeKind.FUNCTION:
-                    called = owner.fqn.lower() in callers
-                    froms = callers.get(owner.fqn.lower()) or froms
-                for src in sorted(froms):
-                    edges.extend((src, t, ref.owner == 0) for t in hit.targets)
-                    if hit.open and called:
-                        open_files.add(src)
-            self._loading = reach.Loading(
-                sym.paths,
-                edges,
-                open_files,
-                [fids for fids in sym.functions.values() if len(fids) > 1],
-                sym.function_paths,
-                sym.guarded,
-            )
-            self.sym.log = log
-        return self._loading
-
-    def _reachable(self, path: str, fids: tuple[str, ...]) -> tuple[list[str], str]:
-        return self.loading.reachable(path, list(fids))
-
-    def on_method_call(self, f: FileFacts, src: str, ref: MethodCallRef) -> None:
-        self.stats["calls_total"] += 1
-        self._count(self.method_call(src, f.path, ref.line, ref.receiver, ref.method))
-
-    def method_call(
-        self,
-        src: str,
-        path: str,
-        line: int,
-        recv: TypeDesc | None,
-        m: str,
-        kind: str = CallKind.METHOD,
-    ) -> str:
-        """Link ``<recv>->m()`` (or ``<recv>::m()``): the methods the receiver's classes have;
-        a receiver of builtin or vendor classes only calls outside the corpus (external,
-        never a name match); an untyped one falls back to a name match. ``m`` may carry
-        the call's arity (``name(N)``, ``SymbolTable.lookup_method``)."""
-        called = m
-        m = bare_method(m)
-        tys = self.sym.types(recv) if recv is not None else {}
-        if not tys:
-            if kind == CallKind.STATIC:
-                return self._unresolved(m, kind, src, path, line, Unresolved.DYNAMIC_NAME)
-            outside = self.sym.external_root(recv) if recv is not None else None
-            if outside:  # a member or element of a builtin or vendor value: never a name match
-                return self._unresolved(
-                    m, kind, src, path, line, Unresolved.EXTERNAL_TYPE, self.sym.display(outside)
-                )
-            return self.name_match(src, path, line, m)
-        targets: dict[str, bool] = {}
-        external: list[str] = []
-        known: list[str] = []
-        for cls, der in sorted(tys.items()):
-            found = self.sym.lookup_method(cls, called)
-            if found:
-                for t in found:
-                    targets[t] = targets.get(t, True) and der
-            elif self.sym.has_class(cls):
-                outside = self.sym.external_ancestor(cls)
-                (external if outside else known).append(outside or cls)
-            else:
-                external.append(cls)
-        if targets:
-            derived = all(targets.values())
-            via = None
-            if derived:
-                via = "global-single-type" if len(tys) == 1 else "global"
-            elif external or known:
-                # a union whose other members call outside the corpus or have no such
-                # method: the call may not reach these declarations at all
-                derived, via = True, "union"
-            return (
-                self.out.link_targets(
-                    src, sorted(targets), EdgeKind.CALLS, path, line, derived, via
-                )
-                or "stated"
-            )
-        magic_name = "__callstatic" if kind == CallKind.STATIC else "__call"
-        magic = sorted({t for cls in tys for t in self.sym.find_method(cls, magic_name)})
-        if magic:
-            self.out.link_targets(src, magic, EdgeKind.CALLS, path, line, True, "magic", magic=True)
-            return "derived"
-        if external:
-            return self._unresolved(
-                m, kind, src, path, line, Unresolved.EXTERNAL_TYPE, self.sym.display(external[0])
-            )
-        return self._unresolved(
-            m, kind, src, path, line, Unresolved.UNKNOWN_MEMBER, self.sym.display(known[0])
-        )
-
-    def name_match(self, src: str, path: str, line: int, m: str) -> str:
-        """An untyped receiver: every method of that name may be the one, up to
-        ``max_ambiguous`` of them; above ``max_candidates`` they are marked ``ambiguous``
-        with the chance of one of N as confidence."""
-        cands = self.sym.methods_named(m.lower(), path)
-        if not cands:
-            return "external"  # no corpus method has that name: a builtin or vendor one
-        n = len(cands)
-        if n > self.max_ambiguous:
-            return self._unresolved(
-                m, CallKind.METHOD, src, path, line, Unresolved.TOO_MANY_CANDIDATES, str(n)
-            )
-        if n <= self.max_candidates:
-            self.out.link_targets(src, cands, EdgeKind.CALLS, path, line, True, "name-match")
-            return "derived"
-        conf = round(min(self.conf["heuristic_ambiguous"], self.conf["heuristic_many"] / n), 4)
-        props = {"via": "name-match", "ambiguous": True, "candidates": n}
-        for t in cands:
-            self.add(src, t, EdgeKind.CALLS_HEURISTIC, path, line, conf, True, props)
-        return "derived"
-
-    # -- uses by name (tags-level languages) ----------------------------------------------
-    @property
-    def by_name(self) -> dict[tuple[str, str, str], list[str]]:
-        """(name group, ``callable`` | ``class``, name) -> the node ids of the tags-level
-        declarations of that name (sorted); built on first use."""
-        if self._by_name is None:
-            out: dict[tuple[str, str, str], list[str]] = defaultdict(list)
-            for f in self.files:
-                group = registry.name_group(f.lang)
-                if group is None:
-                    continue
-                for nd in f.nodes[1:]:
-                    what = (
-                        "callable"
-                        if nd.kind in CALLABLE
-                        else "class"
-                        if nd.kind in CLASS_LIKE
-                        else None
-                    )
-                    if what is not None:
-                        out[(group, what, nd.name)].append(nd.node_id)
-            for lst in out.values():
-                lst.sort()
-            self._by_name = dict(out)
-        return self._by_name
-
-    def _by_name_of(self, key: tuple[str, str, str]) -> list[str]:
-        return self.by_name.get(key, [])
-
-    def on_name(self, f: FileFacts, src: str, ref: NameRef) -> None:
-        """A use by name in a tags-level language: every declaration of that name in the
-        language's group may be the one (a call: the callables, else the classes it would
-        instantiate), so every edge is derived, with the name-match rules of ``name_match``
-        (one candidate: ``heuristic_single``; up to ``max_candidates``: ``heuristic_ambiguous``;
-        up to ``max_ambiguous``: ``heuristic_many / n`` marked ambiguous; above: unresolved)."""
-        self.stats["calls_total"] += 1
-        group = registry.name_group(f.lang) or ""
-        kind = EdgeKind.CALLS
-        cands = self.sym.by_name((group, "callable", ref.name)) if ref.kind == "call" else []
-        if not cands:
-            kind = EdgeKind.INSTANTIATES
-            cands = self.sym.by_name((group, "class", ref.name))
-        n = len(cands)
-        if not n:
-            self._count("external")
-        elif n > self.max_ambiguous:
-            self._count(f"unresolved_{Unresolved.TOO_MANY_CANDIDATES}")
-        elif n <= self.max_candidates:
-            self.out.link_targets(src, cands, kind, f.path, ref.line, True, "name-match")
-            self._count("derived")
-        else:
-            conf = round(min(self.conf["heuristic_ambiguous"], self.conf["heuristic_many"] / n), 4)
-            props = {"via": "name-match", "ambiguous": True, "candidates": n}
-            ekind = EdgeKind.CALLS_HEURISTIC if kind == EdgeKind.CALLS else kind
-            for t in cands:
-                self.add(src, t, ekind, f.path, ref.line, conf, True, props)
-            self._count("derived")
-
-    def on_static_call(self, f: FileFacts, src: str, ref: StaticCallRef) -> None:
-        self.stats["calls_total"] += 1
-        self._count(self.method_call(src, f.path, ref.line, ref.cls, ref.method, CallKind.STATIC))
-
-    def on_new(self, f: FileFacts, src: str, ref: NewRef) -> None:
-        st = self.stats
-        lang = registry.get(f.lang)
-        ctor_name = lang.constructor if lang else "__construct"
-        for cls in sorted(self.sym.types(ref.cls)):
-            cids = self.sym.class_ids(cls)
-            if len(cids) == 1:
-                self.add(src, cids[0], EdgeKind.INSTANTIATES, f.path, ref.line)
-            ctor = self.sym.find_method(cls, ctor_name)
-            if ctor:
-                st["calls_total"] += 1
-                self.out.link_targets(src, ctor, EdgeKind.CALLS, f.path, ref.line, False, None)
-                st["calls_stated" if len(ctor) == 1 else "calls_derived"] += 1
-
-    def on_class_const(self, f: FileFacts, src: str, ref: ClassConstRef) -> None:
-        for cls in sorted(self.sym.types(ref.cls)):
-            if ref.member.lower() == "class":
-                cids = self.sym.class_ids(cls)
-            else:
-                cids = self.sym.find_const(cls, ref.member)
-            if len(cids) == 1:
-                self.add(src, cids[0], EdgeKind.REFERENCES, f.path, ref.line)
-
-    def on_callable(self, f: FileFacts, src: str, ref: CallableRef) -> None:
-        targets = self.sym.methods_of(ref.receiver, ref.method)
-        if len(targets) == 1:
-            self.add(
-                src, targets[0], EdgeKind.REFERENCES, f.path, ref.line, props={"callable": True}
-            )
-        elif targets:
-            self.out.link_targets(
-                src, targets, EdgeKind.REFERENCES, f.path, ref.line, True, "ambiguous"
-            )
-
-    def on_callback(self, f: FileFacts, src: str, ref: CallbackRef) -> None:
-        """A string argument naming a function or ``Class::method``: a ``references`` edge
-        when it is a callable (``'Class::method'``, the callee's parameter takes a
-        callable: declared, documented or a PHP builtin's, or an array key says so:
-        ``'render_callback' => 'f'``); calls of the method it names
-        when the callee dispatches on that parameter (``$obj->$param()``)."""
-        if ref.callee.kind == NAMED_STRING:
-            self.named_string(f, src, ref)
-            return
-        keyed = ref.callee.kind == KEYED_CALLBACK  # 'render_callback' => 'f': a callable
-        callees = [] if keyed else self._callees(ref.callee)
-        t = ref.target
-        targets = self._callees(t)  # what the string names
-        callable_here = (
-            keyed
-            or t.kind == "method"
-            or any(self.sym.takes_callable(c, ref.position) for c in callees)
-        )
-        if not callable_here and not callees and ref.callee.kind == "function":
-            callable_here = any(
-                builtin_callback_position(short, ref.position)
-                or wp_callback_position(short, ref.position)
-                for c in ref.callee.candidates[-1:]
-                for short in [c.rsplit("\\", 1)[-1].lower()]
-            )
-        if targets and callable_here:
-            if len(targets) == 1:
-                self.add(
-                    src, targets[0], EdgeKind.REFERENCES, f.path, ref.line, props={"callable": True}
-                )
-            else:
-                self.out.link_targets(
-                    src, targets, EdgeKind.REFERENCES, f.path, ref.line, True, "ambiguous"
-                )
-            self.stats["callbacks_linked"] += 1
-        if t.kind != "function" or not t.candidates:
-            return
-        name = t.candidates[-1].rsplit("\\", 1)[-1]
-        for c in callees:
-            for position, recv, through in self.sym.dispatchers_of(c):
-                if position == ref.position:
-                    self.dispatched(src, f.path, ref.line, recv, name, through)
-
-    def named_string(self, f: FileFacts, src: str, ref: CallbackRef) -> None:
-        """A string naming a declared function or ``Class::method`` outside any call's
-        arguments (``'apply' => 'wp_apply_border_support'``, ``return '_handler'``): it may
-        be called later by that name, or only share it (a hook or option named like a
-        function): a derived ``references`` edge (``name_string``), marked callable."""
-        targets = self._callees(ref.target)
-        if not targets or len(targets) > self.max_candidates:
-            return
-        conf = round(self.conf["name_string"] / len(targets), 4)
-        props: dict[str, Any] = {"callable": True, "via": "name_string"}
-        if len(targets) > 1:
-            props["candidates"] = len(targets)
-        for tid in targets:
-            self.add(src, tid, EdgeKind.REFERENCES, f.path, ref.line, conf, True, props)
-        self.stats["callbacks_named"] += 1
-
-    def dispatched(
-        self, src: str, path: str, line: int, recv: TypeDesc | None, name: str, through: str
-    ) -> None:
-        """``name`` passed to a dispatcher that calls ``$obj->$param()``: derived calls of
-        the methods of that name the receiver may have, with the string as evidence."""
-        tys = self.sym.types(recv) if recv is not None else {}
-        ml = name.lower()
-        targets = sorted({t for cls in tys for t in self.sym.find_method(cls, ml)})
-        if not targets and not tys:
-            cands = self.sym.methods_named(ml, path)
-            targets = cands if len(cands) <= self.max_candidates else []
-        if not targets:
-            return
-        props: dict[str, Any] = {"via": "dispatcher", "through": through}
-        if len(targets) > 1:
-            props["candidates"] = len(targets)
-        conf = self.conf["variable_function"]
-        for t in targets:
-            self.add(src, t, EdgeKind.CALLS_HEURISTIC, path, line, conf, True, props)
-        self.stats["calls_dispatched"] += 1
-
-    def on_dispatch(self, f: FileFacts, src: str, ref: DispatchRef) -> None:
-        """Read up front by the symbol table (``dispatchers``); nothing to link here."""
-
-    def on_hook(self, f: FileFacts, src: str, ref: HookRef) -> None:
-        """WordPress's plugin API (``ragraf.lang.php.hooks``). A listen: a ``references``
-        edge to the callback it adds, with the hook's name (``callers`` shows where a
-        function is added to a hook). A run of a hook: derived calls of every callback
-        added to it (``hook_listeners``), via ``hook``; a name matched through a pattern
-        (``save_post_{$type}``) is less sure (``hook_pattern``). Laravel's events and jobs
-        are hooks named by a class (``hooks.CLASS_HOOK``): their runs are calls via
-        ``dispatch`` of the handlers that listen to them; a listen a map registers
-        (``REGISTRY_CALLS``: Laravel's ``$listen``, Symfony's ``getSubscribedEvents``) is a
-        ``references`` edge like an ``add_action``, a listen by signature none."""
-        if ref.role == "listen":
-            if ref.callback is None or (
-                ref.hook.startswith((CLASS_HOOK, DRUPAL_HOOK)) and ref.call not in REGISTRY_CALLS
-            ):
-                return  # a listen by signature or by name (Laravel, Drupal): no edge
-            targets = self._callees(ref.callback)
-            props: dict[str, Any] = {"callable": True, "hook": ref.hook, "hook_call": ref.call}
-            if len(targets) > 1:
-                props["candidates"] = len(targets)
-            for t in targets:
-                self.add(
-                    src,
-                    t,
-                    EdgeKind.REFERENCES,
-                    f.path,
-                    ref.line,
-                    1.0 if len(targets) == 1 else self.conf["heuristic_ambiguous"],
-                    len(targets) > 1,
-                    props,
-                )
-            return
-        linked = 0
-        for name, cb in self.sym.hook_listeners(ref.hook):
-            targets = self._callees(cb)
-            conf = self.conf["hook" if name == ref.hook else "hook_pattern"]
-            if len(targets) > 1:
-                conf = round(conf / len(targets), 4)
-            props = {"via": "dispatch" if name.startswith(CLASS_HOOK) else "hook", "hook": name}
-            if name != ref.hook:
-                props["run_as"] = ref.hook
-            if len(targets) > 1:
-                props["candidates"] = len(targets)
-            for t in targets:
-                self.add(src, t, EdgeKind.CALLS_HEURISTIC, f.path, ref.line, conf, True, props)
-                linked += 1
-        if linked:
-            self.stats["hooks_linked"] += linked
-
-    def _callees(self, callee: Target) -> list[str]:
-        """The declarations a call may reach: a function's, or a method's on its receiver."""
-        if callee.kind == "function":
-            for c in callee.candidates:
-                fids: list[str] = self.sym.function_ids(c.lower())
-                if fids:
-                    return fids
-            return []
-        targets: list[str] = self.sym.methods_of(callee.receiver, callee.method)
-        return targets
-
-    def on_dynamic_call(self, f: FileFacts, src: str, ref: DynamicCallRef) -> None:
-        st = self.stats
-        st["calls_total"] += 1
-        targets: list[str] = []
-        for alt in ref.targets:
-            if alt.kind == "function":
-                for cand in alt.candidates:
-                    fids = self.sym.function_ids(cand.lower())
-                    if fids:
-                        targets.extend(fids)
-                        break
-            elif alt.kind == "method" and alt.receiver is not None:
-                targets.extend(self.sym.methods_of(alt.receiver, alt.method))
-        targets = sorted(set(targets))
-        if not targets:
-            st["calls_unresolved_dynamic"] += 1
-            return
-        via = "call_user_func" if ref.how == "call_user_func" else "variable-function"
-        for t in targets:
-            self.add(
-                src,
-                t,
-                EdgeKind.CALLS_HEURISTIC,
-                f.path,
-                ref.line,
-                self.conf["variable_function"],
-                True,
-                {"via": via},
-            )
-        st["calls_derived"] += 1
-
-    # -- files and entry points ---------------------------------------------------------
-    def include_hit(self, f: FileFacts, ref: IncludeRef) -> IncludeHit:
-        """The files an include may load (computed once per include, cached): a literal path
-        (or one made literal by constants); else a pattern over corpus paths, constants with
-        one literal value substituted first (the candidates matching the most literal text
-        win; a value matching no file falls back to the constant as a wildcard)."""
-        key = (f.path, ref)
-        got = self._includes.get(key)
-        if got is not None:  # the lookups it took count for this file too
-            if self.sym.log is not None:
-                self.sym.log.update(got[1])
-            return got[0]
-        outer, self.sym.log = self.sym.log, {}
-        try:
-            hit = self._include_hit(f, ref)
-        finally:
-            asked, self.sym.log = self.sym.log, outer
-        if outer is not None:
-            outer.update(asked)
-        self._includes[key] = (hit, asked)
-        return hit
-
-    def _include_hit(self, f: FileFacts, ref: IncludeRef) -> IncludeHit:
-        base = posixpath.dirname(f.path)
-        parts = ref.parts
-        consts: dict[str, str] = {}
-        subst: list[tuple[str, str]] = []
-        for k, v in parts:
-            value = None
-            if k == "dyn" and _CONSTANT_REF.fullmatch(v):
-                value = _PATH_CONSTANTS.get(v.lstrip("\\")) or self.sym.const_value(v)
-            if value is not None:
-                consts[v] = value
-                subst.append(("lit", value))
-            else:
-                subst.append((k, v))
-        hit = IncludeHit((), "unresolved", False, consts)
-        if not any(p[0] == "dyn" for p in subst):
-            path = self.sym.literal_path(tuple(subst), base)
-            if path is not None:
-                hit = IncludeHit((path,), "static", False, consts)
-        elif not any(k != "dyn" and v for k, v in subst):
-            hit = IncludeHit((), "unresolved", True, {})  # `include $file`: says nothing
-        else:
-            found = self.sym.include_matches(tuple(subst), base) if consts else None
-            unmatched: dict[str, str] = {}
-            if not found:
-                found = self.sym.include_matches(parts, base)
-                consts, unmatched = {}, consts
-            if found is None or len(found) > MAX_INCLUDE_CANDIDATES:
-                hit = IncludeHit((), "unresolved", True, {})
-            elif found:
-                hit = IncludeHit(tuple(found), "dynamic", False, consts, unmatched)
-        return hit
-
-    def _include_matches(self, parts: tuple[tuple[str, str], ...], base: str) -> list[str] | None:
-        """Corpus files a dynamic include path may name (None: no pattern can be made); the
-        literal text after the last dynamic part must end the path (a cheap filter first)."""
-        got = self._matched.get((parts, base), _NOT_MATCHED)
-        if got is not _NOT_MATCHED:
-            return None if got is None else list(got)
-        pattern = _include_pattern(parts, base)
-        if pattern is None:
-            return None
-        last = max(i for i, p in enumerate(parts) if p[0] == "dyn")
-        tail = "".join(v for _k, v in parts[last + 1 :])
-        if last == 0:
-            tail = tail.lstrip("/")
-        return sorted(
-            p
-            for p in self.symtab.paths
-            if p.endswith(tail) and p.endswith(_INCLUDABLE) and pattern.fullmatch(p)
-        )
-
-    def on_include(self, f: FileFacts, src: str, ref: IncludeRef) -> None:
-        st = self.stats
-        st["includes_total"] += 1
-        hit = self.include_hit(f, ref)
-        props: dict[str, Any] = {"include": ref.kind}
-        if ref.conditional:
-            props["conditional"] = True
-        if hit.constants:
-            props["constants"] = dict(sorted(hit.constants.items()))
-            st["includes_constants"] += 1
-        if hit.unmatched:
-            props["constants_unmatched"] = dict(sorted(hit.unmatched.items()))
-        ids_ = self.sym.file_id
-        if hit.how == "static":
-            self.add(src, ids_(hit.targets[0]), EdgeKind.IMPORTS, f.path, ref.line, props=props)
-            st["includes_resolved"] += 1
-            return
-        if hit.how == "unresolved":
-            st["includes_unresolved"] += 1
-            return
-        single = len(hit.targets) == 1
-        conf = self.conf["include_dynamic_single" if single else "include_dynamic_multiple"]
-        props["via"] = "dynamic-include"
-        if not single:
-            props["candidates"] = len(hit.targets)
-        for c in hit.targets:
-            self.add(src, ids_(c), EdgeKind.IMPORTS, f.path, ref.line, conf, True, props)
-        st["includes_dynamic"] += 1
-
-    def _template_files(self, names: tuple[str, ...], here: str) -> tuple[list[str], int]:
-        """The corpus files whose paths end with the first of ``names`` (path tails, most
-        specific first) that ends any, and how many more it ends that were left out: a
-        template is named relative to a loader's folder, which the code sets at run time;
-        of the files a name ends, those
-        under the shallowest folder are the loader's (``header`` is ``templates/header.twig``,
-        not ``templates/login/header.twig``), and of those the ones sharing the most folders
-        with ``here``, the file naming it (a theme's ``header.php`` for that theme, a skin's
-        Mustache partial from that skin). A PHP file that declares a class or a function is no
-        template. A function of the arguments and the corpus's paths and declarations."""
-        if self._template_tails is None:
-            tails: dict[str, list[str]] = defaultdict(list)
-            declaring = self.symtab.declaring
-            for p in self.symtab.paths:
-                # a PHP file declaring a class or a function is code, not a view
-                if p.endswith(templates.TEMPLATE_SUFFIXES) and not (
-                    p in declaring and p.endswith(templates.CODE_SUFFIXES)
-                ):
-                    tails[p].append(p)
-                    i = p.find("/")
-                    while i >= 0:
-                        tails[p[i + 1 :]].append(p)
-                        i = p.find("/", i + 1)
-            self._template_tails = dict(tails)
-        for n in names:
-            got = self._template_tails.get(n)
-            if got:
-                depth = {p: p[: len(p) - len(n)].count("/") for p in got}
-                top = min(depth.values())
-                kept = sorted(p for p in got if depth[p] == top)
-                if len(kept) > 1:
-                    near = {p: _shared_folders(p, here) for p in kept}
-                    best = max(near.values())
-                    kept = [p for p in kept if near[p] == best]
-                return kept, len(got) - len(kept)
-        return [], 0
-
-    def on_template(self, f: FileFacts, src: str, ref: TemplateRef) -> None:
-        """A template named by code (``renders``) or by a template (``imports``): derived,
-        to each file its name matches under the shallowest folder (``template_single`` for
-        one, else ``template_ambiguous`` each); a name matching no file is counted, not
-        linked."""
-        st = self.stats
-        st["templates_total"] += 1
-        files, deeper = self.sym.template_files(ref.names, f.path)
-        found = [p for p in files if p != f.path]
-        if not found:
-            st["templates_unresolved"] += 1
-            return
-        kind = EdgeKind.RENDERS if ref.how == "render" else EdgeKind.IMPORTS
-        conf = self.conf["template_single" if len(found) == 1 else "template_ambiguous"]
-        props: dict[str, Any] = {"via": "template-name", "template": ref.name, "how": ref.how}
-        if len(found) > 1:
-            props["candidates"] = len(found)
-        if deeper:
-            props["other_matches"] = deeper  # the same name deeper down or farther away
-        for p in found:
-            self.add(src, self.sym.file_id(p), kind, f.path, ref.line, conf, True, props)
-        st["templates_resolved"] += 1
-
-    def on_superglobal(self, f: FileFacts, src: str, ref: SuperglobalRef) -> None:
-        fqn = f"{ref.name}['{ref.key}']" if ref.key is not None else ref.name
-        nid = ids.node_id(NodeKind.HTTP_ENDPOINT, fqn, None, None)
-        if nid not in self.out.extra_nodes:
-            self.out.node(
-                NodeRow(
-                    nid,
-                    NodeKind.HTTP_ENDPOINT,
-                    fqn,
-                    fqn,
-                    None,
-                    None,
-                    None,
-                    json.dumps({"superglobal": ref.name, "key": ref.key}),
-                    Layer.STRUCTURAL,
-                )
-            )
-        self.add(nid, src, EdgeKind.FLOWS_TO, f.path, ref.line)
-
-    def request_flows(self, f: FileFacts) -> None:
-        """``flows_to`` from a superglobal to each SQL string its value reaches through the
-        def-use edges of the reading function (the data-flow layer, §6.5): stated, at the
-        string's line, ``props.via = def-use`` and the line of the read."""
-        if not self._sql_nodes:
-            return
-        reads: dict[tuple[int, str], set[str]] = {}  # (line, superglobal) -> endpoint fqns
-        for r in f.refs:
-            if isinstance(r, SuperglobalRef):
-                fqn = f"{r.name}['{r.key}']" if r.key is not None else r.name
-                reads.setdefault((r.line, r.name), set()).add(fqn)
-        for u in f.flows:
-            if not u.sources or not reads:
-                continue
-            data = json.loads(u.data)
-            stmts = data["s"]
-            out: dict[int, list[int]] = {}
-            for a, b, _var in data["d"]:
-                out.setdefault(a, []).append(b)
-            for i, s in enumerate(stmts):
-                names = [v for v in s[5] if v.startswith("$_")]
-                endpoints = {
-                    e for v in names for ln in range(s[0], s[1] + 1) for e in reads.get((ln, v), ())
-                }
-                if not endpoints:
-                    continue
-                seen, todo = {i}, [i]
-                while todo:
-                    j = todo.pop()
-                    for k in out.get(j, ()):
-                        if k not in seen:
-                            seen.add(k)
-                            todo.append(k)
-                for j in sorted(seen):
-                    sj = stmts[j]
-                    for ln in range(sj[0], sj[1] + 1):
-                        for sql in self._sql_nodes.get(ln, ()):
-                            for e in sorted(endpoints):
-                                nid = ids.node_id(NodeKind.HTTP_ENDPOINT, e, None, None)
-                                props = {"via": "def-use", "read_at": s[0]}
-                                self.add(nid, sql, EdgeKind.FLOWS_TO, f.path, ln, 1.0, False, props)
-                                self.stats["flow_to_sql"] += 1
-
-    def on_route(self, f: FileFacts, src: str, ref: RouteRef) -> None:
-        method = "|".join(ref.methods)
-        fqn = f"{method} {ref.route}"
-        nid = ids.node_id(NodeKind.WEB_ROUTE, fqn, f.path, ref.line)
-        handler = ref.handler
-        targets: list[str] = []
-        if handler.kind == "class":
-            for cls in sorted(self.sym.types(handler.cls)):
-                inv = self.sym.find_method(cls, "__invoke")
-                targets.extend(inv or self.sym.class_ids(cls))
-        elif handler.kind == "method":
-            for cls in sorted(self.sym.types(handler.cls)):
-                targets.extend(self.sym.find_method(cls, handler.method.lower()))
-        elif handler.kind == "function":  # a function by fqn (a Django view, an Express handler)
-            targets.extend(self.sym.function_ids(handler.method.lower()) if handler.method else [])
-        else:
-            targets.append(src)  # a closure: the code registering it handles the route
-        self.out.node(
-            NodeRow(
-                nid,
-                NodeKind.WEB_ROUTE,
-                ref.route,
-                fqn,
-                f.path,
-                ref.line,
-                ref.line,
-                json.dumps({"method": method, "route": ref.route}),
-                Layer.STRUCTURAL,
-            )
-        )
-        self.routes.append(RouteRow(nid, ref.route, method, f.path, ref.line))
-        for t in sorted(set(targets)):
-            self.add(
-                nid,
-                t,
-                EdgeKind.HANDLES,
-                f.path,
-                ref.line,
-                self.conf["heuristic_single"],
-                True,
-                {"via": "router-call"},
-            )
-
-    def on_import(self, f: FileFacts, src: str, ref: ImportRef) -> None:
-        file_id = self.sym.file_id(f.path)
-        if ref.kind == "class":
-            cids = self.sym.class_ids(ref.fqn)
-            if len(cids) > 1:
-                return  # duplicate declarations: the import names no single one
-            dst = cids[0] if cids else self.out.external(NodeKind.CLASS, ref.fqn)
-            props = {"use": "class", **({"external": True} if not cids else {})}
-            self.add(file_id, dst, EdgeKind.IMPORTS, f.path, ref.line, props=props)
-        elif ref.kind == "function":
-            fids = self.sym.function_ids(ref.fqn.lower())
-            if fids and len(fids) == 1:
-                self.add(
-                    file_id, fids[0], EdgeKind.IMPORTS, f.path, ref.line, props={"use": "function"}
-                )
-        elif ref.kind == "module":  # a module (Python): fqn is the path of its file
-            mod_id = self.sym.file_id(ref.fqn)
-            if mod_id is not None and mod_id != file_id:
-                self.add(
-                    file_id, mod_id, EdgeKind.IMPORTS, f.path, ref.line, props={"use": "module"}
-                )
-
-    # -- documentation ---------------------------------------------------------------------
-    def _doc_sources(self, f: FileFacts) -> str:
-        lang = registry.get(f.lang)
-        return json.dumps(list(lang.sources)) if lang else SOURCES_TS
-
-    def on_doc_link(self, f: FileFacts, src: str, ref: DocLinkRef) -> None:
-        base = posixpath.dirname(f.path)
-        for cand in (
-            posixpath.normpath(posixpath.join(base, ref.target)),
-            posixpath.normpath(ref.target.lstrip("/")),
-        ):
-            if self.sym.in_corpus(cand):
-                self.add(
-                    self.sym.file_id(cand),
-                    src,
-                    EdgeKind.DOCUMENTED_BY,
-                    f.path,
-                    ref.line,
-                    sources=self._doc_sources(f),
-                )
-                break
-
-    def on_doc_name(self, f: FileFacts, src: str, ref: DocNameRef) -> None:
-        name = ref.name.strip().lstrip("\\").rstrip("()")
-        if not re.fullmatch(r"[A-Za-z_][\w\\]*(::\$?\w+)?", name):
-            return
-        targets, exact = self.sym.doc_targets(name)
-        if len(targets) != 1:
-            return
-        sources = self._doc_sources(f)
-        if exact:
-            self.add(src, targets[0], EdgeKind.MENTIONS, f.path, ref.line, sources=sources)
-        else:
-            self.add(
-                src,
-                targets[0],
-                EdgeKind.MENTIONS,
-                f.path,
-                ref.line,
-                self.conf["heuristic_single"],
-                True,
-                {"via": "name-match"},
-                sources=sources,
-            )
-
-    # -- SQL in strings ------------------------------------------------------------------
-    def on_table_prefix(self, f: FileFacts, owner: str, ref: TablePrefixRef) -> None:
-        """Read by ``TableNames.of`` before the first SQL string; no edge of its own."""
-
-    def on_orm_table(self, f: FileFacts, owner: str, ref: OrmTableRef) -> None:
-        """A class an ORM maps to a table: ``references_table`` from the class (stated when
-        its mapping names the table, derived ``orm_convention`` by a naming strategy). With
-        a schema, the first candidate it knows; without one, the first candidate, as code
-        names it (``ragraf.indexing.schema.add_code_tables`` makes its node)."""
-        chosen = self._mapped_table(ref.tables)
-        if chosen is None:
-            self.stats["orm_tables_unknown"] += 1
-            return
-        name, tid = chosen
-        derived = ref.how != "table_attribute"
-        conf = self.conf["orm_convention"] if derived else 1.0
-        props = {"orm": ref.orm, "how": ref.how, ORM_TABLE: name}
-        self.add(owner, tid, EdgeKind.REFERENCES_TABLE, f.path, ref.line, conf, derived, props)
-        self.stats["orm_entities"] += 1
-
-    def _mapped_table(self, tables: tuple[str, ...]) -> tuple[str, str] | None:
-        """(name, table node id) of the first of an entity's candidate tables the schema
-        knows; without a schema the first, as code names it; else None."""
-        name = next((t for t in tables if t.lower() in self.tables), None)
-        if name is not None:
-            return name, self.tables[name.lower()]
-        if self.code_tables and tables:
-            return tables[0], dbschema.code_table_id(tables[0])
-        return None
-
-    def _entity_table(self, cls: str) -> tuple[str, str] | None:
-        """(name, table node id) of the table the corpus's entity ``cls`` maps to."""
-        tables = self.sym.entity_table(cls.lower())
-        return self._mapped_table(tables) if tables else None
-
-    def sql_names(self) -> TableNames:
-        """The corpus' table-name conventions (made once, from every file's facts)."""
-        if self.table_names is None:
-            self.table_names = TableNames.of(self.files, self.tables, self.table_helpers)
-        return self.table_names
-
-    def sql_info(self, ref: SqlRef) -> tuple[SqlAnalysis | None, str | None]:
-        """The analysis of a SQL string (again with ``db.table_prefixes`` when a run-time
-        part is a configured one) and, for a query-builder call, its label."""
-        info = ref.analysis
-        frags = ref.fragments
-        call = frags[0][1] if frags and frags[0][0] == "call" else None
-        if self.prefix_keys and any(
-            k == "dyn" and sqltext.norm_dyn(t) in self.prefix_keys for k, t in frags
-        ):
-            if call is None:
-                info = SqlAnalysis.of(sqltext.analyze(frags, self.prefixes))
-            elif info is not None and info.tables:
-                t0 = info.tables[0]
-                info = SqlAnalysis.of(
-                    sqltext.analyze_call(info.operation, t0.role, frags[1:], self.prefixes)
-                )
-        return info, call
-
-    def on_builder_candidate(self, f: FileFacts, owner: str, ref: BuilderCallRef) -> None:
-        """A call ``db.query_builders`` makes a query builder's: linked as the SqlRef a
-        recognised builder call would have been (``via: query_builder``)."""
-        op = self.query_builders.operation(ref)
-        if op is None:
-            return
-        frags = (("lit", ref.table),)
-        info = sqltext.analyze_call(op, "read" if op == "select" else "write", frags)
-        if info is None:
-            return
-        key = (f.path, ref.owner, ref.line)
-        if key not in self._sql_ordinals:
-            for r in f.refs:
-                if isinstance(r, SqlRef) and (f.path, r.owner, r.line) == key:
-                    self._sql_ordinals[key] = max(self._sql_ordinals.get(key, 0), r.ordinal)
-        ordinal = self._sql_ordinals.get(key, 0) + 1
-        self._sql_ordinals[key] = ordinal
-        sep = "->" if ref.receiver.startswith("$") or ")" in ref.receiver else "::"
-        label = f"{ref.receiver}{sep}{ref.method}"
-        sql = SqlRef(ref.owner, ref.line, ref.line, (("call", label), *frags), None, ordinal)
-        self.on_sql(f, owner, sql._replace(analysis=SqlAnalysis.of(info)))
-
-    def on_sql(self, f: FileFacts, owner: str, ref: SqlRef) -> None:
-        st = self.stats
-        info, call = self.sql_info(ref)
-        if info is None:
-            return
-        listed = info.operation == "fragment" and any(t.how == "listed" for t in info.tables)
-        if listed:  # a list fragment's names are tables only when the schema or code knows them
-            known = [t._replace(how="exact") for t in info.tables if self.sym.tn_known(t.name)]
-            if not known:
-                return
-            info = info._replace(tables=tuple(known))
-        # a string of several statements: each table's own operation and columns
-        own = {} if listed else {i: (op, cols) for i, op, cols in info.by_table}
-        tables: list[tuple[SqlTable, str | None]] = []
-        for t in info.tables:
-            got = self.sym.tn_resolve(t) if t.how == "dynamic" else None
-            if got is None:
-                tables.append((t, None))
-            else:
-                tables.append((t._replace(name=got[0], how="code_resolved"), got[1]))
-                st["sql_tables_from_code"] += 1
-        dynamic = info.dynamic  # a resolved name was still built at run time
-        # DQL's entity classes -> (table, node id) their mappings name
-        entities = {
-            t.name: self._entity_table(t.name) for t, _v in tables if t.how == sqltext.ENTITY
-        }
-        path, line = f.path, ref.line
-        owner_fqn = f.nodes[ref.owner].fqn
-        fqn = f"{owner_fqn}#sql@{line}" + (f"#{ref.ordinal}" if ref.ordinal > 1 else "")
-        nid = ids.node_id(NodeKind.SQL_LITERAL, fqn, path, line)
-        self._sql_nodes.setdefault(line, []).append(nid)
-        names = list(dict.fromkeys(t.name for t, _v in tables if t.name)) or ["?"]
-        props: dict[str, Any] = {
-            "operation": info.operation,
-            "columns": None if info.columns is None else list(info.columns),
-            "select_star": info.select_star,
-            "dynamic": dynamic,
-            "parsed": info.parsed,
-            "tables": [
-                {
-                    "name": t.name,
-                    "how": t.how,
-                    "role": t.role,
-                    **({"schema": t.schema} if t.schema else {}),
-                    **({"expr": t.expr} if t.expr else {}),
-                    **({"via": via} if via else {}),
-                    **({"table": m[0]} if (m := entities.get(t.name)) else {}),
-                    **({"operation": own[i][0], "columns": _listed(own[i][1])} if i in own else {}),
-                }
-                for i, (t, via) in enumerate(tables)
-            ],
-        }
-        if call is not None:
-            props["call"] = call
-        if info.problems:
-            props["problems"] = list(info.problems)
-        ddl = [
-            [tables[i][0].name, text]
-            for i, text in info.ddl
-            if i < len(tables) and tables[i][0].name and tables[i][0].how != "dynamic"
-        ]
-        if ddl:  # the columns code defines, for a corpus without a schema (add_code_tables)
-            props["ddl"] = ddl
-        self.out.node(
-            NodeRow(
-                nid,
-                NodeKind.SQL_LITERAL,
-                f"{info.operation} {', '.join(names)}"[:SQL_NAME_CHARS],
-                fqn,
-                path,
-                line,
-                ref.end_line,
-                json.dumps(props, sort_keys=True),
-                Layer.STRUCTURAL,
-            )
-        )
-        self.add(owner, nid, EdgeKind.CONTAINS, path, line)
-        st["sql_literals"] += 1
-        st["sql_calls"] += 1 if call is not None else 0
-        st["sql_parsed"] += 1 if info.parsed else 0
-        st["sql_dynamic"] += 1 if dynamic else 0
-        st["sql_select_star"] += 1 if info.select_star else 0
-        found: dict[str, tuple[set[str], set[str], set[str]]] = {}
-        for t, via in tables:
-            if not t.name:
-                st["sql_tables_dynamic"] += 1
-                continue
-            if t.schema and t.schema.lower() in SYSTEM_SCHEMAS:
-                continue
-            if t.how == sqltext.ENTITY:  # DQL: the table the entity's mapping names
-                mapped = entities.get(t.name)
-                if mapped is None:
-                    st["sql_entities_unknown"] += 1
-                    continue
-                roles, hows, vias = found.setdefault(mapped[1], (set(), set(), set()))
-                roles.add(t.role)
-                hows.add(t.how)
-                continue
-            tid = self.tables.get(t.name.lower())
-            if tid is None and self.code_tables:  # no schema: the table as code names it
-                # (``self.tables`` stays the schema's: ``sql_names`` reads it, whichever
-                # file comes first; the id depends on the name alone)
-                tid = dbschema.code_table_id(t.name)
-            if tid is None:
-                st["sql_tables_unknown"] += 1
-                continue
-            roles, hows, vias = found.setdefault(tid, (set(), set(), set()))
-            roles.add(t.role)
-            hows.add(t.how)
-            if via:
-                vias.add(via)
-        sources = (
-            SOURCES_SQL_CALL
-            if call is not None
-            else SOURCES_SQL
-            if info.parsed
-            else SOURCES_SQL_REGEX
-        )
-        for tid in sorted(found):
-            roles, hows, vias = found[tid]
-            name_how = next(
-                (
-                    h
-                    for h in ("exact", "prefix_resolved", "code_resolved", sqltext.ENTITY)
-                    if h in hows
-                ),
-                "dynamic",
-            )
-            via = (
-                "orm_entity"
-                if name_how == sqltext.ENTITY
-                else "not_parsed"
-                if not info.parsed and call is None and not listed
-                else "dynamic_table_name"
-                if name_how == "dynamic"
-                else min(vias)
-                if name_how == "code_resolved"
-                else "table_prefix"
-                if name_how == "prefix_resolved"
-                else "query_builder"
-                if call is not None
-                else "sql_fragment"
-                if info.operation == "fragment"
-                else "select_star"
-                if info.select_star
-                else "dynamic_sql"
-                if dynamic
-                else None
-            )
-            derived = via is not None
-            conf = (
-                self.conf["orm_convention"]
-                if via == "orm_entity"
-                else self.conf["sql_dynamic"]
-                if derived
-                else 1.0
-            )
-            eprops: dict[str, Any] = {"operation": info.operation, "roles": sorted(roles)}
-            if via:
-                eprops["via"] = via
-            self.add(
-                nid, tid, EdgeKind.REFERENCES_TABLE, path, line, conf, derived, eprops, sources
-            )
-            self.add(owner, tid, EdgeKind.QUERIES, path, line, conf, derived, eprops, sources)
-            st["sql_edges_derived" if derived else "sql_edges_stated"] += 1
-
-
-def _listed(cols: tuple[str, ...] | None) -> list[str] | None:
-    return None if cols is None else list(cols)
 
 
 def shells_of(links: Iterable[tuple[str, str]]) -> list[RankRow]:
@@ -1669,68 +517,3 @@ def shells_of(links: Iterable[tuple[str, str]]) -> list[RankRow]:
         pairs.append((a, b))
     shell = kcore(len(index), pairs)
     return sorted(RankRow(nid, shell[i]) for nid, i in index.items() if shell[i] > 0)
-
-
-class IncludeHit(NamedTuple):
-    """What one include loads: ``targets`` (corpus paths), ``how`` (static | dynamic |
-    unresolved), ``open`` (a dynamic path the resolver could not follow: it may load files
-    it does not know) and the constants substituted by their values."""
-
-    targets: tuple[str, ...]
-    how: str
-    open: bool
-    constants: dict[str, str]
-    #: constants whose value named no file (the path matched with them as wildcards)
-    unmatched: dict[str, str] = {}  # never mutated
-
-
-def _literal_path(parts: tuple[tuple[str, str], ...], base: str, known: set[str]) -> str | None:
-    """A path without dynamic parts: relative to the including file's folder, else to the
-    corpus root (PHP's include_path and working directory); the corpus file or None."""
-    text = "".join(
-        base + "/" if p[0] == "dir" and base else ("" if p[0] == "dir" else p[1]) for p in parts
-    )
-    anchored = bool(parts) and parts[0][0] == "dir"
-    for c in [text] if anchored else [posixpath.join(base, text), text]:
-        c = posixpath.normpath(c.lstrip("/")) if c else c
-        if c in known:
-            return c
-    return None
-
-
-def _shared_folders(a: str, b: str) -> int:
-    """How many leading folders two paths share."""
-    n = 0
-    for x, y in zip(a.split("/")[:-1], b.split("/")[:-1], strict=False):
-        if x != y:
-            break
-        n += 1
-    return n
-
-
-def _include_pattern(parts: tuple[tuple[str, str], ...], base: str) -> re.Pattern[str] | None:
-    """A dynamic include path as a regex over corpus paths: the literal prefix (before the
-    first dynamic part) normalised like a path, literal parts kept, dynamic parts one
-    path segment each."""
-    first_dyn = next(i for i, p in enumerate(parts) if p[0] == "dyn")
-    prefix = "".join(
-        (base + "/" if base else "") if k == "dir" else v for k, v in parts[:first_dyn]
-    )
-    rx = []
-    if first_dyn == 0:
-        rx.append("(?:.*/)?")
-    elif prefix:
-        norm = posixpath.normpath(prefix.lstrip("/"))
-        norm = "" if norm == "." else norm
-        if prefix.endswith("/") and norm:
-            norm += "/"
-        rx.append(re.escape(norm))
-    for i, (k, v) in enumerate(parts[first_dyn:], first_dyn):
-        if k == "lit":
-            rx.append(re.escape(v.lstrip("/") if i == 1 and first_dyn == 0 else v))
-        elif k == "dyn" and i > 0:
-            rx.append("[^/]*")
-    try:
-        return re.compile("".join(rx))
-    except re.error:
-        return None

@@ -9,27 +9,23 @@ Invariants a change must keep:
   evaluation needed a guess (``True`` = derived: a global typed elsewhere).
   Arrays of a class are keys ``"[]" + class`` inside the evaluation only
   (``_types``): ``types`` never returns one.
+- The tables are made in one pass over the files; the references a language's
+  link modules read up front (``collect``) are handed to them in that pass, no
+  second one.
 """
 
 from __future__ import annotations
 
 import re
 from collections import defaultdict
+from collections.abc import Mapping
+from types import MappingProxyType
 from typing import Any
 
 from ragraf.kinds import CLASS_EXTENSION, NodeKind, TextKind
 from ragraf.lang import registry
-from ragraf.lang.facts import (
-    ClassDecl,
-    DispatchRef,
-    FileFacts,
-    HookRef,
-    OrmTableRef,
-    Target,
-    TypeDesc,
-)
-from ragraf.lang.php.builtins import BUILTIN_CLASSES
-from ragraf.lang.php.hooks import space
+from ragraf.lang.facts import ClassDecl, FileFacts, TypeDesc
+from ragraf.lang.linking import Collect
 from ragraf.limits import HIERARCHY_DEPTH
 
 #: how deep a descriptor is evaluated (prop of call of element of ...)
@@ -52,19 +48,6 @@ def _callable_params(f: FileFacts) -> dict[int, set[str]]:
     return out
 
 
-#: the literal characters a hook pattern needs to match other names (``hook_listeners``)
-MIN_HOOK_LITERAL = 4
-
-
-def _literal_len(hook: str) -> int:
-    return len(hook) - hook.count("*")
-
-
-def _hook_pattern(hook: str) -> re.Pattern[str]:
-    """A hook pattern as a regular expression: each ``*`` any run of characters."""
-    return re.compile(".*".join(re.escape(p) for p in hook.split("*")), re.S)
-
-
 def bare_method(m: str) -> str:
     """A called method's name without the ``(N)`` arity an extractor may add."""
     return m.split("(", 1)[0] if m.endswith(")") else m
@@ -81,8 +64,21 @@ class ClassDef:
         self.nid = facts.node_id(decl.node)
 
 
+_NONE: Mapping[Any, Any] = MappingProxyType({})
+
+
 class SymbolTable:
-    def __init__(self, files: list[FileFacts]) -> None:
+    def __init__(
+        self,
+        files: list[FileFacts],
+        collect: Mapping[str | None, Mapping[type, Collect]] = _NONE,
+        spellings: Mapping[str, str] = _NONE,
+    ) -> None:
+        """The tables of ``files``; ``collect`` (language, None for any other -> reference
+        type -> reader) reads the references of every file in the same pass (the link
+        modules' tables, ``ragraf.lang.linking.Linking.collect``); ``spellings`` (lower
+        fqn -> spelling) of classes outside the corpus the languages know (``display``)."""
+        self.spellings = spellings
         self.classes: dict[str, list[ClassDef]] = defaultdict(list)
         self.functions: dict[str, list[str]] = defaultdict(list)
         self.methods_by_name: dict[str, list[str]] = defaultdict(list)
@@ -97,9 +93,6 @@ class SymbolTable:
         self.file_ids: dict[str, str] = {}
         #: function / method node id -> its ``parameters`` prop (name, type, ...)
         self.params: dict[str, list[dict[str, Any]]] = {}
-        #: function / method node id -> (parameter position, receiver, its fqn) of each
-        #: ``$obj->$param()`` in it (``DispatchRef``)
-        self.dispatchers: dict[str, list[tuple[int, TypeDesc | None, str]]] = defaultdict(list)
         self.paths: list[str] = []
         #: the files that declare a class-like or a function (code, not a template)
         self.declaring: set[str] = set()
@@ -110,14 +103,6 @@ class SymbolTable:
         #: global constant fqn -> its literal string values (None: some definition is not
         #: a plain string literal)
         self.const_values: dict[str, set[str] | None] = {}
-        #: hook name (or pattern, ``*`` for a run-time part) -> the callbacks added to it
-        #: (``HookRef`` listens: WordPress's ``add_action`` / ``add_filter``)
-        self.hook_callbacks: dict[str, set[Target]] = defaultdict(set)
-        #: an ORM entity's class fqn (lower) -> the tables its mapping may name, in order
-        #: (``OrmTableRef``: Doctrine), for DQL, which names entities where SQL names tables
-        self.entity_tables: dict[str, tuple[str, ...]] = {}
-        self._hook_cache: dict[str, list[tuple[str, Target]]] = {}
-        self._hook_split: tuple[list[str], list[tuple[str, re.Pattern[str]]]] | None = None
         self._method_cache: dict[tuple[str, str], list[str]] = {}
         self._type_cache: dict[tuple[TypeDesc, str | None], dict[str, bool]] = {}
         for f in files:
@@ -159,17 +144,11 @@ class SymbolTable:
                             for p in params
                         ]
                     self.params[node.node_id] = params
+            mine = collect.get(f.lang) or collect.get(None) or _NONE
             for ref in f.refs:
-                if isinstance(ref, DispatchRef):
-                    self.dispatchers[f.node_id(ref.owner)].append(
-                        (ref.position, ref.receiver, f.nodes[ref.owner].fqn)
-                    )
-                elif isinstance(ref, HookRef) and ref.role == "listen" and ref.callback:
-                    self.hook_callbacks[ref.hook].add(ref.callback)
-                elif isinstance(ref, OrmTableRef):
-                    key = f.nodes[ref.owner].fqn.lower()
-                    if key not in self.entity_tables or ref.how == "table_attribute":
-                        self.entity_tables[key] = ref.tables
+                c = mine.get(type(ref))
+                if c is not None:
+                    c(f, ref)
         for lst in self.functions.values():
             lst.sort()
         for lst in self.methods_by_name.values():
@@ -193,9 +172,6 @@ class SymbolTable:
 
     def is_guarded(self, fid: str) -> bool:
         return fid in self.guarded
-
-    def dispatchers_of(self, nid: str) -> list[tuple[int, TypeDesc | None, str]]:
-        return self.dispatchers.get(nid) or []
 
     def file_id(self, path: str) -> str | None:
         return self.file_ids.get(path)
@@ -409,10 +385,10 @@ class SymbolTable:
         return first
 
     def display(self, cls: str) -> str:
-        """A lower-case class name as its declaration (or PHP) spells it."""
+        """A lower-case class name as its declaration (or its language) spells it."""
         for cdef in self.classes.get(cls, []):
             return cdef.decl.fqn
-        return BUILTIN_CLASSES.get(cls, cls)
+        return self.spellings.get(cls, cls)
 
     def parents(self, cls: str) -> list[str]:
         out: list[str] = []
@@ -512,46 +488,6 @@ class SymbolTable:
                     break
         if not seen_globals:
             self._type_cache[key] = out
-        return out
-
-    def entity_table(self, fqn: str) -> tuple[str, ...] | None:
-        """The tables the mapping of the ORM entity ``fqn`` (lower case) may name, or None
-        when no entity of the corpus has that name."""
-        return self.entity_tables.get(fqn.lstrip("\\"))
-
-    def hook_listeners(self, hook: str) -> list[tuple[str, Target]]:
-        """(the name it was added under, callback) of each callback added to a hook that a
-        run of ``hook`` calls, sorted: for a name, those added to it and to the patterns
-        matching it; for a pattern (``save_post_*``), those added to the names it matches.
-        Patterns match only with ``MIN_HOOK_LITERAL`` literal characters or more (``*_x``
-        would match too much to mean anything); a pattern never matches a pattern, nor a
-        name of another space (``hooks.space``: a class's, a Drupal hook)."""
-        got = self._hook_cache.get(hook)
-        if got is not None:
-            return got
-        if self._hook_split is None:  # (exact names, patterns with their expressions)
-            exact_names = sorted(n for n in self.hook_callbacks if "*" not in n)
-            patterns = [
-                (n, _hook_pattern(n))
-                for n in sorted(self.hook_callbacks)
-                if "*" in n and _literal_len(n) - len(space(n)) >= MIN_HOOK_LITERAL
-            ]
-            self._hook_split = (exact_names, patterns)
-        exact_names, patterns = self._hook_split
-        out: list[tuple[str, Target]] = []
-        mine = space(hook)  # a pattern matches names of its own space only
-        if "*" not in hook:
-            out += [(hook, t) for t in self.hook_callbacks.get(hook, ())]
-            for name, rx in patterns:
-                if space(name) == mine and rx.fullmatch(hook):
-                    out += [(name, t) for t in self.hook_callbacks[name]]
-        elif _literal_len(hook) - len(mine) >= MIN_HOOK_LITERAL:
-            rx = _hook_pattern(hook)
-            for name in exact_names:
-                if space(name) == mine and rx.fullmatch(name):
-                    out += [(name, t) for t in self.hook_callbacks[name]]
-        out.sort(key=repr)
-        self._hook_cache[hook] = out
         return out
 
     def takes_callable(self, node_id: str, position: int) -> bool:

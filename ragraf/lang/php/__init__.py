@@ -24,6 +24,9 @@ that share the state of the walk, one module per concern:
   renders;
 - ``walk``: the query run and its handler table, comments, and ``finish``.
 
+``link`` is no part of the extractor: the resolver's handlers of the references only PHP
+produces (the registry's ``link`` hook, ``ragraf.lang.linking``), left out of the facts key.
+
 Invariants a change must keep (each module states the ones it keeps):
 - Names are resolved the way PHP resolves them, per file (``names``).
 - No ('var', ...) type descriptor leaves the package: ``finish`` closes every
@@ -43,7 +46,7 @@ __all__ = ["extract", "pack_sql", "warm"]
 
 def __getattr__(name: str) -> Any:
     """``extract``, ``warm`` and ``pack_sql``, imported on first use: the modules of this
-    package that resolution reads (``builtins``, ``names``) do not load the extractor."""
+    package that resolution reads (``link``, ``hooks``) do not load the extractor."""
     if name in ("extract", "warm"):
         from ragraf.lang.php import walk
 

@@ -3,7 +3,7 @@
 ``add_action('init', 'boot')`` adds ``boot`` to the hook ``init``; ``do_action('init')``
 runs every callback added to it (``add_filter`` / ``apply_filters`` likewise). A call
 graph without this says nothing calls ``boot``; with it the resolver links each run of a
-hook to the callbacks added to it (``ragraf.indexing.resolve.linker``: derived calls, via
+hook to the callbacks added to it (``ragraf.lang.php.link.hooks``: derived calls, via
 ``hook``), and ``callers`` says where a callback is added to a hook that nothing in the
 corpus runs (the application around a plugin runs it).
 
@@ -59,46 +59,6 @@ FIRE = frozenset(
 )
 #: the longest hook name or pattern kept
 MAX_HOOK_CHARS = 200
-#: WordPress functions that take a callback WordPress calls later (0-based positions): a
-#: plugin's corpus does not hold them, so without this a page or meta box callback has no
-#: reference at all
-WP_CALLBACKS: dict[str, tuple[int, ...]] = {
-    **dict.fromkeys(
-        (
-            "add_options_page",
-            "add_management_page",
-            "add_theme_page",
-            "add_plugins_page",
-            "add_users_page",
-            "add_dashboard_page",
-            "add_posts_page",
-            "add_media_page",
-            "add_links_page",
-            "add_pages_page",
-            "add_comments_page",
-        ),
-        (4,),
-    ),
-    "add_menu_page": (4,),
-    "add_submenu_page": (5,),
-    "add_meta_box": (2,),
-    "add_settings_section": (2,),
-    "add_settings_field": (2,),
-    "wp_add_dashboard_widget": (2, 3),
-    "add_shortcode": (1,),
-    "register_activation_hook": (1,),
-    "register_deactivation_hook": (1,),
-    "register_uninstall_hook": (1,),
-    "wp_register_sidebar_widget": (2,),
-    "wp_register_widget_control": (2,),
-}
-
-
-def wp_callback_position(function: str, position: int) -> bool:
-    """Does WordPress's ``function`` (lower, no namespace) take a callback at ``position``?"""
-    return position in WP_CALLBACKS.get(function, ())
-
-
 #: hooks WordPress runs for a request to one of its entry points, by the request's
 #: ``action`` (``add_action('wp_ajax_save', cb)``: ``admin-ajax.php?action=save``): each a
 #: route, prefix -> the entry point's path

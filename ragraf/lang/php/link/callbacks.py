@@ -1,0 +1,199 @@
+"""Callables named by data: callable arrays, strings naming a function or
+``Class::method``, and the dispatchers that call the method a string names.
+
+Invariants a change must keep:
+- A string is linked as a callable only where one goes: ``'Class::method'``, a parameter
+  whose declared or documented type says ``callable``, a PHP builtin's or WordPress's
+  callback argument, an array key ending in ``callback``; else, standing alone (an array
+  value, an assignment, a return), a derived ``references`` edge (``name_string``) to at
+  most ``max_candidates`` declarations.
+- A string passed to a dispatcher (a function calling ``$obj->$param()`` on that
+  parameter) is a derived call of the methods of that name its receiver may have
+  (``via: dispatcher``); an untyped receiver's by name, up to ``max_candidates``.
+- The dispatchers are read of every file before linking (``DispatchRef``) and asked
+  through the recorded lookup ``dispatchers_of``.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Any
+
+from ragraf.kinds import EdgeKind
+from ragraf.lang.facts import (
+    KEYED_CALLBACK,
+    NAMED_STRING,
+    CallableRef,
+    CallbackRef,
+    DispatchRef,
+    FileFacts,
+    TypeDesc,
+)
+from ragraf.lang.linking import EdgeSpec, LinkContext, Linking
+from ragraf.lang.php.link import callees
+from ragraf.lang.php.link.builtins import builtin_callback_position
+
+_CALLABLE = EdgeSpec(props={"callable": True})
+#: WordPress functions that take a callback WordPress calls later (0-based positions): a
+#: plugin's corpus does not hold them, so without this a page or meta box callback has no
+#: reference at all
+WP_CALLBACKS: dict[str, tuple[int, ...]] = {
+    **dict.fromkeys(
+        (
+            "add_options_page",
+            "add_management_page",
+            "add_theme_page",
+            "add_plugins_page",
+            "add_users_page",
+            "add_dashboard_page",
+            "add_posts_page",
+            "add_media_page",
+            "add_links_page",
+            "add_pages_page",
+            "add_comments_page",
+        ),
+        (4,),
+    ),
+    "add_menu_page": (4,),
+    "add_submenu_page": (5,),
+    "add_meta_box": (2,),
+    "add_settings_section": (2,),
+    "add_settings_field": (2,),
+    "wp_add_dashboard_widget": (2, 3),
+    "add_shortcode": (1,),
+    "register_activation_hook": (1,),
+    "register_deactivation_hook": (1,),
+    "register_uninstall_hook": (1,),
+    "wp_register_sidebar_widget": (2,),
+    "wp_register_widget_control": (2,),
+}
+
+
+def wp_callback_position(function: str, position: int) -> bool:
+    """Does WordPress's ``function`` (lower, no namespace) take a callback at ``position``?"""
+    return position in WP_CALLBACKS.get(function, ())
+
+
+#: (parameter position, receiver, the dispatcher's fqn) of a ``$obj->$param()``
+Dispatch = tuple[int, TypeDesc | None, str]
+
+
+class Callbacks:
+    def __init__(self, ctx: LinkContext) -> None:
+        self.ctx = ctx
+        #: function / method node id -> each ``$obj->$param()`` in it (``DispatchRef``)
+        self.dispatchers: dict[str, list[Dispatch]] = defaultdict(list)
+        self.dispatchers_of = ctx.lookup("dispatchers_of", self._dispatchers_of)
+
+    def collect(self, f: FileFacts, ref: DispatchRef) -> None:
+        self.dispatchers[f.node_id(ref.owner)].append(
+            (ref.position, ref.receiver, f.nodes[ref.owner].fqn)
+        )
+
+    def _dispatchers_of(self, nid: str) -> list[Dispatch]:
+        return self.dispatchers.get(nid) or []
+
+    def on_dispatch(self, f: FileFacts, src: str, ref: DispatchRef) -> None:
+        """Read up front (``collect``); nothing to link here."""
+
+    def on_callable(self, f: FileFacts, src: str, ref: CallableRef) -> None:
+        ctx = self.ctx
+        targets = ctx.sym.methods_of(ref.receiver, ref.method)
+        if len(targets) == 1:
+            ctx.add(src, targets[0], EdgeKind.REFERENCES, f.path, ref.line, _CALLABLE)
+        elif targets:
+            ctx.link_targets(src, targets, EdgeKind.REFERENCES, f.path, ref.line, True, "ambiguous")
+
+    def on_callback(self, f: FileFacts, src: str, ref: CallbackRef) -> None:
+        """A string argument naming a function or ``Class::method``: a ``references`` edge
+        when it is a callable (``'Class::method'``, the callee's parameter takes a
+        callable: declared, documented or a PHP builtin's, or an array key says so:
+        ``'render_callback' => 'f'``); calls of the method it names
+        when the callee dispatches on that parameter (``$obj->$param()``)."""
+        if ref.callee.kind == NAMED_STRING:
+            self.named_string(f, src, ref)
+            return
+        ctx = self.ctx
+        sym = ctx.sym
+        keyed = ref.callee.kind == KEYED_CALLBACK  # 'render_callback' => 'f': a callable
+        called = [] if keyed else callees(sym, ref.callee)
+        t = ref.target
+        targets = callees(sym, t)  # what the string names
+        callable_here = (
+            keyed or t.kind == "method" or any(sym.takes_callable(c, ref.position) for c in called)
+        )
+        if not callable_here and not called and ref.callee.kind == "function":
+            callable_here = any(
+                builtin_callback_position(short, ref.position)
+                or wp_callback_position(short, ref.position)
+                for c in ref.callee.candidates[-1:]
+                for short in [c.rsplit("\\", 1)[-1].lower()]
+            )
+        if targets and callable_here:
+            if len(targets) == 1:
+                ctx.add(src, targets[0], EdgeKind.REFERENCES, f.path, ref.line, _CALLABLE)
+            else:
+                ctx.link_targets(
+                    src, targets, EdgeKind.REFERENCES, f.path, ref.line, True, "ambiguous"
+                )
+            ctx.stats["callbacks_linked"] += 1
+        if t.kind != "function" or not t.candidates:
+            return
+        name = t.candidates[-1].rsplit("\\", 1)[-1]
+        for c in called:
+            for position, recv, through in self.dispatchers_of(c):
+                if position == ref.position:
+                    self.dispatched(src, f.path, ref.line, recv, name, through)
+
+    def named_string(self, f: FileFacts, src: str, ref: CallbackRef) -> None:
+        """A string naming a declared function or ``Class::method`` outside any call's
+        arguments (``'apply' => 'wp_apply_border_support'``, ``return '_handler'``): it may
+        be called later by that name, or only share it (a hook or option named like a
+        function): a derived ``references`` edge (``name_string``), marked callable."""
+        ctx = self.ctx
+        targets = callees(ctx.sym, ref.target)
+        if not targets or len(targets) > ctx.max_candidates:
+            return
+        conf = round(ctx.conf["name_string"] / len(targets), 4)
+        props: dict[str, Any] = {"callable": True, "via": "name_string"}
+        if len(targets) > 1:
+            props["candidates"] = len(targets)
+        spec = EdgeSpec(conf, True, props)
+        for tid in targets:
+            ctx.add(src, tid, EdgeKind.REFERENCES, f.path, ref.line, spec)
+        ctx.stats["callbacks_named"] += 1
+
+    def dispatched(
+        self, src: str, path: str, line: int, recv: TypeDesc | None, name: str, through: str
+    ) -> None:
+        """``name`` passed to a dispatcher that calls ``$obj->$param()``: derived calls of
+        the methods of that name the receiver may have, with the string as evidence."""
+        ctx = self.ctx
+        sym = ctx.sym
+        tys = sym.types(recv) if recv is not None else {}
+        ml = name.lower()
+        targets = sorted({t for cls in tys for t in sym.find_method(cls, ml)})
+        if not targets and not tys:
+            cands = sym.methods_named(ml, path)
+            targets = cands if len(cands) <= ctx.max_candidates else []
+        if not targets:
+            return
+        props: dict[str, Any] = {"via": "dispatcher", "through": through}
+        if len(targets) > 1:
+            props["candidates"] = len(targets)
+        spec = EdgeSpec(ctx.conf["variable_function"], True, props)
+        for t in targets:
+            ctx.add(src, t, EdgeKind.CALLS_HEURISTIC, path, line, spec)
+        ctx.stats["calls_dispatched"] += 1
+
+
+def linking(ctx: LinkContext) -> Linking:
+    c = Callbacks(ctx)
+    return Linking(
+        handlers={
+            CallableRef: c.on_callable,
+            CallbackRef: c.on_callback,
+            DispatchRef: c.on_dispatch,
+        },
+        collect={DispatchRef: c.collect},
+    )
