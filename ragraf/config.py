@@ -41,6 +41,7 @@ import yaml
 from ragraf import resources
 from ragraf.errors import ConfigError, NoIndexError, RefusedError
 from ragraf.globs import GlobError, GlobSet
+from ragraf.linear_re import compile_linear
 
 DOT = ".ragraf"
 # sections read at query time only: changing them does not make the index stale
@@ -713,6 +714,13 @@ def load(root: Path) -> Config:
                 GlobSet([g])
             except GlobError as e:
                 raise ConfigError(f"{layout.project_yaml}: key '{key}': bad glob: {e}") from e
+    for i, rx in enumerate(cfg.db.query_builders.receivers):
+        try:
+            compile_linear(rx)  # RE2: a pattern from the repository runs in linear time
+        except ValueError as e:
+            raise ConfigError(
+                f"{layout.project_yaml}: key 'db.query_builders.receivers[{i}]': {e}"
+            ) from None
     return cfg
 
 

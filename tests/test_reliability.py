@@ -1039,3 +1039,24 @@ def test_a_repository_dsn_to_another_host_sends_nothing_until_allowed(pilot: Pat
         stop.set()
         t.join()
         server.close()
+
+
+@pytest.mark.slow
+def test_a_configured_regex_runs_in_linear_time(pilot: Path) -> None:
+    """``db.query_builders.receivers: ["(a+)+$"]`` kept ``index`` busy for minutes on a long
+    receiver (Python's re backtracks); the patterns of a configuration are RE2's, linear in
+    the text, and one RE2 refuses is a config error naming the key."""
+    receiver = "$" + "a" * 40 + "b"
+    write(
+        pilot,
+        "src/builder.php",
+        f"<?php\nfunction q() {{ return {receiver}->from('invoices'); }}\n",
+    )
+    yaml = pilot / ".ragraf/config/project.yaml"
+    yaml.write_text('db:\n  query_builders:\n    receivers: ["(a+)+$"]\n')
+    r = ragraf("index", root=pilot)  # a hang fails at TIMEOUT
+    assert r.returncode == 0, r.stderr
+    yaml.write_text('db:\n  query_builders:\n    receivers: ["ok", "(?<=x)db"]\n')
+    r = ragraf("index", "--force", root=pilot)
+    assert r.returncode == 2, r.stderr
+    assert f"{yaml}: key 'db.query_builders.receivers[1]'" in r.stderr and "RE2" in r.stderr

@@ -48,6 +48,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from ragraf.lang.facts import BuilderCallRef, FileFacts, SqlRef, SqlTable, TablePrefixRef
+from ragraf.linear_re import Pattern, compile_linear
 
 #: functions / methods whose first argument is a (literal) table name
 DEFAULT_HELPERS = (
@@ -93,7 +94,7 @@ BUILDER_OPERATIONS = ("select", "insert", "update", "delete", "replace")
 @dataclass(frozen=True)
 class QueryBuilders:
     methods: Mapping[str, str] = field(default_factory=dict)  # lower method -> operation
-    receivers: tuple[re.Pattern[str], ...] = ()
+    receivers: tuple[Pattern, ...] = ()  # RE2: linear time, whatever the configuration
 
     @classmethod
     def of(cls, conf: Mapping[str, object] | None) -> QueryBuilders:
@@ -104,7 +105,7 @@ class QueryBuilders:
         assert isinstance(methods, Mapping) and isinstance(receivers, list)
         return cls(
             {str(k).lower(): str(v).lower() for k, v in methods.items()},
-            tuple(re.compile(str(r)) for r in receivers),
+            tuple(compile_linear(str(r)) for r in receivers),
         )
 
     def __bool__(self) -> bool:
