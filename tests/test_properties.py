@@ -109,7 +109,11 @@ _tree = st.lists(
     min_size=1,
     max_size=8,
 )
-_edits = st.lists(st.tuples(st.integers(0, 7), st.one_of(_content, st.none())), max_size=4)
+#: an edit may nest deeper than any parser should follow: drift --scan parses it under the
+#: same per-file budget as index (docs/RELIABILITY.md), set low here (``_BUDGET_S``)
+_deep = st.integers(5_000, 60_000).map(lambda d: ("<?php $a = " + "[" * d + ";\n").encode())
+_edits = st.lists(st.tuples(st.integers(0, 7), st.one_of(_content, _deep, st.none())), max_size=4)
+_BUDGET_S = 2
 _probe = st.one_of(
     _rel_path,
     st.text(max_size=40),
@@ -152,6 +156,10 @@ def _make_tree(base: Path, tree: list[tuple[str, bytes | str]]) -> tuple[Path, l
         made.append(rel)
     os.symlink(outside, root / "link")
     config.init_project(root)
+    yaml = config.Layout(root).project_yaml
+    yaml.write_text(
+        yaml.read_text().replace("file_time_budget_s: 10 ", f"file_time_budget_s: {_BUDGET_S} ")
+    )
     return root, made
 
 
