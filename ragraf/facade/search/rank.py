@@ -26,7 +26,6 @@ Invariants a change must keep:
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
@@ -46,7 +45,7 @@ from ragraf.facade.search.channels import Found
 from ragraf.facade.search.words import QueryWords, coverage, matched_terms
 from ragraf.globs import GlobSet
 from ragraf.kinds import NodeKind
-from ragraf.model import NodeRow
+from ragraf.model import NodeRow, props_of
 from ragraf.tokens import fts_text
 
 _DEFINITIONS = frozenset(
@@ -231,7 +230,7 @@ def _declarations_only(ctx: Ctx, nodes: list[NodeRow]) -> set[str]:
         if n.kind == NodeKind.INTERFACE
         or n.kind == NodeKind.METHOD
         and (
-            bool(n.props and '"abstract"' in n.props and json.loads(n.props).get("abstract"))
+            bool(props_of(n.props).get("abstract"))
             or NodeKind.INTERFACE in kinds.get(owner.get(n.node_id, ""), ())
         )
     }
