@@ -54,7 +54,7 @@ from ragraf.globs import GlobError, GlobSet
 from ragraf.indexing.resolve import Resolved
 from ragraf.indexing.resolve.link_memo import orm_tables
 from ragraf.indexing.resolve.sqlrefs import SYSTEM_SCHEMAS
-from ragraf.kinds import EdgeKind, Layer, NodeKind, Provenance
+from ragraf.kinds import EdgeKind, Layer, NodeKind, ParseStatus, Provenance, TableHow
 from ragraf.model import (
     SCHEMA_PATH,
     CoverageRow,
@@ -248,7 +248,7 @@ def _migration_files(
     for f in sorted(files, key=lambda f: f.path):
         if f.path not in explicit and not (auto and _is_sql(f)):
             continue
-        if f.status == "ok" and f.text is not None:
+        if f.status == ParseStatus.OK and f.text is not None:
             readable[f.path] = f
         elif f.path in explicit:
             problems.append(
@@ -479,7 +479,7 @@ def _names_in_code(res: SchemaResult, resolved: Resolved) -> _CodeNames:
             name = t.get("name")
             if not name or (t.get("schema") or "").lower() in SYSTEM_SCHEMAS:
                 continue
-            if t.get("how") == sqltext.ENTITY:  # DQL's entity class: its mapping names the table
+            if t.get("how") == TableHow.ENTITY:  # DQL's entity class: its mapping names the table
                 continue
             low = str(name).lower()
             at = (not created, n.path or "", n.start_line or 0, str(name))

@@ -14,6 +14,8 @@ import re
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
+from ragraf.kinds import DivergenceKind
+
 if TYPE_CHECKING:
     from ragraf.sql.dbschema import Divergence
 
@@ -71,7 +73,7 @@ def parse_divergence_note(note: str) -> dict[str, Any]:
         }
     kind, name, lt, mt = m.groups()
     table, column = name, None
-    if kind.startswith("column_") or kind == "type_differs":
+    if kind.startswith("column_") or kind == DivergenceKind.TYPE_DIFFERS:
         table, _, column = name.rpartition(".")
     return {
         "kind": kind,
