@@ -337,9 +337,8 @@ def build(
             if len(res.pending.todo) > MAX_TEXTS:
                 # a large plan loads the model in this process (a small one goes to the
                 # helper): the build's memory, let go when it returned, goes back to the system
-                # first, or the embedding's peak comes on top of the build's (MediaWiki with
-                # vectors: 1.05 GB -> 865 MB, the build's own 641 MB). The first collection
-                # after a build costs ~0.2 s (phpMyAdmin), nothing beside minutes of embedding
+                # first, or the embedding's peak comes on top of the build's; the collection
+                # costs little beside minutes of embedding
                 gc.collect()
                 trim_memory.give_back()
             with open_stores(layout, write=True) as stores:
@@ -851,8 +850,8 @@ def _resolve(ctx: BuildContext) -> None:
         schema, resolved, cfg.confidence, ctx.layout.index_dir / schema_build.CODE_SCHEMA_CACHE
     )
     # the memos are complete: this build's is encoded now and written after the seal, and
-    # the objects of both are let go (MediaWiki's is ~40 MB of JSON; kept to the end, they
-    # stood under the rows and the writes, the build's peak)
+    # the objects of both are let go (kept to the end, they would stand under the rows and
+    # the writes, the build's peak)
     if resolved.memo is not None:
         resolved.memo.rev = ctx.rev_id
         ctx.memo = link_memo.encode(resolved.memo)
@@ -1055,11 +1054,10 @@ def _finish(ctx: BuildContext) -> IndexResult:
     )
 
 
-# measured on phpMyAdmin: graph + lexicon + vectors take ~8x the bytes of the corpus text
+#: graph + lexicon + vectors take about this many times the bytes of the corpus text
 SPACE_FACTOR = 8
-#: room for the files' fixed part (empty stores, WAL, rev.json, logs): measured 0.5 MiB on
-#: the pilot; the margin grows with the corpus (an eighth of the estimate) instead of being
-#: a fixed 64 MiB that refused a 2 MB index
+#: room for the files' fixed part (empty stores, WAL, rev.json, logs); the margin grows with
+#: the corpus (an eighth of the estimate), so a small index is not refused
 SPACE_BASE = 2 * 1024 * 1024
 
 

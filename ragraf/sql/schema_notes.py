@@ -4,8 +4,7 @@
 Invariants a change must keep:
 - One module holds each note's writer and its reader, so the two formats cannot drift apart.
 - It imports nothing heavy: ``status`` reads these notes on every call and must not load the
-  build, the SQL parser or a database driver for that (importing ``ragraf.indexing.schema`` for
-  them cost ~0.17 s of each ``ragraf status``).
+  build, the SQL parser or a database driver for that.
 """
 
 from __future__ import annotations

@@ -608,8 +608,7 @@ class _Built:
 
 
 # How much of the text before a position the role decisions look at: they only read
-# its end, and looking at all of it made long statements quadratic (a 110 KB INSERT
-# took 10 s).
+# its end, and looking at all of it made long statements quadratic.
 _TAIL = 4096
 
 

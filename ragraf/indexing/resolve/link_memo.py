@@ -398,9 +398,9 @@ _BATCH = 4096
 
 def _compressed_json(data: dict[str, Any]) -> Iterable[bytes]:
     """zlib of the JSON of ``data`` (``codec.json_bytes``: the value ``json.loads`` reads
-    back is ``json.loads(json.dumps(data))``), made a batch of list items at a time: MediaWiki's
-    memo is ~40 MB of JSON, which one string, its bytes and the compressed copy held at once
-    at the end of a build."""
+    back is ``json.loads(json.dumps(data))``), made a batch of list items at a time: a large
+    memo as one string, its bytes and the compressed copy at once was a peak at the end of a
+    build."""
     z = zlib.compressobj(1)
 
     def parts() -> Iterable[bytes]:
