@@ -2,8 +2,8 @@
 
 Used by ``reindex`` (the commit a revision was built from) and ``drift --scan`` (which
 changed paths git knows about). A library for three read-only questions cost more than it
-gave: importing GitPython took 0.03-0.13 s of every scan and reindex, and it runs the
-same git commands underneath.
+gave: its import is paid by every scan and reindex, and it runs the same git commands
+underneath.
 
 Invariants a change must keep:
 - Read-only: nothing here writes to the repository, its index or its config.

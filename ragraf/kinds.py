@@ -4,9 +4,15 @@ kinds, and the named groups every layer uses.
 Invariants a change must keep:
 - A kind string is written in exactly one place: here. Other modules use the
   members (``NodeKind.METHOD``) or a group (``CALLABLE``); a new kind is added
-  here and to the groups it belongs to, and every consumer follows.
+  here and to the groups it belongs to, and every consumer follows. The same holds
+  for every other vocabulary the layers share (reference fields, SQL in code, the
+  data-flow layer, call outcomes...); a vocabulary of one language's extractor is a
+  ``StrEnum`` in its package. tests/test_vocabulary.py fails on a vocabulary field
+  compared with a string literal anywhere in ragraf/.
 - Members are ``StrEnum``: they compare equal to the strings stored in SQLite
-  and serialise to them in JSON, so stored data and answers do not change.
+  and serialise to them in JSON, so stored data and answers do not change. A
+  value read back from a store or a cache is the plain string; code must not tell
+  the two apart (no ``is``, ``type() is``, ``repr``).
 - Groups are tuples (ordered, hashable) of members; SQL ``IN`` lists are built
   from them by ``ragraf.store`` as literals (the planner needs literals).
 """
@@ -88,6 +94,25 @@ class ParseStatus(StrEnum):
     SKIPPED = "skipped"
 
 
+class RevState(StrEnum):
+    """rev.state / rev_history.state: where a revision's build is."""
+
+    BUILDING = "building"
+    READY = "ready"
+    FAILED = "failed"
+    ARCHIVED = "archived"  # its rows pruned (``retain_revs``); its history kept
+
+
+class VectorStatus(StrEnum):
+    """The ``status`` of a revision's vectors (rev.json ``vectors``, ``status``)."""
+
+    READY = "ready"
+    EMBEDDING = "embedding"  # a helper is filling them after the seal
+    INTERRUPTED = "interrupted"  # the helper stopped before it was done
+    UNAVAILABLE = "unavailable"  # no model
+    DISABLED = "disabled"  # ``--no-vectors`` / the environment switch
+
+
 class ChunkSource(StrEnum):
     """chunk_map.source_kind: what a search chunk was cut from."""
 
@@ -119,6 +144,27 @@ class CallKind(StrEnum):
     STATIC = "static"
 
 
+class CallOutcome(StrEnum):
+    """What became of one call site (the build counts ``calls_<outcome>``; ``calls.*``
+    coverage rows are made of them)."""
+
+    STATED = "stated"
+    DERIVED = "derived"
+    EXTERNAL = "external"  # a builtin or vendor callee
+    UNRESOLVED_TOO_MANY_CANDIDATES = "unresolved_too_many_candidates"
+    UNRESOLVED_UNKNOWN_MEMBER = "unresolved_unknown_member"
+    UNRESOLVED_DYNAMIC_NAME = "unresolved_dynamic_name"
+
+
+class NameMatch(StrEnum):
+    """How a search query's words name a symbol (``name_match`` of a hit)."""
+
+    EXACT = "exact"  # the words are the name's words
+    PREFIX = "prefix"  # one word starts the name
+    ORDERED = "ordered"  # the name's words in order, with others between
+    WORDS = "words"  # some of the name's words
+
+
 class ChangeKind(StrEnum):
     """drift_entry.kind (§8). The first four are file-level changes."""
 
@@ -129,6 +175,199 @@ class ChangeKind(StrEnum):
     SCHEMA_CHANGE = "schema_change"
     SLICE_BOUNDARY = "slice_boundary"
     NOTE = "note"
+
+
+class LedgerBlock(StrEnum):
+    """What a block of LEDGER.md renders (``ragraf.drift.ledger`` checks the file against rows)."""
+
+    ENTRY = "entry"
+    ACK = "ack"
+
+
+# -- facts: the fields of the references an extractor writes (``ragraf.lang.facts``) ----
+class TargetKind(StrEnum):
+    """``Target.kind``: what a dynamic call or a callback string may name."""
+
+    FUNCTION = "function"  # candidate fqns
+    METHOD = "method"  # a receiver and a method name
+    #: a string under an array key saying it is a callable (``'render_callback' => 'f'``;
+    #: ``method`` is the key)
+    KEYED = "key"
+    #: a string no call takes that may name something called later by its name (an
+    #: array's value, an assignment, a return value)
+    NAMED = "named"
+    #: ``$fn(...)``'s variable (``method`` its name) until the extractor knows what it holds
+    VARIABLE = "variable"
+
+
+class HandlerKind(StrEnum):
+    """``Handler.kind``: what a route registration names as its handler."""
+
+    CLASS = "class"
+    METHOD = "method"
+    CLOSURE = "closure"
+    FUNCTION = "function"  # ``method`` is its fqn
+
+
+class ImportKind(StrEnum):
+    """``ImportRef.kind``: what an import names (a tags-level language's raw import is
+    ``ragraf.lang.tags.RAW_IMPORT`` + how its text names a file, until ``prepare``)."""
+
+    CLASS = "class"
+    FUNCTION = "function"
+    CONST = "const"
+    MODULE = "module"  # fqn is the path of the module's file
+    NAME = "name"  # Python's ``from m import x`` before ``prepare`` knows what x is
+    JS = "jsimp"  # a JavaScript / TypeScript import key, until ``prepare``
+
+
+class NameUse(StrEnum):
+    """``NameRef.kind``: how a tags-level language uses a name."""
+
+    CALL = "call"
+    NEW = "new"
+
+
+class HookRole(StrEnum):
+    """``HookRef.role``: a callback added to a hook, or the hook run."""
+
+    LISTEN = "listen"
+    FIRE = "fire"
+
+
+class DynamicHow(StrEnum):
+    """``DynamicCallRef.how``: the form of a call whose callee is computed."""
+
+    CALL_USER_FUNC = "call_user_func"
+    VARIABLE = "variable"  # $fn(...)
+    DYNAMIC_METHOD = "dynamic_method"  # $x->$m(...)
+
+
+class OrmHow(StrEnum):
+    """``OrmTableRef.how``: how the table an ORM class maps to is known."""
+
+    TABLE_ATTRIBUTE = "table_attribute"  # declared by the mapping
+    CONVENTION = "convention"  # the names the ORM's naming strategies give
+    TABLE_PROPERTY = "table_property"  # Eloquent's ``$table`` (read by ``table_usage``)
+
+
+# -- SQL in code -------------------------------------------------------------------------
+class FragmentKind(StrEnum):
+    """The first element of a ``(kind, text)`` part of a string built by code (SQL
+    fragments, include paths, query-builder calls)."""
+
+    LIT = "lit"  # literal text (the string's value)
+    DYN = "dyn"  # computed at run time (the expression's source)
+    DIR = "dir"  # an include path's directory part (``__DIR__``, ``dirname(__FILE__)``)
+    CALL = "call"  # a query-builder call's ``<receiver>-><method>`` (first fragment only)
+    RAW = "raw"  # source text not yet decoded (PHP's extractor, before it becomes ``lit``)
+
+
+class TableHow(StrEnum):
+    """``TableRef.how`` / ``SqlTable.how``: how a table name in SQL is known."""
+
+    EXACT = "exact"
+    PREFIX_RESOLVED = "prefix_resolved"  # a known table prefix made it whole
+    CODE_RESOLVED = "code_resolved"  # the linker resolved a dynamic name from code
+    DYNAMIC = "dynamic"
+    LISTED = "listed"  # a name a list fragment gives (``list_fragment``)
+    ENTITY = "entity"  # Doctrine DQL: the name is a class, its mapping the table
+
+
+class TableRole(StrEnum):
+    READ = "read"
+    WRITE = "write"
+
+
+class ColumnKey(StrEnum):
+    """``db_column.column_key``, as MySQL's ``information_schema`` says it (or none: "")."""
+
+    PRI = "PRI"
+    UNI = "UNI"
+    MUL = "MUL"
+
+
+class DivergenceKind(StrEnum):
+    """How the live database and the migrations disagree (``ragraf.sql.dbschema``)."""
+
+    TABLE_ONLY_LIVE = "table_only_live"
+    TABLE_ONLY_MIGRATIONS = "table_only_migrations"
+    COLUMN_ONLY_LIVE = "column_only_live"
+    COLUMN_ONLY_MIGRATIONS = "column_only_migrations"
+    TYPE_DIFFERS = "type_differs"
+
+
+# -- the data-flow layer (``FlowUnit``; ``ragraf.facade.flowops`` reads it) --------------
+class UnitKind(StrEnum):
+    """``FlowUnit.kind``: the code a flow unit walks."""
+
+    FUNCTION = "function"
+    METHOD = "method"
+    CLOSURE = "closure"
+    SCRIPT = "script"  # a file's top-level code
+
+
+class StmtKind(StrEnum):
+    """The kind of a statement of a flow unit (shown in ``slice`` / ``flow`` answers)."""
+
+    ENTRY = "entry"  # a unit's entry: its parameters and captured variables
+    EXPR = "expr"
+    ASSIGN = "assign"
+    THROW = "throw"
+    ECHO = "echo"
+    RETURN = "return"
+    IF = "if"
+    ELSEIF = "elseif"
+    WHILE = "while"
+    DO_WHILE = "do_while"
+    FOR = "for"
+    FOREACH = "foreach"
+    SWITCH = "switch"
+    CASE = "case"
+    DEFAULT = "default"
+    BREAK = "break"
+    CONTINUE = "continue"
+    TRY = "try"
+    CATCH = "catch"
+    FINALLY = "finally"
+    GLOBAL = "global"
+    STATIC = "static"
+    UNSET = "unset"
+    EXIT = "exit"
+    STMT = "stmt"  # any other statement
+
+
+class FlowCallHow(StrEnum):
+    """How a statement of a flow unit calls (its ``[name, how, args]`` calls)."""
+
+    FUNCTION = "function"
+    DYNAMIC = "dynamic"  # $fn(...)
+    METHOD = "method"
+    STATIC = "static"
+    NEW = "new"
+
+
+class SinkKind(StrEnum):
+    """Where tainted data must not arrive: a statement's sinks (``flow``'s ``sink``)."""
+
+    SQL = "sql"  # a call the configuration names a SQL sink
+    SQL_STRING = "sql_string"  # a string the SQL analysis found
+    OUTPUT = "output"
+    INCLUDE = "include"
+    SHELL = "shell"
+    DYNAMIC_VARIABLE = "dynamic_variable"  # $$name
+
+
+class FlowStep(StrEnum):
+    """The kind of a step of a slice or a flow: within a unit, across units of a file, or
+    across functions along call edges."""
+
+    DEF_USE = "def_use"
+    CONTROL = "control"
+    CAPTURE = "capture"  # a closure's ``use`` variable, from the statement creating it
+    PROPERTY = "property"  # ``$this->x`` written by another method of the class (derived)
+    ARGUMENT = "argument"
+    RETURN = "return"
 
 
 # -- node groups -------------------------------------------------------------------------

@@ -16,6 +16,7 @@ import pytest
 
 from ragraf import config, facade
 from ragraf.drift.scan import run_scan
+from ragraf.kinds import TableHow
 from ragraf.lang.facts import OrmTableRef
 from ragraf.lang.php.doctrine import snake_case, table_candidates
 from ragraf.lang.php.walk import extract
@@ -242,7 +243,7 @@ def test_dql_names_entity_classes_not_tables(dql: str, tables: list[tuple[str, s
     info = sqltext.analyze(dql)
     assert info is not None
     assert [(t.name, t.role) for t in info.tables] == tables
-    assert {t.how for t in info.tables} == {sqltext.ENTITY}
+    assert {t.how for t in info.tables} == {TableHow.ENTITY}
     assert sqltext.analyze("Delete the selected files") is None  # prose stays prose
 
 

@@ -23,6 +23,7 @@ from typer.core import TyperGroup
 
 from ragraf.errors import DiskFull, InvalidArgument, RagrafError
 from ragraf.escape import corpus_name
+from ragraf.kinds import VectorStatus
 
 DEBUG_ENV = "RAGRAF_DEBUG"
 _state: dict[str, Any] = {"project": None}
@@ -290,7 +291,7 @@ def _print_index(res: Any, as_json: bool, part: str = "all") -> None:
         _print_sealed(res, embedding=part == "sealed")
     if part in ("all", "vectors") and res.vectors:
         v = res.vectors
-        if v.get("status") == "ready":
+        if v.get("status") == VectorStatus.READY:
             from ragraf.cli.render import model_label
 
             skipped = (
@@ -301,7 +302,7 @@ def _print_index(res: Any, as_json: bool, part: str = "all") -> None:
                 f"vectors: {v['computed']} computed, {v['reused']} reused{skipped}"
                 f" ({model_label(v)})" + (f" in {took:.1f} s more" if took else "")
             )
-        elif v.get("status") != "embedding":
+        elif v.get("status") != VectorStatus.EMBEDDING:
             _err(f"vectors {v.get('status')}: {v.get('reason', 'skipped')}; search stays lexical")
 
 

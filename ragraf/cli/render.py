@@ -12,8 +12,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from ragraf.kinds import OrmHow, ParseStatus, Provenance, VectorStatus
+
 #: how an ORM class maps to its table, as ``table_usage``'s text says it
-_MODEL_HOW = {"table_property": "its $table", "table_attribute": "its Table mapping"}
+_MODEL_HOW = {OrmHow.TABLE_PROPERTY: "its $table", OrmHow.TABLE_ATTRIBUTE: "its Table mapping"}
 
 
 def _size(n: int) -> str:
@@ -38,14 +40,14 @@ def vectors_text(v: Any) -> str:
     if not isinstance(v, dict):
         return str(v)
     skipped = f", {v['skipped']} skipped (no meaning for search)" if v.get("skipped") else ""
-    if v.get("status") == "ready":
+    if v.get("status") == VectorStatus.READY:
         return (
             f"ready: {model_label(v)} ({v.get('computed')} computed, {v.get('reused')} reused"
             f"{skipped})"
         )
-    if v.get("status") in ("embedding", "interrupted"):
+    if v.get("status") in (VectorStatus.EMBEDDING, VectorStatus.INTERRUPTED):
         line = f"{v['percent']}% embedded: {v['embedded']} of {v['total']} chunks{skipped}"
-        if v["status"] == "interrupted":
+        if v["status"] == VectorStatus.INTERRUPTED:
             return line + "; embedding was interrupted: `ragraf vectors --resume` finishes it"
         return line + "; still embedding"
     return f"{v.get('status')}" + (f" ({v['reason']})" if v.get("reason") else "")
@@ -64,9 +66,7 @@ def status_text(d: dict[str, Any]) -> str:
     out.append("edges      " + ", ".join(f"{k} {v}" for k, v in c["edges"].items()))
     cov = d["coverage"]
     files = ", ".join(
-        f"{s} {int(cov[f'files.{s}']['value'])}"
-        for s in ("ok", "partial", "failed", "skipped")
-        if f"files.{s}" in cov
+        f"{s} {int(cov[f'files.{s}']['value'])}" for s in ParseStatus if f"files.{s}" in cov
     )
     out.append(f"coverage   files: {files}")
     share = cov.get("calls.stated_share", {}).get("value")
@@ -77,7 +77,7 @@ def status_text(d: dict[str, Any]) -> str:
             f"{int(cov.get('calls.external', {}).get('value') or 0)} external, "
             f"{int(cov['calls.unresolved']['value'])} unresolved"
         )
-    for st in ("partial", "failed", "skipped"):
+    for st in (ParseStatus.PARTIAL, ParseStatus.FAILED, ParseStatus.SKIPPED):
         note = cov.get(f"files.{st}", {}).get("note")
         if note:
             out.append(f"           {st}: {note}")
@@ -212,12 +212,12 @@ def _r_refs(r: dict[str, Any], out: list[str]) -> None:
 
 def _r_walk(r: dict[str, Any], out: list[str]) -> None:
     _matched(r, out)
-    for sec in ("stated", "derived"):
+    for sec in Provenance:
         out.append(f"{sec}: {len(r.get(sec, []))}")
         for it in r.get(sec, []):
             first = it["evidence"][0] if it["evidence"] else {}
             ev = first.get("evidence", "")
-            via = f"  via {first['via']}" if sec == "derived" and first.get("via") else ""
+            via = f"  via {first['via']}" if sec == Provenance.DERIVED and first.get("via") else ""
             if first.get("hook"):
                 via += f" '{first['hook']}'"
             out.append(

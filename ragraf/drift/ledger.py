@@ -39,6 +39,7 @@ from ragraf.clock import now_iso
 from ragraf.config import Layout
 from ragraf.drift import ledger_text
 from ragraf.failpoints import failpoint
+from ragraf.kinds import LedgerBlock
 from ragraf.locks import file_lock
 from ragraf.model import ArchiveRow, LedgerAck, LedgerEntry
 from ragraf.store.control import GENESIS, ControlStore
@@ -243,7 +244,7 @@ TRIGGERS = frozenset(
 
 @dataclass
 class _Block:
-    kind: str  # entry | ack
+    kind: LedgerBlock
     key: str  # entry id, or ack chain hash
     text: str
     start: int  # offset in the file
@@ -251,13 +252,13 @@ class _Block:
 
 def _blocks(text: str) -> tuple[str, list[_Block]]:
     """(text before the first block, the blocks) of LEDGER.md."""
-    starts: list[tuple[int, str]] = []
+    starts: list[tuple[int, LedgerBlock]] = []
     pos = 0
     for line in text.splitlines(keepends=True):
         if _ENTRY_HEAD.match(line):
-            starts.append((pos, "entry"))
+            starts.append((pos, LedgerBlock.ENTRY))
         elif line.startswith(_ACK_HEAD):
-            starts.append((pos, "ack"))
+            starts.append((pos, LedgerBlock.ACK))
         pos += len(line)
     if not starts:
         return text, []
@@ -265,7 +266,7 @@ def _blocks(text: str) -> tuple[str, list[_Block]]:
     for i, (at, kind) in enumerate(starts):
         end = starts[i + 1][0] if i + 1 < len(starts) else len(text)
         body = text[at:end]
-        if kind == "entry":
+        if kind == LedgerBlock.ENTRY:
             m = _ENTRY_HEAD.match(body)
             key = m.group(1) if m else ""
         else:
@@ -298,7 +299,7 @@ def _compare(md: str, entries: list[LedgerEntry], acks: list[LedgerAck]) -> _Com
         last = i == len(blocks) - 1
         want: str | None = None
         row_id = 0
-        if b.kind == "entry":
+        if b.kind == LedgerBlock.ENTRY:
             entry = by_id.get(b.key)
             if entry is not None:
                 want, row_id = render_entry(entry), entry.id
@@ -307,17 +308,17 @@ def _compare(md: str, entries: list[LedgerEntry], acks: list[LedgerAck]) -> _Com
             if ack is not None:
                 want, row_id = render_ack(ack), ack.id
         if want is not None and b.text == want:
-            (seen_e if b.kind == "entry" else seen_a).append(row_id)
+            (seen_e if b.kind == LedgerBlock.ENTRY else seen_a).append(row_id)
             continue
         if last and want is not None and want.startswith(b.text):
             torn_at = b.start  # the last block was cut short: an interrupted write
             continue
-        what = f"entry #{b.key}" if b.kind == "entry" else "an ack"
+        what = f"entry #{b.key}" if b.kind == LedgerBlock.ENTRY else "an ack"
         if want is None:
             problems.append(f"LEDGER.md: {what} has no row in the database (a forged block)")
         else:
             problems.append(f"LEDGER.md: {what} does not say what its database row says (edited)")
-            if b.kind == "entry":
+            if b.kind == LedgerBlock.ENTRY:
                 edited_e.add(row_id)
     if seen_e != sorted(seen_e) or len(set(seen_e)) != len(seen_e):
         problems.append("LEDGER.md: entry blocks are out of order or repeated")

@@ -3,7 +3,7 @@ archive ``reindex --commit`` writes (architecture §8.4), rendered in code.
 
 They are on the path of every edit cycle (``drift --scan`` appends entries, ``reindex
 --commit`` writes the archive, ``verify`` renders every entry again), where importing a
-template engine cost 0.08-0.12 s of each process. The human documents (the HTML report,
+template engine is paid by each process. The human documents (the HTML report,
 the skill file) stay jinja2 templates.
 
 Invariants a change must keep:

@@ -18,6 +18,7 @@ from typing import Any
 
 from ragraf.config import Layout
 from ragraf.errors import InvalidArgument
+from ragraf.kinds import NodeKind, RevState
 from ragraf.model import NodeRow
 from ragraf.store.graph import GraphStore
 
@@ -26,8 +27,8 @@ def diff_revs(root: Path, rev_a: str, rev_b: str, limit: int = 50) -> dict[str, 
     with GraphStore(Layout(root).graph_db, readonly=True) as graph:
         states = dict(graph.revs())
         for rev in (rev_a, rev_b):
-            if states.get(rev) != "ready":
-                retained = ", ".join(x for x, s in sorted(states.items()) if s == "ready")
+            if states.get(rev) != RevState.READY:
+                retained = ", ".join(x for x, s in sorted(states.items()) if s == RevState.READY)
                 raise InvalidArgument(
                     f"diff: '{rev}' is not a retained revision; retained: {retained}"
                 )
@@ -39,13 +40,15 @@ def diff_revs(root: Path, rev_a: str, rev_b: str, limit: int = 50) -> dict[str, 
         # nodes of a renamed file, seen from its old path: they are not news
         moved_paths = {r["from"]: r["to"] for r in renamed}
         gone = {
-            (r.kind, r.fqn if r.kind != "file" else None, moved_paths[r.path])
+            (r.kind, r.fqn if r.kind != NodeKind.FILE else None, moved_paths[r.path])
             for r in removed
             if r.path in moved_paths
         }
         removed = [r for r in removed if r.path not in moved_paths]
         added = [
-            a for a in added if (a.kind, a.fqn if a.kind != "file" else None, a.path) not in gone
+            a
+            for a in added
+            if (a.kind, a.fqn if a.kind != NodeKind.FILE else None, a.path) not in gone
         ]
         moved, added, removed = _moved(added, removed)
         out["nodes"] = {

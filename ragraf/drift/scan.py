@@ -31,7 +31,16 @@ from ragraf.config import Config
 from ragraf.corpus import ScannedFile, read_file, scan
 from ragraf.drift.ledger import NewEntry
 from ragraf.errors import InvalidArgument
-from ragraf.kinds import CALLABLE, FILE_CHANGES, PATH_NOTES, SYMBOL, ChangeKind, ParseStatus
+from ragraf.kinds import (
+    CALLABLE,
+    FILE_CHANGES,
+    PATH_NOTES,
+    SYMBOL,
+    ChangeKind,
+    DivergenceKind,
+    ParseStatus,
+    UnitKind,
+)
 from ragraf.lang import registry
 from ragraf.lang.facts import FileFacts
 from ragraf.lang.registry import lang_of
@@ -363,7 +372,7 @@ def slice_crossing(graph: GraphStore, rev: str) -> Crossing:
         units = [
             u
             for u in graph.flow_units_in_file(rev, path)
-            if u.func_node_id == src.node_id and u.kind != "closure"
+            if u.func_node_id == src.node_id and u.kind != UnitKind.CLOSURE
         ]
         if not units:
             return None
@@ -597,7 +606,11 @@ def schema_entries(cfg: Config, graph: GraphStore, rev: str) -> tuple[list[NewEn
     lines = sorted(
         f"{d.kind} {d.table}"
         + (f".{d.column}" if d.column else "")
-        + (f" ({d.migration_type} -> {d.live_type})" if d.kind == "type_differs" else "")
+        + (
+            f" ({d.migration_type} -> {d.live_type})"
+            if d.kind == DivergenceKind.TYPE_DIFFERS
+            else ""
+        )
         for d in divergences
     )
     live_hash = hashlib.sha256("\n".join(lines).encode()).hexdigest()

@@ -29,22 +29,12 @@ Invariants a change must keep:
   reusable between revisions only when both are equal. ``load`` probes the
   model once: its output must have ``dim`` dimensions.
 
-Measured 2026-11-29 (vm, 2 CPUs, onnxruntime 1.32, fastembed 0.9.1, int8
-model, 40-line windows of phpMyAdmin's PHP, batch 16;
-``bench/embed_throughput.py <phpmyadmin>/libraries/classes``): load 0.45 s
-(+0.35 s importing fastembed); 33-37 texts/s with the 256-piece window,
-85-90 texts/s with ``max_tokens=128``. A 40-line window is ~310 word pieces
-(median), so most chunks fill the window. phpMyAdmin's 5,052 chunks take
-~2.5 min (256) or ~1 min (128); vectors are reused by chunk_id afterwards.
-With vectors alone on bench/search_eval.yaml the 256 window gave conceptual
-MRR@10 0.82 against 0.72 with 128, hence the default.
-Since Dec 6 2026 the default runs in 8-bit integers (``embedding.quantize``,
-``ragraf.embed.quantize``), each text alone on all cores: the build's chunks of phpMyAdmin
-57-59 -> 137-142 chunks/s on the same 2 cores (docs/PERFORMANCE.md). With ``quantize:
-none``, batches are ordered by word-piece count (``token_counts``: one pass of the tokenizer's
-Rust ``encode_batch``, the path fastembed itself uses), which on phpMyAdmin's real chunks
-measured the same as ordering by characters (docs/PERFORMANCE.md, 2026-12-01): the time is
-the forward pass, not padding.
+The window is 256 word pieces, not 128, because search found conceptual matches better with
+it; most 40-line chunks fill it. The default runs in 8-bit integers (``embedding.quantize``,
+``ragraf.embed.quantize``), each text alone on all cores: the fastest way found on 2 cores.
+With ``quantize: none``, batches are ordered by word-piece count (``token_counts``: one pass of
+the tokenizer's Rust ``encode_batch``, the path fastembed itself uses); the time is the forward
+pass, not padding. The measurements: docs/PERFORMANCE.md ("Moved from code comments").
 """
 
 from __future__ import annotations

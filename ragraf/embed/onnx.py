@@ -24,9 +24,7 @@ Invariants a change must keep:
   onnxruntime's version, the model file and this CPU (the optimisations are hardware
   specific), and later sessions load it with no optimisation to redo: the same graph, so
   the same vectors bit for bit (tests/test_embed.py). A kept graph that does not load is
-  removed and made again; a folder that cannot be written to only costs the time. (The
-  kept graph of the int8 default is 90 MB, its weights prepacked: the session loads in
-  0.07 s instead of 0.12-0.22 s.)
+  removed and made again; a folder that cannot be written to only costs the time.
 """
 
 from __future__ import annotations

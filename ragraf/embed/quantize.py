@@ -15,7 +15,7 @@ mixed with these):
 2. the NaN guards go: a ``Where(IsNaN(p), c, p)`` after an attention softmax replaces the
    NaN of a row whose keys are all masked. ragraf's inputs always have an unmasked key
    (the ``[CLS]`` token), so the guard never fires and dropping it changes no output
-   (tests/test_embed.py compares the graphs with and without); it was ~13% of the time;
+   (tests/test_embed.py compares the graphs with and without), and it cost time;
 3. ``quantize_dynamic``: int8 weights per output channel in a 7-bit range
    (``reduce_range``: a u8*s8 product pair cannot saturate the int16 sums of x86 CPUs
    without VNNI, so one file serves every machine), uint8 activations per batch.

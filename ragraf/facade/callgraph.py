@@ -235,7 +235,7 @@ def _ranked(ctx: Ctx, hops: list[_Hop]) -> tuple[list[dict[str, Any]], list[dict
         if len(item["evidence"]) < EVIDENCE_PER_ITEM:
             item["evidence"].append(ev)
     stated = sorted(
-        (v for v in best.values() if v["provenance"] == "stated"),
+        (v for v in best.values() if v["provenance"] == Provenance.STATED),
         key=lambda v: (v["depth"], v["symbol"]["fqn"] or "", v["symbol"]["path"] or ""),
     )
     stated_ids = {v["symbol"]["node_id"] for v in stated}
@@ -243,7 +243,7 @@ def _ranked(ctx: Ctx, hops: list[_Hop]) -> tuple[list[dict[str, Any]], list[dict
         (
             v
             for v in best.values()
-            if v["provenance"] == "derived" and v["symbol"]["node_id"] not in stated_ids
+            if v["provenance"] == Provenance.DERIVED and v["symbol"]["node_id"] not in stated_ids
         ),
         key=lambda v: (v["depth"], -v["confidence"], v["symbol"]["fqn"] or ""),
     )

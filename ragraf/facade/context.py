@@ -34,7 +34,7 @@ from ragraf.config import Config, Layout
 from ragraf.errors import InvalidArgument
 from ragraf.escape import os_name
 from ragraf.facade import sanitize
-from ragraf.kinds import PATH_NOTES, ChangeKind, ParseStatus
+from ragraf.kinds import PATH_NOTES, ChangeKind, ParseStatus, RevState, VectorStatus
 from ragraf.model import EdgeRow, FileRow, LedgerEntry, NodeRow, props_of
 from ragraf.store import Stores, manifest
 
@@ -132,10 +132,10 @@ def vector_layer(layout: Layout, man: dict[str, Any], lex: Any) -> dict[str, Any
     is still embedding (``status`` ``embedding``) or it stopped (``interrupted``: the
     next ``index``, ``reindex --commit`` or ``ragraf vectors --resume`` finishes it).
     ``lex`` is the revision's LexStore (Any: the facade imports no store type here)."""
-    v = man.get("vectors", "unavailable")
+    v = man.get("vectors", VectorStatus.UNAVAILABLE)
     if not isinstance(v, dict):
         return str(v)
-    if v.get("status") != "embedding":
+    if v.get("status") != VectorStatus.EMBEDDING:
         return v
     from ragraf.locks import is_held
 
@@ -150,11 +150,11 @@ def vector_layer(layout: Layout, man: dict[str, Any], lex: Any) -> dict[str, Any
         now = manifest.read(layout.rev_json) or {}
         fresh = now.get("vectors")
         if now.get("rev_id") == man["rev_id"] and isinstance(fresh, dict):
-            if fresh.get("status") != "embedding":
+            if fresh.get("status") != VectorStatus.EMBEDDING:
                 return fresh
     out = dict(v)
     out.update(
-        status="embedding" if running is not False else "interrupted",
+        status=VectorStatus.EMBEDDING if running is not False else VectorStatus.INTERRUPTED,
         embedded=embedded,
         percent=min(100, embedded * 100 // total) if total else 100,
     )
@@ -301,8 +301,8 @@ class Ctx:
         self.root = session.root
         if rev is not None and rev != self.active:
             states = dict(self.graph.revs())
-            if states.get(rev) != "ready":
-                retained = ", ".join(r for r, s in sorted(states.items()) if s == "ready")
+            if states.get(rev) != RevState.READY:
+                retained = ", ".join(r for r, s in sorted(states.items()) if s == RevState.READY)
                 raise InvalidArgument(
                     f"{op}: revision '{rev}' is not retained; retained revisions: {retained}"
                 )
@@ -354,7 +354,10 @@ class Ctx:
         """How far the layer is, while it is not complete: {status, embedded, total,
         percent}; None once it is complete (or disabled, unavailable)."""
         v = self.vectors()
-        if not isinstance(v, dict) or v.get("status") not in ("embedding", "interrupted"):
+        if not isinstance(v, dict) or v.get("status") not in (
+            VectorStatus.EMBEDDING,
+            VectorStatus.INTERRUPTED,
+        ):
             return None
         return {k: v[k] for k in ("status", "embedded", "total", "percent")}
 

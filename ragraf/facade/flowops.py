@@ -26,7 +26,16 @@ from typing import Any
 from ragraf.errors import InvalidArgument
 from ragraf.facade import lookup, sanitize
 from ragraf.facade.context import Ctx
-from ragraf.kinds import CALL_EDGES, Provenance
+from ragraf.kinds import (
+    CALL_EDGES,
+    FlowCallHow,
+    FlowStep,
+    NodeKind,
+    Provenance,
+    SinkKind,
+    StmtKind,
+    UnitKind,
+)
 from ragraf.model import EdgeRow, FlowUnitRow
 
 #: statements one slice lists before it stops (and says so): beyond this an answer is no
@@ -37,7 +46,20 @@ MAX_FANOUT = 10
 #: confidence of a class-wide property link (confidence.yaml heuristic_single)
 PROPERTY_CONFIDENCE = 0.6
 #: statement kinds that decide whether the statements they control run
-HEADERS = frozenset({"if", "elseif", "while", "for", "foreach", "switch", "case", "do_while"})
+HEADERS = frozenset(
+    {
+        StmtKind.IF,
+        StmtKind.ELSEIF,
+        StmtKind.WHILE,
+        StmtKind.FOR,
+        StmtKind.FOREACH,
+        StmtKind.SWITCH,
+        StmtKind.CASE,
+        StmtKind.DO_WHILE,
+    }
+)
+#: the units of a declaration that takes arguments and returns (not a closure, not a script)
+_CALLED_UNITS = (UnitKind.FUNCTION, UnitKind.METHOD)
 LIMIT_FLOW = (
     "data flow: syntactic def-use per function (tree-sitter, reaching definitions); values"
     " through object properties of other objects, dynamic variables ($$x), extract(), eval"
@@ -84,8 +106,8 @@ class FlowGraph:
         d = json.loads(data or '{"s":[],"d":[],"x":[]}')
         u = self.units[uid] = Unit(row._replace(data=""), d["s"])
         for a, b, var in d["d"]:
-            u.din.setdefault(b, []).append(((uid, a), var, "def_use"))
-            u.dout.setdefault(a, []).append(((uid, b), var, "def_use"))
+            u.din.setdefault(b, []).append(((uid, a), var, FlowStep.DEF_USE))
+            u.dout.setdefault(a, []).append(((uid, b), var, FlowStep.DEF_USE))
         for i, s in enumerate(u.stmts):
             if s[3] >= 0:
                 u.controls.setdefault(s[3], []).append(i)
@@ -109,8 +131,8 @@ class FlowGraph:
         around it, else the innermost statement spanning it."""
         heads = [r for r, _x in self.file_heads(path) if r.start_line <= line <= r.end_line]
         if not heads:
-            heads = [r for r, _x in self.file_heads(path) if r.kind == "script"]
-        heads.sort(key=lambda r: (r.end_line - r.start_line, r.kind == "script"))
+            heads = [r for r, _x in self.file_heads(path) if r.kind == UnitKind.SCRIPT]
+        heads.sort(key=lambda r: (r.end_line - r.start_line, r.kind == UnitKind.SCRIPT))
         units = [self.parse(r) for r in heads]
         for u in units:
             hits = [i for i, s in enumerate(u.stmts) if s[0] == line]
@@ -155,7 +177,7 @@ class FlowGraph:
 
     def entry_units(self, func: str) -> list[Unit]:
         """The units of a function or method (its closures aside)."""
-        return [self.parse(r) for r, _x in self.heads_of(func) if r.kind != "closure"]
+        return [self.parse(r) for r, _x in self.heads_of(func) if r.kind != UnitKind.CLOSURE]
 
     def call_sites(self, e: EdgeRow, callee: str) -> list[tuple[Node, list[list[str]]]]:
         """The statements of a call edge's evidence line that call ``callee`` by name, with
@@ -176,7 +198,7 @@ class FlowGraph:
         for r, _x in self.file_heads(path):
             if not r.start_line <= line <= r.end_line:
                 continue
-            if r.func_node_id != func and r.kind != "script":
+            if r.func_node_id != func and r.kind != UnitKind.SCRIPT:
                 continue
             u = self.parse(r)
             for i, s in enumerate(u.stmts):
@@ -358,12 +380,12 @@ class Walk:
         for k in {s[3], s[8]} if self.control else ():
             if k >= 0:
                 c = (n[0], k)
-                self.add_edge(c, n, None, "control")
+                self.add_edge(c, n, None, FlowStep.CONTROL)
                 self.push(c, hops, None)
         if hops >= self.depth:
             return
         # a parameter: the arguments of the calls of this function
-        if n[1] == 0 and u.row.kind in ("function", "method"):
+        if n[1] == 0 and u.row.kind in _CALLED_UNITS:
             params = _params(s)
             # a promoted constructor parameter defines $this->x too
             asked = (
@@ -377,10 +399,10 @@ class Walk:
                     for p in wanted:
                         pos = params.index(p)
                         avars = frozenset(argv[pos]) if pos < len(argv) else frozenset()
-                        self.add_edge(site, n, p, "argument", e.provenance, e.confidence, e)
+                        self.add_edge(site, n, p, FlowStep.ARGUMENT, e.provenance, e.confidence, e)
                         self.push(site, hops + 1, avars)
         # a call's result: the return statements of the callee
-        if s[6] and (s[4] or s[2] == "return" or n in self.starts):
+        if s[6] and (s[4] or s[2] == StmtKind.RETURN or n in self.starts):
             self.into_callees(n, u, s, hops)
 
     def into_callees(self, n: Node, u: Unit, s: list[Any], hops: int) -> None:
@@ -393,9 +415,9 @@ class Walk:
                 continue
             for cu in g.entry_units(e.dst)[:MAX_FANOUT]:
                 for i, cs in enumerate(cu.stmts):
-                    if cs[2] == "return":
+                    if cs[2] == StmtKind.RETURN:
                         r = (cu.row.unit_id, i)
-                        self.add_edge(r, n, None, "return", e.provenance, e.confidence, e)
+                        self.add_edge(r, n, None, FlowStep.RETURN, e.provenance, e.confidence, e)
                         self.push(r, hops + 1, None)
 
     # -- forward --------------------------------------------------------------------------
@@ -413,7 +435,7 @@ class Walk:
         if self.control and n[1] in u.controls:
             for i in u.controls[n[1]]:
                 c = (n[0], i)
-                self.add_edge(n, c, None, "control")
+                self.add_edge(n, c, None, FlowStep.CONTROL)
                 self.push(c, hops, None)
         if hops >= self.depth:
             return
@@ -439,20 +461,20 @@ class Walk:
                         continue
                     entry = (cu.row.unit_id, 0)
                     for p in hit:
-                        self.add_edge(n, entry, p, "argument", e.provenance, e.confidence, e)
+                        self.add_edge(n, entry, p, FlowStep.ARGUMENT, e.provenance, e.confidence, e)
                     self.push(entry, hops + 1, frozenset(hit))
         # a return: the statements that take the call's result
-        if s[2] == "return" and u.row.kind in ("function", "method"):
+        if s[2] == StmtKind.RETURN and u.row.kind in _CALLED_UNITS:
             for e in self.fan(g.callers(u.row.func_node_id), u.row.func_node_id):
                 for site, _argv in g.call_sites(e, u.row.func_node_id):
-                    self.add_edge(n, site, None, "return", e.provenance, e.confidence, e)
+                    self.add_edge(n, site, None, FlowStep.RETURN, e.provenance, e.confidence, e)
                     self.push(site, hops + 1, None)
 
 
 def _trust(kind: str) -> tuple[str, float]:
     """Provenance and confidence of an edge of a unit: a class-wide property link is
     inferred (another method may not have run first), the others are read off the tree."""
-    if kind == "property":
+    if kind == FlowStep.PROPERTY:
         return Provenance.DERIVED, PROPERTY_CONFIDENCE
     return Provenance.STATED, 1.0
 
@@ -529,7 +551,9 @@ def slice_op(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
         ctx.touch(row.path)
         for u in g.entry_units(row.node_id):
             if direction == "back":
-                starts += [(u.row.unit_id, i) for i, s in enumerate(u.stmts) if s[2] == "return"]
+                starts += [
+                    (u.row.unit_id, i) for i, s in enumerate(u.stmts) if s[2] == StmtKind.RETURN
+                ]
             else:
                 starts.append((u.row.unit_id, 0))
         if len(rows) > 1:
@@ -608,7 +632,13 @@ def _not_found(ctx: Ctx, why: str, path: str | None, line: int | None) -> dict[s
 
 # -- flow ---------------------------------------------------------------------------------
 #: sink kinds `flow` knows (``any``: each of them)
-SINK_KINDS = ("sql", "sql_string", "output", "include", "shell")
+SINK_KINDS = (
+    SinkKind.SQL,
+    SinkKind.SQL_STRING,
+    SinkKind.OUTPUT,
+    SinkKind.INCLUDE,
+    SinkKind.SHELL,
+)
 #: statements one `flow` search expands before it gives up (and says so)
 MAX_FLOW_STATEMENTS = 5000
 
@@ -630,7 +660,9 @@ class Sinks:
         if path not in self._sql_lines:
             rows = self.ctx.graph.nodes_in_file(self.ctx.rev, path)
             self._sql_lines[path] = {
-                r.start_line for r in rows if r.kind == "sql_literal" and r.start_line is not None
+                r.start_line
+                for r in rows
+                if r.kind == NodeKind.SQL_LITERAL and r.start_line is not None
             }
         return self._sql_lines[path]
 
@@ -648,20 +680,20 @@ class Sinks:
             hit = any(tainted.intersection(a) for a in argv)
             if not hit:
                 continue
-            if how == "function" and name in self.shell:
-                out.append("shell")
+            if how == FlowCallHow.FUNCTION and name in self.shell:
+                out.append(SinkKind.SHELL)
             elif name in self.sql:
-                out.append("sql")
+                out.append(SinkKind.SQL)
             elif name in self.output:
-                out.append("output")
-        if "output" in s[7]:
-            out.append("output")
-        if "shell" in s[7]:
-            out.append("shell")
-        if "include" in s[7] and self.include:
-            out.append("include")
+                out.append(SinkKind.OUTPUT)
+        if SinkKind.OUTPUT in s[7]:
+            out.append(SinkKind.OUTPUT)
+        if SinkKind.SHELL in s[7]:
+            out.append(SinkKind.SHELL)
+        if SinkKind.INCLUDE in s[7] and self.include:
+            out.append(SinkKind.INCLUDE)
         if s[0] in self.sql_lines(u.row.path):
-            out.append("sql_string")
+            out.append(SinkKind.SQL_STRING)
         return [k for k in dict.fromkeys(out) if k in self.kinds]
 
 

@@ -34,6 +34,7 @@ from ragraf.kinds import (
     EdgeKind,
     NodeKind,
     Provenance,
+    TableRole,
 )
 from ragraf.model import SCHEMA_PATH, NodeRow, props_of
 
@@ -288,7 +289,7 @@ def _written_tables(ctx: Ctx, seeds: list[str], secs: _Sections) -> None:
     found: dict[str, tuple[set[str], bool]] = {}
     for e in ctx.graph.edges_from(ctx.rev, seeds, (EdgeKind.QUERIES,)):
         p = props_of(e.props) if e.props else {}
-        if "write" not in (p.get("roles") or ()):
+        if TableRole.WRITE not in (p.get("roles") or ()):
             continue
         ctx.edge_uids[e.edge_uid] = e.evidence_path or ""
         ops, hard = found.get(e.dst, (set(), False))

@@ -29,7 +29,7 @@ import re
 from typing import Any
 
 from ragraf.facade.context import Ctx
-from ragraf.kinds import EdgeKind, NodeKind
+from ragraf.kinds import EdgeKind, NodeKind, OrmHow
 from ragraf.limits import HIERARCHY_DEPTH
 from ragraf.model import EdgeRow, NodeRow, props_of
 
@@ -129,7 +129,9 @@ def models_of(ctx: Ctx, table: str) -> list[dict[str, Any]]:
         if n.kind != NodeKind.CLASS or not n.fqn:
             continue
         own = declared.get(n.fqn.lower())
-        mapped, how = (own, "table_property") if own else (table_by_convention(n.fqn), "convention")
+        mapped, how = (
+            (own, OrmHow.TABLE_PROPERTY) if own else (table_by_convention(n.fqn), OrmHow.CONVENTION)
+        )
         if mapped.lower() != want:
             continue
         ctx.touch(n.path)
@@ -152,7 +154,7 @@ def entity_item(ctx: Ctx, n: NodeRow, e: EdgeRow) -> dict[str, Any]:
     return {
         **ctx.node(n),
         "orm": str(p.get("orm") or "doctrine"),
-        "how": str(p.get("how") or "convention"),
+        "how": str(p.get("how") or OrmHow.CONVENTION),
         "uses": len(uses),
         "mapping": e.evidence,
         "provenance": e.provenance,

@@ -22,6 +22,7 @@ from typing import Any
 
 from ragraf.clock import now_iso
 from ragraf.config import Layout
+from ragraf.kinds import ChangeKind
 
 #: symbols of the repo map on the page (the map's token budget)
 MAP_BUDGET_TOKENS = 1500
@@ -101,7 +102,7 @@ def collect(root: Path) -> dict[str, Any]:
         "revisions": history,
         "entries": rows,
         "open_entries": sum(1 for r in rows if not r["acks"] and r["rev"] == st["rev_id"]),
-        "slices": [r for r in rows if r["kind"] == "slice_boundary"],
+        "slices": [r for r in rows if r["kind"] == ChangeKind.SLICE_BOUNDARY],
         "archives": archives,
         "coverage": coverage,
         "repo_map": repo_map,

@@ -23,7 +23,7 @@ from typing import Any, NamedTuple
 from ragraf.facade import orm, sanitize
 from ragraf.facade.context import MAX_ITEMS, Ctx
 from ragraf.facade.params import OpSpec, Param
-from ragraf.kinds import EdgeKind, NodeKind
+from ragraf.kinds import ColumnKey, EdgeKind, NodeKind, Provenance, TableHow, TableRole
 from ragraf.model import SCHEMA_PATH, CoverageRow, DbColumnRow, EdgeRow, NodeRow, props_of
 from ragraf.sql.dbschema import SOURCE_CODE
 
@@ -213,7 +213,7 @@ def _tables(ctx: Ctx, want: str | None) -> list[dict[str, Any]]:
                 "row_estimate": row_estimate,
                 "evidence": node["evidence"] if node else None,
                 "columns": columns,
-                "primary_key": [c["name"] for c in columns if c["key"] == "PRI"],
+                "primary_key": [c["name"] for c in columns if c["key"] == ColumnKey.PRI],
                 "foreign_keys": keys.outgoing.get(name.lower(), []),
                 "referenced_by": keys.incoming.get(name.lower(), []),
             }
@@ -338,14 +338,20 @@ def _sql_item(
             if (t.get("table") or t.get("name") or "").lower() == table.lower()
         ]
     )
-    roles = sorted({t.get("role", "read") for t in mine}) or ["read"]
+    roles = sorted({t.get("role", TableRole.READ) for t in mine}) or [TableRole.READ]
     how = next(
         (
             h
-            for h in ("exact", "prefix_resolved", "code_resolved", "entity", "dynamic")
+            for h in (
+                TableHow.EXACT,
+                TableHow.PREFIX_RESOLVED,
+                TableHow.CODE_RESOLVED,
+                TableHow.ENTITY,
+                TableHow.DYNAMIC,
+            )
             if any(t.get("how") == h for t in mine)
         ),
-        "dynamic",
+        TableHow.DYNAMIC,
     )
     cols = p.get("columns")
     operation = p.get("operation", "other")
@@ -438,7 +444,7 @@ def _run_time_matches(
         entries = [
             t
             for t in props_of(lit.props).get("tables", [])
-            if t.get("how") == "dynamic"
+            if t.get("how") == TableHow.DYNAMIC
             and not t.get("name")
             and _last_name(str(t.get("expr") or "")) in stems
         ]
@@ -461,7 +467,11 @@ def _named_at_run_time(ctx: Ctx, table: str, known: set[str]) -> list[dict[str, 
         h = rows.get(holders.get(lit.node_id, ""))
         item = _sql_item(ctx, lit, ctx.node(h) if h is not None else None, None, table, entries)
         item.update(
-            {"provenance": "derived", "confidence": POSSIBLE_CONFIDENCE, "via": "runtime_name"}
+            {
+                "provenance": Provenance.DERIVED,
+                "confidence": POSSIBLE_CONFIDENCE,
+                "via": "runtime_name",
+            }
         )
         out.append(item)
     out.sort(key=lambda it: (it["sql"]["path"], it["sql"]["start_line"] or 0))
@@ -583,15 +593,15 @@ def _linked_sql(ctx: Ctx, table: str, targets: list[NodeRow]) -> _Usage:
         holder = ctx.node(h) if h is not None else None
         item = _sql_item(ctx, lit, holder, e, table)
         usage.counts[item["operation"]] += 1
-        if "write" in item["roles"]:
+        if TableRole.WRITE in item["roles"]:
             usage.writers.append(item)
-        if "read" in item["roles"]:
+        if TableRole.READ in item["roles"]:
             usage.readers.append(item)
         usage.files.add(lit.path or "")
         if holder is not None:
             entry = usage.symbols.setdefault(holder["node_id"], {**holder, "reads": 0, "writes": 0})
-            entry["reads"] += 1 if "read" in item["roles"] else 0
-            entry["writes"] += 1 if "write" in item["roles"] else 0
+            entry["reads"] += 1 if TableRole.READ in item["roles"] else 0
+            entry["writes"] += 1 if TableRole.WRITE in item["roles"] else 0
     return usage
 
 

@@ -11,6 +11,7 @@ from typing import Any
 
 from ragraf.config import Layout
 from ragraf.facade.context import vector_layer
+from ragraf.kinds import RevState
 from ragraf.store import manifest, open_stores
 from ragraf.store.control import ControlStore
 from ragraf.store.graph import GraphStore
@@ -22,7 +23,7 @@ def status(root: Path, rev: str | None = None) -> dict[str, Any]:
     man = manifest.require(layout.rev_json)
     with open_stores(layout) as st:
         rev_id = rev or man["rev_id"]
-        if rev_id != man["rev_id"] and dict(st.graph.revs()).get(rev_id) != "ready":
+        if rev_id != man["rev_id"] and dict(st.graph.revs()).get(rev_id) != RevState.READY:
             from ragraf.errors import InvalidArgument
 
             raise InvalidArgument(f"--rev: '{rev_id}' is not a retained revision")

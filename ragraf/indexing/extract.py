@@ -27,7 +27,7 @@ from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from ragraf.corpus import ScannedFile
-from ragraf.kinds import ParseStatus
+from ragraf.kinds import HookRole, ParseStatus
 from ragraf.lang import codec, registry
 from ragraf.lang.facts import (
     CallRef,
@@ -246,7 +246,7 @@ def interface(f: FileFacts) -> FileFacts:
             r
             for r in f.refs
             if isinstance(r, _TABLE_REFS)
-            or (isinstance(r, HookRef) and r.role == "listen")
+            or (isinstance(r, HookRef) and r.role == HookRole.LISTEN)
             or (
                 isinstance(r, SqlRef)
                 and r.analysis is not None

@@ -40,7 +40,7 @@ from ragraf.corpus import ScanResult, scan, selection_warning
 from ragraf.errors import BusyError, IndexBuildError, RagrafError, RefusedError
 from ragraf.failpoints import failpoint
 from ragraf.indexing import trim_memory
-from ragraf.kinds import ParseStatus
+from ragraf.kinds import ParseStatus, RevState, VectorStatus
 from ragraf.lang import registry
 from ragraf.locks import file_lock
 from ragraf.model import RevHistoryRow
@@ -75,7 +75,7 @@ def build_lock(layout: Layout) -> contextlib.AbstractContextManager[None]:
         doing = (
             f", embedding the vectors of {man['rev_id']} (it answers meanwhile; stopped, "
             "`ragraf vectors --resume` finishes them later)"
-            if man and isinstance(vec, dict) and vec.get("status") == "embedding"
+            if man and isinstance(vec, dict) and vec.get("status") == VectorStatus.EMBEDDING
             else ""
         )
         return BusyError(
@@ -234,15 +234,15 @@ def finish_commit(cfg: Config, stores: Stores, man: dict[str, Any]) -> Finished:
     graph, control = stores.graph, stores.control
     rev_id = man["rev_id"]
     row = graph.rev_row(rev_id)
-    if row is not None and row["state"] != "ready":
-        graph.set_state(rev_id, "ready")
+    if row is not None and row["state"] != RevState.READY:
+        graph.set_state(rev_id, RevState.READY)
     history = {h["rev_id"]: h for h in control.history()}
-    if history.get(rev_id, {}).get("state") != "ready":
+    if history.get(rev_id, {}).get("state") != RevState.READY:
         control.record_rev(
             RevHistoryRow(
                 rev_id,
                 man.get("parent_rev"),
-                "ready",
+                RevState.READY,
                 man.get("created_at") or (row or {}).get("created_at") or now_iso(),
                 man.get("sealed_at"),
                 man["corpus_hash"],
@@ -274,7 +274,7 @@ def recover(cfg: Config, stores: Stores) -> list[str]:
         finish_commit(cfg, stores, man)
     cleaned = []
     for rev_id, state in graph.revs():
-        if state != "building" or rev_id == active:
+        if state != RevState.BUILDING or rev_id == active:
             continue
         row = graph.rev_row(rev_id)
         if row is None:
@@ -285,7 +285,7 @@ def recover(cfg: Config, stores: Stores) -> list[str]:
             RevHistoryRow(
                 rev_id,
                 active,
-                "failed",
+                RevState.FAILED,
                 row["created_at"],
                 None,
                 row["corpus_hash"],
@@ -337,9 +337,8 @@ def build(
             if len(res.pending.todo) > MAX_TEXTS:
                 # a large plan loads the model in this process (a small one goes to the
                 # helper): the build's memory, let go when it returned, goes back to the system
-                # first, or the embedding's peak comes on top of the build's (MediaWiki with
-                # vectors: 1.05 GB -> 865 MB, the build's own 641 MB). The first collection
-                # after a build costs ~0.2 s (phpMyAdmin), nothing beside minutes of embedding
+                # first, or the embedding's peak comes on top of the build's; the collection
+                # costs little beside minutes of embedding
                 gc.collect()
                 trim_memory.give_back()
             with open_stores(layout, write=True) as stores:
@@ -406,7 +405,7 @@ def _fill_vectors(
         status["status"],
         embedded,
         p.total,
-        len(p.todo) if status["status"] == "ready" else 0,
+        len(p.todo) if status["status"] == VectorStatus.READY else 0,
         p.skipped,
     )
     return status
@@ -535,7 +534,7 @@ def _current(
     from ragraf.indexing.vectors import disabled_by_env
 
     vec = man.get("vectors")
-    if isinstance(vec, dict) and vec.get("status") == "embedding":
+    if isinstance(vec, dict) and vec.get("status") == VectorStatus.EMBEDDING:
         if not (asked.no_vectors or disabled_by_env()):  # a build was killed while embedding
             p = _vector_plan(cfg, stores, man)
             if isinstance(p, dict):
@@ -560,7 +559,7 @@ def _failed(ctx: BuildContext, e: BaseException) -> IndexBuildError:
             RevHistoryRow(
                 ctx.rev_id,
                 ctx.parent,
-                "failed",
+                RevState.FAILED,
                 ctx.created,
                 None,
                 ctx.scan.corpus_hash,
@@ -851,8 +850,8 @@ def _resolve(ctx: BuildContext) -> None:
         schema, resolved, cfg.confidence, ctx.layout.index_dir / schema_build.CODE_SCHEMA_CACHE
     )
     # the memos are complete: this build's is encoded now and written after the seal, and
-    # the objects of both are let go (MediaWiki's is ~40 MB of JSON; kept to the end, they
-    # stood under the rows and the writes, the build's peak)
+    # the objects of both are let go (kept to the end, they would stand under the rows and
+    # the writes, the build's peak)
     if resolved.memo is not None:
         resolved.memo.rev = ctx.rev_id
         ctx.memo = link_memo.encode(resolved.memo)
@@ -931,7 +930,7 @@ def _vectors(ctx: BuildContext) -> None:
 
     lex, asked = ctx.stores.lex, ctx.asked
     if asked.no_vectors or vectors.disabled_by_env():
-        ctx.vec_status = {"status": "disabled"}
+        ctx.vec_status = {"status": VectorStatus.DISABLED}
     else:
         from ragraf import ids
 
@@ -947,7 +946,7 @@ def _vectors(ctx: BuildContext) -> None:
             helper = ctx.prefetch.helper if ctx.prefetch is not None else None
             ctx.vec_status = vectors.fill(lex.db, vplan, asked.progress, helper)
         else:
-            ctx.vec_status, ctx.pending = vplan.status("embedding"), vplan
+            ctx.vec_status, ctx.pending = vplan.status(VectorStatus.EMBEDDING), vplan
     ctx.lap("vectors")
     failpoint("after-vectors")
 
@@ -980,7 +979,7 @@ def _seal(ctx: BuildContext) -> None:
             "git_commit": gitinfo.head(ctx.layout.root),
             "rev_id": ctx.rev_id,
             "parent_rev": ctx.parent,
-            "state": "ready",
+            "state": RevState.READY,
             "created_at": ctx.created,
             "sealed_at": sealed,
             "corpus_hash": ctx.scan.corpus_hash,
@@ -1055,11 +1054,10 @@ def _finish(ctx: BuildContext) -> IndexResult:
     )
 
 
-# measured on phpMyAdmin: graph + lexicon + vectors take ~8x the bytes of the corpus text
+#: graph + lexicon + vectors take about this many times the bytes of the corpus text
 SPACE_FACTOR = 8
-#: room for the files' fixed part (empty stores, WAL, rev.json, logs): measured 0.5 MiB on
-#: the pilot; the margin grows with the corpus (an eighth of the estimate) instead of being
-#: a fixed 64 MiB that refused a 2 MB index
+#: room for the files' fixed part (empty stores, WAL, rev.json, logs); the margin grows with
+#: the corpus (an eighth of the estimate), so a small index is not refused
 SPACE_BASE = 2 * 1024 * 1024
 
 
@@ -1114,7 +1112,7 @@ def prune(cfg: Config, stores: Stores, active: str) -> list[str]:
     retained revision has are deleted (rows the retained ones share stay); rev_history
     stays forever."""
     keep = max(1, cfg.index.retain_revs)
-    ready = [r for r, s in stores.graph.revs() if s == "ready" and r != active]
+    ready = [r for r, s in stores.graph.revs() if s == RevState.READY and r != active]
     excess = max(0, len(ready) + 1 - keep)
     pruned = ready[:excess]
     if not pruned:
@@ -1125,7 +1123,7 @@ def prune(cfg: Config, stores: Stores, active: str) -> list[str]:
     stores.lex.prune_before(oldest)
     stores.graph.prune_before(oldest, pruned)
     for rev_id in pruned:
-        stores.control.set_state(rev_id, "archived", f"rows pruned by retain_revs={keep}")
+        stores.control.set_state(rev_id, RevState.ARCHIVED, f"rows pruned by retain_revs={keep}")
     return pruned
 
 

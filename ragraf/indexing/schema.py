@@ -54,7 +54,7 @@ from ragraf.globs import GlobError, GlobSet
 from ragraf.indexing.resolve import Resolved
 from ragraf.indexing.resolve.link_memo import orm_tables
 from ragraf.indexing.resolve.sqlrefs import SYSTEM_SCHEMAS
-from ragraf.kinds import EdgeKind, Layer, NodeKind, Provenance
+from ragraf.kinds import EdgeKind, Layer, NodeKind, ParseStatus, Provenance, TableHow
 from ragraf.model import (
     SCHEMA_PATH,
     CoverageRow,
@@ -142,14 +142,14 @@ def build(cfg: Config, files: list[ScannedFile]) -> SchemaResult:
 
 
 #: the last migrations' schema, in the index folder: {"key": digest of the input, "data":
-#: ``dbschema.schema_to_data``}, zlib-compressed JSON. Parsing phpMyAdmin's
-#: create_tables.sql with sqlglot (and importing it) was ~0.1 s of every reindex.
+#: ``dbschema.schema_to_data``}, zlib-compressed JSON: parsing the migrations with sqlglot
+#: (and importing it) is not paid again by a reindex that did not change them.
 SCHEMA_CACHE = "schema-cache.json.z"
 
 
 #: the schema the CREATE / ALTER strings in code define (``add_code_tables``, a corpus
-#: without a schema file), cached the same way: importing sqlglot and parsing WordPress's
-#: CREATE TABLE strings was ~0.1 s of every reindex
+#: without a schema file), cached the same way: importing sqlglot and parsing the CREATE
+#: TABLE strings is not paid again while they are the same
 CODE_SCHEMA_CACHE = "code-schema-cache.json.z"
 
 
@@ -248,7 +248,7 @@ def _migration_files(
     for f in sorted(files, key=lambda f: f.path):
         if f.path not in explicit and not (auto and _is_sql(f)):
             continue
-        if f.status == "ok" and f.text is not None:
+        if f.status == ParseStatus.OK and f.text is not None:
             readable[f.path] = f
         elif f.path in explicit:
             problems.append(
@@ -479,7 +479,7 @@ def _names_in_code(res: SchemaResult, resolved: Resolved) -> _CodeNames:
             name = t.get("name")
             if not name or (t.get("schema") or "").lower() in SYSTEM_SCHEMAS:
                 continue
-            if t.get("how") == sqltext.ENTITY:  # DQL's entity class: its mapping names the table
+            if t.get("how") == TableHow.ENTITY:  # DQL's entity class: its mapping names the table
                 continue
             low = str(name).lower()
             at = (not created, n.path or "", n.start_line or 0, str(name))

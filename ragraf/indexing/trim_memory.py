@@ -5,8 +5,7 @@ are written, the facts and resolution before the last writes). CPython's small o
 live in arenas of their own; the blocks it asked the C library for stay mapped by the C
 allocator, kept for reuse that small objects never make, so the process's resident size
 stays at its high-water mark while new arenas are mapped beside them. glibc's
-``malloc_trim`` gives those free pages back (on MediaWiki the builder's peak went from 765
-to ~625 MiB).
+``malloc_trim`` gives those free pages back.
 
 Invariants a change must keep:
 - Only memory already freed is handed back: calling it never changes a result.

@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 from ragraf.errors import EmbeddingUnavailable
 from ragraf.failpoints import failpoint
+from ragraf.kinds import CALLABLE, CLASS_LIKE, NodeKind, VectorStatus
 from ragraf.lang import registry
 from ragraf.store.db import Database
 
@@ -66,9 +67,7 @@ _NAME_TAIL = re.compile(r"[\\.:$#]+")
 #: cheap test before the comment pattern: no marker, no comment
 _COMMENT_MARKS = ("/*", "//", "#", '"""', "'''")
 #: symbol kinds whose chunk starts with the symbol's own declaration line
-_DECLARED = frozenset(
-    {"class", "interface", "trait", "enum", "function", "method", "module", "package"}
-)
+_DECLARED = frozenset({*CLASS_LIKE, *CALLABLE, NodeKind.MODULE, NodeKind.PACKAGE})
 
 
 def disabled_by_env() -> bool:
@@ -97,7 +96,7 @@ def skip_reason(chunk_text: str) -> str | None:
     header, _, code = chunk_text.partition("\n")
     m = _HEADER.match(header)
     kind, name = (m.group(1), m.group(2)) if m else ("", "")
-    if kind == "file" and name.endswith(registry.markup_suffixes()):
+    if kind == NodeKind.FILE and name.endswith(registry.markup_suffixes()):
         return "markup"
     if any(mark in code for mark in _COMMENT_MARKS) and _COMMENT.search(code):
         return None
@@ -164,7 +163,7 @@ def plan(
         have = vec.in_rev(rev_id, emb.model_id, emb.model_version)
         reused = have & set(ids)
     except EmbeddingUnavailable as e:
-        return {"status": "unavailable", "reason": str(e)}
+        return {"status": VectorStatus.UNAVAILABLE, "reason": str(e)}
     todo = [c for c in wanted if c[0] not in have]
     return Plan(emb, rev_id, len(wanted), len(chunks) - len(wanted), len(reused), todo)
 
@@ -221,5 +220,5 @@ def fill(
             for idx, vecs in p.emb.batches([texts[i] for i in left]):
                 store([left[k] for k in idx], vecs)
     except EmbeddingUnavailable as e:
-        return {**p.status("unavailable", done), "reason": str(e)}
-    return p.status("ready", done)
+        return {**p.status(VectorStatus.UNAVAILABLE, done), "reason": str(e)}
+    return p.status(VectorStatus.READY, done)

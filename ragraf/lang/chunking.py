@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_left, bisect_right
 
-from ragraf.kinds import CALLABLE, CLASS_LIKE, ChunkSource, TextKind
+from ragraf.kinds import CALLABLE, CLASS_LIKE, ChunkSource, NodeKind, TextKind
 from ragraf.lang.facts import Chunk, FileFacts
 from ragraf.sql.sqltext import STATEMENT_KEYWORDS as _SQL_KEYWORDS
 from ragraf.sql.sqltext import looks_like_sql
@@ -172,7 +172,7 @@ def make_chunks(
                     s += 1
                 while e > s and not lines[e - 1].strip():
                     e -= 1
-                emit(s, e, 0, ChunkSource.FILE, "file", path)
+                emit(s, e, 0, ChunkSource.FILE, NodeKind.FILE, path)
     return chunks
 
 

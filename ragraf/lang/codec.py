@@ -109,7 +109,7 @@ def to_data(v: Any) -> Any:
 def to_json(v: Any) -> Any:
     """``to_data`` for a value that is only written as JSON: a list or tuple of plain values
     stays the object it is (JSON writes a tuple as a list), so recording an answer the
-    tables hold does not copy it (MediaWiki's memo copied ~40 MB of such lists). Compare
+    tables hold does not copy it (a memo is mostly such lists). Compare
     with ``to_data``, never with this."""
     t = type(v)
     if (t is list or t is tuple) and all(type(x) in _PLAIN for x in v):

@@ -19,7 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from ragraf.kinds import TextKind
+from ragraf.kinds import TargetKind, TextKind
 
 if TYPE_CHECKING:
     from ragraf.sql.sqltext import SqlInfo
@@ -104,7 +104,7 @@ class CallableRef(NamedTuple):
 class Target(NamedTuple):
     """One possible callee of a dynamic call: a function (candidate fqns) or a method."""
 
-    kind: str  # function | method (| key: KEYED_CALLBACK, named: NAMED_STRING)
+    kind: str  # ragraf.kinds.TargetKind
     candidates: tuple[str, ...] = ()
     receiver: TypeDesc | None = None
     method: str = ""
@@ -115,16 +115,8 @@ class DynamicCallRef(NamedTuple):
 
     owner: int
     line: int
-    how: str  # call_user_func | variable | dynamic_method
+    how: str  # ragraf.kinds.DynamicHow
     targets: tuple[Target, ...]
-
-
-#: ``Target.kind`` of a ``CallbackRef`` whose string is an array's value under a key that
-#: says it is a callable (``'render_callback' => 'f'``; ``method`` is the key)
-KEYED_CALLBACK = "key"
-#: ``Target.kind`` of a ``CallbackRef`` whose string is no call's argument but may name
-#: something called later by its name (an array's value, an assignment, a return value)
-NAMED_STRING = "named"
 
 
 class CallbackRef(NamedTuple):
@@ -159,7 +151,7 @@ class HookRef(NamedTuple):
 
     owner: int
     line: int
-    role: str  # listen | fire
+    role: str  # ragraf.kinds.HookRole
     hook: str
     call: str  # the function called, its short name in lower case
     callback: Target | None = None  # listen: what it adds (None: a closure, not understood)
@@ -181,11 +173,12 @@ class ClassConstRef(NamedTuple):
 
 
 class IncludeRef(NamedTuple):
-    """``include`` / ``require`` (``_once``): the path as ("lit" | "dir" | "dyn", text) parts."""
+    """``include`` / ``require`` (``_once``): the path as (``FragmentKind``, text) parts
+    (``lit``, ``dir`` or ``dyn``)."""
 
     owner: int
     line: int
-    kind: str
+    kind: str  # the statement: include | include_once | require | require_once
     parts: tuple[tuple[str, str], ...]
     conditional: bool
 
@@ -216,7 +209,7 @@ class SuperglobalRef(NamedTuple):
 class Handler(NamedTuple):
     """What a route registration names as its handler."""
 
-    kind: str  # class | method | closure | function (``method`` is its fqn)
+    kind: str  # ragraf.kinds.HandlerKind
     cls: TypeDesc | None = None
     method: str = ""
 
@@ -234,7 +227,7 @@ class ImportRef(NamedTuple):
 
     owner: int
     line: int
-    kind: str  # class | function | const
+    kind: str  # ragraf.kinds.ImportKind
     fqn: str
 
 
@@ -245,7 +238,7 @@ class NameRef(NamedTuple):
 
     owner: int
     line: int
-    kind: str  # call | new
+    kind: str  # ragraf.kinds.NameUse
     name: str
 
 
@@ -253,8 +246,8 @@ class SqlTable(NamedTuple):
     """A table a SQL string names (``ragraf.sql.sqltext.TableRef`` as plain data)."""
 
     name: str
-    how: str  # exact | prefix_resolved | dynamic
-    role: str  # read | write
+    how: str  # ragraf.kinds.TableHow
+    role: str  # ragraf.kinds.TableRole
     schema: str | None
     expr: str | None
 
@@ -334,7 +327,7 @@ class OrmTableRef(NamedTuple):
     line: int
     orm: str  # doctrine
     tables: tuple[str, ...]
-    how: str  # table_attribute | convention
+    how: str  # ragraf.kinds.OrmHow
 
 
 class BuilderCallRef(NamedTuple):
@@ -398,9 +391,9 @@ def called_functions(r: Ref) -> tuple[str, ...] | None:
     what a file's interface keeps of its calls (``ragraf.indexing.extract.interface``)."""
     if isinstance(r, CallRef):
         return r.candidates
-    if isinstance(r, CallbackRef) and r.target.kind == "function":
+    if isinstance(r, CallbackRef) and r.target.kind == TargetKind.FUNCTION:
         return r.target.candidates
-    if isinstance(r, HookRef) and r.callback is not None and r.callback.kind == "function":
+    if isinstance(r, HookRef) and r.callback is not None and r.callback.kind == TargetKind.FUNCTION:
         return r.callback.candidates
     return None
 
@@ -411,7 +404,7 @@ class FlowUnit(NamedTuple):
     compact JSON stored in ``flow_unit.data`` (serialised once, in the worker)."""
 
     node: int  # index into FileFacts.nodes: the function / method, the enclosing one of a closure, 0 for the script
-    kind: str  # function | method | closure | script
+    kind: str  # ragraf.kinds.UnitKind
     start_line: int
     end_line: int
     data: str
@@ -422,7 +415,7 @@ class FlowUnit(NamedTuple):
 class ClassDecl:
     node: int  # index into FileFacts.nodes
     fqn: str
-    kind: str  # class | interface | trait | enum
+    kind: str  # a CLASS_LIKE NodeKind, or ragraf.kinds.CLASS_EXTENSION
     extends: list[tuple[str, int]] = field(default_factory=list)  # (fqn, line)
     implements: list[tuple[str, int]] = field(default_factory=list)
     traits: list[tuple[str, int]] = field(default_factory=list)
@@ -434,7 +427,7 @@ class ClassDecl:
 
 @dataclass(slots=True)
 class Chunk:
-    source_kind: str  # symbol | file | doc
+    source_kind: str  # ragraf.kinds.ChunkSource
     node: int | None  # index into FileFacts.nodes
     start_line: int
     end_line: int

@@ -23,7 +23,7 @@ import json
 import re
 from typing import Any
 
-from ragraf.kinds import ParseStatus
+from ragraf.kinds import HookRole, ParseStatus, TargetKind
 from ragraf.lang.facts import FileFacts, HookRef, Target
 from ragraf.lang.php.hooks import MEDIAWIKI_HOOK
 from ragraf.lang.plain import extract as plain
@@ -57,7 +57,9 @@ def extract(path: str, text: str, max_lines: int) -> FileFacts:
         for h in spec if isinstance(spec, list) else [spec]:
             target = _target(h, name, handlers)
             if target is not None:
-                f.refs.append(HookRef(0, line, "listen", MEDIAWIKI_HOOK + name, "Hooks", target))
+                f.refs.append(
+                    HookRef(0, line, HookRole.LISTEN, MEDIAWIKI_HOOK + name, "Hooks", target)
+                )
     return f
 
 
@@ -74,13 +76,13 @@ def _target(h: Any, hook: str, handlers: dict[str, Any]) -> Target | None:
         if not isinstance(cls, str) or not _CALLABLE.fullmatch(cls):
             return None  # a factory: the class it makes is not written here
         method = "on" + _NOT_IN_METHOD.sub("_", hook)
-        return Target("method", receiver=("class", cls.lstrip("\\")), method=method)
+        return Target(TargetKind.METHOD, receiver=("class", cls.lstrip("\\")), method=method)
     if not _CALLABLE.fullmatch(h):
         return None
     if "::" in h:
         cls, _, method = h.partition("::")
-        return Target("method", receiver=("class", cls.lstrip("\\")), method=method)
-    return Target("function", candidates=(h.lstrip("\\"),))
+        return Target(TargetKind.METHOD, receiver=("class", cls.lstrip("\\")), method=method)
+    return Target(TargetKind.FUNCTION, candidates=(h.lstrip("\\"),))
 
 
 def _line_of(text: str, needle: str, start: int) -> int:

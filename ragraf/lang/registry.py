@@ -42,41 +42,9 @@ if TYPE_CHECKING:
     from ragraf.lang.facts import FileFacts
 
 #: version of the FileFacts format and of the extraction rules not visible in source
-#: digests (bump when FileFacts fields change meaning)
-FACTS_VERSION = "ragraf-facts/36"  # /4: JSON rows (ragraf.lang.codec), no pickle; /5: callbacks
-# /6: flow-sensitive variable types, @param / @property, narrowing, inferred return types
-# /7: constant values (define / const), function_exists-guarded functions
-# /8: SQL assembled within a function, fragments, query-builder calls
-# /9: BuilderCallRef (method calls with a literal table-like first argument)
-# /10: MediaWiki-style connections ($dbr, getDB(), select family, arrays of tables)
-# /11: FileFacts.flows, the data-flow layer (control flow and def-use per unit, issue 13)
-# /12: SqlAnalysis.ddl, the CREATE TABLE statements of SQL in code (columns without a schema)
-# /13: SqlAnalysis.by_table, each table's operation and columns in a string of several statements
-# /14: ClassConstRef(member "class") for C::m(), instanceof C and declared parameter / return
-# types, catch types: the class is referenced there
-# /15: HookRef (WordPress's add_action / do_action); a string callable names its function or
-# class fully qualified (no namespace, no imports)
-# /16: a declared property type references its classes (ClassConstRef member "class")
-# /17: a property's plain string default is its node's ``value`` prop (Eloquent's $table)
-# /18: `$obj(...)` on a variable holding an object is a MethodCallRef of ``__invoke``
-# /19: Laravel's dispatches and handlers as HookRefs of hooks named by a class
-# /20: any ->dispatch(new X) runs the hook of X
-# /21: WordPress's wp_ajax_ / admin_post_ actions are routes
-# /22: Symfony's getSubscribedEvents() listens
-# /23: Drupal's hooks (<module>_<hook> functions, #[Hook], invokeAll / alter runs)
-# /24: a dispatched variable runs the hook of the class it holds
-# /25: OrmTableRef, the table a Doctrine entity maps to
-# /26: an attribute (#[X]) references its class
-# /27: Laravel's $listen map makes its listener classes listen to the event's hook
-# /28: a string under an array key ending in 'callback' names a callable
-# /29: a string naming a function outside a call (array value, assignment, return) may name a callable
-# /30: Doctrine DQL names entity classes (SqlTable how 'entity'), not tables
-# /31: MediaWiki's hooks: extension.json / skin.json handlers (json), HookContainer::run / Hooks::run
-# /32: a MediaWiki hook run on any container receiver ($this->container->run, as HookRunner writes)
-# /33: $wgHooks['X'][] = handler listens to a MediaWiki hook
-# /34: templates named by code and by templates (TemplateRef; twig, mustache, Blade directives)
-# /35: an entity class as a query builder's table argument (Doctrine: ->from(User::class, 'u'))
-# /36: a Doctrine repository's own finders read its entity's table ($this->findBy, ...)
+#: digests: bump it when FileFacts fields change meaning (an extractor's own source is in
+#: ``fingerprint`` already); its history is docs/architecture.md §9.2, "Facts versions"
+FACTS_VERSION = "ragraf-facts/36"
 #: the words of a failed file's note when its extractor raised (``extract``)
 EXTRACTOR_FAILED = "extractor failed"
 

@@ -46,7 +46,7 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from ragraf import ids
-from ragraf.kinds import CLASS_LIKE, EdgeKind, Layer, NodeKind, TextKind
+from ragraf.kinds import CLASS_LIKE, EdgeKind, ImportKind, Layer, NodeKind, ParseStatus, TextKind
 from ragraf.lang import registry, tstree
 from ragraf.lang.chunking import DEFAULT_MAX_LINES, make_chunks
 from ragraf.lang.facts import (
@@ -105,11 +105,11 @@ def _split(name: str) -> tuple[str, str]:
 class _Scope:
     __slots__ = ("end", "node", "fqn", "kind")
 
-    def __init__(self, end: int, node: int | None, fqn: str, kind: str) -> None:
+    def __init__(self, end: int, node: int | None, fqn: str, kind: str | None) -> None:
         self.end = end
         self.node = node  # None: a @scope (no node)
         self.fqn = fqn
-        self.kind = kind  # a NodeKind, or "scope"
+        self.kind = kind  # a NodeKind; None for a @scope (members inside are methods)
 
 
 class Extractor:
@@ -121,7 +121,7 @@ class Extractor:
         self.text = text
         self.src = text.encode("utf-8", "surrogateescape")
         self.max_lines = max_lines
-        self.facts = FileFacts(path, lang.name, "ok", None, 0)
+        self.facts = FileFacts(path, lang.name, ParseStatus.OK, None, 0)
         self.stack: list[_Scope] = []
         self.package = ""
         self.refs: list[Ref] = []
@@ -150,7 +150,7 @@ class Extractor:
             )
         )
         if root.has_error:
-            f.status = "partial"
+            f.status = ParseStatus.PARTIAL
             err = first_error(root)
             f.note = f"syntax error near line {err}" if err else "syntax errors"
         query = tstree.query(self.grammar, _query_file(self.lang.name))
@@ -214,7 +214,7 @@ class Extractor:
             return
         parent = self.stack[-1] if self.stack else None
         if kind == NodeKind.FUNCTION and (
-            qualifier or (parent is not None and parent.kind in (*CLASS_LIKE, "scope"))
+            qualifier or (parent is not None and (parent.kind is None or parent.kind in CLASS_LIKE))
         ):
             kind = NodeKind.METHOD
         base = self.prefix()
@@ -252,7 +252,7 @@ class Extractor:
         _q, name = _split(self.t(name_node).strip())
         base = self.prefix()
         self.stack.append(
-            _Scope(n.end_byte, None, f"{base}{self.sep}{name}" if base else name, "scope")
+            _Scope(n.end_byte, None, f"{base}{self.sep}{name}" if base else name, None)
         )
 
     def signature(self, n: Node) -> str:
@@ -376,7 +376,7 @@ def prepare(files: list[FileFacts], all_files: list[FileFacts]) -> list[FileFact
             else:
                 target = next((p for p in _candidates(how, r.fqn, f.path) if p in paths), None)
             if target is not None and target != f.path:
-                refs.append(r._replace(kind="module", fqn=target))
+                refs.append(r._replace(kind=ImportKind.MODULE, fqn=target))
         out.append(dataclasses.replace(f, refs=refs))
     return out
 
@@ -391,10 +391,14 @@ def extract(path: str, text: str, max_chunk_lines: int = DEFAULT_MAX_LINES) -> F
     lang = registry.language_of(path)
     lines = text.count("\n") + (0 if text.endswith("\n") or not text else 1)
     if lang is None:
-        return FileFacts(path, None, "failed", "no tags-level language for this suffix", lines)
+        return FileFacts(
+            path, None, ParseStatus.FAILED, "no tags-level language for this suffix", lines
+        )
     try:
         return Extractor(path, lang, text, max_chunk_lines).run()
     except RecursionError:
         raise  # the registry reports it ("too deeply nested to parse")
     except Exception as e:  # noqa: BLE001 - one file must not stop a build
-        return FileFacts(path, lang.name, "failed", f"extractor error: {type(e).__name__}", lines)
+        return FileFacts(
+            path, lang.name, ParseStatus.FAILED, f"extractor error: {type(e).__name__}", lines
+        )

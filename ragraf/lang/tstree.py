@@ -11,6 +11,8 @@ from __future__ import annotations
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
+from ragraf.kinds import ParseStatus
+
 if TYPE_CHECKING:
     from tree_sitter import Node, Parser, Query
 
@@ -175,7 +177,7 @@ class Walk:
         self.src = text.encode("utf-8", "surrogateescape")
         self.max_chunk_lines = max_chunk_lines
         lines = text.count("\n") + (0 if text.endswith("\n") or not text else 1)
-        self.facts = FileFacts(path, self.lang, "ok", None, lines)
+        self.facts = FileFacts(path, self.lang, ParseStatus.OK, None, lines)
         self.stack: list[tuple[int, Any]] = []
         self.comments: list[tuple[int, int, str, int | None]] = []
 
@@ -187,7 +189,7 @@ class Walk:
         self.file_node()
         if root.has_error:
             f = self.facts
-            f.status = "partial"
+            f.status = ParseStatus.PARTIAL
             err = first_error(root)
             f.note = f"syntax error near line {err}" if err else "syntax errors"
 
@@ -299,4 +301,6 @@ def safe_extract(walk: type[Walk], path: str, text: str, max_chunk_lines: int) -
         raise
     except Exception as e:  # noqa: BLE001 - one file must not stop a build
         lines = text.count("\n") + (0 if text.endswith("\n") or not text else 1)
-        return FileFacts(path, walk.lang, "failed", f"extractor error: {type(e).__name__}", lines)
+        return FileFacts(
+            path, walk.lang, ParseStatus.FAILED, f"extractor error: {type(e).__name__}", lines
+        )

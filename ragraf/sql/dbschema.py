@@ -40,7 +40,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ragraf import ids
-from ragraf.kinds import NodeKind
+from ragraf.kinds import ColumnKey, DivergenceKind, NodeKind
 from ragraf.sql import sqlglot_setup
 
 if TYPE_CHECKING:
@@ -148,13 +148,7 @@ class Problem:
         return f"{self.path}:{self.line}: {self.message}"
 
 
-DIVERGENCE_KINDS = (
-    "table_only_live",
-    "table_only_migrations",
-    "column_only_live",
-    "column_only_migrations",
-    "type_differs",
-)
+DIVERGENCE_KINDS = tuple(DivergenceKind)
 
 
 @dataclass(frozen=True)
@@ -298,10 +292,10 @@ def diff_schemas(live: Schema, migr: Schema) -> list[Divergence]:
     for low in sorted(set(live.tables) | set(migr.tables)):
         lt, mt = live.tables.get(low), migr.tables.get(low)
         if lt is None and mt is not None:
-            out.append(Divergence("table_only_migrations", mt.name))
+            out.append(Divergence(DivergenceKind.TABLE_ONLY_MIGRATIONS, mt.name))
             continue
         if mt is None and lt is not None:
-            out.append(Divergence("table_only_live", lt.name))
+            out.append(Divergence(DivergenceKind.TABLE_ONLY_LIVE, lt.name))
             continue
         assert lt is not None and mt is not None
         mcols = {c.name.lower(): c for c in mt.columns}
@@ -309,15 +303,27 @@ def diff_schemas(live: Schema, migr: Schema) -> list[Divergence]:
         for col in lt.columns:
             mc = mcols.get(col.name.lower())
             if mc is None:
-                out.append(Divergence("column_only_live", lt.name, col.name, col.data_type, None))
+                out.append(
+                    Divergence(
+                        DivergenceKind.COLUMN_ONLY_LIVE, lt.name, col.name, col.data_type, None
+                    )
+                )
             elif not types_equal(col.data_type, mc.data_type):
                 out.append(
-                    Divergence("type_differs", lt.name, col.name, col.data_type, mc.data_type)
+                    Divergence(
+                        DivergenceKind.TYPE_DIFFERS, lt.name, col.name, col.data_type, mc.data_type
+                    )
                 )
         for col in mt.columns:
             if col.name.lower() not in lcols:
                 out.append(
-                    Divergence("column_only_migrations", lt.name, col.name, None, col.data_type)
+                    Divergence(
+                        DivergenceKind.COLUMN_ONLY_MIGRATIONS,
+                        lt.name,
+                        col.name,
+                        None,
+                        col.data_type,
+                    )
                 )
     return out
 
@@ -444,7 +450,7 @@ _DOLLAR_TAG = re.compile(r"\$(?:[A-Za-z_][A-Za-z_0-9]*)?\$")
 @dataclass
 class _Index:
     name: str
-    kind: str  # 'PRI' | 'UNI' | 'MUL'
+    kind: ColumnKey
     cols: list[str]
 
 
@@ -732,7 +738,12 @@ class _Migrator:
                 for o in (target.args.get("params").args.get("columns") or [])
             ]
             unique = bool(tree.args.get("unique"))
-            self.add_index(t, target.name or t.new_name("idx"), "UNI" if unique else "MUL", cols)
+            self.add_index(
+                t,
+                target.name or t.new_name("idx"),
+                ColumnKey.UNI if unique else ColumnKey.MUL,
+                cols,
+            )
             return
         if kind != "TABLE":
             self.problem(f"unsupported statement: {_snippet(stmt)}")
@@ -810,9 +821,9 @@ class _Migrator:
         self, t: _TState, col: Column, pk: bool, unique: bool, refs: tuple[str, str] | None
     ) -> None:
         if pk:
-            self.add_index(t, "PRIMARY", "PRI", [col.name])
+            self.add_index(t, "PRIMARY", ColumnKey.PRI, [col.name])
         if unique:
-            self.add_index(t, col.name, "UNI", [col.name])
+            self.add_index(t, col.name, ColumnKey.UNI, [col.name])
         if refs:
             t.fks.append(
                 _Fk(
@@ -885,14 +896,14 @@ class _Migrator:
         t.fks = [fk for fk in t.fks if low not in (c.lower() for c in fk.cols)]
 
     # -- keys
-    def add_index(self, t: _TState, name: str, kind: str, cols: list[str]) -> None:
-        if kind == "PRI":
-            t.indexes = [i for i in t.indexes if i.kind != "PRI"]
+    def add_index(self, t: _TState, name: str, kind: ColumnKey, cols: list[str]) -> None:
+        if kind == ColumnKey.PRI:
+            t.indexes = [i for i in t.indexes if i.kind != ColumnKey.PRI]
             for c in cols:
                 j = t.find(c)
                 if j >= 0:
                     t.cols[j].nullable = False
-            t.indexes.insert(0, _Index("PRIMARY", "PRI", cols))
+            t.indexes.insert(0, _Index("PRIMARY", ColumnKey.PRI, cols))
         else:
             t.indexes.append(_Index(name, kind, cols))
 
@@ -911,17 +922,17 @@ class _Migrator:
         from sqlglot import exp
 
         if isinstance(node, exp.PrimaryKey):
-            self.add_index(t, "PRIMARY", "PRI", [_ident_name(e) for e in node.expressions])
+            self.add_index(t, "PRIMARY", ColumnKey.PRI, [_ident_name(e) for e in node.expressions])
         elif isinstance(node, exp.UniqueColumnConstraint):
             sch = node.this
             cols = [_ident_name(e) for e in sch.expressions] if isinstance(sch, exp.Schema) else []
             iname = sch.this.name if isinstance(sch, exp.Schema) and sch.this else None
             if cols:
-                self.add_index(t, iname or cname or cols[0], "UNI", cols)
+                self.add_index(t, iname or cname or cols[0], ColumnKey.UNI, cols)
         elif isinstance(node, exp.IndexColumnConstraint):
             cols = [_ident_name(e) for e in node.expressions]
             if cols:
-                self.add_index(t, node.name or cols[0], "MUL", cols)
+                self.add_index(t, node.name or cols[0], ColumnKey.MUL, cols)
         elif isinstance(node, exp.ForeignKey):
             ref = node.args.get("reference")
             sch = ref.this if ref is not None else None
@@ -984,7 +995,7 @@ class _Migrator:
             for e in action.expressions:
                 self.add_constraint(t, e)
         elif isinstance(action, exp.DropPrimaryKey):
-            t.indexes = [i for i in t.indexes if i.kind != "PRI"]
+            t.indexes = [i for i in t.indexes if i.kind != ColumnKey.PRI]
         elif isinstance(action, exp.Drop):
             kind = str(action.args.get("kind") or "").upper()
             for target in action.args.get("tables") or []:
@@ -1180,7 +1191,9 @@ def _ensure_fk_indexes(t: _TState) -> None:
     for fk in t.fks:
         fcols = [c.lower() for c in fk.cols]
         if not any([c.lower() for c in i.cols[: len(fcols)]] == fcols for i in t.indexes):
-            t.indexes.append(_Index(fk.name if fk.named else fk.cols[0], "MUL", list(fk.cols)))
+            t.indexes.append(
+                _Index(fk.name if fk.named else fk.cols[0], ColumnKey.MUL, list(fk.cols))
+            )
 
 
 def _column_keys(t: _TState) -> dict[str, str]:
@@ -1194,13 +1207,15 @@ def _column_keys(t: _TState) -> dict[str, str]:
     """
     nullable = {c.name.lower(): c.nullable for c in t.cols}
     indexes = list(t.indexes)
-    if not any(i.kind == "PRI" for i in indexes):
+    if not any(i.kind == ColumnKey.PRI for i in indexes):
         for i in indexes:
-            if i.kind == "UNI" and all(nullable.get(c.lower()) is False for c in i.cols):
-                indexes = [_Index(i.name, "PRI", i.cols)] + [j for j in indexes if j is not i]
+            if i.kind == ColumnKey.UNI and all(nullable.get(c.lower()) is False for c in i.cols):
+                indexes = [_Index(i.name, ColumnKey.PRI, i.cols)] + [
+                    j for j in indexes if j is not i
+                ]
                 break
     keys: dict[str, str] = {}
-    rank = {"PRI": 3, "UNI": 2, "MUL": 1, "": 0}
+    rank = {ColumnKey.PRI: 3, ColumnKey.UNI: 2, ColumnKey.MUL: 1, "": 0}
 
     def put(col: str, key: str) -> None:
         low = col.lower()
@@ -1208,13 +1223,13 @@ def _column_keys(t: _TState) -> dict[str, str]:
             keys[low] = key
 
     for i in indexes:
-        if i.kind == "PRI":
+        if i.kind == ColumnKey.PRI:
             for c in i.cols:
-                put(c, "PRI")
-        elif i.kind == "UNI" and len(i.cols) == 1:
-            put(i.cols[0], "UNI")
+                put(c, ColumnKey.PRI)
+        elif i.kind == ColumnKey.UNI and len(i.cols) == 1:
+            put(i.cols[0], ColumnKey.UNI)
         elif i.cols:
-            put(i.cols[0], "MUL")
+            put(i.cols[0], ColumnKey.MUL)
     return keys
 
 

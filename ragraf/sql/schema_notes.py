@@ -4,8 +4,7 @@
 Invariants a change must keep:
 - One module holds each note's writer and its reader, so the two formats cannot drift apart.
 - It imports nothing heavy: ``status`` reads these notes on every call and must not load the
-  build, the SQL parser or a database driver for that (importing ``ragraf.indexing.schema`` for
-  them cost ~0.17 s of each ``ragraf status``).
+  build, the SQL parser or a database driver for that.
 """
 
 from __future__ import annotations
@@ -13,6 +12,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
+
+from ragraf.kinds import DivergenceKind
 
 if TYPE_CHECKING:
     from ragraf.sql.dbschema import Divergence
@@ -71,7 +72,7 @@ def parse_divergence_note(note: str) -> dict[str, Any]:
         }
     kind, name, lt, mt = m.groups()
     table, column = name, None
-    if kind.startswith("column_") or kind == "type_differs":
+    if kind.startswith("column_") or kind == DivergenceKind.TYPE_DIFFERS:
         table, _, column = name.rpartition(".")
     return {
         "kind": kind,

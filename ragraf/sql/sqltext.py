@@ -63,6 +63,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
+from ragraf.kinds import FragmentKind, TableHow, TableRole
 from ragraf.sql import sqlglot_setup
 
 if TYPE_CHECKING:
@@ -201,7 +202,7 @@ def _first_word(fragments: Any) -> tuple[str, int] | None:
         if not fragments:
             return None
         kind, first = fragments[0]
-        if kind != "lit":
+        if kind != FragmentKind.LIT:
             return None
     m = _LEAD.match(first)
     if m is None:
@@ -218,14 +219,14 @@ def _lead_keyword(fragments: tuple[Fragment, ...]) -> str | None:
         return None
     word, start = head
     low = word.lower()
-    lits = "".join(t for k, t in fragments if k == "lit")
+    lits = "".join(t for k, t in fragments if k == FragmentKind.LIT)
     if not _COMPANION[low].search(
         lits
         if low not in ("replace", "create", "alter", "drop", "truncate", "show", "describe")
         else lits[start:]
     ):
         return None
-    if fragments[-1][0] == "lit" and fragments[-1][1].rstrip()[-1:] in (".", "!"):
+    if fragments[-1][0] == FragmentKind.LIT and fragments[-1][1].rstrip()[-1:] in (".", "!"):
         return None  # a sentence
     if word.islower() and _PROSE.search(lits):
         return None
@@ -243,7 +244,7 @@ def looks_like_sql(fragments: Iterable[Fragment] | str) -> bool:
 
 def _as_tuple(fragments: Iterable[Fragment] | str) -> tuple[Fragment, ...]:
     if isinstance(fragments, str):
-        return (("lit", fragments),)
+        return ((FragmentKind.LIT, fragments),)
     return tuple((str(k), str(t)) for k, t in fragments)
 
 
@@ -320,7 +321,7 @@ def fragment_lead(fragments: Iterable[Fragment] | str) -> str | None:
     """The clause a SQL fragment continues ('from', 'join', 'where', 'and'...) when its
     text starts like one and names a table (FROM / JOIN and a name follow); else None."""
     frags = _as_tuple(fragments if isinstance(fragments, (str, list, tuple)) else list(fragments))
-    if not frags or frags[0][0] != "lit":
+    if not frags or frags[0][0] != FragmentKind.LIT:
         return None
     m = _FRAG_LEAD.match(frags[0][1])
     if m is None:
@@ -328,12 +329,12 @@ def fragment_lead(fragments: Iterable[Fragment] | str) -> str | None:
     word = m.group(1)
     if not (word.isupper() or word.islower()):
         return None
-    lits = "".join(t if k == "lit" else "\x01" for k, t in frags)
+    lits = "".join(t if k == FragmentKind.LIT else "\x01" for k, t in frags)
     if not _FRAG_NAMES.search(lits):
         return None
     if word.islower() and _PROSE.search(lits):
         return None
-    if frags[-1][0] == "lit" and frags[-1][1].rstrip()[-1:] in (".", "!", "?", ":"):
+    if frags[-1][0] == FragmentKind.LIT and frags[-1][1].rstrip()[-1:] in (".", "!", "?", ":"):
         return None  # a sentence
     first = word.split()[0].lower()
     if first == "not" and word.lower().split()[-1] == "in":
@@ -359,20 +360,20 @@ def analyze_fragment(
     if lead is None:
         return list_fragment(fragments)
     frags = _joomla(_as_tuple(fragments))
-    if frags[-1][0] == "lit":  # a list item: `orders o,`
-        frags = (*frags[:-1], ("lit", frags[-1][1].rstrip().rstrip(",")))
-    wrapped = (("lit", _FRAG_WRAP[lead]), *frags)
+    if frags[-1][0] == FragmentKind.LIT:  # a list item: `orders o,`
+        frags = (*frags[:-1], (FragmentKind.LIT, frags[-1][1].rstrip().rstrip(",")))
+    wrapped = ((FragmentKind.LIT, _FRAG_WRAP[lead]), *frags)
     merged: list[Fragment] = []
     for k, v in wrapped:
-        if k == "lit" and merged and merged[-1][0] == "lit":
-            merged[-1] = ("lit", merged[-1][1] + v)
+        if k == FragmentKind.LIT and merged and merged[-1][0] == FragmentKind.LIT:
+            merged[-1] = (FragmentKind.LIT, merged[-1][1] + v)
         else:
             merged.append((k, v))
     info = _copy(_analyze_cached(tuple(merged), _pkey(prefixes), "select"))
     if info is None:
         return None
     tables = [
-        TableRef(t.name, t.how, "read", t.schema, t.expr)
+        TableRef(t.name, t.how, TableRole.READ, t.schema, t.expr)
         for t in info.tables
         if t.name.lower() != _FRAG_TABLE
     ]
@@ -397,7 +398,7 @@ def list_fragment(fragments: Iterable[Fragment] | str) -> SqlInfo | None:
     the schema or the code's CREATE TABLEs know them (the linker checks). None when the
     text is neither."""
     frags = _as_tuple(fragments if isinstance(fragments, (str, list, tuple)) else list(fragments))
-    if not frags or any(k != "lit" for k, _t in frags):
+    if not frags or any(k != FragmentKind.LIT for k, _t in frags):
         return None
     items = "".join(t for _k, t in frags).split(",")
     if items and not items[-1].strip():
@@ -417,7 +418,7 @@ def list_fragment(fragments: Iterable[Fragment] | str) -> SqlInfo | None:
         names = [m.group(1) for m in listed if m is not None]
     if not names:
         return None
-    tables = [TableRef(n, "listed", "read") for n in dict.fromkeys(names)]
+    tables = [TableRef(n, TableHow.LISTED, TableRole.READ) for n in dict.fromkeys(names)]
     return SqlInfo("fragment", tables, None, False, False, False)
 
 
@@ -432,23 +433,33 @@ def analyze_call(
     if not frags:
         return None
     pre = {_norm_dyn(k): v for k, v in (prefixes or {}).items()}
-    if frags[-1][0] == "lit":  # an alias after the name
-        frags = (*frags[:-1], ("lit", re.split(r"\s", frags[-1][1].strip(), maxsplit=1)[0]))
-    lits = "".join(v for k, v in frags if k == "lit").strip().replace("`", "")
+    if frags[-1][0] == FragmentKind.LIT:  # an alias after the name
+        frags = (
+            *frags[:-1],
+            (FragmentKind.LIT, re.split(r"\s", frags[-1][1].strip(), maxsplit=1)[0]),
+        )
+    lits = "".join(v for k, v in frags if k == FragmentKind.LIT).strip().replace("`", "")
     if lits and not re.fullmatch(r"[\w$.]+", lits):
         return None  # not a name: `'id = 1'`, `'me@example.org'`
-    dyn = [_norm_dyn(v) for k, v in frags if k == "dyn"]
+    dyn = [_norm_dyn(v) for k, v in frags if k == FragmentKind.DYN]
     schema = None
     if not dyn:
         schema, _dot, name = lits.rpartition(".")
         return SqlInfo(
-            operation, [TableRef(name, "exact", role, schema or None)], None, False, False, False
+            operation,
+            [TableRef(name, TableHow.EXACT, role, schema or None)],
+            None,
+            False,
+            False,
+            False,
         )
     if all(d in pre for d in dyn):
-        name = "".join(pre[_norm_dyn(v)] if k == "dyn" else v for k, v in frags).replace("`", "")
-        ref = TableRef(name.strip(), "prefix_resolved", role, None, " . ".join(dyn))
+        name = "".join(pre[_norm_dyn(v)] if k == FragmentKind.DYN else v for k, v in frags).replace(
+            "`", ""
+        )
+        ref = TableRef(name.strip(), TableHow.PREFIX_RESOLVED, role, None, " . ".join(dyn))
         return SqlInfo(operation, [ref], None, False, False, False)
-    ref = TableRef(lits.strip("._"), "dynamic", role, None, " . ".join(dyn))
+    ref = TableRef(lits.strip("._"), TableHow.DYNAMIC, role, None, " . ".join(dyn))
     return SqlInfo(
         operation, [ref], None, False, True, False, [f"dynamic table name: {ref.name or ref.expr}"]
     )
@@ -460,19 +471,19 @@ _JOOMLA = re.compile(r"#__(?=\w)")
 def _joomla(frags: tuple[Fragment, ...]) -> tuple[Fragment, ...]:
     """Joomla's table prefix placeholder ``#__users`` (a ``#`` comment to MySQL) as a
     run-time prefix part ``#__``."""
-    if not any(k == "lit" and "#__" in t for k, t in frags):
+    if not any(k == FragmentKind.LIT and "#__" in t for k, t in frags):
         return frags
     out: list[Fragment] = []
     for k, t in frags:
-        if k != "lit" or "#__" not in t:
+        if k != FragmentKind.LIT or "#__" not in t:
             out.append((k, t))
             continue
         pieces = _JOOMLA.split(t)
         for i, piece in enumerate(pieces):
             if i:
-                out.append(("dyn", "#__"))
+                out.append((FragmentKind.DYN, "#__"))
             if piece:
-                out.append(("lit", piece))
+                out.append((FragmentKind.LIT, piece))
     return tuple(out)
 
 
@@ -597,8 +608,7 @@ class _Built:
 
 
 # How much of the text before a position the role decisions look at: they only read
-# its end, and looking at all of it made long statements quadratic (a 110 KB INSERT
-# took 10 s).
+# its end, and looking at all of it made long statements quadratic.
 _TAIL = 4096
 
 
@@ -622,7 +632,7 @@ def _build(frags: tuple[Fragment, ...], prefixes: dict[str, str], lead: str) -> 
     marked: list[str] = []
     dyn_text: dict[int, str] = {}
     for kind, text in frags:
-        if kind == "lit":
+        if kind == FragmentKind.LIT:
             marked.append(text.replace("\x01", " ").replace("\x02", " "))
         else:
             n = len(dyn_text)
@@ -757,19 +767,19 @@ def _resolve(name: str, built: _Built) -> tuple[str, str, str | None]:
     with no literal character at all is '' (unknown).
     """
     if "__rg" not in name:
-        return name, "exact", None
-    how = "prefix_resolved"
+        return name, TableHow.EXACT, None
+    how = TableHow.PREFIX_RESOLVED
     exprs: list[str] = []
     for m in _PH.finditer(name):
         n = int(m.group(2))
         exprs.append(_norm_dyn(built.dyn_text.get(n, "?")))
         if not (m.group(1) == "p" and n in built.prefix_of):
-            how = "dynamic"
+            how = TableHow.DYNAMIC
     resolved = _PH.sub(
         lambda m: built.prefix_of.get(int(m.group(2)), "") if m.group(1) == "p" else "", name
     )
     literal = _PH.sub("", name).strip("_.")
-    if how == "dynamic" and (not literal or literal.lower() in _GLUED_KEYWORDS):
+    if how == TableHow.DYNAMIC and (not literal or literal.lower() in _GLUED_KEYWORDS):
         # nothing literal: the name is unknown; `'UPDATE ' . backquote($t) . 'SET ...'`
         # glues a keyword to the run-time name, which is no part of it
         resolved = ""
@@ -799,8 +809,6 @@ def _analyze_cached(
     return info
 
 
-#: ``TableRef.how`` of a Doctrine DQL entity: the name is a class, its mapping the table
-ENTITY = "entity"
 #: an entity named by its class in DQL: ``FROM App\Entity\User u``, ``JOIN App\X x``,
 #: ``UPDATE App\Entity\User u``, ``DELETE App\Entity\User u`` (an association path
 #: ``JOIN u.posts p`` names no class: no backslash)
@@ -811,15 +819,17 @@ _DQL_ENTITY = re.compile(
 
 def _from_dql(built: _Built, lead: str) -> SqlInfo | None:
     """Doctrine's DQL, which names entity classes where SQL names tables: each class is a
-    table reference of ``how`` ``ENTITY`` (the linker maps it through the entity's
+    table reference of ``how`` ``TableHow.ENTITY`` (the linker maps it through the entity's
     mapping); None when the text names no class so (SQL)."""
     refs: list[TableRef] = []
     for m in _DQL_ENTITY.finditer(built.sql):
         kw = m.group(1).lower()
         role = (
-            "write" if kw in ("update", "delete") or (kw == "from" and lead == "delete") else "read"
+            TableRole.WRITE
+            if kw in ("update", "delete") or (kw == "from" and lead == "delete")
+            else TableRole.READ
         )
-        r = TableRef(m.group(2), ENTITY, role, None, None)
+        r = TableRef(m.group(2), TableHow.ENTITY, role, None, None)
         if r not in refs:
             refs.append(r)
     if not refs:
@@ -890,7 +900,7 @@ def _from_sqlglot(built: _Built, lead: str) -> SqlInfo | None:
         refs,
         found.columns if found.columns_known else None,
         found.select_star,
-        built.dynamic or any(r.how == "dynamic" for r in refs),
+        built.dynamic or any(r.how == TableHow.DYNAMIC for r in refs),
         True,
         _dedupe(found.problems),
         [(refs.index(r), text) for r, text in found.ddl if r in refs],
@@ -922,22 +932,24 @@ class _Found:
         write_ids = set()
         for t in _write_targets(tree):
             write_ids.add(id(t))
-            self.ref(t, "write", ctes, named)
+            self.ref(t, TableRole.WRITE, ctes, named)
         created = _created_table(tree)
         if created is not None:
             cname, _chow, cexpr = _resolve(created.name, self.built)
             made = [
-                r for r in self.refs if r.role == "write" and (r.name, r.expr) == (cname, cexpr)
+                r
+                for r in self.refs
+                if r.role == TableRole.WRITE and (r.name, r.expr) == (cname, cexpr)
             ]
             if made and (cname or cexpr):
                 self.ddl.append((made[0], _ddl_of(tree)))
         for t in tree.find_all(exp.Table):
             if id(t) in write_ids or _not_a_table(t, tree):
                 continue
-            self.ref(t, "read", ctes, named)
+            self.ref(t, TableRole.READ, ctes, named)
         target = tree.args.get("target") if isinstance(tree, exp.Show) else None
         if isinstance(target, exp.Identifier):
-            self.ref(exp.Table(this=target.copy()), "read", ctes, named)
+            self.ref(exp.Table(this=target.copy()), TableRole.READ, ctes, named)
         return named
 
     def ref(self, t: exp.Expr, role: str, ctes: set[str], named: set[int]) -> None:
@@ -956,11 +968,11 @@ class _Found:
         db_name = db.name if isinstance(db, exp.Expr) else str(db or "")
         if db_name:
             sname, show, sexpr = _resolve(db_name, self.built)
-            schema = sname if show != "dynamic" else None
-            if show == "dynamic":
-                how = "dynamic"
+            schema = sname if show != TableHow.DYNAMIC else None
+            if show == TableHow.DYNAMIC:
+                how = TableHow.DYNAMIC
                 expr = " . ".join(x for x in (sexpr, expr or name) if x)
-        if how == "dynamic":
+        if how == TableHow.DYNAMIC:
             self.problems.append(f"dynamic table name: {name or expr}")
         r = TableRef(name, how, role, schema, expr)
         if r not in self.refs:
@@ -1215,19 +1227,19 @@ def _from_regex(built: _Built, lead: str) -> SqlInfo | None:
         tname = parts[-1]
         if tname.lower() in _NOT_TABLES or tname.lower() in _NOT_A_NAME or tname.isdigit():
             continue
-        role = "read"
+        role = TableRole.READ
         if kw in ("into", "update", "table"):
-            role = "write"
+            role = TableRole.WRITE
         elif kw == "from" and lead == "delete" and not seen_from:
-            role = "write"
+            role = TableRole.WRITE
         if kw == "from":
             seen_from = True
         name, how, expr = _resolve(tname, built)
         schema = None
         if len(parts) > 1:
             sname, show, sexpr = _resolve(parts[-2], built)
-            if show == "dynamic":
-                how = "dynamic"
+            if show == TableHow.DYNAMIC:
+                how = TableHow.DYNAMIC
                 expr = " . ".join(x for x in (sexpr, expr or tname) if x)
             else:
                 schema = sname
@@ -1241,13 +1253,15 @@ def _from_regex(built: _Built, lead: str) -> SqlInfo | None:
     )
     star = re.search(r"\bselect\s+(?:distinct\s+)?(?:[\w`]+\.)?\*", built.sql, re.I) is not None
     problems = [*built.problems, "not parsed by sqlglot: tables from a regular expression"]
-    problems += [f"dynamic table name: {r.name or r.expr}" for r in refs if r.how == "dynamic"]
+    problems += [
+        f"dynamic table name: {r.name or r.expr}" for r in refs if r.how == TableHow.DYNAMIC
+    ]
     return SqlInfo(
         op,
         refs,
         None,
         star,
-        built.dynamic or any(r.how == "dynamic" for r in refs),
+        built.dynamic or any(r.how == TableHow.DYNAMIC for r in refs),
         False,
         _dedupe(problems),
     )

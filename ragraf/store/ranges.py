@@ -127,8 +127,7 @@ def write_delta(
     names = [c.strip() for c in cols.split(",")]
     # the new rows counted by value (a row that is a tuple already, a NamedTuple, hashes and
     # compares as its values and is taken as it is); the open rows are then read one at a
-    # time and only their rowids kept: a rebuild held every open row of a table, its texts
-    # included, to compute the delta (MediaWiki's full relink: ~1 GB)
+    # time and only their rowids kept, not every open row of a table, its texts included
     new = [row if isinstance(row, tuple) else tuple(row) for row in rows]
     # a new row's value -> [how many rows have it, how many open rows matched them]
     seen: dict[tuple[Any, ...], list[int]] = {}

@@ -40,6 +40,7 @@ from ragraf.facade.search.words import (
     name_tokens,
     query_terms,
 )
+from ragraf.kinds import VectorStatus
 from ragraf.model import ChunkRef, FtsHit
 
 #: the symbol-name channel searches the symbol column only for queries of this many words or
@@ -194,15 +195,15 @@ def _vectors(
 def vector_state(ctx: Ctx) -> str | None:
     """None when the revision has vectors to search; otherwise why not (for limits)."""
     status = ctx.man.get("vectors") if ctx.rev == ctx.active else None
-    if isinstance(status, dict) and status.get("status") == "disabled":
+    if isinstance(status, dict) and status.get("status") == VectorStatus.DISABLED:
         return "vectors disabled for this revision (--no-vectors): search is lexical"
-    if isinstance(status, dict) and status.get("status") == "unavailable":
+    if isinstance(status, dict) and status.get("status") == VectorStatus.UNAVAILABLE:
         return f"vectors unavailable ({status.get('reason')}): search is lexical"
     filling = ctx.vectors_filling()
     if filling is not None:
         going = (
             "still embedding"
-            if filling["status"] == "embedding"
+            if filling["status"] == VectorStatus.EMBEDDING
             else "embedding interrupted: `ragraf vectors --resume` finishes it"
         )
         ctx.limits.append(

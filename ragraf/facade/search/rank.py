@@ -26,7 +26,6 @@ Invariants a change must keep:
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
@@ -45,8 +44,8 @@ from ragraf.facade.search.candidate import (
 from ragraf.facade.search.channels import Found
 from ragraf.facade.search.words import QueryWords, coverage, matched_terms
 from ragraf.globs import GlobSet
-from ragraf.kinds import NodeKind
-from ragraf.model import NodeRow
+from ragraf.kinds import NameMatch, NodeKind
+from ragraf.model import NodeRow, props_of
 from ragraf.tokens import fts_text
 
 _DEFINITIONS = frozenset(
@@ -200,7 +199,7 @@ def order(anchors: list[Candidate], fused: list[Candidate], top_n: int) -> list[
     ranked_top = sorted(fused[:top_n], key=lambda c: (-(c.final or 0.0), c.id))
     rest = fused[top_n:]
     # the query's words are exactly a symbol's name (in order): a literal name, first after anchors
-    exact_names = [c for c in ranked_top + rest if c.name_how == "exact"]
+    exact_names = [c for c in ranked_top + rest if c.name_how == NameMatch.EXACT]
     out = anchors + [c for c in exact_names + ranked_top + rest if not c.exact]
     return list(dict.fromkeys(out))
 
@@ -231,7 +230,7 @@ def _declarations_only(ctx: Ctx, nodes: list[NodeRow]) -> set[str]:
         if n.kind == NodeKind.INTERFACE
         or n.kind == NodeKind.METHOD
         and (
-            bool(n.props and '"abstract"' in n.props and json.loads(n.props).get("abstract"))
+            bool(props_of(n.props).get("abstract"))
             or NodeKind.INTERFACE in kinds.get(owner.get(n.node_id, ""), ())
         )
     }

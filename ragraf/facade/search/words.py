@@ -22,6 +22,7 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from functools import lru_cache
 
+from ragraf.kinds import NameMatch
 from ragraf.tokens import identifier_tokens
 
 
@@ -112,9 +113,9 @@ def name_match(
     ot = name_tokens(owner.rsplit("\\", 1)[-1]) if owner else []
     for said in (terms, words) if words else (terms,):
         if nt and (said == nt or (ot and said == ot + nt)):
-            return 1.0, "exact"
+            return 1.0, NameMatch.EXACT
     if nt and len(terms) == 1 and len(terms[0]) >= 4 and "".join(nt).startswith(terms[0]):
-        return 0.9, "prefix"
+        return 0.9, NameMatch.PREFIX
     q = set(terms)
     stems = [st for st in (stem(t) for t in terms) if len(st) >= 3]
 
@@ -129,10 +130,10 @@ def name_match(
     for words in (nt, ot + nt):
         runs = [words[i : i + k] for i in range(len(words) - k + 1)]
         if k >= 2 and terms in runs:  # the words in the name's order, e.g. wp_[schedule_event]
-            return round(0.85 + 0.1 * k / len(words), 4), "ordered"
+            return round(0.85 + 0.1 * k / len(words), 4), NameMatch.ORDERED
     own, both = dice(nt), 0.9 * dice(ot + nt)
     score = max(own, both)
-    return (round(0.85 * score, 4), "words") if score > 0 else (0.0, "")
+    return (round(0.85 * score, 4), NameMatch.WORDS) if score > 0 else (0.0, "")
 
 
 def coverage(matched: Iterable[str], idf: Mapping[str, float]) -> float:

@@ -25,7 +25,20 @@ from ragraf import ids
 from ragraf.indexing.resolve import reach
 from ragraf.indexing.resolve.context import Context
 from ragraf.indexing.resolve.symbols import SymbolTable, bare_method
-from ragraf.kinds import CALLABLE, CLASS_LIKE, CallKind, EdgeKind, Layer, NodeKind, Unresolved
+from ragraf.kinds import (
+    CALLABLE,
+    CLASS_LIKE,
+    CallKind,
+    CallOutcome,
+    DynamicHow,
+    EdgeKind,
+    HandlerKind,
+    Layer,
+    NameUse,
+    NodeKind,
+    TargetKind,
+    Unresolved,
+)
 from ragraf.lang import registry
 from ragraf.lang.facts import (
     CallRef,
@@ -45,6 +58,13 @@ from ragraf.lang.linking import EdgeSpec, Includes
 from ragraf.model import NodeRow, RouteRow, UnresolvedRow
 
 _EXTERNAL = EdgeSpec(props={"external": True})
+#: the outcome of a call left unresolved for a reason (an external type's call is external)
+_OUTCOME_OF = {
+    Unresolved.TOO_MANY_CANDIDATES: CallOutcome.UNRESOLVED_TOO_MANY_CANDIDATES,
+    Unresolved.EXTERNAL_TYPE: CallOutcome.EXTERNAL,
+    Unresolved.UNKNOWN_MEMBER: CallOutcome.UNRESOLVED_UNKNOWN_MEMBER,
+    Unresolved.DYNAMIC_NAME: CallOutcome.UNRESOLVED_DYNAMIC_NAME,
+}
 
 
 class Calls:
@@ -71,8 +91,7 @@ class Calls:
         ctx.lookup("by_name", self._by_name_of)
 
     def _count(self, outcome: str) -> None:
-        """One call's outcome: stated, derived, external (a builtin or vendor callee) or
-        unresolved_<reason>."""
+        """One call's outcome (a ``CallOutcome``)."""
         self.ctx.stats[f"calls_{outcome}"] += 1
 
     def _unresolved(
@@ -95,7 +114,7 @@ class Calls:
         )
         if known:
             self.ctx.unresolved(UnresolvedRow(low, kind, src, path, line, reason, detail))
-        return "external" if reason == Unresolved.EXTERNAL_TYPE else f"unresolved_{reason}"
+        return _OUTCOME_OF[reason]
 
     # -- class edges ------------------------------------------------------------------
     def class_edges(self, f: FileFacts, cd: ClassDecl) -> None:
@@ -175,14 +194,14 @@ class Calls:
             if fallbacks:
                 props["fallbacks_skipped"] = fallbacks
             self.ctx.add(src, found[0], EdgeKind.CALLS, path, line, EdgeSpec(props=props))
-            return "stated"
+            return CallOutcome.STATED
         dprops = {"via": "duplicate-function", "candidates": len(found), "why": why}
         if len(found) < len(fids):
             dprops["declarations"] = len(fids)
         spec = EdgeSpec(self.conf["heuristic_ambiguous"], True, dprops)
         for t in found:
             self.ctx.add(src, t, EdgeKind.CALLS_HEURISTIC, path, line, spec)
-        return "derived"
+        return CallOutcome.DERIVED
 
     @property
     def loading(self) -> reach.Loading:
@@ -278,7 +297,7 @@ class Calls:
                 self.ctx.out.link_targets(
                     src, sorted(targets), EdgeKind.CALLS, path, line, derived, via
                 )
-                or "stated"
+                or CallOutcome.STATED
             )
         magic_name = "__callstatic" if kind == CallKind.STATIC else "__call"
         magic = sorted({t for cls in tys for t in self.sym.find_method(cls, magic_name)})
@@ -286,7 +305,7 @@ class Calls:
             self.ctx.out.link_targets(
                 src, magic, EdgeKind.CALLS, path, line, True, "magic", magic=True
             )
-            return "derived"
+            return CallOutcome.DERIVED
         if external:
             return self._unresolved(
                 m, kind, src, path, line, Unresolved.EXTERNAL_TYPE, self.sym.display(external[0])
@@ -301,7 +320,7 @@ class Calls:
         with the chance of one of N as confidence."""
         cands = self.sym.methods_named(m.lower(), path)
         if not cands:
-            return "external"  # no corpus method has that name: a builtin or vendor one
+            return CallOutcome.EXTERNAL  # no corpus method has that name: a builtin or vendor one
         n = len(cands)
         if n > self.max_ambiguous:
             return self._unresolved(
@@ -309,12 +328,12 @@ class Calls:
             )
         if n <= self.max_candidates:
             self.ctx.out.link_targets(src, cands, EdgeKind.CALLS, path, line, True, "name-match")
-            return "derived"
+            return CallOutcome.DERIVED
         conf = round(min(self.conf["heuristic_ambiguous"], self.conf["heuristic_many"] / n), 4)
         spec = EdgeSpec(conf, True, {"via": "name-match", "ambiguous": True, "candidates": n})
         for t in cands:
             self.ctx.add(src, t, EdgeKind.CALLS_HEURISTIC, path, line, spec)
-        return "derived"
+        return CallOutcome.DERIVED
 
     # -- uses by name (tags-level languages) ----------------------------------------------
     @property
@@ -354,25 +373,25 @@ class Calls:
         self.ctx.stats["calls_total"] += 1
         group = registry.name_group(f.lang) or ""
         kind = EdgeKind.CALLS
-        cands = self.sym.by_name((group, "callable", ref.name)) if ref.kind == "call" else []
+        cands = self.sym.by_name((group, "callable", ref.name)) if ref.kind == NameUse.CALL else []
         if not cands:
             kind = EdgeKind.INSTANTIATES
             cands = self.sym.by_name((group, "class", ref.name))
         n = len(cands)
         if not n:
-            self._count("external")
+            self._count(CallOutcome.EXTERNAL)
         elif n > self.max_ambiguous:
-            self._count(f"unresolved_{Unresolved.TOO_MANY_CANDIDATES}")
+            self._count(CallOutcome.UNRESOLVED_TOO_MANY_CANDIDATES)
         elif n <= self.max_candidates:
             self.ctx.out.link_targets(src, cands, kind, f.path, ref.line, True, "name-match")
-            self._count("derived")
+            self._count(CallOutcome.DERIVED)
         else:
             conf = round(min(self.conf["heuristic_ambiguous"], self.conf["heuristic_many"] / n), 4)
             spec = EdgeSpec(conf, True, {"via": "name-match", "ambiguous": True, "candidates": n})
             ekind = EdgeKind.CALLS_HEURISTIC if kind == EdgeKind.CALLS else kind
             for t in cands:
                 self.ctx.add(src, t, ekind, f.path, ref.line, spec)
-            self._count("derived")
+            self._count(CallOutcome.DERIVED)
 
     def on_static_call(self, f: FileFacts, src: str, ref: StaticCallRef) -> None:
         self.ctx.stats["calls_total"] += 1
@@ -406,19 +425,19 @@ class Calls:
         st["calls_total"] += 1
         targets: list[str] = []
         for alt in ref.targets:
-            if alt.kind == "function":
+            if alt.kind == TargetKind.FUNCTION:
                 for cand in alt.candidates:
                     fids = self.sym.function_ids(cand.lower())
                     if fids:
                         targets.extend(fids)
                         break
-            elif alt.kind == "method" and alt.receiver is not None:
+            elif alt.kind == TargetKind.METHOD and alt.receiver is not None:
                 targets.extend(self.sym.methods_of(alt.receiver, alt.method))
         targets = sorted(set(targets))
         if not targets:
             st["calls_unresolved_dynamic"] += 1
             return
-        via = "call_user_func" if ref.how == "call_user_func" else "variable-function"
+        via = "call_user_func" if ref.how == DynamicHow.CALL_USER_FUNC else "variable-function"
         spec = EdgeSpec(self.conf["variable_function"], True, {"via": via})
         for t in targets:
             self.ctx.add(src, t, EdgeKind.CALLS_HEURISTIC, f.path, ref.line, spec)
@@ -431,14 +450,14 @@ class Calls:
         nid = ids.node_id(NodeKind.WEB_ROUTE, fqn, f.path, ref.line)
         handler = ref.handler
         targets: list[str] = []
-        if handler.kind == "class":
+        if handler.kind == HandlerKind.CLASS:
             for cls in sorted(self.sym.types(handler.cls)):
                 inv = self.sym.find_method(cls, "__invoke")
                 targets.extend(inv or self.sym.class_ids(cls))
-        elif handler.kind == "method":
+        elif handler.kind == HandlerKind.METHOD:
             for cls in sorted(self.sym.types(handler.cls)):
                 targets.extend(self.sym.find_method(cls, handler.method.lower()))
-        elif handler.kind == "function":  # a function by fqn (a Django view, an Express handler)
+        elif handler.kind == HandlerKind.FUNCTION:  # by fqn (a Django view, an Express handler)
             targets.extend(self.sym.function_ids(handler.method.lower()) if handler.method else [])
         else:
             targets.append(src)  # a closure: the code registering it handles the route

@@ -17,13 +17,13 @@ import re
 
 from ragraf.indexing.resolve.context import Context
 from ragraf.indexing.resolve.edges import SOURCES_TS
-from ragraf.kinds import EdgeKind, NodeKind
+from ragraf.kinds import EdgeKind, ImportKind, NodeKind
 from ragraf.lang import registry
 from ragraf.lang.facts import DocLinkRef, DocNameRef, FileFacts, ImportRef
 from ragraf.lang.linking import EdgeSpec
 
-_USE_FUNCTION = EdgeSpec(props={"use": "function"})
-_USE_MODULE = EdgeSpec(props={"use": "module"})
+_USE_FUNCTION = EdgeSpec(props={"use": ImportKind.FUNCTION})
+_USE_MODULE = EdgeSpec(props={"use": ImportKind.MODULE})
 
 
 class Imports:
@@ -34,18 +34,18 @@ class Imports:
 
     def on_import(self, f: FileFacts, src: str, ref: ImportRef) -> None:
         file_id = self.sym.file_id(f.path)
-        if ref.kind == "class":
+        if ref.kind == ImportKind.CLASS:
             cids = self.sym.class_ids(ref.fqn)
             if len(cids) > 1:
                 return  # duplicate declarations: the import names no single one
             dst = cids[0] if cids else self.ctx.out.external(NodeKind.CLASS, ref.fqn)
-            props = {"use": "class", **({"external": True} if not cids else {})}
+            props = {"use": ImportKind.CLASS, **({"external": True} if not cids else {})}
             self.ctx.add(file_id, dst, EdgeKind.IMPORTS, f.path, ref.line, EdgeSpec(props=props))
-        elif ref.kind == "function":
+        elif ref.kind == ImportKind.FUNCTION:
             fids = self.sym.function_ids(ref.fqn.lower())
             if fids and len(fids) == 1:
                 self.ctx.add(file_id, fids[0], EdgeKind.IMPORTS, f.path, ref.line, _USE_FUNCTION)
-        elif ref.kind == "module":  # a module (Python): fqn is the path of its file
+        elif ref.kind == ImportKind.MODULE:  # a module (Python): fqn is the path of its file
             mod_id = self.sym.file_id(ref.fqn)
             if mod_id is not None and mod_id != file_id:
                 self.ctx.add(file_id, mod_id, EdgeKind.IMPORTS, f.path, ref.line, _USE_MODULE)

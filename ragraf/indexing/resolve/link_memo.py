@@ -50,7 +50,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ragraf.kinds import EdgeKind, NodeKind
+from ragraf.kinds import EdgeKind, NodeKind, TableHow
 from ragraf.lang.codec import from_data, json_bytes, to_data, to_json
 from ragraf.model import EdgeRow, NodeRow, RouteRow, UnresolvedRow, props_of
 
@@ -84,7 +84,6 @@ class FileOut:
     def summarize(self) -> FileOut:
         """This share with ``pathless``, ``named`` and ``ddl`` filled from its nodes."""
         from ragraf.indexing.resolve.sqlrefs import SYSTEM_SCHEMAS
-        from ragraf.sql.sqltext import ENTITY
 
         self.pathless = sorted({n.node_id for n in self.nodes if n.path is None})
         for n in self.nodes:
@@ -98,7 +97,7 @@ class FileOut:
                 name = t.get("name")
                 if not name or (t.get("schema") or "").lower() in SYSTEM_SCHEMAS:
                     continue
-                if t.get("how") == ENTITY:  # DQL's entity class: its mapping names the table
+                if t.get("how") == TableHow.ENTITY:  # DQL: its mapping names the table
                     continue
                 low, at = str(name).lower(), (not created, n.start_line or 0, str(name))
                 if low not in self.named or at < self.named[low]:
@@ -399,9 +398,9 @@ _BATCH = 4096
 
 def _compressed_json(data: dict[str, Any]) -> Iterable[bytes]:
     """zlib of the JSON of ``data`` (``codec.json_bytes``: the value ``json.loads`` reads
-    back is ``json.loads(json.dumps(data))``), made a batch of list items at a time: MediaWiki's
-    memo is ~40 MB of JSON, which one string, its bytes and the compressed copy held at once
-    at the end of a build."""
+    back is ``json.loads(json.dumps(data))``), made a batch of list items at a time: a large
+    memo as one string, its bytes and the compressed copy at once was a peak at the end of a
+    build."""
     z = zlib.compressobj(1)
 
     def parts() -> Iterable[bytes]:

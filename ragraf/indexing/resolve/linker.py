@@ -343,7 +343,7 @@ class Linker:
         """Let go of everything linking held (the symbol table, the lookups, the edges
         made), once ``run``'s result is taken. Its lookups refer back to it, so without
         this the whole of it stays until a collection, and a build keeps the collector
-        paused to its end: MediaWiki's rows and writes stood on ~40-60 MB of it."""
+        paused to its end: the rows and the writes would stand on it."""
         self.sym.close()
         self.__dict__.clear()
 
@@ -354,7 +354,7 @@ class Linker:
         without a path and the tables named of all; its shells are then for the caller to
         compute (over the stored edges too)."""
         # each file's questions go into the memo as soon as it is resolved (a question many
-        # files asked is kept once; MediaWiki's per-file logs held ~200 MB until the end)
+        # files asked is kept once; per-file logs kept to the end were a peak of their own)
         memo = link_memo.MemoWriter(self.params, self.memo) if self.keys is not None else None
         every: list[tuple[str, link_memo.FileOut]] = []
         outs: list[link_memo.FileOut] = []  # the shares whose rows are in the result

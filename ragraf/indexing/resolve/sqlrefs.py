@@ -20,7 +20,7 @@ from typing import Any, NamedTuple
 from ragraf import ids
 from ragraf.indexing.resolve.context import Context
 from ragraf.indexing.resolve.tablenames import QueryBuilders, TableNames
-from ragraf.kinds import EdgeKind, Layer, NodeKind
+from ragraf.kinds import EdgeKind, FragmentKind, Layer, NodeKind, OrmHow, TableHow, TableRole
 from ragraf.lang.facts import (
     BuilderCallRef,
     FileFacts,
@@ -43,7 +43,7 @@ SYSTEM_SCHEMAS = frozenset({"information_schema", "mysql", "performance_schema",
 #: the longest name of a sql_literal node (its fqn carries the full identity)
 SQL_NAME_CHARS = 120
 #: how a table's name was found, surest first: the edge's ``via`` follows the surest
-_NAME_HOWS = ("exact", "prefix_resolved", "code_resolved", sqltext.ENTITY)
+_NAME_HOWS = (TableHow.EXACT, TableHow.PREFIX_RESOLVED, TableHow.CODE_RESOLVED, TableHow.ENTITY)
 #: table node id -> (roles, how its names were found, vias) of the names a string gives it
 Found = dict[str, tuple[set[str], set[str], set[str]]]
 
@@ -97,7 +97,7 @@ class SqlResolver:
     def collect(self, f: FileFacts, ref: OrmTableRef) -> None:
         """An entity's tables, read of every file before linking (a stated table wins)."""
         key = f.nodes[ref.owner].fqn.lower()
-        if key not in self.entity_tables or ref.how == "table_attribute":
+        if key not in self.entity_tables or ref.how == OrmHow.TABLE_ATTRIBUTE:
             self.entity_tables[key] = ref.tables
 
     def _entity_tables(self, fqn: str) -> tuple[str, ...] | None:
@@ -147,7 +147,7 @@ class SqlResolver:
             ctx.stats["orm_tables_unknown"] += 1
             return
         name, tid = chosen
-        derived = ref.how != "table_attribute"
+        derived = ref.how != OrmHow.TABLE_ATTRIBUTE
         conf = ctx.conf["orm_convention"] if derived else 1.0
         props = {"orm": ref.orm, "how": ref.how, ORM_TABLE: name}
         spec = EdgeSpec(conf, derived, props)
@@ -160,8 +160,10 @@ class SqlResolver:
         op = self.query_builders.operation(ref)
         if op is None:
             return
-        frags = (("lit", ref.table),)
-        info = sqltext.analyze_call(op, "read" if op == "select" else "write", frags)
+        frags = ((FragmentKind.LIT, ref.table),)
+        info = sqltext.analyze_call(
+            op, TableRole.READ if op == "select" else TableRole.WRITE, frags
+        )
         if info is None:
             return
         key = (f.path, ref.owner, ref.line)
@@ -173,7 +175,9 @@ class SqlResolver:
         self._ordinals[key] = ordinal
         sep = "->" if ref.receiver.startswith("$") or ")" in ref.receiver else "::"
         label = f"{ref.receiver}{sep}{ref.method}"
-        sql = SqlRef(ref.owner, ref.line, ref.line, (("call", label), *frags), None, ordinal)
+        sql = SqlRef(
+            ref.owner, ref.line, ref.line, ((FragmentKind.CALL, label), *frags), None, ordinal
+        )
         self.on_sql(f, owner, sql._replace(analysis=SqlAnalysis.of(info)))
 
     def on_sql(self, f: FileFacts, owner: str, ref: SqlRef) -> None:
@@ -194,7 +198,7 @@ class SqlResolver:
         frags = ref.fragments
         call = frags[0][1] if frags and frags[0][0] == "call" else None
         if self.prefix_keys and any(
-            k == "dyn" and sqltext.norm_dyn(t) in self.prefix_keys for k, t in frags
+            k == FragmentKind.DYN and sqltext.norm_dyn(t) in self.prefix_keys for k, t in frags
         ):
             if call is None:
                 info = SqlAnalysis.of(sqltext.analyze(frags, self.prefixes))
@@ -212,9 +216,9 @@ class SqlResolver:
         info, call = self.sql_info(ref)
         if info is None:
             return None
-        listed = info.operation == "fragment" and any(t.how == "listed" for t in info.tables)
+        listed = info.operation == "fragment" and any(t.how == TableHow.LISTED for t in info.tables)
         if listed:  # a list fragment's names are tables only when the schema or code knows them
-            known = [t._replace(how="exact") for t in info.tables if self.tn_known(t.name)]
+            known = [t._replace(how=TableHow.EXACT) for t in info.tables if self.tn_known(t.name)]
             if not known:
                 return None
             info = info._replace(tables=tuple(known))
@@ -222,14 +226,14 @@ class SqlResolver:
         own = {} if listed else {i: (op, cols) for i, op, cols in info.by_table}
         tables: list[tuple[SqlTable, str | None]] = []
         for t in info.tables:
-            got = self.tn_resolve(t) if t.how == "dynamic" else None
+            got = self.tn_resolve(t) if t.how == TableHow.DYNAMIC else None
             if got is None:
                 tables.append((t, None))
             else:
-                tables.append((t._replace(name=got[0], how="code_resolved"), got[1]))
+                tables.append((t._replace(name=got[0], how=TableHow.CODE_RESOLVED), got[1]))
                 self.ctx.stats["sql_tables_from_code"] += 1
         entities = {
-            t.name: self._entity_table(t.name) for t, _v in tables if t.how == sqltext.ENTITY
+            t.name: self._entity_table(t.name) for t, _v in tables if t.how == TableHow.ENTITY
         }
         return Analysed(info, call, listed, tables, own, entities)
 
@@ -258,7 +262,7 @@ class SqlResolver:
         ddl = [
             [tables[i][0].name, text]
             for i, text in info.ddl
-            if i < len(tables) and tables[i][0].name and tables[i][0].how != "dynamic"
+            if i < len(tables) and tables[i][0].name and tables[i][0].how != TableHow.DYNAMIC
         ]
         if ddl:  # the columns code defines, for a corpus without a schema (add_code_tables)
             props["ddl"] = ddl
@@ -295,7 +299,7 @@ class SqlResolver:
                 continue
             if t.schema and t.schema.lower() in SYSTEM_SCHEMAS:
                 continue
-            if t.how == sqltext.ENTITY:  # DQL: the table the entity's mapping names
+            if t.how == TableHow.ENTITY:  # DQL: the table the entity's mapping names
                 mapped = a.entities.get(t.name)
                 if mapped is None:
                     st["sql_entities_unknown"] += 1
@@ -334,7 +338,7 @@ class SqlResolver:
         )
         for tid in sorted(found):
             roles, hows, vias = found[tid]
-            name_how = next((h for h in _NAME_HOWS if h in hows), "dynamic")
+            name_how = next((h for h in _NAME_HOWS if h in hows), TableHow.DYNAMIC)
             via = _via(name_how, vias, a)
             derived = via is not None
             conf = (
@@ -357,15 +361,15 @@ def _via(name_how: str, vias: set[str], a: Analysed) -> str | None:
     """Why a string's edge to a table is derived (None: stated), given how the surest of
     its names for the table was found."""
     info = a.info
-    if name_how == sqltext.ENTITY:
+    if name_how == TableHow.ENTITY:
         return "orm_entity"
     if not info.parsed and a.call is None and not a.listed:
         return "not_parsed"
-    if name_how == "dynamic":
+    if name_how == TableHow.DYNAMIC:
         return "dynamic_table_name"
-    if name_how == "code_resolved":
+    if name_how == TableHow.CODE_RESOLVED:
         return min(vias)
-    if name_how == "prefix_resolved":
+    if name_how == TableHow.PREFIX_RESOLVED:
         return "table_prefix"
     if a.call is not None:
         return "query_builder"

@@ -47,6 +47,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
+from ragraf.kinds import TableHow, TableRole
 from ragraf.lang.facts import BuilderCallRef, FileFacts, SqlRef, SqlTable, TablePrefixRef
 from ragraf.linear_re import Pattern, compile_linear
 
@@ -146,7 +147,7 @@ class TableNames:
                     generic = re.search(r"(?:^|[^A-Za-z_])prefix\W*$", r.name, re.I) is not None
                     counts[(1 if generic else 0, r.value)] += 1
                 elif isinstance(r, SqlRef) and r.analysis and r.analysis.operation == "create":
-                    creates += [t for t in r.analysis.tables if t.role == "write"]
+                    creates += [t for t in r.analysis.tables if t.role == TableRole.WRITE]
         out = cls(
             {t.lower() for t in schema_tables},
             list(
@@ -160,12 +161,12 @@ class TableNames:
             helpers=frozenset(DEFAULT_HELPERS) | {h.lower() for h in helpers},
         )
         for t in creates:
-            if t.how != "dynamic":
+            if t.how != TableHow.DYNAMIC:
                 out.code_tables.setdefault(t.name.lower(), t.name)
             elif not t.name and t.expr and (m := _PROPERTY.match(t.expr)):
                 out.properties.add(m.group(1).lower())
         for t in creates:
-            if t.how == "dynamic":
+            if t.how == TableHow.DYNAMIC:
                 got = out.resolve(t)
                 if got is not None:
                     out.code_tables.setdefault(got[0].lower(), got[0])
@@ -177,7 +178,7 @@ class TableNames:
 
     def resolve(self, t: SqlTable) -> tuple[str, str] | None:
         """(table name, via) for a dynamic name the corpus explains; else None."""
-        if t.how != "dynamic" or not t.expr:
+        if t.how != TableHow.DYNAMIC or not t.expr:
             return None
         parts = [p.strip() for p in t.expr.split(" . ")]
         if len(parts) != 1:

@@ -29,7 +29,7 @@ import dataclasses
 import posixpath
 from typing import Any
 
-from ragraf.kinds import CLASS_EXTENSION, EdgeKind
+from ragraf.kinds import CLASS_EXTENSION, EdgeKind, HandlerKind
 from ragraf.lang import tstree
 from ragraf.lang.facts import (
     CallRef,
@@ -137,10 +137,10 @@ class Packages:
 
     def handler(self, h: Handler, importer: str) -> Handler:
         """A route's handler with its function qualified or its receiver resolved."""
-        if h.kind == "function" and h.method.startswith("@"):
+        if h.kind == HandlerKind.FUNCTION and h.method.startswith("@"):
             ip, _, name = h.method[1:].partition("#")
             return h._replace(method=self.qualified(ip, name, importer)[0])
-        if h.kind == "method":
+        if h.kind == HandlerKind.METHOD:
             return h._replace(cls=self.fix(h.cls, importer))
         return h
 

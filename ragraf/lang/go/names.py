@@ -41,7 +41,7 @@ class Scope:
     __slots__ = ("kind", "node", "parent", "binds", "types")
 
     def __init__(self, kind: str, node: int, parent: Scope | None) -> None:
-        self.kind = kind  # package | function
+        self.kind = kind  # a NodeKind: PACKAGE, FUNCTION
         self.node = node
         self.parent = parent
         self.binds: dict[str, list[Bind]] = {}

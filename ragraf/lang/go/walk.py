@@ -25,7 +25,7 @@ import posixpath
 import re
 from typing import TYPE_CHECKING, Any
 
-from ragraf.kinds import CLASS_EXTENSION, EdgeKind, NodeKind
+from ragraf.kinds import CLASS_EXTENSION, DynamicHow, EdgeKind, HandlerKind, ImportKind, NodeKind
 from ragraf.lang import tstree
 from ragraf.lang.chunking import DEFAULT_MAX_LINES, make_chunks
 from ragraf.lang.facts import (
@@ -71,7 +71,7 @@ class Extractor(tstree.Walk, Names):
         self.imports: dict[str, str] = {}
         self.file_types: set[str] = set()
         self.file_funcs: set[str] = set()
-        self.top = Scope("package", 0, None)
+        self.top = Scope(NodeKind.PACKAGE, 0, None)
         self.decls: dict[str, ClassDecl] = {}  # type fqn -> decl (own or extension)
         self.calls: list[tuple[Scope, Node, Node]] = []
         self.route_calls: list[tuple[Scope, Node, str]] = []  # (scope, call, method name)
@@ -163,7 +163,7 @@ class Extractor(tstree.Walk, Names):
         if name_node is None:
             return
         name = self.t(name_node)
-        scope = Scope("function", 0, self.top)
+        scope = Scope(NodeKind.FUNCTION, 0, self.top)
         self.type_params(n, scope)
         recv_type: str | None = None
         props: dict[str, Any] = {"signature": tstree.signature(self.src, n, MAX_SIGNATURE_CHARS)}
@@ -247,7 +247,7 @@ class Extractor(tstree.Walk, Names):
 
     def on_closure(self, n: Node) -> None:
         parent = self.scope()
-        scope = Scope("function", parent.node, parent)
+        scope = Scope(NodeKind.FUNCTION, parent.node, parent)
         self.params(n.child_by_field_name("parameters"), scope)
         self.stack.append((n.end_byte, scope))
 
@@ -275,7 +275,7 @@ class Extractor(tstree.Walk, Names):
         decl = ClassDecl(idx, fqn, kind)
         self.decls[fqn] = decl
         self.facts.classes.append(decl)
-        scope = Scope("function", idx, self.top)
+        scope = Scope(NodeKind.FUNCTION, idx, self.top)
         self.type_params(n, scope)
         self.doc(target, idx)
         if tnode.type == "struct_type":
@@ -336,7 +336,7 @@ class Extractor(tstree.Walk, Names):
             local = ip.rsplit("/", 2)[-2]  # example.com/x/y/v2 is package y
         if local not in ("_", "."):
             self.imports[local.replace("-", "_")] = ip
-        self.refs.append(ImportRef(0, n.start_point[0] + 1, "module", ip))
+        self.refs.append(ImportRef(0, n.start_point[0] + 1, ImportKind.MODULE, ip))
 
     def on_assignment(self, n: Node) -> None:
         scope = self.scope()
@@ -539,16 +539,16 @@ class Extractor(tstree.Walk, Names):
 
     def go_handler(self, h: Node, scope: Scope) -> Handler | None:
         if h.type == "func_literal":
-            return Handler("closure")
+            return Handler(HandlerKind.CLOSURE)
         if h.type not in ("identifier", "selector_expression"):
             return None
         c = self.callee(h, scope)
         if c[0] == "func":
-            return Handler("function", None, c[1])
+            return Handler(HandlerKind.FUNCTION, None, c[1])
         if c[0] == "qual":
-            return Handler("function", None, f"@{c[1]}#{c[2]}")
+            return Handler(HandlerKind.FUNCTION, None, f"@{c[1]}#{c[2]}")
         if c[0] == "method" and c[1] is not None:
-            return Handler("method", c[1], c[2])
+            return Handler(HandlerKind.METHOD, c[1], c[2])
         return None
 
     def call_ref(self, scope: Scope, n: Node, fn: Node) -> Ref | None:
@@ -568,7 +568,7 @@ class Extractor(tstree.Walk, Names):
             return MethodCallRef(owner, line, c[1], c[2])
         if tag == "type":
             return None  # a conversion
-        return DynamicCallRef(owner, line, "variable", ())
+        return DynamicCallRef(owner, line, DynamicHow.VARIABLE, ())
 
 
 #: router methods of gin / echo (upper case) and chi (capitalised) -> HTTP method

@@ -23,6 +23,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
+from ragraf.kinds import NodeKind
 from ragraf.lang.facts import ClassDecl, FileFacts, ImportRef, MethodCallRef, NewRef, Ref, TypeDesc
 from ragraf.lang.java.builtins import JAVA_LANG
 
@@ -41,7 +42,7 @@ class Classes:
         self.parent: dict[str, str | None] = {}
         for f in files:
             for cd in f.classes:
-                sup = cd.extends[0][0] if cd.extends and cd.kind == "class" else None
+                sup = cd.extends[0][0] if cd.extends and cd.kind == NodeKind.CLASS else None
                 self.parent.setdefault(
                     cd.fqn,
                     self.pick(tuple(sup[1:].split("|"))) if sup and sup.startswith("?") else sup,

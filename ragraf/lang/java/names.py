@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from ragraf.kinds import NodeKind
 from ragraf.lang import tstree
 from ragraf.lang.facts import TypeDesc
 
@@ -39,7 +40,7 @@ class Scope:
     __slots__ = ("kind", "node", "parent", "cls", "binds", "types", "fields", "methods")
 
     def __init__(self, kind: str, node: int, parent: Scope | None, cls: str) -> None:
-        self.kind = kind  # class | method
+        self.kind = kind  # a NodeKind: FILE, CLASS, METHOD
         self.node = node
         self.parent = parent
         self.cls = cls  # the innermost class fqn
@@ -73,7 +74,7 @@ class Names:
         while sc is not None:
             if name in sc.types:
                 return None
-            if sc.kind == "class":
+            if sc.kind == NodeKind.CLASS:
                 if f"{sc.cls}.{name}" in self.declared:
                     return ("class", f"{sc.cls}.{name}")
                 if sc.cls.rsplit(".", 1)[-1] == name and sc.cls in self.declared:
@@ -129,7 +130,7 @@ class Names:
     def field_owner(self, scope: Scope, name: str) -> str | None:
         sc: Scope | None = scope
         while sc is not None:
-            if sc.kind == "class" and name in sc.fields:
+            if sc.kind == NodeKind.CLASS and name in sc.fields:
                 return sc.cls
             sc = sc.parent
         return None
@@ -205,7 +206,7 @@ class Names:
         name = self.t(name_node) if name_node is not None else ""
         sc: Scope | None = scope
         while sc is not None:
-            if sc.kind == "class" and name in sc.methods:
+            if sc.kind == NodeKind.CLASS and name in sc.methods:
                 return ("class", sc.cls)
             sc = sc.parent
         if name in self.static_single:

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ragraf.kinds import EdgeKind, NodeKind
+from ragraf.kinds import EdgeKind, HandlerKind, ImportKind, NodeKind
 from ragraf.lang import tstree
 from ragraf.lang.chunking import DEFAULT_MAX_LINES, make_chunks
 from ragraf.lang.facts import (
@@ -93,7 +93,7 @@ class Extractor(tstree.Walk, Names):
         self.static_single: dict[str, str] = {}
         self.static_on_demand: list[str] = []
         self.declared: dict[str, str] = {}
-        self.top = Scope("file", 0, None, "")
+        self.top = Scope(NodeKind.FILE, 0, None, "")
         self.decls: dict[int, ClassDecl] = {}  # class node idx -> decl
         self.route_prefix: dict[int, list[str]] = {}  # class node idx -> its mapping paths
         self.anon: dict[str, int] = {}  # class fqn -> anonymous classes so far
@@ -154,7 +154,7 @@ class Extractor(tstree.Walk, Names):
         self.decls[idx] = decl
         self.facts.classes.append(decl)
         self.declared[fqn] = name
-        scope = Scope("class", idx, parent, fqn)
+        scope = Scope(NodeKind.CLASS, idx, parent, fqn)
         self.doc(n, idx)
         return decl, scope
 
@@ -185,10 +185,10 @@ class Extractor(tstree.Walk, Names):
         sup = n.child_by_field_name("superclass")
         if sup is not None:
             for c in sup.named_children:
-                self.pending_supers.append((decl, scope, c, "extends"))
+                self.pending_supers.append((decl, scope, c, EdgeKind.EXTENDS))
         for c in n.named_children:
             if c.type in ("super_interfaces", "extends_interfaces"):
-                rel = "extends" if kind == NodeKind.INTERFACE else "implements"
+                rel = EdgeKind.EXTENDS if kind == NodeKind.INTERFACE else EdgeKind.IMPLEMENTS
                 for tl in c.named_children:
                     for t in tl.named_children if tl.type == "type_list" else [tl]:
                         self.pending_supers.append((decl, scope, t, rel))
@@ -242,13 +242,13 @@ class Extractor(tstree.Walk, Names):
             NodeKind.CLASS, name, f"{outer}${k}", body, {"anonymous": base}, parent
         )
         if tnode is not None:
-            self.pending_supers.append((decl, scope, tnode, "extends"))
+            self.pending_supers.append((decl, scope, tnode, EdgeKind.EXTENDS))
         self.stack.append((body.end_byte, scope))
         self.members(body, scope)
 
     def on_method(self, n: Node) -> None:
         parent = self.scope()
-        decl = self.decls.get(parent.node) if parent.kind == "class" else None
+        decl = self.decls.get(parent.node) if parent.kind == NodeKind.CLASS else None
         name_node = n.child_by_field_name("name")
         if decl is None or name_node is None:
             return
@@ -261,7 +261,7 @@ class Extractor(tstree.Walk, Names):
         start = _decl_start(n)
         idx = self.add_node(NodeKind.METHOD, name, fqn, n, props, start)
         self.edge(parent.node, idx, EdgeKind.CONTAINS, start.start_point[0] + 1)
-        scope = Scope("method", idx, parent, parent.cls)
+        scope = Scope(NodeKind.METHOD, idx, parent, parent.cls)
         self.type_params(n, scope)
         props["parameters"] = params = self.params(n.child_by_field_name("parameters"), scope)
         if n.type == "compact_constructor_declaration":  # a record's: its components
@@ -288,7 +288,11 @@ class Extractor(tstree.Walk, Names):
                     route = "/" + "/".join(x.strip("/") for x in (prefix, path) if x.strip("/"))
                     self.refs.append(
                         RouteRef(
-                            idx, line, methods, route, Handler("method", ("class", decl.fqn), name)
+                            idx,
+                            line,
+                            methods,
+                            route,
+                            Handler(HandlerKind.METHOD, ("class", decl.fqn), name),
                         )
                     )
 
@@ -394,7 +398,7 @@ class Extractor(tstree.Walk, Names):
 
     def on_lambda(self, n: Node) -> None:
         parent = self.scope()
-        scope = Scope("method", parent.node, parent, parent.cls)
+        scope = Scope(NodeKind.METHOD, parent.node, parent, parent.cls)
         ps = n.child_by_field_name("parameters")
         if ps is not None:
             if ps.type == "identifier":
@@ -419,20 +423,20 @@ class Extractor(tstree.Walk, Names):
         if is_static:
             if star:
                 self.static_on_demand.append(dotted)
-                self.refs.append(ImportRef(0, line, "class", dotted))
+                self.refs.append(ImportRef(0, line, ImportKind.CLASS, dotted))
             else:
                 cls, _, member = dotted.rpartition(".")
                 self.static_single[member] = cls
-                self.refs.append(ImportRef(0, line, "class", cls))
+                self.refs.append(ImportRef(0, line, ImportKind.CLASS, cls))
         elif star:
             self.on_demand.append(dotted)
         else:
             self.single[dotted.rsplit(".", 1)[-1]] = dotted
-            self.refs.append(ImportRef(0, line, "class", dotted))
+            self.refs.append(ImportRef(0, line, ImportKind.CLASS, dotted))
 
     def on_field(self, n: Node) -> None:
         scope = self.scope()
-        decl = self.decls.get(scope.node) if scope.kind == "class" else None
+        decl = self.decls.get(scope.node) if scope.kind == NodeKind.CLASS else None
         tnode = n.child_by_field_name("type")
         if decl is None or tnode is None:
             return
@@ -490,7 +494,7 @@ class Extractor(tstree.Walk, Names):
         for decl, scope, tnode, rel in self.pending_supers:
             base = self.type_name(tnode, scope.parent)
             if base is not None:
-                (decl.extends if rel == "extends" else decl.implements).append(
+                (decl.extends if rel == EdgeKind.EXTENDS else decl.implements).append(
                     (base, tnode.start_point[0] + 1)
                 )
         for decl, name, scope, tnode in self.pending_props:

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ragraf.kinds import NodeKind
+from ragraf.kinds import EdgeKind, NodeKind
 from ragraf.lang.facts import ClassDecl
 from ragraf.lang.js.builtins import GLOBAL
 from ragraf.lang.js.names import Bind, Scope, _pick, lookup
@@ -58,16 +58,16 @@ class Declarations(Routes):
                 if h.type == "extends_clause":
                     for v in h.named_children:
                         if v.type != "type_arguments":
-                            self.pending_bases.append((decl, parent, v, "extends"))
+                            self.pending_bases.append((decl, parent, v, EdgeKind.EXTENDS))
                 elif h.type == "implements_clause":
                     for v in h.named_children:
-                        self.pending_bases.append((decl, parent, v, "implements"))
+                        self.pending_bases.append((decl, parent, v, EdgeKind.IMPLEMENTS))
                 else:  # JavaScript: `extends <expression>`
-                    self.pending_bases.append((decl, parent, h, "extends"))
+                    self.pending_bases.append((decl, parent, h, EdgeKind.EXTENDS))
         self.link(parent, idx, n.start_point[0] + 1)
         self.bind_decl(n, parent, assigned or name, ("class", fqn))
         self.export_assigned(n, ("class", fqn))
-        scope = Scope("class", idx, parent, fqn, fqn)
+        scope = Scope(NodeKind.CLASS, idx, parent, fqn, fqn)
         self.class_at[body.start_byte] = scope
         self.stack.append((n.end_byte, scope))
         self.controller_routes(n, body, idx, fqn)
@@ -87,10 +87,10 @@ class Declarations(Routes):
         for c in n.named_children:
             if c.type == "extends_type_clause":
                 for v in c.named_children:
-                    self.pending_bases.append((decl, parent, v, "extends"))
+                    self.pending_bases.append((decl, parent, v, EdgeKind.EXTENDS))
         self.link(parent, idx, n.start_point[0] + 1)
         parent.bind(name, ("class", fqn))
-        scope = Scope("class", idx, parent, fqn, fqn)
+        scope = Scope(NodeKind.CLASS, idx, parent, fqn, fqn)
         self.class_at[body.start_byte] = scope
         self.stack.append((n.end_byte, scope))
 
@@ -366,7 +366,9 @@ class Declarations(Routes):
 
     def anonymous(self, n: Node, parent: Scope) -> None:
         """A function without a name: a scope for its parameters, owned by its parent."""
-        scope = Scope("function", parent.node, parent, parent.fqn, arrow=n.type == "arrow_function")
+        scope = Scope(
+            NodeKind.FUNCTION, parent.node, parent, parent.fqn, arrow=n.type == "arrow_function"
+        )
         if n.type != "arrow_function":
             scope.this_cls = None
         self.params(n, scope)
@@ -391,7 +393,7 @@ class Declarations(Routes):
         self.link(parent, idx, line)
         if kind == NodeKind.FUNCTION or cls is None:
             self.facts.functions.append((fqn, idx))
-        scope = Scope("function", idx, parent, fqn, cls, arrow=False)
+        scope = Scope(NodeKind.FUNCTION, idx, parent, fqn, cls, arrow=False)
         if cls is None and n.type == "arrow_function":
             scope.arrow = True
         props["parameters"] = self.params(n, scope)

@@ -34,6 +34,7 @@ import dataclasses
 import posixpath
 from typing import Any
 
+from ragraf.kinds import HandlerKind, ImportKind
 from ragraf.lang.facts import (
     CallRef,
     ClassDecl,
@@ -313,29 +314,29 @@ class Modules:
     def import_ref(self, ref: ImportRef, importer: str) -> ImportRef | None:
         e, rest = self.entity(ref.fqn, importer)
         if e[0] == "module":
-            return ref._replace(kind="module", fqn=e[1])
+            return ref._replace(kind=ImportKind.MODULE, fqn=e[1])
         if rest:
             return None
         if e[0] == "class":
-            return ref._replace(kind="class", fqn=e[1])
+            return ref._replace(kind=ImportKind.CLASS, fqn=e[1])
         if e[0] == "function":
-            return ref._replace(kind="function", fqn=e[1])
+            return ref._replace(kind=ImportKind.FUNCTION, fqn=e[1])
         if e[0] in ("value", "object"):
-            return ref._replace(kind="module", fqn=e[2])
+            return ref._replace(kind=ImportKind.MODULE, fqn=e[2])
         return None
 
     def handler(self, h: Handler, importer: str) -> Handler | None:
-        if h.kind == "method":
+        if h.kind == HandlerKind.METHOD:
             cls = self.fix(h.cls, importer)
             return h._replace(cls=cls) if cls is not None else None
-        if h.kind != "function" or parse_imp(h.method) is None:
+        if h.kind != HandlerKind.FUNCTION or parse_imp(h.method) is None:
             return h
         e, rest = self.entity(h.method, importer)
         if e[0] == "function" and not rest:
             return h._replace(method=e[1])
         if e[0] in ("class", "value") and len(rest) == 1:
             recv = self.chain(e, [], importer, 0)
-            return Handler("method", recv, rest[0]) if recv is not None else None
+            return Handler(HandlerKind.METHOD, recv, rest[0]) if recv is not None else None
         return None
 
     def rewrite(self, f: FileFacts) -> FileFacts:

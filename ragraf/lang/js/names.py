@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from ragraf.kinds import NodeKind
 from ragraf.lang.facts import TypeDesc
 from ragraf.lang.js.builtins import GLOBAL, GLOBALS, LITERAL_TYPES
 
@@ -109,7 +110,7 @@ class Scope:
         cls: str | None = None,
         arrow: bool = False,
     ) -> None:
-        self.kind = kind  # module | class | function
+        self.kind = kind  # a NodeKind: MODULE, CLASS, FUNCTION
         self.node = node  # the node refs in it belong to (an anonymous function's owner's)
         self.parent = parent
         self.fqn = fqn
@@ -125,9 +126,9 @@ class Scope:
     def this_class(self) -> str | None:
         sc: Scope | None = self
         while sc is not None:
-            if sc.kind == "function" and not sc.arrow:
+            if sc.kind == NodeKind.FUNCTION and not sc.arrow:
                 return sc.this_cls
-            if sc.kind == "module":
+            if sc.kind == NodeKind.MODULE:
                 return None
             sc = sc.parent
         return None
@@ -136,7 +137,7 @@ class Scope:
 def lookup(scope: Scope, name: str) -> list[Bind] | None:
     sc: Scope | None = scope
     while sc is not None:
-        if sc.kind != "class":
+        if sc.kind != NodeKind.CLASS:
             got = sc.binds.get(name)
             if got:
                 return got

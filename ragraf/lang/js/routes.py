@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from ragraf.kinds import HandlerKind
 from ragraf.lang.facts import Handler, RouteRef
 from ragraf.lang.js.names import Scope, _pick
 from ragraf.lang.js.state import FUNC_VALUES, State
@@ -84,7 +85,7 @@ class Routes(State):
                             d.start_point[0] + 1,
                             (verb,),
                             path,
-                            Handler("method", ("class", fqn), self.t(mname)),
+                            Handler(HandlerKind.METHOD, ("class", fqn), self.t(mname)),
                         )
                     )
             pending = []
@@ -150,16 +151,16 @@ class Routes(State):
         h = self.strip(hnode)
         if h.type in FUNC_VALUES:
             fqn = self.named_values.get(h.start_byte)
-            return Handler("function", None, fqn) if fqn else Handler("closure")
+            return Handler(HandlerKind.FUNCTION, None, fqn) if fqn else Handler(HandlerKind.CLOSURE)
         if h.type not in ("identifier", "member_expression"):
             return None
         c = self.callee(h, scope)
         if c[0] == "func":
-            return Handler("function", None, c[1])
+            return Handler(HandlerKind.FUNCTION, None, c[1])
         if c[0] == "import":
-            return Handler("function", None, c[1])
+            return Handler(HandlerKind.FUNCTION, None, c[1])
         if c[0] == "method" and c[1] is not None:
-            return Handler("method", c[1], c[2])
+            return Handler(HandlerKind.METHOD, c[1], c[2])
         return None
 
     def file_routes(self) -> list[RouteRef]:
@@ -189,10 +190,20 @@ class Routes(State):
                 fqn = exported.get(verb)
                 if fqn:
                     out.append(
-                        RouteRef(0, lines.get(fqn, 1), (verb,), url, Handler("function", None, fqn))
+                        RouteRef(
+                            0,
+                            lines.get(fqn, 1),
+                            (verb,),
+                            url,
+                            Handler(HandlerKind.FUNCTION, None, fqn),
+                        )
                     )
         elif pages is not None and exported.get("default"):
             fqn = exported["default"]
             url = "/" + pages.group(1)
-            out.append(RouteRef(0, lines.get(fqn, 1), ("*",), url, Handler("function", None, fqn)))
+            out.append(
+                RouteRef(
+                    0, lines.get(fqn, 1), ("*",), url, Handler(HandlerKind.FUNCTION, None, fqn)
+                )
+            )
         return out

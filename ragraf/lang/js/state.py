@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
-from ragraf.kinds import EdgeKind
+from ragraf.kinds import EdgeKind, NodeKind
 from ragraf.lang import tstree
 from ragraf.lang.chunking import DEFAULT_MAX_LINES
 from ragraf.lang.facts import ClassDecl, ImportRef, LocalEdge, RouteRef, SqlRef, TypeDesc
@@ -86,7 +86,7 @@ class State(tstree.Walk, Names):
 
     def link(self, parent: Scope, idx: int, line: int) -> None:
         f = self.facts
-        if parent.kind == "module":
+        if parent.kind == NodeKind.MODULE:
             f.edges.append(LocalEdge(f.node_id(0), f.node_id(idx), EdgeKind.CONTAINS, line))
             f.edges.append(LocalEdge(f.node_id(1), f.node_id(idx), EdgeKind.DEFINES, line))
         else:
@@ -111,7 +111,7 @@ def declaring(scope: Scope, name: str) -> Scope | None:
     nothing): where an assignment to it binds (None: nowhere, a new global)."""
     sc: Scope | None = scope
     while sc is not None:
-        if sc.kind != "class" and name in sc.binds:
+        if sc.kind != NodeKind.CLASS and name in sc.binds:
             return sc
         sc = sc.parent
     return None
@@ -121,9 +121,9 @@ def enclosing_function(scope: Scope) -> Scope | None:
     """The innermost named function around a scope (None: module level)."""
     sc: Scope | None = scope
     while sc is not None:
-        if sc.kind == "function" and (sc.parent is None or sc.node != sc.parent.node):
+        if sc.kind == NodeKind.FUNCTION and (sc.parent is None or sc.node != sc.parent.node):
             return sc
-        if sc.kind == "module":
+        if sc.kind == NodeKind.MODULE:
             return None
         sc = sc.parent
     return None

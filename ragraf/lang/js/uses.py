@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from ragraf.kinds import DynamicHow, FragmentKind, ImportKind, NodeKind
 from ragraf.lang.facts import (
     CallRef,
     DynamicCallRef,
@@ -57,7 +58,9 @@ class Uses(Declarations):
                 if ident is not None and spec is not None:
                     key = imp_key(spec, ["="])
                     scope.bind(self.t(ident), ("import", key))
-                    self.imports.append(ImportRef(scope.node, n.start_point[0] + 1, "jsimp", key))
+                    self.imports.append(
+                        ImportRef(scope.node, n.start_point[0] + 1, ImportKind.JS, key)
+                    )
                 return
         spec = self.string_value(src)
         if spec is None:
@@ -65,7 +68,7 @@ class Uses(Declarations):
         line = n.start_point[0] + 1
         clause = next((c for c in n.named_children if c.type == "import_clause"), None)
         if clause is None:
-            self.imports.append(ImportRef(scope.node, line, "jsimp", imp_key(spec, [])))
+            self.imports.append(ImportRef(scope.node, line, ImportKind.JS, imp_key(spec, [])))
             return
         for c in clause.named_children:
             if c.type == "identifier":
@@ -86,7 +89,7 @@ class Uses(Declarations):
     def import_name(self, scope: Scope, local: Node, spec: str, names: list[str]) -> None:
         key = imp_key(spec, names)
         scope.bind(self.t(local), ("import", key))
-        self.imports.append(ImportRef(scope.node, local.start_point[0] + 1, "jsimp", key))
+        self.imports.append(ImportRef(scope.node, local.start_point[0] + 1, ImportKind.JS, key))
 
     def on_export(self, n: Node) -> None:
         src = n.child_by_field_name("source")
@@ -106,16 +109,16 @@ class Uses(Declarations):
                         continue
                     key = imp_key(spec, [self.member_name(nm)])
                     self.export_binds.append((self.member_name(alias or nm), ("import", key)))
-                    self.imports.append(ImportRef(0, s.start_point[0] + 1, "jsimp", key))
+                    self.imports.append(ImportRef(0, s.start_point[0] + 1, ImportKind.JS, key))
             elif ns is not None:
                 ident = next((k for k in ns.named_children), None)
                 key = imp_key(spec, ["*"])
                 if ident is not None:
                     self.export_binds.append((self.member_name(ident), ("import", key)))
-                self.imports.append(ImportRef(0, line, "jsimp", key))
+                self.imports.append(ImportRef(0, line, ImportKind.JS, key))
             else:
                 self.export_binds.append(("*", ("star", spec)))
-                self.imports.append(ImportRef(0, line, "jsimp", imp_key(spec, [])))
+                self.imports.append(ImportRef(0, line, ImportKind.JS, imp_key(spec, [])))
             return
         decl = n.child_by_field_name("declaration")
         value = n.child_by_field_name("value")
@@ -277,13 +280,13 @@ class Uses(Declarations):
             )
             if spec is not None:
                 self.imports.append(
-                    ImportRef(scope.node, n.start_point[0] + 1, "jsimp", imp_key(spec, ["*"]))
+                    ImportRef(scope.node, n.start_point[0] + 1, ImportKind.JS, imp_key(spec, ["*"]))
                 )
             return
         req = self.require_spec(n)
         if req is not None:
             self.imports.append(
-                ImportRef(scope.node, n.start_point[0] + 1, "jsimp", imp_key(req, ["="]))
+                ImportRef(scope.node, n.start_point[0] + 1, ImportKind.JS, imp_key(req, ["="]))
             )
             return
         self.calls.append((scope, n))
@@ -297,7 +300,7 @@ class Uses(Declarations):
         fn = enclosing_function(scope)
         if fn is None or fn.node == 0 or not n.named_child_count:
             return
-        if scope.kind == "function" and scope.node == fn.node and scope is not fn:
+        if scope.kind == NodeKind.FUNCTION and scope.node == fn.node and scope is not fn:
             return  # a return of an anonymous function inside it
         self.returns.setdefault(fn.node, []).append((scope, n.named_children[0]))
 
@@ -317,9 +320,9 @@ class Uses(Declarations):
         frags: list[tuple[str, str]] = []
         for c in n.named_children:
             if c.type in ("string_fragment", "escape_sequence"):
-                frags.append(("lit", self.t(c)))
+                frags.append((FragmentKind.LIT, self.t(c)))
             elif c.type == "template_substitution":
-                frags.append(("dyn", self.t(c)))
+                frags.append((FragmentKind.DYN, self.t(c)))
         try:
             info = sqltext.analyze(tuple(frags))
         except Exception:  # noqa: BLE001 - a string the SQL analysis cannot take is no SQL fact
@@ -358,7 +361,7 @@ class Uses(Declarations):
             return MethodCallRef(owner, line, c[1], c[2])
         if tag == "unbound":
             return CallRef(owner, line, (c[1],), raw)
-        return DynamicCallRef(owner, line, "variable", ())
+        return DynamicCallRef(owner, line, DynamicHow.VARIABLE, ())
 
     def export_table(self) -> None:
         """What the module exports, for other modules' imports (``link``)."""

@@ -23,7 +23,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ragraf import ids
-from ragraf.kinds import EdgeKind, Layer, NodeKind
+from ragraf.kinds import EdgeKind, Layer, NodeKind, ParseStatus
 from ragraf.lang import tstree
 from ragraf.lang.chunking import DEFAULT_MAX_LINES, make_chunks
 from ragraf.lang.facts import DynamicCallRef, FactNode, FileFacts, LocalEdge, NewRef, Ref, RouteRef
@@ -57,7 +57,7 @@ class Extractor(Uses):
             )
         )
         f.edges.append(LocalEdge(f.node_id(0), f.node_id(1), EdgeKind.CONTAINS, 1))
-        self.top = Scope("module", 0, None, self.module)
+        self.top = Scope(NodeKind.MODULE, 0, None, self.module)
         handlers = {
             "definition.class": self.on_class,
             "definition.interface": self.on_interface,
@@ -87,7 +87,7 @@ class Extractor(Uses):
             for d in self.annotation(tnode, scope):
                 scope.bind(pname, ("desc", d))
         for decl, scope, bnode, rel in self.pending_bases:
-            target = decl.extends if rel == "extends" else decl.implements
+            target = decl.extends if rel == EdgeKind.EXTENDS else decl.implements
             base = self.base_name(bnode, scope)
             if base:
                 target.append((base, bnode.start_point[0] + 1))
@@ -201,4 +201,6 @@ def extract(path: str, text: str, max_chunk_lines: int = DEFAULT_MAX_LINES) -> F
     except Exception as e:  # noqa: BLE001 - one file must not stop a build
         lines = text.count("\n") + (0 if text.endswith("\n") or not text else 1)
         lang = "javascript" if grammar_of(path) == "javascript" else grammar_of(path)
-        return FileFacts(path, lang, "failed", f"extractor error: {type(e).__name__}", lines)
+        return FileFacts(
+            path, lang, ParseStatus.FAILED, f"extractor error: {type(e).__name__}", lines
+        )

@@ -29,8 +29,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from enum import StrEnum
 from functools import cache
 from typing import TYPE_CHECKING
+
+from ragraf.kinds import FragmentKind
 
 if TYPE_CHECKING:
     from tree_sitter import Node, Query
@@ -60,8 +63,18 @@ _SIMPLE_VAR = re.compile(r"^\$[A-Za-z_]\w*$")
 # sprintf conversions: %s / %1$s / %d / %05.2f / %%
 _CONVERSION = re.compile(r"%(?:(\d+)\$)?[-+ 0]*(?:'.)?\d*(?:\.\d+)?([bcdeEfFgGosuxX%])")
 
-# (position, kind, value node): kind 'set' | 'append' | 'push' | 'array'
-Event = tuple[int, str, "Node"]
+
+class Write(StrEnum):
+    """How an event of a variable's history writes it."""
+
+    SET = "set"  # $v = 'text'
+    ARRAY = "array"  # $v = [...]
+    APPEND = "append"  # $v .= 'text'
+    PUSH = "push"  # $v[] = 'text'
+
+
+#: one write of a variable: (position, how, value node)
+Event = tuple[int, Write, "Node"]
 
 
 @cache
@@ -147,7 +160,7 @@ class Assembler:
             if op is not None and op.type == ".=" and left is not None and right is not None:
                 key = self._key(left)
                 if key:
-                    self._add(key, (n.start_byte, "append", right))
+                    self._add(key, (n.start_byte, Write.APPEND, right))
 
     @staticmethod
     def _directly_in(n: Node, body: Node) -> bool:
@@ -169,11 +182,11 @@ class Assembler:
             obj = left.named_children[0] if left.named_children else None
             key = self._key(obj) if obj is not None else None
             if key:
-                self._add(key, (n.start_byte, "push", right))
+                self._add(key, (n.start_byte, Write.PUSH, right))
             return
         key = self._key(left)
         if key:
-            kind = "array" if right.type == "array_creation_expression" else "set"
+            kind = Write.ARRAY if right.type == "array_creation_expression" else Write.SET
             self._add(key, (n.start_byte, kind, right))
 
     def _add(self, key: str, event: Event) -> None:
@@ -192,7 +205,7 @@ class Assembler:
         was appended after it."""
         evs = [e for e in self.events.get(key, ()) if e[0] < pos]
         start = next(
-            (i for i in range(len(evs) - 1, -1, -1) if evs[i][1] in ("set", "array")), None
+            (i for i in range(len(evs) - 1, -1, -1) if evs[i][1] in (Write.SET, Write.ARRAY)), None
         )
         if start is None:
             return None
@@ -200,24 +213,24 @@ class Assembler:
 
     def string_value(self, key: str, pos: int, depth: int) -> list[Fragment] | None:
         hist = self._history(key, pos)
-        if hist is None or hist[0][1] != "set":
+        if hist is None or hist[0][1] != Write.SET:
             return None
         out: list[Fragment] = []
         for at, kind, node in hist:
-            if kind not in ("set", "append"):
+            if kind not in (Write.SET, Write.APPEND):
                 return None  # a string variable used as an array: not followed
             out += self.fragments(node, at, depth + 1)
         return out
 
     def array_value(self, key: str, pos: int, depth: int) -> list[list[Fragment]] | None:
         hist = self._history(key, pos)
-        if hist is None or hist[0][1] != "array":
+        if hist is None or hist[0][1] != Write.ARRAY:
             return None
         items: list[list[Fragment]] = []
         for at, kind, node in hist:
-            if kind == "array":
+            if kind == Write.ARRAY:
                 items += self._array_items(node, at, depth)
-            elif kind == "push":
+            elif kind == Write.PUSH:
                 items.append(self.fragments(node, at, depth + 1))
             else:
                 return None
@@ -245,14 +258,18 @@ class Assembler:
             return None
         evs = self.events.get(key, [])
         i = next(
-            (j for j, e in enumerate(evs) if e[1] == "set" and e[2].start_byte == rhs.start_byte),
+            (
+                j
+                for j, e in enumerate(evs)
+                if e[1] == Write.SET and e[2].start_byte == rhs.start_byte
+            ),
             None,
         )
         if i is None:
             return None
         appends: list[Event] = []
         for e in evs[i + 1 :]:
-            if e[1] != "append":
+            if e[1] != Write.APPEND:
                 break
             appends.append(e)
         if not appends:
@@ -272,7 +289,7 @@ class Assembler:
 
     def _frags(self, n: Node, pos: int, depth: int, out: list[Fragment]) -> None:
         if len(out) > MAX_FRAGMENTS or sum(len(v) for _k, v in out) > MAX_CHARS:
-            out.append(("dyn", "…"))
+            out.append((FragmentKind.DYN, "…"))
             return
         ty = n.type
         if ty == "binary_expression" and _is_concat(n):
@@ -294,7 +311,7 @@ class Assembler:
                 self.consumed.add(n.start_byte)
                 self._log.append(n.start_byte)
             for k, v in self.literal(n):
-                if k == "dyn" and depth < MAX_DEPTH:
+                if k == FragmentKind.DYN and depth < MAX_DEPTH:
                     sub = self._var(_norm(v), pos, depth)
                     if sub is not None:
                         out += sub
@@ -311,7 +328,7 @@ class Assembler:
             if sub is not None:
                 out += sub
                 return
-        out.append(("dyn", self.text(n)[:MAX_DYN]))
+        out.append((FragmentKind.DYN, self.text(n)[:MAX_DYN]))
 
     def _var(self, name: str, pos: int, depth: int) -> list[Fragment] | None:
         if not _SIMPLE_VAR.match(name):
@@ -338,7 +355,7 @@ class Assembler:
             return out
         if name in ("sprintf", "vsprintf") and args:
             fmt = self.fragments(args[0], pos, depth + 1)
-            if any(k != "lit" for k, _v in fmt):
+            if any(k != FragmentKind.LIT for k, _v in fmt):
                 return None
             if name == "sprintf":
                 values: list[list[Fragment]] | None = [
@@ -366,11 +383,11 @@ def _format(fmt: str, values: list[list[Fragment]]) -> list[Fragment]:
     cur = 0
     nxt = 0
     for m in _CONVERSION.finditer(fmt):
-        out.append(("lit", fmt[cur : m.start()]))
+        out.append((FragmentKind.LIT, fmt[cur : m.start()]))
         cur = m.end()
         conv = m.group(2)
         if conv == "%":
-            out.append(("lit", "%"))
+            out.append((FragmentKind.LIT, "%"))
             continue
         idx = int(m.group(1)) - 1 if m.group(1) else nxt
         if not m.group(1):
@@ -378,10 +395,10 @@ def _format(fmt: str, values: list[list[Fragment]]) -> list[Fragment]:
         if conv == "s" and 0 <= idx < len(values):
             out += values[idx]
         elif conv == "s":
-            out.append(("dyn", m.group(0)))
+            out.append((FragmentKind.DYN, m.group(0)))
         else:
-            out.append(("lit", "%d"))
-    out.append(("lit", fmt[cur:]))
+            out.append((FragmentKind.LIT, "%d"))
+    out.append((FragmentKind.LIT, fmt[cur:]))
     return _merge(out)
 
 
@@ -413,9 +430,9 @@ def _norm(text: str) -> str:
 def _merge(frags: list[Fragment]) -> list[Fragment]:
     merged: list[Fragment] = []
     for k, v in frags:
-        if k == "lit" and merged and merged[-1][0] == "lit":
-            merged[-1] = ("lit", merged[-1][1] + v)
-        elif k != "lit" or v:
+        if k == FragmentKind.LIT and merged and merged[-1][0] == FragmentKind.LIT:
+            merged[-1] = (FragmentKind.LIT, merged[-1][1] + v)
+        elif k != FragmentKind.LIT or v:
             merged.append((k, v))
     return merged
 

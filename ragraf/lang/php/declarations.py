@@ -27,6 +27,7 @@ import re
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
+from ragraf.kinds import EdgeKind, HookRole, ImportKind, NodeKind, TargetKind
 from ragraf.lang.facts import ClassDecl, HookRef, ImportRef, LocalEdge, Target, TypeDesc
 from ragraf.lang.php import doctrine, hooks
 from ragraf.lang.php.names import (
@@ -37,17 +38,17 @@ from ragraf.lang.php.names import (
     DOC_VAR_PROP,
 )
 from ragraf.lang.php.routes import Routes
-from ragraf.lang.php.state import Scope, Segment
+from ragraf.lang.php.state import FrameKind, Scope, Segment
 from ragraf.limits import MAX_CONST_VALUE_CHARS
 
 if TYPE_CHECKING:
     from tree_sitter import Node
 
 CLASS_KINDS = {
-    "class_declaration": "class",
-    "interface_declaration": "interface",
-    "trait_declaration": "trait",
-    "enum_declaration": "enum",
+    "class_declaration": NodeKind.CLASS,
+    "interface_declaration": NodeKind.INTERFACE,
+    "trait_declaration": NodeKind.TRAIT,
+    "enum_declaration": NodeKind.ENUM,
 }
 #: a declaration's ``signature`` prop (its head up to the body, whitespace collapsed) is cut
 #: here: enough for a parameter list, bounded for generated code
@@ -69,12 +70,12 @@ class Declarations(Routes):
         body = n.child_by_field_name("body")
         self.seg = Segment(name, n.end_byte if body is not None else None)
         if name:
-            idx = self.add_node("namespace", name.rsplit("\\", 1)[-1], name, n, {})
+            idx = self.add_node(NodeKind.NAMESPACE, name.rsplit("\\", 1)[-1], name, n, {})
             self.facts.edges.append(
-                LocalEdge(self.nid(0), self.nid(idx), "contains", n.start_point[0] + 1)
+                LocalEdge(self.nid(0), self.nid(idx), EdgeKind.CONTAINS, n.start_point[0] + 1)
             )
             if body is not None:
-                self.stack.append((n.end_byte, "namespace", idx))
+                self.stack.append((n.end_byte, FrameKind.NAMESPACE, idx))
             self.seg_node = idx
         else:
             self.seg_node = None
@@ -82,11 +83,11 @@ class Declarations(Routes):
     def on_import(self, n: Node) -> None:
         """``use A\\B [as C]``, grouped ``use A\\{B, C}``, ``use function`` / ``use const``."""
         line = n.start_point[0] + 1
-        kind = "class"
+        kind = ImportKind.CLASS
         prefix = ""
         for c in n.children:
             if c.type in ("function", "const"):
-                kind = "function" if c.type == "function" else "const"
+                kind = ImportKind.FUNCTION if c.type == "function" else ImportKind.CONST
             elif c.type == "namespace_name":
                 prefix = self.t(c)
         group = n.child_by_field_name("body")
@@ -101,7 +102,7 @@ class Declarations(Routes):
             ckind = kind
             for c in cl.children:
                 if c.type in ("function", "const"):
-                    ckind = "function" if c.type == "function" else "const"
+                    ckind = ImportKind.FUNCTION if c.type == "function" else ImportKind.CONST
             alias_node = cl.child_by_field_name("alias")
             name_nodes = [
                 c
@@ -115,9 +116,9 @@ class Declarations(Routes):
             fqn = fqn.lstrip("\\")
             alias = self.t(alias_node) if alias_node is not None else fqn.rsplit("\\", 1)[-1]
             table = {
-                "class": self.seg.classes,
-                "function": self.seg.functions,
-                "const": self.seg.consts,
+                ImportKind.CLASS: self.seg.classes,
+                ImportKind.FUNCTION: self.seg.functions,
+                ImportKind.CONST: self.seg.consts,
             }[ckind]
             table[alias.lower()] = fqn
             self.raw_refs.append(
@@ -154,19 +155,19 @@ class Declarations(Routes):
                     fq = self.resolve_class(self.t(b))
                     if fq:
                         decl.implements.append((fq, b.start_point[0] + 1))
-        if kind == "interface":
+        if kind == NodeKind.INTERFACE:
             decl.implements, decl.extends = [], decl.extends  # interfaces "extend" interfaces
         routed = self.attribute_routes(n)  # #[Route('/blog')]: the prefix of its methods' routes
         if routed:
             self.route_prefixes[fqn] = [p for p, _m, _l in routed]
         self.class_refs(self.attribute_classes(n))  # #[ORM\Entity]: owned by the file's scope
-        if kind == "class":
+        if kind == NodeKind.CLASS:
             orm = doctrine.entity_ref(self, n, idx, name)
             if orm is not None:
                 self.raw_refs.append(orm)
         self.facts.classes.append(decl)
         self.link_parent(idx, n)
-        self.stack.append((n.end_byte, "class", decl))
+        self.stack.append((n.end_byte, FrameKind.CLASS, decl))
         doc = self.docblock(n)
         if doc and "@property" in doc:  # `@property Pdf $diagram`: magic or narrowed
             for m in DOC_PROPERTY.finditer(doc):
@@ -179,13 +180,17 @@ class Declarations(Routes):
         line = n.start_point[0] + 1
         parent = self.container()
         kind = self.facts.nodes[idx].kind
-        if parent == 0 or self.facts.nodes[parent].kind == "namespace":
-            self.facts.edges.append(LocalEdge(self.nid(0), self.nid(idx), "contains", line))
+        if parent == 0 or self.facts.nodes[parent].kind == NodeKind.NAMESPACE:
+            self.facts.edges.append(LocalEdge(self.nid(0), self.nid(idx), EdgeKind.CONTAINS, line))
             ns_idx = self.seg_node
-            if ns_idx is not None and kind not in ("namespace",):
-                self.facts.edges.append(LocalEdge(self.nid(ns_idx), self.nid(idx), "defines", line))
+            if ns_idx is not None and kind != NodeKind.NAMESPACE:
+                self.facts.edges.append(
+                    LocalEdge(self.nid(ns_idx), self.nid(idx), EdgeKind.DEFINES, line)
+                )
         else:
-            self.facts.edges.append(LocalEdge(self.nid(parent), self.nid(idx), "contains", line))
+            self.facts.edges.append(
+                LocalEdge(self.nid(parent), self.nid(idx), EdgeKind.CONTAINS, line)
+            )
 
     def signature(self, n: Node) -> str:
         """The declaration's head up to its body, attributes left out, whitespace collapsed."""
@@ -243,7 +248,7 @@ class Declarations(Routes):
                     decl.props.setdefault(pname, []).extend(descs)
                     vis = p.child_by_field_name("visibility")
                     pid = self.add_node(
-                        "property",
+                        NodeKind.PROPERTY,
                         "$" + pname,
                         f"{decl.fqn}::${pname}",
                         p,
@@ -255,7 +260,10 @@ class Declarations(Routes):
                     )
                     self.facts.edges.append(
                         LocalEdge(
-                            self.nid(decl.node), self.nid(pid), "contains", p.start_point[0] + 1
+                            self.nid(decl.node),
+                            self.nid(pid),
+                            EdgeKind.CONTAINS,
+                            p.start_point[0] + 1,
                         )
                     )
             out.append(entry)
@@ -265,14 +273,14 @@ class Declarations(Routes):
         """A function or method: its node, return types and a scope of its own."""
         name = self.t(self.field(n, "name"))
         decl = self.cur_class_decl() if method else None
-        in_anon = any(what == "anon" for _e, what, _p in self.stack)
+        in_anon = any(what == FrameKind.ANON for _e, what, _p in self.stack)
         if method and (decl is None or in_anon):
             # a method of an anonymous class: no symbol of its own; its calls
             # belong to the enclosing scope and `$this` is unknown
             sc = Scope(self.scope().node, None, n.end_byte, anon=True)
             self.params(n, sc, None, False)
             self.push_scope(sc)
-            self.stack.append((n.end_byte, "scope", None))
+            self.stack.append((n.end_byte, FrameKind.SCOPE, None))
             return
         props: dict[str, Any] = {"signature": self.signature(n)}
         mods = {c.type: self.t(c) for c in n.children if c.type.endswith("_modifier")}
@@ -284,10 +292,10 @@ class Declarations(Routes):
             if "final_modifier" in mods:
                 props["final"] = True
             fqn = f"{decl.fqn}::{name}" if decl else name
-            kind = "method"
+            kind = NodeKind.METHOD
         else:
             fqn = self.qualify(name)
-            kind = "function"
+            kind = NodeKind.FUNCTION
         sc = Scope(0, decl.fqn if decl else None, n.end_byte)
         idx = self.add_node(kind, name, fqn, n, props)
         sc.node = idx
@@ -329,17 +337,17 @@ class Declarations(Routes):
                     HookRef(
                         self.scope_index(),
                         n.start_point[0] + 1,
-                        "listen",
+                        HookRole.LISTEN,
                         hooks.DRUPAL_HOOK + name[len(module) + 1 :],
                         "drupal",
-                        Target("function", candidates=(fqn,)),
+                        Target(TargetKind.FUNCTION, candidates=(fqn,)),
                     )
                 )
         self.link_parent(idx, n)
         self.push_scope(sc)
         self.signature_refs(n, rt)
         self.facts.scope_nodes.append(idx)
-        self.stack.append((n.end_byte, "function", idx))
+        self.stack.append((n.end_byte, FrameKind.FUNCTION, idx))
         if decl is not None and any(c.type == "attribute_list" for c in n.children):
             self.on_method_routes(n, decl.fqn, name, self.route_prefixes.get(decl.fqn, []))
             self.hook_attributes(n, decl.fqn, name)
@@ -348,7 +356,7 @@ class Declarations(Routes):
         """A ``handle`` / ``__invoke`` method: it listens to the hooks of the classes its first
         parameter's declared type names (a Laravel event listener), and ``handle`` to its
         own class's (a job) (``ragraf.lang.php.hooks``)."""
-        target = Target("method", receiver=("class", cls), method=name)
+        target = Target(TargetKind.METHOD, receiver=("class", cls), method=name)
         low = name.lower()
         plist = n.child_by_field_name("parameters")
         first = plist.named_children[0] if plist is not None and plist.named_children else None
@@ -372,10 +380,10 @@ class Declarations(Routes):
                     HookRef(
                         self.scope_index(),
                         attr.start_point[0] + 1,
-                        "listen",
+                        HookRole.LISTEN,
                         hooks.DRUPAL_HOOK + value,
                         "drupal",
-                        Target("method", receiver=("class", cls), method=name),
+                        Target(TargetKind.METHOD, receiver=("class", cls), method=name),
                     )
                 )
 
@@ -397,7 +405,7 @@ class Declarations(Routes):
                 continue
             for el, event, value in self._by_class(arr):
                 for m in self._subscribed_methods(value):
-                    target = Target("method", receiver=("class", cls), method=m)
+                    target = Target(TargetKind.METHOD, receiver=("class", cls), method=m)
                     self._class_listen(el.start_point[0] + 1, event, "getsubscribedevents", target)
 
     def _subscribed_methods(self, v: Node) -> list[str]:
@@ -447,7 +455,7 @@ class Declarations(Routes):
 
     def on_anonymous_class(self, n: Node) -> None:
         """No symbol; inside there is no class context (its methods are bare scopes)."""
-        self.stack.append((n.end_byte, "anon", None))
+        self.stack.append((n.end_byte, FrameKind.ANON, None))
 
     def on_closure(self, n: Node) -> None:
         """A closure's or arrow function's parameters type variables of the enclosing scope,
@@ -491,9 +499,11 @@ class Declarations(Routes):
             value = self.string_value(default)
             if value is not None:  # Eloquent's `protected $table = 'audit_log'` and the like
                 props["value"] = value[:MAX_CONST_VALUE_CHARS]
-            idx = self.add_node("property", "$" + pname, f"{decl.fqn}::${pname}", el, props)
+            idx = self.add_node(NodeKind.PROPERTY, "$" + pname, f"{decl.fqn}::${pname}", el, props)
             self.facts.edges.append(
-                LocalEdge(self.nid(decl.node), self.nid(idx), "contains", el.start_point[0] + 1)
+                LocalEdge(
+                    self.nid(decl.node), self.nid(idx), EdgeKind.CONTAINS, el.start_point[0] + 1
+                )
             )
             decl.props.setdefault(pname, []).extend(descs)
             d = self.expr_desc(default)
@@ -525,13 +535,15 @@ class Declarations(Routes):
                 listener = self._class_named(v)
                 if listener is None:
                     continue
-                target = Target("method", receiver=("class", listener), method=method)
+                target = Target(TargetKind.METHOD, receiver=("class", listener), method=method)
                 self._class_listen(v.start_point[0] + 1, event, "$listen", target)
 
     def _class_listen(self, line: int, event: str, call: str, target: Target) -> None:
         """A listen, registered at ``line`` by ``call``, to the hook of class ``event``."""
         self.raw_refs.append(
-            HookRef(self.scope_index(), line, "listen", hooks.CLASS_HOOK + event, call, target)
+            HookRef(
+                self.scope_index(), line, HookRole.LISTEN, hooks.CLASS_HOOK + event, call, target
+            )
         )
 
     def _by_class(self, arr: Node) -> Iterator[tuple[Node, str, Node]]:
@@ -556,7 +568,7 @@ class Declarations(Routes):
     def on_constant(self, n: Node) -> None:
         """Class constants and top-level ``const``; a ``const`` inside a function is skipped."""
         decl = self.cur_class_decl()
-        in_function = any(what == "function" for _e, what, _p in self.stack)
+        in_function = any(what == FrameKind.FUNCTION for _e, what, _p in self.stack)
         for el in n.named_children:
             if el.type != "const_element":
                 continue
@@ -574,11 +586,13 @@ class Declarations(Routes):
             value = self.string_value(name_node.next_named_sibling)
             if decl is None and value is not None:
                 props["value"] = value[:MAX_CONST_VALUE_CHARS]
-            idx = self.add_node("constant", name, fqn, el, props)
+            idx = self.add_node(NodeKind.CONSTANT, name, fqn, el, props)
             if decl is not None:
                 decl.consts[name] = idx
                 self.facts.edges.append(
-                    LocalEdge(self.nid(decl.node), self.nid(idx), "contains", el.start_point[0] + 1)
+                    LocalEdge(
+                        self.nid(decl.node), self.nid(idx), EdgeKind.CONTAINS, el.start_point[0] + 1
+                    )
                 )
             else:
                 self.link_parent(idx, el)
@@ -590,10 +604,10 @@ class Declarations(Routes):
         if decl is None or name_node is None:
             return
         name = self.t(name_node)
-        idx = self.add_node("constant", name, f"{decl.fqn}::{name}", n, {"enum_case": True})
+        idx = self.add_node(NodeKind.CONSTANT, name, f"{decl.fqn}::{name}", n, {"enum_case": True})
         decl.consts[name] = idx
         self.facts.edges.append(
-            LocalEdge(self.nid(decl.node), self.nid(idx), "contains", n.start_point[0] + 1)
+            LocalEdge(self.nid(decl.node), self.nid(idx), EdgeKind.CONTAINS, n.start_point[0] + 1)
         )
 
     def on_trait_use(self, n: Node) -> None:

@@ -24,6 +24,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from ragraf.kinds import OrmHow
 from ragraf.lang.facts import OrmTableRef
 
 if TYPE_CHECKING:
@@ -58,10 +59,10 @@ def entity_ref(ext: Routes, n: Node, idx: int, short_name: str) -> OrmTableRef |
     entity = table_line = 0
     declared: str | None = None
     for attr in ext.attributes(n):
-        what = _mapping(ext, ext.t(attr.named_children[0]))
-        if what == "entity":
+        mapping = _mapping(ext, ext.t(attr.named_children[0]))
+        if mapping == "entity":
             entity = entity or attr.start_point[0] + 1
-        elif what == "table" and declared is None:
+        elif mapping == "table" and declared is None:
             declared = _attribute_name(ext, attr)
             table_line = attr.start_point[0] + 1
     prev = n.prev_named_sibling
@@ -69,19 +70,19 @@ def entity_ref(ext: Routes, n: Node, idx: int, short_name: str) -> OrmTableRef |
         doc = ext.t(prev)
         if doc.startswith("/**") and "Entity" in doc:  # no entity: no annotation to read
             for m in _ANNOTATION.finditer(doc):
-                what = _mapping(ext, m.group(1))
+                mapping = _mapping(ext, m.group(1))
                 at = prev.start_point[0] + 1 + doc.count("\n", 0, m.start())
-                if what == "entity":
+                if mapping == "entity":
                     entity = entity or at
-                elif what == "table" and declared is None and m.group(2):
+                elif mapping == "table" and declared is None and m.group(2):
                     got = _NAME_ARG.search(m.group(2))
                     if got:
                         declared, table_line = got.group(1), at
     if not entity:
         return None
     if declared:
-        return OrmTableRef(idx, table_line, "doctrine", (declared,), "table_attribute")
-    return OrmTableRef(idx, entity, "doctrine", table_candidates(short_name), "convention")
+        return OrmTableRef(idx, table_line, "doctrine", (declared,), OrmHow.TABLE_ATTRIBUTE)
+    return OrmTableRef(idx, entity, "doctrine", table_candidates(short_name), OrmHow.CONVENTION)
 
 
 def _mapping(ext: Routes, name: str) -> str | None:

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ragraf.kinds import FlowStep, SinkKind, StmtKind, UnitKind
 from ragraf.lang.facts import FlowUnit
 from ragraf.lang.php.flow_expr import CLASS_LIKE, Expressions
 from ragraf.lang.php.flowcore import Loop, Stmt, Unit
@@ -93,13 +94,13 @@ class FlowBuilder(Expressions):
         if origin is not None:
             # the statement creating the closure -> its entry, per captured variable (stated)
             for v, _byref in captured_names(captured):
-                u.cross.append([origin[0], origin[1], 0, v, "capture"])
+                u.cross.append([origin[0], origin[1], 0, v, FlowStep.CAPTURE])
         if cls >= 0:
             self.method_class[ui] = cls
         params = fn.child_by_field_name("parameters")
         body = fn.child_by_field_name("body")
         end = (body.start_point[0] if body is not None else fn.end_point[0]) + 1
-        s = Stmt(fn.start_point[0] + 1, max(end, fn.start_point[0] + 1), "entry", -1)
+        s = Stmt(fn.start_point[0] + 1, max(end, fn.start_point[0] + 1), StmtKind.ENTRY, -1)
         u.stmts.append(s)
         if params is not None:
             for p in params.named_children:
@@ -127,41 +128,41 @@ class FlowBuilder(Expressions):
             return self.seq(u, n.named_children, preds)
         if t == "expression_statement":
             c = n.named_children[0] if n.named_child_count else None
-            kind = "expr"
+            kind = StmtKind.EXPR
             if c is not None:
                 if c.type in ("assignment_expression", "augmented_assignment_expression"):
-                    kind = "assign"
+                    kind = StmtKind.ASSIGN
                 elif c.type == "reference_assignment_expression":
-                    kind = "assign"
+                    kind = StmtKind.ASSIGN
                 elif c.type == "throw_expression":
-                    kind = "throw"
+                    kind = StmtKind.THROW
                 elif c.type == "print_intrinsic":
-                    kind = "echo"
+                    kind = StmtKind.ECHO
             i = self.new(u, n, kind, preds)
             if c is not None:
                 self.expr(u, c, u.stmts[i])
-            return [] if kind == "throw" else [i]
+            return [] if kind == StmtKind.THROW else [i]
         if t == "return_statement":
-            i = self.new(u, n, "return", preds)
+            i = self.new(u, n, StmtKind.RETURN, preds)
             self.expr_children(u, n, u.stmts[i])
             return []
         if t == "echo_statement":
-            i = self.new(u, n, "echo", preds)
-            u.stmts[i].sinks.append("output")
+            i = self.new(u, n, StmtKind.ECHO, preds)
+            u.stmts[i].sinks.append(SinkKind.OUTPUT)
             self.expr_children(u, n, u.stmts[i])
             return [i]
         if t == "if_statement":
             return self.if_(u, n, preds)
         if t == "while_statement":
             cond = n.child_by_field_name("condition")
-            h = self.new(u, n, "while", preds, cond)
+            h = self.new(u, n, StmtKind.WHILE, preds, cond)
             if cond is not None:
                 self.expr(u, cond, u.stmts[h])
             return self.loop(u, h, n.child_by_field_name("body"), h)
         if t == "do_statement":
             return self.do_(u, n, preds)
         if t == "for_statement":
-            h = self.new(u, n, "for", preds)
+            h = self.new(u, n, StmtKind.FOR, preds)
             body = n.child_by_field_name("body")
             s = u.stmts[h]
             if body is not None:
@@ -177,7 +178,9 @@ class FlowBuilder(Expressions):
         if t == "try_statement":
             return self.try_(u, n, preds)
         if t in ("break_statement", "continue_statement"):
-            i = self.new(u, n, "break" if t == "break_statement" else "continue", preds)
+            i = self.new(
+                u, n, StmtKind.BREAK if t == "break_statement" else StmtKind.CONTINUE, preds
+            )
             level = 1
             for c in n.named_children:
                 if c.type == "integer":
@@ -190,13 +193,13 @@ class FlowBuilder(Expressions):
                 (lp.breaks if t == "break_statement" else lp.conts).append(i)
             return []
         if t == "global_declaration":
-            i = self.new(u, n, "global", preds)
+            i = self.new(u, n, StmtKind.GLOBAL, preds)
             for c in n.named_children:
                 if c.type == "variable_name":
                     u.stmts[i].defs.append(self.t(c))
             return [i]
         if t == "function_static_declaration":
-            i = self.new(u, n, "static", preds)
+            i = self.new(u, n, StmtKind.STATIC, preds)
             s = u.stmts[i]
             for d in n.named_children:
                 name = d.child_by_field_name("name")
@@ -207,18 +210,18 @@ class FlowBuilder(Expressions):
                     self.expr(u, val, s)
             return [i]
         if t == "unset_statement":
-            i = self.new(u, n, "unset", preds)
+            i = self.new(u, n, StmtKind.UNSET, preds)
             for c in n.named_children:
                 self.target(u, c, u.stmts[i], also_use=False)
             return [i]
         if t == "exit_statement":
-            i = self.new(u, n, "exit", preds)
+            i = self.new(u, n, StmtKind.EXIT, preds)
             self.expr_children(u, n, u.stmts[i])
             return []
         if t == "function_definition":
             node = self.decl_at.get(n.start_byte)
             if node is not None:
-                self.pending.append((n, node, "function", -1, [], None))
+                self.pending.append((n, node, UnitKind.FUNCTION, -1, [], None))
             return preds
         if t in CLASS_LIKE:
             self.class_(n)
@@ -231,7 +234,7 @@ class FlowBuilder(Expressions):
             return self.seq(u, kids, preds)
         if t == "inline_html":
             return preds
-        i = self.new(u, n, "stmt", preds)
+        i = self.new(u, n, StmtKind.STMT, preds)
         self.expr_children(u, n, u.stmts[i])
         return [i]
 
@@ -243,11 +246,11 @@ class FlowBuilder(Expressions):
             if m.type == "method_declaration" and m.child_by_field_name("body") is not None:
                 node = self.decl_at.get(m.start_byte)
                 if node is not None:
-                    self.pending.append((m, node, "method", n.start_byte, [], None))
+                    self.pending.append((m, node, UnitKind.METHOD, n.start_byte, [], None))
 
     def if_(self, u: Unit, n: Node, preds: list[int]) -> list[int]:
         cond = n.child_by_field_name("condition")
-        h = self.new(u, n, "if", preds, cond)
+        h = self.new(u, n, StmtKind.IF, preds, cond)
         if cond is not None:
             self.expr(u, cond, u.stmts[h])
         out = self.body(u, n.child_by_field_name("body"), [h], h)
@@ -259,7 +262,7 @@ class FlowBuilder(Expressions):
             if c.type == "else_if_clause":
                 cc = c.child_by_field_name("condition")
                 u.ctrl.append(last)
-                e = self.new(u, c, "elseif", [last], cc)
+                e = self.new(u, c, StmtKind.ELSEIF, [last], cc)
                 u.ctrl.pop()
                 if cc is not None:
                     self.expr(u, cc, u.stmts[e])
@@ -280,7 +283,7 @@ class FlowBuilder(Expressions):
         # the body runs before the condition; the condition decides whether it runs again
         end = self.body(u, n.child_by_field_name("body"), preds, -1)
         u.loops.pop()
-        h = self.new(u, cond if cond is not None else n, "do_while", end + lp.conts)
+        h = self.new(u, cond if cond is not None else n, StmtKind.DO_WHILE, end + lp.conts)
         if cond is not None:
             self.expr(u, cond, u.stmts[h])
         if first < h:
@@ -292,7 +295,7 @@ class FlowBuilder(Expressions):
 
     def foreach(self, u: Unit, n: Node, preds: list[int]) -> list[int]:
         body = n.child_by_field_name("body")
-        h = self.new(u, n, "foreach", preds)
+        h = self.new(u, n, StmtKind.FOREACH, preds)
         s = u.stmts[h]
         if body is not None:
             s.end_line = max(s.line, body.start_point[0] + 1)
@@ -320,7 +323,7 @@ class FlowBuilder(Expressions):
     def switch(self, u: Unit, n: Node, preds: list[int]) -> list[int]:
         cond = n.child_by_field_name("condition")
         body = n.child_by_field_name("body")
-        h = self.new(u, n, "switch", preds, cond)
+        h = self.new(u, n, StmtKind.SWITCH, preds, cond)
         if cond is not None:
             self.expr(u, cond, u.stmts[h])
         lp = Loop(h)
@@ -334,7 +337,9 @@ class FlowBuilder(Expressions):
             value = c.child_by_field_name("value")
             if c.type == "default_statement":
                 has_default = True
-            k = self.new(u, c, "case" if value is not None else "default", [h, *fall], value)
+            k = self.new(
+                u, c, StmtKind.CASE if value is not None else StmtKind.DEFAULT, [h, *fall], value
+            )
             if value is not None:
                 self.expr(u, value, u.stmts[k])
             else:
@@ -352,7 +357,7 @@ class FlowBuilder(Expressions):
 
     def try_(self, u: Unit, n: Node, preds: list[int]) -> list[int]:
         body = n.child_by_field_name("body")
-        h = self.new(u, n, "try", preds)
+        h = self.new(u, n, StmtKind.TRY, preds)
         u.stmts[h].end_line = u.stmts[h].line
         first = len(u.stmts)
         out = self.body(u, body, [h], -1) if body is not None else [h]
@@ -360,12 +365,12 @@ class FlowBuilder(Expressions):
         for c in n.named_children:
             if c.type == "catch_clause":
                 name = c.child_by_field_name("name")
-                k = self.new(u, c, "catch", [h, *in_try], c.child_by_field_name("type") or c)
+                k = self.new(u, c, StmtKind.CATCH, [h, *in_try], c.child_by_field_name("type") or c)
                 if name is not None:
                     u.stmts[k].defs.append(self.t(name))
                 out = out + self.body(u, c.child_by_field_name("body"), [k], k)
             elif c.type == "finally_clause":
-                f = self.new(u, c, "finally", [h, *out])
+                f = self.new(u, c, StmtKind.FINALLY, [h, *out])
                 u.stmts[f].end_line = u.stmts[f].line
                 out = self.body(u, c.child_by_field_name("body"), [f], -1)
         return out

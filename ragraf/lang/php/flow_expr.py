@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from ragraf.kinds import FlowCallHow, SinkKind, UnitKind
 from ragraf.lang.php.flowcore import Stmt, Unit, UnitBuilder
 
 if TYPE_CHECKING:
@@ -89,13 +90,13 @@ _LEAVES = frozenset(
 
 
 _SINK_OF = {
-    "include_expression": "include",
-    "include_once_expression": "include",
-    "require_expression": "include",
-    "require_once_expression": "include",
-    "shell_command_expression": "shell",
-    "print_intrinsic": "output",
-    "dynamic_variable_name": "dynamic_variable",
+    "include_expression": SinkKind.INCLUDE,
+    "include_once_expression": SinkKind.INCLUDE,
+    "require_expression": SinkKind.INCLUDE,
+    "require_once_expression": SinkKind.INCLUDE,
+    "shell_command_expression": SinkKind.SHELL,
+    "print_intrinsic": SinkKind.OUTPUT,
+    "dynamic_variable_name": SinkKind.DYNAMIC_VARIABLE,
 }
 
 
@@ -176,7 +177,7 @@ class Expressions(UnitBuilder):
             elif t not in ("name", "qualified_name", "anonymous_class"):
                 stack.append(c)
         if args is not None:
-            s.calls.append(["__construct", "new", self.args(u, args, s)])
+            s.calls.append(["__construct", FlowCallHow.NEW, self.args(u, args, s)])
 
     def _sink(self, u: Unit, x: Node, s: Stmt, stack: list[Node]) -> None:
         s.sinks.append(_SINK_OF[x.type])
@@ -207,7 +208,7 @@ class Expressions(UnitBuilder):
             if pos < len(argv):
                 for v in argv[pos]:
                     s.weak.append(v)
-        s.calls.append([name, "function" if name else "dynamic", argv])
+        s.calls.append([name, FlowCallHow.FUNCTION if name else FlowCallHow.DYNAMIC, argv])
 
     def method_call(self, u: Unit, x: Node, s: Stmt, stack: list[Node]) -> None:
         obj = x.child_by_field_name("object") or x.child_by_field_name("scope")
@@ -222,7 +223,7 @@ class Expressions(UnitBuilder):
             else:
                 stack.append(name)
         argv = self.args(u, args, s) if args is not None else []
-        how = "static" if x.type == "scoped_call_expression" else "method"
+        how = FlowCallHow.STATIC if x.type == "scoped_call_expression" else FlowCallHow.METHOD
         s.calls.append([mname, how, argv])
 
     def args(self, u: Unit, args: Node, s: Stmt) -> list[list[str]]:
@@ -252,7 +253,7 @@ class Expressions(UnitBuilder):
         si = len(u.stmts) - 1
         if u.stmts[si] is not s:
             si = next((i for i, x2 in enumerate(u.stmts) if x2 is s), si)
-        self.pending.append((x, u.node, "closure", -1, captured, (u.index, si)))
+        self.pending.append((x, u.node, UnitKind.CLOSURE, -1, captured, (u.index, si)))
 
     def arrow(self, u: Unit, x: Node, s: Stmt, stack: list[Node]) -> None:
         params = x.child_by_field_name("parameters")

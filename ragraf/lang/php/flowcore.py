@@ -31,6 +31,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
+from ragraf.kinds import FlowStep, StmtKind, UnitKind
 from ragraf.lang.facts import FlowUnit
 
 if TYPE_CHECKING:
@@ -45,8 +46,8 @@ MAX_CLASS_DEFS = 12
 #: calls kept per statement
 MAX_CALLS = 20
 #: statement kinds that jump away (and of those, the ones that leave the unit)
-JUMPS = frozenset({"break", "continue", "return", "throw", "exit"})
-EXITS = frozenset({"return", "throw", "exit"})
+EXITS = frozenset({StmtKind.RETURN, StmtKind.THROW, StmtKind.EXIT})
+JUMPS = frozenset({StmtKind.BREAK, StmtKind.CONTINUE, *EXITS})
 #: a unit still to walk: (function node, owner node index, kind, class start byte or -1,
 #: captured variables (``&`` before one taken by reference), (enclosing unit, creating
 #: statement) of a closure)
@@ -144,9 +145,9 @@ class UnitBuilder:
 
     # -- driver -----------------------------------------------------------------------------
     def build(self, root: Node) -> list[FlowUnit]:
-        script = Unit(0, "script", None, 0)
+        script = Unit(0, UnitKind.SCRIPT, None, 0)
         self.units.append(script)
-        entry = self.new(script, root, "entry", [])
+        entry = self.new(script, root, StmtKind.ENTRY, [])
         script.stmts[entry].end_line = script.stmts[entry].line
         self.seq(script, root.named_children, [entry])
         while self.pending:
@@ -280,7 +281,7 @@ class UnitBuilder:
                 if v.startswith(self.SELF_PREFIX):
                     for oui, osi in cdefs.get(v, ())[:MAX_CLASS_DEFS]:
                         if oui != ui:
-                            cross.append([oui, osi, si, v, "property"])
+                            cross.append([oui, osi, si, v, FlowStep.PROPERTY])
         return dfg, cross
 
     def finish(

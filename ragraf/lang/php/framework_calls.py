@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ragraf.kinds import HandlerKind, HookRole, TargetKind
 from ragraf.lang import templates
 from ragraf.lang.facts import Handler, HookRef, RouteRef, TemplateRef, TypeDesc
 from ragraf.lang.php import hooks
@@ -80,21 +81,21 @@ class FrameworkCalls(Routes):
             return False
         sc = self.scope_index()
         if short in hooks.FIRE:
-            self.raw_refs.append(HookRef(sc, line, "fire", name, short))
+            self.raw_refs.append(HookRef(sc, line, HookRole.FIRE, name, short))
             return True
         cb = args[1] if len(args) > 1 else None
         target = self.callable_target(cb)
         if cb is not None and cb.type == "array_creation_expression":
             self.hook_arrays.add(cb.start_byte)
-        self.raw_refs.append(HookRef(sc, line, "listen", name, short, target))
+        self.raw_refs.append(HookRef(sc, line, HookRole.LISTEN, name, short, target))
         route = hooks.request_route(name)
         if route is not None:  # add_action('wp_ajax_save', cb): admin-ajax.php?action=save
             if target is None:
-                handler = Handler("closure")
-            elif target.kind == "method":
-                handler = Handler("method", target.receiver, target.method)
+                handler = Handler(HandlerKind.CLOSURE)
+            elif target.kind == TargetKind.METHOD:
+                handler = Handler(HandlerKind.METHOD, target.receiver, target.method)
             else:
-                handler = Handler("function", None, target.candidates[0])
+                handler = Handler(HandlerKind.FUNCTION, None, target.candidates[0])
             self.raw_refs.append(RouteRef(sc, line, ("GET", "POST"), route, handler))
         return True
 
@@ -113,7 +114,7 @@ class FrameworkCalls(Routes):
             name = hooks.hook_name(a, self.t)
             if name is not None:
                 hook = hooks.DRUPAL_HOOK + name + tail
-                self.raw_refs.append(HookRef(self.scope_index(), line, "fire", hook, call))
+                self.raw_refs.append(HookRef(self.scope_index(), line, HookRole.FIRE, hook, call))
 
     def mediawiki_run(self, n: Node, call: str, line: int) -> None:
         """``$hookContainer->run('PageSaveComplete', [...])``: a run of the MediaWiki hook
@@ -122,7 +123,7 @@ class FrameworkCalls(Routes):
         name = hooks.hook_name(args[0], self.t) if args else None
         if name is not None:
             hook = hooks.MEDIAWIKI_HOOK + name
-            self.raw_refs.append(HookRef(self.scope_index(), line, "fire", hook, call))
+            self.raw_refs.append(HookRef(self.scope_index(), line, HookRole.FIRE, hook, call))
 
     def on_dispatch_object(self, n: Node, call: str, line: int) -> None:
         """``event(new E(...))``, ``dispatch(new J)``, ``Bus::dispatch(new J)``: a run of
@@ -140,7 +141,7 @@ class FrameworkCalls(Routes):
         """A run of the hook named by a class (``hooks.CLASS_HOOK``)."""
         if cls is not None and cls[0] == "class" and cls[1]:
             hook = hooks.CLASS_HOOK + str(cls[1])
-            self.raw_refs.append(HookRef(self.scope_index(), line, "fire", hook, call))
+            self.raw_refs.append(HookRef(self.scope_index(), line, HookRole.FIRE, hook, call))
 
     def wg_hook(self, left: Node, right: Node | None) -> None:
         """MediaWiki's ``$wgHooks['BeforePageDisplay'][] = 'efHandler'`` (LocalSettings.php,
@@ -158,7 +159,7 @@ class FrameworkCalls(Routes):
                 HookRef(
                     self.scope_index(),
                     left.start_point[0] + 1,
-                    "listen",
+                    HookRole.LISTEN,
                     hooks.MEDIAWIKI_HOOK + name,
                     "$wgHooks",
                     target,

@@ -44,6 +44,7 @@ import re
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, cast
 
+from ragraf.kinds import TargetKind
 from ragraf.lang.facts import ClassConstRef, Target, TypeDesc
 from ragraf.lang.php.state import Binding, Scope, State
 
@@ -414,9 +415,11 @@ class Names(State):
             if "::" in s:
                 cls, _, meth = s.partition("::")
                 fq = _string_class(cls)
-                return Target("method", receiver=("class", fq), method=meth) if fq else None
+                return (
+                    Target(TargetKind.METHOD, receiver=("class", fq), method=meth) if fq else None
+                )
             if re.fullmatch(r"\\?\w+(\\\w+)*", s):
-                return Target("function", candidates=(s.lstrip("\\"),))
+                return Target(TargetKind.FUNCTION, candidates=(s.lstrip("\\"),))
             return None
         if arg.type == "array_creation_expression":
             return self.callable_array(arg)
@@ -435,14 +438,14 @@ class Names(State):
             parts = a.named_children
             if len(parts) == 2 and self.t(parts[1]).lower() == "class":
                 cls = self.class_desc(parts[0])
-                return Target("method", receiver=cls, method=meth) if cls else None
+                return Target(TargetKind.METHOD, receiver=cls, method=meth) if cls else None
             return None
         s = self.string_value(a)
         if s:
             fq = _string_class(s)
-            return Target("method", receiver=("class", fq), method=meth) if fq else None
+            return Target(TargetKind.METHOD, receiver=("class", fq), method=meth) if fq else None
         d = self.expr_desc(a)
-        return Target("method", receiver=d, method=meth) if d else None
+        return Target(TargetKind.METHOD, receiver=d, method=meth) if d else None
 
     def callable_desc(self, n: Node) -> TypeDesc | None:
         """A string naming a function, or a callable array, as a descriptor."""
@@ -581,9 +584,9 @@ class Names(State):
         objects: list[TypeDesc] = []
         for a in alts:
             if a[0] == "fname":
-                out.append(Target("function", candidates=a[1]))
+                out.append(Target(TargetKind.FUNCTION, candidates=a[1]))
             elif a[0] == "callable":
-                out.append(Target("method", receiver=a[1], method=a[2]))
+                out.append(Target(TargetKind.METHOD, receiver=a[1], method=a[2]))
             elif a[0] == "class":
                 objects.append(a)
         if not objects:

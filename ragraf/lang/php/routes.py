@@ -38,6 +38,7 @@ import re
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
+from ragraf.kinds import HandlerKind
 from ragraf.lang.facts import Handler, RouteRef
 from ragraf.lang.php.assemble import call_args
 from ragraf.lang.php.names import Names
@@ -108,7 +109,7 @@ class Routes(Names):
             return
         name = self.string_value(args[0])
         handler = self.route_handler(args[1])
-        if not name or handler is None or handler.kind != "class" or handler.cls is None:
+        if not name or handler is None or handler.kind != HandlerKind.CLASS or handler.cls is None:
             return
         base = self.group_prefix(n) + "/" + name.strip("/")
         param = _singular(name.strip("/").rsplit("/", 1)[-1].rsplit(".", 1)[-1])
@@ -118,7 +119,11 @@ class Routes(Names):
             path = base + (tail % param if "%s" in tail else tail)
             self.raw_refs.append(
                 RouteRef(
-                    self.scope_index(), line, verbs, path, Handler("method", handler.cls, meth)
+                    self.scope_index(),
+                    line,
+                    verbs,
+                    path,
+                    Handler(HandlerKind.METHOD, handler.cls, meth),
                 )
             )
 
@@ -186,7 +191,7 @@ class Routes(Names):
                         line,
                         methods,
                         route or "/",
-                        Handler("method", ("class", cls), method),
+                        Handler(HandlerKind.METHOD, ("class", cls), method),
                     )
                 )
 
@@ -228,7 +233,7 @@ class Routes(Names):
             return handler
         name = self.string_value(n)
         if name and re.fullmatch(r"\\?[A-Za-z_][\w\\]*", name):
-            return Handler("function", None, name.lstrip("\\"))
+            return Handler(HandlerKind.FUNCTION, None, name.lstrip("\\"))
         return None
 
     def _rest_methods(self, n: Node | None) -> tuple[str, ...]:
@@ -289,7 +294,7 @@ class Routes(Names):
         if route is None or not (route == "" or route[0] in _PATH_STARTS):
             return
         handler = self.route_handler(hnode)
-        if handler is None or (handler.kind != "closure" and handler.cls is None):
+        if handler is None or (handler.kind != HandlerKind.CLOSURE and handler.cls is None):
             return
         self.raw_refs.append(
             RouteRef(
@@ -328,18 +333,18 @@ class Routes(Names):
         if hnode.type == "class_constant_access_expression":
             parts = hnode.named_children
             if len(parts) == 2 and self.t(parts[1]).lower() == "class":
-                return Handler("class", self.class_desc(parts[0]))
+                return Handler(HandlerKind.CLASS, self.class_desc(parts[0]))
             return None
         if hnode.type == "array_creation_expression":
             t = self.callable_array(hnode)
-            return Handler("method", t.receiver, t.method) if t is not None else None
+            return Handler(HandlerKind.METHOD, t.receiver, t.method) if t is not None else None
         if hnode.type in ("anonymous_function", "arrow_function"):
-            return Handler("closure")
+            return Handler(HandlerKind.CLOSURE)
         sv = self.string_value(hnode)
         if sv and ("@" in sv or "::" in sv):
             cls, _, meth = sv.replace("@", "::").partition("::")
             fq = self.resolve_class(cls)
-            return Handler("method", ("class", fq), meth) if fq else None
+            return Handler(HandlerKind.METHOD, ("class", fq), meth) if fq else None
         return None
 
     def group_prefix(self, n: Node) -> str:

@@ -5,14 +5,14 @@ inside it), so the walk keeps its position as a stack of the declarations it
 is in and a stack of variable scopes:
 
 - ``stack`` holds frames ``(end_byte, what, payload)``, popped by the walk as
-  soon as a capture starts at or after ``end_byte``. ``what`` is
-  ``"namespace"`` (a braced namespace; payload its node index), ``"class"``
-  (its ``ClassDecl``), ``"function"`` (the node index of a function or
-  method), ``"anon"`` (an anonymous class: no class context inside) or
-  ``"scope"`` (a method of an anonymous class: a variable scope without a
+  soon as a capture starts at or after ``end_byte``. ``what`` is a ``FrameKind``:
+  ``NAMESPACE`` (a braced namespace; payload its node index), ``CLASS``
+  (its ``ClassDecl``), ``FUNCTION`` (the node index of a function or
+  method), ``ANON`` (an anonymous class: no class context inside) or
+  ``SCOPE`` (a method of an anonymous class: a variable scope without a
   symbol of its own).
 - ``scopes`` are the open variable scopes, innermost last; each
-  ``"function"`` or ``"scope"`` frame opened one. Scope 0 is the file's.
+  ``FUNCTION`` or ``SCOPE`` frame opened one (``SCOPED_FRAMES``). Scope 0 is the file's.
   Closures open none: their parameters (bound inside the closure only) and
   assignments type the enclosing scope.
 - ``seg`` is the namespace segment names resolve in (``global_seg`` outside
@@ -28,9 +28,11 @@ Invariants a change must keep:
 
 from __future__ import annotations
 
+from enum import StrEnum
 from typing import TYPE_CHECKING, Any, cast
 
 from ragraf import ids
+from ragraf.kinds import Layer, ParseStatus
 from ragraf.lang.chunking import DEFAULT_MAX_LINES
 from ragraf.lang.facts import BuilderCallRef, ClassDecl, FactNode, FileFacts, Ref, TypeDesc
 
@@ -42,10 +44,26 @@ if TYPE_CHECKING:
 #: ``if`` body narrowing by ``instanceof``), the extent of the innermost block (branch) it is
 #: made in, and whether it holds only inside that block (a narrowing) or also after it
 Binding = tuple[int, int, int, TypeDesc, bool]
+
+
+class FrameKind(StrEnum):
+    """What a frame of the walk's ``stack`` is (see the module docstring)."""
+
+    NAMESPACE = "namespace"
+    CLASS = "class"
+    FUNCTION = "function"
+    ANON = "anon"
+    SCOPE = "scope"
+
+
+#: the frames that opened a variable scope (popped with it)
+SCOPED_FRAMES = (FrameKind.FUNCTION, FrameKind.SCOPE)
+#: the frames whose payload is a declaration's node (``container``)
+_DECLARING_FRAMES = (FrameKind.CLASS, FrameKind.FUNCTION, FrameKind.NAMESPACE)
 #: ``(end_byte, what, payload)`` of a declaration the walk is in (see the module docstring):
-#: payload is the ``ClassDecl`` of a "class", the node index of a "namespace" or "function",
-#: None for "anon" and "scope"
-Frame = tuple[int, str, Any]
+#: payload is the ``ClassDecl`` of a CLASS, the node index of a NAMESPACE or FUNCTION,
+#: None for ANON and SCOPE
+Frame = tuple[int, FrameKind, Any]
 
 
 class Segment:
@@ -104,7 +122,7 @@ class State:
         self.path = path
         self.text = text
         self.src = text.encode("utf-8", "surrogateescape")
-        self.facts = FileFacts(path, "php", "ok", None, 0)
+        self.facts = FileFacts(path, "php", ParseStatus.OK, None, 0)
         self.seg = Segment("", None)
         self.global_seg = self.seg
         self.scopes: list[Scope] = []
@@ -153,7 +171,7 @@ class State:
         fqn: str,
         n: Node,
         props: dict[str, Any],
-        layer: str = "structural",
+        layer: str = Layer.STRUCTURAL,
     ) -> int:
         """Append a declaration node with its final id; returns its node index."""
         start = n.start_point[0] + 1
@@ -227,9 +245,9 @@ class State:
         """The class whose body directly holds the position (None inside a method or an
         anonymous class): where members are declared."""
         for _end, what, payload in reversed(self.stack):
-            if what == "class":
+            if what == FrameKind.CLASS:
                 return cast(ClassDecl, payload)
-            if what in ("anon", "function"):
+            if what == FrameKind.ANON or what == FrameKind.FUNCTION:
                 return None
         return None
 
@@ -237,19 +255,21 @@ class State:
         """The class the position is in, also inside its methods (None inside an anonymous
         class): where ``$this->x = ...`` types a property."""
         for _end, what, payload in reversed(self.stack):
-            if what == "class":
+            if what == FrameKind.CLASS:
                 return cast(ClassDecl, payload)
-            if what == "anon":
+            if what == FrameKind.ANON:
                 return None
         return None
 
     def stack_has_function(self) -> bool:
         """Whether the position is inside a function, a method or an anonymous class's method."""
-        return any(what in ("function", "scope") for _e, what, _p in self.stack)
+        return any(what in SCOPED_FRAMES for _e, what, _p in self.stack)
 
     def container(self) -> int:
         """Index of the innermost declaration node containing the position."""
         for _end, what, payload in reversed(self.stack):
-            if what in ("class", "function", "namespace"):
-                return cast(ClassDecl, payload).node if what == "class" else cast(int, payload)
+            if what in _DECLARING_FRAMES:
+                return (
+                    cast(ClassDecl, payload).node if what == FrameKind.CLASS else cast(int, payload)
+                )
         return 0

@@ -41,9 +41,11 @@ import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from ragraf.kinds import FragmentKind, TableHow, TableRole
 from ragraf.lang.facts import UNKNOWN, SqlAnalysis, SqlRef, TablePrefixRef, known_analysis
 from ragraf.lang.php import assemble, laravel
 from ragraf.lang.php.names import Names
+from ragraf.lang.php.state import FrameKind
 from ragraf.sql import sqltext
 
 if TYPE_CHECKING:
@@ -136,7 +138,7 @@ class Strings(Names):
                 packed = known_analysis(frags)  # an earlier extraction's (``known_sql``)
                 if packed is UNKNOWN:
                     info = sqltext.analyze(frags)
-                    if info is None and not any(k == "dyn" for k, _t in frags):
+                    if info is None and not any(k == FragmentKind.DYN for k, _t in frags):
                         continue
                     packed = pack_sql(info)
                 found.append(
@@ -159,10 +161,10 @@ class Strings(Names):
         for start, owner, line, end_line, cls, method in self.repo_calls:
             entity = self.repo_entities.get(cls)
             if entity is not None:  # the repository of an entity reads the entity's table
-                ref = sqltext.TableRef(entity, sqltext.ENTITY, "read", None, None)
+                ref = sqltext.TableRef(entity, TableHow.ENTITY, TableRole.READ, None, None)
                 problems = ["Doctrine repository of an entity, mapped to its table by the linker"]
                 info = sqltext.SqlInfo("select", [ref], None, False, False, False, problems)
-                frags = (("call", f"$this->{method}"), ("lit", entity))
+                frags = ((FragmentKind.CALL, f"$this->{method}"), (FragmentKind.LIT, entity))
                 found.append((start, owner, line, end_line, frags, pack_sql(info)))
         self.repo_calls.clear()
         found.sort(key=lambda x: x[0])
@@ -205,8 +207,8 @@ class Strings(Names):
             names = [self.string_value(v) for v in _array_values(first)]
             if not names or any(v is None or not v for v in names):
                 return None
-            table: list[tuple[str, str]] = [("lit", ", ".join(v for v in names if v))]
-            infos = [sqltext.analyze_call(op, role, [("lit", v)]) for v in names if v]
+            table: list[tuple[str, str]] = [(FragmentKind.LIT, ", ".join(v for v in names if v))]
+            infos = [sqltext.analyze_call(op, role, [(FragmentKind.LIT, v)]) for v in names if v]
             if any(i is None for i in infos):
                 return None
             info = infos[0]
@@ -229,7 +231,7 @@ class Strings(Names):
         sep = "::" if n.type == "scoped_call_expression" else "->"
         recv_short = " ".join(rtext.split())[-60:]  # one line: chains span several
         label = f"{recv_short}{sep}{self.t(name_node) if name_node is not None else method}"
-        return (("call", label), *table), pack_sql(info)
+        return ((FragmentKind.CALL, label), *table), pack_sql(info)
 
     def _entity_arg(
         self, n: Node, op: str, role: str
@@ -241,9 +243,11 @@ class Strings(Names):
         fqn = self.class_literal(n)
         if fqn is None:
             return None
-        ref = sqltext.TableRef(fqn, sqltext.ENTITY, role, None, None)
+        ref = sqltext.TableRef(fqn, TableHow.ENTITY, role, None, None)
         problems = ["Doctrine entity class, mapped to its table by the linker"]
-        return [("lit", fqn)], sqltext.SqlInfo(op, [ref], None, False, False, False, problems)
+        return [(FragmentKind.LIT, fqn)], sqltext.SqlInfo(
+            op, [ref], None, False, False, False, problems
+        )
 
     def schema_builder(
         self, n: Node, method: str
@@ -255,12 +259,12 @@ class Strings(Names):
         if got is None:
             return None
         op, table, ddl = got
-        ref = sqltext.TableRef(table, "exact", "write")
+        ref = sqltext.TableRef(table, TableHow.EXACT, TableRole.WRITE)
         # a migration's down() undoes it: the table is named, its statement not applied
         undo = laravel.in_down(n, self.t)
         info = sqltext.SqlInfo(op, [ref], None, False, False, True, [], [] if undo else [(0, ddl)])
         label = self.t(n.child_by_field_name("name") or n)
-        return (("call", f"Schema::{label}"), ("lit", table)), pack_sql(info)
+        return ((FragmentKind.CALL, f"Schema::{label}"), (FragmentKind.LIT, table)), pack_sql(info)
 
     def _doctrine_join(self, args: list[Node]) -> bool:
         """Doctrine's ``join('u', 'phonenumbers', 'p', ...)`` names the table second, after a
@@ -318,7 +322,7 @@ class Strings(Names):
     def literal_fragments(self, n: Node) -> list[tuple[str, str]]:
         """A string node's fragments (decoded literal text and run-time parts)."""
         if n.type == "string":
-            return [("lit", self.single_quoted(n))]
+            return [(FragmentKind.LIT, self.single_quoted(n))]
         return self.interpolated(n)
 
     def sql_owner(self) -> int:
@@ -326,11 +330,11 @@ class Strings(Names):
         method of an anonymous class, the node of the scope around the class), else the class,
         else the file."""
         for _end, what, payload in reversed(self.stack):
-            if what == "function":
+            if what == FrameKind.FUNCTION:
                 return int(payload)
-            if what == "scope":
+            if what == FrameKind.SCOPE:
                 return self.scope().node
-            if what == "class":
+            if what == FrameKind.CLASS:
                 return int(payload.node)
         return 0
 
@@ -387,12 +391,14 @@ class Strings(Names):
             if c.end_byte <= cur or c.start_byte >= end:
                 continue
             if c.start_byte > cur:
-                out.append(("raw", src[cur : c.start_byte].decode("utf-8", "surrogateescape")))
+                out.append(
+                    (FragmentKind.RAW, src[cur : c.start_byte].decode("utf-8", "surrogateescape"))
+                )
                 cur = c.start_byte
             ty = c.type
             if ty in _TEXT_PARTS:
                 stop = min(c.end_byte, end)
-                out.append(("raw", src[cur:stop].decode("utf-8", "surrogateescape")))
+                out.append((FragmentKind.RAW, src[cur:stop].decode("utf-8", "surrogateescape")))
                 cur = stop
             elif ty == "{":  # complex interpolation {$expr}: one run-time part
                 j = i
@@ -401,17 +407,17 @@ class Strings(Names):
                 stop = kids[j].end_byte if j < len(kids) else c.end_byte
                 out.append(
                     (
-                        "dyn",
+                        FragmentKind.DYN,
                         src[c.start_byte : stop].decode("utf-8", "surrogateescape")[:MAX_SQL_DYN],
                     )
                 )
                 cur = stop
                 i = j + 1
             else:
-                out.append(("dyn", self.t(c)[:MAX_SQL_DYN]))
+                out.append((FragmentKind.DYN, self.t(c)[:MAX_SQL_DYN]))
                 cur = c.end_byte
         if cur < end:
-            out.append(("raw", src[cur:end].decode("utf-8", "surrogateescape")))
+            out.append((FragmentKind.RAW, src[cur:end].decode("utf-8", "surrogateescape")))
         return out
 
 
@@ -574,23 +580,25 @@ def _builder_role(
     db = _DB_RECEIVER.search(receiver) is not None
     if method in ("insert", "update", "delete", "replace"):
         # `$wpdb->update($table, ...)`, `$conn->delete('t', ...)`, `$qb->update('t')`
-        return (method, "write") if db else (None, "")
+        return (method, TableRole.WRITE) if db else (None, "")
     if method in _CONNECTION_WRITES:
         # MediaWiki's `$dbw->upsert('t', ...)`, `->newInsertQueryBuilder()->insertInto('t')`
-        return (_CONNECTION_WRITES[method], "write") if db else (None, "")
+        return (_CONNECTION_WRITES[method], TableRole.WRITE) if db else (None, "")
     if method in _CONNECTION_READS:
         # MediaWiki's `$dbr->select('t', $vars, $conds, ...)`, `->selectField('t', ...)`; a
         # one- or two-argument `select('a, b')` is a column list (CodeIgniter, query builders)
-        return ("select", "read") if db and nargs >= _CONNECTION_READS[method] else (None, "")
+        return (
+            ("select", TableRole.READ) if db and nargs >= _CONNECTION_READS[method] else (None, "")
+        )
     chain = _chain_up(n, text)
     if method == "into":
-        return ("insert", "write") if db or chain else (None, "")
+        return ("insert", TableRole.WRITE) if db or chain else (None, "")
     if not db and not any(c in _READ_METHODS or c in _WRITE_METHODS for c in chain):
         return None, ""
     for c in chain:
         if c in _WRITE_METHODS:
-            return _WRITE_METHODS[c], "write"
-    return "select", "read"
+            return _WRITE_METHODS[c], TableRole.WRITE
+    return "select", TableRole.READ
 
 
 def _format_call(n: Node) -> Node | None:
@@ -644,8 +652,8 @@ def _merge_raw(pieces: list[tuple[str, str]]) -> list[tuple[str, str]]:
     """Adjacent raw pieces joined."""
     out: list[tuple[str, str]] = []
     for k, v in pieces:
-        if k == "raw" and out and out[-1][0] == "raw":
-            out[-1] = ("raw", out[-1][1] + v)
+        if k == FragmentKind.RAW and out and out[-1][0] == FragmentKind.RAW:
+            out[-1] = (FragmentKind.RAW, out[-1][1] + v)
         else:
             out.append((k, v))
     return out
@@ -656,7 +664,7 @@ def _dedent(pieces: list[tuple[str, str]], indent: str) -> list[tuple[str, str]]
     out = []
     at_start = True
     for k, v in _merge_raw(pieces):
-        if k != "raw":
+        if k != FragmentKind.RAW:
             out.append((k, v))
             at_start = False
             continue
@@ -664,7 +672,7 @@ def _dedent(pieces: list[tuple[str, str]], indent: str) -> list[tuple[str, str]]
         for i, ln in enumerate(lines):
             if (i > 0 or at_start) and ln.startswith(indent):
                 lines[i] = ln[len(indent) :]
-        out.append(("raw", "\n".join(lines)))
+        out.append((FragmentKind.RAW, "\n".join(lines)))
         at_start = v.endswith("\n")
     return out
 
@@ -672,7 +680,9 @@ def _dedent(pieces: list[tuple[str, str]], indent: str) -> list[tuple[str, str]]
 def _decode_pieces(pieces: list[tuple[str, str]], dq: bool) -> list[tuple[str, str]]:
     """Raw pieces -> ``lit`` fragments (escapes decoded when ``dq``), the rest ``dyn``."""
     return [
-        ("lit", _decode_dq(v) if dq else v) if k == "raw" else ("dyn", v)
+        (FragmentKind.LIT, _decode_dq(v) if dq else v)
+        if k == FragmentKind.RAW
+        else (FragmentKind.DYN, v)
         for k, v in _merge_raw(pieces)
     ]
 

@@ -15,10 +15,9 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from ragraf.kinds import DynamicHow, EdgeKind, FragmentKind, NodeKind, TargetKind
 from ragraf.lang import templates
 from ragraf.lang.facts import (
-    KEYED_CALLBACK,
-    NAMED_STRING,
     BuilderCallRef,
     CallableRef,
     CallbackRef,
@@ -105,7 +104,7 @@ class Uses(Bindings, FrameworkCalls):
             if low in _CALLABLE_CALLERS:
                 target = self.callable_target(self.first_arg(n))
                 self.raw_refs.append(
-                    DynamicCallRef(sc, line, "call_user_func", (target,) if target else ())
+                    DynamicCallRef(sc, line, DynamicHow.CALL_USER_FUNC, (target,) if target else ())
                 )
                 return
             if low == "define":
@@ -125,17 +124,17 @@ class Uses(Bindings, FrameworkCalls):
                 self.on_dispatch_object(n, short, line)
             elif short in hooks.DRUPAL_INVOKE_FUNCTIONS:
                 self.drupal_invoke(n, short, hooks.DRUPAL_INVOKE_FUNCTIONS[short], line)
-            self.callback_args(n, Target("function", candidates=candidates))
+            self.callback_args(n, Target(TargetKind.FUNCTION, candidates=candidates))
         elif f.type == "variable_name":
             # the variable's name waits in the target until finish() closes it over the scope
             self.raw_refs.append(
                 DynamicCallRef(
                     sc,
                     line,
-                    "variable",
+                    DynamicHow.VARIABLE,
                     (
                         Target(
-                            "variable",
+                            TargetKind.VARIABLE,
                             receiver=("var", self.t(f)[1:], f.start_byte),
                             method=self.t(f)[1:],
                         ),
@@ -158,9 +157,11 @@ class Uses(Bindings, FrameworkCalls):
             )
             if value is not None:
                 props["value"] = value[:MAX_CONST_VALUE_CHARS]
-            idx = self.add_node("constant", name.rsplit("\\", 1)[-1], name.lstrip("\\"), n, props)
+            idx = self.add_node(
+                NodeKind.CONSTANT, name.rsplit("\\", 1)[-1], name.lstrip("\\"), n, props
+            )
             self.facts.edges.append(
-                LocalEdge(self.nid(0), self.nid(idx), "contains", n.start_point[0] + 1)
+                LocalEdge(self.nid(0), self.nid(idx), EdgeKind.CONTAINS, n.start_point[0] + 1)
             )
 
     def callback_args(self, call: Node, callee: Target) -> None:
@@ -228,7 +229,7 @@ class Uses(Bindings, FrameworkCalls):
                 CallbackRef(
                     self.scope_index(),
                     value.start_point[0] + 1,
-                    Target(KEYED_CALLBACK, method=name),
+                    Target(TargetKind.KEYED, method=name),
                     -1,
                     target,
                 )
@@ -237,7 +238,7 @@ class Uses(Bindings, FrameworkCalls):
     def on_name_string(self, n: Node) -> None:
         """A string shaped like a function or ``Class::method`` name that is an array's value,
         an assignment's right side or a return value: a ``CallbackRef`` whose callee is
-        ``NAMED_STRING`` (the resolver links it only to a declaration of that name). A
+        ``TargetKind.NAMED`` (the resolver links it only to a declaration of that name). A
         value under a ``...callback`` key is ``on_keyed_callback``'s, the method name of a
         callable array (``[$this, 'm']``) ``on_array``'s."""
         parent = n.parent
@@ -254,7 +255,7 @@ class Uses(Bindings, FrameworkCalls):
         if target is not None:
             self.raw_refs.append(
                 CallbackRef(
-                    self.scope_index(), n.start_point[0] + 1, Target(NAMED_STRING), -1, target
+                    self.scope_index(), n.start_point[0] + 1, Target(TargetKind.NAMED), -1, target
                 )
             )
 
@@ -263,7 +264,9 @@ class Uses(Bindings, FrameworkCalls):
         name = self.field(n, "name")
         line = name.start_point[0] + 1
         if name.type != "name":
-            self.raw_refs.append(DynamicCallRef(self.scope_index(), line, "dynamic_method", ()))
+            self.raw_refs.append(
+                DynamicCallRef(self.scope_index(), line, DynamicHow.DYNAMIC_METHOD, ())
+            )
             self.dispatch(name, n.child_by_field_name("object"), line)
             return
         obj = n.child_by_field_name("object")
@@ -277,7 +280,7 @@ class Uses(Bindings, FrameworkCalls):
                 end = n.end_point[0] + 1
                 self.repo_calls.append((n.start_byte, self.sql_owner(), line, end, cls, mname))
         self.builder_candidate(n, mname, line)
-        self.callback_args(n, Target("method", receiver=recv, method=mname))
+        self.callback_args(n, Target(TargetKind.METHOD, receiver=recv, method=mname))
         if low in templates.RENDER_METHODS:
             # display('Name') is also a getter (WordPress's theme headers): a bare word is
             # no template name there
@@ -311,7 +314,9 @@ class Uses(Bindings, FrameworkCalls):
         name = self.field(n, "name")
         line = name.start_point[0] + 1
         if name.type != "name":
-            self.raw_refs.append(DynamicCallRef(self.scope_index(), line, "dynamic_method", ()))
+            self.raw_refs.append(
+                DynamicCallRef(self.scope_index(), line, DynamicHow.DYNAMIC_METHOD, ())
+            )
             return
         scope = n.child_by_field_name("scope")
         cls = self.class_desc(scope)
@@ -342,7 +347,7 @@ class Uses(Bindings, FrameworkCalls):
                 ClassConstRef(self.scope_index(), scope.start_point[0] + 1, cls, "class")
             )
         self.builder_candidate(n, self.t(name), line)
-        self.callback_args(n, Target("method", receiver=cls, method=self.t(name)))
+        self.callback_args(n, Target(TargetKind.METHOD, receiver=cls, method=self.t(name)))
         if scope is not None and scope.type in ("name", "qualified_name"):
             self.on_static_route(n, self.t(scope), self.t(name).lower(), line)
 
@@ -393,10 +398,10 @@ class Uses(Bindings, FrameworkCalls):
         )
 
     def include_parts(self, n: Node | None) -> list[tuple[str, str]]:
-        """An include path expression -> ``("lit" | "dir" | "dyn", text)`` parts; ``dir`` is the
+        """An include path expression -> ``(FragmentKind, text)`` parts (``lit``, ``dir`` or ``dyn``); ``dir`` is the
         including file's folder (``__DIR__``, ``dirname(__FILE__)``)."""
         if n is None:
-            return [("dyn", "")]
+            return [(FragmentKind.DYN, "")]
         ty = n.type
         if ty == "parenthesized_expression":
             return self.include_parts(n.named_children[0] if n.named_children else None)
@@ -406,9 +411,9 @@ class Uses(Bindings, FrameworkCalls):
             )
         s = self.string_value(n)
         if s is not None:
-            return [("lit", s)]
+            return [(FragmentKind.LIT, s)]
         if ty == "name" and self.t(n) == "__DIR__":
-            return [("dir", "")]
+            return [(FragmentKind.DIR, "")]
         if ty == "function_call_expression":
             f = n.child_by_field_name("function")
             args = n.child_by_field_name("arguments")
@@ -427,18 +432,21 @@ class Uses(Bindings, FrameworkCalls):
                 if len(args.named_children) > 1:
                     lv = self.t(args.named_children[1]).strip()
                     levels = int(lv) if lv.isdigit() else _DIRNAME_DEFAULT_LEVELS
+                up: list[tuple[str, str]] = [(FragmentKind.LIT, "/..")]
                 if inner is not None and self.t(inner) in ("__FILE__",):
-                    return [("dir", "")] + [("lit", "/..")] * (levels - 1)
+                    return [(FragmentKind.DIR, ""), *up * (levels - 1)]
                 if inner is not None and self.t(inner) == "__DIR__":
-                    return [("dir", "")] + [("lit", "/..")] * levels
+                    return [(FragmentKind.DIR, ""), *up * levels]
         if ty == "encapsed_string":
             out: list[tuple[str, str]] = []
             for c in n.named_children:
                 out.extend(
-                    [("lit", self.t(c))] if c.type == "string_content" else [("dyn", self.t(c))]
+                    [(FragmentKind.LIT, self.t(c))]
+                    if c.type == "string_content"
+                    else [(FragmentKind.DYN, self.t(c))]
                 )
             return out
-        return [("dyn", self.t(n)[:MAX_INCLUDE_EXPR_CHARS])]
+        return [(FragmentKind.DYN, self.t(n)[:MAX_INCLUDE_EXPR_CHARS])]
 
     def on_superglobal(self, n: Node) -> None:
         """``$_GET['id']`` and friends."""

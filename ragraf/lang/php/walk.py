@@ -23,7 +23,18 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ragraf import ids
-from ragraf.kinds import Layer, NodeKind
+from ragraf.kinds import (
+    CALLABLE,
+    CLASS_LIKE,
+    DynamicHow,
+    HandlerKind,
+    HookRole,
+    Layer,
+    NodeKind,
+    ParseStatus,
+    TargetKind,
+    TextKind,
+)
 from ragraf.lang import templates, tstree
 from ragraf.lang.chunking import DEFAULT_MAX_LINES, make_chunks
 from ragraf.lang.facts import (
@@ -48,13 +59,17 @@ from ragraf.lang.php import flow
 from ragraf.lang.php.declarations import CLASS_KINDS, Declarations
 from ragraf.lang.php.hooks import CLASS_HOOK
 from ragraf.lang.php.names import DOC_VAR
-from ragraf.lang.php.state import Scope
+from ragraf.lang.php.state import SCOPED_FRAMES, Scope
 from ragraf.lang.php.strings import Strings
 from ragraf.lang.php.uses import Uses
 from ragraf.lang.tstree import first_error, innermost
 
 if TYPE_CHECKING:
     from tree_sitter import Node, Parser, Query
+
+
+#: the declarations a comment can sit in (``attach_texts``)
+_SPANNED = (*CLASS_LIKE, *CALLABLE)
 
 
 def _query() -> Query:
@@ -73,7 +88,7 @@ class Extractor(Declarations, Uses, Strings):
         root = _parser().parse(self.src).root_node
         f = self.facts
         f.lines = self.text.count("\n") + (0 if self.text.endswith("\n") or not self.text else 1)
-        fid = ids.node_id("file", self.path, self.path, 1)
+        fid = ids.node_id(NodeKind.FILE, self.path, self.path, 1)
         f.nodes.append(
             FactNode(
                 fid,
@@ -89,7 +104,7 @@ class Extractor(Declarations, Uses, Strings):
         self.push_scope(Scope(0, None, len(self.src) + 1))
         f.scope_nodes.append(0)
         if root.has_error:
-            f.status = "partial"
+            f.status = ParseStatus.PARTIAL
             err = first_error(root)
             f.note = f"syntax error near line {err}" if err else "syntax errors"
         handlers = self.handlers()
@@ -155,7 +170,7 @@ class Extractor(Declarations, Uses, Strings):
         """Leave the declarations, scopes and braced namespace that end before ``start``."""
         while self.stack and self.stack[-1][0] <= start:
             _e, what, _p = self.stack.pop()
-            if what in ("function", "scope"):
+            if what in SCOPED_FRAMES:
                 self.scopes.pop()
         if self.seg.end is not None and start >= self.seg.end:
             self.seg = self.global_seg
@@ -190,7 +205,7 @@ class Extractor(Declarations, Uses, Strings):
             for a in dict.fromkeys(alts):
                 if a is not None and a[0] == "class" and a[1]:
                     hook = CLASS_HOOK + str(a[1])
-                    self.raw_refs.append(HookRef(sc_i, line, "fire", hook, call))
+                    self.raw_refs.append(HookRef(sc_i, line, HookRole.FIRE, hook, call))
         for sc_i, idx, d in self.pending_returns:
             cd = self.close(d, all_scopes[sc_i])
             if cd is not None:
@@ -216,27 +231,27 @@ class Extractor(Declarations, Uses, Strings):
                 refs.append(r._replace(owner=node, receiver=self.close(r.receiver, sc)))
             elif isinstance(r, CallbackRef):
                 c = r.callee
-                if c.kind == "method":
+                if c.kind == TargetKind.METHOD:
                     c = c._replace(receiver=self.close(c.receiver, sc))
                 t = r.target
-                if t.kind == "method":
+                if t.kind == TargetKind.METHOD:
                     t = t._replace(receiver=self.close(t.receiver, sc))
                 refs.append(r._replace(owner=node, callee=c, target=t))
             elif isinstance(r, StaticCallRef):
                 refs.append(r._replace(owner=node, cls=self.close(r.cls, sc)))
             elif isinstance(r, HookRef):
                 cb = r.callback
-                if cb is not None and cb.kind == "method":
+                if cb is not None and cb.kind == TargetKind.METHOD:
                     cb = cb._replace(receiver=self.close(cb.receiver, sc))
                 refs.append(r._replace(owner=node, callback=cb))
             elif isinstance(r, RouteRef):
                 h = r.handler
-                if h.kind != "closure":
+                if h.kind != HandlerKind.CLOSURE:
                     h = h._replace(cls=self.close(h.cls, sc))
                 refs.append(r._replace(owner=node, handler=h))
             elif isinstance(r, DynamicCallRef):
                 targets = r.targets
-                if r.how == "variable":
+                if r.how == DynamicHow.VARIABLE:
                     v = targets[0]
                     at = v.receiver[2] if v.receiver is not None else 0
                     targets, obj = self.var_function_target(sc, v.method, at)
@@ -246,7 +261,9 @@ class Extractor(Declarations, Uses, Strings):
                             continue
                 else:
                     targets = tuple(
-                        t._replace(receiver=self.close(t.receiver, sc)) if t.kind == "method" else t
+                        t._replace(receiver=self.close(t.receiver, sc))
+                        if t.kind == TargetKind.METHOD
+                        else t
                         for t in targets
                     )
                 refs.append(r._replace(owner=node, targets=targets))
@@ -267,16 +284,16 @@ class Extractor(Declarations, Uses, Strings):
             (
                 (n.start_line, n.end_line, i)
                 for i, n in enumerate(f.nodes)
-                if i and n.kind in ("class", "interface", "trait", "enum", "function", "method")
+                if i and n.kind in _SPANNED
             ),
         )
         merged: list[list[Any]] = []
         for c in self.comments:
             txt = self.t(c)
             start, end = c.start_point[0] + 1, c.end_point[0] + 1
-            kind = "docblock" if txt.startswith("/**") else "comment"
+            kind = TextKind.DOCBLOCK if txt.startswith("/**") else TextKind.COMMENT
             owner = None
-            if kind == "docblock":
+            if kind == TextKind.DOCBLOCK:
                 nxt = c.next_named_sibling
                 if nxt is not None and nxt.start_byte in self.decl_at:
                     owner = self.decl_at[nxt.start_byte]
@@ -294,9 +311,9 @@ class Extractor(Declarations, Uses, Strings):
             if owner is None:
                 owner = innermost(spans, start)
             if (
-                kind == "comment"
+                kind == TextKind.COMMENT
                 and merged
-                and merged[-1][2] == "comment"
+                and merged[-1][2] == TextKind.COMMENT
                 and merged[-1][1] + 1 >= start
                 and merged[-1][4] == owner
             ):

@@ -27,7 +27,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from ragraf.kinds import EdgeKind
+from ragraf.kinds import EdgeKind, HandlerKind, ImportKind
 from ragraf.lang import tstree
 from ragraf.lang.facts import (
     CallRef,
@@ -226,15 +226,15 @@ class Modules:
     def import_ref(self, ref: ImportRef, module: str) -> ImportRef | None:
         e, rest = self.entity(ref.fqn, module)
         if e[0] == "module":
-            return ref._replace(kind="module", fqn=self.mods[e[1]].facts.path)
+            return ref._replace(kind=ImportKind.MODULE, fqn=self.mods[e[1]].facts.path)
         if rest:
             return None
         if e[0] == "class":
-            return ref._replace(kind="class", fqn=e[1])
+            return ref._replace(kind=ImportKind.CLASS, fqn=e[1])
         if e[0] == "function":
-            return ref._replace(kind="function", fqn=e[1])
+            return ref._replace(kind=ImportKind.FUNCTION, fqn=e[1])
         if e[0] == "value":
-            return ref._replace(kind="module", fqn=self.mods[e[2]].facts.path)
+            return ref._replace(kind=ImportKind.MODULE, fqn=self.mods[e[2]].facts.path)
         return None
 
     def view(self, dotted: str, module: str) -> Handler:
@@ -242,10 +242,10 @@ class Modules:
         anything else handles nothing the corpus declares."""
         e, rest = self.entity(dotted, module)
         if e[0] == "function" and not rest:
-            return Handler("function", None, e[1])
+            return Handler(HandlerKind.FUNCTION, None, e[1])
         if e[0] == "class" and not rest:
-            return Handler("class", ("class", e[1]))
-        return Handler("function", None, "")
+            return Handler(HandlerKind.CLASS, ("class", e[1]))
+        return Handler(HandlerKind.FUNCTION, None, "")
 
     def rewrite(self, f: FileFacts) -> FileFacts:
         if not f.nodes:

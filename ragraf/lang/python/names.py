@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
+from ragraf.kinds import NodeKind
 from ragraf.lang import tstree
 from ragraf.lang.facts import TypeDesc
 from ragraf.lang.python.builtins import BUILTINS, BUILTINS_MODULE, LITERAL_TYPES
@@ -65,7 +66,7 @@ class Scope:
     def __init__(
         self, kind: str, node: int, parent: Scope | None, fqn: str, cls: str | None = None
     ) -> None:
-        self.kind = kind  # module | class | function
+        self.kind = kind  # a NodeKind: MODULE, CLASS, FUNCTION
         self.node = node
         self.parent = parent
         self.fqn = fqn
@@ -81,7 +82,7 @@ class Scope:
         """The class of the innermost method around this scope (for ``super()``)."""
         sc: Scope | None = self
         while sc is not None:
-            if sc.kind == "function" and sc.cls:
+            if sc.kind == NodeKind.FUNCTION and sc.cls:
                 return sc.cls
             sc = sc.parent
         return None
@@ -93,7 +94,7 @@ def lookup(scope: Scope, name: str) -> list[Bind] | None:
     sc: Scope | None = scope
     first = True
     while sc is not None:
-        if first or sc.kind != "class":
+        if first or sc.kind != NodeKind.CLASS:
             got = sc.binds.get(name)
             if got:
                 return got

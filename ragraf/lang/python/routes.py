@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ragraf.kinds import HandlerKind
 from ragraf.lang.facts import Handler, RouteRef
 
 if TYPE_CHECKING:
@@ -123,7 +124,7 @@ def decorator_route(ex: Extractor, func: int, deco: Node) -> RouteRef | None:
         return None
     methods = VERBS[ex.t(attr)] or _methods(ex, kw.get("methods"))
     line = deco.start_point[0] + 1
-    return RouteRef(func, line, methods, _prefix(ex, obj) + route, Handler("closure"))
+    return RouteRef(func, line, methods, _prefix(ex, obj) + route, Handler(HandlerKind.CLOSURE))
 
 
 def url_route(ex: Extractor, scope: Scope, call: Node) -> RouteRef | None:
@@ -147,11 +148,11 @@ def url_route(ex: Extractor, scope: Scope, call: Node) -> RouteRef | None:
         return None  # include(...), a lambda...
     c = ex.callee(view, scope)
     if c[0] == "func":
-        handler = Handler("function", None, c[1])
+        handler = Handler(HandlerKind.FUNCTION, None, c[1])
     elif c[0] == "class":
-        handler = Handler("class", ("class", c[1]))
+        handler = Handler(HandlerKind.CLASS, ("class", c[1]))
     elif c[0] == "ext":
-        handler = Handler("function", None, "?" + c[1])
+        handler = Handler(HandlerKind.FUNCTION, None, "?" + c[1])
     else:
         return None
     return RouteRef(scope.node, call.start_point[0] + 1, ("*",), route, handler)

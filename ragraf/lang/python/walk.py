@@ -26,7 +26,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ragraf import ids
-from ragraf.kinds import EdgeKind, Layer, NodeKind
+from ragraf.kinds import DynamicHow, EdgeKind, FragmentKind, ImportKind, Layer, NodeKind
 from ragraf.lang import tstree
 from ragraf.lang.chunking import DEFAULT_MAX_LINES, make_chunks
 from ragraf.lang.facts import (
@@ -107,7 +107,7 @@ class Extractor(tstree.Walk, Names):
             )
         )
         f.edges.append(LocalEdge(f.node_id(0), f.node_id(1), EdgeKind.CONTAINS, 1))
-        self.top = Scope("module", 0, None, self.module)
+        self.top = Scope(NodeKind.MODULE, 0, None, self.module)
         self.docstring(root, 1)
         handlers = {
             "definition.class": self.on_class,
@@ -128,7 +128,7 @@ class Extractor(tstree.Walk, Names):
 
     def link(self, parent: Scope, idx: int, line: int) -> None:
         f = self.facts
-        if parent.kind == "module":
+        if parent.kind == NodeKind.MODULE:
             f.edges.append(LocalEdge(f.node_id(0), f.node_id(idx), EdgeKind.CONTAINS, line))
             f.edges.append(LocalEdge(f.node_id(1), f.node_id(idx), EdgeKind.DEFINES, line))
         else:
@@ -179,7 +179,7 @@ class Extractor(tstree.Walk, Names):
                     self.pending_bases.append((decl, parent, b))
         self.link(parent, idx, n.start_point[0] + 1)
         parent.bind(name, ("class", fqn))
-        scope = Scope("class", idx, parent, fqn, fqn)
+        scope = Scope(NodeKind.CLASS, idx, parent, fqn, fqn)
         self.stack.append((n.end_byte, scope))
         self.docstring(n, idx)
 
@@ -190,7 +190,7 @@ class Extractor(tstree.Walk, Names):
             return
         name = self.t(name_node)
         fqn = f"{parent.fqn}.{name}"
-        is_method = parent.kind == "class"
+        is_method = parent.kind == NodeKind.CLASS
         kind = NodeKind.METHOD if is_method else NodeKind.FUNCTION
         deco_nodes = self.decorators(n)
         decos = [self.t(d).lstrip("@").strip() for d in deco_nodes]
@@ -203,7 +203,7 @@ class Extractor(tstree.Walk, Names):
         self.route_decos.extend((idx, d) for d in deco_nodes)
         line = n.start_point[0] + 1
         self.link(parent, idx, line)
-        scope = Scope("function", idx, parent, fqn, parent.cls if is_method else None)
+        scope = Scope(NodeKind.FUNCTION, idx, parent, fqn, parent.cls if is_method else None)
         scope.func_name = name
         if is_method:
             self.decls[parent.fqn].methods.setdefault(name.lower(), idx)
@@ -271,7 +271,9 @@ class Extractor(tstree.Walk, Names):
                     scope.bind(self.t(alias), ("import", dotted))
                 else:
                     continue
-                self.imports.append(ImportRef(owner, c.start_point[0] + 1, "module", dotted))
+                self.imports.append(
+                    ImportRef(owner, c.start_point[0] + 1, ImportKind.MODULE, dotted)
+                )
             return
         mod = n.child_by_field_name("module_name")
         if mod is None:
@@ -284,7 +286,7 @@ class Extractor(tstree.Walk, Names):
                 continue
             if c.type == "wildcard_import":
                 scope.star.append(base)
-                self.imports.append(ImportRef(owner, line, "module", base))
+                self.imports.append(ImportRef(owner, line, ImportKind.MODULE, base))
                 continue
             if c.type == "dotted_name":
                 nm, alias_text = c, self.t(c)
@@ -297,7 +299,7 @@ class Extractor(tstree.Walk, Names):
                 continue
             target = f"{base}.{self.t(nm)}" if base else self.t(nm)
             scope.bind(alias_text, ("import", target))
-            self.imports.append(ImportRef(owner, c.start_point[0] + 1, "name", target))
+            self.imports.append(ImportRef(owner, c.start_point[0] + 1, ImportKind.NAME, target))
 
     def absolute(self, mod: Node) -> str | None:
         """The absolute dotted module of ``from <mod> import``; relative ones by the path."""
@@ -329,7 +331,7 @@ class Extractor(tstree.Walk, Names):
             return
         if left.type == "identifier":
             name = self.t(left)
-            if scope.kind == "class":
+            if scope.kind == NodeKind.CLASS:
                 decl = self.decls.get(scope.fqn)
                 if decl is not None:
                     if ann is not None:
@@ -383,9 +385,9 @@ class Extractor(tstree.Walk, Names):
         for s in strings:
             for c in s.named_children:
                 if c.type in ("string_content", "escape_sequence"):
-                    frags.append(("lit", self.t(c)))
+                    frags.append((FragmentKind.LIT, self.t(c)))
                 elif c.type == "interpolation":
-                    frags.append(("dyn", self.t(c)))
+                    frags.append((FragmentKind.DYN, self.t(c)))
         try:
             info = sqltext.analyze(tuple(frags))
         except Exception:  # noqa: BLE001 - a string the SQL analysis cannot take is no SQL fact
@@ -405,7 +407,7 @@ class Extractor(tstree.Walk, Names):
 
     def sql_owner(self) -> int:
         for _end, sc in reversed(self.stack):
-            if sc.kind == "function":
+            if sc.kind == NodeKind.FUNCTION:
                 return int(sc.node)
         return self.scope().node
 
@@ -493,7 +495,7 @@ class Extractor(tstree.Walk, Names):
         if tag == "unbound":
             stars = _stars(scope)
             return CallRef(owner, line, (*(f"{s}.{c[1]}" for s in stars), c[1]), raw)
-        return DynamicCallRef(owner, line, "variable", ())
+        return DynamicCallRef(owner, line, DynamicHow.VARIABLE, ())
 
 
 def _stars(scope: Scope) -> list[str]:

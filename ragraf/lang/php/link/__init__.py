@@ -22,6 +22,7 @@ runs). These modules shape links, not facts: the extractor imports none of them.
 
 from __future__ import annotations
 
+from ragraf.kinds import TargetKind
 from ragraf.lang.facts import Target
 from ragraf.lang.linking import LinkContext, Linking, Lookups
 from ragraf.lang.php.link.builtins import BUILTIN_CLASSES
@@ -34,7 +35,7 @@ def linking(ctx: LinkContext) -> Linking:
 def callees(sym: Lookups, callee: Target) -> list[str]:
     """The declarations a call may reach: a function's (its first candidate the corpus
     declares), or a method's on its receiver."""
-    if callee.kind == "function":
+    if callee.kind == TargetKind.FUNCTION:
         for c in callee.candidates:
             fids = sym.function_ids(c.lower())
             if fids:

@@ -19,10 +19,8 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any
 
-from ragraf.kinds import EdgeKind
+from ragraf.kinds import EdgeKind, TargetKind
 from ragraf.lang.facts import (
-    KEYED_CALLBACK,
-    NAMED_STRING,
     CallableRef,
     CallbackRef,
     DispatchRef,
@@ -110,19 +108,21 @@ class Callbacks:
         callable: declared, documented or a PHP builtin's, or an array key says so:
         ``'render_callback' => 'f'``); calls of the method it names
         when the callee dispatches on that parameter (``$obj->$param()``)."""
-        if ref.callee.kind == NAMED_STRING:
+        if ref.callee.kind == TargetKind.NAMED:
             self.named_string(f, src, ref)
             return
         ctx = self.ctx
         sym = ctx.sym
-        keyed = ref.callee.kind == KEYED_CALLBACK  # 'render_callback' => 'f': a callable
+        keyed = ref.callee.kind == TargetKind.KEYED  # 'render_callback' => 'f': a callable
         called = [] if keyed else callees(sym, ref.callee)
         t = ref.target
         targets = callees(sym, t)  # what the string names
         callable_here = (
-            keyed or t.kind == "method" or any(sym.takes_callable(c, ref.position) for c in called)
+            keyed
+            or t.kind == TargetKind.METHOD
+            or any(sym.takes_callable(c, ref.position) for c in called)
         )
-        if not callable_here and not called and ref.callee.kind == "function":
+        if not callable_here and not called and ref.callee.kind == TargetKind.FUNCTION:
             callable_here = any(
                 builtin_callback_position(short, ref.position)
                 or wp_callback_position(short, ref.position)
@@ -137,7 +137,7 @@ class Callbacks:
                     src, targets, EdgeKind.REFERENCES, f.path, ref.line, True, "ambiguous"
                 )
             ctx.stats["callbacks_linked"] += 1
-        if t.kind != "function" or not t.candidates:
+        if t.kind != TargetKind.FUNCTION or not t.candidates:
             return
         name = t.candidates[-1].rsplit("\\", 1)[-1]
         for c in called:

@@ -21,7 +21,7 @@ import re
 from collections import defaultdict
 from typing import Any
 
-from ragraf.kinds import EdgeKind
+from ragraf.kinds import EdgeKind, HookRole
 from ragraf.lang.facts import FileFacts, HookRef, Target
 from ragraf.lang.linking import EdgeSpec, LinkContext, Linking
 from ragraf.lang.php.hooks import CLASS_HOOK, DRUPAL_HOOK, space
@@ -52,7 +52,7 @@ class Hooks:
         self.hook_listeners = ctx.lookup("hook_listeners", self._listeners)
 
     def collect(self, f: FileFacts, ref: HookRef) -> None:
-        if ref.role == "listen" and ref.callback:
+        if ref.role == HookRole.LISTEN and ref.callback:
             self.callbacks[ref.hook].add(ref.callback)
 
     def _listeners(self, hook: str) -> list[tuple[str, Target]]:
@@ -102,7 +102,7 @@ class Hooks:
         (``REGISTRY_CALLS``: Laravel's ``$listen``, Symfony's ``getSubscribedEvents``) is a
         ``references`` edge like an ``add_action``, a listen by signature none."""
         ctx = self.ctx
-        if ref.role == "listen":
+        if ref.role == HookRole.LISTEN:
             if ref.callback is None or (
                 ref.hook.startswith((CLASS_HOOK, DRUPAL_HOOK)) and ref.call not in REGISTRY_CALLS
             ):

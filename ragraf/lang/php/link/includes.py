@@ -19,9 +19,10 @@ from __future__ import annotations
 import posixpath
 import re
 from collections.abc import Mapping, Set
+from enum import StrEnum
 from typing import Any, NamedTuple
 
-from ragraf.kinds import EdgeKind, NodeKind
+from ragraf.kinds import EdgeKind, FragmentKind, NodeKind
 from ragraf.lang.facts import FileFacts, IncludeRef
 from ragraf.lang.linking import EdgeSpec, IncludeGraph, LinkContext, Linking
 from ragraf.lang.registry import DRUPAL_SUFFIXES
@@ -39,13 +40,20 @@ _NOT_MATCHED: list[str] = []
 Parts = tuple[tuple[str, str], ...]
 
 
+class IncludeHow(StrEnum):
+    """How an include's path is known."""
+
+    STATIC = "static"  # a literal path (constants substituted): one file
+    DYNAMIC = "dynamic"  # the corpus files a pattern of the path matches
+    UNRESOLVED = "unresolved"
+
+
 class IncludeHit(NamedTuple):
-    """What one include loads: ``targets`` (corpus paths), ``how`` (static | dynamic |
-    unresolved), ``open`` (a dynamic path the resolver could not follow: it may load files
+    """What one include loads: ``targets`` (corpus paths), ``how`` (``IncludeHow``), ``open`` (a dynamic path the resolver could not follow: it may load files
     it does not know) and the constants substituted by their values."""
 
     targets: tuple[str, ...]
-    how: str
+    how: IncludeHow
     open: bool
     constants: dict[str, str]
     #: constants whose value named no file (the path matched with them as wildcards)
@@ -102,20 +110,20 @@ class Includes:
         subst: list[tuple[str, str]] = []
         for k, v in parts:
             value = None
-            if k == "dyn" and _CONSTANT_REF.fullmatch(v):
+            if k == FragmentKind.DYN and _CONSTANT_REF.fullmatch(v):
                 value = _PATH_CONSTANTS.get(v.lstrip("\\")) or sym.const_value(v)
             if value is not None:
                 consts[v] = value
-                subst.append(("lit", value))
+                subst.append((FragmentKind.LIT, value))
             else:
                 subst.append((k, v))
-        hit = IncludeHit((), "unresolved", False, consts)
-        if not any(p[0] == "dyn" for p in subst):
+        hit = IncludeHit((), IncludeHow.UNRESOLVED, False, consts)
+        if not any(p[0] == FragmentKind.DYN for p in subst):
             path = self.literal_path(tuple(subst), base)
             if path is not None:
-                hit = IncludeHit((path,), "static", False, consts)
-        elif not any(k != "dyn" and v for k, v in subst):
-            hit = IncludeHit((), "unresolved", True, {})  # `include $file`: says nothing
+                hit = IncludeHit((path,), IncludeHow.STATIC, False, consts)
+        elif not any(k != FragmentKind.DYN and v for k, v in subst):
+            hit = IncludeHit((), IncludeHow.UNRESOLVED, True, {})  # `include $file`: says nothing
         else:
             found = self.include_matches(tuple(subst), base) if consts else None
             unmatched: dict[str, str] = {}
@@ -123,9 +131,9 @@ class Includes:
                 found = self.include_matches(parts, base)
                 consts, unmatched = {}, consts
             if found is None or len(found) > MAX_INCLUDE_CANDIDATES:
-                hit = IncludeHit((), "unresolved", True, {})
+                hit = IncludeHit((), IncludeHow.UNRESOLVED, True, {})
             elif found:
-                hit = IncludeHit(tuple(found), "dynamic", False, consts, unmatched)
+                hit = IncludeHit(tuple(found), IncludeHow.DYNAMIC, False, consts, unmatched)
         return hit
 
     def _literal_path(self, parts: Parts, base: str) -> str | None:
@@ -142,7 +150,7 @@ class Includes:
         pattern = _include_pattern(parts, base)
         if pattern is None:
             return None
-        last = max(i for i, p in enumerate(parts) if p[0] == "dyn")
+        last = max(i for i, p in enumerate(parts) if p[0] == FragmentKind.DYN)
         tail = "".join(v for _k, v in parts[last + 1 :])
         if last == 0:
             tail = tail.lstrip("/")
@@ -166,13 +174,13 @@ class Includes:
         if hit.unmatched:
             props["constants_unmatched"] = dict(sorted(hit.unmatched.items()))
         file_id = ctx.sym.file_id
-        if hit.how == "static":
+        if hit.how == IncludeHow.STATIC:
             target = file_id(hit.targets[0])
             assert target is not None  # a corpus path (``literal_path``)
             ctx.add(src, target, EdgeKind.IMPORTS, f.path, ref.line, EdgeSpec(props=props))
             st["includes_resolved"] += 1
             return
-        if hit.how == "unresolved":
+        if hit.how == IncludeHow.UNRESOLVED:
             st["includes_unresolved"] += 1
             return
         single = len(hit.targets) == 1
@@ -192,9 +200,12 @@ def _literal_path(parts: Parts, base: str, known: Set[str]) -> str | None:
     """A path without dynamic parts: relative to the including file's folder, else to the
     corpus root (PHP's include_path and working directory); the corpus file or None."""
     text = "".join(
-        base + "/" if p[0] == "dir" and base else ("" if p[0] == "dir" else p[1]) for p in parts
+        base + "/"
+        if p[0] == FragmentKind.DIR and base
+        else ("" if p[0] == FragmentKind.DIR else p[1])
+        for p in parts
     )
-    anchored = bool(parts) and parts[0][0] == "dir"
+    anchored = bool(parts) and parts[0][0] == FragmentKind.DIR
     for c in [text] if anchored else [posixpath.join(base, text), text]:
         c = posixpath.normpath(c.lstrip("/")) if c else c
         if c in known:
@@ -206,9 +217,9 @@ def _include_pattern(parts: Parts, base: str) -> re.Pattern[str] | None:
     """A dynamic include path as a regex over corpus paths: the literal prefix (before the
     first dynamic part) normalised like a path, literal parts kept, dynamic parts one
     path segment each."""
-    first_dyn = next(i for i, p in enumerate(parts) if p[0] == "dyn")
+    first_dyn = next(i for i, p in enumerate(parts) if p[0] == FragmentKind.DYN)
     prefix = "".join(
-        (base + "/" if base else "") if k == "dir" else v for k, v in parts[:first_dyn]
+        (base + "/" if base else "") if k == FragmentKind.DIR else v for k, v in parts[:first_dyn]
     )
     rx = []
     if first_dyn == 0:
@@ -220,9 +231,9 @@ def _include_pattern(parts: Parts, base: str) -> re.Pattern[str] | None:
             norm += "/"
         rx.append(re.escape(norm))
     for i, (k, v) in enumerate(parts[first_dyn:], first_dyn):
-        if k == "lit":
+        if k == FragmentKind.LIT:
             rx.append(re.escape(v.lstrip("/") if i == 1 and first_dyn == 0 else v))
-        elif k == "dyn" and i > 0:
+        elif k == FragmentKind.DYN and i > 0:
             rx.append("[^/]*")
     try:
         return re.compile("".join(rx))
