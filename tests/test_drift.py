@@ -533,7 +533,7 @@ def test_diff_shows_moved_symbols_and_renamed_files(repo: Path) -> None:
     d = json.loads(invoke("-C", repo, "diff", "rev-0001", "rev-0002", "--json", check=True).stdout)
     n = d["nodes"]
     assert n["renamed_files"] == [
-        {"from": "plugins/paypal.php", "to": "plugins/paypal_gateway.php"}
+        {"from": "plugins/paypal.php", "to": "plugins/paypal_gateway.php", "nodes": 2, "edges": 1}
     ]
     moved = {(m["fqn"], m["to_line"] - m["from_line"]) for m in n["moved"]}
     assert ("App\\Billing\\Invoice::charge", 2) in moved and ("App\\Billing\\Invoice", 2) in moved
@@ -541,8 +541,11 @@ def test_diff_shows_moved_symbols_and_renamed_files(repo: Path) -> None:
     assert "paypal_register" not in listed and "App\\Billing\\Invoice::charge" not in listed
     assert n["added_total"] == len(n["added"]) and n["removed_total"] == len(n["removed"])
     text = invoke("-C", repo, "diff", "rev-0001", "rev-0002", check=True).stdout.splitlines()
-    assert "  renamed plugins/paypal.php -> plugins/paypal_gateway.php" in text
-    assert "  moved method App\\Billing\\Invoice::charge  src/Billing/Invoice.php:29 -> 31" in text
+    # what only moved or was renamed is one line per file, not listed
+    assert "renamed: plugins/paypal.php -> plugins/paypal_gateway.php (2 nodes, 1 edge)" in text
+    assert [ln for ln in text if ln.startswith("moved:")] == [
+        "moved: src/Billing/Invoice.php, lines +2 (10 nodes, 41 edges)"
+    ]
 
 
 def test_a_rescan_reads_the_facts_it_made_from_the_cache(

@@ -115,6 +115,7 @@ def archives(draw: Any) -> dict[str, Any]:
         )
     )
     stale_total = draw(st.integers(0, 20))
+    confirmed = draw(st.integers(0, stale_total))
     return {
         "from_rev": "rev-0001",
         "to_rev": "rev-0002",
@@ -123,7 +124,8 @@ def archives(draw: Any) -> dict[str, Any]:
         "files": files,
         "symbols_affected": draw(st.integers(0, 9)),
         "stale_total": stale_total,
-        "confirmed": draw(st.integers(0, stale_total)),
+        "confirmed": confirmed,
+        "moved": draw(st.integers(0, confirmed)),
         "stale_groups": groups,
         "confirmed_groups": draw(st.integers(0, 3)),
         "confirmed_whole": draw(st.integers(0, 9)),
@@ -159,7 +161,7 @@ def test_no_path_forges_a_line_of_the_archive() -> None:
         "from_rev": "rev-0001", "to_rev": "rev-0002", "archived_at": "t", "entries": [None],
         "files": [{"path": forged, "kinds": ["modify"], "added": [forged], "removed": [],
                    "changed": []}],
-        "symbols_affected": 1, "stale_total": 1, "confirmed": 0,
+        "symbols_affected": 1, "stale_total": 1, "confirmed": 0, "moved": 0,
         "stale_groups": [{"kind": "calls", "src": forged, "count": 1, "verdict": "v"}],
         "confirmed_groups": 0, "confirmed_whole": 0, "slices": [{"note": forged}],
         "first_id": 1, "last_id": 1, "chain_head": "c", "acks": 0,

@@ -114,3 +114,12 @@ def test_report_page_renders_in_a_browser_with_the_knowledge(reported: Path) -> 
         check=True,
     )
     assert shot.stat().st_size > 20_000  # a page was painted, not a blank
+
+
+def test_the_archives_show_code_as_code_never_a_backtick(reported: Path) -> None:
+    """The archive's Markdown is shown as headings, lists and <code>, not as its source."""
+    page = Path(invoke("-C", reported, "report", check=True).stdout.strip()).read_text()
+    section = page[page.index('<section id="archives">') : page.index('<section id="slices">')]
+    assert "`" not in section
+    assert "<code>src/Billing/Invoice.php</code> (modify)" in section
+    assert "<h4>What went stale in the knowledge between revisions</h4>" in section

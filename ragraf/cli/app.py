@@ -703,33 +703,17 @@ def diff_cmd(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
     limit: Annotated[int, typer.Option("--limit", help="Items listed per section.")] = 50,
 ) -> None:
-    """Nodes and edges added and removed between two retained revisions."""
+    """Nodes and edges added and removed between two retained revisions (what only moved
+    is counted per file, not listed)."""
     from ragraf.drift.revdiff import diff_revs
 
     res = diff_revs(_root(), rev_a, rev_b, limit)
     if as_json:
         _emit_json(res)
         return
-    n = res["nodes"]
-    print(
-        f"{rev_a} -> {rev_b}: nodes +{n['added_total']} -{n['removed_total']}"
-        f" (moved {n['moved_total']}, files renamed {n['renamed_total']}), "
-        f"edges +{res['edges']['added_total']} -{res['edges']['removed_total']}"
-    )
-    for r in n["renamed_files"]:
-        print(f"  renamed {r['from']} -> {r['to']}")
-    for m in n["moved"]:
-        print(f"  moved {m['kind']} {m['fqn']}  {m['path']}:{m['from_line']} -> {m['to_line']}")
-    for sec in ("nodes", "edges"):
-        for what in ("added", "removed"):
-            for it in res[sec][what]:
-                sign = "+" if what == "added" else "-"
-                if sec == "nodes":
-                    print(
-                        f"  {sign} {it['kind']} {it['fqn']}  {it['path'] or ''}:{it['start_line'] or ''}"
-                    )
-                else:
-                    print(f"  {sign} {it['kind']} {it['src']} -> {it['dst']}  {it['evidence']}")
+    from ragraf.cli.render import diff_text
+
+    sys.stdout.write(diff_text(res))
 
 
 @app.command()

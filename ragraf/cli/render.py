@@ -696,3 +696,56 @@ _RENDERERS = {
     "drift_ack": _r_drift_ack,
     "calibrate": _r_calibrate,
 }
+
+
+# -- ragraf diff ------------------------------------------------------------------------
+def _shifts(lines: list[int]) -> str:
+    """The line shifts of a moved file: "+5", "+2, +5", or "-3 to +12" beyond three."""
+    if len(lines) > 3:
+        return f"{lines[0]:+d} to {lines[-1]:+d}"
+    return ", ".join(f"{d:+d}" for d in lines)
+
+
+def diff_text(res: dict[str, Any]) -> str:
+    """`ragraf diff` for humans: the counts, one line per file whose lines moved or that was
+    renamed, then only what was really added or removed."""
+    n, e = res["nodes"], res["edges"]
+    out = [
+        f"{res['from']} -> {res['to']}",
+        f"nodes: {n['added_total']} added, {n['removed_total']} removed, {n['moved_total']} moved",
+        f"edges: {e['added_total']} added, {e['removed_total']} removed, {e['moved_total']} moved",
+    ]
+    for f in res["moved_files"]:
+        out.append(
+            f"moved: {f['path']}, lines {_shifts(f['lines'])}"
+            f" ({_count(f['nodes'], 'node')}, {_count(f['edges'], 'edge')})"
+        )
+    for r in n["renamed_files"]:
+        out.append(
+            f"renamed: {r['from']} -> {r['to']}"
+            f" ({_count(r['nodes'], 'node')}, {_count(r['edges'], 'edge')})"
+        )
+    _more(out, n["renamed_total"], len(n["renamed_files"]), "renamed files")
+    for what, sign in (("added", "+"), ("removed", "-")):
+        if not (n[f"{what}_total"] or e[f"{what}_total"]):
+            continue
+        out.append(f"{what}:")
+        for it in n[what]:
+            out.append(
+                f"  {sign} {it['kind']} {it['fqn']}  {it['path'] or ''}:{it['start_line'] or ''}"
+            )
+        _more(out, n[f"{what}_total"], len(n[what]), "nodes")
+        for it in e[what]:
+            out.append(f"  {sign} {it['kind']} {it['src']} -> {it['dst']}  {it['evidence']}")
+        _more(out, e[f"{what}_total"], len(e[what]), "edges")
+    return "\n".join(out) + "\n"
+
+
+def _count(n: int, word: str) -> str:
+    """``3 edges``, ``1 edge``."""
+    return f"{n} {word}" + ("" if n == 1 else "s")
+
+
+def _more(out: list[str], total: int, shown: int, what: str) -> None:
+    if total > shown:
+        out.append(f"  ... {total - shown} more {what} (--limit {total} lists them all)")

@@ -3,9 +3,10 @@
 Invariants a change must keep:
 - The report answers "what changed in the knowledge": counts of entries,
   files, symbols and stale edges; what appeared or changed per file; for each
-  group of stale edges whether the new revision confirms them (same edge_uid,
-  or the same source, target and kind by fully qualified name); the slice
-  boundaries; and the ledger's chain head, so `verify` can tie it to the ledger.
+  group of stale edges whether the new revision confirms them (``_still_there``:
+  the same edge_uid; or the same edge at a moved line, paired as ``ragraf diff``
+  pairs them; or the same source, target and kind by fully qualified name); the
+  slice boundaries; and the ledger's chain head, so `verify` can tie it to the ledger.
 - The report file is written atomically before its drift_archive row; an
   archive is made once per (from, to) pair, so a rerun after a crash completes
   it instead of duplicating it. Ledger rows are never touched.
@@ -19,6 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import tempfile
 from collections import defaultdict
 from typing import Any
@@ -27,7 +29,7 @@ from ragraf.clock import now_iso
 from ragraf.config import Layout
 from ragraf.drift import ledger_text
 from ragraf.kinds import ChangeKind
-from ragraf.model import ArchiveRow, LedgerEntry
+from ragraf.model import ArchiveRow, EdgeRow, LedgerEntry
 from ragraf.store.control import GENESIS, ControlStore
 from ragraf.store.graph import GraphStore
 
@@ -70,6 +72,59 @@ def ensure_archive(
     return rel
 
 
+#: how a stale edge is still in the new revision: the same edge (its uid), or the same
+#: source, target, kind and file at another line or between ids that moved
+SAME, MOVED = "same", "moved"
+
+
+def _still_there(
+    graph: GraphStore, old_edges: list[EdgeRow], from_rev: str, to_rev: str
+) -> dict[str, str]:
+    """The stale edges of ``from_rev`` the new revision still holds (edge_uid -> SAME or
+    MOVED): by uid, else paired as ``ragraf diff`` pairs them (``revdiff.RevPair``: ends
+    paired across line shifts and renames, the file's line map), else by the names of
+    their ends without the lines they carry (``revdiff.stable_fqn``) and kind."""
+    if not old_edges:
+        return {}
+    from ragraf.drift.revdiff import RevPair
+
+    out = {e.edge_uid: SAME for e in graph.edges_by_uids(to_rev, [e.edge_uid for e in old_edges])}
+    rest = [e for e in old_edges if e.edge_uid not in out]
+    if not rest:
+        return out
+    rp = RevPair(graph, from_rev, to_rev)
+    cands = graph.edges_from(to_rev, {rp.pairs.get(e.src, e.src) for e in rest})
+    # an edge both revisions hold is nobody's counterpart
+    kept = {e.edge_uid for e in graph.edges_by_uids(from_rev, [c.edge_uid for c in cands])}
+    paired = rp.match_edges(rest, [c for c in cands if c.edge_uid not in kept]).pairs
+    out.update((o.edge_uid, MOVED) for o, _n in paired)
+    rest = [e for e in rest if e.edge_uid not in out]
+    if not rest:
+        return out
+    ends = graph.nodes_by_ids(from_rev, [x for e in rest for x in (e.src, e.dst)])
+
+    def name(nid: str) -> str:
+        r = ends.get(nid)
+        return _strip_line(r.fqn or "") if r else ""
+
+    srcs = [ends.get(e.src) for e in rest]
+    named = all(r is not None and r.fqn for r in srcs)  # else: match the unnamed ones too
+    fqns = {r.fqn for r in srcs if r and r.fqn} if named else None
+    new_triples = {
+        (_strip_line(s), _strip_line(d), k) for s, d, k in graph.edge_triples(to_rev, fqns)
+    }
+    for e in rest:
+        if (name(e.src), name(e.dst), e.kind) in new_triples:
+            out[e.edge_uid] = MOVED
+    return out
+
+
+def _strip_line(fqn: str) -> str:
+    """A name without a line it carries, as ``revdiff.stable_fqn`` spells it (here without
+    the node's line at hand: any ``@<digits>`` before ``#`` or the end)."""
+    return re.sub(r"@\d+(?=#|$)", "@", fqn)
+
+
 def render(
     graph: GraphStore,
     control: ControlStore,
@@ -101,28 +156,13 @@ def render(
     stale = control.stale_edges(from_rev)
     uids = sorted({s.edge_uid for s in stale})
     old_edges = graph.edges_by_uids(from_rev, uids)
-    # the stale edges only: an edge the new revision still has, or one between the same
-    # symbols (fqn, fqn, kind) after its lines moved
-    new_uids = {e.edge_uid for e in graph.edges_by_uids(to_rev, uids)} if old_edges else set()
+    still = _still_there(graph, old_edges, from_rev, to_rev)
     ends = graph.nodes_by_ids(from_rev, [x for oe in old_edges for x in (oe.src, oe.dst)])
-    srcs = [ends.get(oe.src) for oe in old_edges]
-    named = all(r is not None and r.fqn for r in srcs)  # else: match the unnamed ones too
-    new_triples = (
-        graph.edge_triples(to_rev, {r.fqn for r in srcs if r and r.fqn} if named else None)
-        if old_edges
-        else set()
-    )
     groups: dict[tuple[str, str], list[bool]] = defaultdict(list)
     for edge in old_edges:
         src_row = ends.get(edge.src)
-        dst_row = ends.get(edge.dst)
         src_name = src_row.label if src_row else edge.src
-        triple = (
-            (src_row.fqn if src_row else "") or "",
-            (dst_row.fqn if dst_row else "") or "",
-            edge.kind,
-        )
-        groups[(edge.kind, src_name)].append(edge.edge_uid in new_uids or triple in new_triples)
+        groups[(edge.kind, src_name)].append(edge.edge_uid in still)
     confirmed = sum(sum(v) for v in groups.values())
     stale_groups = []
     confirmed_groups = confirmed_whole = 0
@@ -149,6 +189,7 @@ def render(
             "symbols_affected": len(symbols),
             "stale_total": len(old_edges),
             "confirmed": confirmed,
+            "moved": sum(1 for how in still.values() if how == MOVED),
             "stale_groups": stale_groups,
             "confirmed_groups": confirmed_groups,
             "confirmed_whole": confirmed_whole,

@@ -106,6 +106,10 @@ def archive(d: dict[str, Any]) -> str:
     if not files:
         out.append("- nothing\n")
     out.append("\n## What went stale in the knowledge between revisions\n")
+    out.append(
+        "Stale edges: facts whose evidence lies in a changed file; each is looked for again in"
+        f" {to_rev}.\n"
+    )
     for g in d["stale_groups"]:
         out.append(
             f"- {g['count']} `{esc(g['kind'])}` edges from `{esc(g['src'])}` — {g['verdict']}\n"
@@ -118,8 +122,8 @@ def archive(d: dict[str, Any]) -> str:
     if not stale_total:
         out.append("- no edge went stale\n")
     out.append(
-        f"\nConfirmed: {d['confirmed']} of {stale_total} (same edge_uid, or same source, target"
-        f" and kind in {to_rev}); not confirmed: {stale_total - d['confirmed']}.\n"
+        f"\nConfirmed: {d['confirmed']} of {stale_total} still in {to_rev}, {d['moved']} of them"
+        f" at a moved line; not confirmed (gone or changed): {stale_total - d['confirmed']}.\n"
     )
     out.append("\n## Slice boundaries\n")
     for s in d["slices"]:

@@ -32,6 +32,38 @@ _ARITHMETIC = re.compile(
 )
 
 
+#: a backtick that opens or closes a code span (``ledger_text.esc`` writes a backtick of
+#: the repository's own with a backslash before it)
+_CODE_MARK = re.compile(r"(?<!\\)`")
+
+
+def _spans(line: str) -> list[dict[str, Any]]:
+    """A line of the archive's Markdown as text and code spans (what was between backticks),
+    so the page shows code in <code> and no backtick."""
+    parts = _CODE_MARK.split(line)
+    return [{"text": t.replace("\\`", "`"), "code": i % 2 == 1} for i, t in enumerate(parts) if t]
+
+
+def _blocks(text: str) -> list[dict[str, Any]]:
+    """The archive's Markdown (``ragraf.drift.ledger_text.archive``: headings, list items,
+    lines) as blocks of spans for the page: {tag: h3 | h4 | ul | p, spans | items}."""
+    out: list[dict[str, Any]] = []
+    for raw in text.splitlines():
+        line = raw.rstrip()
+        if not line:
+            continue
+        if line.startswith("- "):
+            if not out or out[-1]["tag"] != "ul":
+                out.append({"tag": "ul", "items": []})
+            out[-1]["items"].append(_spans(line[2:]))
+        elif line.startswith("#"):
+            level = len(line) - len(line.lstrip("#"))
+            out.append({"tag": "h3" if level == 1 else "h4", "spans": _spans(line.lstrip("# "))})
+        else:
+            out.append({"tag": "p", "spans": _spans(line)})
+    return out
+
+
 def _entry(e: Any, acks: dict[int, list[Any]]) -> dict[str, Any]:
     def names(raw: str | None) -> list[str]:
         return list(json.loads(raw)) if raw else []
@@ -85,7 +117,10 @@ def collect(root: Path) -> dict[str, Any]:
                     "archived_at": arc.archived_at,
                     "entries": arc.entries,
                     "path": arc.report_path,
-                    "arithmetic": [m.group(0) for m in _ARITHMETIC.finditer(text)],
+                    "arithmetic": [
+                        _spans(m.group(0).removeprefix("- ")) for m in _ARITHMETIC.finditer(text)
+                    ],
+                    "blocks": _blocks(text),
                     "text": text,
                 }
             )
