@@ -78,15 +78,16 @@ def test_drift_report_and_ack_read_as_text(vec_pilot: Path) -> None:
         r.stdout,
         [
             re.compile(
-                r"1 ledger entries against rev-0001: 1 files, 2 symbols, \d+ edges invalidated,"
-                r" 0 slice boundaries; [01] not acknowledged"
+                r"1 ledger entries against rev-0001: 1 files, 2 symbols, \d+ edges invalidated"
+                r" \(facts whose evidence changed\), 0 slice boundaries \(code moved into a new"
+                r" function\); [01] not acknowledged"
             ),
             re.compile(r"  #1 modify src/bootstrap.php  \S+( \(acknowledged\))?"),
             "      added format_money_v2; removed format_money",
             re.compile(r"      \d+ edges invalidated"),
             *([re.compile(r"      acknowledged by .*")] * r.stdout.count("acknowledged by")),
-            "-- rev-0001 · dataflow · provenance index · drift: 1 files, 2 symbols,"
-            " 1 ledger entries",
+            "-- from the index rev-0001 (with data flow) · changed since: 1 files, 2 symbols"
+            " (1 ledger entries)",
             "!! STALE src/bootstrap.php: modify after rev-0001 (ledger entry #1) -> live_read",
         ],
     )

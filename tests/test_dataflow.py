@@ -75,7 +75,7 @@ def test_golden_price_back_slice(flow_root: Path) -> None:
     txt = invoke("-C", str(flow_root), "query", "slice", "--path", CALC, "--line", "8", check=True)
     assert txt.stdout.startswith("back slice of src/Calc.php:8, depth 1: 5 statements, 6 edges\n")
     assert "$label" not in txt.stdout and "echo" not in txt.stdout
-    assert "-- rev-0001 · dataflow · provenance index\n" in txt.stdout
+    assert "-- from the index rev-0001 (with data flow)\n" in txt.stdout
     assert "no CPG" not in txt.stdout and "degraded" not in txt.stdout
 
 

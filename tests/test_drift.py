@@ -480,7 +480,8 @@ def test_notes_hook_and_cli_report(repo: Path) -> None:
     text = invoke("-C", repo, "drift", check=True).stdout.splitlines()
     footer = [ln for ln in text if ln.startswith(("-- ", "!! "))]
     assert footer == [
-        "-- rev-0001 · dataflow · provenance index · drift: 1 files, 1 symbols, 2 ledger entries",
+        "-- from the index rev-0001 (with data flow) · changed since: 1 files, 1 symbols"
+        " (2 ledger entries)",
         "!! STALE src/Core/Database.php: modify after rev-0001 (ledger entry #2) -> live_read",
         "!! STALE src/Core/Database.php: note after rev-0001 (ledger entry #1):"
         " connection pooling planned -> live_read",

@@ -455,7 +455,10 @@ def test_stale_warning_on_every_answer_resting_on_an_edited_file(tmp_path: Path)
     assert facade.run_op(root, "symbol", {"name": "format_money"})["stale_warnings"] == []
 
 
-FOOTER = "-- rev-0001 · dataflow · provenance {prov}\n"
+FOOTER = {
+    "index": "-- from the index rev-0001 (with data flow)\n",
+    "live": "-- read from the files as they are now (the index is rev-0001)\n",
+}
 NOT_FOUND = (
     "not found: {name!r} is not in rev-0001. If it was added after the index, read the file"
     " with live_read or search the tree (rg).\n"
@@ -472,12 +475,12 @@ def test_cli_query(pilot_root: Path) -> None:
     assert txt.stdout == (
         "method App\\Billing\\Invoice::charge  src/Billing/Invoice.php:29-39\n"
         "    public function charge(int $amount): bool\n"
-        "    in class App\\Billing\\Invoice\n" + FOOTER.format(prov="index")
+        "    in class App\\Billing\\Invoice\n" + FOOTER["index"]
     )
     nf = invoke("-C", root, "query", "symbol", "Nope")
     assert (nf.exit_code, nf.stdout, nf.stderr) == (
         0,
-        NOT_FOUND.format(name="Nope") + FOOTER.format(prov="index"),
+        NOT_FOUND.format(name="Nope") + FOOTER["index"],
         "",
     )
     bad = invoke("-C", root, "query", "callers", QUERY, "--depth", "7")
@@ -498,13 +501,13 @@ def test_cli_query(pilot_root: Path) -> None:
     assert live.stdout == (
         "index.php: unchanged\n"
         "     1  <?php\n"
-        "     2  // Front controller: every request enters here.\n" + FOOTER.format(prov="live")
+        "     2  // Front controller: every request enters here.\n" + FOOTER["live"]
     )
     # found upward: plugins/ is inside the project
     noidx = invoke("-C", pilot_root / "plugins", "query", "symbol", "x")
     assert (noidx.exit_code, noidx.stdout) == (
         0,
-        NOT_FOUND.format(name="x") + FOOTER.format(prov="index"),
+        NOT_FOUND.format(name="x") + FOOTER["index"],
     )
 
 
@@ -540,9 +543,11 @@ def test_a_short_name_matches_at_a_namespace_or_class_boundary_only(tmp_path: Pa
         "Cli\\SingleCommandApplication::run",
     ]
     text = invoke("-C", root, "query", "callers", "run", check=True).stdout
-    assert text.splitlines()[0] == (
-        "matched 2 declarations: Cli\\Application::run, Cli\\SingleCommandApplication::run"
-    )
+    assert text.splitlines()[:3] == [
+        "2 distinct definitions answer together; to ask about one, give node_id (--node-id ID):",
+        "  method Cli\\Application::run  src/Console.php:5",
+        "  method Cli\\SingleCommandApplication::run  src/Console.php:6",
+    ]
     assert facade.run_op(root, "callers", {"fqn": "un"})["result"]["target"] is None
     none = invoke("-C", root, "query", "references", "WrappableOutputFormatterInterface").stdout
     assert none.splitlines()[0] == "0 references"

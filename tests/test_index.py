@@ -260,7 +260,8 @@ def test_cli_index_and_status(pilot: Path) -> None:
         [
             re.compile(
                 r"sealed rev-0001: 12 files, 74 nodes, 140 edges, 38 chunks in \d+\.\d\d s;"
-                r" calls resolved as stated: 70\.8%"
+                r" calls into the corpus: 81\.0% stated, 19\.0% derived, 0\.0% unresolved"
+                r" \(3 more call code outside it: external\)"
             )
         ],
     )
@@ -294,8 +295,10 @@ def test_cli_index_and_status(pilot: Path) -> None:
             " extends 1, flows_to 3, implements 2, imports 12, instantiates 5, mentions 3,"
             " overrides 3, queries 4, references 14, references_table 4, uses_trait 1",
             "coverage   files: ok 12, partial 0, failed 0, skipped 0",
-            "           calls: 24 total, 70.8% stated, 4 derived, 3 external, 0 unresolved",
-            "           files by language: markdown 1, php 10 (24 calls, 70.8% stated), sql 1",
+            "           calls into the corpus: 81.0% stated, 19.0% derived, 0.0% unresolved"
+            " (3 more call code outside it: external)",
+            "           files by language: markdown 1, php 10 (21 calls into the corpus, 81.0%"
+            " stated), sql 1",
             "           not selected: 1 files (no include glob selects them, by suffix: .gitignore 1)",
             "schema     migration (mysql); incomplete: live schema not read (no database"
             " configured (db.dsn or RAGRAF_DB_HOST)); tables from migrations only",

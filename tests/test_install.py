@@ -48,5 +48,13 @@ def test_the_wheel_installs_with_pip_and_indexes_with_vectors(tmp_path: Path) ->
         "vectors: 32 computed, 0 reused, 6 skipped (no meaning for search)"
         " (sentence-transformers/all-MiniLM-L6-v2, int8)" in out
     ), out
-    hits = _run(ragraf, "query", "search", "append a line to a journal on disk", cwd=root, env=env)
+    hits = _run(
+        ragraf,
+        "query",
+        "search",
+        "append a line to a journal on disk",
+        "--explain",
+        cwd=root,
+        env=env,
+    )
     assert "vector_rank=" in hits and "App\\Core\\FileLogger::write" in hits, hits

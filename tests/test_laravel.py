@@ -119,10 +119,10 @@ def test_a_dispatched_event_calls_its_listeners_and_a_job_its_handle(app: Path) 
     # ProcessPodcast::dispatch($id) and Bus::dispatch(new ProcessPodcast($id)): the job's own
     # handle (whose parameter is a service Laravel injects, no event)
     assert _derived(app, "App\\Jobs\\ProcessPodcast::handle") == [
+        (ship, f"{at}:15", "dispatch", job),  # by place: line 15 before line 21
+        (ship, f"{at}:16", "dispatch", job),
         # $this->dispatch(new ProcessPodcast($id)) (a controller's DispatchesJobs)
         ("App\\Http\\Controllers\\OrderController::retry", f"{at}:21", "dispatch", job),
-        (ship, f"{at}:15", "dispatch", job),
-        (ship, f"{at}:16", "dispatch", job),
     ]
     # a middleware's handle(Request $request, ...): nothing dispatches a Request
     assert _derived(app, "App\\Http\\Middleware\\EnsureActive::handle") == []

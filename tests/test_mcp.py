@@ -77,6 +77,36 @@ def test_mcp_server_end_to_end(indexed_pilot: Path) -> None:
     assert "tool=ragraf_symbol" in log and "Invoice" not in log  # argument names, never values
 
 
+def test_mcp_callers_takes_a_limit_and_says_how_to_get_the_rest(indexed_pilot: Path) -> None:
+    """Issue 43: a list-returning tool takes `limit` (and `offset`) from its declared input
+    schema; the answer says how many of how many it lists and where the next page starts;
+    the totals count everything."""
+    q = {"fqn": "App\\Core\\Database::query", "depth": 2}
+    calls = [
+        ("ragraf_callers", q),
+        ("ragraf_callers", {**q, "limit": 2}),
+        ("ragraf_callers", {**q, "limit": 2, "offset": 2}),
+        ("ragraf_callers", {**q, "limit": 0}),
+    ]
+    tools, results = anyio.run(_drive, indexed_pilot, calls)
+    schema = next(t for t in tools if t.name == "ragraf_callers").input_schema["properties"]
+    assert (schema["limit"]["default"], schema["limit"]["maximum"]) == (20, 500)
+    assert schema["offset"]["minimum"] == 0
+    whole, first, second = (check(json.loads(r.content[0].text)) for r in results[:3])
+    everyone = [(i["symbol"]["fqn"], i["provenance"]) for i in whole["stated"] + whole["derived"]]
+    assert len(everyone) == whole["total"] == 5 and whole["counts"] == {"stated": 4, "derived": 1}
+    assert whole["page"]["next_offset"] is None and whole["page"]["rest"] is None
+    assert [(i["symbol"]["fqn"], i["provenance"]) for i in first["stated"]] == everyone[:2]
+    assert first["derived"] == [] and (first["total"], first["counts"]) == (5, whole["counts"])
+    assert first["page"]["lists"] == {"callers": {"listed": 2, "total": 5}}
+    assert first["page"]["next_offset"] == 2
+    assert first["page"]["rest"] == "2 of 5 callers listed; next: offset 2, or limit 5 for all"
+    page2 = [(i["symbol"]["fqn"], i["provenance"]) for i in second["stated"] + second["derived"]]
+    assert page2 == everyone[2:4] and second["page"]["next_offset"] == 4
+    assert len(results[1].content[0].text) < len(results[0].content[0].text)
+    assert results[3].is_error and "between 1 and 500" in results[3].content[0].text
+
+
 def test_mcp_without_an_index_answers_with_a_tool_error(pilot: Path) -> None:
     _tools, [res] = anyio.run(_drive, pilot, [("ragraf_symbol", {"name": "x"})])
     assert res.is_error and "ragraf index" in res.content[0].text

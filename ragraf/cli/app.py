@@ -21,6 +21,7 @@ from typing import Annotated, Any
 import typer
 from typer.core import TyperGroup
 
+from ragraf.cli import glossary
 from ragraf.errors import DiskFull, InvalidArgument, RagrafError
 from ragraf.escape import corpus_name
 from ragraf.kinds import VectorStatus
@@ -100,6 +101,7 @@ def _record_internal_error(e: BaseException, command: str | None = None) -> str 
 app = typer.Typer(
     name="ragraf",
     help="RAGRAF: a code knowledge base for coding agents that never serves a stale fact silently.",
+    epilog=glossary.epilog(),
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
@@ -315,15 +317,18 @@ def _print_sealed(res: Any, *, embedding: bool) -> None:
             + ("; embedding the vectors it is missing" if embedding else "")
         )
         return
+    from ragraf.cli.render import calls_line, schema_warning
+
     c = res.counts
-    if res.schema and res.schema.get("incomplete"):
-        _err(f"database schema incomplete: {res.schema['incomplete']}")
-    share = res.coverage.get("calls.stated_share")
+    warning = schema_warning(res.schema, res.coverage)
+    if warning:
+        _err(warning)
+    calls = calls_line(res.coverage)
     todo = len(res.pending.todo) if embedding and res.pending is not None else 0
     print(
         f"sealed {res.rev_id}: {c['files']} files, {c['nodes']} nodes, {c['edges']} edges, {c['chunks']} chunks"
         f" in {res.timings.get('queryable', res.timings.get('total', 0)):.2f} s"
-        + (f"; calls resolved as stated: {share:.1%}" if share is not None else "")
+        + (f"; {calls}" if calls else "")
     )
     if todo:
         print(
@@ -384,6 +389,10 @@ def query(
     rev: Annotated[
         str | None, typer.Option("--rev", help="Answer from this retained revision.")
     ] = None,
+    explain: Annotated[
+        bool,
+        typer.Option("--explain", help="With the text: how search scored each hit (its features)."),
+    ] = False,
 ) -> None:
     """Ask one operation: `ragraf query OP [MAIN-ARGUMENT] [--option value ...]`.
 
@@ -446,7 +455,7 @@ def query(
     else:
         from ragraf.cli.render import envelope_text
 
-        sys.stdout.write(envelope_text(env))
+        sys.stdout.write(envelope_text(env, explain))
 
 
 def _load_samples(value: str) -> list[dict[str, Any]]:

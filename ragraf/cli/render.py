@@ -10,6 +10,7 @@ Invariants a change must keep:
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from ragraf.kinds import OrmHow, ParseStatus, Provenance, VectorStatus
@@ -53,6 +54,46 @@ def vectors_text(v: Any) -> str:
     return f"{v.get('status')}" + (f" ({v['reason']})" if v.get("reason") else "")
 
 
+def calls_line(cov: Mapping[str, Any]) -> str | None:
+    """The call sites of a revision in words that say what the rest is: of the calls into
+    the corpus, the shares linked as stated, derived and left unresolved; the calls of code
+    outside it (PHP, libraries) apart. ``cov``: coverage metric -> value."""
+    total = int(cov.get("calls.total") or 0)
+    external = int(cov.get("calls.external") or 0)
+    inside = total - external
+    if inside <= 0:
+        return None
+    stated = int(cov.get("calls.stated") or 0)
+    derived = int(cov.get("calls.derived") or 0)
+    unresolved = int(cov.get("calls.unresolved") or 0)
+    line = (
+        f"calls into the corpus: {stated / inside:.1%} stated, {derived / inside:.1%} derived,"
+        f" {unresolved / inside:.1%} unresolved"
+    )
+    if external:
+        line += f" ({external:,} more call code outside it: external)"
+    return line
+
+
+def schema_warning(schema: Mapping[str, Any] | None, cov: Mapping[str, Any]) -> str | None:
+    """ "database schema incomplete: why", when it matters: the corpus has SQL (strings in
+    code, .sql files, a schema read) or the project names a database; else nothing (a
+    repository without SQL has no schema to miss). ``cov``: coverage metric -> value."""
+    from ragraf.store.mysql_live import NOT_CONFIGURED
+
+    incomplete = (schema or {}).get("incomplete")
+    if not incomplete:
+        return None
+    has_sql = (
+        cov.get("sql.literals")
+        or cov.get("lang.sql.files")
+        or (schema or {}).get("source") not in (None, "none")
+    )
+    if not has_sql and NOT_CONFIGURED in str(incomplete):
+        return None
+    return f"database schema incomplete: {incomplete}"
+
+
 def status_text(d: dict[str, Any]) -> str:
     out = []
     active = " (active)" if d["rev_id"] == d["active_rev"] else f" (active: {d['active_rev']})"
@@ -69,14 +110,10 @@ def status_text(d: dict[str, Any]) -> str:
         f"{s} {int(cov[f'files.{s}']['value'])}" for s in ParseStatus if f"files.{s}" in cov
     )
     out.append(f"coverage   files: {files}")
-    share = cov.get("calls.stated_share", {}).get("value")
-    if share is not None:
-        out.append(
-            f"           calls: {int(cov['calls.total']['value'])} total, {share:.1%} stated, "
-            f"{int(cov['calls.derived']['value'])} derived, "
-            f"{int(cov.get('calls.external', {}).get('value') or 0)} external, "
-            f"{int(cov['calls.unresolved']['value'])} unresolved"
-        )
+    values = {k: v.get("value") for k, v in cov.items()}
+    calls = calls_line(values)
+    if calls:
+        out.append(f"           {calls}")
     for st in (ParseStatus.PARTIAL, ParseStatus.FAILED, ParseStatus.SKIPPED):
         note = cov.get(f"files.{st}", {}).get("note")
         if note:
@@ -86,10 +123,16 @@ def status_text(d: dict[str, Any]) -> str:
     for lang in langs:
         pre = f"lang.{lang}."
         part = f"{lang} {int(cov[pre + 'files']['value'])}"
-        total = cov.get(pre + "calls.total", {}).get("value")
-        if total:
+        total = cov.get(pre + "calls.total", {}).get("value") or 0
+        # outside the corpus, as calls.external counts it: methods of outside classes and
+        # plain functions no file declares (builtins)
+        inside = total - sum(
+            cov.get(pre + k, {}).get("value") or 0
+            for k in ("calls.external", "calls.unresolved_function")
+        )
+        if inside > 0:
             stated = cov.get(pre + "calls.stated", {}).get("value") or 0
-            part += f" ({int(total)} calls, {stated / total:.1%} stated)"
+            part += f" ({int(inside)} calls into the corpus, {stated / inside:.1%} stated)"
         parts.append(part)
     if parts:
         out.append("           files by language: " + ", ".join(parts))
@@ -100,11 +143,12 @@ def status_text(d: dict[str, Any]) -> str:
     if unreadable:
         out.append(f"           folders not readable: {unreadable}")
     sch = d.get("schema") or {}
-    if sch.get("source") not in (None, "none") or sch.get("incomplete"):
+    warning = schema_warning(sch, values)
+    if sch.get("source") not in (None, "none") or warning:
         out.append(
             f"schema     {sch.get('source')}"
             + (f" ({sch['dialect']})" if sch.get("dialect") else "")
-            + (f"; incomplete: {sch['incomplete']}" if sch.get("incomplete") else "")
+            + (f"; incomplete: {sch['incomplete']}" if warning else "")
         )
     for f in sch.get("files") or []:
         out.append(f"           from {f['path']}: {f['why']}")
@@ -139,20 +183,17 @@ def _edge(e: dict[str, Any]) -> str:
     return f"{e['evidence']}  {e['kind']} [{e['provenance']} {e['confidence']:.2f}{extra}]"
 
 
-def envelope_text(env: dict[str, Any]) -> str:
+def envelope_text(env: dict[str, Any], explain: bool = False) -> str:
+    """An answer for a human: the result in plain words, the footer, stale warnings and
+    the limits that concern it; ``explain`` adds how search scored each hit."""
     r = env["result"]
     op = env["op"]
     out: list[str] = []
-    _RENDERERS.get(op, _r_fields)(r, out)
-    d = env["drift"]
-    foot = f"-- {env['index_rev']} · {env['capability']} · provenance {env['provenance']}"
-    if env.get("vectors"):
-        foot += f" · vectors {env['vectors']['percent']}%"
-    if d["entries"] or d["files"]:
-        foot += (
-            f" · drift: {d['files']} files, {d['symbols']} symbols, {d['entries']} ledger entries"
-        )
-    out.append(foot)
+    if op == "search":
+        _r_search(r, out, explain)
+    else:
+        _RENDERERS.get(op, _r_fields)(r, out)
+    out.append(_footer(env))
     for w in env["stale_warnings"]:
         out.append(f"!! STALE {w['path']}: {w['reason']} -> {w['suggest']}")
     from ragraf.facade.context import DETAIL_LIMITS
@@ -161,6 +202,26 @@ def envelope_text(env: dict[str, Any]) -> str:
         if lim not in DETAIL_LIMITS:
             out.append(f"-- {lim}")
     return "\n".join(out) + "\n"
+
+
+def _footer(env: dict[str, Any]) -> str:
+    """Where the answer comes from, in short words (the glossary, `ragraf --help`, says
+    more): the sealed index or the files now, data flow or not, what changed since."""
+    rev, d = env["index_rev"], env["drift"]
+    if env["provenance"] == "live":
+        foot = f"-- read from the files as they are now (the index is {rev})"
+    elif env["capability"] == "dataflow":
+        foot = f"-- from the index {rev} (with data flow)"
+    else:
+        foot = f"-- from the index {rev} (no data flow: slice and flow refuse)"
+    if env.get("vectors"):
+        foot += f" · search vectors {env['vectors']['percent']}% embedded"
+    if d["entries"] or d["files"]:
+        foot += (
+            f" · changed since: {d['files']} files, {d['symbols']} symbols"
+            f" ({d['entries']} ledger entries)"
+        )
+    return foot
 
 
 def _hint(r: dict[str, Any], out: list[str]) -> None:
@@ -178,6 +239,9 @@ def _r_symbol(r: dict[str, Any], out: list[str]) -> None:
             out.append(f"    in {m['declared_in']['kind']} {m['declared_in']['fqn']}")
         if m.get("inherited_by"):
             out.append(f"    inherited by {m['inherited_by']}")
+    if r.get("narrow"):
+        out.append(r["narrow"])
+    _page(r, out)
     _hint(r, out)
 
 
@@ -186,13 +250,26 @@ _SHOWN_TARGETS = 5
 
 
 def _matched(r: dict[str, Any], out: list[str]) -> None:
-    """A name that matched several declarations says which ones the answer is about."""
+    """A name that matched several declarations says which ones the answer is about, and
+    how to ask about one."""
     t = r.get("target")
     if not isinstance(t, list) or len(t) < 2:
         return
-    names = ", ".join(str(x.get("fqn") or x.get("name")) for x in t[:_SHOWN_TARGETS])
-    more = f" and {len(t) - _SHOWN_TARGETS} more" if len(t) > _SHOWN_TARGETS else ""
-    out.append(f"matched {len(t)} declarations: {names}{more}")
+    out.append(f"{r.get('narrow') or f'{len(t)} distinct definitions answer together'}:")
+    for x in t[:_SHOWN_TARGETS]:
+        out.append(f"  {_sym(x)}")
+    if len(t) > _SHOWN_TARGETS:
+        out.append(f"  ... {len(t) - _SHOWN_TARGETS} more (--json)")
+
+
+def _page(r: dict[str, Any], out: list[str]) -> None:
+    """The lists an answer cut (``page``): "listed 20 of 97 symbols", and how to get the
+    rest with the CLI's options."""
+    from ragraf.facade.paging import rest_of
+
+    rest = rest_of(r["page"], cli=True) if r.get("page") else None
+    if rest:
+        out.append(rest)
 
 
 def _r_refs(r: dict[str, Any], out: list[str]) -> None:
@@ -206,14 +283,17 @@ def _r_refs(r: dict[str, Any], out: list[str]) -> None:
         out.append(f"{_edge(s)}  from {who.get('fqn') or who.get('name') or '?'}")
         if s.get("text"):
             out.append(f"    {_u(s['text'])}")
+    _page(r, out)
     _unresolved(r, out)
     _hint(r, out)
 
 
 def _r_walk(r: dict[str, Any], out: list[str]) -> None:
     _matched(r, out)
+    counts = r.get("counts") or {}
     for sec in Provenance:
-        out.append(f"{sec}: {len(r.get(sec, []))}")
+        listed, total = len(r.get(sec, [])), counts.get(sec, len(r.get(sec, [])))
+        out.append(f"{sec}: {total}" + (f" ({listed} listed)" if listed < total else ""))
         for it in r.get(sec, []):
             first = it["evidence"][0] if it["evidence"] else {}
             ev = first.get("evidence", "")
@@ -229,6 +309,7 @@ def _r_walk(r: dict[str, Any], out: list[str]) -> None:
             f"  [{t['provenance']} {t['confidence']:.2f}]"
         )
     _hooks(r, out)
+    _page(r, out)
     _unresolved(r, out)
     _hint(r, out)
 
@@ -290,12 +371,17 @@ _SHOWN_FILES = 50
 
 def _r_impact(r: dict[str, Any], out: list[str]) -> None:
     _matched(r, out)
+    lists = (r.get("page") or {}).get("lists", {})
     for sec in ("hard", "soft"):
         s = r.get(sec) or {}
         files = s.get("files", [])
+
+        def n(k: str, s: dict[str, Any] = s, sec: str = sec) -> int:
+            return int(lists.get(f"{sec}.{k}", {}).get("total", len(s.get(k, []))))
+
         out.append(
-            f"{sec}: {len(files)} files, {len(s.get('symbols', []))} symbols, "
-            f"{len(s.get('routes', []))} routes, {len(s.get('tables', []))} tables, {len(s.get('tests', []))} tests"
+            f"{sec}: {n('files')} files, {n('symbols')} symbols, {n('routes')} routes,"
+            f" {n('tables')} tables, {n('tests')} tests"
         )
         for f in files[:_SHOWN_FILES]:
             out.append(f"  file {f}")
@@ -311,6 +397,7 @@ def _r_impact(r: dict[str, Any], out: list[str]) -> None:
             out.append(
                 f"  [{it['depth']}] {it.get('kind')} {it.get('fqn') or it.get('name')}{writes}"
             )
+    _page(r, out)
     _unresolved(r, out)
     _hint(r, out)
 
@@ -351,6 +438,7 @@ def _r_routes(r: dict[str, Any], out: list[str]) -> None:
         out.append(f"param {ep['name']}: read at {where}" + (" ..." if ep["sites"] > 5 else ""))
     for f in r["entry_files"]:
         out.append(f"entry file {f['path']}")
+    _page(r, out)
 
 
 def _why_value(v: object) -> str:
@@ -362,13 +450,18 @@ def _why_value(v: object) -> str:
     return str(v)
 
 
-def _r_search(r: dict[str, Any], out: list[str]) -> None:
+def _r_search(r: dict[str, Any], out: list[str], explain: bool = False) -> None:
+    """Each hit: place, kind and name, why in one line; ``explain``: the score, every
+    feature that moved it and its chunk id (for `code --entry-ids`)."""
     for h in r["hits"]:
-        why = ", ".join(f"{k}={_why_value(v)}" for k, v in h["why"].items())
         out.append(
-            f"{h['evidence']}-{h['end_line']}  {h['kind']} {h.get('fqn') or ''}  score {h['score']}  ({why})"
+            f"{h['evidence']}-{h['end_line']}  {h['kind']} {h.get('fqn') or ''}"
+            + (f"  ({h['reason']})" if h.get("reason") else "")
         )
-        out.append(f"    chunk {h['chunk_id']}")
+        if explain:
+            why = ", ".join(f"{k}={_why_value(v)}" for k, v in h["why"].items())
+            out.append(f"    score {h['score']}: {why}")
+            out.append(f"    chunk {h['chunk_id']}")
         if h.get("text"):
             out.append(_u(h["text"]))
     if r.get("abstained"):
@@ -525,6 +618,7 @@ def _r_schema(r: dict[str, Any], out: list[str]) -> None:
         out.extend(f"  {x['path']}: {x['why']}" for x in left)
     if files.get("code_tables"):
         out.append(f"{files['code_tables']} table(s) known only from SQL in code")
+    _page(r, out)
     _hint(r, out)
 
 
@@ -575,6 +669,7 @@ def _r_table_usage(r: dict[str, Any], out: list[str]) -> None:
         out.extend(f"  {f}" for f in files)
     for u in r.get("unlinked", []):
         out.append(f"unlinked: {_u(u.get('evidence') if isinstance(u, dict) else u)}")
+    _page(r, out)
     _hint(r, out)
 
 
@@ -586,8 +681,9 @@ def _r_drift_report(r: dict[str, Any], out: list[str]) -> None:
     else:
         out.append(
             f"{sm['entries']} ledger entries against {r['rev']}{since}: {sm['files']} files,"
-            f" {sm['symbols']} symbols, {sm['edges_invalidated']} edges invalidated,"
-            f" {sm['slice_boundaries']} slice boundaries; {sm['unacknowledged']} not acknowledged"
+            f" {sm['symbols']} symbols, {sm['edges_invalidated']} edges invalidated (facts whose"
+            f" evidence changed), {sm['slice_boundaries']} slice boundaries (code moved into a new"
+            f" function); {sm['unacknowledged']} not acknowledged"
         )
     for e in r["entries"]:
         ack = " (acknowledged)" if e.get("acks") else ""
@@ -612,6 +708,7 @@ def _r_drift_report(r: dict[str, Any], out: list[str]) -> None:
                 f"      acknowledged by {_u(a['by'])} at {a['ts']}"
                 + (f": {_u(a['note'])}" if a.get("note") else "")
             )
+    _page(r, out)
     if r.get("hint"):
         out.append(r["hint"])
 

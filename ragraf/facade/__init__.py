@@ -14,6 +14,7 @@ from typing import Any
 
 from ragraf.errors import InvalidArgument
 from ragraf.facade import callgraph, impactop, lookup, ops, schemaops
+from ragraf.facade.paging import OFFSET, limit_param
 from ragraf.facade.params import REV_ID, OpSpec, Param, shown, validate
 from ragraf.kinds import ALL_NODES
 from ragraf.lang import registry
@@ -26,6 +27,9 @@ FQN = Param(
 NODE = Param("node_id", "node_id", "A node id from an earlier answer.")
 DEPTH = Param("depth", "int", "How many levels to follow.", 1, 1, 3)
 HARD = Param("hard_only", "bool", "Follow stated (proven) edges only.", False)
+PATH_ONE = Param(
+    "path", "path", "Only the declaration in this file (a name several files declare)."
+)
 #: every node kind an agent may filter by (ragraf.kinds is the one list)
 NODE_KINDS = tuple(str(k) for k in ALL_NODES)
 
@@ -69,6 +73,8 @@ REGISTRY: dict[str, tuple[Callable[..., dict[str, Any]], OpSpec]] = {
                 FQN,
                 Param("path", "path", "Only declarations in this file."),
                 Param("kind", "enum", "Only this kind of node.", choices=NODE_KINDS),
+                limit_param(what="declarations"),
+                OFFSET,
             ),
             main="name",
             one_of=(("name", "fqn"),),
@@ -79,7 +85,7 @@ REGISTRY: dict[str, tuple[Callable[..., dict[str, Any]], OpSpec]] = {
         callgraph.references,
         OpSpec(
             "references",
-            (FQN, NODE, Param("path", "path", "Only the declaration in this file.")),
+            (FQN, NODE, PATH_ONE, limit_param(what="sites"), OFFSET),
             main="fqn",
             one_of=(("fqn", "node_id"),),
             example=("App\\Billing\\Invoice::find",),
@@ -89,7 +95,7 @@ REGISTRY: dict[str, tuple[Callable[..., dict[str, Any]], OpSpec]] = {
         callgraph.callers,
         OpSpec(
             "callers",
-            (FQN, NODE, DEPTH, HARD),
+            (FQN, NODE, PATH_ONE, DEPTH, HARD, limit_param(what="callers"), OFFSET),
             main="fqn",
             one_of=(("fqn", "node_id"),),
             example=("Database::query", "--depth", "2"),
@@ -99,7 +105,7 @@ REGISTRY: dict[str, tuple[Callable[..., dict[str, Any]], OpSpec]] = {
         callgraph.callees,
         OpSpec(
             "callees",
-            (FQN, NODE, DEPTH, HARD),
+            (FQN, NODE, PATH_ONE, DEPTH, HARD, limit_param(what="callees"), OFFSET),
             main="fqn",
             one_of=(("fqn", "node_id"),),
             example=("Invoice::charge", "--hard-only"),
@@ -122,6 +128,8 @@ REGISTRY: dict[str, tuple[Callable[..., dict[str, Any]], OpSpec]] = {
                     choices=("hard", "full"),
                 ),
                 Param("depth", "int", "How many levels of dependents to follow.", 3, 1, 5),
+                limit_param(what="items"),
+                OFFSET,
             ),
             main="fqn",
             one_of=(("fqn", "node_id", "path", "table"),),
@@ -254,7 +262,11 @@ REGISTRY: dict[str, tuple[Callable[..., dict[str, Any]], OpSpec]] = {
         ops.routes,
         OpSpec(
             "routes",
-            (Param("path", "string", "A route prefix (/server) or a file path."),),
+            (
+                Param("path", "string", "A route prefix (/server) or a file path."),
+                limit_param(50, "items"),
+                OFFSET,
+            ),
             main="path",
         ),
     ),
@@ -271,6 +283,8 @@ REGISTRY: dict[str, tuple[Callable[..., dict[str, Any]], OpSpec]] = {
                     "string",
                     "Only entries after this entry id, or since this ISO date/time.",
                 ),
+                limit_param(50, "entries"),
+                OFFSET,
             ),
             main="since",
         ),

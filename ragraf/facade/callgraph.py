@@ -24,11 +24,17 @@ from typing import Any, NamedTuple
 
 from ragraf.facade import lookup, sanitize
 from ragraf.facade.accounting import call_accounting
-from ragraf.facade.context import EVIDENCE_PER_ITEM, MAX_ITEMS, Ctx
-from ragraf.kinds import CALL_EDGES, USE_EDGES, EdgeKind, NodeKind, Provenance
+from ragraf.facade.context import EVIDENCE_PER_ITEM, Ctx
+from ragraf.facade.paging import Pager
+from ragraf.kinds import CALL_EDGES, CALLABLE, USE_EDGES, EdgeKind, NodeKind, Provenance
 from ragraf.lang.php import hooks
 from ragraf.limits import HIERARCHY_DEPTH
 from ragraf.model import EdgeRow, NodeRow, props_of
+
+#: the order of ``callers`` / ``callees`` items (``page.order``)
+ORDER_SYMBOLS = "stated first, then derived by confidence; each by depth, then by path and line"
+#: the order of ``references`` sites
+ORDER_SITES = "stated first, then by path and line"
 
 
 def references(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
@@ -46,21 +52,24 @@ def references(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
         }
     ids = [t.node_id for t in targets]
     edges = ctx.graph.edges_to(ctx.rev, ids, USE_EDGES)
-    srcs = ctx.graph.nodes_by_ids(ctx.rev, [e.src for e in edges])
     counts: dict[str, int] = defaultdict(int)
-    sites: list[dict[str, Any]] = []
     for e in edges:
         counts[e.kind] += 1
-        if len(sites) < MAX_ITEMS:
-            src = srcs.get(e.src)
-            sites.append(ctx.edge(e, ctx.node(src) if src else None))
-    if len(edges) > MAX_ITEMS:
-        ctx.limits.append(f"references: {len(edges)} sites, the first {MAX_ITEMS} are listed")
+    pager = Pager(args, ORDER_SITES)
+    # stated first, then by place (the store gives them by place)
+    shown = pager.cut("sites", sorted(edges, key=lambda e: e.provenance != Provenance.STATED))
+    srcs = ctx.graph.nodes_by_ids(ctx.rev, [e.src for e in shown])
+    sites = []
+    for e in shown:
+        src = srcs.get(e.src)
+        sites.append(ctx.edge(e, ctx.node(src) if src else None))
     out: dict[str, Any] = {
         "target": [ctx.node(t, full=True) for t in targets],
         "sites": sites,
         "total": len(edges),
         "counts": dict(sorted(counts.items())),
+        "page": pager.page(),
+        **lookup.narrow(targets, "references"),
     }
     acc = call_accounting(
         ctx, targets, lookup.evidence_lines(e for e in edges if e.kind in CALL_EDGES)
@@ -110,8 +119,11 @@ class _Hop(NamedTuple):
 
 
 def _walk(ctx: Ctx, args: dict[str, Any], direction: str) -> dict[str, Any]:
-    """``callers`` (``direction`` ``in``) and ``callees`` (``out``) of the targets."""
-    targets = lookup.targets(ctx, args)
+    """``callers`` (``direction`` ``in``) and ``callees`` (``out``) of the targets: the
+    functions and methods a name matches, when it matches any (a class or a namespace of
+    the same name has no call edges of its own)."""
+    named = lookup.targets(ctx, args)
+    targets = [t for t in named if t.kind in CALLABLE] or named
     if not targets:
         return {
             "target": None,
@@ -125,24 +137,33 @@ def _walk(ctx: Ctx, args: dict[str, Any], direction: str) -> dict[str, Any]:
     hops = _call_hops(ctx, targets, direction, depth, hard)
     if direction == "in" and not hard:
         hops += _dispatch_hops(ctx, targets)
-    stated, derived_items = _ranked(ctx, hops)
+    stated, derived_items = _ranked(hops)
     total = len(stated) + len(derived_items)
-    if total > MAX_ITEMS:
-        ctx.limits.append(f"{ctx.op}: {total} symbols, the first {MAX_ITEMS} are listed")
+    pager = Pager(args, ORDER_SYMBOLS)
+    shown = pager.cut(ctx.op, stated + derived_items)
+    nodes = ctx.graph.nodes_by_ids(ctx.rev, [it.there for it in shown])
+    items = [_item(ctx, it, nodes[it.there]) for it in shown if it.there in nodes]
     out: dict[str, Any] = {
         "target": [ctx.node(t) for t in targets],
         "depth": depth,
         "hard_only": hard,
-        "stated": stated[:MAX_ITEMS],
-        "derived": derived_items[: max(0, MAX_ITEMS - len(stated))],
+        "stated": [it for it in items if it["provenance"] == Provenance.STATED],
+        "derived": [it for it in items if it["provenance"] == Provenance.DERIVED],
         "total": total,
+        "counts": {"stated": len(stated), "derived": len(derived_items)},
+        **lookup.narrow(targets, ctx.op),
     }
     if direction == "out":
         rendered = _rendered(ctx, targets)
         if rendered:
             out["templates"] = rendered
     if direction == "in":
-        out.update(_caller_context(ctx, targets, hops, hard, total))
+        more = _caller_context(ctx, targets, hops, hard, total)
+        for k in ("hooks", "callbacks"):
+            if k in more:
+                more[k] = pager.cut(k, more[k])
+        out.update(more)
+    out["page"] = pager.page()
     return out
 
 
@@ -207,47 +228,60 @@ def _dispatch_hops(ctx: Ctx, targets: list[NodeRow]) -> list[_Hop]:
     return hops
 
 
-def _ranked(ctx: Ctx, hops: list[_Hop]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """The symbols the hops reach, one item per symbol and provenance (its least depth,
-    its best confidence, up to ``EVIDENCE_PER_ITEM`` edges): the stated ones by depth and
-    name, then the derived ones not also stated, by depth and descending confidence."""
-    best: dict[tuple[str, str], dict[str, Any]] = {}
-    nodes = ctx.graph.nodes_by_ids(ctx.rev, [h.there for h in hops])
-    for there, e, conf, prov, d in hops:
-        n = nodes.get(there)
-        if n is None:
-            continue
-        key = (there, prov)
-        item = best.get(key)
-        ev = ctx.edge(e, None, with_text=False)  # line texts: `references`
-        if item is None:
-            item = {
-                "symbol": ctx.node(n),
-                "depth": d,
-                "confidence": conf,
-                "provenance": prov,
-                "evidence": [],
-            }
-            best[key] = item
-        if d < item["depth"]:
-            item["depth"] = d
-        item["confidence"] = max(item["confidence"], conf)
-        if len(item["evidence"]) < EVIDENCE_PER_ITEM:
-            item["evidence"].append(ev)
+class _Reached(NamedTuple):
+    """A symbol the walk reached, with one provenance: its least depth, its best
+    confidence, and the hops that reach it (their edges are its evidence)."""
+
+    there: str
+    provenance: str
+    depth: int
+    confidence: float
+    place: tuple[str, int]  # the first evidence (path, line): the order by place
+    hops: list[_Hop]
+
+
+def _ranked(hops: list[_Hop]) -> tuple[list[_Reached], list[_Reached]]:
+    """The symbols the hops reach, one per symbol and provenance: the stated ones by depth
+    and place (their first call line), then the derived ones not also stated, by depth,
+    descending confidence and place."""
+    by: dict[tuple[str, str], list[_Hop]] = defaultdict(list)
+    for h in hops:
+        by[(h.there, h.provenance)].append(h)
+    reached = []
+    for (there, prov), hs in by.items():
+        first = min(hs, key=lambda h: (h.edge.evidence_path or "", h.edge.evidence_line or 0))
+        reached.append(
+            _Reached(
+                there,
+                prov,
+                min(h.depth for h in hs),
+                max(h.confidence for h in hs),
+                (first.edge.evidence_path or "", first.edge.evidence_line or 0),
+                hs,
+            )
+        )
     stated = sorted(
-        (v for v in best.values() if v["provenance"] == Provenance.STATED),
-        key=lambda v: (v["depth"], v["symbol"]["fqn"] or "", v["symbol"]["path"] or ""),
+        (r for r in reached if r.provenance == Provenance.STATED),
+        key=lambda r: (r.depth, r.place, r.there),
     )
-    stated_ids = {v["symbol"]["node_id"] for v in stated}
+    stated_ids = {r.there for r in stated}
     derived_items = sorted(
-        (
-            v
-            for v in best.values()
-            if v["provenance"] == Provenance.DERIVED and v["symbol"]["node_id"] not in stated_ids
-        ),
-        key=lambda v: (v["depth"], -v["confidence"], v["symbol"]["fqn"] or ""),
+        (r for r in reached if r.provenance == Provenance.DERIVED and r.there not in stated_ids),
+        key=lambda r: (r.depth, -r.confidence, r.place, r.there),
     )
     return stated, derived_items
+
+
+def _item(ctx: Ctx, r: _Reached, n: NodeRow) -> dict[str, Any]:
+    """A listed symbol with up to ``EVIDENCE_PER_ITEM`` of its edges (their line texts:
+    `references`)."""
+    return {
+        "symbol": ctx.node(n),
+        "depth": r.depth,
+        "confidence": r.confidence,
+        "provenance": r.provenance,
+        "evidence": [ctx.edge(h.edge, None, with_text=False) for h in r.hops[:EVIDENCE_PER_ITEM]],
+    }
 
 
 def _caller_context(
@@ -466,11 +500,7 @@ def _registrations(ctx: Ctx, targets: list[NodeRow], no_callers: bool) -> dict[s
     if added:
         out["hooks"] = added
     if callbacks:
-        out["callbacks"] = callbacks[:MAX_ITEMS]
-        if len(callbacks) > MAX_ITEMS:
-            ctx.limits.append(
-                f"{ctx.op}: {len(callbacks)} callable sites, the first {MAX_ITEMS} are listed"
-            )
+        out["callbacks"] = callbacks
     return out
 
 

@@ -12,7 +12,8 @@ Invariants a change must keep:
   edges reaches, ``soft`` what needs a derived edge; a file is listed in one section only.
 - Every edge an answer rests on is recorded (stale-edge check) and its file touched.
 - Not found is an answer: an empty result with a hint.
-- A walk stopped by ``IMPACT_REACH_LIMIT`` or a list cut at ``MAX_ITEMS`` says so in limits.
+- A walk stopped by ``IMPACT_REACH_LIMIT`` says so in limits; a list cut to the page
+  (``limit`` / ``offset``) says so in ``page``, and ``total`` still counts everything.
 """
 
 from __future__ import annotations
@@ -22,7 +23,8 @@ from typing import Any, NamedTuple
 
 from ragraf.facade import lookup, orm, sanitize, schemaops
 from ragraf.facade.accounting import call_accounting
-from ragraf.facade.context import MAX_ITEMS, Ctx
+from ragraf.facade.context import Ctx
+from ragraf.facade.paging import Pager
 from ragraf.kinds import (
     CALL_EDGES,
     CALLABLE,
@@ -40,6 +42,8 @@ from ragraf.model import SCHEMA_PATH, NodeRow, props_of
 
 #: the most nodes an impact walk visits before it stops (it says so in limits)
 IMPACT_REACH_LIMIT = 20_000
+#: the order of every list of a section (``page.order``)
+ORDER = "each list by depth, then by path and line"
 #: the lists of a section, in the order the answer has them
 _LISTS = ("symbols", "routes", "tables", "docs", "tests")
 
@@ -61,13 +65,16 @@ def impact(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
     secs.add(ctx, _affected(ctx, args, seeds))
     if not args.get("table"):
         _written_tables(ctx, seeds.ids, secs)
-    total = secs.finish(ctx)
+    pager = Pager(args, ORDER)
+    total = secs.finish(pager)
     out: dict[str, Any] = {
         "target": seeds.target,
         "mode": args["mode"],
         "depth": args["depth"],
         **secs.by,
         "total": total,
+        "page": pager.page(),
+        **(lookup.narrow(seeds.rows, "impact") if args.get("fqn") else {}),
     }
     callables = [r for r in seeds.rows if r.kind in CALLABLE] if not args.get("path") else []
     if callables:
@@ -221,26 +228,29 @@ class _Sections:
                 if _is_test(path, n.fqn):
                     self.by[sec]["tests"].append(item)
 
-    def finish(self, ctx: Ctx) -> int:
+    def finish(self, pager: Pager) -> int:
         """The sections in answer form: a file in ``hard`` is not repeated in ``soft``, each
-        list by depth and name, cut at ``MAX_ITEMS`` (the limits say so); returns the total
-        (symbols, routes and tables)."""
+        list by depth and place, cut to the page (``pager``); returns the total (symbols,
+        routes and tables, all of them)."""
         sections, files = self.by, self.files
         files["soft"] -= files["hard"]
+        total = 0
         for sec in sections:
-            sections[sec]["files"] = sorted(files[sec])
+            sections[sec]["files"] = pager.cut(f"{sec}.files", sorted(files[sec]))
             for k in _LISTS:
                 lst = sections[sec][k]
-                lst.sort(key=lambda x: (x["depth"], x.get("fqn") or "", x.get("path") or ""))
-                if len(lst) > MAX_ITEMS:
-                    ctx.limits.append(
-                        f"impact: {len(lst)} {sec} {k}, the first {MAX_ITEMS} are listed"
+                lst.sort(
+                    key=lambda x: (
+                        x["depth"],
+                        x.get("path") or "",
+                        x.get("start_line") or 0,
+                        x.get("fqn") or "",
                     )
-                    del lst[MAX_ITEMS:]
-        return sum(
-            len(sections[s]["symbols"]) + len(sections[s]["routes"]) + len(sections[s]["tables"])
-            for s in sections
-        )
+                )
+                if k in ("symbols", "routes", "tables"):
+                    total += len(lst)
+                sections[sec][k] = pager.cut(f"{sec}.{k}", lst)
+        return total
 
 
 def _through_models(

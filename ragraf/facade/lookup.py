@@ -19,10 +19,16 @@ from typing import Any
 
 from ragraf.facade import sanitize
 from ragraf.facade.context import Ctx
+from ragraf.facade.paging import Pager
 from ragraf.kinds import INHERIT_EDGES, EdgeKind, NodeKind
 from ragraf.limits import HIERARCHY_DEPTH
 from ragraf.model import EdgeRow, NodeRow
 
+#: the order of ``symbol`` matches (``page.order``)
+ORDER_MATCHES = "by path and line"
+#: the most declarations of one name ``symbol`` reads (its ``total`` counts them; a list
+#: holds ``limit`` of them)
+SYMBOL_ROWS = 10_000
 #: difflib ratio above which a symbol name is offered as "nearest" for a name not found
 NEAREST_NAME_CUTOFF = 0.7
 
@@ -79,6 +85,35 @@ def targets(ctx: Ctx, args: dict[str, Any]) -> list[NodeRow]:
     return rows
 
 
+#: the arguments that pick one of several declarations a name matched, by operation
+#: (``impact``'s ``path`` is a file to change, not a filter)
+_NARROW_BY = {"impact": ("node_id",), "symbol": ("path", "kind", "fqn")}
+_SPELLED = {
+    "path": "path (--path FILE)",
+    "kind": "kind (--kind KIND)",
+    "fqn": "fqn (--fqn NAME)",
+    "node_id": "node_id (--node-id ID)",
+}
+_TELLS = {"path": lambda r: r.path, "kind": lambda r: r.kind, "fqn": lambda r: r.fqn}
+
+
+def narrow(rows: list[NodeRow], op: str) -> dict[str, str]:
+    """``narrow``: for a name that matched several declarations, that they answer together
+    and which arguments tell them apart (a path only when they are in different files);
+    empty for one declaration."""
+    if len(rows) < 2:
+        return {}
+    by = [
+        a
+        for a in _NARROW_BY.get(op, ("path", "node_id"))
+        if a == "node_id" or len({_TELLS[a](r) for r in rows}) > 1
+    ]
+    head = f"{len(rows)} distinct definitions answer together"
+    if not by:
+        return {"narrow": head}
+    return {"narrow": f"{head}; to ask about one, give {' or '.join(_SPELLED[a] for a in by)}"}
+
+
 def container(ctx: Ctx, node_id: str) -> dict[str, Any] | None:
     """The declaration holding a node (its class, its file), namespaces aside."""
     for e in ctx.graph.edges_to(ctx.rev, [node_id], (EdgeKind.CONTAINS,)):
@@ -104,14 +139,15 @@ def symbol(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
     raw = (args.get("fqn") or args.get("name") or "").strip()
     what = raw.lstrip("\\")
     rows: list[NodeRow] = []
+    most = SYMBOL_ROWS
     if "fqn" in args or "\\" in what or "::" in what:
-        rows = ctx.graph.nodes_by_fqn(ctx.rev, what)
+        rows = ctx.graph.nodes_by_fqn(ctx.rev, what, most)
         if not rows:
-            rows = ctx.graph.nodes_by_fqn_suffix(ctx.rev, what)
+            rows = ctx.graph.nodes_by_fqn_suffix(ctx.rev, what, most)
     if not rows and "fqn" not in args:
-        rows = ctx.graph.nodes_by_name(ctx.rev, what)
+        rows = ctx.graph.nodes_by_name(ctx.rev, what, most)
         if not rows and not what.startswith("$"):
-            rows = ctx.graph.nodes_by_name(ctx.rev, "$" + what)
+            rows = ctx.graph.nodes_by_name(ctx.rev, "$" + what, most)
     if args.get("path"):
         rows = [r for r in rows if r.path == args["path"]]
     if args.get("kind"):
@@ -121,15 +157,22 @@ def symbol(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
         inherited = _inherited_member(ctx, what)
         if inherited:
             rows = [inherited[1]]
+    pager = Pager(args, ORDER_MATCHES)
     matches = []
-    for r in rows[:50]:
+    for r in pager.cut("matches", rows):
         m = ctx.node(r, full=True)
         m["declared_in"] = container(ctx, r.node_id)
         if inherited:
             m["inherited_by"] = inherited[0]
         matches.append(m)
-    out: dict[str, Any] = {"query": sanitize.clean(raw), "matches": matches, "total": len(rows)}
-    if not matches:
+    out: dict[str, Any] = {
+        "query": sanitize.clean(raw),
+        "matches": matches,
+        "total": len(rows),
+        "page": pager.page(),
+        **narrow(rows, "symbol"),
+    }
+    if not rows:
         out.update(not_found_hint(ctx, what))
     return out
 

@@ -24,13 +24,17 @@ from ragraf.facade import lookup, sanitize
 from ragraf.facade.context import (
     EVIDENCE_PER_ITEM,
     LIMIT_SLICE_REFUSED,
-    MAX_ITEMS,
     Ctx,
     split_lines,
 )
+from ragraf.facade.paging import Pager
 from ragraf.kinds import ChangeKind, EdgeKind, NodeKind
-from ragraf.model import LedgerEntry, NodeRow
+from ragraf.model import EdgeRow, LedgerEntry, NodeRow
 
+#: the order of ``routes``' lists (``page.order``)
+ORDER_ROUTES = "routes by path and method, parameters by name, files by path"
+#: the order of ``drift_report``'s entries
+ORDER_ENTRIES = "by entry id, the order they were recorded"
 #: symbols whose code one `code` call returns (a short name can match many)
 CODE_TARGETS = 10
 
@@ -150,10 +154,14 @@ def routes(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
     def in_filter(path: str | None) -> bool:
         return not flt or path == flt or bool(path and path.startswith(flt.rstrip("/") + "/"))
 
+    pager = Pager(args, ORDER_ROUTES)
+    rts = [
+        rt
+        for rt in ctx.graph.routes(ctx.rev)
+        if not flt or rt.route.startswith("/" + flt.lstrip("/")) or rt.evidence_path == flt
+    ]
     out_routes = []
-    for rt in ctx.graph.routes(ctx.rev):
-        if flt and not (rt.route.startswith("/" + flt.lstrip("/")) or rt.evidence_path == flt):
-            continue
+    for rt in pager.cut("routes", rts):
         handlers = []
         for e in ctx.graph.edges_from(ctx.rev, [rt.node_id], (EdgeKind.HANDLES,)):
             h = ctx.graph.node(ctx.rev, e.dst)
@@ -170,18 +178,15 @@ def routes(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
                 "handlers": handlers,
             }
         )
-        if len(out_routes) >= MAX_ITEMS:
-            break
+    eps = ctx.graph.nodes_of_kind(ctx.rev, NodeKind.HTTP_ENDPOINT)
+    reads_of: dict[str, list[EdgeRow]] = defaultdict(list)
+    for e in ctx.graph.edges_from(ctx.rev, [ep.node_id for ep in eps], (EdgeKind.FLOWS_TO,)):
+        if in_filter(e.evidence_path):
+            reads_of[e.src].append(e)
     endpoints = []
-    for ep in ctx.graph.nodes_of_kind(ctx.rev, NodeKind.HTTP_ENDPOINT):
-        reads = [
-            e
-            for e in ctx.graph.edges_from(ctx.rev, [ep.node_id], (EdgeKind.FLOWS_TO,))
-            if in_filter(e.evidence_path)
-        ]
-        if not reads:
-            continue
-        readers = ctx.graph.nodes_by_ids(ctx.rev, [e.dst for e in reads])
+    for ep in pager.cut("endpoints", [ep for ep in eps if reads_of.get(ep.node_id)]):
+        reads = reads_of[ep.node_id]
+        readers = ctx.graph.nodes_by_ids(ctx.rev, [e.dst for e in reads[:EVIDENCE_PER_ITEM]])
         endpoints.append(
             {
                 "name": sanitize.clean(ep.fqn or ""),
@@ -194,14 +199,24 @@ def routes(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
                 "sites": len(reads),
             }
         )
-        if len(endpoints) >= MAX_ITEMS:
-            break
-    entry_files = []
     included = {dst for _src, dst in ctx.graph.edge_ends(ctx.rev, EdgeKind.IMPORTS) if dst}
-    for f in ctx.graph.top_level_files(ctx.rev):
-        if f.node_id not in included and in_filter(f.path):
-            entry_files.append(ctx.node(f))
-    return {"routes": out_routes, "endpoints": endpoints, "entry_files": entry_files[:MAX_ITEMS]}
+    entry_files = [
+        ctx.node(f)
+        for f in pager.cut(
+            "entry_files",
+            [
+                f
+                for f in ctx.graph.top_level_files(ctx.rev)
+                if f.node_id not in included and in_filter(f.path)
+            ],
+        )
+    ]
+    return {
+        "routes": out_routes,
+        "endpoints": endpoints,
+        "entry_files": entry_files,
+        "page": pager.page(),
+    }
 
 
 def index_status(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
@@ -451,6 +466,8 @@ def drift_report(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
         "slice_boundaries": sum(1 for e in out if e["kind"] == ChangeKind.SLICE_BOUNDARY),
         "unacknowledged": sum(1 for e in out if not e["acks"]),
     }
+    pager = Pager(args, ORDER_ENTRIES)
+    listed = pager.cut("entries", out)
     hint = None
     if not out:
         hint = (
@@ -458,7 +475,14 @@ def drift_report(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
             + (" since " + str(since) if since else "")
             + "; run `ragraf drift --scan` after edits to register them"
         )
-    return {"rev": ctx.rev, "since": since, "entries": out, "summary": summary, "hint": hint}
+    return {
+        "rev": ctx.rev,
+        "since": since,
+        "entries": listed,
+        "summary": summary,
+        "hint": hint,
+        "page": pager.page(),
+    }
 
 
 def drift_ack(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:

@@ -22,9 +22,18 @@ from typing import Any, NamedTuple
 
 from ragraf.facade import orm, sanitize
 from ragraf.facade.context import MAX_ITEMS, Ctx
+from ragraf.facade.paging import OFFSET, Pager, limit_param
 from ragraf.facade.params import OpSpec, Param
 from ragraf.kinds import ColumnKey, EdgeKind, NodeKind, Provenance, TableHow, TableRole
-from ragraf.model import SCHEMA_PATH, CoverageRow, DbColumnRow, EdgeRow, NodeRow, props_of
+from ragraf.model import (
+    SCHEMA_PATH,
+    CoverageRow,
+    DbColumnRow,
+    DbTableRow,
+    EdgeRow,
+    NodeRow,
+    props_of,
+)
 from ragraf.sql.dbschema import SOURCE_CODE
 
 #: difflib ratio above which a table name is offered as "nearest" for a name not found
@@ -32,17 +41,25 @@ NEAREST_TABLE_CUTOFF = 0.6
 
 SCHEMA_SPEC = OpSpec(
     "schema",
-    (Param("table", "string", "One table (default: all tables)."),),
+    (
+        Param("table", "string", "One table (default: all tables)."),
+        limit_param(what="tables"),
+        OFFSET,
+    ),
     main="table",
     example=("invoices",),
 )
 TABLE_USAGE_SPEC = OpSpec(
     "table_usage",
-    (Param("table", "string", "A table name."),),
+    (Param("table", "string", "A table name."), limit_param(what="statements"), OFFSET),
     main="table",
     required=("table",),
     example=("invoices",),
 )
+#: the order of ``schema``'s tables and views (``page.order``)
+ORDER_TABLES = "by name"
+#: the order of ``table_usage``'s lists
+ORDER_USAGE = "stated first, then by path and line"
 UNKNOWN = "unknown"
 
 
@@ -121,8 +138,11 @@ def schema(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
     from_source, incomplete = _schema_state(ctx)
     _limit_incomplete(ctx, incomplete)
     want = args.get("table")
-    tables = _tables(ctx, want)
-    views = _views(ctx, want)
+    pager = Pager(args, ORDER_TABLES)
+    all_tables = _table_rows(ctx, want)
+    tables = _tables(ctx, pager.cut("tables", all_tables))
+    all_views = _view_rows(ctx, want)
+    views = _views(ctx, pager.cut("views", all_views))
     coverage = ctx.graph.coverage(ctx.rev)
     files = _schema_files(ctx, coverage)
     divergences, problems = _coverage_notes(ctx, coverage, want)
@@ -135,9 +155,10 @@ def schema(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
         "divergences": divergences,
         "problems": problems,
         "files": files,
-        "total": len(tables) + len(views),
+        "total": len(all_tables) + len(all_views),
+        "page": pager.page(),
     }
-    if not tables and not views:
+    if not all_tables and not all_views:
         out.update(_nothing_hint(ctx, want, incomplete, files["code_tables"]))
     return out
 
@@ -172,12 +193,17 @@ def _foreign_keys(ctx: Ctx) -> _ForeignKeys:
     return keys
 
 
-def _tables(ctx: Ctx, want: str | None) -> list[dict[str, Any]]:
-    """The tables (``want``: the one of that name) with their columns, keys and evidence;
-    the limits say what the schema does not know of them."""
+def _table_rows(ctx: Ctx, want: str | None) -> list[DbTableRow]:
+    """The tables of the revision, by name (``want``: the one of that name)."""
     rows = ctx.graph.db_tables(ctx.rev)
     if want:
         rows = [r for r in rows if r.table_name.lower() == want.lower()]
+    return rows
+
+
+def _tables(ctx: Ctx, rows: list[DbTableRow]) -> list[dict[str, Any]]:
+    """The tables with their columns, keys and evidence; the limits say what the schema
+    does not know of them."""
     nodes = ctx.graph.nodes_by_ids(ctx.rev, [r.table_id for r in rows])
     table_limits(ctx, sorted(nodes.values(), key=lambda r: (r.name or "").lower()))
     # a table code defines rests on every file that changed its columns (later migrations)
@@ -221,12 +247,18 @@ def _tables(ctx: Ctx, want: str | None) -> list[dict[str, Any]]:
     return tables
 
 
-def _views(ctx: Ctx, want: str | None) -> list[dict[str, Any]]:
-    """The views (``want``: the one of that name), with their evidence."""
+def _view_rows(ctx: Ctx, want: str | None) -> list[NodeRow]:
+    """The views of the revision (``want``: the one of that name)."""
+    rows = ctx.graph.nodes_of_kind(ctx.rev, NodeKind.DB_VIEW)
+    if want:
+        rows = [v for v in rows if (v.name or "").lower() == want.lower()]
+    return rows
+
+
+def _views(ctx: Ctx, rows: list[NodeRow]) -> list[dict[str, Any]]:
+    """The views, with their evidence."""
     views = []
-    for v in ctx.graph.nodes_of_kind(ctx.rev, NodeKind.DB_VIEW):
-        if want and (v.name or "").lower() != want.lower():
-            continue
+    for v in rows:
         vn = ctx.node(v)
         views.append({"name": vn["name"], "node_id": v.node_id, "evidence": vn["evidence"]})
     return views
@@ -509,7 +541,12 @@ def table_usage(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
     possible = _named_at_run_time(
         ctx, table, usage.linked | {it["sql"]["node_id"] for it in unlinked}
     )
-    key = lambda it: (it["sql"]["path"], it["sql"]["start_line"] or 0, it["sql"]["fqn"] or "")  # noqa: E731
+    key = lambda it: (  # noqa: E731
+        it["provenance"] != Provenance.STATED,
+        it["sql"]["path"],
+        it["sql"]["start_line"] or 0,
+        it["sql"]["fqn"] or "",
+    )
     usage.readers.sort(key=key)
     usage.writers.sort(key=key)
     unlinked.sort(key=key)
@@ -522,27 +559,23 @@ def table_usage(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
             f" {POSSIBLE_CONFIDENCE}, not counted in `total`"
         )
     models = _mapped_classes(ctx, table, list(usage.entities.values()))
-    for lst, label in (
-        (usage.readers, "readers"),
-        (usage.writers, "writers"),
-        (unlinked, "unlinked"),
-        (possible, "possible"),
-    ):
-        if len(lst) > MAX_ITEMS:
-            ctx.limits.append(f"table_usage: {len(lst)} {label}, the first {MAX_ITEMS} are listed")
-            del lst[MAX_ITEMS:]
+    pager = Pager(args, ORDER_USAGE)
     out: dict[str, Any] = {
         "table": sanitize.clean(table),
         "target": target_nodes,
-        "readers": usage.readers,
-        "writers": usage.writers,
-        "symbols": sorted(usage.symbols.values(), key=lambda s: (s["fqn"] or "", s["path"] or "")),
-        "files": sorted(usage.files),
-        "unlinked": unlinked,
-        "possible": possible,
+        "readers": pager.cut("readers", usage.readers),
+        "writers": pager.cut("writers", usage.writers),
+        "symbols": pager.cut(
+            "symbols",
+            sorted(usage.symbols.values(), key=lambda s: (s["fqn"] or "", s["path"] or "")),
+        ),
+        "files": pager.cut("files", sorted(usage.files)),
+        "unlinked": pager.cut("unlinked", unlinked),
+        "possible": pager.cut("possible", possible),
         "models": models,
         "counts": dict(sorted(usage.counts.items())),
         "total": total,
+        "page": pager.page(),
     }
     if not targets:
         nearest = _nearest_tables(ctx, table)

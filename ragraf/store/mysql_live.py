@@ -37,6 +37,8 @@ ALLOW_HOSTS_ENV = "RAGRAF_DB_ALLOW_HOSTS"
 _LOCAL_HOSTS = frozenset({"localhost", "127.0.0.1", "::1", "ip6-localhost"})
 DEFAULT_PORT = 3306
 DEFAULT_CONNECT_TIMEOUT = 3.0
+#: why no live schema was read when the project names no database (a reason, not a fault)
+NOT_CONFIGURED = "no database configured (db.dsn or RAGRAF_DB_HOST)"
 
 
 class Secret:
@@ -109,7 +111,7 @@ def connect_params(
         if not database:
             raise ConfigError("RAGRAF_DB_NAME: not set (RAGRAF_DB_HOST is)")
     else:
-        raise SchemaUnavailable("no database configured (db.dsn or RAGRAF_DB_HOST)")
+        raise SchemaUnavailable(NOT_CONFIGURED)
     return {
         "host": host,
         "port": port,

@@ -7,6 +7,8 @@ Invariants a change must keep:
   strong_signal, expanded_with, rerank features, name_match, bm25, windows, built_copies.
 - While the revision's vectors are still arriving, a hit whose chunk has no vector yet says
   so in ``why`` (``vector``).
+- Each hit has a one-line ``reason`` in plain words, made from the same candidate
+  (``reason``); ``why`` keeps the measures.
 - Paths are touched for the stale warnings; names and texts pass ``sanitize``.
 """
 
@@ -51,6 +53,38 @@ def why(c: Candidate, expanded_with: list[str]) -> dict[str, Any]:
     if c.bm25 is not None:
         w["bm25"] = c.bm25
     return w
+
+
+#: the query words a hit's one-line reason names (all are in ``why.fts_terms``)
+REASON_WORDS = 5
+#: a vector neighbour's cosine from which the reason calls it close in meaning
+CLOSE_COSINE = 0.5
+
+
+def reason(c: Candidate) -> str:
+    """Why ``c`` is a hit, in one line of plain words (``why`` holds the measures): its
+    name, the query's words in its text, its meaning."""
+    parts = []
+    if c.exact or c.name_how == "exact":
+        parts.append("its name is the query")
+    elif c.name_how == "prefix":
+        parts.append("its name starts with the query")
+    elif c.name_how:
+        parts.append("its name has words of the query")
+    if c.matched and not c.exact:
+        shown = ", ".join(c.matched[:REASON_WORDS]) + (
+            " ..." if len(c.matched) > REASON_WORDS else ""
+        )
+        parts.append(f"its text has {shown}")
+    if Channel.VECTOR in c.ranks:
+        parts.append(
+            "close in meaning"
+            if c.cosine is not None and c.cosine >= CLOSE_COSINE
+            else "among the nearest in meaning"
+        )
+    if not parts and Channel.EXPANSION in c.ranks:
+        parts.append("through words related to the query")
+    return "; ".join(parts) or "found by its name"
 
 
 def score(c: Candidate) -> float:
@@ -103,6 +137,7 @@ def render(
                 "kind": c.kind,
                 "fqn": sanitize.name(n.fqn) if n else None,
                 "node_id": c.chunk.node_id,
+                "reason": reason(c),
                 "why": w or {"fused": True},
             }
         )
