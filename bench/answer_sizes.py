@@ -5,7 +5,8 @@
 Runs each case through the facade on an open session, as the MCP server does, and prints
 the size of the envelope as the server sends it (``json.dumps(env, ensure_ascii=False)``,
 UTF-8 bytes), with the items listed and the total the answer reports. ``--limit N`` passes
-``limit: N`` to every operation that declares it (the size of "give me everything").
+``limit: N`` to every operation that declares it, capped at its maximum (the size of
+"give me everything").
 Record the output in docs/PERFORMANCE.md with the machine and the date.
 """
 
@@ -64,8 +65,9 @@ def main() -> None:
     try:
         for op, args in CASES:
             call = dict(args)
-            if a.limit is not None and facade.spec(op).param("limit") is not None:
-                call["limit"] = a.limit
+            lim = facade.spec(op).param("limit")
+            if a.limit is not None and lim is not None:
+                call["limit"] = min(a.limit, lim.maximum or a.limit)
             env = facade.run(session, op, call)
             size = len(json.dumps(env, ensure_ascii=False).encode("utf-8"))
             r = env["result"]
