@@ -34,6 +34,7 @@ CASES: tuple[tuple[str, dict[str, Any]], ...] = (
     ("table_usage", {"table": "pma__column_info"}),
     ("search", {"query": "run a query on the database server"}),
     ("symbol", {"name": "query"}),
+    ("routes", {}),
 )
 
 #: the lists each operation's answer holds (what "items" counts)
@@ -45,6 +46,7 @@ LISTS = {
     "table_usage": ("readers", "writers", "unlinked", "possible"),
     "search": ("hits",),
     "symbol": ("matches",),
+    "routes": ("routes", "endpoints", "entry_files"),
 }
 
 
@@ -72,7 +74,10 @@ def main() -> None:
             size = len(json.dumps(env, ensure_ascii=False).encode("utf-8"))
             r = env["result"]
             shown = ", ".join(f"{k} {v}" for k, v in call.items())
-            print(f"| {op} | {shown} | {size:,} | {items(op, r)} | {r.get('total', '')} |")
+            total = r.get("total", "")
+            if op == "routes":  # no total of its own: the page counts each list
+                total = sum(v["total"] for v in r.get("page", {}).get("lists", {}).values()) or ""
+            print(f"| {op} | {shown} | {size:,} | {items(op, r)} | {total} |")
     finally:
         session.close()
 

@@ -264,7 +264,7 @@ REGISTRY: dict[str, tuple[Callable[..., dict[str, Any]], OpSpec]] = {
             "routes",
             (
                 Param("path", "string", "A route prefix (/server) or a file path."),
-                limit_param(50, "items"),
+                limit_param(what="items"),
                 OFFSET,
             ),
             main="path",
