@@ -126,8 +126,8 @@ def test_the_text_answer_says_what_it_could_not_attach(calls: Path) -> None:
     assert_lines(
         r.stdout,
         [
-            "stated: 0",
-            "derived: 0",
+            "stated (proven by the code): 0",
+            "derived (inferred, with a confidence): 0",
             "and 1 unresolved same-name call sites (1 unknown member):",
             "  src/Http/Controller.php:13  unknown member Calls\\Http\\Header",
             "      $h->missing();",

@@ -137,18 +137,33 @@ def test_a_long_list_says_how_many_and_how_to_get_the_rest(pilot: Path) -> None:
     args = ("-C", pilot, "query", "callers", "App\\Core\\Database::query", "--depth", "2")
     r = invoke(*args, "--limit", "2", check=True)
     assert r.stdout == (
-        "stated: 4 (2 listed)\n"
+        "stated (proven by the code): 4 (2 listed)\n"
         "  [1] method App\\Billing\\Invoice::find  src/Billing/Invoice.php:22  conf 1.00"
         "  at src/Billing/Invoice.php:25\n"
         "  [1] method App\\Billing\\Model::save  src/Billing/Model.php:10  conf 1.00"
         "  at src/Billing/Model.php:12\n"
-        "derived: 1 (0 listed)\n"
+        "derived (inferred, with a confidence): 1 (0 listed)\n"
         "2 of 5 callers listed; next: --offset 2, or --limit 5 for all\n" + FOOT
     )
     r = invoke(*args, "--limit", "2", "--offset", "4", check=True)
     assert r.stdout.splitlines()[:3] == [
-        "stated: 4 (0 listed)",
-        "derived: 1",
+        "stated (proven by the code): 4 (0 listed)",
+        "derived (inferred, with a confidence): 1",
         "  [1] method App\\Billing\\Report::monthly  src/Billing/Report.php:6  conf 0.85"
         "  at src/Billing/Report.php:15  via global-single-type",
     ]
+
+
+def test_impact_says_what_hard_and_soft_mean_and_counts_all(pilot: Path) -> None:
+    r = invoke("-C", pilot, "query", "impact", "App\\Core\\Database::query", "--limit", "1")
+    assert r.stdout == (
+        "hard (through stated facts only): 3 files, 3 symbols, 0 routes, 0 tables, 0 tests\n"
+        "  file index.php\n"
+        "  [1] method App\\Billing\\Invoice::find  src/Billing/Invoice.php:22\n"
+        "soft (needs a derived fact: check it): 1 files, 1 symbols, 0 routes, 0 tables,"
+        " 0 tests\n"
+        "  file src/Billing/Report.php\n"
+        "  [1] method App\\Billing\\Report::monthly  src/Billing/Report.php:6\n"
+        "1 of 3 hard files, 1 of 3 hard symbols listed; next: --offset 1, or --limit 3 for all\n"
+        + FOOT
+    )

@@ -245,6 +245,13 @@ def _r_symbol(r: dict[str, Any], out: list[str]) -> None:
     _hint(r, out)
 
 
+#: the sections of an answer in short words (ragraf.cli.glossary says more)
+_PLAIN = {
+    "stated": "proven by the code",
+    "derived": "inferred, with a confidence",
+    "hard": "through stated facts only",
+    "soft": "needs a derived fact: check it",
+}
 #: matched targets a text answer names (all are in --json)
 _SHOWN_TARGETS = 5
 
@@ -293,7 +300,9 @@ def _r_walk(r: dict[str, Any], out: list[str]) -> None:
     counts = r.get("counts") or {}
     for sec in Provenance:
         listed, total = len(r.get(sec, [])), counts.get(sec, len(r.get(sec, [])))
-        out.append(f"{sec}: {total}" + (f" ({listed} listed)" if listed < total else ""))
+        out.append(
+            f"{sec} ({_PLAIN[sec]}): {total}" + (f" ({listed} listed)" if listed < total else "")
+        )
         for it in r.get(sec, []):
             first = it["evidence"][0] if it["evidence"] else {}
             ev = first.get("evidence", "")
@@ -380,8 +389,8 @@ def _r_impact(r: dict[str, Any], out: list[str]) -> None:
             return int(lists.get(f"{sec}.{k}", {}).get("total", len(s.get(k, []))))
 
         out.append(
-            f"{sec}: {n('files')} files, {n('symbols')} symbols, {n('routes')} routes,"
-            f" {n('tables')} tables, {n('tests')} tests"
+            f"{sec} ({_PLAIN[sec]}): {n('files')} files, {n('symbols')} symbols,"
+            f" {n('routes')} routes, {n('tables')} tables, {n('tests')} tests"
         )
         for f in files[:_SHOWN_FILES]:
             out.append(f"  file {f}")
@@ -721,12 +730,14 @@ def session_summary(env: dict[str, Any], new: int) -> str:
     """`ragraf hook session-start`: a few lines an agent or a human reads before working."""
     r = env["result"]
     rev = env["index_rev"]
+    # the entries of the answer's page; the summary counts every entry
     open_entries = [e for e in r["entries"] if not e.get("acks")]
-    if not r["entries"]:
+    unacked = int(r["summary"].get("unacknowledged", len(open_entries)))
+    if not r["summary"]["entries"]:
         return f"ragraf {rev}: the index matches the tree; no changes registered since it was sealed.\n"
     out = [
         f"ragraf {rev}: {r['summary']['entries']} changes registered since it was sealed"
-        f" ({new} new now), {len(open_entries)} not acknowledged" + (":" if open_entries else ".")
+        f" ({new} new now), {unacked} not acknowledged" + (":" if unacked else ".")
     ]
     for e in open_entries[:_SHOWN_ENTRIES]:
         n = sum(
@@ -735,8 +746,8 @@ def session_summary(env: dict[str, Any], new: int) -> str:
         what = f" ({n} symbols)" if n else ""
         note = f" - {_u(e['note'])}" if e.get("note") else ""
         out.append(f"  #{e['id']} {e['kind']} {e['path']}{what}{note}")
-    if len(open_entries) > _SHOWN_ENTRIES:
-        out.append(f"  ... {len(open_entries) - _SHOWN_ENTRIES} more (ragraf drift)")
+    if unacked > min(len(open_entries), _SHOWN_ENTRIES):
+        out.append(f"  ... {unacked - min(len(open_entries), _SHOWN_ENTRIES)} more (ragraf drift)")
     ids = ",".join(str(e["id"]) for e in open_entries)
     out.append(
         "Next: facts about these files come with stale warnings; read them with live_read."
