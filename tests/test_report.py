@@ -123,3 +123,15 @@ def test_the_archives_show_code_as_code_never_a_backtick(reported: Path) -> None
     assert "`" not in section
     assert "<code>src/Billing/Invoice.php</code> (modify)" in section
     assert "<h4>What went stale in the knowledge between revisions</h4>" in section
+    # as a browser shows it: code spans are code, no backtick anywhere in the archives
+    dom = subprocess.run(
+        [_chromium(), "--headless", "--no-sandbox", "--disable-gpu", "--dump-dom"]
+        + [(reported / ".ragraf/report/index.html").as_uri()],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    ).stdout
+    shown = dom[dom.index('<section id="archives">') : dom.index('<section id="slices">')]
+    parsed = _Text()
+    parsed.feed(shown)
+    assert "`" not in parsed.text() and "Confirmed: " in parsed.text()
