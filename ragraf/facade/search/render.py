@@ -21,6 +21,7 @@ from ragraf.facade.context import Ctx
 from ragraf.facade.search.abstain import Evidence, Verdict
 from ragraf.facade.search.candidate import Candidate, Channel
 from ragraf.facade.search.words import QueryWords
+from ragraf.kinds import NameMatch
 
 #: anchors score this, above any fused score
 EXACT_SCORE = 1000.0
@@ -65,9 +66,9 @@ def reason(c: Candidate) -> str:
     """Why ``c`` is a hit, in one line of plain words (``why`` holds the measures): its
     name, the query's words in its text, its meaning."""
     parts = []
-    if c.exact or c.name_how == "exact":
+    if c.exact or c.name_how == NameMatch.EXACT:
         parts.append("its name is the query")
-    elif c.name_how == "prefix":
+    elif c.name_how == NameMatch.PREFIX:
         parts.append("its name starts with the query")
     elif c.name_how:
         parts.append("its name has words of the query")
