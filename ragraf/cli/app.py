@@ -29,7 +29,31 @@ DEBUG_ENV = "RAGRAF_DEBUG"
 _state: dict[str, Any] = {"project": None}
 
 
-class _RagrafGroup(TyperGroup):
+class _SuggestingGroup(TyperGroup):
+    """A command group whose "No such command" names the nearest command, or the query
+    operation the word is (`ragraf serch` -> did you mean `ragraf query search`?)."""
+
+    def resolve_command(self, ctx: Any, args: list[str]) -> Any:
+        name = args[0] if args else ""
+        if name and not name.startswith("-") and self.get_command(ctx, name) is None:
+            import difflib
+
+            near = difflib.get_close_matches(name, self.list_commands(ctx), n=2, cutoff=0.6)
+            if not near and ctx.parent is None:
+                from ragraf.facade import OPERATIONS
+
+                ops = difflib.get_close_matches(name.replace("-", "_"), OPERATIONS, n=1)
+                near = [f"query {op}" for op in ops]
+            if near:
+                ctx.fail(
+                    f"No such command {name!r}. Did you mean "
+                    + " or ".join(f"'{ctx.command_path} {n}'" for n in near)
+                    + "?"
+                )
+        return super().resolve_command(ctx, args)
+
+
+class _RagrafGroup(_SuggestingGroup):
     """The root command group: library errors become exit codes and one line on stderr
     here, whoever invokes the app (the console script or a test's CliRunner)."""
 
@@ -161,7 +185,7 @@ def init(
 
 
 #: what each build stage counts (the rate column says "12 files/s", "80 chunks/s")
-_STAGE_UNITS = {"scan": "", "parse": "files", "embed": "chunks", "write": "stores"}
+_STAGE_UNITS = {"scan": "files", "parse": "files", "embed": "chunks", "write": "stores"}
 
 
 class _Bar:
@@ -325,11 +349,6 @@ def _print_sealed(res: Any, *, embedding: bool) -> None:
         f" in {res.timings.get('queryable', res.timings.get('total', 0)):.2f} s"
         + (f"; calls resolved as stated: {share:.1%}" if share is not None else "")
     )
-    if todo:
-        print(
-            f"{res.rev_id} answers now; embedding {todo} chunks for search by meaning"
-            " (if this is interrupted, `ragraf vectors --resume` finishes them)"
-        )
     if c.get("rows_kept"):
         print(
             f"shared {c['rows_kept']:,} rows with the previous revision; wrote"
@@ -346,6 +365,13 @@ def _print_sealed(res: Any, *, embedding: bool) -> None:
         print(f"pruned {p} (retain_revs): deleted the rows no retained revision shares")
     if res.archive:
         print(f"archived the ledger: {res.archive}")
+    if todo:  # last: what the user waits for
+        # true from here on: the revision is sealed, and a Ctrl-C while embedding keeps
+        # the vectors written so far (tests/test_vectors_later.py sends a real SIGINT)
+        print(
+            f"{res.rev_id} answers now; vectors continue: {todo} chunks to embed for search"
+            " by meaning (Ctrl-C is safe: `ragraf vectors --resume` finishes them)"
+        )
 
 
 @app.command()
@@ -391,7 +417,7 @@ def query(
     the operation's arguments (--depth 2, --hard-only, --budget-tokens 500 ...)."""
     from ragraf import facade
     from ragraf.cli import ophelp
-    from ragraf.facade.params import coerce_cli, shown
+    from ragraf.facade.params import coerce_cli, did_you_mean, shown
 
     extra = list(ctx.args)
     if op is None and not extra:
@@ -431,9 +457,11 @@ def query(
             name = "samples"
         declared = sp.param(name)
         if declared is None:
-            known = ", ".join("--" + p.name.replace("_", "-") for p in sp.params) or "none"
+            flags = ["--" + p.name.replace("_", "-") for p in sp.params]
+            flag = "--" + name.replace("_", "-")
             raise InvalidArgument(
-                f"{op}: unknown option {shown('--' + name.replace('_', '-'))}; options: {known}"
+                f"{op}: unknown option {shown(flag)}{did_you_mean(flag, flags)};"
+                f" options: {', '.join(flags) or 'none'}"
                 f" (`ragraf query {op} --help`)"
             )
         if declared.type == "samples" and isinstance(value, str):
@@ -585,7 +613,9 @@ def drift(
         sys.stdout.write(envelope_text(env))
 
 
-hook_app = typer.Typer(help="Hooks for agent environments.", no_args_is_help=True)
+hook_app = typer.Typer(
+    help="Hooks for agent environments.", no_args_is_help=True, cls=_SuggestingGroup
+)
 app.add_typer(hook_app, name="hook")
 
 
@@ -751,21 +781,38 @@ def report(
             _err(f"no browser to open; the page is {page}")
 
 
-model_app = typer.Typer(help="The embedding model.", no_args_is_help=True)
+model_app = typer.Typer(
+    help="The embedding model (the default ships with ragraf; `model fetch` gets another).",
+    no_args_is_help=True,
+    cls=_SuggestingGroup,
+)
 app.add_typer(model_app, name="model")
 
 
-@model_app.command("fetch")
+#: what `model fetch --help` says (tests/test_cli_text.py checks the names against
+#: ragraf.embed.DEFAULT_MODEL and SPEC_MODEL; imported here they would slow `--help`)
+_MODEL_USED = "sentence-transformers/all-MiniLM-L6-v2"
+_MODEL_FETCHED = "paraphrase-multilingual-MiniLM-L12-v2"
+
+
+@model_app.command(
+    "fetch",
+    help=(
+        "Download another embedding model into ragraf's cache (the only command that uses the"
+        f" network). Not needed for the model ragraf uses by default, {_MODEL_USED}: it ships"
+        " with ragraf (PyPI); fetch a model only to switch to it (embedding.model in"
+        " .ragraf/config/project.yaml)."
+    ),
+)
 def model_fetch(
     name: Annotated[
         str | None,
         typer.Argument(
-            help="A fastembed model name (default: the spec's multilingual model,"
-            " paraphrase-multilingual-MiniLM-L12-v2)."
+            help=f"A fastembed model name (without one: {_MODEL_FETCHED}, a multilingual"
+            " model for code whose comments and names are not in English).",
         ),
     ] = None,
 ) -> None:
-    """Download an embedding model into ragraf's cache (the only command that uses the network)."""
     from ragraf.embed import SPEC_MODEL, fetch_model
 
     model, dest = fetch_model(name or SPEC_MODEL)

@@ -153,8 +153,12 @@ def envelope_text(env: dict[str, Any]) -> str:
             f" · drift: {d['files']} files, {d['symbols']} symbols, {d['entries']} ledger entries"
         )
     out.append(foot)
+    from ragraf.cli import ophelp
+
     for w in env["stale_warnings"]:
-        out.append(f"!! STALE {w['path']}: {w['reason']} -> {w['suggest']}")
+        out.append(
+            f"!! STALE {w['path']}: {w['reason']} -> `{ophelp.command(w['suggest'], w['path'])}`"
+        )
     from ragraf.facade.context import DETAIL_LIMITS
 
     for lim in env["limits"]:
@@ -642,7 +646,8 @@ def session_summary(env: dict[str, Any], new: int) -> str:
         out.append(f"  ... {len(open_entries) - _SHOWN_ENTRIES} more (ragraf drift)")
     ids = ",".join(str(e["id"]) for e in open_entries)
     out.append(
-        "Next: facts about these files come with stale warnings; read them with live_read."
+        "Next: facts about these files come with stale warnings; read them as they are now"
+        " with `ragraf live-read PATH`."
         + (f" Acknowledge with `ragraf drift --ack {ids}` once accounted for;" if ids else "")
         + " `ragraf reindex --commit` seals a new revision."
     )
