@@ -839,6 +839,106 @@ def mcp() -> None:
     serve(root)
 
 
+@app.command("setup-agent")
+def setup_agent(
+    client: Annotated[
+        str,
+        typer.Argument(help="claude-code, cursor, codex, vscode or zed.", metavar="CLIENT"),
+    ],
+    print_only: Annotated[
+        bool,
+        typer.Option("--print", help="Print what would be written instead of writing it."),
+    ] = False,
+    remove: Annotated[
+        bool,
+        typer.Option("--remove", help="Remove the ragraf server entry from the client's file."),
+    ] = False,
+    command: Annotated[
+        str | None,
+        typer.Option(
+            "--command", help="The ragraf executable the client starts (default: this one)."
+        ),
+    ] = None,
+) -> None:
+    """Register ragraf's MCP server and the regimen with a coding agent's client.
+
+    The server entry goes into the client's own file (.mcp.json, .cursor/mcp.json,
+    .vscode/mcp.json, .zed/settings.json, ~/.codex/config.toml), merged with what is there;
+    the regimen into AGENTS.md (for Claude Code, CLAUDE.md imports it). Running it again
+    changes nothing."""
+    from ragraf import agent_guidance, agent_setup
+
+    c = agent_setup.get_client(client)
+    if remove:  # also after `uninit`, when no project is left to find
+        p = _state["project"]
+        root = (Path(p) if p else Path.cwd()).resolve()
+        path, what = agent_setup.unregister(c, root)
+        said = {
+            "removed": "ragraf server removed",
+            "deleted": "ragraf server removed (the file held nothing else: deleted)",
+            "absent": f"no ragraf server entry for {root}; nothing changed",
+        }
+        print(f"{path}: {said[what]}")
+        return
+    root = _root()
+    cmd = [command] if command else agent_setup.ragraf_command()
+    target = agent_setup.config_file(c, root)
+    if print_only:
+        print(f"# {target}: the ragraf server entry, merged with the servers there ({c.doc})")
+        sys.stdout.write(agent_setup.snippet(c, root, cmd))
+        print(f"\n# {root / 'AGENTS.md'}: the regimen block")
+        sys.stdout.write(agent_guidance.regimen())
+        if c.name == "claude-code":
+            print(f"\n# {root / 'CLAUDE.md'}: Claude Code reads it, not AGENTS.md")
+            print(agent_setup.CLAUDE_BLOCK)
+        return
+    path, what = agent_setup.register(c, root, cmd)
+    print(f"{path}: ragraf server {what} ({' '.join([*cmd, '-C', str(root), 'mcp'])})")
+    path, what = agent_guidance.install(root)
+    print(f"{path}: regimen {what}")
+    if c.name == "claude-code":
+        path, what = agent_setup.install_claude_import(root)
+        print(
+            f"{path}: "
+            + ("imports AGENTS.md already" if what == "present" else f"import of AGENTS.md {what}")
+        )
+    from ragraf.config import Layout
+
+    if c.scope == "home":
+        print(
+            f"{target} is {c.label}'s file for every project: its ragraf server now answers"
+            f" for {root} (run setup-agent {c.name} in another project to switch)"
+        )
+    ready = Layout(root).rev_json.is_file()
+    print(
+        f"Next: {'' if ready else 'run `ragraf index` (the server answers once the project is indexed), then '}"
+        f"restart {c.label} in {root}; its tools are ragraf_<op> (ragraf_index_status first)."
+    )
+
+
+@app.command()
+def uninit(
+    yes: Annotated[bool, typer.Option("--yes", help="Do not ask for confirmation.")] = False,
+) -> None:
+    """Remove what ragraf wrote into the project (.ragraf/, .gitignore lines, regimen).
+
+    That is .ragraf/ (configuration, index, ledger), the two .gitignore lines `init` added
+    and the regimen blocks in AGENTS.md and CLAUDE.md; nothing else. The clients' MCP files
+    are kept and named (`setup-agent CLIENT --remove` takes the entry out)."""
+    from ragraf.indexing.uninit import uninit as run_uninit
+
+    root = _root()
+    if not yes:
+        typer.confirm(
+            f"Remove {root / '.ragraf'} (its index and ledger), the .gitignore lines and the"
+            " regimen blocks ragraf wrote?",
+            abort=True,
+            err=True,
+        )
+    for path, what in run_uninit(root):
+        print(f"{path}: {what}")
+
+
 def main() -> None:
     """The console script (and ``python -m ragraf``): errors become exit codes in the group.
 

@@ -116,8 +116,20 @@ def status_text(d: dict[str, Any]) -> str:
     if sch.get("code_tables"):
         out.append(f"           {sch['code_tables']} table(s) known only from SQL in code")
     out.append(f"ledger     {d['ledger']['entries']} entries")
+    out.extend(pending_lines(d.get("pending")))
     out.append("stores     " + ", ".join(f"{k} {_size(v)}" for k, v in d["store_bytes"].items()))
     return "\n".join(out) + "\n"
+
+
+def pending_lines(p: dict[str, Any] | None) -> list[str]:
+    """ "Pending changes: N modified files — run `ragraf drift --scan`" when indexed files
+    changed on disk and the ledger does not hold them yet; nothing otherwise."""
+    if not p or not p.get("files"):
+        return []
+    m, d = p["modified_total"], p["deleted_total"]
+    what = [f"{m} modified file{'s' * (m != 1)}"] if m else []
+    what += [f"{d} deleted file{'s' * (d != 1)}"] if d else []
+    return [f"Pending changes: {', '.join(what)} — run `{p['next']}`"]
 
 
 # -- facade answers ----------------------------------------------------------------
