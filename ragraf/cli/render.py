@@ -356,6 +356,13 @@ def _r_map(r: dict[str, Any], out: list[str]) -> None:
     out.append(
         f"({r['used_tokens']} of {r['budget_tokens']} tokens, {r['chosen']} of {r['candidates']} symbols)"
     )
+    gone = r.get("left_out") or {}
+    b, v = gone.get("built_copies") or 0, gone.get("vendored") or 0
+    said = [f"{b} built cop{'ies' if b != 1 else 'y'} (dist/, build/: their source is mapped)"] * (
+        b > 0
+    ) + [f"{v} symbol{'s' * (v != 1)} of vendored code"] * (v > 0)
+    if said:
+        out.append(f"(left out: {', '.join(said)})")
 
 
 def _r_routes(r: dict[str, Any], out: list[str]) -> None:
