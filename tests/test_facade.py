@@ -458,7 +458,7 @@ def test_stale_warning_on_every_answer_resting_on_an_edited_file(tmp_path: Path)
 FOOTER = "-- rev-0001 · dataflow · provenance {prov}\n"
 NOT_FOUND = (
     "not found: {name!r} is not in rev-0001. If it was added after the index, read the file"
-    " with live_read or search the tree (rg).\n"
+    " with `ragraf live-read` or search the tree (rg).\n"
 )
 
 

@@ -78,3 +78,11 @@ def test_text_names_the_command_that_works_in_a_shell() -> None:
     assert ophelp.command("live_read", "src/a b.php") == "ragraf live-read 'src/a b.php'"
     assert ophelp.command("callers", "A::b") == "ragraf query callers A::b"
     assert ophelp.command("drift_report") == "ragraf drift"
+
+
+def test_hints_in_text_name_commands_not_operations() -> None:
+    assert ophelp.cli_words("added after the revision: read it with live_read.") == (
+        "added after the revision: read it with `ragraf live-read`."
+    )
+    # a name inside code or a longer word is left alone
+    assert ophelp.cli_words("`live_read` and live_reader") == "`live_read` and live_reader"

@@ -11,6 +11,7 @@ Invariants a change must keep:
 
 from __future__ import annotations
 
+import re
 import shlex
 import textwrap
 
@@ -140,6 +141,15 @@ def command(op: str, main: str | None = None) -> str:
     for a person names the CLI form, never the operation's or the MCP tool's name."""
     words = ["ragraf", COMMANDS[op]] if op in COMMANDS else ["ragraf", "query", op]
     return shlex.join(words + ([main] if main else []))
+
+
+def cli_words(text: str) -> str:
+    """An answer's text for a shell user: an operation that has a command of its own, named
+    bare in a hint (``read it with live_read``), becomes that command (`ragraf live-read`);
+    the envelope keeps the operation's name, which the MCP tool names also use."""
+    for op, cmd in COMMANDS.items():
+        text = re.sub(rf"(?<![\w`]){op}(?![\w`])", f"`ragraf {cmd}`", text)
+    return text
 
 
 def example_line(op: str) -> str:

@@ -181,7 +181,9 @@ def envelope_text(env: dict[str, Any]) -> str:
 
 def _hint(r: dict[str, Any], out: list[str]) -> None:
     if r.get("hint"):
-        out.append(f"not found: {r['hint']}")
+        from ragraf.cli.ophelp import cli_words
+
+        out.append(f"not found: {cli_words(r['hint'])}")
 
 
 def _r_symbol(r: dict[str, Any], out: list[str]) -> None:
