@@ -743,6 +743,10 @@ def init_project(root: Path) -> list[Path]:
     return written
 
 
+#: what ``ignore_store`` appends to .gitignore (``ragraf uninit`` removes exactly this)
+GITIGNORE_LINES = "# the RAGRAF index (local, rebuilt by `ragraf index`)\n.ragraf/\n"
+
+
 def ignore_store(root: Path) -> bool:
     """Add ``.ragraf/`` to the project's .gitignore (created if missing); True when it
     changed. The store is local state: committed, a crafted one would travel with the
@@ -763,8 +767,5 @@ def ignore_store(root: Path) -> bool:
     ):
         return False
     sep = "" if not text or text.endswith("\n") else "\n"
-    path.write_text(
-        f"{text}{sep}# the RAGRAF index (local, rebuilt by `ragraf index`)\n.ragraf/\n",
-        encoding="utf-8",
-    )
+    path.write_text(f"{text}{sep}{GITIGNORE_LINES}", encoding="utf-8")
     return True

@@ -437,12 +437,21 @@ def _link_sha(root: Path, rel: str) -> str:
         return ""
 
 
+#: files read between two progress reports of the scan
+SCAN_PROGRESS_EVERY = 64
+
+
 def scan(
-    cfg: Config, *, read: bool = True, on_listed: Callable[[set[str | None]], None] | None = None
+    cfg: Config,
+    *,
+    read: bool = True,
+    on_listed: Callable[[set[str | None]], None] | None = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> ScanResult:
     """Select, hash and decode the corpus files of ``cfg.root``. ``on_listed`` is called
     with the languages of the files to read once they are listed, before any is read (a
-    build forks its parser workers there, holding none of the texts)."""
+    build forks its parser workers there, holding none of the texts). ``progress(done,
+    total)`` hears of the files read (every ``SCAN_PROGRESS_EVERY`` and the last)."""
     root = cfg.root
     sel = Selector(cfg)
     max_bytes = cfg.corpus.max_file_bytes
@@ -505,7 +514,13 @@ def scan(
             out.append(ScannedFile(rel, lang, "", st.st_size, st.st_mtime_ns))
     if on_listed is not None:
         on_listed({lang for _rel, lang in to_read})
-    out.extend(read_file(root, rel, lang, max_bytes) for rel, lang in to_read)
+    total = len(to_read)
+    for done, (rel, lang) in enumerate(to_read, 1):
+        out.append(read_file(root, rel, lang, max_bytes))
+        if progress is not None and (done % SCAN_PROGRESS_EVERY == 0 or done == total):
+            progress(done, total)
+    if progress is not None and not total:
+        progress(0, 0)
     out.sort(key=lambda f: f.path)
     res = ScanResult(
         out,

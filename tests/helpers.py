@@ -166,12 +166,13 @@ def invoke(
     cwd: Path | None = None,
     env: Mapping[str, str | None] | None = None,
     check: bool = False,
+    input_text: str | None = None,
 ) -> Result:
     """``ragraf ARGS`` in this process (typer's CliRunner on ``ragraf.cli.app.app``).
 
     Returns typer's ``Result``: ``exit_code``, ``stdout`` and ``stderr`` apart (this typer's
     runner always keeps them apart). ``env`` is applied to os.environ for the call only
-    (None removes a variable). The app keeps the ``-C`` project in module state, so it is
+    (None removes a variable); ``input_text`` is its standard input. The app keeps the ``-C`` project in module state, so it is
     reset before and after every call; pass ``-C ROOT`` or ``cwd``. Exceptions that escape
     the app (none should: the root group turns them into exit codes) propagate.
     """
@@ -184,6 +185,7 @@ def invoke(
                 cli_app.app,
                 [str(a) for a in args],
                 env=env,
+                input=input_text,
                 prog_name="ragraf",
                 catch_exceptions=False,
             )

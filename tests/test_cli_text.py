@@ -88,7 +88,8 @@ def test_drift_report_and_ack_read_as_text(vec_pilot: Path) -> None:
             *([re.compile(r"      acknowledged by .*")] * r.stdout.count("acknowledged by")),
             "-- from the index rev-0001 (with data flow) · changed since: 1 files, 2 symbols"
             " (1 ledger entries)",
-            "!! STALE src/bootstrap.php: modify after rev-0001 (ledger entry #1) -> live_read",
+            "!! STALE src/bootstrap.php: modify after rev-0001 (ledger entry #1)"
+            " -> `ragraf live-read src/bootstrap.php`",
         ],
     )
 
@@ -109,8 +110,8 @@ def test_session_start_summarises_and_says_what_to_do(tmp_path: Path) -> None:
             "ragraf rev-0001: 1 changes registered since it was sealed (1 new now),"
             " 1 not acknowledged:",
             "  #1 modify src/Billing/Invoice.php (1 symbols)",
-            "Next: facts about these files come with stale warnings; read them with live_read."
-            " Acknowledge with `ragraf drift --ack 1` once accounted for; `ragraf reindex"
+            "Next: facts about these files come with stale warnings; read them as they are now"
+            " with `ragraf live-read PATH`. Acknowledge with `ragraf drift --ack 1` once accounted for; `ragraf reindex"
             " --commit` seals a new revision.",
         ],
     )

@@ -482,9 +482,10 @@ def test_notes_hook_and_cli_report(repo: Path) -> None:
     assert footer == [
         "-- from the index rev-0001 (with data flow) · changed since: 1 files, 1 symbols"
         " (2 ledger entries)",
-        "!! STALE src/Core/Database.php: modify after rev-0001 (ledger entry #2) -> live_read",
+        "!! STALE src/Core/Database.php: modify after rev-0001 (ledger entry #2)"
+        " -> `ragraf live-read src/Core/Database.php`",
         "!! STALE src/Core/Database.php: note after rev-0001 (ledger entry #1):"
-        " connection pooling planned -> live_read",
+        " connection pooling planned -> `ragraf live-read src/Core/Database.php`",
     ]
     assert text[: text.index(footer[0])][0].startswith("2 ledger entries against rev-0001")
     env = facade.run_op(repo, "symbol", {"fqn": "App\\Core\\Database"})

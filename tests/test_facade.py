@@ -461,7 +461,7 @@ FOOTER = {
 }
 NOT_FOUND = (
     "not found: {name!r} is not in rev-0001. If it was added after the index, read the file"
-    " with live_read or search the tree (rg).\n"
+    " with `ragraf live-read` or search the tree (rg).\n"
 )
 
 

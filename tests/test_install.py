@@ -43,7 +43,7 @@ def test_the_wheel_installs_with_pip_and_indexes_with_vectors(tmp_path: Path) ->
     ragraf = venv / "bin" / "ragraf"
     _run(ragraf, "init", cwd=root, env=env)
     out = _run(ragraf, "index", cwd=root, env=env)
-    assert "rev-0001 answers now; embedding 32 chunks" in out, out
+    assert "rev-0001 answers now; vectors continue: 32 chunks to embed" in out, out
     assert (
         "vectors: 32 computed, 0 reused, 6 skipped (no meaning for search)"
         " (sentence-transformers/all-MiniLM-L6-v2, int8)" in out

@@ -27,6 +27,7 @@ LAYERS: list[tuple[str, ...]] = [
         "ragraf.failpoints",
         "ragraf.config",
         "ragraf.agent_guidance",
+        "ragraf.agent_setup",
         "ragraf.limits",
     ),
     ("ragraf.sql", "ragraf.embed"),

@@ -59,3 +59,29 @@ def test_every_readme_command_exists_with_its_options() -> None:
 
 def test_cli_reference_is_the_help_output() -> None:
     assert (ROOT / "docs" / "CLI.md").read_text(encoding="utf-8") == docgen.cli_md()
+
+
+def test_every_command_is_in_the_readme() -> None:
+    """A command the README does not name is one a new user never finds (`model` was)."""
+    named = {tuple(_command_path(t)[0]) for t in _readme_commands()}
+    leaves = [
+        tuple(p)
+        for p in docgen._commands()
+        if p and not any(q[: len(p)] == p and len(q) > len(p) for q in docgen._commands())
+    ]
+    missing = [" ".join(p) for p in leaves if p not in named]
+    assert not missing, f"README names no `ragraf {missing[0]}` command line"
+
+
+def _setup_section() -> str:
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    return text.split("## Set-up on a fresh machine", 1)[1].split("\n## ", 1)[0]
+
+
+def test_setup_is_two_commands_and_says_how_long_the_tests_take() -> None:
+    section = _setup_section()
+    commands = [ln.strip() for ln in section.splitlines() if ln.startswith("    ")]
+    assert commands == ["make example", "make test"], commands
+    # the whole suite takes minutes: the README says how many, and names the inner loop
+    assert re.search(r"`make test` takes ~\d+ minutes on 2 cores", section), section
+    assert "`make test-fast`" in section, section

@@ -104,6 +104,51 @@ def _search(root: Path) -> dict[str, Any]:
 
 @pytest.mark.model
 @pytest.mark.slow
+def test_ctrl_c_while_embedding_is_safe_as_the_index_says(
+    pilot: Path, uninterrupted: dict[str, bytes]
+) -> None:
+    """What `ragraf index` prints once the revision answers ("Ctrl-C is safe") is true: a
+    SIGINT to the whole process group (the terminal's Ctrl-C reaches every process of the
+    command, the embedding helper too) while vectors embed ends the command with 130 and
+    no traceback, the revision answers, and `ragraf vectors --resume` finishes the layer
+    to the same vectors as a build never interrupted."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "ragraf", "-C", str(pilot), "index"],
+        env=_env("vectors-batch"),
+        stderr=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        start_new_session=True,  # its own process group, as a terminal's foreground job
+    )
+    try:
+        wait_failpoint(proc, "vectors-batch")  # stands after the first batch was committed
+        assert proc.stdout is not None
+        assert proc.stdout.readline().startswith("sealed rev-0001: 12 files")
+        assert proc.stdout.readline() == (
+            "rev-0001 answers now; vectors continue: 32 chunks to embed for search by meaning"
+            " (Ctrl-C is safe: `ragraf vectors --resume` finishes them)\n"
+        )
+        os.killpg(proc.pid, signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    assert proc.returncode == 130, err
+    assert err.rstrip().endswith("ragraf: interrupted") and "Traceback" not in err, err
+    assert len(_vectors(pilot, "rev-0001")) == 16  # the committed batch is kept
+    st = json.loads(invoke("-C", pilot, "status", "--json", check=True).stdout)["vectors"]
+    assert (st["status"], st["embedded"]) == ("interrupted", 16)
+    assert _search(pilot)["result"]["hits"]  # the revision answers
+    assert invoke("-C", pilot, "verify").exit_code == 0
+    done = invoke("-C", pilot, "vectors", "--resume", env={"RAGRAF_VECTORS": None})
+    assert done.exit_code == 0, done.stderr
+    _same_vectors(_vectors(pilot, "rev-0001"), uninterrupted)
+    assert manifest.require(config.Layout(pilot).rev_json)["vectors"]["status"] == "ready"
+
+
+@pytest.mark.model
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "finish", [("vectors", "--resume"), ("index",), ("reindex", "--commit")], ids=" ".join
 )

@@ -30,7 +30,31 @@ DEBUG_ENV = "RAGRAF_DEBUG"
 _state: dict[str, Any] = {"project": None}
 
 
-class _RagrafGroup(TyperGroup):
+class _SuggestingGroup(TyperGroup):
+    """A command group whose "No such command" names the nearest command, or the query
+    operation the word is (`ragraf serch` -> did you mean `ragraf query search`?)."""
+
+    def resolve_command(self, ctx: Any, args: list[str]) -> Any:
+        name = args[0] if args else ""
+        if name and not name.startswith("-") and self.get_command(ctx, name) is None:
+            import difflib
+
+            near = difflib.get_close_matches(name, self.list_commands(ctx), n=2, cutoff=0.6)
+            if not near and ctx.parent is None:
+                from ragraf.facade import OPERATIONS
+
+                ops = difflib.get_close_matches(name.replace("-", "_"), OPERATIONS, n=1)
+                near = [f"query {op}" for op in ops]
+            if near:
+                ctx.fail(
+                    f"No such command {name!r}. Did you mean "
+                    + " or ".join(f"'{ctx.command_path} {n}'" for n in near)
+                    + "?"
+                )
+        return super().resolve_command(ctx, args)
+
+
+class _RagrafGroup(_SuggestingGroup):
     """The root command group: library errors become exit codes and one line on stderr
     here, whoever invokes the app (the console script or a test's CliRunner)."""
 
@@ -163,7 +187,7 @@ def init(
 
 
 #: what each build stage counts (the rate column says "12 files/s", "80 chunks/s")
-_STAGE_UNITS = {"scan": "", "parse": "files", "embed": "chunks", "write": "stores"}
+_STAGE_UNITS = {"scan": "files", "parse": "files", "embed": "chunks", "write": "stores"}
 
 
 class _Bar:
@@ -330,11 +354,6 @@ def _print_sealed(res: Any, *, embedding: bool) -> None:
         f" in {res.timings.get('queryable', res.timings.get('total', 0)):.2f} s"
         + (f"; {calls}" if calls else "")
     )
-    if todo:
-        print(
-            f"{res.rev_id} answers now; embedding {todo} chunks for search by meaning"
-            " (if this is interrupted, `ragraf vectors --resume` finishes them)"
-        )
     if c.get("rows_kept"):
         print(
             f"shared {c['rows_kept']:,} rows with the previous revision; wrote"
@@ -351,6 +370,13 @@ def _print_sealed(res: Any, *, embedding: bool) -> None:
         print(f"pruned {p} (retain_revs): deleted the rows no retained revision shares")
     if res.archive:
         print(f"archived the ledger: {res.archive}")
+    if todo:  # last: what the user waits for
+        # true from here on: the revision is sealed, and a Ctrl-C while embedding keeps
+        # the vectors written so far (tests/test_vectors_later.py sends a real SIGINT)
+        print(
+            f"{res.rev_id} answers now; vectors continue: {todo} chunks to embed for search"
+            " by meaning (Ctrl-C is safe: `ragraf vectors --resume` finishes them)"
+        )
 
 
 @app.command()
@@ -400,7 +426,7 @@ def query(
     the operation's arguments (--depth 2, --hard-only, --budget-tokens 500 ...)."""
     from ragraf import facade
     from ragraf.cli import ophelp
-    from ragraf.facade.params import coerce_cli, shown
+    from ragraf.facade.params import coerce_cli, did_you_mean, shown
 
     extra = list(ctx.args)
     if op is None and not extra:
@@ -440,9 +466,11 @@ def query(
             name = "samples"
         declared = sp.param(name)
         if declared is None:
-            known = ", ".join("--" + p.name.replace("_", "-") for p in sp.params) or "none"
+            flags = ["--" + p.name.replace("_", "-") for p in sp.params]
+            flag = "--" + name.replace("_", "-")
             raise InvalidArgument(
-                f"{op}: unknown option {shown('--' + name.replace('_', '-'))}; options: {known}"
+                f"{op}: unknown option {shown(flag)}{did_you_mean(flag, flags)};"
+                f" options: {', '.join(flags) or 'none'}"
                 f" (`ragraf query {op} --help`)"
             )
         if declared.type == "samples" and isinstance(value, str):
@@ -594,7 +622,9 @@ def drift(
         sys.stdout.write(envelope_text(env))
 
 
-hook_app = typer.Typer(help="Hooks for agent environments.", no_args_is_help=True)
+hook_app = typer.Typer(
+    help="Hooks for agent environments.", no_args_is_help=True, cls=_SuggestingGroup
+)
 app.add_typer(hook_app, name="hook")
 
 
@@ -744,21 +774,38 @@ def report(
             _err(f"no browser to open; the page is {page}")
 
 
-model_app = typer.Typer(help="The embedding model.", no_args_is_help=True)
+model_app = typer.Typer(
+    help="The embedding model (the default ships with ragraf; `model fetch` gets another).",
+    no_args_is_help=True,
+    cls=_SuggestingGroup,
+)
 app.add_typer(model_app, name="model")
 
 
-@model_app.command("fetch")
+#: what `model fetch --help` says (tests/test_cli_text.py checks the names against
+#: ragraf.embed.DEFAULT_MODEL and SPEC_MODEL; imported here they would slow `--help`)
+_MODEL_USED = "sentence-transformers/all-MiniLM-L6-v2"
+_MODEL_FETCHED = "paraphrase-multilingual-MiniLM-L12-v2"
+
+
+@model_app.command(
+    "fetch",
+    help=(
+        "Download another embedding model into ragraf's cache (the only command that uses the"
+        f" network). Not needed for the model ragraf uses by default, {_MODEL_USED}: it ships"
+        " with ragraf (PyPI); fetch a model only to switch to it (embedding.model in"
+        " .ragraf/config/project.yaml)."
+    ),
+)
 def model_fetch(
     name: Annotated[
         str | None,
         typer.Argument(
-            help="A fastembed model name (default: the spec's multilingual model,"
-            " paraphrase-multilingual-MiniLM-L12-v2)."
+            help=f"A fastembed model name (without one: {_MODEL_FETCHED}, a multilingual"
+            " model for code whose comments and names are not in English).",
         ),
     ] = None,
 ) -> None:
-    """Download an embedding model into ragraf's cache (the only command that uses the network)."""
     from ragraf.embed import SPEC_MODEL, fetch_model
 
     model, dest = fetch_model(name or SPEC_MODEL)
@@ -783,6 +830,106 @@ def mcp() -> None:
         serve(None, hint)
         return
     serve(root)
+
+
+@app.command("setup-agent")
+def setup_agent(
+    client: Annotated[
+        str,
+        typer.Argument(help="claude-code, cursor, codex, vscode or zed.", metavar="CLIENT"),
+    ],
+    print_only: Annotated[
+        bool,
+        typer.Option("--print", help="Print what would be written instead of writing it."),
+    ] = False,
+    remove: Annotated[
+        bool,
+        typer.Option("--remove", help="Remove the ragraf server entry from the client's file."),
+    ] = False,
+    command: Annotated[
+        str | None,
+        typer.Option(
+            "--command", help="The ragraf executable the client starts (default: this one)."
+        ),
+    ] = None,
+) -> None:
+    """Register ragraf's MCP server and the regimen with a coding agent's client.
+
+    The server entry goes into the client's own file (.mcp.json, .cursor/mcp.json,
+    .vscode/mcp.json, .zed/settings.json, ~/.codex/config.toml), merged with what is there;
+    the regimen into AGENTS.md (for Claude Code, CLAUDE.md imports it). Running it again
+    changes nothing."""
+    from ragraf import agent_guidance, agent_setup
+
+    c = agent_setup.get_client(client)
+    if remove:  # also after `uninit`, when no project is left to find
+        p = _state["project"]
+        root = (Path(p) if p else Path.cwd()).resolve()
+        path, what = agent_setup.unregister(c, root)
+        said = {
+            "removed": "ragraf server removed",
+            "deleted": "ragraf server removed (the file held nothing else: deleted)",
+            "absent": f"no ragraf server entry for {root}; nothing changed",
+        }
+        print(f"{path}: {said[what]}")
+        return
+    root = _root()
+    cmd = [command] if command else agent_setup.ragraf_command()
+    target = agent_setup.config_file(c, root)
+    if print_only:
+        print(f"# {target}: the ragraf server entry, merged with the servers there ({c.doc})")
+        sys.stdout.write(agent_setup.snippet(c, root, cmd))
+        print(f"\n# {root / 'AGENTS.md'}: the regimen block")
+        sys.stdout.write(agent_guidance.regimen())
+        if c.name == "claude-code":
+            print(f"\n# {root / 'CLAUDE.md'}: Claude Code reads it, not AGENTS.md")
+            print(agent_setup.CLAUDE_BLOCK)
+        return
+    path, what = agent_setup.register(c, root, cmd)
+    print(f"{path}: ragraf server {what} ({' '.join([*cmd, '-C', str(root), 'mcp'])})")
+    path, what = agent_guidance.install(root)
+    print(f"{path}: regimen {what}")
+    if c.name == "claude-code":
+        path, what = agent_setup.install_claude_import(root)
+        print(
+            f"{path}: "
+            + ("imports AGENTS.md already" if what == "present" else f"import of AGENTS.md {what}")
+        )
+    from ragraf.config import Layout
+
+    if c.scope == "home":
+        print(
+            f"{target} is {c.label}'s file for every project: its ragraf server now answers"
+            f" for {root} (run setup-agent {c.name} in another project to switch)"
+        )
+    ready = Layout(root).rev_json.is_file()
+    print(
+        f"Next: {'' if ready else 'run `ragraf index` (the server answers once the project is indexed), then '}"
+        f"restart {c.label} in {root}; its tools are ragraf_<op> (ragraf_index_status first)."
+    )
+
+
+@app.command()
+def uninit(
+    yes: Annotated[bool, typer.Option("--yes", help="Do not ask for confirmation.")] = False,
+) -> None:
+    """Remove what ragraf wrote into the project (.ragraf/, .gitignore lines, regimen).
+
+    That is .ragraf/ (configuration, index, ledger), the two .gitignore lines `init` added
+    and the regimen blocks in AGENTS.md and CLAUDE.md; nothing else. The clients' MCP files
+    are kept and named (`setup-agent CLIENT --remove` takes the entry out)."""
+    from ragraf.indexing.uninit import uninit as run_uninit
+
+    root = _root()
+    if not yes:
+        typer.confirm(
+            f"Remove {root / '.ragraf'} (its index and ledger), the .gitignore lines and the"
+            " regimen blocks ragraf wrote?",
+            abort=True,
+            err=True,
+        )
+    for path, what in run_uninit(root):
+        print(f"{path}: {what}")
 
 
 def main() -> None:

@@ -11,11 +11,12 @@ Invariants a change must keep:
 
 from __future__ import annotations
 
+import re
 import shlex
 import textwrap
 
 from ragraf import facade
-from ragraf.facade.params import Param
+from ragraf.facade.params import OpSpec, Param
 
 WIDTH = 100
 #: an enum with more choices shows NAME as its value and lists the choices in its meaning
@@ -79,15 +80,39 @@ def _rows(rows: list[tuple[str, str]]) -> list[str]:
     return out
 
 
+def _outside(text: str, parens: bool) -> list[bool]:
+    """For each character of ``text``: whether it stands outside `code` (and, with
+    ``parens``, outside parentheses)."""
+    out, code, depth = [], False, 0
+    for ch in text:
+        if ch == "`":
+            code = not code
+        elif not code and ch == "(":
+            depth += 1
+        elif not code and ch == ")":
+            depth = max(0, depth - 1)
+        out.append(not code and ch != "`" and (depth == 0 or not parens))
+    return out
+
+
 def summary(op: str) -> str:
-    """The first sentence of an operation's description, capped."""
+    """The first sentence of an operation's description, capped at ``SUMMARY_CHARS``: it
+    ends at the first '. ' or ': ' outside `code` and parentheses, and a cap cuts at a
+    space outside `code` (never mid-code: `direction: back` stays whole or goes)."""
     text = facade.describe(op)
-    cut = min(
-        (i for i in (text.find(". "), text.find(": ")) if i > 0),
-        default=len(text),
+    free = _outside(text, parens=True)
+    cut = next(
+        (i for i in range(len(text) - 1) if text[i] in ".:" and text[i + 1] == " " and free[i]),
+        len(text),
     )
     first = text[:cut].rstrip(".")
-    return first if len(first) <= SUMMARY_CHARS else first[: SUMMARY_CHARS - 3] + "..."
+    if len(first) <= SUMMARY_CHARS:
+        return first
+    room = SUMMARY_CHARS - 3
+    free = _outside(first, parens=False)
+    spaces = [i for i in range(1, room + 1) if first[i] == " " and free[i]]
+    end = spaces[-1] if spaces else room
+    return first[:end].rstrip(" ,;(") + "..."
 
 
 def overview() -> str:
@@ -107,9 +132,43 @@ def overview() -> str:
     return "\n".join(out) + "\n"
 
 
+#: operations with a command of their own (the rest are `ragraf query OP`)
+COMMANDS = {"live_read": "live-read", "index_status": "status", "drift_report": "drift"}
+
+
+def command(op: str, main: str | None = None) -> str:
+    """The command line that runs ``op`` from a shell (``ragraf live-read src/a.php``): text
+    for a person names the CLI form, never the operation's or the MCP tool's name."""
+    words = ["ragraf", COMMANDS[op]] if op in COMMANDS else ["ragraf", "query", op]
+    return shlex.join(words + ([main] if main else []))
+
+
+def cli_words(text: str) -> str:
+    """An answer's text for a shell user: an operation that has a command of its own, named
+    bare in a hint (``read it with live_read``), becomes that command (`ragraf live-read`);
+    the envelope keeps the operation's name, which the MCP tool names also use."""
+    for op, cmd in COMMANDS.items():
+        text = re.sub(rf"(?<![\w`]){op}(?![\w`])", f"`ragraf {cmd}`", text)
+    return text
+
+
 def example_line(op: str) -> str:
     sp = facade.spec(op)
     return shlex.join(["ragraf", "query", op, *sp.example])
+
+
+def _form(sp: OpSpec, name: str) -> str:
+    """How a user gives argument ``name``: ``TABLE (or --table)`` for the main one."""
+    flag = "--" + name.replace("_", "-")
+    return f"{name.upper()} (or {flag})" if name == sp.main else flag
+
+
+def _rules(sp: OpSpec) -> list[str]:
+    """The arguments an operation cannot do without, as sentences in CLI forms."""
+    out = [f"Give exactly one of: {', '.join(_form(sp, n) for n in g)}." for g in sp.one_of]
+    if sp.required:
+        out.append(f"Required: {', '.join(_form(sp, n) for n in sp.required)}.")
+    return out
 
 
 def op_help(op: str) -> str:
@@ -129,10 +188,7 @@ def op_help(op: str) -> str:
             rows.append((form, _meaning(p)))
         out.extend(_rows(rows))
         out.append("")
-    rules = [f"exactly one of {', '.join(g)}" for g in sp.one_of]
-    rules += [f"{r} is required" for r in sp.required]
-    if rules:
-        out.append("Give " + "; ".join(rules) + ".")
+    out.extend(_rules(sp))
     out.append(f"Effects: {sp.effects()}.")
     out.append("")
     out.append("Options of every operation:")

@@ -160,8 +160,20 @@ def status_text(d: dict[str, Any]) -> str:
     if sch.get("code_tables"):
         out.append(f"           {sch['code_tables']} table(s) known only from SQL in code")
     out.append(f"ledger     {d['ledger']['entries']} entries")
+    out.extend(pending_lines(d.get("pending")))
     out.append("stores     " + ", ".join(f"{k} {_size(v)}" for k, v in d["store_bytes"].items()))
     return "\n".join(out) + "\n"
+
+
+def pending_lines(p: dict[str, Any] | None) -> list[str]:
+    """ "Pending changes: N modified files — run `ragraf drift --scan`" when indexed files
+    changed on disk and the ledger does not hold them yet; nothing otherwise."""
+    if not p or not p.get("files"):
+        return []
+    m, d = p["modified_total"], p["deleted_total"]
+    what = [f"{m} modified file{'s' * (m != 1)}"] if m else []
+    what += [f"{d} deleted file{'s' * (d != 1)}"] if d else []
+    return [f"Pending changes: {', '.join(what)} — run `{p['next']}`"]
 
 
 # -- facade answers ----------------------------------------------------------------
@@ -194,8 +206,12 @@ def envelope_text(env: dict[str, Any], explain: bool = False) -> str:
     else:
         _RENDERERS.get(op, _r_fields)(r, out)
     out.append(_footer(env))
+    from ragraf.cli import ophelp
+
     for w in env["stale_warnings"]:
-        out.append(f"!! STALE {w['path']}: {w['reason']} -> {w['suggest']}")
+        out.append(
+            f"!! STALE {w['path']}: {w['reason']} -> `{ophelp.command(w['suggest'], w['path'])}`"
+        )
     from ragraf.facade.context import DETAIL_LIMITS
 
     for lim in env["limits"]:
@@ -226,7 +242,9 @@ def _footer(env: dict[str, Any]) -> str:
 
 def _hint(r: dict[str, Any], out: list[str]) -> None:
     if r.get("hint"):
-        out.append(f"not found: {r['hint']}")
+        from ragraf.cli.ophelp import cli_words
+
+        out.append(f"not found: {cli_words(r['hint'])}")
 
 
 def _r_symbol(r: dict[str, Any], out: list[str]) -> None:
@@ -436,6 +454,13 @@ def _r_map(r: dict[str, Any], out: list[str]) -> None:
     out.append(
         f"({r['used_tokens']} of {r['budget_tokens']} tokens, {r['chosen']} of {r['candidates']} symbols)"
     )
+    gone = r.get("left_out") or {}
+    b, v = gone.get("built_copies") or 0, gone.get("vendored") or 0
+    said = [f"{b} built cop{'ies' if b != 1 else 'y'} (dist/, build/: their source is mapped)"] * (
+        b > 0
+    ) + [f"{v} symbol{'s' * (v != 1)} of vendored code"] * (v > 0)
+    if said:
+        out.append(f"(left out: {', '.join(said)})")
 
 
 def _r_routes(r: dict[str, Any], out: list[str]) -> None:
@@ -750,7 +775,8 @@ def session_summary(env: dict[str, Any], new: int) -> str:
         out.append(f"  ... {unacked - min(len(open_entries), _SHOWN_ENTRIES)} more (ragraf drift)")
     ids = ",".join(str(e["id"]) for e in open_entries)
     out.append(
-        "Next: facts about these files come with stale warnings; read them with live_read."
+        "Next: facts about these files come with stale warnings; read them as they are now"
+        " with `ragraf live-read PATH`."
         + (f" Acknowledge with `ragraf drift --ack {ids}` once accounted for;" if ids else "")
         + " `ragraf reindex --commit` seals a new revision."
     )

@@ -15,7 +15,7 @@ from typing import Any
 from ragraf.errors import InvalidArgument
 from ragraf.facade import callgraph, impactop, lookup, ops, schemaops
 from ragraf.facade.paging import OFFSET, limit_param
-from ragraf.facade.params import REV_ID, OpSpec, Param, shown, validate
+from ragraf.facade.params import REV_ID, OpSpec, Param, did_you_mean, shown, validate
 from ragraf.kinds import ALL_NODES
 from ragraf.lang import registry
 
@@ -353,7 +353,10 @@ def describe(op: str) -> str:
 
 def spec(op: str) -> OpSpec:
     if op not in REGISTRY:
-        raise InvalidArgument(f"unknown operation {shown(op)}; operations: {', '.join(OPERATIONS)}")
+        raise InvalidArgument(
+            f"unknown operation {shown(op)}{did_you_mean(str(op), OPERATIONS)};"
+            f" operations: {', '.join(OPERATIONS)}"
+        )
     return REGISTRY[op][1]
 
 

@@ -163,6 +163,42 @@ def vector_layer(layout: Layout, man: dict[str, Any], lex: Any) -> dict[str, Any
     return out
 
 
+def sha_now(
+    root: Path,
+    path: str,
+    indexed: tuple[int | None, int | None, str],
+    cache: dict[tuple[str, int, int], str] | None = None,
+) -> str | None:
+    """sha256 of the file ``path`` now (None when it is gone), given what the index recorded
+    (size, mtime_ns, sha256): cheap when size and mtime are unchanged. Never follows a
+    symlink and never opens anything but a regular file (a path that became a FIFO or a
+    link reads as changed, not as a hang)."""
+    from ragraf.corpus import NotRegular, open_regular
+
+    size, mtime_ns, indexed_sha = indexed
+    full = root / os_name(path)
+    try:
+        st = os.lstat(full)
+    except OSError:
+        return None
+    if size == st.st_size and mtime_ns == st.st_mtime_ns:
+        return indexed_sha
+    if stat.S_ISLNK(st.st_mode):  # the index records a symlink by the sha of its target path
+        return hashlib.sha256(os.readlink(full).encode("utf-8", "surrogateescape")).hexdigest()
+    key = (path, st.st_size, st.st_mtime_ns)
+    hit = cache.get(key) if cache is not None else None
+    if hit is None:
+        try:
+            hit = open_regular(root, path, 0).sha256
+        except NotRegular:
+            hit = NOT_REGULAR
+        except OSError:
+            return None
+        if cache is not None:
+            cache[key] = hit
+    return hit
+
+
 def split_lines(text: str) -> list[str]:
     lines = text.split("\n")
     if lines and lines[-1] == "":
@@ -257,31 +293,8 @@ class Session:
     def current_sha(
         self, path: str, size: int | None, mtime_ns: int | None, indexed_sha: str
     ) -> str | None:
-        """sha256 of the file now (None when it is gone); cheap when size and mtime are
-        unchanged. Never follows a symlink and never opens anything but a regular file
-        (a path that became a FIFO or a link reads as changed, not as a hang)."""
-        from ragraf.corpus import NotRegular, open_regular
-
-        full = self.root / os_name(path)
-        try:
-            st = os.lstat(full)
-        except OSError:
-            return None
-        if size == st.st_size and mtime_ns == st.st_mtime_ns:
-            return indexed_sha
-        if stat.S_ISLNK(st.st_mode):  # the index records a symlink by the sha of its target path
-            return hashlib.sha256(os.readlink(full).encode("utf-8", "surrogateescape")).hexdigest()
-        key = (path, st.st_size, st.st_mtime_ns)
-        hit = self._hash_cache.get(key)
-        if hit is None:
-            try:
-                hit = open_regular(self.root, path, 0).sha256
-            except NotRegular:
-                hit = NOT_REGULAR
-            except OSError:
-                return None
-            self._hash_cache[key] = hit
-        return hit
+        """sha256 of the file now (``sha_now``), its hashes cached for the session."""
+        return sha_now(self.root, path, (size, mtime_ns, indexed_sha), self._hash_cache)
 
     def context(self, op: str, rev: str | None) -> Ctx:
         man = manifest.require(self.layout.rev_json)

@@ -40,7 +40,8 @@ CODE_TARGETS = 10
 
 
 def code(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
-    """Code on explicit request. For a symbol (`node_id` / `fqn`) or a file (`path`):
+    """The indexed text of a symbol or a file, given only when asked for: its declarations
+    or its whole body. For a symbol (`node_id` / `fqn`) or a file (`path`):
     `style: signatures` lists the declarations (no bodies); `style: compact` returns the
     body as indexed, blank lines dropped. `entry_ids` resolves chunk ids from `search`
     hits without touching the disk."""
@@ -145,10 +146,12 @@ def repo_map(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
 
 
 def routes(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
-    """Entry points: router registrations (method, route, handler, evidence), the request
-    parameters read from superglobals ($_GET / $_POST / $_REQUEST / $_COOKIE / $_FILES)
-    with where they are read, and PHP files with top-level code that no other file
-    includes. `path` filters by route prefix or file path."""
+    """Where requests enter the application: each route with its method and handler, the
+    request parameters it reads, and the scripts run directly. In detail: router
+    registrations (method, route, handler, evidence), the request parameters read from
+    superglobals ($_GET / $_POST / $_REQUEST / $_COOKIE / $_FILES) with where they are
+    read, and PHP files with top-level code that no other file includes. `path` filters
+    by route prefix or file path."""
     flt = args.get("path")
 
     def in_filter(path: str | None) -> bool:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import posixpath
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -32,6 +33,15 @@ def shown(value: object) -> str:
     if len(text) > SHOWN_CHARS:
         text = f"{text[:SHOWN_CHARS]}... ({len(text)} characters)"
     return escape(text)
+
+
+def did_you_mean(word: str, choices: Iterable[str]) -> str:
+    """`` (did you mean search?)`` for a mistyped name close to one of ``choices``
+    (difflib's ratio >= 0.6, the two closest), else ''."""
+    import difflib
+
+    near = difflib.get_close_matches(word, list(choices), n=2, cutoff=0.6)
+    return f" (did you mean {' or '.join(near)}?)" if near else ""
 
 
 NODE_ID = re.compile(r"^[0-9a-f]{40}$")

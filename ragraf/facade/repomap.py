@@ -5,6 +5,11 @@ teleport vector is uniform over the in-scope symbols), boosted by the k-core
 shell computed at index time, then a 0-1 knapsack picks the symbols that fit
 ``budget_tokens`` (cost = rendered line length / 4). Every parameter lives in
 the ``repo_map`` section of project.yaml.
+
+The map is of the project's own code: a built copy (a symbol under ``dist/`` or
+``build/`` whose source the index holds at the same place under ``src/``, as search folds
+it) and code copied in from other projects (``search.vendored_paths``) are left out, and
+``left_out`` says how many of each.
 """
 
 from __future__ import annotations
@@ -18,6 +23,8 @@ import numpy as np
 
 from ragraf.facade import sanitize
 from ragraf.facade.context import LIMIT_GREEDY_MAP, Ctx
+from ragraf.facade.search.fold import copy_key
+from ragraf.globs import GlobSet
 from ragraf.kinds import MAP
 from ragraf.model import MapSymbol, props_of
 from ragraf.rank import knapsack, ppr
@@ -92,12 +99,34 @@ def centrality(ctx: Ctx) -> dict[str, float]:
     return cached  # shared: callers only read it
 
 
+def _not_the_projects(ctx: Ctx, rows: list[MapSymbol], in_scope: np.ndarray) -> dict[str, int]:
+    """Take out of ``in_scope`` (in place) the built copies whose source is indexed and the
+    vendored symbols; returns how many of each."""
+    keys = [copy_key(r.path, r.kind, r.name) if r.name else None for r in rows]
+    sources = {k[0] for k in keys if k is not None and not k[1]}
+    vendored = GlobSet(ctx.s.config().search.vendored_paths)
+    out = {"built_copies": 0, "vendored": 0}
+    for i, r in enumerate(rows):
+        if not in_scope[i]:
+            continue
+        k = keys[i]
+        if k is not None and k[1] and k[0] in sources:
+            in_scope[i] = False
+            out["built_copies"] += 1
+            continue
+        if vendored.match(r.path):
+            in_scope[i] = False
+            out["vendored"] += 1
+    return out
+
+
 def build_map(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
     cfg = ctx.s.config().repo_map
     scope = args.get("scope")
     budget = args["budget_tokens"]
     detail = args["detail"]
     rows, scores, in_scope, iters = _ranked(ctx, scope)
+    left_out = _not_the_projects(ctx, rows, in_scope)
     if not in_scope.any():
         return {
             "scope": scope,
@@ -140,6 +169,7 @@ def build_map(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
         "candidates": len(cand),
         "chosen": len(picked),
         "pagerank_iterations": iters,
+        "left_out": left_out,
     }
 
 

@@ -3,6 +3,11 @@
 acknowledgements, each archive's arithmetic, slice boundaries, coverage and the repo map.
 
 Invariants a change must keep:
+- One story per page: an entry is open only when it is against the active revision and not
+  acknowledged; an entry of an earlier revision was closed by the reindex that archived it
+  and reads so in the timeline, never as waiting ("Now" and the timeline count the same).
+- Coverage is told in sentences with the numbers that matter (``coverage_story``); the raw
+  metrics stay on the page, folded away.
 - Read-only on the stores (it reads through the status module, the facade and the control
   store, like any reader); the only file written is the page, replaced atomically.
 - The page is self-contained: inline CSS, no script, no network resource (no http(s) URL in
@@ -124,24 +129,135 @@ def collect(root: Path) -> dict[str, Any]:
                     "text": text,
                 }
             )
+    closed_by = {a["from_rev"]: a["to_rev"] for a in archives}
     rows = [_entry(e, acks) for e in entries]
+    for r in rows:
+        r["state"] = "acked" if r["acks"] else "open" if r["rev"] == st["rev_id"] else "archived"
+        r["closed_by"] = closed_by.get(r["rev"]) if r["rev"] != st["rev_id"] else None
     repo_map = facade.run_op(root, "repo_map", {"budget_tokens": MAP_BUDGET_TOKENS})["result"]
     coverage = [
         {"metric": k, "value": _number(v.get("value")), "note": v.get("note")}
         for k, v in sorted(st["coverage"].items())
     ]
+    active = [r for r in rows if r["rev"] == st["rev_id"]]
     return {
         "project": root.name,
         "generated_at": now_iso(),
         "status": st,
         "revisions": history,
         "entries": rows,
-        "open_entries": sum(1 for r in rows if not r["acks"] and r["rev"] == st["rev_id"]),
+        "now": {
+            "entries": len(active),
+            "open": sum(1 for r in active if r["state"] == "open"),
+            "earlier": len(rows) - len(active),
+            "pending": (st.get("pending") or {}).get("files", 0),
+        },
         "slices": [r for r in rows if r["kind"] == ChangeKind.SLICE_BOUNDARY],
         "archives": archives,
         "coverage": coverage,
+        "coverage_story": coverage_story(st["coverage"]),
         "repo_map": repo_map,
     }
+
+
+def _pct(part: float, whole: float) -> str:
+    return f"{part / whole:.0%}" if whole else "0%"
+
+
+def coverage_story(cov: dict[str, Any]) -> list[tuple[str, str]]:
+    """The coverage metrics a person needs, as (topic, sentence): files, calls, languages,
+    includes, data flow, the database schema and search's chunks; a topic whose metrics the
+    revision lacks is left out."""
+
+    def n(key: str) -> int:
+        v = (cov.get(key) or {}).get("value")
+        return int(v) if isinstance(v, int | float) else 0
+
+    def note(key: str) -> str | None:
+        got = (cov.get(key) or {}).get("note")
+        return str(got) if got else None
+
+    out: list[tuple[str, str]] = []
+    total = n("files.total")
+    if total:
+        text = (
+            f"{n('files.ok') + n('files.partial'):,} of {total:,} files were read and"
+            f" parsed ({n('files.partial'):,} only in part), {n('files.failed'):,} failed,"
+            f" {n('files.skipped'):,} skipped."
+        )
+        for st in ("partial", "failed", "skipped"):
+            if note(f"files.{st}"):
+                text += f" {st.capitalize()}: {note(f'files.{st}')}."
+        if n("files.not_selected"):
+            text += (
+                f" {n('files.not_selected'):,} other files are not indexed:"
+                f" {note('files.not_selected')}."
+            )
+        out.append(("Files", text))
+    calls = n("calls.total")
+    if calls:
+        text = (
+            f"{calls:,} calls in the code. {n('calls.stated'):,}"
+            f" ({_pct(n('calls.stated'), calls)}) are resolved as stated: the callee's"
+            f" declaration is matched exactly. {n('calls.derived'):,} are derived by a"
+            " heuristic and carry a confidence. "
+            f"{n('calls.external'):,} call code the project does not hold (the language's"
+            f" builtins, libraries), and {n('calls.unresolved'):,} are not resolved (names"
+            " built at run time, too many candidates)."
+        )
+        declared = (cov.get("calls.stated_share_declared") or {}).get("value")
+        if isinstance(declared, int | float):
+            text += f" Of the calls to the project's own code, {declared:.0%} are stated."
+        out.append(("Calls", text))
+    langs = sorted(k.split(".")[1] for k in cov if k.startswith("lang.") and k.endswith(".files"))
+    if langs:
+        parts = []
+        for lang in sorted(langs, key=lambda x: -n(f"lang.{x}.files")):
+            part = f"{lang} {n(f'lang.{lang}.files'):,} files"
+            lt = n(f"lang.{lang}.calls.total")
+            if lt:
+                part += f" ({_pct(n(f'lang.{lang}.calls.stated'), lt)} of {lt:,} calls stated)"
+            parts.append(part)
+        out.append(("Languages", ", ".join(parts) + "."))
+    if n("includes.total"):
+        out.append(
+            (
+                "Includes",
+                f"{n('includes.total'):,} include / require statements:"
+                f" {n('includes.unresolved'):,} not resolved to a file,"
+                f" {n('includes.dynamic'):,} build their path at run time.",
+            )
+        )
+    if n("flow.units"):
+        out.append(
+            (
+                "Data flow",
+                f"{n('flow.units'):,} functions analysed for data flow: slice and flow answer.",
+            )
+        )
+    source = note("schema.source")
+    if source and source != "none":
+        text = (
+            f"The database schema comes from {source}: {n('schema.tables'):,} tables,"
+            f" {n('schema.columns'):,} columns."
+        )
+        if note("schema.incomplete"):
+            text += f" Incomplete: {note('schema.incomplete')}."
+        if n("schema.unknown_tables"):
+            text += (
+                f" SQL in code names {n('schema.unknown_tables')} tables the schema does not"
+                f" hold ({note('schema.unknown_tables')})."
+            )
+        out.append(("Database", text))
+    if n("chunks.total"):
+        out.append(
+            (
+                "Search",
+                f"{n('chunks.total'):,} chunks of text to search"
+                f" ({n('chunks.duplicate'):,} with the same content at several places).",
+            )
+        )
+    return out
 
 
 def write(root: Path) -> Path:

@@ -2,6 +2,11 @@
 
 Reads rev.json first: it alone says which revision is active. Stores are
 opened read-only; nothing here writes.
+
+``pending`` (the active revision only) counts the indexed files that changed on disk and
+that the ledger does not hold yet, with the command that registers them. It is the check
+every answer makes for its files (``context.sha_now``: size and mtime, a hash only when
+they differ), run over all of them; files added to the tree are found by the scan only.
 """
 
 from __future__ import annotations
@@ -10,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ragraf.config import Layout
-from ragraf.facade.context import vector_layer
+from ragraf.facade.context import sha_now, vector_layer
 from ragraf.kinds import RevState
 from ragraf.store import manifest, open_stores
 from ragraf.store.control import ControlStore
@@ -71,6 +76,9 @@ def status_of(
         "coverage": coverage,
         "schema": _schema_block(graph, rev_id, coverage),
         "ledger": {"entries": control.ledger_size(rev_id)},
+        "pending": pending_changes(root, rev_id, graph, control)
+        if rev_id == man["rev_id"]
+        else None,
         "store_bytes": {
             "graph": graph.db.size_bytes(),
             "lexvec": lex.db.size_bytes(),
@@ -88,6 +96,36 @@ def status_of(
     }
 
 
+def pending_changes(
+    root: Path, rev_id: str, graph: GraphStore, control: ControlStore
+) -> dict[str, Any]:
+    """The indexed files of ``rev_id`` changed (or deleted) on disk since the ledger last
+    recorded them, and the command that registers them."""
+    from ragraf.drift.scan import ledger_state
+
+    state = ledger_state(control.entries(rev_id))
+    modified: list[str] = []
+    deleted: list[str] = []
+    for f in graph.files(rev_id):
+        known = state.get(f.path)
+        recorded = known.new_hash if known is not None else f.sha256
+        now = sha_now(root, f.path, (f.size, f.mtime_ns, f.sha256))
+        if now == recorded or (now is None and known is not None and recorded is None):
+            continue
+        (deleted if now is None else modified).append(f.path)
+    return {
+        "files": len(modified) + len(deleted),
+        "modified": modified[:PENDING_LISTED],
+        "deleted": deleted[:PENDING_LISTED],
+        "modified_total": len(modified),
+        "deleted_total": len(deleted),
+        "next": "ragraf drift --scan" if modified or deleted else None,
+        "note": "indexed files only: files added to the tree are found by `ragraf drift --scan`",
+    }
+
+
+#: changed files listed by name in ``pending`` (the counts are whole)
+PENDING_LISTED = 20
 #: rejected schema candidates listed by status (all of them: ``schema``)
 STATUS_REJECTED = 20
 

@@ -434,9 +434,9 @@ def _build_locked(
     layout = cfg.layout
     t0 = time.perf_counter()
     if asked.progress:
-        asked.progress("scan", 0, 1)
+        asked.progress("scan", 0, 1)  # the bar shows while the tree is walked
     man = manifest.read(layout.rev_json)
-    sc = _scan(cfg, pool if man is None else None)
+    sc = _scan(cfg, pool if man is None else None, asked.progress)
     scan_s = time.perf_counter() - t0
     active = man["rev_id"] if man else None
     if man is None:
@@ -497,7 +497,9 @@ def _build_locked(
         raise _failed(ctx, e) from e
 
 
-def _scan(cfg: Config, pool: Pool[Extracted] | None) -> ScanResult:
+def _scan(
+    cfg: Config, pool: Pool[Extracted] | None, progress: Progress | None = None
+) -> ScanResult:
     """The corpus (``ragraf.corpus.scan``). ``pool``: the parser workers of a first build,
     forked once the files are listed and before any is read, so that they share the
     extractors this process loads for them and none of the texts (forked after the scan,
@@ -510,7 +512,11 @@ def _scan(cfg: Config, pool: Pool[Extracted] | None) -> ScanResult:
             registry.warm(langs)
             pool.start()
 
-    return scan(cfg, on_listed=listed)
+    def read(done: int, total: int) -> None:
+        if progress is not None:
+            progress("scan", done, total)
+
+    return scan(cfg, on_listed=listed, progress=read)
 
 
 def _current(

@@ -20,15 +20,21 @@ BUILT_DIRS = frozenset({"dist", "build"})
 SOURCE_DIRS = frozenset({"src", "source", "lib"})
 
 
-def _copy_key(path: str, n: NodeRow | None) -> tuple[tuple[str, str, str], bool] | None:
+def copy_key(path: str, kind: str, name: str) -> tuple[tuple[str, str, str], bool]:
     """(kind, name, the path without its built / source folders), and whether the path is
-    under a built folder; None for a chunk without a named node."""
-    if n is None or not n.name:
-        return None
+    under a built folder: a built copy and its source share the key (``repo_map`` folds
+    built copies by it too)."""
     parts = path.split("/")
     folder = [p for p in parts[:-1] if p not in BUILT_DIRS | SOURCE_DIRS]
     built = any(p in BUILT_DIRS for p in parts[:-1])
-    return (n.kind, n.name, "/".join([*folder, parts[-1]])), built
+    return (kind, name, "/".join([*folder, parts[-1]])), built
+
+
+def _copy_key(path: str, n: NodeRow | None) -> tuple[tuple[str, str, str], bool] | None:
+    """``copy_key`` of a chunk's node; None for a chunk without a named node."""
+    if n is None or not n.name:
+        return None
+    return copy_key(path, n.kind, n.name)
 
 
 def built_copies(order: list[Candidate]) -> list[Candidate]:
