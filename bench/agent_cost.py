@@ -220,6 +220,7 @@ class Transcript:
             "budget_spent": self.spent() and not self.done(),
             "missed": [str(i) for i in self.truth if not self.seen(i)],
             "tools": [c["tool"] for c in self.calls],
+            "call_bytes": [[c["tool"], c["bytes"]] for c in self.calls],
         }
 
 
@@ -1036,7 +1037,26 @@ def markdown(report: dict[str, Any]) -> str:
             after = f" ({size - start:,} after the session start)" if start else ""
             cells.append(f"{len(rs)} tasks: {calls} / {size:,}{after} / {toks:,} / {rec:.2f}")
         lines.append(f"| {fam} | {len(ts)} | " + " | ".join(cells) + " |")
-    return "\n".join(lines)
+    return "\n".join(lines + ["", *op_sizes(report)])
+
+
+def op_sizes(report: dict[str, Any]) -> list[str]:
+    """Bytes of each kind of call (an operation's answer, a read, a search) over all tasks."""
+    sizes: dict[tuple[str, str], list[int]] = {}
+    for t in report["tasks"]:
+        for p in ("baseline", "ragraf", "codegraph"):
+            for tool, size in (t.get(p) or {}).get("call_bytes", []):
+                key = (p, tool.split(" ")[0] if p == "baseline" else tool)
+                sizes.setdefault(key, []).append(size)
+    lines = [
+        "| policy | call | n | median bytes | max bytes | total bytes |",
+        "|---|---|---|---|---|---|",
+    ]
+    for (p, tool), xs in sorted(sizes.items()):
+        xs.sort()
+        med = xs[len(xs) // 2]
+        lines.append(f"| {p} | {tool} | {len(xs)} | {med:,} | {xs[-1]:,} | {sum(xs):,} |")
+    return lines
 
 
 if __name__ == "__main__":

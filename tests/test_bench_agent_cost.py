@@ -149,3 +149,12 @@ def test_ragraf_policy_on_the_pilot(pilot_tree: Path) -> None:
         assert miss.recall() == 0.0
     finally:
         rg.reset()
+
+
+def test_op_sizes_table() -> None:
+    from bench.agent_cost import op_sizes
+
+    report = {
+        "tasks": [{"ragraf": {"call_bytes": [["ragraf_callers", 10], ["ragraf_callers", 30]]}}]
+    }
+    assert op_sizes(report)[-1] == "| ragraf | ragraf_callers | 2 | 30 | 30 | 40 |"
