@@ -31,7 +31,9 @@ docs/PERFORMANCE.md):
   superglobals). Drift: `git status`, `git diff`, then each hunk with its context.
 - ragraf: what AGENTS.md tells an agent, over MCP with the default sizes: index_status,
   then callers / impact / table_usage / search / slice (drift: `ragraf drift --scan`,
-  then drift_report); a not-found answer is retried once with its nearest name; then
+  then drift_report); a not-found answer is retried once with the nearest name it offers
+  that ends like the symbol, else with the declaration `symbol` finds for its last part;
+  the next pages of a paged answer (`page.next_offset`) while something is unseen; then
   reads of the cited lines only (search hits through `code` with their chunk ids).
 - codegraph: `codegraph callers NAME`, `codegraph impact NAME` and `codegraph explore
   QUESTION` (its one recommended tool) for callers, impact and feature tasks (it has no
@@ -685,6 +687,20 @@ def resolve_again(rg: Ragraf, tr: Transcript, env: dict[str, Any], symbol: str) 
     return {"fqn": names[0]} if names else {}
 
 
+def pages(
+    rg: Ragraf, tr: Transcript, op: str, args: dict[str, Any], first: dict[str, Any]
+) -> list[dict[str, Any]]:
+    """The answer and its next pages (``page.next_offset``, the operation's default limit)
+    while something is still unseen and the budget lasts."""
+    out = [first]
+    while not tr.finished():
+        page = (out[-1].get("result") or {}).get("page") or {}
+        if page.get("next_offset") is None:
+            break
+        out.append(rg.call(tr, op, {**args, "offset": page["next_offset"]}))
+    return out
+
+
 def ragraf_policy(task: dict[str, Any], rg: Ragraf, tree: Tree, tr: Transcript) -> None:
     family = task["family"]
     status = rg.call(tr, "index_status", {})
@@ -697,16 +713,19 @@ def ragraf_policy(task: dict[str, Any], rg: Ragraf, tree: Tree, tr: Transcript) 
             "impact": ("impact", "fqn", task.get("symbol")),
             "table": ("table_usage", "table", task.get("table")),
         }[family]
-        env = rg.call(tr, op, {key: value})
+        args: dict[str, Any] = {key: value}
+        env = rg.call(tr, op, args)
         if not (env.get("result") or {}).get("target") and family != "table":
             retry = resolve_again(rg, tr, env, str(value))
             if retry and not tr.finished():
-                env = rg.call(tr, op, retry)
+                args = retry
+                env = rg.call(tr, op, args)
         elif not (env.get("result") or {}).get("target"):
             names = (env.get("result") or {}).get("nearest") or []
             if names and not tr.finished():
-                env = rg.call(tr, op, {key: names[0]})
-        answers.append(env)
+                args = {key: names[0]}
+                env = rg.call(tr, op, args)
+        answers += pages(rg, tr, op, args, env)
     elif family == "feature":
         env = rg.call(tr, "search", {"query": task["question"]})
         answers.append(env)
@@ -719,7 +738,8 @@ def ragraf_policy(task: dict[str, Any], rg: Ragraf, tree: Tree, tr: Transcript) 
                 tr.shown.setdefault(p, []).append((lo, hi))
     elif family == "dataflow":
         path, _, line = task["at"].rpartition(":")
-        answers.append(rg.call(tr, "slice", {"path": path, "line": int(line)}))
+        args = {"path": path, "line": int(line)}
+        answers += pages(rg, tr, "slice", args, rg.call(tr, "slice", args))
     elif family == "drift":
         rg.cli(tr, ["drift", "--scan"])
         rg.reset()
