@@ -581,3 +581,29 @@ def test_a_rescan_reads_the_facts_it_made_from_the_cache(
     assert [(e.kind, e.path) for e in first] == [("modify", "src/Billing/Invoice.php")]
     assert [(e.kind, e.path) for e in second] == [("modify", "src/Core/Logger.php")]
     assert "App\\Core\\DiskLogger" in json.loads(second[0].symbols_added)
+
+
+def test_a_change_made_again_after_a_revert_is_registered_again(repo: Path) -> None:
+    """The ledger says what happened: edit, revert, the same edit again is three entries
+    (a scan repeated without an edit adds none), and the same edit in a later revision is
+    registered there too (it was skipped: the dedupe key was global)."""
+    cfg = config.load(repo)
+    p = repo / "src/Billing/Invoice.php"
+    original = p.read_text()
+
+    def scan_after(text: str) -> list[str]:
+        p.write_text(text)
+        t = time.time() + 2
+        os.utime(p, (t, t))
+        return [f"{e.kind} {e.note or ''}".strip() for e in run_scan(cfg).written]
+
+    edited = original.replace("return $ok;", "return $ok && $amount > 0;")
+    assert scan_after(edited) == ["modify"]
+    assert scan_after(edited) == []  # nothing new: nothing registered
+    assert scan_after(original) == ["modify back to the indexed content"]
+    assert scan_after(edited) == ["modify"]  # the same edit again is news
+    assert invoke("-C", repo, "reindex", "--commit").exit_code == 0
+    assert scan_after(original) == ["modify"]  # against rev-0002, whose text is the edit
+    assert scan_after(edited) == ["modify back to the indexed content"]
+    assert scan_after(original) == ["modify"]
+    assert invoke("-C", repo, "verify").exit_code == 0

@@ -19,8 +19,12 @@ Invariants a change must keep:
 - After each write the head is also recorded outside ``.ragraf/``
   (``ragraf.drift.anchor``) and, at each commit, in rev.json and the archive,
   so deleting the tail of the ledger together with its blocks is detected.
-- dedupe_key (path, old_hash, new_hash, kind) is unique: re-registering the
-  same change adds nothing.
+- Re-registering what the ledger already says adds nothing: a content change (and the
+  slice boundaries it brings) whose path's last content entry in this revision is the same
+  change, a note or schema change said already in this revision. A change made again
+  after a revert, or in a later revision, is a new entry. ``dedupe_key`` (unique) is the
+  change (path, old_hash, new_hash, kind), its revision and how many entries of this
+  revision said it before.
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ import hashlib
 import json
 import os
 import re
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -39,7 +44,7 @@ from ragraf.clock import now_iso
 from ragraf.config import Layout
 from ragraf.drift import ledger_text
 from ragraf.failpoints import failpoint
-from ragraf.kinds import LedgerBlock
+from ragraf.kinds import FILE_CHANGES, ChangeKind, LedgerBlock
 from ragraf.locks import file_lock
 from ragraf.model import ArchiveRow, LedgerAck, LedgerEntry
 from ragraf.store.control import GENESIS, ControlStore
@@ -87,8 +92,43 @@ def archive_hash(prev: str, row: ArchiveRow) -> str:
     return chain_hash(prev, row, ARCHIVE_HASHED)
 
 
-def dedupe_key(path: str, old: str | None, new: str | None, kind: str) -> str:
-    return json.dumps([path, old, new, kind], separators=(",", ":"))
+def dedupe_key(
+    path: str, old: str | None, new: str | None, kind: str, rev_id: str = "", seen: int = 0
+) -> str:
+    """The change, the revision it is against and how many entries of it came before."""
+    return json.dumps([path, old, new, kind, rev_id, seen], separators=(",", ":"))
+
+
+#: the kinds whose last entry per path is that path's state in the ledger
+_STATEFUL = (*FILE_CHANGES, ChangeKind.SCHEMA_CHANGE)
+
+
+class _Seen:
+    """What this revision's ledger says already: per path its state (the last content or
+    schema entry), and how many entries said each change."""
+
+    def __init__(self, entries: list[LedgerEntry]) -> None:
+        self.state: dict[str, tuple[str | None, str | None, str]] = {}
+        self.said: Counter[tuple[str, str | None, str | None, str]] = Counter()
+        for e in entries:
+            self.add(e)
+
+    def add(self, e: LedgerEntry) -> None:
+        if e.kind in _STATEFUL:
+            self.state[e.path] = (e.old_hash, e.new_hash, e.kind)
+        self.said[(e.path, e.old_hash, e.new_hash, e.kind)] += 1
+
+    def says(self, it: NewEntry, repeated: set[str]) -> bool:
+        """Whether the ledger says ``it`` already (``repeated``: the paths whose content
+        change of this batch was said already, so its slice boundaries were too)."""
+        if it.kind in _STATEFUL:
+            if self.state.get(it.path) == (it.old_hash, it.new_hash, it.kind):
+                repeated.add(it.path)
+                return True
+            return False
+        if it.kind == ChangeKind.SLICE_BOUNDARY:
+            return it.path in repeated
+        return self.said[(it.path, it.old_hash, it.new_hash, it.kind)] > 0
 
 
 def ledger_lock(layout: Layout) -> contextlib.AbstractContextManager[None]:
@@ -164,10 +204,13 @@ def append(
         repair(layout, control)  # an interrupted earlier write is completed first
         with control.db.write():
             last_id, head = control.ledger_head()
+            seen = _Seen(control.entries(rev_id))
+            repeated: set[str] = set()
             for it in items:
-                key = dedupe_key(it.path, it.old_hash, it.new_hash, it.kind)
-                if control.has_dedupe_key(key):
+                if seen.says(it, repeated):
                     continue
+                change = (it.path, it.old_hash, it.new_hash, it.kind)
+                key = dedupe_key(*change, rev_id, seen.said[change])
                 last_id += 1
                 row = LedgerEntry(
                     id=last_id,
@@ -191,6 +234,7 @@ def append(
                 row = row._replace(entry_hash=chain_hash(head, row))
                 head = row.entry_hash or GENESIS
                 control.insert_entry(row)
+                seen.add(row)
                 if it.edges:
                     control.insert_stale_edges(rev_id, last_id, sorted(set(it.edges)))
                 written.append(row)

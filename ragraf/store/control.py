@@ -112,9 +112,6 @@ class ControlStore:
         row = self.db.query_one("SELECT id, ack_hash FROM drift_ack ORDER BY id DESC LIMIT 1")
         return (0, GENESIS) if row is None else (row[0], row[1])
 
-    def has_dedupe_key(self, key: str) -> bool:
-        return self.db.query_one("SELECT 1 FROM drift_entry WHERE dedupe_key=?", (key,)) is not None
-
     def insert_entry(self, entry: LedgerEntry) -> None:
         self.db.execute(
             f"INSERT INTO drift_entry({', '.join(ENTRY_COLS)})"
