@@ -551,3 +551,17 @@ def test_a_short_name_matches_at_a_namespace_or_class_boundary_only(tmp_path: Pa
     assert facade.run_op(root, "callers", {"fqn": "un"})["result"]["target"] is None
     none = invoke("-C", root, "query", "references", "WrappableOutputFormatterInterface").stdout
     assert none.splitlines()[0] == "0 references"
+
+
+def test_index_status_is_brief_by_default_and_full_on_request(indexed_pilot: Path) -> None:
+    """The first call of every session (issue 45: 7 KB each, a quarter of an agent's bytes)
+    says what a session needs and what `detail: full` adds."""
+    brief = facade.run_op(indexed_pilot, "index_status", {})["result"]
+    full = facade.run_op(indexed_pilot, "index_status", {"detail": "full"})["result"]
+    assert len(json.dumps(brief)) < len(json.dumps(full)) / 2
+    assert brief["coverage"]["files.ok"] == full["coverage"]["files.ok"]["value"]
+    assert brief["counts"]["edges"] == sum(full["counts"]["edges"].values())
+    assert brief["capability"] == full["capability"] and brief["ledger"] == full["ledger"]
+    left = brief["detail"]["left_out"]["coverage_metrics"]
+    assert left == len(full["coverage"]) - len(brief["coverage"]) > 0
+    assert "detail" not in full

@@ -186,7 +186,7 @@ def test_divergences_reported_and_recorded(live_root: Path) -> None:
     ]
     one = run(live_root, "schema", table="ORDERS")["result"]
     assert [t["name"] for t in one["tables"]] == ["orders"] and len(one["divergences"]) == 1
-    status = run(live_root, "index_status")["result"]
+    status = run(live_root, "index_status", detail="full")["result"]
     cov = json.dumps(status)
     assert "schema.divergence" in cov
     nf = run(live_root, "schema", table="ordres")["result"]

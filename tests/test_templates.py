@@ -120,7 +120,7 @@ def test_a_template_change_reaches_the_code_that_renders_it(app: Path) -> None:
 
 
 def test_a_name_no_file_has_is_counted_not_linked(app: Path) -> None:
-    env = facade.run_op(app, "index_status", {})
+    env = facade.run_op(app, "index_status", {"detail": "full"})
     cov = env["result"]["coverage"]
     # blog/nowhere.html.twig and Author; the rest resolve
     assert cov["templates.unresolved"]["value"] == 2.0

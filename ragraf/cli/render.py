@@ -574,7 +574,24 @@ def _r_flow(r: dict[str, Any], out: list[str]) -> None:
 
 
 def _r_status(r: dict[str, Any], out: list[str]) -> None:
-    out.append(status_text(r).rstrip("\n"))
+    if (r.get("detail") or {}).get("level") != "brief":
+        out.append(status_text(r).rstrip("\n"))
+        return
+    c = r["counts"]
+    out.append(f"revision   {r['rev_id']}  state {r['state']}  capability {r['capability']}")
+    nodes = sum(c["nodes"].values()) if isinstance(c["nodes"], dict) else c["nodes"]
+    out.append(f"files      {c['files']}  nodes {nodes}  edges {c['edges']}  chunks {c['chunks']}")
+    if r["coverage"]:
+        out.append("coverage   " + ", ".join(f"{k} {v:g}" for k, v in r["coverage"].items()))
+    out.append(f"ledger     {r['ledger']['entries']} entries")
+    pending = r.get("pending") or {}
+    if pending.get("files"):
+        out.append(f"pending    {len(pending['files'])} changed files: {pending.get('next', '')}")
+    left = r["detail"]["left_out"]
+    out.append(
+        f"-- brief: {left['coverage_metrics']} more coverage metrics, {left['revisions']} older"
+        f" revisions: {r['detail']['more']} (`--detail full`)"
+    )
 
 
 def _columns(rows: list[list[str]], indent: str = "  ") -> list[str]:

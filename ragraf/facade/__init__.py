@@ -270,7 +270,23 @@ REGISTRY: dict[str, tuple[Callable[..., dict[str, Any]], OpSpec]] = {
             main="path",
         ),
     ),
-    "index_status": (ops.index_status, OpSpec("index_status", ())),
+    "index_status": (
+        ops.index_status,
+        OpSpec(
+            "index_status",
+            (
+                Param(
+                    "detail",
+                    "enum",
+                    "brief: what a session needs (capability, counts, the coverage that says"
+                    " how complete the answers are, ledger, pending changes; ~2 KB); full:"
+                    " every coverage metric with its note, counts by edge kind, every revision.",
+                    "brief",
+                    choices=("brief", "full"),
+                ),
+            ),
+        ),
+    ),
     "schema": (schemaops.schema, schemaops.SCHEMA_SPEC),
     "table_usage": (schemaops.table_usage, schemaops.TABLE_USAGE_SPEC),
     "drift_report": (

@@ -224,11 +224,13 @@ def routes(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
 
 def index_status(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
     """The revision, its state and times, capability (dataflow with the data-flow layer,
-    else degraded), counts of nodes and edges by kind, coverage (parsed / partial / failed
-    files, calls resolved), ledger size and store sizes. Call it first in every session."""
-    from ragraf.facade.status import status_of
+    else degraded), counts of nodes and edges, coverage (parsed / partial / failed files,
+    calls resolved), ledger size, changes not yet registered and store sizes. Call it first
+    in every session; `detail: full` adds every coverage metric and the edge kinds."""
+    from ragraf.facade.status import brief, status_of
 
-    return status_of(ctx.s.root, ctx.rev, ctx.graph, ctx.lex, ctx.control, ctx.man)
+    full = status_of(ctx.s.root, ctx.rev, ctx.graph, ctx.lex, ctx.control, ctx.man)
+    return full if args.get("detail") == "full" else brief(full)
 
 
 def live_read(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:

@@ -96,6 +96,53 @@ def status_of(
     }
 
 
+#: the coverage metrics a session needs to know how complete the answers are (the rest:
+#: ``index_status`` with ``detail: full``)
+BRIEF_COVERAGE = (
+    "files.total",
+    "files.ok",
+    "files.partial",
+    "files.failed",
+    "files.skipped",
+    "calls.total",
+    "calls.stated",
+    "calls.derived",
+    "calls.unresolved",
+    "calls.external",
+    "flow.units",
+    "chunks.total",
+    "sql.literals",
+    "schema.tables",
+    "schema.divergences",
+)
+#: revisions listed by a brief status (the newest)
+BRIEF_REVISIONS = 3
+
+
+def brief(full: dict[str, Any]) -> dict[str, Any]:
+    """``status_of``'s answer sized for an agent's first call: the coverage metrics of
+    ``BRIEF_COVERAGE`` as values (notes dropped), node counts by kind and edge totals, the
+    newest revisions; the rest is counted so the answer says what ``detail: full`` adds."""
+    out = dict(full)
+    cov = full["coverage"]
+    out["coverage"] = {m: cov[m]["value"] for m in BRIEF_COVERAGE if m in cov}
+    counts = dict(full["counts"])
+    counts["edges"] = sum(counts["edges"].values())
+    out["counts"] = counts
+    out["revisions"] = full["revisions"][-BRIEF_REVISIONS:]
+    out["detail"] = {
+        "level": "brief",
+        "left_out": {
+            "coverage_metrics": len(cov) - len(out["coverage"]),
+            "revisions": len(full["revisions"]) - len(out["revisions"]),
+        },
+        "more": "index_status with detail: full",
+    }
+    for key in ("corpus_hash", "config_hash"):
+        out.pop(key, None)
+    return out
+
+
 def pending_changes(
     root: Path, rev_id: str, graph: GraphStore, control: ControlStore
 ) -> dict[str, Any]:
