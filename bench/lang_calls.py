@@ -739,12 +739,13 @@ def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
         "ragraf_stated_derived": _sum(rows, "ragraf", "stated_derived"),
         "codegraph": _sum(rows, "codegraph", None),
     }
-    forms: dict[str, Counter[str]] = {}
-    for r in rows:
-        for kind, f in (r.get("forms") or {}).items():
-            forms.setdefault(kind, Counter())[f["callers"]] += 1
-    if forms:
-        out["forms_callers"] = {k: dict(sorted(v.items())) for k, v in forms.items()}
+    for op in ("callers", "symbol"):
+        forms: dict[str, Counter[str]] = {}
+        for r in rows:
+            for kind, f in (r.get("forms") or {}).items():
+                forms.setdefault(kind, Counter())[f[op]] += 1
+        if forms:
+            out[f"forms_{op}"] = {k: dict(sorted(v.items())) for k, v in forms.items()}
     return out
 
 
