@@ -808,7 +808,7 @@ def print_sites(name: str, pattern: str, cache: Path) -> None:
 def main() -> None:
     names = sorted(p.stem for p in ORACLES.glob("*.json"))
     ap = argparse.ArgumentParser(
-        description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter,
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog="corpora: " + ", ".join(names),
     )  # fmt: skip
     ap.add_argument("--corpus", action="append", choices=names, help="only this corpus (repeat)")
