@@ -91,6 +91,7 @@ class FlowGraph:
         self._callers: dict[str, list[EdgeRow]] = {}
         self._names: dict[str, str] = {}
         self._of: dict[str, list[tuple[FlowUnitRow, bool]]] = {}
+        self._inner: dict[tuple[str, int, str], list[Node]] = {}
 
     def file_heads(self, path: str) -> list[tuple[FlowUnitRow, bool]]:
         if path not in self.heads:
@@ -186,14 +187,34 @@ class FlowGraph:
             return []
         name = self.name_of(callee)
         out: list[tuple[Node, list[list[str]]]] = []
-        for uid, i in self.at_line_in(e.evidence_path, e.evidence_line, e.src):
+        for uid, i in self.innermost(e.evidence_path, e.evidence_line, e.src):
             s = self.units[uid].stmts[i]
             for c in s[6]:
                 if c[0] == name or (name and c[0] == "" and not out):
                     out.append(((uid, i), c[2]))
         return out
 
-    def at_line_in(self, path: str, line: int, func: str) -> list[Node]:
+    def owns_call(self, n: Node, e: EdgeRow) -> bool:
+        """Whether the call of edge ``e`` is made by statement ``n``: the innermost statement
+        of ``n``'s function around the call's line is ``n``, whichever line of a statement
+        written over several lines the call is on (issue 42)."""
+        if not e.evidence_path or not e.evidence_line:
+            return False
+        u = self.units[n[0]]
+        s = u.stmts[n[1]]
+        if e.evidence_path != u.row.path or not s[0] <= e.evidence_line <= s[1]:
+            return False
+        if s[0] == s[1] == e.evidence_line and s[2] not in HEADERS:
+            return True  # one line, no body: nothing inside can own the call instead
+        key = (e.evidence_path, e.evidence_line, e.src)
+        hits = self._inner.get(key)
+        if hits is None:
+            hits = self._inner[key] = self.innermost(e.evidence_path, e.evidence_line, e.src)
+        return n in hits
+
+    def innermost(self, path: str, line: int, func: str) -> list[Node]:
+        """The innermost statements of ``func`` (its closures and, for file-level code, the
+        script) spanning ``line``."""
         hits = []
         for r, _x in self.file_heads(path):
             if not r.start_line <= line <= r.end_line:
@@ -201,18 +222,15 @@ class FlowGraph:
             if r.func_node_id != func and r.kind != UnitKind.SCRIPT:
                 continue
             u = self.parse(r)
-            for i, s in enumerate(u.stmts):
-                if s[0] <= line <= s[1] and (s[0] == line or s[2] not in HEADERS):
-                    hits.append((u.row.unit_id, i))
-        if len(hits) > 1:  # the innermost statements only (a call inside a closure)
-
-            def span(h: Node) -> int:
-                st = self.units[h[0]].stmts[h[1]]
-                return int(st[1] - st[0])
-
-            best = min(span(h) for h in hits)
-            hits = [h for h in hits if span(h) == best]
+            hits += [(r.unit_id, i) for i, s in enumerate(u.stmts) if s[0] <= line <= s[1]]
+        if len(hits) > 1:
+            best = min(self._span(h) for h in hits)
+            hits = [h for h in hits if self._span(h) == best]
         return hits
+
+    def _span(self, h: Node) -> int:
+        st = self.units[h[0]].stmts[h[1]]
+        return int(st[1] - st[0])
 
 
 def _edge(
@@ -277,6 +295,8 @@ class Walk:
         self.current: Node | None = None
         self.order: list[Node] = []  # statements in the order they were reached
         self.starts: set[Node] = set()
+        #: starts whose calls' results do not feed the slice (a variable only used there)
+        self.no_callees: set[Node] = set()
         self.last: dict[str, Any] | None = None
 
     def add_edge(
@@ -402,6 +422,8 @@ class Walk:
                         self.add_edge(site, n, p, FlowStep.ARGUMENT, e.provenance, e.confidence, e)
                         self.push(site, hops + 1, avars)
         # a call's result: the return statements of the callee
+        if n in self.no_callees:
+            return
         if s[6] and (s[4] or s[2] == StmtKind.RETURN or n in self.starts):
             self.into_callees(n, u, s, hops)
 
@@ -409,9 +431,7 @@ class Walk:
         g = self.g
         names = {c[0] for c in s[6] if c[0]}
         for e in g.callees(u.row.func_node_id):
-            if e.evidence_line != s[0] or e.evidence_path != u.row.path:
-                continue
-            if g.name_of(e.dst) not in names:
+            if g.name_of(e.dst) not in names or not g.owns_call(n, e):
                 continue
             for cu in g.entry_units(e.dst)[:MAX_FANOUT]:
                 for i, cs in enumerate(cu.stmts):
@@ -445,10 +465,8 @@ class Walk:
             tainted = arrived
             names = {c[0]: c[2] for c in s[6] if c[0]}
             for e in g.callees(u.row.func_node_id):
-                if e.evidence_line != s[0] or e.evidence_path != u.row.path:
-                    continue
                 argv = names.get(g.name_of(e.dst))
-                if argv is None:
+                if argv is None or not g.owns_call(n, e):
                     continue
                 for cu in g.entry_units(e.dst)[:MAX_FANOUT]:
                     params = _params(cu.stmts[0])
@@ -568,16 +586,23 @@ def slice_op(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
             "hint": "no statement of the data-flow layer at that place (a declaration, a"
             " comment or a file without one); try the line of a statement, or `code`",
         }
-    only: frozenset[str] | None = None
-    if variable:
-        only = frozenset({variable})
-    elif direction == "forward":
-        defs: set[str] = set()
-        for n in starts:
-            defs.update(g.unit(n[0]).stmts[n[1]][4])
-        only = frozenset(defs) if defs else None
     w = Walk(g, direction, depth)
-    w.run(starts, only)
+    seeds = _seeds(g, starts, variable, direction)
+    if not seeds:
+        return {
+            "target": target,
+            "statements": [],
+            "edges": [],
+            "functions": [],
+            "hint": f"{sanitize.name(variable or '')} is neither used nor assigned at that"
+            " place; give a variable of the line, or none for all of them",
+        }
+    for n, only, arrived in seeds:
+        if variable and only is not None and direction == "back":
+            w.no_callees.add(n)  # a variable only used here: no call's result feeds it
+        w.start([n], only, arrived)
+    while w.queue and not w.truncated:
+        w.step()
     if w.truncated:
         ctx.limits.append(f"slice: the first {MAX_STATEMENTS} statements are listed")
     if w.cut:
@@ -618,6 +643,34 @@ def slice_op(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
         "derived_edges": derived,
         "truncated": w.truncated,
     }
+
+
+Seed = tuple[Node, "frozenset[str] | None", frozenset[str]]
+
+
+def _seeds(g: FlowGraph, starts: list[Node], variable: str | None, direction: str) -> list[Seed]:
+    """Where a slice starts: each statement with the variables whose edges it follows and,
+    forward, what arrived at it. Without a variable, every use (back) or definition
+    (forward) of the statement. With one (issue 42): back, a statement assigning it follows
+    all its uses and the results of its calls (they make the value), one only using it
+    follows that variable alone and enters no callee; forward, a statement assigning it
+    follows it, one using it follows what the statement assigns and the arguments it
+    passes. A statement that neither uses nor assigns it is no seed."""
+    out: list[Seed] = []
+    for n in starts:
+        s = g.unit(n[0]).stmts[n[1]]
+        defs, uses = set(s[4]), set(s[5])
+        if variable is None:
+            only = frozenset(defs) if direction == "forward" and defs else None
+            out.append((n, only, NONE))
+        elif variable in defs:
+            out.append((n, None if direction == "back" else frozenset({variable}), NONE))
+        elif variable in uses:
+            if direction == "back":
+                out.append((n, frozenset({variable}), NONE))
+            else:
+                out.append((n, frozenset(defs), frozenset({variable})))
+    return out
 
 
 def _not_found(ctx: Ctx, why: str, path: str | None, line: int | None) -> dict[str, Any]:

@@ -1,0 +1,89 @@
+"""Slice and flow defects seen on phpMyAdmin (issue 42 §2), on fixtures/slicefix: calls on
+the continuation lines of a statement, one variable, keyed request sources, query wrappers
+as sinks, the ranking of flow paths, and slice paging."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ragraf import config, facade
+from ragraf.indexing import indexer
+from tests.schemacheck import check
+
+FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "slicefix"
+BM = "src/Bookmark.php"
+DBI = "src/Dbi.php"
+CC = "src/CreateController.php"
+REP = "src/Report.php"
+
+
+@pytest.fixture(scope="module")
+def root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    r = tmp_path_factory.mktemp("slicefix") / "proj"
+    shutil.copytree(FIXTURE, r)
+    config.init_project(r)
+    indexer.build(config.load(r), no_vectors=True)
+    return r
+
+
+def run(root: Path, op: str, **args: Any) -> dict[str, Any]:
+    env = facade.run_op(root, op, args)
+    check(env)
+    assert env["capability"] == "dataflow"
+    return env
+
+
+def sl(root: Path, **args: Any) -> dict[str, Any]:
+    r: dict[str, Any] = run(root, "slice", **args)["result"]
+    return r
+
+
+def fl(root: Path, **args: Any) -> dict[str, Any]:
+    r: dict[str, Any] = run(root, "flow", **args)["result"]
+    return r
+
+
+def places(r: dict[str, Any], path: str | None = None) -> list[int]:
+    return [s["line"] for s in r["statements"] if path is None or s["path"] == path]
+
+
+def returns(r: dict[str, Any]) -> set[tuple[str, str, str]]:
+    return {(e["from"], e["to"], e["call_evidence"]) for e in r["edges"] if e["kind"] == "return"}
+
+
+def test_calls_on_continuation_lines_keep_their_return_edge(root: Path) -> None:
+    """Bookmark.php:251 in phpMyAdmin: `. $dbi->escapeString($user)` on the second line of
+    `$query = ...` had no return edge (only calls on a statement's first line linked)."""
+    r = sl(root, path=BM, line=9)
+    assert returns(r) == {
+        ("src/Util.php:8", f"{BM}:9", f"{BM}:9"),
+        (f"{DBI}:24", f"{BM}:9", f"{BM}:10"),  # the call is on line 10
+    }
+    assert f"{DBI}:24" in {s["evidence"] for s in r["statements"]}
+    # forward: an argument on a continuation line enters the callee
+    fw = sl(root, path=CC, line=16, direction="forward", depth=2)
+    assert f"{DBI}:37" in {s["evidence"] for s in fw["statements"]}  # logged($statement, ...)
+
+
+def test_variable_slices_that_variable_only(root: Path) -> None:
+    """Bookmark.php:258: `--variable query` on `$result = $dbi->fetchResult($query)` pulled in
+    all of fetchResult (and through its properties connect and __construct)."""
+    r = sl(root, path=BM, line=15, variable="query")
+    assert places(r, BM) == [7, 9, 11, 12, 14, 15]
+    assert not [s for s in r["statements"] if s["path"] == DBI and 43 <= s["line"] <= 51]
+    assert "App\\Dbi::fetchResult" not in {f["fqn"] for f in r["functions"]}
+    # the callees that make $query are entered through their return value
+    assert {e[0] for e in returns(r)} == {"src/Util.php:8", f"{DBI}:24"}
+    # the variable the call assigns: the call's result feeds it, depth 1 enters fetchResult
+    res = sl(root, path=BM, line=15, variable="result")
+    assert {f"{DBI}:50", f"{DBI}:46"} <= {s["evidence"] for s in res["statements"]}
+    # forward from a use: what the statement assigns and the argument it passes
+    fw = sl(root, path=BM, line=15, variable="query", direction="forward")
+    assert places(fw, BM) == [15, 18] and f"{DBI}:43" in {s["evidence"] for s in fw["statements"]}
+    # a variable the line does not have is said, not sliced as the whole line
+    none = sl(root, path=BM, line=15, variable="nope")
+    assert none["statements"] == [] and "$nope is neither used nor assigned" in none["hint"]
