@@ -87,3 +87,76 @@ def test_variable_slices_that_variable_only(root: Path) -> None:
     # a variable the line does not have is said, not sliced as the whole line
     none = sl(root, path=BM, line=15, variable="nope")
     assert none["statements"] == [] and "$nope is neither used nor assigned" in none["hint"]
+
+
+def test_a_keyed_source_starts_at_that_key_only(root: Path) -> None:
+    """`flow "$_POST['zzz_no_such_key']"` answered "3 paths" from plain $_POST."""
+    none = fl(root, source="$_POST['zzz_no_such_key']", sink="sql")
+    assert not none["reaches"] and none["paths"] == []
+    assert none["source"] == {
+        "kind": "request",
+        "name": "$_POST",
+        "key": "zzz_no_such_key",
+        "statements": 0,
+    }
+    assert "no statement reads $_POST['zzz_no_such_key']" in none["hint"]
+    one = fl(root, source='$_POST["db_collation"]', sink="sql")
+    assert one["source"]["key"] == "db_collation" and one["source"]["statements"] == 1
+    assert {p["edges"][0]["from"] for p in one["paths"]} == {f"{CC}:17"}
+    # the other key reaches its own sinks, not through line 17
+    other = fl(root, source="$_POST['new_db']", sink="sql", limit=10)
+    assert {p["edges"][0]["from"] for p in other["paths"]} == {f"{CC}:16"}
+    assert f"{CC}:19" in {p["sink"]["evidence"] for p in other["paths"]}
+    assert f"{CC}:19" not in {p["sink"]["evidence"] for p in one["paths"]}
+
+
+def test_a_function_whose_parameter_reaches_sql_is_a_sink(root: Path) -> None:
+    """phpMyAdmin's queryAsControlUser / tryQueryAsControlUser: the call passing request
+    data to a query wrapper is a SQL sink, listed with why (a summary of the wrapper)."""
+    r = fl(root, source="$_POST['db_collation']", sink="sql")
+    first = r["paths"][0]
+    assert first["sink"]["evidence"] == f"{CC}:20" and first["sink"]["kinds"] == ["sql"]
+    assert first["sink"]["via"] == [
+        {
+            "fqn": "App\\Dbi::queryAsControlUser",
+            "param": "$sql",
+            "reaches": f"{DBI}:34",
+            "call": "tryQuery",
+            "provenance": "stated",
+        }
+    ]
+    [w] = r["wrappers"]
+    assert w["fqn"] == "App\\Dbi::queryAsControlUser" and "reaches a SQL sink" in w["why"]
+    # a wrapper of a wrapper, called over two lines
+    n = fl(root, source="$_POST['new_db']", sink="sql", limit=10)
+    logged = next(p for p in n["paths"] if p["sink"]["evidence"] == f"{CC}:21")
+    assert [v["fqn"] for v in logged["sink"]["via"]] == ["App\\Dbi::logged"]
+    assert logged["sink"]["via"][0]["reaches"] == f"{DBI}:40"
+    # the parameter that does not reach the query makes no sink: logged's $why
+    why = fl(root, source="App\\Dbi::logged($why)", sink="sql")
+    assert why["reaches"]  # $why is part of the text run as SQL
+    # a summary stays in its function: connect's $user reaches the query of tryQuery only
+    # through the property $this->link (derived), which makes connect no query wrapper
+    conn = fl(root, source="App\\Dbi::connect($user)", sink="sql")
+    assert [(p["sink"]["evidence"], p["provenance"]) for p in conn["paths"]][0] == (
+        f"{DBI}:29",
+        "derived",
+    )
+    assert not any(p["sink"].get("via") for p in conn["paths"]) and "wrappers" not in conn
+
+
+def test_flow_ranks_distinct_pairs_before_length(root: Path) -> None:
+    """`--limit` kept the shortest paths: three one-step sinks of one function hid the
+    path into count() and its query."""
+    r = fl(root, source="$_GET['table']", sink="sql", limit=3)
+    got = [p["sink"]["evidence"] for p in r["paths"]]
+    assert got == [f"{REP}:17", f"{DBI}:29", f"{REP}:26"]
+    assert r["sinks_found"] == 6
+    env = run(root, "flow", source="$_GET['table']", sink="sql", limit=3)
+    assert any(x.startswith("flow: 3 of 6 sinks listed") for x in env["limits"])
+    everything = fl(root, source="$_GET['table']", sink="sql", limit=10)
+    assert [p["sink"]["evidence"] for p in everything["paths"]][3:] == [
+        f"{REP}:18",
+        f"{REP}:19",
+        f"{REP}:20",
+    ]

@@ -557,8 +557,13 @@ def _r_flow(r: dict[str, Any], out: list[str]) -> None:
         if r.get("complete") is False
         else "does not reach (no path the data-flow layer sees)"
     )
+    if src.get("key"):
+        what = f"{what}['{src['key']}']"
+    found = r.get("sinks_found")
+    listed = f" of {found}" if found is not None and found > len(r["paths"]) else ""
     out.append(
-        f"{what} {verdict} {sink}: {len(r['paths'])} paths, {r.get('searched', 0)} statements searched"
+        f"{what} {verdict} {sink}: {len(r['paths'])}{listed} paths,"
+        f" {r.get('searched', 0)} statements searched"
     )
     if r.get("hint"):
         out.append(f"no flow: {r['hint']}")
@@ -568,9 +573,15 @@ def _r_flow(r: dict[str, Any], out: list[str]) -> None:
         if end:
             head += f" -> {end['evidence']} ({', '.join(end['kinds'])})  {_u(end.get('text'))}"
         out.append(head)
+        for v in (end or {}).get("via", ()):
+            out.append(f"  sink through {v['fqn']}({v['param']}): reaches {v['reaches']}")
         for e in p["edges"]:
             var = f" {e['var']}" if e.get("var") else ""
             out.append(f"  {e['from']} -> {e['to']}  {e['kind']}{var}")
+    if r.get("wrappers"):
+        out.append("query wrappers (functions that are SQL sinks):")
+        for v in r["wrappers"]:
+            out.append(f"  {v['fqn']}({v['param']}): {v['why']}")
 
 
 def _r_status(r: dict[str, Any], out: list[str]) -> None:

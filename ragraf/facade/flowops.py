@@ -23,16 +23,12 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
-from ragraf.errors import InvalidArgument
 from ragraf.facade import lookup, sanitize
 from ragraf.facade.context import Ctx
 from ragraf.kinds import (
     CALL_EDGES,
-    FlowCallHow,
     FlowStep,
-    NodeKind,
     Provenance,
-    SinkKind,
     StmtKind,
     UnitKind,
 )
@@ -194,6 +190,23 @@ class FlowGraph:
                     out.append(((uid, i), c[2]))
         return out
 
+    def calls_at(self, n: Node) -> list[tuple[EdgeRow, list[list[str]]]]:
+        """The resolved call edges statement ``n`` makes, each with the variables of each
+        argument of its call (matched by the callee's name)."""
+        u = self.unit(n[0])
+        s = u.stmts[n[1]]
+        if not s[6]:
+            return []
+        argv_of = {c[0]: c[2] for c in s[6] if c[0]}
+        out = []
+        for e in self.callees(u.row.func_node_id):
+            if e.evidence_line is None or not s[0] <= e.evidence_line <= s[1]:
+                continue
+            argv = argv_of.get(self.name_of(e.dst))
+            if argv is not None and self.owns_call(n, e):
+                out.append((e, argv))
+        return out
+
     def owns_call(self, n: Node, e: EdgeRow) -> bool:
         """Whether the call of edge ``e`` is made by statement ``n``: the innermost statement
         of ``n``'s function around the call's line is ``n``, whichever line of a statement
@@ -295,6 +308,8 @@ class Walk:
         self.current: Node | None = None
         self.order: list[Node] = []  # statements in the order they were reached
         self.starts: set[Node] = set()
+        #: a unit the walk stays in (a summary of one function), None: anywhere
+        self.within: str | None = None
         #: starts whose calls' results do not feed the slice (a variable only used there)
         self.no_callees: set[Node] = set()
         self.last: dict[str, Any] | None = None
@@ -328,7 +343,7 @@ class Walk:
         self, n: Node, hops: int, only: frozenset[str] | None, arrived: frozenset[str] = NONE
     ) -> None:
         key = (n, only, arrived)
-        if key in self.seen:
+        if key in self.seen or (self.within is not None and n[0] != self.within):
             return
         if n not in self.nodes and len(self.nodes) >= self.max_statements:
             self.truncated = True
@@ -386,6 +401,17 @@ class Walk:
             n = p[0]
         return out[::-1] if not self.back else out
 
+    def origin(self, n: Node) -> Node:
+        """The start the first path to ``n`` comes from."""
+        seen: set[Node] = set()
+        while n not in seen:
+            seen.add(n)
+            p = self.parent.get(n)
+            if p is None:
+                break
+            n = p[0]
+        return n
+
     # -- backward -------------------------------------------------------------------------
     def step_back(self, n: Node, hops: int, only: frozenset[str] | None) -> None:
         g = self.g
@@ -429,10 +455,7 @@ class Walk:
 
     def into_callees(self, n: Node, u: Unit, s: list[Any], hops: int) -> None:
         g = self.g
-        names = {c[0] for c in s[6] if c[0]}
-        for e in g.callees(u.row.func_node_id):
-            if g.name_of(e.dst) not in names or not g.owns_call(n, e):
-                continue
+        for e, _argv in g.calls_at(n):
             for cu in g.entry_units(e.dst)[:MAX_FANOUT]:
                 for i, cs in enumerate(cu.stmts):
                     if cs[2] == StmtKind.RETURN:
@@ -463,11 +486,7 @@ class Walk:
         # result of a call, a controlled statement pass nothing on)
         if s[6] and arrived:
             tainted = arrived
-            names = {c[0]: c[2] for c in s[6] if c[0]}
-            for e in g.callees(u.row.func_node_id):
-                argv = names.get(g.name_of(e.dst))
-                if argv is None or not g.owns_call(n, e):
-                    continue
+            for e, argv in g.calls_at(n):
                 for cu in g.entry_units(e.dst)[:MAX_FANOUT]:
                     params = _params(cu.stmts[0])
                     hit = [
@@ -681,240 +700,3 @@ def _not_found(ctx: Ctx, why: str, path: str | None, line: int | None) -> dict[s
         "functions": [],
         "hint": why + "; check `symbol` or read the file with live_read",
     }
-
-
-# -- flow ---------------------------------------------------------------------------------
-#: sink kinds `flow` knows (``any``: each of them)
-SINK_KINDS = (
-    SinkKind.SQL,
-    SinkKind.SQL_STRING,
-    SinkKind.OUTPUT,
-    SinkKind.INCLUDE,
-    SinkKind.SHELL,
-)
-#: statements one `flow` search expands before it gives up (and says so)
-MAX_FLOW_STATEMENTS = 5000
-
-
-class Sinks:
-    """Which statements are sinks, from the ``dataflow`` section of the configuration."""
-
-    def __init__(self, ctx: Ctx, kinds: tuple[str, ...]) -> None:
-        d = ctx.s.config().dataflow
-        self.ctx = ctx
-        self.kinds = kinds
-        self.sql = {c.lower() for c in d.sql_calls}
-        self.output = {c.lower() for c in d.output_calls}
-        self.shell = {c.lower() for c in d.shell_calls}
-        self.include = d.include
-        self._sql_lines: dict[str, set[int]] = {}
-
-    def sql_lines(self, path: str) -> set[int]:
-        if path not in self._sql_lines:
-            rows = self.ctx.graph.nodes_in_file(self.ctx.rev, path)
-            self._sql_lines[path] = {
-                r.start_line
-                for r in rows
-                if r.kind == NodeKind.SQL_LITERAL and r.start_line is not None
-            }
-        return self._sql_lines[path]
-
-    def of(self, g: FlowGraph, n: Node, tainted: set[str]) -> list[str]:
-        """The sink kinds statement ``n`` is for the variables ``tainted`` that reached it."""
-        if not tainted:
-            return []
-        u = g.unit(n[0])
-        s = u.stmts[n[1]]
-        out: list[str] = []
-        uses = tainted.intersection(s[5])
-        if not uses:
-            return []
-        for name, how, argv in s[6]:
-            hit = any(tainted.intersection(a) for a in argv)
-            if not hit:
-                continue
-            if how == FlowCallHow.FUNCTION and name in self.shell:
-                out.append(SinkKind.SHELL)
-            elif name in self.sql:
-                out.append(SinkKind.SQL)
-            elif name in self.output:
-                out.append(SinkKind.OUTPUT)
-        if SinkKind.OUTPUT in s[7]:
-            out.append(SinkKind.OUTPUT)
-        if SinkKind.SHELL in s[7]:
-            out.append(SinkKind.SHELL)
-        if SinkKind.INCLUDE in s[7] and self.include:
-            out.append(SinkKind.INCLUDE)
-        if s[0] in self.sql_lines(u.row.path):
-            out.append(SinkKind.SQL_STRING)
-        return [k for k in dict.fromkeys(out) if k in self.kinds]
-
-
-def _parse_place(text: str) -> tuple[str, int] | None:
-    path, sep, line = text.rpartition(":")
-    if sep and path and line.isdigit():
-        return path, int(line)
-    return None
-
-
-def flow_op(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
-    """The body of ``ops.flow`` once the revision has the layer."""
-    g = FlowGraph(ctx)
-    depth = int(args.get("depth", 3))
-    limit = int(args.get("limit", 5))
-    ctx.limits.append(LIMIT_FLOW)
-    source = str(args["source"]).strip()
-    sink = str(args.get("sink") or "any").strip()
-    allowed = list(ctx.s.config().dataflow.sources)
-    starts: list[Node] = []
-    arrived: frozenset[str] = NONE
-    only: frozenset[str] | None = None
-    src_place = _parse_place(source)
-    if src_place is not None:
-        ctx.touch(src_place[0])
-        starts = g.at(*src_place)
-        defs = {v for n in starts for v in g.unit(n[0]).stmts[n[1]][4]}
-        only = frozenset(defs) if defs else None
-        source_desc: dict[str, Any] = {"kind": "statement", "place": source}
-    elif source.startswith("$_") or source.startswith("php://"):
-        name = source.split("[", 1)[0]
-        if allowed and name not in allowed:
-            raise InvalidArgument(
-                f"flow: '{name}' is not a configured source (dataflow.sources: {', '.join(allowed)})"
-            )
-        for row in ctx.graph.flow_units_reading(ctx.rev, name):
-            u = g.parse(row)
-            starts += [(row.unit_id, i) for i, s in enumerate(u.stmts) if name in s[5]]
-        arrived = frozenset({name})
-        source_desc = {"kind": "request", "name": name}
-    else:  # a parameter: Fqn($param)
-        fqn, _, param = source.partition("(")
-        param = _var(param.rstrip(")")) or ""
-        rows = lookup.targets(ctx, {"fqn": fqn}) if param else []
-        if not rows:
-            return {
-                "source": {"kind": "unknown", "name": sanitize.name(source), "statements": 0},
-                "sink": {"kind": sink},
-                "reaches": False,
-                "paths": [],
-                "hint": "`source` is a superglobal ($_GET, $_POST['id']), php://input, a place"
-                " (path:line) or a parameter (Class::method($param)) of a function in"
-                f" {ctx.rev}; this is none of them",
-            }
-        for u in g.entry_units(rows[0].node_id):
-            if param in u.stmts[0][4]:
-                starts.append((u.row.unit_id, 0))
-        only = frozenset({param})
-        source_desc = {"kind": "parameter", "fqn": sanitize.name(rows[0].fqn), "name": param}
-    sink_place = _parse_place(sink)
-    kinds = (
-        SINK_KINDS
-        if sink in ("any", "") or sink_place
-        else tuple(k for k in SINK_KINDS if k == sink)
-    )
-    if not kinds:
-        return {
-            "source": {**source_desc, "statements": len(starts)},
-            "sink": {"kind": "unknown", "name": sanitize.name(sink)},
-            "reaches": False,
-            "paths": [],
-            "hint": f"`sink` is a place (path:line) or one of: any, {', '.join(SINK_KINDS)}",
-        }
-    result: dict[str, Any] = {
-        "source": {**source_desc, "statements": len(starts)},
-        "sink": {"kind": "statement", "place": sink} if sink_place else {"kind": sink},
-        "reaches": False,
-        "paths": [],
-    }
-    if not starts:
-        result["hint"] = "no statement of the data-flow layer reads that source"
-        return result
-    fw = Walk(g, "forward", depth, MAX_FLOW_STATEMENTS, control=False)
-    fw.start(starts, only, arrived)
-    if sink_place is not None:
-        ctx.touch(sink_place[0])
-        targets = g.at(*sink_place)
-        if not targets:
-            result["hint"] = "no statement of the data-flow layer at the sink place"
-            return result
-        path, complete = _bidirectional(g, fw, targets, depth)
-        if path is not None:
-            result["reaches"] = True
-            result["paths"].append(_flow_path(g, path, None))
-        result["searched"] = len(fw.nodes)
-        if path is None and not complete:
-            _stopped(ctx, result)
-        return result
-    sinks = Sinks(ctx, kinds)
-    found: dict[Node, list[str]] = {}
-    for n in starts:  # a source statement that is a sink already
-        ks = sinks.of(g, n, set(fw.arrived.get(n, set())) | set(only or ()))
-        if ks:
-            found[n] = ks
-    while fw.queue and len(found) < limit and not fw.truncated:
-        before = len(fw.order)
-        fw.step()
-        for m in fw.order[before:]:
-            ks = sinks.of(g, m, fw.arrived.get(m, set()))
-            if ks:
-                found.setdefault(m, ks)
-    if fw.truncated and len(found) < limit:
-        _stopped(ctx, result)
-    for n, ks in list(found.items())[:limit]:
-        result["paths"].append(_flow_path(g, fw.path_to(n), (n, ks)))
-    result["reaches"] = bool(result["paths"])
-    result["searched"] = len(fw.nodes)
-    return result
-
-
-def _stopped(ctx: Any, result: dict[str, Any]) -> None:
-    """The search hit its cap: a path beyond it is not known either way (the answer says
-    so instead of a silent 'does not reach')."""
-    result["complete"] = False
-    ctx.limits.append(
-        f"flow: stopped after {MAX_FLOW_STATEMENTS} statements; a path beyond them is not"
-        " known (narrow the source or name a sink place path:line)"
-    )
-
-
-def _bidirectional(
-    g: FlowGraph, fw: Walk, targets: list[Node], depth: int
-) -> tuple[list[dict[str, Any]] | None, bool]:
-    """Bidirectional breadth-first search (travsr): expand the smaller frontier a level at a
-    time until the forward and backward walks meet; the shortest evidence path, and whether
-    the search ended for want of statements (True) rather than at the cap (False)."""
-    bw = Walk(g, "back", depth, MAX_FLOW_STATEMENTS, control=False)
-    bw.start(targets, None)
-    meet = next((n for n in fw.nodes if n in bw.nodes), None)
-    capped = False
-    while meet is None and fw.queue and bw.queue:
-        if len(fw.nodes) + len(bw.nodes) > MAX_FLOW_STATEMENTS or fw.truncated or bw.truncated:
-            capped = True
-            break
-        w, other = (fw, bw) if len(fw.queue) <= len(bw.queue) else (bw, fw)
-        for _ in range(len(w.queue)):
-            before = len(w.order)
-            w.step()
-            meet = next((m for m in w.order[before:] if m in other.nodes), None)
-            if meet is not None:
-                break
-    if meet is None:
-        return None, not capped
-    return fw.path_to(meet) + bw.path_to(meet), True
-
-
-def _flow_path(
-    g: FlowGraph, edges: list[dict[str, Any]], end: tuple[Node, list[str]] | None
-) -> dict[str, Any]:
-    out: dict[str, Any] = {
-        "edges": edges,
-        "length": len(edges),
-        "provenance": Provenance.DERIVED
-        if any(e["provenance"] == Provenance.DERIVED for e in edges)
-        else Provenance.STATED,
-        "confidence": min([e["confidence"] for e in edges] or [1.0]),
-    }
-    if end is not None:
-        out["sink"] = {**_statement(g, end[0], 0, True), "kinds": end[1]}
-        out["sink"].pop("hops", None)
-    return out

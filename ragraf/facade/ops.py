@@ -390,7 +390,7 @@ def flow(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
     section of the configuration. Built from the syntax tree: `reaches: false` means no
     path the layer sees, not proof that none exists."""
     if ctx.capability == "dataflow":
-        from ragraf.facade.flowops import flow_op
+        from ragraf.facade.flowpaths import flow_op
 
         return flow_op(ctx, args)
     ctx.limits.append(LIMIT_SLICE_REFUSED)
