@@ -153,7 +153,7 @@ def test_flow_ranks_distinct_pairs_before_length(root: Path) -> None:
     assert got == [f"{REP}:17", f"{DBI}:29", f"{REP}:26"]
     assert r["sinks_found"] == 6
     env = run(root, "flow", source="$_GET['table']", sink="sql", limit=3)
-    assert any(x.startswith("flow: 3 of 6 sinks listed") for x in env["limits"])
+    assert any(x.startswith("flow: 3 of 6 sinks found listed") for x in env["limits"])
     everything = fl(root, source="$_GET['table']", sink="sql", limit=10)
     assert [p["sink"]["evidence"] for p in everything["paths"]][3:] == [
         f"{REP}:18",

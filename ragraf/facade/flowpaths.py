@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from ragraf import ids
@@ -119,17 +120,24 @@ class Summaries:
         return out
 
     def _reaches(self, func: str, entry: Node, param: str, level: int) -> Via | None:
-        g = self.g
-        w = Walk(g, "forward", 0, MAX_SUMMARY_STATEMENTS, control=False)
-        w.within = entry[0]  # the function alone: a property set here is no parameter
-        w.start([entry], frozenset({param}))
-        while w.queue and not w.truncated:
-            before = len(w.order)
-            w.step()
-            for m in w.order[before:]:
-                via = self._sink_at(func, m, param, w.arrived.get(m, set()), level)
-                if via is not None:
-                    return via
+        """Breadth first along the def-use edges of the function's own unit from its
+        parameter (no edges recorded: a summary is a yes or no and why)."""
+        u = self.g.unit(entry[0])
+        arrived: dict[int, set[str]] = {}
+        todo: list[tuple[int, frozenset[str] | None]] = [(entry[1], frozenset({param}))]
+        seen = {entry[1]}
+        while todo and len(seen) <= MAX_SUMMARY_STATEMENTS:
+            i, only = todo.pop(0)
+            for (uid, j), var, _kind in u.dout.get(i, ()):
+                if uid != entry[0] or (only is not None and var not in only):
+                    continue
+                arrived.setdefault(j, set()).add(var)
+                if j not in seen:
+                    seen.add(j)
+                    via = self._sink_at(func, (uid, j), param, arrived[j], level)
+                    if via is not None:
+                        return via
+                    todo.append((j, None))
         return None
 
     def _sink_at(self, func: str, m: Node, param: str, tainted: set[str], level: int) -> Via | None:
@@ -422,30 +430,30 @@ def _to_sinks(
         ks = sinks.of(n, set(fw.arrived.get(n, set())) | set(src.only or ()))
         if ks:
             found[n] = ks
-    while fw.queue and not fw.truncated:
+    # breadth first: paths come shortest first, so once `limit` pairs have their first
+    # path, a later one ranks after them all (``rank``)
+    pairs = {(_func(g, fw.origin(n)), _func(g, n)) for n in found}
+    while fw.queue and not fw.truncated and len(pairs) < limit:
         before = len(fw.order)
         fw.step()
         for m in fw.order[before:]:
             ks = sinks.of(m, fw.arrived.get(m, set()))
-            if ks:
-                found.setdefault(m, ks)
-    if fw.truncated:
-        if len(found) < limit:
-            _stopped(ctx, result)
-        else:
-            ctx.limits.append(
-                f"flow: stopped after {MAX_FLOW_STATEMENTS} statements; longer paths beyond"
-                " them are not known (narrow the source or name a sink place path:line)"
-            )
+            if ks and m not in found:
+                found[m] = ks
+                pairs.add((_func(g, fw.origin(m)), _func(g, m)))
+    if fw.truncated and len(found) < limit:
+        _stopped(ctx, result)
     ranked = rank(g, fw, list(found))
     for n in ranked[:limit]:
         p = _flow_path(g, fw.path_to(n), (n, found[n]))
         if n in sinks.via:
             p["sink"]["via"] = [v.view() for v in sinks.via[n]]
         result["paths"].append(p)
-    if len(ranked) > limit:
+    if len(ranked) > limit or fw.queue:
+        more = "; the search stopped there, more may follow" if fw.queue else ""
         ctx.limits.append(
-            f"flow: {limit} of {len(ranked)} sinks listed ({ORDER_PATHS}); `limit` up to 50"
+            f"flow: {min(limit, len(ranked))} of {len(ranked)} sinks found listed"
+            f" ({ORDER_PATHS}){more}; `limit` up to 50"
         )
     result["sinks_found"] = len(ranked)
     result["reaches"] = bool(result["paths"])
@@ -467,14 +475,16 @@ def _why(v: Via) -> str:
     )
 
 
+def _func(g: FlowGraph, n: Node) -> str:
+    return g.unit(n[0]).row.func_node_id
+
+
 def rank(g: FlowGraph, fw: Walk, sinks: list[Node]) -> list[Node]:
     """The sinks in the order their paths are listed: the shortest path of each distinct
     (source function, sink function) pair first, then the others; each group by length,
     then by place (issue 42: the 50 shortest paths hid a 5-step path across two calls)."""
     length = {n: len(fw.path_to(n)) for n in sinks}
-
-    def func(n: Node) -> str:
-        return g.unit(n[0]).row.func_node_id
+    func = partial(_func, g)
 
     def place(n: Node) -> tuple[str, int]:
         u = g.unit(n[0])
