@@ -12,6 +12,7 @@ import pytest
 
 from ragraf import config, facade
 from ragraf.indexing import indexer
+from tests.helpers import invoke
 from tests.schemacheck import check
 
 FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "slicefix"
@@ -160,3 +161,93 @@ def test_flow_ranks_distinct_pairs_before_length(root: Path) -> None:
         f"{REP}:19",
         f"{REP}:20",
     ]
+
+
+def test_capability_says_what_data_flow_covers_per_language(root: Path) -> None:
+    """A mixed repository: PHP has the layer, Python does not; a Python statement is refused
+    as a language not covered, not described as a declaration, a comment or a file without
+    one, and nothing advises a reindex."""
+    st = run(root, "index_status")["result"]
+    assert st["capability"] == "dataflow"
+    assert st["dataflow"] == {
+        "supported": ["php"],
+        "covered": ["php"],
+        "not_covered": {"python": 1},
+    }
+    assert "python not covered" in st["capability_note"]
+    txt = invoke("-C", str(root), "status", check=True).stdout
+    assert "capability dataflow (data flow: php; not python (1 files)):" in txt
+    for op, args in (
+        ("slice", {"path": "tools/report.py", "line": 6}),
+        ("slice", {"fqn": "tools.report.monthly"}),
+        ("flow", {"source": "tools/report.py:5", "sink": "sql"}),
+        ("flow", {"source": "tools.report.monthly(month)", "sink": "sql"}),
+    ):
+        env = run(root, op, **args)
+        r = env["result"]
+        assert r.get("refused") is True, (op, args, r)
+        assert "python is not covered: data flow is built for php only" in r["reason"]
+        assert "reindex" not in r["reason"] and "declaration" not in r["reason"]
+        assert any("python not covered by data flow (php only)" in x for x in env["limits"])
+
+
+def test_a_python_only_repository_is_not_told_to_reindex(tmp_path: Path) -> None:
+    r = tmp_path / "py"
+    (r / "app").mkdir(parents=True)
+    shutil.copy(FIXTURE / "tools" / "report.py", r / "app" / "report.py")
+    config.init_project(r)
+    indexer.build(config.load(r), no_vectors=True)
+    st = facade.run_op(r, "index_status", {})
+    check(st)
+    res = st["result"]
+    assert res["capability"] == "degraded"
+    assert res["dataflow"]["not_covered"] == {"python": 1} and res["dataflow"]["covered"] == []
+    note = res["capability_note"]
+    assert "built for php only" in note and "python" in note
+    assert "a reindex does not change that" in note
+    txt = invoke("-C", str(r), "status", check=True).stdout
+    assert "capability degraded (data flow: none; not python (1 files))" in txt
+    assert "no data-flow analysis" not in txt
+    for op, args in (
+        ("slice", {"path": "app/report.py", "line": 6}),
+        ("flow", {"source": "$_GET", "sink": "sql"}),
+    ):
+        env = facade.run_op(r, op, args)
+        check(env)
+        reason = env["result"]["reason"]
+        assert env["result"]["refused"] and "reindex to" not in reason
+        assert "python" in reason and "php only" in reason
+
+
+def test_slice_pages_like_the_other_lists(root: Path) -> None:
+    """A slice of WordPress top-level code reached 150 KB (issue 45): `limit` / `offset`,
+    nearest statements first, the cut said in `page` and in the limits."""
+    whole = sl(root, path=BM, line=15, limit=500)
+    total = whole["counts"]["statements"]
+    assert total == len(whole["statements"]) > 8 and whole["page"]["next_offset"] is None
+    env = run(root, "slice", path=BM, line=15, limit=4)
+    first = env["result"]
+    assert len(first["statements"]) == 4 and first["counts"] == whole["counts"]
+    assert all(s["hops"] == 0 for s in first["statements"])  # the function's own first
+    assert first["page"]["next_offset"] == 4
+    assert any(
+        x.startswith(f"slice: 4 of {total} statements listed; next: offset 4")
+        for x in env["limits"]
+    )
+    # the pages together are the whole slice, each edge on exactly one page
+    seen: list[str] = []
+    edges: list[tuple[str, str, str, str]] = []
+    offset = 0
+    while offset is not None:
+        page = sl(root, path=BM, line=15, limit=4, offset=offset)
+        seen += [s["stmt_id"] for s in page["statements"]]
+        edges += [(e["from"], e["to"], e["var"] or "", e["kind"]) for e in page["edges"]]
+        offset = page["page"]["next_offset"]
+    assert sorted(seen) == sorted(s["stmt_id"] for s in whole["statements"])
+    assert sorted(edges) == sorted(
+        (e["from"], e["to"], e["var"] or "", e["kind"]) for e in whole["edges"]
+    )
+    assert len(edges) == whole["counts"]["edges"]
+    txt = invoke("-C", str(root), "query", "slice", "--path", BM, "--line", "15", "--limit", "4")
+    assert f": 4 of {total} statements" in txt.stdout.splitlines()[0]
+    assert "next: offset 4" in txt.stdout

@@ -550,80 +550,107 @@ def _statement(g: FlowGraph, n: Node, hops: int, text: bool) -> dict[str, Any]:
     return out
 
 
-def slice_op(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
-    """The body of ``ops.slice_`` once the revision has the layer."""
-    g = FlowGraph(ctx)
-    direction = args.get("direction", "back")
-    depth = int(args.get("depth", 1))
-    mode = args.get("mode", "lines")
-    variable = _var(args.get("variable"))
-    ctx.limits.append(LIMIT_FLOW)
-    target: dict[str, Any]
-    starts: list[Node] = []
+#: how a slice's statements are ranked for paging (each page is shown by place)
+ORDER_STATEMENTS = (
+    "statements by hops from the start, then in the order the walk reached them; each page"
+    " listed by place, with the edges whose two ends are listed by then and the functions"
+    " of its statements"
+)
+
+
+def _empty(target: dict[str, Any] | None, hint: str) -> dict[str, Any]:
+    return {"target": target, "statements": [], "edges": [], "functions": [], "hint": hint}
+
+
+def _slice_start(
+    ctx: Ctx, g: FlowGraph, args: dict[str, Any], direction: str
+) -> tuple[dict[str, Any], list[Node]] | dict[str, Any]:
+    """The target and the statements a slice starts from, or the answer that it cannot."""
+    from ragraf.facade import dfcover
+
     if args.get("path"):
         path = args["path"]
         line = args.get("line")
         ctx.touch(path)
         if not line:
-            return {
-                "target": {"path": path, "line": None},
-                "statements": [],
-                "edges": [],
-                "functions": [],
-                "hint": "`path` needs `line`: the statement to slice from",
-            }
+            return _empty(
+                {"path": path, "line": None}, "`path` needs `line`: the statement to slice from"
+            )
         if ctx.file_row(path) is None:
             return _not_found(ctx, f"{path} is not in {ctx.rev}", path, line)
-        starts = g.at(path, int(line))
-        target = {"path": path, "line": int(line)}
-    else:
-        if args.get("line"):
-            ctx.limits.append("slice: `line` applies with `path` only; it was ignored")
-        rows = lookup.targets(ctx, args)
-        if not rows:
-            what = args.get("fqn") or args.get("node_id", "")
-            return _not_found(ctx, f"no function or method '{what}' in {ctx.rev}", None, None)
-        row = rows[0]
-        target = {"node_id": row.node_id, "fqn": sanitize.name(row.fqn), "path": row.path}
-        ctx.touch(row.path)
-        for u in g.entry_units(row.node_id):
-            if direction == "back":
-                starts += [
-                    (u.row.unit_id, i) for i, s in enumerate(u.stmts) if s[2] == StmtKind.RETURN
-                ]
-            else:
-                starts.append((u.row.unit_id, 0))
-        if len(rows) > 1:
-            ctx.limits.append(f"slice: {len(rows)} symbols match; sliced {row.fqn} ({row.path})")
+        lang = dfcover.uncovered(ctx, path)
+        if lang is not None:
+            return dfcover.refuse(ctx, "slice", lang)
+        return {"path": path, "line": int(line)}, g.at(path, int(line))
+    if args.get("line"):
+        ctx.limits.append("slice: `line` applies with `path` only; it was ignored")
+    rows = lookup.targets(ctx, args)
+    if not rows:
+        what = args.get("fqn") or args.get("node_id", "")
+        return _not_found(ctx, f"no function or method '{what}' in {ctx.rev}", None, None)
+    row = rows[0]
+    ctx.touch(row.path)
+    lang = dfcover.uncovered(ctx, row.path)
+    if lang is not None:
+        return dfcover.refuse(ctx, "slice", lang)
+    target = {"node_id": row.node_id, "fqn": sanitize.name(row.fqn), "path": row.path}
+    starts: list[Node] = []
+    for u in g.entry_units(row.node_id):
+        if direction == "back":
+            starts += [(u.row.unit_id, i) for i, s in enumerate(u.stmts) if s[2] == StmtKind.RETURN]
+        else:
+            starts.append((u.row.unit_id, 0))
+    if len(rows) > 1:
+        ctx.limits.append(f"slice: {len(rows)} symbols match; sliced {row.fqn} ({row.path})")
+        target.update(lookup.narrow(rows, "slice"))
+    return target, starts
+
+
+def slice_op(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
+    """The body of ``ops.slice_`` once the revision has the layer."""
+    g = FlowGraph(ctx)
+    direction = args.get("direction", "back")
+    depth = int(args.get("depth", 1))
+    variable = _var(args.get("variable"))
+    ctx.limits.append(LIMIT_FLOW)
+    got = _slice_start(ctx, g, args, direction)
+    if isinstance(got, dict):
+        return got
+    target, starts = got
+    narrow = target.pop("narrow", None)
     target.update({"variable": variable, "direction": direction, "depth": depth})
     if not starts:
-        return {
-            "target": target,
-            "statements": [],
-            "edges": [],
-            "functions": [],
-            "hint": "no statement of the data-flow layer at that place (a declaration, a"
-            " comment or a file without one); try the line of a statement, or `code`",
-        }
+        return _empty(
+            target,
+            "no statement of the data-flow layer at that place (a declaration, a comment or"
+            " a blank line); try the line of a statement, or `code`",
+        )
     w = Walk(g, direction, depth)
     seeds = _seeds(g, starts, variable, direction)
     if not seeds:
-        return {
-            "target": target,
-            "statements": [],
-            "edges": [],
-            "functions": [],
-            "hint": f"{sanitize.name(variable or '')} is neither used nor assigned at that"
-            " place; give a variable of the line, or none for all of them",
-        }
+        return _empty(
+            target,
+            f"{sanitize.name(variable or '')} is neither used nor assigned at that place;"
+            " give a variable of the line, or none for all of them",
+        )
     for n, only, arrived in seeds:
         if variable and only is not None and direction == "back":
             w.no_callees.add(n)  # a variable only used here: no call's result feeds it
         w.start([n], only, arrived)
     while w.queue and not w.truncated:
         w.step()
+    _walk_limits(ctx, w)
+    text = args.get("mode", "lines") == "lines"
+    out = _page(ctx, g, w, args, text)
+    out["target"] = {**target, "statements": [_statement(g, n, 0, text) for n in starts]}
+    if narrow:
+        out["narrow"] = narrow
+    return out
+
+
+def _walk_limits(ctx: Ctx, w: Walk) -> None:
     if w.truncated:
-        ctx.limits.append(f"slice: the first {MAX_STATEMENTS} statements are listed")
+        ctx.limits.append(f"slice: the walk stopped at {MAX_STATEMENTS} statements")
     if w.cut:
         names = ctx.graph.nodes_by_ids(ctx.rev, w.cut)
         cut = ", ".join(
@@ -632,35 +659,58 @@ def slice_op(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
         ctx.limits.append(
             f"slice: followed the first {MAX_FANOUT} call sites of functions with more: {cut}"
         )
-    nodes = sorted(
-        w.nodes.items(),
-        key=lambda kv: (g.unit(kv[0][0]).row.path, g.unit(kv[0][0]).stmts[kv[0][1]][0], kv[0]),
-    )
-    statements = [_statement(g, n, hops, mode == "lines") for n, hops in nodes]
-    funcs = ctx.graph.nodes_by_ids(ctx.rev, w.functions)
-    functions = []
-    for fid, hops in sorted(w.functions.items(), key=lambda kv: (kv[1], kv[0])):
-        frow = funcs.get(fid)
-        if frow is None:
-            continue
-        functions.append(
-            {
-                "node_id": fid,
-                "kind": frow.kind,
-                "fqn": sanitize.name(frow.fqn),
-                "evidence": f"{frow.path}:{frow.start_line}",
-                "hops": hops,
-            }
-        )
-    start_stmts = [_statement(g, n, 0, mode == "lines") for n in starts]
-    derived = sum(1 for e in w.edges if e["provenance"] == Provenance.DERIVED)
+
+
+def _page(ctx: Ctx, g: FlowGraph, w: Walk, args: dict[str, Any], text: bool) -> dict[str, Any]:
+    """The statements of one page (``ORDER_STATEMENTS``), their edges and functions; the
+    cut said in ``page`` and in the limits."""
+    from ragraf.facade.paging import Pager
+
+    reach = {n: i for i, n in enumerate(w.order)}
+    ranked = sorted(w.nodes, key=lambda n: (w.nodes[n], reach[n]))
+    pager = Pager(args, ORDER_STATEMENTS)
+    shown = pager.cut("statements", ranked)
+    upto = set(ranked[: pager.offset + pager.limit])
+    here = set(shown)
+
+    def place(n: Node) -> tuple[str, int, Node]:
+        u = g.unit(n[0])
+        return (u.row.path, int(u.stmts[n[1]][0]), n)
+
+    statements = [_statement(g, n, w.nodes[n], text) for n in sorted(shown, key=place)]
+    edges = [
+        e
+        for (a, b, _v, _k), e in w.edge_keys.items()
+        if a in upto and b in upto and (a in here or b in here)
+    ]
+    fids = {g.unit(n[0]).row.func_node_id for n in shown}
+    funcs = ctx.graph.nodes_by_ids(ctx.rev, list(fids))
+    functions = [
+        {
+            "node_id": fid,
+            "kind": funcs[fid].kind,
+            "fqn": sanitize.name(funcs[fid].fqn),
+            "evidence": f"{funcs[fid].path}:{funcs[fid].start_line}",
+            "hops": hops,
+        }
+        for fid, hops in sorted(w.functions.items(), key=lambda kv: (kv[1], kv[0]))
+        if fid in fids and fid in funcs
+    ]
+    page = pager.page()
+    if page["rest"]:
+        ctx.limits.append(f"slice: {page['rest']} (nearest first)")
     return {
-        "target": {**target, "statements": start_stmts},
         "statements": statements,
-        "edges": sorted(w.edges, key=lambda e: (e["from"], e["to"], e["kind"], e["var"] or "")),
+        "edges": sorted(edges, key=lambda e: (e["from"], e["to"], e["kind"], e["var"] or "")),
         "functions": functions,
-        "derived_edges": derived,
+        "counts": {
+            "statements": len(ranked),
+            "edges": len(w.edges),
+            "functions": len(w.functions),
+        },
+        "derived_edges": sum(1 for e in w.edges if e["provenance"] == Provenance.DERIVED),
         "truncated": w.truncated,
+        "page": page,
     }
 
 

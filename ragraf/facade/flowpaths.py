@@ -26,7 +26,7 @@ from typing import Any
 
 from ragraf import ids
 from ragraf.errors import InvalidArgument
-from ragraf.facade import lookup, sanitize
+from ragraf.facade import dfcover, lookup, sanitize
 from ragraf.facade.context import Ctx
 from ragraf.facade.flowops import NONE, FlowGraph, Node, Walk, _params, _statement, _var
 from ragraf.kinds import EdgeKind, FlowCallHow, NodeKind, Provenance, SinkKind
@@ -318,11 +318,15 @@ def _innermost(stmts: list[list[Any]], hits: list[int], lines: set[int]) -> list
     return sorted(out)
 
 
-def _source(ctx: Ctx, g: FlowGraph, source: str) -> Source | None:
-    """The statements a flow starts from; None for a source of no known form."""
+def _source(ctx: Ctx, g: FlowGraph, source: str) -> Source | str | None:
+    """The statements a flow starts from; None for a source of no known form, the language
+    of a place or parameter that data flow does not cover."""
     src_place = _parse_place(source)
     if src_place is not None:
         ctx.touch(src_place[0])
+        lang = dfcover.uncovered(ctx, src_place[0])
+        if lang is not None:
+            return lang
         starts = g.at(*src_place)
         defs = {v for n in starts for v in g.unit(n[0]).stmts[n[1]][4]}
         return Source(
@@ -335,6 +339,9 @@ def _source(ctx: Ctx, g: FlowGraph, source: str) -> Source | None:
     rows = lookup.targets(ctx, {"fqn": fqn}) if param else []
     if not rows:
         return None
+    lang = dfcover.uncovered(ctx, rows[0].path)
+    if lang is not None:
+        return lang
     starts = [(u.row.unit_id, 0) for u in g.entry_units(rows[0].node_id) if param in u.stmts[0][4]]
     desc = {"kind": "parameter", "fqn": sanitize.name(rows[0].fqn), "name": param}
     return Source(starts, frozenset({param}), NONE, desc)
@@ -351,7 +358,13 @@ def flow_op(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
     source = str(args["source"]).strip()
     sink = str(args.get("sink") or "any").strip()
     src = _source(ctx, g, source)
-    if src is None:
+    sink_place = _parse_place(sink)
+    lang = src if isinstance(src, str) else None
+    if lang is None and sink_place is not None:
+        lang = dfcover.uncovered(ctx, sink_place[0])
+    if lang is not None:
+        return dfcover.refuse(ctx, "flow", lang)
+    if src is None or isinstance(src, str):
         return {
             "source": {"kind": "unknown", "name": sanitize.name(source), "statements": 0},
             "sink": {"kind": sink},
@@ -361,7 +374,6 @@ def flow_op(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
             " (path:line) or a parameter (Class::method($param)) of a function in"
             f" {ctx.rev}; this is none of them",
         }
-    sink_place = _parse_place(sink)
     kinds = (
         SINK_KINDS
         if sink in ("any", "") or sink_place

@@ -364,19 +364,20 @@ def slice_(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
         from ragraf.facade.flowops import slice_op
 
         return slice_op(ctx, args)
+    return _refused(ctx, "slice", args.get("path"))
+
+
+def _refused(ctx: Ctx, op: str, path: str | None) -> dict[str, Any]:
+    """``slice`` / ``flow`` on a revision without the layer: which language is not covered
+    (the file's, else the revision's), never a reindex that cannot add it."""
+    from ragraf.facade import dfcover
+
+    fr = ctx.file_row(path) if path else None
+    lang = fr.lang if fr is not None else None
+    c = dfcover.cover(ctx.graph, ctx.rev)
     ctx.limits.append(LIMIT_SLICE_REFUSED)
-    return {
-        "refused": True,
-        "reason": f"slice needs data-flow analysis (which statements feed which), and {ctx.rev} "
-        "holds declarations and the call graph only (reindex to build the data-flow layer)."
-        " Use the alternatives below.",
-        "alternatives": [
-            "callers / callees (call graph with evidence)",
-            "impact (what depends on it)",
-            "code (the body, on request)",
-            "live_read (the current text)",
-        ],
-    }
+    ctx.limits.append(dfcover.limit(op, lang, c))
+    return dfcover.refusal(op, ctx.rev, lang or None, c)
 
 
 def flow(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
@@ -393,17 +394,8 @@ def flow(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
         from ragraf.facade.flowpaths import flow_op
 
         return flow_op(ctx, args)
-    ctx.limits.append(LIMIT_SLICE_REFUSED)
-    return {
-        "refused": True,
-        "reason": f"flow needs data-flow analysis, and {ctx.rev} has no data-flow layer"
-        " (reindex to build it). Use the alternatives below.",
-        "alternatives": [
-            "routes (entry points and the superglobals they read)",
-            "table_usage (who reads and writes a table)",
-            "callers / callees (call graph with evidence)",
-        ],
-    }
+    place = str(args.get("source") or "").rpartition(":")
+    return _refused(ctx, "flow", place[0] if place[2].isdigit() else None)
 
 
 def entry_view(e: LedgerEntry, acks: list[dict[str, Any]] | None = None) -> dict[str, Any]:
