@@ -224,7 +224,7 @@ def routes(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
 
 def index_status(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
     """The revision, its state and times, capability (dataflow with the data-flow layer,
-    else degraded), counts of nodes and edges, coverage (parsed / partial / failed files,
+    else degraded) and which of its languages data flow covers, counts of nodes and edges, coverage (parsed / partial / failed files,
     calls resolved), ledger size, changes not yet registered and store sizes. Call it first
     in every session; `detail: full` adds every coverage metric and the edge kinds."""
     from ragraf.facade.status import brief, status_of
@@ -357,9 +357,13 @@ def slice_(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
     Lists the statements (path:line, kind, first line), the def-use, control, argument ->
     parameter and return -> call edges with evidence and provenance, and the functions
     crossed; `depth` 1..5 counts inter-procedural hops along resolved calls (a derived
-    call gives derived steps). `mode: nodes` leaves the text out. Never whole bodies:
-    read them with `code`. Built from the syntax tree (reaching definitions per
-    function); a revision without the layer answers with a refusal and alternatives."""
+    call gives derived steps); with a `variable`, a call is entered only when its result
+    makes that variable. `mode: nodes` leaves the text out. Never whole bodies: read them
+    with `code`. Paged like the other lists (`limit` / `offset`): the statements nearest
+    the start first, each page with its edges and functions. Built from the syntax tree
+    (reaching definitions per function) for the languages `status` says data flow covers
+    (php); a place in another language, or a revision without the layer, answers with a
+    refusal naming the language, and alternatives."""
     if ctx.capability == "dataflow":
         from ragraf.facade.flowops import slice_op
 
@@ -387,9 +391,13 @@ def flow(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
     shell; any; or a place path:line), and the shortest evidence path to each sink found:
     def-use, argument -> parameter and return -> call edges with provenance and confidence,
     up to `depth` call hops. A place as sink is searched from both ends at once
-    (bidirectional breadth-first search). Sinks and sources come from the `dataflow`
-    section of the configuration. Built from the syntax tree: `reaches: false` means no
-    path the layer sees, not proof that none exists."""
+    (bidirectional breadth-first search). A key ($_POST['id']) starts only where that key
+    is read. A call of a function whose parameter reaches a SQL sink inside it (a query
+    wrapper) is a sql sink too, listed with why (`via`, `wrappers`). Paths are ranked: the
+    shortest of each distinct (source function, sink function) pair first, then by length;
+    `limit` keeps the first. Sinks and sources come from the `dataflow` section of the
+    configuration. Built from the syntax tree: `reaches: false` means no path the layer
+    sees, not proof that none exists."""
     if ctx.capability == "dataflow":
         from ragraf.facade.flowpaths import flow_op
 
