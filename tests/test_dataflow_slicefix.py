@@ -152,11 +152,12 @@ def test_flow_ranks_distinct_pairs_before_length(root: Path) -> None:
     r = fl(root, source="$_GET['table']", sink="sql", limit=3)
     got = [p["sink"]["evidence"] for p in r["paths"]]
     assert got == [f"{REP}:17", f"{DBI}:29", f"{REP}:26"]
-    assert r["sinks_found"] == 6
+    assert r["sinks_found"] == 6  # the search stopped once three pairs had a path
     env = run(root, "flow", source="$_GET['table']", sink="sql", limit=3)
     assert any(x.startswith("flow: 3 of 6 sinks found listed") for x in env["limits"])
     everything = fl(root, source="$_GET['table']", sink="sql", limit=10)
     assert [p["sink"]["evidence"] for p in everything["paths"]][3:] == [
+        f"{DBI}:46",  # fetchResult($q) -> tryQuery($query): found once taint arrives there
         f"{REP}:18",
         f"{REP}:19",
         f"{REP}:20",
@@ -251,3 +252,18 @@ def test_slice_pages_like_the_other_lists(root: Path) -> None:
     txt = invoke("-C", str(root), "query", "slice", "--path", BM, "--line", "15", "--limit", "4")
     assert f": 4 of {total} statements" in txt.stdout.splitlines()[0]
     assert "next: offset 4" in txt.stdout
+
+
+def test_a_callee_returns_to_the_call_it_was_entered_from(root: Path) -> None:
+    """$_POST['new_db'] enters tryQuery from CreateController; tryQuery's result went back to
+    every caller of tryQuery (fetchResult, and from there Bookmark::getList and
+    Report::count): paths no run takes."""
+    r = fl(root, source="$_POST['new_db']", sink="sql", limit=10)
+    sinks = {p["sink"]["path"] for p in r["paths"]}
+    assert sinks == {CC, DBI}
+    for p in r["paths"]:
+        returns_to = [e["to"] for e in p["edges"] if e["kind"] == "return"]
+        assert all(t.startswith(CC) or t.startswith(DBI) for t in returns_to)
+    # backward the same: a parameter reached through a call's result goes back to that call
+    back = sl(root, path=CC, line=16, direction="forward", depth=3, limit=500)
+    assert BM not in {s["path"] for s in back["statements"]}

@@ -305,9 +305,17 @@ class Walk:
         #: shortest evidence path of `flow`
         self.parent: dict[Node, tuple[Node, dict[str, Any]] | None] = {}
         self.arrived: dict[Node, set[str]] = {}  # variables that reached a statement (forward)
+        #: statements in the order variables arrived at them (again when more arrive)
+        self.grew: list[Node] = []
         self.current: Node | None = None
         self.order: list[Node] = []  # statements in the order they were reached
         self.starts: set[Node] = set()
+        #: context: the call sites a unit was entered from (forward through an argument,
+        #: backward through its result), and the units reached otherwise (``leave``)
+        self.bound: dict[str, set[Node]] = {}
+        self.free: set[str] = set()
+        #: exits of bound units already left, redone if the unit becomes free
+        self.left: dict[str, list[tuple[Node, int, frozenset[str] | None]]] = {}
         #: a unit the walk stays in (a summary of one function), None: anywhere
         self.within: str | None = None
         #: starts whose calls' results do not feed the slice (a variable only used there)
@@ -353,7 +361,10 @@ class Walk:
             self.parent[n] = (
                 None if self.current is None or self.last is None else (self.current, self.last)
             )
-        self.arrived.setdefault(n, set()).update(arrived)
+        got = self.arrived.setdefault(n, set())
+        if not arrived <= got:
+            got.update(arrived)
+            self.grew.append(n)
         if n not in self.nodes:
             self.nodes[n] = hops
             self.order.append(n)
@@ -374,6 +385,7 @@ class Walk:
         self.current = None
         self.starts.update(starts)
         for n in starts:
+            self.free.add(n[0])
             self.push(n, 0, only, arrived)
 
     def step(self) -> Node:
@@ -420,6 +432,8 @@ class Walk:
         for src, var, kind in u.din.get(n[1], ()):
             if only is not None and var not in only:
                 continue
+            if src[0] != n[0]:
+                self.make_free(src[0])  # a property or a capture: not through a call site
             self.add_edge(src, n, var, kind, *_trust(kind))
             # at an entry only the parameter that reached here matters (not all of them)
             self.push(src, hops, frozenset({var}) if src[1] == 0 else None)
@@ -432,6 +446,29 @@ class Walk:
             return
         # a parameter: the arguments of the calls of this function
         if n[1] == 0 and u.row.kind in _CALLED_UNITS:
+            self.leave(n, hops, only)
+        # a call's result: the return statements of the callee
+        if n in self.no_callees:
+            return
+        if s[6] and (s[4] or s[2] == StmtKind.RETURN or n in self.starts):
+            self.into_callees(n, u, s, hops)
+
+    def leave(self, n: Node, hops: int, only: frozenset[str] | None) -> None:
+        """Out of a function: backward from its entry to the arguments of its call sites,
+        forward from a return to the statements taking the result. A function entered from
+        a call site (forward through an argument, backward through its result) goes back to
+        those sites only; one the walk reached otherwise, to every caller (``fan``)."""
+        g = self.g
+        u = g.unit(n[0])
+        func = u.row.func_node_id
+        sites = None if n[0] in self.free else self.bound.get(n[0])
+        if sites is not None:
+            self.left.setdefault(n[0], []).append((n, hops, only))
+            callers = [e for e in g.callers(func) if _near(g, e, sites)]
+        else:
+            callers = self.fan(g.callers(func), func)
+        s = u.stmts[n[1]]
+        if self.back:
             params = _params(s)
             # a promoted constructor parameter defines $this->x too
             asked = (
@@ -440,18 +477,30 @@ class Walk:
                 else {"$" + v[7:] if v.startswith("$this->") else v for v in only}
             )
             wanted = [p for p in params if asked is None or p in asked]
-            for e in self.fan(g.callers(u.row.func_node_id), u.row.func_node_id):
-                for site, argv in g.call_sites(e, u.row.func_node_id):
-                    for p in wanted:
-                        pos = params.index(p)
-                        avars = frozenset(argv[pos]) if pos < len(argv) else frozenset()
-                        self.add_edge(site, n, p, FlowStep.ARGUMENT, e.provenance, e.confidence, e)
-                        self.push(site, hops + 1, avars)
-        # a call's result: the return statements of the callee
-        if n in self.no_callees:
+        for e in callers:
+            for site, argv in g.call_sites(e, func):
+                if sites is not None and site not in sites:
+                    continue
+                if sites is None:
+                    self.make_free(site[0])
+                if not self.back:
+                    self.add_edge(n, site, None, FlowStep.RETURN, e.provenance, e.confidence, e)
+                    self.push(site, hops + 1, None)
+                    continue
+                for p in wanted:
+                    pos = params.index(p)
+                    avars = frozenset(argv[pos]) if pos < len(argv) else frozenset()
+                    self.add_edge(site, n, p, FlowStep.ARGUMENT, e.provenance, e.confidence, e)
+                    self.push(site, hops + 1, avars)
+
+    def make_free(self, uid: str) -> None:
+        """The walk reached unit ``uid`` other than through the call sites it entered it
+        from: its exits lead to every caller from now on (those already left are redone)."""
+        if uid in self.free:
             return
-        if s[6] and (s[4] or s[2] == StmtKind.RETURN or n in self.starts):
-            self.into_callees(n, u, s, hops)
+        self.free.add(uid)
+        for n, hops, only in self.left.pop(uid, ()):
+            self.leave(n, hops, only)
 
     def into_callees(self, n: Node, u: Unit, s: list[Any], hops: int) -> None:
         g = self.g
@@ -460,6 +509,7 @@ class Walk:
                 for i, cs in enumerate(cu.stmts):
                     if cs[2] == StmtKind.RETURN:
                         r = (cu.row.unit_id, i)
+                        self.bound.setdefault(r[0], set()).add(n)
                         self.add_edge(r, n, None, FlowStep.RETURN, e.provenance, e.confidence, e)
                         self.push(r, hops + 1, None)
 
@@ -473,6 +523,8 @@ class Walk:
         for dst, var, kind in u.dout.get(n[1], ()):
             if only is not None and var not in only:
                 continue
+            if dst[0] != n[0]:
+                self.make_free(dst[0])  # a property or a capture: not through a call site
             self.add_edge(n, dst, var, kind, *_trust(kind))
             self.push(dst, hops, None, frozenset({var}))
         if self.control and n[1] in u.controls:
@@ -497,15 +549,23 @@ class Walk:
                     if not hit:
                         continue
                     entry = (cu.row.unit_id, 0)
+                    self.bound.setdefault(entry[0], set()).add(n)
                     for p in hit:
                         self.add_edge(n, entry, p, FlowStep.ARGUMENT, e.provenance, e.confidence, e)
                     self.push(entry, hops + 1, frozenset(hit))
         # a return: the statements that take the call's result
         if s[2] == StmtKind.RETURN and u.row.kind in _CALLED_UNITS:
-            for e in self.fan(g.callers(u.row.func_node_id), u.row.func_node_id):
-                for site, _argv in g.call_sites(e, u.row.func_node_id):
-                    self.add_edge(n, site, None, FlowStep.RETURN, e.provenance, e.confidence, e)
-                    self.push(site, hops + 1, None)
+            self.leave(n, hops, None)
+
+
+def _near(g: FlowGraph, e: EdgeRow, sites: set[Node]) -> bool:
+    """Whether call edge ``e``'s evidence line is inside one of the statements ``sites``."""
+    for uid, i in sites:
+        u = g.unit(uid)
+        s = u.stmts[i]
+        if e.evidence_path == u.row.path and s[0] <= (e.evidence_line or 0) <= s[1]:
+            return True
+    return False
 
 
 def _trust(kind: str) -> tuple[str, float]:

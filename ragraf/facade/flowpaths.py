@@ -270,14 +270,17 @@ def _request_source(ctx: Ctx, g: FlowGraph, source: str) -> Source:
     if key is not None:
         reads = _key_reads(ctx, f"{name}['{key}']")
     starts: list[Node] = []
-    every = 0
+    every = 0  # units (not statements) reading it otherwise, for the hint
     for row in ctx.graph.flow_units_reading(ctx.rev, name):
+        lines = reads.get(row.path, set()) if reads is not None else set()
+        if reads is not None and not any(row.start_line <= x <= row.end_line for x in lines):
+            every += 1  # a unit reading other keys (counted, not parsed)
+            continue
         u = g.parse(row)
         hits = [i for i, s in enumerate(u.stmts) if name in s[5]]
-        every += len(hits)
         if reads is not None:
-            lines = reads.get(row.path, set())
             hits = _innermost(u.stmts, hits, lines)
+        every += 0 if hits else 1
         starts += [(row.unit_id, i) for i in hits]
     desc: dict[str, Any] = {"kind": "request", "name": name}
     hint = None
@@ -286,8 +289,9 @@ def _request_source(ctx: Ctx, g: FlowGraph, source: str) -> Source:
         if not starts:
             hint = (
                 f"no statement reads {sanitize.name(name)}['{sanitize.name(key)}'] in"
-                f" {ctx.rev} ({every} statements read {sanitize.name(name)} under other keys"
-                " or whole); check the key's spelling, or give the superglobal alone"
+                f" {ctx.rev} ({every} functions or scripts read {sanitize.name(name)} under"
+                " other keys or whole); check the key's spelling, or give the superglobal"
+                " alone"
             )
     return Source(starts, None, frozenset({name}), desc, hint)
 
@@ -438,17 +442,21 @@ def _to_sinks(
 ) -> dict[str, Any]:
     """Every sink the forward walk reaches (to its end or its cap), ranked (``rank``)."""
     found: dict[Node, list[str]] = {}
+    # breadth first: paths come shortest first, so once `limit` pairs have their first
+    # path, a later one ranks after them all (``rank``); the source statements (paths of
+    # no step) first, in order
+    pairs: set[tuple[str, str]] = set()
     for n in src.starts:  # a source statement that is a sink already
+        if len(pairs) >= limit:
+            break
         ks = sinks.of(n, set(fw.arrived.get(n, set())) | set(src.only or ()))
         if ks:
             found[n] = ks
-    # breadth first: paths come shortest first, so once `limit` pairs have their first
-    # path, a later one ranks after them all (``rank``)
-    pairs = {(_func(g, fw.origin(n)), _func(g, n)) for n in found}
+            pairs.add((_func(g, n), _func(g, n)))
     while fw.queue and not fw.truncated and len(pairs) < limit:
-        before = len(fw.order)
+        before = len(fw.grew)
         fw.step()
-        for m in fw.order[before:]:
+        for m in dict.fromkeys(fw.grew[before:]):
             ks = sinks.of(m, fw.arrived.get(m, set()))
             if ks and m not in found:
                 found[m] = ks
