@@ -499,8 +499,11 @@ class Walk:
         if uid in self.free:
             return
         self.free.add(uid)
+        current = self.current
         for n, hops, only in self.left.pop(uid, ()):
+            self.current = n  # the statements it reaches now are reached from that exit
             self.leave(n, hops, only)
+        self.current = current
 
     def into_callees(self, n: Node, u: Unit, s: list[Any], hops: int) -> None:
         g = self.g
