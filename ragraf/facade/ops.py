@@ -224,9 +224,10 @@ def routes(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
 
 def index_status(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
     """The revision, its state and times, capability (dataflow with the data-flow layer,
-    else degraded) and which of its languages data flow covers, counts of nodes and edges, coverage (parsed / partial / failed files,
-    calls resolved), ledger size, changes not yet registered and store sizes. Call it first
-    in every session; `detail: full` adds every coverage metric and the edge kinds."""
+    else degraded) and which of its languages data flow covers, counts of nodes and edges,
+    coverage (parsed / partial / failed files, calls resolved), ledger size, changes not
+    yet registered and store sizes. Call it first in every session; `detail: full` adds
+    every coverage metric and the edge kinds."""
     from ragraf.facade.status import brief, status_of
 
     full = status_of(ctx.s.root, ctx.rev, ctx.graph, ctx.lex, ctx.control, ctx.man)
