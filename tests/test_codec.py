@@ -6,6 +6,7 @@ import os
 import pickle
 import zlib
 from pathlib import Path
+from typing import NamedTuple
 
 import apsw
 import pytest
@@ -226,3 +227,34 @@ def test_every_facts_type_is_listed() -> None:
     assert defined - {facts.FactNode, facts.LocalEdge, facts.TextFact, facts.FlowUnit} == set(
         facts.FACT_TYPES
     )
+
+
+class ShapeRef(NamedTuple):
+    """A reference type only a (test) language produces."""
+
+    owner: int
+    line: int
+    shape: str
+
+
+def test_a_language_s_own_reference_type_round_trips(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A reference type a language declares in its package and names in its registry entry
+    (``fact_types``) is written and read by the cache without touching the codec."""
+    import dataclasses
+    import importlib
+
+    php = registry.get("php")
+    assert php is not None
+    lang = dataclasses.replace(php, fact_types=(f"{__name__}:ShapeRef",))
+    monkeypatch.setattr(registry, "LANGUAGES", (*registry.LANGUAGES, lang))
+    assert ShapeRef in registry.fact_types()
+    f = FileFacts("a.php", "php", "ok", None, 1)
+    f.refs = [ShapeRef(0, 1, "circle")]  # type: ignore[list-item]
+    try:
+        fresh = importlib.reload(codec)
+        assert fresh.decode(fresh.encode(f)) == f
+    finally:
+        monkeypatch.undo()
+        importlib.reload(codec)
+    with pytest.raises(ValueError):  # a codec that does not know it writes a plain list
+        codec.decode(codec.encode(f))

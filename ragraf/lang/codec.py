@@ -2,7 +2,8 @@
 
 Invariants a change must keep:
 - Data only: decoding builds nothing but the types ``ragraf.lang.facts.FACT_TYPES``
-  lists (references, their parts, type descriptors), tuples, lists, dicts, strings, numbers, booleans and
+  lists (references, their parts, type descriptors) and those the languages' registry
+  entries name (``registry.fact_types``), tuples, lists, dicts, strings, numbers, booleans and
   None. A crafted cache row (a repository can ship its own ``.ragraf/``) can
   at worst give wrong facts or be rejected; it never runs code (the cache used
   to be pickled).
@@ -26,10 +27,13 @@ from typing import Any
 import orjson
 
 from ragraf.lang import facts as F
+from ragraf.lang import registry
 
 #: the NamedTuple types a cache row may contain (``facts.FACT_TYPES``: references, their
-#: parts, type descriptors), by name
-_TYPES: dict[str, type] = {t.__name__: t for t in F.FACT_TYPES}
+#: parts, type descriptors; and those a language's registry entry names), by name
+_TYPES: dict[str, type] = {t.__name__: t for t in (*F.FACT_TYPES, *registry.fact_types())}
+if len(_TYPES) != len(F.FACT_TYPES) + len(registry.fact_types()):
+    raise ValueError("two facts types of one name")  # a row names its types by name
 FORMAT = 3
 _TAGS: dict[type, str] = {t: name for name, t in _TYPES.items()}
 #: how many fields of a type a row holds: all but a descriptor's ``tag`` (its type says it)

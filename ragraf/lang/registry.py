@@ -95,6 +95,10 @@ class Language:
     build_tail: tuple[str, ...] = ()
     #: whether its files' chunks get vectors (false: markup, found by its words only)
     embeds: bool = True
+    #: reference types only this language's facts hold (``"<module>:<Name>"``, NamedTuples
+    #: of plain values, references' parts and type descriptors), besides the shared
+    #: ``ragraf.lang.facts.FACT_TYPES``: the facts cache writes and reads them too
+    fact_types: tuple[str, ...] = ()
 
 
 #: how much of a file's start ``build_output`` reads
@@ -445,6 +449,17 @@ def prepare(files: list[FileFacts]) -> list[FileFacts]:
 def link_modules() -> tuple[str, ...]:
     """Every language's ``link`` modules, each once, in registry order."""
     return tuple(dict.fromkeys(m for lang in LANGUAGES for m in lang.link))
+
+
+def fact_types() -> tuple[type, ...]:
+    """The NamedTuple types the languages' facts hold besides ``facts.FACT_TYPES``, in the
+    order of ``LANGUAGES`` (each once): what ``ragraf.lang.codec`` writes and reads."""
+    out: dict[str, type] = {}
+    for lang in LANGUAGES:
+        for spec in lang.fact_types:
+            module, _, name = spec.partition(":")
+            out.setdefault(spec, getattr(importlib.import_module(module), name))
+    return tuple(out.values())
 
 
 def warm(names: set[str | None]) -> None:
