@@ -22,16 +22,15 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ragraf.kinds import TargetKind, TextKind
 from ragraf.lang import typedesc
+
+# what an expression evaluates to (a typed union of hashable NamedTuples, evaluated by
+# ``ragraf.indexing.resolve.symbols.SymbolTable.types``) and a module-level binding for a
+# ``prepare`` hook: part of the facts' vocabulary, re-exported here
 from ragraf.lang.typedesc import Export as Export
 from ragraf.lang.typedesc import TypeDesc as TypeDesc
 
 if TYPE_CHECKING:
     from ragraf.sql.sqltext import SqlInfo
-
-#: What an expression evaluates to, as an extractor describes it for the resolver: a
-#: typed union of hashable NamedTuples (``ragraf.lang.typedesc``), evaluated by
-#: ``ragraf.indexing.resolve.symbols.SymbolTable.types``. Re-exported here: the facts'
-#: vocabulary.
 
 
 class FactNode(NamedTuple):
