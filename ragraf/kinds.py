@@ -219,6 +219,7 @@ class ImportKind(StrEnum):
     MODULE = "module"  # fqn is the path of the module's file
     NAME = "name"  # Python's ``from m import x`` before ``prepare`` knows what x is
     JS = "jsimp"  # a JavaScript / TypeScript import key, until ``prepare``
+    AMBIGUOUS = "ambiguous"  # Python: one of several corpus modules (fqn: its path), derived
 
 
 class NameUse(StrEnum):
@@ -241,6 +242,7 @@ class DynamicHow(StrEnum):
     CALL_USER_FUNC = "call_user_func"
     VARIABLE = "variable"  # $fn(...)
     DYNAMIC_METHOD = "dynamic_method"  # $x->$m(...)
+    AMBIGUOUS_IMPORT = "ambiguous_import"  # Python: through a name several corpus modules have
 
 
 class OrmHow(StrEnum):

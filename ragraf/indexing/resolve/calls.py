@@ -437,8 +437,12 @@ class Calls:
         if not targets:
             st["calls_unresolved_dynamic"] += 1
             return
-        via = "call_user_func" if ref.how == DynamicHow.CALL_USER_FUNC else "variable-function"
-        spec = EdgeSpec(self.conf["variable_function"], True, {"via": via})
+        if ref.how == DynamicHow.AMBIGUOUS_IMPORT:  # one of several modules of that name
+            props: dict[str, Any] = {"via": "ambiguous-import", "candidates": len(targets)}
+            spec = EdgeSpec(self.conf["heuristic_ambiguous"], True, props)
+        else:
+            via = "call_user_func" if ref.how == DynamicHow.CALL_USER_FUNC else "variable-function"
+            spec = EdgeSpec(self.conf["variable_function"], True, {"via": via})
         for t in targets:
             self.ctx.add(src, t, EdgeKind.CALLS_HEURISTIC, f.path, ref.line, spec)
         st["calls_derived"] += 1

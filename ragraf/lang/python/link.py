@@ -10,15 +10,21 @@ external (stdlib, third-party).
 Invariants a change must keep:
 - Only Python files are rewritten, into new FileFacts (the cached ones are not
   touched); their order is kept.
-- Modules are named by path (``ragraf.lang.python.names.module_of``); an import names
-  one exactly, or by a suffix that only one corpus module has, or, among several, the
-  one sharing the longest leading path with the importer (a tie: none — external).
-- After the rewrite no ``pyinst`` / ``pyret`` / ``pyval`` / ``pybind`` descriptor and
-  no ``?`` base class is left: a call of a corpus function is a ``CallRef`` with its
-  fqn, of a corpus class a ``NewRef``, through a class or typed value a
-  ``MethodCallRef``; an external callee keeps its dotted name (no corpus function has
-  it: the linker counts it external); an import becomes ``ImportRef`` ``class`` /
-  ``function`` / ``module`` (the module's path), an external one is dropped.
+- Modules are named as they are imported (``ragraf.lang.python.names.module_of``, the
+  ``src`` layout included) and also by their ``__init__.py`` chain (``import_name``); an
+  import names a module by one of those names, else by a suffix; among several, the
+  best ranked (a package's module before a loose one, outside tests and examples before
+  inside), then the one whose file shares the most leading folders with the importer's.
+  Still several: the import is ambiguous, never dropped: ``ImportKind.AMBIGUOUS`` to each
+  candidate's file and calls through it a ``DynamicCallRef`` ``ambiguous_import`` to each
+  candidate's callee (both linked derived).
+- After the rewrite no ``pyinst`` / ``pyret`` / ``pyval`` / ``pybind`` / ``pyctxvar``
+  descriptor and no ``?`` base class is left: a call of a corpus function is a
+  ``CallRef`` with its fqn, of a corpus class a ``NewRef``, through a class or typed
+  value a ``MethodCallRef``; an external callee keeps its dotted name (no corpus
+  function has it: the linker counts it external); an import becomes ``ImportRef``
+  ``class`` / ``function`` / ``module`` (the module's path), an external one is dropped.
+  A ``ContextVar[T]``'s ``get()`` is a T.
 - A package's module contains the modules directly below it.
 """
 
@@ -27,11 +33,12 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from ragraf.kinds import EdgeKind, HandlerKind, ImportKind
+from ragraf.kinds import DynamicHow, EdgeKind, HandlerKind, ImportKind, TargetKind
 from ragraf.lang import tstree
 from ragraf.lang.facts import (
     CallRef,
     ClassDecl,
+    DynamicCallRef,
     FileFacts,
     Handler,
     ImportRef,
@@ -40,6 +47,7 @@ from ragraf.lang.facts import (
     NewRef,
     Ref,
     RouteRef,
+    Target,
     TypeDesc,
 )
 from ragraf.lang.python.names import is_package, module_of
@@ -50,8 +58,33 @@ MAX_HOPS = 8
 MAX_DEPTH = 12
 
 #: what a dotted name is: ("module", name) | ("class", fqn) | ("function", fqn) |
-#: ("value", desc, module) | ("external", dotted) | ("missing", dotted)
+#: ("value", desc, module) | ("external", dotted) | ("missing", dotted) |
+#: ("ambiguous", ((entity, rest), ...))
 Entity = tuple[Any, ...]
+#: what a ``ContextVar`` is when not called (external)
+CONTEXTVAR: TypeDesc = ("class", "contextvars.ContextVar")
+
+
+def _seal(d: TypeDesc | None) -> TypeDesc | None:
+    """A descriptor without ``pyctxvar``: a ContextVar not called is the external class."""
+    if d is None:
+        return None
+    tag = d[0]
+    if tag == "pyctxvar":
+        return CONTEXTVAR
+    if tag == "any":
+        return ("any", tuple(dict.fromkeys(x for a in d[1] if (x := _seal(a)) is not None)))
+    if tag in ("prop", "call", "sprop", "scall"):
+        return (tag, _seal(d[1]), d[2])
+    return d
+
+
+def _flat(got: tuple[Entity, list[str]]) -> list[tuple[Entity, list[str]]]:
+    """An entity and its attributes left, the candidates of an ambiguous one listed."""
+    e, rest = got
+    if e[0] != "ambiguous":
+        return [got]
+    return [x for e2, r2 in e[1] for x in _flat((e2, [*r2, *rest]))]
 
 
 class _Module:
@@ -80,14 +113,39 @@ class _Module:
                     self.binds.setdefault(bname, []).append((d[1], d[2]))
 
 
+#: folders whose modules an import prefers others to (a test fixture, an example app
+#: named like the package: flask's ``tests/test_apps/cliapp/inner1/inner2/flask.py``)
+AUX_DIRS = frozenset({"tests", "test", "testing", "examples", "example", "docs", "doc"})
+
+
+def import_name(path: str, packages: set[str]) -> str:
+    """The name Python imports a file by, from its ``__init__.py`` chain: the folders
+    above it that are packages (``packages``: the folders holding an ``__init__.py``)
+    name it; a file outside any package is a top-level module (its folder is on
+    ``sys.path``: a script's, a test's)."""
+    d, _sep, stem = path.rpartition("/")
+    names = [] if is_package(path) else [stem[:-3] if stem.endswith(".py") else stem]
+    while d and d in packages:
+        d, _sep, base = d.rpartition("/")
+        names.insert(0, base)
+    return ".".join(names)
+
+
 class Modules:
     """Every Python module of the corpus, by dotted name and by dotted suffix."""
 
     def __init__(self, files: list[FileFacts]) -> None:
         self.mods: dict[str, _Module] = {}
+        #: an import name -> the modules it may name: by ``module_of`` and by the
+        #: ``__init__.py`` chain (``import_name``)
+        self.names: dict[str, list[str]] = {}
         self.suffix: dict[str, list[str]] = {}
         self.class_fqns: set[str] = set()
         self.function_fqns: set[str] = set()
+        packages = {f.path.rpartition("/")[0] for f in files if is_package(f.path)}
+        #: a module -> its rank among modules of one name (lower first): in a package
+        #: before a loose module, outside tests and examples before inside
+        self.rank: dict[str, tuple[int, int]] = {}
         for f in files:
             if not f.nodes:
                 continue
@@ -95,33 +153,71 @@ class Modules:
             if name in self.mods:
                 continue
             self.mods[name] = _Module(f, name)
-            segs = name.split(".")
-            for k in range(1, len(segs)):
-                self.suffix.setdefault(".".join(segs[k:]), []).append(name)
+            folder = f.path.rpartition("/")[0]
+            aux = any(seg in AUX_DIRS for seg in folder.split("/"))
+            loose = not is_package(f.path) and folder not in packages
+            self.rank[name] = (int(aux), int(loose))
+            for key in dict.fromkeys((name, import_name(f.path, packages))):
+                self.names.setdefault(key, []).append(name)
+                segs = key.split(".")
+                for k in range(1, len(segs)):
+                    self.suffix.setdefault(".".join(segs[k:]), []).append(name)
             self.class_fqns.update(cd.fqn for cd in f.classes)
             self.function_fqns.update(fqn for fqn, _i in f.functions)
-        self._cache: dict[tuple[str, str], str | None] = {}
+        self._cache: dict[tuple[str, str], tuple[str, ...]] = {}
 
     # -- modules ---------------------------------------------------------------------
-    def find_module(self, dotted: str, importer: str) -> str | None:
-        if dotted in self.mods:
-            return dotted
+    def find_modules(self, dotted: str, importer: str) -> tuple[str, ...]:
+        """The modules ``dotted`` names seen from the module ``importer``: one; several
+        (ambiguous: a derived link to each); none (external). By import name first, else by
+        a unique suffix; among several, the best ranked (``rank``), then the one whose file
+        shares the most leading folders with the importer's."""
         key = (dotted, importer)
-        if key in self._cache:
-            return self._cache[key]
-        got = tstree.nearest(self.suffix.get(dotted, []), importer, ".")
-        self._cache[key] = got
+        got = self._cache.get(key)
+        if got is None:
+            got = self._choose(self.names.get(dotted) or self.suffix.get(dotted) or [], importer)
+            self._cache[key] = got
         return got
 
+    def _choose(self, cands: list[str], importer: str) -> tuple[str, ...]:
+        cands = list(dict.fromkeys(cands))
+        if len(cands) <= 1:
+            return tuple(cands)
+        best = min(self.rank[c] for c in cands)
+        cands = [c for c in cands if self.rank[c] == best]
+        mod = self.mods.get(importer)
+        if len(cands) > 1 and mod is not None:
+            paths = {self.mods[c].facts.path: c for c in cands}
+            near = tstree.nearest(sorted(paths), mod.facts.path, "/")
+            if near is not None:
+                return (paths[near],)
+        return tuple(sorted(cands))
+
+    def find_module(self, dotted: str, importer: str) -> str | None:
+        got = self.find_modules(dotted, importer)
+        return got[0] if len(got) == 1 else None
+
     # -- names -------------------------------------------------------------------------
-    def entity(self, dotted: str, importer: str, hops: int = 0) -> tuple[Entity, list[str]]:
-        """What ``dotted`` names, and the attributes left after it."""
+    def entities(self, dotted: str, importer: str, hops: int = 0) -> list[tuple[Entity, list[str]]]:
+        """What ``dotted`` may name, each with the attributes left after it: one entity
+        unless a module on the way is ambiguous (``find_modules``)."""
         parts = dotted.split(".")
         for i in range(len(parts), 0, -1):
-            m = self.find_module(".".join(parts[:i]), importer)
-            if m is not None:
-                return self.member(m, parts[i:], hops)
-        return ("external", dotted), []
+            ms = self.find_modules(".".join(parts[:i]), importer)
+            if ms:
+                out: list[tuple[Entity, list[str]]] = []
+                for m in ms:
+                    out.extend(_flat(self.member(m, parts[i:], hops)))
+                return out
+        return [(("external", dotted), [])]
+
+    def entity(self, dotted: str, importer: str, hops: int = 0) -> tuple[Entity, list[str]]:
+        """What ``dotted`` names, and the attributes left after it; several:
+        ``("ambiguous", ((entity, rest), ...))`` (``_flat`` lists them)."""
+        got = self.entities(dotted, importer, hops)
+        if len(got) == 1:
+            return got[0]
+        return ("ambiguous", tuple((e, tuple(r)) for e, r in got)), []
 
     def member(self, m: str, rest: list[str], hops: int) -> tuple[Entity, list[str]]:
         if not rest:
@@ -163,6 +259,8 @@ class Modules:
 
     def chain(self, e: Entity, attrs: list[str], module: str, depth: int = 0) -> TypeDesc | None:
         d = self.base_desc(e, module, depth)
+        if d is not None and d[0] == "pyctxvar" and attrs:
+            d = CONTEXTVAR
         for a in attrs:
             if d is None:
                 return None
@@ -170,61 +268,132 @@ class Modules:
         return d
 
     def fix(self, d: TypeDesc | None, module: str, depth: int = 0) -> TypeDesc | None:
-        """A descriptor with every dotted name resolved (None: it denotes nothing known)."""
+        """A descriptor with every dotted name resolved (None: it denotes nothing known;
+        a name of an ambiguous module: the union of what each candidate makes of it)."""
         if d is None or depth > MAX_DEPTH:
             return None
         tag = d[0]
         if tag in ("pyinst", "pyret", "pyval"):
-            e, rest = self.entity(d[1], module)
-            kind = e[0]
-            if kind == "external":
+            alts = self.entities(d[1], module)
+            if len(alts) == 1 and alts[0][0][0] == "external":
                 return ("class", d[1])
-            if kind == "missing" or kind == "module":
-                return None
-            if tag == "pyinst":
-                return ("class", e[1]) if kind == "class" and not rest else None
-            if tag == "pyval":
-                return self.chain(e, rest, module, depth)
-            # pyret: what calling it returns
-            if not rest:
-                if kind == "class":
-                    return ("class", e[1])
-                if kind == "function":
-                    return ("func", (e[1],))
-                return None
-            recv = self.chain(e, rest[:-1], module, depth)
-            return ("call", recv, rest[-1]) if recv is not None else None
+            return tstree.union(
+                [x for e, rest in alts if (x := self._named(tag, e, rest, module, depth))]
+            )
+        if tag == "pyctxvar":  # a ContextVar[T] (``names.GETTERS``): T once called
+            inner = self.fix(d[1], module, depth + 1)
+            return ("pyctxvar", inner) if inner is not None else CONTEXTVAR
         if tag == "any":
-            alts = [x for a in d[1] if (x := self.fix(a, module, depth + 1)) is not None]
-            if not alts:
+            alts2 = [x for a in d[1] if (x := self.fix(a, module, depth + 1)) is not None]
+            if not alts2:
                 return None
-            return alts[0] if len(alts) == 1 else ("any", tuple(dict.fromkeys(alts)))
+            return alts2[0] if len(alts2) == 1 else ("any", tuple(dict.fromkeys(alts2)))
         if tag in ("prop", "call", "sprop", "scall"):
             inner = self.fix(d[1], module, depth + 1)
+            if inner is not None and inner[0] == "pyctxvar":
+                if tag == "call" and d[2] == "get":
+                    got: TypeDesc = inner[1]
+                    return got
+                inner = CONTEXTVAR
             return (tag, inner, d[2]) if inner is not None else None
         return d
+
+    def _named(
+        self, tag: str, e: Entity, rest: list[str], module: str, depth: int
+    ) -> TypeDesc | None:
+        """What a ``pyinst`` / ``pyret`` / ``pyval`` of an entity is."""
+        kind = e[0]
+        if kind in ("missing", "module", "external"):
+            return None
+        if tag == "pyinst":
+            return ("class", e[1]) if kind == "class" and not rest else None
+        if tag == "pyval":
+            return self.chain(e, rest, module, depth)
+        # pyret: what calling it returns
+        if not rest:
+            if kind == "class":
+                return ("class", e[1])
+            if kind == "function":
+                return ("func", (e[1],))
+            return None
+        recv = self.chain(e, rest[:-1], module, depth)
+        if recv is not None and recv[0] == "pyctxvar":
+            value: TypeDesc | None = recv[1] if rest[-1] == "get" else None
+            return value
+        return ("call", recv, rest[-1]) if recv is not None else None
+
+    def public(self, d: TypeDesc | None, module: str) -> TypeDesc | None:
+        """``fix`` for what leaves the rewrite (``_seal``)."""
+        return _seal(self.fix(d, module))
 
     # -- refs ----------------------------------------------------------------------------
     def call(self, ref: CallRef, module: str) -> Ref:
         for cand in ref.candidates:
             if cand in self.function_fqns:  # a function of the file, nested ones included
                 return ref._replace(candidates=(cand,))
-            e, rest = self.entity(cand, module)
+            alts = self.entities(cand, module)
+            if len(alts) > 1:
+                return self.ambiguous_call(ref, alts, module)
+            e, rest = alts[0]
             kind = e[0]
             if kind == "function" and not rest:
                 return ref._replace(candidates=(e[1],))
             if kind == "class" and not rest:
                 return NewRef(ref.owner, ref.line, ("class", e[1]))
             if kind in ("class", "value") and rest:
-                recv = self.chain(e, rest[:-1], module)
+                recv = _seal(self.chain(e, rest[:-1], module))
                 if recv is not None:
                     return MethodCallRef(ref.owner, ref.line, recv, rest[-1])
             if kind not in ("external", "missing"):
                 break
         return ref
 
-    def import_ref(self, ref: ImportRef, module: str) -> ImportRef | None:
-        e, rest = self.entity(ref.fqn, module)
+    def ambiguous_call(
+        self, ref: CallRef, alts: list[tuple[Entity, list[str]]], module: str
+    ) -> Ref:
+        """A call through a module name several corpus modules have: each candidate's
+        callee, derived (``DynamicHow.AMBIGUOUS_IMPORT``); none: the call as it is."""
+        targets: list[Target] = []
+        for e, rest in alts:
+            if e[0] == "function" and not rest:
+                targets.append(Target(TargetKind.FUNCTION, (e[1],)))
+            elif e[0] == "class" and not rest:
+                targets.append(Target(TargetKind.METHOD, (), ("class", e[1]), "__init__"))
+            elif e[0] in ("class", "value") and rest:
+                recv = _seal(self.chain(e, rest[:-1], module))
+                if recv is not None:
+                    targets.append(Target(TargetKind.METHOD, (), recv, rest[-1]))
+        if not targets:
+            return ref
+        return DynamicCallRef(ref.owner, ref.line, DynamicHow.AMBIGUOUS_IMPORT, tuple(targets))
+
+    def import_refs(self, ref: ImportRef, module: str) -> list[ImportRef]:
+        """What an import names in the corpus: one ``ImportRef``; several modules may be
+        the one: ``ImportKind.AMBIGUOUS`` to each candidate's file (linked derived);
+        external or unknown: none."""
+        alts = self.entities(ref.fqn, module)
+        got = [x for e, rest in alts if (x := self.import_of(ref, e, rest)) is not None]
+        if len(got) > 1:
+            paths = dict.fromkeys(self.path_of(e) for e, _rest in alts)
+            return [ref._replace(kind=ImportKind.AMBIGUOUS, fqn=p) for p in paths if p]
+        return got
+
+    def path_of(self, e: Entity) -> str:
+        """The file of the module an entity is, or is declared in."""
+        if e[0] == "module":
+            return self.mods[e[1]].facts.path
+        if e[0] == "value":
+            return self.mods[e[2]].facts.path
+        if e[0] in ("class", "function"):
+            for name, mod in self.mods.items():
+                if e[1].startswith(name + ".") and e[1][len(name) + 1 :] in (
+                    *mod.classes,
+                    *mod.functions,
+                ):
+                    return mod.facts.path
+        return ""
+
+    def import_of(self, ref: ImportRef, e: Entity, rest: list[str]) -> ImportRef | None:
         if e[0] == "module":
             return ref._replace(kind=ImportKind.MODULE, fqn=self.mods[e[1]].facts.path)
         if rest:
@@ -256,24 +425,26 @@ class Modules:
             if isinstance(r, CallRef):
                 refs.append(self.call(r, module))
             elif isinstance(r, MethodCallRef):
-                refs.append(r._replace(receiver=self.fix(r.receiver, module)))
+                refs.append(r._replace(receiver=self.public(r.receiver, module)))
             elif isinstance(r, NewRef):
-                cls = self.fix(r.cls, module)
+                cls = self.public(r.cls, module)
                 if cls is not None:
                     refs.append(r._replace(cls=cls))
             elif isinstance(r, ImportRef):
-                imp = self.import_ref(r, module)
-                if imp is not None:
-                    refs.append(imp)
+                refs.extend(self.import_refs(r, module))
             elif isinstance(r, RouteRef) and r.handler.method.startswith("?"):
                 refs.append(r._replace(handler=self.view(r.handler.method[1:], module)))
+            elif isinstance(r, RouteRef) and r.handler.cls is not None:
+                cls = self.public(r.handler.cls, module)
+                none = Handler(HandlerKind.FUNCTION, None, "")
+                refs.append(r._replace(handler=r.handler._replace(cls=cls) if cls else none))
             else:
                 refs.append(r)
         classes = [self.decl(cd, module) for cd in f.classes]
         returns = {
             i: fixed
             for i, descs in f.returns.items()
-            if (fixed := [x for d in descs if (x := self.fix(d, module)) is not None])
+            if (fixed := [x for d in descs if (x := self.public(d, module)) is not None])
         }
         edges = list(f.edges)
         if is_package(f.path):
@@ -297,7 +468,7 @@ class Modules:
         props = {
             name: fixed
             for name, descs in cd.props.items()
-            if (fixed := [x for d in descs if (x := self.fix(d, module)) is not None])
+            if (fixed := [x for d in descs if (x := self.public(d, module)) is not None])
         }
         return dataclasses.replace(cd, extends=extends, props=props)
 

@@ -4,7 +4,8 @@ annotation denotes, as far as the file alone can say.
 A name bound by an import is not followed here (the file alone cannot see the module):
 it stays a dotted name (``("pyinst", "pkg.mod.Foo")``: an instance of what
 ``pkg.mod.Foo`` names; ``("pyret", D)``: what calling ``D`` returns; ``("pyval", D)``:
-the object ``D`` is) that ``ragraf.lang.python.link`` resolves once every file is known.
+the object ``D`` is; ``("pyctxvar", T)``: a ``ContextVar[T]``) that
+``ragraf.lang.python.link`` resolves once every file is known.
 Names bound in the file resolve to final fqns (``("class", fqn)``, ``("func", (fqn,))``).
 
 Invariants a change must keep:
@@ -13,7 +14,8 @@ Invariants a change must keep:
   then the module, then builtins; several bindings of one name are a union.
 - Evaluation is bounded (``MAX_DEPTH``) and guarded against cycles (``x = x.next``).
 - fqns are dotted: ``<module>.<class>.<method>``, ``<module>.<function>.<nested>``; the
-  module name comes from the path alone (``module_of``).
+  module name comes from the path alone (``module_of``: the import path, ``src`` layout
+  included).
 """
 
 from __future__ import annotations
@@ -37,6 +39,8 @@ BUILTIN_TYPES = frozenset(
     " zip map filter reversed memoryview complex slice type".split()
 )
 _UNION = frozenset({"Optional", "Union"})
+#: ``contextvars.ContextVar[T]``: a ``("pyctxvar", T)`` whose ``get()`` is a T (``link``)
+CONTEXT_VAR = "ContextVar"
 _DOTTED = re.compile(r"[A-Za-z_][\w]*(\.[A-Za-z_]\w*)*")
 
 #: a binding: ("class", fqn) | ("func", fqn) | ("import", dotted) | ("expr", Node) |
@@ -45,13 +49,24 @@ _DOTTED = re.compile(r"[A-Za-z_][\w]*(\.[A-Za-z_]\w*)*")
 Bind = tuple[str, Any]
 
 
+#: the folder of the ``src`` layout: the packages below it are imported without it
+SRC_ROOT = "src"
+
+
 def module_of(path: str) -> str:
-    """The dotted module name of a file by its path: ``a/b/c.py`` -> ``a.b.c``,
-    ``a/b/__init__.py`` -> ``a.b`` (the package)."""
+    """The dotted module name of a file by its path, as it is imported: ``a/b/c.py`` ->
+    ``a.b.c``, ``a/b/__init__.py`` -> ``a.b`` (the package); below a ``src`` folder (the
+    ``src`` layout, any depth: ``src/requests/sessions.py``,
+    ``examples/celery/src/task_app/tasks.py``) the path starts after the last one
+    (``requests.sessions``), as installing the project puts that folder on ``sys.path``."""
     stem = path[:-3] if path.endswith(".py") else path
     if stem.endswith("/__init__"):
         stem = stem[: -len("/__init__")]
-    return stem.replace("/", ".")
+    parts = stem.split("/")
+    dirs = parts[:-1]
+    if SRC_ROOT in dirs:
+        parts = parts[len(dirs) - dirs[::-1].index(SRC_ROOT) :]
+    return ".".join(parts)
 
 
 def is_package(path: str) -> bool:
@@ -282,6 +297,13 @@ class Names:
             if head is None:
                 return []
             name = self.t(head).rsplit(".", 1)[-1]
+            if name == CONTEXT_VAR:  # ContextVar[T]: its get() returns a T
+                return [
+                    ("pyctxvar", d)
+                    for a in node.named_children[1:]
+                    for x in (a.named_children if a.type == "type_parameter" else [a])
+                    for d in self.annotation(x, scope, depth + 1)
+                ]
             if name in _UNION:
                 args = node.named_children[1:]
                 out: list[TypeDesc] = []
