@@ -95,6 +95,9 @@ class Language:
     build_tail: tuple[str, ...] = ()
     #: whether its files' chunks get vectors (false: markup, found by its words only)
     embeds: bool = True
+    #: whether a method's name is case-sensitive (a call by name alone matches only the
+    #: methods of its exact name: Go's ``URL()`` is not ``url()``); false: PHP's rule
+    case_sensitive: bool = False
 
 
 #: how much of a file's start ``build_output`` reads
@@ -194,6 +197,7 @@ LANGUAGES: tuple[Language, ...] = (
         constructor="__init__",
         name_sep=".",
         prepare="ragraf.lang.python.link",
+        case_sensitive=True,
     ),
     Language(
         "go",
@@ -207,6 +211,7 @@ LANGUAGES: tuple[Language, ...] = (
         constructor="",  # Go has none: a composite literal instantiates only
         name_sep=".",
         prepare="ragraf.lang.go.link",
+        case_sensitive=True,
     ),
     Language(
         "java",
@@ -220,6 +225,7 @@ LANGUAGES: tuple[Language, ...] = (
         constructor="<init>",
         name_sep=".",
         prepare="ragraf.lang.java.link",
+        case_sensitive=True,
     ),
     *(
         Language(

@@ -318,7 +318,7 @@ class Calls:
         """An untyped receiver: every method of that name may be the one, up to
         ``max_ambiguous`` of them; above ``max_candidates`` they are marked ``ambiguous``
         with the chance of one of N as confidence."""
-        cands = self.sym.methods_named(m.lower(), path)
+        cands = self.sym.methods_named(m.lower(), path, m)
         if not cands:
             return CallOutcome.EXTERNAL  # no corpus method has that name: a builtin or vendor one
         n = len(cands)

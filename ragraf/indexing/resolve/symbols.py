@@ -87,6 +87,8 @@ class SymbolTable:
         self._named: dict[tuple[str, str], list[str]] = {}
         self._by_short: dict[str, list[str]] | None = None  # classes_by_short
         self._family: dict[str, str] = {}  # path -> its call family (methods_named)
+        #: a method of a case-sensitive language -> its name as declared (methods_named)
+        self.exact_names: dict[str, str] = {}
         self.functions_by_name: dict[str, list[str]] = defaultdict(list)  # short name
         self.returns: dict[str, list[TypeDesc]] = {}
         self.globals: dict[str, list[TypeDesc]] = defaultdict(list)
@@ -113,12 +115,15 @@ class SymbolTable:
             if f.classes or f.functions:
                 self.declaring.add(f.path)
             family = registry.call_family(f.lang)
+            lang = registry.get(f.lang)
+            exact = lang is not None and lang.case_sensitive
             for cd in f.classes:
                 self.classes[cd.fqn.lower()].append(ClassDef(cd, f))
                 for mname, idx in cd.methods.items():
                     self.methods_by_name[mname].append(f.node_id(idx))
                     self.family[f.node_id(idx)] = family
-            lang = registry.get(f.lang)
+                    if exact:
+                        self.exact_names[f.node_id(idx)] = f.nodes[idx].name
             sep = lang.name_sep if lang else "\\"
             for fqn, idx in f.functions:
                 fid = f.node_id(idx)
@@ -210,9 +215,11 @@ class SymbolTable:
             self._by_short = dict(by)
         return self._by_short
 
-    def methods_named(self, low: str, path: str) -> list[str]:
+    def methods_named(self, low: str, path: str, exact: str = "") -> list[str]:
         """The methods of that (lower-case) name a call by name alone from ``path`` may
-        reach: those of the caller's call family (sorted, as ``methods_by_name``)."""
+        reach: those of the caller's call family (sorted, as ``methods_by_name``); given the
+        called name as written (``exact``), a method of a case-sensitive language only by
+        its exact name (``Language.case_sensitive``)."""
         family = self._family.get(path)
         if family is None:
             family = self._family[path] = registry.call_family(registry.lang_of(path))
@@ -221,6 +228,9 @@ class SymbolTable:
         if got is None:
             got = [n for n in self.methods_by_name.get(low, []) if self.family.get(n) == family]
             self._named[key] = got
+        if exact:
+            names = self.exact_names
+            return [n for n in got if names.get(n, exact) == exact]
         return got
 
     def _const_value(self, fqn: str, value: str | None) -> None:
