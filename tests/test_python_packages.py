@@ -10,10 +10,12 @@ implementation only), a ``ContextVar[Cart]`` whose ``get()`` is a Cart, and Flas
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
 
+from ragraf.lang.python import roots
 from tests.helpers import REPO
 from tests.test_pilot_golden import _graph
 from tests.test_python import indexed_copy
@@ -135,3 +137,65 @@ def test_pypkg_declarations_and_edges_exactly(pypkg: Path) -> None:
     assert {n for n in nodes if n[0] in ("module", "package")} == MODULES
     assert edges - EDGES == set(), "unexpected edges"
     assert EDGES - edges == set(), "missing edges"
+
+
+PYROOTS_EDGES = {
+    ("calls", "app.main", "lib.alpha.core.f", "app.py:5", "stated", 1.0),
+    ("imports", "app.py", "lib.alpha.core.f", "app.py:1", "stated", 1.0),
+    ("calls", "proj2.run.run", "proj2.source.beta.mod.g", "proj2/run.py:5", "stated", 1.0),
+    ("imports", "proj2/run.py", "proj2/source/beta/mod.py", "proj2/run.py:1", "stated", 1.0),
+}
+
+
+def test_package_roots_a_config_file_states(tmp_path: Path) -> None:
+    """fixtures/pyroots: ``alpha.core`` is in ``lib/`` and in ``copies/``, ``beta.mod`` in
+    ``proj2/source/`` and ``proj2/other/`` (namespace packages, no ``__init__.py``): the
+    pyproject's ``package-dir = {"" = "lib"}`` and setup.cfg's ``package_dir = =source``
+    say which one is imported (stated); without them each import is ambiguous (derived to
+    both copies, never dropped)."""
+    root = indexed_copy(REPO / "fixtures" / "pyroots", tmp_path / "pyroots")
+    _nodes, edges, _struct = _graph(root)
+    assert edges == PYROOTS_EDGES
+    bare = tmp_path / "bare"
+    shutil.copytree(REPO / "fixtures" / "pyroots", bare / "src0")
+    (bare / "src0" / "pyproject.toml").unlink()
+    (bare / "src0" / "proj2" / "setup.cfg").unlink()
+    _nodes, edges, _struct = _graph(indexed_copy(bare / "src0", tmp_path / "pyroots0"))
+    assert {(e[0], e[2], e[4]) for e in edges if e[1] == "app.main"} == {
+        ("calls_heuristic", "copies.alpha.core.f", "derived"),
+        ("calls_heuristic", "lib.alpha.core.f", "derived"),
+    }
+
+
+@pytest.mark.parametrize(
+    ("path", "text", "want"),
+    [
+        ("pyproject.toml", '[tool.setuptools]\npackage-dir = {"" = "lib"}\n', [("", "lib")]),
+        (
+            "sub/pyproject.toml",
+            '[tool.setuptools.packages.find]\nwhere = ["src", "more"]\n',
+            [("", "sub/src"), ("", "sub/more")],
+        ),
+        (
+            "pyproject.toml",
+            '[tool.poetry]\npackages = [{include = "pkg", from = "lib"}]\n',
+            [("", "lib")],
+        ),
+        (
+            "pyproject.toml",
+            '[tool.hatch.build.targets.wheel]\npackages = ["code/pkg"]\n',
+            [("", "code")],
+        ),
+        (
+            "pyproject.toml",
+            '[tool.setuptools.package-dir]\nalpha = "lib/a"\n',
+            [("alpha", "lib/a")],
+        ),
+        ("setup.cfg", "[options]\npackage_dir =\n    =source\n", [("", "source")]),
+        ("setup.cfg", "[options.packages.find]\nwhere = lib\n", [("", "lib")]),
+        ("pyproject.toml", "not [ toml", []),
+        ("pyproject.toml", '[tool.setuptools]\npackage-dir = {"" = "../out"}\n', []),
+    ],
+)
+def test_package_roots_of_config_files(path: str, text: str, want: list[tuple[str, str]]) -> None:
+    assert roots.package_roots(path, text) == want

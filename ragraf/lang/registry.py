@@ -187,13 +187,14 @@ LANGUAGES: tuple[Language, ...] = (
     ),
     Language(
         "python",
-        (".py",),
+        # pyproject.toml / setup.cfg: where the project's packages are (lang.python.roots)
+        (".py", ".toml", ".cfg"),
         extractor="ragraf.lang.python",
         queries=("python-tags.scm",),
         depends_on=_COMMON,
         grammar="python",
         declares_symbols=True,
-        include=("**/*.py",),
+        include=("**/*.py", "**/pyproject.toml", "**/setup.cfg"),
         constructor="__init__",
         name_sep=".",
         prepare="ragraf.lang.python.link",

@@ -11,7 +11,8 @@ Invariants a change must keep:
 - Only Python files are rewritten, into new FileFacts (the cached ones are not
   touched); their order is kept.
 - Modules are named as they are imported (``ragraf.lang.python.names.module_of``, the
-  ``src`` layout included) and also by their ``__init__.py`` chain (``import_name``); an
+  ``src`` layout included) and also by their ``__init__.py`` chain (``import_name``) and
+  below the package roots a ``pyproject.toml`` / ``setup.cfg`` states (``roots``); an
   import names a module by one of those names, else by a suffix; among several, the
   best ranked (a package's module before a loose one, outside tests and examples before
   inside), then the one whose file shares the most leading folders with the importer's.
@@ -131,6 +132,18 @@ def import_name(path: str, packages: set[str]) -> str:
     return ".".join(names)
 
 
+def _rooted(path: str, stated: list[tuple[str, str]]) -> list[str]:
+    """The names a file is imported by below the package roots a config file states."""
+    out: list[str] = []
+    for prefix, folder in stated:
+        if folder and not path.startswith(folder + "/"):
+            continue
+        rel = path[len(folder) + 1 :] if folder else path
+        name = module_of(rel)
+        out.append(f"{prefix}.{name}" if prefix and name else prefix or name)
+    return out
+
+
 class Modules:
     """Every Python module of the corpus, by dotted name and by dotted suffix."""
 
@@ -143,11 +156,13 @@ class Modules:
         self.class_fqns: set[str] = set()
         self.function_fqns: set[str] = set()
         packages = {f.path.rpartition("/")[0] for f in files if is_package(f.path)}
+        #: the package roots the project's pyproject.toml / setup.cfg state (``roots``)
+        stated = [d[1:] for f in files for _n, d in f.global_assigns if d and d[0] == "pyroot"]
         #: a module -> its rank among modules of one name (lower first): in a package
         #: before a loose module, outside tests and examples before inside
         self.rank: dict[str, tuple[int, int]] = {}
         for f in files:
-            if not f.nodes:
+            if not f.nodes or not f.path.endswith(".py"):
                 continue
             name = module_of(f.path)
             if name in self.mods:
@@ -157,7 +172,8 @@ class Modules:
             aux = any(seg in AUX_DIRS for seg in folder.split("/"))
             loose = not is_package(f.path) and folder not in packages
             self.rank[name] = (int(aux), int(loose))
-            for key in dict.fromkeys((name, import_name(f.path, packages))):
+            keys = [name, import_name(f.path, packages), *_rooted(f.path, stated)]
+            for key in dict.fromkeys(keys):
                 self.names.setdefault(key, []).append(name)
                 segs = key.split(".")
                 for k in range(1, len(segs)):
@@ -419,6 +435,8 @@ class Modules:
     def rewrite(self, f: FileFacts) -> FileFacts:
         if not f.nodes:
             return f
+        if not f.path.endswith(".py"):  # a pyproject.toml / setup.cfg: its roots are read
+            return dataclasses.replace(f, global_assigns=[])
         module = module_of(f.path)
         refs: list[Ref] = []
         for r in f.refs:

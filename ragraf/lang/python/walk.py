@@ -21,6 +21,8 @@ Invariants a change must keep:
 - Comments and docstrings go to ``texts`` (layer text), never into props (P6).
 - A syntax error makes the file ``partial``; extraction goes on.
 - tree-sitter is imported lazily (``ragraf --help`` must not load it).
+- A ``pyproject.toml`` / ``setup.cfg`` is a file node with the package roots it states
+  (``ragraf.lang.python.roots``) as ``("pyroot", (prefix, folder))`` global assigns.
 """
 
 from __future__ import annotations
@@ -46,7 +48,7 @@ from ragraf.lang.facts import (
     SqlRef,
     TypeDesc,
 )
-from ragraf.lang.python import routes
+from ragraf.lang.python import roots, routes
 from ragraf.lang.python.builtins import BUILTINS_MODULE
 from ragraf.lang.python.names import Names, Scope, is_package, module_of
 
@@ -94,6 +96,8 @@ class Extractor(tstree.Walk, Names):
 
     # -- the run ------------------------------------------------------------------------
     def run(self) -> FileFacts:
+        if not self.path.endswith(".py"):
+            return self.project_file()
         root = _parser().parse(self.src).root_node
         f = self.facts
         end = max(f.lines, 1)
@@ -126,6 +130,19 @@ class Extractor(tstree.Walk, Names):
         }
         self.walk(_query(), root, handlers)
         self.finish()
+        return f
+
+    def project_file(self) -> FileFacts:
+        """A ``pyproject.toml`` / ``setup.cfg``: the file node, and the package roots it
+        states as ``("pyroot", (prefix, folder))`` in ``global_assigns``."""
+        from ragraf.lang.chunking import file_chunks
+
+        f = self.facts
+        self.file_node()
+        if self.path.rsplit("/", 1)[-1] in roots.CONFIG_FILES:
+            for root in roots.package_roots(self.path, self.text):
+                f.global_assigns.append(("pyroot", ("pyroot", *root)))
+        f.chunks = file_chunks(self.path, self.text, "code", 0, self.max_chunk_lines)
         return f
 
     def scope(self) -> Scope:
