@@ -219,6 +219,8 @@ GOMUX_EDGES = {
     # Walk calls walk, the method of that exact name (not itself: keys differ by case)
     ("calls", "main.Router.Walk", "main.Router.walk", "router.go:14", "stated", 1.0),
     ("calls_heuristic", "main.Router.walk", "main.Router.walk", "router.go:18", "derived", 0.6),
+    # functions differing by case only: NewThing calls newThing, stated
+    ("calls", "main.NewThing", "main.newThing", "router.go:36", "stated", 1.0),
     # a name match respects case: v.url() is regexp.url, never Route.URL
     ("calls_heuristic", "main.build", "main.regexp.url", "router.go:32", "derived", 0.6),
     # a handler held in a variable, returned by a call, converted by http.HandlerFunc
@@ -246,5 +248,10 @@ def test_gorilla_mux_routes_handlers_and_case(tmp_path: Path) -> None:
         ("* /exact", "routes.go", 19),
         ("* /param", "routes.go", 20),
     }
-    got = {e for e in edges if e[0] in ("handles", "calls_heuristic") or "walk" in e[2].lower()}
+    got = {
+        e
+        for e in edges
+        if e[0] in ("handles", "calls_heuristic")
+        or e[2].lower() in ("main.router.walk", "main.newthing")
+    }
     assert got == GOMUX_EDGES

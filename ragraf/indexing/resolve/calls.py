@@ -168,7 +168,7 @@ class Calls:
         st = self.ctx.stats
         st["calls_total"] += 1
         for cand in ref.candidates:
-            fids = self.sym.function_ids(cand.lower())
+            fids = self.sym.function_ids(cand.lower(), cand)
             if fids:
                 if len(fids) == 1:
                     self.ctx.add(src, fids[0], EdgeKind.CALLS, f.path, ref.line)

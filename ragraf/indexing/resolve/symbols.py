@@ -115,6 +115,8 @@ class SymbolTable:
         self._family: dict[str, str] = {}  # path -> its call family (methods_named)
         #: simple class name -> its declarations (``_ancestors``), made on first use
         self._by_simple: dict[str, list[ClassDef]] | None = None
+        #: a function of a case-sensitive language -> its fqn as declared (function_ids)
+        self.exact_fqns: dict[str, str] = {}
         #: a method of a case-sensitive language -> its name as declared (methods_named)
         self.exact_names: dict[str, str] = {}
         self.functions_by_name: dict[str, list[str]] = defaultdict(list)  # short name
@@ -155,6 +157,8 @@ class SymbolTable:
             sep = lang.name_sep if lang else "\\"
             for fqn, idx in f.functions:
                 fid = f.node_id(idx)
+                if exact:
+                    self.exact_fqns[fid] = fqn
                 self.functions[fqn.lower()].append(fid)
                 self.functions_by_name[fqn.rsplit(sep, 1)[-1].lower()].append(fid)
                 self.function_paths[fid] = f.path
@@ -192,9 +196,16 @@ class SymbolTable:
 
     # -- lookups by key (what the linker asks; ``ragraf.indexing.resolve.link_memo`` records
     # them per file, so each must be a function of the corpus-wide tables alone) --------
-    def function_ids(self, low: str) -> list[str]:
-        """The declarations of function ``low`` (lower fqn), sorted; [] when none."""
-        return self.functions.get(low) or []
+    def function_ids(self, low: str, exact: str = "") -> list[str]:
+        """The declarations of function ``low`` (lower fqn), sorted; [] when none. Given
+        the name as written (``exact``), a function of a case-sensitive language only by
+        its exact fqn (Go's ``New`` is not ``new``), unless none has it."""
+        got = self.functions.get(low) or []
+        if exact and len(got) > 1:
+            names = self.exact_fqns
+            same = [f for f in got if names.get(f, exact) == exact]
+            return same or got
+        return got
 
     def has_function_named(self, low: str) -> bool:
         """Whether some function has the short (lower) name ``low``."""
