@@ -29,8 +29,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ragraf.kinds import HandlerKind
+from ragraf.kinds import BindKind, CalleeKind, HandlerKind
 from ragraf.lang.facts import Handler, RouteRef
+from ragraf.lang.typedesc import Cls
 
 if TYPE_CHECKING:
     from tree_sitter import Node
@@ -100,9 +101,9 @@ def _prefix(ex: Extractor, obj: Node) -> str:
     if obj.type != "identifier":
         return ""
     for b in ex.top.binds.get(ex.t(obj), []):
-        if b[0] != "expr":
+        if b.kind != BindKind.EXPR or b.expr is None:
             continue
-        value = b[1][0]
+        value = b.expr[0]
         if value.type != "call":
             continue
         _pos, kw = _args(ex, value)
@@ -151,14 +152,14 @@ def _view(ex: Extractor, scope: Scope, view: Node) -> Handler | None:
     if view.type not in ("identifier", "attribute"):
         return None
     c = ex.callee(view, scope)
-    if c[0] == "func":
-        return Handler(HandlerKind.FUNCTION, None, c[1])
-    if c[0] == "class":
-        return Handler(HandlerKind.CLASS, ("class", c[1]))
-    if c[0] == "ext":
-        return Handler(HandlerKind.FUNCTION, None, "?" + c[1])
-    if c[0] == "method" and c[1] is not None:
-        return Handler(HandlerKind.METHOD, c[1], c[2])
+    if c.kind == CalleeKind.FUNCTION:
+        return Handler(HandlerKind.FUNCTION, None, c.name)
+    if c.kind == CalleeKind.CLASS:
+        return Handler(HandlerKind.CLASS, Cls(c.name))
+    if c.kind == CalleeKind.EXTERNAL:
+        return Handler(HandlerKind.FUNCTION, None, "?" + c.name)
+    if c.kind == CalleeKind.METHOD and c.receiver is not None:
+        return Handler(HandlerKind.METHOD, c.receiver, c.name)
     return None
 
 
