@@ -709,9 +709,10 @@ def _r_table_usage(r: dict[str, Any], out: list[str]) -> None:
         + f": {r.get('total', 0)} statements"
         + (f" ({counts})" if counts else "")
     )
+    skip = {"write": "readers", "read": "writers"}.get(r.get("role") or "any")
     for sec in ("readers", "writers", "possible"):
         items = r.get(sec, [])
-        if sec == "possible" and not items:
+        if (sec == "possible" and not items) or sec == skip:
             continue
         out.append(
             f"{sec}: {len(items)}"
