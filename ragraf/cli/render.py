@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ragraf.kinds import OrmHow, ParseStatus, Provenance, VectorStatus
+from ragraf.kinds import OrmHow, ParseStatus, Provenance, TableRole, VectorStatus
 
 #: how an ORM class maps to its table, as ``table_usage``'s text says it
 _MODEL_HOW = {OrmHow.TABLE_PROPERTY: "its $table", OrmHow.TABLE_ATTRIBUTE: "its Table mapping"}
@@ -709,7 +709,12 @@ def _r_table_usage(r: dict[str, Any], out: list[str]) -> None:
         + f": {r.get('total', 0)} statements"
         + (f" ({counts})" if counts else "")
     )
-    skip = {"write": "readers", "read": "writers"}.get(r.get("role") or "any")
+    role = r.get("role") or "any"
+    skip = (
+        {TableRole.WRITE: "readers", TableRole.READ: "writers"}.get(TableRole(role))
+        if role != "any"
+        else None
+    )
     for sec in ("readers", "writers", "possible"):
         items = r.get(sec, [])
         if (sec == "possible" and not items) or sec == skip:
