@@ -47,6 +47,8 @@ from ragraf.lang.facts import (
     RouteRef,
     TypeDesc,
 )
+from ragraf.lang.js.builtins import GLOBAL
+from ragraf.lang.js.hints import BUILTIN_METHODS, HINT_TAG, Hints, rows
 from ragraf.lang.js.names import SUFFIXES, parse_imp
 
 #: re-exports followed for one name (a cycle of re-exports must end)
@@ -104,6 +106,9 @@ class Modules:
             for i in range(len(parts) - 1):
                 self.dirs.setdefault(parts[i], []).append("/".join(parts[: i + 1]))
         self._cache: dict[tuple[str, str], str | None] = {}
+        self.hints = Hints(files)
+        #: the guesses the file being rewritten made (``hints.rows``)
+        self.used: dict[str, list[str]] = {}
 
     # -- modules -------------------------------------------------------------------------
     def find_module(self, spec: str, importer: str) -> str | None:
@@ -244,8 +249,8 @@ class Modules:
     def chain(self, e: Entity, attrs: list[str], importer: str, depth: int) -> TypeDesc | None:
         """The receiver an entity with member names after it is."""
         d: TypeDesc | None
-        if e[0] == "class":
-            d = ("class", e[1])
+        if e[0] == "class" or (e[0] in ("function", "object") and e[1] in self.class_fqns):
+            d = ("class", e[1])  # a class, or an object / function object with methods
         elif e[0] == "value":
             d = self.fix(e[1], e[2], depth + 1)
         elif e[0] == "external":
@@ -268,10 +273,13 @@ class Modules:
             kind = e[0]
             if kind == "external":
                 return ("class", e[1])
+            if kind == "object" and tag == "jsval" and e[1] in self.class_fqns:
+                return self.chain(e, rest, importer, depth)
             if kind in ("missing", "module", "object"):
                 return None
-            if tag == "jsinst":
-                return ("class", e[1]) if kind == "class" and not rest else None
+            if tag == "jsinst":  # a class, or an ES5 constructor / function object
+                known = kind == "class" or e[1] in self.class_fqns
+                return ("class", e[1]) if known and not rest else None
             if tag == "jsval":
                 return self.chain(e, rest, importer, depth)
             if not rest:
@@ -289,7 +297,16 @@ class Modules:
             return alts[0] if len(alts) == 1 else ("any", tuple(dict.fromkeys(alts)))
         if tag in ("prop", "call"):
             inner = self.fix(d[1], importer, depth + 1)
+            if (
+                tag == "prop"
+                and inner is not None
+                and inner[0] == "class"
+                and self.hints.unknown_member(inner[1], d[2])
+            ):
+                return self.hints.guess(d[2], self.used) or (tag, inner, d[2])
             return (tag, inner, d[2]) if inner is not None else None
+        if tag == HINT_TAG:
+            return self.hints.guess(d[1], self.used)
         return d
 
     # -- refs ------------------------------------------------------------------------------
@@ -303,7 +320,7 @@ class Modules:
             return ref._replace(candidates=(e[1],))
         if kind == "class" and not rest:
             return NewRef(ref.owner, ref.line, ("class", e[1]))
-        if kind in ("class", "value", "external") and rest:
+        if kind in ("class", "value", "external", "function", "object") and rest:
             recv = self.chain(e, rest[:-1], importer, 0)
             if recv is not None:
                 return MethodCallRef(ref.owner, ref.line, recv, rest[-1])
@@ -343,12 +360,16 @@ class Modules:
         if not f.nodes:
             return f
         me = f.path
+        self.used = {}
         refs: list[Ref] = []
         for r in f.refs:
             if isinstance(r, CallRef):
                 refs.append(self.call(r, me))
             elif isinstance(r, MethodCallRef):
-                refs.append(r._replace(receiver=self.fix(r.receiver, me)))
+                recv = self.fix(r.receiver, me)
+                if recv is None and r.method in BUILTIN_METHODS:
+                    recv = ("class", f"{GLOBAL}.Object")  # s.trim(): a builtin value's
+                refs.append(r._replace(receiver=recv))
             elif isinstance(r, NewRef):
                 cls = self.fix(r.cls, me)
                 if cls is not None:
@@ -370,7 +391,7 @@ class Modules:
             if (fixed := [x for d in descs if (x := self.fix(d, me)) is not None])
         }
         return dataclasses.replace(
-            f, refs=refs, classes=classes, returns=returns, global_assigns=[]
+            f, refs=refs, classes=classes, returns=returns, global_assigns=rows(self.used)
         )
 
     def decl(self, cd: ClassDecl, importer: str) -> ClassDecl:

@@ -24,7 +24,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ragraf.kinds import NodeKind
-from ragraf.lang.facts import TypeDesc
+from ragraf.lang.facts import ClassDecl, TypeDesc
 from ragraf.lang.js.builtins import GLOBAL, GLOBALS, LITERAL_TYPES
 
 if TYPE_CHECKING:
@@ -164,12 +164,26 @@ class Names:
     """Evaluation of names, expressions and type annotations over the file's scopes."""
 
     src: bytes
+    path: str
     #: object-literal fqn -> its member keys that are methods
     obj_members: dict[str, set[str]]
     #: object-literal fqn -> key -> the node its value is (``{a, b: c}``) and its scope
     obj_values: dict[str, dict[str, tuple[Node, Scope]]]
+    #: object fqn -> the class-like its member functions are methods of
+    objects: dict[str, ClassDecl]
+    #: class fqn -> its declaration
+    decls: dict[str, ClassDecl]
     #: (node span, kind, scope) -> its descriptor (``desc``)
     desc_memo: dict[tuple[int, int, int, int], TypeDesc | None]
+
+    def class_like(self, fqn: str) -> bool:
+        """Whether a function or object of the file is a class-like (an ES5 constructor,
+        an object or function object with methods)."""
+        return fqn in self.objects or fqn in self.decls
+
+    def own_spec(self) -> str:
+        """The specifier this file's module is imported by from its own folder."""
+        return "./" + self.path.rsplit("/", 1)[-1]
 
     def t(self, n: Node) -> str:
         return self.src[n.start_byte : n.end_byte].decode("utf-8", "surrogateescape")
@@ -277,8 +291,12 @@ class Names:
                                 return ("dynamic",)
                             return self.callee(node, sc, depth + 1)
                         return ("dynamic",)
+                elif self.t(obj) == "exports":
+                    return ("import", imp_key(self.own_spec(), ["=", m]))
                 elif self.t(obj) in GLOBALS:
                     return ("global", f"{self.t(obj)}.{m}")
+            elif self.t(obj) == "module.exports" and not lookup(scope, "module"):
+                return ("import", imp_key(self.own_spec(), ["=", m]))
             return ("method", self.desc(obj, scope, depth + 1), m)
         if fn.type == "super":
             cls = scope.this_class()
@@ -374,8 +392,8 @@ class Names:
             binds = lookup(scope, name)
             if binds:
                 b = _pick(binds)
-                if b[0] == "class":
-                    return ("class", b[1])
+                if b[0] == "class" or (b[0] == "func" and self.class_like(b[1])):
+                    return ("class", b[1])  # a class, an ES5 constructor, a function object
                 return None
             return ("class", f"{GLOBAL}.{name}")  # Map, Error, Promise...: outside the corpus
         return None
@@ -392,6 +410,8 @@ class Names:
             return ("jsval", b[1])
         if kind == "class":
             return ("class", b[1])  # the class object: its static methods
+        if kind in ("func", "obj") and self.class_like(b[1]):
+            return ("class", b[1])  # an object (a function object) with methods
         return None
 
     # -- type annotations (TypeScript) ----------------------------------------------------

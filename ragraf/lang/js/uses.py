@@ -28,10 +28,12 @@ from ragraf.lang.facts import (
     Ref,
     SqlAnalysis,
     SqlRef,
+    TypeDesc,
 )
 from ragraf.lang.js.builtins import GLOBAL
 from ragraf.lang.js.declarations import Declarations
-from ragraf.lang.js.names import Bind, Scope, _pick, imp_extend, imp_key, lookup
+from ragraf.lang.js.hints import HINT_TAG
+from ragraf.lang.js.names import Bind, Scope, _pick, imp_extend, imp_key, lookup, parse_imp
 from ragraf.lang.js.state import (
     CLASSES,
     FUNC_VALUES,
@@ -42,6 +44,13 @@ from ragraf.lang.js.state import (
 
 if TYPE_CHECKING:
     from tree_sitter import Node
+
+#: calls that give their first argument the members of the second
+MIXIN_GLOBALS = frozenset({"Object.assign", "Object.setPrototypeOf", "Reflect.setPrototypeOf"})
+#: packages whose export (``require('x')``) does it
+MIXIN_PACKAGES = frozenset(
+    {"merge-descriptors", "utils-merge", "setprototypeof", "object-assign", "xtend/mutable"}
+)
 
 
 class Uses(Declarations):
@@ -205,13 +214,21 @@ class Uses(Declarations):
         if obj is None or prop is None or prop.type != "property_identifier":
             return
         text = self.t(left)
-        if text == "module.exports":
-            if right.type not in FUNC_VALUES and right.type not in CLASSES:
-                self.export_binds.append(("=", self.value_bind(right, scope)))
-            return
-        if self.t(obj) in ("exports", "module.exports"):
-            if right.type not in FUNC_VALUES and right.type not in CLASSES:
-                self.export_binds.append((self.t(prop), self.value_bind(right, scope)))
+        exported = (
+            "="
+            if text == "module.exports"
+            else self.t(prop)
+            if self.t(obj) in ("exports", "module.exports")
+            else None
+        )
+        if exported is not None:
+            if right.type in FUNC_VALUES or right.type in CLASSES:
+                return  # exported by on_function / on_class
+            if right.type == "identifier" and not lookup(scope, self.t(right)):
+                # `module.exports = Layer` above `function Layer`: the module's binding
+                self.exports.append((exported, self.t(right)))
+            else:
+                self.export_binds.append((exported, self.value_bind(right, scope)))
             return
         if obj.type == "this":
             cls = scope.this_class()
@@ -219,12 +236,21 @@ class Uses(Declarations):
             decl = self.decls.get(cls) if cls else None
             if decl is not None and fn is not None and fn.fqn.endswith(".constructor"):
                 self.pending_props.append((decl, self.t(prop), scope, right, False))
+            elif cls is not None and cls in self.objects:
+                # an object's method sets a member of it (`this._router = new Router()`)
+                self.pending_props.append((self.objects[cls], self.t(prop), scope, right, False))
 
     def bind_value(self, home: Scope, scope: Scope, name: str, value: Node | None) -> None:
         if value is None:
             home.bind(name, ("local",))
             return
         v = self.strip(value)
+        while v.type == "assignment_expression":  # var app = exports = module.exports = {}
+            right = v.child_by_field_name("right")
+            if right is None:
+                break
+            value = right
+            v = self.strip(right)
         if v.type in FUNC_VALUES or v.type in CLASSES:
             if v.type in CLASSES and v.child_by_field_name("body") is None:
                 home.bind(name, ("local",))
@@ -233,10 +259,11 @@ class Uses(Declarations):
 
     def value_bind(self, value: Node, scope: Scope) -> Bind:
         v = self.strip(value)
-        if v.type == "object":
+        if v.type == "object" or self.object_create(v):
             fqn = self.obj_fqn(v, scope)
             if fqn is not None:
-                self.obj_value_members(v, fqn, scope)
+                if v.type == "object":
+                    self.obj_value_members(v, fqn, scope)
                 return ("obj", fqn)
         key = self.imported(v, scope)
         if key:
@@ -250,6 +277,13 @@ class Uses(Declarations):
             if v.type == "shorthand_property_identifier":
                 return ("local",)
         return ("expr", (value, scope))
+
+    def object_create(self, v: Node) -> bool:
+        """``Object.create(proto)``: a new object (named like an object literal)."""
+        if v.type != "call_expression":
+            return False
+        fn = v.child_by_field_name("function")
+        return fn is not None and self.t(fn) == "Object.create"
 
     def obj_value_members(self, obj: Node, fqn: str, scope: Scope) -> None:
         """``{a, b: c}``: what the keys of a named object hold (methods are declarations)."""
@@ -291,6 +325,76 @@ class Uses(Declarations):
             return
         self.calls.append((scope, n))
         self.route(scope, n, fn)
+        self.mixin(scope, n, fn)
+        args = n.child_by_field_name("arguments")
+        if args is not None and args.named_child_count >= 2:
+            first = args.named_children[0]
+            if first.type == "identifier" and fn.type in ("identifier", "member_expression"):
+                self.definers.append((scope, n))
+
+    def bind_definers(self) -> None:
+        """``this`` in the functions a call defines on its first argument, an object of the
+        file: ``Object.defineProperty(o, 'x', {get: function () {}})``, and a function of
+        the file that passes its first parameter to ``Object.defineProperty``
+        (``defineGetter(req, 'ip', function ip() {})``). Runs before any use is resolved."""
+        for scope, n in self.definers:
+            fn = n.child_by_field_name("function")
+            args = n.child_by_field_name("arguments")
+            if fn is None or args is None or not self.defines_on_first(fn, scope):
+                continue
+            kids = args.named_children
+            d = self.desc(kids[0], scope)
+            if d is None or d[0] != "class":
+                continue
+            for a in kids[1:]:
+                values = [a]
+                if a.type == "object":
+                    values = [v for c in a.named_children if (v := c.child_by_field_name("value"))]
+                for v in values:
+                    sc = self.fn_scopes.get(v.start_byte) if v.type in FUNC_VALUES else None
+                    if sc is not None and not sc.arrow and sc.this_cls is None:
+                        sc.this_cls = d[1]
+
+    def defines_on_first(self, fn: Node, scope: Scope) -> bool:
+        text = self.t(fn)
+        if text in ("Object.defineProperty", "Object.defineProperties"):
+            return not lookup(scope, "Object")
+        if fn.type != "identifier":
+            return False
+        binds = lookup(scope, text)
+        b = _pick(binds) if binds else None
+        node = self.fn_nodes.get(b[1]) if b is not None and b[0] == "func" else None
+        params = node.child_by_field_name("parameters") if node is not None else None
+        body = node.child_by_field_name("body") if node is not None else None
+        if params is None or body is None or not params.named_children:
+            return False
+        first = self.t(params.named_children[0])
+        return f"defineProperty({first}," in "".join(self.t(body).split())
+
+    def mixin(self, scope: Scope, n: Node, fn: Node) -> None:
+        """``mixin(target, source)`` (``Object.assign``, ``Object.setPrototypeOf``, the
+        ``merge-descriptors`` / ``utils-merge`` / ``setprototypeof`` packages...): the
+        target, a name, also holds what the source is (its methods become the target's)."""
+        if not self.is_mixin(fn, scope):
+            return
+        args = n.child_by_field_name("arguments")
+        kids = [a for a in args.named_children if a.type != "comment"] if args else []
+        if len(kids) < 2 or kids[0].type != "identifier":
+            return
+        name = self.t(kids[0])
+        if kids[1].type != "identifier":
+            return  # `EventEmitter.prototype` and the like: another package's members
+        home = declaring(scope, name)
+        if home is not None:
+            home.bind(name, ("expr", (kids[1], scope)))
+
+    def is_mixin(self, fn: Node, scope: Scope) -> bool:
+        text = self.t(fn)
+        if text in MIXIN_GLOBALS:
+            return not lookup(scope, text.partition(".")[0])
+        key = self.imported(fn, scope)
+        got = parse_imp(key) if key else None
+        return got is not None and got[0] in MIXIN_PACKAGES and got[1] == ["="]
 
     def on_new(self, n: Node) -> None:
         self.news.append((self.scope(), n))
@@ -358,10 +462,22 @@ class Uses(Declarations):
         if tag == "global":
             return CallRef(owner, line, (f"{GLOBAL}.{c[1]}",), raw)
         if tag == "method":
-            return MethodCallRef(owner, line, c[1], c[2])
+            recv = c[1] if c[1] is not None else self.receiver_hint(fn)
+            return MethodCallRef(owner, line, recv, c[2])
         if tag == "unbound":
             return CallRef(owner, line, (c[1],), raw)
         return DynamicCallRef(owner, line, DynamicHow.VARIABLE, ())
+
+    def receiver_hint(self, fn: Node) -> TypeDesc | None:
+        """An untyped receiver's name (``res`` of ``res.set()``, ``req`` of
+        ``this.req.get()``) for ``ragraf.lang.js.hints`` to guess from (None: no name)."""
+        obj = fn.child_by_field_name("object") if fn.type == "member_expression" else None
+        obj = self.strip(obj) if obj is not None else None
+        if obj is not None and obj.type == "member_expression":
+            obj = obj.child_by_field_name("property")
+        if obj is None or obj.type not in ("identifier", "property_identifier"):
+            return None
+        return (HINT_TAG, self.t(obj))
 
     def export_table(self) -> None:
         """What the module exports, for other modules' imports (``link``)."""

@@ -83,6 +83,7 @@ class Extractor(Uses):
     # -- finish ---------------------------------------------------------------------------
     def finish(self) -> None:
         f = self.facts
+        self.bind_definers()
         for scope, pname, tnode in self.pending_params:
             for d in self.annotation(tnode, scope):
                 scope.bind(pname, ("desc", d))
