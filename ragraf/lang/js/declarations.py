@@ -108,6 +108,44 @@ class Declarations(Routes):
         self.link(parent, idx, n.start_point[0] + 1)
         parent.bind(name, ("class", fqn))
 
+    def on_namespace(self, n: Node) -> None:
+        """``namespace util { export function f() {} }``: an object ``<scope>.util`` whose
+        members are its exported declarations (``util.f`` is ``<scope>.util.f``)."""
+        parent = self.scope()
+        name_node = n.child_by_field_name("name")
+        body = n.child_by_field_name("body")
+        if name_node is None or body is None or name_node.type != "identifier":
+            return
+        name = self.t(name_node)
+        fqn = f"{parent.fqn}.{name}"
+        parent.bind(name, ("obj", fqn))
+        self.obj_members.setdefault(fqn, set())
+        self.stack.append((n.end_byte, Scope(NodeKind.NAMESPACE, parent.node, parent, fqn)))
+
+    def namespace_member(self, scope: Scope, name: str) -> None:
+        """A function declared in a namespace is a member of it."""
+        if scope.kind == NodeKind.NAMESPACE:
+            self.obj_members.setdefault(scope.fqn, set()).add(name)
+
+    def conditional_function(self, n: Node, scope: Scope) -> bool:
+        """``const keys = cond ? (o) => ... : (o) => ...``: one function declared by the
+        declarator (the two alternatives are anonymous functions of it)."""
+        name_node, value = n.child_by_field_name("name"), n.child_by_field_name("value")
+        if name_node is None or value is None or name_node.type != "identifier":
+            return False
+        value = self.strip(value)
+        if value.type != "ternary_expression":
+            return False
+        alts = [value.child_by_field_name(k) for k in ("consequence", "alternative")]
+        if not all(a is not None and self.strip(a).type in FUNC_VALUES for a in alts):
+            return False
+        name = self.t(name_node)
+        fqn = f"{scope.fqn}.{name}"
+        self.function(n, scope, name, fqn, NodeKind.FUNCTION)
+        scope.bind(name, ("func", fqn))
+        self.namespace_member(scope, name)
+        return True
+
     def bind_decl(self, n: Node, scope: Scope, name: str, b: Bind) -> None:
         """Bind a declaration's name where it is visible: the scope of ``function f`` /
         ``class C`` / ``const f = ...``; nothing for members (``o.f = ...``)."""
@@ -128,7 +166,7 @@ class Declarations(Routes):
                 home = declaring(scope, name) or self.top
                 home.bind(name, b)
         elif p is not None and p.type == "export_statement":
-            self.top.bind(name, b)
+            scope.bind(name, b)  # the module's, or a namespace's
 
     def assigned_name(self, n: Node) -> str | None:
         """The name an anonymous function or class expression is given by its context."""
@@ -364,6 +402,8 @@ class Declarations(Routes):
             self.object_method(n, home, name)
         if kind == NodeKind.FUNCTION or cls is None:
             self.bind_decl(n, parent, name, ("func", fqn))
+            if fqn == f"{parent.fqn}.{name}":
+                self.namespace_member(parent, name)
         self.export_assigned(n, ("func", fqn))
 
     def object_decl(self, fqn: str) -> ClassDecl:
@@ -460,7 +500,13 @@ class Declarations(Routes):
     def method(self, n: Node, cls_scope: Scope, name: str) -> None:
         fqn = f"{cls_scope.fqn}.{name}"
         decl = self.decls[cls_scope.fqn]
-        decl.methods.setdefault(name.lower(), len(self.facts.nodes))
+        idx, prev = len(self.facts.nodes), decl.methods.get(name.lower())
+        has_body = n.child_by_field_name("body") is not None
+        if prev is None or (prev in self.bodiless and has_body):
+            # TypeScript overloads: the implementation is what a call runs
+            decl.methods[name.lower()] = idx
+        if not has_body:
+            self.bodiless.add(idx)
         self.function(n, cls_scope, name, fqn, NodeKind.METHOD, cls_scope.fqn)
 
     def function(

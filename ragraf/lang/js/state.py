@@ -66,6 +66,8 @@ class State(tstree.Walk, Names):
         #: calls that may define a getter or method on their first argument
         #: (``Object.defineProperty(o, 'x', {get: function})``, ``defineGetter(o, 'x', fn)``)
         self.definers: list[tuple[Scope, Node]] = []
+        #: node indexes of methods without a body (overload signatures, abstract methods)
+        self.bodiless: set[int] = set()
         self.class_at: dict[int, Scope] = {}  # class_body start byte -> class scope
         self.obj_members: dict[str, set[str]] = {}
         self.obj_values: dict[str, dict[str, tuple[Node, Scope]]] = {}

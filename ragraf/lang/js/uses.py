@@ -132,6 +132,8 @@ class Uses(Declarations):
         decl = n.child_by_field_name("declaration")
         value = n.child_by_field_name("value")
         default = any(c.type == "default" for c in n.children)
+        if self.scope().kind == NodeKind.NAMESPACE:
+            return  # a namespace's member (on_namespace): bound in its scope
         if decl is not None:
             for name in self.declared_names(decl):
                 self.exports.append(("default" if default else name, name))
@@ -183,7 +185,7 @@ class Uses(Declarations):
         if n.type == "variable_declarator":
             name = n.child_by_field_name("name")
             value = n.child_by_field_name("value")
-            if name is None:
+            if name is None or self.conditional_function(n, scope):
                 return
             if name.type == "identifier":
                 self.bind_value(scope, scope, self.t(name), value)
