@@ -113,6 +113,9 @@ _COMMON = (
 
 #: the PHP files of a Drupal module, theme or profile besides ``.php``
 DRUPAL_SUFFIXES = (".module", ".install", ".theme", ".profile", ".engine")
+#: the JavaScript / TypeScript manifests' reader (the ``json`` language hands them over)
+_JS_MANIFEST = "ragraf.lang.js.manifest"
+_JS_MANIFESTS = ("**/package.json", "**/tsconfig.json", "**/jsconfig.json")
 #: templates named by code and by templates (PHP's views, Twig, Mustache)
 _TEMPLATE_LINKS = "ragraf.lang.php.link.templates"
 
@@ -140,7 +143,8 @@ LANGUAGES: tuple[Language, ...] = (
         "json",
         (".json",),
         extractor="ragraf.lang.hook_manifest",  # MediaWiki's manifests register hook handlers
-        depends_on=(*_COMMON, "ragraf.lang.plain", "ragraf.lang.php.hooks"),
+        # package.json, tsconfig.json: where JavaScript / TypeScript modules lead
+        depends_on=(*_COMMON, "ragraf.lang.plain", "ragraf.lang.php.hooks", _JS_MANIFEST),
         sources=("json",),
         include=("**/extension.json", "**/skin.json"),
         link=("ragraf.lang.php.link.hooks",),  # the runs are PHP's
@@ -230,7 +234,7 @@ LANGUAGES: tuple[Language, ...] = (
             depends_on=_COMMON,
             grammar=name,
             declares_symbols=True,
-            include=tuple(f"**/*{s}" for s in suffixes),
+            include=(*(f"**/*{s}" for s in suffixes), *_JS_MANIFESTS),
             constructor="constructor",
             name_sep=".",
             prepare="ragraf.lang.js.link",

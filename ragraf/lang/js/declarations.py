@@ -521,7 +521,7 @@ class Declarations(Routes):
         line = n.start_point[0] + 1
         self.link(parent, idx, line)
         if kind == NodeKind.FUNCTION or cls is None:
-            self.facts.functions.append((fqn, idx))
+            self.register_function(n, fqn, idx)
         scope = Scope(NodeKind.FUNCTION, idx, parent, fqn, cls, arrow=False)
         if cls is None and n.type == "arrow_function":
             scope.arrow = True
@@ -533,6 +533,16 @@ class Declarations(Routes):
             props["return_type"] = self.t(ret).lstrip(": ").strip()
             self.pending_rtypes.append((idx, scope, ret))
         self.stack.append((n.end_byte, scope))
+
+    def register_function(self, n: Node, fqn: str, idx: int) -> None:
+        """A function in the file's functions; TypeScript overload signatures give way to
+        the implementation after them (what a call runs)."""
+        functions = self.facts.functions
+        if n.type == "function_signature":
+            self.bodiless.add(idx)
+        elif any(fq == fqn and i in self.bodiless for fq, i in functions):
+            functions[:] = [(fq, i) for fq, i in functions if fq != fqn or i not in self.bodiless]
+        functions.append((fqn, idx))
 
     def params(self, n: Node, scope: Scope) -> list[dict[str, Any]]:
         plist = n.child_by_field_name("parameters") or n.child_by_field_name("parameter")

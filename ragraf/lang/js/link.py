@@ -49,7 +49,9 @@ from ragraf.lang.facts import (
 )
 from ragraf.lang.js.builtins import GLOBAL
 from ragraf.lang.js.hints import BUILTIN_METHODS, HINT_TAG, Hints, rows
+from ragraf.lang.js.manifest import is_manifest
 from ragraf.lang.js.names import SUFFIXES, parse_imp
+from ragraf.lang.js.packages import Manifests
 
 #: re-exports followed for one name (a cycle of re-exports must end)
 MAX_HOPS = 8
@@ -90,7 +92,8 @@ class _Module:
 class Modules:
     """Every JavaScript / TypeScript module of the corpus, by path."""
 
-    def __init__(self, files: list[FileFacts]) -> None:
+    def __init__(self, files: list[FileFacts], manifests: list[FileFacts] | None = None) -> None:
+        self.manifests = Manifests(manifests or [])
         self.mods: dict[str, _Module] = {}
         self.class_fqns: set[str] = set()
         self.function_fqns: set[str] = set()
@@ -120,7 +123,7 @@ class Modules:
             base = posixpath.normpath(posixpath.join(key[1], spec)).lstrip("/")
             got = self.probe(base)
         else:
-            got = self.bare(spec)
+            got = self.manifests.resolve(spec, importer, self.probe) or self.bare(spec)
         self._cache[key] = got
         return got
 
@@ -287,6 +290,9 @@ class Modules:
                     return ("class", e[1])
                 if kind == "function":
                     return ("func", (e[1],))
+                held = self.chain(e, [], importer, depth) if kind == "value" else None
+                if held is not None and held[0] == "prop":
+                    return ("call", held[1], held[2])  # `const string = ZodString.create`
                 return None
             recv = self.chain(e, rest[:-1], importer, depth)
             return ("call", recv, rest[-1]) if recv is not None else None
@@ -421,5 +427,7 @@ class Modules:
 
 def prepare(files: list[FileFacts], all_files: list[FileFacts]) -> list[FileFacts]:
     """These files' facts with imported bindings resolved (see the module docstring)."""
-    mods = Modules([f for f in all_files if f.lang in LANGS])
+    mods = Modules(
+        [f for f in all_files if f.lang in LANGS], [f for f in all_files if is_manifest(f.path)]
+    )
     return [mods.rewrite(f) if f.lang in LANGS else f for f in files]
