@@ -395,10 +395,14 @@ class Declarations(Routes):
             if owner_cls in self.decls:
                 cls = owner_cls
                 self.decls[owner_cls].methods.setdefault(name.lower(), len(self.facts.nodes))
+        home = self.objects.get(fqn.rpartition(".")[0])
+        if home is not None and (cls is not None or fqn == f"{parent.fqn}.{name}"):
+            home = None
+        if home is not None:
+            kind = NodeKind.METHOD  # of an object: also a function of the file (``o.f()``)
         self.function(n, parent, name, fqn, kind, cls)
         self.named_values[n.start_byte] = fqn
-        home = self.objects.get(fqn.rpartition(".")[0])
-        if home is not None and cls is None and fqn != f"{parent.fqn}.{name}":
+        if home is not None:
             self.object_method(n, home, name)
         if kind == NodeKind.FUNCTION or cls is None:
             self.bind_decl(n, parent, name, ("func", fqn))

@@ -22,11 +22,18 @@ Invariants a change must keep:
 
 from __future__ import annotations
 
+import hashlib
+
 from ragraf.lang.facts import FileFacts, TypeDesc
 from ragraf.lang.js.builtins import GLOBAL
+from ragraf.lang.js.names import module_of
 
 #: the prefix of a guess's global name (no PHP or Python global is named so)
 HINT = "jshint:"
+#: a match by name over more class-likes than this is left to the linker
+MAX_GUESSES = 8
+#: how many leading folders a copy of a tree may differ by
+MAX_PREFIX = 2
 #: the descriptor tag the extractor writes for an untyped receiver's name
 HINT_TAG = "jshint"
 #: methods of the builtin String, Array and Function values: an untyped receiver calling
@@ -44,12 +51,17 @@ BUILTIN_METHODS = frozenset(
 
 
 class Hints:
-    """The class-likes of the corpus by short name, and what each class-like has."""
+    """The class-likes of the corpus by short name and by method, and what each has."""
 
     def __init__(self, files: list[FileFacts]) -> None:
         self.by_short: dict[str, list[str]] = {}
         self.members: dict[str, set[str]] = {}
-        self.extending: set[str] = set()
+        #: class fqn -> what it extends (fqns of the file, import keys, names as written)
+        self.bases: dict[str, set[str]] = {}
+        #: lower method name -> the class-likes that have it; class fqn -> its files
+        self.having: dict[str, set[str]] = {}
+        self.paths: dict[str, set[str]] = {}
+        self.copies = Copies([f.path for f in files])
         for f in files:
             for cd in f.classes:
                 if cd.fqn.startswith(GLOBAL + "."):
@@ -61,24 +73,119 @@ class Hints:
                 has = self.members.setdefault(cd.fqn, set())
                 has.update(cd.props)
                 has.update(m.lower() for m in cd.methods)
-                if cd.extends:
-                    self.extending.add(cd.fqn)
+                for m in cd.methods:
+                    self.having.setdefault(m.lower(), set()).add(cd.fqn)
+                self.paths.setdefault(cd.fqn, set()).add(f.path)
+                self.bases.setdefault(cd.fqn, set()).update(b for b, _l in cd.extends)
 
-    def guess(self, name: str, used: dict[str, list[str]]) -> TypeDesc | None:
-        """The guess for a receiver named ``name`` (None: no class-like has that name);
-        ``used`` collects the rows the file must carry."""
-        fqns = self.by_short.get(name.lower())
+    def guess(self, name: str, used: dict[str, list[str]], caller: str) -> TypeDesc | None:
+        """The guess for a receiver named ``name`` in file ``caller`` (None: no class-like
+        has that name); ``used`` collects the rows the file must carry."""
+        fqns = [c for c in self.by_short.get(name.lower(), []) if self.mine(c, caller)]
         if not fqns:
             return None
-        used[HINT + name.lower()] = sorted(fqns)
-        return ("global", HINT + name.lower())
+        return _row(HINT + name.lower(), fqns, used)
 
-    def unknown_member(self, cls: str, member: str) -> bool:
-        """Whether ``member`` of class-like ``cls`` is set nowhere the corpus says."""
+    def by_name(self, m: str, used: dict[str, list[str]], caller: str) -> TypeDesc | None:
+        """An untyped receiver's call of method ``m``: None when the linker's match by
+        name is the answer; the class-likes that have it but those of another copy of the
+        caller's tree (``Copies``) when some are; a builtin value when none is left."""
+        having = sorted(self.having.get(m.lower(), ()))
+        if not having:
+            return None
+        fqns = [c for c in having if self.mine(c, caller)]
+        if len(fqns) == len(having) or len(fqns) > MAX_GUESSES:
+            return None
+        if not fqns:
+            return ("class", f"{GLOBAL}.Object")
+        return _row(f"{HINT}{m.lower()}:{_digest(fqns)}", fqns, used)
+
+    def mine(self, cls: str, caller: str) -> bool:
+        """Whether class-like ``cls`` may be the one a call in ``caller`` reaches: declared
+        in a file that is not another copy of a module of the caller's tree."""
+        return any(not self.copies.crosses(caller, p) for p in self.paths.get(cls, ()))
+
+    def unknown_member(self, cls: str, member: str, depth: int = 0) -> bool:
+        """Whether no declaration of class-like ``cls`` nor of its parents types its
+        ``member`` (False when a parent is not a class-like of these languages' files)."""
         has = self.members.get(cls)
-        if has is None or cls in self.extending:
+        if has is None or depth > MAX_PREFIX * 4:
             return False
-        return member not in has and member.lower() not in has
+        if member in has or member.lower() in has:
+            return False
+        return all(self.unknown_member(b, member, depth + 1) for b in self.bases.get(cls, ()))
+
+    def nothing(self, d: TypeDesc | None) -> bool:
+        """Whether a receiver surely evaluates to no class-like: an untyped member
+        (``unknown_member``) of one, or a member of such."""
+        if d is None:
+            return True
+        if d[0] != "prop":
+            return False
+        inner = d[1]
+        if self.nothing(inner):
+            return True
+        return inner[0] == "class" and self.unknown_member(inner[1], d[2])
+
+
+def _row(key: str, fqns: list[str], used: dict[str, list[str]]) -> TypeDesc:
+    used[key] = sorted(fqns)
+    return ("global", key)
+
+
+def _digest(fqns: list[str]) -> str:
+    return hashlib.sha1("\0".join(fqns).encode()).hexdigest()[:12]
+
+
+class Copies:
+    """Copies of one tree of modules (``src/`` and ``dist/``, ``src/v3`` and ``v3``): a
+    module ``<P'>/<T>`` is another copy for a caller ``<P>/<U>`` (``P`` ≠ ``P'``, each at
+    most ``MAX_PREFIX`` leading folders, ``P`` maybe none) when ``<P>/<T>`` is a module of
+    the corpus too: the caller's tree has its own copy of it."""
+
+    def __init__(self, paths: list[str]) -> None:
+        self.modules = {_module(p) for p in paths}
+        self._memo: dict[tuple[str, str], bool] = {}
+
+    def crosses(self, caller: str, decl: str) -> bool:
+        key = (caller, decl)
+        got = self._memo.get(key)
+        if got is None:
+            got = self._memo[key] = self._crosses(_module(caller), _module(decl))
+        return got
+
+    def _crosses(self, caller: str, decl: str) -> bool:
+        if caller == decl:
+            return False
+        mine = _prefixes(caller, with_none=True)
+        for p2, tail in _splits(decl):
+            for p in mine:
+                if p == p2:
+                    continue
+                twin = f"{p}/{tail}" if p else tail
+                if twin != decl and twin in self.modules:
+                    return True
+        return False
+
+
+def _module(path: str) -> str:
+    stem = module_of(path)
+    return stem[:-2] if stem.endswith(".d") else stem
+
+
+def _splits(module: str) -> list[tuple[str, str]]:
+    parts = module.split("/")
+    return [
+        ("/".join(parts[:i]), "/".join(parts[i:]))
+        for i in range(1, min(MAX_PREFIX, len(parts) - 1) + 1)
+    ]
+
+
+def _prefixes(module: str, with_none: bool) -> list[str]:
+    parts = module.split("/")
+    out = [""] if with_none else []
+    out += ["/".join(parts[:i]) for i in range(1, min(MAX_PREFIX, len(parts) - 1) + 1)]
+    return out
 
 
 def rows(used: dict[str, list[str]]) -> list[tuple[str, TypeDesc]]:

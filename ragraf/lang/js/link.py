@@ -309,10 +309,10 @@ class Modules:
                 and inner[0] == "class"
                 and self.hints.unknown_member(inner[1], d[2])
             ):
-                return self.hints.guess(d[2], self.used) or (tag, inner, d[2])
+                return self.hints.guess(d[2], self.used, importer) or (tag, inner, d[2])
             return (tag, inner, d[2]) if inner is not None else None
         if tag == HINT_TAG:
-            return self.hints.guess(d[1], self.used)
+            return self.hints.guess(d[1], self.used, importer)
         return d
 
     # -- refs ------------------------------------------------------------------------------
@@ -375,6 +375,8 @@ class Modules:
                 recv = self.fix(r.receiver, me)
                 if recv is None and r.method in BUILTIN_METHODS:
                     recv = ("class", f"{GLOBAL}.Object")  # s.trim(): a builtin value's
+                elif self.hints.nothing(recv):
+                    recv = self.hints.by_name(r.method, self.used, me) or recv
                 refs.append(r._replace(receiver=recv))
             elif isinstance(r, NewRef):
                 cls = self.fix(r.cls, me)
