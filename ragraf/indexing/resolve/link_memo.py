@@ -222,7 +222,6 @@ def hook_context(files: Iterable[Any], keys: dict[str, str], lang_name: str | No
     nodes (it resolves imports to them). A file a hook rewrote is reused only when this is
     unchanged."""
     from ragraf.lang import registry
-
     from ragraf.lang.js.manifest import is_manifest
 
     h = hashlib.sha1()

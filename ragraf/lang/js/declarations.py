@@ -9,8 +9,18 @@ Invariants a change must keep:
   ...`` (a method of ``X``), a class field ``f = () => ...`` (a method), an object-literal
   key (``{ f() {} }``, ``{ f: function () {} }``: a method of the object, fqn
   ``<object>.f``) of a named object (``const o = {...}``, ``module.exports = {...}``,
-  ``export default {...}``). Any other function expression is anonymous: its uses belong
-  to the declaration around it.
+  ``export default {...}``), ``o.f = ...`` of a named object or function of the file,
+  ``const f = cond ? () => ... : () => ...`` (the declarator). Through an assignment
+  chain the declarator names it (``var proto = module.exports = function``: ``proto``).
+  Any other function expression is anonymous: its uses belong to the declaration around it.
+- An object with member functions (an object literal, ``Object.create(...)``, a function
+  given members) is a class-like: a ``CLASS_EXTENSION`` declaration with no node of its
+  own (``object_decl``), whose methods its member functions are (every alias of a chain
+  ``res.type = res.contentType = function``); ``this`` in them is the object, and so in
+  ``o[name] = function``. A function given members is ``new``-able: its ``constructor``
+  is itself; so is an ES5 constructor (``X.prototype.f``), in whose body ``this`` is X.
+- A TypeScript namespace is an object ``<scope>.<name>`` of its exported declarations;
+  of overloads, the implementation is the method (and the function) a call runs.
 - What a class extends or implements is resolved in ``finish`` (``base_name``): a class
   of the file, an import key, or the name as written.
 """

@@ -7,7 +7,8 @@ specifier names a module: a relative one (``./x``, ``../y/z``) by the importing 
 folder, probing the exact path, then each suffix (``names.SUFFIXES``: TypeScript before
 JavaScript), then ``<path>/index.<suffix>``; ``./x.js`` also finds ``x.ts`` (TypeScript's
 ESM convention); a bare one (``pkg``, ``pkg/sub``) names a corpus folder of that name
-that has an ``index`` file, else it is a package outside the corpus (external). Then the
+that has an ``index`` file — after the manifests (``packages``: ``tsconfig.json`` paths,
+a corpus ``package.json`` by name) —, else it is a package outside the corpus (external). Then the
 names walk the module's exports: ``default``, ``*`` (the namespace), ``=`` (what
 ``require`` returns: ``module.exports`` when set, else the namespace), a named export
 (a declaration, a re-export followed up to ``MAX_HOPS``, ``export * from`` modules
@@ -26,6 +27,9 @@ Invariants a change must keep:
   ``ImportRef`` ``class`` / ``function`` / ``module`` (the module's path), an external
   one is dropped; a route whose handler resolves to nothing is dropped.
 - Resolution is deterministic: probing order is fixed, and candidates are corpus paths.
+- An untyped receiver is guessed by its name, or matched by name within its own copy of
+  the tree (``hints``): a guess is derived, never stated; a builtin method on an untyped
+  receiver (``s.trim()``) is external.
 """
 
 from __future__ import annotations

@@ -12,6 +12,11 @@ Invariants a change must keep:
   other modules' imports of it resolve; ``link`` removes them (``export_table``).
 - A SQL string is owned by the innermost named function around it, else the scope's
   node; its ordinal counts the strings of that owner on that line.
+- ``mixin(a, b)`` (``Object.assign``, ``setPrototypeOf``, the mixin packages) binds ``a``
+  to what ``b`` is too; a function passed to ``Object.defineProperty(o, ...)`` or to a
+  function of the file that passes its first parameter there has ``this`` = ``o``
+  (``bind_definers``, before any use is resolved); ``exports.f()`` inside the module
+  calls its own export; an untyped receiver keeps its name (``hints``).
 """
 
 from __future__ import annotations
