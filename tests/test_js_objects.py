@@ -15,7 +15,8 @@ its evidence line:
   entry ``module.exports = require('./lib/express')``;
 - untyped receivers: guessed by name (``res.send()`` on a parameter ``res``: derived), a
   builtin method (``.trim()``) external, a match by name kept within its copy of a tree
-  (``src/shapes.js`` and ``dist/shapes.js`` are not matched to each other);
+  (``src/shapes.js`` and ``dist/shapes.js`` are not matched to each other) and to classes
+  (``jq(el).send()`` is not ``res.send``: an object is reached by its name);
 - TypeScript: a namespace's members (``util.keys``), a const of two alternative arrow
   functions, overloads (a call runs the implementation), ``export *`` and ``export { a as b
   } from``, ``tsconfig.json`` ``paths`` (JSON with comments) and the package's own name

@@ -11,7 +11,11 @@ descriptor whose rows (``HINT`` + name -> the class-likes) the rewritten file ca
 ``global_assigns``, so the linker states the call ``derived``; a class-like without the
 method leaves the call unresolved (``unknown_member``) instead of a match by name over the
 whole corpus. A receiver named like no class-like calling a method every builtin string,
-array or function has (``s.trim()``, ``xs.map()``) calls outside the corpus.
+array or function has (``s.trim()``, ``xs.map()``) calls outside the corpus; one matched
+by name may be an instance of a class, not an object (``$(el).append()`` is not
+``ConsoleMessages.append``: an object's method is reached through the object's name),
+nor a class of another copy of its tree (``Copies``). A guess's key carries a digest of
+its class-likes: files of two copies guess apart.
 
 Invariants a change must keep:
 - A guess is derived, never stated; only class-likes of this package's languages are
@@ -24,12 +28,15 @@ from __future__ import annotations
 
 import hashlib
 
+from ragraf.kinds import CLASS_EXTENSION
 from ragraf.lang.facts import FileFacts, TypeDesc
 from ragraf.lang.js.builtins import GLOBAL
 from ragraf.lang.js.names import module_of
 
 #: the prefix of a guess's global name (no PHP or Python global is named so)
 HINT = "jshint:"
+#: a receiver's name shorter than this guesses nothing
+MIN_NAME = 3
 #: a match by name over more class-likes than this is left to the linker
 MAX_GUESSES = 8
 #: how many leading folders a copy of a tree may differ by
@@ -61,6 +68,8 @@ class Hints:
         #: lower method name -> the class-likes that have it; class fqn -> its files
         self.having: dict[str, set[str]] = {}
         self.paths: dict[str, set[str]] = {}
+        #: the objects (``declarations.object_decl``) among the class-likes
+        self.objects: set[str] = set()
         self.copies = Copies([f.path for f in files])
         for f in files:
             for cd in f.classes:
@@ -76,24 +85,29 @@ class Hints:
                 for m in cd.methods:
                     self.having.setdefault(m.lower(), set()).add(cd.fqn)
                 self.paths.setdefault(cd.fqn, set()).add(f.path)
+                if cd.kind == CLASS_EXTENSION:
+                    self.objects.add(cd.fqn)
                 self.bases.setdefault(cd.fqn, set()).update(b for b, _l in cd.extends)
 
     def guess(self, name: str, used: dict[str, list[str]], caller: str) -> TypeDesc | None:
         """The guess for a receiver named ``name`` in file ``caller`` (None: no class-like
         has that name); ``used`` collects the rows the file must carry."""
+        if len(name) < MIN_NAME:
+            return None  # `e`, `t`: a minifier's names say nothing
         fqns = [c for c in self.by_short.get(name.lower(), []) if self.mine(c, caller)]
         if not fqns:
             return None
-        return _row(HINT + name.lower(), fqns, used)
+        return _row(f"{HINT}{name.lower()}:{_digest(fqns)}", fqns, used)
 
     def by_name(self, m: str, used: dict[str, list[str]], caller: str) -> TypeDesc | None:
         """An untyped receiver's call of method ``m``: None when the linker's match by
-        name is the answer; the class-likes that have it but those of another copy of the
-        caller's tree (``Copies``) when some are; a builtin value when none is left."""
+        name is the answer; else the class-likes that have it but objects (a call reaches
+        an object's method through the object's name: ``guess``) and those of another copy
+        of the caller's tree (``Copies``); a builtin value when none is left."""
         having = sorted(self.having.get(m.lower(), ()))
         if not having:
             return None
-        fqns = [c for c in having if self.mine(c, caller)]
+        fqns = [c for c in having if c not in self.objects and self.mine(c, caller)]
         if len(fqns) == len(having) or len(fqns) > MAX_GUESSES:
             return None
         if not fqns:
