@@ -75,10 +75,14 @@ class Hints:
             for cd in f.classes:
                 if cd.fqn.startswith(GLOBAL + "."):
                     continue
-                short = cd.fqn.rsplit(".", 1)[-1].lower()
-                fqns = self.by_short.setdefault(short, [])
-                if cd.fqn not in fqns:
-                    fqns.append(cd.fqn)
+                owner, _, short = cd.fqn.rpartition(".")
+                module = f.nodes[1].fqn if len(f.nodes) > 1 else ""
+                # an object is guessed by its name when it is one of its module's (a local
+                # object's or a nested literal's name says little elsewhere)
+                if cd.kind != CLASS_EXTENSION or owner == module:
+                    fqns = self.by_short.setdefault(short.lower(), [])
+                    if cd.fqn not in fqns:
+                        fqns.append(cd.fqn)
                 has = self.members.setdefault(cd.fqn, set())
                 has.update(cd.props)
                 has.update(m.lower() for m in cd.methods)
