@@ -10,11 +10,10 @@ last part of its fqn) is that one as a guess. The guess is a ``("global", <key>)
 descriptor whose rows (``HINT`` + name -> the class-likes) the rewritten file carries in
 ``global_assigns``, so the linker states the call ``derived``; a class-like without the
 method leaves the call unresolved (``unknown_member``) instead of a match by name over the
-whole corpus. A receiver named like no class-like calling a method every builtin string,
-array or function has (``s.trim()``, ``xs.map()``) calls outside the corpus; one matched
-by name may be an instance of a class, not an object (``$(el).append()`` is not
-``ConsoleMessages.append``: an object's method is reached through the object's name),
-nor a class of another copy of its tree (``Copies``). A guess's key carries a digest of
+whole corpus. A receiver named like no class-like, matched by name, may be an instance of a
+class, not an object (``$(el).append()`` is not ``ConsoleMessages.append``, ``s.trim()``
+not an object literal's ``trim``: an object's method is reached through the object's
+name), nor a class of another copy of its tree (``Copies``). A guess's key carries a digest of
 its class-likes: files of two copies guess apart.
 
 Invariants a change must keep:
@@ -43,18 +42,6 @@ MAX_GUESSES = 8
 MAX_PREFIX = 2
 #: the descriptor tag the extractor writes for an untyped receiver's name
 HINT_TAG = "jshint"
-#: methods of the builtin String, Array and Function values: an untyped receiver calling
-#: one of these calls outside the corpus unless its name guesses a class-like
-BUILTIN_METHODS = frozenset(
-    """
-    trim trimStart trimEnd toUpperCase toLowerCase split substring substr charAt
-    charCodeAt codePointAt padStart padEnd startsWith endsWith localeCompare normalize
-    repeat toFixed toPrecision push pop shift unshift splice concat join indexOf
-    lastIndexOf forEach filter reduce reduceRight some every findIndex findLast
-    findLastIndex flatMap fill copyWithin sort reverse includes hasOwnProperty
-    isPrototypeOf propertyIsEnumerable toLocaleString valueOf call apply bind
-    """.split()
-)
 
 
 class Hints:

@@ -28,8 +28,7 @@ Invariants a change must keep:
   one is dropped; a route whose handler resolves to nothing is dropped.
 - Resolution is deterministic: probing order is fixed, and candidates are corpus paths.
 - An untyped receiver is guessed by its name, or matched by name within its own copy of
-  the tree (``hints``): a guess is derived, never stated; a builtin method on an untyped
-  receiver (``s.trim()``) is external.
+  the tree and among classes only (``hints``): a guess is derived, never stated.
 """
 
 from __future__ import annotations
@@ -51,8 +50,7 @@ from ragraf.lang.facts import (
     RouteRef,
     TypeDesc,
 )
-from ragraf.lang.js.builtins import GLOBAL
-from ragraf.lang.js.hints import BUILTIN_METHODS, HINT_TAG, Hints, rows
+from ragraf.lang.js.hints import HINT_TAG, Hints, rows
 from ragraf.lang.js.manifest import is_manifest
 from ragraf.lang.js.names import SUFFIXES, parse_imp
 from ragraf.lang.js.packages import Manifests
@@ -377,9 +375,7 @@ class Modules:
                 refs.append(self.call(r, me))
             elif isinstance(r, MethodCallRef):
                 recv = self.fix(r.receiver, me)
-                if recv is None and r.method in BUILTIN_METHODS:
-                    recv = ("class", f"{GLOBAL}.Object")  # s.trim(): a builtin value's
-                elif self.hints.nothing(recv):
+                if self.hints.nothing(recv):
                     recv = self.hints.by_name(r.method, self.used, me) or recv
                 refs.append(r._replace(receiver=recv))
             elif isinstance(r, NewRef):
