@@ -29,10 +29,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ragraf.kinds import CLASS_EXTENSION, EdgeKind, NodeKind
+from ragraf.kinds import CLASS_EXTENSION, BindKind, EdgeKind, NodeKind
 from ragraf.lang.facts import ClassDecl
 from ragraf.lang.js.builtins import GLOBAL
-from ragraf.lang.js.names import Bind, Scope, _pick, lookup
+from ragraf.lang.js.names import LOCAL, Bind, Scope, _pick, lookup
 from ragraf.lang.js.routes import Routes
 from ragraf.lang.js.state import FUNC_VALUES, IDENT, declaring, pattern_names
 
@@ -75,8 +75,8 @@ class Declarations(Routes):
                 else:  # JavaScript: `extends <expression>`
                     self.pending_bases.append((decl, parent, h, EdgeKind.EXTENDS))
         self.link(parent, idx, n.start_point[0] + 1)
-        self.bind_decl(n, parent, assigned or name, ("class", fqn))
-        self.export_assigned(n, ("class", fqn))
+        self.bind_decl(n, parent, assigned or name, Bind(BindKind.CLASS, fqn))
+        self.export_assigned(n, Bind(BindKind.CLASS, fqn))
         scope = Scope(NodeKind.CLASS, idx, parent, fqn, fqn)
         self.class_at[body.start_byte] = scope
         self.stack.append((n.end_byte, scope))
@@ -99,7 +99,7 @@ class Declarations(Routes):
                 for v in c.named_children:
                     self.pending_bases.append((decl, parent, v, EdgeKind.EXTENDS))
         self.link(parent, idx, n.start_point[0] + 1)
-        parent.bind(name, ("class", fqn))
+        parent.bind(name, Bind(BindKind.CLASS, fqn))
         scope = Scope(NodeKind.CLASS, idx, parent, fqn, fqn)
         self.class_at[body.start_byte] = scope
         self.stack.append((n.end_byte, scope))
@@ -116,7 +116,7 @@ class Declarations(Routes):
         self.decls[fqn] = decl
         self.facts.classes.append(decl)
         self.link(parent, idx, n.start_point[0] + 1)
-        parent.bind(name, ("class", fqn))
+        parent.bind(name, Bind(BindKind.CLASS, fqn))
 
     def on_namespace(self, n: Node) -> None:
         """``namespace util { export function f() {} }``: an object ``<scope>.util`` whose
@@ -128,7 +128,7 @@ class Declarations(Routes):
             return
         name = self.t(name_node)
         fqn = f"{parent.fqn}.{name}"
-        parent.bind(name, ("obj", fqn))
+        parent.bind(name, Bind(BindKind.OBJECT, fqn))
         self.obj_members.setdefault(fqn, set())
         self.stack.append((n.end_byte, Scope(NodeKind.NAMESPACE, parent.node, parent, fqn)))
 
@@ -152,7 +152,7 @@ class Declarations(Routes):
         name = self.t(name_node)
         fqn = f"{scope.fqn}.{name}"
         self.function(n, scope, name, fqn, NodeKind.FUNCTION)
-        scope.bind(name, ("func", fqn))
+        scope.bind(name, Bind(BindKind.FUNCTION, fqn))
         self.namespace_member(scope, name)
         return True
 
@@ -261,14 +261,14 @@ class Declarations(Routes):
             binds = lookup(scope, text)
             if binds:
                 b = _pick(binds)
-                if b[0] == "obj":
-                    self.obj_members.setdefault(b[1], set()).add(name)
-                    self.object_decl(b[1])
-                    return f"{b[1]}.{name}"
-                if b[0] in ("class", "func"):
-                    if b[0] == "func" and b[1] not in self.decls:
-                        self.function_object(b[1])
-                    return f"{b[1]}.{name}"
+                if b.kind == BindKind.OBJECT:
+                    self.obj_members.setdefault(b.name, set()).add(name)
+                    self.object_decl(b.name)
+                    return f"{b.name}.{name}"
+                if b.kind in (BindKind.CLASS, BindKind.FUNCTION):
+                    if b.kind == BindKind.FUNCTION and b.name not in self.decls:
+                        self.function_object(b.name)
+                    return f"{b.name}.{name}"
         if not all(IDENT.fullmatch(part) for part in text.split(".")):
             return None
         return f"{scope.fqn}.{text}.{name}"
@@ -282,10 +282,10 @@ class Declarations(Routes):
         if not binds:
             return None
         b = _pick(binds)
-        if b[0] == "class":
-            return str(b[1])
-        if b[0] == "func":
-            fqn = str(b[1])
+        if b.kind == BindKind.CLASS:
+            return b.name
+        if b.kind == BindKind.FUNCTION:
+            fqn = b.name
             if fqn not in self.decls:
                 idx = next((i for fq, i in self.facts.functions if fq == fqn), None)
                 if idx is None:
@@ -387,7 +387,7 @@ class Declarations(Routes):
             name = self.t(own)
             fqn = f"{parent.fqn}.{name}"
             self.function(n, parent, name, fqn, NodeKind.FUNCTION)
-            self.stack[-1][1].bind(name, ("func", fqn))
+            self.stack[-1][1].bind(name, Bind(BindKind.FUNCTION, fqn))
             self.named_values[n.start_byte] = fqn
             return
         if not name or fqn is None:
@@ -415,10 +415,10 @@ class Declarations(Routes):
         if home is not None:
             self.object_method(n, home, name)
         if kind == NodeKind.FUNCTION or cls is None:
-            self.bind_decl(n, parent, name, ("func", fqn))
+            self.bind_decl(n, parent, name, Bind(BindKind.FUNCTION, fqn))
             if fqn == f"{parent.fqn}.{name}":
                 self.namespace_member(parent, name)
-        self.export_assigned(n, ("func", fqn))
+        self.export_assigned(n, Bind(BindKind.FUNCTION, fqn))
 
     def object_decl(self, fqn: str) -> ClassDecl:
         """The object ``fqn`` (an object literal, ``Object.create(...)``, a function object)
@@ -507,8 +507,9 @@ class Declarations(Routes):
             return None
         binds = lookup(scope, self.t(obj))
         b = _pick(binds) if binds else None
-        if b is not None and b[0] in ("obj", "func", "class") and self.class_like(b[1]):
-            return str(b[1])
+        kinds = (BindKind.OBJECT, BindKind.FUNCTION, BindKind.CLASS)
+        if b is not None and b.kind in kinds and self.class_like(b.name):
+            return b.name
         return None
 
     def method(self, n: Node, cls_scope: Scope, name: str) -> None:
@@ -582,12 +583,12 @@ class Declarations(Routes):
             if target.type == "identifier":
                 pname = self.t(target)
                 out.append({"name": pname, **entry})
-                scope.bind(pname, ("local",))
+                scope.bind(pname, LOCAL)
                 if tnode is not None:
                     self.pending_params.append((scope, pname, tnode))
             else:
                 for ident in pattern_names(target):
-                    scope.bind(self.t(ident), ("local",))
+                    scope.bind(self.t(ident), LOCAL)
                 out.append({"name": self.t(target)[:60], **entry})
         return out
 
@@ -624,7 +625,7 @@ class Declarations(Routes):
             binds = lookup(scope, text)
             if binds:
                 b = _pick(binds)
-                return str(b[1]) if b[0] in ("class", "import") else None
+                return b.name if b.kind in (BindKind.CLASS, BindKind.IMPORT) else None
             return f"{GLOBAL}.{text}"
         if node.type in ("member_expression", "nested_type_identifier"):
             return text

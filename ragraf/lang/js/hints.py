@@ -6,7 +6,8 @@ A parameter ``res`` in ``function sendOptionsResponse(res, ...)``, the member
 ``this.req`` of an object whose ``req`` is set by another module at run time: the code
 does not say what they are, but a receiver named like one class-like of the corpus (the
 class ``Layer`` for ``layer``, the object ``res`` for ``res``; case-insensitive, by the
-last part of its fqn) is that one as a guess. The guess is a ``("global", <key>)``
+last part of its fqn) is that one as a guess (the extractor leaves ``Pending(INSTANCE,
+(HINT + name,))``). The guess is a ``Global(<key>)``
 descriptor whose rows (``HINT`` + name -> the class-likes) the rewritten file carries in
 ``global_assigns``, so the linker states the call ``derived``; a class-like without the
 method leaves the call unresolved (``unknown_member``) instead of a match by name over the
@@ -31,8 +32,10 @@ from ragraf.kinds import CLASS_EXTENSION
 from ragraf.lang.facts import FileFacts, TypeDesc
 from ragraf.lang.js.builtins import GLOBAL
 from ragraf.lang.js.names import module_of
+from ragraf.lang.typedesc import Cls, Global, Prop
 
-#: the prefix of a guess's global name (no PHP or Python global is named so)
+#: the prefix of a guess's global name (no PHP or Python global is named so), and of the
+#: name in the ``Pending`` the extractor leaves for an untyped receiver
 HINT = "jshint:"
 #: a receiver's name shorter than this guesses nothing
 MIN_NAME = 3
@@ -40,8 +43,6 @@ MIN_NAME = 3
 MAX_GUESSES = 8
 #: how many leading folders a copy of a tree may differ by
 MAX_PREFIX = 2
-#: the descriptor tag the extractor writes for an untyped receiver's name
-HINT_TAG = "jshint"
 
 
 class Hints:
@@ -102,7 +103,7 @@ class Hints:
         if len(fqns) == len(having) or len(fqns) > MAX_GUESSES:
             return None
         if not fqns:
-            return ("class", f"{GLOBAL}.Object")
+            return Cls(f"{GLOBAL}.Object")
         return _row(f"{HINT}{m.lower()}:{_digest(fqns)}", fqns, used)
 
     def mine(self, cls: str, caller: str) -> bool:
@@ -125,17 +126,17 @@ class Hints:
         (``unknown_member``) of one, or a member of such."""
         if d is None:
             return True
-        if d[0] != "prop":
+        if not isinstance(d, Prop):
             return False
-        inner = d[1]
+        inner = d.of
         if self.nothing(inner):
             return True
-        return inner[0] == "class" and self.unknown_member(inner[1], d[2])
+        return isinstance(inner, Cls) and self.unknown_member(inner.fqn, d.name)
 
 
 def _row(key: str, fqns: list[str], used: dict[str, list[str]]) -> TypeDesc:
     used[key] = sorted(fqns)
-    return ("global", key)
+    return Global(key)
 
 
 def _digest(fqns: list[str]) -> str:
@@ -195,4 +196,4 @@ def _prefixes(module: str, with_none: bool) -> list[str]:
 
 def rows(used: dict[str, list[str]]) -> list[tuple[str, TypeDesc]]:
     """The ``global_assigns`` rows of the guesses a file made."""
-    return [(key, ("class", fqn)) for key, fqns in sorted(used.items()) for fqn in fqns]
+    return [(key, Cls(fqn)) for key, fqns in sorted(used.items()) for fqn in fqns]

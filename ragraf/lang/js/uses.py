@@ -7,7 +7,7 @@ Invariants a change must keep:
   import keeps an import key for ``ragraf.lang.js.link``; a global (``console.log``) is
   ``globalThis.<name>`` (external); a call through a variable holding a callable is a
   ``DynamicCallRef``.
-- What the module exports goes to ``global_assigns`` as ``(name, ("jsexp", binding))``
+- What the module exports goes to ``global_assigns`` as ``(name, Export(...))``
   (``default``, ``=`` for ``module.exports = X``, ``*`` for ``export * from``) so that
   other modules' imports of it resolve; ``link`` removes them (``export_table``).
 - A SQL string is owned by the innermost named function around it, else the scope's
@@ -21,9 +21,17 @@ Invariants a change must keep:
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from ragraf.kinds import DynamicHow, FragmentKind, ImportKind, NodeKind
+from ragraf.kinds import (
+    BindKind,
+    CalleeKind,
+    Denotes,
+    DynamicHow,
+    FragmentKind,
+    ImportKind,
+    NodeKind,
+)
 from ragraf.lang.facts import (
     CallRef,
     DynamicCallRef,
@@ -37,8 +45,18 @@ from ragraf.lang.facts import (
 )
 from ragraf.lang.js.builtins import GLOBAL
 from ragraf.lang.js.declarations import Declarations
-from ragraf.lang.js.hints import HINT_TAG
-from ragraf.lang.js.names import Bind, Scope, _pick, imp_extend, imp_key, lookup, parse_imp
+from ragraf.lang.js.hints import HINT
+from ragraf.lang.js.names import (
+    _DECLARED,
+    LOCAL,
+    Bind,
+    Scope,
+    _pick,
+    imp_extend,
+    imp_key,
+    lookup,
+    parse_imp,
+)
 from ragraf.lang.js.state import (
     CLASSES,
     FUNC_VALUES,
@@ -46,6 +64,7 @@ from ragraf.lang.js.state import (
     enclosing_function,
     pattern_members,
 )
+from ragraf.lang.typedesc import Cls, Export, Pending
 
 if TYPE_CHECKING:
     from tree_sitter import Node
@@ -71,7 +90,7 @@ class Uses(Declarations):
                 spec = self.string_value(c.child_by_field_name("source"))
                 if ident is not None and spec is not None:
                     key = imp_key(spec, ["="])
-                    scope.bind(self.t(ident), ("import", key))
+                    scope.bind(self.t(ident), Bind(BindKind.IMPORT, key))
                     self.imports.append(
                         ImportRef(scope.node, n.start_point[0] + 1, ImportKind.JS, key)
                     )
@@ -102,7 +121,7 @@ class Uses(Declarations):
 
     def import_name(self, scope: Scope, local: Node, spec: str, names: list[str]) -> None:
         key = imp_key(spec, names)
-        scope.bind(self.t(local), ("import", key))
+        scope.bind(self.t(local), Bind(BindKind.IMPORT, key))
         self.imports.append(ImportRef(scope.node, local.start_point[0] + 1, ImportKind.JS, key))
 
     def on_export(self, n: Node) -> None:
@@ -122,16 +141,18 @@ class Uses(Declarations):
                     if nm is None:
                         continue
                     key = imp_key(spec, [self.member_name(nm)])
-                    self.export_binds.append((self.member_name(alias or nm), ("import", key)))
+                    self.export_binds.append(
+                        (self.member_name(alias or nm), Bind(BindKind.IMPORT, key))
+                    )
                     self.imports.append(ImportRef(0, s.start_point[0] + 1, ImportKind.JS, key))
             elif ns is not None:
                 ident = next((k for k in ns.named_children), None)
                 key = imp_key(spec, ["*"])
                 if ident is not None:
-                    self.export_binds.append((self.member_name(ident), ("import", key)))
+                    self.export_binds.append((self.member_name(ident), Bind(BindKind.IMPORT, key)))
                 self.imports.append(ImportRef(0, line, ImportKind.JS, key))
             else:
-                self.export_binds.append(("*", ("star", spec)))
+                self.export_binds.append(("*", Bind(BindKind.STAR, spec)))
                 self.imports.append(ImportRef(0, line, ImportKind.JS, imp_key(spec, [])))
             return
         decl = n.child_by_field_name("declaration")
@@ -168,9 +189,9 @@ class Uses(Declarations):
             # an anonymous one is named `default` by on_function / on_class
             self.exports.append(("default", "default"))
         elif value.type == "object":
-            self.export_binds.append(("default", ("obj", f"{self.module}.default")))
+            self.export_binds.append(("default", Bind(BindKind.OBJECT, f"{self.module}.default")))
         else:
-            self.export_binds.append(("default", ("expr", (value, self.top))))
+            self.export_binds.append(("default", Bind(BindKind.EXPR, expr=(value, self.top))))
 
     def declared_names(self, decl: Node) -> list[str]:
         if decl.type in ("lexical_declaration", "variable_declaration"):
@@ -198,9 +219,9 @@ class Uses(Declarations):
                 key = self.imported(value, scope) if value is not None else None
                 for ident, member in pattern_members(name, self):
                     if key and member:
-                        scope.bind(self.t(ident), ("import", imp_extend(key, member)))
+                        scope.bind(self.t(ident), Bind(BindKind.IMPORT, imp_extend(key, member)))
                     else:
-                        scope.bind(self.t(ident), ("local",))
+                        scope.bind(self.t(ident), LOCAL)
             return
         left = n.child_by_field_name("left")
         right = n.child_by_field_name("right")
@@ -249,7 +270,7 @@ class Uses(Declarations):
 
     def bind_value(self, home: Scope, scope: Scope, name: str, value: Node | None) -> None:
         if value is None:
-            home.bind(name, ("local",))
+            home.bind(name, LOCAL)
             return
         v = self.strip(value)
         while v.type == "assignment_expression":  # var app = exports = module.exports = {}
@@ -260,7 +281,7 @@ class Uses(Declarations):
             v = self.strip(right)
         if v.type in FUNC_VALUES or v.type in CLASSES:
             if v.type in CLASSES and v.child_by_field_name("body") is None:
-                home.bind(name, ("local",))
+                home.bind(name, LOCAL)
             return  # bound by on_function / on_class (a declaration)
         home.bind(name, self.value_bind(value, scope))
 
@@ -271,19 +292,19 @@ class Uses(Declarations):
             if fqn is not None:
                 if v.type == "object":
                     self.obj_value_members(v, fqn, scope)
-                return ("obj", fqn)
+                return Bind(BindKind.OBJECT, fqn)
         key = self.imported(v, scope)
         if key:
-            return ("import", key)
+            return Bind(BindKind.IMPORT, key)
         if v.type in ("identifier", "shorthand_property_identifier"):
             binds = lookup(scope, self.t(v))
             if binds:
                 b = _pick(binds)
-                if b[0] in ("class", "func", "obj", "import"):
+                if b.kind in _DECLARED:
                     return b
             if v.type == "shorthand_property_identifier":
-                return ("local",)
-        return ("expr", (value, scope))
+                return LOCAL
+        return Bind(BindKind.EXPR, expr=(value, scope))
 
     def object_create(self, v: Node) -> bool:
         """``Object.create(proto)``: a new object (named like an object literal)."""
@@ -351,7 +372,7 @@ class Uses(Declarations):
                 continue
             kids = args.named_children
             d = self.desc(kids[0], scope)
-            if d is None or d[0] != "class":
+            if not isinstance(d, Cls):
                 continue
             for a in kids[1:]:
                 values = [a]
@@ -360,7 +381,7 @@ class Uses(Declarations):
                 for v in values:
                     sc = self.fn_scopes.get(v.start_byte) if v.type in FUNC_VALUES else None
                     if sc is not None and not sc.arrow and sc.this_cls is None:
-                        sc.this_cls = d[1]
+                        sc.this_cls = d.fqn
 
     def defines_on_first(self, fn: Node, scope: Scope) -> bool:
         text = self.t(fn)
@@ -370,7 +391,7 @@ class Uses(Declarations):
             return False
         binds = lookup(scope, text)
         b = _pick(binds) if binds else None
-        node = self.fn_nodes.get(b[1]) if b is not None and b[0] == "func" else None
+        node = self.fn_nodes.get(b.name) if b is not None and b.kind == BindKind.FUNCTION else None
         params = node.child_by_field_name("parameters") if node is not None else None
         body = node.child_by_field_name("body") if node is not None else None
         if params is None or body is None or not params.named_children:
@@ -393,7 +414,7 @@ class Uses(Declarations):
             return  # `EventEmitter.prototype` and the like: another package's members
         home = declaring(scope, name)
         if home is not None:
-            home.bind(name, ("expr", (kids[1], scope)))
+            home.bind(name, Bind(BindKind.EXPR, expr=(kids[1], scope)))
 
     def is_mixin(self, fn: Node, scope: Scope) -> bool:
         text = self.t(fn)
@@ -458,21 +479,17 @@ class Uses(Declarations):
         name_node = fn.child_by_field_name("property") if fn.type == "member_expression" else fn
         line = (name_node or fn).start_point[0] + 1
         c = self.callee(fn, scope)
-        tag = c[0]
         raw = self.t(fn)[:120]
-        if tag == "func":
-            return CallRef(owner, line, (c[1],), raw)
-        if tag == "class":
-            return NewRef(owner, line, ("class", c[1]))
-        if tag == "import":
-            return CallRef(owner, line, (c[1],), raw)
-        if tag == "global":
-            return CallRef(owner, line, (f"{GLOBAL}.{c[1]}",), raw)
-        if tag == "method":
-            recv = c[1] if c[1] is not None else self.receiver_hint(fn)
-            return MethodCallRef(owner, line, recv, c[2])
-        if tag == "unbound":
-            return CallRef(owner, line, (c[1],), raw)
+        kind = c.kind
+        if kind in (CalleeKind.FUNCTION, CalleeKind.IMPORT, CalleeKind.UNBOUND):
+            return CallRef(owner, line, (c.name,), raw)
+        if kind == CalleeKind.CLASS:
+            return NewRef(owner, line, Cls(c.name))
+        if kind == CalleeKind.GLOBAL:
+            return CallRef(owner, line, (f"{GLOBAL}.{c.name}",), raw)
+        if kind == CalleeKind.METHOD:
+            recv = c.receiver if c.receiver is not None else self.receiver_hint(fn)
+            return MethodCallRef(owner, line, recv, c.name)
         return DynamicCallRef(owner, line, DynamicHow.VARIABLE, ())
 
     def receiver_hint(self, fn: Node) -> TypeDesc | None:
@@ -484,30 +501,30 @@ class Uses(Declarations):
             obj = obj.child_by_field_name("property")
         if obj is None or obj.type not in ("identifier", "property_identifier"):
             return None
-        return (HINT_TAG, self.t(obj))
+        return Pending(Denotes.INSTANCE, (HINT + self.t(obj),))
 
     def export_table(self) -> None:
         """What the module exports, for other modules' imports (``link``)."""
         f = self.facts
-        out: list[tuple[str, tuple[Any, ...]]] = list(self.export_binds)
+        out: list[tuple[str, Bind]] = list(self.export_binds)
         for exported, local in self.exports:
             binds = self.top.binds.get(local)
             if not binds:
                 continue
             out.append((exported, _pick(binds)))
         for name, b in out:
-            tag = b[0]
-            if tag in ("func", "class", "obj", "star"):
-                f.global_assigns.append((name, ("jsexp", b)))
-            elif tag == "import":
-                f.global_assigns.append((name, ("jsexp", ("import", b[1]))))
-            elif tag == "expr":
-                node, sc = b[1]
+            kind = b.kind
+            if kind in (BindKind.FUNCTION, BindKind.CLASS, BindKind.OBJECT, BindKind.STAR):
+                f.global_assigns.append((name, Export(kind, b.name)))
+            elif kind == BindKind.IMPORT:
+                f.global_assigns.append((name, Export(BindKind.IMPORT, b.name)))
+            elif kind == BindKind.EXPR and b.expr is not None:
+                node, sc = b.expr
                 d = self.desc(node, sc)
                 if d is not None:
-                    f.global_assigns.append((name, ("jsexp", ("value", d))))
+                    f.global_assigns.append((name, Export(BindKind.VALUE, desc=d)))
         for fqn, members in sorted(self.obj_values.items()):
             for key, (node, sc) in sorted(members.items()):
                 b = self.value_bind(node, sc)
-                if b[0] in ("func", "class", "obj", "import"):
-                    f.global_assigns.append((fqn, ("jsobj", key, b)))
+                if b.kind in _DECLARED:
+                    f.global_assigns.append((fqn, Export(b.kind, b.name, member=key)))
