@@ -240,3 +240,25 @@ def test_a_changed_manifest_relinks_the_importers(tmp_path: Path) -> None:
     res = indexer.build(config.load(root), no_vectors=True)
     assert res.status == "built"
     assert want not in _calls(root)
+
+
+def test_package_main_and_tsconfig_base_url_lead_to_corpus_modules() -> None:
+    """A workspace package by its ``package.json`` ``name`` and ``main`` (no ``exports``),
+    and a bare specifier under a ``jsconfig.json`` ``baseUrl``."""
+    from ragraf.lang.facts import CallRef
+
+    texts = {
+        "packages/util/package.json": '{"name": "@acme/util", "main": "lib/main.js"}',
+        "packages/util/lib/main.js": "exports.pad = function pad(s) { return s; };\n",
+        "web/jsconfig.json": '{"compilerOptions": {"baseUrl": "src"}}',
+        "web/src/helpers/fmt.js": "export function fmt(x) { return x; }\n",
+        "web/src/app.js": (
+            "const util = require('@acme/util');\n"
+            "import { fmt } from 'helpers/fmt';\n"
+            "export function run() { util.pad(fmt('x')); }\n"
+        ),
+    }
+    files = [registry.extract(p, registry.lang_of(p), t, 200) for p, t in texts.items()]
+    app = next(f for f in registry.prepare(files) if f.path == "web/src/app.js")
+    called = {r.candidates[0] for r in app.refs if isinstance(r, CallRef)}
+    assert called == {"packages/util/lib/main.pad", "web/src/helpers/fmt.fmt"}
