@@ -262,3 +262,11 @@ def test_package_main_and_tsconfig_base_url_lead_to_corpus_modules() -> None:
     app = next(f for f in registry.prepare(files) if f.path == "web/src/app.js")
     called = {r.candidates[0] for r in app.refs if isinstance(r, CallRef)}
     assert called == {"packages/util/lib/main.pad", "web/src/helpers/fmt.fmt"}
+
+
+def test_the_registry_names_the_manifests_the_link_step_reads() -> None:
+    from ragraf.lang.js.manifest import MANIFESTS
+
+    for name in MANIFESTS:
+        assert registry.prepare_reads(f"a/{name}")
+    assert not registry.prepare_reads("a/extension.json")

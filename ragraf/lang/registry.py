@@ -95,6 +95,9 @@ class Language:
     build_tail: tuple[str, ...] = ()
     #: whether its files' chunks get vectors (false: markup, found by its words only)
     embeds: bool = True
+    #: names of files of other languages its ``prepare`` hook reads too (JavaScript's
+    #: manifests: where a module specifier leads)
+    prepare_reads: tuple[str, ...] = ()
     #: reference types only this language's facts hold (``"<module>:<Name>"``, NamedTuples
     #: of plain values, references' parts and type descriptors), besides the shared
     #: ``ragraf.lang.facts.FACT_TYPES``: the facts cache writes and reads them too
@@ -120,7 +123,7 @@ _COMMON = (
 DRUPAL_SUFFIXES = (".module", ".install", ".theme", ".profile", ".engine")
 #: the JavaScript / TypeScript manifests' reader (the ``json`` language hands them over)
 _JS_MANIFEST = "ragraf.lang.js.manifest"
-_JS_MANIFESTS = ("**/package.json", "**/tsconfig.json", "**/jsconfig.json")
+_JS_MANIFESTS = ("package.json", "tsconfig.json", "jsconfig.json")
 #: templates named by code and by templates (PHP's views, Twig, Mustache)
 _TEMPLATE_LINKS = "ragraf.lang.php.link.templates"
 
@@ -239,7 +242,8 @@ LANGUAGES: tuple[Language, ...] = (
             depends_on=_COMMON,
             grammar=name,
             declares_symbols=True,
-            include=(*(f"**/*{s}" for s in suffixes), *_JS_MANIFESTS),
+            include=(*(f"**/*{s}" for s in suffixes), *(f"**/{m}" for m in _JS_MANIFESTS)),
+            prepare_reads=_JS_MANIFESTS,
             constructor="constructor",
             name_sep=".",
             prepare="ragraf.lang.js.link",
@@ -448,6 +452,13 @@ def prepare(files: list[FileFacts]) -> list[FileFacts]:
         for i, f in zip(idxs, done, strict=True):
             out[i] = f
     return out
+
+
+def prepare_reads(path: str) -> bool:
+    """Whether some language's ``prepare`` hook reads this file besides its own
+    languages' files (``Language.prepare_reads``: by its name)."""
+    name = path.rsplit("/", 1)[-1]
+    return any(name in lang.prepare_reads for lang in LANGUAGES)
 
 
 def link_modules() -> tuple[str, ...]:

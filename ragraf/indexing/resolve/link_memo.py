@@ -224,13 +224,12 @@ def hook_context(files: Iterable[Any], keys: dict[str, str], lang_name: str | No
     nodes (it resolves imports to them). A file a hook rewrote is reused only when this is
     unchanged."""
     from ragraf.lang import registry
-    from ragraf.lang.js.manifest import is_manifest
 
     h = hashlib.sha1()
     for f in files:
         lang = registry.get(f.lang)
         # a JavaScript manifest (package.json, tsconfig.json) says where imports lead
-        if (lang is not None and lang.prepare is not None) or is_manifest(f.path):
+        if (lang is not None and lang.prepare is not None) or registry.prepare_reads(f.path):
             h.update(f"{f.path}\0{keys.get(f.path)}\0".encode())
     mine = registry.get(lang_name)
     if mine is not None and mine.prepare == registry.TAGS_EXTRACTOR:
