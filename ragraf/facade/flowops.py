@@ -545,7 +545,9 @@ def slice_op(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
         rows = lookup.targets(ctx, args)
         if not rows:
             what = args.get("fqn") or args.get("node_id", "")
-            return _not_found(ctx, f"no function or method '{what}' in {ctx.rev}", None, None)
+            near = lookup.nearest_names(ctx, what) if args.get("fqn") else []
+            said = f" (nearest names: {', '.join(near)})" if near else ""
+            return _not_found(ctx, f"no function or method '{what}' in {ctx.rev}{said}", None, None)
         row = rows[0]
         target = {"node_id": row.node_id, "fqn": sanitize.name(row.fqn), "path": row.path}
         ctx.touch(row.path)
