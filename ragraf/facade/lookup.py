@@ -218,9 +218,14 @@ def evidence_lines(edges: Iterable[EdgeRow]) -> set[tuple[str, int]]:
 
 
 def symbol(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
-    """Find a declaration by name or fully qualified name (`App\\Billing\\Invoice::charge`,
-    `charge`, `Invoice`): kind, file, lines, signature, visibility, parameters and the
-    declaring container. Optional `path` narrows to one file, `kind` to one node kind."""
+    """Find a declaration by name or fully qualified name, in any form of it (PHP
+    `App\\Billing\\Invoice::charge`, `Invoice::charge`; Python
+    `requests.sessions.Session.request`, `Session.request`; JavaScript / TypeScript
+    `lib/application.app.set`, `app.set`; Go `mux.Router.NewRoute`; Java
+    `net.starlark.java.eval.Starlark#str`; a bare `charge`): kind, file, lines,
+    signature, visibility, parameters and the declaring container; several matches are
+    also listed in `candidates` with how many callers each. Optional `path` narrows to
+    one file, `kind` to one node kind."""
     raw = (args.get("fqn") or args.get("name") or "").strip()
     what = raw.lstrip("\\")
     kinds = (args["kind"],) if args.get("kind") else None

@@ -45,6 +45,70 @@ _PATH_SEP = re.compile(r"::|[#/\\]")
 _EXT = re.compile(r"\.(?:[cm]?[jt]sx?|pyi?|go|java|php)(?=::|[.#/\\]|$)", re.IGNORECASE)
 #: the most declarations of one name a lookup reads
 MOST = 10_000
+#: per deep language, the forms of one declaration's name a lookup reads (the help of
+#: every operation that takes a symbol and the operations reference show them): the fqn
+#: the index prints first, then what a user of the code writes, then trailing parts
+FORMS_BY_LANGUAGE: tuple[tuple[str, tuple[str, ...]], ...] = (
+    (
+        "PHP",
+        ("App\\Billing\\Invoice::charge", "Billing\\Invoice::charge", "Invoice::charge", "charge"),
+    ),
+    (
+        "Python",
+        (
+            "requests.sessions.Session.request",
+            "src.requests.sessions.Session.request",
+            "sessions.Session.request",
+            "Session.request",
+            "request",
+        ),
+    ),
+    (
+        "JavaScript",
+        ("lib/application.app.set", "./lib/application.js#app.set", "app.set", "set"),
+    ),
+    (
+        "TypeScript",
+        ("src/v3/types.ZodType.parse", "v3/types.ZodType.parse", "ZodType#parse", "parse"),
+    ),
+    (
+        "Go",
+        (
+            "mux.Router.NewRoute",
+            "github.com/gorilla/mux.Router.NewRoute",
+            "Router.NewRoute",
+            "NewRoute",
+        ),
+    ),
+    (
+        "Java",
+        (
+            "net.starlark.java.eval.Starlark.str",
+            "net.starlark.java.eval.Starlark#str",
+            "Starlark#str",
+            "Starlark.str",
+            "str",
+        ),
+    ),
+)
+
+
+def takes_a_name(params: Sequence[str]) -> bool:
+    """Whether an operation with these arguments takes a symbol's name."""
+    return "fqn" in params
+
+
+#: how the forms are read, in a sentence (help texts, the operations reference)
+FORMS_RULE = (
+    "A name may be the fqn the index prints, the import path a user of the code writes"
+    " (Python's dotted module path from the package root, a JavaScript / TypeScript module"
+    " path and export name, Go's package.Type.Method, Java's package.Class.method or"
+    " Class#method) or any trailing part of it split at `.`, `::`, `#`, `/` or `\\`"
+    " (case-insensitive; the same spelling wins). One declaration: the answer, with its"
+    " full name (`resolved`); several: they answer together and `candidates` lists them"
+    " with their callers (narrow with --path); a partial name of more than 10: only the"
+    " list; none: the nearest names."
+)
 
 
 def segments(name: str) -> list[str]:
