@@ -315,3 +315,16 @@ def test_every_form_in_every_language_through_the_mcp_server(names_root: Path) -
     assert len(several["candidates"]) == 5 and "--path" in several["narrow"]
     none = json.loads(results[-1].content[0].text)["result"]
     assert none["target"] is None and "router.Router.NewRoute" in none["nearest"]
+
+
+def test_the_help_of_every_operation_taking_a_symbol_shows_every_language() -> None:
+    from ragraf import facade
+    from ragraf.facade import names
+
+    taking = [op for op in facade.OPERATIONS if facade.spec(op).param("fqn") is not None]
+    assert set(taking) == {"symbol", "references", "callers", "callees", "impact", "slice", "code"}
+    for op in taking:
+        text = invoke("query", op, "--help", check=True).stdout
+        assert "Names:" in text and "Examples by language:" in text
+        for lang, forms in names.FORMS_BY_LANGUAGE:
+            assert f"# {lang}\n" in text and forms[-2] in text, (op, lang)

@@ -47,11 +47,11 @@ def not_found_hint(ctx: Ctx, what: str) -> dict[str, Any]:
     short = names.last(what.lstrip("\\")) or what
     # the ledger may know it: a symbol added (or a file created) after the revision
     added_in = []
-    low, short_low = what.lower().lstrip("\\"), short.lower()
+    low, short_low = what.lower().lstrip("\\"), short.lower().lstrip("$")
     for e in ctx.ledger():
         found = e.names("symbols_added")
         if e.path.lower() == low or any(
-            n.lower() == low or names.last(n).lower() == short_low for n in found
+            n.lower() == low or names.last(n).lower().lstrip("$") == short_low for n in found
         ):
             ctx.touch(e.path)
             added_in.append(e.path)
