@@ -52,7 +52,7 @@ def operations_md() -> str:
         "MCP tool names are `ragraf_<op>`; the CLI form is `ragraf query <op> [MAIN] [--option value]`",
         "(`ragraf query <op> --help` shows the same arguments and an example).",
         "",
-        "## Names of symbols",
+        "### Names of symbols",
         "",
         "Every operation that takes a symbol (an `fqn` argument, `symbol`'s `name`, `flow`'s"
         " `Class::method($param)`) reads its name the same way. " + names.FORMS_RULE,
