@@ -166,7 +166,13 @@ def test_every_form_names_the_target_in_every_operation(
     fqn = expected(names_root, lang)
     form = FORMS[lang][2][kind]
     for op in OPS:
-        got = query(names_root, op, form)["result"]
+        env = query(names_root, op, form)
+        got = env["result"]
+        if op == "slice" and got.get("refused"):
+            # a language without the data-flow layer: refused once the name is found (a
+            # name not found answers with the nearest names instead)
+            assert lang != "php" and any("not covered by data flow" in x for x in env["limits"])
+            continue
         assert about(op, got) == [fqn], (op, form, got)
         # the full name is shown whenever the form is not the fqn itself
         if op not in ("symbol", "slice"):
