@@ -1,8 +1,10 @@
-"""Search quality on phpMyAdmin, WordPress and MediaWiki: MRR@10, recall@5 and abstention per query category. Run by hand.
+"""Search quality on phpMyAdmin, WordPress, MediaWiki, Zabbix and ZoneMinder: MRR@10, recall@5 and abstention per query category. Run by hand.
 
     .venv/bin/python bench/search_eval.py --root <indexed copy of phpMyAdmin> [--set bench/search_eval.yaml]
     .venv/bin/python bench/search_eval.py --root <indexed copy of WordPress> --set bench/search_eval_wordpress.yaml
     .venv/bin/python bench/search_eval.py --root <indexed copy of MediaWiki> --set bench/search_eval_mediawiki.yaml
+    .venv/bin/python bench/search_eval.py --root <indexed copy of Zabbix> --set bench/search_eval_zabbix.yaml
+    .venv/bin/python bench/search_eval.py --root <indexed copy of ZoneMinder> --set bench/search_eval_zoneminder.yaml
                                           [--limit 10] [--json] [--verbose]
 
 The root must be indexed first, e.g.:
@@ -154,10 +156,11 @@ def _declared_anywhere(root: Path, value: str) -> str | None:
     under ``root``, in a file of that namespace (none for a class without one), for corpora
     without PSR-4 paths; None when found, else the mistake."""
     cls, _, method = value.partition("::")
-    if "::" not in value and not cls[:1].isupper():
-        pat = re.compile(rf"\bfunction\s+&?{re.escape(cls)}\s*\(")
+    short = re.escape(cls.rpartition(chr(92))[2])
+    if "::" not in value:  # a global function (DBselect is capitalised too) or a class
+        pat = re.compile(rf"\b(function\s+&?{short}\s*\(|(class|interface|trait)\s+{short}\b)")
     else:
-        pat = re.compile(rf"\b(class|interface|trait)\s+{re.escape(cls.rpartition(chr(92))[2])}\b")
+        pat = re.compile(rf"\b(class|interface|trait)\s+{short}\b")
     ns = cls.rpartition("\\")[0]
     for f in root.rglob("*.php"):
         if not f.is_file():  # a broken link (Debian's MediaWiki has LocalSettings.php -> /etc)
