@@ -32,8 +32,10 @@ Scoring (``score``), per query:
   miss uses words that occur in the corpus, but never together in one place.
 - Every query belongs to a ``half``: ``tune`` (default) or ``held``, the
   held-apart half that is never looked at while tuning; the conceptual queries
-  are also reported per half (``conceptual/tune``, ``conceptual/held``), and
-  ``abstain`` pools nonsense and near misses.
+  are also reported per half (``conceptual/tune``, ``conceptual/held``: their
+  ``abstention`` is the share of real questions refused), and ``abstain`` pools
+  nonsense and near misses (per half: ``abstain/tune``, ``abstain/held``).
+  ``--half tune`` runs one half only (a tuning run never sees the held half).
 Printed per category: queries, MRR@10, recall@5, abstention rate, median and
 p95 latency. Record the report in docs/PERFORMANCE.md with the machine and date.
 """
@@ -277,6 +279,10 @@ def aggregate(scores: Sequence[QueryScore]) -> dict[str, dict[str, Any]]:
             s for s in scores if s.category == "conceptual" and s.half == half
         ]
     groups["abstain"] = [s for s in scores if s.category in UNANSWERABLE]
+    for half in HALVES:
+        groups[f"abstain/{half}"] = [
+            s for s in scores if s.category in UNANSWERABLE and s.half == half
+        ]
     for cat, items in groups.items():
         if not items:
             continue
@@ -287,7 +293,7 @@ def aggregate(scores: Sequence[QueryScore]) -> dict[str, dict[str, Any]]:
             "latency_p50_s": statistics.median(s.seconds for s in items),
             "latency_p95_s": _percentile([s.seconds for s in items], 95),
         }
-        if cat in UNANSWERABLE or cat == "abstain":
+        if cat in UNANSWERABLE or cat.startswith("abstain"):
             row["mrr@10"] = None
             row["recall@5"] = None
             row["answered_with_hits"] = sum((not s.abstained) and s.hits > 0 for s in items) / n
@@ -358,6 +364,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--set", type=Path, default=DEFAULT_SET, help="the evaluation set (YAML)")
     ap.add_argument("--limit", type=int, default=MRR_AT)
     ap.add_argument("--category", choices=CATEGORIES, action="append", help="only these categories")
+    ap.add_argument("--half", choices=HALVES, help="only this half (tuning runs: --half tune)")
     ap.add_argument("--json", action="store_true", help="print one JSON report")
     ap.add_argument("--verbose", action="store_true", help="one line per query: rank and top hits")
     a = ap.parse_args(argv)
@@ -365,6 +372,8 @@ def main(argv: list[str] | None = None) -> int:
     queries = load_set(a.set)
     if a.category:
         queries = [q for q in queries if q.category in a.category]
+    if a.half:
+        queries = [q for q in queries if q.half == a.half]
     root = a.root.resolve()
     if not (root / ".ragraf" / "index" / "rev.json").is_file():
         print(_no_index(root), file=sys.stderr)

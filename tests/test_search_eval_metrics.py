@@ -111,6 +111,8 @@ def test_aggregate() -> None:
     non = agg["nonsense"]
     assert non["abstention"] == 0.5 and non["mrr@10"] is None and non["answered_with_hits"] == 0.5
     assert agg["answerable"]["n"] == 5
+    assert agg["abstain/tune"]["n"] == 2 and agg["abstain/tune"]["abstention"] == 0.5
+    assert "abstain/held" not in agg
     assert "literal" in se.render(agg) and "-" in se.render(agg)
 
 
