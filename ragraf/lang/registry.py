@@ -44,7 +44,7 @@ if TYPE_CHECKING:
 #: version of the FileFacts format and of the extraction rules not visible in source
 #: digests: bump it when FileFacts fields change meaning (an extractor's own source is in
 #: ``fingerprint`` already); its history is docs/architecture.md §9.2, "Facts versions"
-FACTS_VERSION = "ragraf-facts/37"
+FACTS_VERSION = "ragraf-facts/39"
 #: the words of a failed file's note when its extractor raised (``extract``)
 EXTRACTOR_FAILED = "extractor failed"
 
@@ -95,6 +95,13 @@ class Language:
     build_tail: tuple[str, ...] = ()
     #: whether its files' chunks get vectors (false: markup, found by its words only)
     embeds: bool = True
+    #: reference types only this language's facts hold (``"<module>:<Name>"``, NamedTuples
+    #: of plain values, references' parts and type descriptors), besides the shared
+    #: ``ragraf.lang.facts.FACT_TYPES``: the facts cache writes and reads them too
+    fact_types: tuple[str, ...] = ()
+    #: whether a method's name is case-sensitive (a call by name alone matches only the
+    #: methods of its exact name: Go's ``URL()`` is not ``url()``); false: PHP's rule
+    case_sensitive: bool = False
 
 
 #: how much of a file's start ``build_output`` reads
@@ -102,6 +109,7 @@ BUILD_HEAD = 4096
 
 _COMMON = (
     "ragraf.lang.facts",
+    "ragraf.lang.typedesc",
     "ragraf.lang.chunking",
     "ragraf.lang.tstree",
     "ragraf.tokens",
@@ -184,16 +192,18 @@ LANGUAGES: tuple[Language, ...] = (
     ),
     Language(
         "python",
-        (".py",),
+        # pyproject.toml / setup.cfg: where the project's packages are (lang.python.roots)
+        (".py", ".toml", ".cfg"),
         extractor="ragraf.lang.python",
         queries=("python-tags.scm",),
         depends_on=_COMMON,
         grammar="python",
         declares_symbols=True,
-        include=("**/*.py",),
+        include=("**/*.py", "**/pyproject.toml", "**/setup.cfg"),
         constructor="__init__",
         name_sep=".",
         prepare="ragraf.lang.python.link",
+        case_sensitive=True,
     ),
     Language(
         "go",
@@ -207,6 +217,7 @@ LANGUAGES: tuple[Language, ...] = (
         constructor="",  # Go has none: a composite literal instantiates only
         name_sep=".",
         prepare="ragraf.lang.go.link",
+        case_sensitive=True,
     ),
     Language(
         "java",
@@ -220,6 +231,7 @@ LANGUAGES: tuple[Language, ...] = (
         constructor="<init>",
         name_sep=".",
         prepare="ragraf.lang.java.link",
+        case_sensitive=True,
     ),
     *(
         Language(
@@ -444,6 +456,17 @@ def prepare(files: list[FileFacts]) -> list[FileFacts]:
 def link_modules() -> tuple[str, ...]:
     """Every language's ``link`` modules, each once, in registry order."""
     return tuple(dict.fromkeys(m for lang in LANGUAGES for m in lang.link))
+
+
+def fact_types() -> tuple[type, ...]:
+    """The NamedTuple types the languages' facts hold besides ``facts.FACT_TYPES``, in the
+    order of ``LANGUAGES`` (each once): what ``ragraf.lang.codec`` writes and reads."""
+    out: dict[str, type] = {}
+    for lang in LANGUAGES:
+        for spec in lang.fact_types:
+            module, _, name = spec.partition(":")
+            out.setdefault(spec, getattr(importlib.import_module(module), name))
+    return tuple(out.values())
 
 
 def warm(names: set[str | None]) -> None:

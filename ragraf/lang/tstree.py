@@ -9,14 +9,15 @@ Invariants a change must keep:
 from __future__ import annotations
 
 from functools import cache
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
-from ragraf.kinds import ParseStatus
+from ragraf.kinds import CalleeKind, ParseStatus
+from ragraf.lang.typedesc import TypeDesc, any_of
 
 if TYPE_CHECKING:
     from tree_sitter import Node, Parser, Query
 
-    from ragraf.lang.facts import FileFacts, TextFact, TypeDesc
+    from ragraf.lang.facts import FileFacts, TextFact
 
 
 @cache
@@ -84,13 +85,19 @@ def nearest(cands: list[str], importer: str, sep: str) -> str | None:
     return ranked[0] if shared(ranked[0]) > shared(ranked[1]) else None
 
 
-def union(descs: list[TypeDesc]) -> TypeDesc | None:
-    """One type descriptor for several: None, the one, or ``("any", (...))`` (order kept,
-    each once)."""
-    uniq = list(dict.fromkeys(descs))
-    if not uniq:
-        return None
-    return uniq[0] if len(uniq) == 1 else ("any", tuple(uniq))
+union = any_of
+
+
+class Callee(NamedTuple):
+    """What a call's callee is, as a language's names see it in one file."""
+
+    kind: str  # ragraf.kinds.CalleeKind
+    name: str = ""  # an fqn, an import key, a dotted name, a builtin's name
+    receiver: TypeDesc | None = None  # METHOD: the receiver; TYPE: the type converted to
+    path: str = ""  # QUALIFIED: the import path of the package
+
+
+DYNAMIC = Callee(CalleeKind.DYNAMIC)
 
 
 def lookup(scope: Any, name: str) -> list[Any] | None:
@@ -180,6 +187,8 @@ class Walk:
         self.facts = FileFacts(path, self.lang, ParseStatus.OK, None, lines)
         self.stack: list[tuple[int, Any]] = []
         self.comments: list[tuple[int, int, str, int | None]] = []
+        #: id of a ClassDecl's methods -> its keys that are another name's lower-case alias
+        self.method_aliases: dict[int, set[str]] = {}
 
     def t(self, n: Node) -> str:
         return self.src[n.start_byte : n.end_byte].decode("utf-8", "surrogateescape")
@@ -263,13 +272,19 @@ class Walk:
     def on_comment(self, n: Node) -> None:
         self.comments.append((n.start_point[0] + 1, n.end_point[0] + 1, self.t(n), None))
 
-    @staticmethod
-    def add_method(methods: dict[str, int], name: str, idx: int) -> None:
+    def add_method(self, methods: dict[str, int], name: str, idx: int) -> None:
         """A method of a case-sensitive language in its ``ClassDecl``: under its exact
-        name (the linker tries it first) and under its lower-case one (what the linker's
-        case-insensitive lookups use), the first declaration of either winning."""
-        methods.setdefault(name, idx)
-        methods.setdefault(name.lower(), idx)
+        name (the linker tries it first; the first declaration of a name wins, and an exact
+        name takes its key back from another's lower-case alias: ``walk`` after ``Walk``)
+        and under its lower-case one (what the linker's case-insensitive lookups use)."""
+        aliases = self.method_aliases.setdefault(id(methods), set())
+        if name not in methods or name in aliases:
+            methods[name] = idx
+            aliases.discard(name)
+        low = name.lower()
+        if low not in methods:
+            methods[low] = idx
+            aliases.add(low)
 
     def docblock(self, start: int, end: int, text: str, owner: int) -> None:
         """Lines ``start..end`` document node ``owner`` (the comments captured there

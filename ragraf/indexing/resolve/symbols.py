@@ -7,7 +7,7 @@ Invariants a change must keep:
   must not recurse forever); descriptor evaluation stops at ``TYPE_DEPTH``.
 - ``types`` returns, for each class a descriptor may evaluate to, whether the
   evaluation needed a guess (``True`` = derived: a global typed elsewhere).
-  Arrays of a class are keys ``"[]" + class`` inside the evaluation only
+  Arrays of a class are keys ``ArrayOf(class)`` inside the evaluation only
   (``_types``): ``types`` never returns one.
 - The tables are made in one pass over the files; the references a language's
   link modules read up front (``collect``) are handed to them in that pass, no
@@ -20,18 +20,39 @@ import re
 from collections import defaultdict
 from collections.abc import Mapping
 from types import MappingProxyType
-from typing import Any
+from typing import Any, NamedTuple, cast
 
 from ragraf.kinds import CLASS_EXTENSION, NodeKind, TextKind
 from ragraf.lang import registry
 from ragraf.lang.facts import ClassDecl, FileFacts, TypeDesc
 from ragraf.lang.linking import Collect
+from ragraf.lang.typedesc import (
+    AnyOf,
+    Array,
+    Call,
+    Cls,
+    Elem,
+    Export,
+    Func,
+    Global,
+    Parent,
+    Prop,
+    Static,
+)
 from ragraf.limits import HIERARCHY_DEPTH
 
 #: how deep a descriptor is evaluated (prop of call of element of ...)
 TYPE_DEPTH = 32
-#: the prefix of an array-of-class key inside ``SymbolTable._types``
-ARRAY_OF = "[]"
+
+
+class ArrayOf(NamedTuple):
+    """Inside ``SymbolTable._types``: an array of ``elem`` (a class, lower fqn, or an array)."""
+
+    elem: ClassKey
+
+
+#: what ``SymbolTable._types`` evaluates a descriptor to: classes and arrays of them
+ClassKey = str | ArrayOf
 
 
 _DOC_CALLABLE_PARAM = re.compile(r"@param\s+([^\s$]*callable[^\s$]*)\s+&?(?:\.\.\.)?\$(\w+)", re.I)
@@ -51,6 +72,32 @@ def _callable_params(f: FileFacts) -> dict[int, set[str]]:
 def bare_method(m: str) -> str:
     """A called method's name without the ``(N)`` arity an extractor may add."""
     return m.split("(", 1)[0] if m.endswith(")") else m
+
+
+#: types no other type extends (a value of another type never fits a parameter of one)
+FINAL_TYPES = frozenset(
+    "String boolean char byte short int long float double"
+    " Boolean Character Byte Short Integer Long Float Double".split()
+)
+#: numbers: one fits a parameter of another (widening, boxing)
+NUMERIC = frozenset("byte short int long float double Byte Short Integer Long Float Double".split())
+#: what a String is besides itself
+STRING_SUPERS = frozenset({"CharSequence", "Comparable", "Serializable", "Object"})
+
+
+def simple_type(t: str) -> str:
+    """A declared parameter type by its simple name: ``java.util.Map<String, Object>`` ->
+    ``Map``, ``final Foo`` -> ``Foo`` (arrays and varargs keep their brackets)."""
+    t = t.replace("final ", "").strip()
+    depth, out = 0, []
+    for ch in t:
+        if ch == "<":
+            depth += 1
+        elif ch == ">":
+            depth -= 1
+        elif depth == 0:
+            out.append(ch)
+    return "".join(out).strip().rsplit(".", 1)[-1].replace(" ", "")
 
 
 class ClassDef:
@@ -87,6 +134,12 @@ class SymbolTable:
         self._named: dict[tuple[str, str], list[str]] = {}
         self._by_short: dict[str, list[str]] | None = None  # classes_by_short
         self._family: dict[str, str] = {}  # path -> its call family (methods_named)
+        #: simple class name -> its declarations (``_ancestors``), made on first use
+        self._by_simple: dict[str, list[ClassDef]] | None = None
+        #: a function of a case-sensitive language -> its fqn as declared (function_ids)
+        self.exact_fqns: dict[str, str] = {}
+        #: a method of a case-sensitive language -> its name as declared (methods_named)
+        self.exact_names: dict[str, str] = {}
         self.functions_by_name: dict[str, list[str]] = defaultdict(list)  # short name
         self.returns: dict[str, list[TypeDesc]] = {}
         self.globals: dict[str, list[TypeDesc]] = defaultdict(list)
@@ -104,7 +157,7 @@ class SymbolTable:
         #: a plain string literal)
         self.const_values: dict[str, set[str] | None] = {}
         self._method_cache: dict[tuple[str, str], list[str]] = {}
-        self._type_cache: dict[tuple[TypeDesc, str | None], dict[str, bool]] = {}
+        self._type_cache: dict[tuple[TypeDesc, str | None], dict[ClassKey, bool]] = {}
         for f in files:
             if not f.nodes:
                 continue
@@ -113,15 +166,20 @@ class SymbolTable:
             if f.classes or f.functions:
                 self.declaring.add(f.path)
             family = registry.call_family(f.lang)
+            lang = registry.get(f.lang)
+            exact = lang is not None and lang.case_sensitive
             for cd in f.classes:
                 self.classes[cd.fqn.lower()].append(ClassDef(cd, f))
                 for mname, idx in cd.methods.items():
                     self.methods_by_name[mname].append(f.node_id(idx))
                     self.family[f.node_id(idx)] = family
-            lang = registry.get(f.lang)
+                    if exact:
+                        self.exact_names[f.node_id(idx)] = f.nodes[idx].name
             sep = lang.name_sep if lang else "\\"
             for fqn, idx in f.functions:
                 fid = f.node_id(idx)
+                if exact:
+                    self.exact_fqns[fid] = fqn
                 self.functions[fqn.lower()].append(fid)
                 self.functions_by_name[fqn.rsplit(sep, 1)[-1].lower()].append(fid)
                 self.function_paths[fid] = f.path
@@ -130,7 +188,8 @@ class SymbolTable:
             for idx, descs in f.returns.items():
                 self.returns[f.node_id(idx)] = descs
             for name, d in f.global_assigns:
-                self.globals[name].append(d)
+                if not isinstance(d, Export):  # a prepare hook's (it drops them)
+                    self.globals[name].append(d)
             documented = _callable_params(f)
             for i, node in enumerate(f.nodes):
                 if node.kind == NodeKind.CONSTANT and "::" not in node.fqn:
@@ -159,9 +218,16 @@ class SymbolTable:
 
     # -- lookups by key (what the linker asks; ``ragraf.indexing.resolve.link_memo`` records
     # them per file, so each must be a function of the corpus-wide tables alone) --------
-    def function_ids(self, low: str) -> list[str]:
-        """The declarations of function ``low`` (lower fqn), sorted; [] when none."""
-        return self.functions.get(low) or []
+    def function_ids(self, low: str, exact: str = "") -> list[str]:
+        """The declarations of function ``low`` (lower fqn), sorted; [] when none. Given
+        the name as written (``exact``), a function of a case-sensitive language only by
+        its exact fqn (Go's ``New`` is not ``new``), unless none has it."""
+        got = self.functions.get(low) or []
+        if exact and len(got) > 1:
+            names = self.exact_fqns
+            same = [f for f in got if names.get(f, exact) == exact]
+            return same or got
+        return got
 
     def has_function_named(self, low: str) -> bool:
         """Whether some function has the short (lower) name ``low``."""
@@ -210,9 +276,11 @@ class SymbolTable:
             self._by_short = dict(by)
         return self._by_short
 
-    def methods_named(self, low: str, path: str) -> list[str]:
+    def methods_named(self, low: str, path: str, exact: str = "") -> list[str]:
         """The methods of that (lower-case) name a call by name alone from ``path`` may
-        reach: those of the caller's call family (sorted, as ``methods_by_name``)."""
+        reach: those of the caller's call family (sorted, as ``methods_by_name``); given the
+        called name as written (``exact``), a method of a case-sensitive language only by
+        its exact name (``Language.case_sensitive``)."""
         family = self._family.get(path)
         if family is None:
             family = self._family[path] = registry.call_family(registry.lang_of(path))
@@ -221,6 +289,9 @@ class SymbolTable:
         if got is None:
             got = [n for n in self.methods_by_name.get(low, []) if self.family.get(n) == family]
             self._named[key] = got
+        if exact:
+            names = self.exact_names
+            return [n for n in got if names.get(n, exact) == exact]
         return got
 
     def _const_value(self, fqn: str, value: str | None) -> None:
@@ -290,16 +361,91 @@ class SymbolTable:
         exact case (a case-sensitive language keys its methods by their exact names too),
         then in lower case (PHP's and Python's keys)."""
         if m.endswith(")") and "(" in m:
+            head, _sep, types = m[:-1].partition(":")
+            m = head + ")" if types else m
             got = self.find_method(cls, m)
             if got:
                 k = 1
                 while more := self.find_method(cls, f"{m}+{k}"):
                     got = sorted({*got, *more})
                     k += 1
-                return got
+                return self.fit_overloads(got, types.split(",")) if len(got) > 1 and types else got
             m = bare_method(m)
         low = m.lower()
         return (m != low and self.find_method(cls, m)) or self.find_method(cls, low)
+
+    def fit_overloads(self, cands: list[str], args: list[str]) -> list[str]:
+        """Among overloads of one arity, the ones the known argument types (simple names,
+        ``?``: not known) fit: a type fits a parameter of its own name, ``Object``, a type
+        variable, a number of any number type, a String CharSequence and the like, and an
+        ancestor the corpus states (``_ancestors``); it does not fit a final type (String,
+        the primitives and their boxes) of another name, nor, when all its ancestors are
+        known, a class they do not name. Several fit: the ones matching most arguments by
+        name, when that picks one; none fits: every candidate (the types may be wrong)."""
+        fits: list[tuple[int, str]] = []
+        for nid in cands:
+            params = [simple_type(str(p.get("type", ""))) for p in self.params.get(nid, [])]
+            if len(params) != len(args):
+                fits.append((0, nid))
+                continue
+            exact, ok = 0, True
+            for t, p in zip(args, params, strict=True):
+                if t == "?" or not p:
+                    continue
+                if t == p:
+                    exact += 1
+                elif not self._fits(t, p):
+                    ok = False
+                    break
+            if ok:
+                fits.append((exact, nid))
+        if not fits:
+            return cands
+        best = max(e for e, _n in fits)
+        top = [n for e, n in fits if e == best]
+        return top if len(top) == 1 else sorted(n for _e, n in fits)
+
+    def _fits(self, t: str, p: str) -> bool:
+        if p == "Object" or p.endswith("...") or p.endswith("]") or t.endswith("]"):
+            return True
+        if len(p) <= 2 and p[:1].isupper():  # a type variable (T, K, V, E1)
+            return True
+        if t in NUMERIC and p in NUMERIC:
+            return True
+        if t == "String":
+            return p in STRING_SUPERS
+        if t in FINAL_TYPES or p in FINAL_TYPES:
+            return False
+        known, names = self._ancestors(t)
+        return p in names or not known
+
+    def _ancestors(self, simple: str) -> tuple[bool, set[str]]:
+        """The simple names of a corpus class's ancestors (itself included), and whether
+        all are known (the chain ends in corpus classes only); a name no corpus class has:
+        (False, {})."""
+        if self._by_simple is None:
+            by: dict[str, list[ClassDef]] = defaultdict(list)
+            for defs in self.classes.values():
+                for cdef in defs:
+                    by[cdef.decl.fqn.rsplit(".", 1)[-1]].append(cdef)
+            self._by_simple = dict(by)
+        todo = list(self._by_simple.get(simple, []))
+        if not todo:
+            return False, set()
+        names, known, seen = {simple}, True, set()
+        while todo:
+            cdef = todo.pop()
+            if id(cdef) in seen:
+                continue
+            seen.add(id(cdef))
+            for base, _l in (*cdef.decl.extends, *cdef.decl.implements):
+                names.add(base.rsplit(".", 1)[-1])
+                parents = self.classes.get(base.lower())
+                if parents:
+                    todo.extend(parents)
+                else:
+                    known = False
+        return known, names
 
     def find_const(self, cls: str, name: str, depth: int = 0) -> list[str]:
         out: list[str] = []
@@ -356,25 +502,23 @@ class SymbolTable:
         when the class extends one outside."""
         if depth > TYPE_DEPTH:
             return None
-        tag = d[0]
-        if tag == "any":
-            roots = [self.external_root(a, depth + 1) for a in d[1]]
+        if isinstance(d, AnyOf):
+            roots = [self.external_root(a, depth + 1) for a in d.alts]
             return roots[0] if roots and all(roots) else None
-        if tag not in ("prop", "sprop", "call", "scall", "elem") or d[1] is None:
+        if not isinstance(d, Prop | Call | Elem):
             return None
-        tys = self.types(d[1])
+        tys = self.types(d.of)
         if not tys:
-            return self.external_root(d[1], depth + 1)
+            return self.external_root(d.of, depth + 1)
         first: str | None = None
         for cls in sorted(tys):
             if cls in self.classes:
-                if tag == "elem":
+                if isinstance(d, Elem):
                     return None
-                member = d[2] if tag in ("prop", "sprop") else d[2].lower()
                 known = (
-                    self.prop_levels(cls, member)
-                    if tag in ("prop", "sprop")
-                    else self.find_method(cls, member)
+                    self.prop_levels(cls, d.name)
+                    if isinstance(d, Prop)
+                    else self.find_method(cls, d.name.lower())
                 )
                 outside = None if known else self.external_ancestor(cls)
                 if outside is None:
@@ -400,9 +544,9 @@ class SymbolTable:
     def types(self, d: TypeDesc | None, static_cls: str | None = None) -> dict[str, bool]:
         """Classes (lower fqn) a descriptor evaluates to -> derived flag (arrays left out)."""
         out = self._types(d, static_cls)
-        if any(k.startswith(ARRAY_OF) for k in out):
-            return {k: v for k, v in out.items() if not k.startswith(ARRAY_OF)}
-        return out
+        if any(type(k) is ArrayOf for k in out):
+            return {k: v for k, v in out.items() if isinstance(k, str)}
+        return cast("dict[str, bool]", out)
 
     def _types(
         self,
@@ -410,8 +554,8 @@ class SymbolTable:
         static_cls: str | None = None,
         depth: int = 0,
         seen_globals: frozenset[str] = frozenset(),
-    ) -> dict[str, bool]:
-        """Classes (lower fqn) a descriptor evaluates to, arrays of them as ``"[]" + class``
+    ) -> dict[ClassKey, bool]:
+        """Classes (lower fqn) a descriptor evaluates to, arrays of them as ``ArrayOf``
         -> derived flag."""
         if d is None or depth > TYPE_DEPTH:
             return {}
@@ -420,72 +564,77 @@ class SymbolTable:
             hit = self._type_cache.get(key)
             if hit is not None:
                 return hit
-        out: dict[str, bool] = {}
+        out: dict[ClassKey, bool] = {}
 
-        def merge(items: dict[str, bool], derived: bool = False) -> None:
+        def merge(items: dict[ClassKey, bool], derived: bool = False) -> None:
             for k, v in items.items():
                 v = v or derived
                 out[k] = out.get(k, True) and v
 
-        tag = d[0]
-        if tag == "class":
-            if d[1]:
-                out[d[1].lower()] = False
-        elif tag == "static":
-            if static_cls:
-                out[static_cls] = False
-        elif tag == "parent":
-            for p in self.parents(d[1].lower()):
-                out[p] = False
-        elif tag == "any":
-            for alt in d[1]:
-                merge(self._types(alt, static_cls, depth + 1, seen_globals))
-        elif tag == "global":
-            name = d[1]
-            if name not in seen_globals:
-                for alt in self.globals.get(name, []):
-                    merge(self._types(alt, None, depth + 1, seen_globals | {name}), derived=True)
-        elif tag in ("prop", "sprop"):
-            # the nearest declaration whose types name a class wins (a subclass's narrower
-            # `@property` over its parent's union; a parent's `@var` over an untyped child's)
-            for cls, der in self._types(d[1], static_cls, depth + 1, seen_globals).items():
-                for level in self.prop_levels(cls, d[2]):
-                    found: dict[str, bool] = {}
-                    for pd in level:
-                        for k, v in self._types(pd, cls, depth + 1, seen_globals).items():
-                            found[k] = found.get(k, True) and v
-                    if found:
-                        merge(found, derived=der)
-                        break
-        elif tag in ("call", "scall"):
-            for cls, der in self._types(d[1], static_cls, depth + 1, seen_globals).items():
-                for mid in self.lookup_method(cls, d[2]):
-                    for rd in self.returns.get(mid, []):
-                        merge(self._types(rd, cls, depth + 1, seen_globals), derived=der)
-        elif tag == "array":
-            for k, v in self._types(d[1], static_cls, depth + 1, seen_globals).items():
-                out[ARRAY_OF + k] = v
-        elif tag == "elem":
-            for k, v in self._types(d[1], static_cls, depth + 1, seen_globals).items():
-                if k.startswith(ARRAY_OF):
-                    merge({k[len(ARRAY_OF) :]: v})
-                    continue
-                # an element of an object: what its ArrayAccess / Iterator method returns
-                for accessor in ("offsetget", "current"):
-                    mids = self.find_method(k, accessor)
-                    for mid in mids:
+        match d:
+            case Cls(fqn):
+                if fqn:
+                    out[fqn.lower()] = False
+            case Static():
+                if static_cls:
+                    out[static_cls] = False
+            case Parent(fqn):
+                for p in self.parents(fqn.lower()):
+                    out[p] = False
+            case AnyOf(alts):
+                for alt in alts:
+                    merge(self._types(alt, static_cls, depth + 1, seen_globals))
+            case Global(name):
+                if name not in seen_globals:
+                    for alt in self.globals.get(name, []):
+                        merge(
+                            self._types(alt, None, depth + 1, seen_globals | {name}), derived=True
+                        )
+            case Prop(of, name):
+                # the nearest declaration whose types name a class wins (a subclass's narrower
+                # `@property` over its parent's union; a parent's `@var` over an untyped child's)
+                for cls, der in self._types(of, static_cls, depth + 1, seen_globals).items():
+                    if not isinstance(cls, str):
+                        continue
+                    for level in self.prop_levels(cls, name):
+                        found: dict[ClassKey, bool] = {}
+                        for pd in level:
+                            for k, v in self._types(pd, cls, depth + 1, seen_globals).items():
+                                found[k] = found.get(k, True) and v
+                        if found:
+                            merge(found, derived=der)
+                            break
+            case Call(of, name):
+                for cls, der in self._types(of, static_cls, depth + 1, seen_globals).items():
+                    if not isinstance(cls, str):
+                        continue
+                    for mid in self.lookup_method(cls, name):
                         for rd in self.returns.get(mid, []):
-                            merge(self._types(rd, k, depth + 1, seen_globals), derived=v)
-                    if mids:
+                            merge(self._types(rd, cls, depth + 1, seen_globals), derived=der)
+            case Array(of):
+                for k, v in self._types(of, static_cls, depth + 1, seen_globals).items():
+                    out[ArrayOf(k)] = v
+            case Elem(of):
+                for k, v in self._types(of, static_cls, depth + 1, seen_globals).items():
+                    if isinstance(k, ArrayOf):
+                        merge({k.elem: v})
+                        continue
+                    # an element of an object: what its ArrayAccess / Iterator method returns
+                    for accessor in ("offsetget", "current"):
+                        mids = self.find_method(k, accessor)
+                        for mid in mids:
+                            for rd in self.returns.get(mid, []):
+                                merge(self._types(rd, k, depth + 1, seen_globals), derived=v)
+                        if mids:
+                            break
+            case Func(candidates):
+                for cand in candidates:
+                    fids = self.functions.get(cand.lower())
+                    if fids:
+                        for fid in fids:
+                            for rd in self.returns.get(fid, []):
+                                merge(self._types(rd, None, depth + 1, seen_globals))
                         break
-        elif tag == "func":
-            for cand in d[1]:
-                fids = self.functions.get(cand.lower())
-                if fids:
-                    for fid in fids:
-                        for rd in self.returns.get(fid, []):
-                            merge(self._types(rd, None, depth + 1, seen_globals))
-                    break
         if not seen_globals:
             self._type_cache[key] = out
         return out
