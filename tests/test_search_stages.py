@@ -404,3 +404,17 @@ def test_neighbours_of_the_first_hits_come_from_the_call_graph_and_names(pilot: 
         assert channels.neighbours(ctx, Pool(), q, s, []) == []  # nothing fused: no seed
     finally:
         session.close()
+
+
+def test_an_exact_name_as_written_anchors_before_another_case(tmp_path: Path) -> None:
+    """ZoneMinder has a function validateUser and a CakePHP class ValidateUser: the query
+    `validateUser` names the function first."""
+    from ragraf import facade
+
+    src = tmp_path / "src"
+    (src / "lib").mkdir(parents=True)
+    (src / "lib" / "a.php").write_text("<?php\nclass ValidateUser {\n  public $x = 1;\n}\n")
+    (src / "z.php").write_text("<?php\nfunction validateUser($u) {\n  return $u;\n}\n")
+    root = indexed_fixture(src, tmp_path / "app")
+    hits = facade.run_op(root, "search", {"query": "validateUser"})["result"]["hits"]
+    assert [h["fqn"] for h in hits[:2]] == ["validateUser", "ValidateUser"]

@@ -156,7 +156,9 @@ def _anchors(ctx: Ctx, text: str, scope: Scope, pool: Pool) -> list[Candidate]:
         if not c.exact and scope.accepts(c):
             c.exact = True
             anchors.append(c)
-    return anchors
+    # the name as written first (validateUser before a class ValidateUser), then file order
+    same = {n.node_id for n in rows if q in (n.name, n.fqn)}
+    return sorted(anchors, key=lambda c: c.chunk.node_id not in same)
 
 
 def name_channel(
