@@ -473,6 +473,8 @@ class Chunk:
     code_tokens: str
     sql_tokens: str
     text_tokens: str
+    #: the tokens of its user-facing text (PHP: ``ragraf.lang.php.ui_strings``)
+    ui_tokens: str = ""
 
 
 @dataclass(slots=True)

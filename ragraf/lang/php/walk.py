@@ -61,6 +61,7 @@ from ragraf.lang.php.hooks import CLASS_HOOK
 from ragraf.lang.php.names import DOC_VAR
 from ragraf.lang.php.state import SCOPED_FRAMES, Scope
 from ragraf.lang.php.strings import Strings
+from ragraf.lang.php.ui_strings import ui_tokens
 from ragraf.lang.php.uses import Uses
 from ragraf.lang.tstree import first_error, innermost
 from ragraf.lang.typedesc import Cls, Var, alternatives
@@ -276,6 +277,8 @@ class Extractor(Declarations, Uses, Strings):
         f.refs = refs
         self.attach_texts()
         f.chunks = make_chunks(self.path, self.text, f, "php", self.max_chunk_lines)
+        for chunk in f.chunks:
+            chunk.ui_tokens = ui_tokens(chunk.code)
 
     def attach_texts(self) -> None:
         """Comments and docblocks -> ``texts`` with the declaration they document or sit in."""
