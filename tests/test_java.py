@@ -630,3 +630,32 @@ def test_overloads_of_one_arity_are_told_apart_by_argument_types(tmp_path: Path)
         ("calls", 32, "Fail", 8),  # new Fail("at " + 1, e)
         ("calls", 33, "Fail", 4),  # new Fail(String.format(...))
     }
+
+
+def test_routes_of_real_spring_and_jaxrs_constructs(tmp_path: Path) -> None:
+    """fixtures/javaroutes (issue 40 section 4): what Debian's libspring-java 4.3.30, jersey1
+    1.19.3 and resteasy3.0 3.0.26 sources write, read by hand: escapes in a path template
+    (``"{id: \\\\d+}"`` is ``{id: \\d+}``), ``@GET()``, qualified verbs, a verb annotation
+    type of the file (``@HttpMethod``), constants of the file in ``@Path`` (``PATH +
+    "/x"``, ``Outer.ROOT``, parentheses; another file's stays ``{expression}``), Spring's
+    class-level ``method`` and a composed annotation of the file; a sub-resource locator
+    (``@Path`` without a verb) is no route."""
+    root = indexed_copy(REPO / "fixtures" / "javaroutes", tmp_path / "javaroutes")
+    out = json.loads(invoke("query", "routes", "--json", cwd=root).stdout)["result"]["routes"]
+    got = {(r["method"], r["route"]): sorted(h["fqn"] for h in r["handlers"]) for r in out}
+    assert got == {
+        ("GET", "/digits/{id: \\d+}"): ["org.acme.Digits.byId"],
+        ("GET", "/digits/hello"): ["org.acme.Digits.hello"],
+        ("DELETE", "/digits"): ["org.acme.Digits.remove"],
+        ("PATCH", "/digits/patch"): ["org.acme.Digits.patch"],
+        ("GOTOSLEEP", "/digits"): ["org.acme.Digits.sleep"],
+        ("GET", "/dispatch/inner/basic"): ["org.acme.Dispatcher.basic"],
+        ("GET", "/dispatch/json"): ["org.acme.Dispatcher.json"],
+        ("POST", "/dispatch/{Elsewhere.CONST}/x"): ["org.acme.Dispatcher.elsewhere"],
+        ("GET", "/client/inner/forward"): ["org.acme.Dispatcher.Client.forward"],
+        ("GET", "/emptyParameterListHandler"): [
+            "org.acme.Controllers.EmptyParameterListController.emptyParameterListHandler"
+        ],
+        ("*", "/{root:\\d+}"): ["org.acme.Controllers.CustomRegexController.handle"],
+        ("POST", "/postJson"): ["org.acme.Controllers.CustomRegexController.postJson"],
+    }

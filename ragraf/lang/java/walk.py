@@ -33,6 +33,7 @@ from ragraf.lang.facts import (
     RouteRef,
 )
 from ragraf.lang.java.names import UNKNOWN, Bind, Names, Scope
+from ragraf.lang.java.routes import Routes
 from ragraf.lang.typedesc import Cls, Parent, Pending, Prop, TypeDesc
 
 if TYPE_CHECKING:
@@ -40,18 +41,6 @@ if TYPE_CHECKING:
 
 MAX_SIGNATURE_CHARS = 300
 CONSTRUCTOR = "<init>"
-
-#: Spring's mapping annotations -> HTTP method ("*": RequestMapping, its ``method``)
-_SPRING = {
-    "GetMapping": "GET",
-    "PostMapping": "POST",
-    "PutMapping": "PUT",
-    "PatchMapping": "PATCH",
-    "DeleteMapping": "DELETE",
-    "RequestMapping": "*",
-}
-#: JAX-RS's method annotations
-_JAXRS = {"GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"}
 
 _KINDS = {
     "class_declaration": NodeKind.CLASS,
@@ -97,6 +86,8 @@ class Extractor(tstree.Walk, Names):
         self.top = Scope(NodeKind.FILE, 0, None, "")
         self.decls: dict[int, ClassDecl] = {}  # class node idx -> decl
         self.route_prefix: dict[int, list[str]] = {}  # class node idx -> its mapping paths
+        self.route_methods: dict[int, tuple[str, ...]] = {}  # class idx -> its mapping methods
+        self.routes: Routes | None = None
         self.anon: dict[str, int] = {}  # class fqn -> anonymous classes so far
         self.pending_supers: list[tuple[ClassDecl, Scope, Node, str]] = []
         self.pending_props: list[tuple[ClassDecl, str, Scope, Node]] = []
@@ -111,6 +102,7 @@ class Extractor(tstree.Walk, Names):
     def run(self) -> FileFacts:
         root = tstree.parser("java").parse(self.src).root_node
         self.start(root)
+        self.routes = Routes(self, root)
         handlers = {
             "definition.package": self.on_package,
             "definition.class": self.on_class,
@@ -177,9 +169,10 @@ class Extractor(tstree.Walk, Names):
         kind = _KINDS[n.type]
         decl, scope = self.add_class(kind, name, fqn, n, props, parent)
         mods = next((c for c in n.named_children if c.type == "modifiers"), None)
-        mapped = self.mappings(mods)
+        mapped = self.routes.mappings(mods) if self.routes is not None else []
         if mapped:  # @RequestMapping("/api") / @Path("/api"): the prefix of its methods' routes
             self.route_prefix[decl.node] = [p for p, _m, _l in mapped]
+            self.route_methods[decl.node] = mapped[0][1]
         if mods is not None and "abstract" in self.t(mods).split():
             decl.abstract = True
         self.type_params(n, scope)
@@ -283,8 +276,10 @@ class Extractor(tstree.Walk, Names):
         self.doc(n, idx)
         self.stack.append((n.end_byte, scope))
         mods = next((c for c in n.named_children if c.type == "modifiers"), None)
-        if not is_ctor and mods is not None:
-            for path, methods, line in self.mappings(mods, method=True):
+        if not is_ctor and mods is not None and self.routes is not None:
+            for path, methods, line in self.routes.mappings(mods, method=True):
+                if methods == ("*",):  # Spring: the class's @RequestMapping(method = ...)
+                    methods = self.route_methods.get(decl.node, methods)
                 for prefix in self.route_prefix.get(decl.node) or [""]:
                     route = "/" + "/".join(x.strip("/") for x in (prefix, path) if x.strip("/"))
                     self.refs.append(
@@ -296,88 +291,6 @@ class Extractor(tstree.Walk, Names):
                             Handler(HandlerKind.METHOD, Cls(decl.fqn), name),
                         )
                     )
-
-    def mappings(
-        self, mods: Node | None, method: bool = False
-    ) -> list[tuple[str, tuple[str, ...], int]]:
-        """(path, HTTP methods, line) of the request mappings among a declaration's
-        annotations: Spring's ``@GetMapping("/x")`` ... ``@RequestMapping(value = "/x", method
-        = RequestMethod.GET)`` (``path`` / ``value``, one path or a list; "" when left out),
-        JAX-RS's ``@Path("/x")`` with ``@GET`` ...; on a method, a JAX-RS verb without
-        ``@Path`` maps the class's path."""
-        out: list[tuple[str, tuple[str, ...], int]] = []
-        if mods is None:
-            return out
-        verbs = [
-            self.t(a.child_by_field_name("name") or a)
-            for a in mods.named_children
-            if a.type == "marker_annotation"
-        ]
-        jax = [v for v in verbs if v in _JAXRS]
-        jax_path: list[str] | None = None
-        for a in mods.named_children:
-            if a.type not in ("annotation", "marker_annotation"):
-                continue
-            aname_node = a.child_by_field_name("name")
-            aname = self.t(aname_node).rsplit(".", 1)[-1] if aname_node is not None else ""
-            args = a.child_by_field_name("arguments")
-            if aname == "Path":
-                jax_path = self._annotation_paths(args) or [""]
-                continue
-            verb = _SPRING.get(aname)
-            if verb is None:
-                continue
-            paths = self._annotation_paths(args) or [""]
-            methods: tuple[str, ...] = (verb,)
-            if verb == "*":
-                methods = self._annotation_methods(args) or ("*",)
-            out += [(p, methods, a.start_point[0] + 1) for p in paths]
-        if jax_path is not None and (jax or not method):
-            out += [(p, tuple(jax) or ("*",), mods.start_point[0] + 1) for p in jax_path]
-        elif method and jax:
-            out.append(("", tuple(jax), mods.start_point[0] + 1))
-        return out
-
-    def _annotation_paths(self, args: Node | None) -> list[str]:
-        """The literal path(s) of a mapping annotation: its single value, or ``value`` /
-        ``path`` (a string or ``{"/a", "/b"}``)."""
-        if args is None:
-            return []
-        vals: list[Node] = []
-        for c in args.named_children:
-            if c.type == "element_value_pair":
-                key = c.child_by_field_name("key")
-                if key is not None and self.t(key) in ("value", "path"):
-                    v = c.child_by_field_name("value")
-                    if v is not None:
-                        vals.append(v)
-            elif c.type in ("string_literal", "element_value_array_initializer"):
-                vals.append(c)
-        out: list[str] = []
-        for v in vals:
-            items = v.named_children if v.type == "element_value_array_initializer" else [v]
-            for it in items:
-                if it.type == "string_literal":
-                    out.append(
-                        "".join(self.t(f) for f in it.named_children if f.type == "string_fragment")
-                    )
-        return out
-
-    def _annotation_methods(self, args: Node | None) -> tuple[str, ...]:
-        """``method = RequestMethod.GET`` / ``{RequestMethod.GET, RequestMethod.POST}``."""
-        if args is None:
-            return ()
-        for c in args.named_children:
-            key = c.child_by_field_name("key") if c.type == "element_value_pair" else None
-            if key is not None and self.t(key) == "method":
-                v = c.child_by_field_name("value")
-                items = (
-                    v.named_children
-                    if v is not None and v.type == "element_value_array_initializer"
-                    else [v]
-                )
-                return tuple(self.t(i).rsplit(".", 1)[-1].upper() for i in items if i is not None)
-        return ()
 
     def params(self, plist: Node | None, scope: Scope) -> list[dict[str, Any]]:
         out: list[dict[str, Any]] = []
