@@ -45,6 +45,7 @@ _TYPES: dict[str, type] = {
         F.IncludeRef,
         F.SuperglobalRef,
         F.TemplateRef,
+        F.TemplateCallRef,
         F.Handler,
         F.RouteRef,
         F.ImportRef,

@@ -195,6 +195,33 @@ class TemplateRef(NamedTuple):
     how: str
     name: str
     names: tuple[str, ...]
+    #: a render's variables the template sees (``['index' => $index]``, ``compact('x')``):
+    #: (name, what the value evaluates to), for the template's calls
+    #: (``TemplateCallRef``)
+    vars: tuple[tuple[str, TypeDesc], ...] = ()
+    #: a template's include passing variables (Twig's ``with {'k': a.b}``): (name, the
+    #: includer's variable its value starts from, the steps: ``TemplateCallRef``'s)
+    passes: tuple[tuple[str, str, tuple[str, ...]], ...] = ()
+    #: the include passes those variables only (Twig's ``only``), not its own context
+    only: bool = False
+
+
+class TemplateCallRef(NamedTuple):
+    """A method a template may call (``ragraf.lang.template_calls``): Twig's
+    ``{{ root.a.name }}`` / ``{{ root.a.name() }}``, Blade's ``{{ $root->a->name() }}``.
+    ``root`` is the context variable the access starts from ("" unknown: a macro's
+    parameter, a function's result), ``steps`` the way from it to the receiver (``a:x`` a
+    Twig attribute, ``m:x`` a method call, ``p:x`` a property, ``[]`` an element);
+    ``php``: Blade (a PHP method name, exactly), else Twig's attribute (``name``,
+    ``getName``, ``isName``, ``hasName``)."""
+
+    owner: int
+    line: int
+    root: str
+    steps: tuple[str, ...]
+    name: str
+    called: bool
+    php: bool
 
 
 class SuperglobalRef(NamedTuple):
@@ -374,6 +401,7 @@ Ref = (
     | IncludeRef
     | SuperglobalRef
     | TemplateRef
+    | TemplateCallRef
     | RouteRef
     | ImportRef
     | NameRef

@@ -35,7 +35,7 @@ from ragraf.kinds import (
     TargetKind,
     TextKind,
 )
-from ragraf.lang import templates, tstree
+from ragraf.lang import template_calls, templates, tstree
 from ragraf.lang.chunking import DEFAULT_MAX_LINES, make_chunks
 from ragraf.lang.facts import (
     CallableRef,
@@ -249,6 +249,10 @@ class Extractor(Declarations, Uses, Strings):
                 if h.kind != HandlerKind.CLOSURE:
                     h = h._replace(cls=self.close(h.cls, sc))
                 refs.append(r._replace(owner=node, handler=h))
+            elif isinstance(r, TemplateRef) and r.vars:
+                closed = ((k, self.close(d, sc)) for k, d in r.vars)
+                tvars = tuple((k, d) for k, d in closed if d is not None)
+                refs.append(r._replace(owner=node, vars=tvars))
             elif isinstance(r, DynamicCallRef):
                 targets = r.targets
                 if r.how == DynamicHow.VARIABLE:
@@ -273,6 +277,7 @@ class Extractor(Declarations, Uses, Strings):
             for line, how, name in templates.blade_refs(self.text):
                 if templates.shaped(name):
                     refs.append(TemplateRef(0, line, how, name, templates.file_names(name)))
+            refs.extend(template_calls.blade_calls(self.text))  # {{ $user->name() }}
         f.refs = refs
         self.attach_texts()
         f.chunks = make_chunks(self.path, self.text, f, "php", self.max_chunk_lines)
