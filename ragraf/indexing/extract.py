@@ -39,6 +39,7 @@ from ragraf.lang.facts import (
     OrmTableRef,
     Ref,
     SqlRef,
+    TableParamRef,
     TablePrefixRef,
     TemplateRef,
     called_functions,
@@ -221,11 +222,11 @@ INTERFACE = "|interface3"
 #: the references the corpus-wide tables are made of (``ragraf.indexing.resolve``: the
 #: dispatchers and the include graph, which PHP's link modules collect, the table-name
 #: conventions' prefixes, the ORM entities' tables (``SqlResolver.entity_tables``: DQL names
-#: entities); a hook's listens, ``HookRef`` with role ``listen``, are read by
+#: entities, the functions naming their SQL's table by a parameter); a hook's listens, ``HookRef`` with role ``listen``, are read by
 #: ``ragraf.lang.php.link.hooks`` too, and the renders passing variables and includes of
 #: templates, ``TemplateRef`` with ``vars`` or not ``render``, by
 #: ``ragraf.lang.php.link.templates``)
-_TABLE_REFS = (DispatchRef, IncludeRef, TablePrefixRef, OrmTableRef)
+_TABLE_REFS = (DispatchRef, IncludeRef, TablePrefixRef, OrmTableRef, TableParamRef)
 
 
 def interface(f: FileFacts) -> FileFacts:

@@ -332,6 +332,43 @@ class SqlRef(NamedTuple):
     ordinal: int  # 1, 2... for several on one line
 
 
+class TableParamRef(NamedTuple):
+    """A SQL string of a function naming its table by a parameter (``"INSERT INTO $table
+    ..."`` in ``save_record($fields, $table)``): a literal its callers pass at ``position``
+    names the table the string reads or writes (``TableArgRef``). ``prefix`` is the run-time
+    part before the parameter (``DB_PREFIX . $table``: ``DB_PREFIX``), "" when none.
+    ``owner`` is the function's node index."""
+
+    owner: int
+    line: int
+    position: int  # 0-based
+    operation: str
+    role: str  # ragraf.kinds.TableRole
+    prefix: str
+
+
+class TableArgRef(NamedTuple):
+    """A literal shaped like a table name passed to a call (``save_record($f, 'orders')``):
+    a table when the callee names its SQL's table by that parameter (``TableParamRef``)."""
+
+    owner: int
+    line: int
+    callee: Target  # the function (candidates) or method (receiver, name) called
+    position: int  # 0-based
+    table: str
+
+
+class TableListRef(NamedTuple):
+    """An array of literals shaped like table names: a list (``['users', 'orders']``) or
+    the keys of a map (``['users' => ['id', 'name'], ...]``, ``keyed``). The known tables
+    among them are referenced when every name is one (the linker decides)."""
+
+    owner: int
+    line: int
+    names: tuple[str, ...]
+    keyed: bool
+
+
 class TablePrefixRef(NamedTuple):
     """A literal assigned to a name that says it is the tables' prefix (``$table_prefix =
     'wp_'``, ``define('DB_PREFIX', 'oc_')``, ``'dbprefix' => 'ci_'``): a value the run-time
@@ -407,6 +444,9 @@ Ref = (
     | NameRef
     | SqlRef
     | TablePrefixRef
+    | TableParamRef
+    | TableArgRef
+    | TableListRef
     | OrmTableRef
     | DocLinkRef
     | DocNameRef

@@ -31,13 +31,15 @@ from ragraf.lang.facts import (
     NewRef,
     StaticCallRef,
     SuperglobalRef,
+    TableArgRef,
+    TableListRef,
     Target,
 )
 from ragraf.lang.php import hooks
 from ragraf.lang.php.bindings import Bindings
 from ragraf.lang.php.framework_calls import FrameworkCalls
 from ragraf.lang.php.routes import ROUTE_METHODS
-from ragraf.lang.php.strings import MAX_SQL_DYN
+from ragraf.lang.php.strings import MAX_SQL_DYN, MAX_TABLE_LIST, TABLE_WORD
 from ragraf.limits import MAX_CONST_VALUE_CHARS
 
 if TYPE_CHECKING:
@@ -182,9 +184,12 @@ class Uses(Bindings, FrameworkCalls):
             if expr is not None and expr.type in ("string", "encapsed_string"):
                 target = self.callable_target(expr)
                 if target is not None:
-                    self.raw_refs.append(
-                        CallbackRef(sc, expr.start_point[0] + 1, callee, pos, target)
-                    )
+                    line = expr.start_point[0] + 1
+                    self.raw_refs.append(CallbackRef(sc, line, callee, pos, target))
+                    word = self.string_value(expr)
+                    if word and callee.kind != TargetKind.NAMED and TABLE_WORD.fullmatch(word):
+                        # it may name the table of the callee's SQL (``TableParamRef``)
+                        self.raw_refs.append(TableArgRef(sc, line, callee, pos, word))
             pos += 1
 
     def dispatch(self, name: Node, obj: Node | None, line: int) -> None:
@@ -203,8 +208,33 @@ class Uses(Bindings, FrameworkCalls):
                 self.raw_refs.append(DispatchRef(self.scope_index(), line, i, recv))
                 return
 
+    def table_list(self, n: Node) -> None:
+        """An array of at least two literals shaped like table names, or a map keyed by
+        them (``['users' => ['id', 'name'], ...]``): a ``TableListRef``."""
+        els = [e for e in n.named_children if e.type == "array_element_initializer"]
+        if not 2 <= len(els) <= MAX_TABLE_LIST:
+            return
+        keyed = len(els[0].named_children) == 2
+        names = []
+        for e in els:
+            kids = e.named_children
+            if len(kids) != (2 if keyed else 1):
+                return
+            name = self.string_value(kids[0])
+            if not name or not TABLE_WORD.fullmatch(name):
+                return
+            if keyed and kids[1].type not in ("array_creation_expression", "string"):
+                return
+            names.append(name)
+        if len(set(names)) == len(names):
+            self.raw_refs.append(
+                TableListRef(self.scope_index(), n.start_point[0] + 1, tuple(names), keyed)
+            )
+
     def on_array(self, n: Node) -> None:
-        """A callable array ``[$obj, 'm']`` / ``[C::class, 'm']`` anywhere: a ``CallableRef``."""
+        """A callable array ``[$obj, 'm']`` / ``[C::class, 'm']`` anywhere: a ``CallableRef``;
+        an array of table names: a ``TableListRef``."""
+        self.table_list(n)
         if n.start_byte in self.hook_arrays:
             return
         target = self.callable_array(n)
