@@ -13,7 +13,7 @@ import pytest
 
 from ragraf import facade
 from ragraf.lang import registry
-from ragraf.lang.facts import TableArgRef, TableListRef, TableParamRef
+from ragraf.lang.facts import TableArgRef, TableForwardRef, TableListRef, TableParamRef
 from tests.helpers import REPO, indexed_fixture
 from tests.schemacheck import check
 
@@ -24,6 +24,8 @@ GOLDEN = {
     "users": {
         ("read", "admin/orders.php:17", "other", "derived", "table_map", "table map", "export_columns"),
         ("read", "src/Repository.php:13", "select", "derived", "helper_param", "count() argument 1", "App\\Repository::users"),
+        # insert_row() passes its $table on to save_record()
+        ("write", "admin/orders.php:36", "insert", "derived", "helper_param", "insert_row() argument 1", "admin/orders.php"),
     },
     "orders": {
         ("read", "admin/orders.php:11", "select", "derived", "helper_param", "load_records() argument 1", "recent_orders"),
@@ -87,6 +89,14 @@ def test_helper_facts() -> None:
     lists = {(r.names, r.keyed) for r in f.refs if isinstance(r, TableListRef)}
     assert (("users", "orders"), True) in lists
     assert (("users", "name", "status"), False) in lists  # the linker finds no list of tables
+    text = (REPO / "fixtures/tablehelpers/lib/db.php").read_text()
+    f = registry.extract("lib/db.php", "php", text, 200)
+    forwards = [
+        (f.nodes[r.owner].fqn, r.param, r.callee.candidates, r.position)
+        for r in f.refs
+        if isinstance(r, TableForwardRef)
+    ]
+    assert ("insert_row", 0, ("save_record",), 1) in forwards
 
 
 def test_a_table_the_schema_does_not_know_links_nothing(app: Path) -> None:

@@ -39,6 +39,7 @@ from ragraf.lang.facts import (
     OrmTableRef,
     Ref,
     SqlRef,
+    TableForwardRef,
     TableParamRef,
     TablePrefixRef,
     TemplateRef,
@@ -222,11 +223,19 @@ INTERFACE = "|interface3"
 #: the references the corpus-wide tables are made of (``ragraf.indexing.resolve``: the
 #: dispatchers and the include graph, which PHP's link modules collect, the table-name
 #: conventions' prefixes, the ORM entities' tables (``SqlResolver.entity_tables``: DQL names
-#: entities, the functions naming their SQL's table by a parameter); a hook's listens, ``HookRef`` with role ``listen``, are read by
+#: entities, the functions naming their SQL's table by a parameter, directly or
+#: through a call); a hook's listens, ``HookRef`` with role ``listen``, are read by
 #: ``ragraf.lang.php.link.hooks`` too, and the renders passing variables and includes of
 #: templates, ``TemplateRef`` with ``vars`` or not ``render``, by
 #: ``ragraf.lang.php.link.templates``)
-_TABLE_REFS = (DispatchRef, IncludeRef, TablePrefixRef, OrmTableRef, TableParamRef)
+_TABLE_REFS = (
+    DispatchRef,
+    IncludeRef,
+    TablePrefixRef,
+    OrmTableRef,
+    TableParamRef,
+    TableForwardRef,
+)
 
 
 def interface(f: FileFacts) -> FileFacts:

@@ -57,6 +57,7 @@ _TYPES: dict[str, type] = {
         F.TableParamRef,
         F.TableArgRef,
         F.TableListRef,
+        F.TableForwardRef,
         F.OrmTableRef,
         F.BuilderCallRef,
         F.DocLinkRef,

@@ -358,6 +358,19 @@ class TableArgRef(NamedTuple):
     table: str
 
 
+class TableForwardRef(NamedTuple):
+    """A function passing its own parameter ``param`` on to a call (``insert($table, $v)``
+    calling ``insertBatch($table, $v)``): when the callee names its SQL's table by that
+    argument, so does the function (``TableParamRef``, followed by the linker). ``owner``
+    is the function's node index."""
+
+    owner: int
+    line: int
+    callee: Target
+    position: int  # 0-based, of the callee's argument
+    param: int  # 0-based, of the owner's parameter
+
+
 class TableListRef(NamedTuple):
     """An array of literals shaped like table names: a list (``['users', 'orders']``) or
     the keys of a map (``['users' => ['id', 'name'], ...]``, ``keyed``). The known tables
@@ -447,6 +460,7 @@ Ref = (
     | TableParamRef
     | TableArgRef
     | TableListRef
+    | TableForwardRef
     | OrmTableRef
     | DocLinkRef
     | DocNameRef

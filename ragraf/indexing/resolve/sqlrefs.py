@@ -39,6 +39,7 @@ from ragraf.lang.facts import (
     SqlRef,
     SqlTable,
     TableArgRef,
+    TableForwardRef,
     TableListRef,
     TableParamRef,
     TablePrefixRef,
@@ -54,6 +55,8 @@ SOURCES_SQL_CALL = json.dumps(["tree-sitter"])
 #: the prop of an ORM entity's ``references_table`` edge that names its table as mapped
 ORM_TABLE = "orm_table"
 SYSTEM_SCHEMAS = frozenset({"information_schema", "mysql", "performance_schema", "sys"})
+#: how many calls deep a table parameter is followed to the SQL naming the table
+MAX_FORWARDS = 4
 #: the longest name of a sql_literal node (its fqn carries the full identity)
 SQL_NAME_CHARS = 120
 #: how a table's name was found, surest first: the edge's ``via`` follows the surest
@@ -151,9 +154,12 @@ class SqlResolver:
 
     def _table_params(self, fid: str) -> list[tuple[int, str, str, str]]:
         """(position, operation, role, prefix) of each parameter naming the table of a SQL
-        string of function / method ``fid`` (``TableParamRef``, read of every file)."""
+        string of function / method ``fid``: its own strings' (``TableParamRef``) and, up to
+        ``MAX_FORWARDS`` calls deep, those of the functions it passes the parameter on to
+        (``TableForwardRef``), read of every file."""
         if self._params is None:
             got: dict[str, list[tuple[int, str, str, str]]] = {}
+            forwards: list[tuple[str, str, TableForwardRef]] = []
             for f in self.files:
                 for r in f.refs:
                     if isinstance(r, TableParamRef):
@@ -161,6 +167,20 @@ class SqlResolver:
                         lst = got.setdefault(f.node_id(r.owner), [])
                         if entry not in lst:
                             lst.append(entry)
+                    elif isinstance(r, TableForwardRef):
+                        forwards.append((f.node_id(r.owner), f.path, r))
+            for _round in range(MAX_FORWARDS):
+                grew = False
+                for src, path, r in forwards:
+                    for gid in self._callees(path, r.callee) if got else []:
+                        for pos, op, role, prefix in list(got.get(gid, [])):
+                            entry = (r.param, op, role, prefix)
+                            lst = got.setdefault(src, [])
+                            if pos == r.position and entry not in lst:
+                                lst.append(entry)
+                                grew = True
+                if not grew:
+                    break
             self._params = got
         return self._params.get(fid, [])
 
@@ -227,7 +247,9 @@ class SqlResolver:
         ):
             self.ctx.stats["sql_table_lists"] += 1
 
-    def on_table_param(self, f: FileFacts, owner: str, ref: TableParamRef) -> None:
+    def on_table_param(
+        self, f: FileFacts, owner: str, ref: TableParamRef | TableForwardRef
+    ) -> None:
         """Read by ``table_params`` before linking; no edge of its own."""
 
     def _link_derived(

@@ -32,6 +32,7 @@ from ragraf.lang.facts import (
     StaticCallRef,
     SuperglobalRef,
     TableArgRef,
+    TableForwardRef,
     TableListRef,
     Target,
 )
@@ -175,12 +176,19 @@ class Uses(Bindings, FrameworkCalls):
             return
         sc = self.scope_index()
         pos = 0
+        params = self.param_names() if callee.kind != TargetKind.NAMED else []
         for a in args.named_children:
             if a.type != "argument":
                 continue
             if a.child_by_field_name("name") is not None:
                 return  # named arguments: positions no longer say which parameter
             expr = a.named_children[-1] if a.named_children else None
+            if expr is not None and expr.type == "variable_name" and params:
+                var = self.t(expr)[1:]
+                if var in params:  # the function's own parameter, passed on
+                    line = expr.start_point[0] + 1
+                    at = params.index(var)
+                    self.raw_refs.append(TableForwardRef(sc, line, callee, pos, at))
             if expr is not None and expr.type in ("string", "encapsed_string"):
                 target = self.callable_target(expr)
                 if target is not None:
@@ -191,6 +199,14 @@ class Uses(Bindings, FrameworkCalls):
                         # it may name the table of the callee's SQL (``TableParamRef``)
                         self.raw_refs.append(TableArgRef(sc, line, callee, pos, word))
             pos += 1
+
+    def param_names(self) -> list[str]:
+        """The parameters of the function or method the walk is in (none at file level or
+        in a closure)."""
+        sc = self.scope()
+        if sc.node == 0 or sc.anon:
+            return []
+        return [str(p.get("name")) for p in self.facts.nodes[sc.node].props.get("parameters") or []]
 
     def dispatch(self, name: Node, obj: Node | None, line: int) -> None:
         """``$obj->$m()`` where ``$m`` is a parameter of the enclosing function: a

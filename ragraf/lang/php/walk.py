@@ -54,6 +54,7 @@ from ragraf.lang.facts import (
     SqlRef,
     StaticCallRef,
     TableArgRef,
+    TableForwardRef,
     TableParamRef,
     TablePrefixRef,
     TemplateRef,
@@ -253,7 +254,7 @@ class Extractor(Declarations, Uses, Strings):
                 if h.kind != HandlerKind.CLOSURE:
                     h = h._replace(cls=self.close(h.cls, sc))
                 refs.append(r._replace(owner=node, handler=h))
-            elif isinstance(r, TableArgRef):
+            elif isinstance(r, TableArgRef | TableForwardRef):
                 c = r.callee
                 if c.kind == TargetKind.METHOD:
                     c = c._replace(receiver=self.close(c.receiver, sc))
