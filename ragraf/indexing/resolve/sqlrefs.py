@@ -108,6 +108,7 @@ class SqlResolver:
         self.entity_tables: dict[str, tuple[str, ...]] = {}
         #: a function's node id -> the tables its SQL names by a parameter (``TableParamRef``)
         self._params: dict[str, list[tuple[int, str, str, str]]] | None = None
+        self._builders: tuple[str, set[tuple[int, int, str]]] = ("", set())
         self.table_params = ctx.lookup("table_params", self._table_params)
         self.tn_known = ctx.lookup("tn_known", self._known)
         self.tn_resolve = ctx.lookup("tn_resolve", self._resolve)
@@ -207,6 +208,8 @@ class SqlResolver:
         """A literal passed where a corpus function names its SQL's table by that parameter
         (``save_record($f, 'orders')``): a ``sql_literal`` of the call, read or write as the
         function's SQL is, its table edges derived (``via: helper_param``)."""
+        if (ref.owner, ref.line, ref.table) in self._builder_tables(f):
+            return  # a query-builder call names it already (``DB::insert('t', ...)``)
         params = [
             p
             for fid in self._callees(f.path, ref.callee)
@@ -232,6 +235,21 @@ class SqlResolver:
         analysis = SqlAnalysis(op, tuple(dict.fromkeys(tables)), None, False, False, False, ())
         if self._link_derived(f, owner, ref.owner, ref.line, analysis, label, "helper_param"):
             self.ctx.stats["sql_tables_via_helper"] += 1
+
+    def _builder_tables(self, f: FileFacts) -> set[tuple[int, int, str]]:
+        """(owner, line, literal) of the file's query-builder calls naming a table by a
+        literal, each line of the call (made once per file)."""
+        if self._builders[0] != f.path:
+            got = {
+                (r.owner, line, t)
+                for r in f.refs
+                if isinstance(r, SqlRef) and r.fragments and r.fragments[0][0] == "call"
+                for k, t in r.fragments[1:]
+                if k == FragmentKind.LIT
+                for line in range(r.line, min(r.end_line, r.line + 20) + 1)
+            }
+            self._builders = (f.path, got)
+        return self._builders[1]
 
     def on_table_list(self, f: FileFacts, owner: str, ref: TableListRef) -> None:
         """An array of table names, or keyed by them (``['users' => ['id', 'name']]``):
