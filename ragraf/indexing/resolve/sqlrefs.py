@@ -160,7 +160,8 @@ class SqlResolver:
         (``TableForwardRef``), read of every file."""
         if self._params is None:
             got: dict[str, list[tuple[int, str, str, str]]] = {}
-            forwards: list[tuple[str, str, TableForwardRef]] = []
+            names: set[str] = set()  # the short names (lower) of the functions in ``got``
+            forwards: list[tuple[str, str, str, TableForwardRef]] = []
             for f in self.files:
                 for r in f.refs:
                     if isinstance(r, TableParamRef):
@@ -168,17 +169,24 @@ class SqlResolver:
                         lst = got.setdefault(f.node_id(r.owner), [])
                         if entry not in lst:
                             lst.append(entry)
+                        names.add(f.nodes[r.owner].name.lower())
                     elif isinstance(r, TableForwardRef):
-                        forwards.append((f.node_id(r.owner), f.path, r))
+                        own = f.nodes[r.owner].name.lower()
+                        forwards.append((f.node_id(r.owner), own, f.path, r))
             for _round in range(MAX_FORWARDS):
                 grew = False
-                for src, path, r in forwards:
-                    for gid in self._callees(path, r.callee) if got else []:
+                for src, own, path, r in forwards:
+                    c = r.callee
+                    short = (c.method or (c.candidates or ("",))[0]).rsplit("\\", 1)[-1]
+                    if short.lower() not in names:
+                        continue  # no function of that name names a table by a parameter
+                    for gid in self._callees(path, c):
                         for pos, op, role, prefix in list(got.get(gid, [])):
                             entry = (r.param, op, role, prefix)
                             lst = got.setdefault(src, [])
                             if pos == r.position and entry not in lst:
                                 lst.append(entry)
+                                names.add(own)
                                 grew = True
                 if not grew:
                     break
