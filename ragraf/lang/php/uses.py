@@ -176,26 +176,32 @@ class Uses(Bindings, FrameworkCalls):
             return
         sc = self.scope_index()
         pos = 0
-        params = self.param_names() if callee.kind != TargetKind.NAMED else []
+        params: list[str] | None = None  # the function's parameters, read when needed
         for a in args.named_children:
             if a.type != "argument":
                 continue
             if a.child_by_field_name("name") is not None:
                 return  # named arguments: positions no longer say which parameter
-            expr = a.named_children[-1] if a.named_children else None
-            if expr is not None and expr.type == "variable_name" and params:
-                var = self.t(expr)[1:]
+            if not a.named_children:
+                pos += 1
+                continue
+            expr = a.named_children[-1]
+            ty = expr.type
+            if ty == "variable_name" and callee.kind != TargetKind.NAMED:
+                if params is None:
+                    params = self.param_names()
+                var = self.t(expr)[1:] if params else ""
                 if var in params:  # the function's own parameter, passed on
                     line = expr.start_point[0] + 1
                     at = params.index(var)
                     self.raw_refs.append(TableForwardRef(sc, line, callee, pos, at))
-            if expr is not None and expr.type in ("string", "encapsed_string"):
+            elif ty in ("string", "encapsed_string"):
                 target = self.callable_target(expr)
                 if target is not None:
                     line = expr.start_point[0] + 1
                     self.raw_refs.append(CallbackRef(sc, line, callee, pos, target))
-                    word = self.string_value(expr)
-                    if word and callee.kind != TargetKind.NAMED and TABLE_WORD.fullmatch(word):
+                    word = target.candidates[0] if target.candidates else ""
+                    if callee.kind != TargetKind.NAMED and TABLE_WORD.fullmatch(word):
                         # it may name the table of the callee's SQL (``TableParamRef``)
                         self.raw_refs.append(TableArgRef(sc, line, callee, pos, word))
             pos += 1
@@ -228,8 +234,10 @@ class Uses(Bindings, FrameworkCalls):
         """An array of at least two literals shaped like table names, or a map keyed by
         them (``['users' => ['id', 'name'], ...]``): a ``TableListRef``."""
         els = [e for e in n.named_children if e.type == "array_element_initializer"]
-        if not 2 <= len(els) <= MAX_TABLE_LIST:
+        if not 2 <= len(els) <= MAX_TABLE_LIST or not els[0].named_children:
             return
+        if els[0].named_children[0].type not in ("string", "encapsed_string"):
+            return  # neither a list of strings nor a map keyed by them
         keyed = len(els[0].named_children) == 2
         names = []
         for e in els:
