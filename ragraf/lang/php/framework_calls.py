@@ -22,6 +22,7 @@ from ragraf.lang.facts import Handler, HookRef, RouteRef, TemplateRef, TypeDesc
 from ragraf.lang.php import hooks
 from ragraf.lang.php.assemble import call_args
 from ragraf.lang.php.routes import Routes
+from ragraf.lang.typedesc import Cls, Var
 
 if TYPE_CHECKING:
     from tree_sitter import Node
@@ -95,7 +96,7 @@ class FrameworkCalls(Routes):
                 if short == "compact":
                     key = self.string_value(a)
                     if key:
-                        out.append((key, ("var", key, a.start_byte)))
+                        out.append((key, Var(key, a.start_byte)))
                 elif short == "array_merge":
                     out.extend(self.render_vars(a, depth + 1))
         return out
@@ -169,8 +170,8 @@ class FrameworkCalls(Routes):
 
     def dispatch_class(self, cls: TypeDesc | None, call: str, line: int) -> None:
         """A run of the hook named by a class (``hooks.CLASS_HOOK``)."""
-        if cls is not None and cls[0] == "class" and cls[1]:
-            hook = hooks.CLASS_HOOK + str(cls[1])
+        if isinstance(cls, Cls) and cls.fqn:
+            hook = hooks.CLASS_HOOK + cls.fqn
             self.raw_refs.append(HookRef(self.scope_index(), line, HookRole.FIRE, hook, call))
 
     def wg_hook(self, left: Node, right: Node | None) -> None:

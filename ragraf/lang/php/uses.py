@@ -41,6 +41,7 @@ from ragraf.lang.php.bindings import Bindings
 from ragraf.lang.php.framework_calls import FrameworkCalls
 from ragraf.lang.php.routes import ROUTE_METHODS
 from ragraf.lang.php.strings import MAX_SQL_DYN, MAX_TABLE_LIST, TABLE_WORD
+from ragraf.lang.typedesc import Cls, Parent, TypeDesc, Var
 from ragraf.limits import MAX_CONST_VALUE_CHARS
 
 if TYPE_CHECKING:
@@ -138,7 +139,7 @@ class Uses(Bindings, FrameworkCalls):
                     (
                         Target(
                             TargetKind.VARIABLE,
-                            receiver=("var", self.t(f)[1:], f.start_byte),
+                            receiver=Var(self.t(f)[1:], f.start_byte),
                             method=self.t(f)[1:],
                         ),
                     ),
@@ -378,22 +379,21 @@ class Uses(Bindings, FrameworkCalls):
         mlow = self.t(name).lower()
         if mlow in hooks.DISPATCH_STATICS and scope is not None and scope.type != "relative_scope":
             self.dispatch_class(cls, mlow, line)  # OrderShipped::dispatch($order)
-        if mlow in hooks.DISPATCH_FACADE_METHODS and cls is not None and cls[0] == "class":
-            facade = (str(cls[1]).rsplit("\\", 1)[-1].lower(), mlow)
+        if mlow in hooks.DISPATCH_FACADE_METHODS and isinstance(cls, Cls):
+            facade = (cls.fqn.rsplit("\\", 1)[-1].lower(), mlow)
             if facade in hooks.DISPATCH_FACADES:  # Event::dispatch(new OrderShipped($o))
                 self.on_dispatch_object(n, f"{facade[0]}::{mlow}", line)
-        if (
-            mlow in hooks.MEDIAWIKI_RUN_METHODS
-            and cls is not None
-            and str(cls[1]).lower() in ("hooks", "mediawiki\\hookcontainer\\hooks")
+        if mlow in hooks.MEDIAWIKI_RUN_METHODS and _spelled(cls).lower() in (
+            "hooks",
+            "mediawiki\\hookcontainer\\hooks",
         ):
             self.mediawiki_run(n, f"hooks::{mlow}", line)  # Hooks::run('X', [...]) (MW < 1.35)
-        short_cls = str(cls[1]).rsplit("\\", 1)[-1].lower() if cls is not None else ""
+        short_cls = _spelled(cls).rsplit("\\", 1)[-1].lower()
         if short_cls == "view" and mlow in ("make", "first", "render"):
             self.template_call(n, line)  # View::make('users.index')
         elif short_cls == "route" and mlow == "view":
             self.template_call(n, line, position=1)  # Route::view('/welcome', 'welcome')
-        if mlow == "__construct" and cls is not None and cls[0] == "parent":
+        if mlow == "__construct" and isinstance(cls, Parent):
             self.repository_entity(n)
         if cls is not None and scope is not None and scope.type in ("name", "qualified_name"):
             # the class is named here (a rename must change this line): a reference to it
@@ -515,3 +515,14 @@ class Uses(Bindings, FrameworkCalls):
 def _names(obj: Node | None, word: bytes) -> bool:
     """Whether a receiver's text holds ``word`` (lower case), in any case."""
     return obj is not None and word in (obj.text or b"").lower()
+
+
+def _spelled(d: TypeDesc | None) -> str:
+    """The name a class position's descriptor (``Names.class_desc``) spells: the class, the
+    class whose parent it is, or the variable; "" for none."""
+    match d:
+        case Cls(fqn) | Parent(fqn):
+            return fqn
+        case Var(name):
+            return name
+    return ""

@@ -68,6 +68,7 @@ from ragraf.lang.php.state import SCOPED_FRAMES, Scope
 from ragraf.lang.php.strings import Strings
 from ragraf.lang.php.uses import Uses
 from ragraf.lang.tstree import first_error, innermost
+from ragraf.lang.typedesc import Cls, Var, alternatives
 
 if TYPE_CHECKING:
     from tree_sitter import Node, Parser, Query
@@ -206,10 +207,9 @@ class Extractor(Declarations, Uses, Strings):
                 binds.sort(key=lambda b: b[0])
         for sc_i, line, call, d in self.pending_dispatches:
             cd = self.close(d, all_scopes[sc_i])
-            alts = cd[1] if cd is not None and cd[0] == "any" else (cd,)
-            for a in dict.fromkeys(alts):
-                if a is not None and a[0] == "class" and a[1]:
-                    hook = CLASS_HOOK + str(a[1])
+            for a in dict.fromkeys(alternatives(cd) if cd is not None else ()):
+                if isinstance(a, Cls) and a.fqn:
+                    hook = CLASS_HOOK + a.fqn
                     self.raw_refs.append(HookRef(sc_i, line, HookRole.FIRE, hook, call))
         for sc_i, idx, d in self.pending_returns:
             cd = self.close(d, all_scopes[sc_i])
@@ -267,7 +267,7 @@ class Extractor(Declarations, Uses, Strings):
                 targets = r.targets
                 if r.how == DynamicHow.VARIABLE:
                     v = targets[0]
-                    at = v.receiver[2] if v.receiver is not None else 0
+                    at = v.receiver.pos if isinstance(v.receiver, Var) else 0
                     targets, obj = self.var_function_target(sc, v.method, at)
                     if obj is not None:  # `$handler($x)` on an object: its __invoke
                         refs.append(MethodCallRef(node, r.line, obj, "__invoke"))

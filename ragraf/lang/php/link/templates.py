@@ -27,8 +27,9 @@ from typing import Any
 
 from ragraf.kinds import EdgeKind
 from ragraf.lang import templates
-from ragraf.lang.facts import FileFacts, TemplateCallRef, TemplateRef, TypeDesc
+from ragraf.lang.facts import FileFacts, TemplateCallRef, TemplateRef
 from ragraf.lang.linking import EdgeSpec, LinkContext, Linking
+from ragraf.lang.typedesc import AnyOf, Call, Elem, Prop, TypeDesc
 
 #: a name Twig's attribute access reads as a method's even without parentheses
 #: how many includes deep a template's variables are followed to the code rendering it
@@ -46,13 +47,13 @@ def twig_methods(name: str) -> tuple[str, ...]:
 def step_desc(d: TypeDesc, step: str) -> TypeDesc:
     """What a template's access step (``TemplateCallRef.steps``) from ``d`` evaluates to."""
     if step == "[]":
-        return ("elem", d)
+        return Elem(d)
     kind, name = step[:2], step[2:]
     if kind == "m:":
-        return ("call", d, name)
+        return Call(d, name)
     if kind == "p:":
-        return ("prop", d, name)
-    return ("any", (*(("call", d, m) for m in twig_methods(name)), ("prop", d, name)))
+        return Prop(d, name)
+    return AnyOf((*(Call(d, m) for m in twig_methods(name)), Prop(d, name)))
 
 
 def _shared_folders(a: str, b: str) -> int:
@@ -205,7 +206,7 @@ class Templates:
         descs = self.template_vars(f.path, ref.root) if ref.root else []
         props: dict[str, Any] = {"expr": _expr(ref)}
         if descs:
-            d: TypeDesc = descs[0] if len(descs) == 1 else ("any", tuple(descs))
+            d: TypeDesc = descs[0] if len(descs) == 1 else AnyOf(tuple(descs))
             for step in ref.steps:
                 d = step_desc(d, step)
             tys = ctx.sym.types(d)
