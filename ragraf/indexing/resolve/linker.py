@@ -86,6 +86,7 @@ _TABLE_LOOKUPS = (
     "methods_of",
     "takes_callable",
     "const_value",
+    "method_class",
 )
 
 

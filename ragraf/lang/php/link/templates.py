@@ -16,7 +16,9 @@ Invariants a change must keep:
   where those evaluate to corpus classes (``via`` ``template-typed``; a typed receiver
   without such a method links nothing), else matched by name with ``name_match``'s rules
   (``via`` ``template-name``), only for a call (``a.b()``) or a getter's name
-  (``a.getB``): a bare ``a.b`` of an unknown value is most often an array's key.
+  (``a.getB``): a bare ``a.b`` of an unknown value is most often an array's key. Of
+  several methods of that name, those whose class has every other method the template
+  calls on the same receiver are kept when any is (``by``: those others).
 """
 
 from __future__ import annotations
@@ -32,6 +34,8 @@ from ragraf.lang.linking import EdgeSpec, LinkContext, Linking
 from ragraf.lang.typedesc import AnyOf, Call, Elem, Prop, TypeDesc
 
 #: a name Twig's attribute access reads as a method's even without parentheses
+#: how many of the other methods a template calls on a receiver an edge names (``by``)
+MAX_BY = 5
 #: how many includes deep a template's variables are followed to the code rendering it
 _MAX_INCLUDE_DEPTH = 6
 _METHOD_SHAPED = re.compile(r"^(get|is|has)[A-Z_0-9]")
@@ -76,6 +80,7 @@ class Templates:
         #: included template -> (the including template, its include)
         self._included: dict[str, list[tuple[str, TemplateRef]]] = {}
         self._vars: dict[tuple[str, str], list[TypeDesc]] = {}
+        self._chains: tuple[str, dict[tuple[str, tuple[str, ...]], set[str]]] = ("", {})
         self.template_vars = ctx.lookup("template_vars", self._template_vars)
 
     def _files(self, names: tuple[str, ...], here: str) -> tuple[list[str], int]:
@@ -195,6 +200,27 @@ class Templates:
             ctx.add(src, target, kind, f.path, ref.line, spec)
         st["templates_resolved"] += 1
 
+    def chain_calls(self, f: FileFacts) -> dict[tuple[str, tuple[str, ...]], set[str]]:
+        """(root, steps) of each receiver the template calls methods on -> their names (made
+        once per file, of its facts)."""
+        if self._chains[0] != f.path:
+            got: dict[tuple[str, tuple[str, ...]], set[str]] = defaultdict(set)
+            for r in f.refs:
+                if isinstance(r, TemplateCallRef) and _method_like(r):
+                    got[(r.root, r.steps)].add(r.name)
+            self._chains = (f.path, dict(got))
+        return self._chains[1]
+
+    def _has_all(self, cls: str | None, names: set[str], php: bool) -> bool:
+        """Whether class ``cls`` has a method for each of ``names`` (Twig's resolution
+        unless ``php``)."""
+        if cls is None:
+            return False
+        find = self.ctx.sym.find_method
+        return all(
+            any(find(cls, m) for m in ((n.lower(),) if php else twig_methods(n))) for n in names
+        )
+
     def on_template_call(self, f: FileFacts, src: str, ref: TemplateCallRef) -> None:
         """A method a template may call: of the classes its receiver evaluates to (the
         variables its renders pass, followed along ``steps``), else by name (see the
@@ -230,7 +256,7 @@ class Templates:
                     ctx.add(src, t, EdgeKind.CALLS_HEURISTIC, f.path, ref.line, spec)
                 st["templates_calls_typed"] += 1
                 return
-        if not (ref.called or ref.php or _METHOD_SHAPED.match(ref.name)):
+        if not _method_like(ref):
             st["templates_calls_untyped"] += 1  # most often an array's key
             return
         cands: list[str] = []
@@ -238,6 +264,14 @@ class Templates:
             cands = ctx.sym.methods_named(m, f.path)
             if cands:
                 break
+        others = self.chain_calls(f).get((ref.root, ref.steps), set()) - {ref.name}
+        if len(cands) > 1 and others and (ref.root or ref.steps):
+            # the receiver has every method the template calls on it: of the classes
+            # declaring this one, those having the others too
+            fit = [t for t in cands if self._has_all(ctx.sym.method_class(t), others, ref.php)]
+            if fit:
+                cands = fit
+                props["by"] = sorted(others)[:MAX_BY]
         n = len(cands)
         if not n or n > ctx.max_ambiguous:
             st["templates_calls_unresolved"] += 1
@@ -256,6 +290,11 @@ class Templates:
         for t in cands:
             ctx.add(src, t, EdgeKind.CALLS_HEURISTIC, f.path, ref.line, spec)
         st["templates_calls_name_match"] += 1
+
+
+def _method_like(ref: TemplateCallRef) -> bool:
+    """A call or a getter's name: what only a method answers."""
+    return ref.called or ref.php or _METHOD_SHAPED.match(ref.name) is not None
 
 
 def _expr(ref: TemplateCallRef) -> str:
