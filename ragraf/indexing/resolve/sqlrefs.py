@@ -109,7 +109,9 @@ class SqlResolver:
         #: a function's node id -> the tables its SQL names by a parameter (``TableParamRef``)
         self._params: dict[str, list[tuple[int, str, str, str]]] | None = None
         self._builders: tuple[str, set[tuple[int, int, str]]] = ("", set())
+        self._param_names: set[str] = set()
         self.table_params = ctx.lookup("table_params", self._table_params)
+        self.table_param_named = ctx.lookup("table_param_named", self._table_param_named)
         self.tn_known = ctx.lookup("tn_known", self._known)
         self.tn_resolve = ctx.lookup("tn_resolve", self._resolve)
         self.entity_table = ctx.lookup("entity_table", self._entity_tables)
@@ -153,6 +155,12 @@ class SqlResolver:
         tables = self.entity_table(cls.lower())
         return self._mapped_table(tables) if tables else None
 
+    def _table_param_named(self, short: str) -> bool:
+        """Whether some function or method of that short name (lower) names its SQL's
+        table by a parameter (``_table_params``)."""
+        self._table_params("")
+        return short in self._param_names
+
     def _table_params(self, fid: str) -> list[tuple[int, str, str, str]]:
         """(position, operation, role, prefix) of each parameter naming the table of a SQL
         string of function / method ``fid``: its own strings' (``TableParamRef``) and, up to
@@ -190,7 +198,7 @@ class SqlResolver:
                                 grew = True
                 if not grew:
                     break
-            self._params = got
+            self._params, self._param_names = got, names
         return self._params.get(fid, [])
 
     # -- handlers ------------------------------------------------------------------------------
@@ -216,6 +224,10 @@ class SqlResolver:
         """A literal passed where a corpus function names its SQL's table by that parameter
         (``save_record($f, 'orders')``): a ``sql_literal`` of the call, read or write as the
         function's SQL is, its table edges derived (``via: helper_param``)."""
+        c = ref.callee
+        short = (c.method or (c.candidates or ("",))[0]).rsplit("\\", 1)[-1].lower()
+        if not self.table_param_named(short):
+            return  # no function of that name names its SQL's table by a parameter
         if (ref.owner, ref.line, ref.table) in self._builder_tables(f):
             return  # a query-builder call names it already (``DB::insert('t', ...)``)
         params = [
