@@ -33,11 +33,11 @@ from ragraf.lang.facts import FileFacts, TemplateCallRef, TemplateRef
 from ragraf.lang.linking import EdgeSpec, LinkContext, Linking
 from ragraf.lang.typedesc import AnyOf, Call, Elem, Prop, TypeDesc
 
-#: a name Twig's attribute access reads as a method's even without parentheses
 #: how many of the other methods a template calls on a receiver an edge names (``by``)
 MAX_BY = 5
 #: how many includes deep a template's variables are followed to the code rendering it
 _MAX_INCLUDE_DEPTH = 6
+#: a name Twig's attribute access reads as a method's even without parentheses
 _METHOD_SHAPED = re.compile(r"^(get|is|has)[A-Z_0-9]")
 
 
