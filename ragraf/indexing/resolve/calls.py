@@ -168,7 +168,7 @@ class Calls:
         st = self.ctx.stats
         st["calls_total"] += 1
         for cand in ref.candidates:
-            fids = self.sym.function_ids(cand.lower())
+            fids = self.sym.function_ids(cand.lower(), cand)
             if fids:
                 if len(fids) == 1:
                     self.ctx.add(src, fids[0], EdgeKind.CALLS, f.path, ref.line)
@@ -318,7 +318,7 @@ class Calls:
         """An untyped receiver: every method of that name may be the one, up to
         ``max_ambiguous`` of them; above ``max_candidates`` they are marked ``ambiguous``
         with the chance of one of N as confidence."""
-        cands = self.sym.methods_named(m.lower(), path)
+        cands = self.sym.methods_named(m.lower(), path, m)
         if not cands:
             return CallOutcome.EXTERNAL  # no corpus method has that name: a builtin or vendor one
         n = len(cands)
@@ -437,8 +437,12 @@ class Calls:
         if not targets:
             st["calls_unresolved_dynamic"] += 1
             return
-        via = "call_user_func" if ref.how == DynamicHow.CALL_USER_FUNC else "variable-function"
-        spec = EdgeSpec(self.conf["variable_function"], True, {"via": via})
+        if ref.how == DynamicHow.AMBIGUOUS_IMPORT:  # one of several modules of that name
+            props: dict[str, Any] = {"via": "ambiguous-import", "candidates": len(targets)}
+            spec = EdgeSpec(self.conf["heuristic_ambiguous"], True, props)
+        else:
+            via = "call_user_func" if ref.how == DynamicHow.CALL_USER_FUNC else "variable-function"
+            spec = EdgeSpec(self.conf["variable_function"], True, {"via": via})
         for t in targets:
             self.ctx.add(src, t, EdgeKind.CALLS_HEURISTIC, f.path, ref.line, spec)
         st["calls_derived"] += 1
