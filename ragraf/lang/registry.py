@@ -139,7 +139,7 @@ LANGUAGES: tuple[Language, ...] = (
         (".php", ".phtml", ".inc", *DRUPAL_SUFFIXES),
         extractor="ragraf.lang.php",
         queries=("php-tags.scm",),
-        depends_on=(*_COMMON, "ragraf.lang.templates"),
+        depends_on=(*_COMMON, "ragraf.lang.templates", "ragraf.lang.template_calls"),
         grammar="php",
         declares_symbols=True,
         dataflow=True,
@@ -167,17 +167,28 @@ LANGUAGES: tuple[Language, ...] = (
         "twig",
         (".twig",),
         extractor="ragraf.lang.views",  # the templates a template includes or extends
-        depends_on=(*_COMMON, "ragraf.lang.plain", "ragraf.lang.templates"),
+        depends_on=(
+            *_COMMON,
+            "ragraf.lang.plain",
+            "ragraf.lang.templates",
+            "ragraf.lang.template_calls",
+        ),
         sources=("twig",),
         include=("**/*.twig",),
         link=(_TEMPLATE_LINKS,),
         embeds=False,  # markup: its words are its meaning for search
+        name_group="php",  # its calls by name are of the PHP methods it renders
     ),
     Language(
         "mustache",
         (".mustache",),
         extractor="ragraf.lang.views",  # the partials a template includes
-        depends_on=(*_COMMON, "ragraf.lang.plain", "ragraf.lang.templates"),
+        depends_on=(
+            *_COMMON,
+            "ragraf.lang.plain",
+            "ragraf.lang.templates",
+            "ragraf.lang.template_calls",
+        ),
         sources=("mustache",),
         include=("**/*.mustache",),
         link=(_TEMPLATE_LINKS,),
