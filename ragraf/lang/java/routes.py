@@ -7,7 +7,8 @@ route handler, with their HTTP methods and paths.
   method, else any (``*``). Paths are ``value`` / ``path`` (one or a list), "" when left out,
   after the class's mapping path(s).
 - JAX-RS: a verb annotation (``@GET``, ``@GET()``, ``@javax.ws.rs.GET``, ``@X.PATCH``, or an
-  annotation type of the file meta-annotated ``@HttpMethod("X")``) makes a handler; its
+  annotation type of the file meta-annotated ``@HttpMethod("X")``; never with arguments:
+  Retrofit's ``@GET("users")`` is a client call) makes a handler; its
   ``@Path`` follows the class's ``@Path``. ``@Path`` without a verb on a method (a
   sub-resource locator) is not a route.
 - A Spring composed annotation declared in the file (an annotation type meta-annotated
@@ -106,7 +107,7 @@ class Routes:
         if mods is None:
             return out
         anns = [a for a in mods.named_children if a.type in ("annotation", "marker_annotation")]
-        jax = [v for a in anns if (v := self.verb(self.name(a)))]
+        jax = [v for a in anns if (v := self.verb(a))]
         jax_path: list[str] | None = None
         for a in anns:
             aname, args = self.name(a), a.child_by_field_name("arguments")
@@ -126,7 +127,13 @@ class Routes:
             out.append(("", tuple(jax), mods.start_point[0] + 1))
         return out
 
-    def verb(self, name: str) -> str:
+    def verb(self, a: Node) -> str:
+        """A JAX-RS verb annotation's method ("": none). A verb takes no arguments:
+        Retrofit's ``@GET("users")`` declares a client call, not a route."""
+        args = a.child_by_field_name("arguments")
+        if args is not None and args.named_child_count:
+            return ""
+        name = self.name(a)
         return name if name in JAXRS else self.verbs.get(name, "")
 
     def paths(self, at: Node, args: Node | None) -> list[str]:
