@@ -82,6 +82,8 @@ _TABLE_LOOKUPS = (
     "methods_of",
     "takes_callable",
     "const_value",
+    "functions_matching",
+    "methods_matching",
 )
 
 

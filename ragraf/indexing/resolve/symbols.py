@@ -48,6 +48,11 @@ def _callable_params(f: FileFacts) -> dict[int, set[str]]:
     return out
 
 
+def name_pattern(pattern: str) -> re.Pattern[str]:
+    """A name pattern (``*`` any run of characters, else literal) as a regular expression."""
+    return re.compile(".*".join(re.escape(p) for p in pattern.split("*")), re.S)
+
+
 def bare_method(m: str) -> str:
     """A called method's name without the ``(N)`` arity an extractor may add."""
     return m.split("(", 1)[0] if m.endswith(")") else m
@@ -281,6 +286,38 @@ class SymbolTable:
         out = sorted(set(out))
         self._method_cache[key] = out
         return out
+
+    def method_names(self, cls: str, depth: int = 0) -> set[str]:
+        """The (lower) names of the methods class ``cls`` has, inherited ones included
+        (the walk of ``find_method``)."""
+        out: set[str] = set()
+        if depth >= HIERARCHY_DEPTH:
+            return out
+        for cdef in self.classes.get(cls, []):
+            d = cdef.decl
+            out.update(m.lower() for m in d.methods)
+            for p, _l in (*d.traits, *d.extends, *d.implements):
+                out |= self.method_names(p.lower(), depth + 1)
+        return out
+
+    def methods_matching(self, d: TypeDesc | None, pattern: str) -> list[str]:
+        """The methods whose name a pattern (``render_*``, lower case, ``*`` any run of
+        characters) matches, that a receiver described by ``d`` has (sorted)."""
+        rx = name_pattern(pattern)
+        out: set[str] = set()
+        for cls in self.types(d):
+            for m in sorted(self.method_names(cls)):
+                if rx.fullmatch(m):
+                    out.update(self.find_method(cls, m))
+        return sorted(out)
+
+    def functions_matching(self, pattern: str) -> list[str]:
+        """The functions whose lower fqn a pattern (``upgrade_to_*``, lower case) matches
+        (sorted)."""
+        rx = name_pattern(pattern)
+        return sorted(
+            fid for name, fids in self.functions.items() if rx.fullmatch(name) for fid in fids
+        )
 
     def lookup_method(self, cls: str, m: str) -> list[str]:
         """``find_method`` for a called name as an extractor states it: ``name(N)`` (a call

@@ -38,6 +38,7 @@ from ragraf.lang.php.bindings import Bindings
 from ragraf.lang.php.framework_calls import FrameworkCalls
 from ragraf.lang.php.routes import ROUTE_METHODS
 from ragraf.lang.php.strings import MAX_SQL_DYN
+from ragraf.lang.php.strvals import StrVals, function_targets, method_targets
 from ragraf.limits import MAX_CONST_VALUE_CHARS
 
 if TYPE_CHECKING:
@@ -85,7 +86,7 @@ REPOSITORY_READS = frozenset(
 _CALLBACK_KEY = re.compile(r"^['\"](?i:[a-z_]*callback)['\"]$")
 
 
-class Uses(Bindings, FrameworkCalls):
+class Uses(Bindings, FrameworkCalls, StrVals):
     """Handlers of the ``@reference.*`` captures (``use`` imports aside; assignments and
     the other typing captures: ``Bindings``)."""
 
@@ -102,9 +103,13 @@ class Uses(Bindings, FrameworkCalls):
             raw = self.t(f)
             low = raw.lower().lstrip("\\")
             if low in _CALLABLE_CALLERS:
-                target = self.callable_target(self.first_arg(n))
                 self.raw_refs.append(
-                    DynamicCallRef(sc, line, DynamicHow.CALL_USER_FUNC, (target,) if target else ())
+                    DynamicCallRef(
+                        sc,
+                        line,
+                        DynamicHow.CALL_USER_FUNC,
+                        self.callable_targets(self.first_arg(n)),
+                    )
                 )
                 return
             if low == "define":
@@ -126,21 +131,52 @@ class Uses(Bindings, FrameworkCalls):
                 self.drupal_invoke(n, short, hooks.DRUPAL_INVOKE_FUNCTIONS[short], line)
             self.callback_args(n, Target(TargetKind.FUNCTION, candidates=candidates))
         elif f.type == "variable_name":
-            # the variable's name waits in the target until finish() closes it over the scope
             self.raw_refs.append(
-                DynamicCallRef(
-                    sc,
-                    line,
-                    DynamicHow.VARIABLE,
-                    (
-                        Target(
-                            TargetKind.VARIABLE,
-                            receiver=("var", self.t(f)[1:], f.start_byte),
-                            method=self.t(f)[1:],
-                        ),
-                    ),
-                )
+                DynamicCallRef(sc, line, DynamicHow.VARIABLE, self.callable_targets(f))
             )
+        else:  # ($this->handler)(...), $handlers['x'](...): nothing known of the name
+            self.raw_refs.append(
+                DynamicCallRef(sc, line, DynamicHow.VARIABLE, function_targets(("*",)))
+            )
+
+    def callable_targets(self, arg: Node | None) -> tuple[Target, ...]:
+        """What a callable expression may be: a literal name or callable array
+        (``callable_target``); a variable's functions, callable arrays and objects, which
+        wait in a ``VARIABLE`` target until ``finish()`` closes it over the scope, and the
+        names its string values give (``StrVals``); ``[$obj, $m]`` with ``$m``'s values;
+        ``UNKNOWN`` for what none of these tells."""
+        if arg is None:
+            return ()
+        target = self.callable_target(arg)
+        if target is not None:
+            return (target,)
+        out: list[Target] = []
+        if arg.type == "variable_name":
+            # the variable's name waits in the target until finish() closes it over the scope
+            name = self.t(arg)[1:]
+            out.append(
+                Target(TargetKind.VARIABLE, receiver=("var", name, arg.start_byte), method=name)
+            )
+        elif arg.type == "array_creation_expression":
+            els = [e for e in arg.named_children if e.type == "array_element_initializer"]
+            if len(els) == 2 and all(e.named_child_count == 1 for e in els):
+                obj, m = els[0].named_children[0], els[1].named_children[0]
+                s = self.string_value(obj)
+                recv = ("class", s.lstrip("\\")) if s else self.expr_desc(obj)
+                return method_targets(self.str_values(m) or ("*",), recv)
+            return ()
+        values = self.str_values(arg)
+        if values:
+            out.extend(function_targets(values))
+        elif values is None and arg.type != "variable_name":
+            out.extend(function_targets(("*",)))
+        return tuple(out)
+
+    def on_assignment(self, n: Node) -> None:
+        """What ``Bindings`` reads of an assignment, and its string values (``StrVals``)."""
+        super().on_assignment(n)
+        self.str_assign(n)
+        self.list_assign(n)
 
     def on_define(self, n: Node) -> None:
         """``define('NAME', ...)`` with a literal name: a constant of the file (its ``value``
@@ -179,29 +215,31 @@ class Uses(Bindings, FrameworkCalls):
             if a.child_by_field_name("name") is not None:
                 return  # named arguments: positions no longer say which parameter
             expr = a.named_children[-1] if a.named_children else None
+            target = None
             if expr is not None and expr.type in ("string", "encapsed_string"):
                 target = self.callable_target(expr)
-                if target is not None:
-                    self.raw_refs.append(
-                        CallbackRef(sc, expr.start_point[0] + 1, callee, pos, target)
-                    )
+            elif expr is not None and expr.type == "class_constant_access_expression":
+                # self::HOOK_RENDER: a constant of the file's classes with a literal value
+                vals = self.str_values(expr) or ()
+                got = function_targets(vals) if len(vals) == 1 and "*" not in vals[0] else ()
+                target = got[0] if got else None
+            if target is not None and expr is not None:
+                self.raw_refs.append(CallbackRef(sc, expr.start_point[0] + 1, callee, pos, target))
             pos += 1
 
     def dispatch(self, name: Node, obj: Node | None, line: int) -> None:
-        """``$obj->$m()`` where ``$m`` is a parameter of the enclosing function: a
-        ``DispatchRef`` (its callers' string arguments name the method)."""
+        """``$obj->$m()`` where ``$m`` is a parameter of the enclosing function, or a case
+        change of one (``$m = strtolower($type)``): a ``DispatchRef`` (its callers' string
+        arguments name the method)."""
         if name.type != "variable_name":
             return
         sc = self.scope()
         if sc.node == 0 or sc.anon:
             return
-        params = self.facts.nodes[sc.node].props.get("parameters") or []
-        var = self.t(name).lstrip("$")
-        for i, p in enumerate(params):
-            if p.get("name") == var:
-                recv = self.expr_desc(obj) if obj is not None else None
-                self.raw_refs.append(DispatchRef(self.scope_index(), line, i, recv))
-                return
+        i = self.param_of(name)
+        if i >= 0:
+            recv = self.expr_desc(obj) if obj is not None else None
+            self.raw_refs.append(DispatchRef(self.scope_index(), line, i, recv))
 
     def on_array(self, n: Node) -> None:
         """A callable array ``[$obj, 'm']`` / ``[C::class, 'm']`` anywhere: a ``CallableRef``."""
@@ -264,10 +302,18 @@ class Uses(Bindings, FrameworkCalls):
         name = self.field(n, "name")
         line = name.start_point[0] + 1
         if name.type != "name":
+            obj = n.child_by_field_name("object")
+            recv = self.expr_desc(obj)
+            values = self.str_values(name) or ("*",)
             self.raw_refs.append(
-                DynamicCallRef(self.scope_index(), line, DynamicHow.DYNAMIC_METHOD, ())
+                DynamicCallRef(
+                    self.scope_index(),
+                    line,
+                    DynamicHow.DYNAMIC_METHOD,
+                    method_targets(values, recv),
+                )
             )
-            self.dispatch(name, n.child_by_field_name("object"), line)
+            self.dispatch(name, obj, line)
             return
         obj = n.child_by_field_name("object")
         recv = self.expr_desc(obj)
@@ -313,12 +359,14 @@ class Uses(Bindings, FrameworkCalls):
         """``C::m()``, ``self::m()``, ``parent::m()``, ``static::m()``."""
         name = self.field(n, "name")
         line = name.start_point[0] + 1
+        scope = n.child_by_field_name("scope")
         if name.type != "name":
+            values = self.str_values(name) or ("*",)
+            targets = method_targets(values, self.class_desc(scope))
             self.raw_refs.append(
-                DynamicCallRef(self.scope_index(), line, DynamicHow.DYNAMIC_METHOD, ())
+                DynamicCallRef(self.scope_index(), line, DynamicHow.DYNAMIC_METHOD, targets)
             )
             return
-        scope = n.child_by_field_name("scope")
         cls = self.class_desc(scope)
         self.raw_refs.append(StaticCallRef(self.scope_index(), line, cls, self.t(name)))
         mlow = self.t(name).lower()
