@@ -193,3 +193,36 @@ def test_an_item_says_how_much_evidence_it_cut(dyn: Path) -> None:
     assert any("1 item(s) list 20 of their evidence lines; 3 more" in x for x in env["limits"])
     out = invoke("-C", dyn, "query", "callers", "log_line", check=True).stdout
     assert "at src/util.php:10  (+3 more lines)" in out
+
+
+# -- better guesses (issue 41 §5) ----------------------------------------------------------
+def test_a_member_the_declared_class_lacks_is_its_subclass_s_before_call(dyn: Path) -> None:
+    """``$table->inline_edit()`` on a ``ListTable`` (which has ``__call``): the subclass
+    that declares ``inline_edit`` (derived, via subclass), not ``__call``."""
+    r = _callers(dyn, "Prec\\TermsListTable::inline_edit")["result"]
+    assert _items(r, "derived") == [("Prec\\edit_terms", "src/precision.php:17", 0.6, "subclass")]
+    magic = _callers(dyn, "Prec\\ListTable::__call")["result"]
+    assert magic["stated"] == magic["derived"] == []
+
+
+def test_an_explicit_parent_call_is_no_caller_of_the_override(dyn: Path) -> None:
+    """``parent::save()`` calls Base's ``save``: Child's override is reached by dispatch
+    from ``$b->save()`` only."""
+    r = _callers(dyn, "Prec\\Child::save")["result"]
+    assert [i["symbol"]["fqn"] for i in r["stated"] + r["derived"]] == ["Prec\\store"]
+
+
+def test_a_filtered_object_keeps_its_class(dyn: Path) -> None:
+    """``$w = apply_filters('prec_widget', new Widget())``: a filter returns what it is given
+    unless a callback replaces it, so ``$w->render()`` is Widget's (stated)."""
+    r = _callers(dyn, "Prec\\Widget::render")["result"]
+    assert _items(r, "stated") == [("Prec\\show_widget", "src/precision.php:46", 1.0, None)]
+
+
+def test_a_capability_list_sharing_a_function_name_is_no_reference(dyn: Path) -> None:
+    """``array('activate_plugins', 'edit_posts', ...)`` and ``'capability' =>
+    'activate_plugins'`` name a capability; a list of function names names them."""
+    r = _callers(dyn, "activate_plugins")["result"]
+    assert (r["stated"], r["derived"], r.get("callbacks")) == ([], [], None)
+    named = _callers(dyn, "my_handler_one")["result"]
+    assert _items(named, "derived") == [("lists", "src/caps.php:11", 0.5, "named in a string")]

@@ -239,6 +239,8 @@ def _dispatch_hops(ctx: Ctx, targets: list[NodeRow]) -> list[_Hop]:
     for t in targets:
         for ov in ctx.graph.edges_from(ctx.rev, [t.node_id], (EdgeKind.OVERRIDES,)):
             for e in ctx.graph.edges_to(ctx.rev, [ov.dst], CALL_EDGES):
+                if _explicit_static(ctx, e, t.name or ""):
+                    continue  # parent::m(), Base::m(): that declaration, never an override
                 hops.append(
                     _Hop(e.src, e, round(dispatch * e.confidence, 4), Provenance.DERIVED, 1)
                 )
@@ -251,6 +253,19 @@ def _dispatch_hops(ctx: Ctx, targets: list[NodeRow]) -> list[_Hop]:
                     _Hop(e.src, e, round(dispatch * e.confidence, 4), Provenance.DERIVED, 1)
                 )
     return hops
+
+
+def _explicit_static(ctx: Ctx, e: EdgeRow, name: str) -> bool:
+    """Whether a call edge's line calls ``name`` only through a named class
+    (``parent::m()``, ``self::m()``, ``Base::m()``; ``static::m()`` dispatches)."""
+    if not name or e.evidence_path is None or e.evidence_line is None:
+        return False
+    text = ctx.line_text(e.evidence_path, e.evidence_line)
+    line = str((text or {}).get("untrusted") or "")
+    low, n = line.lower(), re.escape(name.lower())
+    if re.search(rf"->\s*{n}\s*\(", low) or re.search(rf"\bstatic\s*::\s*{n}\s*\(", low):
+        return False
+    return re.search(rf"[\w\\]\s*::\s*{n}\s*\(", low) is not None
 
 
 class _Reached(NamedTuple):

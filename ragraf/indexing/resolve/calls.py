@@ -306,6 +306,13 @@ class Calls:
                 )
                 or CallOutcome.STATED
             )
+        if kind != CallKind.STATIC:
+            # no class it may be declares m: the object may be of a subclass that does
+            # (WP_List_Table's $this->inline_edit() on a WP_Terms_List_Table), before __call
+            sub = sorted({t for cls in tys for t in self.sym.subclass_methods(cls, m.lower())})
+            if sub:
+                self.ctx.out.link_targets(src, sub, EdgeKind.CALLS, path, line, True, "subclass")
+                return CallOutcome.DERIVED
         magic_name = "__callstatic" if kind == CallKind.STATIC else "__call"
         magic = sorted({t for cls in tys for t in self.sym.find_method(cls, magic_name)})
         if magic:

@@ -84,6 +84,7 @@ _TABLE_LOOKUPS = (
     "const_value",
     "functions_matching",
     "methods_matching",
+    "subclass_methods",
 )
 
 

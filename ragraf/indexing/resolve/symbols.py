@@ -109,6 +109,7 @@ class SymbolTable:
         #: a plain string literal)
         self.const_values: dict[str, set[str] | None] = {}
         self._method_cache: dict[tuple[str, str], list[str]] = {}
+        self._children: dict[str, set[str]] | None = None  # subclass_methods
         self._type_cache: dict[tuple[TypeDesc, str | None], dict[str, bool]] = {}
         for f in files:
             if not f.nodes:
@@ -286,6 +287,35 @@ class SymbolTable:
         out = sorted(set(out))
         self._method_cache[key] = out
         return out
+
+    def subclass_methods(self, cls: str, m: str) -> list[str]:
+        """The declarations of method ``m`` (lower) in the classes that extend or implement
+        class ``cls`` (lower fqn), ``HIERARCHY_DEPTH`` levels down, their own only (sorted):
+        what ``$obj->m()`` may run when ``$obj``'s declared class lacks ``m``."""
+        if self._children is None:
+            children: dict[str, set[str]] = defaultdict(set)
+            for key, cdefs in self.classes.items():
+                for cdef in cdefs:
+                    for p, _l in (*cdef.decl.extends, *cdef.decl.implements):
+                        children[p.lower()].add(key)
+            self._children = dict(children)
+        out: set[str] = set()
+        seen = {cls}
+        frontier = [cls]
+        for _ in range(HIERARCHY_DEPTH):
+            nxt: list[str] = []
+            for c in frontier:
+                for ch in sorted(self._children.get(c, ())):
+                    if ch in seen:
+                        continue
+                    seen.add(ch)
+                    nxt.append(ch)
+                    for cdef in self.classes.get(ch, []):
+                        idx = cdef.decl.methods.get(m)
+                        if idx is not None:
+                            out.add(cdef.facts.node_id(idx))
+            frontier = nxt
+        return sorted(out)
 
     def method_names(self, cls: str, depth: int = 0) -> set[str]:
         """The (lower) names of the methods class ``cls`` has, inherited ones included

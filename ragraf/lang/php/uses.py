@@ -82,6 +82,25 @@ _CLASS_TESTS = frozenset({"is_a", "is_subclass_of"})
 REPOSITORY_READS = frozenset(
     {"createquerybuilder", "find", "findby", "findoneby", "findall", "count", "matching"}
 )
+#: array keys whose string value names a capability, an option or a setting, not code
+_NOT_CALLABLE_KEYS = frozenset(
+    {
+        "cap",
+        "capability",
+        "capabilities",
+        "option",
+        "option_name",
+        "setting",
+        "settings",
+        "role",
+        "permission",
+        "meta_key",
+        "theme_supports",
+        "default",
+    }
+)
+#: the other strings of a list kept with a name in it (``list_words``)
+_LIST_WORDS = 8
 #: an array key whose value is a callable (the query's ``@name.callback_key``)
 _CALLBACK_KEY = re.compile(r"^['\"](?i:[a-z_]*callback)['\"]$")
 
@@ -280,22 +299,48 @@ class Uses(Bindings, FrameworkCalls, StrVals):
         value under a ``...callback`` key is ``on_keyed_callback``'s, the method name of a
         callable array (``[$this, 'm']``) ``on_array``'s."""
         parent = n.parent
+        siblings: tuple[str, ...] = ()
         if parent is not None and parent.type == "array_element_initializer":
             if parent.named_child_count == 2:
                 key = parent.named_children[0]
                 if key.type == "string" and _CALLBACK_KEY.match(self.t(key)):
                     return
+                if (self.string_value(key) or "").lower() in _NOT_CALLABLE_KEYS:
+                    return  # 'capability' => 'activate_plugins': a capability, not a call
             else:
                 arr = parent.parent
                 if arr is not None and self.callable_array(arr) is not None:
                     return  # [$this, 'm'] names a method: a CallableRef's
+                siblings = self.list_words(arr, n) if arr is not None else ()
         target = self.callable_target(n)
         if target is not None:
             self.raw_refs.append(
                 CallbackRef(
-                    self.scope_index(), n.start_point[0] + 1, Target(TargetKind.NAMED), -1, target
+                    self.scope_index(),
+                    n.start_point[0] + 1,
+                    Target(TargetKind.NAMED, candidates=siblings),
+                    -1,
+                    target,
                 )
             )
+
+    def list_words(self, arr: Node, n: Node) -> tuple[str, ...]:
+        """The other plain strings of a list (``array('activate_plugins', 'edit_posts')``),
+        up to ``_LIST_WORDS``: the resolver links a name in it only when most of them name
+        functions too (else it is a list of capabilities, options or settings)."""
+        out: list[str] = []
+        for e in arr.named_children:
+            if e.type != "array_element_initializer" or e.named_child_count != 1:
+                continue
+            v = e.named_children[0]
+            if v.start_byte == n.start_byte:
+                continue
+            s = self.string_value(v)
+            if s is not None:
+                out.append(s)
+                if len(out) >= _LIST_WORDS:
+                    break
+        return tuple(out)
 
     def on_method_call(self, n: Node) -> None:
         """``$x->m()`` / ``$x?->m()`` (``$x->$m()`` is dynamic); route registrations too."""
