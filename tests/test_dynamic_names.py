@@ -97,7 +97,6 @@ def test_a_hook_name_built_of_a_listed_value_is_each_of_the_list() -> None:
     ("fqn", "item"),
     [
         ("proxy_open", ("open_file", "src/files.php:13", 0.4, "call_user_func")),
-        ("local_open", ("open_file", "src/files.php:13", 0.4, "call_user_func")),
         # a pattern matching two functions: the confidence is shared
         ("upgrade_to_2", ("upgrade", "src/files.php:20", 0.2, "variable-function")),
         ("upgrade_to_3", ("upgrade", "src/files.php:20", 0.2, "variable-function")),
@@ -226,3 +225,18 @@ def test_a_capability_list_sharing_a_function_name_is_no_reference(dyn: Path) ->
     assert (r["stated"], r["derived"], r.get("callbacks")) == ([], [], None)
     named = _callers(dyn, "my_handler_one")["result"]
     assert _items(named, "derived") == [("lists", "src/caps.php:11", 0.5, "named in a string")]
+
+
+def test_a_pattern_fitting_too_many_is_listed_not_linked(dyn: Path) -> None:
+    """``"get_{$type}_link"`` fits six functions (above ``max_heuristic_candidates``): no
+    edge, the site is a dynamic one of each answer, with its pattern; an escaped
+    ``'\\\\local_open'`` is the name ``local_open``."""
+    r = _callers(dyn, "get_c_link")["result"]
+    assert r["derived"] == []
+    listed = [(s["evidence"], s["name"]) for s in r["unresolved"]["dynamic"]["sites"]]
+    assert ("src/files.php:51", "get_*_link") in listed
+    local = _callers(dyn, "local_open")["result"]
+    assert [i["evidence"][0]["evidence"] for i in local["derived"]] == [
+        "src/files.php:13",
+        "src/files.php:51",
+    ]

@@ -160,8 +160,8 @@ def _dynamic(ctx: Ctx, targets: list[NodeRow], attached: set[tuple[str, int]]) -
 
 
 def _matches(pattern: str, name: str) -> bool:
-    """Whether a name pattern (``*`` any run of characters) matches a lower-case name."""
-    return re.fullmatch(".*".join(re.escape(p) for p in pattern.split("*")), name, re.S) is not None
+    """Whether a name pattern (``*`` one character or more) matches a lower-case name."""
+    return re.fullmatch(".+".join(re.escape(p) for p in pattern.split("*")), name, re.S) is not None
 
 
 def _hierarchy(ctx: Ctx, methods: list[NodeRow]) -> set[str]:

@@ -438,7 +438,7 @@ class Calls:
         """A call whose callee is computed (``$fn()``, ``call_user_func($cb)``,
         ``$obj->$m()``): derived calls of what its targets name (a literal name, a
         callable array; a pattern ``upgrade_to_*`` of every declaration it matches, up to
-        ``max_ambiguous``, the confidence divided among them); a target whose name nothing
+        ``max_candidates``, the confidence divided among them); a target whose name nothing
         is known of (``UNKNOWN_NAME``), or a pattern matching none or too many, is kept as
         an unresolved call site of that name (``*`` or the pattern): an answer about a
         declaration it may reach lists it (``ragraf.facade.accounting``)."""
@@ -454,7 +454,7 @@ class Calls:
                     if UNKNOWN_NAME in cand:
                         pat = cand.lower()
                         found = self.sym.functions_matching(pat) if pat != UNKNOWN_NAME else []
-                        if found and len(found) <= self.max_ambiguous:
+                        if found and len(found) <= self.max_candidates:
                             matched.append((cand, found))
                         else:
                             open_.append((pat, CallKind.FUNCTION, "callable"))
@@ -507,7 +507,7 @@ class Calls:
             return None
         if UNKNOWN_NAME in method:
             found: list[str] = self.sym.methods_matching(recv, method.lower()) if tys else []
-            if found and len(found) <= self.max_ambiguous:
+            if found and len(found) <= self.max_candidates:
                 return found
             open_.append((method.lower(), CallKind.METHOD, detail))
             return None

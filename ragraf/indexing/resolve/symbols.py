@@ -49,8 +49,9 @@ def _callable_params(f: FileFacts) -> dict[int, set[str]]:
 
 
 def name_pattern(pattern: str) -> re.Pattern[str]:
-    """A name pattern (``*`` any run of characters, else literal) as a regular expression."""
-    return re.compile(".*".join(re.escape(p) for p in pattern.split("*")), re.S)
+    """A name pattern (``*`` a part built at run time: one character or more, else
+    literal) as a regular expression."""
+    return re.compile(".+".join(re.escape(p) for p in pattern.split("*")), re.S)
 
 
 def bare_method(m: str) -> str:

@@ -45,7 +45,7 @@ if TYPE_CHECKING:
     from tree_sitter import Node
 
 #: values kept per expression (more: unknown)
-MAX_VALUES = 32
+MAX_VALUES = 128
 #: the longest value kept
 MAX_VALUE_CHARS = 200
 #: how deep an expression is followed
@@ -61,6 +61,8 @@ _CASE: dict[str, Callable[[str], str]] = {
 }
 #: ``sprintf``'s conversions of one argument (``%s``, ``%d``, ``%1$s``)
 _CONV = re.compile(r"%(?:(\d+)\$)?[-+ 0']*\d*(?:\.\d+)?([sdfFuxXbcoeE])")
+#: escape sequences a name may hold (``'\\Sodium\\f'``), as their character
+_ESCAPED = {"\\\\": "\\", "\\'": "'", '\\"': '"', "\\$": "$"}
 #: expressions whose value is only known at run time (they may hold a name)
 _RUNTIME = frozenset(
     {
@@ -258,6 +260,8 @@ class StrVals(Names):
                     parts.append((self.t(p),))
                 elif p.type == "variable_name":
                     parts.append(self.str_values(p, depth + 1) or ("*",))
+                elif p.type == "escape_sequence":
+                    parts.append((_ESCAPED.get(self.t(p), "*"),))
                 else:
                     parts.append(("*",))
             return _join(parts) if parts else ("",)
