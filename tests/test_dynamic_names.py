@@ -157,7 +157,7 @@ def test_registrations_are_items_counted_in_total(dyn: Path) -> None:
     out = invoke("-C", dyn, "query", "callers", "on_error", check=True).stdout.splitlines()
     assert out[0] == (
         "1 callers: 1 stated, 0 derived (1 registered with set_error_handler);"
-        " may also call it: 2 dynamic call sites (name computed at run time)"
+        " may also call it: 3 dynamic call sites (name computed at run time)"
     )
 
 
@@ -174,15 +174,17 @@ def test_dynamic_call_sites_that_may_reach_a_target_are_listed(dyn: Path) -> Non
     assert sites("wp_ajax_never_listed") == [
         ("src/files.php:32", "function", "callable"),
         ("src/files.php:37", "function", "callable"),
+        ("src/files.php:56", "function", "callable"),
     ]
     assert sites("Dyn\\Plugin::unrelated") == [
         ("src/files.php:32", "function", "callable"),
         ("src/files.php:37", "function", "callable"),
         ("src/files.php:38", "method", None),
+        ("src/files.php:56", "function", "callable"),
         ("src/plugins.php:20", "method", "Dyn\\Plugin"),
     ]
     env = _callers(dyn, "wp_ajax_never_listed")
-    assert any("2 call sites whose callee is computed at run time" in x for x in env["limits"])
+    assert any("3 call sites whose callee is computed at run time" in x for x in env["limits"])
 
 
 def test_an_item_says_how_much_evidence_it_cut(dyn: Path) -> None:
@@ -239,4 +241,12 @@ def test_a_pattern_fitting_too_many_is_listed_not_linked(dyn: Path) -> None:
     assert [i["evidence"][0]["evidence"] for i in local["derived"]] == [
         "src/files.php:13",
         "src/files.php:51",
+    ]
+
+
+def test_a_string_passed_where_a_parameter_is_called_is_a_callable(dyn: Path) -> None:
+    """``apply_cb('double_it', 3)`` where ``apply_cb`` calls ``$cb($x)``: a registration."""
+    r = _callers(dyn, "double_it")["result"]
+    assert _items(r, "stated") == [
+        ("use_apply", "src/files.php:63", 1.0, "registered with apply_cb")
     ]

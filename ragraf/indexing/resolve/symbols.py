@@ -560,7 +560,8 @@ class SymbolTable:
 
     def takes_callable(self, node_id: str, position: int) -> bool:
         """Does parameter ``position`` of this function or method take a callable (its
-        declared or documented type says ``callable``)? A variadic last one covers the rest."""
+        declared or documented type says ``callable``, or the body calls it: ``called``)? A
+        variadic last one covers the rest."""
         params = self.params.get(node_id) or []
         if not params:
             return False
@@ -568,7 +569,7 @@ class SymbolTable:
         if position >= len(params) and not p.get("variadic"):
             return False
         types = f"{p.get('type', '')}|{p.get('doc_type', '')}".lower()
-        return "callable" in types or "closure" in types
+        return "callable" in types or "closure" in types or bool(p.get("called"))
 
     def methods_of(self, d: TypeDesc | None, method: str) -> list[str]:
         """Every declaration ``method`` (any case) may be on a receiver described by ``d``."""

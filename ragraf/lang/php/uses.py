@@ -170,6 +170,7 @@ class Uses(Bindings, FrameworkCalls, StrVals):
         if target is not None:
             return (target,)
         out: list[Target] = []
+        self.called_param(arg)
         if arg.type == "variable_name":
             # the variable's name waits in the target until finish() closes it over the scope
             name = self.t(arg)[1:]
@@ -190,6 +191,18 @@ class Uses(Bindings, FrameworkCalls, StrVals):
         elif values is None and arg.type != "variable_name":
             out.extend(function_targets(("*",)))
         return tuple(out)
+
+    def called_param(self, arg: Node) -> None:
+        """A parameter called (``$cb()``, ``call_user_func($cb)``): the function takes a
+        callable there (its ``parameters`` prop says ``called``), so a string its callers
+        pass there names one."""
+        i = self.param_of(arg)
+        sc = self.scope()
+        if i < 0 or sc.node == 0 or sc.anon:
+            return
+        params = self.facts.nodes[sc.node].props.get("parameters") or []
+        if i < len(params):
+            params[i]["called"] = True
 
     def on_assignment(self, n: Node) -> None:
         """What ``Bindings`` reads of an assignment, and its string values (``StrVals``)."""
