@@ -107,10 +107,6 @@ def test_a_hook_name_built_of_a_listed_value_is_each_of_the_list() -> None:
             "Dyn\\Plugin::hook_render",
             ("Dyn\\PluginHost::render", "src/plugins.php:25", 0.4, "dispatcher"),
         ),
-        (
-            "Dyn\\Plugin::render_page",
-            ("Dyn\\Page::show", "src/plugins.php:33", 0.2, "dynamic-method"),
-        ),
         ("wp_ajax_fetch_list", ("src/ajax.php", "src/ajax.php:16", 0.4, "hook")),
         ("wp_ajax_heartbeat", ("src/ajax.php", "src/ajax.php:16", 0.4, "hook")),
         ("on_get_category", ("src/ajax.php", "src/ajax.php:22", 0.7, "hook")),
@@ -250,3 +246,22 @@ def test_a_string_passed_where_a_parameter_is_called_is_a_callable(dyn: Path) ->
     assert _items(r, "stated") == [
         ("use_apply", "src/files.php:63", 1.0, "registered with apply_cb")
     ]
+
+
+def test_a_vendor_interface_s_call_is_no_guess_at_a_corpus_implementation(dyn: Path) -> None:
+    """``$r->getUri()`` on a PSR ``RequestInterface``: the vendor's object, not the corpus
+    class that implements the interface (no ``subclass`` edge)."""
+    r = _callers(dyn, "Prec\\Request::getUri")["result"]
+    assert r["stated"] == r["derived"] == []
+
+
+def test_a_method_name_of_a_loop_over_literals_is_each_of_them(dyn: Path) -> None:
+    """``foreach (array('page', 'post') as $kind) { $m = 'render_' . $kind; $this->$m(); }``
+    calls ``render_page`` and ``render_post`` (0.4 each); ``{'render_' . $kind}`` with
+    ``$kind`` a parameter fits both too, the confidence shared."""
+    for fqn in ("Dyn\\Plugin::render_page", "Dyn\\Plugin::render_post"):
+        r = _callers(dyn, fqn)["result"]
+        assert _items(r, "derived") == [
+            ("Dyn\\Page::all", "src/plugins.php:40", 0.4, "dynamic-method"),
+            ("Dyn\\Page::show", "src/plugins.php:33", 0.2, "dynamic-method"),
+        ], fqn

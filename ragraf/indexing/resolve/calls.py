@@ -306,10 +306,13 @@ class Calls:
                 )
                 or CallOutcome.STATED
             )
-        if kind != CallKind.STATIC:
-            # no class it may be declares m: the object may be of a subclass that does
-            # (WP_List_Table's $this->inline_edit() on a WP_Terms_List_Table), before __call
-            sub = sorted({t for cls in tys for t in self.sym.subclass_methods(cls, m.lower())})
+        if kind != CallKind.STATIC and known and not external:
+            # no corpus class it may be declares m: the object may be of a subclass that
+            # does (WP_List_Table's $this->inline_edit() on a WP_Terms_List_Table), before
+            # __call; a vendor interface's implementations in the corpus are no such guess
+            sub = sorted(
+                {t for cls in known for t in self.sym.subclass_methods(cls.lower(), m.lower())}
+            )
             if sub:
                 self.ctx.out.link_targets(src, sub, EdgeKind.CALLS, path, line, True, "subclass")
                 return CallOutcome.DERIVED

@@ -206,6 +206,20 @@ class StrVals(Names):
             (n.end_byte, block[0], block[1], values, param)
         )
 
+    def str_foreach(self, n: Node) -> None:
+        """``foreach ($plugins as $plugin)`` over a list of literals (an array literal, a
+        variable assigned one): inside the loop ``$plugin`` is one of them."""
+        kids = [c for c in n.named_children if c.type != "comment"]
+        if len(kids) < 3 or kids[1].type != "variable_name":
+            return
+        values = self._list_values(kids[0], 0)
+        if not values or len(values) > MAX_VALUES:
+            return
+        body = kids[-1]
+        self.str_binds().setdefault((self.scope().id, self.t(kids[1])[1:]), []).append(
+            (kids[1].end_byte, body.start_byte, body.end_byte, values, -1)
+        )
+
     def _reaching(self, name: str, at: int) -> tuple[list[StrBinding], bool]:
         """The string assignments of ``$name`` that may reach byte ``at`` and whether one of
         them dominates it (else the variable may still hold what it had on entry)."""

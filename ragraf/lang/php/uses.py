@@ -204,6 +204,12 @@ class Uses(Bindings, FrameworkCalls, StrVals):
         if i < len(params):
             params[i]["called"] = True
 
+    def on_foreach(self, n: Node) -> None:
+        """What ``Bindings`` reads of a ``foreach``, and the values of its variable when it
+        walks a list of literals (``StrVals``)."""
+        super().on_foreach(n)
+        self.str_foreach(n)
+
     def on_assignment(self, n: Node) -> None:
         """What ``Bindings`` reads of an assignment, and its string values (``StrVals``)."""
         super().on_assignment(n)
