@@ -76,6 +76,8 @@ _RUNTIME = frozenset(
         "heredoc",
     }
 )
+#: right sides that may copy a parameter (``param_of``)
+_PARAM_COPIES = frozenset({"variable_name", "function_call_expression", "parenthesized_expression"})
 #: WordPress's filters: the value a filter returns when nothing is added (argument 1)
 _FILTERS = frozenset({"apply_filters", "apply_filters_deprecated"})
 #: the functions that test whether argument 0 is one of the list argument 1 holds
@@ -200,10 +202,20 @@ class StrVals(Names):
             return
         values = self.str_values(right)
         sc = self.scope()
+        key = (sc.id, self.t(left)[1:])
+        binds = self.str_binds().get(key)
+        param = self.param_of(right) if right.type in _PARAM_COPIES else -1
+        if not binds and param < 0 and values in (None, ("*",)) and not self._is_param(key[1]):
+            return  # nothing known before nor now: as if unassigned (cheaper: most are)
         block = self.block_of(n)
-        param = self.param_of(right)
-        self.str_binds().setdefault((sc.id, self.t(left)[1:]), []).append(
-            (n.end_byte, block[0], block[1], values, param)
+        self.str_binds().setdefault(key, []).append((n.end_byte, block[0], block[1], values, param))
+
+    def _is_param(self, name: str) -> bool:
+        sc = self.scope()
+        if sc.node == 0 or sc.anon:
+            return False
+        return any(
+            p.get("name") == name for p in self.facts.nodes[sc.node].props.get("parameters") or []
         )
 
     def str_foreach(self, n: Node) -> None:
