@@ -65,14 +65,25 @@ def ajax_handlers(g: GraphStore, rev: str, root: Path) -> dict[str, Any]:
     }
 
 
-#: calls that test whether a name exists: the string is no call of it
-_EXISTS = re.compile(r"\b(?:method_exists|function_exists|is_callable|property_exists)\s*\(", re.I)
+#: calls whose string argument names something else than code to run (a hook, a message)
+_NOT_RUN = re.compile(
+    r"\b(?:method_exists|function_exists|is_callable|property_exists|do_action|apply_filters"
+    r"|has_filter|has_action|_deprecated_function|_doing_it_wrong|__|_e|esc_html__)\s*\(\s*$",
+    re.I,
+)
 
 
 def _names_it(line: str, name: str, method: bool) -> bool:
+    """Whether a line calls ``name`` or hands it over as a callable: a call, a string
+    naming a function (not an array key, nor a hook's or a message's name), a method's
+    name in a callable array or ``'C::m'``."""
     n = re.escape(name)
-    if re.search(rf"['\"]{n}['\"]", line, re.I) and not _EXISTS.search(line):
-        return True
+    for m in re.finditer(rf"['\"]((?:[\w\\]+::)?){n}['\"]", line, re.I):
+        before, after = line[: m.start()], line[m.end() :]
+        if re.match(r"\s*=>", after) or re.search(r"\[\s*$", before) or _NOT_RUN.search(before):
+            continue
+        if not method or m.group(1) or re.search(r"(?:\[|array\s*\()[^,\]]+,\s*$", before, re.I):
+            return True
     call = rf"(?:->|::)\s*{n}\s*\(" if method else rf"(?<![\w$>:\\]){n}\s*\("
     decl = re.compile(rf"\bfunction\s+&?\s*{n}\s*\(", re.I)
     return re.search(call, decl.sub("", line), re.I) is not None
