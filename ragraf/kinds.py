@@ -228,6 +228,67 @@ class NameUse(StrEnum):
     NEW = "new"
 
 
+class Denotes(StrEnum):
+    """``typedesc.Pending.use``: what of a name the file alone cannot resolve a
+    descriptor stands for."""
+
+    INSTANCE = "instance"  # an instance of the class it names
+    RETURN = "return"  # what calling it returns
+    VALUE = "itself"  # the value itself (a module, a class object, a typed value)
+
+
+class BindKind(StrEnum):
+    """What a name is bound to inside one file, as a tree-sitter language's walk keeps it
+    (``Bind.kind`` of ``ragraf.lang.<x>.names``), and of a module-level binding another
+    file may import (``typedesc.Export.kind``)."""
+
+    CLASS = "class"  # name: the class's fqn
+    FUNCTION = "func"  # name: the function's fqn (Go: a function value, no name)
+    OBJECT = "obj"  # name: the fqn of an object literal (its methods are <fqn>.<key>)
+    IMPORT = "import"  # name: an import key / dotted name
+    EXPR = "expr"  # expr: the expression assigned and its scope
+    ANNOTATION = "ann"  # expr: the annotation of a name and its scope (Python)
+    DESC = "desc"  # desc: what the value is
+    LOCAL = "local"  # a parameter or local of unknown value
+    SELF = "self"  # name: the class of a method's ``self``
+    CLS = "cls"  # name: the class of a classmethod's ``cls``
+    RANGE = "range"  # expr: what a Go ``range`` iterates over
+    NONE = "none"  # nothing known (Java)
+    VALUE = "typed"  # an export: desc, what the value is
+    STAR = "star"  # an export: name, the specifier of ``export * from``
+    MODULE = "module"  # Go: name, a go.mod's module path (the row's name: its directory)
+    PACKAGE = "package"  # Go: name, the fqn prefix of a directory's package
+
+
+class CalleeKind(StrEnum):
+    """What a call's callee is, as a tree-sitter language's names see it in one file
+    (``tstree.Callee.kind``)."""
+
+    FUNCTION = "func"  # name: the function's fqn
+    CLASS = "class"  # name: the class's fqn (a constructor call)
+    IMPORT = "import"  # name: an import key (JavaScript)
+    EXTERNAL = "ext"  # name: a dotted name through an import (Python)
+    QUALIFIED = "qual"  # path, name: a name of another package (Go)
+    GLOBAL = "global"  # name: a builtin global (JavaScript)
+    BUILTIN = "builtin"  # name: a builtin function
+    METHOD = "method"  # receiver, name: a method
+    TYPE = "type"  # receiver: the type converted to (Go)
+    UNBOUND = "unbound"  # name: a name the file does not bind
+    DYNAMIC = "dynamic"  # a computed callee
+
+
+class EntityKind(StrEnum):
+    """``crossfile.Entity.kind``: what a name another file declares turns out to be."""
+
+    MODULE = "module"  # name: the module (a path or a dotted name)
+    CLASS = "class"  # name: its fqn
+    FUNCTION = "function"  # name: its fqn
+    OBJECT = "object"  # an object literal: name its fqn, where its module's path
+    VALUE = "typed"  # a typed value: desc, where the module it is in
+    EXTERNAL = "external"  # outside the corpus: name as the linker keeps it
+    MISSING = "missing"  # nothing the corpus declares
+
+
 class HookRole(StrEnum):
     """``HookRef.role``: a callback added to a hook, or the hook run."""
 

@@ -6,6 +6,7 @@ import os
 import pickle
 import zlib
 from pathlib import Path
+from typing import NamedTuple
 
 import apsw
 import pytest
@@ -15,6 +16,8 @@ from ragraf.corpus import scan
 from ragraf.indexing import indexer
 from ragraf.indexing.extract import INTERFACE
 from ragraf.lang import codec, registry
+from ragraf.lang.facts import CallbackRef, FileFacts
+from ragraf.lang.typedesc import Cls
 from tests.helpers import REPO, fixture_facts
 
 
@@ -142,3 +145,116 @@ def test_a_string_orjson_refuses_round_trips_through_the_stdlib() -> None:
     blob = codec.encode(odd)
     assert codec.decode(blob) == odd
     assert codec.decode(codec.encode(f)) == f  # and the usual row is orjson's
+
+
+def _descriptors() -> FileFacts:
+    """Facts holding every type descriptor variant, nested, and every kind of place one
+    sits in (returns, class properties, globals, references)."""
+    from ragraf.kinds import BindKind, Denotes, TargetKind
+    from ragraf.lang import typedesc as T
+    from ragraf.lang.facts import ClassDecl, FactNode, MethodCallRef, Target
+
+    f = FileFacts("a.php", "php", "ok", None, 3)
+    f.nodes = [FactNode("n0", "file", "a.php", "a.php", 1, 3, {}, "structural")]
+    every: list[T.TypeDesc] = [
+        T.Cls("App\\A"),
+        T.Static(),
+        T.Parent("App\\A"),
+        T.Prop(T.Cls("App\\A"), "db"),
+        T.Prop(T.Parent("App\\A"), "one", static=True),
+        T.Call(T.Global("wpdb"), "get"),
+        T.Call(T.Static(), "make", static=True),
+        T.Func(("App\\f", "f")),
+        T.Array(T.Cls("App\\Row")),
+        T.Elem(T.Array(T.AnyOf((T.Cls("App\\A"), T.Cls("App\\B"))))),
+        T.Var("x", 12),
+        T.FuncName(("f",)),
+        T.CallableOf(T.Cls("App\\A"), "m"),
+        T.Pending(Denotes.RETURN, ("example.com/x", "New")),
+        T.Global("g"),
+        T.AnyOf((T.Global("g"), T.Cls("g"), T.Parent("g"))),  # equal fields, three variants
+    ]
+    assert {type(d) for d in every} == set(T.VARIANTS)
+    f.returns = {0: every}
+    f.classes = [ClassDecl(0, "App\\A", "class", props={"p": every[:3]})]
+    f.global_assigns = [
+        ("g", T.Global("g")),
+        ("e", T.Export(BindKind.VALUE, desc=every[3])),
+        ("o", T.Export(BindKind.FUNCTION, "m.o.f", member="f")),
+    ]
+    f.refs = [
+        MethodCallRef(0, 2, every[4], "m"),
+        CallbackRef(
+            0, 2, Target(TargetKind.METHOD, receiver=every[9], method="m"), 0, Target("function")
+        ),
+    ]
+    return f
+
+
+def test_every_type_descriptor_round_trips() -> None:
+    """Each variant comes back as itself (two variants with equal fields stay apart)."""
+    f = _descriptors()
+    back = codec.decode(codec.encode(f))
+    assert back == f
+    assert [type(d) for d in back.returns[0]] == [type(d) for d in f.returns[0]]
+    assert codec.from_data(codec.to_data(f.returns[0])) == tuple(f.returns[0])
+
+
+def test_a_row_cannot_give_a_descriptor_another_variant_s_tag() -> None:
+    """A descriptor's ``tag`` is not written; a row that adds one is not a facts row."""
+    f = FileFacts("a.php", "php", "ok", None, 1)
+    f.returns = {0: [Cls("App\\A")]}
+    blob = codec.encode(f)
+    n = int.from_bytes(blob[:4], "big")
+    head = zlib.decompress(blob[4 : 4 + n])
+    assert b'{"@":"Cls","v":["App\\\\A"]}' in head
+    crafted = zlib.compress(head.replace(b'"v":["App\\\\A"]', b'"v":["App\\\\A","parent"]'))
+    with pytest.raises(ValueError):
+        codec.decode(len(crafted).to_bytes(4, "big") + crafted + blob[4 + n :])
+
+
+def test_every_facts_type_is_listed() -> None:
+    """A NamedTuple type of the facts module or of the descriptors is one the cache can
+    write (``facts.FACT_TYPES``): else a row holding one would fail to encode."""
+    from ragraf.lang import facts, typedesc
+
+    defined = {
+        t
+        for m in (facts, typedesc)
+        for t in vars(m).values()
+        if isinstance(t, type) and issubclass(t, tuple) and t.__module__ == m.__name__
+    }
+    assert defined - {facts.FactNode, facts.LocalEdge, facts.TextFact, facts.FlowUnit} == set(
+        facts.FACT_TYPES
+    )
+
+
+class ShapeRef(NamedTuple):
+    """A reference type only a (test) language produces."""
+
+    owner: int
+    line: int
+    shape: str
+
+
+def test_a_language_s_own_reference_type_round_trips(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A reference type a language declares in its package and names in its registry entry
+    (``fact_types``) is written and read by the cache without touching the codec."""
+    import dataclasses
+    import importlib
+
+    php = registry.get("php")
+    assert php is not None
+    lang = dataclasses.replace(php, fact_types=(f"{__name__}:ShapeRef",))
+    monkeypatch.setattr(registry, "LANGUAGES", (*registry.LANGUAGES, lang))
+    assert ShapeRef in registry.fact_types()
+    f = FileFacts("a.php", "php", "ok", None, 1)
+    f.refs = [ShapeRef(0, 1, "circle")]  # type: ignore[list-item]
+    try:
+        fresh = importlib.reload(codec)
+        assert fresh.decode(fresh.encode(f)) == f
+    finally:
+        monkeypatch.undo()
+        importlib.reload(codec)
+    with pytest.raises(ValueError):  # a codec that does not know it writes a plain list
+        codec.decode(codec.encode(f))

@@ -20,6 +20,7 @@ from ragraf.kinds import TableHow
 from ragraf.lang.facts import OrmTableRef
 from ragraf.lang.php.doctrine import snake_case, table_candidates
 from ragraf.lang.php.walk import extract
+from ragraf.lang.typedesc import Cls
 from tests.helpers import REPO, edit_file, indexed_fixture, write
 
 SYMFONY = REPO / "fixtures" / "symfonyapp"
@@ -221,8 +222,8 @@ class A {
     assert f.status == "ok"
     refs = [r for r in f.refs if getattr(r, "member", None) == "class"]
     assert sorted((r.line, r.cls) for r in refs) == [
-        (5, ("class", "App\\Audited")),
-        (5, ("class", "SensitiveParameter")),  # linked only where the corpus declares it
+        (5, Cls("App\\Audited")),
+        (5, Cls("SensitiveParameter")),  # linked only where the corpus declares it
     ]
 
 

@@ -14,6 +14,7 @@ import pytest
 from ragraf import facade
 from ragraf.lang import registry
 from ragraf.lang.facts import DynamicCallRef, HookRef, Target
+from ragraf.lang.typedesc import Cls
 from tests.helpers import REPO, indexed_fixture, invoke
 
 DYNAMIC = REPO / "fixtures" / "dynamic"
@@ -65,8 +66,8 @@ def test_the_names_a_variable_may_hold_are_the_targets_of_its_call() -> None:
     assert refs[37] == (Target(fn, candidates=("*",)),)
     assert refs[38] == (Target("method", method="*"),)
     plugins = _dynamic_refs("src/plugins.php")
-    assert plugins[20] == (Target("method", receiver=("class", "Dyn\\Plugin"), method="*"),)
-    assert plugins[33] == (Target("method", receiver=("class", "Dyn\\Page"), method="render_*"),)
+    assert plugins[20] == (Target("method", receiver=Cls("Dyn\\Plugin"), method="*"),)
+    assert plugins[33] == (Target("method", receiver=Cls("Dyn\\Page"), method="render_*"),)
 
 
 def test_a_hook_name_built_of_a_listed_value_is_each_of_the_list() -> None:

@@ -18,7 +18,9 @@ import pytest
 
 from ragraf import config
 from ragraf.drift.scan import run_scan
+from ragraf.kinds import BindKind, Denotes
 from ragraf.lang import registry
+from ragraf.lang.typedesc import Export, Pending
 from tests.helpers import REPO, invoke
 from tests.test_drift import edit
 from tests.test_python import assert_golden, indexed_copy
@@ -166,12 +168,14 @@ def test_go_extraction_of_one_file_alone() -> None:
     assert ext.methods == {"Next": 2, "next": 2}
     calls = [r for r in f.refs if isinstance(r, (CallRef, MethodCallRef))]
     assert CallRef(2, 13, ("@example.com/x/v2#New",), "m.New") in calls
-    assert MethodCallRef(2, 14, ("gocall", "example.com/x/v2", "New"), "Run") in calls
+    assert (
+        MethodCallRef(2, 14, Pending(Denotes.RETURN, ("example.com/x/v2", "New")), "Run") in calls
+    )
     assert [t.kind for t in f.texts] == ["docblock"] and f.texts[0].owner == 1
     bad = registry.extract("pkg/util/b.go", "go", "package util\n\nfunc (\n", 120)
     assert bad.status == "partial" and bad.note == "syntax error near line 3"
     mod = registry.extract("go.mod", "go", "module example.com/x/v2\n\ngo 1.21\n", 120)
-    assert mod.global_assigns == [("gomod", ("gomod", "", "example.com/x/v2"))]
+    assert mod.global_assigns == [("", Export(BindKind.MODULE, "example.com/x/v2"))]
 
 
 def test_routes_of_net_http_gin_and_chi(tmp_path: Path) -> None:

@@ -16,6 +16,7 @@ from ragraf.drift.scan import run_scan
 from ragraf.indexing import indexer
 from ragraf.lang import registry
 from ragraf.lang.facts import CallableRef, CallbackRef, HookRef, Target
+from ragraf.lang.typedesc import Cls
 from tests.helpers import REPO, edit_file, fixture_facts, indexed_fixture, invoke, write
 
 WPHOOKS = REPO / "fixtures" / "wphooks"
@@ -56,18 +57,18 @@ def test_hook_references_are_read_from_the_calls() -> None:
         (25, "fire", "myplug_label", "apply_filters"),
     ]
     # [$this, 'm'] is closed over the class; the array is the listen's, not a CallableRef
-    assert hooks[0].callback == Target("method", receiver=("class", "Myplug\\Admin"), method="menu")
+    assert hooks[0].callback == Target("method", receiver=Cls("Myplug\\Admin"), method="menu")
     assert not [r for r in admin.refs if isinstance(r, CallableRef | CallbackRef)]
     main = [r for r in by_path["myplug.php"].refs if isinstance(r, HookRef)]
     assert [(r.hook, r.callback) for r in main] == [
         ("init", Target("function", candidates=("Myplug\\boot",))),
         ("myplug_saved", Target("function", candidates=("Myplug\\on_saved",))),
         ("myplug_save_page", Target("function", candidates=("Myplug\\on_page_saved",))),
-        ("myplug_label", Target("method", receiver=("class", "Myplug\\Labels"), method="upper")),
+        ("myplug_label", Target("method", receiver=Cls("Myplug\\Labels"), method="upper")),
         ("myplug_report", None),  # a closure: its calls are its scope's own
         (
             "wp_ajax_myplug_save",
-            Target("method", receiver=("class", "Myplug\\Admin"), method="save"),
+            Target("method", receiver=Cls("Myplug\\Admin"), method="save"),
         ),
         ("wp_ajax_nopriv_myplug_ping", Target("function", candidates=("Myplug\\report",))),
         ("admin_post_myplug_export", None),
@@ -102,10 +103,10 @@ def test_a_string_callable_names_its_function_fully_qualified() -> None:
     targets = [r.target for r in facts.refs if isinstance(r, CallbackRef)]
     assert targets == [
         Target("function", candidates=("helper",)),
-        Target("method", receiver=("class", "T"), method="cmp"),
+        Target("method", receiver=Cls("T"), method="cmp"),
     ]
     arrays = [r for r in facts.refs if isinstance(r, CallableRef)]
-    assert [(r.receiver, r.method) for r in arrays] == [(("class", "Lib\\Tools"), "cmp")]
+    assert [(r.receiver, r.method) for r in arrays] == [(Cls("Lib\\Tools"), "cmp")]
 
 
 def test_a_run_of_a_hook_calls_the_callbacks_added_to_it(plugin: Path) -> None:

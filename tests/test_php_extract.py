@@ -57,6 +57,7 @@ def test_the_lines_that_name_a_class_reference_it() -> None:
     ``parent`` name no class of their own)."""
     from ragraf.lang.facts import ClassConstRef
     from ragraf.lang.php.walk import extract
+    from ragraf.lang.typedesc import Cls
 
     src = (
         "<?php\nnamespace App;\nuse Lib\\Db;\n"
@@ -73,7 +74,9 @@ def test_the_lines_that_name_a_class_reference_it() -> None:
     )
     f = extract("src/Repo.php", src)
     got = sorted(
-        (r.line, r.cls[1]) for r in f.refs if isinstance(r, ClassConstRef) and r.member == "class"
+        (r.line, r.cls.fqn)
+        for r in f.refs
+        if isinstance(r, ClassConstRef) and isinstance(r.cls, Cls) and r.member == "class"
     )
     assert got == [
         (5, "App\\Missing"),

@@ -8,8 +8,7 @@ The scan flags a string constant equal to a member's value, compared (``==``, ``
 ``row["kind"]`` or ``row.get("kind")``). Other words of the code are not ours and spell
 some of the same strings: SQL's and PHP's keywords (``op == "delete"``, ``low ==
 "static"``), tree-sitter's node types (``n.type == "function"``), source text. Skipped
-too: a name bound to a tagged tuple's tag (``kind = e[0]``; type descriptors, bindings and
-entities are tagged tuples until they are typed: issue 38 item 2).
+too: a name bound to a tuple's first item (``kind = e[0]``: a SQL fragment's kind).
 
 ``EXCEPTIONS`` lists the few comparisons of a field so named with a word of another thing.
 """

@@ -263,7 +263,7 @@ class Walk:
         self.seen: set[tuple[Node, frozenset[str] | None, frozenset[str]]] = set()
         self.nodes: dict[Node, int] = {}  # node -> hops at which it was reached
         self.edges: list[dict[str, Any]] = []
-        self.edge_keys: dict[tuple[Any, ...], dict[str, Any]] = {}
+        self.edge_keys: dict[tuple[Node, Node, str | None, str], dict[str, Any]] = {}
         self.functions: dict[str, int] = {}
         self.cut: dict[str, int] = {}  # function -> callers it has (more than MAX_FANOUT)
         self.truncated = False

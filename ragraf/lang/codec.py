@@ -1,8 +1,9 @@
 """FileFacts as plain JSON: the format of the per-file facts cache.
 
 Invariants a change must keep:
-- Data only: decoding builds nothing but the types of ``ragraf.lang.facts``
-  named in ``_TYPES``, tuples, lists, dicts, strings, numbers, booleans and
+- Data only: decoding builds nothing but the types ``ragraf.lang.facts.FACT_TYPES``
+  lists (references, their parts, type descriptors) and those the languages' registry
+  entries name (``registry.fact_types``), tuples, lists, dicts, strings, numbers, booleans and
   None. A crafted cache row (a repository can ship its own ``.ragraf/``) can
   at worst give wrong facts or be rejected; it never runs code (the cache used
   to be pickled).
@@ -26,41 +27,20 @@ from typing import Any
 import orjson
 
 from ragraf.lang import facts as F
+from ragraf.lang import registry
 
-#: the NamedTuple types a cache row may contain (references and their parts)
-_TYPES: dict[str, type] = {
-    t.__name__: t
-    for t in (
-        F.CallRef,
-        F.MethodCallRef,
-        F.StaticCallRef,
-        F.CallableRef,
-        F.Target,
-        F.DynamicCallRef,
-        F.CallbackRef,
-        F.DispatchRef,
-        F.HookRef,
-        F.NewRef,
-        F.ClassConstRef,
-        F.IncludeRef,
-        F.SuperglobalRef,
-        F.TemplateRef,
-        F.Handler,
-        F.RouteRef,
-        F.ImportRef,
-        F.NameRef,
-        F.SqlTable,
-        F.SqlAnalysis,
-        F.SqlRef,
-        F.TablePrefixRef,
-        F.OrmTableRef,
-        F.BuilderCallRef,
-        F.DocLinkRef,
-        F.DocNameRef,
-    )
-}
-FORMAT = 2
+#: the NamedTuple types a cache row may contain (``facts.FACT_TYPES``: references, their
+#: parts, type descriptors; and those a language's registry entry names), by name
+_TYPES: dict[str, type] = {t.__name__: t for t in (*F.FACT_TYPES, *registry.fact_types())}
+if len(_TYPES) != len(F.FACT_TYPES) + len(registry.fact_types()):
+    raise ValueError("two facts types of one name")  # a row names its types by name
+FORMAT = 3
 _TAGS: dict[type, str] = {t: name for name, t in _TYPES.items()}
+#: how many fields of a type a row holds: all but a descriptor's ``tag`` (its type says it)
+_WRITTEN: dict[type, int] = {
+    t: len(t._fields) - (t._fields[-1:] == ("tag",))  # type: ignore[attr-defined]
+    for t in _TYPES.values()
+}
 #: values JSON writes as they are (the common case, tested first by exact type)
 _PLAIN = frozenset({str, int, float, bool, type(None)})
 
@@ -72,7 +52,7 @@ def _enc(v: Any) -> Any:
         return v
     name = _TAGS.get(t)
     if name is not None:
-        return {"@": name, "v": [_enc(x) for x in v]}
+        return {"@": name, "v": [_enc(x) for x in v[: _WRITTEN[t]]]}
     if isinstance(v, tuple | list):
         return [_enc(x) for x in v]
     if isinstance(v, dict):
@@ -94,6 +74,8 @@ def _dec(v: Any) -> Any:
         cls = _TYPES.get(name)
         if cls is None or set(v) != {"@", "v"} or not isinstance(v["v"], list):
             raise ValueError(f"not a facts type: {name!r}")
+        if len(v["v"]) > _WRITTEN[cls]:
+            raise ValueError(f"too many fields for {name!r}")
         return cls(*map(_dec, v["v"]))
     if v is None or isinstance(v, str | int | float | bool):
         return v
@@ -168,10 +150,11 @@ def _flows(f: F.FileFacts) -> list[list[Any]]:
 def _tag(v: Any) -> Any:
     """orjson's hook for what it does not write itself: a NamedTuple of ``_TYPES`` (as
     ``_enc`` tags it; its fields are written by orjson, tagged by this hook in turn)."""
-    name = _TAGS.get(type(v))
+    t = type(v)
+    name = _TAGS.get(t)
     if name is None:
-        raise TypeError(f"not a facts type: {type(v).__name__}")
-    return {"@": name, "v": list(v)}
+        raise TypeError(f"not a facts type: {t.__name__}")
+    return {"@": name, "v": list(v[: _WRITTEN[t]])}
 
 
 def json_bytes(data: Any) -> bytes:

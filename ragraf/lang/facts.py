@@ -16,20 +16,21 @@ Invariants a change must keep:
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ragraf.kinds import TargetKind, TextKind
+from ragraf.lang import typedesc
+
+# what an expression evaluates to (a typed union of hashable NamedTuples, evaluated by
+# ``ragraf.indexing.resolve.symbols.SymbolTable.types``) and a module-level binding for a
+# ``prepare`` hook: part of the facts' vocabulary, re-exported here
+from ragraf.lang.typedesc import Export as Export
+from ragraf.lang.typedesc import TypeDesc as TypeDesc
 
 if TYPE_CHECKING:
     from ragraf.sql.sqltext import SqlInfo
-
-#: What an expression evaluates to, as the PHP extractor describes it for the
-#: resolver: a tagged, nested, hashable tuple such as ("class", "App\\Foo"),
-#: ("static",), ("prop", <desc>, "db"), ("call", <desc>, "get"), ("any", (<desc>, ...)).
-#: Tags and their arity are documented in ``ragraf.lang.php.names`` and
-#: evaluated by ``ragraf.indexing.resolve.symbols.SymbolTable.types``.
-TypeDesc = tuple[Any, ...]  # a recursive tagged union; tuples keep it hashable (cache keys)
 
 
 class FactNode(NamedTuple):
@@ -393,6 +394,41 @@ Ref = (
 )
 
 
+#: every NamedTuple type a FileFacts may hold besides the plain ones (references, their
+#: parts, type descriptors): the facts cache (``ragraf.lang.codec``) writes and reads these
+#: and nothing else, so a new reference or descriptor type is listed here only
+FACT_TYPES: tuple[type, ...] = (
+    CallRef,
+    MethodCallRef,
+    StaticCallRef,
+    CallableRef,
+    Target,
+    DynamicCallRef,
+    CallbackRef,
+    DispatchRef,
+    HookRef,
+    NewRef,
+    ClassConstRef,
+    IncludeRef,
+    SuperglobalRef,
+    TemplateRef,
+    Handler,
+    RouteRef,
+    ImportRef,
+    NameRef,
+    SqlTable,
+    SqlAnalysis,
+    SqlRef,
+    TablePrefixRef,
+    OrmTableRef,
+    BuilderCallRef,
+    DocLinkRef,
+    DocNameRef,
+    *typedesc.VARIANTS,
+    Export,
+)
+
+
 def called_functions(r: Ref) -> tuple[str, ...] | None:
     """The function names a reference may call by name (a call, or a function passed as a
     callback), or None: what the include graph reads of a file (``Calls.loading``), and so
@@ -461,7 +497,9 @@ class FileFacts:
     returns: dict[int, list[TypeDesc]] = field(default_factory=dict)  # node index -> descs
     refs: list[Ref] = field(default_factory=list)
     scope_nodes: list[int] = field(default_factory=list)  # scope index -> node index
-    global_assigns: list[tuple[str, TypeDesc]] = field(default_factory=list)
+    #: (name, what a global of that name is assigned), or (name, a module-level binding
+    #: for a ``prepare`` hook)
+    global_assigns: list[tuple[str, TypeDesc | Export]] = field(default_factory=list)
     texts: list[TextFact] = field(default_factory=list)
     chunks: list[Chunk] = field(default_factory=list)
     stats: dict[str, int] = field(default_factory=dict)
@@ -514,7 +552,7 @@ class known_sql:  # noqa: N801 - a context manager, named as what it gives
     s of a ``drift --scan``) and the parses. Query-builder calls are not taken (their
     fragments name the call, and their analysis is not sqlglot's)."""
 
-    def __init__(self, refs: list[Any] | tuple[Any, ...]) -> None:
+    def __init__(self, refs: Iterable[object]) -> None:
         self.known = {
             r.fragments: r.analysis
             for r in refs

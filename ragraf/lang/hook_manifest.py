@@ -27,6 +27,7 @@ from ragraf.kinds import HookRole, ParseStatus, TargetKind
 from ragraf.lang.facts import FileFacts, HookRef, Target
 from ragraf.lang.php.hooks import MEDIAWIKI_HOOK
 from ragraf.lang.plain import extract as plain
+from ragraf.lang.typedesc import Cls
 
 LANG = "json"
 #: what a hook's name becomes in its handler's method: ``on`` + the name, these written ``_``
@@ -76,12 +77,12 @@ def _target(h: Any, hook: str, handlers: dict[str, Any]) -> Target | None:
         if not isinstance(cls, str) or not _CALLABLE.fullmatch(cls):
             return None  # a factory: the class it makes is not written here
         method = "on" + _NOT_IN_METHOD.sub("_", hook)
-        return Target(TargetKind.METHOD, receiver=("class", cls.lstrip("\\")), method=method)
+        return Target(TargetKind.METHOD, receiver=Cls(cls.lstrip("\\")), method=method)
     if not _CALLABLE.fullmatch(h):
         return None
     if "::" in h:
         cls, _, method = h.partition("::")
-        return Target(TargetKind.METHOD, receiver=("class", cls.lstrip("\\")), method=method)
+        return Target(TargetKind.METHOD, receiver=Cls(cls.lstrip("\\")), method=method)
     return Target(TargetKind.FUNCTION, candidates=(h.lstrip("\\"),))
 
 

@@ -44,7 +44,7 @@ if TYPE_CHECKING:
 #: version of the FileFacts format and of the extraction rules not visible in source
 #: digests: bump it when FileFacts fields change meaning (an extractor's own source is in
 #: ``fingerprint`` already); its history is docs/architecture.md §9.2, "Facts versions"
-FACTS_VERSION = "ragraf-facts/37"
+FACTS_VERSION = "ragraf-facts/38"
 #: the words of a failed file's note when its extractor raised (``extract``)
 EXTRACTOR_FAILED = "extractor failed"
 
@@ -95,6 +95,10 @@ class Language:
     build_tail: tuple[str, ...] = ()
     #: whether its files' chunks get vectors (false: markup, found by its words only)
     embeds: bool = True
+    #: reference types only this language's facts hold (``"<module>:<Name>"``, NamedTuples
+    #: of plain values, references' parts and type descriptors), besides the shared
+    #: ``ragraf.lang.facts.FACT_TYPES``: the facts cache writes and reads them too
+    fact_types: tuple[str, ...] = ()
 
 
 #: how much of a file's start ``build_output`` reads
@@ -102,6 +106,7 @@ BUILD_HEAD = 4096
 
 _COMMON = (
     "ragraf.lang.facts",
+    "ragraf.lang.typedesc",
     "ragraf.lang.chunking",
     "ragraf.lang.tstree",
     "ragraf.tokens",
@@ -444,6 +449,17 @@ def prepare(files: list[FileFacts]) -> list[FileFacts]:
 def link_modules() -> tuple[str, ...]:
     """Every language's ``link`` modules, each once, in registry order."""
     return tuple(dict.fromkeys(m for lang in LANGUAGES for m in lang.link))
+
+
+def fact_types() -> tuple[type, ...]:
+    """The NamedTuple types the languages' facts hold besides ``facts.FACT_TYPES``, in the
+    order of ``LANGUAGES`` (each once): what ``ragraf.lang.codec`` writes and reads."""
+    out: dict[str, type] = {}
+    for lang in LANGUAGES:
+        for spec in lang.fact_types:
+            module, _, name = spec.partition(":")
+            out.setdefault(spec, getattr(importlib.import_module(module), name))
+    return tuple(out.values())
 
 
 def warm(names: set[str | None]) -> None:

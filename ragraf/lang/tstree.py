@@ -9,14 +9,15 @@ Invariants a change must keep:
 from __future__ import annotations
 
 from functools import cache
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
-from ragraf.kinds import ParseStatus
+from ragraf.kinds import CalleeKind, ParseStatus
+from ragraf.lang.typedesc import TypeDesc, any_of
 
 if TYPE_CHECKING:
     from tree_sitter import Node, Parser, Query
 
-    from ragraf.lang.facts import FileFacts, TextFact, TypeDesc
+    from ragraf.lang.facts import FileFacts, TextFact
 
 
 @cache
@@ -84,13 +85,19 @@ def nearest(cands: list[str], importer: str, sep: str) -> str | None:
     return ranked[0] if shared(ranked[0]) > shared(ranked[1]) else None
 
 
-def union(descs: list[TypeDesc]) -> TypeDesc | None:
-    """One type descriptor for several: None, the one, or ``("any", (...))`` (order kept,
-    each once)."""
-    uniq = list(dict.fromkeys(descs))
-    if not uniq:
-        return None
-    return uniq[0] if len(uniq) == 1 else ("any", tuple(uniq))
+union = any_of
+
+
+class Callee(NamedTuple):
+    """What a call's callee is, as a language's names see it in one file."""
+
+    kind: str  # ragraf.kinds.CalleeKind
+    name: str = ""  # an fqn, an import key, a dotted name, a builtin's name
+    receiver: TypeDesc | None = None  # METHOD: the receiver; TYPE: the type converted to
+    path: str = ""  # QUALIFIED: the import path of the package
+
+
+DYNAMIC = Callee(CalleeKind.DYNAMIC)
 
 
 def lookup(scope: Any, name: str) -> list[Any] | None:

@@ -46,7 +46,8 @@ class Context:
         #: (``remembered``), set by the linker when the corpus paths are the same
         self.memo: link_memo.Memo | None = None
         self._remembered: dict[str, dict[Any, Any]] = {}
-        self._once: dict[Hashable, tuple[Any, dict[link_memo.Query, Any]]] = {}
+        #: key -> (the value made once, the lookups asked making it)
+        self._once: dict[Hashable, tuple[object, dict[link_memo.Query, Any]]] = {}
         self.start()
 
     def start(self) -> None:

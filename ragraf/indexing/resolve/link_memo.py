@@ -54,10 +54,12 @@ from ragraf.kinds import EdgeKind, NodeKind, TableHow
 from ragraf.lang.codec import from_data, json_bytes, to_data, to_json
 from ragraf.model import EdgeRow, NodeRow, RouteRow, UnresolvedRow, props_of
 
-FORMAT = 3
+FORMAT = 4
 #: the file of the memo under ``.ragraf/index/``
 MEMO_FILE = "resolve-memo.json.z"
 
+#: a lookup asked: its name and its arguments (strings, numbers, type descriptors: each
+#: lookup has its own signature, the memo records them all alike, as JSON)
 Query = tuple[str, tuple[Any, ...]]
 
 

@@ -7,7 +7,7 @@ Invariants a change must keep:
   must not recurse forever); descriptor evaluation stops at ``TYPE_DEPTH``.
 - ``types`` returns, for each class a descriptor may evaluate to, whether the
   evaluation needed a guess (``True`` = derived: a global typed elsewhere).
-  Arrays of a class are keys ``"[]" + class`` inside the evaluation only
+  Arrays of a class are keys ``ArrayOf(class)`` inside the evaluation only
   (``_types``): ``types`` never returns one.
 - The tables are made in one pass over the files; the references a language's
   link modules read up front (``collect``) are handed to them in that pass, no
@@ -20,18 +20,39 @@ import re
 from collections import defaultdict
 from collections.abc import Mapping
 from types import MappingProxyType
-from typing import Any
+from typing import Any, NamedTuple, cast
 
 from ragraf.kinds import CLASS_EXTENSION, NodeKind, TextKind
 from ragraf.lang import registry
 from ragraf.lang.facts import ClassDecl, FileFacts, TypeDesc
 from ragraf.lang.linking import Collect
+from ragraf.lang.typedesc import (
+    AnyOf,
+    Array,
+    Call,
+    Cls,
+    Elem,
+    Export,
+    Func,
+    Global,
+    Parent,
+    Prop,
+    Static,
+)
 from ragraf.limits import HIERARCHY_DEPTH
 
 #: how deep a descriptor is evaluated (prop of call of element of ...)
 TYPE_DEPTH = 32
-#: the prefix of an array-of-class key inside ``SymbolTable._types``
-ARRAY_OF = "[]"
+
+
+class ArrayOf(NamedTuple):
+    """Inside ``SymbolTable._types``: an array of ``elem`` (a class, lower fqn, or an array)."""
+
+    elem: ClassKey
+
+
+#: what ``SymbolTable._types`` evaluates a descriptor to: classes and arrays of them
+ClassKey = str | ArrayOf
 
 
 _DOC_CALLABLE_PARAM = re.compile(r"@param\s+([^\s$]*callable[^\s$]*)\s+&?(?:\.\.\.)?\$(\w+)", re.I)
@@ -111,7 +132,7 @@ class SymbolTable:
         self.const_values: dict[str, set[str] | None] = {}
         self._method_cache: dict[tuple[str, str], list[str]] = {}
         self._children: dict[str, set[str]] | None = None  # subclass_methods
-        self._type_cache: dict[tuple[TypeDesc, str | None], dict[str, bool]] = {}
+        self._type_cache: dict[tuple[TypeDesc, str | None], dict[ClassKey, bool]] = {}
         for f in files:
             if not f.nodes:
                 continue
@@ -137,7 +158,8 @@ class SymbolTable:
             for idx, descs in f.returns.items():
                 self.returns[f.node_id(idx)] = descs
             for name, d in f.global_assigns:
-                self.globals[name].append(d)
+                if not isinstance(d, Export):  # a prepare hook's (it drops them)
+                    self.globals[name].append(d)
             documented = _callable_params(f)
             for i, node in enumerate(f.nodes):
                 if node.kind == NodeKind.CONSTANT and "::" not in node.fqn:
@@ -424,25 +446,23 @@ class SymbolTable:
         when the class extends one outside."""
         if depth > TYPE_DEPTH:
             return None
-        tag = d[0]
-        if tag == "any":
-            roots = [self.external_root(a, depth + 1) for a in d[1]]
+        if isinstance(d, AnyOf):
+            roots = [self.external_root(a, depth + 1) for a in d.alts]
             return roots[0] if roots and all(roots) else None
-        if tag not in ("prop", "sprop", "call", "scall", "elem") or d[1] is None:
+        if not isinstance(d, Prop | Call | Elem):
             return None
-        tys = self.types(d[1])
+        tys = self.types(d.of)
         if not tys:
-            return self.external_root(d[1], depth + 1)
+            return self.external_root(d.of, depth + 1)
         first: str | None = None
         for cls in sorted(tys):
             if cls in self.classes:
-                if tag == "elem":
+                if isinstance(d, Elem):
                     return None
-                member = d[2] if tag in ("prop", "sprop") else d[2].lower()
                 known = (
-                    self.prop_levels(cls, member)
-                    if tag in ("prop", "sprop")
-                    else self.find_method(cls, member)
+                    self.prop_levels(cls, d.name)
+                    if isinstance(d, Prop)
+                    else self.find_method(cls, d.name.lower())
                 )
                 outside = None if known else self.external_ancestor(cls)
                 if outside is None:
@@ -468,9 +488,9 @@ class SymbolTable:
     def types(self, d: TypeDesc | None, static_cls: str | None = None) -> dict[str, bool]:
         """Classes (lower fqn) a descriptor evaluates to -> derived flag (arrays left out)."""
         out = self._types(d, static_cls)
-        if any(k.startswith(ARRAY_OF) for k in out):
-            return {k: v for k, v in out.items() if not k.startswith(ARRAY_OF)}
-        return out
+        if any(type(k) is ArrayOf for k in out):
+            return {k: v for k, v in out.items() if isinstance(k, str)}
+        return cast("dict[str, bool]", out)
 
     def _types(
         self,
@@ -478,8 +498,8 @@ class SymbolTable:
         static_cls: str | None = None,
         depth: int = 0,
         seen_globals: frozenset[str] = frozenset(),
-    ) -> dict[str, bool]:
-        """Classes (lower fqn) a descriptor evaluates to, arrays of them as ``"[]" + class``
+    ) -> dict[ClassKey, bool]:
+        """Classes (lower fqn) a descriptor evaluates to, arrays of them as ``ArrayOf``
         -> derived flag."""
         if d is None or depth > TYPE_DEPTH:
             return {}
@@ -488,72 +508,77 @@ class SymbolTable:
             hit = self._type_cache.get(key)
             if hit is not None:
                 return hit
-        out: dict[str, bool] = {}
+        out: dict[ClassKey, bool] = {}
 
-        def merge(items: dict[str, bool], derived: bool = False) -> None:
+        def merge(items: dict[ClassKey, bool], derived: bool = False) -> None:
             for k, v in items.items():
                 v = v or derived
                 out[k] = out.get(k, True) and v
 
-        tag = d[0]
-        if tag == "class":
-            if d[1]:
-                out[d[1].lower()] = False
-        elif tag == "static":
-            if static_cls:
-                out[static_cls] = False
-        elif tag == "parent":
-            for p in self.parents(d[1].lower()):
-                out[p] = False
-        elif tag == "any":
-            for alt in d[1]:
-                merge(self._types(alt, static_cls, depth + 1, seen_globals))
-        elif tag == "global":
-            name = d[1]
-            if name not in seen_globals:
-                for alt in self.globals.get(name, []):
-                    merge(self._types(alt, None, depth + 1, seen_globals | {name}), derived=True)
-        elif tag in ("prop", "sprop"):
-            # the nearest declaration whose types name a class wins (a subclass's narrower
-            # `@property` over its parent's union; a parent's `@var` over an untyped child's)
-            for cls, der in self._types(d[1], static_cls, depth + 1, seen_globals).items():
-                for level in self.prop_levels(cls, d[2]):
-                    found: dict[str, bool] = {}
-                    for pd in level:
-                        for k, v in self._types(pd, cls, depth + 1, seen_globals).items():
-                            found[k] = found.get(k, True) and v
-                    if found:
-                        merge(found, derived=der)
-                        break
-        elif tag in ("call", "scall"):
-            for cls, der in self._types(d[1], static_cls, depth + 1, seen_globals).items():
-                for mid in self.lookup_method(cls, d[2]):
-                    for rd in self.returns.get(mid, []):
-                        merge(self._types(rd, cls, depth + 1, seen_globals), derived=der)
-        elif tag == "array":
-            for k, v in self._types(d[1], static_cls, depth + 1, seen_globals).items():
-                out[ARRAY_OF + k] = v
-        elif tag == "elem":
-            for k, v in self._types(d[1], static_cls, depth + 1, seen_globals).items():
-                if k.startswith(ARRAY_OF):
-                    merge({k[len(ARRAY_OF) :]: v})
-                    continue
-                # an element of an object: what its ArrayAccess / Iterator method returns
-                for accessor in ("offsetget", "current"):
-                    mids = self.find_method(k, accessor)
-                    for mid in mids:
+        match d:
+            case Cls(fqn):
+                if fqn:
+                    out[fqn.lower()] = False
+            case Static():
+                if static_cls:
+                    out[static_cls] = False
+            case Parent(fqn):
+                for p in self.parents(fqn.lower()):
+                    out[p] = False
+            case AnyOf(alts):
+                for alt in alts:
+                    merge(self._types(alt, static_cls, depth + 1, seen_globals))
+            case Global(name):
+                if name not in seen_globals:
+                    for alt in self.globals.get(name, []):
+                        merge(
+                            self._types(alt, None, depth + 1, seen_globals | {name}), derived=True
+                        )
+            case Prop(of, name):
+                # the nearest declaration whose types name a class wins (a subclass's narrower
+                # `@property` over its parent's union; a parent's `@var` over an untyped child's)
+                for cls, der in self._types(of, static_cls, depth + 1, seen_globals).items():
+                    if not isinstance(cls, str):
+                        continue
+                    for level in self.prop_levels(cls, name):
+                        found: dict[ClassKey, bool] = {}
+                        for pd in level:
+                            for k, v in self._types(pd, cls, depth + 1, seen_globals).items():
+                                found[k] = found.get(k, True) and v
+                        if found:
+                            merge(found, derived=der)
+                            break
+            case Call(of, name):
+                for cls, der in self._types(of, static_cls, depth + 1, seen_globals).items():
+                    if not isinstance(cls, str):
+                        continue
+                    for mid in self.lookup_method(cls, name):
                         for rd in self.returns.get(mid, []):
-                            merge(self._types(rd, k, depth + 1, seen_globals), derived=v)
-                    if mids:
+                            merge(self._types(rd, cls, depth + 1, seen_globals), derived=der)
+            case Array(of):
+                for k, v in self._types(of, static_cls, depth + 1, seen_globals).items():
+                    out[ArrayOf(k)] = v
+            case Elem(of):
+                for k, v in self._types(of, static_cls, depth + 1, seen_globals).items():
+                    if isinstance(k, ArrayOf):
+                        merge({k.elem: v})
+                        continue
+                    # an element of an object: what its ArrayAccess / Iterator method returns
+                    for accessor in ("offsetget", "current"):
+                        mids = self.find_method(k, accessor)
+                        for mid in mids:
+                            for rd in self.returns.get(mid, []):
+                                merge(self._types(rd, k, depth + 1, seen_globals), derived=v)
+                        if mids:
+                            break
+            case Func(candidates):
+                for cand in candidates:
+                    fids = self.functions.get(cand.lower())
+                    if fids:
+                        for fid in fids:
+                            for rd in self.returns.get(fid, []):
+                                merge(self._types(rd, None, depth + 1, seen_globals))
                         break
-        elif tag == "func":
-            for cand in d[1]:
-                fids = self.functions.get(cand.lower())
-                if fids:
-                    for fid in fids:
-                        for rd in self.returns.get(fid, []):
-                            merge(self._types(rd, None, depth + 1, seen_globals))
-                    break
         if not seen_globals:
             self._type_cache[key] = out
         return out

@@ -12,11 +12,11 @@ library, a dependency).
 Invariants a change must keep:
 - Only Go files are rewritten, into new FileFacts (the cached ones are not touched);
   their order is kept.
-- After the rewrite no ``goq`` / ``gocall`` descriptor, no ``@`` call candidate and no
-  ``?`` embedded type is left: a call of a corpus function is a ``CallRef`` with its fqn,
+- After the rewrite no ``Pending`` descriptor, no ``Export`` row, no ``@`` call candidate
+  and no ``?`` embedded type is left: a call of a corpus function is a ``CallRef`` with its fqn,
   a conversion to a corpus type is dropped, an external callee keeps ``<path>.<Name>``
   (no corpus function has it: the linker counts it); a value of an external type is
-  ``("class", "<path>.<Name>")`` (external to the linker, never a name match).
+  ``Cls("<path>.<Name>")`` (external to the linker, never a name match).
 - An import of a corpus package is an ``ImportRef`` ``module`` to the package's first
   file by path (a package has no node of its own); an external one is dropped.
 - The type a method's ``CLASS_EXTENSION`` adds to defines the method (a ``defines``
@@ -27,10 +27,10 @@ from __future__ import annotations
 
 import dataclasses
 import posixpath
-from typing import Any
 
-from ragraf.kinds import CLASS_EXTENSION, EdgeKind, HandlerKind
+from ragraf.kinds import CLASS_EXTENSION, BindKind, Denotes, EdgeKind, HandlerKind
 from ragraf.lang import tstree
+from ragraf.lang.crossfile import rewrite, rewrite_all
 from ragraf.lang.facts import (
     CallRef,
     ClassDecl,
@@ -44,9 +44,7 @@ from ragraf.lang.facts import (
     RouteRef,
     TypeDesc,
 )
-
-#: how deep a descriptor is rewritten
-MAX_DEPTH = 12
+from ragraf.lang.typedesc import Cls, Export, Func, Pending
 
 
 class Packages:
@@ -59,12 +57,14 @@ class Packages:
         self.types: dict[str, str] = {}  # type fqn -> node id
         self.functions: set[str] = set()
         for f in files:
-            for _name, d in f.global_assigns:
-                if d[0] == "gomod":
-                    self.modules.append((d[2], d[1]))
-                elif d[0] == "gopkg":
-                    self.prefix.setdefault(d[1], d[2])
-                    self.files.setdefault(d[1], []).append(f.path)
+            for where, b in f.global_assigns:
+                if not isinstance(b, Export):
+                    continue
+                if b.kind == BindKind.MODULE:
+                    self.modules.append((b.name, where))
+                elif b.kind == BindKind.PACKAGE:
+                    self.prefix.setdefault(where, b.name)
+                    self.files.setdefault(where, []).append(f.path)
             for cd in f.classes:
                 if cd.kind != CLASS_EXTENSION:
                     self.types.setdefault(cd.fqn, f.node_id(cd.node))
@@ -100,29 +100,21 @@ class Packages:
             return f"{ip}.{name}", False
         return f"{self.prefix[d]}.{name}", True
 
-    def fix(self, d: TypeDesc | None, importer: str, depth: int = 0) -> TypeDesc | None:
-        if d is None or depth > MAX_DEPTH:
-            return None
-        tag = d[0]
-        if tag == "goq":
-            fqn, _inside = self.qualified(d[1], d[2], importer)
-            return ("class", fqn)
-        if tag == "gocall":
-            fqn, inside = self.qualified(d[1], d[2], importer)
-            if not inside:
-                return ("class", fqn)  # what an external function returns: external
-            if fqn in self.types:
-                return ("class", fqn)
-            return ("func", (fqn,)) if fqn in self.functions else None
-        if tag == "any":
-            alts = [x for a in d[1] if (x := self.fix(a, importer, depth + 1)) is not None]
-            if not alts:
-                return None
-            return alts[0] if len(alts) == 1 else ("any", tuple(dict.fromkeys(alts)))
-        if tag in ("prop", "call"):
-            inner = self.fix(d[1], importer, depth + 1)
-            return (tag, inner, d[2]) if inner is not None else None
-        return d
+    def fix(self, d: TypeDesc | None, importer: str) -> TypeDesc | None:
+        """``d`` with every name of another package qualified (None: nothing known)."""
+        return rewrite(d, lambda p, _depth: self.pending(p, importer))
+
+    def pending(self, p: Pending, importer: str) -> TypeDesc | None:
+        """An instance of ``path.Name``, or what calling it returns."""
+        path, name = p.names
+        fqn, inside = self.qualified(path, name, importer)
+        if p.use == Denotes.INSTANCE:
+            return Cls(fqn)
+        if not inside:
+            return Cls(fqn)  # what an external function returns: external
+        if fqn in self.types:
+            return Cls(fqn)
+        return Func((fqn,)) if fqn in self.functions else None
 
     def call(self, ref: CallRef, importer: str) -> Ref | None:
         cand = ref.candidates[0] if ref.candidates else ""
@@ -186,7 +178,7 @@ class Packages:
         returns = {
             i: fixed
             for i, descs in f.returns.items()
-            if (fixed := [x for d in descs if (x := self.fix(d, importer)) is not None])
+            if (fixed := rewrite_all(descs, lambda d: self.fix(d, importer)))
         }
         return dataclasses.replace(
             f, refs=refs, classes=classes, returns=returns, global_assigns=[], edges=edges
@@ -199,8 +191,8 @@ class Packages:
                 ip, _, name = base[1:].partition("#")
                 base, _inside = self.qualified(ip, name, importer)
             extends.append((base, line))
-        props: dict[str, list[Any]] = {
-            name: [x for d in descs if (x := self.fix(d, importer)) is not None]
+        props = {
+            name: rewrite_all(descs, lambda d: self.fix(d, importer))
             for name, descs in cd.props.items()
         }
         return dataclasses.replace(cd, extends=extends, props=props)

@@ -1,12 +1,12 @@
 """Go names inside one file: scopes, bindings, and what a type, an expression or a callee
 denotes, as far as the file alone can say.
 
-A name of another package stays the import path it came through (``("goq", path,
-Name)``: an instance of type ``Name`` of the package at ``path``; ``("gocall", path,
-Name)``: what calling ``path.Name`` returns), and a call of it a ``CallRef`` candidate
-``@<path>#<Name>``, for ``ragraf.lang.go.link`` to resolve once every file is known. A
-name of this package is final: ``("class", "<pkg>.<Type>")``, ``("func",
-("<pkg>.<Func>",))`` — even when another file of the package declares it.
+A name of another package stays the import path it came through (``Pending(Denotes.
+INSTANCE, (path, Name))``: an instance of type ``Name`` of the package at ``path``;
+``Denotes.RETURN``: what calling ``path.Name`` returns), and a call of it a ``CallRef``
+candidate ``@<path>#<Name>``, for ``ragraf.lang.go.link`` to resolve once every file is
+known. A name of this package is final: ``Cls("<pkg>.<Type>")``, ``Func(("<pkg>.<Func>",))``
+— even when another file of the package declares it.
 
 Invariants a change must keep:
 - Lookup is lexical and flow-insensitive: the function (or closure) scope, then the
@@ -18,11 +18,13 @@ Invariants a change must keep:
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, NamedTuple
 
+from ragraf.kinds import BindKind, CalleeKind, Denotes
 from ragraf.lang import tstree
-from ragraf.lang.facts import TypeDesc
 from ragraf.lang.go.builtins import FUNCTIONS, TYPES
+from ragraf.lang.tstree import DYNAMIC, Callee
+from ragraf.lang.typedesc import Call, Cls, Func, Pending, Prop, TypeDesc
 
 if TYPE_CHECKING:
     from tree_sitter import Node
@@ -30,9 +32,17 @@ if TYPE_CHECKING:
 #: how deep an expression is evaluated
 MAX_DEPTH = 8
 
-#: a binding: ("expr", (Node, Scope)) | ("desc", TypeDesc) | ("range", (Node, Scope)) |
-#: ("func",) (a function value of the file: a call through it is dynamic)
-Bind = tuple[str, Any]
+
+class Bind(NamedTuple):
+    """What a name is bound to (``BindKind``): an expression (``expr``), a descriptor
+    (``desc``) or nothing known (``NONE``)."""
+
+    kind: str  # ragraf.kinds.BindKind
+    desc: TypeDesc | None = None
+    expr: tuple[Node, Scope] | None = None
+
+
+UNKNOWN = Bind(BindKind.NONE)
 
 
 class Scope:
@@ -93,13 +103,13 @@ class Names:
             name = self.t(n)
             if type_param(scope, name) or (name in TYPES and name not in self.file_types):
                 return None
-            return ("class", f"{self.pkg}.{name}")
+            return Cls(f"{self.pkg}.{name}")
         if ty == "qualified_type":
             pkg, leaf = n.child_by_field_name("package"), n.child_by_field_name("name")
             if pkg is None or leaf is None:
                 return None
             path = self.imports.get(self.t(pkg))
-            return ("goq", path, self.t(leaf)) if path else None
+            return Pending(Denotes.INSTANCE, (path, self.t(leaf))) if path else None
         if ty in ("pointer_type", "parenthesized_type") and n.named_child_count:
             return self.type_desc(n.named_children[0], scope, depth + 1)
         if ty == "generic_type":
@@ -110,53 +120,52 @@ class Names:
         """A named type as a class-like fqn for ``extends`` (embedding): ``<pkg>.T``, or
         ``?<path>#T`` for ``link`` to resolve."""
         d = self.type_desc(n, scope)
-        if d is None:
-            return None
-        if d[0] == "goq":
-            return f"?{d[1]}#{d[2]}"
-        return str(d[1])
+        if isinstance(d, Pending):
+            return f"?{d.names[0]}#{d.names[1]}"
+        return d.fqn if isinstance(d, Cls) else None
 
     # -- what a call calls -----------------------------------------------------------------
-    def callee(self, fn: Node, scope: Scope, depth: int = 0) -> tuple[Any, ...]:
-        """What ``fn(...)`` calls: ("func", fqn) | ("qual", path, name) | ("builtin", name) |
-        ("method", receiver desc | None, name) | ("type", desc) (a conversion) |
-        ("dynamic",)."""
+    def callee(self, fn: Node, scope: Scope, depth: int = 0) -> Callee:
+        """What ``fn(...)`` calls: a function of the package (``name``: its fqn), a name of
+        another package (``path``, ``name``), a builtin, a method (``receiver``: its
+        descriptor or None), a conversion (``receiver``: the type) or something dynamic
+        (``CalleeKind``)."""
         ty = fn.type
         if ty == "identifier":
             name = self.t(fn)
             if lookup(scope, name):
-                return ("dynamic",)
+                return DYNAMIC
             if name in FUNCTIONS and name not in self.file_funcs:
-                return ("builtin", name)
+                return Callee(CalleeKind.BUILTIN, name)
             if name in self.file_types or (name in TYPES):
                 d = self.type_desc_of_name(name, scope)
-                return ("type", d)
-            return ("func", f"{self.pkg}.{name}")
+                return Callee(CalleeKind.TYPE, receiver=d)
+            return Callee(CalleeKind.FUNCTION, f"{self.pkg}.{name}")
         if ty == "selector_expression":
             obj, field = fn.child_by_field_name("operand"), fn.child_by_field_name("field")
             if obj is None or field is None:
-                return ("dynamic",)
+                return DYNAMIC
             m = self.t(field)
             if obj.type == "identifier" and self.is_import(self.t(obj), scope):
-                return ("qual", self.imports[self.t(obj)], m)
-            return ("method", self.desc(obj, scope, depth + 1), m)
+                return Callee(CalleeKind.QUALIFIED, m, path=self.imports[self.t(obj)])
+            return Callee(CalleeKind.METHOD, m, self.desc(obj, scope, depth + 1))
         if ty == "parenthesized_expression" and fn.named_child_count == 1:
             inner = fn.named_children[0]
             if inner.type in ("pointer_type", "type_identifier", "qualified_type"):
-                return ("type", self.type_desc(inner, scope))
+                return Callee(CalleeKind.TYPE, receiver=self.type_desc(inner, scope))
             return self.callee(inner, scope, depth + 1)
         if ty in ("generic_type", "qualified_type", "pointer_type", "array_type"):
-            return ("type", self.type_desc(fn, scope))
+            return Callee(CalleeKind.TYPE, receiver=self.type_desc(fn, scope))
         if ty == "index_expression":  # a generic function instantiated: F[int](x)
             operand = fn.child_by_field_name("operand")
             if operand is not None:
                 return self.callee(operand, scope, depth + 1)
-        return ("dynamic",)
+        return DYNAMIC
 
     def type_desc_of_name(self, name: str, scope: Scope) -> TypeDesc | None:
         if type_param(scope, name) or (name in TYPES and name not in self.file_types):
             return None
-        return ("class", f"{self.pkg}.{name}")
+        return Cls(f"{self.pkg}.{name}")
 
     # -- what an expression evaluates to ---------------------------------------------------
     def desc(self, expr: Node | None, scope: Scope, depth: int = 0) -> TypeDesc | None:
@@ -187,22 +196,22 @@ class Names:
             if obj.type == "identifier" and self.is_import(self.t(obj), scope):
                 return None  # a package-level variable of another package
             r = self.desc(obj, scope, depth + 1)
-            return ("prop", r, self.t(field)) if r is not None else None
+            return Prop(r, self.t(field)) if r is not None else None
         if ty == "call_expression":
             fn = expr.child_by_field_name("function")
             if fn is None:
                 return None
             c = self.callee(fn, scope, depth + 1)
-            tag = c[0]
-            if tag == "func":
-                return ("func", (c[1],))
-            if tag == "qual":
-                return ("gocall", c[1], c[2])
-            if tag == "type":
-                return c[1]  # type: ignore[no-any-return]
-            if tag == "method" and c[1] is not None:
-                return ("call", c[1], c[2])
-            if tag == "builtin" and c[1] == "new":
+            kind = c.kind
+            if kind == CalleeKind.FUNCTION:
+                return Func((c.name,))
+            if kind == CalleeKind.QUALIFIED:
+                return Pending(Denotes.RETURN, (c.path, c.name))
+            if kind == CalleeKind.TYPE:
+                return c.receiver
+            if kind == CalleeKind.METHOD and c.receiver is not None:
+                return Call(c.receiver, c.name)
+            if kind == CalleeKind.BUILTIN and c.name == "new":
                 args = expr.child_by_field_name("arguments")
                 if args is not None and args.named_child_count:
                     return self.type_desc(args.named_children[0], scope)
@@ -210,11 +219,9 @@ class Names:
         return None
 
     def bind_desc(self, b: Bind, depth: int) -> TypeDesc | None:
-        kind = b[0]
-        if kind == "desc":
-            d: TypeDesc = b[1]
-            return d
-        if kind == "expr":
-            node, sc = b[1]
+        if b.kind == BindKind.DESC:
+            return b.desc
+        if b.kind == BindKind.EXPR and b.expr is not None:
+            node, sc = b.expr
             return self.desc(node, sc, depth)
         return None

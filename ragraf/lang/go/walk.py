@@ -13,8 +13,8 @@ Invariants a change must keep:
 - A struct's embedded types and an interface's embedded interfaces are ``extends``;
   struct fields are the class's ``props`` (an embedded type is also a field of its
   name); a function's or method's first result type is its ``returns``.
-- ``go.mod`` yields its module path as ``("gomod", <dir>, <module path>)`` in
-  ``global_assigns``; every ``.go`` file ``("gopkg", <dir>, <fqn prefix>)``.
+- ``go.mod`` yields its module path as ``(<dir>, Export(MODULE, <module path>))`` in
+  ``global_assigns``; every ``.go`` file ``(<dir>, Export(PACKAGE, <fqn prefix>))``.
 - Comments go to ``texts`` (layer text), the ones right above a declaration as its
   docblock; never into props (P6). A syntax error makes the file ``partial``.
 """
@@ -25,7 +25,16 @@ import posixpath
 import re
 from typing import TYPE_CHECKING, Any
 
-from ragraf.kinds import CLASS_EXTENSION, DynamicHow, EdgeKind, HandlerKind, ImportKind, NodeKind
+from ragraf.kinds import (
+    CLASS_EXTENSION,
+    BindKind,
+    CalleeKind,
+    DynamicHow,
+    EdgeKind,
+    HandlerKind,
+    ImportKind,
+    NodeKind,
+)
 from ragraf.lang import tstree
 from ragraf.lang.chunking import DEFAULT_MAX_LINES, make_chunks
 from ragraf.lang.facts import (
@@ -41,7 +50,8 @@ from ragraf.lang.facts import (
     RouteRef,
 )
 from ragraf.lang.go.builtins import BUILTIN_PACKAGE
-from ragraf.lang.go.names import Names, Scope
+from ragraf.lang.go.names import UNKNOWN, Bind, Names, Scope
+from ragraf.lang.typedesc import Cls, Export
 
 if TYPE_CHECKING:
     from tree_sitter import Node
@@ -115,7 +125,9 @@ class Extractor(tstree.Walk, Names):
         self.file_node()
         m = _MODULE_LINE.search(self.text)
         if m:
-            f.global_assigns.append(("gomod", ("gomod", posixpath.dirname(self.path), m.group(2))))
+            f.global_assigns.append(
+                (posixpath.dirname(self.path), Export(BindKind.MODULE, m.group(2)))
+            )
         f.chunks = file_chunks(self.path, self.text, "code", 0, self.max_chunk_lines)
         return f
 
@@ -135,7 +147,7 @@ class Extractor(tstree.Walk, Names):
                 if name is not None:
                     self.file_funcs.add(self.t(name))
         self.facts.global_assigns.append(
-            ("gopkg", ("gopkg", posixpath.dirname(self.path), self.pkg))
+            (posixpath.dirname(self.path), Export(BindKind.PACKAGE, self.pkg))
         )
 
     def scope(self) -> Scope:
@@ -186,7 +198,9 @@ class Extractor(tstree.Walk, Names):
                     props["receiver"] = self.t(tnode) if tnode is not None else recv_type
                     rname = p.child_by_field_name("name")
                     if rname is not None:
-                        scope.bind(self.t(rname), ("desc", ("class", f"{self.pkg}.{recv_type}")))
+                        scope.bind(
+                            self.t(rname), Bind(BindKind.DESC, Cls(f"{self.pkg}.{recv_type}"))
+                        )
         kind = NodeKind.METHOD if recv_type else NodeKind.FUNCTION
         fqn = f"{self.pkg}.{recv_type}.{name}" if recv_type else f"{self.pkg}.{name}"
         idx = self.add_node(kind, name, fqn, n, props)
@@ -349,9 +363,9 @@ class Extractor(tstree.Walk, Names):
                 if tnode is not None:
                     self.pending_params.append((scope, self.t(nm), tnode))
                 elif i < len(vals) and (len(vals) == len(names) or i == 0):
-                    scope.bind(self.t(nm), ("expr", (vals[i], scope)))
+                    scope.bind(self.t(nm), Bind(BindKind.EXPR, expr=(vals[i], scope)))
                 else:
-                    scope.bind(self.t(nm), ("none", None))
+                    scope.bind(self.t(nm), UNKNOWN)
             return
         left = n.child_by_field_name("left")
         right = n.child_by_field_name("right")
@@ -359,7 +373,7 @@ class Extractor(tstree.Walk, Names):
             if left is not None:
                 for c in left.named_children:
                     if c.type == "identifier":
-                        scope.bind(self.t(c), ("none", None))
+                        scope.bind(self.t(c), UNKNOWN)
             return
         if left is None or right is None:
             return
@@ -369,9 +383,9 @@ class Extractor(tstree.Walk, Names):
             if c.type != "identifier":
                 continue
             if i < len(rights) and (len(rights) == len(lefts) or i == 0):
-                scope.bind(self.t(c), ("expr", (rights[i], scope)))
+                scope.bind(self.t(c), Bind(BindKind.EXPR, expr=(rights[i], scope)))
             else:
-                scope.bind(self.t(c), ("none", None))
+                scope.bind(self.t(c), UNKNOWN)
 
     def on_call(self, n: Node) -> None:
         fn = n.child_by_field_name("function")
@@ -391,7 +405,7 @@ class Extractor(tstree.Walk, Names):
         f = self.facts
         for scope, pname, tnode in self.pending_params:
             d = self.type_desc(tnode, scope)
-            scope.bind(pname, ("desc", d) if d is not None else ("none", None))
+            scope.bind(pname, Bind(BindKind.DESC, d) if d is not None else UNKNOWN)
         for decl, fd in self.pending_types:
             ftype = fd.child_by_field_name("type")
             d = self.type_desc(ftype, self.field_scope.get(decl.fqn, self.top))
@@ -492,9 +506,9 @@ class Extractor(tstree.Walk, Names):
         prefix = ""
         if recv is not None and recv.type == "identifier" and depth < 8:
             for b in reversed(tstree.lookup(scope, self.t(recv)) or []):
-                if b[0] != "expr":
+                if b.kind != BindKind.EXPR or b.expr is None:
                     continue
-                rhs, sc = b[1]
+                rhs, sc = b.expr
                 fn = rhs.child_by_field_name("function") if rhs.type == "call_expression" else None
                 field = (
                     fn.child_by_field_name("field")
@@ -543,12 +557,12 @@ class Extractor(tstree.Walk, Names):
         if h.type not in ("identifier", "selector_expression"):
             return None
         c = self.callee(h, scope)
-        if c[0] == "func":
-            return Handler(HandlerKind.FUNCTION, None, c[1])
-        if c[0] == "qual":
-            return Handler(HandlerKind.FUNCTION, None, f"@{c[1]}#{c[2]}")
-        if c[0] == "method" and c[1] is not None:
-            return Handler(HandlerKind.METHOD, c[1], c[2])
+        if c.kind == CalleeKind.FUNCTION:
+            return Handler(HandlerKind.FUNCTION, None, c.name)
+        if c.kind == CalleeKind.QUALIFIED:
+            return Handler(HandlerKind.FUNCTION, None, f"@{c.path}#{c.name}")
+        if c.kind == CalleeKind.METHOD and c.receiver is not None:
+            return Handler(HandlerKind.METHOD, c.receiver, c.name)
         return None
 
     def call_ref(self, scope: Scope, n: Node, fn: Node) -> Ref | None:
@@ -556,17 +570,17 @@ class Extractor(tstree.Walk, Names):
         name_node = fn.child_by_field_name("field") if fn.type == "selector_expression" else fn
         line = (name_node or fn).start_point[0] + 1
         c = self.callee(fn, scope)
-        tag = c[0]
+        kind = c.kind
         raw = self.t(fn)[:120]
-        if tag == "func":
-            return CallRef(owner, line, (c[1],), raw)
-        if tag == "qual":
-            return CallRef(owner, line, (f"@{c[1]}#{c[2]}",), raw)
-        if tag == "builtin":
-            return CallRef(owner, line, (f"{BUILTIN_PACKAGE}.{c[1]}",), raw)
-        if tag == "method":
-            return MethodCallRef(owner, line, c[1], c[2])
-        if tag == "type":
+        if kind == CalleeKind.FUNCTION:
+            return CallRef(owner, line, (c.name,), raw)
+        if kind == CalleeKind.QUALIFIED:
+            return CallRef(owner, line, (f"@{c.path}#{c.name}",), raw)
+        if kind == CalleeKind.BUILTIN:
+            return CallRef(owner, line, (f"{BUILTIN_PACKAGE}.{c.name}",), raw)
+        if kind == CalleeKind.METHOD:
+            return MethodCallRef(owner, line, c.receiver, c.name)
+        if kind == CalleeKind.TYPE:
             return None  # a conversion
         return DynamicCallRef(owner, line, DynamicHow.VARIABLE, ())
 

@@ -2,7 +2,7 @@
 every file is known, so that ``ragraf.indexing.resolve`` links Java facts with its usual
 rules.
 
-A type the walk left as candidates (``("jt", (fqn, ...))``, ``?c1|c2`` super types)
+A type the walk left as candidates (``Pending(Denotes.INSTANCE, (fqn, ...))``, ``?c1|c2`` super types)
 is the first candidate a corpus class has (Java's order: single-type import, same
 package, on-demand imports, ``java.lang``); none: external, named by its single-type
 import, as ``java.lang.<Name>`` for a ``java.lang`` type, else by the simple name.
@@ -11,7 +11,7 @@ Invariants a change must keep:
 - Only Java files are rewritten, into new FileFacts (the cached ones are not touched);
   their order is kept.
 - After the rewrite no ``jt`` descriptor and no ``?`` super type is left; an external
-  type is ``("class", <name>)`` (external to the linker, never a name match).
+  type is ``Cls(<name>)`` (external to the linker, never a name match).
 - An import of a corpus class is an ``ImportRef`` ``class``; an external one is dropped.
 - A constructor call (``<init>(N)``: ``new``, ``this(...)``, ``super(...)``) of a corpus
   class that declares no constructor is dropped (its implicit one has no declaration),
@@ -21,13 +21,13 @@ Invariants a change must keep:
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
 
 from ragraf.kinds import NodeKind
+from ragraf.lang.crossfile import rewrite, rewrite_all
 from ragraf.lang.facts import ClassDecl, FileFacts, ImportRef, MethodCallRef, NewRef, Ref, TypeDesc
 from ragraf.lang.java.builtins import JAVA_LANG
+from ragraf.lang.typedesc import Cls, Parent
 
-MAX_DEPTH = 12
 #: the key prefix of a constructor's arity keys (``<init>(N)``)
 CTOR = "<init>("
 
@@ -54,14 +54,14 @@ class Classes:
         if recv is None:
             return False
         cls: str | None
-        if recv[0] == "parent":
-            if recv[1] not in self.fqns:
+        if isinstance(recv, Parent):
+            if recv.fqn not in self.fqns:
                 return False
-            cls = self.parent.get(recv[1])
+            cls = self.parent.get(recv.fqn)
             if cls is None:
                 return True
-        elif recv[0] == "class":
-            cls = recv[1]
+        elif isinstance(recv, Cls):
+            cls = recv.fqn
         else:
             return False
         return cls in self.fqns and cls not in self.with_ctor
@@ -75,21 +75,9 @@ class Classes:
         simple = cands[-1].rsplit(".", 1)[-1]
         return f"java.lang.{simple}" if simple in JAVA_LANG else simple
 
-    def fix(self, d: TypeDesc | None, depth: int = 0) -> TypeDesc | None:
-        if d is None or depth > MAX_DEPTH:
-            return None
-        tag = d[0]
-        if tag == "jt":
-            return ("class", self.pick(d[1]))
-        if tag == "any":
-            alts = [x for a in d[1] if (x := self.fix(a, depth + 1)) is not None]
-            if not alts:
-                return None
-            return alts[0] if len(alts) == 1 else ("any", tuple(dict.fromkeys(alts)))
-        if tag in ("prop", "call"):
-            inner = self.fix(d[1], depth + 1)
-            return (tag, inner, d[2]) if inner is not None else None
-        return d
+    def fix(self, d: TypeDesc | None) -> TypeDesc | None:
+        """``d`` with every type candidates picked."""
+        return rewrite(d, lambda p, _depth: Cls(self.pick(p.names)))
 
     def rewrite(self, f: FileFacts) -> FileFacts:
         if not f.nodes:
@@ -111,9 +99,7 @@ class Classes:
             else:
                 refs.append(r)
         returns = {
-            i: fixed
-            for i, descs in f.returns.items()
-            if (fixed := [x for d in descs if (x := self.fix(d)) is not None])
+            i: fixed for i, descs in f.returns.items() if (fixed := rewrite_all(descs, self.fix))
         }
         classes = [self.decl(cd) for cd in f.classes]
         return dataclasses.replace(f, refs=refs, classes=classes, returns=returns)
@@ -125,10 +111,7 @@ class Classes:
                 for b, line in items
             ]
 
-        props: dict[str, list[Any]] = {
-            name: [x for d in descs if (x := self.fix(d)) is not None]
-            for name, descs in cd.props.items()
-        }
+        props = {name: rewrite_all(descs, self.fix) for name, descs in cd.props.items()}
         return dataclasses.replace(
             cd, extends=names(cd.extends), implements=names(cd.implements), props=props
         )

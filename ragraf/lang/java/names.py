@@ -2,34 +2,43 @@
 method invocation denotes, as far as the file alone can say.
 
 A simple type name the file does not declare stays a list of candidates in the order
-Java looks them up (``("jt", (fqn, ...))``: single-type import, then the file's package,
+Java looks them up (``Pending(Denotes.INSTANCE, (fqn, ...))``: single-type import, then the file's package,
 then each on-demand import, then ``java.lang``) for ``ragraf.lang.java.link`` to pick the
 first one a corpus class has once every file is known; a type the file declares (a
-member class of an enclosing one first) is final: ``("class", fqn)``.
+member class of an enclosing one first) is final: ``Cls(fqn)``.
 
 Invariants a change must keep:
 - Lookup is lexical and flow-insensitive: the method (lambda, initializer) scope and the
   enclosing ones, then a field of an enclosing class the file declares, then a type
-  name; an unknown lower-case name is a field the class inherits (``("prop", this,
+  name; an unknown lower-case name is a field the class inherits (``Prop(this,
   name)``), an unknown capitalised one a type.
 - Evaluation is bounded (``MAX_DEPTH``).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, NamedTuple
 
-from ragraf.kinds import NodeKind
+from ragraf.kinds import BindKind, Denotes, NodeKind
 from ragraf.lang import tstree
-from ragraf.lang.facts import TypeDesc
+from ragraf.lang.typedesc import Call, Cls, Parent, Pending, Prop, TypeDesc
 
 if TYPE_CHECKING:
     from tree_sitter import Node
 
 MAX_DEPTH = 8
 
-#: a binding: ("expr", (Node, Scope)) | ("desc", TypeDesc) | ("none", None)
-Bind = tuple[str, Any]
+
+class Bind(NamedTuple):
+    """What a name is bound to (``BindKind``): an expression (``expr``), a descriptor
+    (``desc``) or nothing known (``NONE``)."""
+
+    kind: str  # ragraf.kinds.BindKind
+    desc: TypeDesc | None = None
+    expr: tuple[Node, Scope] | None = None
+
+
+UNKNOWN = Bind(BindKind.NONE)
 
 _PRIMITIVE = frozenset("byte short int long float double boolean char void".split())
 
@@ -76,17 +85,17 @@ class Names:
                 return None
             if sc.kind == NodeKind.CLASS:
                 if f"{sc.cls}.{name}" in self.declared:
-                    return ("class", f"{sc.cls}.{name}")
+                    return Cls(f"{sc.cls}.{name}")
                 if sc.cls.rsplit(".", 1)[-1] == name and sc.cls in self.declared:
-                    return ("class", sc.cls)
+                    return Cls(sc.cls)
             sc = sc.parent
         top = f"{self.package}.{name}" if self.package else name
         if top in self.declared:
-            return ("class", top)
+            return Cls(top)
         if name in self.single:
-            return ("jt", (self.single[name],))
+            return _candidates((self.single[name],))
         cands = [top, *(f"{p}.{name}" for p in self.on_demand), f"java.lang.{name}"]
-        return ("jt", tuple(dict.fromkeys(cands)))
+        return _candidates(tuple(dict.fromkeys(cands)))
 
     def type_desc(self, n: Node | None, scope: Scope | None, depth: int = 0) -> TypeDesc | None:
         """The class a type names an instance of (generic arguments dropped); None for a
@@ -106,12 +115,12 @@ class Names:
             if not parts:
                 return None
             head = self.simple_type(parts[0], scope) if len(parts) > 1 else None
-            if head is not None and head[0] == "class":
-                return ("class", ".".join([head[1], *parts[1:]]))
-            if head is not None and len(head[1]) == 1 and parts[0] in self.single:
-                return ("jt", (".".join([head[1][0], *parts[1:]]),))
+            if isinstance(head, Cls):
+                return Cls(".".join([head.fqn, *parts[1:]]))
+            if isinstance(head, Pending) and len(head.names) == 1 and parts[0] in self.single:
+                return _candidates((".".join([head.names[0], *parts[1:]]),))
             dotted = self.t(n).replace(" ", "")
-            return ("jt", (dotted,))
+            return _candidates((dotted,))
         if ty == "annotated_type" and n.named_child_count:
             return self.type_desc(n.named_children[-1], scope, depth + 1)
         return None
@@ -120,11 +129,11 @@ class Names:
         """A type as an ``extends`` / ``implements`` entry: a fqn, or ``?c1|c2`` for
         ``link`` to pick from."""
         d = self.type_desc(n, scope)
-        if d is None:
-            return None
-        if d[0] == "class":
-            return str(d[1])
-        return "?" + "|".join(d[1])
+        if isinstance(d, Cls):
+            return d.fqn
+        if isinstance(d, Pending):
+            return "?" + "|".join(d.names)
+        return None
 
     # -- expressions -----------------------------------------------------------------------
     def field_owner(self, scope: Scope, name: str) -> str | None:
@@ -141,10 +150,10 @@ class Names:
             return _union([d for b in binds if (d := self.bind_desc(b, depth + 1)) is not None])
         owner = self.field_owner(scope, name)
         if owner is not None:
-            return ("prop", ("class", owner), name)
+            return Prop(Cls(owner), name)
         if name[:1].isupper():
             return self.simple_type(name, scope)
-        return ("prop", ("class", scope.cls), name) if scope.cls else None
+        return Prop(Cls(scope.cls), name) if scope.cls else None
 
     def desc(self, expr: Node | None, scope: Scope, depth: int = 0) -> TypeDesc | None:
         if expr is None or depth > MAX_DEPTH:
@@ -153,11 +162,11 @@ class Names:
         if ty == "identifier":
             return self.name_desc(self.t(expr), scope, depth)
         if ty == "this":
-            return ("class", scope.cls)
+            return Cls(scope.cls)
         if ty == "super":
-            return ("parent", scope.cls)
+            return Parent(scope.cls)
         if ty == "string_literal":
-            return ("class", "java.lang.String")
+            return Cls("java.lang.String")
         if ty == "object_creation_expression":
             return self.type_desc(expr.child_by_field_name("type"), scope)
         if ty == "cast_expression":
@@ -175,7 +184,7 @@ class Names:
             if obj is None or field is None:
                 return None
             r = self.desc(obj, scope, depth + 1)
-            return ("prop", r, self.t(field)) if r is not None else None
+            return Prop(r, self.t(field)) if r is not None else None
         if ty == "method_invocation":
             r = self.receiver(expr, scope, depth + 1)
             name = expr.child_by_field_name("name")
@@ -183,15 +192,14 @@ class Names:
                 return None
             args = expr.child_by_field_name("arguments")
             n = args.named_child_count if args is not None else 0
-            return ("call", r, f"{self.t(name)}({n})")
+            return Call(r, f"{self.t(name)}({n})")
         return None
 
     def bind_desc(self, b: Bind, depth: int) -> TypeDesc | None:
-        if b[0] == "desc":
-            d: TypeDesc = b[1]
-            return d
-        if b[0] == "expr":
-            node, sc = b[1]
+        if b.kind == BindKind.DESC:
+            return b.desc
+        if b.kind == BindKind.EXPR and b.expr is not None:
+            node, sc = b.expr
             return self.desc(node, sc, depth)
         return None
 
@@ -207,10 +215,15 @@ class Names:
         sc: Scope | None = scope
         while sc is not None:
             if sc.kind == NodeKind.CLASS and name in sc.methods:
-                return ("class", sc.cls)
+                return Cls(sc.cls)
             sc = sc.parent
         if name in self.static_single:
-            return ("jt", (self.static_single[name],))
+            return _candidates((self.static_single[name],))
         if self.static_on_demand and not scope.cls:
-            return ("jt", tuple(self.static_on_demand))
-        return ("class", scope.cls) if scope.cls else None
+            return _candidates(tuple(self.static_on_demand))
+        return Cls(scope.cls) if scope.cls else None
+
+
+def _candidates(cands: tuple[str, ...]) -> Pending:
+    """An instance of the first of ``cands`` a corpus class has (``link`` picks it)."""
+    return Pending(Denotes.INSTANCE, cands)

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ragraf.kinds import EdgeKind, HandlerKind, ImportKind, NodeKind
+from ragraf.kinds import BindKind, EdgeKind, HandlerKind, ImportKind, NodeKind
 from ragraf.lang import tstree
 from ragraf.lang.chunking import DEFAULT_MAX_LINES, make_chunks
 from ragraf.lang.facts import (
@@ -32,7 +32,8 @@ from ragraf.lang.facts import (
     Ref,
     RouteRef,
 )
-from ragraf.lang.java.names import Names, Scope
+from ragraf.lang.java.names import UNKNOWN, Bind, Names, Scope
+from ragraf.lang.typedesc import Cls, Parent
 
 if TYPE_CHECKING:
     from tree_sitter import Node
@@ -292,7 +293,7 @@ class Extractor(tstree.Walk, Names):
                             line,
                             methods,
                             route,
-                            Handler(HandlerKind.METHOD, ("class", decl.fqn), name),
+                            Handler(HandlerKind.METHOD, Cls(decl.fqn), name),
                         )
                     )
 
@@ -393,7 +394,7 @@ class Extractor(tstree.Walk, Names):
                 if nm is not None:
                     tt = " ".join(self.t(c) for c in p.named_children if c is not decl)
                     out.append({"name": self.t(nm), "type": tt, "variadic": True})
-                    scope.bind(self.t(nm), ("none", None))
+                    scope.bind(self.t(nm), UNKNOWN)
         return out
 
     def on_lambda(self, n: Node) -> None:
@@ -402,11 +403,11 @@ class Extractor(tstree.Walk, Names):
         ps = n.child_by_field_name("parameters")
         if ps is not None:
             if ps.type == "identifier":
-                scope.bind(self.t(ps), ("none", None))
+                scope.bind(self.t(ps), UNKNOWN)
             else:
                 for p in ps.named_children:
                     if p.type == "identifier":
-                        scope.bind(self.t(p), ("none", None))
+                        scope.bind(self.t(p), UNKNOWN)
                 self.params(ps, scope)
         self.stack.append((n.end_byte, scope))
 
@@ -458,13 +459,13 @@ class Extractor(tstree.Walk, Names):
                 if len(parts) == 1:
                     self.pending_binds.append((scope, self.t(nm), parts[0]))
                 else:
-                    scope.bind(self.t(nm), ("none", None))
+                    scope.bind(self.t(nm), UNKNOWN)
             return
         if n.type == "enhanced_for_statement":
             nm = n.child_by_field_name("name")
             if nm is not None and tnode is not None:
                 if self.t(tnode) == "var":
-                    scope.bind(self.t(nm), ("none", None))
+                    scope.bind(self.t(nm), UNKNOWN)
                 else:
                     self.pending_binds.append((scope, self.t(nm), tnode))
             return
@@ -478,10 +479,12 @@ class Extractor(tstree.Walk, Names):
             if nm is None:
                 continue
             if any(c.type == "dimensions" for c in d.named_children):
-                scope.bind(self.t(nm), ("none", None))
+                scope.bind(self.t(nm), UNKNOWN)
             elif is_var:
                 value = d.child_by_field_name("value")
-                scope.bind(self.t(nm), ("expr", (value, scope)) if value else ("none", None))
+                scope.bind(
+                    self.t(nm), Bind(BindKind.EXPR, expr=(value, scope)) if value else UNKNOWN
+                )
             else:
                 self.pending_binds.append((scope, self.t(nm), tnode))
 
@@ -490,7 +493,7 @@ class Extractor(tstree.Walk, Names):
         f = self.facts
         for scope, name, tnode in self.pending_binds:
             d = self.type_desc(tnode, scope)
-            scope.bind(name, ("desc", d) if d is not None else ("none", None))
+            scope.bind(name, Bind(BindKind.DESC, d) if d is not None else UNKNOWN)
         for decl, scope, tnode, rel in self.pending_supers:
             base = self.type_name(tnode, scope.parent)
             if base is not None:
@@ -523,7 +526,7 @@ class Extractor(tstree.Walk, Names):
             ctor = n.child_by_field_name("constructor")
             if ctor is None or not scope.cls:
                 continue
-            recv = ("parent", scope.cls) if ctor.type == "super" else ("class", scope.cls)
+            recv = Parent(scope.cls) if ctor.type == "super" else Cls(scope.cls)
             called = f"{CONSTRUCTOR}({arity(n)})"
             refs.append(MethodCallRef(scope.node, n.start_point[0] + 1, recv, called))
         refs.sort(key=lambda r: (r.line, r.owner, type(r).__name__))

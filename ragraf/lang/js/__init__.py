@@ -17,9 +17,8 @@ the corpus external.
 Invariants a change must keep (each module states the ones it keeps):
 - The facts use the existing fact types (``CallRef``, ``MethodCallRef``, ``NewRef``,
   ``ImportRef``, ``RouteRef``, ``SqlRef``...), so resolution, drift, chunking and answers
-  work as for PHP; import keys (``names.imp_key``), the descriptors ``jsinst`` /
-  ``jsret`` / ``jsval`` and the ``jsexp`` / ``jsobj`` export rows never reach the linker
-  (``link`` rewrites them).
+  work as for PHP; import keys (``names.imp_key``), ``Pending`` descriptors and the
+  ``Export`` rows never reach the linker (``link`` rewrites them).
 - fqns are ``<path without extension>.<name>...`` and case-sensitive in the file; the
   linker keys them in lower case like PHP's.
 """

@@ -19,10 +19,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ragraf.kinds import EdgeKind, NodeKind
+from ragraf.kinds import BindKind, EdgeKind, NodeKind
 from ragraf.lang.facts import ClassDecl
 from ragraf.lang.js.builtins import GLOBAL
-from ragraf.lang.js.names import Bind, Scope, _pick, lookup
+from ragraf.lang.js.names import LOCAL, Bind, Scope, _pick, lookup
 from ragraf.lang.js.routes import Routes
 from ragraf.lang.js.state import FUNC_VALUES, IDENT, declaring, pattern_names
 
@@ -65,8 +65,8 @@ class Declarations(Routes):
                 else:  # JavaScript: `extends <expression>`
                     self.pending_bases.append((decl, parent, h, EdgeKind.EXTENDS))
         self.link(parent, idx, n.start_point[0] + 1)
-        self.bind_decl(n, parent, assigned or name, ("class", fqn))
-        self.export_assigned(n, ("class", fqn))
+        self.bind_decl(n, parent, assigned or name, Bind(BindKind.CLASS, fqn))
+        self.export_assigned(n, Bind(BindKind.CLASS, fqn))
         scope = Scope(NodeKind.CLASS, idx, parent, fqn, fqn)
         self.class_at[body.start_byte] = scope
         self.stack.append((n.end_byte, scope))
@@ -89,7 +89,7 @@ class Declarations(Routes):
                 for v in c.named_children:
                     self.pending_bases.append((decl, parent, v, EdgeKind.EXTENDS))
         self.link(parent, idx, n.start_point[0] + 1)
-        parent.bind(name, ("class", fqn))
+        parent.bind(name, Bind(BindKind.CLASS, fqn))
         scope = Scope(NodeKind.CLASS, idx, parent, fqn, fqn)
         self.class_at[body.start_byte] = scope
         self.stack.append((n.end_byte, scope))
@@ -106,7 +106,7 @@ class Declarations(Routes):
         self.decls[fqn] = decl
         self.facts.classes.append(decl)
         self.link(parent, idx, n.start_point[0] + 1)
-        parent.bind(name, ("class", fqn))
+        parent.bind(name, Bind(BindKind.CLASS, fqn))
 
     def bind_decl(self, n: Node, scope: Scope, name: str, b: Bind) -> None:
         """Bind a declaration's name where it is visible: the scope of ``function f`` /
@@ -205,11 +205,11 @@ class Declarations(Routes):
             binds = lookup(scope, text)
             if binds:
                 b = _pick(binds)
-                if b[0] == "obj":
-                    self.obj_members.setdefault(b[1], set()).add(name)
-                    return f"{b[1]}.{name}"
-                if b[0] in ("class", "func"):
-                    return f"{b[1]}.{name}"
+                if b.kind == BindKind.OBJECT:
+                    self.obj_members.setdefault(b.name, set()).add(name)
+                    return f"{b.name}.{name}"
+                if b.kind in (BindKind.CLASS, BindKind.FUNCTION):
+                    return f"{b.name}.{name}"
         if not all(IDENT.fullmatch(part) for part in text.split(".")):
             return None
         return f"{scope.fqn}.{text}.{name}"
@@ -223,10 +223,10 @@ class Declarations(Routes):
         if not binds:
             return None
         b = _pick(binds)
-        if b[0] == "class":
-            return str(b[1])
-        if b[0] == "func":
-            fqn = str(b[1])
+        if b.kind == BindKind.CLASS:
+            return b.name
+        if b.kind == BindKind.FUNCTION:
+            fqn = b.name
             if fqn not in self.decls:
                 idx = next((i for fq, i in self.facts.functions if fq == fqn), None)
                 if idx is None:
@@ -319,7 +319,7 @@ class Declarations(Routes):
             name = self.t(own)
             fqn = f"{parent.fqn}.{name}"
             self.function(n, parent, name, fqn, NodeKind.FUNCTION)
-            self.stack[-1][1].bind(name, ("func", fqn))
+            self.stack[-1][1].bind(name, Bind(BindKind.FUNCTION, fqn))
             self.named_values[n.start_byte] = fqn
             return
         if not name or fqn is None:
@@ -340,8 +340,8 @@ class Declarations(Routes):
         self.function(n, parent, name, fqn, kind, cls)
         self.named_values[n.start_byte] = fqn
         if kind == NodeKind.FUNCTION or cls is None:
-            self.bind_decl(n, parent, name, ("func", fqn))
-        self.export_assigned(n, ("func", fqn))
+            self.bind_decl(n, parent, name, Bind(BindKind.FUNCTION, fqn))
+        self.export_assigned(n, Bind(BindKind.FUNCTION, fqn))
 
     def member_name(self, n: Node) -> str:
         if n.type == "string":
@@ -427,12 +427,12 @@ class Declarations(Routes):
             if target.type == "identifier":
                 pname = self.t(target)
                 out.append({"name": pname, **entry})
-                scope.bind(pname, ("local",))
+                scope.bind(pname, LOCAL)
                 if tnode is not None:
                     self.pending_params.append((scope, pname, tnode))
             else:
                 for ident in pattern_names(target):
-                    scope.bind(self.t(ident), ("local",))
+                    scope.bind(self.t(ident), LOCAL)
                 out.append({"name": self.t(target)[:60], **entry})
         return out
 
@@ -469,7 +469,7 @@ class Declarations(Routes):
             binds = lookup(scope, text)
             if binds:
                 b = _pick(binds)
-                return str(b[1]) if b[0] in ("class", "import") else None
+                return b.name if b.kind in (BindKind.CLASS, BindKind.IMPORT) else None
             return f"{GLOBAL}.{text}"
         if node.type in ("member_expression", "nested_type_identifier"):
             return text

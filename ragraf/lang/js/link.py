@@ -18,8 +18,7 @@ Invariants a change must keep:
 - Only this package's languages' files are rewritten, into new FileFacts (the cached
   ones are not touched); their order is kept. Every language of the package sees every
   file of the package's languages (a TypeScript file may import a JavaScript one).
-- After the rewrite no import key, ``jsinst`` / ``jsret`` / ``jsval`` descriptor or
-  ``jsexp`` / ``jsobj`` row is left: a call of a corpus function is a ``CallRef`` with its
+- After the rewrite no import key, ``Pending`` descriptor or ``Export`` row is left: a call of a corpus function is a ``CallRef`` with its
   fqn, of a corpus class a ``NewRef``, of a method through a class or typed value a
   ``MethodCallRef``; an external callee is a ``CallRef`` naming ``<specifier>.<names>``
   (no corpus function has it: the linker counts it external); an import becomes
@@ -32,9 +31,9 @@ from __future__ import annotations
 
 import dataclasses
 import posixpath
-from typing import Any
 
-from ragraf.kinds import HandlerKind, ImportKind
+from ragraf.kinds import BindKind, EntityKind, HandlerKind, ImportKind
+from ragraf.lang.crossfile import MISSING, Entity, EntityNames, rewrite_all
 from ragraf.lang.facts import (
     CallRef,
     ClassDecl,
@@ -45,22 +44,16 @@ from ragraf.lang.facts import (
     NewRef,
     Ref,
     RouteRef,
-    TypeDesc,
 )
 from ragraf.lang.js.names import SUFFIXES, parse_imp
+from ragraf.lang.typedesc import Cls, Export
 
 #: re-exports followed for one name (a cycle of re-exports must end)
 MAX_HOPS = 8
-#: how deep a descriptor is rewritten
-MAX_DEPTH = 12
 #: the languages whose files this step reads and rewrites
 LANGS = frozenset({"javascript", "typescript", "tsx"})
 _JS_SUFFIXES = (".js", ".mjs", ".cjs", ".jsx")
 _TS_FOR_JS = (".ts", ".tsx", ".mts", ".cts", ".d.ts")
-
-#: what a key names: ("module", path) | ("class", fqn) | ("function", fqn) |
-#: ("object", fqn, path) | ("value", desc, path) | ("external", name) | ("missing",)
-Entity = tuple[Any, ...]
 
 
 class _Module:
@@ -68,24 +61,22 @@ class _Module:
 
     def __init__(self, facts: FileFacts) -> None:
         self.facts = facts
-        self.exports: dict[str, tuple[Any, ...]] = {}
+        self.exports: dict[str, Export] = {}
         self.stars: list[str] = []
-        self.objvals: dict[str, dict[str, tuple[Any, ...]]] = {}
+        self.objvals: dict[str, dict[str, Export]] = {}
         self.functions = {fqn for fqn, _i in facts.functions}
-        for name, d in facts.global_assigns:
-            if not d:
+        for name, b in facts.global_assigns:
+            if not isinstance(b, Export):
                 continue
-            if d[0] == "jsexp":
-                b = d[1]
-                if b[0] == "star":
-                    self.stars.append(b[1])
-                else:
-                    self.exports.setdefault(name, b)
-            elif d[0] == "jsobj":
-                self.objvals.setdefault(name, {}).setdefault(d[1], d[2])
+            if b.member is not None:
+                self.objvals.setdefault(name, {}).setdefault(b.member, b)
+            elif b.kind == BindKind.STAR:
+                self.stars.append(b.name)
+            else:
+                self.exports.setdefault(name, b)
 
 
-class Modules:
+class Modules(EntityNames):
     """Every JavaScript / TypeScript module of the corpus, by path."""
 
     def __init__(self, files: list[FileFacts]) -> None:
@@ -155,34 +146,37 @@ class Modules:
         return found[0] if len(found) == 1 else None
 
     # -- names ---------------------------------------------------------------------------
-    def entity(self, key: str, importer: str, hops: int = 0) -> tuple[Entity, list[str]]:
-        """What an import key names, and the member names left after it."""
-        got = parse_imp(key)
+    def entity(self, name: str, where: str, hops: int = 0) -> tuple[Entity, list[str]]:
+        """What an import key names (seen from the file ``where``), and the member names
+        left after it."""
+        got = parse_imp(name)
         if got is None:
-            return ("missing",), []
+            return MISSING, []
         spec, names = got
-        path = self.find_module(spec, importer)
+        path = self.find_module(spec, where)
         if path is None:
-            return ("external", ".".join([spec, *[n for n in names if n not in "*="]])), []
+            external = ".".join([spec, *[n for n in names if n not in "*="]])
+            return Entity(EntityKind.EXTERNAL, external), []
         return self.member(path, names, hops)
 
     def member(self, path: str, names: list[str], hops: int) -> tuple[Entity, list[str]]:
+        module = Entity(EntityKind.MODULE, path)
         if not names:
-            return ("module", path), []
+            return module, []
         if hops > MAX_HOPS:
-            return ("missing",), []
+            return MISSING, []
         mod = self.mods[path]
         first, rest = names[0], names[1:]
         if first == "*":
-            return self.member(path, rest, hops + 1) if rest else (("module", path), [])
+            return self.member(path, rest, hops + 1) if rest else (module, [])
         if first == "=":
             whole = mod.exports.get("=")
             if whole is not None:
                 return self.follow(whole, rest, path, hops)
-            return self.member(path, rest, hops + 1) if rest else (("module", path), [])
+            return self.member(path, rest, hops + 1) if rest else (module, [])
         if first == "default":
             b = mod.exports.get("default") or mod.exports.get("=")
-            return self.follow(b, rest, path, hops) if b else (("missing",), [])
+            return self.follow(b, rest, path, hops) if b else (MISSING, [])
         b = mod.exports.get(first)
         if b is not None:
             return self.follow(b, rest, path, hops)
@@ -190,107 +184,51 @@ class Modules:
             target = self.find_module(star, path)
             if target is not None and target != path:
                 e, left = self.member(target, names, hops + 1)
-                if e[0] != "missing":
+                if e.kind != EntityKind.MISSING:
                     return e, left
         whole = mod.exports.get("=")
         if whole is not None:
             return self.follow(whole, names, path, hops)
         fqn = f"{mod.facts.nodes[1].fqn}.{first}" if len(mod.facts.nodes) > 1 else ""
         if fqn in mod.functions:
-            return ("function", fqn), rest
-        return ("missing",), []
+            return Entity(EntityKind.FUNCTION, fqn), rest
+        return MISSING, []
 
-    def follow(
-        self, b: tuple[Any, ...], rest: list[str], path: str, hops: int
-    ) -> tuple[Entity, list[str]]:
-        tag = b[0]
-        if tag == "import":
-            got = parse_imp(b[1])
+    def follow(self, b: Export, rest: list[str], path: str, hops: int) -> tuple[Entity, list[str]]:
+        kind = b.kind
+        if kind == BindKind.IMPORT:
+            got = parse_imp(b.name)
             if got is None:
-                return ("missing",), []
+                return MISSING, []
             spec, names = got
             target = self.find_module(spec, path)
             if target is None:
-                return (
-                    "external",
-                    ".".join([spec, *[n for n in names + rest if n not in "*="]]),
-                ), []
+                external = ".".join([spec, *[n for n in names + rest if n not in "*="]])
+                return Entity(EntityKind.EXTERNAL, external), []
             return self.member(target, [*names, *rest], hops + 1)
-        if tag == "func":
-            return ("function", b[1]), rest
-        if tag == "class":
-            fqn = b[1]
+        if kind == BindKind.FUNCTION:
+            return Entity(EntityKind.FUNCTION, b.name), rest
+        if kind == BindKind.CLASS:
+            fqn = b.name
             while rest and f"{fqn}.{rest[0]}" in self.class_fqns:
                 fqn, rest = f"{fqn}.{rest[0]}", rest[1:]
-            return ("class", fqn), rest
-        if tag == "obj":
-            fqn = b[1]
+            return Entity(EntityKind.CLASS, fqn), rest
+        if kind == BindKind.OBJECT:
+            fqn = b.name
             while rest:
                 cand = f"{fqn}.{rest[0]}"
                 if cand in self.function_fqns:
-                    return ("function", cand), rest[1:]
+                    return Entity(EntityKind.FUNCTION, cand), rest[1:]
                 held = self.mods[path].objvals.get(fqn, {}).get(rest[0])
                 if held is not None and hops < MAX_HOPS:
                     return self.follow(held, rest[1:], path, hops + 1)
                 if cand in self.class_fqns:
-                    return ("class", cand), rest[1:]
-                return ("missing",), []
-            return ("object", fqn, path), []
-        if tag == "value":
-            return ("value", b[1], path), rest
-        return ("missing",), []
-
-    # -- descriptors ---------------------------------------------------------------------
-    def chain(self, e: Entity, attrs: list[str], importer: str, depth: int) -> TypeDesc | None:
-        """The receiver an entity with member names after it is."""
-        d: TypeDesc | None
-        if e[0] == "class":
-            d = ("class", e[1])
-        elif e[0] == "value":
-            d = self.fix(e[1], e[2], depth + 1)
-        elif e[0] == "external":
-            d = ("class", e[1])
-        else:
-            return None
-        for a in attrs:
-            if d is None:
-                return None
-            d = ("prop", d, a)
-        return d
-
-    def fix(self, d: TypeDesc | None, importer: str, depth: int = 0) -> TypeDesc | None:
-        """A descriptor with every import key resolved (None: it denotes nothing known)."""
-        if d is None or depth > MAX_DEPTH:
-            return None
-        tag = d[0]
-        if tag in ("jsinst", "jsret", "jsval"):
-            e, rest = self.entity(d[1], importer)
-            kind = e[0]
-            if kind == "external":
-                return ("class", e[1])
-            if kind in ("missing", "module", "object"):
-                return None
-            if tag == "jsinst":
-                return ("class", e[1]) if kind == "class" and not rest else None
-            if tag == "jsval":
-                return self.chain(e, rest, importer, depth)
-            if not rest:
-                if kind == "class":
-                    return ("class", e[1])
-                if kind == "function":
-                    return ("func", (e[1],))
-                return None
-            recv = self.chain(e, rest[:-1], importer, depth)
-            return ("call", recv, rest[-1]) if recv is not None else None
-        if tag == "any":
-            alts = [x for a in d[1] if (x := self.fix(a, importer, depth + 1)) is not None]
-            if not alts:
-                return None
-            return alts[0] if len(alts) == 1 else ("any", tuple(dict.fromkeys(alts)))
-        if tag in ("prop", "call"):
-            inner = self.fix(d[1], importer, depth + 1)
-            return (tag, inner, d[2]) if inner is not None else None
-        return d
+                    return Entity(EntityKind.CLASS, cand), rest[1:]
+                return MISSING, []
+            return Entity(EntityKind.OBJECT, fqn, where=path), []
+        if kind == BindKind.VALUE:
+            return Entity(EntityKind.VALUE, desc=b.desc, where=path), rest
+        return MISSING, []
 
     # -- refs ------------------------------------------------------------------------------
     def call(self, ref: CallRef, importer: str) -> Ref:
@@ -298,31 +236,31 @@ class Modules:
         if parse_imp(cand) is None:
             return ref
         e, rest = self.entity(cand, importer)
-        kind = e[0]
-        if kind == "function" and not rest:
-            return ref._replace(candidates=(e[1],))
-        if kind == "class" and not rest:
-            return NewRef(ref.owner, ref.line, ("class", e[1]))
-        if kind in ("class", "value", "external") and rest:
-            recv = self.chain(e, rest[:-1], importer, 0)
+        kind = e.kind
+        if kind == EntityKind.FUNCTION and not rest:
+            return ref._replace(candidates=(e.name,))
+        if kind == EntityKind.CLASS and not rest:
+            return NewRef(ref.owner, ref.line, Cls(e.name))
+        if kind in (EntityKind.CLASS, EntityKind.VALUE, EntityKind.EXTERNAL) and rest:
+            recv = self.chain(e, rest[:-1])
             if recv is not None:
                 return MethodCallRef(ref.owner, ref.line, recv, rest[-1])
-        if kind == "external":
-            return ref._replace(candidates=(e[1],))
+        if kind == EntityKind.EXTERNAL:
+            return ref._replace(candidates=(e.name,))
         return ref._replace(candidates=(ref.raw,))
 
     def import_ref(self, ref: ImportRef, importer: str) -> ImportRef | None:
         e, rest = self.entity(ref.fqn, importer)
-        if e[0] == "module":
-            return ref._replace(kind=ImportKind.MODULE, fqn=e[1])
+        if e.kind == EntityKind.MODULE:
+            return ref._replace(kind=ImportKind.MODULE, fqn=e.name)
         if rest:
             return None
-        if e[0] == "class":
-            return ref._replace(kind=ImportKind.CLASS, fqn=e[1])
-        if e[0] == "function":
-            return ref._replace(kind=ImportKind.FUNCTION, fqn=e[1])
-        if e[0] in ("value", "object"):
-            return ref._replace(kind=ImportKind.MODULE, fqn=e[2])
+        if e.kind == EntityKind.CLASS:
+            return ref._replace(kind=ImportKind.CLASS, fqn=e.name)
+        if e.kind == EntityKind.FUNCTION:
+            return ref._replace(kind=ImportKind.FUNCTION, fqn=e.name)
+        if e.kind in (EntityKind.VALUE, EntityKind.OBJECT):
+            return ref._replace(kind=ImportKind.MODULE, fqn=e.where)
         return None
 
     def handler(self, h: Handler, importer: str) -> Handler | None:
@@ -332,10 +270,10 @@ class Modules:
         if h.kind != HandlerKind.FUNCTION or parse_imp(h.method) is None:
             return h
         e, rest = self.entity(h.method, importer)
-        if e[0] == "function" and not rest:
-            return h._replace(method=e[1])
-        if e[0] in ("class", "value") and len(rest) == 1:
-            recv = self.chain(e, [], importer, 0)
+        if e.kind == EntityKind.FUNCTION and not rest:
+            return h._replace(method=e.name)
+        if e.kind in (EntityKind.CLASS, EntityKind.VALUE) and len(rest) == 1:
+            recv = self.chain(e, [])
             return Handler(HandlerKind.METHOD, recv, rest[0]) if recv is not None else None
         return None
 
@@ -367,7 +305,7 @@ class Modules:
         returns = {
             i: fixed
             for i, descs in f.returns.items()
-            if (fixed := [x for d in descs if (x := self.fix(d, me)) is not None])
+            if (fixed := rewrite_all(descs, lambda d: self.fix(d, me)))
         }
         return dataclasses.replace(
             f, refs=refs, classes=classes, returns=returns, global_assigns=[]
@@ -378,17 +316,17 @@ class Modules:
             if parse_imp(name) is None:
                 return name
             e, rest = self.entity(name, importer)
-            if e[0] == "class" and not rest:
-                return str(e[1])
-            if e[0] == "external":
-                return str(e[1])
+            if e.kind == EntityKind.CLASS and not rest:
+                return e.name
+            if e.kind == EntityKind.EXTERNAL:
+                return e.name
             got = parse_imp(name)
             return ".".join(n for n in (got[1] if got else []) if n not in "*=") or name
 
         props = {
             name: fixed
             for name, descs in cd.props.items()
-            if (fixed := [x for d in descs if (x := self.fix(d, importer)) is not None])
+            if (fixed := rewrite_all(descs, lambda d: self.fix(d, importer)))
         }
         return dataclasses.replace(
             cd,

@@ -4,10 +4,10 @@ expression or a type annotation denotes, as far as the file alone can say.
 A name bound by an import (``import``, ``require``) is not followed here: the file alone
 cannot see the module. It stays an import key (``imp_key(spec, names)``: the module
 specifier as written and the names taken from it, ``default``, ``*`` for a namespace,
-``=`` for what ``require`` returns, then members) inside descriptors ``("jsinst", key)``
-(an instance of what the key names), ``("jsret", key)`` (what calling it returns) and
-``("jsval", key)`` (the value itself), which ``ragraf.lang.js.link`` resolves once every
-file is known. Names bound in the file resolve to final fqns.
+``=`` for what ``require`` returns, then members) inside descriptors ``Pending(use,
+(key,))`` (``Denotes.INSTANCE``: an instance of what the key names, ``RETURN``: what
+calling it returns, ``VALUE``: the value itself), which ``ragraf.lang.js.link`` resolves
+once every file is known. Names bound in the file resolve to final fqns.
 
 Invariants a change must keep:
 - Lookup is lexical and flow-insensitive: the scope itself, then enclosing function and
@@ -21,11 +21,12 @@ Invariants a change must keep:
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, NamedTuple
 
-from ragraf.kinds import NodeKind
-from ragraf.lang.facts import TypeDesc
+from ragraf.kinds import BindKind, CalleeKind, Denotes, NodeKind
 from ragraf.lang.js.builtins import GLOBAL, GLOBALS, LITERAL_TYPES
+from ragraf.lang.tstree import DYNAMIC, Callee
+from ragraf.lang.typedesc import Call, Cls, Func, Parent, Pending, Prop, TypeDesc, any_of
 
 if TYPE_CHECKING:
     from tree_sitter import Node
@@ -62,10 +63,22 @@ _TRANSPARENT = frozenset(
     }
 )
 
-#: a binding: ("class", fqn) | ("func", fqn) | ("obj", fqn) (an object literal whose
-#: methods are ``<fqn>.<key>``) | ("import", key) | ("expr", (Node, Scope)) |
-#: ("desc", TypeDesc) | ("local",) (a parameter or local of unknown value)
-Bind = tuple[Any, ...]
+
+class Bind(NamedTuple):
+    """What a name is bound to (``BindKind``): a class, function, object literal (its
+    methods are ``<fqn>.<key>``) or import key (``name``), an expression (``expr``), a
+    descriptor (``desc``), a parameter or local of unknown value (``LOCAL``); an export
+    may also be ``STAR`` (``name``: the specifier of ``export * from``)."""
+
+    kind: str  # ragraf.kinds.BindKind
+    name: str = ""
+    desc: TypeDesc | None = None
+    expr: tuple[Node, Scope] | None = None
+
+
+LOCAL = Bind(BindKind.LOCAL)
+#: the kinds of binding a call goes through before a plain value
+_DECLARED = (BindKind.CLASS, BindKind.FUNCTION, BindKind.OBJECT, BindKind.IMPORT)
 
 
 def module_of(path: str) -> str:
@@ -148,16 +161,12 @@ def lookup(scope: Scope, name: str) -> list[Bind] | None:
 def _pick(binds: list[Bind]) -> Bind:
     """The binding a call goes through: a declaration or import before a plain value."""
     for b in binds:
-        if b[0] in ("class", "func", "obj", "import"):
+        if b.kind in _DECLARED:
             return b
     return binds[0]
 
 
-def union(descs: list[TypeDesc]) -> TypeDesc | None:
-    uniq = list(dict.fromkeys(descs))
-    if not uniq:
-        return None
-    return uniq[0] if len(uniq) == 1 else ("any", tuple(uniq))
+union = any_of
 
 
 class Names:
@@ -190,8 +199,8 @@ class Names:
             binds = lookup(scope, self.t(expr))
             if binds:
                 b = _pick(binds)
-                if b[0] == "import":
-                    return str(b[1])
+                if b.kind == BindKind.IMPORT:
+                    return b.name
             return None
         if expr.type == "member_expression":
             obj, prop = expr.child_by_field_name("object"), expr.child_by_field_name("property")
@@ -229,61 +238,74 @@ class Names:
         return "".join(parts)
 
     # -- what a call calls ---------------------------------------------------------------
-    def callee(self, fn: Node, scope: Scope, depth: int = 0) -> tuple[Any, ...]:
-        """What ``fn(...)`` calls: ("func", fqn) | ("class", fqn) | ("import", key) |
-        ("global", name) | ("method", receiver desc | None, name) | ("unbound", name) |
-        ("dynamic",)."""
+    def callee(self, fn: Node, scope: Scope, depth: int = 0) -> Callee:
+        """What ``fn(...)`` calls: a function or class (``name``: its fqn), an import key,
+        a global or unbound name, a method (``receiver``: its descriptor or None) or
+        something dynamic (``CalleeKind``)."""
         fn = self.strip(fn)
         if fn.type == "identifier":
             name = self.t(fn)
             binds = lookup(scope, name)
             if not binds:
-                return ("global", name) if name in GLOBALS else ("unbound", name)
+                kind = CalleeKind.GLOBAL if name in GLOBALS else CalleeKind.UNBOUND
+                return Callee(kind, name)
             b = _pick(binds)
-            if b[0] in ("class", "func"):
-                return (b[0], b[1])
-            if b[0] == "import":
-                return ("import", b[1])
-            return ("dynamic",)
+            if b.kind == BindKind.CLASS:
+                return Callee(CalleeKind.CLASS, b.name)
+            if b.kind == BindKind.FUNCTION:
+                return Callee(CalleeKind.FUNCTION, b.name)
+            if b.kind == BindKind.IMPORT:
+                return Callee(CalleeKind.IMPORT, b.name)
+            return DYNAMIC
         if fn.type == "member_expression":
             obj, prop = fn.child_by_field_name("object"), fn.child_by_field_name("property")
             if obj is None or prop is None or prop.type != "property_identifier":
-                return ("dynamic",)
+                return DYNAMIC
             m = self.t(prop)
             base = self.imported(obj, scope)
             if base:
-                return ("import", imp_extend(base, m))
+                return Callee(CalleeKind.IMPORT, imp_extend(base, m))
             obj = self.strip(obj)
             if obj.type == "super":
                 cls = scope.this_class()
-                return ("method", ("parent", cls), m) if cls else ("dynamic",)
+                return Callee(CalleeKind.METHOD, m, Parent(cls)) if cls else DYNAMIC
             if obj.type == "identifier":
                 binds = lookup(scope, self.t(obj))
                 if binds:
                     b = _pick(binds)
-                    if b[0] == "class":
-                        return ("method", ("class", b[1]), m)
-                    if b[0] == "obj":
-                        if m in self.obj_members.get(b[1], ()):
-                            return ("func", f"{b[1]}.{m}")
-                        held = self.obj_values.get(b[1], {}).get(m)
-                        if held is not None and depth < MAX_DEPTH:
-                            node, sc = held
-                            if node.type == "shorthand_property_identifier":
-                                got = lookup(sc, self.t(node))
-                                if got and _pick(got)[0] in ("func", "class", "import"):
-                                    pb = _pick(got)
-                                    return ("import", pb[1]) if pb[0] == "import" else pb
-                                return ("dynamic",)
-                            return self.callee(node, sc, depth + 1)
-                        return ("dynamic",)
+                    if b.kind == BindKind.CLASS:
+                        return Callee(CalleeKind.METHOD, m, Cls(b.name))
+                    if b.kind == BindKind.OBJECT:
+                        return self.member_callee(b.name, m, depth)
                 elif self.t(obj) in GLOBALS:
-                    return ("global", f"{self.t(obj)}.{m}")
-            return ("method", self.desc(obj, scope, depth + 1), m)
+                    return Callee(CalleeKind.GLOBAL, f"{self.t(obj)}.{m}")
+            return Callee(CalleeKind.METHOD, m, self.desc(obj, scope, depth + 1))
         if fn.type == "super":
             cls = scope.this_class()
-            return ("method", ("parent", cls), "constructor") if cls else ("dynamic",)
-        return ("dynamic",)
+            return Callee(CalleeKind.METHOD, "constructor", Parent(cls)) if cls else DYNAMIC
+        return DYNAMIC
+
+    def member_callee(self, obj: str, m: str, depth: int) -> Callee:
+        """What ``o.m(...)`` calls on the object literal ``obj`` (its fqn)."""
+        if m in self.obj_members.get(obj, ()):
+            return Callee(CalleeKind.FUNCTION, f"{obj}.{m}")
+        held = self.obj_values.get(obj, {}).get(m)
+        if held is None or depth >= MAX_DEPTH:
+            return DYNAMIC
+        node, sc = held
+        if node.type != "shorthand_property_identifier":
+            return self.callee(node, sc, depth + 1)
+        got = lookup(sc, self.t(node))
+        pb = _pick(got) if got else None
+        if pb is None:
+            return DYNAMIC
+        if pb.kind == BindKind.IMPORT:
+            return Callee(CalleeKind.IMPORT, pb.name)
+        if pb.kind == BindKind.FUNCTION:
+            return Callee(CalleeKind.FUNCTION, pb.name)
+        if pb.kind == BindKind.CLASS:
+            return Callee(CalleeKind.CLASS, pb.name)
+        return DYNAMIC
 
     # -- what an expression evaluates to ---------------------------------------------
     def desc(self, expr: Node | None, scope: Scope, depth: int = 0) -> TypeDesc | None:
@@ -306,10 +328,10 @@ class Names:
         expr = self.strip(expr)
         ty = expr.type
         if ty in LITERAL_TYPES:
-            return ("class", f"{GLOBAL}.{LITERAL_TYPES[ty]}")
+            return Cls(f"{GLOBAL}.{LITERAL_TYPES[ty]}")
         if ty == "this":
             cls = scope.this_class()
-            return ("class", cls) if cls else None
+            return Cls(cls) if cls else None
         if ty == "identifier":
             binds = lookup(scope, self.t(expr))
             if not binds or len(binds) > MAX_BINDINGS:
@@ -320,30 +342,29 @@ class Names:
         if ty == "member_expression":
             key = self.imported(expr, scope)
             if key:
-                return ("jsval", key)
+                return Pending(Denotes.VALUE, (key,))
             obj, prop = expr.child_by_field_name("object"), expr.child_by_field_name("property")
             if obj is None or prop is None or prop.type != "property_identifier":
                 return None
             r = self.desc(obj, scope, depth + 1)
-            return ("prop", r, self.t(prop)) if r is not None else None
+            return Prop(r, self.t(prop)) if r is not None else None
         if ty == "new_expression":
             ctor = expr.child_by_field_name("constructor")
             return self.instance(ctor, scope) if ctor is not None else None
         if ty == "call_expression":
             req = self.require_spec(expr)
             if req is not None:
-                return ("jsval", imp_key(req, ["="]))
+                return Pending(Denotes.VALUE, (imp_key(req, ["="]),))
             fn = expr.child_by_field_name("function")
             if fn is None:
                 return None
             c = self.callee(fn, scope, depth + 1)
-            tag = c[0]
-            if tag == "func":
-                return ("func", (c[1],))
-            if tag == "import":
-                return ("jsret", c[1])
-            if tag == "method" and c[1] is not None:
-                return ("call", c[1], c[2])
+            if c.kind == CalleeKind.FUNCTION:
+                return Func((c.name,))
+            if c.kind == CalleeKind.IMPORT:
+                return Pending(Denotes.RETURN, (c.name,))
+            if c.kind == CalleeKind.METHOD and c.receiver is not None:
+                return Call(c.receiver, c.name)
             return None
         if ty == "ternary_expression":
             kids = [
@@ -367,31 +388,30 @@ class Names:
         """What ``new <ctor>`` makes: a corpus class, or an imported one (resolved later)."""
         key = self.imported(ctor, scope)
         if key:
-            return ("jsinst", key)
+            return Pending(Denotes.INSTANCE, (key,))
         ctor = self.strip(ctor)
         if ctor.type == "identifier":
             name = self.t(ctor)
             binds = lookup(scope, name)
             if binds:
                 b = _pick(binds)
-                if b[0] == "class":
-                    return ("class", b[1])
+                if b.kind == BindKind.CLASS:
+                    return Cls(b.name)
                 return None
-            return ("class", f"{GLOBAL}.{name}")  # Map, Error, Promise...: outside the corpus
+            return Cls(f"{GLOBAL}.{name}")  # Map, Error, Promise...: outside the corpus
         return None
 
     def bind_desc(self, b: Bind, scope: Scope, depth: int) -> TypeDesc | None:
-        kind = b[0]
-        if kind == "desc":
-            d: TypeDesc = b[1]
-            return d
-        if kind == "expr":
-            node, sc = b[1]
+        kind = b.kind
+        if kind == BindKind.DESC:
+            return b.desc
+        if kind == BindKind.EXPR and b.expr is not None:
+            node, sc = b.expr
             return self.desc(node, sc, depth)
-        if kind == "import":
-            return ("jsval", b[1])
-        if kind == "class":
-            return ("class", b[1])  # the class object: its static methods
+        if kind == BindKind.IMPORT:
+            return Pending(Denotes.VALUE, (b.name,))
+        if kind == BindKind.CLASS:
+            return Cls(b.name)  # the class object: its static methods
         return None
 
     # -- type annotations (TypeScript) ----------------------------------------------------
@@ -407,8 +427,8 @@ class Names:
         if ty == "nested_type_identifier":
             parts = self.t(node).split(".")
             binds = lookup(scope, parts[0])
-            if binds and _pick(binds)[0] == "import":
-                return [("jsinst", imp_extend(_pick(binds)[1], *parts[1:]))]
+            if binds and _pick(binds).kind == BindKind.IMPORT:
+                return [Pending(Denotes.INSTANCE, (imp_extend(_pick(binds).name, *parts[1:]),))]
             return []
         if ty == "generic_type":
             head = node.child_by_field_name("name") or (
@@ -416,18 +436,18 @@ class Names:
             )
             return self.annotation(head, scope, depth + 1)
         if ty == "predefined_type":
-            return [("class", f"{GLOBAL}.{self.t(node)}")]
+            return [Cls(f"{GLOBAL}.{self.t(node)}")]
         if ty == "array_type":
-            return [("class", f"{GLOBAL}.Array")]
+            return [Cls(f"{GLOBAL}.Array")]
         return []
 
     def named_type(self, name: str, scope: Scope) -> list[TypeDesc]:
         binds = lookup(scope, name)
         if not binds:
-            return [("class", f"{GLOBAL}.{name}")] if name in GLOBALS else []
+            return [Cls(f"{GLOBAL}.{name}")] if name in GLOBALS else []
         b = _pick(binds)
-        if b[0] == "class":
-            return [("class", b[1])]
-        if b[0] == "import":
-            return [("jsinst", b[1])]
+        if b.kind == BindKind.CLASS:
+            return [Cls(b.name)]
+        if b.kind == BindKind.IMPORT:
+            return [Pending(Denotes.INSTANCE, (b.name,))]
         return []

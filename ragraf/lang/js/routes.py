@@ -18,10 +18,11 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from ragraf.kinds import HandlerKind
+from ragraf.kinds import BindKind, CalleeKind, HandlerKind
 from ragraf.lang.facts import Handler, RouteRef
 from ragraf.lang.js.names import Scope, _pick
 from ragraf.lang.js.state import FUNC_VALUES, State
+from ragraf.lang.typedesc import Cls
 
 if TYPE_CHECKING:
     from tree_sitter import Node
@@ -85,7 +86,7 @@ class Routes(State):
                             d.start_point[0] + 1,
                             (verb,),
                             path,
-                            Handler(HandlerKind.METHOD, ("class", fqn), self.t(mname)),
+                            Handler(HandlerKind.METHOD, Cls(fqn), self.t(mname)),
                         )
                     )
             pending = []
@@ -155,12 +156,10 @@ class Routes(State):
         if h.type not in ("identifier", "member_expression"):
             return None
         c = self.callee(h, scope)
-        if c[0] == "func":
-            return Handler(HandlerKind.FUNCTION, None, c[1])
-        if c[0] == "import":
-            return Handler(HandlerKind.FUNCTION, None, c[1])
-        if c[0] == "method" and c[1] is not None:
-            return Handler(HandlerKind.METHOD, c[1], c[2])
+        if c.kind in (CalleeKind.FUNCTION, CalleeKind.IMPORT):
+            return Handler(HandlerKind.FUNCTION, None, c.name)
+        if c.kind == CalleeKind.METHOD and c.receiver is not None:
+            return Handler(HandlerKind.METHOD, c.receiver, c.name)
         return None
 
     def file_routes(self) -> list[RouteRef]:
@@ -176,11 +175,11 @@ class Routes(State):
         exported: dict[str, str] = {}
         for name, local in self.exports:
             b = _pick(self.top.binds.get(local) or [])
-            if b and b[0] == "func":
-                exported[name] = b[1]
+            if b and b.kind == BindKind.FUNCTION:
+                exported[name] = b.name
         for name, b in self.export_binds:
-            if b[0] == "func":
-                exported.setdefault(name, b[1])
+            if b.kind == BindKind.FUNCTION:
+                exported.setdefault(name, b.name)
         lines = {n.fqn: n.start_line for n in self.facts.nodes}
         out = []
         if app is not None:

@@ -15,13 +15,13 @@ Invariants a change must keep:
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ragraf.kinds import EdgeKind, NodeKind
 from ragraf.lang import tstree
 from ragraf.lang.chunking import DEFAULT_MAX_LINES
 from ragraf.lang.facts import ClassDecl, ImportRef, LocalEdge, RouteRef, SqlRef, TypeDesc
-from ragraf.lang.js.names import Names, Scope, module_of
+from ragraf.lang.js.names import Bind, Names, Scope, module_of
 
 if TYPE_CHECKING:
     from tree_sitter import Node
@@ -76,7 +76,7 @@ class State(tstree.Walk, Names):
         self.routes: list[tuple[Scope, Node, tuple[str, ...], str, Node]] = []
         self.decorated_routes: list[RouteRef] = []  # NestJS: @Controller / @Get methods
         self.exports: list[tuple[str, str]] = []  # (exported name, local name)
-        self.export_binds: list[tuple[str, tuple[Any, ...]]] = []  # (name, binding)
+        self.export_binds: list[tuple[str, Bind]] = []  # (name, binding)
         self.imports: list[ImportRef] = []
         self.sql: list[SqlRef] = []
         self.sql_lines: dict[tuple[int, int], int] = {}

@@ -7,7 +7,7 @@ Invariants a change must keep:
   import keeps an import key for ``ragraf.lang.js.link``; a global (``console.log``) is
   ``globalThis.<name>`` (external); a call through a variable holding a callable is a
   ``DynamicCallRef``.
-- What the module exports goes to ``global_assigns`` as ``(name, ("jsexp", binding))``
+- What the module exports goes to ``global_assigns`` as ``(name, Export(...))``
   (``default``, ``=`` for ``module.exports = X``, ``*`` for ``export * from``) so that
   other modules' imports of it resolve; ``link`` removes them (``export_table``).
 - A SQL string is owned by the innermost named function around it, else the scope's
@@ -16,9 +16,9 @@ Invariants a change must keep:
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from ragraf.kinds import DynamicHow, FragmentKind, ImportKind, NodeKind
+from ragraf.kinds import BindKind, CalleeKind, DynamicHow, FragmentKind, ImportKind, NodeKind
 from ragraf.lang.facts import (
     CallRef,
     DynamicCallRef,
@@ -31,7 +31,16 @@ from ragraf.lang.facts import (
 )
 from ragraf.lang.js.builtins import GLOBAL
 from ragraf.lang.js.declarations import Declarations
-from ragraf.lang.js.names import Bind, Scope, _pick, imp_extend, imp_key, lookup
+from ragraf.lang.js.names import (
+    _DECLARED,
+    LOCAL,
+    Bind,
+    Scope,
+    _pick,
+    imp_extend,
+    imp_key,
+    lookup,
+)
 from ragraf.lang.js.state import (
     CLASSES,
     FUNC_VALUES,
@@ -39,6 +48,7 @@ from ragraf.lang.js.state import (
     enclosing_function,
     pattern_members,
 )
+from ragraf.lang.typedesc import Cls, Export
 
 if TYPE_CHECKING:
     from tree_sitter import Node
@@ -57,7 +67,7 @@ class Uses(Declarations):
                 spec = self.string_value(c.child_by_field_name("source"))
                 if ident is not None and spec is not None:
                     key = imp_key(spec, ["="])
-                    scope.bind(self.t(ident), ("import", key))
+                    scope.bind(self.t(ident), Bind(BindKind.IMPORT, key))
                     self.imports.append(
                         ImportRef(scope.node, n.start_point[0] + 1, ImportKind.JS, key)
                     )
@@ -88,7 +98,7 @@ class Uses(Declarations):
 
     def import_name(self, scope: Scope, local: Node, spec: str, names: list[str]) -> None:
         key = imp_key(spec, names)
-        scope.bind(self.t(local), ("import", key))
+        scope.bind(self.t(local), Bind(BindKind.IMPORT, key))
         self.imports.append(ImportRef(scope.node, local.start_point[0] + 1, ImportKind.JS, key))
 
     def on_export(self, n: Node) -> None:
@@ -108,16 +118,18 @@ class Uses(Declarations):
                     if nm is None:
                         continue
                     key = imp_key(spec, [self.member_name(nm)])
-                    self.export_binds.append((self.member_name(alias or nm), ("import", key)))
+                    self.export_binds.append(
+                        (self.member_name(alias or nm), Bind(BindKind.IMPORT, key))
+                    )
                     self.imports.append(ImportRef(0, s.start_point[0] + 1, ImportKind.JS, key))
             elif ns is not None:
                 ident = next((k for k in ns.named_children), None)
                 key = imp_key(spec, ["*"])
                 if ident is not None:
-                    self.export_binds.append((self.member_name(ident), ("import", key)))
+                    self.export_binds.append((self.member_name(ident), Bind(BindKind.IMPORT, key)))
                 self.imports.append(ImportRef(0, line, ImportKind.JS, key))
             else:
-                self.export_binds.append(("*", ("star", spec)))
+                self.export_binds.append(("*", Bind(BindKind.STAR, spec)))
                 self.imports.append(ImportRef(0, line, ImportKind.JS, imp_key(spec, [])))
             return
         decl = n.child_by_field_name("declaration")
@@ -152,9 +164,9 @@ class Uses(Declarations):
             # an anonymous one is named `default` by on_function / on_class
             self.exports.append(("default", "default"))
         elif value.type == "object":
-            self.export_binds.append(("default", ("obj", f"{self.module}.default")))
+            self.export_binds.append(("default", Bind(BindKind.OBJECT, f"{self.module}.default")))
         else:
-            self.export_binds.append(("default", ("expr", (value, self.top))))
+            self.export_binds.append(("default", Bind(BindKind.EXPR, expr=(value, self.top))))
 
     def declared_names(self, decl: Node) -> list[str]:
         if decl.type in ("lexical_declaration", "variable_declaration"):
@@ -182,9 +194,9 @@ class Uses(Declarations):
                 key = self.imported(value, scope) if value is not None else None
                 for ident, member in pattern_members(name, self):
                     if key and member:
-                        scope.bind(self.t(ident), ("import", imp_extend(key, member)))
+                        scope.bind(self.t(ident), Bind(BindKind.IMPORT, imp_extend(key, member)))
                     else:
-                        scope.bind(self.t(ident), ("local",))
+                        scope.bind(self.t(ident), LOCAL)
             return
         left = n.child_by_field_name("left")
         right = n.child_by_field_name("right")
@@ -222,12 +234,12 @@ class Uses(Declarations):
 
     def bind_value(self, home: Scope, scope: Scope, name: str, value: Node | None) -> None:
         if value is None:
-            home.bind(name, ("local",))
+            home.bind(name, LOCAL)
             return
         v = self.strip(value)
         if v.type in FUNC_VALUES or v.type in CLASSES:
             if v.type in CLASSES and v.child_by_field_name("body") is None:
-                home.bind(name, ("local",))
+                home.bind(name, LOCAL)
             return  # bound by on_function / on_class (a declaration)
         home.bind(name, self.value_bind(value, scope))
 
@@ -237,19 +249,19 @@ class Uses(Declarations):
             fqn = self.obj_fqn(v, scope)
             if fqn is not None:
                 self.obj_value_members(v, fqn, scope)
-                return ("obj", fqn)
+                return Bind(BindKind.OBJECT, fqn)
         key = self.imported(v, scope)
         if key:
-            return ("import", key)
+            return Bind(BindKind.IMPORT, key)
         if v.type in ("identifier", "shorthand_property_identifier"):
             binds = lookup(scope, self.t(v))
             if binds:
                 b = _pick(binds)
-                if b[0] in ("class", "func", "obj", "import"):
+                if b.kind in _DECLARED:
                     return b
             if v.type == "shorthand_property_identifier":
-                return ("local",)
-        return ("expr", (value, scope))
+                return LOCAL
+        return Bind(BindKind.EXPR, expr=(value, scope))
 
     def obj_value_members(self, obj: Node, fqn: str, scope: Scope) -> None:
         """``{a, b: c}``: what the keys of a named object hold (methods are declarations)."""
@@ -347,44 +359,40 @@ class Uses(Declarations):
         name_node = fn.child_by_field_name("property") if fn.type == "member_expression" else fn
         line = (name_node or fn).start_point[0] + 1
         c = self.callee(fn, scope)
-        tag = c[0]
         raw = self.t(fn)[:120]
-        if tag == "func":
-            return CallRef(owner, line, (c[1],), raw)
-        if tag == "class":
-            return NewRef(owner, line, ("class", c[1]))
-        if tag == "import":
-            return CallRef(owner, line, (c[1],), raw)
-        if tag == "global":
-            return CallRef(owner, line, (f"{GLOBAL}.{c[1]}",), raw)
-        if tag == "method":
-            return MethodCallRef(owner, line, c[1], c[2])
-        if tag == "unbound":
-            return CallRef(owner, line, (c[1],), raw)
+        kind = c.kind
+        if kind in (CalleeKind.FUNCTION, CalleeKind.IMPORT, CalleeKind.UNBOUND):
+            return CallRef(owner, line, (c.name,), raw)
+        if kind == CalleeKind.CLASS:
+            return NewRef(owner, line, Cls(c.name))
+        if kind == CalleeKind.GLOBAL:
+            return CallRef(owner, line, (f"{GLOBAL}.{c.name}",), raw)
+        if kind == CalleeKind.METHOD:
+            return MethodCallRef(owner, line, c.receiver, c.name)
         return DynamicCallRef(owner, line, DynamicHow.VARIABLE, ())
 
     def export_table(self) -> None:
         """What the module exports, for other modules' imports (``link``)."""
         f = self.facts
-        out: list[tuple[str, tuple[Any, ...]]] = list(self.export_binds)
+        out: list[tuple[str, Bind]] = list(self.export_binds)
         for exported, local in self.exports:
             binds = self.top.binds.get(local)
             if not binds:
                 continue
             out.append((exported, _pick(binds)))
         for name, b in out:
-            tag = b[0]
-            if tag in ("func", "class", "obj", "star"):
-                f.global_assigns.append((name, ("jsexp", b)))
-            elif tag == "import":
-                f.global_assigns.append((name, ("jsexp", ("import", b[1]))))
-            elif tag == "expr":
-                node, sc = b[1]
+            kind = b.kind
+            if kind in (BindKind.FUNCTION, BindKind.CLASS, BindKind.OBJECT, BindKind.STAR):
+                f.global_assigns.append((name, Export(kind, b.name)))
+            elif kind == BindKind.IMPORT:
+                f.global_assigns.append((name, Export(BindKind.IMPORT, b.name)))
+            elif kind == BindKind.EXPR and b.expr is not None:
+                node, sc = b.expr
                 d = self.desc(node, sc)
                 if d is not None:
-                    f.global_assigns.append((name, ("jsexp", ("value", d))))
+                    f.global_assigns.append((name, Export(BindKind.VALUE, desc=d)))
         for fqn, members in sorted(self.obj_values.items()):
             for key, (node, sc) in sorted(members.items()):
                 b = self.value_bind(node, sc)
-                if b[0] in ("func", "class", "obj", "import"):
-                    f.global_assigns.append((fqn, ("jsobj", key, b)))
+                if b.kind in _DECLARED:
+                    f.global_assigns.append((fqn, Export(b.kind, b.name, member=key)))

@@ -23,11 +23,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ragraf import ids
-from ragraf.kinds import EdgeKind, Layer, NodeKind, ParseStatus
+from ragraf.kinds import BindKind, EdgeKind, Layer, NodeKind, ParseStatus
 from ragraf.lang import tstree
 from ragraf.lang.chunking import DEFAULT_MAX_LINES, make_chunks
 from ragraf.lang.facts import DynamicCallRef, FactNode, FileFacts, LocalEdge, NewRef, Ref, RouteRef
-from ragraf.lang.js.names import Scope, union
+from ragraf.lang.js.names import Bind, Scope, union
 from ragraf.lang.js.state import grammar_of
 from ragraf.lang.js.uses import Uses
 
@@ -85,7 +85,7 @@ class Extractor(Uses):
         f = self.facts
         for scope, pname, tnode in self.pending_params:
             for d in self.annotation(tnode, scope):
-                scope.bind(pname, ("desc", d))
+                scope.bind(pname, Bind(BindKind.DESC, desc=d))
         for decl, scope, bnode, rel in self.pending_bases:
             target = decl.extends if rel == EdgeKind.EXTENDS else decl.implements
             base = self.base_name(bnode, scope)

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 
 from ragraf.lang.facts import ClassConstRef, TypeDesc
 from ragraf.lang.php.names import Names
+from ragraf.lang.typedesc import AnyOf, Cls, Elem, Global, Static
 
 if TYPE_CHECKING:
     from tree_sitter import Node
@@ -55,7 +56,7 @@ class Bindings(Names):
             if c.type == "variable_name":
                 name = self.t(c)[1:]
                 sc.globals.add(name)
-                descs = sc.doc_globals.get(name) or [("global", name)]
+                descs = sc.doc_globals.get(name) or [Global(name)]
                 self.bind(sc, name, descs, n.end_byte, block)
 
     def on_assignment(self, n: Node) -> None:
@@ -73,8 +74,8 @@ class Bindings(Names):
             if d is None and right is not None:
                 d = self.callable_desc(right)
             doc = self.doc_before(n, name)
-            if doc and (d is None or d[0] != "class"):
-                d = doc[0] if len(doc) == 1 else ("any", tuple(doc))
+            if doc and not isinstance(d, Cls):
+                d = doc[0] if len(doc) == 1 else AnyOf(tuple(doc))
             if d is not None:
                 self.bind(sc, name, [d], n.end_byte, self.block_of(n))
                 if sc.node == 0 and not self.stack_has_function() or name in sc.globals:
@@ -107,10 +108,10 @@ class Bindings(Names):
                     )
         elif lt == "subscript_expression":
             d = self.expr_desc(left)
-            if d is not None and d[0] == "global":
+            if isinstance(d, Global):
                 rd = self.expr_desc(right)
                 if rd is not None:
-                    self.pending_globals.append((self.scope_index(), d[1], rd))
+                    self.pending_globals.append((self.scope_index(), d.name, rd))
             self.wg_hook(left, right)
 
     def doc_before(self, n: Node, name: str) -> list[TypeDesc]:
@@ -153,7 +154,7 @@ class Bindings(Names):
             and created is not None
             and self.t(created).lower() == "static"
         ):
-            d = ("static",) if self.cur_class() else None
+            d = Static() if self.cur_class() else None
         else:
             d = self.expr_desc(expr)
         if d is not None:
@@ -168,7 +169,7 @@ class Bindings(Names):
         if cls.type not in ("name", "qualified_name"):
             return
         d = self.class_desc(cls)
-        if d is not None and d[0] == "class":
+        if isinstance(d, Cls):
             self.narrow(n, self.t(var)[1:], d)
             # ``instanceof C`` names the class: a reference to it
             self.raw_refs.append(
@@ -187,11 +188,11 @@ class Bindings(Names):
         d: TypeDesc | None = None
         if s is not None:
             fq = self.resolve_class("\\" + s.lstrip("\\")) if s else None
-            d = ("class", fq) if fq else None
+            d = Cls(fq) if fq else None
         elif b.type == "class_constant_access_expression" and len(b.named_children) == 2:
             if self.t(b.named_children[1]).lower() == "class":
                 d = self.class_desc(b.named_children[0])
-        if d is not None and d[0] == "class":
+        if isinstance(d, Cls):
             self.narrow(n, self.t(a)[1:], d)
 
     def narrow(self, test: Node, name: str, d: TypeDesc) -> None:
@@ -258,7 +259,7 @@ class Bindings(Names):
         if d is not None:
             name = self.t(val)[1:]
             doc = self.doc_before_statement(n, name)
-            self.bind(self.scope(), name, doc or [("elem", d)], val.end_byte, self.block_of(n))
+            self.bind(self.scope(), name, doc or [Elem(d)], val.end_byte, self.block_of(n))
 
     def on_catch(self, n: Node) -> None:
         """``catch (A | B $e)`` types ``$e``."""

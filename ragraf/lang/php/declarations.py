@@ -39,6 +39,7 @@ from ragraf.lang.php.names import (
 )
 from ragraf.lang.php.routes import Routes
 from ragraf.lang.php.state import FrameKind, Scope, Segment
+from ragraf.lang.typedesc import Cls
 from ragraf.limits import MAX_CONST_VALUE_CHARS
 
 if TYPE_CHECKING:
@@ -356,12 +357,12 @@ class Declarations(Routes):
         """A ``handle`` / ``__invoke`` method: it listens to the hooks of the classes its first
         parameter's declared type names (a Laravel event listener), and ``handle`` to its
         own class's (a job) (``ragraf.lang.php.hooks``)."""
-        target = Target(TargetKind.METHOD, receiver=("class", cls), method=name)
+        target = Target(TargetKind.METHOD, receiver=Cls(cls), method=name)
         low = name.lower()
         plist = n.child_by_field_name("parameters")
         first = plist.named_children[0] if plist is not None and plist.named_children else None
         events = self.type_descs(first.child_by_field_name("type")) if first is not None else []
-        hooked = [str(d[1]) for d in events if d[0] == "class" and d[1]]
+        hooked = [d.fqn for d in events if isinstance(d, Cls) and d.fqn]
         if low == "handle":
             hooked.append(cls)
         line = n.start_point[0] + 1
@@ -383,7 +384,7 @@ class Declarations(Routes):
                         HookRole.LISTEN,
                         hooks.DRUPAL_HOOK + value,
                         "drupal",
-                        Target(TargetKind.METHOD, receiver=("class", cls), method=name),
+                        Target(TargetKind.METHOD, receiver=Cls(cls), method=name),
                     )
                 )
 
@@ -405,7 +406,7 @@ class Declarations(Routes):
                 continue
             for el, event, value in self._by_class(arr):
                 for m in self._subscribed_methods(value):
-                    target = Target(TargetKind.METHOD, receiver=("class", cls), method=m)
+                    target = Target(TargetKind.METHOD, receiver=Cls(cls), method=m)
                     self._class_listen(el.start_point[0] + 1, event, "getsubscribedevents", target)
 
     def _subscribed_methods(self, v: Node) -> list[str]:
@@ -507,7 +508,7 @@ class Declarations(Routes):
             )
             decl.props.setdefault(pname, []).extend(descs)
             d = self.expr_desc(default)
-            if d is not None and d[0] == "class":
+            if isinstance(d, Cls):
                 decl.props[pname].append(d)
             if pname == "listen" and default is not None:
                 self.listen_map(default)
@@ -535,7 +536,7 @@ class Declarations(Routes):
                 listener = self._class_named(v)
                 if listener is None:
                     continue
-                target = Target(TargetKind.METHOD, receiver=("class", listener), method=method)
+                target = Target(TargetKind.METHOD, receiver=Cls(listener), method=method)
                 self._class_listen(v.start_point[0] + 1, event, "$listen", target)
 
     def _class_listen(self, line: int, event: str, call: str, target: Target) -> None:

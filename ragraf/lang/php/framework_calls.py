@@ -22,6 +22,7 @@ from ragraf.lang.facts import Handler, HookRef, RouteRef, Target, TemplateRef, T
 from ragraf.lang.php import hooks
 from ragraf.lang.php.assemble import call_args
 from ragraf.lang.php.routes import Routes
+from ragraf.lang.typedesc import Cls
 
 if TYPE_CHECKING:
     from tree_sitter import Node
@@ -149,8 +150,8 @@ class FrameworkCalls(Routes):
 
     def dispatch_class(self, cls: TypeDesc | None, call: str, line: int) -> None:
         """A run of the hook named by a class (``hooks.CLASS_HOOK``)."""
-        if cls is not None and cls[0] == "class" and cls[1]:
-            hook = hooks.CLASS_HOOK + str(cls[1])
+        if isinstance(cls, Cls) and cls.fqn:
+            hook = hooks.CLASS_HOOK + cls.fqn
             self.raw_refs.append(HookRef(self.scope_index(), line, HookRole.FIRE, hook, call))
 
     def wg_hook(self, left: Node, right: Node | None) -> None:

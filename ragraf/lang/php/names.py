@@ -3,22 +3,22 @@
 Names are resolved per file as PHP resolves them: the namespace segment, its
 ``use`` aliases (class / function / const) and fully qualified names.
 
-Type descriptors (``TypeDesc``: tagged tuples, evaluated by
+Type descriptors (``ragraf.lang.typedesc``, evaluated by
 ``ragraf.indexing.resolve.symbols.SymbolTable.types``) say what a receiver
 expression evaluates to:
 
-- ``("class", fqn)``, ``("static",)`` (the late-bound class), ``("parent", fqn)``
-  (the parents of ``fqn``);
-- ``("prop", d, name)`` / ``("sprop", d, name)``: a property of what ``d``
-  describes; ``("call", d, name)`` / ``("scall", d, name)``: what its method
-  ``name`` returns; ``("func", candidates)``: what a function returns;
-- ``("global", name)``: what the global ``$name`` is assigned anywhere;
-- ``("array", d)``: an array of what ``d`` describes (``Foo[]``, ``array<K, Foo>``,
-  ``list<Foo>``: it describes no class itself); ``("elem", d)``: an element of the
+- ``Cls(fqn)``, ``Static()`` (the late-bound class), ``Parent(fqn)`` (the parents
+  of ``fqn``);
+- ``Prop(d, name)`` / ``Prop(d, name, static=True)``: a property of what ``d``
+  describes; ``Call(d, name)`` / ``Call(d, name, static=True)``: what its method
+  ``name`` returns; ``Func(candidates)``: what a function returns;
+- ``Global(name)``: what the global ``$name`` is assigned anywhere;
+- ``Array(d)``: an array of what ``d`` describes (``Foo[]``, ``array<K, Foo>``,
+  ``list<Foo>``: it describes no class itself); ``Elem(d)``: an element of the
   array ``d`` describes (``foreach``, ``$a[$k]``, ``reset`` / ``end`` / ``current``);
-- ``("any", (d, ...))``: one of several;
-- only inside this package: ``("var", name, pos)`` (a local variable used at byte
-  ``pos``), ``("fname", candidates)`` and ``("callable", d, method)`` (a variable
+- ``AnyOf((d, ...))``: one of several;
+- only inside this package: ``Var(name, pos)`` (a local variable used at byte
+  ``pos``), ``FuncName(candidates)`` and ``CallableOf(d, method)`` (a variable
   holding a function name or a callable array).
 
 Invariants a change must keep:
@@ -32,8 +32,7 @@ Invariants a change must keep:
   closed before the use (where branches merge); a narrowing (``instanceof``)
   holds only inside its block. A use no binding precedes takes every binding of
   the scope (loops), and at file scope (outside closures) the global of that
-  name. No ('var', ...)
-  leaves this package.
+  name. No ``Var`` leaves this package.
 - Declared PHP types win over docblocks (``@param``); an inline ``@var`` right
   before an assignment types it unless the assignment creates an object.
 """
@@ -47,6 +46,22 @@ from typing import TYPE_CHECKING, cast
 from ragraf.kinds import TargetKind
 from ragraf.lang.facts import ClassConstRef, Target, TypeDesc
 from ragraf.lang.php.state import Binding, Scope, State
+from ragraf.lang.typedesc import (
+    AnyOf,
+    Array,
+    Call,
+    CallableOf,
+    Cls,
+    Elem,
+    Func,
+    FuncName,
+    Global,
+    Parent,
+    Prop,
+    Static,
+    Var,
+    alternatives,
+)
 
 if TYPE_CHECKING:
     from tree_sitter import Node
@@ -201,7 +216,7 @@ class Names(State):
             fq = self.resolve_class(raw)
             if fq:
                 self.raw_refs.append(
-                    ClassConstRef(self.scope_index(), t.start_point[0] + 1, ("class", fq), "class")
+                    ClassConstRef(self.scope_index(), t.start_point[0] + 1, Cls(fq), "class")
                 )
 
     def type_descs(self, tnode: Node | None) -> list[TypeDesc]:
@@ -230,10 +245,10 @@ class Names(State):
                 if not cls:
                     return []
                 return [
-                    ("static",) if low == "static" else (low if low == "parent" else "class", cls)
+                    Static() if low == "static" else Parent(cls) if low == "parent" else Cls(cls)
                 ]
             fq = self.resolve_class(raw)
-            return [("class", fq)] if fq else []
+            return [Cls(fq)] if fq else []
         return []
 
     def doc_types(self, raw: str) -> list[TypeDesc]:
@@ -247,16 +262,14 @@ class Names(State):
             if part.endswith("[]"):
                 inner = self.doc_types(part[:-2])
                 if inner:
-                    out.append(("array", inner[0] if len(inner) == 1 else ("any", tuple(inner))))
+                    out.append(Array(inner[0] if len(inner) == 1 else AnyOf(tuple(inner))))
                 continue
             if part.endswith(">") and "<" in part:
                 head, _, args = part[:-1].partition("<")
                 if head.lower() in _DOC_ARRAYS:
                     inner = self.doc_types(_split_top(args, ",")[-1])
                     if inner:
-                        out.append(
-                            ("array", inner[0] if len(inner) == 1 else ("any", tuple(inner)))
-                        )
+                        out.append(Array(inner[0] if len(inner) == 1 else AnyOf(tuple(inner))))
                     continue
                 part = head  # `Collection<Foo>`: a Collection
             low = part.lower()
@@ -264,16 +277,12 @@ class Names(State):
                 cls = self.cur_class()
                 if cls:
                     out.append(
-                        ("class", cls)
-                        if low == "self"
-                        else ("parent", cls)
-                        if low == "parent"
-                        else ("static",)
+                        Cls(cls) if low == "self" else Parent(cls) if low == "parent" else Static()
                     )
                 continue
             fq = self.resolve_class(part)
             if fq:
-                out.append(("class", fq))
+                out.append(Cls(fq))
         return out
 
     def expr_desc(self, n: Node | None, depth: int = 0) -> TypeDesc | None:
@@ -285,26 +294,26 @@ class Names(State):
             var = self.t(n)[1:]
             if var == "this":
                 this = self.cur_class()
-                return ("class", this) if this else None
-            return ("var", var, n.start_byte)
+                return Cls(this) if this else None
+            return Var(var, n.start_byte)
         if ty in ("member_access_expression", "nullsafe_member_access_expression"):
             name = n.child_by_field_name("name")
             if name is None or name.type != "name":
                 return None
             recv = self.expr_desc(n.child_by_field_name("object"), depth + 1)
-            return ("prop", recv, self.t(name)) if recv else None
+            return Prop(recv, self.t(name)) if recv else None
         if ty in ("member_call_expression", "nullsafe_member_call_expression"):
             name = n.child_by_field_name("name")
             if name is None or name.type != "name":
                 return None
             recv = self.expr_desc(n.child_by_field_name("object"), depth + 1)
-            return ("call", recv, self.t(name)) if recv else None
+            return Call(recv, self.t(name)) if recv else None
         if ty == "scoped_call_expression":
             name = n.child_by_field_name("name")
             cls = self.class_desc(n.child_by_field_name("scope"))
             if name is None or name.type != "name" or cls is None:
                 return None
-            return ("scall", cls, self.t(name))
+            return Call(cls, self.t(name), static=True)
         if ty == "object_creation_expression":
             c = n.named_children[0] if n.named_children else None
             if c is None:
@@ -316,7 +325,7 @@ class Names(State):
                 fname = self.t(f)
                 if fname.lower().lstrip("\\") in _ELEMENT_FUNCTIONS:
                     inner = self.expr_desc(self.first_arg(n), depth + 1)
-                    return ("elem", inner) if inner is not None else None
+                    return Elem(inner) if inner is not None else None
                 if fname.lower().lstrip("\\") in _FILTER_FUNCTIONS:
                     args = n.child_by_field_name("arguments")
                     second = (
@@ -327,14 +336,14 @@ class Names(State):
                     if second is not None and second.type == "argument" and second.named_children:
                         return self.expr_desc(second.named_children[-1], depth + 1)
                     return None
-                return ("func", self.function_candidates(fname))
+                return Func(self.function_candidates(fname))
             return None
         if ty == "scoped_property_access_expression":
             cls = self.class_desc(n.child_by_field_name("scope"))
             name = n.child_by_field_name("name")
             if cls is None or name is None:
                 return None
-            return ("sprop", cls, self.t(name).lstrip("$"))
+            return Prop(cls, self.t(name).lstrip("$"), static=True)
         if ty == "parenthesized_expression":
             return self.expr_desc(n.named_children[0] if n.named_children else None, depth + 1)
         if ty == "assignment_expression":
@@ -368,9 +377,9 @@ class Names(State):
             base = n.named_children[0] if n.named_children else None
             if base is not None and base.type == "variable_name" and self.t(base) == "$GLOBALS":
                 key = self.string_value(n.named_children[1]) if n.named_child_count > 1 else None
-                return ("global", key) if key else None
+                return Global(key) if key else None
             inner = self.expr_desc(base, depth + 1)
-            return ("elem", inner) if inner is not None else None
+            return Elem(inner) if inner is not None else None
         return None
 
     def either(self, ns: list[Node | None], depth: int) -> TypeDesc | None:
@@ -379,7 +388,7 @@ class Names(State):
         if not alts:
             return None
         uniq = list(dict.fromkeys(alts))
-        return uniq[0] if len(uniq) == 1 else ("any", tuple(uniq))
+        return uniq[0] if len(uniq) == 1 else AnyOf(tuple(uniq))
 
     def class_literal(self, n: Node | None) -> str | None:
         """``X::class`` -> the fqn of ``X`` (None for any other expression, or a class that
@@ -390,7 +399,7 @@ class Names(State):
         if len(parts) != 2 or self.t(parts[1]).lower() != "class":
             return None
         d = self.class_desc(parts[0])
-        return str(d[1]).lstrip("\\") if d is not None and d[0] == "class" and d[1] else None
+        return d.fqn.lstrip("\\") if isinstance(d, Cls) and d.fqn else None
 
     def class_desc(self, n: Node | None) -> TypeDesc | None:
         """A class position (scope of ::, target of new) -> descriptor."""
@@ -402,18 +411,18 @@ class Names(State):
             cls = self.cur_class()
             if not cls:
                 return None
-            return ("parent", cls) if word == "parent" else ("class", cls)
+            return Parent(cls) if word == "parent" else Cls(cls)
         if ty in ("name", "qualified_name"):
             raw = self.t(n)
             low = raw.lower()
             if low in ("self", "static"):
                 cls = self.cur_class()
-                return ("class", cls) if cls else None
+                return Cls(cls) if cls else None
             if low == "parent":
                 cls = self.cur_class()
-                return ("parent", cls) if cls else None
+                return Parent(cls) if cls else None
             fq = self.resolve_class(raw)
-            return ("class", fq) if fq else None
+            return Cls(fq) if fq else None
         if ty == "variable_name":
             return self.expr_desc(n)
         return None
@@ -430,9 +439,7 @@ class Names(State):
             if "::" in s:
                 cls, _, meth = s.partition("::")
                 fq = _string_class(cls)
-                return (
-                    Target(TargetKind.METHOD, receiver=("class", fq), method=meth) if fq else None
-                )
+                return Target(TargetKind.METHOD, receiver=Cls(fq), method=meth) if fq else None
             if re.fullmatch(r"\\?\w+(\\\w+)*", s):
                 return Target(TargetKind.FUNCTION, candidates=(s.lstrip("\\"),))
             return None
@@ -458,7 +465,7 @@ class Names(State):
         s = self.string_value(a)
         if s:
             fq = _string_class(s)
-            return Target(TargetKind.METHOD, receiver=("class", fq), method=meth) if fq else None
+            return Target(TargetKind.METHOD, receiver=Cls(fq), method=meth) if fq else None
         d = self.expr_desc(a)
         return Target(TargetKind.METHOD, receiver=d, method=meth) if d else None
 
@@ -467,11 +474,13 @@ class Names(State):
         s = self.string_value(n)
         if s is not None:
             if re.fullmatch(r"\\?[A-Za-z_]\w*(\\\w+)*", s):
-                return ("fname", (s.lstrip("\\"),))
+                return FuncName((s.lstrip("\\"),))
             return None
         if n.type == "array_creation_expression":
             t = self.callable_array(n)
-            return ("callable", t.receiver, t.method) if t is not None else None
+            if t is None or t.receiver is None:
+                return None
+            return CallableOf(t.receiver, t.method)
         return None
 
     # -- bindings and closing descriptors over a scope -------------------------
@@ -529,38 +538,34 @@ class Names(State):
         depth: int = 0,
         seen: frozenset[tuple[str, int]] = frozenset(),
     ) -> TypeDesc | None:
-        """Replace ('var', x, pos) by what the bindings of x reaching ``pos`` hold."""
+        """Replace ``Var(x, pos)`` by what the bindings of x reaching ``pos`` hold."""
         if d is None or depth > MAX_CLOSE_DEPTH:
             return None
-        tag = d[0]
-        if tag == "var":
-            name, at = d[1], d[2]
-            if (name, at) in seen:
-                return None
-            memo = sc.closed.get((name, at), seen)  # `seen`: not memoized yet
-            if memo is not seen:
-                return cast("TypeDesc | None", memo)
-            seen = seen | {(name, at)}
-            reach = self.reaching(sc, name, at)
-            hop = depth + (1 if len(reach) == 1 else _MERGE_COST)
-            alts = [a for a in (self.close(r, sc, hop, seen) for r in reach) if a is not None]
-            uniq = list(dict.fromkeys(alts))
-            out = None if not uniq else uniq[0] if len(uniq) == 1 else ("any", tuple(uniq))
-            if out is not None or depth == 0:
-                sc.closed[(name, at)] = out
-            return out
-        if tag in ("prop", "call", "callable", "scall", "sprop"):
-            inner = self.close(d[1], sc, depth, seen)
-            return (tag, inner, d[2]) if inner is not None else None
-        if tag in ("elem", "array"):
-            inner = self.close(d[1], sc, depth, seen)
-            return (tag, inner) if inner is not None else None
-        if tag == "any":
-            parts = [self.close(a, sc, depth, seen) for a in d[1]]
-            kept = list(dict.fromkeys(a for a in parts if a is not None))
-            if not kept:
-                return None
-            return kept[0] if len(kept) == 1 else ("any", tuple(kept))
+        match d:
+            case Var(name, at):
+                if (name, at) in seen:
+                    return None
+                memo = sc.closed.get((name, at), seen)  # `seen`: not memoized yet
+                if memo is not seen:
+                    return cast("TypeDesc | None", memo)
+                seen = seen | {(name, at)}
+                reach = self.reaching(sc, name, at)
+                hop = depth + (1 if len(reach) == 1 else _MERGE_COST)
+                alts = [a for a in (self.close(r, sc, hop, seen) for r in reach) if a is not None]
+                uniq = list(dict.fromkeys(alts))
+                out = None if not uniq else uniq[0] if len(uniq) == 1 else AnyOf(tuple(uniq))
+                if out is not None or depth == 0:
+                    sc.closed[(name, at)] = out
+                return out
+            case Prop(of) | Call(of) | CallableOf(of) | Elem(of) | Array(of):
+                inner = self.close(of, sc, depth, seen)
+                return d._replace(of=inner) if inner is not None else None
+            case AnyOf(alts):
+                parts = [self.close(a, sc, depth, seen) for a in alts]
+                kept = list(dict.fromkeys(a for a in parts if a is not None))
+                if not kept:
+                    return None
+                return kept[0] if len(kept) == 1 else AnyOf(tuple(kept))
         return d
 
     def reaching(self, sc: Scope, name: str, at: int) -> list[TypeDesc]:
@@ -582,7 +587,7 @@ class Names(State):
         if out:
             return out
         if sc.id == 0 and not any(s <= at < e for s, e in sc.closures):
-            return [("global", name)]  # a file-level variable no assignment precedes
+            return [Global(name)]  # a file-level variable no assignment precedes
         return [d for _p, _bs, _be, d, scoped in binds if not scoped]
 
     def var_function_target(
@@ -591,22 +596,22 @@ class Names(State):
         """`$fn()`: the functions and callable arrays $fn was assigned (literal names), and
         the classes it holds an object of (``new C``, a declared ``C $fn``): calling an
         object calls its ``__invoke``."""
-        d = self.close(("var", name, at), sc)
+        d = self.close(Var(name, at), sc)
         if d is None:
             return (), None
-        alts = d[1] if d[0] == "any" else (d,)
         out = []
         objects: list[TypeDesc] = []
-        for a in alts:
-            if a[0] == "fname":
-                out.append(Target(TargetKind.FUNCTION, candidates=a[1]))
-            elif a[0] == "callable":
-                out.append(Target(TargetKind.METHOD, receiver=a[1], method=a[2]))
-            elif a[0] == "class":
-                objects.append(a)
+        for a in alternatives(d):
+            match a:
+                case FuncName(candidates):
+                    out.append(Target(TargetKind.FUNCTION, candidates=candidates))
+                case CallableOf(of, method):
+                    out.append(Target(TargetKind.METHOD, receiver=of, method=method))
+                case Cls():
+                    objects.append(a)
         if not objects:
             return tuple(out), None
-        return tuple(out), objects[0] if len(objects) == 1 else ("any", tuple(objects))
+        return tuple(out), objects[0] if len(objects) == 1 else AnyOf(tuple(objects))
 
 
 def _split_top(s: str, sep: str) -> list[str]:

@@ -42,6 +42,7 @@ from ragraf.kinds import HandlerKind
 from ragraf.lang.facts import Handler, RouteRef
 from ragraf.lang.php.assemble import call_args
 from ragraf.lang.php.names import Names
+from ragraf.lang.typedesc import Cls
 
 if TYPE_CHECKING:
     from tree_sitter import Node
@@ -191,7 +192,7 @@ class Routes(Names):
                         line,
                         methods,
                         route or "/",
-                        Handler(HandlerKind.METHOD, ("class", cls), method),
+                        Handler(HandlerKind.METHOD, Cls(cls), method),
                     )
                 )
 
@@ -344,7 +345,7 @@ class Routes(Names):
         if sv and ("@" in sv or "::" in sv):
             cls, _, meth = sv.replace("@", "::").partition("::")
             fq = self.resolve_class(cls)
-            return Handler(HandlerKind.METHOD, ("class", fq), meth) if fq else None
+            return Handler(HandlerKind.METHOD, Cls(fq), meth) if fq else None
         return None
 
     def group_prefix(self, n: Node) -> str:

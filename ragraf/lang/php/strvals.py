@@ -37,9 +37,10 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from ragraf.kinds import TargetKind
-from ragraf.lang.facts import UNKNOWN_NAME, Target, TypeDesc
+from ragraf.lang.facts import UNKNOWN_NAME, Target
 from ragraf.lang.php import hooks
 from ragraf.lang.php.names import Names
+from ragraf.lang.typedesc import Cls, TypeDesc
 
 if TYPE_CHECKING:
     from tree_sitter import Node
@@ -144,9 +145,7 @@ def function_targets(values: tuple[str, ...]) -> tuple[Target, ...]:
             if "*" in cls or not _METHOD_SHAPE.fullmatch(meth):
                 out.append(Target(TargetKind.FUNCTION, candidates=(UNKNOWN,)))
             else:
-                out.append(
-                    Target(TargetKind.METHOD, receiver=("class", cls.lstrip("\\")), method=meth)
-                )
+                out.append(Target(TargetKind.METHOD, receiver=Cls(cls.lstrip("\\")), method=meth))
         elif _FUNCTION_SHAPE.fullmatch(v):
             out.append(Target(TargetKind.FUNCTION, candidates=(v.lstrip("\\"),)))
     return tuple(dict.fromkeys(out))
@@ -353,9 +352,9 @@ class StrVals(Names):
         if len(parts) != 2 or not self._str_consts:
             return ("*",)
         cls = self.class_desc(parts[0])
-        if cls is None or cls[0] != "class":
+        if not isinstance(cls, Cls):
             return ("*",)
-        value = self._str_consts.get((str(cls[1]).lower(), self.t(parts[1])))
+        value = self._str_consts.get((cls.fqn.lower(), self.t(parts[1])))
         return (value,) if value is not None else ("*",)
 
     def _call_values(self, n: Node, depth: int) -> tuple[str, ...] | None:

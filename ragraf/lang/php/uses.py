@@ -39,6 +39,7 @@ from ragraf.lang.php.framework_calls import FrameworkCalls
 from ragraf.lang.php.routes import ROUTE_METHODS
 from ragraf.lang.php.strings import MAX_SQL_DYN
 from ragraf.lang.php.strvals import StrVals, function_targets, method_targets
+from ragraf.lang.typedesc import Cls, Parent, TypeDesc, Var
 from ragraf.limits import MAX_CONST_VALUE_CHARS
 
 if TYPE_CHECKING:
@@ -174,15 +175,13 @@ class Uses(Bindings, FrameworkCalls, StrVals):
         if arg.type == "variable_name":
             # the variable's name waits in the target until finish() closes it over the scope
             name = self.t(arg)[1:]
-            out.append(
-                Target(TargetKind.VARIABLE, receiver=("var", name, arg.start_byte), method=name)
-            )
+            out.append(Target(TargetKind.VARIABLE, receiver=Var(name, arg.start_byte), method=name))
         elif arg.type == "array_creation_expression":
             els = [e for e in arg.named_children if e.type == "array_element_initializer"]
             if len(els) == 2 and all(e.named_child_count == 1 for e in els):
                 obj, m = els[0].named_children[0], els[1].named_children[0]
                 s = self.string_value(obj)
-                recv = ("class", s.lstrip("\\")) if s else self.expr_desc(obj)
+                recv = Cls(s.lstrip("\\")) if s else self.expr_desc(obj)
                 return method_targets(self.str_values(m) or ("*",), recv)
             return ()
         values = self.str_values(arg)
@@ -436,22 +435,21 @@ class Uses(Bindings, FrameworkCalls, StrVals):
         mlow = self.t(name).lower()
         if mlow in hooks.DISPATCH_STATICS and scope is not None and scope.type != "relative_scope":
             self.dispatch_class(cls, mlow, line)  # OrderShipped::dispatch($order)
-        if mlow in hooks.DISPATCH_FACADE_METHODS and cls is not None and cls[0] == "class":
-            facade = (str(cls[1]).rsplit("\\", 1)[-1].lower(), mlow)
+        if mlow in hooks.DISPATCH_FACADE_METHODS and isinstance(cls, Cls):
+            facade = (cls.fqn.rsplit("\\", 1)[-1].lower(), mlow)
             if facade in hooks.DISPATCH_FACADES:  # Event::dispatch(new OrderShipped($o))
                 self.on_dispatch_object(n, f"{facade[0]}::{mlow}", line)
-        if (
-            mlow in hooks.MEDIAWIKI_RUN_METHODS
-            and cls is not None
-            and str(cls[1]).lower() in ("hooks", "mediawiki\\hookcontainer\\hooks")
+        if mlow in hooks.MEDIAWIKI_RUN_METHODS and _spelled(cls).lower() in (
+            "hooks",
+            "mediawiki\\hookcontainer\\hooks",
         ):
             self.mediawiki_run(n, f"hooks::{mlow}", line)  # Hooks::run('X', [...]) (MW < 1.35)
-        short_cls = str(cls[1]).rsplit("\\", 1)[-1].lower() if cls is not None else ""
+        short_cls = _spelled(cls).rsplit("\\", 1)[-1].lower()
         if short_cls == "view" and mlow in ("make", "first", "render"):
             self.template_call(n, line)  # View::make('users.index')
         elif short_cls == "route" and mlow == "view":
             self.template_call(n, line, position=1)  # Route::view('/welcome', 'welcome')
-        if mlow == "__construct" and cls is not None and cls[0] == "parent":
+        if mlow == "__construct" and isinstance(cls, Parent):
             self.repository_entity(n)
         if cls is not None and scope is not None and scope.type in ("name", "qualified_name"):
             # the class is named here (a rename must change this line): a reference to it
@@ -573,3 +571,14 @@ class Uses(Bindings, FrameworkCalls, StrVals):
 def _names(obj: Node | None, word: bytes) -> bool:
     """Whether a receiver's text holds ``word`` (lower case), in any case."""
     return obj is not None and word in (obj.text or b"").lower()
+
+
+def _spelled(d: TypeDesc | None) -> str:
+    """The name a class position's descriptor (``Names.class_desc``) spells: the class, the
+    class whose parent it is, or the variable; "" for none."""
+    match d:
+        case Cls(fqn) | Parent(fqn):
+            return fqn
+        case Var(name):
+            return name
+    return ""

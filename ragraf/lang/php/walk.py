@@ -65,6 +65,7 @@ from ragraf.lang.php.strings import Strings
 from ragraf.lang.php.strvals import UNKNOWN
 from ragraf.lang.php.uses import Uses
 from ragraf.lang.tstree import first_error, innermost
+from ragraf.lang.typedesc import Cls, Var, alternatives
 
 if TYPE_CHECKING:
     from tree_sitter import Node, Parser, Query
@@ -208,10 +209,9 @@ class Extractor(Declarations, Uses, Strings):
                 binds.sort(key=lambda b: b[0])
         for sc_i, line, call, d in self.pending_dispatches:
             cd = self.close(d, all_scopes[sc_i])
-            alts = cd[1] if cd is not None and cd[0] == "any" else (cd,)
-            for a in dict.fromkeys(alts):
-                if a is not None and a[0] == "class" and a[1]:
-                    hook = CLASS_HOOK + str(a[1])
+            for a in dict.fromkeys(alternatives(cd) if cd is not None else ()):
+                if isinstance(a, Cls) and a.fqn:
+                    hook = CLASS_HOOK + a.fqn
                     self.raw_refs.append(HookRef(sc_i, line, HookRole.FIRE, hook, call))
         for sc_i, idx, d in self.pending_returns:
             cd = self.close(d, all_scopes[sc_i])
@@ -284,7 +284,7 @@ class Extractor(Declarations, Uses, Strings):
         obj: TypeDesc | None = None
         for t in targets:
             if t.kind == TargetKind.VARIABLE:
-                at = t.receiver[2] if t.receiver is not None else 0
+                at = t.receiver.pos if isinstance(t.receiver, Var) else 0
                 got, obj = self.var_function_target(sc, t.method, at)
                 out.extend(got)
             elif t.kind == TargetKind.METHOD:

@@ -11,8 +11,8 @@ followed, stdlib and third-party names external.
 Invariants a change must keep (each module states the ones it keeps):
 - The facts use the existing fact types (``CallRef``, ``MethodCallRef``, ``NewRef``,
   ``ImportRef``, ``SqlRef``...), so resolution, drift, chunking and answers work as
-  for PHP; Python-only descriptor tags (``pyinst``, ``pyret``, ``pyval``, ``pybind``)
-  and ``?``-prefixed dotted base classes never reach the linker (``link`` rewrites them).
+  for PHP; ``Pending`` descriptors, ``Export`` rows and ``?``-prefixed dotted base
+  classes never reach the linker (``link`` rewrites them).
 - fqns are dotted and case-sensitive in the file; the linker keys them in lower case
   like PHP's (two names of one module differing only by case collide there).
 """

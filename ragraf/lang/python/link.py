@@ -13,8 +13,8 @@ Invariants a change must keep:
 - Modules are named by path (``ragraf.lang.python.names.module_of``); an import names
   one exactly, or by a suffix that only one corpus module has, or, among several, the
   one sharing the longest leading path with the importer (a tie: none — external).
-- After the rewrite no ``pyinst`` / ``pyret`` / ``pyval`` / ``pybind`` descriptor and
-  no ``?`` base class is left: a call of a corpus function is a ``CallRef`` with its
+- After the rewrite no ``Pending`` descriptor, no ``Export`` row and no ``?`` base class
+  is left: a call of a corpus function is a ``CallRef`` with its
   fqn, of a corpus class a ``NewRef``, through a class or typed value a
   ``MethodCallRef``; an external callee keeps its dotted name (no corpus function has
   it: the linker counts it external); an import becomes ``ImportRef`` ``class`` /
@@ -25,10 +25,10 @@ Invariants a change must keep:
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
 
-from ragraf.kinds import EdgeKind, HandlerKind, ImportKind
+from ragraf.kinds import BindKind, EdgeKind, EntityKind, HandlerKind, ImportKind
 from ragraf.lang import tstree
+from ragraf.lang.crossfile import Entity, EntityNames, rewrite_all
 from ragraf.lang.facts import (
     CallRef,
     ClassDecl,
@@ -40,18 +40,12 @@ from ragraf.lang.facts import (
     NewRef,
     Ref,
     RouteRef,
-    TypeDesc,
 )
 from ragraf.lang.python.names import is_package, module_of
+from ragraf.lang.typedesc import Cls, Export
 
 #: re-exports followed for one name (a cycle of imports must end)
 MAX_HOPS = 8
-#: how deep a descriptor is rewritten
-MAX_DEPTH = 12
-
-#: what a dotted name is: ("module", name) | ("class", fqn) | ("function", fqn) |
-#: ("value", desc, module) | ("external", dotted) | ("missing", dotted)
-Entity = tuple[Any, ...]
 
 
 class _Module:
@@ -61,7 +55,7 @@ class _Module:
         self.facts = facts
         self.classes: dict[str, str] = {}
         self.functions: dict[str, str] = {}
-        self.binds: dict[str, list[tuple[str, Any]]] = {}
+        self.binds: dict[str, list[Export]] = {}
         self.stars: list[str] = []
         prefix = name + "."
         for cd in facts.classes:
@@ -72,16 +66,18 @@ class _Module:
             short = fqn[len(prefix) :]
             if fqn.startswith(prefix) and "." not in short:
                 self.functions[short] = fqn
-        for bname, d in facts.global_assigns:
-            if d and d[0] == "pybind":
+        for bname, b in facts.global_assigns:
+            if isinstance(b, Export):
                 if bname == "*":
-                    self.stars.append(d[2])
+                    self.stars.append(b.name)
                 else:
-                    self.binds.setdefault(bname, []).append((d[1], d[2]))
+                    self.binds.setdefault(bname, []).append(b)
 
 
-class Modules:
+class Modules(EntityNames):
     """Every Python module of the corpus, by dotted name and by dotted suffix."""
+
+    external_as_written = True
 
     def __init__(self, files: list[FileFacts]) -> None:
         self.mods: dict[str, _Module] = {}
@@ -114,18 +110,19 @@ class Modules:
         return got
 
     # -- names -------------------------------------------------------------------------
-    def entity(self, dotted: str, importer: str, hops: int = 0) -> tuple[Entity, list[str]]:
-        """What ``dotted`` names, and the attributes left after it."""
-        parts = dotted.split(".")
+    def entity(self, name: str, where: str, hops: int = 0) -> tuple[Entity, list[str]]:
+        """What the dotted ``name`` names (seen from module ``where``), and the attributes
+        left after it."""
+        parts = name.split(".")
         for i in range(len(parts), 0, -1):
-            m = self.find_module(".".join(parts[:i]), importer)
+            m = self.find_module(".".join(parts[:i]), where)
             if m is not None:
                 return self.member(m, parts[i:], hops)
-        return ("external", dotted), []
+        return Entity(EntityKind.EXTERNAL, name), []
 
     def member(self, m: str, rest: list[str], hops: int) -> tuple[Entity, list[str]]:
         if not rest:
-            return ("module", m), []
+            return Entity(EntityKind.MODULE, m), []
         mod = self.mods[m]
         name = rest[0]
         if name in mod.classes:
@@ -133,76 +130,23 @@ class Modules:
             rest = rest[1:]
             while rest and f"{fqn}.{rest[0]}" in self.class_fqns:
                 fqn, rest = f"{fqn}.{rest[0]}", rest[1:]
-            return ("class", fqn), rest
+            return Entity(EntityKind.CLASS, fqn), rest
         if name in mod.functions:
-            return ("function", mod.functions[name]), rest[1:]
+            return Entity(EntityKind.FUNCTION, mod.functions[name]), rest[1:]
         if hops < MAX_HOPS:
-            for kind, val in mod.binds.get(name, []):
-                if kind == "import":
-                    e, left = self.entity(".".join([val, *rest[1:]]), m, hops + 1)
-                    if e[0] not in ("external", "missing") or len(mod.binds[name]) == 1:
+            for b in mod.binds.get(name, []):
+                if b.kind == BindKind.IMPORT:
+                    e, left = self.entity(".".join([b.name, *rest[1:]]), m, hops + 1)
+                    unknown = e.kind in (EntityKind.EXTERNAL, EntityKind.MISSING)
+                    if not unknown or len(mod.binds[name]) == 1:
                         return e, left
-                elif kind == "value":
-                    return ("value", val, m), rest[1:]
+                elif b.kind == BindKind.VALUE:
+                    return Entity(EntityKind.VALUE, desc=b.desc, where=m), rest[1:]
             for star in mod.stars:
                 e, left = self.entity(".".join([star, *rest]), m, hops + 1)
-                if e[0] not in ("external", "missing", "module"):
+                if e.kind not in (EntityKind.EXTERNAL, EntityKind.MISSING, EntityKind.MODULE):
                     return e, left
-        return ("missing", f"{m}.{'.'.join(rest)}"), []
-
-    # -- descriptors -----------------------------------------------------------------
-    def base_desc(self, e: Entity, module: str, depth: int) -> TypeDesc | None:
-        """The receiver an entity is when an attribute of it is called."""
-        if e[0] == "class":
-            return ("class", e[1])
-        if e[0] == "value":
-            return self.fix(e[1], e[2], depth + 1)
-        if e[0] == "external":
-            return ("class", e[1])
-        return None
-
-    def chain(self, e: Entity, attrs: list[str], module: str, depth: int = 0) -> TypeDesc | None:
-        d = self.base_desc(e, module, depth)
-        for a in attrs:
-            if d is None:
-                return None
-            d = ("prop", d, a)
-        return d
-
-    def fix(self, d: TypeDesc | None, module: str, depth: int = 0) -> TypeDesc | None:
-        """A descriptor with every dotted name resolved (None: it denotes nothing known)."""
-        if d is None or depth > MAX_DEPTH:
-            return None
-        tag = d[0]
-        if tag in ("pyinst", "pyret", "pyval"):
-            e, rest = self.entity(d[1], module)
-            kind = e[0]
-            if kind == "external":
-                return ("class", d[1])
-            if kind == "missing" or kind == "module":
-                return None
-            if tag == "pyinst":
-                return ("class", e[1]) if kind == "class" and not rest else None
-            if tag == "pyval":
-                return self.chain(e, rest, module, depth)
-            # pyret: what calling it returns
-            if not rest:
-                if kind == "class":
-                    return ("class", e[1])
-                if kind == "function":
-                    return ("func", (e[1],))
-                return None
-            recv = self.chain(e, rest[:-1], module, depth)
-            return ("call", recv, rest[-1]) if recv is not None else None
-        if tag == "any":
-            alts = [x for a in d[1] if (x := self.fix(a, module, depth + 1)) is not None]
-            if not alts:
-                return None
-            return alts[0] if len(alts) == 1 else ("any", tuple(dict.fromkeys(alts)))
-        if tag in ("prop", "call", "sprop", "scall"):
-            inner = self.fix(d[1], module, depth + 1)
-            return (tag, inner, d[2]) if inner is not None else None
-        return d
+        return Entity(EntityKind.MISSING, f"{m}.{'.'.join(rest)}"), []
 
     # -- refs ----------------------------------------------------------------------------
     def call(self, ref: CallRef, module: str) -> Ref:
@@ -210,41 +154,41 @@ class Modules:
             if cand in self.function_fqns:  # a function of the file, nested ones included
                 return ref._replace(candidates=(cand,))
             e, rest = self.entity(cand, module)
-            kind = e[0]
-            if kind == "function" and not rest:
-                return ref._replace(candidates=(e[1],))
-            if kind == "class" and not rest:
-                return NewRef(ref.owner, ref.line, ("class", e[1]))
-            if kind in ("class", "value") and rest:
-                recv = self.chain(e, rest[:-1], module)
+            kind = e.kind
+            if kind == EntityKind.FUNCTION and not rest:
+                return ref._replace(candidates=(e.name,))
+            if kind == EntityKind.CLASS and not rest:
+                return NewRef(ref.owner, ref.line, Cls(e.name))
+            if kind in (EntityKind.CLASS, EntityKind.VALUE) and rest:
+                recv = self.chain(e, rest[:-1])
                 if recv is not None:
                     return MethodCallRef(ref.owner, ref.line, recv, rest[-1])
-            if kind not in ("external", "missing"):
+            if kind not in (EntityKind.EXTERNAL, EntityKind.MISSING):
                 break
         return ref
 
     def import_ref(self, ref: ImportRef, module: str) -> ImportRef | None:
         e, rest = self.entity(ref.fqn, module)
-        if e[0] == "module":
-            return ref._replace(kind=ImportKind.MODULE, fqn=self.mods[e[1]].facts.path)
+        if e.kind == EntityKind.MODULE:
+            return ref._replace(kind=ImportKind.MODULE, fqn=self.mods[e.name].facts.path)
         if rest:
             return None
-        if e[0] == "class":
-            return ref._replace(kind=ImportKind.CLASS, fqn=e[1])
-        if e[0] == "function":
-            return ref._replace(kind=ImportKind.FUNCTION, fqn=e[1])
-        if e[0] == "value":
-            return ref._replace(kind=ImportKind.MODULE, fqn=self.mods[e[2]].facts.path)
+        if e.kind == EntityKind.CLASS:
+            return ref._replace(kind=ImportKind.CLASS, fqn=e.name)
+        if e.kind == EntityKind.FUNCTION:
+            return ref._replace(kind=ImportKind.FUNCTION, fqn=e.name)
+        if e.kind == EntityKind.VALUE:
+            return ref._replace(kind=ImportKind.MODULE, fqn=self.mods[e.where].facts.path)
         return None
 
     def view(self, dotted: str, module: str) -> Handler:
         """The function or class an imported view names (``ragraf.lang.python.routes``);
         anything else handles nothing the corpus declares."""
         e, rest = self.entity(dotted, module)
-        if e[0] == "function" and not rest:
-            return Handler(HandlerKind.FUNCTION, None, e[1])
-        if e[0] == "class" and not rest:
-            return Handler(HandlerKind.CLASS, ("class", e[1]))
+        if e.kind == EntityKind.FUNCTION and not rest:
+            return Handler(HandlerKind.FUNCTION, None, e.name)
+        if e.kind == EntityKind.CLASS and not rest:
+            return Handler(HandlerKind.CLASS, Cls(e.name))
         return Handler(HandlerKind.FUNCTION, None, "")
 
     def rewrite(self, f: FileFacts) -> FileFacts:
@@ -273,7 +217,7 @@ class Modules:
         returns = {
             i: fixed
             for i, descs in f.returns.items()
-            if (fixed := [x for d in descs if (x := self.fix(d, module)) is not None])
+            if (fixed := rewrite_all(descs, lambda d: self.fix(d, module)))
         }
         edges = list(f.edges)
         if is_package(f.path):
@@ -292,12 +236,12 @@ class Modules:
         for base, line in cd.extends:
             if base.startswith("?"):
                 e, rest = self.entity(base[1:], module)
-                base = e[1] if e[0] == "class" and not rest else base[1:]
+                base = e.name if e.kind == EntityKind.CLASS and not rest else base[1:]
             extends.append((base, line))
         props = {
             name: fixed
             for name, descs in cd.props.items()
-            if (fixed := [x for d in descs if (x := self.fix(d, module)) is not None])
+            if (fixed := rewrite_all(descs, lambda d: self.fix(d, module)))
         }
         return dataclasses.replace(cd, extends=extends, props=props)
 

@@ -2,10 +2,10 @@
 annotation denotes, as far as the file alone can say.
 
 A name bound by an import is not followed here (the file alone cannot see the module):
-it stays a dotted name (``("pyinst", "pkg.mod.Foo")``: an instance of what
-``pkg.mod.Foo`` names; ``("pyret", D)``: what calling ``D`` returns; ``("pyval", D)``:
-the object ``D`` is) that ``ragraf.lang.python.link`` resolves once every file is known.
-Names bound in the file resolve to final fqns (``("class", fqn)``, ``("func", (fqn,))``).
+it stays a dotted name (``Pending(Denotes.INSTANCE, ("pkg.mod.Foo",))``: an instance of
+what ``pkg.mod.Foo`` names; ``RETURN``: what calling it returns; ``VALUE``: the object it
+is) that ``ragraf.lang.python.link`` resolves once every file is known. Names bound in
+the file resolve to final fqns (``Cls(fqn)``, ``Func((fqn,))``).
 
 Invariants a change must keep:
 - Lookup follows Python's rules, flow-insensitively: the scope itself, then enclosing
@@ -19,12 +19,13 @@ Invariants a change must keep:
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, NamedTuple
 
-from ragraf.kinds import NodeKind
+from ragraf.kinds import BindKind, CalleeKind, Denotes, NodeKind
 from ragraf.lang import tstree
-from ragraf.lang.facts import TypeDesc
 from ragraf.lang.python.builtins import BUILTINS, BUILTINS_MODULE, LITERAL_TYPES
+from ragraf.lang.tstree import DYNAMIC, Callee
+from ragraf.lang.typedesc import AnyOf, Call, Cls, Func, Parent, Pending, Prop, TypeDesc
 
 if TYPE_CHECKING:
     from tree_sitter import Node
@@ -39,10 +40,17 @@ BUILTIN_TYPES = frozenset(
 _UNION = frozenset({"Optional", "Union"})
 _DOTTED = re.compile(r"[A-Za-z_][\w]*(\.[A-Za-z_]\w*)*")
 
-#: a binding: ("class", fqn) | ("func", fqn) | ("import", dotted) | ("expr", Node) |
-#: ("desc", TypeDesc) | ("self", class fqn) | ("cls", class fqn) (a classmethod's first
-#: parameter)
-Bind = tuple[str, Any]
+
+class Bind(NamedTuple):
+    """What a name is bound to (``BindKind``): a class or function (``name``: its fqn),
+    an import (``name``: the dotted name), an expression or an annotation (``expr``), a
+    descriptor (``desc``), a method's ``self`` or a classmethod's ``cls`` (``name``: the
+    class)."""
+
+    kind: str  # ragraf.kinds.BindKind
+    name: str = ""
+    desc: TypeDesc | None = None
+    expr: tuple[Node, Scope] | None = None
 
 
 def module_of(path: str) -> str:
@@ -106,7 +114,7 @@ def lookup(scope: Scope, name: str) -> list[Bind] | None:
 def _pick(binds: list[Bind]) -> Bind:
     """The binding a call goes through: a definition or import before a plain value."""
     for b in binds:
-        if b[0] in ("class", "func", "import"):
+        if b.kind in (BindKind.CLASS, BindKind.FUNCTION, BindKind.IMPORT):
             return b
     return binds[0]
 
@@ -129,8 +137,8 @@ class Names:
             binds = lookup(scope, self.t(expr))
             if binds:
                 b = _pick(binds)
-                if b[0] == "import":
-                    return str(b[1])
+                if b.kind == BindKind.IMPORT:
+                    return b.name
             return None
         if expr.type == "attribute":
             obj, attr = expr.child_by_field_name("object"), expr.child_by_field_name("attribute")
@@ -141,40 +149,41 @@ class Names:
         return None
 
     # -- what a call calls ---------------------------------------------------------
-    def callee(self, fn: Node, scope: Scope, depth: int = 0) -> tuple[Any, ...]:
-        """What ``fn(...)`` calls: ("func", fqn) | ("class", fqn) | ("ext", dotted) |
-        ("builtin", name) | ("method", receiver desc | None, name) | ("unbound", name) |
-        ("dynamic",)."""
+    def callee(self, fn: Node, scope: Scope, depth: int = 0) -> Callee:
+        """What ``fn(...)`` calls: a function or class (``name``: its fqn), a dotted name
+        through an import, a builtin, a method (``receiver``: its descriptor or None), an
+        unbound name or something dynamic (``CalleeKind``)."""
         if fn.type == "identifier":
             name = self.t(fn)
             binds = lookup(scope, name)
             if not binds:
-                return ("builtin", name) if name in BUILTINS else ("unbound", name)
+                kind = CalleeKind.BUILTIN if name in BUILTINS else CalleeKind.UNBOUND
+                return Callee(kind, name)
             b = _pick(binds)
-            if b[0] in ("class", "func"):
-                return (b[0], b[1])
-            if b[0] == "cls":
-                return ("class", b[1])
-            if b[0] == "import":
-                return ("ext", b[1])
-            return ("dynamic",)
+            if b.kind in (BindKind.CLASS, BindKind.CLS):
+                return Callee(CalleeKind.CLASS, b.name)
+            if b.kind == BindKind.FUNCTION:
+                return Callee(CalleeKind.FUNCTION, b.name)
+            if b.kind == BindKind.IMPORT:
+                return Callee(CalleeKind.EXTERNAL, b.name)
+            return DYNAMIC
         if fn.type == "attribute":
             obj, attr = fn.child_by_field_name("object"), fn.child_by_field_name("attribute")
             if obj is None or attr is None:
-                return ("dynamic",)
+                return DYNAMIC
             m = self.t(attr)
             base = self.dotted(obj, scope)
             if base:
-                return ("ext", f"{base}.{m}")
+                return Callee(CalleeKind.EXTERNAL, f"{base}.{m}")
             if obj.type == "identifier":
                 binds = lookup(scope, self.t(obj))
-                if binds and _pick(binds)[0] == "class":
-                    return ("method", ("class", _pick(binds)[1]), m)
-            return ("method", self.desc(obj, scope, depth + 1), m)
+                if binds and _pick(binds).kind == BindKind.CLASS:
+                    return Callee(CalleeKind.METHOD, m, Cls(_pick(binds).name))
+            return Callee(CalleeKind.METHOD, m, self.desc(obj, scope, depth + 1))
         if fn.type == "parenthesized_expression" and fn.named_child_count == 1:
             inner = fn.named_children[0]
             return self.callee(inner, scope, depth + 1)
-        return ("dynamic",)
+        return DYNAMIC
 
     # -- what an expression evaluates to ---------------------------------------------
     def desc(self, expr: Node | None, scope: Scope, depth: int = 0) -> TypeDesc | None:
@@ -183,7 +192,7 @@ class Names:
             return None
         ty = expr.type
         if ty in LITERAL_TYPES:
-            return ("class", f"{BUILTINS_MODULE}.{LITERAL_TYPES[ty]}")
+            return Cls(f"{BUILTINS_MODULE}.{LITERAL_TYPES[ty]}")
         if ty == "identifier":
             name = self.t(expr)
             binds = lookup(scope, name)
@@ -198,34 +207,17 @@ class Names:
         if ty == "attribute":
             base = self.dotted(expr, scope)
             if base:
-                return ("pyval", base)
+                return Pending(Denotes.VALUE, (base,))
             obj, attr = expr.child_by_field_name("object"), expr.child_by_field_name("attribute")
             if obj is None or attr is None:
                 return None
             r = self.desc(obj, scope, depth + 1)
-            return ("prop", r, self.t(attr)) if r is not None else None
+            return Prop(r, self.t(attr)) if r is not None else None
         if ty == "call":
             fn = expr.child_by_field_name("function")
             if fn is None:
                 return None
-            c = self.callee(fn, scope, depth + 1)
-            tag = c[0]
-            if tag == "class":
-                return ("class", c[1])
-            if tag == "func":
-                return ("func", (c[1],))
-            if tag == "ext":
-                return ("pyret", c[1])
-            if tag == "builtin":
-                if c[1] == "super":
-                    cls = scope.method_class()
-                    return ("parent", cls) if cls else None
-                if c[1] in BUILTIN_TYPES:
-                    return ("class", f"{BUILTINS_MODULE}.{c[1]}")
-                return None
-            if tag == "method" and c[1] is not None:
-                return ("call", c[1], c[2])
-            return None
+            return self.call_desc(self.callee(fn, scope, depth + 1), scope)
         if ty in ("await", "parenthesized_expression") and expr.named_child_count:
             return self.desc(expr.named_children[-1], scope, depth + 1)
         if ty in ("conditional_expression", "boolean_operator") and expr.named_child_count >= 2:
@@ -241,18 +233,41 @@ class Names:
             return _union([d for p in parts if (d := self.desc(p, scope, depth + 1)) is not None])
         return None
 
+    def call_desc(self, c: Callee, scope: Scope) -> TypeDesc | None:
+        """What a call of ``c`` returns."""
+        kind = c.kind
+        if kind == CalleeKind.CLASS:
+            return Cls(c.name)
+        if kind == CalleeKind.FUNCTION:
+            return Func((c.name,))
+        if kind == CalleeKind.EXTERNAL:
+            return Pending(Denotes.RETURN, (c.name,))
+        if kind == CalleeKind.BUILTIN:
+            if c.name == "super":
+                cls = scope.method_class()
+                return Parent(cls) if cls else None
+            if c.name in BUILTIN_TYPES:
+                return Cls(f"{BUILTINS_MODULE}.{c.name}")
+            return None
+        if kind == CalleeKind.METHOD and c.receiver is not None:
+            return Call(c.receiver, c.name)
+        return None
+
     def bind_desc(self, b: Bind, scope: Scope, depth: int) -> TypeDesc | None:
-        kind = b[0]
-        if kind in ("self", "cls"):
-            return ("class", b[1])
-        if kind == "desc":
-            d: TypeDesc = b[1]
-            return d
-        if kind == "expr":
-            node, sc = b[1]
+        kind = b.kind
+        if kind in (BindKind.SELF, BindKind.CLS):
+            return Cls(b.name)
+        if kind == BindKind.DESC:
+            return b.desc
+        if kind == BindKind.EXPR and b.expr is not None:
+            node, sc = b.expr
             return self.desc(node, sc, depth)
-        if kind == "import":
-            return ("pyval", b[1])
+        if kind == BindKind.IMPORT:
+            return Pending(Denotes.VALUE, (b.name,))
+        if kind == BindKind.ANNOTATION and b.expr is not None:
+            node, sc = b.expr
+            got = self.annotation(node, sc)
+            return got[0] if len(got) == 1 else (AnyOf(tuple(got)) if got else None)
         return None
 
     # -- annotations ---------------------------------------------------------------
@@ -268,7 +283,7 @@ class Names:
             return self._named(self.t(node), scope)
         if ty == "attribute":
             base = self.dotted(node, scope)
-            return [("pyinst", base)] if base else []
+            return [Pending(Denotes.INSTANCE, (base,))] if base else []
         if ty == "string":
             txt = "".join(self.t(c) for c in node.named_children if c.type == "string_content")
             txt = txt.strip()
@@ -303,19 +318,19 @@ class Names:
         if not rest:
             return self._named(head, scope)
         binds = lookup(scope, head)
-        if binds and _pick(binds)[0] == "import":
-            return [("pyinst", f"{_pick(binds)[1]}.{rest}")]
+        if binds and _pick(binds).kind == BindKind.IMPORT:
+            return [Pending(Denotes.INSTANCE, (f"{_pick(binds).name}.{rest}",))]
         return []
 
     def _named(self, name: str, scope: Scope) -> list[TypeDesc]:
         binds = lookup(scope, name)
         if not binds:
             if name in BUILTINS and name != "None":
-                return [("class", f"{BUILTINS_MODULE}.{name}")]
+                return [Cls(f"{BUILTINS_MODULE}.{name}")]
             return []
         b = _pick(binds)
-        if b[0] == "class":
-            return [("class", b[1])]
-        if b[0] == "import":
-            return [("pyinst", b[1])]
+        if b.kind == BindKind.CLASS:
+            return [Cls(b.name)]
+        if b.kind == BindKind.IMPORT:
+            return [Pending(Denotes.INSTANCE, (b.name,))]
         return []

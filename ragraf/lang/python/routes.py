@@ -25,8 +25,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ragraf.kinds import HandlerKind
+from ragraf.kinds import BindKind, CalleeKind, HandlerKind
 from ragraf.lang.facts import Handler, RouteRef
+from ragraf.lang.typedesc import Cls
 
 if TYPE_CHECKING:
     from tree_sitter import Node
@@ -94,9 +95,9 @@ def _prefix(ex: Extractor, obj: Node) -> str:
     if obj.type != "identifier":
         return ""
     for b in ex.top.binds.get(ex.t(obj), []):
-        if b[0] != "expr":
+        if b.kind != BindKind.EXPR or b.expr is None:
             continue
-        value = b[1][0]
+        value = b.expr[0]
         if value.type != "call":
             continue
         _pos, kw = _args(ex, value)
@@ -147,12 +148,12 @@ def url_route(ex: Extractor, scope: Scope, call: Node) -> RouteRef | None:
     if view.type not in ("identifier", "attribute"):
         return None  # include(...), a lambda...
     c = ex.callee(view, scope)
-    if c[0] == "func":
-        handler = Handler(HandlerKind.FUNCTION, None, c[1])
-    elif c[0] == "class":
-        handler = Handler(HandlerKind.CLASS, ("class", c[1]))
-    elif c[0] == "ext":
-        handler = Handler(HandlerKind.FUNCTION, None, "?" + c[1])
+    if c.kind == CalleeKind.FUNCTION:
+        handler = Handler(HandlerKind.FUNCTION, None, c.name)
+    elif c.kind == CalleeKind.CLASS:
+        handler = Handler(HandlerKind.CLASS, Cls(c.name))
+    elif c.kind == CalleeKind.EXTERNAL:
+        handler = Handler(HandlerKind.FUNCTION, None, "?" + c.name)
     else:
         return None
     return RouteRef(scope.node, call.start_point[0] + 1, ("*",), route, handler)

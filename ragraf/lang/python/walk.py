@@ -14,8 +14,8 @@ Invariants a change must keep:
   ``MethodCallRef``; a name bound by an import stays dotted for
   ``ragraf.lang.python.link``; a call through a variable holding a callable is a
   ``DynamicCallRef`` (unresolved); a builtin is ``builtins.<name>`` (external).
-- Module-level bindings go to ``global_assigns`` as ``("pybind", "import", dotted)`` /
-  ``("pybind", "value", desc)`` so that other modules' imports of them resolve.
+- Module-level bindings go to ``global_assigns`` as ``Export`` rows (``IMPORT``: a dotted
+  name, ``VALUE``: a descriptor) so that other modules' imports of them resolve.
 - Comments and docstrings go to ``texts`` (layer text), never into props (P6).
 - A syntax error makes the file ``partial``; extraction goes on.
 - tree-sitter is imported lazily (``ragraf --help`` must not load it).
@@ -26,7 +26,16 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ragraf import ids
-from ragraf.kinds import DynamicHow, EdgeKind, FragmentKind, ImportKind, Layer, NodeKind
+from ragraf.kinds import (
+    BindKind,
+    CalleeKind,
+    DynamicHow,
+    EdgeKind,
+    FragmentKind,
+    ImportKind,
+    Layer,
+    NodeKind,
+)
 from ragraf.lang import tstree
 from ragraf.lang.chunking import DEFAULT_MAX_LINES, make_chunks
 from ragraf.lang.facts import (
@@ -42,11 +51,11 @@ from ragraf.lang.facts import (
     Ref,
     SqlAnalysis,
     SqlRef,
-    TypeDesc,
 )
 from ragraf.lang.python import routes
 from ragraf.lang.python.builtins import BUILTINS_MODULE
-from ragraf.lang.python.names import Names, Scope, is_package, module_of
+from ragraf.lang.python.names import Bind, Names, Scope, is_package, module_of
+from ragraf.lang.typedesc import Cls, Export, Pending
 
 if TYPE_CHECKING:
     from tree_sitter import Node, Parser, Query
@@ -178,7 +187,7 @@ class Extractor(tstree.Walk, Names):
                 if b.type in ("identifier", "attribute", "subscript", "generic_type"):
                     self.pending_bases.append((decl, parent, b))
         self.link(parent, idx, n.start_point[0] + 1)
-        parent.bind(name, ("class", fqn))
+        parent.bind(name, Bind(BindKind.CLASS, fqn))
         scope = Scope(NodeKind.CLASS, idx, parent, fqn, fqn)
         self.stack.append((n.end_byte, scope))
         self.docstring(n, idx)
@@ -209,7 +218,7 @@ class Extractor(tstree.Walk, Names):
             self.decls[parent.fqn].methods.setdefault(name.lower(), idx)
         else:
             self.facts.functions.append((fqn, idx))
-            parent.bind(name, ("func", fqn))
+            parent.bind(name, Bind(BindKind.FUNCTION, fqn))
         props["parameters"] = self.params(n, scope, is_method, decos)
         ret = n.child_by_field_name("return_type")
         if ret is not None:
@@ -250,7 +259,10 @@ class Extractor(tstree.Walk, Names):
                 entry["default"] = self.t(default)[:MAX_DEFAULT_CHARS]
             if i == 0 and is_method and scope.cls and "staticmethod" not in decos:
                 # the instance, or the class itself in a classmethod (``cls(...)`` instantiates)
-                scope.bind(pname, ("cls" if "classmethod" in decos else "self", scope.cls))
+                scope.bind(
+                    pname,
+                    Bind(BindKind.CLS if "classmethod" in decos else BindKind.SELF, scope.cls),
+                )
             out.append(entry)
         return out
 
@@ -262,13 +274,15 @@ class Extractor(tstree.Walk, Names):
             for c in n.named_children:
                 if c.type == "dotted_name":
                     dotted = self.t(c)
-                    scope.bind(dotted.split(".", 1)[0], ("import", dotted.split(".", 1)[0]))
+                    scope.bind(
+                        dotted.split(".", 1)[0], Bind(BindKind.IMPORT, dotted.split(".", 1)[0])
+                    )
                 elif c.type == "aliased_import":
                     nm, alias = c.child_by_field_name("name"), c.child_by_field_name("alias")
                     if nm is None or alias is None:
                         continue
                     dotted = self.t(nm)
-                    scope.bind(self.t(alias), ("import", dotted))
+                    scope.bind(self.t(alias), Bind(BindKind.IMPORT, dotted))
                 else:
                     continue
                 self.imports.append(
@@ -298,7 +312,7 @@ class Extractor(tstree.Walk, Names):
             else:
                 continue
             target = f"{base}.{self.t(nm)}" if base else self.t(nm)
-            scope.bind(alias_text, ("import", target))
+            scope.bind(alias_text, Bind(BindKind.IMPORT, target))
             self.imports.append(ImportRef(owner, c.start_point[0] + 1, ImportKind.NAME, target))
 
     def absolute(self, mod: Node) -> str | None:
@@ -339,15 +353,15 @@ class Extractor(tstree.Walk, Names):
                     elif right is not None:
                         self.pending_props.append((decl, name, scope, right, False))
             if ann is not None:
-                scope.bind(name, ("ann", (ann, scope)))
+                scope.bind(name, Bind(BindKind.ANNOTATION, expr=(ann, scope)))
             elif right is not None:
-                scope.bind(name, ("expr", (right, scope)))
+                scope.bind(name, Bind(BindKind.EXPR, expr=(right, scope)))
         elif left.type == "attribute":
             obj, attr = left.child_by_field_name("object"), left.child_by_field_name("attribute")
             if obj is None or attr is None or obj.type != "identifier":
                 return
             binds = scope.binds.get(self.t(obj)) or []
-            if not any(b[0] == "self" for b in binds) or not scope.cls:
+            if not any(b.kind == BindKind.SELF for b in binds) or not scope.cls:
                 return
             decl = self.decls.get(scope.cls)
             if decl is None:
@@ -416,15 +430,15 @@ class Extractor(tstree.Walk, Names):
         f = self.facts
         for scope, pname, tnode in self.pending_params:
             for d in self.annotation(tnode, scope):
-                scope.bind(pname, ("desc", d))
+                scope.bind(pname, Bind(BindKind.DESC, desc=d))
         for decl, scope, bnode in self.pending_bases:
             line = bnode.start_point[0] + 1
             node = bnode.named_children[0] if bnode.type in ("subscript", "generic_type") else bnode
             for d in self.annotation(node, scope):
-                if d[0] == "class":
-                    decl.extends.append((d[1], line))
-                elif d[0] == "pyinst":
-                    decl.extends.append((f"?{d[1]}", line))  # dotted: resolved by link
+                if isinstance(d, Cls):
+                    decl.extends.append((d.fqn, line))
+                elif isinstance(d, Pending):
+                    decl.extends.append((f"?{d.names[0]}", line))  # dotted: resolved by link
         for decl, name, scope, node, is_ann in self.pending_props:
             got = self.annotation(node, scope) if is_ann else [self.desc(node, scope)]
             for pd in got:
@@ -452,49 +466,40 @@ class Extractor(tstree.Walk, Names):
         f.refs = refs
         for name, binds in self.top.binds.items():
             for b in binds:
-                if b[0] == "import":
-                    f.global_assigns.append((name, ("pybind", "import", b[1])))
-                elif b[0] in ("expr", "ann"):
-                    vnode, sc = b[1]
-                    if b[0] == "ann":
+                if b.kind == BindKind.IMPORT:
+                    f.global_assigns.append((name, Export(BindKind.IMPORT, b.name)))
+                elif b.kind in (BindKind.EXPR, BindKind.ANNOTATION) and b.expr is not None:
+                    vnode, sc = b.expr
+                    if b.kind == BindKind.ANNOTATION:
                         for d in self.annotation(vnode, sc):
-                            f.global_assigns.append((name, ("pybind", "value", d)))
+                            f.global_assigns.append((name, Export(BindKind.VALUE, desc=d)))
                     else:
                         d2 = self.desc(vnode, sc)
                         if d2 is not None:
-                            f.global_assigns.append((name, ("pybind", "value", d2)))
+                            f.global_assigns.append((name, Export(BindKind.VALUE, desc=d2)))
         for star in self.top.star:
-            f.global_assigns.append(("*", ("pybind", "import", star)))
+            f.global_assigns.append(("*", Export(BindKind.IMPORT, star)))
         self.texts((NodeKind.CLASS, NodeKind.FUNCTION, NodeKind.METHOD))
         f.chunks = make_chunks(self.path, self.text, f, "python", self.max_chunk_lines)
-
-    def bind_desc(self, b: Any, scope: Scope, depth: int) -> TypeDesc | None:
-        if b[0] == "ann":
-            node, sc = b[1]
-            got = self.annotation(node, sc)
-            return got[0] if len(got) == 1 else (("any", tuple(got)) if got else None)
-        return super().bind_desc(b, scope, depth)
 
     def call_ref(self, scope: Scope, n: Node, fn: Node) -> Ref | None:
         owner = scope.node
         name_node = fn.child_by_field_name("attribute") if fn.type == "attribute" else fn
         line = (name_node or fn).start_point[0] + 1
         c = self.callee(fn, scope)
-        tag = c[0]
+        kind = c.kind
         raw = self.t(fn)[:120]
-        if tag == "func":
-            return CallRef(owner, line, (c[1],), raw)
-        if tag == "class":
-            return NewRef(owner, line, ("class", c[1]))
-        if tag == "ext":
-            return CallRef(owner, line, (c[1],), raw)
-        if tag == "builtin":
-            return CallRef(owner, line, (f"{BUILTINS_MODULE}.{c[1]}",), raw)
-        if tag == "method":
-            return MethodCallRef(owner, line, c[1], c[2])
-        if tag == "unbound":
+        if kind in (CalleeKind.FUNCTION, CalleeKind.EXTERNAL):
+            return CallRef(owner, line, (c.name,), raw)
+        if kind == CalleeKind.CLASS:
+            return NewRef(owner, line, Cls(c.name))
+        if kind == CalleeKind.BUILTIN:
+            return CallRef(owner, line, (f"{BUILTINS_MODULE}.{c.name}",), raw)
+        if kind == CalleeKind.METHOD:
+            return MethodCallRef(owner, line, c.receiver, c.name)
+        if kind == CalleeKind.UNBOUND:
             stars = _stars(scope)
-            return CallRef(owner, line, (*(f"{s}.{c[1]}" for s in stars), c[1]), raw)
+            return CallRef(owner, line, (*(f"{s}.{c.name}" for s in stars), c.name), raw)
         return DynamicCallRef(owner, line, DynamicHow.VARIABLE, ())
 
 

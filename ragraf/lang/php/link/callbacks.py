@@ -31,6 +31,7 @@ from ragraf.lang.facts import (
 from ragraf.lang.linking import EdgeSpec, LinkContext, Linking
 from ragraf.lang.php.link import callees
 from ragraf.lang.php.link.builtins import builtin_callback_position
+from ragraf.lang.typedesc import Cls
 
 _CALLABLE = EdgeSpec(props={"callable": True})
 #: WordPress functions that take a callback WordPress calls later (0-based positions): a
@@ -197,7 +198,7 @@ def _names_code(ctx: LinkContext, word: str) -> bool:
     """Whether a string of a list names a corpus function or ``Class::method``."""
     if "::" in word:
         cls, _, meth = word.partition("::")
-        return bool(ctx.sym.methods_of(("class", cls.lstrip("\\")), meth))
+        return bool(ctx.sym.methods_of(Cls(cls.lstrip("\\")), meth))
     return bool(ctx.sym.function_ids(word.lstrip("\\").lower()))
 
 
