@@ -257,12 +257,13 @@ def test_a_vendor_interface_s_call_is_no_guess_at_a_corpus_implementation(dyn: P
 
 
 def test_a_method_name_of_a_loop_over_literals_is_each_of_them(dyn: Path) -> None:
-    """``foreach (array('page', 'post') as $kind) { $m = 'render_' . $kind; $this->$m(); }``
-    calls ``render_page`` and ``render_post`` (0.4 each); ``{'render_' . $kind}`` with
-    ``$kind`` a parameter fits both too, the confidence shared."""
+    """``foreach ($kinds as $kind) { $m = 'render_' . $kind; $this->$m(); }`` over a list
+    of literals (a comment inside) calls ``render_page`` and ``render_post`` (0.4 each);
+    ``{'render_' . $kind}`` with ``$kind`` a parameter fits both too, the confidence
+    shared."""
     for fqn in ("Dyn\\Plugin::render_page", "Dyn\\Plugin::render_post"):
         r = _callers(dyn, fqn)["result"]
         assert _items(r, "derived") == [
-            ("Dyn\\Page::all", "src/plugins.php:40", 0.4, "dynamic-method"),
+            ("Dyn\\Page::all", "src/plugins.php:45", 0.4, "dynamic-method"),
             ("Dyn\\Page::show", "src/plugins.php:33", 0.2, "dynamic-method"),
         ], fqn

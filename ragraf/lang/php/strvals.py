@@ -481,6 +481,8 @@ class StrVals(Names):
         if n.type == "array_creation_expression":
             out: list[str] = []
             for e in n.named_children:
+                if e.type == "comment":
+                    continue
                 if e.type != "array_element_initializer" or e.named_child_count != 1:
                     return None
                 v = self.string_value(e.named_children[0])
