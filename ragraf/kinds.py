@@ -219,6 +219,7 @@ class ImportKind(StrEnum):
     MODULE = "module"  # fqn is the path of the module's file
     NAME = "name"  # Python's ``from m import x`` before ``prepare`` knows what x is
     JS = "jsimp"  # a JavaScript / TypeScript import key, until ``prepare``
+    AMBIGUOUS = "ambiguous"  # Python: one of several corpus modules (fqn: its path), derived
 
 
 class NameUse(StrEnum):
@@ -258,6 +259,7 @@ class BindKind(StrEnum):
     STAR = "star"  # an export: name, the specifier of ``export * from``
     MODULE = "module"  # Go: name, a go.mod's module path (the row's name: its directory)
     PACKAGE = "package"  # Go: name, the fqn prefix of a directory's package
+    ROOT = "root"  # Python: name, a package root's folder (the row's name: its import prefix)
 
 
 class CalleeKind(StrEnum):
@@ -287,6 +289,7 @@ class EntityKind(StrEnum):
     VALUE = "typed"  # a typed value: desc, where the module it is in
     EXTERNAL = "external"  # outside the corpus: name as the linker keeps it
     MISSING = "missing"  # nothing the corpus declares
+    AMBIGUOUS = "ambiguous"  # one of several modules: name the dotted name, where its module
 
 
 class HookRole(StrEnum):
@@ -302,6 +305,7 @@ class DynamicHow(StrEnum):
     CALL_USER_FUNC = "call_user_func"
     VARIABLE = "variable"  # $fn(...)
     DYNAMIC_METHOD = "dynamic_method"  # $x->$m(...)
+    AMBIGUOUS_IMPORT = "ambiguous_import"  # Python: through a name several corpus modules have
 
 
 class OrmHow(StrEnum):

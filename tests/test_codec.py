@@ -171,6 +171,7 @@ def _descriptors() -> FileFacts:
         T.FuncName(("f",)),
         T.CallableOf(T.Cls("App\\A"), "m"),
         T.Pending(Denotes.RETURN, ("example.com/x", "New")),
+        T.Holder(T.Pending(Denotes.INSTANCE, ("flask.ctx.RequestContext",))),
         T.Global("g"),
         T.AnyOf((T.Global("g"), T.Cls("g"), T.Parent("g"))),  # equal fields, three variants
     ]

@@ -23,6 +23,7 @@ from ragraf.lang import registry
 from ragraf.lang.typedesc import Export, Pending
 from tests.helpers import REPO, invoke
 from tests.test_drift import edit
+from tests.test_pilot_golden import _graph
 from tests.test_python import assert_golden, indexed_copy
 
 GOAPP = REPO / "fixtures" / "goapp"
@@ -60,7 +61,9 @@ EDGES = {
     ("calls_heuristic", "cmd/app.run", "store.Getter.Get", "cmd/app/main.go:15", "derived", 0.4),
     ("calls_heuristic", "cmd/app.run", "store.Store.Get", "cmd/app/main.go:15", "derived", 0.4),
     ("extends", "store.Store", "store.Base", "store/store.go:22", "stated", 1.0),
+    # a package import links to every file of the package (issue 40)
     ("imports", "cmd/app/main.go", "store/methods.go", "cmd/app/main.go:3", "stated", 1.0),
+    ("imports", "cmd/app/main.go", "store/store.go", "cmd/app/main.go:3", "stated", 1.0),
     ("imports", "store/store.go", "internal/db/db.go", "store/store.go:6", "stated", 1.0),
     ("instantiates", "internal/db.Open", "internal/db.Conn", "internal/db/db.go:10", "stated", 1.0),
     ("instantiates", "store.New", "store.Store", "store/store.go:27", "stated", 1.0),
@@ -214,3 +217,45 @@ def test_routes_of_net_http_gin_and_chi(tmp_path: Path) -> None:
         ("GET", "/api/ping"): ["main.health"],
         ("GET", "{base}/q"): ["main.health"],  # a prefix built at run time is said so
     }
+
+
+GOMUX_EDGES = {
+    # Walk calls walk, the method of that exact name (not itself: keys differ by case)
+    ("calls", "main.Router.Walk", "main.Router.walk", "router.go:14", "stated", 1.0),
+    ("calls_heuristic", "main.Router.walk", "main.Router.walk", "router.go:18", "derived", 0.6),
+    # functions differing by case only: NewThing calls newThing, stated
+    ("calls", "main.NewThing", "main.newThing", "router.go:36", "stated", 1.0),
+    # a name match respects case: v.url() is regexp.url, never Route.URL
+    ("calls_heuristic", "main.build", "main.regexp.url", "router.go:32", "derived", 0.6),
+    # a handler held in a variable, returned by a call, converted by http.HandlerFunc
+    ("handles", "GET /api/items", "main.list", "routes.go:15", "derived", 0.6),
+    ("handles", "* /api/names", "main.named", "routes.go:16", "derived", 0.6),
+    ("handles", "* /api/wrapped", "main.list", "routes.go:17", "derived", 0.6),
+    ("handles", "POST /inline", "main.register", "routes.go:18", "derived", 0.6),
+    ("handles", "* /exact", "main.list", "routes.go:19", "derived", 0.6),
+}
+
+
+def test_gorilla_mux_routes_handlers_and_case(tmp_path: Path) -> None:
+    """fixtures/gomux: PathPrefix / Path / Methods before Subrouter() give the prefix and
+    methods of the routes registered on the subrouter (``http.MethodGet`` a method too);
+    a handler held in a variable, returned by a call or converted is followed; one the
+    file cannot name (a parameter) still makes the route; methods differing by case
+    only are told apart (issue 40 section 4). Checked by hand against the sources."""
+    root = indexed_copy(REPO / "fixtures" / "gomux", tmp_path / "gomux")
+    nodes, edges, _struct = _graph(root)
+    assert {n[1:4] for n in nodes if n[0] == "web_route"} == {
+        ("GET /api/items", "routes.go", 15),
+        ("* /api/names", "routes.go", 16),
+        ("* /api/wrapped", "routes.go", 17),
+        ("POST /inline", "routes.go", 18),
+        ("* /exact", "routes.go", 19),
+        ("* /param", "routes.go", 20),
+    }
+    got = {
+        e
+        for e in edges
+        if e[0] in ("handles", "calls_heuristic")
+        or e[2].lower() in ("main.router.walk", "main.newthing")
+    }
+    assert got == GOMUX_EDGES

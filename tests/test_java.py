@@ -557,8 +557,8 @@ def test_java_extraction_of_one_file_alone() -> None:
         ("method", "p.G.first", 11),
     ]
     calls = [r for r in f.refs if isinstance(r, MethodCallRef)]
-    assert MethodCallRef(4, 12, Pending(Denotes.INSTANCE, ("q.U",)), "help(1)") in calls
-    assert any(c.method == "get(1)" and c.line == 13 for c in calls)
+    assert MethodCallRef(4, 12, Pending(Denotes.INSTANCE, ("q.U",)), "help(1:int)") in calls
+    assert any(c.method == "get(1:int)" and c.line == 13 for c in calls)
     bad = registry.extract("p/B.java", "java", "class B { void m( }\n", 120)
     assert bad.status == "partial"
 
@@ -598,4 +598,35 @@ def test_routes_of_spring_and_jaxrs(tmp_path: Path) -> None:
         ("GET", "/api/users/b"): ["com.acme.UserController.two"],
         ("GET", "/orders"): ["com.acme.Orders.all"],
         ("POST", "/orders/{id}/cancel"): ["com.acme.Orders.cancel"],
+    }
+
+
+def test_overloads_of_one_arity_are_told_apart_by_argument_types(tmp_path: Path) -> None:
+    """fixtures/javaover (issue 40 section 4): overloads of one arity are chosen by the
+    argument types the file knows (a field's, a parameter's, what a method of the file
+    returns, ``getMessage()`` / ``String.format`` / a concatenation: a String), stated
+    when one fits; a ``null`` argument fits both: derived to each. By hand from the
+    sources: exec(Input, Options, Module) is line 10, exec(..., Map) line 14; Fail(String)
+    line 4, Fail(Throwable) line 6, Fail(String, Throwable) line 8."""
+    root = indexed_copy(REPO / "fixtures" / "javaover", tmp_path / "javaover")
+    layout = config.Layout(root)
+    g = GraphStore(layout.graph_db, readonly=True)
+    try:
+        rows = g.db.query(
+            "SELECT e.kind, e.evidence_line, d.name, d.start_line FROM edge e"
+            " JOIN node d ON d.node_id = e.dst WHERE e.kind LIKE 'calls%'"
+            " AND d.name IN ('exec', 'Fail')"
+        )
+    finally:
+        g.close()
+    assert set(rows) == {
+        ("calls", 23, "exec", 10),  # exec(in, OPTIONS, module): a Module field
+        ("calls", 24, "exec", 14),  # exec(in, OPTIONS, g): a Map parameter
+        ("calls", 25, "exec", 10),  # exec(in, OPTIONS, current()): current() returns Module
+        ("calls_heuristic", 26, "exec", 10),  # exec(in, OPTIONS, null): either
+        ("calls_heuristic", 26, "exec", 14),
+        ("calls", 30, "Fail", 4),  # new Fail(e.getMessage())
+        ("calls", 31, "Fail", 6),  # new Fail(e): an IOException is no String
+        ("calls", 32, "Fail", 8),  # new Fail("at " + 1, e)
+        ("calls", 33, "Fail", 4),  # new Fail(String.format(...))
     }

@@ -44,7 +44,7 @@ if TYPE_CHECKING:
 #: version of the FileFacts format and of the extraction rules not visible in source
 #: digests: bump it when FileFacts fields change meaning (an extractor's own source is in
 #: ``fingerprint`` already); its history is docs/architecture.md §9.2, "Facts versions"
-FACTS_VERSION = "ragraf-facts/38"
+FACTS_VERSION = "ragraf-facts/39"
 #: the words of a failed file's note when its extractor raised (``extract``)
 EXTRACTOR_FAILED = "extractor failed"
 
@@ -99,6 +99,9 @@ class Language:
     #: of plain values, references' parts and type descriptors), besides the shared
     #: ``ragraf.lang.facts.FACT_TYPES``: the facts cache writes and reads them too
     fact_types: tuple[str, ...] = ()
+    #: whether a method's name is case-sensitive (a call by name alone matches only the
+    #: methods of its exact name: Go's ``URL()`` is not ``url()``); false: PHP's rule
+    case_sensitive: bool = False
 
 
 #: how much of a file's start ``build_output`` reads
@@ -189,16 +192,18 @@ LANGUAGES: tuple[Language, ...] = (
     ),
     Language(
         "python",
-        (".py",),
+        # pyproject.toml / setup.cfg: where the project's packages are (lang.python.roots)
+        (".py", ".toml", ".cfg"),
         extractor="ragraf.lang.python",
         queries=("python-tags.scm",),
         depends_on=_COMMON,
         grammar="python",
         declares_symbols=True,
-        include=("**/*.py",),
+        include=("**/*.py", "**/pyproject.toml", "**/setup.cfg"),
         constructor="__init__",
         name_sep=".",
         prepare="ragraf.lang.python.link",
+        case_sensitive=True,
     ),
     Language(
         "go",
@@ -212,6 +217,7 @@ LANGUAGES: tuple[Language, ...] = (
         constructor="",  # Go has none: a composite literal instantiates only
         name_sep=".",
         prepare="ragraf.lang.go.link",
+        case_sensitive=True,
     ),
     Language(
         "java",
@@ -225,6 +231,7 @@ LANGUAGES: tuple[Language, ...] = (
         constructor="<init>",
         name_sep=".",
         prepare="ragraf.lang.java.link",
+        case_sensitive=True,
     ),
     *(
         Language(

@@ -187,6 +187,8 @@ class Walk:
         self.facts = FileFacts(path, self.lang, ParseStatus.OK, None, lines)
         self.stack: list[tuple[int, Any]] = []
         self.comments: list[tuple[int, int, str, int | None]] = []
+        #: id of a ClassDecl's methods -> its keys that are another name's lower-case alias
+        self.method_aliases: dict[int, set[str]] = {}
 
     def t(self, n: Node) -> str:
         return self.src[n.start_byte : n.end_byte].decode("utf-8", "surrogateescape")
@@ -270,13 +272,19 @@ class Walk:
     def on_comment(self, n: Node) -> None:
         self.comments.append((n.start_point[0] + 1, n.end_point[0] + 1, self.t(n), None))
 
-    @staticmethod
-    def add_method(methods: dict[str, int], name: str, idx: int) -> None:
+    def add_method(self, methods: dict[str, int], name: str, idx: int) -> None:
         """A method of a case-sensitive language in its ``ClassDecl``: under its exact
-        name (the linker tries it first) and under its lower-case one (what the linker's
-        case-insensitive lookups use), the first declaration of either winning."""
-        methods.setdefault(name, idx)
-        methods.setdefault(name.lower(), idx)
+        name (the linker tries it first; the first declaration of a name wins, and an exact
+        name takes its key back from another's lower-case alias: ``walk`` after ``Walk``)
+        and under its lower-case one (what the linker's case-insensitive lookups use)."""
+        aliases = self.method_aliases.setdefault(id(methods), set())
+        if name not in methods or name in aliases:
+            methods[name] = idx
+            aliases.discard(name)
+        low = name.lower()
+        if low not in methods:
+            methods[low] = idx
+            aliases.add(low)
 
     def docblock(self, start: int, end: int, text: str, owner: int) -> None:
         """Lines ``start..end`` document node ``owner`` (the comments captured there

@@ -14,7 +14,7 @@ Invariants a change must keep:
   and share its cache entries. The codec does not write it.
 - ``Var``, ``FuncName`` and ``CallableOf`` never leave an extractor (PHP's closes them
   over its scopes); ``Pending`` never leaves a language's ``prepare`` hook (it
-  resolves the names once every file is known).
+  resolves the names once every file is known), nor does ``Holder`` Python's.
 """
 
 from __future__ import annotations
@@ -130,6 +130,15 @@ class Pending(NamedTuple):
     tag: Literal["pending"] = "pending"
 
 
+class Holder(NamedTuple):
+    """Inside Python's extractor and ``prepare`` hook only: a ``contextvars.ContextVar[T]``
+    (``of``: what T describes): calling its ``get`` gives a T; anything else of it is the
+    external class ``contextvars.ContextVar``."""
+
+    of: TypeDesc
+    tag: Literal["holder"] = "holder"
+
+
 TypeDesc = (
     Cls
     | Static
@@ -145,6 +154,7 @@ TypeDesc = (
     | FuncName
     | CallableOf
     | Pending
+    | Holder
 )
 
 #: every variant (the codec's list of what a cache row may hold takes them from here)
@@ -163,6 +173,7 @@ VARIANTS: tuple[type, ...] = (
     FuncName,
     CallableOf,
     Pending,
+    Holder,
 )
 
 

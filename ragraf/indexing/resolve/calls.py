@@ -175,7 +175,7 @@ class Calls:
         st = self.ctx.stats
         st["calls_total"] += 1
         for cand in ref.candidates:
-            fids = self.sym.function_ids(cand.lower())
+            fids = self.sym.function_ids(cand.lower(), cand)
             if fids:
                 if len(fids) == 1:
                     self.ctx.add(src, fids[0], EdgeKind.CALLS, f.path, ref.line)
@@ -335,7 +335,7 @@ class Calls:
         """An untyped receiver: every method of that name may be the one, up to
         ``max_ambiguous`` of them; above ``max_candidates`` they are marked ``ambiguous``
         with the chance of one of N as confidence."""
-        cands = self.sym.methods_named(m.lower(), path)
+        cands = self.sym.methods_named(m.lower(), path, m)
         if not cands:
             return CallOutcome.EXTERNAL  # no corpus method has that name: a builtin or vendor one
         n = len(cands)
@@ -445,6 +445,9 @@ class Calls:
         is known of (``UNKNOWN_NAME``), or a pattern matching none or too many, is kept as
         an unresolved call site of that name (``*`` or the pattern): an answer about a
         declaration it may reach lists it (``ragraf.facade.accounting``)."""
+        if ref.how == DynamicHow.AMBIGUOUS_IMPORT:
+            self._ambiguous_import(f, src, ref)
+            return
         st = self.ctx.stats
         st["calls_total"] += 1
         conf = self.conf["variable_function"]
@@ -490,6 +493,31 @@ class Calls:
             for t in found:
                 if t not in plain:
                     self.ctx.add(src, t, EdgeKind.CALLS_HEURISTIC, f.path, ref.line, pspec)
+        st["calls_derived"] += 1
+
+    def _ambiguous_import(self, f: FileFacts, src: str, ref: DynamicCallRef) -> None:
+        """A call of a name several modules of one name declare (Python): derived calls of
+        each (``via: ambiguous-import``)."""
+        st = self.ctx.stats
+        st["calls_total"] += 1
+        targets: list[str] = []
+        for alt in ref.targets:
+            if alt.kind == TargetKind.FUNCTION:
+                for cand in alt.candidates:
+                    fids = self.sym.function_ids(cand.lower())
+                    if fids:
+                        targets.extend(fids)
+                        break
+            elif alt.kind == TargetKind.METHOD and alt.receiver is not None:
+                targets.extend(self.sym.methods_of(alt.receiver, alt.method))
+        targets = sorted(set(targets))
+        if not targets:
+            st["calls_unresolved_dynamic"] += 1
+            return
+        props: dict[str, Any] = {"via": "ambiguous-import", "candidates": len(targets)}
+        spec = EdgeSpec(self.conf["heuristic_ambiguous"], True, props)
+        for t in targets:
+            self.ctx.add(src, t, EdgeKind.CALLS_HEURISTIC, f.path, ref.line, spec)
         st["calls_derived"] += 1
 
     def _dynamic_method(

@@ -45,10 +45,15 @@ class Imports:
             fids = self.sym.function_ids(ref.fqn.lower())
             if fids and len(fids) == 1:
                 self.ctx.add(file_id, fids[0], EdgeKind.IMPORTS, f.path, ref.line, _USE_FUNCTION)
-        elif ref.kind == ImportKind.MODULE:  # a module (Python): fqn is the path of its file
+        elif ref.kind in (ImportKind.MODULE, ImportKind.AMBIGUOUS):  # fqn: the module's path
             mod_id = self.sym.file_id(ref.fqn)
             if mod_id is not None and mod_id != file_id:
-                self.ctx.add(file_id, mod_id, EdgeKind.IMPORTS, f.path, ref.line, _USE_MODULE)
+                spec = _USE_MODULE
+                if ref.kind == ImportKind.AMBIGUOUS:  # one of several modules of that name
+                    props = {"use": ImportKind.MODULE, "via": "ambiguous-import"}
+                    spec = EdgeSpec(self.conf["heuristic_ambiguous"], True, props)
+                    self.ctx.stats["imports_ambiguous"] += 1
+                self.ctx.add(file_id, mod_id, EdgeKind.IMPORTS, f.path, ref.line, spec)
 
     # -- documentation ---------------------------------------------------------------------
     def _doc_sources(self, f: FileFacts) -> str:

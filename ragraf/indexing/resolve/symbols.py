@@ -80,6 +80,32 @@ def bare_method(m: str) -> str:
     return m.split("(", 1)[0] if m.endswith(")") else m
 
 
+#: types no other type extends (a value of another type never fits a parameter of one)
+FINAL_TYPES = frozenset(
+    "String boolean char byte short int long float double"
+    " Boolean Character Byte Short Integer Long Float Double".split()
+)
+#: numbers: one fits a parameter of another (widening, boxing)
+NUMERIC = frozenset("byte short int long float double Byte Short Integer Long Float Double".split())
+#: what a String is besides itself
+STRING_SUPERS = frozenset({"CharSequence", "Comparable", "Serializable", "Object"})
+
+
+def simple_type(t: str) -> str:
+    """A declared parameter type by its simple name: ``java.util.Map<String, Object>`` ->
+    ``Map``, ``final Foo`` -> ``Foo`` (arrays and varargs keep their brackets)."""
+    t = t.replace("final ", "").strip()
+    depth, out = 0, []
+    for ch in t:
+        if ch == "<":
+            depth += 1
+        elif ch == ">":
+            depth -= 1
+        elif depth == 0:
+            out.append(ch)
+    return "".join(out).strip().rsplit(".", 1)[-1].replace(" ", "")
+
+
 class ClassDef:
     """One declaration of a class-like, with the file that declares it."""
 
@@ -114,6 +140,12 @@ class SymbolTable:
         self._named: dict[tuple[str, str], list[str]] = {}
         self._by_short: dict[str, list[str]] | None = None  # classes_by_short
         self._family: dict[str, str] = {}  # path -> its call family (methods_named)
+        #: simple class name -> its declarations (``_ancestors``), made on first use
+        self._by_simple: dict[str, list[ClassDef]] | None = None
+        #: a function of a case-sensitive language -> its fqn as declared (function_ids)
+        self.exact_fqns: dict[str, str] = {}
+        #: a method of a case-sensitive language -> its name as declared (methods_named)
+        self.exact_names: dict[str, str] = {}
         self.functions_by_name: dict[str, list[str]] = defaultdict(list)  # short name
         self.returns: dict[str, list[TypeDesc]] = {}
         self.globals: dict[str, list[TypeDesc]] = defaultdict(list)
@@ -141,15 +173,20 @@ class SymbolTable:
             if f.classes or f.functions:
                 self.declaring.add(f.path)
             family = registry.call_family(f.lang)
+            lang = registry.get(f.lang)
+            exact = lang is not None and lang.case_sensitive
             for cd in f.classes:
                 self.classes[cd.fqn.lower()].append(ClassDef(cd, f))
                 for mname, idx in cd.methods.items():
                     self.methods_by_name[mname].append(f.node_id(idx))
                     self.family[f.node_id(idx)] = family
-            lang = registry.get(f.lang)
+                    if exact:
+                        self.exact_names[f.node_id(idx)] = f.nodes[idx].name
             sep = lang.name_sep if lang else "\\"
             for fqn, idx in f.functions:
                 fid = f.node_id(idx)
+                if exact:
+                    self.exact_fqns[fid] = fqn
                 self.functions[fqn.lower()].append(fid)
                 self.functions_by_name[fqn.rsplit(sep, 1)[-1].lower()].append(fid)
                 self.function_paths[fid] = f.path
@@ -188,9 +225,16 @@ class SymbolTable:
 
     # -- lookups by key (what the linker asks; ``ragraf.indexing.resolve.link_memo`` records
     # them per file, so each must be a function of the corpus-wide tables alone) --------
-    def function_ids(self, low: str) -> list[str]:
-        """The declarations of function ``low`` (lower fqn), sorted; [] when none."""
-        return self.functions.get(low) or []
+    def function_ids(self, low: str, exact: str = "") -> list[str]:
+        """The declarations of function ``low`` (lower fqn), sorted; [] when none. Given
+        the name as written (``exact``), a function of a case-sensitive language only by
+        its exact fqn (Go's ``New`` is not ``new``), unless none has it."""
+        got = self.functions.get(low) or []
+        if exact and len(got) > 1:
+            names = self.exact_fqns
+            same = [f for f in got if names.get(f, exact) == exact]
+            return same or got
+        return got
 
     def has_function_named(self, low: str) -> bool:
         """Whether some function has the short (lower) name ``low``."""
@@ -239,9 +283,11 @@ class SymbolTable:
             self._by_short = dict(by)
         return self._by_short
 
-    def methods_named(self, low: str, path: str) -> list[str]:
+    def methods_named(self, low: str, path: str, exact: str = "") -> list[str]:
         """The methods of that (lower-case) name a call by name alone from ``path`` may
-        reach: those of the caller's call family (sorted, as ``methods_by_name``)."""
+        reach: those of the caller's call family (sorted, as ``methods_by_name``); given the
+        called name as written (``exact``), a method of a case-sensitive language only by
+        its exact name (``Language.case_sensitive``)."""
         family = self._family.get(path)
         if family is None:
             family = self._family[path] = registry.call_family(registry.lang_of(path))
@@ -250,6 +296,9 @@ class SymbolTable:
         if got is None:
             got = [n for n in self.methods_by_name.get(low, []) if self.family.get(n) == family]
             self._named[key] = got
+        if exact:
+            names = self.exact_names
+            return [n for n in got if names.get(n, exact) == exact]
         return got
 
     def _const_value(self, fqn: str, value: str | None) -> None:
@@ -380,16 +429,91 @@ class SymbolTable:
         exact case (a case-sensitive language keys its methods by their exact names too),
         then in lower case (PHP's and Python's keys)."""
         if m.endswith(")") and "(" in m:
+            head, _sep, types = m[:-1].partition(":")
+            m = head + ")" if types else m
             got = self.find_method(cls, m)
             if got:
                 k = 1
                 while more := self.find_method(cls, f"{m}+{k}"):
                     got = sorted({*got, *more})
                     k += 1
-                return got
+                return self.fit_overloads(got, types.split(",")) if len(got) > 1 and types else got
             m = bare_method(m)
         low = m.lower()
         return (m != low and self.find_method(cls, m)) or self.find_method(cls, low)
+
+    def fit_overloads(self, cands: list[str], args: list[str]) -> list[str]:
+        """Among overloads of one arity, the ones the known argument types (simple names,
+        ``?``: not known) fit: a type fits a parameter of its own name, ``Object``, a type
+        variable, a number of any number type, a String CharSequence and the like, and an
+        ancestor the corpus states (``_ancestors``); it does not fit a final type (String,
+        the primitives and their boxes) of another name, nor, when all its ancestors are
+        known, a class they do not name. Several fit: the ones matching most arguments by
+        name, when that picks one; none fits: every candidate (the types may be wrong)."""
+        fits: list[tuple[int, str]] = []
+        for nid in cands:
+            params = [simple_type(str(p.get("type", ""))) for p in self.params.get(nid, [])]
+            if len(params) != len(args):
+                fits.append((0, nid))
+                continue
+            exact, ok = 0, True
+            for t, p in zip(args, params, strict=True):
+                if t == "?" or not p:
+                    continue
+                if t == p:
+                    exact += 1
+                elif not self._fits(t, p):
+                    ok = False
+                    break
+            if ok:
+                fits.append((exact, nid))
+        if not fits:
+            return cands
+        best = max(e for e, _n in fits)
+        top = [n for e, n in fits if e == best]
+        return top if len(top) == 1 else sorted(n for _e, n in fits)
+
+    def _fits(self, t: str, p: str) -> bool:
+        if p == "Object" or p.endswith("...") or p.endswith("]") or t.endswith("]"):
+            return True
+        if len(p) <= 2 and p[:1].isupper():  # a type variable (T, K, V, E1)
+            return True
+        if t in NUMERIC and p in NUMERIC:
+            return True
+        if t == "String":
+            return p in STRING_SUPERS
+        if t in FINAL_TYPES or p in FINAL_TYPES:
+            return False
+        known, names = self._ancestors(t)
+        return p in names or not known
+
+    def _ancestors(self, simple: str) -> tuple[bool, set[str]]:
+        """The simple names of a corpus class's ancestors (itself included), and whether
+        all are known (the chain ends in corpus classes only); a name no corpus class has:
+        (False, {})."""
+        if self._by_simple is None:
+            by: dict[str, list[ClassDef]] = defaultdict(list)
+            for defs in self.classes.values():
+                for cdef in defs:
+                    by[cdef.decl.fqn.rsplit(".", 1)[-1]].append(cdef)
+            self._by_simple = dict(by)
+        todo = list(self._by_simple.get(simple, []))
+        if not todo:
+            return False, set()
+        names, known, seen = {simple}, True, set()
+        while todo:
+            cdef = todo.pop()
+            if id(cdef) in seen:
+                continue
+            seen.add(id(cdef))
+            for base, _l in (*cdef.decl.extends, *cdef.decl.implements):
+                names.add(base.rsplit(".", 1)[-1])
+                parents = self.classes.get(base.lower())
+                if parents:
+                    todo.extend(parents)
+                else:
+                    known = False
+        return known, names
 
     def find_const(self, cls: str, name: str, depth: int = 0) -> list[str]:
         out: list[str] = []

@@ -17,8 +17,9 @@ Invariants a change must keep:
   a conversion to a corpus type is dropped, an external callee keeps ``<path>.<Name>``
   (no corpus function has it: the linker counts it); a value of an external type is
   ``Cls("<path>.<Name>")`` (external to the linker, never a name match).
-- An import of a corpus package is an ``ImportRef`` ``module`` to the package's first
-  file by path (a package has no node of its own); an external one is dropped.
+- An import of a corpus package is an ``ImportRef`` ``module`` to each file of the
+  package but its ``_test.go`` ones (a package has no node of its own); an external one
+  is dropped.
 - The type a method's ``CLASS_EXTENSION`` adds to defines the method (a ``defines``
   edge from the type's node, in the method's file).
 """
@@ -136,11 +137,14 @@ class Packages:
             return h._replace(cls=self.fix(h.cls, importer))
         return h
 
-    def import_ref(self, ref: ImportRef, importer: str) -> ImportRef | None:
+    def import_refs(self, ref: ImportRef, importer: str) -> list[ImportRef]:
+        """An import of a corpus package: one ``ImportRef`` per file the package is made of
+        (its ``_test.go`` files are not: an import does not compile them)."""
         d = self.package(ref.fqn, importer)
         if d is None or not self.files.get(d):
-            return None
-        return ref._replace(fqn=self.files[d][0])
+            return []
+        paths = [p for p in self.files[d] if not p.endswith("_test.go")] or self.files[d]
+        return [ref._replace(fqn=p) for p in paths]
 
     def rewrite(self, f: FileFacts) -> FileFacts:
         if not f.nodes:
@@ -159,9 +163,7 @@ class Packages:
                 if cls is not None:
                     refs.append(r._replace(cls=cls))
             elif isinstance(r, ImportRef):
-                imp = self.import_ref(r, importer)
-                if imp is not None and imp.fqn != f.path:
-                    refs.append(imp)
+                refs.extend(i for i in self.import_refs(r, importer) if i.fqn != f.path)
             elif isinstance(r, RouteRef):
                 refs.append(r._replace(handler=self.handler(r.handler, importer)))
             else:

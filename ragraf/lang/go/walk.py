@@ -451,10 +451,9 @@ class Extractor(tstree.Walk, Names):
     def route_ref(self, scope: Scope, n: Node, m: str) -> RouteRef | None:
         """``http.HandleFunc("/p", h)`` (``"GET /p"`` patterns of Go 1.22; gorilla/mux's
         ``.Methods("GET")`` after it), gin / echo ``r.GET("/p", h)``, chi ``r.Get("/p", h)``:
-        the path after the prefixes of the groups it is registered on (``g := r.Group("/v1")``,
-        chi's ``r.Route("/api", func(r chi.Router) {...})``); the handler is the last
-        argument (a function, a method value, or a function literal: the registering
-        function)."""
+        the path after the prefixes of the routers it is registered on (``router_prefix``;
+        chi's ``r.Route("/api", func(r chi.Router) {...})`` around it); the handler is the
+        last argument (``go_handler``); one the file cannot name still makes the route."""
         args = n.child_by_field_name("arguments")
         vals = [a for a in (args.named_children if args is not None else []) if a.type != "comment"]
         if len(vals) < 2:
@@ -462,19 +461,20 @@ class Extractor(tstree.Walk, Names):
         pattern = self.go_string(vals[0])
         if pattern is None:
             return None
+        fn = n.child_by_field_name("function")
+        recv = fn.child_by_field_name("operand") if fn is not None else None
+        prefix, chain_methods = self.router_prefix(recv, scope, 0)
         if m in ("HandleFunc", "Handle"):
             verb, _, path = pattern.partition(" ") if " " in pattern else ("", "", pattern)
             methods = (verb.upper(),) if verb else self.mux_methods(n)
+            if methods == ("*",) and chain_methods:
+                methods = chain_methods
         else:
             path, methods = pattern, (_ROUTE_VERBS[m],)
-        if not path.startswith("/"):
+        if not path.startswith("/") and not (path == "" and prefix):
             return None
-        fn = n.child_by_field_name("function")
-        recv = fn.child_by_field_name("operand") if fn is not None else None
-        route = self.group_prefix(recv, scope, n) + path
-        handler = self.go_handler(vals[-1], scope)
-        if handler is None:
-            return None
+        route = self.chi_prefix(n) + (prefix.rstrip("/") if path else prefix) + path
+        handler = self.go_handler(vals[-1], scope, 0) or Handler(HandlerKind.FUNCTION, None, "")
         return RouteRef(scope.node, n.start_point[0] + 1, methods, route, handler)
 
     def go_string(self, n: Node | None) -> str | None:
@@ -486,48 +486,77 @@ class Extractor(tstree.Walk, Names):
             return None
         return self.t(n)[1:-1]
 
+    def http_method(self, n: Node) -> str | None:
+        """A method name: a string literal, or ``http.MethodGet`` and the like."""
+        got = self.go_string(n)
+        if got is not None:
+            return got.upper()
+        if n.type == "selector_expression":
+            field = n.child_by_field_name("field")
+            name = self.t(field) if field is not None else ""
+            if name.startswith("Method") and name[6:].isalpha() and len(name) > 6:
+                return name[6:].upper()
+        return None
+
+    def methods_of(self, call: Node) -> tuple[str, ...] | None:
+        """The methods of a ``.Methods(...)`` call (None: one is not literal)."""
+        args = call.child_by_field_name("arguments")
+        got = [self.http_method(a) for a in (args.named_children if args else [])]
+        if got and all(got):
+            return tuple(str(g) for g in got)
+        return None
+
     def mux_methods(self, n: Node) -> tuple[str, ...]:
-        """gorilla/mux: ``r.HandleFunc("/p", h).Methods("GET", "POST")``; else any method."""
+        """gorilla/mux: ``r.HandleFunc("/p", h).Methods("GET", http.MethodPost)``; else any."""
         sel = n.parent
         call = sel.parent if sel is not None and sel.type == "selector_expression" else None
         field = sel.child_by_field_name("field") if sel is not None else None
         if call is not None and call.type == "call_expression" and field is not None:
             if self.t(field) == "Methods":
-                args = call.child_by_field_name("arguments")
-                got = [self.go_string(a) for a in (args.named_children if args else [])]
-                if got and all(g for g in got):
-                    return tuple(str(g).upper() for g in got)
+                return self.methods_of(call) or ("*",)
         return ("*",)
 
-    def group_prefix(self, recv: Node | None, scope: Scope, at: Node, depth: int = 0) -> str:
-        """The path prefix of the router a route is registered on: a variable made by
-        ``x.Group("/p")`` (gin, echo; nested groups too), and the enclosing chi
-        ``r.Route("/p", func(r chi.Router) {...})`` calls."""
-        prefix = ""
-        if recv is not None and recv.type == "identifier" and depth < 8:
+    def router_prefix(
+        self, recv: Node | None, scope: Scope, depth: int
+    ) -> tuple[str, tuple[str, ...] | None]:
+        """The path prefix (and methods, when set) of the router a route is registered on,
+        followed through variables and call chains: gin / echo ``x.Group("/p")``, gorilla/mux
+        ``x.PathPrefix("/p")`` / ``x.Path("/p")`` and ``.Methods(...)`` before
+        ``.Subrouter()`` (``s := r.PathPrefix("/api").Subrouter()``); a prefix built at run
+        time is said so (``{expr}``)."""
+        if recv is None or depth > MAX_ROUTER_DEPTH:
+            return "", None
+        if recv.type == "identifier":
             for b in reversed(tstree.lookup(scope, self.t(recv)) or []):
-                if b.kind != BindKind.EXPR or b.expr is None:
-                    continue
-                rhs, sc = b.expr
-                fn = rhs.child_by_field_name("function") if rhs.type == "call_expression" else None
-                field = (
-                    fn.child_by_field_name("field")
-                    if fn is not None and fn.type == "selector_expression"
-                    else None
-                )
-                if field is not None and self.t(field) == "Group":
-                    args = rhs.child_by_field_name("arguments")
-                    first = (
-                        args.named_children[0] if args is not None and args.named_children else None
-                    )
-                    p = self.go_string(first)
-                    if p is None and first is not None:  # built at run time: said so
-                        p = "{" + self.t(first) + "}"
-                    if p is not None and fn is not None:
-                        inner = fn.child_by_field_name("operand")
-                        prefix = self.group_prefix(inner, sc, rhs, depth + 1) + p
-                break
-        # chi: the Route("/p", func...) calls around the registration
+                if b.kind == BindKind.EXPR and b.expr is not None:
+                    rhs, sc = b.expr
+                    return self.router_prefix(rhs, sc, depth + 1)
+            return "", None
+        if recv.type in ("parenthesized_expression", "unary_expression") and recv.named_child_count:
+            return self.router_prefix(recv.named_children[-1], scope, depth + 1)
+        if recv.type != "call_expression":
+            return "", None
+        fn = recv.child_by_field_name("function")
+        field = fn.child_by_field_name("field") if fn is not None else None
+        if fn is None or field is None or fn.type != "selector_expression":
+            return "", None
+        name = self.t(field)
+        if name not in _ROUTER_STEPS:
+            return "", None
+        prefix, methods = self.router_prefix(fn.child_by_field_name("operand"), scope, depth + 1)
+        if name in _ROUTER_PATHS:
+            args = recv.child_by_field_name("arguments")
+            first = args.named_children[0] if args is not None and args.named_children else None
+            p = self.go_string(first)
+            if p is None and first is not None:  # built at run time: said so
+                p = "{" + self.t(first) + "}"
+            prefix = prefix.rstrip("/") + (p or "") if p else prefix
+        elif name == "Methods":
+            methods = self.methods_of(recv) or methods
+        return prefix, methods
+
+    def chi_prefix(self, at: Node) -> str:
+        """chi: the prefixes of the ``Route("/p", func...)`` calls around a registration."""
         p_node = at.parent
         outer = ""
         while p_node is not None:
@@ -549,14 +578,41 @@ class Extractor(tstree.Walk, Names):
                     if p is not None:
                         outer = p + outer
             p_node = p_node.parent
-        return outer + prefix
+        return outer
 
-    def go_handler(self, h: Node, scope: Scope) -> Handler | None:
+    def go_handler(self, h: Node, scope: Scope, depth: int) -> Handler | None:
+        """What handles a route: a function literal (the registering function), a function,
+        a method value, a variable holding one of those (followed), the function whose call
+        returns the handler (``stringHandler("a")``), through ``http.HandlerFunc(f)``."""
         if h.type == "func_literal":
             return Handler(HandlerKind.CLOSURE)
+        if depth > MAX_ROUTER_DEPTH:
+            return None
+        if h.type in ("parenthesized_expression", "unary_expression") and h.named_child_count:
+            return self.go_handler(h.named_children[-1], scope, depth + 1)
+        if h.type == "call_expression":
+            fn = h.child_by_field_name("function")
+            args = h.child_by_field_name("arguments")
+            vals = [a for a in args.named_children if a.type != "comment"] if args else []
+            if fn is None:
+                return None
+            c = self.callee(fn, scope)
+            conversion = c.kind == CalleeKind.TYPE or (
+                c.kind == CalleeKind.QUALIFIED and c.name in _HANDLER_TYPES
+            )
+            if conversion and len(vals) == 1:  # http.HandlerFunc(f)
+                return self.go_handler(vals[0], scope, depth + 1)
+            return self.handler_of(c)
+        if h.type == "identifier":
+            for b in reversed(tstree.lookup(scope, self.t(h)) or []):
+                if b.kind == BindKind.EXPR and b.expr is not None:
+                    rhs, sc = b.expr
+                    return self.go_handler(rhs, sc, depth + 1)
         if h.type not in ("identifier", "selector_expression"):
             return None
-        c = self.callee(h, scope)
+        return self.handler_of(self.callee(h, scope))
+
+    def handler_of(self, c: tstree.Callee) -> Handler | None:
         if c.kind == CalleeKind.FUNCTION:
             return Handler(HandlerKind.FUNCTION, None, c.name)
         if c.kind == CalleeKind.QUALIFIED:
@@ -585,6 +641,17 @@ class Extractor(tstree.Walk, Names):
         return DynamicCallRef(owner, line, DynamicHow.VARIABLE, ())
 
 
+#: how far a router or a handler is followed through variables and calls
+MAX_ROUTER_DEPTH = 8
+#: calls of a router chain that set a path prefix (gin / echo groups, gorilla/mux)
+_ROUTER_PATHS = frozenset({"Group", "PathPrefix", "Path"})
+#: calls a router chain goes through to the router routes are registered on
+_ROUTER_STEPS = _ROUTER_PATHS | frozenset(
+    "Subrouter StrictSlash Host Schemes Headers HeadersRegexp Queries Methods Name"
+    " MatcherFunc SkipClean UseEncodedPath".split()
+)
+#: net/http's handler types a function is converted to
+_HANDLER_TYPES = frozenset({"HandlerFunc"})
 #: router methods of gin / echo (upper case) and chi (capitalised) -> HTTP method
 _ROUTE_VERBS = {
     **{v: v for v in ("GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS")},

@@ -33,7 +33,7 @@ from ragraf.lang.facts import (
     RouteRef,
 )
 from ragraf.lang.java.names import UNKNOWN, Bind, Names, Scope
-from ragraf.lang.typedesc import Cls, Parent
+from ragraf.lang.typedesc import Cls, Parent, Pending, Prop, TypeDesc
 
 if TYPE_CHECKING:
     from tree_sitter import Node
@@ -514,33 +514,122 @@ class Extractor(tstree.Walk, Names):
             if mnode is None:
                 continue
             recv = self.receiver(n, scope)
-            called = f"{self.t(mnode)}({arity(n)})"
+            called = f"{self.t(mnode)}({self.args(n, scope)})"
             refs.append(MethodCallRef(scope.node, mnode.start_point[0] + 1, recv, called))
         for scope, n in self.news:
             d = self.type_desc(n.child_by_field_name("type"), scope)
             if d is not None:
                 line = n.start_point[0] + 1
                 refs.append(NewRef(scope.node, line, d))
-                refs.append(MethodCallRef(scope.node, line, d, f"{CONSTRUCTOR}({arity(n)})"))
+                called = f"{CONSTRUCTOR}({self.args(n, scope)})"
+                refs.append(MethodCallRef(scope.node, line, d, called))
         for scope, n in self.ctor_calls:
             ctor = n.child_by_field_name("constructor")
             if ctor is None or not scope.cls:
                 continue
             recv = Parent(scope.cls) if ctor.type == "super" else Cls(scope.cls)
-            called = f"{CONSTRUCTOR}({arity(n)})"
+            called = f"{CONSTRUCTOR}({self.args(n, scope)})"
             refs.append(MethodCallRef(scope.node, n.start_point[0] + 1, recv, called))
         refs.sort(key=lambda r: (r.line, r.owner, type(r).__name__))
         f.refs = refs
         self.texts((NodeKind.CLASS, NodeKind.INTERFACE, NodeKind.ENUM, NodeKind.METHOD))
         f.chunks = make_chunks(self.path, self.text, f, "java", self.max_chunk_lines)
 
+    def args(self, call: Node, scope: Scope) -> str:
+        """What a call states of its arguments for choosing among overloads: ``N`` (how
+        many), and when the type of one is known ``N:T1,T2`` (simple names, ``?`` for one
+        not known: ``4:ParserInput,FileOptions,Module,?``; ``symbols.fit_overloads``)."""
+        node = call.child_by_field_name("arguments")
+        vals = [
+            c for c in (node.named_children if node is not None else []) if c.type not in _NOTES
+        ]
+        types = [self.arg_type(v, scope) for v in vals]
+        known = any(t != "?" for t in types)
+        return f"{len(vals)}:{','.join(types)}" if known else str(len(vals))
 
-def arity(call: Node) -> int:
-    """How many arguments a call or ``new`` passes."""
-    args = call.child_by_field_name("arguments")
-    if args is None:
-        return 0
-    return sum(1 for c in args.named_children if c.type not in ("line_comment", "block_comment"))
+    def arg_type(self, v: Node, scope: Scope) -> str:
+        """The simple name of an argument's type as the file alone knows it: a literal, a
+        string concatenation, a local, parameter or field of a class of the file, what a
+        method of the file returns, ``toString()`` / ``getMessage()`` /
+        ``String.format(...)`` (a String); ``?``: not known."""
+        lit = _LITERALS.get(v.type)
+        if lit is not None:
+            return lit
+        if v.type == "decimal_integer_literal":
+            return "long" if self.t(v)[-1:] in ("l", "L") else "int"
+        if v.type == "binary_expression" and any(
+            c.type == "string_literal" for c in v.named_children
+        ):
+            op = v.child_by_field_name("operator")
+            if op is not None and self.t(op) == "+":
+                return "String"
+        if v.type == "method_invocation":
+            got = self.returned(v, scope)
+            if got:
+                return got
+        return _simple(self.known(self.desc(v, scope)))
+
+    def known(self, d: TypeDesc | None) -> TypeDesc | None:
+        """A field of a class of the file: its declared type (else the descriptor)."""
+        if isinstance(d, Prop) and isinstance(d.of, Cls):
+            decl = self.decl_of(d.of.fqn)
+            got = decl.props.get(d.name) if decl is not None else None
+            if got and len(got) == 1:
+                return got[0]
+        return d
+
+    def decl_of(self, fqn: str) -> ClassDecl | None:
+        for decl in self.decls.values():
+            if decl.fqn == fqn:
+                return decl
+        return None
+
+    def returned(self, call: Node, scope: Scope) -> str:
+        """The type a call returns, when the file says: ``toString()``, ``getMessage()``
+        and ``String.<x>(...)`` give a String; a method of a class of the file (by name:
+        its overloads must agree) its declared return type."""
+        name_node = call.child_by_field_name("name")
+        name = self.t(name_node) if name_node is not None else ""
+        obj = call.child_by_field_name("object")
+        if name in _STRING_METHODS or (obj is not None and self.t(obj) == "String"):
+            return "String"
+        recv = self.receiver(call, scope)
+        decl = self.decl_of(recv.fqn) if isinstance(recv, Cls) else None
+        if decl is None:
+            return ""
+        types = {
+            _simple(ds[0]) if len(ds) == 1 else "?"
+            for key, idx in decl.methods.items()
+            if key.split("(", 1)[0] == name and "(" in key
+            for ds in [self.facts.returns.get(idx) or []]
+        }
+        return types.pop() if len(types) == 1 and "?" not in types else ""
+
+
+def _simple(d: TypeDesc | None) -> str:
+    """The simple name of the class a descriptor names (``?``: not one)."""
+    if isinstance(d, Cls) and d.fqn:
+        return d.fqn.rsplit(".", 1)[-1]
+    if isinstance(d, Pending) and d.names:
+        return d.names[0].rsplit(".", 1)[-1]
+    return "?"
+
+
+#: methods whose result is a String whatever the receiver (``Object``'s and ``Throwable``'s)
+_STRING_METHODS = frozenset({"toString", "getMessage", "getLocalizedMessage"})
+#: comments among a call's arguments
+_NOTES = ("line_comment", "block_comment")
+#: the type of a literal argument (``null`` fits any reference: not known)
+_LITERALS = {
+    "string_literal": "String",
+    "text_block": "String",
+    "character_literal": "char",
+    "true": "boolean",
+    "false": "boolean",
+    "decimal_floating_point_literal": "double",
+    "hex_integer_literal": "int",
+    "class_literal": "Class",
+}
 
 
 def warm() -> None:

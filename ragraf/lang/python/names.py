@@ -4,8 +4,9 @@ annotation denotes, as far as the file alone can say.
 A name bound by an import is not followed here (the file alone cannot see the module):
 it stays a dotted name (``Pending(Denotes.INSTANCE, ("pkg.mod.Foo",))``: an instance of
 what ``pkg.mod.Foo`` names; ``RETURN``: what calling it returns; ``VALUE``: the object it
-is) that ``ragraf.lang.python.link`` resolves once every file is known. Names bound in
-the file resolve to final fqns (``Cls(fqn)``, ``Func((fqn,))``).
+is; ``Holder(T)``: a ``ContextVar[T]``) that ``ragraf.lang.python.link`` resolves once
+every file is known. Names bound in the file resolve to final fqns (``Cls(fqn)``,
+``Func((fqn,))``).
 
 Invariants a change must keep:
 - Lookup follows Python's rules, flow-insensitively: the scope itself, then enclosing
@@ -13,7 +14,8 @@ Invariants a change must keep:
   then the module, then builtins; several bindings of one name are a union.
 - Evaluation is bounded (``MAX_DEPTH``) and guarded against cycles (``x = x.next``).
 - fqns are dotted: ``<module>.<class>.<method>``, ``<module>.<function>.<nested>``; the
-  module name comes from the path alone (``module_of``).
+  module name comes from the path alone (``module_of``: the import path, ``src`` layout
+  included).
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from ragraf.kinds import BindKind, CalleeKind, Denotes, NodeKind
 from ragraf.lang import tstree
 from ragraf.lang.python.builtins import BUILTINS, BUILTINS_MODULE, LITERAL_TYPES
 from ragraf.lang.tstree import DYNAMIC, Callee
-from ragraf.lang.typedesc import AnyOf, Call, Cls, Func, Parent, Pending, Prop, TypeDesc
+from ragraf.lang.typedesc import AnyOf, Call, Cls, Func, Holder, Parent, Pending, Prop, TypeDesc
 
 if TYPE_CHECKING:
     from tree_sitter import Node
@@ -38,6 +40,8 @@ BUILTIN_TYPES = frozenset(
     " zip map filter reversed memoryview complex slice type".split()
 )
 _UNION = frozenset({"Optional", "Union"})
+#: ``contextvars.ContextVar[T]``: a ``Holder(T)`` whose ``get()`` is a T (``link``)
+CONTEXT_VAR = "ContextVar"
 _DOTTED = re.compile(r"[A-Za-z_][\w]*(\.[A-Za-z_]\w*)*")
 
 
@@ -53,13 +57,24 @@ class Bind(NamedTuple):
     expr: tuple[Node, Scope] | None = None
 
 
+#: the folder of the ``src`` layout: the packages below it are imported without it
+SRC_ROOT = "src"
+
+
 def module_of(path: str) -> str:
-    """The dotted module name of a file by its path: ``a/b/c.py`` -> ``a.b.c``,
-    ``a/b/__init__.py`` -> ``a.b`` (the package)."""
+    """The dotted module name of a file by its path, as it is imported: ``a/b/c.py`` ->
+    ``a.b.c``, ``a/b/__init__.py`` -> ``a.b`` (the package); below a ``src`` folder (the
+    ``src`` layout, any depth: ``src/requests/sessions.py``,
+    ``examples/celery/src/task_app/tasks.py``) the path starts after the last one
+    (``requests.sessions``), as installing the project puts that folder on ``sys.path``."""
     stem = path[:-3] if path.endswith(".py") else path
     if stem.endswith("/__init__"):
         stem = stem[: -len("/__init__")]
-    return stem.replace("/", ".")
+    parts = stem.split("/")
+    dirs = parts[:-1]
+    if SRC_ROOT in dirs:
+        parts = parts[len(dirs) - dirs[::-1].index(SRC_ROOT) :]
+    return ".".join(parts)
 
 
 def is_package(path: str) -> bool:
@@ -297,6 +312,13 @@ class Names:
             if head is None:
                 return []
             name = self.t(head).rsplit(".", 1)[-1]
+            if name == CONTEXT_VAR:  # ContextVar[T]: its get() returns a T
+                return [
+                    Holder(d)
+                    for a in node.named_children[1:]
+                    for x in (a.named_children if a.type == "type_parameter" else [a])
+                    for d in self.annotation(x, scope, depth + 1)
+                ]
             if name in _UNION:
                 args = node.named_children[1:]
                 out: list[TypeDesc] = []

@@ -14,6 +14,10 @@
   (``*``). A view bound in the file is final here (``Handler`` kind ``function`` with the
   fqn, or ``class``); an imported one stays ``?<dotted>`` for ``ragraf.lang.python.link``.
   ``include(...)`` mounts another URL module and is not a route.
+- ``<x>.add_url_rule("<path>", endpoint, view_func, methods=[...])`` (Flask; literal path
+  as for a decorator, the Blueprint prefix of ``x`` joined): a route of the call's
+  function (or file), handled by its ``view_func`` (a name, a dotted name,
+  ``<View>.as_view(...)``, ``self.<method>``); without one, a route with no handler.
 
 Invariants a change must keep:
 - Only string literals make routes (no f-strings, no concatenation): a route path is
@@ -48,6 +52,8 @@ VERBS: dict[str, tuple[str, ...] | None] = {
     "options": ("OPTIONS",),
     "websocket": ("WS",),
 }
+#: Flask's registration by call (``app.add_url_rule``)
+RULE_CALL = "add_url_rule"
 #: Django URL pattern functions
 URL_CALLS = frozenset({"path", "re_path", "url"})
 PREFIX_KEYWORDS = ("url_prefix", "prefix")
@@ -128,13 +134,10 @@ def decorator_route(ex: Extractor, func: int, deco: Node) -> RouteRef | None:
     return RouteRef(func, line, methods, _prefix(ex, obj) + route, Handler(HandlerKind.CLOSURE))
 
 
-def url_route(ex: Extractor, scope: Scope, call: Node) -> RouteRef | None:
-    """``path("r/", view)`` and the like in a ``urls.py``."""
-    pos, kw = _args(ex, call)
-    route = literal(ex, pos[0] if pos else kw.get("route"))
-    view = pos[1] if len(pos) > 1 else kw.get("view")
-    if route is None or view is None:
-        return None
+def _view(ex: Extractor, scope: Scope, view: Node) -> Handler | None:
+    """The handler a view names: a function or class by name or dotted name (an imported
+    one ``?<dotted>``), ``<Class>.as_view(...)`` (the class), a method through a typed
+    receiver (``self.index``); None: anything else (a lambda, ``include(...)``)."""
     if view.type == "call":  # Home.as_view(): the class
         vf = view.child_by_field_name("function")
         if vf is None or vf.type != "attribute":
@@ -142,18 +145,58 @@ def url_route(ex: Extractor, scope: Scope, call: Node) -> RouteRef | None:
         a = vf.child_by_field_name("attribute")
         if a is None or ex.t(a) != "as_view":
             return None
-        view = vf.child_by_field_name("object")
-        if view is None:
+        obj = vf.child_by_field_name("object")
+        if obj is None:
             return None
+        view = obj
     if view.type not in ("identifier", "attribute"):
-        return None  # include(...), a lambda...
+        return None
     c = ex.callee(view, scope)
     if c.kind == CalleeKind.FUNCTION:
-        handler = Handler(HandlerKind.FUNCTION, None, c.name)
-    elif c.kind == CalleeKind.CLASS:
-        handler = Handler(HandlerKind.CLASS, Cls(c.name))
-    elif c.kind == CalleeKind.EXTERNAL:
-        handler = Handler(HandlerKind.FUNCTION, None, "?" + c.name)
-    else:
+        return Handler(HandlerKind.FUNCTION, None, c.name)
+    if c.kind == CalleeKind.CLASS:
+        return Handler(HandlerKind.CLASS, Cls(c.name))
+    if c.kind == CalleeKind.EXTERNAL:
+        return Handler(HandlerKind.FUNCTION, None, "?" + c.name)
+    if c.kind == CalleeKind.METHOD and c.receiver is not None:
+        return Handler(HandlerKind.METHOD, c.receiver, c.name)
+    return None
+
+
+def url_route(ex: Extractor, scope: Scope, call: Node) -> RouteRef | None:
+    """``path("r/", view)`` and the like in a ``urls.py``."""
+    pos, kw = _args(ex, call)
+    route = literal(ex, pos[0] if pos else kw.get("route"))
+    view = pos[1] if len(pos) > 1 else kw.get("view")
+    if route is None or view is None:
+        return None
+    handler = _view(ex, scope, view)
+    if handler is None or handler.kind == HandlerKind.METHOD:
         return None
     return RouteRef(scope.node, call.start_point[0] + 1, ("*",), route, handler)
+
+
+def rule_route(ex: Extractor, scope: Scope, call: Node) -> RouteRef | None:
+    """Flask's ``<x>.add_url_rule("/path", endpoint, view_func, methods=[...])`` (a call of
+    ``RULE_CALL``): the rule a literal that is empty or starts with ``/``, the prefix of a
+    Blueprint ``x`` joined as for a decorator; no ``view_func`` (or one that names no
+    function, class or typed method): a route whose handler the corpus does not state."""
+    fn = call.child_by_field_name("function")
+    obj = fn.child_by_field_name("object") if fn is not None else None
+    if obj is None:
+        return None
+    pos, kw = _args(ex, call)
+    route = literal(ex, pos[0] if pos else kw.get("rule"))
+    if route is None or not (route == "" or route.startswith("/")):
+        return None
+    view = pos[2] if len(pos) > 2 else kw.get("view_func")
+    handler = _view(ex, scope, view) if view is not None else None
+    methods = _methods(ex, kw.get("methods"))
+    line = call.start_point[0] + 1
+    return RouteRef(
+        scope.node,
+        line,
+        methods,
+        _prefix(ex, obj) + route,
+        handler or Handler(HandlerKind.FUNCTION, None, ""),
+    )

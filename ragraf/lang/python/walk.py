@@ -7,7 +7,9 @@ Invariants a change must keep:
   file contains every top-level declaration, the module defines them; a class contains
   its methods, a function its nested functions.
 - Declarations get their final ids (``ids.node_id`` over kind, fqn, path, first line);
-  a method is a function defined directly in a class body.
+  a method is a function defined directly in a class body. An ``@overload`` signature is
+  a declaration, but calls link to the implementation (the first signature when there
+  is none: a stub).
 - Uses are resolved in ``finish``, flow-insensitively (a call may use a name bound
   later in the file), over ``ragraf.lang.python.names``: a call of a name the file
   binds becomes a ``CallRef`` with its fqn (a function), a ``NewRef`` (a class) or a
@@ -19,6 +21,8 @@ Invariants a change must keep:
 - Comments and docstrings go to ``texts`` (layer text), never into props (P6).
 - A syntax error makes the file ``partial``; extraction goes on.
 - tree-sitter is imported lazily (``ragraf --help`` must not load it).
+- A ``pyproject.toml`` / ``setup.cfg`` is a file node with the package roots it states
+  (``ragraf.lang.python.roots``) as ``Export`` rows ``ROOT`` (folder) named by the prefix.
 """
 
 from __future__ import annotations
@@ -52,7 +56,7 @@ from ragraf.lang.facts import (
     SqlAnalysis,
     SqlRef,
 )
-from ragraf.lang.python import routes
+from ragraf.lang.python import roots, routes
 from ragraf.lang.python.builtins import BUILTINS_MODULE
 from ragraf.lang.python.names import Bind, Names, Scope, is_package, module_of
 from ragraf.lang.typedesc import Cls, Export, Pending
@@ -95,9 +99,14 @@ class Extractor(tstree.Walk, Names):
         self.urls = routes.is_urls(path)
         self.route_decos: list[tuple[int, Node]] = []  # (function node, decorator)
         self.route_calls: list[tuple[Scope, Node]] = []  # path(...) in a urls.py
+        self.rule_calls: list[tuple[Scope, Node]] = []  # <x>.add_url_rule(...)
+        #: ``@overload`` signatures: (class fqn or "", name, fqn, node)
+        self.overloads: list[tuple[str, str, str, int]] = []
 
     # -- the run ------------------------------------------------------------------------
     def run(self) -> FileFacts:
+        if not self.path.endswith(".py"):
+            return self.project_file()
         root = _parser().parse(self.src).root_node
         f = self.facts
         end = max(f.lines, 1)
@@ -130,6 +139,19 @@ class Extractor(tstree.Walk, Names):
         }
         self.walk(_query(), root, handlers)
         self.finish()
+        return f
+
+    def project_file(self) -> FileFacts:
+        """A ``pyproject.toml`` / ``setup.cfg``: the file node, and the package roots it
+        states as ``Export`` rows ``ROOT`` in ``global_assigns`` (named by their prefix)."""
+        from ragraf.lang.chunking import file_chunks
+
+        f = self.facts
+        self.file_node()
+        if self.path.rsplit("/", 1)[-1] in roots.CONFIG_FILES:
+            for root in roots.package_roots(self.path, self.text):
+                f.global_assigns.append((root[0], Export(BindKind.ROOT, root[1])))
+        f.chunks = file_chunks(self.path, self.text, "code", 0, self.max_chunk_lines)
         return f
 
     def scope(self) -> Scope:
@@ -214,7 +236,12 @@ class Extractor(tstree.Walk, Names):
         self.link(parent, idx, line)
         scope = Scope(NodeKind.FUNCTION, idx, parent, fqn, parent.cls if is_method else None)
         scope.func_name = name
-        if is_method:
+        if any(d.rsplit(".", 1)[-1] == "overload" for d in decos):
+            # a typing.overload signature: the implementation below is what runs
+            self.overloads.append((parent.fqn if is_method else "", name, fqn, idx))
+            if not is_method:
+                parent.bind(name, Bind(BindKind.FUNCTION, fqn))
+        elif is_method:
             self.decls[parent.fqn].methods.setdefault(name.lower(), idx)
         else:
             self.facts.functions.append((fqn, idx))
@@ -377,6 +404,9 @@ class Extractor(tstree.Walk, Names):
             self.calls.append((self.scope(), n, fn))
             if self.urls and fn.type == "identifier" and self.t(fn) in routes.URL_CALLS:
                 self.route_calls.append((self.scope(), n))
+            attr = fn.child_by_field_name("attribute") if fn.type == "attribute" else None
+            if attr is not None and self.t(attr) == routes.RULE_CALL:
+                self.rule_calls.append((self.scope(), n))
 
     def on_decorator(self, n: Node) -> None:
         """``@name`` / ``@a.b`` calls its value with the function; ``@f(...)`` is a call
@@ -428,6 +458,13 @@ class Extractor(tstree.Walk, Names):
     # -- finish ---------------------------------------------------------------------------
     def finish(self) -> None:
         f = self.facts
+        impls = {fqn for fqn, _i in f.functions}
+        for cls, name, fqn, idx in self.overloads:  # signatures only: the first stands for it
+            if cls:
+                self.decls[cls].methods.setdefault(name.lower(), idx)
+            elif fqn not in impls:
+                impls.add(fqn)
+                f.functions.append((fqn, idx))
         for scope, pname, tnode in self.pending_params:
             for d in self.annotation(tnode, scope):
                 scope.bind(pname, Bind(BindKind.DESC, desc=d))
@@ -460,6 +497,10 @@ class Extractor(tstree.Walk, Names):
                 refs.append(route)
         for scope, call in self.route_calls:
             route = routes.url_route(self, scope, call)
+            if route is not None:
+                refs.append(route)
+        for scope, call in self.rule_calls:
+            route = routes.rule_route(self, scope, call)
             if route is not None:
                 refs.append(route)
         refs.sort(key=_ref_order)
