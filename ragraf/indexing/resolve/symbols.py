@@ -361,61 +361,26 @@ class SymbolTable:
         return out
 
     def subclass_methods(self, cls: str, m: str) -> list[str]:
-        """The declarations of method ``m`` (lower) in the classes that extend or implement
-        class ``cls`` (lower fqn), ``HIERARCHY_DEPTH`` levels down, their own only (sorted):
-        what ``$obj->m()`` may run when ``$obj``'s declared class lacks ``m``."""
-        if self._children is None:
-            children: dict[str, set[str]] = defaultdict(set)
-            for key, cdefs in self.classes.items():
-                for cdef in cdefs:
-                    for p, _l in (*cdef.decl.extends, *cdef.decl.implements):
-                        children[p.lower()].add(key)
-            self._children = dict(children)
-        out: set[str] = set()
-        seen = {cls}
-        frontier = [cls]
-        for _ in range(HIERARCHY_DEPTH):
-            nxt: list[str] = []
-            for c in frontier:
-                for ch in sorted(self._children.get(c, ())):
-                    if ch in seen:
-                        continue
-                    seen.add(ch)
-                    nxt.append(ch)
-                    for cdef in self.classes.get(ch, []):
-                        idx = cdef.decl.methods.get(m)
-                        if idx is not None:
-                            out.add(cdef.facts.node_id(idx))
-            frontier = nxt
-        return sorted(out)
-
-    def method_names(self, cls: str, depth: int = 0) -> set[str]:
-        """The (lower) names of the methods class ``cls`` has, inherited ones included
-        (the walk of ``find_method``)."""
-        out: set[str] = set()
-        if depth >= HIERARCHY_DEPTH:
-            return out
-        for cdef in self.classes.get(cls, []):
-            d = cdef.decl
-            out.update(m.lower() for m in d.methods)
-            for p, _l in (*d.traits, *d.extends, *d.implements):
-                out |= self.method_names(p.lower(), depth + 1)
-        return out
+        """The declarations of method ``m`` (lower) in the classes below class ``cls``
+        (``_subclass_methods``)."""
+        return _subclass_methods(self, cls, m)
 
     def methods_matching(self, d: TypeDesc | None, pattern: str) -> list[str]:
-        """The methods whose name a pattern (``render_*``, lower case, ``*`` any run of
-        characters) matches, that a receiver described by ``d`` has (sorted)."""
+        """The methods whose name a pattern (``render_*``) matches, that a receiver
+        described by ``d`` has, inherited ones included (sorted)."""
         rx = name_pattern(pattern)
-        out: set[str] = set()
-        for cls in self.types(d):
-            for m in sorted(self.method_names(cls)):
-                if rx.fullmatch(m):
-                    out.update(self.find_method(cls, m))
-        return sorted(out)
+        return sorted(
+            {
+                t
+                for c in self.types(d)
+                for n in _method_names(self, c)
+                if rx.fullmatch(n)
+                for t in self.find_method(c, n)
+            }
+        )
 
     def functions_matching(self, pattern: str) -> list[str]:
-        """The functions whose lower fqn a pattern (``upgrade_to_*``, lower case) matches
-        (sorted)."""
+        """The functions whose lower fqn a pattern (``upgrade_to_*``) matches (sorted)."""
         rx = name_pattern(pattern)
         return sorted(
             fid for name, fids in self.functions.items() if rx.fullmatch(name) for fid in fids
@@ -724,3 +689,47 @@ class SymbolTable:
         """Every declaration ``method`` (any case) may be on a receiver described by ``d``."""
         ml = method.lower()
         return sorted({t for cls in self.types(d) for t in self.find_method(cls, ml)})
+
+
+def _subclass_methods(table: SymbolTable, cls: str, m: str) -> list[str]:
+    """The declarations of method ``m`` (lower) in the classes that extend or implement
+    class ``cls`` (lower fqn), ``HIERARCHY_DEPTH`` levels down, their own only (sorted):
+    what ``$obj->m()`` may run when ``$obj``'s declared class lacks ``m``."""
+    if table._children is None:
+        children: dict[str, set[str]] = defaultdict(set)
+        for key, cdefs in table.classes.items():
+            for cdef in cdefs:
+                for p, _l in (*cdef.decl.extends, *cdef.decl.implements):
+                    children[p.lower()].add(key)
+        table._children = dict(children)
+    out: set[str] = set()
+    seen = {cls}
+    frontier = [cls]
+    for _ in range(HIERARCHY_DEPTH):
+        nxt: list[str] = []
+        for c in frontier:
+            for ch in sorted(table._children.get(c, ())):
+                if ch in seen:
+                    continue
+                seen.add(ch)
+                nxt.append(ch)
+                for cdef in table.classes.get(ch, []):
+                    idx = cdef.decl.methods.get(m)
+                    if idx is not None:
+                        out.add(cdef.facts.node_id(idx))
+        frontier = nxt
+    return sorted(out)
+
+
+def _method_names(table: SymbolTable, cls: str, depth: int = 0) -> set[str]:
+    """The (lower) names of the methods class ``cls`` has, inherited ones included
+    (the walk of ``find_method``)."""
+    out: set[str] = set()
+    if depth >= HIERARCHY_DEPTH:
+        return out
+    for cdef in table.classes.get(cls, []):
+        d = cdef.decl
+        out.update(m.lower() for m in d.methods)
+        for p, _l in (*d.traits, *d.extends, *d.implements):
+            out |= _method_names(table, p.lower(), depth + 1)
+    return out
