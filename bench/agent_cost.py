@@ -30,7 +30,8 @@ docs/PERFORMANCE.md):
   request superglobals in the file, and the callers of the enclosing function (and their
   superglobals). Drift: `git status`, `git diff`, then each hunk with its context.
 - ragraf: what AGENTS.md tells an agent, over MCP with the default sizes: index_status,
-  then callers / impact / table_usage / search / slice (drift: `ragraf drift --scan`,
+  then callers / impact / table_usage (`role: write`, as AGENTS.md says for where a table
+  is written) / search / slice (drift: `ragraf drift --scan`,
   then drift_report); a not-found answer is retried once with the nearest name it offers
   that ends like the symbol, else with the declaration `symbol` finds for its last part;
   the next pages of a paged answer (`page.next_offset`) while something is unseen; then
@@ -713,7 +714,7 @@ def ragraf_policy(task: dict[str, Any], rg: Ragraf, tree: Tree, tr: Transcript) 
             "impact": ("impact", "fqn", task.get("symbol")),
             "table": ("table_usage", "table", task.get("table")),
         }[family]
-        args: dict[str, Any] = {key: value}
+        args: dict[str, Any] = {key: value, **({"role": "write"} if family == "table" else {})}
         env = rg.call(tr, op, args)
         if not (env.get("result") or {}).get("target") and family != "table":
             retry = resolve_again(rg, tr, env, str(value))
@@ -723,7 +724,7 @@ def ragraf_policy(task: dict[str, Any], rg: Ragraf, tree: Tree, tr: Transcript) 
         elif not (env.get("result") or {}).get("target"):
             names = (env.get("result") or {}).get("nearest") or []
             if names and not tr.finished():
-                args = {key: names[0]}
+                args = {**args, key: names[0]}
                 env = rg.call(tr, op, args)
         answers += pages(rg, tr, op, args, env)
     elif family == "feature":

@@ -35,7 +35,7 @@ sys.path.insert(0, str(REPO))
 
 from bench.corpora import copy_corpus  # noqa: E402
 from ragraf import config, facade  # noqa: E402
-from ragraf.facade.context import Session  # noqa: E402
+from ragraf.facade.context import MAX_ITEMS, Session  # noqa: E402
 from ragraf.store.ranges import live, rev_no  # noqa: E402
 
 #: (path, line of the slice start, variable or None, the lines of a correct backward slice
@@ -150,7 +150,8 @@ def sample_points(session: Session, rev: str, n: int) -> list[tuple[str, int]]:
 def precision(session: Session) -> list[dict[str, Any]]:
     out = []
     for path, line, var, want in HAND_CHECKED:
-        args: dict[str, Any] = {"path": path, "line": line, "depth": 1}
+        # every statement of the slice (one page of the largest size), not the first page
+        args: dict[str, Any] = {"path": path, "line": line, "depth": 1, "limit": MAX_ITEMS}
         if var:
             args["variable"] = var
         r = facade.run(session, "slice", args)["result"]

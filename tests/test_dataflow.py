@@ -250,7 +250,18 @@ def test_flow_superglobal_reaches_sql(flow_root: Path) -> None:
 def test_flow_request_body_across_functions(flow_root: Path) -> None:
     a = "src/Api.php:"
     r = fl(flow_root, source="php://input", sink="sql")
-    [p] = r["paths"]
+    # issue 42: run_sql's $sql reaches its query, so the call of run_sql is a sink itself
+    wrapper, p = r["paths"]
+    assert wrapper["sink"]["evidence"] == a + "11" and wrapper["length"] == 4
+    assert wrapper["sink"]["via"] == [
+        {
+            "fqn": "run_sql",
+            "param": "$sql",
+            "reaches": a + "16",
+            "call": "query",
+            "provenance": "stated",
+        }
+    ]
     assert p["sink"]["evidence"] == a + "16" and p["sink"]["kinds"] == ["sql"]
     assert [(e["from"], e["to"], e["kind"]) for e in p["edges"]] == [
         (a + "3", a + "4", "def_use"),
@@ -260,8 +271,10 @@ def test_flow_request_body_across_functions(flow_root: Path) -> None:
         (a + "11", a + "15", "argument"),
         (a + "15", a + "16", "def_use"),
     ]
-    # one hop is not enough to reach run_sql's query through body()'s return
-    assert not fl(flow_root, source="php://input", sink="sql", depth=1)["reaches"]
+    # one hop is not enough to reach run_sql's query through body()'s return; the call of
+    # the wrapper is reached
+    one = fl(flow_root, source="php://input", sink="sql", depth=1)
+    assert [x["sink"]["evidence"] for x in one["paths"]] == [a + "11"]
     # a parameter as the source: the SQL text does; the connection it runs on is no data
     q = fl(flow_root, source="run_sql($sql)", sink="sql")
     assert q["reaches"] and q["paths"][0]["sink"]["evidence"] == a + "16"
@@ -293,9 +306,9 @@ def test_flows_to_from_a_superglobal_to_the_sql_string_it_reaches(flow_root: Pat
 def test_flow_that_hits_its_cap_says_so(flow_root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A search stopped by its statement cap is no 'does not reach': the answer says it is
     incomplete (it once stopped at the slice's cap of 200 and answered 'does not reach')."""
-    from ragraf.facade import flowops
+    from ragraf.facade import flowpaths
 
-    monkeypatch.setattr(flowops, "MAX_FLOW_STATEMENTS", 1)
+    monkeypatch.setattr(flowpaths, "MAX_FLOW_STATEMENTS", 1)
     env = facade.run_op(flow_root, "flow", {"source": "$_GET", "sink": "sql"})
     check(env)
     r = env["result"]

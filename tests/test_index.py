@@ -283,9 +283,9 @@ def test_cli_index_and_status(pilot: Path) -> None:
         [
             "revision   rev-0001 (active)  state ready",
             re.compile(f"created    {iso}   sealed {iso}"),
-            "capability dataflow: data-flow layer from the syntax tree (def-use per function,"
-            " calls across functions): slice answers; calls come from parsing and name"
-            " resolution",
+            "capability dataflow (data flow: php): data-flow layer from the syntax tree for"
+            " php (def-use per function, calls across functions): slice and flow answer"
+            " there; calls come from parsing and name resolution",
             "vectors    disabled",
             "files      12    chunks 38",
             "nodes      class 6, constant 1, db_column 7, db_table 2, doc 1, doc_section 3,"

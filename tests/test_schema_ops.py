@@ -314,6 +314,30 @@ def test_table_usage_readers_writers_and_unknown_columns(live_root: Path) -> Non
 
 
 @pytest.mark.mariadb
+def test_table_usage_role_lists_writers_or_readers_only(live_root: Path) -> None:
+    """`role=write` answers "where is this table written" without the readers (issue 45:
+    WordPress's readers were 11-18 KB of a 24-32 KB answer), and says what it left out."""
+    env = run(live_root, "table_usage", table="orders", role="write")
+    r = env["result"]
+    assert r["role"] == "write" and r["readers"] == [] and r["total"] == 3
+    assert [x["sql"]["evidence"] for x in r["writers"]] == [
+        "src/Admin/Maintenance.php:25",
+        "src/OrderService.php:46",
+    ]
+    assert [s["fqn"] for s in r["symbols"]] == [
+        "SqlApp\\Admin\\Maintenance::purgeCancelled",
+        "SqlApp\\OrderService::ship",
+    ]
+    assert r["counts"] == {"delete": 1, "select": 1, "update": 1}
+    assert any("role=write): 1 statement(s) that only read it" in x for x in env["limits"])
+    reads = run(live_root, "table_usage", table="orders", role="read")["result"]
+    assert reads["writers"] == [] and [s["fqn"] for s in reads["symbols"]] == [
+        "SqlApp\\OrderService::ordersByStatus"
+    ]
+    assert reads["files"] == ["src/OrderService.php"]
+
+
+@pytest.mark.mariadb
 def test_table_usage_stale_warning_after_an_edit(live_root: Path, tmp_path: Path) -> None:
     root = tmp_path / "copy"
     shutil.copytree(live_root, root)

@@ -36,7 +36,8 @@ TERMS: tuple[tuple[str, str], ...] = (
     ),
     (
         "capability dataflow / degraded",
-        "dataflow: the revision holds which statements feed which (slice and flow answer);"
+        "dataflow: the revision holds which statements feed which (slice and flow answer)"
+        " for the languages it is built for (php; status says which of yours are covered);"
         " degraded: it does not, and slice and flow refuse; every other operation answers.",
     ),
     (

@@ -194,7 +194,9 @@ class _Tools:
         except Exception as e:  # noqa: BLE001 - a tool error, never a dead server
             log.exception("tool=%s args=%s internal error", name, sorted(args))
             return error(f"internal error: {type(e).__name__}")
-        text = json.dumps(env, ensure_ascii=False)
+        text = json.dumps(
+            env, ensure_ascii=False, separators=(",", ":")
+        )  # no padding: an agent pays per byte
         log.info(
             "tool=%s args=%s ok bytes=%d stale=%d %.1fms",
             name,

@@ -94,12 +94,19 @@ def schema_warning(schema: Mapping[str, Any] | None, cov: Mapping[str, Any]) -> 
     return f"database schema incomplete: {incomplete}"
 
 
+def _per_language(d: dict[str, Any]) -> str:
+    """What data flow covers per language: " (data flow: php; not python (12 files))"."""
+    from ragraf.facade.dfcover import words
+
+    return f" (data flow: {words(d['dataflow'])})" if d.get("dataflow") else ""
+
+
 def status_text(d: dict[str, Any]) -> str:
     out = []
     active = " (active)" if d["rev_id"] == d["active_rev"] else f" (active: {d['active_rev']})"
     out.append(f"revision   {d['rev_id']}{active}  state {d['state']}")
     out.append(f"created    {d['created_at']}   sealed {d['sealed_at']}")
-    out.append(f"capability {d['capability']}: {d['capability_note']}")
+    out.append(f"capability {d['capability']}{_per_language(d)}: {d['capability_note']}")
     out.append(f"vectors    {vectors_text(d.get('vectors'))}")
     c = d["counts"]
     out.append(f"files      {c['files']}    chunks {c['chunks']}")
@@ -586,9 +593,15 @@ def _r_slice(r: dict[str, Any], out: list[str]) -> None:
     where = t.get("fqn") or (f"{t.get('path')}:{t.get('line')}" if t.get("path") else "?")
     var = f" ({t['variable']})" if t.get("variable") else ""
     head = f"{t.get('direction', 'back')} slice of {where}{var}, depth {t.get('depth', 1)}"
-    out.append(f"{head}: {len(r['statements'])} statements, {len(r['edges'])} edges")
+    c = r.get("counts") or {}
+    listed = f"{len(r['statements'])}"
+    if c.get("statements", 0) > len(r["statements"]):
+        listed += f" of {c['statements']}"
+    out.append(f"{head}: {listed} statements, {len(r['edges'])} edges")
     if r.get("hint"):
         out.append(f"no slice: {r['hint']}")
+    if r.get("narrow"):
+        out.append(r["narrow"])
     for s in r["statements"]:
         hop = f" hop {s['hops']}" if s.get("hops") else ""
         sinks = f" sink {','.join(s['sinks'])}" if s.get("sinks") else ""
@@ -621,8 +634,13 @@ def _r_flow(r: dict[str, Any], out: list[str]) -> None:
         if r.get("complete") is False
         else "does not reach (no path the data-flow layer sees)"
     )
+    if src.get("key"):
+        what = f"{what}['{src['key']}']"
+    found = r.get("sinks_found")
+    listed = f" of {found}" if found is not None and found > len(r["paths"]) else ""
     out.append(
-        f"{what} {verdict} {sink}: {len(r['paths'])} paths, {r.get('searched', 0)} statements searched"
+        f"{what} {verdict} {sink}: {len(r['paths'])}{listed} paths,"
+        f" {r.get('searched', 0)} statements searched"
     )
     if r.get("hint"):
         out.append(f"no flow: {r['hint']}")
@@ -632,9 +650,15 @@ def _r_flow(r: dict[str, Any], out: list[str]) -> None:
         if end:
             head += f" -> {end['evidence']} ({', '.join(end['kinds'])})  {_u(end.get('text'))}"
         out.append(head)
+        for v in (end or {}).get("via", ()):
+            out.append(f"  sink through {v['fqn']}({v['param']}): reaches {v['reaches']}")
         for e in p["edges"]:
             var = f" {e['var']}" if e.get("var") else ""
             out.append(f"  {e['from']} -> {e['to']}  {e['kind']}{var}")
+    if r.get("wrappers"):
+        out.append("query wrappers (functions that are SQL sinks):")
+        for v in r["wrappers"]:
+            out.append(f"  {v['fqn']}({v['param']}): {v['why']}")
 
 
 def _r_status(r: dict[str, Any], out: list[str]) -> None:
@@ -642,7 +666,10 @@ def _r_status(r: dict[str, Any], out: list[str]) -> None:
         out.append(status_text(r).rstrip("\n"))
         return
     c = r["counts"]
-    out.append(f"revision   {r['rev_id']}  state {r['state']}  capability {r['capability']}")
+    out.append(
+        f"revision   {r['rev_id']}  state {r['state']}  capability {r['capability']}"
+        f"{_per_language(r)}"
+    )
     nodes = sum(c["nodes"].values()) if isinstance(c["nodes"], dict) else c["nodes"]
     out.append(f"files      {c['files']}  nodes {nodes}  edges {c['edges']}  chunks {c['chunks']}")
     if r["coverage"]:
@@ -746,9 +773,10 @@ def _r_table_usage(r: dict[str, Any], out: list[str]) -> None:
         + f": {r.get('total', 0)} statements"
         + (f" ({counts})" if counts else "")
     )
+    skip = {"write": "readers", "read": "writers"}.get(r.get("role") or "any")
     for sec in ("readers", "writers", "possible"):
         items = r.get(sec, [])
-        if sec == "possible" and not items:
+        if (sec == "possible" and not items) or sec == skip:
             continue
         out.append(
             f"{sec}: {len(items)}"

@@ -166,6 +166,8 @@ REGISTRY: dict[str, tuple[Callable[..., dict[str, Any]], OpSpec]] = {
                     "lines",
                     choices=("lines", "nodes"),
                 ),
+                limit_param(what="statements"),
+                OFFSET,
             ),
             main="fqn",
             one_of=(("fqn", "node_id", "path"),),

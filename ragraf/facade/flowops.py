@@ -23,16 +23,12 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
-from ragraf.errors import InvalidArgument
 from ragraf.facade import lookup, sanitize
 from ragraf.facade.context import Ctx
 from ragraf.kinds import (
     CALL_EDGES,
-    FlowCallHow,
     FlowStep,
-    NodeKind,
     Provenance,
-    SinkKind,
     StmtKind,
     UnitKind,
 )
@@ -91,6 +87,7 @@ class FlowGraph:
         self._callers: dict[str, list[EdgeRow]] = {}
         self._names: dict[str, str] = {}
         self._of: dict[str, list[tuple[FlowUnitRow, bool]]] = {}
+        self._inner: dict[tuple[str, int, str], list[Node]] = {}
 
     def file_heads(self, path: str) -> list[tuple[FlowUnitRow, bool]]:
         if path not in self.heads:
@@ -186,14 +183,51 @@ class FlowGraph:
             return []
         name = self.name_of(callee)
         out: list[tuple[Node, list[list[str]]]] = []
-        for uid, i in self.at_line_in(e.evidence_path, e.evidence_line, e.src):
+        for uid, i in self.innermost(e.evidence_path, e.evidence_line, e.src):
             s = self.units[uid].stmts[i]
             for c in s[6]:
                 if c[0] == name or (name and c[0] == "" and not out):
                     out.append(((uid, i), c[2]))
         return out
 
-    def at_line_in(self, path: str, line: int, func: str) -> list[Node]:
+    def calls_at(self, n: Node) -> list[tuple[EdgeRow, list[list[str]]]]:
+        """The resolved call edges statement ``n`` makes, each with the variables of each
+        argument of its call (matched by the callee's name)."""
+        u = self.unit(n[0])
+        s = u.stmts[n[1]]
+        if not s[6]:
+            return []
+        argv_of = {c[0]: c[2] for c in s[6] if c[0]}
+        out = []
+        for e in self.callees(u.row.func_node_id):
+            if e.evidence_line is None or not s[0] <= e.evidence_line <= s[1]:
+                continue
+            argv = argv_of.get(self.name_of(e.dst))
+            if argv is not None and self.owns_call(n, e):
+                out.append((e, argv))
+        return out
+
+    def owns_call(self, n: Node, e: EdgeRow) -> bool:
+        """Whether the call of edge ``e`` is made by statement ``n``: the innermost statement
+        of ``n``'s function around the call's line is ``n``, whichever line of a statement
+        written over several lines the call is on (issue 42)."""
+        if not e.evidence_path or not e.evidence_line:
+            return False
+        u = self.units[n[0]]
+        s = u.stmts[n[1]]
+        if e.evidence_path != u.row.path or not s[0] <= e.evidence_line <= s[1]:
+            return False
+        if s[0] == s[1] == e.evidence_line and s[2] not in HEADERS:
+            return True  # one line, no body: nothing inside can own the call instead
+        key = (e.evidence_path, e.evidence_line, e.src)
+        hits = self._inner.get(key)
+        if hits is None:
+            hits = self._inner[key] = self.innermost(e.evidence_path, e.evidence_line, e.src)
+        return n in hits
+
+    def innermost(self, path: str, line: int, func: str) -> list[Node]:
+        """The innermost statements of ``func`` (its closures and, for file-level code, the
+        script) spanning ``line``."""
         hits = []
         for r, _x in self.file_heads(path):
             if not r.start_line <= line <= r.end_line:
@@ -201,18 +235,15 @@ class FlowGraph:
             if r.func_node_id != func and r.kind != UnitKind.SCRIPT:
                 continue
             u = self.parse(r)
-            for i, s in enumerate(u.stmts):
-                if s[0] <= line <= s[1] and (s[0] == line or s[2] not in HEADERS):
-                    hits.append((u.row.unit_id, i))
-        if len(hits) > 1:  # the innermost statements only (a call inside a closure)
-
-            def span(h: Node) -> int:
-                st = self.units[h[0]].stmts[h[1]]
-                return int(st[1] - st[0])
-
-            best = min(span(h) for h in hits)
-            hits = [h for h in hits if span(h) == best]
+            hits += [(r.unit_id, i) for i, s in enumerate(u.stmts) if s[0] <= line <= s[1]]
+        if len(hits) > 1:
+            best = min(self._span(h) for h in hits)
+            hits = [h for h in hits if self._span(h) == best]
         return hits
+
+    def _span(self, h: Node) -> int:
+        st = self.units[h[0]].stmts[h[1]]
+        return int(st[1] - st[0])
 
 
 def _edge(
@@ -274,9 +305,21 @@ class Walk:
         #: shortest evidence path of `flow`
         self.parent: dict[Node, tuple[Node, dict[str, Any]] | None] = {}
         self.arrived: dict[Node, set[str]] = {}  # variables that reached a statement (forward)
+        #: statements in the order variables arrived at them (again when more arrive)
+        self.grew: list[Node] = []
         self.current: Node | None = None
         self.order: list[Node] = []  # statements in the order they were reached
         self.starts: set[Node] = set()
+        #: context: the call sites a unit was entered from (forward through an argument,
+        #: backward through its result), and the units reached otherwise (``leave``)
+        self.bound: dict[str, set[Node]] = {}
+        self.free: set[str] = set()
+        #: exits of bound units already left, redone if the unit becomes free
+        self.left: dict[str, list[tuple[Node, int, frozenset[str] | None]]] = {}
+        #: a unit the walk stays in (a summary of one function), None: anywhere
+        self.within: str | None = None
+        #: starts whose calls' results do not feed the slice (a variable only used there)
+        self.no_callees: set[Node] = set()
         self.last: dict[str, Any] | None = None
 
     def add_edge(
@@ -308,7 +351,7 @@ class Walk:
         self, n: Node, hops: int, only: frozenset[str] | None, arrived: frozenset[str] = NONE
     ) -> None:
         key = (n, only, arrived)
-        if key in self.seen:
+        if key in self.seen or (self.within is not None and n[0] != self.within):
             return
         if n not in self.nodes and len(self.nodes) >= self.max_statements:
             self.truncated = True
@@ -318,7 +361,10 @@ class Walk:
             self.parent[n] = (
                 None if self.current is None or self.last is None else (self.current, self.last)
             )
-        self.arrived.setdefault(n, set()).update(arrived)
+        got = self.arrived.setdefault(n, set())
+        if not arrived <= got:
+            got.update(arrived)
+            self.grew.append(n)
         if n not in self.nodes:
             self.nodes[n] = hops
             self.order.append(n)
@@ -339,6 +385,7 @@ class Walk:
         self.current = None
         self.starts.update(starts)
         for n in starts:
+            self.free.add(n[0])
             self.push(n, 0, only, arrived)
 
     def step(self) -> Node:
@@ -366,6 +413,17 @@ class Walk:
             n = p[0]
         return out[::-1] if not self.back else out
 
+    def origin(self, n: Node) -> Node:
+        """The start the first path to ``n`` comes from."""
+        seen: set[Node] = set()
+        while n not in seen:
+            seen.add(n)
+            p = self.parent.get(n)
+            if p is None:
+                break
+            n = p[0]
+        return n
+
     # -- backward -------------------------------------------------------------------------
     def step_back(self, n: Node, hops: int, only: frozenset[str] | None) -> None:
         g = self.g
@@ -374,6 +432,8 @@ class Walk:
         for src, var, kind in u.din.get(n[1], ()):
             if only is not None and var not in only:
                 continue
+            if src[0] != n[0]:
+                self.make_free(src[0])  # a property or a capture: not through a call site
             self.add_edge(src, n, var, kind, *_trust(kind))
             # at an entry only the parameter that reached here matters (not all of them)
             self.push(src, hops, frozenset({var}) if src[1] == 0 else None)
@@ -386,6 +446,29 @@ class Walk:
             return
         # a parameter: the arguments of the calls of this function
         if n[1] == 0 and u.row.kind in _CALLED_UNITS:
+            self.leave(n, hops, only)
+        # a call's result: the return statements of the callee
+        if n in self.no_callees:
+            return
+        if s[6] and (s[4] or s[2] == StmtKind.RETURN or n in self.starts):
+            self.into_callees(n, u, s, hops)
+
+    def leave(self, n: Node, hops: int, only: frozenset[str] | None) -> None:
+        """Out of a function: backward from its entry to the arguments of its call sites,
+        forward from a return to the statements taking the result. A function entered from
+        a call site (forward through an argument, backward through its result) goes back to
+        those sites only; one the walk reached otherwise, to every caller (``fan``)."""
+        g = self.g
+        u = g.unit(n[0])
+        func = u.row.func_node_id
+        sites = None if n[0] in self.free else self.bound.get(n[0])
+        if sites is not None:
+            self.left.setdefault(n[0], []).append((n, hops, only))
+            callers = [e for e in g.callers(func) if _near(g, e, sites)]
+        else:
+            callers = self.fan(g.callers(func), func)
+        s = u.stmts[n[1]]
+        if self.back:
             params = _params(s)
             # a promoted constructor parameter defines $this->x too
             asked = (
@@ -394,29 +477,42 @@ class Walk:
                 else {"$" + v[7:] if v.startswith("$this->") else v for v in only}
             )
             wanted = [p for p in params if asked is None or p in asked]
-            for e in self.fan(g.callers(u.row.func_node_id), u.row.func_node_id):
-                for site, argv in g.call_sites(e, u.row.func_node_id):
-                    for p in wanted:
-                        pos = params.index(p)
-                        avars = frozenset(argv[pos]) if pos < len(argv) else frozenset()
-                        self.add_edge(site, n, p, FlowStep.ARGUMENT, e.provenance, e.confidence, e)
-                        self.push(site, hops + 1, avars)
-        # a call's result: the return statements of the callee
-        if s[6] and (s[4] or s[2] == StmtKind.RETURN or n in self.starts):
-            self.into_callees(n, u, s, hops)
+        for e in callers:
+            for site, argv in g.call_sites(e, func):
+                if sites is not None and site not in sites:
+                    continue
+                if sites is None:
+                    self.make_free(site[0])
+                if not self.back:
+                    self.add_edge(n, site, None, FlowStep.RETURN, e.provenance, e.confidence, e)
+                    self.push(site, hops + 1, None)
+                    continue
+                for p in wanted:
+                    pos = params.index(p)
+                    avars = frozenset(argv[pos]) if pos < len(argv) else frozenset()
+                    self.add_edge(site, n, p, FlowStep.ARGUMENT, e.provenance, e.confidence, e)
+                    self.push(site, hops + 1, avars)
+
+    def make_free(self, uid: str) -> None:
+        """The walk reached unit ``uid`` other than through the call sites it entered it
+        from: its exits lead to every caller from now on (those already left are redone)."""
+        if uid in self.free:
+            return
+        self.free.add(uid)
+        current = self.current
+        for n, hops, only in self.left.pop(uid, ()):
+            self.current = n  # the statements it reaches now are reached from that exit
+            self.leave(n, hops, only)
+        self.current = current
 
     def into_callees(self, n: Node, u: Unit, s: list[Any], hops: int) -> None:
         g = self.g
-        names = {c[0] for c in s[6] if c[0]}
-        for e in g.callees(u.row.func_node_id):
-            if e.evidence_line != s[0] or e.evidence_path != u.row.path:
-                continue
-            if g.name_of(e.dst) not in names:
-                continue
+        for e, _argv in g.calls_at(n):
             for cu in g.entry_units(e.dst)[:MAX_FANOUT]:
                 for i, cs in enumerate(cu.stmts):
                     if cs[2] == StmtKind.RETURN:
                         r = (cu.row.unit_id, i)
+                        self.bound.setdefault(r[0], set()).add(n)
                         self.add_edge(r, n, None, FlowStep.RETURN, e.provenance, e.confidence, e)
                         self.push(r, hops + 1, None)
 
@@ -430,6 +526,8 @@ class Walk:
         for dst, var, kind in u.dout.get(n[1], ()):
             if only is not None and var not in only:
                 continue
+            if dst[0] != n[0]:
+                self.make_free(dst[0])  # a property or a capture: not through a call site
             self.add_edge(n, dst, var, kind, *_trust(kind))
             self.push(dst, hops, None, frozenset({var}))
         if self.control and n[1] in u.controls:
@@ -443,13 +541,7 @@ class Walk:
         # result of a call, a controlled statement pass nothing on)
         if s[6] and arrived:
             tainted = arrived
-            names = {c[0]: c[2] for c in s[6] if c[0]}
-            for e in g.callees(u.row.func_node_id):
-                if e.evidence_line != s[0] or e.evidence_path != u.row.path:
-                    continue
-                argv = names.get(g.name_of(e.dst))
-                if argv is None:
-                    continue
+            for e, argv in g.calls_at(n):
                 for cu in g.entry_units(e.dst)[:MAX_FANOUT]:
                     params = _params(cu.stmts[0])
                     hit = [
@@ -460,15 +552,23 @@ class Walk:
                     if not hit:
                         continue
                     entry = (cu.row.unit_id, 0)
+                    self.bound.setdefault(entry[0], set()).add(n)
                     for p in hit:
                         self.add_edge(n, entry, p, FlowStep.ARGUMENT, e.provenance, e.confidence, e)
                     self.push(entry, hops + 1, frozenset(hit))
         # a return: the statements that take the call's result
         if s[2] == StmtKind.RETURN and u.row.kind in _CALLED_UNITS:
-            for e in self.fan(g.callers(u.row.func_node_id), u.row.func_node_id):
-                for site, _argv in g.call_sites(e, u.row.func_node_id):
-                    self.add_edge(n, site, None, FlowStep.RETURN, e.provenance, e.confidence, e)
-                    self.push(site, hops + 1, None)
+            self.leave(n, hops, None)
+
+
+def _near(g: FlowGraph, e: EdgeRow, sites: set[Node]) -> bool:
+    """Whether call edge ``e``'s evidence line is inside one of the statements ``sites``."""
+    for uid, i in sites:
+        u = g.unit(uid)
+        s = u.stmts[i]
+        if e.evidence_path == u.row.path and s[0] <= (e.evidence_line or 0) <= s[1]:
+            return True
+    return False
 
 
 def _trust(kind: str) -> tuple[str, float]:
@@ -513,73 +613,107 @@ def _statement(g: FlowGraph, n: Node, hops: int, text: bool) -> dict[str, Any]:
     return out
 
 
-def slice_op(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
-    """The body of ``ops.slice_`` once the revision has the layer."""
-    g = FlowGraph(ctx)
-    direction = args.get("direction", "back")
-    depth = int(args.get("depth", 1))
-    mode = args.get("mode", "lines")
-    variable = _var(args.get("variable"))
-    ctx.limits.append(LIMIT_FLOW)
-    target: dict[str, Any]
-    starts: list[Node] = []
+#: how a slice's statements are ranked for paging (each page is shown by place)
+ORDER_STATEMENTS = (
+    "statements by hops from the start, then in the order the walk reached them; each page"
+    " listed by place, with the edges whose two ends are listed by then and the functions"
+    " of its statements"
+)
+
+
+def _empty(target: dict[str, Any] | None, hint: str) -> dict[str, Any]:
+    return {"target": target, "statements": [], "edges": [], "functions": [], "hint": hint}
+
+
+def _slice_start(
+    ctx: Ctx, g: FlowGraph, args: dict[str, Any], direction: str
+) -> tuple[dict[str, Any], list[Node]] | dict[str, Any]:
+    """The target and the statements a slice starts from, or the answer that it cannot."""
+    from ragraf.facade import dfcover
+
     if args.get("path"):
         path = args["path"]
         line = args.get("line")
         ctx.touch(path)
         if not line:
-            return {
-                "target": {"path": path, "line": None},
-                "statements": [],
-                "edges": [],
-                "functions": [],
-                "hint": "`path` needs `line`: the statement to slice from",
-            }
+            return _empty(
+                {"path": path, "line": None}, "`path` needs `line`: the statement to slice from"
+            )
         if ctx.file_row(path) is None:
             return _not_found(ctx, f"{path} is not in {ctx.rev}", path, line)
-        starts = g.at(path, int(line))
-        target = {"path": path, "line": int(line)}
-    else:
-        if args.get("line"):
-            ctx.limits.append("slice: `line` applies with `path` only; it was ignored")
-        rows = lookup.targets(ctx, args)
-        if not rows:
-            what = args.get("fqn") or args.get("node_id", "")
-            return _not_found(ctx, f"no function or method '{what}' in {ctx.rev}", None, None)
-        row = rows[0]
-        target = {"node_id": row.node_id, "fqn": sanitize.name(row.fqn), "path": row.path}
-        ctx.touch(row.path)
-        for u in g.entry_units(row.node_id):
-            if direction == "back":
-                starts += [
-                    (u.row.unit_id, i) for i, s in enumerate(u.stmts) if s[2] == StmtKind.RETURN
-                ]
-            else:
-                starts.append((u.row.unit_id, 0))
-        if len(rows) > 1:
-            ctx.limits.append(f"slice: {len(rows)} symbols match; sliced {row.fqn} ({row.path})")
+        lang = dfcover.uncovered(ctx, path)
+        if lang is not None:
+            return dfcover.refuse(ctx, "slice", lang)
+        return {"path": path, "line": int(line)}, g.at(path, int(line))
+    if args.get("line"):
+        ctx.limits.append("slice: `line` applies with `path` only; it was ignored")
+    rows = lookup.targets(ctx, args)
+    if not rows:
+        what = args.get("fqn") or args.get("node_id", "")
+        return _not_found(ctx, f"no function or method '{what}' in {ctx.rev}", None, None)
+    row = rows[0]
+    ctx.touch(row.path)
+    lang = dfcover.uncovered(ctx, row.path)
+    if lang is not None:
+        return dfcover.refuse(ctx, "slice", lang)
+    target = {"node_id": row.node_id, "fqn": sanitize.name(row.fqn), "path": row.path}
+    starts: list[Node] = []
+    for u in g.entry_units(row.node_id):
+        if direction == "back":
+            starts += [(u.row.unit_id, i) for i, s in enumerate(u.stmts) if s[2] == StmtKind.RETURN]
+        else:
+            starts.append((u.row.unit_id, 0))
+    if len(rows) > 1:
+        ctx.limits.append(f"slice: {len(rows)} symbols match; sliced {row.fqn} ({row.path})")
+        target.update(lookup.narrow(rows, "slice"))
+    return target, starts
+
+
+def slice_op(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
+    """The body of ``ops.slice_`` once the revision has the layer."""
+    g = FlowGraph(ctx)
+    direction = args.get("direction", "back")
+    depth = int(args.get("depth", 1))
+    variable = _var(args.get("variable"))
+    ctx.limits.append(LIMIT_FLOW)
+    got = _slice_start(ctx, g, args, direction)
+    if isinstance(got, dict):
+        return got
+    target, starts = got
+    narrow = target.pop("narrow", None)
     target.update({"variable": variable, "direction": direction, "depth": depth})
     if not starts:
-        return {
-            "target": target,
-            "statements": [],
-            "edges": [],
-            "functions": [],
-            "hint": "no statement of the data-flow layer at that place (a declaration, a"
-            " comment or a file without one); try the line of a statement, or `code`",
-        }
-    only: frozenset[str] | None = None
-    if variable:
-        only = frozenset({variable})
-    elif direction == "forward":
-        defs: set[str] = set()
-        for n in starts:
-            defs.update(g.unit(n[0]).stmts[n[1]][4])
-        only = frozenset(defs) if defs else None
+        return _empty(
+            target,
+            "no statement of the data-flow layer at that place (a declaration, a comment or"
+            " a blank line); try the line of a statement, or `code`",
+        )
     w = Walk(g, direction, depth)
-    w.run(starts, only)
+    seeds = _seeds(g, starts, variable, direction)
+    if not seeds:
+        return _empty(
+            target,
+            f"{sanitize.name(variable or '')} is neither used nor assigned at that place;"
+            " give a variable of the line, or none for all of them",
+        )
+    for n, only, arrived in seeds:
+        if variable and only is not None and direction == "back":
+            w.no_callees.add(n)  # a variable only used here: no call's result feeds it
+        w.start([n], only, arrived)
+    while w.queue and not w.truncated:
+        w.step()
+    _walk_limits(ctx, w)
+    text = args.get("mode", "lines") == "lines"
+    out = _page(ctx, g, w, args, text)
+    out["target"] = {**target, "statements": [_statement(g, n, 0, text) for n in starts]}
+    if narrow:
+        out["narrow"] = narrow
+    return out
+
+
+def _walk_limits(ctx: Ctx, w: Walk) -> None:
     if w.truncated:
-        ctx.limits.append(f"slice: the first {MAX_STATEMENTS} statements are listed")
+        ctx.limits.append(f"slice: the walk stopped at {MAX_STATEMENTS} statements")
     if w.cut:
         names = ctx.graph.nodes_by_ids(ctx.rev, w.cut)
         cut = ", ".join(
@@ -588,36 +722,87 @@ def slice_op(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
         ctx.limits.append(
             f"slice: followed the first {MAX_FANOUT} call sites of functions with more: {cut}"
         )
-    nodes = sorted(
-        w.nodes.items(),
-        key=lambda kv: (g.unit(kv[0][0]).row.path, g.unit(kv[0][0]).stmts[kv[0][1]][0], kv[0]),
-    )
-    statements = [_statement(g, n, hops, mode == "lines") for n, hops in nodes]
-    funcs = ctx.graph.nodes_by_ids(ctx.rev, w.functions)
-    functions = []
-    for fid, hops in sorted(w.functions.items(), key=lambda kv: (kv[1], kv[0])):
-        frow = funcs.get(fid)
-        if frow is None:
-            continue
-        functions.append(
-            {
-                "node_id": fid,
-                "kind": frow.kind,
-                "fqn": sanitize.name(frow.fqn),
-                "evidence": f"{frow.path}:{frow.start_line}",
-                "hops": hops,
-            }
-        )
-    start_stmts = [_statement(g, n, 0, mode == "lines") for n in starts]
-    derived = sum(1 for e in w.edges if e["provenance"] == Provenance.DERIVED)
+
+
+def _page(ctx: Ctx, g: FlowGraph, w: Walk, args: dict[str, Any], text: bool) -> dict[str, Any]:
+    """The statements of one page (``ORDER_STATEMENTS``), their edges and functions; the
+    cut said in ``page`` and in the limits."""
+    from ragraf.facade.paging import Pager
+
+    reach = {n: i for i, n in enumerate(w.order)}
+    ranked = sorted(w.nodes, key=lambda n: (w.nodes[n], reach[n]))
+    pager = Pager(args, ORDER_STATEMENTS)
+    shown = pager.cut("statements", ranked)
+    upto = set(ranked[: pager.offset + pager.limit])
+    here = set(shown)
+
+    def place(n: Node) -> tuple[str, int, Node]:
+        u = g.unit(n[0])
+        return (u.row.path, int(u.stmts[n[1]][0]), n)
+
+    statements = [_statement(g, n, w.nodes[n], text) for n in sorted(shown, key=place)]
+    edges = [
+        e
+        for (a, b, _v, _k), e in w.edge_keys.items()
+        if a in upto and b in upto and (a in here or b in here)
+    ]
+    fids = {g.unit(n[0]).row.func_node_id for n in shown}
+    funcs = ctx.graph.nodes_by_ids(ctx.rev, list(fids))
+    functions = [
+        {
+            "node_id": fid,
+            "kind": funcs[fid].kind,
+            "fqn": sanitize.name(funcs[fid].fqn),
+            "evidence": f"{funcs[fid].path}:{funcs[fid].start_line}",
+            "hops": hops,
+        }
+        for fid, hops in sorted(w.functions.items(), key=lambda kv: (kv[1], kv[0]))
+        if fid in fids and fid in funcs
+    ]
+    page = pager.page()
+    if page["rest"]:
+        ctx.limits.append(f"slice: {page['rest']} (nearest first)")
     return {
-        "target": {**target, "statements": start_stmts},
         "statements": statements,
-        "edges": sorted(w.edges, key=lambda e: (e["from"], e["to"], e["kind"], e["var"] or "")),
+        "edges": sorted(edges, key=lambda e: (e["from"], e["to"], e["kind"], e["var"] or "")),
         "functions": functions,
-        "derived_edges": derived,
+        "counts": {
+            "statements": len(ranked),
+            "edges": len(w.edges),
+            "functions": len(w.functions),
+        },
+        "derived_edges": sum(1 for e in w.edges if e["provenance"] == Provenance.DERIVED),
         "truncated": w.truncated,
+        "page": page,
     }
+
+
+Seed = tuple[Node, "frozenset[str] | None", frozenset[str]]
+
+
+def _seeds(g: FlowGraph, starts: list[Node], variable: str | None, direction: str) -> list[Seed]:
+    """Where a slice starts: each statement with the variables whose edges it follows and,
+    forward, what arrived at it. Without a variable, every use (back) or definition
+    (forward) of the statement. With one (issue 42): back, a statement assigning it follows
+    all its uses and the results of its calls (they make the value), one only using it
+    follows that variable alone and enters no callee; forward, a statement assigning it
+    follows it, one using it follows what the statement assigns and the arguments it
+    passes. A statement that neither uses nor assigns it is no seed."""
+    out: list[Seed] = []
+    for n in starts:
+        s = g.unit(n[0]).stmts[n[1]]
+        defs, uses = set(s[4]), set(s[5])
+        if variable is None:
+            only = frozenset(defs) if direction == "forward" and defs else None
+            out.append((n, only, NONE))
+        elif variable in defs:
+            out.append((n, None if direction == "back" else frozenset({variable}), NONE))
+        elif variable in uses:
+            if direction == "back":
+                out.append((n, frozenset({variable}), NONE))
+            else:
+                out.append((n, frozenset(defs), frozenset({variable})))
+    return out
 
 
 def _not_found(ctx: Ctx, why: str, path: str | None, line: int | None) -> dict[str, Any]:
@@ -628,240 +813,3 @@ def _not_found(ctx: Ctx, why: str, path: str | None, line: int | None) -> dict[s
         "functions": [],
         "hint": why + "; check `symbol` or read the file with live_read",
     }
-
-
-# -- flow ---------------------------------------------------------------------------------
-#: sink kinds `flow` knows (``any``: each of them)
-SINK_KINDS = (
-    SinkKind.SQL,
-    SinkKind.SQL_STRING,
-    SinkKind.OUTPUT,
-    SinkKind.INCLUDE,
-    SinkKind.SHELL,
-)
-#: statements one `flow` search expands before it gives up (and says so)
-MAX_FLOW_STATEMENTS = 5000
-
-
-class Sinks:
-    """Which statements are sinks, from the ``dataflow`` section of the configuration."""
-
-    def __init__(self, ctx: Ctx, kinds: tuple[str, ...]) -> None:
-        d = ctx.s.config().dataflow
-        self.ctx = ctx
-        self.kinds = kinds
-        self.sql = {c.lower() for c in d.sql_calls}
-        self.output = {c.lower() for c in d.output_calls}
-        self.shell = {c.lower() for c in d.shell_calls}
-        self.include = d.include
-        self._sql_lines: dict[str, set[int]] = {}
-
-    def sql_lines(self, path: str) -> set[int]:
-        if path not in self._sql_lines:
-            rows = self.ctx.graph.nodes_in_file(self.ctx.rev, path)
-            self._sql_lines[path] = {
-                r.start_line
-                for r in rows
-                if r.kind == NodeKind.SQL_LITERAL and r.start_line is not None
-            }
-        return self._sql_lines[path]
-
-    def of(self, g: FlowGraph, n: Node, tainted: set[str]) -> list[str]:
-        """The sink kinds statement ``n`` is for the variables ``tainted`` that reached it."""
-        if not tainted:
-            return []
-        u = g.unit(n[0])
-        s = u.stmts[n[1]]
-        out: list[str] = []
-        uses = tainted.intersection(s[5])
-        if not uses:
-            return []
-        for name, how, argv in s[6]:
-            hit = any(tainted.intersection(a) for a in argv)
-            if not hit:
-                continue
-            if how == FlowCallHow.FUNCTION and name in self.shell:
-                out.append(SinkKind.SHELL)
-            elif name in self.sql:
-                out.append(SinkKind.SQL)
-            elif name in self.output:
-                out.append(SinkKind.OUTPUT)
-        if SinkKind.OUTPUT in s[7]:
-            out.append(SinkKind.OUTPUT)
-        if SinkKind.SHELL in s[7]:
-            out.append(SinkKind.SHELL)
-        if SinkKind.INCLUDE in s[7] and self.include:
-            out.append(SinkKind.INCLUDE)
-        if s[0] in self.sql_lines(u.row.path):
-            out.append(SinkKind.SQL_STRING)
-        return [k for k in dict.fromkeys(out) if k in self.kinds]
-
-
-def _parse_place(text: str) -> tuple[str, int] | None:
-    path, sep, line = text.rpartition(":")
-    if sep and path and line.isdigit():
-        return path, int(line)
-    return None
-
-
-def flow_op(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
-    """The body of ``ops.flow`` once the revision has the layer."""
-    g = FlowGraph(ctx)
-    depth = int(args.get("depth", 3))
-    limit = int(args.get("limit", 5))
-    ctx.limits.append(LIMIT_FLOW)
-    source = str(args["source"]).strip()
-    sink = str(args.get("sink") or "any").strip()
-    allowed = list(ctx.s.config().dataflow.sources)
-    starts: list[Node] = []
-    arrived: frozenset[str] = NONE
-    only: frozenset[str] | None = None
-    src_place = _parse_place(source)
-    if src_place is not None:
-        ctx.touch(src_place[0])
-        starts = g.at(*src_place)
-        defs = {v for n in starts for v in g.unit(n[0]).stmts[n[1]][4]}
-        only = frozenset(defs) if defs else None
-        source_desc: dict[str, Any] = {"kind": "statement", "place": source}
-    elif source.startswith("$_") or source.startswith("php://"):
-        name = source.split("[", 1)[0]
-        if allowed and name not in allowed:
-            raise InvalidArgument(
-                f"flow: '{name}' is not a configured source (dataflow.sources: {', '.join(allowed)})"
-            )
-        for row in ctx.graph.flow_units_reading(ctx.rev, name):
-            u = g.parse(row)
-            starts += [(row.unit_id, i) for i, s in enumerate(u.stmts) if name in s[5]]
-        arrived = frozenset({name})
-        source_desc = {"kind": "request", "name": name}
-    else:  # a parameter: Fqn($param)
-        fqn, _, param = source.partition("(")
-        param = _var(param.rstrip(")")) or ""
-        rows = lookup.targets(ctx, {"fqn": fqn}) if param else []
-        if not rows:
-            return {
-                "source": {"kind": "unknown", "name": sanitize.name(source), "statements": 0},
-                "sink": {"kind": sink},
-                "reaches": False,
-                "paths": [],
-                "hint": "`source` is a superglobal ($_GET, $_POST['id']), php://input, a place"
-                " (path:line) or a parameter (Class::method($param)) of a function in"
-                f" {ctx.rev}; this is none of them",
-            }
-        for u in g.entry_units(rows[0].node_id):
-            if param in u.stmts[0][4]:
-                starts.append((u.row.unit_id, 0))
-        only = frozenset({param})
-        source_desc = {"kind": "parameter", "fqn": sanitize.name(rows[0].fqn), "name": param}
-    sink_place = _parse_place(sink)
-    kinds = (
-        SINK_KINDS
-        if sink in ("any", "") or sink_place
-        else tuple(k for k in SINK_KINDS if k == sink)
-    )
-    if not kinds:
-        return {
-            "source": {**source_desc, "statements": len(starts)},
-            "sink": {"kind": "unknown", "name": sanitize.name(sink)},
-            "reaches": False,
-            "paths": [],
-            "hint": f"`sink` is a place (path:line) or one of: any, {', '.join(SINK_KINDS)}",
-        }
-    result: dict[str, Any] = {
-        "source": {**source_desc, "statements": len(starts)},
-        "sink": {"kind": "statement", "place": sink} if sink_place else {"kind": sink},
-        "reaches": False,
-        "paths": [],
-    }
-    if not starts:
-        result["hint"] = "no statement of the data-flow layer reads that source"
-        return result
-    fw = Walk(g, "forward", depth, MAX_FLOW_STATEMENTS, control=False)
-    fw.start(starts, only, arrived)
-    if sink_place is not None:
-        ctx.touch(sink_place[0])
-        targets = g.at(*sink_place)
-        if not targets:
-            result["hint"] = "no statement of the data-flow layer at the sink place"
-            return result
-        path, complete = _bidirectional(g, fw, targets, depth)
-        if path is not None:
-            result["reaches"] = True
-            result["paths"].append(_flow_path(g, path, None))
-        result["searched"] = len(fw.nodes)
-        if path is None and not complete:
-            _stopped(ctx, result)
-        return result
-    sinks = Sinks(ctx, kinds)
-    found: dict[Node, list[str]] = {}
-    for n in starts:  # a source statement that is a sink already
-        ks = sinks.of(g, n, set(fw.arrived.get(n, set())) | set(only or ()))
-        if ks:
-            found[n] = ks
-    while fw.queue and len(found) < limit and not fw.truncated:
-        before = len(fw.order)
-        fw.step()
-        for m in fw.order[before:]:
-            ks = sinks.of(g, m, fw.arrived.get(m, set()))
-            if ks:
-                found.setdefault(m, ks)
-    if fw.truncated and len(found) < limit:
-        _stopped(ctx, result)
-    for n, ks in list(found.items())[:limit]:
-        result["paths"].append(_flow_path(g, fw.path_to(n), (n, ks)))
-    result["reaches"] = bool(result["paths"])
-    result["searched"] = len(fw.nodes)
-    return result
-
-
-def _stopped(ctx: Any, result: dict[str, Any]) -> None:
-    """The search hit its cap: a path beyond it is not known either way (the answer says
-    so instead of a silent 'does not reach')."""
-    result["complete"] = False
-    ctx.limits.append(
-        f"flow: stopped after {MAX_FLOW_STATEMENTS} statements; a path beyond them is not"
-        " known (narrow the source or name a sink place path:line)"
-    )
-
-
-def _bidirectional(
-    g: FlowGraph, fw: Walk, targets: list[Node], depth: int
-) -> tuple[list[dict[str, Any]] | None, bool]:
-    """Bidirectional breadth-first search (travsr): expand the smaller frontier a level at a
-    time until the forward and backward walks meet; the shortest evidence path, and whether
-    the search ended for want of statements (True) rather than at the cap (False)."""
-    bw = Walk(g, "back", depth, MAX_FLOW_STATEMENTS, control=False)
-    bw.start(targets, None)
-    meet = next((n for n in fw.nodes if n in bw.nodes), None)
-    capped = False
-    while meet is None and fw.queue and bw.queue:
-        if len(fw.nodes) + len(bw.nodes) > MAX_FLOW_STATEMENTS or fw.truncated or bw.truncated:
-            capped = True
-            break
-        w, other = (fw, bw) if len(fw.queue) <= len(bw.queue) else (bw, fw)
-        for _ in range(len(w.queue)):
-            before = len(w.order)
-            w.step()
-            meet = next((m for m in w.order[before:] if m in other.nodes), None)
-            if meet is not None:
-                break
-    if meet is None:
-        return None, not capped
-    return fw.path_to(meet) + bw.path_to(meet), True
-
-
-def _flow_path(
-    g: FlowGraph, edges: list[dict[str, Any]], end: tuple[Node, list[str]] | None
-) -> dict[str, Any]:
-    out: dict[str, Any] = {
-        "edges": edges,
-        "length": len(edges),
-        "provenance": Provenance.DERIVED
-        if any(e["provenance"] == Provenance.DERIVED for e in edges)
-        else Provenance.STATED,
-        "confidence": min([e["confidence"] for e in edges] or [1.0]),
-    }
-    if end is not None:
-        out["sink"] = {**_statement(g, end[0], 0, True), "kinds": end[1]}
-        out["sink"].pop("hops", None)
-    return out

@@ -224,9 +224,10 @@ def routes(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
 
 def index_status(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
     """The revision, its state and times, capability (dataflow with the data-flow layer,
-    else degraded), counts of nodes and edges, coverage (parsed / partial / failed files,
-    calls resolved), ledger size, changes not yet registered and store sizes. Call it first
-    in every session; `detail: full` adds every coverage metric and the edge kinds."""
+    else degraded) and which of its languages data flow covers, counts of nodes and edges,
+    coverage (parsed / partial / failed files, calls resolved), ledger size, changes not
+    yet registered and store sizes. Call it first in every session; `detail: full` adds
+    every coverage metric and the edge kinds."""
     from ragraf.facade.status import brief, status_of
 
     full = status_of(ctx.s.root, ctx.rev, ctx.graph, ctx.lex, ctx.control, ctx.man)
@@ -357,26 +358,31 @@ def slice_(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
     Lists the statements (path:line, kind, first line), the def-use, control, argument ->
     parameter and return -> call edges with evidence and provenance, and the functions
     crossed; `depth` 1..5 counts inter-procedural hops along resolved calls (a derived
-    call gives derived steps). `mode: nodes` leaves the text out. Never whole bodies:
-    read them with `code`. Built from the syntax tree (reaching definitions per
-    function); a revision without the layer answers with a refusal and alternatives."""
+    call gives derived steps); with a `variable`, a call is entered only when its result
+    makes that variable. `mode: nodes` leaves the text out. Never whole bodies: read them
+    with `code`. Paged like the other lists (`limit` / `offset`): the statements nearest
+    the start first, each page with its edges and functions. Built from the syntax tree
+    (reaching definitions per function) for the languages `status` says data flow covers
+    (php); a place in another language, or a revision without the layer, answers with a
+    refusal naming the language, and alternatives."""
     if ctx.capability == "dataflow":
         from ragraf.facade.flowops import slice_op
 
         return slice_op(ctx, args)
+    return _refused(ctx, "slice", args.get("path"))
+
+
+def _refused(ctx: Ctx, op: str, path: str | None) -> dict[str, Any]:
+    """``slice`` / ``flow`` on a revision without the layer: which language is not covered
+    (the file's, else the revision's), never a reindex that cannot add it."""
+    from ragraf.facade import dfcover
+
+    fr = ctx.file_row(path) if path else None
+    lang = fr.lang if fr is not None else None
+    c = dfcover.cover(ctx.graph, ctx.rev)
     ctx.limits.append(LIMIT_SLICE_REFUSED)
-    return {
-        "refused": True,
-        "reason": f"slice needs data-flow analysis (which statements feed which), and {ctx.rev} "
-        "holds declarations and the call graph only (reindex to build the data-flow layer)."
-        " Use the alternatives below.",
-        "alternatives": [
-            "callers / callees (call graph with evidence)",
-            "impact (what depends on it)",
-            "code (the body, on request)",
-            "live_read (the current text)",
-        ],
-    }
+    ctx.limits.append(dfcover.limit(op, lang, c))
+    return dfcover.refusal(op, ctx.rev, lang or None, c)
 
 
 def flow(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
@@ -386,24 +392,19 @@ def flow(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
     shell; any; or a place path:line), and the shortest evidence path to each sink found:
     def-use, argument -> parameter and return -> call edges with provenance and confidence,
     up to `depth` call hops. A place as sink is searched from both ends at once
-    (bidirectional breadth-first search). Sinks and sources come from the `dataflow`
-    section of the configuration. Built from the syntax tree: `reaches: false` means no
-    path the layer sees, not proof that none exists."""
+    (bidirectional breadth-first search). A key ($_POST['id']) starts only where that key
+    is read. A call of a function whose parameter reaches a SQL sink inside it (a query
+    wrapper) is a sql sink too, listed with why (`via`, `wrappers`). Paths are ranked: the
+    shortest of each distinct (source function, sink function) pair first, then by length;
+    `limit` keeps the first. Sinks and sources come from the `dataflow` section of the
+    configuration. Built from the syntax tree: `reaches: false` means no path the layer
+    sees, not proof that none exists."""
     if ctx.capability == "dataflow":
-        from ragraf.facade.flowops import flow_op
+        from ragraf.facade.flowpaths import flow_op
 
         return flow_op(ctx, args)
-    ctx.limits.append(LIMIT_SLICE_REFUSED)
-    return {
-        "refused": True,
-        "reason": f"flow needs data-flow analysis, and {ctx.rev} has no data-flow layer"
-        " (reindex to build it). Use the alternatives below.",
-        "alternatives": [
-            "routes (entry points and the superglobals they read)",
-            "table_usage (who reads and writes a table)",
-            "callers / callees (call graph with evidence)",
-        ],
-    }
+    place = str(args.get("source") or "").rpartition(":")
+    return _refused(ctx, "flow", place[0] if place[2].isdigit() else None)
 
 
 def entry_view(e: LedgerEntry, acks: list[dict[str, Any]] | None = None) -> dict[str, Any]:

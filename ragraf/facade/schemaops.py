@@ -51,10 +51,23 @@ SCHEMA_SPEC = OpSpec(
 )
 TABLE_USAGE_SPEC = OpSpec(
     "table_usage",
-    (Param("table", "string", "A table name."), limit_param(what="statements"), OFFSET),
+    (
+        Param("table", "string", "A table name."),
+        Param(
+            "role",
+            "enum",
+            "Only the statements that write the table (`write`: INSERT, UPDATE, DELETE,"
+            " REPLACE, DDL...) or only those that read it (`read`); `any` lists both. The"
+            " other list is then empty, its size still counted in `counts`.",
+            default="any",
+            choices=("any", "write", "read"),
+        ),
+        limit_param(what="statements"),
+        OFFSET,
+    ),
     main="table",
     required=("table",),
-    example=("invoices",),
+    example=("invoices", "--role", "write"),
 )
 #: the order of ``schema``'s tables and views (``page.order``)
 ORDER_TABLES = "by name"
@@ -537,6 +550,7 @@ def table_usage(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
     table_limits(ctx, targets)
     target_nodes = [ctx.node(t) for t in targets]
     usage = _linked_sql(ctx, table, targets)
+    role = args.get("role") or "any"
     unlinked = _unlinked_sql(ctx, table, usage)
     possible = _named_at_run_time(
         ctx, table, usage.linked | {it["sql"]["node_id"] for it in unlinked}
@@ -559,9 +573,12 @@ def table_usage(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
             f" {POSSIBLE_CONFIDENCE}, not counted in `total`"
         )
     models = _mapped_classes(ctx, table, list(usage.entities.values()))
+    if role != "any":
+        unlinked, possible = _keep_role(ctx, role, usage, unlinked, possible)
     pager = Pager(args, ORDER_USAGE)
     out: dict[str, Any] = {
         "table": sanitize.clean(table),
+        "role": role,
         "target": target_nodes,
         "readers": pager.cut("readers", usage.readers),
         "writers": pager.cut("writers", usage.writers),
@@ -587,6 +604,40 @@ def table_usage(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
             + ("" if incomplete is None else " (the schema is incomplete)")
         )
     return out
+
+
+def _keep_role(
+    ctx: Ctx,
+    role: str,
+    usage: _Usage,
+    unlinked: list[dict[str, Any]],
+    possible: list[dict[str, Any]],
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """``table_usage`` with ``role`` write or read: the other list emptied, the symbols,
+    files, unlinked and possible statements narrowed to those in that role; the limits
+    say how many statements were left out (``counts`` still counts them all)."""
+    wanted = TableRole.WRITE if role == "write" else TableRole.READ
+
+    def keep(it: dict[str, Any]) -> bool:
+        return wanted in it["roles"]
+
+    left = usage.readers if role == "write" else usage.writers
+    left_out = [it for it in left if not keep(it)]
+    if role == "write":
+        usage.readers = []
+    else:
+        usage.writers = []
+    field_name = "writes" if role == "write" else "reads"
+    usage.symbols = {k: v for k, v in usage.symbols.items() if v[field_name]}
+    kept = [*usage.writers, *usage.readers, *(it for it in unlinked if keep(it))]
+    usage.files = {it["sql"]["path"] or "" for it in kept}
+    verb, other = ("write", "read") if role == "write" else ("read", "write")
+    ctx.limits.append(
+        f"table_usage: only what {verb}s the table (role={role}): {len(left_out)} statement(s)"
+        f" that only {other} it are left out, and so are the symbols and files that only"
+        f" {other} it (`counts` and `total` count every statement; role=any lists them)"
+    )
+    return [it for it in unlinked if keep(it)], [it for it in possible if keep(it)]
 
 
 @dataclass

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ragraf.config import Layout
+from ragraf.facade import dfcover
 from ragraf.facade.context import sha_now, vector_layer
 from ragraf.kinds import RevState
 from ragraf.store import manifest, open_stores
@@ -46,6 +47,7 @@ def status_of(
     row = graph.rev_row(rev_id) or {}
     hist = {h["rev_id"]: h for h in control.history()}
     dataflow = graph.has_flow(rev_id)
+    cover = dfcover.cover(graph, rev_id)
     h = hist.get(rev_id, {})
     coverage = {m: {"value": v, **({"note": n} if n else {})} for m, v, n in graph.coverage(rev_id)}
     return {
@@ -57,13 +59,8 @@ def status_of(
         "sealed_at": h.get("sealed_at")
         or (man.get("sealed_at") if rev_id == man["rev_id"] else None),
         "capability": "dataflow" if dataflow else "degraded",
-        "capability_note": (
-            "data-flow layer from the syntax tree (def-use per function, calls across"
-            " functions): slice answers; calls come from parsing and name resolution"
-            if dataflow
-            else "no data-flow analysis, so slice is not available; calls come from parsing"
-            " and name resolution"
-        ),
+        "capability_note": dfcover.note(cover, dataflow),
+        "dataflow": cover,
         "vectors": vector_layer(Layout(root), man, lex) if rev_id == man["rev_id"] else None,
         "corpus_hash": row.get("corpus_hash", h.get("corpus_hash")),
         "config_hash": row.get("config_hash"),

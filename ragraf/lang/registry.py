@@ -95,6 +95,8 @@ class Language:
     build_tail: tuple[str, ...] = ()
     #: whether its files' chunks get vectors (false: markup, found by its words only)
     embeds: bool = True
+    #: whether its extractor builds the data-flow layer (``FileFacts.flows``: slice, flow)
+    dataflow: bool = False
     #: reference types only this language's facts hold (``"<module>:<Name>"``, NamedTuples
     #: of plain values, references' parts and type descriptors), besides the shared
     #: ``ragraf.lang.facts.FACT_TYPES``: the facts cache writes and reads them too
@@ -134,6 +136,7 @@ LANGUAGES: tuple[Language, ...] = (
         depends_on=(*_COMMON, "ragraf.lang.templates"),
         grammar="php",
         declares_symbols=True,
+        dataflow=True,
         include=("**/*.php", *(f"**/*{x}" for x in DRUPAL_SUFFIXES)),
         link=(
             "ragraf.lang.php.link",
@@ -381,6 +384,17 @@ def name_group(name: str | None) -> str | None:
 
 
 @cache
+def dataflow_languages() -> tuple[str, ...]:
+    """The languages whose files get the data-flow layer (slice and flow answer there)."""
+    return tuple(lang.name for lang in LANGUAGES if lang.dataflow)
+
+
+def code_language(name: str | None) -> bool:
+    """Whether a language is code with declarations (not markup, text or data)."""
+    lang = get(name)
+    return lang is not None and lang.declares_symbols
+
+
 def markup_suffixes() -> tuple[str, ...]:
     """The suffixes of the languages whose chunks get no vector (``Language.embeds``)."""
     return tuple(x for lang in LANGUAGES if not lang.embeds for x in lang.suffixes)
