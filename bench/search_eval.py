@@ -1,8 +1,10 @@
-"""Search quality on phpMyAdmin, WordPress and MediaWiki: MRR@10, recall@5 and abstention per query category. Run by hand.
+"""Search quality on phpMyAdmin, WordPress, MediaWiki, Zabbix and ZoneMinder: MRR@10, recall@5 and abstention per query category. Run by hand.
 
     .venv/bin/python bench/search_eval.py --root <indexed copy of phpMyAdmin> [--set bench/search_eval.yaml]
     .venv/bin/python bench/search_eval.py --root <indexed copy of WordPress> --set bench/search_eval_wordpress.yaml
     .venv/bin/python bench/search_eval.py --root <indexed copy of MediaWiki> --set bench/search_eval_mediawiki.yaml
+    .venv/bin/python bench/search_eval.py --root <indexed copy of Zabbix> --set bench/search_eval_zabbix.yaml
+    .venv/bin/python bench/search_eval.py --root <indexed copy of ZoneMinder> --set bench/search_eval_zoneminder.yaml
                                           [--limit 10] [--json] [--verbose]
 
 The root must be indexed first, e.g.:
@@ -30,8 +32,10 @@ Scoring (``score``), per query:
   miss uses words that occur in the corpus, but never together in one place.
 - Every query belongs to a ``half``: ``tune`` (default) or ``held``, the
   held-apart half that is never looked at while tuning; the conceptual queries
-  are also reported per half (``conceptual/tune``, ``conceptual/held``), and
-  ``abstain`` pools nonsense and near misses.
+  are also reported per half (``conceptual/tune``, ``conceptual/held``: their
+  ``abstention`` is the share of real questions refused), and ``abstain`` pools
+  nonsense and near misses (per half: ``abstain/tune``, ``abstain/held``).
+  ``--half tune`` runs one half only (a tuning run never sees the held half).
 Printed per category: queries, MRR@10, recall@5, abstention rate, median and
 p95 latency. Record the report in docs/PERFORMANCE.md with the machine and date.
 """
@@ -154,10 +158,11 @@ def _declared_anywhere(root: Path, value: str) -> str | None:
     under ``root``, in a file of that namespace (none for a class without one), for corpora
     without PSR-4 paths; None when found, else the mistake."""
     cls, _, method = value.partition("::")
-    if "::" not in value and not cls[:1].isupper():
-        pat = re.compile(rf"\bfunction\s+&?{re.escape(cls)}\s*\(")
+    short = re.escape(cls.rpartition(chr(92))[2])
+    if "::" not in value:  # a global function (DBselect is capitalised too) or a class
+        pat = re.compile(rf"\b(function\s+&?{short}\s*\(|(class|interface|trait)\s+{short}\b)")
     else:
-        pat = re.compile(rf"\b(class|interface|trait)\s+{re.escape(cls.rpartition(chr(92))[2])}\b")
+        pat = re.compile(rf"\b(class|interface|trait)\s+{short}\b")
     ns = cls.rpartition("\\")[0]
     for f in root.rglob("*.php"):
         if not f.is_file():  # a broken link (Debian's MediaWiki has LocalSettings.php -> /etc)
@@ -274,6 +279,10 @@ def aggregate(scores: Sequence[QueryScore]) -> dict[str, dict[str, Any]]:
             s for s in scores if s.category == "conceptual" and s.half == half
         ]
     groups["abstain"] = [s for s in scores if s.category in UNANSWERABLE]
+    for half in HALVES:
+        groups[f"abstain/{half}"] = [
+            s for s in scores if s.category in UNANSWERABLE and s.half == half
+        ]
     for cat, items in groups.items():
         if not items:
             continue
@@ -284,7 +293,7 @@ def aggregate(scores: Sequence[QueryScore]) -> dict[str, dict[str, Any]]:
             "latency_p50_s": statistics.median(s.seconds for s in items),
             "latency_p95_s": _percentile([s.seconds for s in items], 95),
         }
-        if cat in UNANSWERABLE or cat == "abstain":
+        if cat in UNANSWERABLE or cat.startswith("abstain"):
             row["mrr@10"] = None
             row["recall@5"] = None
             row["answered_with_hits"] = sum((not s.abstained) and s.hits > 0 for s in items) / n
@@ -355,6 +364,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--set", type=Path, default=DEFAULT_SET, help="the evaluation set (YAML)")
     ap.add_argument("--limit", type=int, default=MRR_AT)
     ap.add_argument("--category", choices=CATEGORIES, action="append", help="only these categories")
+    ap.add_argument("--half", choices=HALVES, help="only this half (tuning runs: --half tune)")
     ap.add_argument("--json", action="store_true", help="print one JSON report")
     ap.add_argument("--verbose", action="store_true", help="one line per query: rank and top hits")
     a = ap.parse_args(argv)
@@ -362,6 +372,8 @@ def main(argv: list[str] | None = None) -> int:
     queries = load_set(a.set)
     if a.category:
         queries = [q for q in queries if q.category in a.category]
+    if a.half:
+        queries = [q for q in queries if q.half == a.half]
     root = a.root.resolve()
     if not (root / ".ragraf" / "index" / "rev.json").is_file():
         print(_no_index(root), file=sys.stderr)

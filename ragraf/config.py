@@ -465,6 +465,34 @@ class SearchConfig:
     min_near_meet: float
     near_cosine: float
     function_words: tuple[str, ...]
+    ui_weight: float = 0.5
+    neighbour_seeds: int = 0
+    neighbour_weight: float = 0.5
+    agree_cosine: float = 1.01
+    floor_margin: float = 0.07
+
+    def floored(self, floor: dict[str, Any] | None) -> SearchConfig:
+        """The section with its cosine thresholds raised to the corpus (issue 46):
+        ``abstain_cosine`` is at least the best cosine nine in ten sentences of everyday
+        English stay under in this corpus (``floor["q90"]``, measured at index time:
+        ``ragraf.indexing.search_floor``; the max is one sentence's accident) plus
+        ``floor_margin``, and ``promote_cosine``, ``coverage_cosine`` and ``near_cosine``
+        rise by as much. A corpus where everyday words come nearer the code (a large one, one
+        with much prose) needs more to call a query answered; the configured thresholds are
+        the least (fitted where everyday English stays far: lowering them on a small corpus
+        let near misses through). Unchanged without a floor or with ``floor_margin`` < 0."""
+        if not floor or self.floor_margin < 0 or "q90" not in floor:
+            return self
+        shift = max(0.0, float(floor["q90"]) + self.floor_margin - self.abstain_cosine)
+        if shift == 0.0:
+            return self
+        return dataclasses.replace(
+            self,
+            abstain_cosine=round(self.abstain_cosine + shift, 4),
+            promote_cosine=round(self.promote_cosine + shift, 4),
+            coverage_cosine=round(self.coverage_cosine + shift, 4),
+            near_cosine=round(self.near_cosine + shift, 4),
+        )
 
     def calibrated(self, params: dict[str, Any]) -> SearchConfig:
         """The section with the thresholds a calibration recorded in place (``ragraf
@@ -575,6 +603,11 @@ def _sections(p: dict[str, Any]) -> dict[str, Any]:
             min_near_meet=float(s["min_near_meet"]),
             near_cosine=float(s["near_cosine"]),
             function_words=_strs(s["function_words"]),
+            ui_weight=float(s["ui_weight"]),
+            neighbour_seeds=int(s["neighbour_seeds"]),
+            neighbour_weight=float(s["neighbour_weight"]),
+            agree_cosine=float(s["agree_cosine"]),
+            floor_margin=float(s["floor_margin"]),
         ),
     }
 

@@ -203,6 +203,8 @@ class ChunkRow(NamedTuple):
     sql_tokens: str
     text_tokens: str
     content_sha256: str
+    #: the tokens of its user-facing text (ft_ui; empty: none)
+    ui_tokens: str = ""
 
 
 class ChunkPlace(NamedTuple):
@@ -252,6 +254,20 @@ class FtsHit(NamedTuple):
     code_tokens: str
     sql_tokens: str
     text_tokens: str
+
+
+class UiHit(NamedTuple):
+    """One match of a chunk's user-facing text (ft_ui): the chunk, its bm25 score (higher is
+    better) and the text's tokens."""
+
+    chunk_id: str
+    path: str
+    source_kind: str
+    node_id: str | None
+    start_line: int
+    end_line: int
+    score: float
+    ui_tokens: str
 
 
 # -- control -----------------------------------------------------------------------------

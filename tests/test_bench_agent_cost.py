@@ -138,9 +138,14 @@ def test_ragraf_policy_on_the_pilot(pilot_tree: Path) -> None:
         ragraf_policy(_task(family="callers", symbol="App\\Billing\\Invoice::charge"), rg, tree, tr)
         assert [c["tool"] for c in tr.calls] == ["ragraf_index_status", "ragraf_callers"]
         assert tr.recall() == 1.0 and tr.summary()["session_start_bytes"] > 0
-        # a name the index does not know: the agent looks it up and asks again
+        # a trailing part in another language's spelling is found at once (issue 40)
         tr = Transcript([parse_item("index.php:12")])
         ragraf_policy(_task(family="callers", symbol="Invoice.charge"), rg, tree, tr)
+        assert [c["tool"] for c in tr.calls] == ["ragraf_index_status", "ragraf_callers"]
+        assert tr.recall() == 1.0
+        # a name the index does not know: the agent looks it up and asks again
+        tr = Transcript([parse_item("index.php:12")])
+        ragraf_policy(_task(family="callers", symbol="Invoice.chrage"), rg, tree, tr)
         assert "ragraf_symbol" in [c["tool"] for c in tr.calls] and tr.recall() == 1.0
         miss = Transcript([parse_item("src/Billing/Report.php:9")])
         ragraf_policy(

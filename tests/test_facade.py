@@ -545,12 +545,16 @@ def test_a_short_name_matches_at_a_namespace_or_class_boundary_only(tmp_path: Pa
     text = invoke("-C", root, "query", "callers", "run", check=True).stdout
     assert text.splitlines()[1:4] == [
         "2 distinct definitions answer together; to ask about one, give node_id (--node-id ID):",
-        "  method Cli\\Application::run  src/Console.php:5",
-        "  method Cli\\SingleCommandApplication::run  src/Console.php:6",
+        "  method Cli\\Application::run  src/Console.php:5  (1 caller)",
+        "  method Cli\\SingleCommandApplication::run  src/Console.php:6  (1 caller)",
     ]
     assert facade.run_op(root, "callers", {"fqn": "un"})["result"]["target"] is None
     none = invoke("-C", root, "query", "references", "WrappableOutputFormatterInterface").stdout
-    assert none.splitlines()[0] == "0 references"
+    assert none.splitlines()[:2] == [  # the full name of what a trailing part found, first
+        "'WrappableOutputFormatterInterface' is interface"
+        " Cli\\WrappableOutputFormatterInterface (src/Console.php:4)",
+        "0 references",
+    ]
 
 
 def test_index_status_is_brief_by_default_and_full_on_request(indexed_pilot: Path) -> None:

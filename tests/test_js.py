@@ -35,6 +35,7 @@ NODES = {
     ("class", "src/index.Service", "src/index.js", 6, 15),
     ("class", "src/models/base.Base", "src/models/base.ts", 9, 19),
     ("class", "src/models/invoice.Invoice", "src/models/invoice.ts", 5, 33),
+    ("file", "package.json", "package.json", 1, 5),  # a manifest: where `jsapp` leads
     ("file", "src/index.js", "src/index.js", 1, 21),
     ("file", "src/legacy.cjs", "src/legacy.cjs", 1, 11),
     ("file", "src/models/base.ts", "src/models/base.ts", 1, 19),
@@ -492,6 +493,7 @@ COVERAGE = {
     "lang.tsx.files": 1.0,
     "lang.tsx.calls.total": 2.0,
     "lang.tsx.calls.stated": 2.0,
+    "lang.json.files": 1.0,  # package.json
 }
 
 

@@ -23,7 +23,7 @@ def test_each_language_has_one_handler_of_each_type_its_files_produce() -> None:
     for name, table in linker.handlers.items():
         assert core <= set(table) <= every, name
     # a language names the link modules of the reference types only it produces
-    assert set(linker.handlers["twig"]) - core == {facts.TemplateRef}
+    assert set(linker.handlers["twig"]) - core == {facts.TemplateRef, facts.TemplateCallRef}
     assert set(linker.handlers["json"]) - core == {facts.HookRef}
     assert linker.handlers["twig"][facts.TemplateRef] == linker.handlers["php"][facts.TemplateRef]
     assert "python" not in linker.handlers  # the resolver's own handlers only

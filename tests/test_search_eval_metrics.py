@@ -111,6 +111,8 @@ def test_aggregate() -> None:
     non = agg["nonsense"]
     assert non["abstention"] == 0.5 and non["mrr@10"] is None and non["answered_with_hits"] == 0.5
     assert agg["answerable"]["n"] == 5
+    assert agg["abstain/tune"]["n"] == 2 and agg["abstain/tune"]["abstention"] == 0.5
+    assert "abstain/held" not in agg
     assert "literal" in se.render(agg) and "-" in se.render(agg)
 
 
@@ -176,6 +178,34 @@ def test_the_two_corpora_sets_have_a_held_apart_half() -> None:
     with pytest.raises(ValueError, match="half"):
         se.parse_set({"queries": [{"query": "x", "category": "literal", "half": "both",
                                    "expected": [{"fqn": "A"}]}]})  # fmt: skip
+
+
+def test_the_issue46_sets_have_twenty_conceptual_questions_half_held() -> None:
+    """Issue 46: Zabbix and ZoneMinder, >= 20 conceptual questions each, half held apart,
+    nonsense and near misses in both halves."""
+    for name, corpus in (
+        ("search_eval_zabbix.yaml", "zabbix-frontend-php"),
+        ("search_eval_zoneminder.yaml", "zoneminder"),
+    ):
+        path = se.DEFAULT_SET.with_name(name)
+        assert se.set_corpus(path) == corpus
+        qs = se.load_set(path)
+        concept = [q for q in qs if q.category == "conceptual"]
+        assert len(concept) >= 20
+        assert sum(q.half == "held" for q in concept) * 2 == len(concept)
+        for cat in se.UNANSWERABLE:
+            assert {q.half for q in qs if q.category == cat} == set(se.HALVES)
+
+
+def test_a_capitalised_global_function_is_checked_as_a_function(tmp_path: Path) -> None:
+    (tmp_path / "db.inc.php").write_text("<?php\nfunction DBselect($q) {}\n")
+    queries = se.parse_set(
+        {"queries": [{"query": "q", "category": "literal", "expected": [{"fqn": "DBselect"}]},
+                     {"query": "r", "category": "literal", "expected": [{"fqn": "DBgone"}]}]}
+    )  # fmt: skip
+    assert se.check_against_corpus(queries, tmp_path, "zabbix-frontend-php") == [
+        "'r': DBgone is declared in no *.php file"
+    ]
 
 
 def test_answers_outside_psr4_are_checked_by_declaration(tmp_path: Path) -> None:

@@ -4,6 +4,7 @@ channels on the indexed pilot (no vectors)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -140,7 +141,7 @@ def test_implementations_and_own_code_rerank_above_contracts_and_copies() -> Non
     copy = cand("copy", "lib/Smtp.php", n=node("copy", fqn="Vendor::deliver"), **same)
     top = [contract, copy, impl]
     rerank(top, WORDS, SETTINGS.rerank_weights, FACTS)
-    assert [c.id for c in order([], top, len(top))] == ["impl", "contract", "copy"]
+    assert [c.id for c in order([], top, top)] == ["impl", "contract", "copy"]
     assert contract.features is not None and contract.features.abstract == 1.0
     assert copy.features is not None and copy.features.vendored == 1.0
 
@@ -152,7 +153,7 @@ def test_order_puts_anchors_then_exact_names_then_the_top_then_the_rest() -> Non
         for i, (c, f) in enumerate([("t1", 1.0), ("t2", 2.0)])
     ]
     rest = [cand("r1", fused=0.005), cand("named", fused=0.004, name_how="exact")]
-    got = order([anchor], [*top, anchor, *rest], 2)
+    got = order([anchor], [*top, anchor, *rest], top)
     # the anchor is fused too (a channel returned it): it stays first, and once
     assert [c.id for c in got] == ["anchor", "named", "t2", "t1", "r1"]
 
@@ -192,7 +193,7 @@ def test_confidence_abstains_with_a_reason() -> None:
     assert generic.confidence == "none" and "generic or few (data, get;" in generic.reason
     apart = confidence(ev(best_cosine=0.45, meet=0.2), TH)
     assert apart.confidence == "none" and "never together: at most 20%" in apart.reason
-    near = confidence(ev(best_cosine=0.6, near=0.2, near_at="App\\Exporter"), TH)
+    near = confidence(ev(best_cosine=0.55, near=0.2, near_at="App\\Exporter"), TH)
     assert near.confidence == "none" and "(App\\Exporter) has 20%" in near.reason
     # above near_cosine the embedding alone answers, wherever the words meet
     assert confidence(ev(best_cosine=0.75, near=0.2), TH).confidence == "strong"
@@ -287,3 +288,133 @@ def test_channels_fill_one_pool_without_vectors(pilot: Path) -> None:
         assert {c.node.fqn for c in got.anchors if c.node} == {"App\\Billing\\Invoice"}
     finally:
         session.close()
+
+
+# -- issue 46: channels that agree, the corpus's floor, compounds, the re-rank pool -----------------
+def test_channels_that_agree_answer_weak_with_the_reason_instead_of_refusing() -> None:
+    th = replace(TH, agree_cosine=0.5)
+    refused = ev(best_cosine=0.55, near=0.2, near_at="App\\Exporter")
+    assert confidence(refused, th).confidence == "none"
+    agreed = ev(
+        best_cosine=0.55, near=0.2, near_at="App\\Exporter", agree=("lexical", "vector"),
+        agree_at="App\\Mailer::send",
+    )  # fmt: skip
+    v = confidence(agreed, th)
+    assert v.confidence == "weak"
+    assert v.reason.startswith("App\\Mailer::send is among the first 3 hits of the lexical and")
+    assert "(App\\Exporter) has 20%" in v.reason  # the refusal's reason is kept
+    # far from everything, agreeing channels do not answer
+    far = ev(best_cosine=th.agree_cosine - 0.01, near=0.2, agree=("lexical", "vector"))
+    assert confidence(far, th).confidence == "none"
+    # by default (agree_cosine above 1) agreement never answers
+    assert confidence(agreed, TH).confidence == "none"
+
+
+def test_agreement_is_one_place_in_the_first_hits_of_two_channels() -> None:
+    from ragraf.facade.search.abstain import agreement
+    from ragraf.facade.search.channels import Found
+
+    a, b = node("a", fqn="App\\A::run"), node("b", fqn="App\\B::run")
+    lex = [cand("c1", n=a), cand("c2", n=b)]
+    vec = [cand("c3", n=node("x")), cand("c4", n=node("y")), cand("c5", n=node("z"))]
+    found = Found([], lex, [], vec, [], None, [])
+    assert agreement(found) == ((), None)
+    vec.append(cand("c6", n=b))  # fourth: too deep
+    assert agreement(found) == ((), None)
+    vec.insert(1, cand("c7", n=b))  # another chunk of the same symbol
+    held, c = agreement(found)
+    assert held == ("lexical", "vector") and c is lex[1]
+
+
+def test_the_corpus_floor_moves_the_cosine_thresholds() -> None:
+    cfg = Config.of(PILOT, yaml.safe_load(default_text("project")), {}).search
+    floored = cfg.floored({"max": 0.4, "q90": 0.35})
+    shift = 0.35 + cfg.floor_margin - cfg.abstain_cosine
+    assert shift > 0
+    assert floored.abstain_cosine == pytest.approx(0.35 + cfg.floor_margin)
+    assert floored.near_cosine == pytest.approx(cfg.near_cosine + shift)
+    assert floored.coverage_cosine == pytest.approx(cfg.coverage_cosine + shift)
+    # where everyday English stays far, the configured thresholds stand
+    assert cfg.floored({"max": 0.3, "q90": 0.2}) == cfg
+    assert cfg.floored(None) == cfg and cfg.floored({}) == cfg
+    # a calibration still overrides what the floor set
+    assert floored.calibrated({"abstain_cosine": 0.5}).abstain_cosine == 0.5
+
+
+def test_floor_sentences_are_fixed_and_share_no_word_with_the_bench() -> None:
+    import re
+
+    from ragraf.indexing.search_floor import SAMPLES, sentences
+
+    assert sentences() == sentences() and len(sentences()) == SAMPLES
+    bench = Path(__file__).resolve().parent.parent / "bench"
+    words: set[str] = set()
+    for f in bench.glob("search_eval*.yaml"):
+        for q in yaml.safe_load(f.read_text(encoding="utf-8"))["queries"]:
+            if q["category"] in ("nonsense", "near_miss"):
+                words |= set(re.findall(r"[a-z]+", q["query"].lower()))
+    assert not {w for s in sentences() for w in s.split()} & words
+
+
+def test_two_query_words_match_the_one_token_code_writes() -> None:
+    from ragraf.facade.search.words import fts_expression, matched_terms
+
+    assert matched_terms(["find", "time", "zone"], "get system timezone") == ["time", "zone"]
+    assert matched_terms(["time", "zone"], "time limit") == ["time"]
+    assert fts_expression(["time", "zone"]) == '"time" OR "zone" OR "timezone"'
+
+
+def test_neighbours_join_the_rerank_pool_wherever_their_fused_rank_falls() -> None:
+    from ragraf.facade.search.rank import rerank_pool
+
+    fused = [cand(f"f{i}", fused=0.1 - i / 1000) for i in range(5)]
+    near = cand("n", fused=0.0001, neighbour_of="called by App\\A::run")
+    stray = cand("s")  # not fused (the scope refused it)
+    assert [c.id for c in rerank_pool([*fused, near], [near, stray], 2)] == ["f0", "f1", "n"]
+    got = order([], [*fused, near], rerank_pool([*fused, near], [near], 2))
+    assert [c.id for c in got][:3] in (["f0", "f1", "n"], ["f1", "f0", "n"], ["n", "f0", "f1"])
+    c = cand("n2", neighbour_of="calls App\\A::run", ranks={Channel.NEIGHBOUR: 1})
+    assert why(c, [])["neighbour_of"] == "calls App\\A::run"
+
+
+def test_neighbours_of_the_first_hits_come_from_the_call_graph_and_names(pilot: Path) -> None:
+    from ragraf.facade.search import rank
+
+    s = replace(SETTINGS, neighbour_seeds=2)
+    session = Session(pilot)
+    try:
+        ctx = session.context("search", None)
+        q = channels.read_query(ctx, "invoice charge", s)
+        pool = Pool()
+        found = channels.gather(ctx, q, s, Scope(), pool)
+        rank.fuse_channels(found, pool, s, Scope())
+        seeds = [c.node.fqn for c in pool.fused()[:2] if c.node]
+        near = channels.neighbours(ctx, pool, q, s, [])
+        assert near and all(c.neighbour_of for c in near)
+        hows = {c.node.fqn: c.neighbour_of for c in near if c.node}
+        # each is a caller, callee, member or container of a seed, or shares the query's words
+        assert all(
+            h.startswith("name shares ")
+            or h.split(" ", 2)[-1] in seeds
+            or h.split(" ")[-1] in seeds
+            for h in hows.values()
+        ), (seeds, hows)
+        assert not set(hows) & set(seeds)
+        assert any(not h.startswith("name shares ") for h in hows.values()), hows  # the graph
+        assert channels.neighbours(ctx, Pool(), q, s, []) == []  # nothing fused: no seed
+    finally:
+        session.close()
+
+
+def test_an_exact_name_as_written_anchors_before_another_case(tmp_path: Path) -> None:
+    """ZoneMinder has a function validateUser and a CakePHP class ValidateUser: the query
+    `validateUser` names the function first."""
+    from ragraf import facade
+
+    src = tmp_path / "src"
+    (src / "lib").mkdir(parents=True)
+    (src / "lib" / "a.php").write_text("<?php\nclass ValidateUser {\n  public $x = 1;\n}\n")
+    (src / "z.php").write_text("<?php\nfunction validateUser($u) {\n  return $u;\n}\n")
+    root = indexed_fixture(src, tmp_path / "app")
+    hits = facade.run_op(root, "search", {"query": "validateUser"})["result"]["hits"]
+    assert [h["fqn"] for h in hits[:2]] == ["validateUser", "ValidateUser"]

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from ragraf import facade, resources
+from ragraf.facade import names
 
 REFERENCE = Path("skills") / "ragraf-core" / "reference" / "operations.md"
 
@@ -50,6 +51,18 @@ def operations_md() -> str:
         "(`schemas/facade/envelope.schema.json`); every operation also takes `rev` (a retained revision).",
         "MCP tool names are `ragraf_<op>`; the CLI form is `ragraf query <op> [MAIN] [--option value]`",
         "(`ragraf query <op> --help` shows the same arguments and an example).",
+        "",
+        "### Names of symbols",
+        "",
+        "Every operation that takes a symbol (an `fqn` argument, `symbol`'s `name`, `flow`'s"
+        " `Class::method($param)`) reads its name the same way. " + names.FORMS_RULE,
+        "",
+        "| language | forms of one declaration's name |",
+        "|---|---|",
+        *(
+            f"| {lang} | {', '.join('`' + f + '`' for f in forms)} |"
+            for lang, forms in names.FORMS_BY_LANGUAGE
+        ),
         "",
     ]
     for op in facade.OPERATIONS:

@@ -16,6 +16,7 @@ import shlex
 import textwrap
 
 from ragraf import facade
+from ragraf.facade import names
 from ragraf.facade.params import OpSpec, Param
 
 WIDTH = 100
@@ -196,4 +197,29 @@ def op_help(op: str) -> str:
     out.append("")
     out.append("Example:")
     out.append(f"  {example_line(op)}")
+    if names.takes_a_name([p.name for p in sp.params]):
+        out.extend(_names_help(op))
     return "\n".join(out) + "\n"
+
+
+def _names_help(op: str) -> list[str]:
+    """How an operation that takes a symbol reads its name, with an example per
+    language (``ragraf.facade.names``)."""
+    out = ["", "Names:"]
+    out.extend(textwrap.wrap(names.FORMS_RULE, WIDTH, initial_indent="  ", subsequent_indent="  "))
+    for lang, forms in names.FORMS_BY_LANGUAGE:
+        out.extend(
+            textwrap.wrap(
+                " | ".join(forms),
+                WIDTH,
+                initial_indent=f"  {lang + ':':<12}",
+                subsequent_indent=" " * 14,
+                break_on_hyphens=False,
+            )
+        )
+    out.append("")
+    out.append("Examples by language:")
+    for lang, forms in names.FORMS_BY_LANGUAGE:
+        cmd = shlex.join(["ragraf", "query", op, forms[-2]])
+        out.append(f"  {cmd:<50}# {lang}")
+    return out

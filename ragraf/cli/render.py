@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ragraf.kinds import OrmHow, ParseStatus, Provenance, VectorStatus
+from ragraf.kinds import OrmHow, ParseStatus, Provenance, TableRole, VectorStatus
 
 #: how an ORM class maps to its table, as ``table_usage``'s text says it
 _MODEL_HOW = {OrmHow.TABLE_PROPERTY: "its $table", OrmHow.TABLE_ATTRIBUTE: "its Table mapping"}
@@ -281,17 +281,25 @@ _PLAIN = {
 _SHOWN_TARGETS = 5
 
 
-def _matched(r: dict[str, Any], out: list[str]) -> None:
-    """A name that matched several declarations says which ones the answer is about, and
-    how to ask about one."""
+def _matched(r: dict[str, Any], out: list[str]) -> bool:
+    """The full name of the declaration a shorter form of its name found; for a name that
+    matched several declarations, which ones (with how many callers each) and how to ask
+    about one. True when the answer is only that (a partial name matched too many)."""
+    if r.get("resolved"):
+        out.append(r["resolved"])
     t = r.get("target")
-    if not isinstance(t, list) or len(t) < 2:
-        return
-    out.append(f"{r.get('narrow') or f'{len(t)} distinct definitions answer together'}:")
-    for x in t[:_SHOWN_TARGETS]:
-        out.append(f"  {_sym(x)}")
-    if len(t) > _SHOWN_TARGETS:
-        out.append(f"  ... {len(t) - _SHOWN_TARGETS} more (--json)")
+    cands = r.get("candidates") or []
+    if not (isinstance(t, list) and len(t) >= 2) and not cands:
+        return False
+    listed = cands or t or []
+    out.append(f"{r.get('narrow') or f'{len(listed)} distinct definitions answer together'}:")
+    for x in listed[:_SHOWN_TARGETS]:
+        n = x.get("callers")
+        out.append(f"  {_sym(x)}" + ("" if n is None else f"  ({_count(n, 'caller')})"))
+    total = len(t) if isinstance(t, list) else len(cands)
+    if total > _SHOWN_TARGETS:
+        out.append(f"  ... {total - _SHOWN_TARGETS} more (--json)")
+    return t is None
 
 
 def _page(r: dict[str, Any], out: list[str]) -> None:
@@ -305,7 +313,8 @@ def _page(r: dict[str, Any], out: list[str]) -> None:
 
 
 def _r_refs(r: dict[str, Any], out: list[str]) -> None:
-    _matched(r, out)
+    if _matched(r, out):
+        return
     if r.get("target") and not r["sites"]:
         out.append("0 references")
     if r.get("counts"):
@@ -368,7 +377,8 @@ def _callers_line(r: dict[str, Any]) -> str:
 
 
 def _r_walk(r: dict[str, Any], out: list[str]) -> None:
-    _matched(r, out)
+    if _matched(r, out):
+        return
     counts = r.get("counts") or {}
     for sec in Provenance:
         listed, total = len(r.get(sec, [])), counts.get(sec, len(r.get(sec, [])))
@@ -468,7 +478,8 @@ _SHOWN_FILES = 50
 
 
 def _r_impact(r: dict[str, Any], out: list[str]) -> None:
-    _matched(r, out)
+    if _matched(r, out):
+        return
     lists = (r.get("page") or {}).get("lists", {})
     for sec in ("hard", "soft"):
         s = r.get(sec) or {}
@@ -501,6 +512,8 @@ def _r_impact(r: dict[str, Any], out: list[str]) -> None:
 
 
 def _r_code(r: dict[str, Any], out: list[str]) -> None:
+    if _matched(r, out):
+        return
     for it in r.get("items", []):
         if "signature" in it:
             out.append(f"{it['path']}:{it['start_line']}  {it['signature']}")
@@ -773,7 +786,12 @@ def _r_table_usage(r: dict[str, Any], out: list[str]) -> None:
         + f": {r.get('total', 0)} statements"
         + (f" ({counts})" if counts else "")
     )
-    skip = {"write": "readers", "read": "writers"}.get(r.get("role") or "any")
+    role = r.get("role") or "any"
+    skip = (
+        {TableRole.WRITE: "readers", TableRole.READ: "writers"}.get(TableRole(role))
+        if role != "any"
+        else None
+    )
     for sec in ("readers", "writers", "possible"):
         items = r.get(sec, [])
         if (sec == "possible" and not items) or sec == skip:

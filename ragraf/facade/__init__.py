@@ -22,7 +22,9 @@ from ragraf.lang import registry
 FQN = Param(
     "fqn",
     "string",
-    "Fully qualified name, e.g. App\\Billing\\Invoice::charge (a trailing part like Invoice::charge also works).",
+    "A symbol's name: its fqn (App\\Billing\\Invoice::charge), the import path a user writes"
+    " (requests.sessions.Session.request, mux.Router.NewRoute) or a trailing part split at"
+    " . :: # / \\ (Invoice::charge, Session.request, Billing#charge, app.set).",
 )
 NODE = Param("node_id", "node_id", "A node id from an earlier answer.")
 DEPTH = Param("depth", "int", "How many levels to follow.", 1, 1, 3)
@@ -69,7 +71,11 @@ REGISTRY: dict[str, tuple[Callable[..., dict[str, Any]], OpSpec]] = {
         OpSpec(
             "symbol",
             (
-                Param("name", "string", "A short name (charge, Invoice, $db) or a qualified one."),
+                Param(
+                    "name",
+                    "string",
+                    "A short name (charge, Invoice, $db) or a qualified one in any form fqn takes.",
+                ),
                 FQN,
                 Param("path", "path", "Only declarations in this file."),
                 Param("kind", "enum", "Only this kind of node.", choices=NODE_KINDS),

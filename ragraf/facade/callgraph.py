@@ -42,15 +42,11 @@ def references(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
     """Every usage site of a symbol (by `node_id` or `fqn`): calls, references, `new`,
     extends / implements / trait use, imports, overrides, doc mentions; each with its
     path:line, the text of that line, provenance and confidence."""
-    targets = lookup.targets(ctx, args)
-    if not targets:
-        return {
-            "target": None,
-            "sites": [],
-            "total": 0,
-            "counts": {},
-            **lookup.not_found_hint(ctx, args.get("fqn") or args.get("node_id", "")),
-        }
+    found = lookup.named(ctx, args)
+    targets = found.rows
+    stop = lookup.unanswered(ctx, args, found, targets)
+    if stop is not None:
+        return {"target": None, "sites": [], "total": 0, "counts": {}, **stop}
     ids = [t.node_id for t in targets]
     edges = ctx.graph.edges_to(ctx.rev, ids, USE_EDGES)
     counts: dict[str, int] = defaultdict(int)
@@ -70,7 +66,8 @@ def references(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
         "total": len(edges),
         "counts": dict(sorted(counts.items())),
         "page": pager.page(),
-        **lookup.narrow(targets, "references"),
+        **lookup.narrow(ctx, targets, "references"),
+        **lookup.resolved(args, found, targets),
     }
     acc = call_accounting(
         ctx, targets, lookup.evidence_lines(e for e in edges if e.kind in CALL_EDGES)
@@ -129,16 +126,11 @@ def _walk(ctx: Ctx, args: dict[str, Any], direction: str) -> dict[str, Any]:
     """``callers`` (``direction`` ``in``) and ``callees`` (``out``) of the targets: the
     functions and methods a name matches, when it matches any (a class or a namespace of
     the same name has no call edges of its own)."""
-    named = lookup.targets(ctx, args)
-    targets = [t for t in named if t.kind in CALLABLE] or named
-    if not targets:
-        return {
-            "target": None,
-            "stated": [],
-            "derived": [],
-            "total": 0,
-            **lookup.not_found_hint(ctx, args.get("fqn") or args.get("node_id", "")),
-        }
+    found = lookup.named(ctx, args)
+    targets = [t for t in found.rows if t.kind in CALLABLE] or found.rows
+    stop = lookup.unanswered(ctx, args, found, targets)
+    if stop is not None:
+        return {"target": None, "stated": [], "derived": [], "total": 0, **stop}
     depth = args["depth"]
     hard = args["hard_only"]
     hops = _call_hops(ctx, targets, direction, depth, hard)
@@ -162,7 +154,8 @@ def _walk(ctx: Ctx, args: dict[str, Any], direction: str) -> dict[str, Any]:
         "derived": [it for it in items if it["provenance"] == Provenance.DERIVED],
         "total": total,
         "counts": {"stated": len(stated), "derived": len(derived_items)},
-        **lookup.narrow(targets, ctx.op),
+        **lookup.narrow(ctx, targets, ctx.op),
+        **lookup.resolved(args, found, targets),
     }
     if direction == "out":
         rendered = _rendered(ctx, targets)

@@ -650,7 +650,9 @@ def _slice_start(
     rows = lookup.targets(ctx, args)
     if not rows:
         what = args.get("fqn") or args.get("node_id", "")
-        return _not_found(ctx, f"no function or method '{what}' in {ctx.rev}", None, None)
+        near = lookup.nearest_names(ctx, what) if args.get("fqn") else []
+        said = f" (nearest names: {', '.join(near)})" if near else ""
+        return _not_found(ctx, f"no function or method '{what}' in {ctx.rev}{said}", None, None)
     row = rows[0]
     ctx.touch(row.path)
     lang = dfcover.uncovered(ctx, row.path)
@@ -665,7 +667,7 @@ def _slice_start(
             starts.append((u.row.unit_id, 0))
     if len(rows) > 1:
         ctx.limits.append(f"slice: {len(rows)} symbols match; sliced {row.fqn} ({row.path})")
-        target.update(lookup.narrow(rows, "slice"))
+        target["narrow"] = lookup.narrow(ctx, rows, "slice")["narrow"]
     return target, starts
 
 

@@ -74,7 +74,7 @@ def impact(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
         **secs.by,
         "total": total,
         "page": pager.page(),
-        **(lookup.narrow(seeds.rows, "impact") if args.get("fqn") else {}),
+        **seeds.said,
     }
     callables = [r for r in seeds.rows if r.kind in CALLABLE] if not args.get("path") else []
     if callables:
@@ -94,6 +94,7 @@ class _Seeds:
     ids: list[str]  # where the walk starts: the rows and what changes with them
     target: Any  # the answer's ``target``
     models: list[str] = field(default_factory=list)  # a table's Eloquent models (``orm``)
+    said: dict[str, Any] = field(default_factory=dict)  # how the name was read (``lookup``)
 
 
 class _Affected(NamedTuple):
@@ -161,13 +162,18 @@ def _table_seeds(ctx: Ctx, table: str) -> _Seeds | dict[str, Any]:
 
 def _symbol_seeds(ctx: Ctx, args: dict[str, Any]) -> _Seeds | dict[str, Any]:
     """The symbols named, a class with its members (it is changed with them)."""
-    rows = lookup.targets(ctx, args)
-    if not rows:
-        return _not_found(lookup.not_found_hint(ctx, args.get("fqn") or args.get("node_id", "")))
+    found = lookup.named(ctx, args)
+    rows = found.rows
+    stop = lookup.unanswered(ctx, args, found, rows)
+    if stop is not None:
+        return _not_found(stop)
     ids = [r.node_id for r in rows]
     if any(r.kind in CLASS_LIKE for r in rows):
         ids += [m.dst for m in ctx.graph.edges_from(ctx.rev, ids, (EdgeKind.CONTAINS,))]
-    return _Seeds(rows, ids, [ctx.node(r) for r in rows])
+    said = lookup.narrow(ctx, rows, "impact") if args.get("fqn") else {}
+    return _Seeds(
+        rows, ids, [ctx.node(r) for r in rows], said=said | lookup.resolved(args, found, rows)
+    )
 
 
 def _affected(ctx: Ctx, args: dict[str, Any], seeds: _Seeds) -> list[_Affected]:

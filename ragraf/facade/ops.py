@@ -88,12 +88,11 @@ def code(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
                 }
             ],
         }
-    rows = lookup.targets(ctx, args)
-    if not rows:
-        return {
-            "items": [],
-            **lookup.not_found_hint(ctx, args.get("fqn") or args.get("node_id", "")),
-        }
+    found = lookup.named(ctx, args)
+    rows = found.rows
+    stop = lookup.unanswered(ctx, args, found, rows)
+    if stop is not None:
+        return {"items": [], **stop}
     items = []
     for r in rows[:CODE_TARGETS]:
         if style == "signatures":
@@ -114,7 +113,11 @@ def code(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
             items.append({**ctx.node(r), "code": sanitize.untrusted(body)})
     if len(rows) > CODE_TARGETS:
         ctx.limits.append(f"code: {len(rows)} symbols match, the first {CODE_TARGETS} are shown")
-    return {"items": items}
+    return {
+        "items": items,
+        **lookup.narrow(ctx, rows, "code"),
+        **lookup.resolved(args, found, rows),
+    }
 
 
 def _compact(lines: list[str]) -> str:

@@ -616,22 +616,23 @@ def _keep_role(
     """``table_usage`` with ``role`` write or read: the other list emptied, the symbols,
     files, unlinked and possible statements narrowed to those in that role; the limits
     say how many statements were left out (``counts`` still counts them all)."""
-    wanted = TableRole.WRITE if role == "write" else TableRole.READ
+    wanted = TableRole(role)
+    writes = wanted is TableRole.WRITE
 
     def keep(it: dict[str, Any]) -> bool:
         return wanted in it["roles"]
 
-    left = usage.readers if role == "write" else usage.writers
+    left = usage.readers if writes else usage.writers
     left_out = [it for it in left if not keep(it)]
-    if role == "write":
+    if writes:
         usage.readers = []
     else:
         usage.writers = []
-    field_name = "writes" if role == "write" else "reads"
+    field_name = "writes" if writes else "reads"
     usage.symbols = {k: v for k, v in usage.symbols.items() if v[field_name]}
     kept = [*usage.writers, *usage.readers, *(it for it in unlinked if keep(it))]
     usage.files = {it["sql"]["path"] or "" for it in kept}
-    verb, other = ("write", "read") if role == "write" else ("read", "write")
+    verb, other = ("write", "read") if writes else ("read", "write")
     ctx.limits.append(
         f"table_usage: only what {verb}s the table (role={role}): {len(left_out)} statement(s)"
         f" that only {other} it are left out, and so are the symbols and files that only"

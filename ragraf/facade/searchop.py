@@ -5,7 +5,8 @@ without the thresholds, for ``calibrate``.
 
 Invariants a change must keep:
 - The stages run in the order ``ragraf.facade.search`` states, over one pool per query.
-- A calibration overrides the configured thresholds it names, and limits say so.
+- The corpus's floor (measured at index time) moves the configured cosine thresholds; a
+  calibration then overrides the thresholds it names, and limits say so.
 """
 
 from __future__ import annotations
@@ -22,6 +23,8 @@ def run_search(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
     """The ``search`` operation: ``args`` are the validated parameters (query, limit, lang,
     kinds, with_text); the result is the hits in order, or an abstention with a hint."""
     cfg = ctx.s.config().search
+    vectors = ctx.man.get("vectors") if ctx.rev == ctx.active else None
+    cfg = cfg.floored(vectors.get("floor") if isinstance(vectors, dict) else None)
     cal = ctx.control.latest_calibration("threshold")
     if cal is not None:
         cal_id, cal_params = cal
@@ -39,12 +42,16 @@ def run_search(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
     rank.fuse_channels(found, pool, s, scope)
     extra, expanded = channels.expansion(ctx, pool, found, q, s)
     rank.fuse(expanded, Channel.EXPANSION, s.expansion_weight, s.rrf_k, scope)
-    # 3. re-rank the fused top, order the hits
+    # the neighbours of the first hits and the symbols named with the query's words join the
+    # re-rank pool, wherever their fused rank falls
+    near = channels.neighbours(ctx, pool, q, s, extra) if s.neighbour_seeds > 0 else []
+    rank.fuse(near, Channel.NEIGHBOUR, s.neighbour_weight, s.rrf_k, scope)
+    # 3. re-rank the fused top (and the neighbours), order the hits
     fused = pool.fused()
-    top = fused[: s.rerank_top]
+    top = rank.rerank_pool(fused, near, s.rerank_top)
     facts = rank.read_facts(ctx, top, q, found, s)
     rank.rerank(top, q.weighed, s.rerank_weights, facts)
-    order = rank.order(found.anchors, fused, s.rerank_top)
+    order = rank.order(found.anchors, fused, top)
     # 4. abstain (after the re-rank: the words it read count in the coverage)
     ev = abstain.weigh(ctx, pool, found, q, s.near_band)
     verdict = abstain.confidence(ev, s.thresholds)

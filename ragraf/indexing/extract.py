@@ -39,7 +39,10 @@ from ragraf.lang.facts import (
     OrmTableRef,
     Ref,
     SqlRef,
+    TableForwardRef,
+    TableParamRef,
     TablePrefixRef,
+    TemplateRef,
     called_functions,
     for_linking,
     types_a_callable,
@@ -216,13 +219,23 @@ def facts_of(
 # -- interfaces: what a scoped build reads of the files it does not resolve again -----------
 #: the extractor key of a file's interface in the facts cache (its facts key + this; the
 #: number says which ``interface`` made it)
-INTERFACE = "|interface2"
+INTERFACE = "|interface3"
 #: the references the corpus-wide tables are made of (``ragraf.indexing.resolve``: the
 #: dispatchers and the include graph, which PHP's link modules collect, the table-name
 #: conventions' prefixes, the ORM entities' tables (``SqlResolver.entity_tables``: DQL names
-#: entities); a hook's listens, ``HookRef`` with role ``listen``, are read by
-#: ``ragraf.lang.php.link.hooks`` too)
-_TABLE_REFS = (DispatchRef, IncludeRef, TablePrefixRef, OrmTableRef)
+#: entities, the functions naming their SQL's table by a parameter, directly or
+#: through a call); a hook's listens, ``HookRef`` with role ``listen``, are read by
+#: ``ragraf.lang.php.link.hooks`` too, and the renders passing variables and includes of
+#: templates, ``TemplateRef`` with ``vars`` or not ``render``, by
+#: ``ragraf.lang.php.link.templates``)
+_TABLE_REFS = (
+    DispatchRef,
+    IncludeRef,
+    TablePrefixRef,
+    OrmTableRef,
+    TableParamRef,
+    TableForwardRef,
+)
 
 
 def interface(f: FileFacts) -> FileFacts:
@@ -247,6 +260,7 @@ def interface(f: FileFacts) -> FileFacts:
             for r in f.refs
             if isinstance(r, _TABLE_REFS)
             or (isinstance(r, HookRef) and r.role == HookRole.LISTEN)
+            or (isinstance(r, TemplateRef) and (bool(r.vars) or r.how != "render"))
             or (
                 isinstance(r, SqlRef)
                 and r.analysis is not None

@@ -133,6 +133,7 @@ def content_rows(
                     c.sql_tokens,
                     c.text_tokens,
                     content_sha,
+                    c.ui_tokens,
                 )
             )
     out.chunks_total = len(out.chunks) + len(out.also)

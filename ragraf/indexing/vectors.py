@@ -221,4 +221,13 @@ def fill(
                 store([left[k] for k in idx], vecs)
     except EmbeddingUnavailable as e:
         return {**p.status(VectorStatus.UNAVAILABLE, done), "reason": str(e)}
-    return p.status(VectorStatus.READY, done)
+    status = p.status(VectorStatus.READY, done)
+    from ragraf.indexing import search_floor
+
+    try:
+        floor = search_floor.measure(db, p.emb, p.rev_id)
+    except EmbeddingUnavailable:
+        floor = None
+    if floor is not None:
+        status["floor"] = floor
+    return status

@@ -138,6 +138,7 @@ def _chunks(f: F.FileFacts) -> list[list[Any]]:
             c.code_tokens,
             c.sql_tokens,
             c.text_tokens,
+            c.ui_tokens,
         ]
         for c in f.chunks
     ]

@@ -204,6 +204,33 @@ class TemplateRef(NamedTuple):
     how: str
     name: str
     names: tuple[str, ...]
+    #: a render's variables the template sees (``['index' => $index]``, ``compact('x')``):
+    #: (name, what the value evaluates to), for the template's calls
+    #: (``TemplateCallRef``)
+    vars: tuple[tuple[str, TypeDesc], ...] = ()
+    #: a template's include passing variables (Twig's ``with {'k': a.b}``): (name, the
+    #: includer's variable its value starts from, the steps: ``TemplateCallRef``'s)
+    passes: tuple[tuple[str, str, tuple[str, ...]], ...] = ()
+    #: the include passes those variables only (Twig's ``only``), not its own context
+    only: bool = False
+
+
+class TemplateCallRef(NamedTuple):
+    """A method a template may call (``ragraf.lang.template_calls``): Twig's
+    ``{{ root.a.name }}`` / ``{{ root.a.name() }}``, Blade's ``{{ $root->a->name() }}``.
+    ``root`` is the context variable the access starts from ("" unknown: a macro's
+    parameter, a function's result), ``steps`` the way from it to the receiver (``a:x`` a
+    Twig attribute, ``m:x`` a method call, ``p:x`` a property, ``[]`` an element);
+    ``php``: Blade (a PHP method name, exactly), else Twig's attribute (``name``,
+    ``getName``, ``isName``, ``hasName``)."""
+
+    owner: int
+    line: int
+    root: str
+    steps: tuple[str, ...]
+    name: str
+    called: bool
+    php: bool
 
 
 class SuperglobalRef(NamedTuple):
@@ -314,6 +341,56 @@ class SqlRef(NamedTuple):
     ordinal: int  # 1, 2... for several on one line
 
 
+class TableParamRef(NamedTuple):
+    """A SQL string of a function naming its table by a parameter (``"INSERT INTO $table
+    ..."`` in ``save_record($fields, $table)``): a literal its callers pass at ``position``
+    names the table the string reads or writes (``TableArgRef``). ``prefix`` is the run-time
+    part before the parameter (``DB_PREFIX . $table``: ``DB_PREFIX``), "" when none.
+    ``owner`` is the function's node index."""
+
+    owner: int
+    line: int
+    position: int  # 0-based
+    operation: str
+    role: str  # ragraf.kinds.TableRole
+    prefix: str
+
+
+class TableArgRef(NamedTuple):
+    """A literal shaped like a table name passed to a call (``save_record($f, 'orders')``):
+    a table when the callee names its SQL's table by that parameter (``TableParamRef``)."""
+
+    owner: int
+    line: int
+    callee: Target  # the function (candidates) or method (receiver, name) called
+    position: int  # 0-based
+    table: str
+
+
+class TableForwardRef(NamedTuple):
+    """A function passing its own parameter ``param`` on to a call (``insert($table, $v)``
+    calling ``insertBatch($table, $v)``): when the callee names its SQL's table by that
+    argument, so does the function (``TableParamRef``, followed by the linker). ``owner``
+    is the function's node index."""
+
+    owner: int
+    line: int
+    callee: Target
+    position: int  # 0-based, of the callee's argument
+    param: int  # 0-based, of the owner's parameter
+
+
+class TableListRef(NamedTuple):
+    """An array of literals shaped like table names: a list (``['users', 'orders']``) or
+    the keys of a map (``['users' => ['id', 'name'], ...]``, ``keyed``). The known tables
+    among them are referenced when every name is one (the linker decides)."""
+
+    owner: int
+    line: int
+    names: tuple[str, ...]
+    keyed: bool
+
+
 class TablePrefixRef(NamedTuple):
     """A literal assigned to a name that says it is the tables' prefix (``$table_prefix =
     'wp_'``, ``define('DB_PREFIX', 'oc_')``, ``'dbprefix' => 'ci_'``): a value the run-time
@@ -383,11 +460,16 @@ Ref = (
     | IncludeRef
     | SuperglobalRef
     | TemplateRef
+    | TemplateCallRef
     | RouteRef
     | ImportRef
     | NameRef
     | SqlRef
     | TablePrefixRef
+    | TableParamRef
+    | TableArgRef
+    | TableListRef
+    | TableForwardRef
     | OrmTableRef
     | DocLinkRef
     | DocNameRef
@@ -412,6 +494,7 @@ FACT_TYPES: tuple[type, ...] = (
     IncludeRef,
     SuperglobalRef,
     TemplateRef,
+    TemplateCallRef,
     Handler,
     RouteRef,
     ImportRef,
@@ -420,6 +503,10 @@ FACT_TYPES: tuple[type, ...] = (
     SqlAnalysis,
     SqlRef,
     TablePrefixRef,
+    TableParamRef,
+    TableArgRef,
+    TableListRef,
+    TableForwardRef,
     OrmTableRef,
     BuilderCallRef,
     DocLinkRef,
@@ -481,6 +568,8 @@ class Chunk:
     code_tokens: str
     sql_tokens: str
     text_tokens: str
+    #: the tokens of its user-facing text (PHP: ``ragraf.lang.php.ui_strings``)
+    ui_tokens: str = ""
 
 
 @dataclass(slots=True)

@@ -36,7 +36,12 @@ _CALLABLE = re.compile(r"\\?[A-Za-z_]\w*(?:\\[A-Za-z_]\w*)*(?:::[A-Za-z_]\w*)?")
 
 
 def extract(path: str, text: str, max_lines: int) -> FileFacts:
-    """A file node and text windows; a MediaWiki manifest's hook handlers as listens."""
+    """A file node and text windows; a MediaWiki manifest's hook handlers as listens; a
+    JavaScript manifest's modules (``ragraf.lang.js.manifest``)."""
+    from ragraf.lang.js import manifest
+
+    if manifest.is_manifest(path):
+        return manifest.extract(path, text, max_lines)
     f = plain(path, LANG, text, max_lines, "code")
     if not path.rsplit("/", 1)[-1].endswith(("extension.json", "skin.json")):
         return f

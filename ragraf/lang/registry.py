@@ -44,7 +44,7 @@ if TYPE_CHECKING:
 #: version of the FileFacts format and of the extraction rules not visible in source
 #: digests: bump it when FileFacts fields change meaning (an extractor's own source is in
 #: ``fingerprint`` already); its history is docs/architecture.md §9.2, "Facts versions"
-FACTS_VERSION = "ragraf-facts/39"
+FACTS_VERSION = "ragraf-facts/42"
 #: the words of a failed file's note when its extractor raised (``extract``)
 EXTRACTOR_FAILED = "extractor failed"
 
@@ -95,6 +95,9 @@ class Language:
     build_tail: tuple[str, ...] = ()
     #: whether its files' chunks get vectors (false: markup, found by its words only)
     embeds: bool = True
+    #: names of files of other languages its ``prepare`` hook reads too (JavaScript's
+    #: manifests: where a module specifier leads)
+    prepare_reads: tuple[str, ...] = ()
     #: whether its extractor builds the data-flow layer (``FileFacts.flows``: slice, flow)
     dataflow: bool = False
     #: reference types only this language's facts hold (``"<module>:<Name>"``, NamedTuples
@@ -123,6 +126,9 @@ _COMMON = (
 
 #: the PHP files of a Drupal module, theme or profile besides ``.php``
 DRUPAL_SUFFIXES = (".module", ".install", ".theme", ".profile", ".engine")
+#: the JavaScript / TypeScript manifests' reader (the ``json`` language hands them over)
+_JS_MANIFEST = "ragraf.lang.js.manifest"
+_JS_MANIFESTS = ("package.json", "tsconfig.json", "jsconfig.json")
 #: templates named by code and by templates (PHP's views, Twig, Mustache)
 _TEMPLATE_LINKS = "ragraf.lang.php.link.templates"
 
@@ -133,7 +139,7 @@ LANGUAGES: tuple[Language, ...] = (
         (".php", ".phtml", ".inc", *DRUPAL_SUFFIXES),
         extractor="ragraf.lang.php",
         queries=("php-tags.scm",),
-        depends_on=(*_COMMON, "ragraf.lang.templates"),
+        depends_on=(*_COMMON, "ragraf.lang.templates", "ragraf.lang.template_calls"),
         grammar="php",
         declares_symbols=True,
         dataflow=True,
@@ -151,7 +157,8 @@ LANGUAGES: tuple[Language, ...] = (
         "json",
         (".json",),
         extractor="ragraf.lang.hook_manifest",  # MediaWiki's manifests register hook handlers
-        depends_on=(*_COMMON, "ragraf.lang.plain", "ragraf.lang.php.hooks"),
+        # package.json, tsconfig.json: where JavaScript / TypeScript modules lead
+        depends_on=(*_COMMON, "ragraf.lang.plain", "ragraf.lang.php.hooks", _JS_MANIFEST),
         sources=("json",),
         include=("**/extension.json", "**/skin.json"),
         link=("ragraf.lang.php.link.hooks",),  # the runs are PHP's
@@ -160,17 +167,28 @@ LANGUAGES: tuple[Language, ...] = (
         "twig",
         (".twig",),
         extractor="ragraf.lang.views",  # the templates a template includes or extends
-        depends_on=(*_COMMON, "ragraf.lang.plain", "ragraf.lang.templates"),
+        depends_on=(
+            *_COMMON,
+            "ragraf.lang.plain",
+            "ragraf.lang.templates",
+            "ragraf.lang.template_calls",
+        ),
         sources=("twig",),
         include=("**/*.twig",),
         link=(_TEMPLATE_LINKS,),
         embeds=False,  # markup: its words are its meaning for search
+        name_group="php",  # its calls by name are of the PHP methods it renders
     ),
     Language(
         "mustache",
         (".mustache",),
         extractor="ragraf.lang.views",  # the partials a template includes
-        depends_on=(*_COMMON, "ragraf.lang.plain", "ragraf.lang.templates"),
+        depends_on=(
+            *_COMMON,
+            "ragraf.lang.plain",
+            "ragraf.lang.templates",
+            "ragraf.lang.template_calls",
+        ),
         sources=("mustache",),
         include=("**/*.mustache",),
         link=(_TEMPLATE_LINKS,),
@@ -245,7 +263,8 @@ LANGUAGES: tuple[Language, ...] = (
             depends_on=_COMMON,
             grammar=name,
             declares_symbols=True,
-            include=tuple(f"**/*{s}" for s in suffixes),
+            include=(*(f"**/*{s}" for s in suffixes), *(f"**/{m}" for m in _JS_MANIFESTS)),
+            prepare_reads=_JS_MANIFESTS,
             constructor="constructor",
             name_sep=".",
             prepare="ragraf.lang.js.link",
@@ -465,6 +484,13 @@ def prepare(files: list[FileFacts]) -> list[FileFacts]:
         for i, f in zip(idxs, done, strict=True):
             out[i] = f
     return out
+
+
+def prepare_reads(path: str) -> bool:
+    """Whether some language's ``prepare`` hook reads this file besides its own
+    languages' files (``Language.prepare_reads``: by its name)."""
+    name = path.rsplit("/", 1)[-1]
+    return any(name in lang.prepare_reads for lang in LANGUAGES)
 
 
 def link_modules() -> tuple[str, ...]:

@@ -40,6 +40,7 @@
 (abstract_class_declaration) @definition.class
 (interface_declaration) @definition.interface
 (enum_declaration) @definition.enum
+(internal_module) @definition.namespace
 (method_signature) @definition.function
 (abstract_method_signature) @definition.function
 (function_signature) @definition.function

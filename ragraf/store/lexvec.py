@@ -10,6 +10,8 @@ Invariants a change must keep:
   chunk_map.start_line.
 - A chunk_id is unique per revision: content seen twice in one revision is
   one chunk, its further places are in chunk_also.
+- ft_ui holds the tokens of a chunk's user-facing text, one row per chunk that has any
+  (``fts_ui``: a search channel of its own).
 - Vectors are not touched here: only ``ragraf.store.vec`` loads sqlite-vec.
 """
 
@@ -20,13 +22,13 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from ragraf.model import ChunkPlace, ChunkRef, ChunkRow, FtsHit, StoredChunk
+from ragraf.model import ChunkPlace, ChunkRef, ChunkRow, FtsHit, StoredChunk, UiHit
 from ragraf.store import ranges
 from ragraf.store.db import Database
 from ragraf.store.ranges import rev_no
 
 #: tables whose rows belong to a range of revisions (``ragraf.store.ranges``)
-REV_TABLES = ("ft_chunk", "chunk_text", "chunk_map", "chunk_also")
+REV_TABLES = ("ft_chunk", "chunk_text", "chunk_map", "chunk_also", "ft_ui")
 
 # the indexed columns of ft_chunk, in order; bm25() weights are given for these
 # (the four UNINDEXED columns before them get weight 0: rev_from, rev_to, chunk_id, path)
@@ -57,6 +59,11 @@ def _chunk_tables(
             ),
         ),
         ("chunk_also", "chunk_id, path, node_id, start_line, end_line", also),
+        (
+            "ft_ui",
+            "chunk_id, path, ui_tokens",
+            ((c.chunk_id, c.path, c.ui_tokens) for c in chunks if c.ui_tokens),
+        ),
     ]
 
 
@@ -232,6 +239,30 @@ class LexStore:
                 "SELECT f.chunk_id, m.path, m.source_kind, m.node_id, m.start_line, m.end_line,"
                 " t.value ->> 1, f.symbol_tokens, f.code_tokens, f.sql_tokens, f.text_tokens"
                 " FROM json_each(?2) t JOIN ft_chunk f ON f.rowid = t.value ->> 0"
+                " JOIN chunk_map m ON m.rev_from <= ?1 AND m.rev_to > ?1 AND m.chunk_id = f.chunk_id"
+                " WHERE f.rev_from <= ?1 AND f.rev_to > ?1 ORDER BY t.key",
+                (n, json.dumps([[int(r), float(sc)] for r, sc in top])),
+            )
+            if len(hits) >= limit or len(top) < fetch:
+                return hits[:limit]
+            fetch *= 4
+
+    def fts_ui(self, rev_id: str, match: str, limit: int) -> list[UiHit]:
+        """Chunks whose user-facing text (ft_ui) matches an FTS5 expression, best first
+        (score = -bm25, higher is better); the ranking reads the index alone, like ``fts``."""
+        n = rev_no(rev_id)
+        fetch = limit + 16
+        while True:
+            top = self.db.query(
+                "SELECT rowid, -bm25(ft_ui) FROM ft_ui WHERE ft_ui MATCH ?"
+                " ORDER BY bm25(ft_ui) LIMIT ?",
+                (match, fetch),
+            )
+            hits = self.db.rows(
+                UiHit,
+                "SELECT f.chunk_id, m.path, m.source_kind, m.node_id, m.start_line, m.end_line,"
+                " t.value ->> 1, f.ui_tokens"
+                " FROM json_each(?2) t JOIN ft_ui f ON f.rowid = t.value ->> 0"
                 " JOIN chunk_map m ON m.rev_from <= ?1 AND m.rev_to > ?1 AND m.chunk_id = f.chunk_id"
                 " WHERE f.rev_from <= ?1 AND f.rev_to > ?1 ORDER BY t.key",
                 (n, json.dumps([[int(r), float(sc)] for r, sc in top])),

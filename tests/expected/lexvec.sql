@@ -1,5 +1,5 @@
 -- lexvec.sqlite after its migrations (tests/test_store_schema.py)
--- migrations: 0001_init, 0002_rev_ranges
+-- migrations: 0001_init, 0002_rev_ranges, 0003_ui_text
 
 -- table _migrations
 CREATE TABLE _migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL);
@@ -40,6 +40,23 @@ CREATE VIRTUAL TABLE "ft_chunk" USING fts5(
 -- table ft_chunk_docsize (shadow table of ft_chunk)
 
 -- table ft_chunk_idx (shadow table of ft_chunk)
+
+-- table ft_ui
+CREATE VIRTUAL TABLE ft_ui USING fts5(
+  rev_from UNINDEXED, rev_to UNINDEXED, chunk_id UNINDEXED, path UNINDEXED,
+  ui_tokens,
+  tokenize = 'unicode61'
+);
+
+-- table ft_ui_config (shadow table of ft_ui)
+
+-- table ft_ui_content (shadow table of ft_ui)
+
+-- table ft_ui_data (shadow table of ft_ui)
+
+-- table ft_ui_docsize (shadow table of ft_ui)
+
+-- table ft_ui_idx (shadow table of ft_ui)
 
 -- index idx_chunk_also
 CREATE INDEX idx_chunk_also ON chunk_also(chunk_id);

@@ -55,6 +55,10 @@ class Evidence:
     near: float | None = None
     near_at: str | None = None
     near_cover: float | None = None
+    #: a place the first ``AGREE_TOP`` of two or more channels hold (their names, and its
+    #: name): the channels agree on a specific answer
+    agree: tuple[str, ...] = ()
+    agree_at: str | None = None
 
 
 class Verdict(NamedTuple):
@@ -62,6 +66,29 @@ class Verdict(NamedTuple):
 
     confidence: str
     reason: str = ""
+
+
+#: how deep in each channel a place counts for the channels' agreement
+AGREE_TOP = 3
+
+
+def agreement(found: Found) -> tuple[tuple[str, ...], Candidate | None]:
+    """The channels whose first ``AGREE_TOP`` hold one place (a symbol, or a chunk without
+    one) that at least one other channel's first ``AGREE_TOP`` hold too, and a candidate of
+    that place (the first such place in the lexical, then vector, name, ui order)."""
+    lists = {
+        "lexical": found.lexical,
+        "vector": found.vector,
+        "name": found.by_name,
+        "ui": found.ui,
+    }
+    tops = {ch: [c.place for c in lst[:AGREE_TOP]] for ch, lst in lists.items()}
+    for lst in lists.values():
+        for c in lst[:AGREE_TOP]:
+            held = tuple(k for k, places in tops.items() if c.place in places)
+            if len(held) >= 2:
+                return held, c
+    return (), None
 
 
 def weigh(ctx: Ctx, pool: Pool, found: Found, q: QueryWords, band: float) -> Evidence:
@@ -82,6 +109,14 @@ def weigh(ctx: Ctx, pool: Pool, found: Found, q: QueryWords, band: float) -> Evi
     if near is not None:
         n, c = pool.node(near[1]), pool.get(near[1])
         near_at = sanitize.name(n.fqn or n.name) if n else (c.chunk.path if c else None)
+    agree, agreed = agreement(found)
+    agree_at = None
+    if agreed is not None:
+        agree_at = (
+            sanitize.name(agreed.node.fqn or agreed.node.name)
+            if agreed.node is not None
+            else agreed.chunk.path
+        )
     return Evidence(
         anchored=bool(found.anchors),
         lexical=bool(found.lexical),
@@ -92,6 +127,8 @@ def weigh(ctx: Ctx, pool: Pool, found: Found, q: QueryWords, band: float) -> Evi
         near=near[0] if near is not None else None,
         near_at=near_at,
         near_cover=near_cover[0] if near_cover is not None else None,
+        agree=agree,
+        agree_at=agree_at,
     )
 
 
@@ -140,6 +177,25 @@ def best_place(
 
 
 def confidence(ev: Evidence, th: Thresholds) -> Verdict:
+    """exact | strong | weak | none (abstain), and the reason for none or for weak.
+
+    A query the rules below would refuse is answered ``weak`` instead, with the refusal's
+    reason, when channels agree on one specific place (``agree``: it is among the first
+    ``AGREE_TOP`` of two or more channels) and the best cosine reaches ``agree_cosine``:
+    a refusal of what the corpus can answer costs more than a weak answer that says why."""
+    v = _rules(ev, th)
+    if v.confidence != "none" or not ev.agree or ev.best_cosine is None:
+        return v
+    if ev.best_cosine < th.agree_cosine:
+        return v
+    return Verdict(
+        "weak",
+        f"{ev.agree_at} is among the first {AGREE_TOP} hits of the {' and '.join(ev.agree)}"
+        f" channels, though {v.reason}",
+    )
+
+
+def _rules(ev: Evidence, th: Thresholds) -> Verdict:
     """exact | strong | weak | none (abstain), and the reason for none.
 
     Below ``abstain_cosine`` the query is answered only when its words reach

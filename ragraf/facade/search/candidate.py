@@ -36,6 +36,8 @@ class Channel(StrEnum):
     VECTOR = "vector"
     NAME = "name"
     EXPANSION = "expansion"
+    UI = "ui"
+    NEIGHBOUR = "neighbour"
 
 
 class StrongSignal(NamedTuple):
@@ -76,6 +78,11 @@ class Candidate:
     matched: list[str] | None = None
     #: cosine to the query: a vector neighbour's, or read for a re-ranked candidate
     cosine: float | None = None
+    #: the query terms its user-facing text holds (the ``ui`` channel returned it)
+    ui_matched: list[str] | None = None
+    #: how it came next to a first hit (the ``neighbour`` channel): "calls X", "called by X",
+    #: "member of X", "holds X", or "name shares <words>"
+    neighbour_of: str | None = None
     #: how well the query's words name the chunk's symbol (``words.name_match``)
     name_score: float = 0.0
     name_how: str = ""
@@ -184,6 +191,7 @@ class Thresholds:
     near_cosine: float
     min_near_meet: float
     generic_words: frozenset[str]
+    agree_cosine: float = 1.01
 
     @classmethod
     def of(cls, cfg: SearchConfig) -> Thresholds:
@@ -195,6 +203,7 @@ class Thresholds:
             near_cosine=cfg.near_cosine,
             min_near_meet=cfg.min_near_meet,
             generic_words=frozenset(s.lower() for s in cfg.generic_words),
+            agree_cosine=cfg.agree_cosine,
         )
 
 
@@ -218,6 +227,9 @@ class Settings:
     vendored_paths: tuple[str, ...]
     near_band: float
     thresholds: Thresholds
+    ui_weight: float = 0.5
+    neighbour_seeds: int = 0
+    neighbour_weight: float = 0.5
 
     @classmethod
     def of(cls, cfg: SearchConfig) -> Settings:
@@ -237,4 +249,7 @@ class Settings:
             vendored_paths=cfg.vendored_paths,
             near_band=cfg.near_band,
             thresholds=Thresholds.of(cfg),
+            ui_weight=cfg.ui_weight,
+            neighbour_seeds=cfg.neighbour_seeds,
+            neighbour_weight=cfg.neighbour_weight,
         )

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ragraf.facade.context import Ctx
 from ragraf.facade.search.candidate import Candidate, Pool, Scope, Settings
@@ -40,7 +40,7 @@ from ragraf.facade.search.words import (
     name_tokens,
     query_terms,
 )
-from ragraf.kinds import VectorStatus
+from ragraf.kinds import EdgeKind, VectorStatus
 from ragraf.model import ChunkRef, FtsHit
 
 #: the symbol-name channel searches the symbol column only for queries of this many words or
@@ -65,6 +65,7 @@ class Found:
     vector: list[Candidate]
     by_name: list[Candidate]
     cosines: Callable[[list[str]], dict[str, float]] | None = None
+    ui: list[Candidate] = field(default_factory=list)
 
 
 def read_query(ctx: Ctx, text: str, s: Settings) -> QueryWords:
@@ -88,6 +89,7 @@ def gather(ctx: Ctx, q: QueryWords, s: Settings, scope: Scope, pool: Pool) -> Fo
             c.matched = matched_terms(q.terms, c.tokens)
             c.bm25 = round(float(r.score), 4)
             lexical.append(c)
+    ui = user_text(ctx, q, s, pool) if q.terms and s.ui_weight > 0 else []
     if q.terms and len(q.terms) <= NAME_MAX_WORDS:
         # a name has few words: a longer query is a description, its candidates suffice
         expr = f"symbol_tokens : ({fts_expression(q.terms)})"
@@ -102,7 +104,25 @@ def gather(ctx: Ctx, q: QueryWords, s: Settings, scope: Scope, pool: Pool) -> Fo
             vector.append(neighbour)
     pool.give_nodes(ctx.graph.nodes_by_ids(ctx.rev, pool.nodes_to_read()))
     by_name = name_channel([*named, *lexical, *vector], named, q)
-    return Found(anchors, lexical, knn, vector, by_name, cosines)
+    return Found(anchors, lexical, knn, vector, by_name, cosines, ui)
+
+
+def user_text(ctx: Ctx, q: QueryWords, s: Settings, pool: Pool) -> list[Candidate]:
+    """The user-facing text channel: chunks whose translation, exception and log messages
+    (ft_ui) hold the query's words, by bm25; a chunk counts when its text holds half of the
+    query's content words and at least two (the one, when the query has one): a message that
+    shares a word or two with a long question is noise."""
+    n_content = len(q.content or q.terms)
+    need = min(n_content, max(2, (n_content + 1) // 2))
+    out = []
+    for r in ctx.lex.fts_ui(ctx.rev, fts_expression(q.terms), s.candidates):
+        held = matched_terms(q.terms, r.ui_tokens)
+        if len([t for t in held if t in q.content or not q.content]) < need:
+            continue
+        c = pool.add(ChunkRef._make(r[:6]))
+        c.ui_matched = held
+        out.append(c)
+    return out
 
 
 def _row_tokens(r: FtsHit) -> str:
@@ -136,7 +156,9 @@ def _anchors(ctx: Ctx, text: str, scope: Scope, pool: Pool) -> list[Candidate]:
         if not c.exact and scope.accepts(c):
             c.exact = True
             anchors.append(c)
-    return anchors
+    # the name as written first (validateUser before a class ValidateUser), then file order
+    same = {n.node_id for n in rows if q in (n.name, n.fqn)}
+    return sorted(anchors, key=lambda c: c.chunk.node_id not in same)
 
 
 def name_channel(
@@ -190,6 +212,80 @@ def _vectors(
     if note:
         ctx.limits.append(note)
     return knn, cosines
+
+
+#: edges that make a symbol a neighbour of a first hit, and how ``why`` says it (out, in)
+_NEIGHBOUR_EDGES = {
+    EdgeKind.CALLS: ("calls", "called by"),
+    EdgeKind.CALLS_HEURISTIC: ("calls", "called by"),
+    EdgeKind.CONTAINS: ("holds", "member of"),
+}
+#: at most this many neighbours of one first hit join the pool
+NEIGHBOURS_PER_SEED = 8
+
+
+def neighbours(
+    ctx: Ctx, pool: Pool, q: QueryWords, s: Settings, extra: list[str]
+) -> list[Candidate]:
+    """Candidates beyond the channels' first 50 (issue 46): the callers, callees and class
+    members (and class) of the first ``neighbour_seeds`` fused hits, their names scored
+    against the query's words and its expansion ``extra`` (best first within a hit, hits in
+    their fused order), then the symbols whose names share those words (the symbol column
+    searched for them). Each says how it came (``neighbour_of``); their first chunks join."""
+    seeds = [c for c in pool.fused()[: s.neighbour_seeds] if c.node is not None]
+    if not seeds or not q.terms:
+        return []
+    words = list(dict.fromkeys([*q.terms, *extra]))
+    seed_ids = [c.node.node_id for c in seeds if c.node is not None]
+    kinds = list(_NEIGHBOUR_EDGES)
+    edges = ctx.graph.edges_from(ctx.rev, seed_ids, kinds) + ctx.graph.edges_to(
+        ctx.rev, seed_ids, kinds
+    )
+    near: dict[str, str] = {}  # node id -> how
+    by_seed: dict[str, list[tuple[str, str]]] = {}
+    for e in edges:
+        outward = e.src in seed_ids
+        other = e.dst if outward else e.src
+        seed = e.src if outward else e.dst
+        if other in seed_ids:
+            continue
+        how = _NEIGHBOUR_EDGES[EdgeKind(e.kind)][0 if outward else 1]
+        by_seed.setdefault(seed, []).append((other, how))
+    nodes = ctx.graph.nodes_by_ids(ctx.rev, {o for lst in by_seed.values() for o, _h in lst})
+    for sid in seed_ids:
+        seed_node = pool.node(sid)
+        seed_name = (seed_node.fqn or seed_node.name) if seed_node else sid
+        scored = []
+        for other, how in dict.fromkeys(by_seed.get(sid, [])):
+            n = nodes.get(other)
+            if n is None or not n.name or other in near:
+                continue
+            owner = n.fqn.rsplit("::", 1)[0] if n.fqn and "::" in n.fqn else None
+            scored.append((-name_match(words, n.name, owner)[0], n.fqn or n.name, other, how))
+        for _sc, _name, other, how in sorted(scored)[:NEIGHBOURS_PER_SEED]:
+            near[other] = f"{how} {seed_name}"
+    expr = f"symbol_tokens : ({fts_expression(words)})"
+    for r in ctx.lex.fts(ctx.rev, expr, _SYMBOL_ONLY, s.candidates):
+        if r.node_id and r.node_id not in near and r.node_id not in seed_ids:
+            shared = [w for w in words if w in matched_terms([w], r.symbol_tokens)]
+            if len(shared) >= min(2, len(words)):
+                near[r.node_id] = "name shares " + ", ".join(shared)
+    pool.give_nodes(ctx.graph.nodes_by_ids(ctx.rev, [i for i in near if pool.node(i) is None]))
+    firsts: dict[str, ChunkRef] = {}
+    for chunk in ctx.lex.chunks_of_nodes(ctx.rev, list(near)):
+        if chunk.node_id and chunk.node_id not in firsts:
+            firsts[chunk.node_id] = chunk
+    out = []
+    for node_id, how in near.items():
+        first = firsts.get(node_id)
+        if first is None:
+            continue
+        c = pool.add(first)
+        if c.neighbour_of is None:
+            c.neighbour_of = how
+        out.append(c)
+    pool.give_nodes({})
+    return out
 
 
 def vector_state(ctx: Ctx) -> str | None:

@@ -120,6 +120,7 @@ def fuse_channels(found: Found, pool: Pool, s: Settings, scope: Scope) -> None:
     fuse(found.lexical, Channel.LEXICAL, 1.0, s.rrf_k, scope)
     fuse(found.vector, Channel.VECTOR, 1.0, s.rrf_k, scope)
     fuse(found.by_name, Channel.NAME, s.name_weight, s.rrf_k, scope)
+    fuse(found.ui, Channel.UI, s.ui_weight, s.rrf_k, scope)
     for channel in s.strong_channels:
         scores = channel_scores(channel, found, pool)
         strong_signal(channel, scores, pool, s.strong_z, s.rrf_k)
@@ -192,12 +193,25 @@ def rerank(
         c.final = sum(weights[k] * v for k, v in zip(Features._fields, f, strict=True))
 
 
-def order(anchors: list[Candidate], fused: list[Candidate], top_n: int) -> list[Candidate]:
+def rerank_pool(fused: list[Candidate], near: list[Candidate], top_n: int) -> list[Candidate]:
+    """What the re-rank scores: the fused top ``top_n`` and the fused neighbours ``near``
+    (``channels.neighbours``) wherever their fused rank falls, each once."""
+    out = dict.fromkeys(fused[:top_n])
+    for c in near:
+        if c.fused is not None:
+            out.setdefault(c)
+    return list(out)
+
+
+def order(
+    anchors: list[Candidate], fused: list[Candidate], top: list[Candidate]
+) -> list[Candidate]:
     """The hits in order, each once: the anchors, then the fused candidates whose name is
-    exactly the query's words, then the re-ranked top (``fused[:top_n]`` by ``final``), then
-    the rest of ``fused`` (best first, as given)."""
-    ranked_top = sorted(fused[:top_n], key=lambda c: (-(c.final or 0.0), c.id))
-    rest = fused[top_n:]
+    exactly the query's words, then the re-ranked ``top`` (by ``final``), then the rest of
+    ``fused`` (best first, as given)."""
+    ranked_top = sorted(top, key=lambda c: (-(c.final or 0.0), c.id))
+    taken = set(top)
+    rest = [c for c in fused if c not in taken]
     # the query's words are exactly a symbol's name (in order): a literal name, first after anchors
     exact_names = [c for c in ranked_top + rest if c.name_how == NameMatch.EXACT]
     out = anchors + [c for c in exact_names + ranked_top + rest if not c.exact]

@@ -4,7 +4,9 @@ measures the abstention weighed.
 Invariants a change must keep:
 - Every feature that moved a hit is in its ``why``, built from its candidate alone (``why``):
   exact_symbol, fts_terms, the rank in each channel (with the cosine of a vector neighbour),
-  strong_signal, expanded_with, rerank features, name_match, bm25, windows, built_copies.
+  strong_signal, expanded_with, ui_terms (the user-facing text channel), neighbour_of (how a
+  candidate beyond the channels came next to a first hit), rerank features, name_match, bm25,
+  windows, built_copies.
 - While the revision's vectors are still arriving, a hit whose chunk has no vector yet says
   so in ``why`` (``vector``).
 - Each hit has a one-line ``reason`` in plain words, made from the same candidate
@@ -45,6 +47,12 @@ def why(c: Candidate, expanded_with: list[str]) -> dict[str, Any]:
     if Channel.EXPANSION in c.ranks:
         w["expansion_rank"] = c.ranks[Channel.EXPANSION]
         w["expanded_with"] = expanded_with
+    if Channel.UI in c.ranks:
+        w["ui_rank"] = c.ranks[Channel.UI]
+        w["ui_terms"] = c.ui_matched
+    if Channel.NEIGHBOUR in c.ranks:
+        w["neighbour_rank"] = c.ranks[Channel.NEIGHBOUR]
+        w["neighbour_of"] = c.neighbour_of
     if c.features is not None:
         w["rerank"] = {k: round(v, 3) for k, v in c.features._asdict().items() if v}
         if c.name_how:
@@ -83,6 +91,10 @@ def reason(c: Candidate) -> str:
             if c.cosine is not None and c.cosine >= CLOSE_COSINE
             else "among the nearest in meaning"
         )
+    if c.ui_matched and Channel.UI in c.ranks:
+        parts.append("its messages to the user have " + ", ".join(c.ui_matched[:REASON_WORDS]))
+    if not parts and Channel.NEIGHBOUR in c.ranks and c.neighbour_of:
+        parts.append(f"next to a first hit ({c.neighbour_of})")
     if not parts and Channel.EXPANSION in c.ranks:
         parts.append("through words related to the query")
     return "; ".join(parts) or "found by its name"
@@ -161,6 +173,8 @@ def render(
         out["words_meet"] = round(ev.meet, 4)
     if ev.near is not None:
         out["words_meet_near"] = round(ev.near, 4)
+    if out_hits and verdict.confidence == "weak" and verdict.reason:
+        out["weak_reason"] = verdict.reason
     if not out_hits:
         out["hint"] = (
             f"not found: {verdict.reason}. Try a symbol name or other words, or search the"

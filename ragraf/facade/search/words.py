@@ -5,7 +5,8 @@ Invariants a change must keep:
 - Query text never reaches FTS5 syntax: it is tokenised like the index (``ragraf.tokens``)
   and every term is quoted (``fts_expression``).
 - A query word matches a chunk's token when the token is the word, or starts with the word's
-  stem (``stem``: a few English suffixes off, at least 3 letters kept); the same rule holds
+  stem (``stem``: a few English suffixes off, at least 3 letters kept), or is the word joined
+  with the query's next or previous word ("time zone": ``timezone``); the same rule holds
   for the FTS5 expression (a stem is a prefix query), the words a hit holds (``matched_terms``)
   and a symbol's name (``name_match``).
 - Shares of the query's words are idf-weighted (``coverage``): a word no chunk holds weighs
@@ -48,14 +49,22 @@ def query_terms(query: str, stopwords: AbstractSet[str]) -> list[str]:
     return list(seen)
 
 
+def compounds(terms: list[str]) -> list[tuple[str, str, str]]:
+    """The query's two-word compounds, as code writes them in one token: each two
+    consecutive terms and their concatenation ("time", "zone" -> "timezone")."""
+    return [(a, b, a + b) for a, b in zip(terms, terms[1:], strict=False) if len(a + b) >= 6]
+
+
 def fts_expression(terms: list[str]) -> str:
-    """An FTS5 expression matching any of ``terms`` (quoted), or a token its stem starts."""
+    """An FTS5 expression matching any of ``terms`` (quoted), or a token its stem starts,
+    or a two-word compound of them written as one token (``compounds``)."""
     parts = []
     for t in terms:
         parts.append(f'"{t}"')
         st = stem(t)
         if st != t and len(st) >= 3:
             parts.append(f'"{st}"*')
+    parts.extend(f'"{ab}"' for _a, _b, ab in compounds(terms) if ab not in terms)
     return " OR ".join(parts)
 
 
@@ -66,8 +75,9 @@ def matched_terms(terms: list[str], tokens: str) -> list[str]:
     tokset = set(tokens.lower().split())
     ordered: list[str] | None = None
     out = []
+    joined = {w for a, b, ab in compounds(terms) if ab in tokset for w in (a, b)}
     for t in terms:
-        if t in tokset:
+        if t in tokset or t in joined:
             out.append(t)
             continue
         st = stem(t)

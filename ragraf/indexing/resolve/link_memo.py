@@ -219,8 +219,8 @@ def code_fingerprint() -> str:
 def hook_context(files: Iterable[Any], keys: dict[str, str], lang_name: str | None) -> str:
     """What the languages' ``prepare`` hooks see of other files, for a file of
     ``lang_name``, as a digest: the facts keys of every file of a language with a hook (a
-    hook reads its own language's files: JavaScript's the JavaScript family, the
-    tags-level one its own) and, for the tags-level hook, the paths of the files with
+    hook reads its own language's files: JavaScript's the JavaScript family and its
+    manifests, the tags-level one its own) and, for the tags-level hook, the paths of the files with
     nodes (it resolves imports to them). A file a hook rewrote is reused only when this is
     unchanged."""
     from ragraf.lang import registry
@@ -228,7 +228,8 @@ def hook_context(files: Iterable[Any], keys: dict[str, str], lang_name: str | No
     h = hashlib.sha1()
     for f in files:
         lang = registry.get(f.lang)
-        if lang is not None and lang.prepare is not None:
+        # a JavaScript manifest (package.json, tsconfig.json) says where imports lead
+        if (lang is not None and lang.prepare is not None) or registry.prepare_reads(f.path):
             h.update(f"{f.path}\0{keys.get(f.path)}\0".encode())
     mine = registry.get(lang_name)
     if mine is not None and mine.prepare == registry.TAGS_EXTRACTOR:

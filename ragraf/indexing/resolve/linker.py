@@ -53,6 +53,10 @@ from ragraf.lang.facts import (
     RouteRef,
     SqlRef,
     StaticCallRef,
+    TableArgRef,
+    TableForwardRef,
+    TableListRef,
+    TableParamRef,
     TablePrefixRef,
 )
 from ragraf.lang.linking import Collect, Handler, Linking
@@ -85,6 +89,7 @@ _TABLE_LOOKUPS = (
     "functions_matching",
     "methods_matching",
     "subclass_methods",
+    "method_class",
 )
 
 
@@ -239,6 +244,10 @@ class Linker:
             SqlRef: sql.on_sql,
             BuilderCallRef: sql.on_builder_candidate,
             TablePrefixRef: sql.on_table_prefix,
+            TableParamRef: sql.on_table_param,
+            TableForwardRef: sql.on_table_param,
+            TableArgRef: sql.on_table_arg,
+            TableListRef: sql.on_table_list,
             OrmTableRef: sql.on_orm_table,
         }
         #: language -> reference type -> its handler (None: a language without link modules)

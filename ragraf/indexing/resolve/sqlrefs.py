@@ -15,12 +15,22 @@ and ORM entities. Besides:
 from __future__ import annotations
 
 import json
+from collections import defaultdict
 from typing import Any, NamedTuple
 
 from ragraf import ids
 from ragraf.indexing.resolve.context import Context
 from ragraf.indexing.resolve.tablenames import QueryBuilders, TableNames
-from ragraf.kinds import EdgeKind, FragmentKind, Layer, NodeKind, OrmHow, TableHow, TableRole
+from ragraf.kinds import (
+    EdgeKind,
+    FragmentKind,
+    Layer,
+    NodeKind,
+    OrmHow,
+    TableHow,
+    TableRole,
+    TargetKind,
+)
 from ragraf.lang.facts import (
     BuilderCallRef,
     FileFacts,
@@ -28,7 +38,12 @@ from ragraf.lang.facts import (
     SqlAnalysis,
     SqlRef,
     SqlTable,
+    TableArgRef,
+    TableForwardRef,
+    TableListRef,
+    TableParamRef,
     TablePrefixRef,
+    Target,
 )
 from ragraf.lang.linking import EdgeSpec
 from ragraf.model import NodeRow
@@ -40,6 +55,8 @@ SOURCES_SQL_CALL = json.dumps(["tree-sitter"])
 #: the prop of an ORM entity's ``references_table`` edge that names its table as mapped
 ORM_TABLE = "orm_table"
 SYSTEM_SCHEMAS = frozenset({"information_schema", "mysql", "performance_schema", "sys"})
+#: how many calls deep a table parameter is followed to the SQL naming the table
+MAX_FORWARDS = 4
 #: the longest name of a sql_literal node (its fqn carries the full identity)
 SQL_NAME_CHARS = 120
 #: how a table's name was found, surest first: the edge's ``via`` follows the surest
@@ -89,6 +106,12 @@ class SqlResolver:
         #: an ORM entity's class fqn (lower) -> the tables its mapping may name, in order
         #: (``OrmTableRef``: Doctrine), for DQL, which names entities where SQL names tables
         self.entity_tables: dict[str, tuple[str, ...]] = {}
+        #: a function's node id -> the tables its SQL names by a parameter (``TableParamRef``)
+        self._params: dict[str, list[tuple[int, str, str, str]]] | None = None
+        self._builders: tuple[str, set[tuple[int, int, str]]] = ("", set())
+        self._param_names: set[str] = set()
+        self.table_params = ctx.lookup("table_params", self._table_params)
+        self.table_param_named = ctx.lookup("table_param_named", self._table_param_named)
         self.tn_known = ctx.lookup("tn_known", self._known)
         self.tn_resolve = ctx.lookup("tn_resolve", self._resolve)
         self.entity_table = ctx.lookup("entity_table", self._entity_tables)
@@ -132,7 +155,175 @@ class SqlResolver:
         tables = self.entity_table(cls.lower())
         return self._mapped_table(tables) if tables else None
 
+    def _table_param_named(self, short: str) -> bool:
+        """Whether some function or method of that short name (lower) names its SQL's
+        table by a parameter (``_table_params``)."""
+        self._table_params("")
+        return short in self._param_names
+
+    def _table_params(self, fid: str) -> list[tuple[int, str, str, str]]:
+        """(position, operation, role, prefix) of each parameter naming the table of a SQL
+        string of function / method ``fid``: its own strings' (``TableParamRef``) and, up to
+        ``MAX_FORWARDS`` calls deep, those of the functions it passes the parameter on to
+        (``TableForwardRef``), read of every file."""
+        if self._params is None:
+            got: dict[str, list[tuple[int, str, str, str]]] = {}
+            names: set[str] = set()  # the short names (lower) of the functions in ``got``
+            forwards: list[tuple[str, str, str, TableForwardRef]] = []
+            for f in self.files:
+                for r in f.refs:
+                    if isinstance(r, TableParamRef):
+                        entry = (r.position, r.operation, str(r.role), r.prefix)
+                        lst = got.setdefault(f.node_id(r.owner), [])
+                        if entry not in lst:
+                            lst.append(entry)
+                        names.add(f.nodes[r.owner].name.lower())
+                    elif isinstance(r, TableForwardRef):
+                        own = f.nodes[r.owner].name.lower()
+                        forwards.append((f.node_id(r.owner), own, f.path, r))
+            for _round in range(MAX_FORWARDS):
+                grew = False
+                for src, own, path, r in forwards:
+                    c = r.callee
+                    short = (c.method or (c.candidates or ("",))[0]).rsplit("\\", 1)[-1]
+                    if short.lower() not in names:
+                        continue  # no function of that name names a table by a parameter
+                    for gid in self._callees(path, c):
+                        for pos, op, role, prefix in list(got.get(gid, [])):
+                            entry = (r.param, op, role, prefix)
+                            lst = got.setdefault(src, [])
+                            if pos == r.position and entry not in lst:
+                                lst.append(entry)
+                                names.add(own)
+                                grew = True
+                if not grew:
+                    break
+            self._params, self._param_names = got, names
+        return self._params.get(fid, [])
+
     # -- handlers ------------------------------------------------------------------------------
+    def _callees(self, path: str, c: Target) -> list[str]:
+        """The declarations a call may reach: a function by its candidates (the first that
+        names one), a method of its receiver's classes, else the one method of that name."""
+        sym = self.ctx.sym
+        if c.kind == TargetKind.FUNCTION:
+            for cand in c.candidates:
+                fids: list[str] = sym.function_ids(cand.lower())
+                if fids:
+                    return fids
+            return []
+        if c.kind != TargetKind.METHOD or not c.method:
+            return []
+        got: list[str] = sym.methods_of(c.receiver, c.method) if c.receiver is not None else []
+        if not got and not (c.receiver is not None and sym.types(c.receiver)):
+            named = sym.methods_named(c.method.lower(), path)
+            got = named if len(named) == 1 else []
+        return got
+
+    def on_table_arg(self, f: FileFacts, owner: str, ref: TableArgRef) -> None:
+        """A literal passed where a corpus function names its SQL's table by that parameter
+        (``save_record($f, 'orders')``): a ``sql_literal`` of the call, read or write as the
+        function's SQL is, its table edges derived (``via: helper_param``)."""
+        c = ref.callee
+        short = (c.method or (c.candidates or ("",))[0]).rsplit("\\", 1)[-1].lower()
+        if not self.table_param_named(short):
+            return  # no function of that name names its SQL's table by a parameter
+        if (ref.owner, ref.line, ref.table) in self._builder_tables(f):
+            return  # a query-builder call names it already (``DB::insert('t', ...)``)
+        params = [
+            p
+            for fid in self._callees(f.path, ref.callee)
+            for p in self.table_params(fid)
+            if p[0] == ref.position
+        ]
+        if not params:
+            return
+        ops = list(dict.fromkeys(op for _pos, op, _role, _pre in params))
+        writes = [op for _pos, op, role, _pre in params if role == TableRole.WRITE]
+        tables: list[SqlTable] = []
+        for _pos, _op, role, prefix in params:
+            frags = ((FragmentKind.DYN, prefix),) if prefix else ()
+            info = sqltext.analyze_call(ops[0], role, (*frags, (FragmentKind.LIT, ref.table)))
+            got = SqlAnalysis.of(info)
+            if got is not None:
+                tables.extend(got.tables)
+        if not tables:
+            return
+        name = ref.callee.method or (ref.callee.candidates or ("?",))[0]
+        label = f"{name}() argument {ref.position + 1}"
+        op = writes[0] if writes else ops[0]
+        analysis = SqlAnalysis(op, tuple(dict.fromkeys(tables)), None, False, False, False, ())
+        if self._link_derived(f, owner, ref.owner, ref.line, analysis, label, "helper_param"):
+            self.ctx.stats["sql_tables_via_helper"] += 1
+
+    def _builder_tables(self, f: FileFacts) -> set[tuple[int, int, str]]:
+        """(owner, line, literal) of the file's query-builder calls naming a table by a
+        literal, each line of the call (made once per file)."""
+        if self._builders[0] != f.path:
+            got = {
+                (r.owner, line, t)
+                for r in f.refs
+                if isinstance(r, SqlRef) and r.fragments and r.fragments[0][0] == "call"
+                for k, t in r.fragments[1:]
+                if k == FragmentKind.LIT
+                for line in range(r.line, min(r.end_line, r.line + 20) + 1)
+            }
+            self._builders = (f.path, got)
+        return self._builders[1]
+
+    def on_table_list(self, f: FileFacts, owner: str, ref: TableListRef) -> None:
+        """An array of table names, or keyed by them (``['users' => ['id', 'name']]``):
+        when every name is a table the schema or the code's CREATE TABLEs know, a
+        ``sql_literal`` reading each, derived (``via: table_list`` / ``table_map``)."""
+        if not all(self.tn_known(n) for n in ref.names):
+            return
+        tables = tuple(SqlTable(n, TableHow.EXACT, TableRole.READ, None, None) for n in ref.names)
+        analysis = SqlAnalysis("other", tables, None, False, False, False, ())
+        what = "table_map" if ref.keyed else "table_list"
+        if self._link_derived(
+            f, owner, ref.owner, ref.line, analysis, what.replace("_", " "), what
+        ):
+            self.ctx.stats["sql_table_lists"] += 1
+
+    def on_table_param(
+        self, f: FileFacts, owner: str, ref: TableParamRef | TableForwardRef
+    ) -> None:
+        """Read by ``table_params`` before linking; no edge of its own."""
+
+    def _link_derived(
+        self,
+        f: FileFacts,
+        owner: str,
+        node: int,
+        line: int,
+        info: SqlAnalysis,
+        label: str,
+        via: str,
+    ) -> bool:
+        """A ``sql_literal`` labelled ``label`` at ``line`` of ``owner`` (node index
+        ``node``) naming ``info``'s tables, its edges derived with ``via``; False (nothing
+        made) when no table is known."""
+        ordinal = self._next_ordinal(f, node, line)
+        sql = SqlRef(node, line, line, ((FragmentKind.CALL, label),), info, ordinal)
+        a = self.analysed(sql)
+        if a is None or not self._found(a, count=False):
+            return False
+        nid = self._literal(f, owner, sql, a)
+        self._link_tables(owner, nid, f.path, line, a, via)
+        return True
+
+    def _next_ordinal(self, f: FileFacts, node: int, line: int) -> int:
+        """The ordinal of a literal the linker adds at ``line`` of node ``node`` (after the
+        file's own SQL strings there)."""
+        key = (f.path, node, line)
+        if key not in self._ordinals:
+            for r in f.refs:
+                if isinstance(r, SqlRef) and (f.path, r.owner, r.line) == key:
+                    self._ordinals[key] = max(self._ordinals.get(key, 0), r.ordinal)
+        ordinal = self._ordinals.get(key, 0) + 1
+        self._ordinals[key] = ordinal
+        return ordinal
+
     def on_table_prefix(self, f: FileFacts, owner: str, ref: TablePrefixRef) -> None:
         """Read by ``TableNames.of`` before the first SQL string; no edge of its own."""
 
@@ -166,13 +357,7 @@ class SqlResolver:
         )
         if info is None:
             return
-        key = (f.path, ref.owner, ref.line)
-        if key not in self._ordinals:
-            for r in f.refs:
-                if isinstance(r, SqlRef) and (f.path, r.owner, r.line) == key:
-                    self._ordinals[key] = max(self._ordinals.get(key, 0), r.ordinal)
-        ordinal = self._ordinals.get(key, 0) + 1
-        self._ordinals[key] = ordinal
+        ordinal = self._next_ordinal(f, ref.owner, ref.line)
         sep = "->" if ref.receiver.startswith("$") or ")" in ref.receiver else "::"
         label = f"{ref.receiver}{sep}{ref.method}"
         sql = SqlRef(
@@ -288,10 +473,11 @@ class SqlResolver:
         st["sql_select_star"] += 1 if info.select_star else 0
         return nid
 
-    def _found(self, a: Analysed) -> Found:
+    def _found(self, a: Analysed, count: bool = True) -> Found:
         """The table nodes a string's names reach (a DQL entity: the table its mapping
-        names; without a schema, the table as code names it), with how."""
-        st = self.ctx.stats
+        names; without a schema, the table as code names it), with how (``count``: the
+        names reaching none counted in the stats)."""
+        st = self.ctx.stats if count else defaultdict(int)
         found: Found = {}
         for t, via in a.tables:
             if not t.name:
@@ -323,9 +509,12 @@ class SqlResolver:
                 vias.add(via)
         return found
 
-    def _link_tables(self, owner: str, nid: str, path: str, line: int, a: Analysed) -> None:
+    def _link_tables(
+        self, owner: str, nid: str, path: str, line: int, a: Analysed, why: str | None = None
+    ) -> None:
         """``references_table`` from the literal and ``queries`` from its owner to each
-        table the string names: stated, or derived with the reason (``_via``)."""
+        table the string names: stated, or derived with the reason (``_via``; ``why``
+        overrides it: a literal the linker made of something that is no SQL string)."""
         ctx = self.ctx
         found = self._found(a)
         info = a.info
@@ -339,7 +528,7 @@ class SqlResolver:
         for tid in sorted(found):
             roles, hows, vias = found[tid]
             name_how = next((h for h in _NAME_HOWS if h in hows), TableHow.DYNAMIC)
-            via = _via(name_how, vias, a)
+            via = why or _via(name_how, vias, a)
             derived = via is not None
             conf = (
                 ctx.conf["orm_convention"]

@@ -162,6 +162,8 @@ class SymbolTable:
         #: global constant fqn -> its literal string values (None: some definition is not
         #: a plain string literal)
         self.const_values: dict[str, set[str] | None] = {}
+        #: method node id -> the class (lower fqn) declaring it
+        self.method_classes: dict[str, str] = {}
         self._method_cache: dict[tuple[str, str], list[str]] = {}
         self._children: dict[str, set[str]] | None = None  # subclass_methods
         self._type_cache: dict[tuple[TypeDesc, str | None], dict[ClassKey, bool]] = {}
@@ -180,6 +182,7 @@ class SymbolTable:
                 for mname, idx in cd.methods.items():
                     self.methods_by_name[mname].append(f.node_id(idx))
                     self.family[f.node_id(idx)] = family
+                    self.method_classes[f.node_id(idx)] = cd.fqn.lower()
                     if exact:
                         self.exact_names[f.node_id(idx)] = f.nodes[idx].name
             sep = lang.name_sep if lang else "\\"
@@ -309,6 +312,10 @@ class SymbolTable:
             self.const_values[fqn] = None
         else:
             values.add(value)
+
+    def method_class(self, node_id: str) -> str | None:
+        """The class (lower fqn) declaring method ``node_id``, or None."""
+        return self.method_classes.get(node_id)
 
     def const_value(self, name: str) -> str | None:
         """The value of global constant ``name`` when every definition of it in the corpus

@@ -10,7 +10,8 @@ file's scopes (``names``). What the file alone cannot know — what an imported 
 is — ``link.prepare`` settles once every file is known, before
 ``ragraf.indexing.resolve`` links the facts with the same rules as PHP's and Python's:
 modules by path (relative specifiers with extension and ``index`` probing, a corpus
-package's ``main`` by its folder), ES modules and CommonJS alike (``import``, ``require``,
+package's ``main`` by its folder, ``package.json`` ``exports`` and ``tsconfig.json``
+``paths`` read from the manifests), ES modules and CommonJS alike (``import``, ``require``,
 ``export``, ``module.exports``, re-exports followed), bare specifiers of packages not in
 the corpus external.
 

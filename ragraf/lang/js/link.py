@@ -7,7 +7,8 @@ specifier names a module: a relative one (``./x``, ``../y/z``) by the importing 
 folder, probing the exact path, then each suffix (``names.SUFFIXES``: TypeScript before
 JavaScript), then ``<path>/index.<suffix>``; ``./x.js`` also finds ``x.ts`` (TypeScript's
 ESM convention); a bare one (``pkg``, ``pkg/sub``) names a corpus folder of that name
-that has an ``index`` file, else it is a package outside the corpus (external). Then the
+that has an ``index`` file — after the manifests (``packages``: ``tsconfig.json`` paths,
+a corpus ``package.json`` by name) —, else it is a package outside the corpus (external). Then the
 names walk the module's exports: ``default``, ``*`` (the namespace), ``=`` (what
 ``require`` returns: ``module.exports`` when set, else the namespace), a named export
 (a declaration, a re-export followed up to ``MAX_HOPS``, ``export * from`` modules
@@ -25,6 +26,11 @@ Invariants a change must keep:
   ``ImportRef`` ``class`` / ``function`` / ``module`` (the module's path), an external
   one is dropped; a route whose handler resolves to nothing is dropped.
 - Resolution is deterministic: probing order is fixed, and candidates are corpus paths.
+- An object, a function object or an ES5 constructor (a class-like of its file:
+  ``declarations.object_decl``) is a class wherever a class is: ``new`` of it, a member
+  of it, a value of it.
+- An untyped receiver is guessed by its name, or matched by name within its own copy of
+  the tree and among classes only (``hints``): a guess is derived, never stated.
 """
 
 from __future__ import annotations
@@ -32,7 +38,7 @@ from __future__ import annotations
 import dataclasses
 import posixpath
 
-from ragraf.kinds import BindKind, EntityKind, HandlerKind, ImportKind
+from ragraf.kinds import BindKind, Denotes, EntityKind, HandlerKind, ImportKind
 from ragraf.lang.crossfile import MISSING, Entity, EntityNames, rewrite_all
 from ragraf.lang.facts import (
     CallRef,
@@ -45,8 +51,11 @@ from ragraf.lang.facts import (
     Ref,
     RouteRef,
 )
+from ragraf.lang.js.hints import HINT, Hints, rows
+from ragraf.lang.js.manifest import is_manifest
 from ragraf.lang.js.names import SUFFIXES, parse_imp
-from ragraf.lang.typedesc import Cls, Export
+from ragraf.lang.js.packages import Manifests
+from ragraf.lang.typedesc import AnyOf, Call, Cls, Export, Pending, Prop, TypeDesc
 
 #: re-exports followed for one name (a cycle of re-exports must end)
 MAX_HOPS = 8
@@ -79,7 +88,8 @@ class _Module:
 class Modules(EntityNames):
     """Every JavaScript / TypeScript module of the corpus, by path."""
 
-    def __init__(self, files: list[FileFacts]) -> None:
+    def __init__(self, files: list[FileFacts], manifests: list[FileFacts] | None = None) -> None:
+        self.manifests = Manifests(manifests or [])
         self.mods: dict[str, _Module] = {}
         self.class_fqns: set[str] = set()
         self.function_fqns: set[str] = set()
@@ -95,6 +105,9 @@ class Modules(EntityNames):
             for i in range(len(parts) - 1):
                 self.dirs.setdefault(parts[i], []).append("/".join(parts[: i + 1]))
         self._cache: dict[tuple[str, str], str | None] = {}
+        self.hints = Hints(files)
+        #: the guesses the file being rewritten made (``hints.rows``)
+        self.used: dict[str, list[str]] = {}
 
     # -- modules -------------------------------------------------------------------------
     def find_module(self, spec: str, importer: str) -> str | None:
@@ -106,7 +119,7 @@ class Modules(EntityNames):
             base = posixpath.normpath(posixpath.join(key[1], spec)).lstrip("/")
             got = self.probe(base)
         else:
-            got = self.bare(spec)
+            got = self.manifests.resolve(spec, importer, self.probe) or self.bare(spec)
         self._cache[key] = got
         return got
 
@@ -230,6 +243,56 @@ class Modules(EntityNames):
             return Entity(EntityKind.VALUE, desc=b.desc, where=path), rest
         return MISSING, []
 
+    # -- descriptors -----------------------------------------------------------------------
+    def class_like(self, e: Entity) -> bool:
+        """An object, a function object or an ES5 constructor: a class-like of its file."""
+        return e.kind in (EntityKind.FUNCTION, EntityKind.OBJECT) and e.name in self.class_fqns
+
+    def pending(self, p: Pending, where: str, depth: int) -> TypeDesc | None:
+        name = p.names[0]
+        if name.startswith(HINT):  # an untyped receiver's name
+            return self.hints.guess(name[len(HINT) :], self.used, where)
+        e, rest = self.entity(name, where)
+        if self.class_like(e):
+            if p.use == Denotes.INSTANCE:
+                return Cls(e.name) if not rest else None
+            if p.use == Denotes.VALUE:
+                return self.chain(e, rest, depth)
+        if p.use == Denotes.RETURN and not rest and e.kind == EntityKind.VALUE:
+            held = self.chain(e, [], depth)
+            if isinstance(held, Prop):
+                return Call(held.of, held.name)  # `const string = ZodString.create`
+        return super().pending(p, where, depth)
+
+    def chain(self, e: Entity, attrs: list[str], depth: int = 0) -> TypeDesc | None:
+        if self.class_like(e):
+            e = Entity(EntityKind.CLASS, e.name)
+        return super().chain(e, attrs, depth)
+
+    def fix(self, d: TypeDesc | None, where: str, depth: int = 0) -> TypeDesc | None:
+        """``EntityNames.fix``, then a member of a class-like no declaration types guessed
+        by its name (``this.req`` of express's ``res``)."""
+        return self.guess_members(super().fix(d, where, depth), where)
+
+    def guess_members(self, d: TypeDesc | None, where: str) -> TypeDesc | None:
+        match d:
+            case Prop(of, name):
+                inner = self.guess_members(of, where)
+                if isinstance(inner, Cls) and self.hints.unknown_member(inner.fqn, name):
+                    guess = self.hints.guess(name, self.used, where)
+                    if guess is not None:
+                        return guess
+                return d._replace(of=inner) if inner is not None else None
+            case Call(of):
+                inner = self.guess_members(of, where)
+                return d._replace(of=inner) if inner is not None else None
+            case AnyOf(alts):
+                got = [x for a in alts if (x := self.guess_members(a, where)) is not None]
+                if not got:
+                    return None
+                return AnyOf(tuple(dict.fromkeys(got))) if len(got) > 1 else got[0]
+        return d
+
     # -- refs ------------------------------------------------------------------------------
     def call(self, ref: CallRef, importer: str) -> Ref:
         cand = ref.candidates[0] if ref.candidates else ""
@@ -241,7 +304,8 @@ class Modules(EntityNames):
             return ref._replace(candidates=(e.name,))
         if kind == EntityKind.CLASS and not rest:
             return NewRef(ref.owner, ref.line, Cls(e.name))
-        if kind in (EntityKind.CLASS, EntityKind.VALUE, EntityKind.EXTERNAL) and rest:
+        known = (EntityKind.CLASS, EntityKind.VALUE, EntityKind.EXTERNAL)
+        if (kind in known or self.class_like(e)) and rest:
             recv = self.chain(e, rest[:-1])
             if recv is not None:
                 return MethodCallRef(ref.owner, ref.line, recv, rest[-1])
@@ -281,12 +345,16 @@ class Modules(EntityNames):
         if not f.nodes:
             return f
         me = f.path
+        self.used = {}
         refs: list[Ref] = []
         for r in f.refs:
             if isinstance(r, CallRef):
                 refs.append(self.call(r, me))
             elif isinstance(r, MethodCallRef):
-                refs.append(r._replace(receiver=self.fix(r.receiver, me)))
+                recv = self.fix(r.receiver, me)
+                if self.hints.nothing(recv):
+                    recv = self.hints.by_name(r.method, self.used, me) or recv
+                refs.append(r._replace(receiver=recv))
             elif isinstance(r, NewRef):
                 cls = self.fix(r.cls, me)
                 if cls is not None:
@@ -308,7 +376,7 @@ class Modules(EntityNames):
             if (fixed := rewrite_all(descs, lambda d: self.fix(d, me)))
         }
         return dataclasses.replace(
-            f, refs=refs, classes=classes, returns=returns, global_assigns=[]
+            f, refs=refs, classes=classes, returns=returns, global_assigns=list(rows(self.used))
         )
 
     def decl(self, cd: ClassDecl, importer: str) -> ClassDecl:
@@ -338,5 +406,7 @@ class Modules(EntityNames):
 
 def prepare(files: list[FileFacts], all_files: list[FileFacts]) -> list[FileFacts]:
     """These files' facts with imported bindings resolved (see the module docstring)."""
-    mods = Modules([f for f in all_files if f.lang in LANGS])
+    mods = Modules(
+        [f for f in all_files if f.lang in LANGS], [f for f in all_files if is_manifest(f.path)]
+    )
     return [mods.rewrite(f) if f.lang in LANGS else f for f in files]

@@ -24,6 +24,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, NamedTuple
 
 from ragraf.kinds import BindKind, CalleeKind, Denotes, NodeKind
+from ragraf.lang.facts import ClassDecl
 from ragraf.lang.js.builtins import GLOBAL, GLOBALS, LITERAL_TYPES
 from ragraf.lang.tstree import DYNAMIC, Callee
 from ragraf.lang.typedesc import Call, Cls, Func, Parent, Pending, Prop, TypeDesc, any_of
@@ -173,12 +174,26 @@ class Names:
     """Evaluation of names, expressions and type annotations over the file's scopes."""
 
     src: bytes
+    path: str
+    #: object fqn -> the class-like its member functions are methods of
+    objects: dict[str, ClassDecl]
+    #: class fqn -> its declaration
+    decls: dict[str, ClassDecl]
     #: object-literal fqn -> its member keys that are methods
     obj_members: dict[str, set[str]]
     #: object-literal fqn -> key -> the node its value is (``{a, b: c}``) and its scope
     obj_values: dict[str, dict[str, tuple[Node, Scope]]]
     #: (node span, kind, scope) -> its descriptor (``desc``)
     desc_memo: dict[tuple[int, int, int, int], TypeDesc | None]
+
+    def class_like(self, fqn: str) -> bool:
+        """Whether a function or object of the file is a class-like (an ES5 constructor,
+        an object or function object with methods)."""
+        return fqn in self.objects or fqn in self.decls
+
+    def own_spec(self) -> str:
+        """The specifier this file's module is imported by from its own folder."""
+        return "./" + self.path.rsplit("/", 1)[-1]
 
     def t(self, n: Node) -> str:
         return self.src[n.start_byte : n.end_byte].decode("utf-8", "surrogateescape")
@@ -277,8 +292,12 @@ class Names:
                         return Callee(CalleeKind.METHOD, m, Cls(b.name))
                     if b.kind == BindKind.OBJECT:
                         return self.member_callee(b.name, m, depth)
+                elif self.t(obj) == "exports":
+                    return Callee(CalleeKind.IMPORT, imp_key(self.own_spec(), ["=", m]))
                 elif self.t(obj) in GLOBALS:
                     return Callee(CalleeKind.GLOBAL, f"{self.t(obj)}.{m}")
+            elif self.t(obj) == "module.exports" and not lookup(scope, "module"):
+                return Callee(CalleeKind.IMPORT, imp_key(self.own_spec(), ["=", m]))
             return Callee(CalleeKind.METHOD, m, self.desc(obj, scope, depth + 1))
         if fn.type == "super":
             cls = scope.this_class()
@@ -395,8 +414,10 @@ class Names:
             binds = lookup(scope, name)
             if binds:
                 b = _pick(binds)
-                if b.kind == BindKind.CLASS:
-                    return Cls(b.name)
+                if b.kind == BindKind.CLASS or (
+                    b.kind == BindKind.FUNCTION and self.class_like(b.name)
+                ):
+                    return Cls(b.name)  # a class, an ES5 constructor, a function object
                 return None
             return Cls(f"{GLOBAL}.{name}")  # Map, Error, Promise...: outside the corpus
         return None
@@ -412,6 +433,8 @@ class Names:
             return Pending(Denotes.VALUE, (b.name,))
         if kind == BindKind.CLASS:
             return Cls(b.name)  # the class object: its static methods
+        if kind in (BindKind.FUNCTION, BindKind.OBJECT) and self.class_like(b.name):
+            return Cls(b.name)  # an object (a function object) with methods
         return None
 
     # -- type annotations (TypeScript) ----------------------------------------------------

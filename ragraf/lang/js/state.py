@@ -58,6 +58,16 @@ class State(tstree.Walk, Names):
         super().__init__(path, text, max_chunk_lines)
         self.module = module_of(path)
         self.decls: dict[str, ClassDecl] = {}  # class fqn -> decl
+        #: object fqn -> the class-like its member functions are methods of (``object_decl``)
+        self.objects: dict[str, ClassDecl] = {}
+        #: start byte of a function -> its scope; a declared function's fqn -> its node
+        self.fn_scopes: dict[int, Scope] = {}
+        self.fn_nodes: dict[str, Node] = {}
+        #: calls that may define a getter or method on their first argument
+        #: (``Object.defineProperty(o, 'x', {get: function})``, ``defineGetter(o, 'x', fn)``)
+        self.definers: list[tuple[Scope, Node]] = []
+        #: node indexes of methods without a body (overload signatures, abstract methods)
+        self.bodiless: set[int] = set()
         self.class_at: dict[int, Scope] = {}  # class_body start byte -> class scope
         self.obj_members: dict[str, set[str]] = {}
         self.obj_values: dict[str, dict[str, tuple[Node, Scope]]] = {}

@@ -12,13 +12,26 @@ Invariants a change must keep:
   other modules' imports of it resolve; ``link`` removes them (``export_table``).
 - A SQL string is owned by the innermost named function around it, else the scope's
   node; its ordinal counts the strings of that owner on that line.
+- ``mixin(a, b)`` (``Object.assign``, ``setPrototypeOf``, the mixin packages) binds ``a``
+  to what ``b`` is too; a function passed to ``Object.defineProperty(o, ...)`` or to a
+  function of the file that passes its first parameter there has ``this`` = ``o``
+  (``bind_definers``, before any use is resolved); ``exports.f()`` inside the module
+  calls its own export; an untyped receiver keeps its name (``hints``).
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ragraf.kinds import BindKind, CalleeKind, DynamicHow, FragmentKind, ImportKind, NodeKind
+from ragraf.kinds import (
+    BindKind,
+    CalleeKind,
+    Denotes,
+    DynamicHow,
+    FragmentKind,
+    ImportKind,
+    NodeKind,
+)
 from ragraf.lang.facts import (
     CallRef,
     DynamicCallRef,
@@ -28,9 +41,11 @@ from ragraf.lang.facts import (
     Ref,
     SqlAnalysis,
     SqlRef,
+    TypeDesc,
 )
 from ragraf.lang.js.builtins import GLOBAL
 from ragraf.lang.js.declarations import Declarations
+from ragraf.lang.js.hints import HINT
 from ragraf.lang.js.names import (
     _DECLARED,
     LOCAL,
@@ -40,6 +55,7 @@ from ragraf.lang.js.names import (
     imp_extend,
     imp_key,
     lookup,
+    parse_imp,
 )
 from ragraf.lang.js.state import (
     CLASSES,
@@ -48,10 +64,17 @@ from ragraf.lang.js.state import (
     enclosing_function,
     pattern_members,
 )
-from ragraf.lang.typedesc import Cls, Export
+from ragraf.lang.typedesc import Cls, Export, Pending
 
 if TYPE_CHECKING:
     from tree_sitter import Node
+
+#: calls that give their first argument the members of the second
+MIXIN_GLOBALS = frozenset({"Object.assign", "Object.setPrototypeOf", "Reflect.setPrototypeOf"})
+#: packages whose export (``require('x')``) does it
+MIXIN_PACKAGES = frozenset(
+    {"merge-descriptors", "utils-merge", "setprototypeof", "object-assign", "xtend/mutable"}
+)
 
 
 class Uses(Declarations):
@@ -135,6 +158,8 @@ class Uses(Declarations):
         decl = n.child_by_field_name("declaration")
         value = n.child_by_field_name("value")
         default = any(c.type == "default" for c in n.children)
+        if self.scope().kind == NodeKind.NAMESPACE:
+            return  # a namespace's member (on_namespace): bound in its scope
         if decl is not None:
             for name in self.declared_names(decl):
                 self.exports.append(("default" if default else name, name))
@@ -186,7 +211,7 @@ class Uses(Declarations):
         if n.type == "variable_declarator":
             name = n.child_by_field_name("name")
             value = n.child_by_field_name("value")
-            if name is None:
+            if name is None or self.conditional_function(n, scope):
                 return
             if name.type == "identifier":
                 self.bind_value(scope, scope, self.t(name), value)
@@ -217,13 +242,21 @@ class Uses(Declarations):
         if obj is None or prop is None or prop.type != "property_identifier":
             return
         text = self.t(left)
-        if text == "module.exports":
-            if right.type not in FUNC_VALUES and right.type not in CLASSES:
-                self.export_binds.append(("=", self.value_bind(right, scope)))
-            return
-        if self.t(obj) in ("exports", "module.exports"):
-            if right.type not in FUNC_VALUES and right.type not in CLASSES:
-                self.export_binds.append((self.t(prop), self.value_bind(right, scope)))
+        exported = (
+            "="
+            if text == "module.exports"
+            else self.t(prop)
+            if self.t(obj) in ("exports", "module.exports")
+            else None
+        )
+        if exported is not None:
+            if right.type in FUNC_VALUES or right.type in CLASSES:
+                return  # exported by on_function / on_class
+            if right.type == "identifier" and not lookup(scope, self.t(right)):
+                # `module.exports = Layer` above `function Layer`: the module's binding
+                self.exports.append((exported, self.t(right)))
+            else:
+                self.export_binds.append((exported, self.value_bind(right, scope)))
             return
         if obj.type == "this":
             cls = scope.this_class()
@@ -231,12 +264,21 @@ class Uses(Declarations):
             decl = self.decls.get(cls) if cls else None
             if decl is not None and fn is not None and fn.fqn.endswith(".constructor"):
                 self.pending_props.append((decl, self.t(prop), scope, right, False))
+            elif cls is not None and cls in self.objects:
+                # an object's method sets a member of it (`this._router = new Router()`)
+                self.pending_props.append((self.objects[cls], self.t(prop), scope, right, False))
 
     def bind_value(self, home: Scope, scope: Scope, name: str, value: Node | None) -> None:
         if value is None:
             home.bind(name, LOCAL)
             return
         v = self.strip(value)
+        while v.type == "assignment_expression":  # var app = exports = module.exports = {}
+            right = v.child_by_field_name("right")
+            if right is None:
+                break
+            value = right
+            v = self.strip(right)
         if v.type in FUNC_VALUES or v.type in CLASSES:
             if v.type in CLASSES and v.child_by_field_name("body") is None:
                 home.bind(name, LOCAL)
@@ -245,10 +287,11 @@ class Uses(Declarations):
 
     def value_bind(self, value: Node, scope: Scope) -> Bind:
         v = self.strip(value)
-        if v.type == "object":
+        if v.type == "object" or self.object_create(v):
             fqn = self.obj_fqn(v, scope)
             if fqn is not None:
-                self.obj_value_members(v, fqn, scope)
+                if v.type == "object":
+                    self.obj_value_members(v, fqn, scope)
                 return Bind(BindKind.OBJECT, fqn)
         key = self.imported(v, scope)
         if key:
@@ -262,6 +305,13 @@ class Uses(Declarations):
             if v.type == "shorthand_property_identifier":
                 return LOCAL
         return Bind(BindKind.EXPR, expr=(value, scope))
+
+    def object_create(self, v: Node) -> bool:
+        """``Object.create(proto)``: a new object (named like an object literal)."""
+        if v.type != "call_expression":
+            return False
+        fn = v.child_by_field_name("function")
+        return fn is not None and self.t(fn) == "Object.create"
 
     def obj_value_members(self, obj: Node, fqn: str, scope: Scope) -> None:
         """``{a, b: c}``: what the keys of a named object hold (methods are declarations)."""
@@ -303,6 +353,76 @@ class Uses(Declarations):
             return
         self.calls.append((scope, n))
         self.route(scope, n, fn)
+        self.mixin(scope, n, fn)
+        args = n.child_by_field_name("arguments")
+        if args is not None and args.named_child_count >= 2:
+            first = args.named_children[0]
+            if first.type == "identifier" and fn.type in ("identifier", "member_expression"):
+                self.definers.append((scope, n))
+
+    def bind_definers(self) -> None:
+        """``this`` in the functions a call defines on its first argument, an object of the
+        file: ``Object.defineProperty(o, 'x', {get: function () {}})``, and a function of
+        the file that passes its first parameter to ``Object.defineProperty``
+        (``defineGetter(req, 'ip', function ip() {})``). Runs before any use is resolved."""
+        for scope, n in self.definers:
+            fn = n.child_by_field_name("function")
+            args = n.child_by_field_name("arguments")
+            if fn is None or args is None or not self.defines_on_first(fn, scope):
+                continue
+            kids = args.named_children
+            d = self.desc(kids[0], scope)
+            if not isinstance(d, Cls):
+                continue
+            for a in kids[1:]:
+                values = [a]
+                if a.type == "object":
+                    values = [v for c in a.named_children if (v := c.child_by_field_name("value"))]
+                for v in values:
+                    sc = self.fn_scopes.get(v.start_byte) if v.type in FUNC_VALUES else None
+                    if sc is not None and not sc.arrow and sc.this_cls is None:
+                        sc.this_cls = d.fqn
+
+    def defines_on_first(self, fn: Node, scope: Scope) -> bool:
+        text = self.t(fn)
+        if text in ("Object.defineProperty", "Object.defineProperties"):
+            return not lookup(scope, "Object")
+        if fn.type != "identifier":
+            return False
+        binds = lookup(scope, text)
+        b = _pick(binds) if binds else None
+        node = self.fn_nodes.get(b.name) if b is not None and b.kind == BindKind.FUNCTION else None
+        params = node.child_by_field_name("parameters") if node is not None else None
+        body = node.child_by_field_name("body") if node is not None else None
+        if params is None or body is None or not params.named_children:
+            return False
+        first = self.t(params.named_children[0])
+        return f"defineProperty({first}," in "".join(self.t(body).split())
+
+    def mixin(self, scope: Scope, n: Node, fn: Node) -> None:
+        """``mixin(target, source)`` (``Object.assign``, ``Object.setPrototypeOf``, the
+        ``merge-descriptors`` / ``utils-merge`` / ``setprototypeof`` packages...): the
+        target, a name, also holds what the source is (its methods become the target's)."""
+        if not self.is_mixin(fn, scope):
+            return
+        args = n.child_by_field_name("arguments")
+        kids = [a for a in args.named_children if a.type != "comment"] if args else []
+        if len(kids) < 2 or kids[0].type != "identifier":
+            return
+        name = self.t(kids[0])
+        if kids[1].type != "identifier":
+            return  # `EventEmitter.prototype` and the like: another package's members
+        home = declaring(scope, name)
+        if home is not None:
+            home.bind(name, Bind(BindKind.EXPR, expr=(kids[1], scope)))
+
+    def is_mixin(self, fn: Node, scope: Scope) -> bool:
+        text = self.t(fn)
+        if text in MIXIN_GLOBALS:
+            return not lookup(scope, text.partition(".")[0])
+        key = self.imported(fn, scope)
+        got = parse_imp(key) if key else None
+        return got is not None and got[0] in MIXIN_PACKAGES and got[1] == ["="]
 
     def on_new(self, n: Node) -> None:
         self.news.append((self.scope(), n))
@@ -368,8 +488,20 @@ class Uses(Declarations):
         if kind == CalleeKind.GLOBAL:
             return CallRef(owner, line, (f"{GLOBAL}.{c.name}",), raw)
         if kind == CalleeKind.METHOD:
-            return MethodCallRef(owner, line, c.receiver, c.name)
+            recv = c.receiver if c.receiver is not None else self.receiver_hint(fn)
+            return MethodCallRef(owner, line, recv, c.name)
         return DynamicCallRef(owner, line, DynamicHow.VARIABLE, ())
+
+    def receiver_hint(self, fn: Node) -> TypeDesc | None:
+        """An untyped receiver's name (``res`` of ``res.set()``, ``req`` of
+        ``this.req.get()``) for ``ragraf.lang.js.hints`` to guess from (None: no name)."""
+        obj = fn.child_by_field_name("object") if fn.type == "member_expression" else None
+        obj = self.strip(obj) if obj is not None else None
+        if obj is not None and obj.type == "member_expression":
+            obj = obj.child_by_field_name("property")
+        if obj is None or obj.type not in ("identifier", "property_identifier"):
+            return None
+        return Pending(Denotes.INSTANCE, (HINT + self.t(obj),))
 
     def export_table(self) -> None:
         """What the module exports, for other modules' imports (``link``)."""

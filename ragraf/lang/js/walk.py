@@ -62,6 +62,7 @@ class Extractor(Uses):
             "definition.class": self.on_class,
             "definition.interface": self.on_interface,
             "definition.enum": self.on_enum,
+            "definition.namespace": self.on_namespace,
             "definition.function": self.on_function,
             "reference.field": self.on_field,
             "reference.import": self.on_import,
@@ -83,6 +84,7 @@ class Extractor(Uses):
     # -- finish ---------------------------------------------------------------------------
     def finish(self) -> None:
         f = self.facts
+        self.bind_definers()
         for scope, pname, tnode in self.pending_params:
             for d in self.annotation(tnode, scope):
                 scope.bind(pname, Bind(BindKind.DESC, desc=d))

@@ -22,7 +22,7 @@ from ragraf.lang.facts import Handler, HookRef, RouteRef, Target, TemplateRef, T
 from ragraf.lang.php import hooks
 from ragraf.lang.php.assemble import call_args
 from ragraf.lang.php.routes import Routes
-from ragraf.lang.typedesc import Cls
+from ragraf.lang.typedesc import Cls, Var
 
 if TYPE_CHECKING:
     from tree_sitter import Node
@@ -76,7 +76,37 @@ class FrameworkCalls(Routes):
         slug = self.string_value(exprs[1]) if slugged and len(exprs) > 1 else None
         names = templates.file_names(name, slug if templates.shaped(slug) else None)
         if names:
-            self.raw_refs.append(TemplateRef(self.scope_index(), line, "render", name, names))
+            given = exprs[position + 1] if not slugged and len(exprs) > position + 1 else None
+            tvars = tuple(self.render_vars(given, 0))
+            ref = TemplateRef(self.scope_index(), line, "render", name, names, tvars)
+            self.raw_refs.append(ref)
+
+    def render_vars(self, n: Node | None, depth: int) -> list[tuple[str, TypeDesc]]:
+        """The variables a render passes the template with what each evaluates to (those
+        that describe something): ``['index' => $index]``, ``compact('index')``,
+        ``array_merge($a, [...])`` (its literal arrays)."""
+        if n is None or depth > 2:
+            return []
+        out: list[tuple[str, TypeDesc]] = []
+        if n.type == "array_creation_expression":
+            for e in n.named_children:
+                if e.type != "array_element_initializer" or len(e.named_children) != 2:
+                    continue
+                key = self.string_value(e.named_children[0])
+                d = self.expr_desc(e.named_children[1])
+                if key and d is not None:
+                    out.append((key, d))
+        elif n.type == "function_call_expression":
+            fn = n.child_by_field_name("function")
+            short = self.t(fn).rsplit("\\", 1)[-1].lower() if fn is not None else ""
+            for a in call_args(n):
+                if short == "compact":
+                    key = self.string_value(a)
+                    if key:
+                        out.append((key, Var(key, a.start_byte)))
+                elif short == "array_merge":
+                    out.extend(self.render_vars(a, depth + 1))
+        return out
 
     def on_hook(self, n: Node, short: str, line: int) -> bool:
         """``add_action('init', cb)`` / ``do_action('init')`` and the rest of WordPress's

@@ -72,6 +72,10 @@ _TEXT_PARTS = frozenset({"string_content", "escape_sequence", "nowdoc_string", "
 #: characters of a run-time part's PHP source kept in a ``("dyn", php)`` fragment: enough
 #: for the resolver to match a ``db.table_prefixes`` expression, bounded for long ones
 MAX_SQL_DYN = 120
+#: a literal shaped like a table name (an argument, an array's element or key)
+TABLE_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]{1,63}")
+#: arrays with more elements are no list of tables (data)
+MAX_TABLE_LIST = 200
 #: PHP keeps the low byte of an octal escape above \377 ("\400" is "\0")
 _OCTAL_BYTE_MASK = 0xFF
 

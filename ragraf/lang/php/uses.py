@@ -31,13 +31,16 @@ from ragraf.lang.facts import (
     NewRef,
     StaticCallRef,
     SuperglobalRef,
+    TableArgRef,
+    TableForwardRef,
+    TableListRef,
     Target,
 )
 from ragraf.lang.php import hooks
 from ragraf.lang.php.bindings import Bindings
 from ragraf.lang.php.framework_calls import FrameworkCalls
 from ragraf.lang.php.routes import ROUTE_METHODS
-from ragraf.lang.php.strings import MAX_SQL_DYN
+from ragraf.lang.php.strings import MAX_SQL_DYN, MAX_TABLE_LIST, TABLE_WORD
 from ragraf.lang.php.strvals import StrVals, function_targets, method_targets
 from ragraf.lang.typedesc import Cls, Parent, TypeDesc, Var
 from ragraf.limits import MAX_CONST_VALUE_CHARS
@@ -246,23 +249,51 @@ class Uses(Bindings, FrameworkCalls, StrVals):
             return
         sc = self.scope_index()
         pos = 0
+        params: list[str] | None = None  # the function's parameters, read when needed
         for a in args.named_children:
             if a.type != "argument":
                 continue
             if a.child_by_field_name("name") is not None:
                 return  # named arguments: positions no longer say which parameter
-            expr = a.named_children[-1] if a.named_children else None
-            target = None
-            if expr is not None and expr.type in ("string", "encapsed_string"):
-                target = self.callable_target(expr)
-            elif expr is not None and expr.type == "class_constant_access_expression":
+            if not a.named_children:
+                pos += 1
+                continue
+            expr = a.named_children[-1]
+            ty = expr.type
+            if ty == "variable_name" and callee.kind != TargetKind.NAMED:
+                if params is None:
+                    params = self.param_names()
+                var = self.t(expr)[1:] if params else ""
+                if var in params:  # the function's own parameter, passed on
+                    line = expr.start_point[0] + 1
+                    at = params.index(var)
+                    self.raw_refs.append(TableForwardRef(sc, line, callee, pos, at))
+            elif ty == "class_constant_access_expression":
                 # self::HOOK_RENDER: a constant of the file's classes with a literal value
                 vals = self.str_values(expr) or ()
                 got = function_targets(vals) if len(vals) == 1 and "*" not in vals[0] else ()
-                target = got[0] if got else None
-            if target is not None and expr is not None:
-                self.raw_refs.append(CallbackRef(sc, expr.start_point[0] + 1, callee, pos, target))
+                if got:
+                    self.raw_refs.append(
+                        CallbackRef(sc, expr.start_point[0] + 1, callee, pos, got[0])
+                    )
+            elif ty in ("string", "encapsed_string"):
+                target = self.callable_target(expr)
+                if target is not None:
+                    line = expr.start_point[0] + 1
+                    self.raw_refs.append(CallbackRef(sc, line, callee, pos, target))
+                    word = target.candidates[0] if target.candidates else ""
+                    if callee.kind != TargetKind.NAMED and TABLE_WORD.fullmatch(word):
+                        # it may name the table of the callee's SQL (``TableParamRef``)
+                        self.raw_refs.append(TableArgRef(sc, line, callee, pos, word))
             pos += 1
+
+    def param_names(self) -> list[str]:
+        """The parameters of the function or method the walk is in (none at file level or
+        in a closure)."""
+        sc = self.scope()
+        if sc.node == 0 or sc.anon:
+            return []
+        return [str(p.get("name")) for p in self.facts.nodes[sc.node].props.get("parameters") or []]
 
     def dispatch(self, name: Node, obj: Node | None, line: int) -> None:
         """``$obj->$m()`` where ``$m`` is a parameter of the enclosing function, or a case
@@ -278,8 +309,35 @@ class Uses(Bindings, FrameworkCalls, StrVals):
             recv = self.expr_desc(obj) if obj is not None else None
             self.raw_refs.append(DispatchRef(self.scope_index(), line, i, recv))
 
+    def table_list(self, n: Node) -> None:
+        """An array of at least two literals shaped like table names, or a map keyed by
+        them (``['users' => ['id', 'name'], ...]``): a ``TableListRef``."""
+        els = [e for e in n.named_children if e.type == "array_element_initializer"]
+        if not 2 <= len(els) <= MAX_TABLE_LIST or not els[0].named_children:
+            return
+        if els[0].named_children[0].type not in ("string", "encapsed_string"):
+            return  # neither a list of strings nor a map keyed by them
+        keyed = len(els[0].named_children) == 2
+        names = []
+        for e in els:
+            kids = e.named_children
+            if len(kids) != (2 if keyed else 1):
+                return
+            name = self.string_value(kids[0])
+            if not name or not TABLE_WORD.fullmatch(name):
+                return
+            if keyed and kids[1].type not in ("array_creation_expression", "string"):
+                return
+            names.append(name)
+        if len(set(names)) == len(names):
+            self.raw_refs.append(
+                TableListRef(self.scope_index(), n.start_point[0] + 1, tuple(names), keyed)
+            )
+
     def on_array(self, n: Node) -> None:
-        """A callable array ``[$obj, 'm']`` / ``[C::class, 'm']`` anywhere: a ``CallableRef``."""
+        """A callable array ``[$obj, 'm']`` / ``[C::class, 'm']`` anywhere: a ``CallableRef``;
+        an array of table names: a ``TableListRef``."""
+        self.table_list(n)
         if n.start_byte in self.hook_arrays:
             return
         target = self.callable_array(n)

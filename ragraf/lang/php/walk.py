@@ -19,6 +19,7 @@ Invariants a change must keep:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -31,10 +32,11 @@ from ragraf.kinds import (
     Layer,
     NodeKind,
     ParseStatus,
+    TableHow,
     TargetKind,
     TextKind,
 )
-from ragraf.lang import templates, tstree
+from ragraf.lang import template_calls, templates, tstree
 from ragraf.lang.chunking import DEFAULT_MAX_LINES, make_chunks
 from ragraf.lang.facts import (
     CallableRef,
@@ -50,6 +52,9 @@ from ragraf.lang.facts import (
     RouteRef,
     SqlRef,
     StaticCallRef,
+    TableArgRef,
+    TableForwardRef,
+    TableParamRef,
     TablePrefixRef,
     Target,
     TemplateRef,
@@ -63,6 +68,7 @@ from ragraf.lang.php.names import DOC_VAR
 from ragraf.lang.php.state import SCOPED_FRAMES, Scope
 from ragraf.lang.php.strings import Strings
 from ragraf.lang.php.strvals import UNKNOWN
+from ragraf.lang.php.ui_strings import ui_tokens
 from ragraf.lang.php.uses import Uses
 from ragraf.lang.tstree import first_error, innermost
 from ragraf.lang.typedesc import Cls, Var, alternatives
@@ -256,6 +262,15 @@ class Extractor(Declarations, Uses, Strings):
                 if h.kind != HandlerKind.CLOSURE:
                     h = h._replace(cls=self.close(h.cls, sc))
                 refs.append(r._replace(owner=node, handler=h))
+            elif isinstance(r, TableArgRef | TableForwardRef):
+                c = r.callee
+                if c.kind == TargetKind.METHOD:
+                    c = c._replace(receiver=self.close(c.receiver, sc))
+                refs.append(r._replace(owner=node, callee=c))
+            elif isinstance(r, TemplateRef) and r.vars:
+                closed = ((k, self.close(d, sc)) for k, d in r.vars)
+                tvars = tuple((k, d) for k, d in closed if d is not None)
+                refs.append(r._replace(owner=node, vars=tvars))
             elif isinstance(r, DynamicCallRef):
                 targets, obj = self.close_targets(r.targets, sc)
                 if obj is not None:  # `$handler($x)` on an object: its __invoke
@@ -265,13 +280,17 @@ class Extractor(Declarations, Uses, Strings):
                 refs.append(r._replace(owner=node, targets=targets))
             else:
                 refs.append(r._replace(owner=node))
+        refs.extend(table_params(f, refs))
         if self.path.endswith(".blade.php"):  # @include('partials.nav'), @extends(...)
             for line, how, name in templates.blade_refs(self.text):
                 if templates.shaped(name):
                     refs.append(TemplateRef(0, line, how, name, templates.file_names(name)))
+            refs.extend(template_calls.blade_calls(self.text))  # {{ $user->name() }}
         f.refs = refs
         self.attach_texts()
         f.chunks = make_chunks(self.path, self.text, f, "php", self.max_chunk_lines)
+        for chunk in f.chunks:
+            chunk.ui_tokens = ui_tokens(chunk.code)
 
     def close_targets(
         self, targets: tuple[Target, ...], sc: Scope
@@ -371,3 +390,32 @@ def warm() -> None:
 def extract(path: str, text: str, max_chunk_lines: int = DEFAULT_MAX_LINES) -> FileFacts:
     """The facts of one PHP file (what the language registry calls)."""
     return Extractor(path, text, max_chunk_lines).run()
+
+
+#: a run-time table name that is a parameter, after an optional prefix (``DB_PREFIX .
+#: $table``): (prefix, parameter)
+_PARAM_TABLE = re.compile(r"^(?:(.{1,80}?) \. )?\$([A-Za-z_]\w*)$")
+
+
+def table_params(f: FileFacts, refs: list[Ref]) -> list[TableParamRef]:
+    """The SQL strings of functions and methods naming their table by a parameter of
+    theirs: ``TableParamRef``s (one per function, parameter, line and role)."""
+    out: dict[TableParamRef, None] = {}
+    for r in refs:
+        if not isinstance(r, SqlRef) or r.analysis is None or not r.owner:
+            continue
+        params = f.nodes[r.owner].props.get("parameters") or []
+        if not params:
+            continue
+        names = [p.get("name") for p in params]
+        own = {i: op for i, op, _cols in r.analysis.by_table}
+        for i, t in enumerate(r.analysis.tables):
+            if t.how != TableHow.DYNAMIC or not t.expr or t.name:
+                continue
+            m = _PARAM_TABLE.match(t.expr)
+            if m is None or m.group(2) not in names:
+                continue
+            op = own.get(i, r.analysis.operation)
+            pos = names.index(m.group(2))
+            out[TableParamRef(r.owner, r.line, pos, op, t.role, m.group(1) or "")] = None
+    return list(out)

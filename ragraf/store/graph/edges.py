@@ -70,6 +70,24 @@ class EdgeReads:
             key=lambda e: (e.evidence_path or "", e.evidence_line or 0, e.kind, e.src, e.dst),
         )
 
+    def caller_counts(
+        self, rev_id: str, node_ids: Iterable[str], kinds: Sequence[str]
+    ) -> dict[str, int]:
+        """How many distinct nodes reach each of ``node_ids`` by an edge of ``kinds``
+        (absent: none)."""
+        ids = list(set(node_ids))
+        if not ids:
+            return {}
+        return {
+            str(dst): int(n)
+            for dst, n in self.db.query(
+                "SELECT dst, count(DISTINCT src) FROM edge WHERE rev_from <= ?1 AND rev_to > ?1"
+                f" AND dst IN (SELECT value FROM json_each(?)) AND kind IN ({sql_list(kinds)})"
+                " GROUP BY dst",
+                (rev_no(rev_id), json.dumps(ids)),
+            )
+        }
+
     def unresolved_calls(
         self, rev_id: str, names: Iterable[str], kinds: Sequence[str]
     ) -> list[UnresolvedRow]:

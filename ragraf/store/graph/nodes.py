@@ -214,6 +214,18 @@ class NodeReads:
             )
         ]
 
+    def symbol_name_list(self, rev_id: str) -> list[str]:
+        """The distinct names of the named code declarations (a scan: for a name not
+        found)."""
+        return [
+            str(r[0])
+            for r in self.db.query(
+                f"SELECT DISTINCT name FROM node WHERE rev_from <= ?1 AND rev_to > ?1 AND kind IN ({SYMBOL_KINDS})"
+                " AND name IS NOT NULL",
+                (rev_no(rev_id),),
+            )
+        ]
+
     def top_level_files(self, rev_id: str) -> list[NodeRow]:
         """File nodes whose top-level code calls or instantiates something."""
         return self.db.rows(
