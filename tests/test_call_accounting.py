@@ -62,6 +62,23 @@ def test_calls_on_builtin_classes_are_external_never_a_name_match(calls: Path) -
         "sites": [],
         "external": {"total": 2, "by_class": {"Exception": 1, "RuntimeException": 1}},
         "elsewhere": 1,  # $mail->getMessage(): Mail's
+        "dynamic": {  # `$handler->$method()` on an object of a class not known: it may
+            "total": 1,
+            "by_form": {"method": 1},
+            "sites": [
+                {
+                    "evidence": "src/Http/Controller.php:36",
+                    "path": "src/Http/Controller.php",
+                    "line": 36,
+                    "name": "*",
+                    "form": "method",
+                    "reason": "dynamic_name",
+                    "detail": None,
+                    "from": "Calls\\Http\\Controller::dispatch",
+                    "text": {"untrusted": "$handler->$method();", "truncated": False},
+                }
+            ],
+        },
     }
 
 
@@ -126,14 +143,21 @@ def test_the_text_answer_says_what_it_could_not_attach(calls: Path) -> None:
     assert_lines(
         r.stdout,
         [
+            "0 callers: 0 stated, 0 derived; may also call it: 1 unresolved same-name call"
+            " sites, 1 dynamic call sites (name computed at run time)",
             "stated (proven by the code): 0",
             "derived (inferred, with a confidence): 0",
             "and 1 unresolved same-name call sites (1 unknown member):",
             "  src/Http/Controller.php:13  unknown member Calls\\Http\\Header",
             "      $h->missing();",
+            "and 1 call sites whose callee is computed at run time may call it:",
+            "  src/Http/Controller.php:36  method",
+            "      $handler->$method();",
             "-- from the index rev-0001 (with data flow)",
             "-- callers: 1 call sites of missing() were not attached to any declaration"
             " (result.unresolved): they may call this one",
+            "-- callers: 1 call sites whose callee is computed at run time (its name not known,"
+            " or a pattern it matches) may call it (result.unresolved.dynamic)",
         ],
     )
     r = invoke("-C", calls, "query", "callers", "Calls\\Http\\Header::getMessage")

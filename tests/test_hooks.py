@@ -130,10 +130,19 @@ def test_a_run_of_a_hook_calls_the_callbacks_added_to_it(plugin: Path) -> None:
             "myplug_save_page",
         ),
     }
+    # Labels::upper is also handed over as a callable ('render_callback' => ...): an item
+    registered = {
+        "Myplug\\Labels::upper": [
+            ("myplug.php", "myplug.php:30", "registered with register_setting")
+        ]
+    }
     for fqn, item in expected.items():
         r = _callers(plugin, fqn)
         assert _derived(r["result"]) == [item], fqn
-        assert r["result"]["stated"] == [], fqn
+        assert [
+            (i["symbol"]["fqn"], i["evidence"][0]["evidence"], i.get("how"))
+            for i in r["result"]["stated"]
+        ] == registered.get(fqn, []), fqn
         (reg,) = r["result"]["hooks"]
         assert reg["hook"] == item[4] and reg["runs"] == 1, fqn
         assert not any("nothing in the corpus runs" in x for x in r["limits"]), fqn
@@ -143,7 +152,14 @@ def test_a_callback_of_a_hook_run_elsewhere_is_not_said_to_have_no_callers(plugi
     """WordPress runs ``init``, not the plugin: the answer lists where the callback is added
     and says the code around the corpus calls it."""
     r = _callers(plugin, "Myplug\\boot")
-    assert r["result"]["stated"] == [] and r["result"]["derived"] == []
+    assert r["result"]["derived"] == []
+    # the registration is an item (it is how the target runs), counted in total
+    [item] = r["result"]["stated"]
+    assert (item["symbol"]["fqn"], item["how"], r["result"]["total"]) == (
+        "myplug.php",
+        "added to hook 'init' (run outside the corpus)",
+        1,
+    )
     (reg,) = r["result"]["hooks"]
     assert {k: reg[k] for k in ("hook", "call", "evidence", "from", "runs")} == {
         "hook": "init",
@@ -195,7 +211,13 @@ def test_a_callback_handed_to_wordpress_is_listed_with_its_site(plugin: Path) ->
     """``add_menu_page(..., 'Myplug\\render_page')``: WordPress (not in the corpus) calls it
     later; the answer lists the site and says so, instead of "no callers"."""
     r = _callers(plugin, "Myplug\\render_page")
-    assert r["result"]["stated"] == [] and r["result"]["derived"] == []
+    assert r["result"]["derived"] == []
+    [item] = r["result"]["stated"]
+    assert (item["symbol"]["fqn"], item["how"], item["evidence"][0]["evidence"]) == (
+        "myplug.php",
+        "registered with add_menu_page",
+        "myplug.php:20",
+    )
     (site,) = r["result"]["callbacks"]
     assert (site["evidence"], site["from"]) == ("myplug.php:20", "myplug.php")
     assert any("passed as a callable at 1 site(s)" in x for x in r["limits"]), r["limits"]

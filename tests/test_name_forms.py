@@ -218,13 +218,14 @@ def test_a_name_of_several_declarations_lists_them_and_says_how_to_narrow(
         ("java/src/com/shop/Billing.java", "method", 1),
         ("php/src/Console.php", "method", 1),
         ("py/shop/pricing.py", "method", 1),
-        ("web/app.js", "function", 0),
-        ("web/order.ts", "method", 2),  # placeOrder, and app.js's boot by name (derived)
+        ("web/app.js", "method", 1),  # a member of the object `app`: boot's app.label()
+        ("web/order.ts", "method", 1),  # placeOrder (boot's call is app.label's, not by name)
     }
     assert len(res["target"]) == 5 and "--path FILE" in res["narrow"]
     text = invoke("-C", names_root, "query", "callers", "label", check=True).stdout.splitlines()
-    assert text[0].startswith("5 distinct definitions answer together;")
-    assert "give path (--path FILE)" in text[0]
+    assert text[0].startswith("5 callers: 5 stated, 0 derived")  # the summary line first
+    assert text[1].startswith("5 distinct definitions answer together;")
+    assert "give path (--path FILE)" in text[1]
     assert "  method Shop\\Cli\\Console::label  php/src/Console.php:12  (1 caller)" in text
     # --path narrows to one, the answer names it in full
     one = query(names_root, "callers", "label", "--path", "php/src/Console.php")["result"]

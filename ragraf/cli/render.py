@@ -329,6 +329,53 @@ def _r_refs(r: dict[str, Any], out: list[str]) -> None:
     _hint(r, out)
 
 
+def _r_callers(r: dict[str, Any], out: list[str]) -> None:
+    """``callers``: first a line with everything that can run the target (the items by
+    kind, and the call sites that may but could not be attached), then the walk."""
+    if r.get("target"):
+        out.append(_callers_line(r))
+    _r_walk(r, out)
+
+
+def _callers_line(r: dict[str, Any]) -> str:
+    """ "7 callers: 2 stated, 5 derived (3 calls, 1 by hook, 1 registered with usort);
+    may also call it: 4 unresolved same-name call sites, 12 dynamic call sites"."""
+    counts = r.get("counts") or {}
+    total = r.get("total", 0)
+    kinds: dict[str, int] = {}
+    for sec in Provenance:
+        for it in r.get(sec, []):
+            first = it["evidence"][0] if it["evidence"] else {}
+            if it.get("how"):
+                how = str(it["how"])
+                k = "added to hooks run outside the corpus" if how.startswith("added to") else how
+            elif first.get("via") in ("hook", "dispatch"):
+                k = "by hook"
+            elif "template" in str(first.get("via") or ""):
+                k = "from templates"
+            else:
+                k = "by call"
+            kinds[k] = kinds.get(k, 0) + 1
+    listed = sum(kinds.values())
+    parts = ", ".join(f"{n} {k}" for k, n in kinds.items())
+    if listed < total:
+        parts += f"{', ' if parts else ''}{total - listed} not on this page"
+    line = (
+        f"{total} callers: {counts.get('stated', 0)} stated, {counts.get('derived', 0)} derived"
+        + (f" ({parts})" if parts else "")
+    )
+    u = r.get("unresolved") or {}
+    more = []
+    if u.get("total"):
+        more.append(f"{u['total']} unresolved same-name call sites")
+    dyn = (u.get("dynamic") or {}).get("total", 0)
+    if dyn:
+        more.append(f"{dyn} dynamic call sites (name computed at run time)")
+    if more:
+        line += "; may also call it: " + ", ".join(more)
+    return line
+
+
 def _r_walk(r: dict[str, Any], out: list[str]) -> None:
     if _matched(r, out):
         return
@@ -344,8 +391,13 @@ def _r_walk(r: dict[str, Any], out: list[str]) -> None:
             via = f"  via {first['via']}" if sec == Provenance.DERIVED and first.get("via") else ""
             if first.get("hook"):
                 via += f" '{first['hook']}'"
+            if it.get("how"):
+                via = f"  {it['how']}"
+            cut = it.get("evidence_total")
+            more = f"  (+{cut - len(it['evidence'])} more lines)" if cut else ""
             out.append(
-                f"  [{it['depth']}] {_sym(it['symbol'])}  conf {it['confidence']:.2f}  at {ev}{via}"
+                f"  [{it['depth']}] {_sym(it['symbol'])}  conf {it['confidence']:.2f}"
+                f"  at {ev}{via}{more}"
             )
     for t in r.get("templates") or []:
         out.append(
@@ -397,6 +449,18 @@ def _unresolved(r: dict[str, Any], out: list[str]) -> None:
                 out.append(f"      {_u(site['text'])}")
         if u["total"] > _SHOWN_UNRESOLVED:
             out.append(f"  ... {u['total'] - _SHOWN_UNRESOLVED} more (--json)")
+    dyn = u.get("dynamic") or {}
+    if dyn.get("total"):
+        out.append(
+            f"and {dyn['total']} call sites whose callee is computed at run time may call it:"
+        )
+        for site in dyn["sites"][:_SHOWN_UNRESOLVED]:
+            name = "" if site["name"] == "*" else f" {site['name']}"
+            out.append(f"  {site['evidence']}  {site['form']}{name}")
+            if site.get("text"):
+                out.append(f"      {_u(site['text'])}")
+        if dyn["total"] > _SHOWN_UNRESOLVED:
+            out.append(f"  ... {dyn['total'] - _SHOWN_UNRESOLVED} more (--json)")
     ext = u["external"]
     if ext["total"]:
         classes = ", ".join(f"{c} {n}" for c, n in ext["by_class"].items())
@@ -876,7 +940,7 @@ def _r_fields(r: dict[str, Any], out: list[str]) -> None:
 _RENDERERS = {
     "symbol": _r_symbol,
     "references": _r_refs,
-    "callers": _r_walk,
+    "callers": _r_callers,
     "callees": _r_walk,
     "impact": _r_impact,
     "code": _r_code,

@@ -19,6 +19,7 @@ Invariants a change must keep:
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from typing import Any, NamedTuple
 
@@ -94,7 +95,12 @@ def callers(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
     MediaWiki handler's in extension.json (`mediawiki:<hook>`, run by
     `HookContainer::run`). `outside_parents` names the classes and interfaces outside the
     corpus a method's class extends or implements: code there may call it; for a magic
-    method PHP calls itself (`__toString`, `__get`, `__destruct`...) the limits say when."""
+    method PHP calls itself (`__toString`, `__get`, `__destruct`...) the limits say when.
+    `total` counts everything that can run the target: callers by call and by hook, and
+    its registrations as items with `how` (`registered with set_error_handler`, `added to
+    hook 'init' (run outside the corpus)`); `unresolved.dynamic` lists the call sites
+    whose callee is computed at run time and may reach it; an item whose evidence is cut
+    to 20 lines has `evidence_total`."""
     return _walk(ctx, args, "in")
 
 
@@ -113,6 +119,7 @@ class _Hop(NamedTuple):
     confidence: float  # the product of the confidences along the path from a target
     provenance: str  # derived once one edge of the path is
     depth: int
+    how: str = ""  # a registration (not a call): how it hands the target over
 
 
 def _walk(ctx: Ctx, args: dict[str, Any], direction: str) -> dict[str, Any]:
@@ -127,8 +134,12 @@ def _walk(ctx: Ctx, args: dict[str, Any], direction: str) -> dict[str, Any]:
     depth = args["depth"]
     hard = args["hard_only"]
     hops = _call_hops(ctx, targets, direction, depth, hard)
-    if direction == "in" and not hard:
-        hops += _dispatch_hops(ctx, targets)
+    regs: list[_Reg] = []
+    if direction == "in":
+        if not hard:
+            hops += _dispatch_hops(ctx, targets)
+        regs = _registration_edges(ctx, targets)
+        hops += _registration_hops(ctx, targets, regs, hard)
     stated, derived_items = _ranked(hops)
     total = len(stated) + len(derived_items)
     pager = Pager(args, ORDER_SYMBOLS)
@@ -151,13 +162,27 @@ def _walk(ctx: Ctx, args: dict[str, Any], direction: str) -> dict[str, Any]:
         if rendered:
             out["templates"] = rendered
     if direction == "in":
-        more = _caller_context(ctx, targets, hops, hard, total)
+        calls = [h for h in hops if not h.how]
+        more = _caller_context(ctx, targets, calls, hard, regs)
         for k in ("hooks", "callbacks"):
             if k in more:
                 more[k] = pager.cut(k, more[k])
         out.update(more)
     out["page"] = pager.page()
+    _evidence_cut(ctx, items)
     return out
+
+
+def _evidence_cut(ctx: Ctx, items: list[dict[str, Any]]) -> None:
+    """The limits say how many items list only ``EVIDENCE_PER_ITEM`` of their evidence
+    (each such item has ``evidence_total``)."""
+    cut = [it for it in items if it.get("evidence_total", 0) > len(it["evidence"])]
+    if cut:
+        more = sum(it["evidence_total"] - len(it["evidence"]) for it in cut)
+        ctx.limits.append(
+            f"{ctx.op}: {len(cut)} item(s) list {EVIDENCE_PER_ITEM} of their evidence lines;"
+            f" {more} more are not listed (item.evidence_total counts them all)"
+        )
 
 
 def _call_hops(
@@ -207,6 +232,8 @@ def _dispatch_hops(ctx: Ctx, targets: list[NodeRow]) -> list[_Hop]:
     for t in targets:
         for ov in ctx.graph.edges_from(ctx.rev, [t.node_id], (EdgeKind.OVERRIDES,)):
             for e in ctx.graph.edges_to(ctx.rev, [ov.dst], CALL_EDGES):
+                if _explicit_static(ctx, e, t.name or ""):
+                    continue  # parent::m(), Base::m(): that declaration, never an override
                 hops.append(
                     _Hop(e.src, e, round(dispatch * e.confidence, 4), Provenance.DERIVED, 1)
                 )
@@ -219,6 +246,19 @@ def _dispatch_hops(ctx: Ctx, targets: list[NodeRow]) -> list[_Hop]:
                     _Hop(e.src, e, round(dispatch * e.confidence, 4), Provenance.DERIVED, 1)
                 )
     return hops
+
+
+def _explicit_static(ctx: Ctx, e: EdgeRow, name: str) -> bool:
+    """Whether a call edge's line calls ``name`` only through a named class
+    (``parent::m()``, ``self::m()``, ``Base::m()``; ``static::m()`` dispatches)."""
+    if not name or e.evidence_path is None or e.evidence_line is None:
+        return False
+    text = ctx.line_text(e.evidence_path, e.evidence_line)
+    line = str((text or {}).get("untrusted") or "")
+    low, n = line.lower(), re.escape(name.lower())
+    if re.search(rf"->\s*{n}\s*\(", low) or re.search(rf"\bstatic\s*::\s*{n}\s*\(", low):
+        return False
+    return re.search(rf"[\w\\]\s*::\s*{n}\s*\(", low) is not None
 
 
 class _Reached(NamedTuple):
@@ -268,17 +308,23 @@ def _ranked(hops: list[_Hop]) -> tuple[list[_Reached], list[_Reached]]:
 def _item(ctx: Ctx, r: _Reached, n: NodeRow) -> dict[str, Any]:
     """A listed symbol with up to ``EVIDENCE_PER_ITEM`` of its edges (their line texts:
     `references`)."""
-    return {
+    out: dict[str, Any] = {
         "symbol": ctx.node(n),
         "depth": r.depth,
         "confidence": r.confidence,
         "provenance": r.provenance,
         "evidence": [ctx.edge(h.edge, None, with_text=False) for h in r.hops[:EVIDENCE_PER_ITEM]],
     }
+    how = next((h.how for h in r.hops if h.how), None)
+    if how:
+        out["how"] = how
+    if len(r.hops) > EVIDENCE_PER_ITEM:
+        out["evidence_total"] = len(r.hops)
+    return out
 
 
 def _caller_context(
-    ctx: Ctx, targets: list[NodeRow], hops: list[_Hop], hard: bool, total: int
+    ctx: Ctx, targets: list[NodeRow], hops: list[_Hop], hard: bool, regs: list[_Reg]
 ) -> dict[str, Any]:
     """What a ``callers`` answer adds to the walk: the call-site accounting
     (``unresolved``), where the targets are registered to be called later (``hooks``,
@@ -294,8 +340,8 @@ def _caller_context(
     acc = call_accounting(ctx, targets, direct)
     if acc is not None:
         out["unresolved"] = acc
-    out.update(_registrations(ctx, targets, total == 0))
-    if total == 0:
+    out.update(_registrations(ctx, targets, regs, not hops))
+    if not hops and not regs:
         _drupal_hook_note(ctx, targets)
     outside = _outside_parents(ctx, targets)
     if outside:
@@ -417,33 +463,123 @@ def _drupal_hook_note(ctx: Ctx, targets: list[NodeRow]) -> None:
             )
 
 
-def _registrations(ctx: Ctx, targets: list[NodeRow], no_callers: bool) -> dict[str, Any]:
-    """Where the targets are handed over to be called later, from their ``references``
-    edges marked ``callable``: ``hooks``, where they are added to a hook (WordPress's
-    ``add_action`` / ``add_filter``: a ``hook`` prop) with how many runs of that hook the
-    corpus has linked to them (``calls_heuristic`` via ``hook``); ``callbacks``, where they
-    are passed as a callable (``usort($a, 'cmp')``, ``add_menu_page(..., 'render')``,
-    ``[$this, 'm']``). A hook nothing in the corpus runs gets a limit (the code around the
-    corpus runs it), and so do callbacks when nothing calls the targets directly: "no
-    callers" is not "never called"."""
+class _Reg(NamedTuple):
+    """Where a target is handed over to be called later: a ``references`` edge marked
+    ``callable`` or with a ``hook``, and how many runs of that hook the corpus has linked
+    to the target (0 for a callback)."""
+
+    edge: EdgeRow
+    props: dict[str, Any]
+    runs: int
+
+
+def _registration_edges(ctx: Ctx, targets: list[NodeRow]) -> list[_Reg]:
+    """The targets' registrations (``_Reg``), by place: as a hook's callback
+    (``add_action``: a ``hook`` prop) with the runs of that hook linked to them
+    (``calls_heuristic`` via ``hook`` / ``dispatch``), as a callable handed to a call or
+    named in a string."""
     ids = [t.node_id for t in targets]
-    regs: list[tuple[EdgeRow, dict[str, Any]]] = []
+    found: list[tuple[EdgeRow, dict[str, Any]]] = []
     for e in ctx.graph.edges_to(ctx.rev, ids, (EdgeKind.REFERENCES,)):
         p = props_of(e.props) if e.props else {}
         if p.get("callable") or p.get("hook"):
-            regs.append((e, p))
-    if not regs:
-        return {}
+            found.append((e, p))
+    if not found:
+        return []
     runs: dict[tuple[str, str], set[tuple[str | None, int | None]]] = defaultdict(set)
-    if any(p.get("hook") for _e, p in regs):
+    if any(p.get("hook") for _e, p in found):
         for e in ctx.graph.edges_to(ctx.rev, ids, (EdgeKind.CALLS_HEURISTIC,)):
             p = props_of(e.props) if e.props else {}
             if p.get("via") in ("hook", "dispatch"):
                 runs[(e.dst, str(p.get("hook")))].add((e.evidence_path, e.evidence_line))
-    owners = ctx.graph.nodes_by_ids(ctx.rev, [e.src for e, _p in regs])
+    found.sort(key=lambda ep: (ep[0].evidence_path or "", ep[0].evidence_line or 0))
+    return [
+        _Reg(e, p, len(runs.get((e.dst, str(p["hook"])), ())) if p.get("hook") else 0)
+        for e, p in found
+    ]
+
+
+#: a name right before ``(``: a call (or ``array(``, which is no call)
+_CALL_NAME = re.compile(r"([A-Za-z_]\w*)\s*$")
+#: words before ``(`` that are no call a callable is handed to
+_NOT_CALLS = frozenset({"array", "list", "function", "fn", "isset", "empty"})
+
+
+def _handed_to(line: str, name: str) -> str | None:
+    """The call a callable on this line is handed to: the innermost call still open
+    where the string literal naming it starts (the one holding ``name``, else the line's
+    last one: ``usort($a, 'cmp')``: ``usort``; ``add_filter('x', [$this, 'm'])``:
+    ``add_filter``)."""
+    stack: list[str] = []
+    found: str | None = None
+    named: str | None = None
+    i, n = 0, len(line)
+    low = name.lower()
+    while i < n:
+        c = line[i]
+        if c in "'\"":
+            calls = [x for x in stack if x]
+            found = calls[-1] if calls else None
+            j = i + 1
+            while j < n and line[j] != c:
+                j += 2 if line[j] == "\\" else 1
+            if low and named is None and line[i + 1 : j].lower().endswith(low):
+                named = found or ""
+            i = j + 1
+            continue
+        if c == "(":
+            m = _CALL_NAME.search(line[:i])
+            name = m.group(1) if m else ""
+            stack.append("" if name.lower() in _NOT_CALLS else name)
+        elif c == ")" and stack:
+            stack.pop()
+        i += 1
+    return (named or None) if named is not None else found
+
+
+def _registration_hops(
+    ctx: Ctx, targets: list[NodeRow], regs: list[_Reg], hard: bool
+) -> list[_Hop]:
+    """The registrations that run the target from outside the corpus's call edges, as
+    hops with ``how``: a callable handed to a call (``registered with usort``) or named in
+    a string, and a hook callback when nothing in the corpus runs the hook (a run that is
+    here is a call of its own). ``hard``: stated ones only."""
+    hops: list[_Hop] = []
+    names = {t.node_id: t.name or "" for t in targets}
+    for r in regs:
+        e, p = r.edge, r.props
+        if hard and e.provenance != Provenance.STATED:
+            continue
+        if p.get("hook"):
+            if r.runs:
+                continue
+            how = f"added to hook '{sanitize.name(str(p['hook']))}' (run outside the corpus)"
+        elif p.get("via") == "name_string":
+            how = "named in a string"
+        else:
+            text = ctx.line_text(e.evidence_path, e.evidence_line) if e.evidence_path else None
+            call = _handed_to(str((text or {}).get("untrusted") or ""), names.get(e.dst, ""))
+            how = f"registered with {call}" if call else "passed as a callable"
+        hops.append(_Hop(e.src, e, e.confidence, e.provenance, 1, how))
+    return hops
+
+
+def _registrations(
+    ctx: Ctx, targets: list[NodeRow], regs: list[_Reg], no_callers: bool
+) -> dict[str, Any]:
+    """Where the targets are handed over to be called later (``_registration_edges``):
+    ``hooks``, where they are added to a hook with how many runs of that hook the corpus
+    has linked to them; ``callbacks``, where they are passed as a callable
+    (``usort($a, 'cmp')``, ``add_menu_page(..., 'render')``, ``[$this, 'm']``). A hook
+    nothing in the corpus runs gets a limit (the code around the corpus runs it), and so
+    do callbacks when nothing calls the targets directly: "no callers" is not "never
+    called". The same registrations are items of the answer (``how``)."""
+    if not regs:
+        return {}
+    owners = ctx.graph.nodes_by_ids(ctx.rev, [r.edge.src for r in regs])
     added: list[dict[str, Any]] = []
     callbacks: list[dict[str, Any]] = []
-    for e, p in sorted(regs, key=lambda ep: (ep[0].evidence_path or "", ep[0].evidence_line or 0)):
+    for e, p, nruns in regs:
         ctx.touch(e.evidence_path)
         owner = owners.get(e.src)
         site: dict[str, Any] = {
@@ -460,7 +596,7 @@ def _registrations(ctx: Ctx, targets: list[NodeRow], no_callers: bool) -> dict[s
                     "hook": sanitize.name(hook),
                     "call": p.get("hook_call"),
                     **site,
-                    "runs": len(runs.get((e.dst, hook), ())),
+                    "runs": nruns,
                 }
             )
         else:

@@ -94,6 +94,8 @@ SHOWN_EDGE_PROPS = (
     "callable",
     "hook",
     "run_as",
+    "pattern",
+    "computed",
     "include",
     "use",
     "external",

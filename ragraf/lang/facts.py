@@ -102,6 +102,11 @@ class CallableRef(NamedTuple):
     method: str
 
 
+#: a dynamic call's name nothing is known of (``Target.candidates`` / ``Target.method``);
+#: in a name, ``*`` stands for a part built at run time (``upgrade_to_*``)
+UNKNOWN_NAME = "*"
+
+
 class Target(NamedTuple):
     """One possible callee of a dynamic call: a function (candidate fqns) or a method."""
 
@@ -156,6 +161,9 @@ class HookRef(NamedTuple):
     hook: str
     call: str  # the function called, its short name in lower case
     callback: Target | None = None  # listen: what it adds (None: a closure, not understood)
+    #: the source of a name or callback read from the values an expression may take
+    #: (``'wp_ajax_' . $action`` where ``$action`` is one of a list): a derived listen
+    computed: str = ""
 
 
 class NewRef(NamedTuple):

@@ -41,6 +41,7 @@ from ragraf.kinds import (
 )
 from ragraf.lang import registry
 from ragraf.lang.facts import (
+    UNKNOWN_NAME,
     CallRef,
     ClassConstRef,
     ClassDecl,
@@ -64,6 +65,12 @@ _OUTCOME_OF = {
     Unresolved.EXTERNAL_TYPE: CallOutcome.EXTERNAL,
     Unresolved.UNKNOWN_MEMBER: CallOutcome.UNRESOLVED_UNKNOWN_MEMBER,
     Unresolved.DYNAMIC_NAME: CallOutcome.UNRESOLVED_DYNAMIC_NAME,
+}
+
+#: the ``via`` of a dynamic call's edges by its form (else ``variable-function``)
+_DYNAMIC_VIA: dict[str, str] = {
+    DynamicHow.CALL_USER_FUNC: "call_user_func",
+    DynamicHow.DYNAMIC_METHOD: "dynamic-method",
 }
 
 
@@ -299,6 +306,16 @@ class Calls:
                 )
                 or CallOutcome.STATED
             )
+        if kind != CallKind.STATIC and known and not external:
+            # no corpus class it may be declares m: the object may be of a subclass that
+            # does (WP_List_Table's $this->inline_edit() on a WP_Terms_List_Table), before
+            # __call; a vendor interface's implementations in the corpus are no such guess
+            sub = sorted(
+                {t for cls in known for t in self.sym.subclass_methods(cls.lower(), m.lower())}
+            )
+            if sub:
+                self.ctx.out.link_targets(src, sub, EdgeKind.CALLS, path, line, True, "subclass")
+                return CallOutcome.DERIVED
         magic_name = "__callstatic" if kind == CallKind.STATIC else "__call"
         magic = sorted({t for cls in tys for t in self.sym.find_method(cls, magic_name)})
         if magic:
@@ -421,6 +438,66 @@ class Calls:
                 self.ctx.add(src, cids[0], EdgeKind.REFERENCES, f.path, ref.line)
 
     def on_dynamic_call(self, f: FileFacts, src: str, ref: DynamicCallRef) -> None:
+        """A call whose callee is computed (``$fn()``, ``call_user_func($cb)``,
+        ``$obj->$m()``): derived calls of what its targets name (a literal name, a
+        callable array; a pattern ``upgrade_to_*`` of every declaration it matches, up to
+        ``max_candidates``, the confidence divided among them); a target whose name nothing
+        is known of (``UNKNOWN_NAME``), or a pattern matching none or too many, is kept as
+        an unresolved call site of that name (``*`` or the pattern): an answer about a
+        declaration it may reach lists it (``ragraf.facade.accounting``)."""
+        if ref.how == DynamicHow.AMBIGUOUS_IMPORT:
+            self._ambiguous_import(f, src, ref)
+            return
+        st = self.ctx.stats
+        st["calls_total"] += 1
+        conf = self.conf["variable_function"]
+        plain: list[str] = []
+        matched: list[tuple[str, list[str]]] = []  # (pattern, its declarations)
+        open_: list[tuple[str, str, str | None]] = []  # (name, call kind, detail)
+        for alt in ref.targets:
+            if alt.kind == TargetKind.FUNCTION:
+                for cand in alt.candidates:
+                    if UNKNOWN_NAME in cand:
+                        pat = cand.lower()
+                        found = self.sym.functions_matching(pat) if pat != UNKNOWN_NAME else []
+                        if found and len(found) <= self.max_candidates:
+                            matched.append((cand, found))
+                        else:
+                            open_.append((pat, CallKind.FUNCTION, "callable"))
+                        break
+                    fids = self.sym.function_ids(cand.lower())
+                    if fids:
+                        plain.extend(fids)
+                        break
+            elif alt.kind == TargetKind.METHOD:
+                got = self._dynamic_method(f.path, alt.receiver, alt.method, open_)
+                if got is not None and UNKNOWN_NAME in alt.method:
+                    matched.append((alt.method, got))
+                elif got is not None:
+                    plain.extend(got)
+        for name, kind, detail in dict.fromkeys(open_):
+            self.ctx.unresolved(
+                UnresolvedRow(name, kind, src, f.path, ref.line, Unresolved.DYNAMIC_NAME, detail)
+            )
+        plain = sorted(set(plain))
+        if not plain and not matched:
+            st["calls_unresolved_dynamic"] += 1
+            return
+        via = _DYNAMIC_VIA.get(ref.how, "variable-function")
+        spec = EdgeSpec(conf, True, {"via": via})
+        for t in plain:
+            self.ctx.add(src, t, EdgeKind.CALLS_HEURISTIC, f.path, ref.line, spec)
+        for pattern, found in matched:
+            props = {"via": via, "pattern": pattern, "candidates": len(found)}
+            pspec = EdgeSpec(round(conf / len(found), 4), True, props)
+            for t in found:
+                if t not in plain:
+                    self.ctx.add(src, t, EdgeKind.CALLS_HEURISTIC, f.path, ref.line, pspec)
+        st["calls_derived"] += 1
+
+    def _ambiguous_import(self, f: FileFacts, src: str, ref: DynamicCallRef) -> None:
+        """A call of a name several modules of one name declare (Python): derived calls of
+        each (``via: ambiguous-import``)."""
         st = self.ctx.stats
         st["calls_total"] += 1
         targets: list[str] = []
@@ -437,15 +514,39 @@ class Calls:
         if not targets:
             st["calls_unresolved_dynamic"] += 1
             return
-        if ref.how == DynamicHow.AMBIGUOUS_IMPORT:  # one of several modules of that name
-            props: dict[str, Any] = {"via": "ambiguous-import", "candidates": len(targets)}
-            spec = EdgeSpec(self.conf["heuristic_ambiguous"], True, props)
-        else:
-            via = "call_user_func" if ref.how == DynamicHow.CALL_USER_FUNC else "variable-function"
-            spec = EdgeSpec(self.conf["variable_function"], True, {"via": via})
+        props: dict[str, Any] = {"via": "ambiguous-import", "candidates": len(targets)}
+        spec = EdgeSpec(self.conf["heuristic_ambiguous"], True, props)
         for t in targets:
             self.ctx.add(src, t, EdgeKind.CALLS_HEURISTIC, f.path, ref.line, spec)
         st["calls_derived"] += 1
+
+    def _dynamic_method(
+        self,
+        path: str,
+        recv: TypeDesc | None,
+        method: str,
+        open_: list[tuple[str, str, str | None]],
+    ) -> list[str] | None:
+        """The methods ``<recv>->method()`` may call when ``method`` is a name or a pattern
+        (None when it is not known, kept in ``open_`` with the receiver's class): those of
+        the receiver's classes; an untyped receiver's by name, up to ``max_candidates``
+        (a pattern: none, too vague without a class)."""
+        tys = self.sym.types(recv) if recv is not None else {}
+        detail = self.sym.display(sorted(tys)[0]) if len(tys) == 1 else None
+        if method == UNKNOWN_NAME:
+            open_.append((UNKNOWN_NAME, CallKind.METHOD, detail))
+            return None
+        if UNKNOWN_NAME in method:
+            found: list[str] = self.sym.methods_matching(recv, method.lower()) if tys else []
+            if found and len(found) <= self.max_candidates:
+                return found
+            open_.append((method.lower(), CallKind.METHOD, detail))
+            return None
+        if tys:
+            got: list[str] = self.sym.methods_of(recv, method)
+            return got
+        cands: list[str] = self.sym.methods_named(method.lower(), path)
+        return cands if len(cands) <= self.max_candidates else []
 
     # -- entry points ----------------------------------------------------------------
     def on_route(self, f: FileFacts, src: str, ref: RouteRef) -> None:

@@ -86,6 +86,9 @@ _TABLE_LOOKUPS = (
     "methods_of",
     "takes_callable",
     "const_value",
+    "functions_matching",
+    "methods_matching",
+    "subclass_methods",
     "method_class",
 )
 

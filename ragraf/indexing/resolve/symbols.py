@@ -69,6 +69,12 @@ def _callable_params(f: FileFacts) -> dict[int, set[str]]:
     return out
 
 
+def name_pattern(pattern: str) -> re.Pattern[str]:
+    """A name pattern (``*`` a part built at run time: one character or more, else
+    literal) as a regular expression."""
+    return re.compile(".+".join(re.escape(p) for p in pattern.split("*")), re.S)
+
+
 def bare_method(m: str) -> str:
     """A called method's name without the ``(N)`` arity an extractor may add."""
     return m.split("(", 1)[0] if m.endswith(")") else m
@@ -159,6 +165,7 @@ class SymbolTable:
         #: method node id -> the class (lower fqn) declaring it
         self.method_classes: dict[str, str] = {}
         self._method_cache: dict[tuple[str, str], list[str]] = {}
+        self._children: dict[str, set[str]] | None = None  # subclass_methods
         self._type_cache: dict[tuple[TypeDesc, str | None], dict[ClassKey, bool]] = {}
         for f in files:
             if not f.nodes:
@@ -359,6 +366,32 @@ class SymbolTable:
         out = sorted(set(out))
         self._method_cache[key] = out
         return out
+
+    def subclass_methods(self, cls: str, m: str) -> list[str]:
+        """The declarations of method ``m`` (lower) in the classes below class ``cls``
+        (``_subclass_methods``)."""
+        return _subclass_methods(self, cls, m)
+
+    def methods_matching(self, d: TypeDesc | None, pattern: str) -> list[str]:
+        """The methods whose name a pattern (``render_*``) matches, that a receiver
+        described by ``d`` has, inherited ones included (sorted)."""
+        rx = name_pattern(pattern)
+        return sorted(
+            {
+                t
+                for c in self.types(d)
+                for n in _method_names(self, c)
+                if rx.fullmatch(n)
+                for t in self.find_method(c, n)
+            }
+        )
+
+    def functions_matching(self, pattern: str) -> list[str]:
+        """The functions whose lower fqn a pattern (``upgrade_to_*``) matches (sorted)."""
+        rx = name_pattern(pattern)
+        return sorted(
+            fid for name, fids in self.functions.items() if rx.fullmatch(name) for fid in fids
+        )
 
     def lookup_method(self, cls: str, m: str) -> list[str]:
         """``find_method`` for a called name as an extractor states it: ``name(N)`` (a call
@@ -648,7 +681,8 @@ class SymbolTable:
 
     def takes_callable(self, node_id: str, position: int) -> bool:
         """Does parameter ``position`` of this function or method take a callable (its
-        declared or documented type says ``callable``)? A variadic last one covers the rest."""
+        declared or documented type says ``callable``, or the body calls it: ``called``)? A
+        variadic last one covers the rest."""
         params = self.params.get(node_id) or []
         if not params:
             return False
@@ -656,9 +690,53 @@ class SymbolTable:
         if position >= len(params) and not p.get("variadic"):
             return False
         types = f"{p.get('type', '')}|{p.get('doc_type', '')}".lower()
-        return "callable" in types or "closure" in types
+        return "callable" in types or "closure" in types or bool(p.get("called"))
 
     def methods_of(self, d: TypeDesc | None, method: str) -> list[str]:
         """Every declaration ``method`` (any case) may be on a receiver described by ``d``."""
         ml = method.lower()
         return sorted({t for cls in self.types(d) for t in self.find_method(cls, ml)})
+
+
+def _subclass_methods(table: SymbolTable, cls: str, m: str) -> list[str]:
+    """The declarations of method ``m`` (lower) in the classes that extend or implement
+    class ``cls`` (lower fqn), ``HIERARCHY_DEPTH`` levels down, their own only (sorted):
+    what ``$obj->m()`` may run when ``$obj``'s declared class lacks ``m``."""
+    if table._children is None:
+        children: dict[str, set[str]] = defaultdict(set)
+        for key, cdefs in table.classes.items():
+            for cdef in cdefs:
+                for p, _l in (*cdef.decl.extends, *cdef.decl.implements):
+                    children[p.lower()].add(key)
+        table._children = dict(children)
+    out: set[str] = set()
+    seen = {cls}
+    frontier = [cls]
+    for _ in range(HIERARCHY_DEPTH):
+        nxt: list[str] = []
+        for c in frontier:
+            for ch in sorted(table._children.get(c, ())):
+                if ch in seen:
+                    continue
+                seen.add(ch)
+                nxt.append(ch)
+                for cdef in table.classes.get(ch, []):
+                    idx = cdef.decl.methods.get(m)
+                    if idx is not None:
+                        out.add(cdef.facts.node_id(idx))
+        frontier = nxt
+    return sorted(out)
+
+
+def _method_names(table: SymbolTable, cls: str, depth: int = 0) -> set[str]:
+    """The (lower) names of the methods class ``cls`` has, inherited ones included
+    (the walk of ``find_method``)."""
+    out: set[str] = set()
+    if depth >= HIERARCHY_DEPTH:
+        return out
+    for cdef in table.classes.get(cls, []):
+        d = cdef.decl
+        out.update(m.lower() for m in d.methods)
+        for p, _l in (*d.traits, *d.extends, *d.implements):
+            out |= _method_names(table, p.lower(), depth + 1)
+    return out

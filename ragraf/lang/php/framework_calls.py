@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from ragraf.kinds import HandlerKind, HookRole, TargetKind
 from ragraf.lang import templates
-from ragraf.lang.facts import Handler, HookRef, RouteRef, TemplateRef, TypeDesc
+from ragraf.lang.facts import Handler, HookRef, RouteRef, Target, TemplateRef, TypeDesc
 from ragraf.lang.php import hooks
 from ragraf.lang.php.assemble import call_args
 from ragraf.lang.php.routes import Routes
@@ -30,6 +30,13 @@ if TYPE_CHECKING:
 
 class FrameworkCalls(Routes):
     """Handlers of the framework calls ``Uses`` meets (see the module docstring)."""
+
+    if TYPE_CHECKING:  # ``StrVals``'s
+
+        def hook_names(self, n: Node | None) -> list[str]: ...
+        def hook_listens(
+            self, names: list[str], hook: Node, cb: Node | None
+        ) -> list[tuple[str, Target | None, str]]: ...
 
     def repository_entity(self, n: Node) -> None:
         """``parent::__construct($registry, User::class)`` in a class extending Doctrine's
@@ -107,20 +114,23 @@ class FrameworkCalls(Routes):
         (the call's string arguments are then no ``CallbackRef``: a listen's callback is
         the ref's, and the arguments of a run are the callbacks' values, not callables)."""
         args = call_args(n)
-        name = hooks.hook_name(args[0] if args else None, self.t)
-        if name is None:
+        names = self.hook_names(args[0] if args else None)
+        if not names:
             return False
         sc = self.scope_index()
         if short in hooks.FIRE:
-            self.raw_refs.append(HookRef(sc, line, HookRole.FIRE, name, short))
+            for name in names:
+                self.raw_refs.append(HookRef(sc, line, HookRole.FIRE, name, short))
             return True
         cb = args[1] if len(args) > 1 else None
-        target = self.callable_target(cb)
         if cb is not None and cb.type == "array_creation_expression":
             self.hook_arrays.add(cb.start_byte)
-        self.raw_refs.append(HookRef(sc, line, HookRole.LISTEN, name, short, target))
-        route = hooks.request_route(name)
-        if route is not None:  # add_action('wp_ajax_save', cb): admin-ajax.php?action=save
+        for name, target, computed in self.hook_listens(names, args[0], cb):
+            self.raw_refs.append(HookRef(sc, line, HookRole.LISTEN, name, short, target, computed))
+            route = hooks.request_route(name)
+            if route is None:
+                continue
+            # add_action('wp_ajax_save', cb): admin-ajax.php?action=save
             if target is None:
                 handler = Handler(HandlerKind.CLOSURE)
             elif target.kind == TargetKind.METHOD:

@@ -121,6 +121,11 @@ _DOC_ARRAYS = frozenset(
 )
 #: functions returning an element of their array argument
 _ELEMENT_FUNCTIONS = frozenset({"reset", "end", "current", "array_pop", "array_shift", "next"})
+#: WordPress's filters return the value they are given (argument 1) unless a callback
+#: replaces it: ``apply_filters('x', new C)`` is typed as a C
+_FILTER_FUNCTIONS = frozenset(
+    {"apply_filters", "apply_filters_ref_array", "apply_filters_deprecated"}
+)
 #: where a binding stops holding: the branches of these constructs (their bodies, not their
 #: conditions) are blocks of their own
 _BRANCH_FIELDS = {
@@ -321,6 +326,16 @@ class Names(State):
                 if fname.lower().lstrip("\\") in _ELEMENT_FUNCTIONS:
                     inner = self.expr_desc(self.first_arg(n), depth + 1)
                     return Elem(inner) if inner is not None else None
+                if fname.lower().lstrip("\\") in _FILTER_FUNCTIONS:
+                    args = n.child_by_field_name("arguments")
+                    second = (
+                        args.named_children[1]
+                        if args is not None and args.named_child_count > 1
+                        else None
+                    )
+                    if second is not None and second.type == "argument" and second.named_children:
+                        return self.expr_desc(second.named_children[-1], depth + 1)
+                    return None
                 return Func(self.function_candidates(fname))
             return None
         if ty == "scoped_property_access_expression":

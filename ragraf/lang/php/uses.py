@@ -41,6 +41,7 @@ from ragraf.lang.php.bindings import Bindings
 from ragraf.lang.php.framework_calls import FrameworkCalls
 from ragraf.lang.php.routes import ROUTE_METHODS
 from ragraf.lang.php.strings import MAX_SQL_DYN, MAX_TABLE_LIST, TABLE_WORD
+from ragraf.lang.php.strvals import StrVals, function_targets, method_targets
 from ragraf.lang.typedesc import Cls, Parent, TypeDesc, Var
 from ragraf.limits import MAX_CONST_VALUE_CHARS
 
@@ -85,11 +86,30 @@ _CLASS_TESTS = frozenset({"is_a", "is_subclass_of"})
 REPOSITORY_READS = frozenset(
     {"createquerybuilder", "find", "findby", "findoneby", "findall", "count", "matching"}
 )
+#: array keys whose string value names a capability, an option or a setting, not code
+_NOT_CALLABLE_KEYS = frozenset(
+    {
+        "cap",
+        "capability",
+        "capabilities",
+        "option",
+        "option_name",
+        "setting",
+        "settings",
+        "role",
+        "permission",
+        "meta_key",
+        "theme_supports",
+        "default",
+    }
+)
+#: the other strings of a list kept with a name in it (``list_words``)
+_LIST_WORDS = 8
 #: an array key whose value is a callable (the query's ``@name.callback_key``)
 _CALLBACK_KEY = re.compile(r"^['\"](?i:[a-z_]*callback)['\"]$")
 
 
-class Uses(Bindings, FrameworkCalls):
+class Uses(Bindings, FrameworkCalls, StrVals):
     """Handlers of the ``@reference.*`` captures (``use`` imports aside; assignments and
     the other typing captures: ``Bindings``)."""
 
@@ -106,9 +126,13 @@ class Uses(Bindings, FrameworkCalls):
             raw = self.t(f)
             low = raw.lower().lstrip("\\")
             if low in _CALLABLE_CALLERS:
-                target = self.callable_target(self.first_arg(n))
                 self.raw_refs.append(
-                    DynamicCallRef(sc, line, DynamicHow.CALL_USER_FUNC, (target,) if target else ())
+                    DynamicCallRef(
+                        sc,
+                        line,
+                        DynamicHow.CALL_USER_FUNC,
+                        self.callable_targets(self.first_arg(n)),
+                    )
                 )
                 return
             if low == "define":
@@ -130,21 +154,69 @@ class Uses(Bindings, FrameworkCalls):
                 self.drupal_invoke(n, short, hooks.DRUPAL_INVOKE_FUNCTIONS[short], line)
             self.callback_args(n, Target(TargetKind.FUNCTION, candidates=candidates))
         elif f.type == "variable_name":
-            # the variable's name waits in the target until finish() closes it over the scope
             self.raw_refs.append(
-                DynamicCallRef(
-                    sc,
-                    line,
-                    DynamicHow.VARIABLE,
-                    (
-                        Target(
-                            TargetKind.VARIABLE,
-                            receiver=Var(self.t(f)[1:], f.start_byte),
-                            method=self.t(f)[1:],
-                        ),
-                    ),
-                )
+                DynamicCallRef(sc, line, DynamicHow.VARIABLE, self.callable_targets(f))
             )
+        else:  # ($this->handler)(...), $handlers['x'](...): nothing known of the name
+            self.raw_refs.append(
+                DynamicCallRef(sc, line, DynamicHow.VARIABLE, function_targets(("*",)))
+            )
+
+    def callable_targets(self, arg: Node | None) -> tuple[Target, ...]:
+        """What a callable expression may be: a literal name or callable array
+        (``callable_target``); a variable's functions, callable arrays and objects, which
+        wait in a ``VARIABLE`` target until ``finish()`` closes it over the scope, and the
+        names its string values give (``StrVals``); ``[$obj, $m]`` with ``$m``'s values;
+        ``UNKNOWN`` for what none of these tells."""
+        if arg is None:
+            return ()
+        target = self.callable_target(arg)
+        if target is not None:
+            return (target,)
+        out: list[Target] = []
+        self.called_param(arg)
+        if arg.type == "variable_name":
+            # the variable's name waits in the target until finish() closes it over the scope
+            name = self.t(arg)[1:]
+            out.append(Target(TargetKind.VARIABLE, receiver=Var(name, arg.start_byte), method=name))
+        elif arg.type == "array_creation_expression":
+            els = [e for e in arg.named_children if e.type == "array_element_initializer"]
+            if len(els) == 2 and all(e.named_child_count == 1 for e in els):
+                obj, m = els[0].named_children[0], els[1].named_children[0]
+                s = self.string_value(obj)
+                recv = Cls(s.lstrip("\\")) if s else self.expr_desc(obj)
+                return method_targets(self.str_values(m) or ("*",), recv)
+            return ()
+        values = self.str_values(arg)
+        if values:
+            out.extend(function_targets(values))
+        elif values is None and arg.type != "variable_name":
+            out.extend(function_targets(("*",)))
+        return tuple(out)
+
+    def called_param(self, arg: Node) -> None:
+        """A parameter called (``$cb()``, ``call_user_func($cb)``): the function takes a
+        callable there (its ``parameters`` prop says ``called``), so a string its callers
+        pass there names one."""
+        i = self.param_of(arg)
+        sc = self.scope()
+        if i < 0 or sc.node == 0 or sc.anon:
+            return
+        params = self.facts.nodes[sc.node].props.get("parameters") or []
+        if i < len(params):
+            params[i]["called"] = True
+
+    def on_foreach(self, n: Node) -> None:
+        """What ``Bindings`` reads of a ``foreach``, and the values of its variable when it
+        walks a list of literals (``StrVals``)."""
+        super().on_foreach(n)
+        self.str_foreach(n)
+
+    def on_assignment(self, n: Node) -> None:
+        """What ``Bindings`` reads of an assignment, and its string values (``StrVals``)."""
+        super().on_assignment(n)
+        self.str_assign(n)
+        self.list_assign(n)
 
     def on_define(self, n: Node) -> None:
         """``define('NAME', ...)`` with a literal name: a constant of the file (its ``value``
@@ -196,6 +268,14 @@ class Uses(Bindings, FrameworkCalls):
                     line = expr.start_point[0] + 1
                     at = params.index(var)
                     self.raw_refs.append(TableForwardRef(sc, line, callee, pos, at))
+            elif ty == "class_constant_access_expression":
+                # self::HOOK_RENDER: a constant of the file's classes with a literal value
+                vals = self.str_values(expr) or ()
+                got = function_targets(vals) if len(vals) == 1 and "*" not in vals[0] else ()
+                if got:
+                    self.raw_refs.append(
+                        CallbackRef(sc, expr.start_point[0] + 1, callee, pos, got[0])
+                    )
             elif ty in ("string", "encapsed_string"):
                 target = self.callable_target(expr)
                 if target is not None:
@@ -216,20 +296,18 @@ class Uses(Bindings, FrameworkCalls):
         return [str(p.get("name")) for p in self.facts.nodes[sc.node].props.get("parameters") or []]
 
     def dispatch(self, name: Node, obj: Node | None, line: int) -> None:
-        """``$obj->$m()`` where ``$m`` is a parameter of the enclosing function: a
-        ``DispatchRef`` (its callers' string arguments name the method)."""
+        """``$obj->$m()`` where ``$m`` is a parameter of the enclosing function, or a case
+        change of one (``$m = strtolower($type)``): a ``DispatchRef`` (its callers' string
+        arguments name the method)."""
         if name.type != "variable_name":
             return
         sc = self.scope()
         if sc.node == 0 or sc.anon:
             return
-        params = self.facts.nodes[sc.node].props.get("parameters") or []
-        var = self.t(name).lstrip("$")
-        for i, p in enumerate(params):
-            if p.get("name") == var:
-                recv = self.expr_desc(obj) if obj is not None else None
-                self.raw_refs.append(DispatchRef(self.scope_index(), line, i, recv))
-                return
+        i = self.param_of(name)
+        if i >= 0:
+            recv = self.expr_desc(obj) if obj is not None else None
+            self.raw_refs.append(DispatchRef(self.scope_index(), line, i, recv))
 
     def table_list(self, n: Node) -> None:
         """An array of at least two literals shaped like table names, or a map keyed by
@@ -297,32 +375,66 @@ class Uses(Bindings, FrameworkCalls):
         value under a ``...callback`` key is ``on_keyed_callback``'s, the method name of a
         callable array (``[$this, 'm']``) ``on_array``'s."""
         parent = n.parent
+        siblings: tuple[str, ...] = ()
         if parent is not None and parent.type == "array_element_initializer":
             if parent.named_child_count == 2:
                 key = parent.named_children[0]
                 if key.type == "string" and _CALLBACK_KEY.match(self.t(key)):
                     return
+                if (self.string_value(key) or "").lower() in _NOT_CALLABLE_KEYS:
+                    return  # 'capability' => 'activate_plugins': a capability, not a call
             else:
                 arr = parent.parent
                 if arr is not None and self.callable_array(arr) is not None:
                     return  # [$this, 'm'] names a method: a CallableRef's
+                siblings = self.list_words(arr, n) if arr is not None else ()
         target = self.callable_target(n)
         if target is not None:
             self.raw_refs.append(
                 CallbackRef(
-                    self.scope_index(), n.start_point[0] + 1, Target(TargetKind.NAMED), -1, target
+                    self.scope_index(),
+                    n.start_point[0] + 1,
+                    Target(TargetKind.NAMED, candidates=siblings),
+                    -1,
+                    target,
                 )
             )
+
+    def list_words(self, arr: Node, n: Node) -> tuple[str, ...]:
+        """The other plain strings of a list (``array('activate_plugins', 'edit_posts')``),
+        up to ``_LIST_WORDS``: the resolver links a name in it only when most of them name
+        functions too (else it is a list of capabilities, options or settings)."""
+        out: list[str] = []
+        for e in arr.named_children:
+            if e.type != "array_element_initializer" or e.named_child_count != 1:
+                continue
+            v = e.named_children[0]
+            if v.start_byte == n.start_byte:
+                continue
+            s = self.string_value(v)
+            if s is not None:
+                out.append(s)
+                if len(out) >= _LIST_WORDS:
+                    break
+        return tuple(out)
 
     def on_method_call(self, n: Node) -> None:
         """``$x->m()`` / ``$x?->m()`` (``$x->$m()`` is dynamic); route registrations too."""
         name = self.field(n, "name")
         line = name.start_point[0] + 1
         if name.type != "name":
+            obj = n.child_by_field_name("object")
+            recv = self.expr_desc(obj)
+            values = self.str_values(name) or ("*",)
             self.raw_refs.append(
-                DynamicCallRef(self.scope_index(), line, DynamicHow.DYNAMIC_METHOD, ())
+                DynamicCallRef(
+                    self.scope_index(),
+                    line,
+                    DynamicHow.DYNAMIC_METHOD,
+                    method_targets(values, recv),
+                )
             )
-            self.dispatch(name, n.child_by_field_name("object"), line)
+            self.dispatch(name, obj, line)
             return
         obj = n.child_by_field_name("object")
         recv = self.expr_desc(obj)
@@ -368,12 +480,14 @@ class Uses(Bindings, FrameworkCalls):
         """``C::m()``, ``self::m()``, ``parent::m()``, ``static::m()``."""
         name = self.field(n, "name")
         line = name.start_point[0] + 1
+        scope = n.child_by_field_name("scope")
         if name.type != "name":
+            values = self.str_values(name) or ("*",)
+            targets = method_targets(values, self.class_desc(scope))
             self.raw_refs.append(
-                DynamicCallRef(self.scope_index(), line, DynamicHow.DYNAMIC_METHOD, ())
+                DynamicCallRef(self.scope_index(), line, DynamicHow.DYNAMIC_METHOD, targets)
             )
             return
-        scope = n.child_by_field_name("scope")
         cls = self.class_desc(scope)
         self.raw_refs.append(StaticCallRef(self.scope_index(), line, cls, self.t(name)))
         mlow = self.t(name).lower()

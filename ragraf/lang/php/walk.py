@@ -27,7 +27,6 @@ from ragraf import ids
 from ragraf.kinds import (
     CALLABLE,
     CLASS_LIKE,
-    DynamicHow,
     HandlerKind,
     HookRole,
     Layer,
@@ -57,8 +56,10 @@ from ragraf.lang.facts import (
     TableForwardRef,
     TableParamRef,
     TablePrefixRef,
+    Target,
     TemplateRef,
     TextFact,
+    TypeDesc,
 )
 from ragraf.lang.php import flow
 from ragraf.lang.php.declarations import CLASS_KINDS, Declarations
@@ -66,6 +67,7 @@ from ragraf.lang.php.hooks import CLASS_HOOK
 from ragraf.lang.php.names import DOC_VAR
 from ragraf.lang.php.state import SCOPED_FRAMES, Scope
 from ragraf.lang.php.strings import Strings
+from ragraf.lang.php.strvals import UNKNOWN
 from ragraf.lang.php.ui_strings import ui_tokens
 from ragraf.lang.php.uses import Uses
 from ragraf.lang.tstree import first_error, innermost
@@ -147,7 +149,7 @@ class Extractor(Declarations, Uses, Strings):
             "definition.method": lambda n: self.on_function(n, True),
             "definition.anonymous_class": self.on_anonymous_class,
             "definition.property": self.on_property,
-            "definition.constant": self.on_constant,
+            "definition.constant": self.on_class_const_decl,
             "definition.enum_case": self.on_enum_case,
             "reference.trait_use": self.on_trait_use,
             "reference.call": self.on_call,
@@ -172,6 +174,11 @@ class Extractor(Declarations, Uses, Strings):
             "sql.call": self.on_sql_call,
             "sql.prefix": self.on_sql_prefix,
         }
+
+    def on_class_const_decl(self, n: Node) -> None:
+        """A ``const`` declaration: its nodes, and a class constant's string value."""
+        self.on_constant(n)
+        self.str_const(n)
 
     def advance(self, start: int) -> None:
         """Leave the declarations, scopes and braced namespace that end before ``start``."""
@@ -265,22 +272,11 @@ class Extractor(Declarations, Uses, Strings):
                 tvars = tuple((k, d) for k, d in closed if d is not None)
                 refs.append(r._replace(owner=node, vars=tvars))
             elif isinstance(r, DynamicCallRef):
-                targets = r.targets
-                if r.how == DynamicHow.VARIABLE:
-                    v = targets[0]
-                    at = v.receiver.pos if isinstance(v.receiver, Var) else 0
-                    targets, obj = self.var_function_target(sc, v.method, at)
-                    if obj is not None:  # `$handler($x)` on an object: its __invoke
-                        refs.append(MethodCallRef(node, r.line, obj, "__invoke"))
-                        if not targets:
-                            continue
-                else:
-                    targets = tuple(
-                        t._replace(receiver=self.close(t.receiver, sc))
-                        if t.kind == TargetKind.METHOD
-                        else t
-                        for t in targets
-                    )
+                targets, obj = self.close_targets(r.targets, sc)
+                if obj is not None:  # `$handler($x)` on an object: its __invoke
+                    refs.append(MethodCallRef(node, r.line, obj, "__invoke"))
+                    if not targets:
+                        continue
                 refs.append(r._replace(owner=node, targets=targets))
             else:
                 refs.append(r._replace(owner=node))
@@ -295,6 +291,28 @@ class Extractor(Declarations, Uses, Strings):
         f.chunks = make_chunks(self.path, self.text, f, "php", self.max_chunk_lines)
         for chunk in f.chunks:
             chunk.ui_tokens = ui_tokens(chunk.code)
+
+    def close_targets(
+        self, targets: tuple[Target, ...], sc: Scope
+    ) -> tuple[tuple[Target, ...], TypeDesc | None]:
+        """A dynamic call's targets closed over its scope: a ``VARIABLE`` target becomes
+        the functions and callable arrays the variable holds (and the object it holds,
+        whose ``__invoke`` is called: returned apart; an unknown function name
+        (``UNKNOWN``) then goes: the variable holds that object)."""
+        out: list[Target] = []
+        obj: TypeDesc | None = None
+        for t in targets:
+            if t.kind == TargetKind.VARIABLE:
+                at = t.receiver.pos if isinstance(t.receiver, Var) else 0
+                got, obj = self.var_function_target(sc, t.method, at)
+                out.extend(got)
+            elif t.kind == TargetKind.METHOD:
+                out.append(t._replace(receiver=self.close(t.receiver, sc)))
+            else:
+                out.append(t)
+        if obj is not None:  # an object: what the string walk could not read is it
+            out = [t for t in out if t.candidates != (UNKNOWN,)]
+        return tuple(dict.fromkeys(out)), obj
 
     def attach_texts(self) -> None:
         """Comments and docblocks -> ``texts`` with the declaration they document or sit in."""

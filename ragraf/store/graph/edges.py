@@ -104,6 +104,17 @@ class EdgeReads:
             (rev_no(rev_id), json.dumps(n)),
         )
 
+    def dynamic_calls(self, rev_id: str, kinds: Sequence[str]) -> list[UnresolvedRow]:
+        """Call sites whose name is computed at run time and not known (``*``) or known
+        only as a pattern (``upgrade_to_*``), in path and line order."""
+        return self.db.rows(
+            UnresolvedRow,
+            "SELECT name, kind, src, path, line, reason, detail FROM unresolved_call"
+            " WHERE rev_from <= ?1 AND rev_to > ?1 AND instr(name, '*') > 0"
+            f" AND kind IN ({sql_list(kinds)}) ORDER BY path, line, name",
+            (rev_no(rev_id),),
+        )
+
     def call_sites_of_name(
         self, rev_id: str, names: Iterable[str], kinds: Sequence[str], node_kinds: Sequence[str]
     ) -> list[tuple[str, str, int]]:

@@ -23,7 +23,7 @@ runs). These modules shape links, not facts: the extractor imports none of them.
 from __future__ import annotations
 
 from ragraf.kinds import TargetKind
-from ragraf.lang.facts import Target
+from ragraf.lang.facts import UNKNOWN_NAME, Target
 from ragraf.lang.linking import LinkContext, Linking, Lookups
 from ragraf.lang.php.link.builtins import BUILTIN_CLASSES
 
@@ -34,11 +34,18 @@ def linking(ctx: LinkContext) -> Linking:
 
 def callees(sym: Lookups, callee: Target) -> list[str]:
     """The declarations a call may reach: a function's (its first candidate the corpus
-    declares), or a method's on its receiver."""
+    declares; a pattern's, ``wp_ajax_*``, every one it matches), or a method's on its
+    receiver (a pattern's: those of its classes it matches). A name nothing is known of
+    (``UNKNOWN_NAME``) reaches none."""
     if callee.kind == TargetKind.FUNCTION:
         for c in callee.candidates:
+            if UNKNOWN_NAME in c:
+                return sym.functions_matching(c.lower()) if c != UNKNOWN_NAME else []
             fids = sym.function_ids(c.lower())
             if fids:
                 return fids
         return []
+    if UNKNOWN_NAME in callee.method:
+        m = callee.method.lower()
+        return sym.methods_matching(callee.receiver, m) if m != UNKNOWN_NAME else []
     return sym.methods_of(callee.receiver, callee.method)

@@ -6,7 +6,8 @@ Invariants a change must keep:
   whose declared or documented type says ``callable``, a PHP builtin's or WordPress's
   callback argument, an array key ending in ``callback``; else, standing alone (an array
   value, an assignment, a return), a derived ``references`` edge (``name_string``) to at
-  most ``max_candidates`` declarations.
+  most ``max_candidates`` declarations; none in a list whose other strings mostly name no
+  code, nor under a key naming a capability, an option or a setting.
 - A string passed to a dispatcher (a function calling ``$obj->$param()`` on that
   parameter) is a derived call of the methods of that name its receiver may have
   (``via: dispatcher``); an untyped receiver's by name, up to ``max_candidates``.
@@ -30,6 +31,7 @@ from ragraf.lang.facts import (
 from ragraf.lang.linking import EdgeSpec, LinkContext, Linking
 from ragraf.lang.php.link import callees
 from ragraf.lang.php.link.builtins import builtin_callback_position
+from ragraf.lang.typedesc import Cls
 
 _CALLABLE = EdgeSpec(props={"callable": True})
 #: WordPress functions that take a callback WordPress calls later (0-based positions): a
@@ -154,6 +156,11 @@ class Callbacks:
         targets = callees(ctx.sym, ref.target)
         if not targets or len(targets) > ctx.max_candidates:
             return
+        words = ref.callee.candidates  # the other strings of its list
+        if words:
+            named = sum(1 for w in words if _names_code(ctx, w))
+            if 2 * named < len(words):
+                return  # a list of capabilities, options or settings that shares a name
         conf = round(ctx.conf["name_string"] / len(targets), 4)
         props: dict[str, Any] = {"callable": True, "via": "name_string"}
         if len(targets) > 1:
@@ -185,6 +192,14 @@ class Callbacks:
         for t in targets:
             ctx.add(src, t, EdgeKind.CALLS_HEURISTIC, path, line, spec)
         ctx.stats["calls_dispatched"] += 1
+
+
+def _names_code(ctx: LinkContext, word: str) -> bool:
+    """Whether a string of a list names a corpus function or ``Class::method``."""
+    if "::" in word:
+        cls, _, meth = word.partition("::")
+        return bool(ctx.sym.methods_of(Cls(cls.lstrip("\\")), meth))
+    return bool(ctx.sym.function_ids(word.lstrip("\\").lower()))
 
 
 def linking(ctx: LinkContext) -> Linking:

@@ -10,7 +10,10 @@ Invariants a change must keep:
   (``via: hook``; ``dispatch`` for a class's hook), ``hook_pattern`` confidence for a name
   matched through a pattern (``save_post_{$type}``), divided among several targets.
 - Patterns match only with ``MIN_HOOK_LITERAL`` literal characters or more, never another
-  pattern, never a name of another space (``hooks.space``).
+  pattern (but the same one), never a name of another space (``hooks.space``).
+- A listen whose name or callback was read of an expression's values (``HookRef.computed``:
+  ``'wp_ajax_' . $action`` inside ``in_array($action, [...])``) is derived, ``hook_pattern``
+  confidence divided among its targets, the expression as ``computed``.
 - The listens are read of every file before linking and asked through the recorded
   lookup ``hook_listeners``.
 """
@@ -87,6 +90,8 @@ class Hooks:
             for name in exact_names:
                 if space(name) == mine and rx.fullmatch(name):
                     out += [(name, t) for t in callbacks[name]]
+            # the same pattern: a name built the same way ('wp_ajax_' . $action both)
+            out += [(hook, t) for t in callbacks.get(hook, ())]
         out.sort(key=repr)
         self._cache[hook] = out
         return out
@@ -112,14 +117,18 @@ class Hooks:
             if len(targets) > 1:
                 props["candidates"] = len(targets)
             one = len(targets) == 1
-            spec = EdgeSpec(1.0 if one else ctx.conf["heuristic_ambiguous"], not one, props)
+            conf = 1.0 if one else ctx.conf["heuristic_ambiguous"]
+            if ref.computed:  # a name read of an expression's values: derived
+                props["computed"] = ref.computed
+                conf = round(ctx.conf["hook_pattern"] / len(targets), 4) if targets else 0.0
+            spec = EdgeSpec(conf, not one or bool(ref.computed), props)
             for t in targets:
                 ctx.add(src, t, EdgeKind.REFERENCES, f.path, ref.line, spec)
             return
         linked = 0
         for name, cb in self.hook_listeners(ref.hook):
             targets = callees(ctx.sym, cb)
-            conf = ctx.conf["hook" if name == ref.hook else "hook_pattern"]
+            conf = ctx.conf["hook" if name == ref.hook and "*" not in name else "hook_pattern"]
             if len(targets) > 1:
                 conf = round(conf / len(targets), 4)
             props = {"via": "dispatch" if name.startswith(CLASS_HOOK) else "hook", "hook": name}
