@@ -86,10 +86,15 @@ class EntityNames(ABC):
     def pending(self, p: Pending, where: str, depth: int) -> TypeDesc | None:
         """What an imported name's instance, return value or value is."""
         e, rest = self.entity(p.names[0], where)
-        kind = e.kind
-        if kind == EntityKind.EXTERNAL:
+        if e.kind == EntityKind.EXTERNAL:
             return Cls(p.names[0] if self.external_as_written else e.name)
-        if kind in (EntityKind.MISSING, EntityKind.MODULE, EntityKind.OBJECT):
+        return self.pending_of(p, e, rest, depth)
+
+    def pending_of(self, p: Pending, e: Entity, rest: list[str], depth: int) -> TypeDesc | None:
+        """What ``p`` is when its first name is the entity ``e`` with ``rest`` after it
+        (None for an external entity: ``pending`` decides how one is written)."""
+        kind = e.kind
+        if kind in (EntityKind.EXTERNAL, EntityKind.MISSING, EntityKind.MODULE, EntityKind.OBJECT):
             return None
         if p.use == Denotes.INSTANCE:
             return Cls(e.name) if kind == EntityKind.CLASS and not rest else None

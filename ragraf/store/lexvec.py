@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from ragraf.model import ChunkPlace, ChunkRef, ChunkRow, FtsHit, StoredChunk, UiHit
 from ragraf.store import ranges
@@ -34,6 +34,8 @@ REV_TABLES = ("ft_chunk", "chunk_text", "chunk_map", "chunk_also", "ft_ui")
 # (the four UNINDEXED columns before them get weight 0: rev_from, rev_to, chunk_id, path)
 FTS_COLUMNS = ("symbol", "code", "sql", "text")
 CHUNK_REF_COLS = "chunk_id, path, source_kind, node_id, start_line, end_line"
+#: a full-text hit row (FtsHit, UiHit)
+_H = TypeVar("_H", FtsHit, UiHit)
 
 
 def _chunk_tables(
@@ -221,48 +223,40 @@ class LexStore:
     def fts(self, rev_id: str, match: str, weights: dict[str, float], limit: int) -> list[FtsHit]:
         """Chunks matching an FTS5 expression, best first (score = -bm25, higher is better)."""
         w = ", ".join(["0", "0", "0", "0", *(str(float(weights.get(c, 1.0))) for c in FTS_COLUMNS)])
-        n = rev_no(rev_id)
-        # The ranking reads the full-text index alone; the revision's range and the token
-        # columns are in the content table, read for the best rows only (reading them for
-        # every match took most of a query: ~900 content rows per query on phpMyAdmin). Rows
-        # of other retained revisions can take places in the ranking: fetch more until
-        # ``limit`` rows of this revision are there or the matches run out.
-        fetch = limit + 16
-        while True:
-            top = self.db.query(
-                f"SELECT rowid, -bm25(ft_chunk, {w}) FROM ft_chunk WHERE ft_chunk MATCH ?"
-                f" ORDER BY bm25(ft_chunk, {w}) LIMIT ?",
-                (match, fetch),
-            )
-            hits = self.db.rows(
-                FtsHit,
-                "SELECT f.chunk_id, m.path, m.source_kind, m.node_id, m.start_line, m.end_line,"
-                " t.value ->> 1, f.symbol_tokens, f.code_tokens, f.sql_tokens, f.text_tokens"
-                " FROM json_each(?2) t JOIN ft_chunk f ON f.rowid = t.value ->> 0"
-                " JOIN chunk_map m ON m.rev_from <= ?1 AND m.rev_to > ?1 AND m.chunk_id = f.chunk_id"
-                " WHERE f.rev_from <= ?1 AND f.rev_to > ?1 ORDER BY t.key",
-                (n, json.dumps([[int(r), float(sc)] for r, sc in top])),
-            )
-            if len(hits) >= limit or len(top) < fetch:
-                return hits[:limit]
-            fetch *= 4
+        columns = "f.symbol_tokens, f.code_tokens, f.sql_tokens, f.text_tokens"
+        return self._ranked(
+            FtsHit, ("ft_chunk", f"bm25(ft_chunk, {w})", columns), rev_id, match, limit
+        )
 
     def fts_ui(self, rev_id: str, match: str, limit: int) -> list[UiHit]:
         """Chunks whose user-facing text (ft_ui) matches an FTS5 expression, best first
         (score = -bm25, higher is better); the ranking reads the index alone, like ``fts``."""
+        return self._ranked(UiHit, ("ft_ui", "bm25(ft_ui)", "f.ui_tokens"), rev_id, match, limit)
+
+    def _ranked(
+        self, row: type[_H], table: tuple[str, str, str], rev_id: str, match: str, limit: int
+    ) -> list[_H]:
+        """The best ``limit`` rows of ``rev_id`` matching ``match`` in the full-text table
+        ``table`` (its name, its bm25 expression, the token columns read), as ``row``.
+
+        The ranking reads the full-text index alone; the revision's range and the token
+        columns are in the content table, read for the best rows only (reading them for
+        every match took most of a query: ~900 content rows per query on phpMyAdmin). Rows
+        of other retained revisions can take places in the ranking: fetch more until
+        ``limit`` rows of this revision are there or the matches run out."""
+        name, bm25, columns = table
         n = rev_no(rev_id)
         fetch = limit + 16
         while True:
             top = self.db.query(
-                "SELECT rowid, -bm25(ft_ui) FROM ft_ui WHERE ft_ui MATCH ?"
-                " ORDER BY bm25(ft_ui) LIMIT ?",
+                f"SELECT rowid, -{bm25} FROM {name} WHERE {name} MATCH ? ORDER BY {bm25} LIMIT ?",
                 (match, fetch),
             )
             hits = self.db.rows(
-                UiHit,
+                row,
                 "SELECT f.chunk_id, m.path, m.source_kind, m.node_id, m.start_line, m.end_line,"
-                " t.value ->> 1, f.ui_tokens"
-                " FROM json_each(?2) t JOIN ft_ui f ON f.rowid = t.value ->> 0"
+                f" t.value ->> 1, {columns}"
+                f" FROM json_each(?2) t JOIN {name} f ON f.rowid = t.value ->> 0"
                 " JOIN chunk_map m ON m.rev_from <= ?1 AND m.rev_to > ?1 AND m.chunk_id = f.chunk_id"
                 " WHERE f.rev_from <= ?1 AND f.rev_to > ?1 ORDER BY t.key",
                 (n, json.dumps([[int(r), float(sc)] for r, sc in top])),

@@ -159,6 +159,20 @@ def lookup(scope: Scope, name: str) -> list[Bind] | None:
     return None
 
 
+#: what calling a name bound so calls (any other binding: a call of a value, DYNAMIC)
+_CALLEE_OF_BIND: dict[str, CalleeKind] = {
+    BindKind.CLASS: CalleeKind.CLASS,
+    BindKind.FUNCTION: CalleeKind.FUNCTION,
+    BindKind.IMPORT: CalleeKind.IMPORT,
+}
+
+
+def _called(b: Bind) -> Callee:
+    """The callee of a call of the name bound by ``b``."""
+    kind = _CALLEE_OF_BIND.get(b.kind)
+    return Callee(kind, b.name) if kind is not None else DYNAMIC
+
+
 def _pick(binds: list[Bind]) -> Bind:
     """The binding a call goes through: a declaration or import before a plain value."""
     for b in binds:
@@ -264,14 +278,7 @@ class Names:
             if not binds:
                 kind = CalleeKind.GLOBAL if name in GLOBALS else CalleeKind.UNBOUND
                 return Callee(kind, name)
-            b = _pick(binds)
-            if b.kind == BindKind.CLASS:
-                return Callee(CalleeKind.CLASS, b.name)
-            if b.kind == BindKind.FUNCTION:
-                return Callee(CalleeKind.FUNCTION, b.name)
-            if b.kind == BindKind.IMPORT:
-                return Callee(CalleeKind.IMPORT, b.name)
-            return DYNAMIC
+            return _called(_pick(binds))
         if fn.type == "member_expression":
             obj, prop = fn.child_by_field_name("object"), fn.child_by_field_name("property")
             if obj is None or prop is None or prop.type != "property_identifier":
@@ -315,16 +322,7 @@ class Names:
         if node.type != "shorthand_property_identifier":
             return self.callee(node, sc, depth + 1)
         got = lookup(sc, self.t(node))
-        pb = _pick(got) if got else None
-        if pb is None:
-            return DYNAMIC
-        if pb.kind == BindKind.IMPORT:
-            return Callee(CalleeKind.IMPORT, pb.name)
-        if pb.kind == BindKind.FUNCTION:
-            return Callee(CalleeKind.FUNCTION, pb.name)
-        if pb.kind == BindKind.CLASS:
-            return Callee(CalleeKind.CLASS, pb.name)
-        return DYNAMIC
+        return _called(_pick(got)) if got else DYNAMIC
 
     # -- what an expression evaluates to ---------------------------------------------
     def desc(self, expr: Node | None, scope: Scope, depth: int = 0) -> TypeDesc | None:

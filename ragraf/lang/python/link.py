@@ -35,7 +35,6 @@ import dataclasses
 
 from ragraf.kinds import (
     BindKind,
-    Denotes,
     DynamicHow,
     EdgeKind,
     EntityKind,
@@ -65,7 +64,6 @@ from ragraf.lang.typedesc import (
     Call,
     Cls,
     Export,
-    Func,
     Holder,
     Pending,
     Prop,
@@ -308,26 +306,7 @@ class Modules(EntityNames):
         alts = self.entities(p.names[0], where)
         if len(alts) == 1 and alts[0][0].kind == EntityKind.EXTERNAL:
             return Cls(p.names[0])
-        return any_of(x for e, rest in alts if (x := self._pending_of(p, e, rest, depth)))
-
-    def _pending_of(self, p: Pending, e: Entity, rest: list[str], depth: int) -> TypeDesc | None:
-        kind = e.kind
-        if kind in (EntityKind.MISSING, EntityKind.MODULE, EntityKind.OBJECT):
-            return None
-        if kind == EntityKind.EXTERNAL:
-            return None
-        if p.use == Denotes.INSTANCE:
-            return Cls(e.name) if kind == EntityKind.CLASS and not rest else None
-        if p.use == Denotes.VALUE:
-            return self.chain(e, rest, depth)
-        if not rest:  # RETURN: what calling it returns
-            if kind == EntityKind.CLASS:
-                return Cls(e.name)
-            if kind == EntityKind.FUNCTION:
-                return Func((e.name,))
-            return None
-        recv = self.chain(e, rest[:-1], depth)
-        return Call(recv, rest[-1]) if recv is not None else None
+        return any_of(x for e, rest in alts if (x := self.pending_of(p, e, rest, depth)))
 
     def public(self, d: TypeDesc | None, module: str) -> TypeDesc | None:
         """``fix`` for what leaves the rewrite (``_seal``)."""
