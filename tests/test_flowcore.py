@@ -1,9 +1,9 @@
-"""The language-neutral core of the data-flow layer (ragraf/lang/php/flowcore.py): reaching
+"""The language-neutral core of the data-flow layer (ragraf/lang/flowcore.py): reaching
 definitions over hand-made statements and control-flow edges, no grammar involved."""
 
 from __future__ import annotations
 
-from ragraf.lang.php.flowcore import Stmt, reaching
+from ragraf.lang.flowcore import Stmt, reaching
 
 
 def _stmts(*specs: tuple[list[str], list[str], list[str]]) -> list[Stmt]:

@@ -3,7 +3,7 @@ file-level script, an intra-procedural control-flow skeleton over statements
 and the def-use edges of reaching definitions, built from the tree-sitter tree
 the extractor already parsed (no JVM, no Joern).
 
-Three modules: ``flowcore`` (language-neutral: units, statements, the control-flow
+Three modules: ``ragraf.lang.flowcore`` (language-neutral: units, statements, the control-flow
 bookkeeping, reaching definitions, serialisation), ``flow_expr`` (PHP expressions:
 uses, definitions, calls, sinks) and this one (PHP statements: the control flow of
 each statement kind, and ``build``, what the extractor calls).
@@ -29,8 +29,8 @@ from typing import TYPE_CHECKING
 
 from ragraf.kinds import FlowStep, SinkKind, StmtKind, UnitKind
 from ragraf.lang.facts import FlowUnit
+from ragraf.lang.flowcore import Loop, Stmt, Unit
 from ragraf.lang.php.flow_expr import CLASS_LIKE, Expressions
-from ragraf.lang.php.flowcore import Loop, Stmt, Unit
 
 if TYPE_CHECKING:
     from tree_sitter import Node

@@ -18,7 +18,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ragraf.kinds import FlowCallHow, SinkKind, UnitKind
-from ragraf.lang.php.flowcore import Stmt, Unit, UnitBuilder
+from ragraf.lang.flowcore import Stmt, Unit, UnitBuilder
 
 if TYPE_CHECKING:
     from tree_sitter import Node
