@@ -10,6 +10,8 @@ Invariants a change must keep:
   all name code, under a key naming a capability, an option or a setting, in an
   assignment to a list element, or to a variable its function never runs (calls, hands
   to a function taking a callable, returns: ``uses._runs``).
+- A string naming a function declared more than once names the declarations the include
+  graph lets its file load (``LinkContext.reachable``), as a call of it would.
 - A string passed to a dispatcher (a function calling ``$obj->$param()`` on that
   parameter) is a derived call of the methods of that name its receiver may have
   (``via: dispatcher``); an untyped receiver's by name, up to ``max_candidates``.
@@ -89,6 +91,8 @@ class Callbacks:
         called = [] if keyed else callees(sym, ref.callee)
         t = ref.target
         targets = callees(sym, t)  # what the string names
+        if t.kind == TargetKind.FUNCTION and len(targets) > 1:
+            targets = ctx.reachable(f.path, targets)  # a function declared twice: the loaded
         callable_here = (
             keyed
             or t.kind == TargetKind.METHOD
@@ -124,6 +128,8 @@ class Callbacks:
         function): a derived ``references`` edge (``name_string``), marked callable."""
         ctx = self.ctx
         targets = callees(ctx.sym, ref.target)
+        if ref.target.kind == TargetKind.FUNCTION and len(targets) > 1:
+            targets = ctx.reachable(f.path, targets)
         if not targets or len(targets) > ctx.max_candidates:
             return
         words = ref.callee.candidates  # the other values of its list or map
