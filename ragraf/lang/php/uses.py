@@ -378,15 +378,19 @@ class Uses(Bindings, FrameworkCalls, StrVals):
     def on_name_string(self, n: Node) -> None:
         """A string shaped like a function or ``Class::method`` name that is an array's value,
         an assignment's right side or a return value: a ``CallbackRef`` whose callee is
-        ``TargetKind.NAMED`` (the resolver links it only to a declaration of that name). A
+        ``TargetKind.NAMED`` with the other values of its list or map (``list_words``) and a
+        map value's key (``method``; ``?`` when it is no string), the resolver links it only
+        to a declaration of that name. A
         value under a ``...callback`` key is ``on_keyed_callback``'s, the method name of a
         callable array (``[$this, 'm']``) ``on_array``'s."""
         parent = n.parent
         siblings: tuple[str, ...] = ()
+        key_word = ""  # a map value's key
         if parent is not None and parent.type == "array_element_initializer":
             arr = parent.parent
             if parent.named_child_count == 2:
                 key = parent.named_children[0]
+                key_word = self.string_value(key) or "?"
                 if key.type == "string" and _CALLBACK_KEY.match(self.t(key)):
                     return
                 if (self.string_value(key) or "").lower() in _NOT_CALLABLE_KEYS:
@@ -406,7 +410,7 @@ class Uses(Bindings, FrameworkCalls, StrVals):
                 CallbackRef(
                     self.scope_index(),
                     n.start_point[0] + 1,
-                    Target(TargetKind.NAMED, candidates=siblings),
+                    Target(TargetKind.NAMED, candidates=siblings, method=key_word),
                     -1,
                     target,
                 )

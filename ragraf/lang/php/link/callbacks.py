@@ -7,7 +7,7 @@ Invariants a change must keep:
   callback argument, an array key ending in ``callback``; else, standing alone (an array
   value, an assignment, a return), a derived ``references`` edge (``name_string``) to at
   most ``max_candidates`` declarations; none in a list or map whose other values do not
-  all name code, under a key naming a capability, an option or a setting, in an
+  all name code, in a map whose other values say nothing and whose key names no code, under a key naming a capability, an option or a setting, in an
   assignment to a list element, or to a variable its function never runs (calls, hands
   to a function taking a callable, returns: ``uses._runs``).
 - A string naming a function declared more than once names the declarations the include
@@ -135,6 +135,9 @@ class Callbacks:
         words = ref.callee.candidates  # the other values of its list or map
         if words and not all(_names_code(ctx, w) for w in words):
             return  # a list of capabilities, options, columns or settings that shares a name
+        key = ref.callee.method  # a map value's key
+        if not words and key and not _names_code(ctx, key):
+            return  # 'section' => 'background_image': nothing says the value names code
         conf = round(ctx.conf["name_string"] / len(targets), 4)
         props: dict[str, Any] = {"callable": True, "via": "name_string"}
         if len(targets) > 1:
