@@ -660,8 +660,14 @@ def _spelled(d: TypeDesc | None) -> str:
     return ""
 
 
-#: functions that take a callable argument (PHP's and WordPress's, hooks included)
-_TAKES_CALLABLE = frozenset({*BUILTIN_CALLBACKS, *WP_CALLBACKS, "add_action", "add_filter"})
+#: functions that take a callable argument, and at which (0-based) positions (PHP's and
+#: WordPress's, hooks' listens included)
+_TAKES_CALLABLE: dict[str, tuple[int, ...]] = {
+    **BUILTIN_CALLBACKS,
+    **WP_CALLBACKS,
+    "add_action": (1,),
+    "add_filter": (1,),
+}
 _SCOPES = frozenset(
     {"function_definition", "method_declaration", "anonymous_function", "arrow_function", "program"}
 )
@@ -669,9 +675,9 @@ _SCOPES = frozenset(
 
 def _runs(var: Node, text: Callable[[Node], str]) -> bool:
     """Whether the variable assigned at ``var`` is run in its function (the def-use
-    layer's reach, read locally): called (``$fn()``), handed to a function that takes a
-    callable (``call_user_func($fn)``, ``usort($a, $fn)``, ``add_action('x', $fn)``) or
-    returned."""
+    layer's reach, read locally): called (``$fn()``), handed to a function where it takes a
+    callable (``call_user_func($fn)``, ``usort($a, $fn)``, ``add_action('x', $fn)``, not
+    ``add_action($fn, ...)``) or returned."""
     name = text(var)
     scope = var.parent
     while scope is not None and scope.type not in _SCOPES:
@@ -688,9 +694,10 @@ def _runs(var: Node, text: Callable[[Node], str]) -> bool:
             if up.type == "function_call_expression" or up.type == "return_statement":
                 return True
             if up.type == "argument" and up.parent is not None and up.parent.parent is not None:
-                call = up.parent.parent
-                fn = call.child_by_field_name("function")
-                if fn is not None and text(fn).lstrip("\\").lower() in _TAKES_CALLABLE:
-                    return True
+                fn = up.parent.parent.child_by_field_name("function")
+                name = text(fn).lstrip("\\").lower() if fn is not None else ""
+                at = [a for a in up.parent.named_children if a.type == "argument"].index(up)
+                if at in _TAKES_CALLABLE.get(name, ()):
+                    return True  # handed over as a callable, not as a hook's name
         todo.extend(node.named_children)
     return False
