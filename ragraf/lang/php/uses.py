@@ -429,6 +429,8 @@ class Uses(Bindings, FrameworkCalls, StrVals):
             v = e.named_children[-1]
             if v.start_byte == n.start_byte:
                 continue
+            if e.named_child_count == 2 and _CALLBACK_KEY.match(self.t(e.named_children[0])):
+                continue  # 'active_callback' => 'f' is code by its key, not by its map
             word = self.string_value(v)
             if word is not None and _NAME_SHAPED.fullmatch(word):
                 out.append(word)
