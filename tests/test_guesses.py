@@ -92,7 +92,7 @@ def test_a_method_pattern_on_this_reaches_the_subclasses(root: Path) -> None:
 
 def test_a_string_naming_a_function_declared_twice_names_the_loaded_one(root: Path) -> None:
     """``array_map('helper', ...)`` in a/main.php, which includes a/helper.php: a
-    reference to that declaration only, stated."""
+    reference to that declaration only (derived: a string names whichever is declared)."""
     with GraphStore(config.Layout(root).graph_db, readonly=True) as g:
         rev = g.db.query("SELECT max(rev_id) FROM rev")[0][0]
         got = []
@@ -100,4 +100,4 @@ def test_a_string_naming_a_function_declared_twice_names_the_loaded_one(root: Pa
             if e.kind == "references":
                 [dst] = g.db.query("SELECT path FROM node WHERE node_id=?", (e.dst,))
                 got.append((dst[0], e.provenance))
-    assert got == [("a/helper.php", "stated")]
+    assert got == [("a/helper.php", "derived")]

@@ -11,7 +11,9 @@ Invariants a change must keep:
   assignment to a list element, or to a variable its function never runs (calls, hands
   to a function taking a callable, returns: ``uses._runs``).
 - A string naming a function declared more than once names the declarations the include
-  graph lets its file load (``LinkContext.reachable``), as a call of it would.
+  graph lets its file load (``LinkContext.reachable``), derived (``via:
+  duplicate-function``) even when one is left: a guard's string (``function_exists``)
+  names whichever is declared then.
 - A string passed to a dispatcher (a function calling ``$obj->$param()`` on that
   parameter) is a derived call of the methods of that name its receiver may have
   (``via: dispatcher``); an untyped receiver's by name, up to ``max_candidates``.
@@ -91,8 +93,9 @@ class Callbacks:
         called = [] if keyed else callees(sym, ref.callee)
         t = ref.target
         targets = callees(sym, t)  # what the string names
-        if t.kind == TargetKind.FUNCTION and len(targets) > 1:
-            targets = ctx.reachable(f.path, targets)  # a function declared twice: the loaded
+        twice = t.kind == TargetKind.FUNCTION and len(targets) > 1
+        if twice:  # a function declared twice: those the file may have loaded, derived
+            targets = ctx.reachable(f.path, targets)
         callable_here = (
             keyed
             or t.kind == TargetKind.METHOD
@@ -106,12 +109,11 @@ class Callbacks:
                 for short in [c.rsplit("\\", 1)[-1].lower()]
             )
         if targets and callable_here:
-            if len(targets) == 1:
+            if len(targets) == 1 and not twice:
                 ctx.add(src, targets[0], EdgeKind.REFERENCES, f.path, ref.line, _CALLABLE)
             else:
-                ctx.link_targets(
-                    src, targets, EdgeKind.REFERENCES, f.path, ref.line, True, "ambiguous"
-                )
+                via = "duplicate-function" if twice else "ambiguous"
+                ctx.link_targets(src, targets, EdgeKind.REFERENCES, f.path, ref.line, True, via)
             ctx.stats["callbacks_linked"] += 1
         if t.kind != TargetKind.FUNCTION or not t.candidates:
             return
