@@ -420,6 +420,7 @@ class SinkKind(StrEnum):
     OUTPUT = "output"
     INCLUDE = "include"
     SHELL = "shell"
+    CODE = "code"  # a call running its argument as code (Python's eval / exec)
     DYNAMIC_VARIABLE = "dynamic_variable"  # $$name
 
 
