@@ -381,6 +381,7 @@ class StmtKind(StrEnum):
     THROW = "throw"
     ECHO = "echo"
     RETURN = "return"
+    YIELD = "yield"  # a generator's value: leaves the unit as a return's does, control goes on
     IF = "if"
     ELSEIF = "elseif"
     WHILE = "while"

@@ -55,12 +55,15 @@ HEADERS = frozenset(
         StmtKind.DO_WHILE,
     }
 )
+#: the statements whose value is a call's result (a return, a generator's yield)
+RESULTS = frozenset({StmtKind.RETURN, StmtKind.YIELD})
 #: the units of a declaration that takes arguments and returns (not a closure, not a script)
 _CALLED_UNITS = (UnitKind.FUNCTION, UnitKind.METHOD)
 LIMIT_FLOW = (
     "data flow: syntactic def-use per function (tree-sitter, reaching definitions); values"
     " through object properties of other objects, dynamic variables ($$x), extract(), eval"
-    " and by-reference parameters of user functions are not tracked"
+    " and by-reference parameters of user functions are not tracked, nor a closure's writes"
+    " to the variables it captures (Python's nonlocal)"
 )
 
 Node = tuple[str, int]  # (unit_id, statement index)
@@ -103,8 +106,10 @@ class FlowGraph:
         return got
 
     def params(self, u: Unit) -> list[str]:
-        """The parameters of unit ``u``, in order (``_params``)."""
-        return _params(u.stmts[0], self.naming(u.row.path))
+        """The parameters of unit ``u``, in order (``_params``): not the variables its
+        entry defines because a closure captures them (``capture`` links into it)."""
+        captured = {v for _src, v, k in u.din.get(0, ()) if k == FlowStep.CAPTURE}
+        return [p for p in _params(u.stmts[0], self.naming(u.row.path)) if p not in captured]
 
     def file_heads(self, path: str) -> list[tuple[FlowUnitRow, bool]]:
         if path not in self.heads:
@@ -467,7 +472,7 @@ class Walk:
         # a call's result: the return statements of the callee
         if n in self.no_callees:
             return
-        if s[6] and (s[4] or s[2] == StmtKind.RETURN or n in self.starts):
+        if s[6] and (s[4] or s[2] in RESULTS or n in self.starts):
             self.into_callees(n, u, s, hops)
 
     def leave(self, n: Node, hops: int, only: frozenset[str] | None) -> None:
@@ -523,7 +528,7 @@ class Walk:
         for e, _call in g.calls_at(n):
             for cu in g.entry_units(e.dst)[:MAX_FANOUT]:
                 for i, cs in enumerate(cu.stmts):
-                    if cs[2] == StmtKind.RETURN:
+                    if cs[2] in RESULTS:
                         r = (cu.row.unit_id, i)
                         self.bound.setdefault(r[0], set()).add(n)
                         self.add_edge(r, n, None, FlowStep.RETURN, e.provenance, e.confidence, e)
@@ -567,7 +572,7 @@ class Walk:
                         self.add_edge(n, entry, p, FlowStep.ARGUMENT, e.provenance, e.confidence, e)
                     self.push(entry, hops + 1, frozenset(hit))
         # a return: the statements that take the call's result
-        if s[2] == StmtKind.RETURN and u.row.kind in _CALLED_UNITS:
+        if s[2] in RESULTS and u.row.kind in _CALLED_UNITS:
             self.leave(n, hops, None)
 
 
@@ -689,7 +694,7 @@ def _slice_start(
     starts: list[Node] = []
     for u in g.entry_units(row.node_id):
         if direction == "back":
-            starts += [(u.row.unit_id, i) for i, s in enumerate(u.stmts) if s[2] == StmtKind.RETURN]
+            starts += [(u.row.unit_id, i) for i, s in enumerate(u.stmts) if s[2] in RESULTS]
         else:
             starts.append((u.row.unit_id, 0))
     if len(rows) > 1:

@@ -44,7 +44,7 @@ if TYPE_CHECKING:
 #: version of the FileFacts format and of the extraction rules not visible in source
 #: digests: bump it when FileFacts fields change meaning (an extractor's own source is in
 #: ``fingerprint`` already); its history is docs/architecture.md §9.2, "Facts versions"
-FACTS_VERSION = "ragraf-facts/42"
+FACTS_VERSION = "ragraf-facts/43"
 #: the words of a failed file's note when its extractor raised (``extract``)
 EXTRACTOR_FAILED = "extractor failed"
 
@@ -146,7 +146,12 @@ LANGUAGES: tuple[Language, ...] = (
         (".php", ".phtml", ".inc", *DRUPAL_SUFFIXES),
         extractor="ragraf.lang.php",
         queries=("php-tags.scm",),
-        depends_on=(*_COMMON, "ragraf.lang.templates", "ragraf.lang.template_calls"),
+        depends_on=(
+            *_COMMON,
+            "ragraf.lang.templates",
+            "ragraf.lang.template_calls",
+            "ragraf.lang.flowcore",
+        ),
         grammar="php",
         declares_symbols=True,
         dataflow=True,
@@ -226,9 +231,10 @@ LANGUAGES: tuple[Language, ...] = (
         (".py", ".toml", ".cfg"),
         extractor="ragraf.lang.python",
         queries=("python-tags.scm",),
-        depends_on=_COMMON,
+        depends_on=(*_COMMON, "ragraf.lang.flowcore"),
         grammar="python",
         declares_symbols=True,
+        dataflow=True,
         flow_self="self.",
         include=("**/*.py", "**/pyproject.toml", "**/setup.cfg"),
         constructor="__init__",
