@@ -247,3 +247,64 @@ def test_walk_calls_sources_and_generators() -> None:
         ["db.cursor", "method", []],
     ]
     assert [3, 4, "cmd"] in d["d"] and [3, 5, "cmd"] in d["d"]
+
+
+def test_status_slice_and_flow_through_the_mcp_server(root: Path, tmp_path: Path) -> None:
+    """The MCP server answers like the CLI: python covered, a slice without a sigil, a keyed
+    flow; a Ruby file beside it is refused naming Ruby, never advising a reindex."""
+    import asyncio
+    import sys
+
+    from mcp import ClientSession
+    from mcp.client.stdio import StdioServerParameters, stdio_client
+
+    mixed = tmp_path / "mixed"
+    shutil.copytree(root, mixed, ignore=shutil.ignore_patterns(".ragraf"))
+    (mixed / "tools").mkdir()
+    (mixed / "tools" / "report.rb").write_text("def monthly(db, month)\n  db.execute(month)\nend\n")
+    config.init_project(mixed)
+    indexer.build(config.load(mixed), no_vectors=True)
+
+    async def drive() -> list[Any]:
+        params = StdioServerParameters(
+            command=sys.executable, args=["-m", "ragraf", "-C", str(mixed), "mcp"]
+        )
+        with open(tmp_path / "mcp-stderr.log", "w") as errlog:
+            async with (
+                stdio_client(params, errlog=errlog) as (read, write),
+                ClientSession(read, write) as session,
+            ):
+                await session.initialize()
+                calls: list[tuple[str, dict[str, Any]]] = [
+                    ("ragraf_index_status", {}),
+                    ("ragraf_slice", {"path": CALC, "line": 7, "variable": "total"}),
+                    ("ragraf_flow", {"source": "request.args.get('name')", "sink": "sql"}),
+                    ("ragraf_slice", {"path": "tools/report.rb", "line": 2}),
+                ]
+                return [await session.call_tool(n, a) for n, a in calls]
+
+    st, sl, fl, rb = (json.loads(r.content[0].text) for r in asyncio.run(drive()))
+    for env in (st, sl, fl, rb):
+        check(env)
+    assert st["result"]["capability"] == "dataflow"
+    assert st["result"]["dataflow"]["covered"] == ["python"]
+    assert st["result"]["dataflow"]["not_covered"] == {"ruby": 1}
+    assert lines(sl["result"]) == [1, 2, 3, 5, 7]
+    assert [p["sink"]["evidence"] for p in fl["result"]["paths"]] == [f"{API}:30"]
+    assert rb["result"]["refused"] and "ruby is not covered" in rb["result"]["reason"]
+    assert "reindex" not in rb["result"]["reason"]
+
+
+MULTI = "app/multi.py"
+
+
+def test_a_call_on_a_continuation_line_and_one_variable(root: Path) -> None:
+    """Issue 42 §2 in Python: a call on a continuation line of its statement links its
+    return like one on the first line; a variable only used at the start enters no callee."""
+    m = f"{MULTI}:"
+    r = run(root, "slice", path=MULTI, line=14, depth=1)["result"]
+    assert lines(r, MULTI) == [1, 2, 5, 6, 7, 10, 11, 14]
+    assert (m + "2", m + "7", None, "return") in edges(r)
+    only = run(root, "slice", path=MULTI, line=7, variable="where", depth=1)["result"]
+    assert lines(only) == [5, 6, 7]  # not fetch's body, not rows' other inputs
+    assert {e["var"] for e in only["edges"]} == {"month", "where"}

@@ -547,7 +547,8 @@ class Walk:
             if dst[0] != n[0]:
                 self.make_free(dst[0])  # a property or a capture: not through a call site
             self.add_edge(n, dst, var, kind, *_trust(kind))
-            self.push(dst, hops, None, frozenset({var}))
+            # into a closure's entry only the captured variable goes on (not its parameters)
+            self.push(dst, hops, frozenset({var}) if dst[1] == 0 else None, frozenset({var}))
         if self.control and n[1] in u.controls:
             for i in u.controls[n[1]]:
                 c = (n[0], i)

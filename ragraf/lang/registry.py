@@ -457,10 +457,10 @@ class FlowNaming:
 def flow_naming(lang: str | None) -> FlowNaming:
     """The variable naming of a language's data-flow layer (a language without the layer,
     or None: no sigil, ``this.``)."""
-    for x in LANGUAGES:
-        if x.name == lang:
-            return FlowNaming(x.name, x.flow_sigil, x.flow_self)
-    return FlowNaming(lang or "", "", "this.")
+    x = get(lang)
+    if x is None:
+        return FlowNaming(lang or "", "", "this.")
+    return FlowNaming(x.name, x.flow_sigil, x.flow_self)
 
 
 def code_language(name: str | None) -> bool:
