@@ -520,13 +520,21 @@ PATHLIKE = re.compile(r"^[\w][\w./-]*\.[A-Za-z]{1,5}$")
 
 
 def citations(
-    obj: Any, skip_keys: tuple[str, ...] = (), files: frozenset[str] = frozenset()
+    obj: Any,
+    skip_keys: tuple[str, ...] = (),
+    files: frozenset[str] = frozenset(),
+    group_path: str | None = None,
 ) -> Iterator[tuple[str, int, int]]:
     """Every place an answer cites, in order: {path, line}, {path, start_line, end_line},
-    "path:line" strings, and a string that is just a corpus file's path (``files``; cited
-    as line 0: the file, no line). ``skip_keys``: subtrees left out (e.g. the target)."""
+    {path, lines: [...]} (each line), "path:line" strings, and a string that is just a
+    corpus file's path (``files``; cited as line 0: the file, no line). An item of a list
+    under a dict with a path (a brief answer's group, path said once: {path, sites: [{line}]})
+    takes that path when it has none (``group_path``). ``skip_keys``: subtrees left out
+    (e.g. the target)."""
     if isinstance(obj, dict):
         path = obj.get("path")
+        if not isinstance(path, str) and "path" not in obj:
+            path = group_path
         if isinstance(path, str):
             if isinstance(obj.get("line"), int):
                 end = obj.get("end_line")
@@ -534,8 +542,17 @@ def citations(
             elif isinstance(obj.get("start_line"), int):
                 end = obj.get("end_line")
                 yield path, obj["start_line"], end if isinstance(end, int) else obj["start_line"]
+            for n in obj.get("lines") or ():
+                if isinstance(n, int):
+                    yield path, n, n
+        own = obj.get("path") if isinstance(obj.get("path"), str) else None
         for k, v in obj.items():
-            if k not in skip_keys:
+            if k in skip_keys:
+                continue
+            if own is not None and isinstance(v, list):
+                for x in v:
+                    yield from citations(x, skip_keys, files, own)
+            else:
                 yield from citations(v, skip_keys, files)
     elif isinstance(obj, list):
         for v in obj:
