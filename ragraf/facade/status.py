@@ -109,7 +109,7 @@ BRIEF_VECTORS = ("status", "computed", "total", "percent", "embedded", "reason")
 #: the fields of the schema block a brief status keeps
 BRIEF_SCHEMA = ("source", "incomplete", "dialect")
 #: the fields of the pending block a brief status keeps when nothing is pending
-BRIEF_PENDING = ("files", "next")
+BRIEF_PENDING = ("files", "modified_total", "deleted_total", "next")
 
 
 def brief(full: dict[str, Any]) -> dict[str, Any]:
