@@ -35,7 +35,10 @@ docs/PERFORMANCE.md):
   then drift_report); a not-found answer is retried once with the nearest name it offers
   that ends like the symbol, else with the declaration `symbol` finds for its last part;
   the next pages of a paged answer (`page.next_offset`) while something is unseen; then
-  reads of the cited lines only (search hits through `code` with their chunk ids).
+  reads of the cited lines only, in the answer's order (a search hit: the lines of its
+  chunk, as for every other answer; until issue 45's second session the policy fetched
+  every hit's chunk with `code`, 29 KB a task, where reading the first hits' lines
+  finds the same place).
 - codegraph: `codegraph callers NAME`, `codegraph impact NAME` and `codegraph explore
   QUESTION` (its one recommended tool) for callers, impact and feature tasks (it has no
   answer for tables, data flow or a knowledge drift); then reads of the cited lines (it
@@ -745,15 +748,7 @@ def ragraf_policy(task: dict[str, Any], rg: Ragraf, tree: Tree, tr: Transcript) 
                 env = rg.call(tr, op, args)
         answers += pages(rg, tr, op, args, env)
     elif family == "feature":
-        env = rg.call(tr, "search", {"query": task["question"]})
-        answers.append(env)
-        hits = (env.get("result") or {}).get("hits") or []
-        ids = [h["chunk_id"] for h in hits if h.get("chunk_id")][:20]
-        if ids and not tr.finished():
-            code = rg.call(tr, "code", {"entry_ids": ids})
-            shown = [(p, lo, hi) for p, lo, hi in citations(code.get("result", {}))]
-            for p, lo, hi in shown:
-                tr.shown.setdefault(p, []).append((lo, hi))
+        answers.append(rg.call(tr, "search", {"query": task["question"]}))
     elif family == "dataflow":
         path, _, line = task["at"].rpartition(":")
         args = {"path": path, "line": int(line)}

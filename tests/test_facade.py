@@ -140,7 +140,7 @@ def test_code_signatures_compact_and_entry_ids(pilot_root: Path) -> None:
 def test_search_exact_first_and_lexical(pilot_root: Path) -> None:
     r = run(pilot_root, "search", query="charge")["result"]
     assert r["hits"][0]["why"]["exact_symbol"] is True
-    words = run(pilot_root, "search", query="how are invoices charged")["result"]
+    words = run(pilot_root, "search", query="how are invoices charged", detail="full")["result"]
     assert words["hits"][0]["fqn"] == CHARGE and set(words["hits"][0]["why"]["fts_terms"]) == {
         "invoices",
         "charged",

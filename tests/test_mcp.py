@@ -156,7 +156,8 @@ def test_mcp_loads_the_model_in_the_background(
                         break
                     await anyio.sleep(0.1)
                 found = await session.call_tool(
-                    "ragraf_search", {"query": "how are invoices charged", "limit": 3}
+                    "ragraf_search",
+                    {"query": "how are invoices charged", "limit": 3, "detail": "full"},
                 )
         return status, found
 

@@ -69,6 +69,15 @@ REGISTRY: dict[str, tuple[Callable[..., dict[str, Any]], OpSpec]] = {
                 Param(
                     "with_text", "bool", "Inline the text of each hit (untrusted content).", False
                 ),
+                Param(
+                    "detail",
+                    "enum",
+                    "brief: each hit's why keeps what places it (windows, built copies,"
+                    " neighbours, an exact name); full: every scoring feature (ranks, cosine,"
+                    " bm25, re-rank).",
+                    "brief",
+                    choices=("brief", "full"),
+                ),
             ),
             main="query",
             required=("query",),
