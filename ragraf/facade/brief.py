@@ -133,6 +133,15 @@ def impact_item(node: dict[str, Any]) -> dict[str, Any]:
     return {**symbol(node), "depth": node["depth"]}
 
 
+def impact_list(nodes: list[dict[str, Any]], key: str) -> list[dict[str, Any]]:
+    """An ``impact`` list grouped by file; ``tests`` by their names only (each test is
+    also a symbol, route or doc of the section: its span and depth are there)."""
+    if key == "tests":
+        named = [{"path": n.get("path"), "name": n.get("fqn") or n.get("name")} for n in nodes]
+        return [{"path": g["path"], key: [t["name"] for t in g[key]]} for g in by_file(named, key)]
+    return by_file([impact_item(n) for n in nodes], key)
+
+
 def _account_site(s: dict[str, Any], dynamic: bool) -> dict[str, Any]:
     """An unresolved or dynamic call site without its evidence string (path and line say
     it); a dynamic one without its reason (always a computed name), its name when unknown

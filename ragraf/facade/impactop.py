@@ -86,8 +86,7 @@ def impact(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
     if brief.is_brief(args):
         for sec in ("hard", "soft"):
             for k in _LISTS:
-                items = [brief.impact_item(it) for it in out[sec][k]]
-                out[sec][k] = brief.by_file(items, k)
+                out[sec][k] = brief.impact_list(out[sec][k], k)
     return out
 
 
