@@ -24,6 +24,7 @@ from __future__ import annotations
 from typing import Any
 
 from ragraf.facade.context import SHOWN_EDGE_PROPS
+from ragraf.kinds import Provenance
 
 #: dynamic call sites a brief answer lists (all are counted; ``detail: full`` lists
 #: ``accounting.LISTED``)
@@ -98,7 +99,7 @@ def site(edge: dict[str, Any]) -> dict[str, Any]:
     """A ``references`` site: its line, kind, the symbol it is in (``from``), provenance and
     confidence when derived or below 1, the reason, the line's text."""
     out: dict[str, Any] = {"line": edge["line"], "kind": edge["kind"]}
-    if edge["provenance"] != "stated":
+    if edge["provenance"] != Provenance.STATED:
         out["provenance"] = edge["provenance"]
     if edge["confidence"] < 1:
         out["confidence"] = edge["confidence"]
