@@ -32,6 +32,7 @@ from ragraf.lang.facts import (
     Ref,
     RouteRef,
 )
+from ragraf.lang.java import flow
 from ragraf.lang.java.names import UNKNOWN, Bind, Names, Scope
 from ragraf.lang.java.routes import Routes
 from ragraf.lang.typedesc import Cls, Parent, Pending, Prop, TypeDesc
@@ -98,6 +99,7 @@ class Extractor(tstree.Walk, Names):
         self.ctor_calls: list[tuple[Scope, Node]] = []
         self.refs: list[Ref] = []
         self.components: dict[str, list[Node]] = {}  # record fqn -> its components
+        self.decl_at: dict[int, int] = {}  # start byte of a method / constructor -> node index
 
     def run(self) -> FileFacts:
         root = tstree.parser("java").parse(self.src).root_node
@@ -119,7 +121,11 @@ class Extractor(tstree.Walk, Names):
         }
         self.walk(tstree.query("java", "java-tags.scm"), root, handlers)
         self.finish()
-        return self.facts
+        f = self.facts
+        f.flows, too_big = flow.build(root, self.src, self.decl_at)
+        if too_big:
+            f.stats["flow_too_big"] = too_big
+        return f
 
     def scope(self) -> Scope:
         return self.stack[-1][1] if self.stack else self.top
@@ -254,6 +260,7 @@ class Extractor(tstree.Walk, Names):
             props["constructor"] = True
         start = _decl_start(n)
         idx = self.add_node(NodeKind.METHOD, name, fqn, n, props, start)
+        self.decl_at[n.start_byte] = idx
         self.edge(parent.node, idx, EdgeKind.CONTAINS, start.start_point[0] + 1)
         scope = Scope(NodeKind.METHOD, idx, parent, parent.cls)
         self.type_params(n, scope)

@@ -1,0 +1,109 @@
+"""The Java walk of the data-flow layer (ragraf/lang/java/flow.py): statements, definitions
+and uses, def-use edges, calls with their arguments, lambdas and anonymous classes, sources
+and sinks of fixtures/flowjava, exact."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ragraf.lang.registry import dataflow_languages
+from tests.flowunits import U, unit_at, units
+
+ROOT = Path(__file__).resolve().parent.parent / "fixtures" / "flowjava"
+
+
+def dao() -> list[U]:
+    return units(ROOT, "src/shop/Dao.java", "java")
+
+
+def web() -> list[U]:
+    return units(ROOT, "src/shop/Web.java", "java")
+
+
+def test_golden_price_twin() -> None:
+    """The twin of PHP's price() golden: signature, base, tax, total and return, not label."""
+    (u,) = [u for u in units(ROOT, "src/shop/Calc.java", "java") if u.kind == "method"]
+    assert [(s[0], s[2]) for s in u.stmts] == [
+        (2, "entry"), (3, "assign"), (4, "assign"), (5, "assign"), (6, "assign"),
+        (7, "expr"), (8, "return"),
+    ]  # fmt: skip
+    assert u.edges() == {
+        (2, 3, "qty"), (2, 3, "unit"), (3, 4, "base"), (3, 6, "base"), (4, 6, "tax"),
+        (5, 7, "label"), (6, 8, "total"),
+    }  # fmt: skip
+    assert u.back(8) == [2, 3, 4, 6, 8]
+    # System.out is a class's field: no variable; println keeps its one argument
+    assert u.stmts[5][5:7] == [["label"], [["println", "method", [["label"]]]]]
+
+
+def test_java_is_a_dataflow_language() -> None:
+    assert "java" in dataflow_languages()
+
+
+def test_fields_bare_and_this_link_across_methods() -> None:
+    us = dao()
+    ctor, set_table, count = unit_at(us, 11), unit_at(us, 15), unit_at(us, 19)
+    assert ctor.stmts[1][4] == ["this.conn"]  # this.conn = conn
+    assert set_table.stmts[1][4] == ["this.table"]  # table = t: a bare field name
+    assert count.stmts[1][5] == ["name", "this.table"]
+    assert sorted(x[3] for x in count.data["x"]) == ["this.conn", "this.table"]
+
+
+def test_try_with_resources_catch_finally_and_sql_sink() -> None:
+    u = unit_at(dao(), 19)
+    kinds = [(s[0], s[2]) for s in u.stmts]
+    assert kinds[2:5] == [(21, "try"), (21, "assign"), (21, "assign")]
+    assert u.stmts[3][4] == ["st"] and u.stmts[4][4] == ["rs"]  # the resources
+    assert u.stmts[4][7] == ["sql"]  # st.executeQuery(q)
+    assert (20, 21, "q") in u.edges()
+    catch = u.at(27)[0]
+    assert u.stmts[catch][2] == "catch" and u.stmts[catch][4] == ["e"]
+    # the catch may be entered from every statement of the try, resources included
+    preds = {a for a, b in u.data["c"] if b == catch}
+    assert preds == {2, 3, 4, 5, 6, 7, 8}
+    assert (27, 28, "e") in u.edges()
+
+
+def test_overloads_keep_their_arity() -> None:
+    lookup = unit_at(web(), 18)
+    assert lookup.stmts[2][6] == [["count", "method", [["k"], []]]]  # dao.count(k, 10)
+    two = unit_at(dao(), 34)
+    assert two.stmts[1][6] == [
+        ["count", "method", [["name"]]],
+        ["min", "static", [["name"], ["limit"]]],
+    ]
+
+
+def test_sources_and_sinks() -> None:
+    us = web()
+    get = unit_at(us, 11)
+    assert get.sources == "getParameter()"
+    assert get.stmts[1][4:6] == [["who"], ["getParameter()", "req"]]
+    assert get.stmts[2][6] == [["lookup", "method", [["who"]]]]
+    assert get.stmts[4][7] == ["output"]  # out = resp.getWriter(); out.println(...)
+    run = unit_at(us, 23)
+    assert run.sources == "@RequestParam"  # @RequestParam String cmd
+    assert run.stmts[0][4:6] == [["cmd"], ["@RequestParam"]]
+    assert run.stmts[1][7] == ["shell"]  # Runtime.getRuntime().exec(cmd)
+
+
+def test_switch_fallthrough_labels_lambda_and_anonymous_class() -> None:
+    us = web()
+    u = unit_at(us, 29)
+    succ = {tuple(c) for c in u.data["c"]}
+    at = u.at
+    # case 1 falls into case 2; `break` leaves the switch to the loop's update;
+    # `continue outer` goes to the update; `break outer` leaves the loop
+    update = [i for i in at(32) if u.stmts[i][2] == "assign"][1]
+    assert (at(36)[0], at(37)[0]) in succ
+    assert (at(39)[0], update) in succ
+    assert (at(41)[0], update) in succ
+    assert (at(43)[0], at(46)[0]) in succ
+    assert {(36, 38, "total"), (38, 36, "total"), (30, 58, "total")} <= u.edges()
+    # the lambda and the anonymous class capture base / label
+    lam = next(x for x in us if x.kind == "closure")
+    assert lam.stmts[0][4] == ["base", "v"]
+    anon = unit_at(us, 53)
+    assert anon.kind == "method" and anon.stmts[0][4] == ["label"]
+    assert [x[3:] for x in anon.data["x"]] == [["label", "capture"]]
+    assert u.stmts[at(52)[0]][5] == ["label"]  # the creating statement uses it
