@@ -4,10 +4,16 @@ fixtures/flowgo, exact."""
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
+import pytest
+
+from ragraf import config, facade
+from ragraf.indexing import indexer
 from ragraf.lang.registry import dataflow_languages
 from tests.flowunits import U, unit_at, units
+from tests.schemacheck import check
 
 ROOT = Path(__file__).resolve().parent.parent / "fixtures" / "flowgo"
 
@@ -46,7 +52,7 @@ def test_receiver_fields_are_this_and_link_across_methods() -> None:
     assert set_table.stmts[1][4] == ["this.table"]
     assert [x[3:] for x in find.data["x"]] == [["this.table", "property"]]
     assert find.stmts[2][7] == ["sql"]  # s.db.Query(q)
-    assert find.stmts[2][6] == [["Query", "method", [["q"]]]]
+    assert find.stmts[2][6] == [["query", "method", [["q"]]]]
 
 
 def test_multiple_results_named_results_and_a_deferred_closure() -> None:
@@ -97,3 +103,49 @@ def test_branches_loops_labels_and_switch() -> None:
     assert (u.at(75)[0], head) in succ
     # a, b = b, a; p := &a; *p = 3 (an alias): the return sees a from all three
     assert {(81, 84, "a"), (82, 84, "a"), (83, 84, "a"), (81, 84, "b")} <= e
+
+
+@pytest.fixture(scope="module")
+def go_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("flowgo") / "proj"
+    shutil.copytree(ROOT, root)
+    config.init_project(root)
+    indexer.build(config.load(root))
+    return root
+
+
+def test_golden_price_back_slice_end_to_end(go_root: Path) -> None:
+    """PHP's golden through the facade: the same five lines and six edges."""
+    env = facade.run_op(go_root, "slice", {"path": "shop/calc.go", "line": 8, "direction": "back"})
+    check(env)
+    assert env["capability"] == "dataflow"
+    r = env["result"]
+    assert [s["line"] for s in r["statements"]] == [2, 3, 4, 6, 8]
+    assert [s["kind"] for s in r["statements"]] == ["entry", "assign", "assign", "assign", "return"]
+    c = "shop/calc.go:"
+    assert {(e["from"], e["to"], e["var"], e["kind"]) for e in r["edges"]} == {
+        (c + "2", c + "3", "qty", "def_use"),
+        (c + "2", c + "3", "unit", "def_use"),
+        (c + "3", c + "4", "base", "def_use"),
+        (c + "3", c + "6", "base", "def_use"),
+        (c + "4", c + "6", "tax", "def_use"),
+        (c + "6", c + "8", "total", "def_use"),
+    }
+    assert [f["fqn"] for f in r["functions"]] == ["shop.price"]
+
+
+def test_request_value_reaches_sql_across_two_calls(go_root: Path) -> None:
+    """req.FormValue("id") in Handle -> lookup(st, id) -> st.Find(key) -> s.db.Query(q)."""
+    env = facade.run_op(go_root, "flow", {"source": "shop/flow.go:40", "sink": "sql"})
+    check(env)
+    paths = env["result"]["paths"]
+    deepest = max(paths, key=lambda p: len(p["edges"]))
+    assert deepest["sink"]["evidence"] == "shop/flow.go:22"
+    assert [(s["from"], s["to"], s["kind"]) for s in deepest["edges"]] == [
+        ("shop/flow.go:40", "shop/flow.go:42", "def_use"),
+        ("shop/flow.go:42", "shop/flow.go:25", "argument"),
+        ("shop/flow.go:25", "shop/flow.go:26", "def_use"),
+        ("shop/flow.go:26", "shop/flow.go:20", "argument"),
+        ("shop/flow.go:20", "shop/flow.go:21", "def_use"),
+        ("shop/flow.go:21", "shop/flow.go:22", "def_use"),
+    ]

@@ -4,10 +4,16 @@ and sinks of fixtures/flowjava, exact."""
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
+import pytest
+
+from ragraf import config, facade
+from ragraf.indexing import indexer
 from ragraf.lang.registry import dataflow_languages
 from tests.flowunits import U, unit_at, units
+from tests.schemacheck import check
 
 ROOT = Path(__file__).resolve().parent.parent / "fixtures" / "flowjava"
 
@@ -107,3 +113,54 @@ def test_switch_fallthrough_labels_lambda_and_anonymous_class() -> None:
     assert anon.kind == "method" and anon.stmts[0][4] == ["label"]
     assert [x[3:] for x in anon.data["x"]] == [["label", "capture"]]
     assert u.stmts[at(52)[0]][5] == ["label"]  # the creating statement uses it
+
+
+@pytest.fixture(scope="module")
+def java_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("flowjava") / "proj"
+    shutil.copytree(ROOT, root)
+    config.init_project(root)
+    indexer.build(config.load(root))
+    return root
+
+
+def test_golden_price_back_slice_end_to_end(java_root: Path) -> None:
+    """PHP's golden through the facade: the same five lines and six edges."""
+    path = "src/shop/Calc.java"
+    env = facade.run_op(java_root, "slice", {"path": path, "line": 8, "direction": "back"})
+    check(env)
+    assert env["capability"] == "dataflow"
+    r = env["result"]
+    assert [s["line"] for s in r["statements"]] == [2, 3, 4, 6, 8]
+    assert [s["kind"] for s in r["statements"]] == ["entry", "assign", "assign", "assign", "return"]
+    c = path + ":"
+    assert {(e["from"], e["to"], e["var"], e["kind"]) for e in r["edges"]} == {
+        (c + "2", c + "3", "qty", "def_use"),
+        (c + "2", c + "3", "unit", "def_use"),
+        (c + "3", c + "4", "base", "def_use"),
+        (c + "3", c + "6", "base", "def_use"),
+        (c + "4", c + "6", "tax", "def_use"),
+        (c + "6", c + "8", "total", "def_use"),
+    }
+    assert [f["fqn"] for f in r["functions"]] == ["shop.Calc.price"]
+
+
+def test_request_parameter_reaches_sql_across_overloads(java_root: Path) -> None:
+    """getParameter in doGet -> lookup(who) -> dao.count(k, 10) (the 2-argument overload)
+    -> count(name) -> st.executeQuery(q) in a try-with-resources."""
+    env = facade.run_op(java_root, "flow", {"source": "src/shop/Web.java:12", "sink": "sql"})
+    check(env)
+    deepest = max(env["result"]["paths"], key=lambda p: len(p["edges"]))
+    assert deepest["sink"]["evidence"] == "src/shop/Dao.java:21"
+    w, d = "src/shop/Web.java:", "src/shop/Dao.java:"
+    assert [(s["from"], s["to"], s["kind"]) for s in deepest["edges"]] == [
+        (w + "12", w + "13", "def_use"),
+        (w + "13", w + "18", "argument"),
+        (w + "18", w + "19", "def_use"),
+        (w + "19", w + "20", "def_use"),
+        (w + "20", d + "34", "argument"),
+        (d + "34", d + "35", "def_use"),
+        (d + "35", d + "19", "argument"),
+        (d + "19", d + "20", "def_use"),
+        (d + "20", d + "21", "def_use"),
+    ]

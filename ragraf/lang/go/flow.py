@@ -18,6 +18,8 @@ Invariants a change must keep (besides ``flowcore``'s and ``flowblocks``'s):
   ``v := <-ch`` by its case. ``panic(...)`` is a ``throw``; ``go`` / ``defer`` statements
   are their calls (a deferred closure's writes to captured variables are weak
   definitions of the ``defer`` statement).
+- A call is ``[name, how, args]``, the name lower-cased (as PHP's: the facade matches it
+  to the callee's lower-cased name); ``pkg.F(x)`` is a function, ``v.M(x)`` a method.
 - Sources (``SOURCES``) are uses of canonical names, whatever the request is called:
   ``r.FormValue()`` for ``req.FormValue("id")``; sinks are the statement's ``sinks``.
 """
@@ -549,7 +551,7 @@ class GoFlow(BlockBuilder):
                 stack.append(fn)
         argv = self.args(u, args, s)
         self.source_sink(u, x, s, name, qual, argv)
-        s.calls.append([name, how, argv])
+        s.calls.append([name.lower(), how, argv])
 
     def source_sink(
         self, u: Unit, x: Node, s: Stmt, name: str, qual: str, argv: list[list[str]]

@@ -9,7 +9,8 @@ Invariants a change must keep (besides ``flowcore``'s and ``flowblocks``'s):
   a class around it) declares (``SELF_PREFIX``). A bare name that is neither, starting
   with an upper-case letter, is a class (no variable). ``o.f = v`` and ``a[i] = v`` are
   weak definitions of ``o`` / ``a``.
-- A method's calls are ``[name, how, args]``: a bare call ``m(x)`` and ``o.m(x)`` are
+- A method's calls are ``[name, how, args]``, the name lower-cased (as PHP's: the facade
+  matches it to the callee's lower-cased name): a bare call ``m(x)`` and ``o.m(x)`` are
   methods, ``Cls.m(x)`` static, ``new T(x)`` ``[T, new, ...]``; the argument lists keep
   their length (an overload is picked by arity at query time).
 - Statement 0 defines the parameters; a parameter bound from the request by an
@@ -549,7 +550,7 @@ class JavaFlow(BlockBuilder):
                 stack.append(obj)
         argv = self.args(u, x.child_by_field_name("arguments"), s)
         self.source_sink(u, obj, s, name, argv)
-        s.calls.append([name, how, argv])
+        s.calls.append([name.lower(), how, argv])
 
     def source_sink(
         self, u: Unit, obj: Node | None, s: Stmt, name: str, argv: list[list[str]]
@@ -582,7 +583,7 @@ class JavaFlow(BlockBuilder):
         argv = self.args(u, x.child_by_field_name("arguments"), s)
         if tname == "ProcessBuilder":
             s.sinks.append(SinkKind.SHELL)
-        s.calls.append([tname, FlowCallHow.NEW, argv])
+        s.calls.append([tname.lower(), FlowCallHow.NEW, argv])
         body = next((c for c in x.named_children if c.type == "class_body"), None)
         if body is not None:
             self.anonymous(u, body, s)
@@ -643,7 +644,9 @@ class JavaFlow(BlockBuilder):
     def _ctor_call(self, u: Unit, x: Node, s: Stmt, stack: list[Node]) -> None:
         ctor = x.child_by_field_name("constructor")
         name = self.t(ctor) if ctor is not None else ""
-        s.calls.append([name, FlowCallHow.NEW, self.args(u, x.child_by_field_name("arguments"), s)])
+        s.calls.append(
+            [name.lower(), FlowCallHow.NEW, self.args(u, x.child_by_field_name("arguments"), s)]
+        )
 
 
 def _name(b: JavaFlow, call: Node) -> str:
