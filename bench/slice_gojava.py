@@ -48,6 +48,9 @@ from ragraf.store.ranges import live, rev_no  # noqa: E402
 
 R = "regexp.go"
 M = "mux.go"
+J = "src/main/java/net/starlark/java/eval/"
+F = J + "FormatParser.java"
+S = J + "StringModule.java"
 #: corpus -> (path, start line, variable or None, the lines of a correct back slice)
 HAND_CHECKED: dict[str, list[tuple[str, int, str | None, list[int]]]] = {
     "gorilla-mux": [
@@ -94,6 +97,45 @@ HAND_CHECKED: dict[str, list[tuple[str, int, str | None, list[int]]]] = {
         ),  # fmt: skip
         # cleanPath: an early return, p rebound under a condition, np += under another
         (M, 476, None, [462, 463, 466, 467, 469, 472, 473, 476]),
+    ],
+    "starlark": [
+        # FormatParser.format: output changed by append (a method that changes its object)
+        # under the if / else-if chain, pos advanced by the helpers' results
+        (
+            F,
+            69,
+            None,
+            [49, 50, 51, 52, 54, 55, 56, 58, 59, 60, 61, 63, 66, 69],
+        ),
+        # FormatParser.getFieldName: result appended in the else branch after two throws'
+        # predicates; the throw after the loop guards the return
+        (F, 203, None, [178, 179, 180, 182, 183, 185, 186, 189, 191, 195, 199, 203]),
+        # FormatParser.parsePositional: result from both branches inside a try (its catch
+        # throws; `int result = -1` is overwritten on every path that returns), history
+        # changed by setAutomaticPositional before getNextPosition
+        (F, 231, None, [214, 217, 218, 220, 221, 224, 231]),
+        # StringModule.slice: the else of an if / else-if chain, an element-writing loop
+        (S, 83, None, [69, 70, 71, 72, 74, 76, 79, 80, 81, 83]),
+        # StringModule.substringIndices: istart and iend under three conditions
+        (S, 125, None, [111, 113, 114, 115, 116, 118, 119, 120, 122, 123, 125]),
+        # StringModule.join: a for-each whose throw guards the return
+        (S, 158, None, [148, 149, 151, 152, 158]),
+        # StringModule.title: element writes under nested if / else-if in a loop
+        (
+            S,
+            516,
+            None,
+            [498, 499, 500, 502, 503, 504, 506, 507, 508, 509, 510, 513, 516],
+        ),
+        # StringModule.isTitle: an early return in the loop, matcher from three branches
+        (
+            S,
+            804,
+            None,
+            [774, 775, 780, 781, 782, 783, 784, 786, 790, 791, 792, 793, 795, 798, 799, 804],
+        ),
+        # StringModule.startsWith: `return false` after an early return and a loop's
+        (S, 1018, None, [1007, 1009, 1010, 1013, 1014, 1018]),
     ],
 }
 

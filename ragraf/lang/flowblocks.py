@@ -16,6 +16,8 @@ Invariants a change must keep (besides ``ragraf.lang.flowcore``'s):
   statement, definitions of its entry, a ``capture`` link); a captured variable the
   body assigns is also a weak definition of the creating statement (the write is seen
   by what follows, as Go's and Java's closures share the variable or its object).
+- A call of a method that changes its object (``mutates``: ``sb.append(x)``) is a weak
+  definition of the variable it is called on.
 - ``break`` jumps to the innermost loop or switch (or the one its label names),
   ``continue`` to the innermost loop (or the labelled one); a 3-clause loop's update
   is a statement of its own run after the body and before the condition again.
@@ -33,6 +35,44 @@ if TYPE_CHECKING:
     from tree_sitter import Node
 
 Handler = Callable[[Any, Unit, "Node", Stmt, list["Node"]], None]
+
+#: the words a method that changes its object starts with (``sb.append(x)``,
+#: ``list.add(x)``, ``h.Set(k, v)``, ``buf.WriteString(s)``): such a call is a weak
+#: definition of the variable it is called on
+MUTATORS = (
+    "add",
+    "append",
+    "put",
+    "set",
+    "remove",
+    "clear",
+    "insert",
+    "push",
+    "pop",
+    "offer",
+    "poll",
+    "write",
+    "print",
+    "sort",
+    "reset",
+    "del",
+    "update",
+    "merge",
+    "retain",
+    "fill",
+    "truncate",
+    "grow",
+)
+
+
+def mutates(name: str) -> bool:
+    """Whether a method of this name changes its object: a ``MUTATORS`` word, alone or
+    followed by a capital (``addAll``, ``WriteString``; not ``address``, ``settings``)."""
+    low = name[:1].lower() + name[1:]
+    for w in MUTATORS:
+        if low.startswith(w) and (len(low) == len(w) or not low[len(w)].islower()):
+            return True
+    return False
 
 
 class Scope:

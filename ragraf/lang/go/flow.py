@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING
 
 from ragraf.kinds import FlowCallHow, FlowStep, SinkKind, StmtKind, UnitKind
 from ragraf.lang.facts import FlowUnit
-from ragraf.lang.flowblocks import BlockBuilder, Handler, Scope
+from ragraf.lang.flowblocks import BlockBuilder, Handler, Scope, mutates
 from ragraf.lang.flowcore import Stmt, Unit
 
 if TYPE_CHECKING:
@@ -545,6 +545,9 @@ class GoFlow(BlockBuilder):
                     if op is not None:
                         stack.append(op)
                         qual = self.t(op)
+                        base = self.base_var(u, op) if mutates(name) else None
+                        if base is not None:
+                            s.weak.append(base)
             elif fn.type == "generic_type" or fn.type == "parenthesized_expression":
                 stack.append(fn)
             else:

@@ -13,7 +13,8 @@ Invariants a change must keep (besides ``flowcore``'s and ``flowblocks``'s):
   matches it to the callee's lower-cased name): a bare call ``m(x)`` and ``o.m(x)`` are
   methods, ``Cls.m(x)`` static, ``new T(x)`` ``[T, new, ...]``; the argument lists keep
   their length (an overload is picked by arity at query time).
-- Statement 0 defines the parameters; a parameter bound from the request by an
+- Statement 0 (on the signature's first line, after the annotations) defines the
+  parameters; a parameter bound from the request by an
   annotation (``@RequestParam``, ``@PathVariable``, ``@QueryParam``, ...) is also a use
   of the source ``@RequestParam`` (``SOURCES``). try-with-resources defines each
   resource in a statement of its own; a ``catch`` defines its parameter and may be
@@ -30,7 +31,7 @@ from typing import TYPE_CHECKING
 
 from ragraf.kinds import FlowCallHow, FlowStep, SinkKind, StmtKind, UnitKind
 from ragraf.lang.facts import FlowUnit
-from ragraf.lang.flowblocks import BlockBuilder, Handler, Scope
+from ragraf.lang.flowblocks import BlockBuilder, Handler, Scope, mutates
 from ragraf.lang.flowcore import Stmt, Unit
 
 if TYPE_CHECKING:
@@ -155,6 +156,25 @@ _BRANCHING = frozenset(
 _LOOPS = frozenset({"while_statement", "do_statement", "for_statement", "enhanced_for_statement"})
 
 
+def decl_start(n: Node) -> Node:
+    """Where a declaration starts for its node: after its annotations (as a Python
+    definition starts after its decorators), at its first modifier keyword or its type."""
+    for c in n.children:
+        if c.type == "modifiers":
+            for m in c.children:
+                if m.type not in (
+                    "marker_annotation",
+                    "annotation",
+                    "line_comment",
+                    "block_comment",
+                ):
+                    return m
+            continue
+        if c.type not in ("line_comment", "block_comment"):
+            return c
+    return n
+
+
 class JavaFlow(BlockBuilder):
     """Walks one parsed Java file into its flow units (``build``)."""
 
@@ -222,7 +242,8 @@ class JavaFlow(BlockBuilder):
             self.method_class[ui] = cls
         body = fn.child_by_field_name("body")
         end = fn.end_point[0] if body is None else body.start_point[0]
-        s = Stmt(fn.start_point[0] + 1, max(end + 1, fn.start_point[0] + 1), StmtKind.ENTRY, -1)
+        first = decl_start(fn).start_point[0] + 1  # the signature, after its annotations
+        s = Stmt(first, max(end + 1, first), StmtKind.ENTRY, -1)
         u.stmts.append(s)
         for v in captured:
             self.declare(u, v, s)
@@ -548,6 +569,10 @@ class JavaFlow(BlockBuilder):
                 how = FlowCallHow.STATIC
             else:
                 stack.append(obj)
+                if mutates(name):
+                    base = self.base_var(u, obj)
+                    if base is not None:
+                        s.weak.append(base)
         argv = self.args(u, x.child_by_field_name("arguments"), s)
         self.source_sink(u, obj, s, name, argv)
         s.calls.append([name.lower(), how, argv])
