@@ -69,8 +69,26 @@ HAND_CHECKED: dict[str, list[tuple[str, int, str | None, list[int]]]] = {
             R,
             273,
             None,
-            [242, 243, 244, 245, 246, 247, 249, 251, 254, 255, 256, 258, 262, 263, 266, 269,
-             270, 273],
+            [
+                242,
+                243,
+                244,
+                245,
+                246,
+                247,
+                249,
+                251,
+                254,
+                255,
+                256,
+                258,
+                262,
+                263,
+                266,
+                269,
+                270,
+                273,
+            ],
         ),  # fmt: skip
         # braceIndices: switch in a for, if-with-init (level++ / level--), two early
         # returns' predicates
@@ -92,8 +110,7 @@ HAND_CHECKED: dict[str, list[tuple[str, int, str | None, list[int]]]] = {
             M,
             210,
             None,
-            [173, 174, 175, 176, 177, 180, 194, 195, 196, 197, 198, 199, 202, 203, 206, 207,
-             210],
+            [173, 174, 175, 176, 177, 180, 194, 195, 196, 197, 198, 199, 202, 203, 206, 207, 210],
         ),  # fmt: skip
         # cleanPath: an early return, p rebound under a condition, np += under another
         (M, 476, None, [462, 463, 466, 467, 469, 472, 473, 476]),

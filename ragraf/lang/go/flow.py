@@ -525,6 +525,7 @@ class GoFlow(BlockBuilder):
         name, how = "", FlowCallHow.DYNAMIC
         sc = self.scopes[u.index]
         qual = ""
+        mut: str | None = None
         if fn is not None:
             if fn.type == "identifier":
                 name = self.t(fn)
@@ -545,15 +546,18 @@ class GoFlow(BlockBuilder):
                     if op is not None:
                         stack.append(op)
                         qual = self.t(op)
-                        base = self.base_var(u, op) if mutates(name) else None
-                        if base is not None:
-                            s.weak.append(base)
+                        if mutates(name):
+                            mut = self.base_var(u, op)
             elif fn.type == "generic_type" or fn.type == "parenthesized_expression":
                 stack.append(fn)
             else:
                 stack.append(fn)
         argv = self.args(u, args, s)
+        before = len(s.sinks)
         self.source_sink(u, x, s, name, qual, argv)
+        # a method that changes its object; writing to the response sends the data away
+        if mut is not None and len(s.sinks) == before:
+            s.weak.append(mut)
         s.calls.append([name.lower(), how, argv])
 
     def source_sink(

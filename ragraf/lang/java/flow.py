@@ -272,6 +272,9 @@ class JavaFlow(BlockBuilder):
             if nm is None:
                 continue
             self.declare(u, self.t(nm), s)
+            tnode = p.child_by_field_name("type")
+            if tnode is not None and self.t(tnode).endswith("ServletResponse"):
+                self.scopes[u.index].extra.setdefault("responses", set()).add(self.t(nm))
             mods = next((c for c in p.named_children if c.type == "modifiers"), None)
             for a in mods.named_children if mods is not None else []:
                 an = a.child_by_field_name("name")
@@ -569,12 +572,15 @@ class JavaFlow(BlockBuilder):
                 how = FlowCallHow.STATIC
             else:
                 stack.append(obj)
-                if mutates(name):
-                    base = self.base_var(u, obj)
-                    if base is not None:
-                        s.weak.append(base)
         argv = self.args(u, x.child_by_field_name("arguments"), s)
+        before = len(s.sinks)
         self.source_sink(u, obj, s, name, argv)
+        # a method that changes its object; printing to a writer or setting a header of the
+        # response sends the data away
+        if how == FlowCallHow.METHOD and obj is not None and len(s.sinks) == before:
+            base = self.base_var(u, obj) if mutates(name) else None
+            if base is not None and base not in self.scopes[u.index].extra.get("responses", ()):
+                s.weak.append(base)
         s.calls.append([name.lower(), how, argv])
 
     def source_sink(
