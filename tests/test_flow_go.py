@@ -52,7 +52,7 @@ def test_receiver_fields_are_this_and_link_across_methods() -> None:
     assert set_table.stmts[1][4] == ["this.table"]
     assert [x[3:] for x in find.data["x"]] == [["this.table", "property"]]
     assert find.stmts[2][7] == ["sql"]  # s.db.Query(q)
-    assert find.stmts[2][6] == [["query", "method", [["q"]]]]
+    assert find.stmts[2][6] == [["this.db.query", "method", [["q"]]]]
 
 
 def test_multiple_results_named_results_and_a_deferred_closure() -> None:

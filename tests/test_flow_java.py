@@ -39,7 +39,7 @@ def test_golden_price_twin() -> None:
     }  # fmt: skip
     assert u.back(8) == [2, 3, 4, 6, 8]
     # System.out is a class's field: no variable; println keeps its one argument
-    assert u.stmts[5][5:7] == [["label"], [["println", "method", [["label"]]]]]
+    assert u.stmts[5][5:7] == [["label"], [["system.out.println", "method", [["label"]]]]]
 
 
 def test_java_is_a_dataflow_language() -> None:
@@ -72,11 +72,11 @@ def test_try_with_resources_catch_finally_and_sql_sink() -> None:
 
 def test_overloads_keep_their_arity() -> None:
     lookup = unit_at(web(), 18)
-    assert lookup.stmts[2][6] == [["count", "method", [["k"], []]]]  # dao.count(k, 10)
+    assert lookup.stmts[2][6] == [["dao.count", "method", [["k"], []]]]  # dao.count(k, 10)
     two = unit_at(dao(), 34)
     assert two.stmts[1][6] == [
         ["count", "method", [["name"]]],
-        ["min", "static", [["name"], ["limit"]]],
+        ["math.min", "static", [["name"], ["limit"]]],
     ]
 
 
@@ -164,3 +164,14 @@ def test_request_parameter_reaches_sql_across_overloads(java_root: Path) -> None
         (d + "19", d + "20", "def_use"),
         (d + "20", d + "21", "def_use"),
     ]
+
+
+def test_configured_sources_are_the_walks() -> None:
+    """config/project.yaml lists as Go's and Java's sources exactly what their walks read
+    (a source the walk does not know could never be found)."""
+    from ragraf.lang.go.flow import SOURCES as GO
+    from ragraf.lang.java.flow import SOURCES as JAVA
+
+    d = config.load(ROOT.parent / "flowjava").dataflow
+    assert set(d.rules("go").sources) == set(GO)
+    assert set(d.rules("java").sources) == set(JAVA)

@@ -18,8 +18,10 @@ Invariants a change must keep (besides ``flowcore``'s and ``flowblocks``'s):
   ``v := <-ch`` by its case. ``panic(...)`` is a ``throw``; ``go`` / ``defer`` statements
   are their calls (a deferred closure's writes to captured variables are weak
   definitions of the ``defer`` statement).
-- A call is ``[name, how, args]``, the name lower-cased (as PHP's: the facade matches it
-  to the callee's lower-cased name); ``pkg.F(x)`` is a function, ``v.M(x)`` a method.
+- A call is ``[name, how, args]``, the name the callee as written when it is a chain of
+  names (``exec.command``, ``this.db.query``: the receiver as ``this``), lower-cased (the
+  facade matches its last part to the callee's lower-cased name and configured sinks to
+  its tail); ``pkg.F(x)`` is a function, ``v.M(x)`` a method.
 - Sources (``SOURCES``) are uses of canonical names, whatever the request is called:
   ``r.FormValue()`` for ``req.FormValue("id")``; sinks are the statement's ``sinks``.
 """
@@ -558,7 +560,26 @@ class GoFlow(BlockBuilder):
         # a method that changes its object; writing to the response sends the data away
         if mut is not None and len(s.sinks) == before:
             s.weak.append(mut)
-        s.calls.append([name.lower(), how, argv])
+        written = self.written(u, fn) if how != FlowCallHow.DYNAMIC else None
+        s.calls.append([(written or name).lower(), how, argv])
+
+    def written(self, u: Unit, fn: Node | None) -> str | None:
+        """A callee written as a chain of names, the receiver as ``this``: ``exec.Command``,
+        ``this.db.Query``; None for any other callee (a call's result, an index)."""
+        parts: list[str] = []
+        while fn is not None and fn.type == "selector_expression":
+            field = fn.child_by_field_name("field")
+            if field is None:
+                return None
+            parts.append(self.t(field))
+            fn = fn.child_by_field_name("operand")
+        if fn is None or fn.type != "identifier":
+            return None
+        base = self.t(fn)
+        sc = self.scopes[u.index]
+        if base == sc.extra.get("recv") and base not in sc.locals:
+            base = "this"
+        return ".".join([base, *reversed(parts)])
 
     def source_sink(
         self, u: Unit, x: Node, s: Stmt, name: str, qual: str, argv: list[list[str]]

@@ -9,8 +9,9 @@ Invariants a change must keep (besides ``flowcore``'s and ``flowblocks``'s):
   a class around it) declares (``SELF_PREFIX``). A bare name that is neither, starting
   with an upper-case letter, is a class (no variable). ``o.f = v`` and ``a[i] = v`` are
   weak definitions of ``o`` / ``a``.
-- A method's calls are ``[name, how, args]``, the name lower-cased (as PHP's: the facade
-  matches it to the callee's lower-cased name): a bare call ``m(x)`` and ``o.m(x)`` are
+- A method's calls are ``[name, how, args]``, the name the callee as written when it is a
+  chain of names (``st.executequery``), lower-cased (the facade matches its last part to
+  the callee's lower-cased name and configured sinks to its tail): a bare call ``m(x)`` and ``o.m(x)`` are
   methods, ``Cls.m(x)`` static, ``new T(x)`` ``[T, new, ...]``; the argument lists keep
   their length (an overload is picked by arity at query time).
 - Statement 0 (on the signature's first line, after the annotations) defines the
@@ -581,7 +582,24 @@ class JavaFlow(BlockBuilder):
             base = self.base_var(u, obj) if mutates(name) else None
             if base is not None and base not in self.scopes[u.index].extra.get("responses", ()):
                 s.weak.append(base)
-        s.calls.append([name.lower(), how, argv])
+        written = self.written(obj, name) if obj is not None else None
+        s.calls.append([(written or name).lower(), how, argv])
+
+    def written(self, obj: Node, name: str) -> str | None:
+        """A callee written as a chain of names (``st.executeQuery``, ``this.dao.count``,
+        ``System.out.println``); None for any other object (a call's result, an index)."""
+        parts = [name]
+        n: Node | None = obj
+        while n is not None and n.type == "field_access":
+            field = n.child_by_field_name("field")
+            if field is None:
+                return None
+            parts.append(self.t(field))
+            n = n.child_by_field_name("object")
+        if n is None or n.type not in ("identifier", "this"):
+            return None
+        parts.append(self.t(n))
+        return ".".join(reversed(parts))
 
     def source_sink(
         self, u: Unit, obj: Node | None, s: Stmt, name: str, argv: list[list[str]]
