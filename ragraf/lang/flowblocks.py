@@ -25,6 +25,7 @@ Invariants a change must keep (besides ``ragraf.lang.flowcore``'s):
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -35,6 +36,13 @@ if TYPE_CHECKING:
     from tree_sitter import Node
 
 Handler = Callable[[Any, Unit, "Node", Stmt, list["Node"]], None]
+
+_NAME = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
+#: a plain name assigned (not declared with ``:=``, not compared with ``==``)
+_WRITE = re.compile(
+    rb"(?<![\w.])([A-Za-z_][A-Za-z0-9_]*)\s*(?:[-+*/%&|^]|<<|>>|&\^)?=(?!=)|"
+    rb"(?<![\w.])([A-Za-z_][A-Za-z0-9_]*)\s*(?:\+\+|--)"
+)
 
 #: the words a method that changes its object starts with (``sb.append(x)``,
 #: ``list.add(x)``, ``h.Set(k, v)``, ``buf.WriteString(s)``): such a call is a weak
@@ -107,8 +115,6 @@ class BlockBuilder(UnitBuilder):
     LEAVES: frozenset[str] = frozenset()
     #: node type -> handler(builder, unit, node, stmt, stack)
     HANDLERS: dict[str, Handler] = {}
-    #: node types that write their ``left`` (assignments): what a closure body assigns
-    WRITES: frozenset[str] = frozenset()
 
     def __init__(self, src: bytes, decl_at: dict[int, int]) -> None:
         super().__init__(src, decl_at)
@@ -160,12 +166,16 @@ class BlockBuilder(UnitBuilder):
         out: list[list[str]] = []
         if args is None:
             return out
+        uses, leaves = s.uses, self.LEAVES
         for a in args.named_children:
-            if a.type in self.LEAVES and a.type.endswith("comment"):
+            t = a.type
+            if t in leaves:  # a literal: no variable (a comment: no argument)
+                if not t.endswith("comment"):
+                    out.append([])
                 continue
-            before = len(s.uses)
+            before = len(uses)
             self.expr(u, a, s)
-            out.append(sorted(set(s.uses[before:])))
+            out.append(sorted(set(uses[before:])) if len(uses) > before else [])
         return out
 
     def stmt_index(self, u: Unit, s: Stmt) -> int:
@@ -193,27 +203,14 @@ class BlockBuilder(UnitBuilder):
             self.pending.append((fn, node, UnitKind.METHOD, sc.cls, captured, origin))
 
     def free_names(self, body: Node) -> tuple[set[str], set[str]]:
-        """The identifiers a body names and those it assigns (``WRITES``' ``left``)."""
-        names: set[str] = set()
-        written: set[str] = set()
-        ident, writes = self.IDENT, self.WRITES
-        stack = [body]
-        while stack:
-            x = stack.pop()
-            t = x.type
-            if t == ident:
-                names.add(self.t(x))
-                continue
-            if t in writes:
-                left = x.child_by_field_name("left")
-                if left is None and x.named_child_count:
-                    left = x.named_children[0]
-                for c in left.named_children if left is not None else []:
-                    if c.type == ident:
-                        written.add(self.t(c))
-                if left is not None and left.type == ident:
-                    written.add(self.t(left))
-            stack.extend(x.named_children)
+        """The names a body's text holds and those it assigns (``x = ``, ``x += ``,
+        ``x++``), read off the text (a name in a string or a member name counts too: a
+        capture too many, never one too few)."""
+        text = self.src[body.start_byte : body.end_byte]
+        names = {m.decode("utf-8", "replace") for m in _NAME.findall(text)}
+        written = {
+            (m.group(1) or m.group(2)).decode("utf-8", "replace") for m in _WRITE.finditer(text)
+        }
         return names, written
 
     # -- control flow ------------------------------------------------------------------------

@@ -28,6 +28,7 @@ Invariants a change must keep (besides ``flowcore``'s and ``flowblocks``'s):
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 from ragraf.kinds import FlowCallHow, FlowStep, SinkKind, StmtKind, UnitKind
@@ -63,6 +64,8 @@ _SQL = frozenset(
     {"Query", "QueryRow", "Exec", "QueryContext", "QueryRowContext", "ExecContext", "Prepare"}
 )
 _OUTPUT_FUNCS = frozenset({"Fprintf", "Fprint", "Fprintln"})
+#: a callee written as a chain of names (``exec.Command``, ``s.db.Query``)
+_CHAIN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
 _LEAVES = frozenset(
     {
         "comment",
@@ -132,7 +135,6 @@ class GoFlow(BlockBuilder):
     SELF_PREFIX = "this."
     SOURCES = SOURCES
     LEAVES = _LEAVES
-    WRITES = frozenset({"assignment_statement", "inc_statement", "dec_statement"})
 
     def __init__(self, src: bytes, decl_at: dict[int, int]) -> None:
         super().__init__(src, decl_at)
@@ -432,12 +434,10 @@ class GoFlow(BlockBuilder):
     # -- expressions --------------------------------------------------------------------------
     def name(self, u: Unit, n: Node) -> str | None:
         v = self.t(n)
-        if v == "_":
-            return None
         sc = self.scopes[u.index]
-        if v == sc.extra.get("recv") and v not in sc.locals:
-            return None
-        if v in self.packages and v not in sc.locals:
+        if v in sc.locals:
+            return v
+        if v == "_" or v in self.packages or v == sc.extra.get("recv"):
             return None
         return v
 
@@ -566,20 +566,16 @@ class GoFlow(BlockBuilder):
     def written(self, u: Unit, fn: Node | None) -> str | None:
         """A callee written as a chain of names, the receiver as ``this``: ``exec.Command``,
         ``this.db.Query``; None for any other callee (a call's result, an index)."""
-        parts: list[str] = []
-        while fn is not None and fn.type == "selector_expression":
-            field = fn.child_by_field_name("field")
-            if field is None:
-                return None
-            parts.append(self.t(field))
-            fn = fn.child_by_field_name("operand")
-        if fn is None or fn.type != "identifier":
+        if fn is None:
             return None
-        base = self.t(fn)
+        text = self.t(fn)
+        if not _CHAIN.fullmatch(text):
+            return None
+        base, dot, rest = text.partition(".")
         sc = self.scopes[u.index]
-        if base == sc.extra.get("recv") and base not in sc.locals:
-            base = "this"
-        return ".".join([base, *reversed(parts)])
+        if dot and base == sc.extra.get("recv") and base not in sc.locals:
+            return "this." + rest
+        return text
 
     def source_sink(
         self, u: Unit, x: Node, s: Stmt, name: str, qual: str, argv: list[list[str]]

@@ -28,6 +28,7 @@ Invariants a change must keep (besides ``flowcore``'s and ``flowblocks``'s):
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 from ragraf.kinds import FlowCallHow, FlowStep, SinkKind, StmtKind, UnitKind
@@ -93,6 +94,8 @@ _JDBC = frozenset(
     {"query", "queryForObject", "queryForList", "queryForMap", "update", "batchUpdate"}
 )
 _PRINT = frozenset({"print", "println", "printf", "write", "append", "format"})
+#: an object written as a chain of names (``this.dao``, ``System.out``)
+_CHAIN = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*(?:\.[A-Za-z_$][A-Za-z0-9_$]*)*")
 _LEAVES = frozenset(
     {
         "line_comment",
@@ -185,7 +188,6 @@ class JavaFlow(BlockBuilder):
     SELF_PREFIX = "this."
     SOURCES = SOURCES
     LEAVES = _LEAVES
-    WRITES = frozenset({"assignment_expression", "update_expression"})
 
     def __init__(self, src: bytes, decl_at: dict[int, int]) -> None:
         super().__init__(src, decl_at)
@@ -588,18 +590,8 @@ class JavaFlow(BlockBuilder):
     def written(self, obj: Node, name: str) -> str | None:
         """A callee written as a chain of names (``st.executeQuery``, ``this.dao.count``,
         ``System.out.println``); None for any other object (a call's result, an index)."""
-        parts = [name]
-        n: Node | None = obj
-        while n is not None and n.type == "field_access":
-            field = n.child_by_field_name("field")
-            if field is None:
-                return None
-            parts.append(self.t(field))
-            n = n.child_by_field_name("object")
-        if n is None or n.type not in ("identifier", "this"):
-            return None
-        parts.append(self.t(n))
-        return ".".join(reversed(parts))
+        text = self.t(obj)
+        return f"{text}.{name}" if _CHAIN.fullmatch(text) else None
 
     def source_sink(
         self, u: Unit, obj: Node | None, s: Stmt, name: str, argv: list[list[str]]
