@@ -73,14 +73,20 @@ MUTATORS = (
 )
 
 
+_MUTATES: dict[str, bool] = {}
+
+
 def mutates(name: str) -> bool:
     """Whether a method of this name changes its object: a ``MUTATORS`` word, alone or
     followed by a capital (``addAll``, ``WriteString``; not ``address``, ``settings``)."""
-    low = name[:1].lower() + name[1:]
-    for w in MUTATORS:
-        if low.startswith(w) and (len(low) == len(w) or not low[len(w)].islower()):
-            return True
-    return False
+    got = _MUTATES.get(name)
+    if got is None:
+        low = name[:1].lower() + name[1:]
+        got = _MUTATES[name] = any(
+            low.startswith(w) and (len(low) == len(w) or not low[len(w)].islower())
+            for w in MUTATORS
+        )
+    return got
 
 
 class Scope:

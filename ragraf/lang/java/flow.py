@@ -577,26 +577,20 @@ class JavaFlow(BlockBuilder):
                 stack.append(obj)
         argv = self.args(u, x.child_by_field_name("arguments"), s)
         before = len(s.sinks)
-        self.source_sink(u, obj, s, name, argv)
+        otext = self.t(obj) if obj is not None else ""
+        self.source_sink(u, obj, otext, s, name, argv)
         # a method that changes its object; printing to a writer or setting a header of the
         # response sends the data away
         if how == FlowCallHow.METHOD and obj is not None and len(s.sinks) == before:
             base = self.base_var(u, obj) if mutates(name) else None
             if base is not None and base not in self.scopes[u.index].extra.get("responses", ()):
                 s.weak.append(base)
-        written = self.written(obj, name) if obj is not None else None
-        s.calls.append([(written or name).lower(), how, argv])
-
-    def written(self, obj: Node, name: str) -> str | None:
-        """A callee written as a chain of names (``st.executeQuery``, ``this.dao.count``,
-        ``System.out.println``); None for any other object (a call's result, an index)."""
-        text = self.t(obj)
-        return f"{text}.{name}" if _CHAIN.fullmatch(text) else None
+        written = f"{otext}.{name}" if otext and _CHAIN.fullmatch(otext) else name
+        s.calls.append([written.lower(), how, argv])
 
     def source_sink(
-        self, u: Unit, obj: Node | None, s: Stmt, name: str, argv: list[list[str]]
+        self, u: Unit, obj: Node | None, otext: str, s: Stmt, name: str, argv: list[list[str]]
     ) -> None:
-        otext = self.t(obj) if obj is not None else ""
         if name in _REQUEST_CALLS and obj is not None:
             s.uses.append(name + "()")
         elif otext == "System" and name in ("getenv", "getProperty"):
