@@ -29,6 +29,15 @@ FQN = Param(
 NODE = Param("node_id", "node_id", "A node id from an earlier answer.")
 DEPTH = Param("depth", "int", "How many levels to follow.", 1, 1, 3)
 HARD = Param("hard_only", "bool", "Follow stated (proven) edges only.", False)
+DETAIL = Param(
+    "detail",
+    "enum",
+    "brief: each item once with its lines, what is common said once (provenance by section,"
+    " confidence only below 1); full: every edge with its id, provenance and confidence, and"
+    " node ids.",
+    "brief",
+    choices=("brief", "full"),
+)
 PATH_ONE = Param(
     "path", "path", "Only the declaration in this file (a name several files declare)."
 )
@@ -59,6 +68,15 @@ REGISTRY: dict[str, tuple[Callable[..., dict[str, Any]], OpSpec]] = {
                 Param("limit", "int", "Maximum number of hits.", 10, 1, 50),
                 Param(
                     "with_text", "bool", "Inline the text of each hit (untrusted content).", False
+                ),
+                Param(
+                    "detail",
+                    "enum",
+                    "brief: each hit's why keeps what places it (windows, built copies,"
+                    " neighbours, an exact name); full: every scoring feature (ranks, cosine,"
+                    " bm25, re-rank).",
+                    "brief",
+                    choices=("brief", "full"),
                 ),
             ),
             main="query",
@@ -91,7 +109,7 @@ REGISTRY: dict[str, tuple[Callable[..., dict[str, Any]], OpSpec]] = {
         callgraph.references,
         OpSpec(
             "references",
-            (FQN, NODE, PATH_ONE, limit_param(what="sites"), OFFSET),
+            (FQN, NODE, PATH_ONE, DETAIL, limit_param(what="sites"), OFFSET),
             main="fqn",
             one_of=(("fqn", "node_id"),),
             example=("App\\Billing\\Invoice::find",),
@@ -101,7 +119,7 @@ REGISTRY: dict[str, tuple[Callable[..., dict[str, Any]], OpSpec]] = {
         callgraph.callers,
         OpSpec(
             "callers",
-            (FQN, NODE, PATH_ONE, DEPTH, HARD, limit_param(what="callers"), OFFSET),
+            (FQN, NODE, PATH_ONE, DEPTH, HARD, DETAIL, limit_param(what="callers"), OFFSET),
             main="fqn",
             one_of=(("fqn", "node_id"),),
             example=("Database::query", "--depth", "2"),
@@ -111,7 +129,7 @@ REGISTRY: dict[str, tuple[Callable[..., dict[str, Any]], OpSpec]] = {
         callgraph.callees,
         OpSpec(
             "callees",
-            (FQN, NODE, PATH_ONE, DEPTH, HARD, limit_param(what="callees"), OFFSET),
+            (FQN, NODE, PATH_ONE, DEPTH, HARD, DETAIL, limit_param(what="callees"), OFFSET),
             main="fqn",
             one_of=(("fqn", "node_id"),),
             example=("Invoice::charge", "--hard-only"),
@@ -134,6 +152,7 @@ REGISTRY: dict[str, tuple[Callable[..., dict[str, Any]], OpSpec]] = {
                     choices=("hard", "full"),
                 ),
                 Param("depth", "int", "How many levels of dependents to follow.", 3, 1, 5),
+                DETAIL,
                 limit_param(what="items"),
                 OFFSET,
             ),
