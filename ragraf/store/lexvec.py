@@ -7,7 +7,9 @@ Invariants a change must keep:
   revision writes the delta against the newest one; every read is scoped to one
   revision, whose number is the query's first parameter (``?1``).
 - chunk_text line 0 is the service header; code starts at line 1 and matches
-  chunk_map.start_line.
+  chunk_map.start_line. Its text is stored packed (``ragraf.store.packed``: zlib) and
+  read only through this module, which unpacks it (a row an older ragraf wrote as TEXT
+  is read as it is).
 - A chunk_id is unique per revision: content seen twice in one revision is
   one chunk, its further places are in chunk_also.
 - ft_ui holds the tokens of a chunk's user-facing text, one row per chunk that has any
@@ -25,6 +27,7 @@ from typing import Any, TypeVar
 from ragraf.model import ChunkPlace, ChunkRef, ChunkRow, FtsHit, StoredChunk, UiHit
 from ragraf.store import ranges
 from ragraf.store.db import Database
+from ragraf.store.packed import pack, unpack
 from ragraf.store.ranges import rev_no
 
 #: tables whose rows belong to a range of revisions (``ragraf.store.ranges``)
@@ -51,7 +54,11 @@ def _chunk_tables(
                 for c in chunks
             ),
         ),
-        ("chunk_text", "chunk_id, path, text", ((c.chunk_id, c.path, c.text) for c in chunks)),
+        (
+            "chunk_text",
+            "chunk_id, path, text",
+            ((c.chunk_id, c.path, pack(c.text)) for c in chunks),
+        ),
         (
             "ft_chunk",
             "chunk_id, path, symbol_tokens, code_tokens, sql_tokens, text_tokens",
@@ -212,13 +219,14 @@ class LexStore:
         )
 
     def chunk(self, rev_id: str, chunk_id: str) -> StoredChunk | None:
-        return self.db.row(
+        row = self.db.row(
             StoredChunk,
             "SELECT m.chunk_id, m.source_kind, m.path, m.node_id, m.start_line, m.end_line, t.text"
             " FROM chunk_map m JOIN chunk_text t ON t.rev_from <= ?1 AND t.rev_to > ?1 AND t.chunk_id=m.chunk_id"
             " WHERE m.rev_from <= ?1 AND m.rev_to > ?1 AND m.chunk_id=?",
             (rev_no(rev_id), chunk_id),
         )
+        return None if row is None else row._replace(text=unpack(row.text))
 
     def fts(self, rev_id: str, match: str, weights: dict[str, float], limit: int) -> list[FtsHit]:
         """Chunks matching an FTS5 expression, best first (score = -bm25, higher is better)."""
@@ -305,7 +313,7 @@ class LexStore:
         if not chunk_ids:
             return {}
         return {
-            r[0]: r[1]
+            r[0]: unpack(r[1])
             for r in self.db.query(
                 "SELECT chunk_id, text FROM chunk_text WHERE rev_from <= ?1 AND rev_to > ?1"
                 " AND chunk_id IN (SELECT value FROM json_each(?))",
@@ -360,7 +368,7 @@ class LexStore:
     def all_chunks(self, rev_id: str) -> list[tuple[str, str]]:
         """(chunk_id, text) of every chunk of the revision, by chunk id."""
         return [
-            (r[0], r[1])
+            (r[0], unpack(r[1]))
             for r in self.db.query(
                 "SELECT chunk_id, text FROM chunk_text WHERE rev_from <= ?1 AND rev_to > ?1 ORDER BY chunk_id",
                 (rev_no(rev_id),),
