@@ -8,12 +8,13 @@ stale_warnings}``. The CLI and the MCP server call this and nothing else.
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from ragraf.errors import InvalidArgument
-from ragraf.facade import callgraph, impactop, lookup, ops, schemaops
+from ragraf.facade import schemaops
 from ragraf.facade.paging import OFFSET, limit_param
 from ragraf.facade.params import REV_ID, OpSpec, Param, did_you_mean, shown, validate
 from ragraf.kinds import ALL_NODES
@@ -32,12 +33,31 @@ HARD = Param("hard_only", "bool", "Follow stated (proven) edges only.", False)
 PATH_ONE = Param(
     "path", "path", "Only the declaration in this file (a name several files declare)."
 )
+
+
+class _Op:
+    """An operation's function, named by its module of ``ragraf.facade`` and imported when
+    first run or described: a process that answers one question (a cold ``ragraf query
+    search``) loads the modules of that answer, not those of every operation."""
+
+    __slots__ = ("_fn", "module", "name")
+
+    def __init__(self, module: str, name: str) -> None:
+        self.module, self.name = module, name
+        self._fn: Callable[..., dict[str, Any]] | None = None
+
+    def fn(self) -> Callable[..., dict[str, Any]]:
+        if self._fn is None:
+            self._fn = getattr(importlib.import_module(f"ragraf.facade.{self.module}"), self.name)
+        return self._fn
+
+
 #: every node kind an agent may filter by (ragraf.kinds is the one list)
 NODE_KINDS = tuple(str(k) for k in ALL_NODES)
 
-REGISTRY: dict[str, tuple[Callable[..., dict[str, Any]], OpSpec]] = {
+REGISTRY: dict[str, tuple[_Op, OpSpec]] = {
     "search": (
-        ops.search,
+        _Op("ops", "search"),
         OpSpec(
             "search",
             (
@@ -67,7 +87,7 @@ REGISTRY: dict[str, tuple[Callable[..., dict[str, Any]], OpSpec]] = {
         ),
     ),
     "symbol": (
-        lookup.symbol,
+        _Op("lookup", "symbol"),
         OpSpec(
             "symbol",
             (
@@ -88,7 +108,7 @@ REGISTRY: dict[str, tuple[Callable[..., dict[str, Any]], OpSpec]] = {
         ),
     ),
     "references": (
-        callgraph.references,
+        _Op("callgraph", "references"),
         OpSpec(
             "references",
             (FQN, NODE, PATH_ONE, limit_param(what="sites"), OFFSET),
@@ -98,7 +118,7 @@ REGISTRY: dict[str, tuple[Callable[..., dict[str, Any]], OpSpec]] = {
         ),
     ),
     "callers": (
-        callgraph.callers,
+        _Op("callgraph", "callers"),
         OpSpec(
             "callers",
             (FQN, NODE, PATH_ONE, DEPTH, HARD, limit_param(what="callers"), OFFSET),
@@ -108,7 +128,7 @@ REGISTRY: dict[str, tuple[Callable[..., dict[str, Any]], OpSpec]] = {
         ),
     ),
     "callees": (
-        callgraph.callees,
+        _Op("callgraph", "callees"),
         OpSpec(
             "callees",
             (FQN, NODE, PATH_ONE, DEPTH, HARD, limit_param(what="callees"), OFFSET),
@@ -118,7 +138,7 @@ REGISTRY: dict[str, tuple[Callable[..., dict[str, Any]], OpSpec]] = {
         ),
     ),
     "impact": (
-        impactop.impact,
+        _Op("impactop", "impact"),
         OpSpec(
             "impact",
             (
@@ -143,7 +163,7 @@ REGISTRY: dict[str, tuple[Callable[..., dict[str, Any]], OpSpec]] = {
         ),
     ),
     "slice": (
-        ops.slice_,
+        _Op("ops", "slice_"),
         OpSpec(
             "slice",
             (
@@ -181,7 +201,7 @@ REGISTRY: dict[str, tuple[Callable[..., dict[str, Any]], OpSpec]] = {
         ),
     ),
     "flow": (
-        ops.flow,
+        _Op("ops", "flow"),
         OpSpec(
             "flow",
             (
@@ -216,7 +236,7 @@ REGISTRY: dict[str, tuple[Callable[..., dict[str, Any]], OpSpec]] = {
         ),
     ),
     "code": (
-        ops.code,
+        _Op("ops", "code"),
         OpSpec(
             "code",
             (
@@ -244,7 +264,7 @@ REGISTRY: dict[str, tuple[Callable[..., dict[str, Any]], OpSpec]] = {
         ),
     ),
     "repo_map": (
-        ops.repo_map,
+        _Op("ops", "repo_map"),
         OpSpec(
             "repo_map",
             (
@@ -267,7 +287,7 @@ REGISTRY: dict[str, tuple[Callable[..., dict[str, Any]], OpSpec]] = {
         ),
     ),
     "routes": (
-        ops.routes,
+        _Op("ops", "routes"),
         OpSpec(
             "routes",
             (
@@ -279,7 +299,7 @@ REGISTRY: dict[str, tuple[Callable[..., dict[str, Any]], OpSpec]] = {
         ),
     ),
     "index_status": (
-        ops.index_status,
+        _Op("ops", "index_status"),
         OpSpec(
             "index_status",
             (
@@ -295,10 +315,10 @@ REGISTRY: dict[str, tuple[Callable[..., dict[str, Any]], OpSpec]] = {
             ),
         ),
     ),
-    "schema": (schemaops.schema, schemaops.SCHEMA_SPEC),
-    "table_usage": (schemaops.table_usage, schemaops.TABLE_USAGE_SPEC),
+    "schema": (_Op("schemaops", "schema"), schemaops.SCHEMA_SPEC),
+    "table_usage": (_Op("schemaops", "table_usage"), schemaops.TABLE_USAGE_SPEC),
     "drift_report": (
-        ops.drift_report,
+        _Op("ops", "drift_report"),
         OpSpec(
             "drift_report",
             (
@@ -314,7 +334,7 @@ REGISTRY: dict[str, tuple[Callable[..., dict[str, Any]], OpSpec]] = {
         ),
     ),
     "drift_ack": (
-        ops.drift_ack,
+        _Op("ops", "drift_ack"),
         OpSpec(
             "drift_ack",
             (
@@ -337,7 +357,7 @@ REGISTRY: dict[str, tuple[Callable[..., dict[str, Any]], OpSpec]] = {
         ),
     ),
     "calibrate": (
-        ops.calibrate,
+        _Op("ops", "calibrate"),
         OpSpec(
             "calibrate",
             (
@@ -352,7 +372,7 @@ REGISTRY: dict[str, tuple[Callable[..., dict[str, Any]], OpSpec]] = {
         ),
     ),
     "live_read": (
-        ops.live_read,
+        _Op("ops", "live_read"),
         OpSpec(
             "live_read",
             (
@@ -372,7 +392,7 @@ OPERATIONS = tuple(REGISTRY)
 
 def describe(op: str) -> str:
     fn, _spec = REGISTRY[op]
-    return " ".join((fn.__doc__ or "").split())
+    return " ".join((fn.fn().__doc__ or "").split())
 
 
 def spec(op: str) -> OpSpec:
@@ -400,7 +420,7 @@ def run(
     clean = validate(sp, dict(args or {}))
     rev = check_rev(rev)
     ctx = session.context(op, rev)
-    fn = REGISTRY[op][0]
+    fn = REGISTRY[op][0].fn()
     result: dict[str, Any] = fn(ctx, clean)
     envelope: dict[str, Any] = ctx.envelope(result)
     return envelope

@@ -1,5 +1,7 @@
-"""Long texts stored zlib-compressed (issue 44: one revision's disk): chunk texts and flow
-units' JSON. Used by the store modules only.
+"""Long texts stored zlib-compressed (issue 44: one revision's disk): chunk texts, flow
+units' JSON and the four token columns of a chunk (``chunk_tokens``). Used by the store
+modules only (``ragraf.store.db`` registers ``ragraf_tokens`` / ``ragraf_token``, the SQL
+functions of the lexicon's migration and triggers).
 
 Invariants a change must keep:
 - ``pack`` is deterministic (the same text gives the same bytes: a revision's delta
@@ -11,8 +13,10 @@ Invariants a change must keep:
 
 from __future__ import annotations
 
+import json
 import zlib
 from collections.abc import Iterable, Iterator
+from functools import lru_cache
 
 from ragraf.model import FlowUnitRow
 
@@ -42,3 +46,20 @@ def packed_flows(rows: Iterable[FlowUnitRow]) -> Iterator[FlowUnitRow]:
 def unpacked_flow(row: FlowUnitRow) -> FlowUnitRow:
     """A stored flow unit row with its ``data`` as the JSON text."""
     return row._replace(data=unpack(row.data))
+
+
+def pack_tokens(symbol: str, code: str, sql: str, text: str) -> bytes:
+    """A chunk's four token columns as ``chunk_tokens.tokens`` stores them."""
+    return pack(json.dumps([symbol, code, sql, text], ensure_ascii=False, separators=(",", ":")))
+
+
+@lru_cache(maxsize=4)  # the triggers read the four columns of one row in turn
+def unpack_tokens(value: bytes) -> tuple[str, str, str, str]:
+    """The four token columns ``pack_tokens`` stored."""
+    s, c, q, t = json.loads(unpack(value))
+    return str(s), str(c), str(q), str(t)
+
+
+def sql_token(value: bytes, i: int) -> str:
+    """SQL ``ragraf_token(tokens, i)``: column ``i`` (0-3) of packed tokens."""
+    return unpack_tokens(value)[i]
