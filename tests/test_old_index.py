@@ -27,7 +27,12 @@ from tests.helpers import REPO
 
 OLD = REPO / "fixtures" / "old_index"
 WEIGHTS = {"symbol": 10.0, "code": 1.0, "sql": 2.0, "text": 0.5}
-QUERIES = ('"price"', '"total" OR "name"', '"user"', 'symbol_tokens : ("price" OR "grade" OR "run")')
+QUERIES = (
+    '"price"',
+    '"total" OR "name"',
+    '"user"',
+    'symbol_tokens : ("price" OR "grade" OR "run")',
+)
 REV = "rev-0001"
 
 
