@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import Any
 
 from ragraf.errors import InvalidArgument
-from ragraf.facade import schemaops
 from ragraf.facade.paging import OFFSET, limit_param
 from ragraf.facade.params import REV_ID, OpSpec, Param, did_you_mean, shown, validate
 from ragraf.kinds import ALL_NODES
@@ -55,7 +54,7 @@ class _Op:
 #: every node kind an agent may filter by (ragraf.kinds is the one list)
 NODE_KINDS = tuple(str(k) for k in ALL_NODES)
 
-REGISTRY: dict[str, tuple[_Op, OpSpec]] = {
+REGISTRY: dict[str, tuple[_Op, OpSpec | None]] = {
     "search": (
         _Op("ops", "search"),
         OpSpec(
@@ -315,8 +314,9 @@ REGISTRY: dict[str, tuple[_Op, OpSpec]] = {
             ),
         ),
     ),
-    "schema": (_Op("schemaops", "schema"), schemaops.SCHEMA_SPEC),
-    "table_usage": (_Op("schemaops", "table_usage"), schemaops.TABLE_USAGE_SPEC),
+    # their specs are declared beside them (``_spec`` imports the module when asked)
+    "schema": (_Op("schemaops", "schema"), None),
+    "table_usage": (_Op("schemaops", "table_usage"), None),
     "drift_report": (
         _Op("ops", "drift_report"),
         OpSpec(
@@ -391,7 +391,7 @@ OPERATIONS = tuple(REGISTRY)
 
 
 def describe(op: str) -> str:
-    fn, _spec = REGISTRY[op]
+    fn, _declared = REGISTRY[op]
     return " ".join((fn.fn().__doc__ or "").split())
 
 
@@ -401,7 +401,20 @@ def spec(op: str) -> OpSpec:
             f"unknown operation {shown(op)}{did_you_mean(str(op), OPERATIONS)};"
             f" operations: {', '.join(OPERATIONS)}"
         )
-    return REGISTRY[op][1]
+    return _spec(op)
+
+
+def _spec(op: str) -> OpSpec:
+    """The declaration of a known operation (schemaops declares its two beside them)."""
+    declared = REGISTRY[op][1]
+    if declared is None:
+        from ragraf.facade import schemaops
+
+        declared = {
+            "schema": schemaops.SCHEMA_SPEC,
+            "table_usage": schemaops.TABLE_USAGE_SPEC,
+        }[op]
+    return declared
 
 
 def check_rev(rev: Any) -> str | None:
