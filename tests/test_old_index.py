@@ -7,7 +7,7 @@ flow_unit.data as TEXT; file_facts emptied and both files vacuumed to keep them 
 Made by `ragraf init && RAGRAF_VECTORS=off ragraf index --no-vectors` in a copy of
 fixtures/dataflow with that checkout. A reader refuses it as before (the next writing
 command upgrades it); a writer migrates it in place; then every ranking (chunk, score,
-tokens), chunk text and flow unit reads as the old file held it, and a next revision
+tokens), chunk text, flow unit and edge reads as the old file held it, and a next revision
 written with the same chunks keeps the migrated token rows.
 """
 
@@ -82,6 +82,13 @@ def test_an_old_index_migrates_and_answers_as_it_did(tmp_path: Path) -> None:
     old.close()
     old_g = apsw.Connection(str(graph_db), flags=apsw.SQLITE_OPEN_READONLY)
     units = dict(old_g.execute("SELECT unit_id, data FROM flow_unit").fetchall())
+    edges = {
+        r[8]: r
+        for r in old_g.execute(
+            "SELECT src, dst, kind, provenance, evidence_path, evidence_line, confidence,"
+            " sources, edge_uid, props FROM edge"
+        )
+    }
     old_g.close()
     assert all(ranked.values()) and len(texts) == len(chunks) > 10 and len(units) > 10
     assert all(isinstance(t, str) for t in [*texts.values(), *units.values()])  # TEXT, unpacked
@@ -98,6 +105,9 @@ def test_an_old_index_migrates_and_answers_as_it_did(tmp_path: Path) -> None:
             assert got == want, q
         assert lex.texts(REV, list(texts)) == texts
     with GraphStore(graph_db, readonly=True) as g:
+        assert {e.edge_uid: tuple(e) for e in g.edges_by_uids(REV, edges)} == edges
+        assert any(e[7] == '["tree-sitter"]' for e in edges.values())  # stored as '' now
+        assert g.db.query("SELECT count(*) FROM edge WHERE sources = '[\"tree-sitter\"]'") == [(0,)]
         assert {u: g.flow_unit_data(REV, u) for u in units} == units
         paths = sorted({u.rsplit("#", 1)[0] for u in units})
         assert {r.unit_id: r.data for p in paths for r in g.flow_units_in_file(REV, p)} == units

@@ -16,7 +16,7 @@ from ragraf.kinds import Provenance
 from ragraf.model import EdgeRow, FlowUnitRow, RankEdge, Reached, RouteRow, UnresolvedRow
 from ragraf.store import ranges
 from ragraf.store.db import Database
-from ragraf.store.graph.cols import EDGE_COLS, FLOW_COLS, sql_list
+from ragraf.store.graph.cols import EDGE_READ, FLOW_COLS, sql_list
 from ragraf.store.packed import unpack, unpacked_flow
 from ragraf.store.ranges import rev_no
 
@@ -57,7 +57,7 @@ class EdgeReads:
         if not ids:
             return []
         sql = (
-            f"SELECT {EDGE_COLS} FROM edge WHERE rev_from <= ?1 AND rev_to > ?1"
+            f"SELECT {EDGE_READ} FROM edge WHERE rev_from <= ?1 AND rev_to > ?1"
             f" AND {col} IN (SELECT value FROM json_each(?))"
         )
         params: list[Any] = [rev_no(rev_id), json.dumps(ids)]
@@ -137,7 +137,7 @@ class EdgeReads:
     def edges_with_evidence_in(self, rev_id: str, path: str) -> list[EdgeRow]:
         return self.db.rows(
             EdgeRow,
-            f"SELECT {EDGE_COLS} FROM edge WHERE rev_from <= ?1 AND rev_to > ?1 AND evidence_path=?",
+            f"SELECT {EDGE_READ} FROM edge WHERE rev_from <= ?1 AND rev_to > ?1 AND evidence_path=?",
             (rev_no(rev_id), path),
         )
 
@@ -147,7 +147,7 @@ class EdgeReads:
             return []
         return self.db.rows(
             EdgeRow,
-            f"SELECT {EDGE_COLS} FROM edge WHERE rev_from <= ?1 AND rev_to > ?1 AND edge_uid IN"
+            f"SELECT {EDGE_READ} FROM edge WHERE rev_from <= ?1 AND rev_to > ?1 AND edge_uid IN"
             " (SELECT value FROM json_each(?))",
             (rev_no(rev_id), json.dumps(u)),
         )

@@ -34,6 +34,7 @@ from ragraf.store.graph.cols import (
     TABLE_COLS,
     TEXT_COLS,
     UNRESOLVED_COLS,
+    stored_edges,
 )
 from ragraf.store.packed import packed_flows
 from ragraf.store.ranges import rev_no
@@ -219,7 +220,7 @@ class Writer:
                 ("web_route", ROUTE_COLS, rows.routes),
                 ("file", FILE_COLS, rows.files),
                 ("node", NODE_COLS, rows.nodes),
-                ("edge", EDGE_COLS, rows.edges),
+                ("edge", EDGE_COLS, stored_edges(rows.edges)),
                 ("text_chunk", TEXT_COLS, rows.texts),
                 ("coverage", "metric, value, note", rows.coverage),
                 ("unresolved_call", UNRESOLVED_COLS, rows.unresolved),
