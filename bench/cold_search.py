@@ -36,7 +36,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from bench.corpora import copy_corpus  # noqa: E402
-from bench.disk import build, codegraph  # noqa: E402
+from bench.disk import build, codegraph, measure  # noqa: E402
 from bench.index import child_env, compile_package  # noqa: E402
 
 
@@ -81,6 +81,7 @@ def main() -> None:
         compile_package(args.python, env)
         root = copy_corpus(args.corpus, Path(tmp) / "ragraf")
         build(args.python, root, env)
+        report["index_mb"] = measure(root)["mb"]  # one revision's disk (bench/disk.py)
         ours = [args.python, "-m", "ragraf", "query", "search", "--json", args.query]
         cache = root / ".ragraf" / "index" / "centrality.json.z"
         cache.unlink(missing_ok=True)
