@@ -91,8 +91,8 @@ def main() -> None:
         other = root
         if args.codegraph:
             other = copy_corpus(args.corpus, Path(tmp) / "codegraph")
-            codegraph(args.codegraph, other)
-            theirs = [args.codegraph, "query", args.query]
+            codegraph(str(Path(args.codegraph).resolve()), other)
+            theirs = [str(Path(args.codegraph).resolve()), "query", args.query]
         cg_env = {**os.environ, "CODEGRAPH_TELEMETRY": "0", "NO_COLOR": "1"}
         report["load_start"] = os.getloadavg()[0]
         got: dict[str, list[tuple[float, float]]] = {"ragraf": [], "codegraph": []}

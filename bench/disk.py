@@ -159,7 +159,7 @@ def main() -> None:
             report["ragraf"] = measure(root)
             if args.codegraph:
                 other = copy_corpus(args.corpus, Path(tmp) / "codegraph")
-                report["codegraph"] = codegraph(args.codegraph, other)
+                report["codegraph"] = codegraph(str(Path(args.codegraph).resolve()), other)
                 report["ratio"] = round(report["ragraf"]["bytes"] / report["codegraph"]["bytes"], 2)
     print(markdown(report) if args.markdown else json.dumps(report, indent=2))
 
