@@ -159,7 +159,7 @@ def pending_changes(
 ) -> dict[str, Any]:
     """The indexed files of ``rev_id`` changed (or deleted) on disk since the ledger last
     recorded them, and the command that registers them."""
-    from ragraf.drift.scan import ledger_state
+    from ragraf.drift.state import ledger_state
 
     state = ledger_state(control.entries(rev_id))
     modified: list[str] = []
