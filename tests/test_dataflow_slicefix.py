@@ -12,10 +12,13 @@ import pytest
 
 from ragraf import config, facade
 from ragraf.indexing import indexer
+from ragraf.lang import registry
 from tests.helpers import invoke
 from tests.schemacheck import check
 
 FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "slicefix"
+#: the languages with the layer, as the refusals list them
+ONLY = ", ".join(registry.dataflow_languages())
 BM = "src/Bookmark.php"
 DBI = "src/Dbi.php"
 CC = "src/CreateController.php"
@@ -171,7 +174,7 @@ def test_capability_says_what_data_flow_covers_per_language(root: Path) -> None:
     st = run(root, "index_status")["result"]
     assert st["capability"] == "dataflow"
     assert st["dataflow"] == {
-        "supported": ["php"],
+        "supported": list(registry.dataflow_languages()),
         "covered": ["php"],
         "not_covered": {"python": 1},
     }
@@ -187,9 +190,9 @@ def test_capability_says_what_data_flow_covers_per_language(root: Path) -> None:
         env = run(root, op, **args)
         r = env["result"]
         assert r.get("refused") is True, (op, args, r)
-        assert "python is not covered: data flow is built for php only" in r["reason"]
+        assert f"python is not covered: data flow is built for {ONLY} only" in r["reason"]
         assert "reindex" not in r["reason"] and "declaration" not in r["reason"]
-        assert any("python not covered by data flow (php only)" in x for x in env["limits"])
+        assert any(f"python not covered by data flow ({ONLY} only)" in x for x in env["limits"])
 
 
 def test_a_python_only_repository_is_not_told_to_reindex(tmp_path: Path) -> None:
@@ -204,7 +207,7 @@ def test_a_python_only_repository_is_not_told_to_reindex(tmp_path: Path) -> None
     assert res["capability"] == "degraded"
     assert res["dataflow"]["not_covered"] == {"python": 1} and res["dataflow"]["covered"] == []
     note = res["capability_note"]
-    assert "built for php only" in note and "python" in note
+    assert f"built for {ONLY} only" in note and "python" in note
     assert "a reindex does not change that" in note
     txt = invoke("-C", str(r), "status", check=True).stdout
     assert "capability degraded (data flow: none; not python (1 files))" in txt
@@ -217,7 +220,7 @@ def test_a_python_only_repository_is_not_told_to_reindex(tmp_path: Path) -> None
         check(env)
         reason = env["result"]["reason"]
         assert env["result"]["refused"] and "reindex to" not in reason
-        assert "python" in reason and "php only" in reason
+        assert "python" in reason and f"{ONLY} only" in reason
 
 
 def test_slice_pages_like_the_other_lists(root: Path) -> None:

@@ -152,6 +152,7 @@ class UnitBuilder:
         self.seq(script, root.named_children, [entry])
         while self.pending:
             self.unit(*self.pending.pop(0))
+        self.walked()
         self.class_links()
         done = [self.analyse(i, u) for i, u in enumerate(self.units)]
         outs: list[list[list[Any]]] = [[] for _ in self.units]
@@ -178,6 +179,10 @@ class UnitBuilder:
     def stmt(self, u: Unit, n: Node, preds: list[int]) -> list[int]:
         """Walk one statement after ``preds``; returns the statements control leaves it from."""
         raise NotImplementedError
+
+    def walked(self) -> None:
+        """Every unit is walked, none analysed yet: what a language settles across units
+        (JavaScript's captured variables); nothing by default."""
 
     # -- the control-flow skeleton ----------------------------------------------------------
     def t(self, n: Node) -> str:
