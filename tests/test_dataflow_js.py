@@ -150,6 +150,15 @@ def test_sources_and_keyed_reads() -> None:
     _, page, srcs = units("page.js")["<script>>5"]
     assert srcs == "req.body req.cookies req.params req.query"
     assert "req.query['q']" in stmt(page, 6)[5]  # req.query['q'] is the same key as req.query.q
+    # through `this` (express's res.jsonp) or a global object; a computed key is no key
+    f = extract(
+        "r.js",
+        "res.jsonp = function (obj) {\n  var cb = this.req.query[app.get('k')];\n"
+        "  var s = window.location.search;\n  return this.send(cb + s);\n};\n",
+    )
+    [unit] = [u for u in f.flows if u.kind == "function"]
+    assert unit.sources == "location.search req.query"
+    assert sorted(json.loads(unit.data)["s"][1][5]) == ["app", "req.query", "this.req"]
 
 
 def test_closures_capture_by_reference() -> None:

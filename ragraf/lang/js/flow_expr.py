@@ -9,7 +9,8 @@ Invariants a change must keep:
 - A taint source is a member chain starting with a canonical name (``req.query``,
   ``process.env``, ``location.search``: ``SOURCES``): its use is the base variable, the
   source, and for a read of one key (``req.query.id``, ``req.query['id']``) the keyed name
-  ``req.query['id']`` too.
+  ``req.query['id']`` too; through a global object or ``this`` (``window.location.search``,
+  ``this.req.query``) likewise.
 - Every function value (arrow, function expression, object or class method) is a unit of
   its own (walked later, ``pending``), created by the statement it is in; what it captures
   is settled once every unit is walked (``ragraf.lang.js.flow``).
@@ -49,8 +50,9 @@ SOURCES = frozenset(
 )
 #: the last names of the sources (the chains worth reading)
 _SOURCE_PROPS = frozenset(x.rpartition(".")[2].encode() for x in SOURCES)
-#: objects a source may be read through (``window.location.search``)
-_GLOBAL_OBJECTS = frozenset({"window", "globalThis", "self", "document"})
+#: objects a source may be read through (``window.location.search``; ``this.req.query`` in
+#: a method of the response)
+_GLOBAL_OBJECTS = frozenset({"window", "globalThis", "self", "document", "this"})
 #: function values: a unit each
 FUNCTIONS = frozenset(
     {"function_expression", "function", "arrow_function", "generator_function", "method_definition"}
@@ -85,6 +87,9 @@ _MUTATORS = frozenset(
         "setheader",
     }
 )
+
+#: arguments that use no variable
+_LITERALS = frozenset({"string", "number", "true", "false", "null", "undefined", "regex"})
 
 _LEAVES = frozenset(
     {
@@ -266,9 +271,11 @@ class Expressions(UnitBuilder):
                 if written not in self.functions:
                     s.uses.append(written)
             elif t == "member_expression":
-                name, how = self.callee(fn), FlowCallHow.METHOD
-                stack.append(fn)
-                self.mutates(fn, name, args, s)
+                obj = fn.child_by_field_name("object")
+                name, how = self.callee(obj, fn), FlowCallHow.METHOD
+                if obj is not None:
+                    stack.append(obj)  # the method's name is no read of its receiver
+                    self.mutates(obj, name, args, s)
             elif t == "super":
                 name, how = "constructor", FlowCallHow.METHOD
             elif t == "import":
@@ -293,7 +300,7 @@ class Expressions(UnitBuilder):
             if ctor.type == "identifier":
                 name = self.t(ctor)
             elif ctor.type == "member_expression":
-                name = self.callee(ctor)
+                name = self.callee(ctor.child_by_field_name("object"), ctor)
                 stack.append(ctor)
             else:
                 stack.append(ctor)
@@ -303,15 +310,14 @@ class Expressions(UnitBuilder):
             s.calls.append([name.lower(), FlowCallHow.NEW, argv])
         s.calls.append(["constructor", FlowCallHow.NEW, argv])
 
-    def mutates(self, fn: Node, name: str, args: Node | None, s: Stmt) -> None:
-        """``xs.push(v)``, ``m.set(k, v)``: a weak definition of the receiver;
+    def mutates(self, obj: Node, name: str, args: Node | None, s: Stmt) -> None:
+        """``xs.push(v)``, ``m.set(k, v)``: a weak definition of the receiver ``obj``;
         ``Object.assign(o, ...)`` of its first argument."""
         if name == "object.assign":
             first = args.named_children[0] if args is not None and args.named_child_count else None
             base = self.base_var(first) if first is not None else None
         elif name.rsplit(".", 1)[-1] in _MUTATORS:
-            obj = fn.child_by_field_name("object")
-            base = self.base_var(obj) if obj is not None else None
+            base = self.base_var(obj)
         else:
             return
         if base is not None:
@@ -324,18 +330,26 @@ class Expressions(UnitBuilder):
             return [sorted(set(s.uses[before:]))]
         out: list[list[str]] = []
         for a in args.named_children:
-            if a.type == "comment":
+            t = a.type
+            if t == "identifier":  # the common cases, without a walk of their own
+                v = a.text.decode("utf-8", "replace")  # type: ignore[union-attr]
+                s.uses.append(v)
+                out.append([v])
+                continue
+            if t in _LITERALS:
+                out.append([])
+                continue
+            if t == "comment":
                 continue
             before = len(s.uses)
             self.expr(u, a, s)
             out.append(sorted(set(s.uses[before:])))
         return out
 
-    def callee(self, fn: Node) -> str:
-        """The name of a method call as written (``db.query``; ``res.status(500).send`` is
-        ``res.send``, ``require('x').f`` is ``f``), lower-cased."""
+    def callee(self, obj: Node | None, fn: Node) -> str:
+        """The name of a method call ``fn`` on ``obj`` as written (``db.query``;
+        ``res.status(500).send`` is ``res.send``, ``require('x').f`` is ``f``), lower-cased."""
         prop = fn.child_by_field_name("property")
-        obj = fn.child_by_field_name("object")
         method = self.t(prop) if prop is not None else ""
         while obj is not None and obj.type == "call_expression":
             inner = obj.child_by_field_name("function")
