@@ -31,7 +31,7 @@ import json
 import math
 import os
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -430,14 +430,42 @@ class RepoMapConfig:
 
 
 @dataclass(frozen=True)
+class FlowRules:
+    """One language's sources and sinks of ``flow`` (``dataflow`` for PHP,
+    ``dataflow.languages.<name>`` for the others)."""
+
+    sources: tuple[str, ...]
+    sql_calls: tuple[str, ...]
+    output_calls: tuple[str, ...]
+    shell_calls: tuple[str, ...]
+    code_calls: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class DataflowConfig:
-    """``dataflow`` (query time): the sources and sinks of ``flow``."""
+    """``dataflow`` (query time): the sources and sinks of ``flow``; the top-level keys are
+    PHP's, ``languages`` holds the other languages' (``rules``)."""
 
     sources: tuple[str, ...]
     sql_calls: tuple[str, ...]
     output_calls: tuple[str, ...]
     shell_calls: tuple[str, ...]
     include: bool  # include / require of a tainted path is a sink
+    languages: dict[str, FlowRules] = field(default_factory=dict)
+
+    def rules(self, lang: str | None) -> FlowRules:
+        """The sources and sinks of one language (PHP's: the top-level keys; a language
+        without a section: none)."""
+        if lang == "php" or lang is None:
+            return FlowRules(self.sources, self.sql_calls, self.output_calls, self.shell_calls)
+        return self.languages.get(lang) or FlowRules((), (), (), ())
+
+    def all_sources(self) -> tuple[str, ...]:
+        """Every language's configured sources, PHP's first."""
+        out = list(self.sources)
+        for r in self.languages.values():
+            out += [x for x in r.sources if x not in out]
+        return tuple(out)
 
 
 @dataclass(frozen=True)
@@ -580,6 +608,16 @@ def _sections(p: dict[str, Any]) -> dict[str, Any]:
             output_calls=_strs(flow.get("output_calls") or ()),
             shell_calls=_strs(flow.get("shell_calls") or ()),
             include=bool(flow.get("include", True)),
+            languages={
+                str(name): FlowRules(
+                    sources=_strs(r.get("sources") or ()),
+                    sql_calls=_strs(r.get("sql_calls") or ()),
+                    output_calls=_strs(r.get("output_calls") or ()),
+                    shell_calls=_strs(r.get("shell_calls") or ()),
+                    code_calls=_strs(r.get("code_calls") or ()),
+                )
+                for name, r in (flow.get("languages") or {}).items()
+            },
         ),
         "search": SearchConfig(
             bm25_weights=_floats(s["bm25_weights"]),

@@ -381,6 +381,7 @@ class StmtKind(StrEnum):
     THROW = "throw"
     ECHO = "echo"
     RETURN = "return"
+    YIELD = "yield"  # a generator's value: leaves the unit as a return's does, control goes on
     IF = "if"
     ELSEIF = "elseif"
     WHILE = "while"
@@ -420,6 +421,7 @@ class SinkKind(StrEnum):
     OUTPUT = "output"
     INCLUDE = "include"
     SHELL = "shell"
+    CODE = "code"  # a call running its argument as code (Python's eval / exec)
     DYNAMIC_VARIABLE = "dynamic_variable"  # $$name
 
 

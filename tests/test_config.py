@@ -179,3 +179,32 @@ def test_the_configuration_is_typed(tmp_path: Path) -> None:
     assert calibrated.min_near_meet == cfg.search.min_near_meet
     with pytest.raises(dataclasses.FrozenInstanceError):
         cfg.index.workers = 4  # type: ignore[misc]
+
+
+def test_dataflow_rules_per_language_and_an_old_section_still_loads(tmp_path: Path) -> None:
+    """issue 42: `dataflow.languages.<name>` holds each other language's sources and sinks;
+    the top-level keys stay PHP's, and a project.yaml written before (no `languages`, a
+    PHP-only list of sources) loads with the packaged rules of the other languages."""
+    config.init_project(tmp_path)
+    yml = config.Layout(tmp_path).project_yaml
+    yml.write_text("dataflow:\n  sources: ['$_GET']\n  sql_calls: [query]\n  include: false\n")
+    d = config.load(tmp_path).dataflow
+    assert d.sources == ("$_GET",) and d.rules("php").sql_calls == ("query",)
+    assert d.rules("php").code_calls == () and not d.include
+    py = d.rules("python")
+    assert "request.args" in py.sources and "os.environ" in py.sources
+    assert {"execute", "executemany", "executescript"} <= set(py.sql_calls)
+    assert {"subprocess.run", "os.system", "os.popen"} <= set(py.shell_calls)
+    assert {"eval", "exec"} <= set(py.code_calls)
+    assert d.rules("cobol").sources == ()
+    assert d.all_sources()[0] == "$_GET" and "request.form" in d.all_sources()
+    yml.write_text(
+        "dataflow:\n  languages:\n    python: {sources: [request.args], sql_calls: [run_sql]}\n"
+    )
+    d = config.load(tmp_path).dataflow
+    assert d.rules("python").sources == ("request.args",)
+    assert d.rules("python").sql_calls == ("run_sql",)
+    assert "$_POST" in d.sources  # PHP's defaults untouched
+    yml.write_text("dataflow:\n  languages:\n    python: {sink_calls: [x]}\n")
+    with pytest.raises(ConfigError, match="unknown key 'dataflow.languages.python.sink_calls'"):
+        config.load(tmp_path)

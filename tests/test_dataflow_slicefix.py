@@ -17,8 +17,6 @@ from tests.helpers import invoke
 from tests.schemacheck import check
 
 FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "slicefix"
-#: the languages with the layer, as the refusals list them
-ONLY = ", ".join(registry.dataflow_languages())
 BM = "src/Bookmark.php"
 DBI = "src/Dbi.php"
 CC = "src/CreateController.php"
@@ -168,59 +166,62 @@ def test_flow_ranks_distinct_pairs_before_length(root: Path) -> None:
 
 
 def test_capability_says_what_data_flow_covers_per_language(root: Path) -> None:
-    """A mixed repository: PHP has the layer, Python does not; a Python statement is refused
-    as a language not covered, not described as a declaration, a comment or a file without
-    one, and nothing advises a reindex."""
+    """A mixed repository: PHP has the layer, Ruby (tags-level) does not; a Ruby statement
+    is refused as a language not covered, not described as a declaration, a comment or a
+    file without one, and nothing advises a reindex."""
+    supported = list(registry.dataflow_languages())
+    assert "php" in supported and "python" in supported and "ruby" not in supported
+    only = ", ".join(supported)
     st = run(root, "index_status")["result"]
     assert st["capability"] == "dataflow"
     assert st["dataflow"] == {
-        "supported": list(registry.dataflow_languages()),
+        "supported": supported,
         "covered": ["php"],
-        "not_covered": {"python": 1},
+        "not_covered": {"ruby": 1},
     }
-    assert "python not covered" in st["capability_note"]
+    assert "ruby not covered" in st["capability_note"]
     txt = invoke("-C", str(root), "status", check=True).stdout
-    assert "capability dataflow (data flow: php; not python (1 files)):" in txt
+    assert "capability dataflow (data flow: php; not ruby (1 files)):" in txt
     for op, args in (
-        ("slice", {"path": "tools/report.py", "line": 6}),
-        ("slice", {"fqn": "tools.report.monthly"}),
-        ("flow", {"source": "tools/report.py:5", "sink": "sql"}),
-        ("flow", {"source": "tools.report.monthly(month)", "sink": "sql"}),
+        ("slice", {"path": "tools/report.rb", "line": 6}),
+        ("slice", {"fqn": "monthly"}),
+        ("flow", {"source": "tools/report.rb:5", "sink": "sql"}),
+        ("flow", {"source": "monthly(month)", "sink": "sql"}),
     ):
         env = run(root, op, **args)
         r = env["result"]
         assert r.get("refused") is True, (op, args, r)
-        assert f"python is not covered: data flow is built for {ONLY} only" in r["reason"]
+        assert f"ruby is not covered: data flow is built for {only} only" in r["reason"]
         assert "reindex" not in r["reason"] and "declaration" not in r["reason"]
-        assert any(f"python not covered by data flow ({ONLY} only)" in x for x in env["limits"])
+        assert any(f"ruby not covered by data flow ({only} only)" in x for x in env["limits"])
 
 
-def test_a_python_only_repository_is_not_told_to_reindex(tmp_path: Path) -> None:
-    r = tmp_path / "py"
+def test_a_ruby_only_repository_is_not_told_to_reindex(tmp_path: Path) -> None:
+    r = tmp_path / "rb"
     (r / "app").mkdir(parents=True)
-    shutil.copy(FIXTURE / "tools" / "report.py", r / "app" / "report.py")
+    shutil.copy(FIXTURE / "tools" / "report.rb", r / "app" / "report.rb")
     config.init_project(r)
     indexer.build(config.load(r), no_vectors=True)
     st = facade.run_op(r, "index_status", {})
     check(st)
     res = st["result"]
     assert res["capability"] == "degraded"
-    assert res["dataflow"]["not_covered"] == {"python": 1} and res["dataflow"]["covered"] == []
+    assert res["dataflow"]["not_covered"] == {"ruby": 1} and res["dataflow"]["covered"] == []
     note = res["capability_note"]
-    assert f"built for {ONLY} only" in note and "python" in note
+    assert "python" in note and "ruby" in note and "php" in note
     assert "a reindex does not change that" in note
     txt = invoke("-C", str(r), "status", check=True).stdout
-    assert "capability degraded (data flow: none; not python (1 files))" in txt
+    assert "capability degraded (data flow: none; not ruby (1 files))" in txt
     assert "no data-flow analysis" not in txt
     for op, args in (
-        ("slice", {"path": "app/report.py", "line": 6}),
+        ("slice", {"path": "app/report.rb", "line": 6}),
         ("flow", {"source": "$_GET", "sink": "sql"}),
     ):
         env = facade.run_op(r, op, args)
         check(env)
         reason = env["result"]["reason"]
         assert env["result"]["refused"] and "reindex to" not in reason
-        assert "python" in reason and f"{ONLY} only" in reason
+        assert "ruby" in reason and "python" in reason
 
 
 def test_slice_pages_like_the_other_lists(root: Path) -> None:

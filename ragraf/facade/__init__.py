@@ -188,14 +188,16 @@ REGISTRY: dict[str, tuple[Callable[..., dict[str, Any]], OpSpec]] = {
                 Param(
                     "source",
                     "string",
-                    "Where the data comes from: a superglobal ($_GET, $_POST['id']), php://input,"
-                    " a place (path:line) or a parameter (Class::method($param)).",
+                    "Where the data comes from: a request source of the `dataflow` configuration"
+                    " (PHP: $_GET, $_POST['id'], php://input; Python: request.args['id'],"
+                    " request.form, os.environ, input()), a place (path:line) or a parameter"
+                    " (Class::method($param), pkg.func(x)).",
                 ),
                 Param(
                     "sink",
                     "string",
-                    "Where it must not arrive: any, sql, sql_string, output, include, shell, or a"
-                    " place (path:line).",
+                    "Where it must not arrive: any, sql, sql_string, output, include, shell,"
+                    " code, or a place (path:line).",
                     "any",
                 ),
                 Param(

@@ -32,6 +32,7 @@ from ragraf.kinds import (
     StmtKind,
     UnitKind,
 )
+from ragraf.lang.registry import FlowNaming, flow_naming
 from ragraf.model import EdgeRow, FlowUnitRow
 
 #: statements one slice lists before it stops (and says so): beyond this an answer is no
@@ -54,15 +55,21 @@ HEADERS = frozenset(
         StmtKind.DO_WHILE,
     }
 )
+#: the statements whose value is a call's result (a return, a generator's yield)
+RESULTS = frozenset({StmtKind.RETURN, StmtKind.YIELD})
 #: the units of a declaration that takes arguments and returns (not a closure, not a script)
 _CALLED_UNITS = (UnitKind.FUNCTION, UnitKind.METHOD)
 LIMIT_FLOW = (
     "data flow: syntactic def-use per function (tree-sitter, reaching definitions); values"
     " through object properties of other objects, dynamic variables ($$x), extract(), eval"
-    " and by-reference parameters of user functions are not tracked"
+    " and by-reference parameters of user functions are not tracked, nor a closure's writes"
+    " to the variables it captures (Python's nonlocal)"
 )
 
 Node = tuple[str, int]  # (unit_id, statement index)
+#: a statement's call: [name, how, [variables of each positional argument], and, when it
+#: has keyword arguments, {parameter name: variables}]
+Call = list[Any]
 NONE: frozenset[str] = frozenset()
 
 
@@ -88,6 +95,21 @@ class FlowGraph:
         self._names: dict[str, str] = {}
         self._of: dict[str, list[tuple[FlowUnitRow, bool]]] = {}
         self._inner: dict[tuple[str, int, str], list[Node]] = {}
+        self._naming: dict[str, FlowNaming] = {}
+
+    def naming(self, path: str) -> FlowNaming:
+        """How the data-flow layer of ``path``'s language writes variables."""
+        got = self._naming.get(path)
+        if got is None:
+            fr = self.ctx.file_row(path)
+            got = self._naming[path] = flow_naming(fr.lang if fr is not None else None)
+        return got
+
+    def params(self, u: Unit) -> list[str]:
+        """The parameters of unit ``u``, in order (``_params``): not the variables its
+        entry defines because a closure captures them (``capture`` links into it)."""
+        captured = {v for _src, v, k in u.din.get(0, ()) if k == FlowStep.CAPTURE}
+        return [p for p in _params(u.stmts[0], self.naming(u.row.path)) if p not in captured]
 
     def file_heads(self, path: str) -> list[tuple[FlowUnitRow, bool]]:
         if path not in self.heads:
@@ -176,35 +198,35 @@ class FlowGraph:
         """The units of a function or method (its closures aside)."""
         return [self.parse(r) for r, _x in self.heads_of(func) if r.kind != UnitKind.CLOSURE]
 
-    def call_sites(self, e: EdgeRow, callee: str) -> list[tuple[Node, list[list[str]]]]:
+    def call_sites(self, e: EdgeRow, callee: str) -> list[tuple[Node, Call]]:
         """The statements of a call edge's evidence line that call ``callee`` by name, with
-        the variables of each argument."""
+        the call (``bind`` gives the variables of each parameter)."""
         if not e.evidence_path or not e.evidence_line:
             return []
         name = self.name_of(callee)
-        out: list[tuple[Node, list[list[str]]]] = []
+        out: list[tuple[Node, Call]] = []
         for uid, i in self.innermost(e.evidence_path, e.evidence_line, e.src):
             s = self.units[uid].stmts[i]
             for c in s[6]:
-                if c[0] == name or (name and c[0] == "" and not out):
-                    out.append(((uid, i), c[2]))
+                if short(c[0]) == name or (name and c[0] == "" and not out):
+                    out.append(((uid, i), c))
         return out
 
-    def calls_at(self, n: Node) -> list[tuple[EdgeRow, list[list[str]]]]:
-        """The resolved call edges statement ``n`` makes, each with the variables of each
-        argument of its call (matched by the callee's name)."""
+    def calls_at(self, n: Node) -> list[tuple[EdgeRow, Call]]:
+        """The resolved call edges statement ``n`` makes, each with its call (matched by
+        the callee's name; ``bind`` gives the variables of each parameter)."""
         u = self.unit(n[0])
         s = u.stmts[n[1]]
         if not s[6]:
             return []
-        argv_of = {c[0]: c[2] for c in s[6] if c[0]}
+        call_of = {short(c[0]): c for c in s[6] if c[0]}
         out = []
         for e in self.callees(u.row.func_node_id):
             if e.evidence_line is None or not s[0] <= e.evidence_line <= s[1]:
                 continue
-            argv = argv_of.get(self.name_of(e.dst))
-            if argv is not None and self.owns_call(n, e):
-                out.append((e, argv))
+            c = call_of.get(self.name_of(e.dst))
+            if c is not None and self.owns_call(n, e):
+                out.append((e, c))
         return out
 
     def owns_call(self, n: Node, e: EdgeRow) -> bool:
@@ -450,7 +472,7 @@ class Walk:
         # a call's result: the return statements of the callee
         if n in self.no_callees:
             return
-        if s[6] and (s[4] or s[2] == StmtKind.RETURN or n in self.starts):
+        if s[6] and (s[4] or s[2] in RESULTS or n in self.starts):
             self.into_callees(n, u, s, hops)
 
     def leave(self, n: Node, hops: int, only: frozenset[str] | None) -> None:
@@ -467,18 +489,14 @@ class Walk:
             callers = [e for e in g.callers(func) if _near(g, e, sites)]
         else:
             callers = self.fan(g.callers(func), func)
-        s = u.stmts[n[1]]
         if self.back:
-            params = _params(s)
+            params = g.params(u)
             # a promoted constructor parameter defines $this->x too
-            asked = (
-                None
-                if only is None
-                else {"$" + v[7:] if v.startswith("$this->") else v for v in only}
-            )
+            naming = g.naming(u.row.path)
+            asked = None if only is None else {naming.param_of(v) for v in only}
             wanted = [p for p in params if asked is None or p in asked]
         for e in callers:
-            for site, argv in g.call_sites(e, func):
+            for site, call in g.call_sites(e, func):
                 if sites is not None and site not in sites:
                     continue
                 if sites is None:
@@ -487,9 +505,9 @@ class Walk:
                     self.add_edge(n, site, None, FlowStep.RETURN, e.provenance, e.confidence, e)
                     self.push(site, hops + 1, None)
                     continue
+                bound = bind(call, params)
                 for p in wanted:
-                    pos = params.index(p)
-                    avars = frozenset(argv[pos]) if pos < len(argv) else frozenset()
+                    avars = frozenset(bound.get(p, ()))
                     self.add_edge(site, n, p, FlowStep.ARGUMENT, e.provenance, e.confidence, e)
                     self.push(site, hops + 1, avars)
 
@@ -507,10 +525,10 @@ class Walk:
 
     def into_callees(self, n: Node, u: Unit, s: list[Any], hops: int) -> None:
         g = self.g
-        for e, _argv in g.calls_at(n):
+        for e, _call in g.calls_at(n):
             for cu in g.entry_units(e.dst)[:MAX_FANOUT]:
                 for i, cs in enumerate(cu.stmts):
-                    if cs[2] == StmtKind.RETURN:
+                    if cs[2] in RESULTS:
                         r = (cu.row.unit_id, i)
                         self.bound.setdefault(r[0], set()).add(n)
                         self.add_edge(r, n, None, FlowStep.RETURN, e.provenance, e.confidence, e)
@@ -529,7 +547,8 @@ class Walk:
             if dst[0] != n[0]:
                 self.make_free(dst[0])  # a property or a capture: not through a call site
             self.add_edge(n, dst, var, kind, *_trust(kind))
-            self.push(dst, hops, None, frozenset({var}))
+            # into a closure's entry only the captured variable goes on (not its parameters)
+            self.push(dst, hops, frozenset({var}) if dst[1] == 0 else None, frozenset({var}))
         if self.control and n[1] in u.controls:
             for i in u.controls[n[1]]:
                 c = (n[0], i)
@@ -541,13 +560,10 @@ class Walk:
         # result of a call, a controlled statement pass nothing on)
         if s[6] and arrived:
             tainted = arrived
-            for e, argv in g.calls_at(n):
+            for e, call in g.calls_at(n):
                 for cu in g.entry_units(e.dst)[:MAX_FANOUT]:
-                    params = _params(cu.stmts[0])
                     hit = [
-                        params[i]
-                        for i, a in enumerate(argv)
-                        if i < len(params) and tainted.intersection(a)
+                        p for p, a in bind(call, g.params(cu)).items() if tainted.intersection(a)
                     ]
                     if not hit:
                         continue
@@ -557,7 +573,7 @@ class Walk:
                         self.add_edge(n, entry, p, FlowStep.ARGUMENT, e.provenance, e.confidence, e)
                     self.push(entry, hops + 1, frozenset(hit))
         # a return: the statements that take the call's result
-        if s[2] == StmtKind.RETURN and u.row.kind in _CALLED_UNITS:
+        if s[2] in RESULTS and u.row.kind in _CALLED_UNITS:
             self.leave(n, hops, None)
 
 
@@ -579,18 +595,35 @@ def _trust(kind: str) -> tuple[str, float]:
     return Provenance.STATED, 1.0
 
 
-def _params(entry: list[Any]) -> list[str]:
+def _params(entry: list[Any], naming: FlowNaming) -> list[str]:
     """The parameters of a unit's entry statement, in order (its other definitions are the
-    ``$this->x`` of promoted constructor parameters and a closure's ``use`` variables, which
-    come after the parameters)."""
-    return [d for d in entry[4] if not d.startswith("$this->")]
+    receiver's fields of PHP's promoted constructor parameters, ``$this->x``, and a
+    closure's captured variables, which come after the parameters)."""
+    return [d for d in entry[4] if not naming.is_field(d)]
 
 
-def _var(name: str | None) -> str | None:
-    if not name:
+def bind(call: Call, params: list[str]) -> dict[str, list[str]]:
+    """The variables each parameter of the callee gets from a call: positional arguments
+    in order, keyword arguments by name (Python's ``f(x, key=y)``)."""
+    out: dict[str, list[str]] = dict(zip(params, call[2], strict=False))
+    if len(call) > 3:
+        for k, a in call[3].items():
+            if k in params:
+                out[k] = a
+    return out
+
+
+def short(call: str) -> str:
+    """A call's name as a resolved callee's is compared with it: its last dotted part
+    (a walk may keep the dotted callee as written, ``subprocess.run``, for the sinks)."""
+    return call.rsplit(".", 1)[-1]
+
+
+def _var(name: str | None, naming: FlowNaming) -> str | None:
+    """A variable an agent named, as the walk of its language writes it."""
+    if not name or not name.strip():
         return None
-    name = name.strip()
-    return name if name.startswith("$") else "$" + name
+    return naming.var(name)
 
 
 def _statement(g: FlowGraph, n: Node, hops: int, text: bool) -> dict[str, Any]:
@@ -662,7 +695,7 @@ def _slice_start(
     starts: list[Node] = []
     for u in g.entry_units(row.node_id):
         if direction == "back":
-            starts += [(u.row.unit_id, i) for i, s in enumerate(u.stmts) if s[2] == StmtKind.RETURN]
+            starts += [(u.row.unit_id, i) for i, s in enumerate(u.stmts) if s[2] in RESULTS]
         else:
             starts.append((u.row.unit_id, 0))
     if len(rows) > 1:
@@ -676,12 +709,12 @@ def slice_op(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
     g = FlowGraph(ctx)
     direction = args.get("direction", "back")
     depth = int(args.get("depth", 1))
-    variable = _var(args.get("variable"))
     ctx.limits.append(LIMIT_FLOW)
     got = _slice_start(ctx, g, args, direction)
     if isinstance(got, dict):
         return got
     target, starts = got
+    variable = _var(args.get("variable"), g.naming(target["path"]))
     narrow = target.pop("narrow", None)
     target.update({"variable": variable, "direction": direction, "depth": depth})
     if not starts:

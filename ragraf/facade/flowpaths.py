@@ -6,10 +6,15 @@ each with its shortest evidence path.
 Invariants a change must keep:
 - Data only (``Walk(control=False)``): a source that decides whether a sink runs does not
   reach it.
-- A keyed source (``$_POST['id']``) starts only at the statements reading that key (the
-  ``flows_to`` edges of its ``http_endpoint`` node); a source no statement reads says so.
-- A sink is a call the ``dataflow`` configuration names, a statement's own sink (echo,
-  include, backticks), a SQL string, or a call of a function one of whose parameters
+- A source is a name some language's walk reads as a use (``UnitBuilder.SOURCES``) and
+  the ``dataflow`` configuration lists (PHP's at its top level, the others' under
+  ``languages``). A keyed source (``$_POST['id']``, ``request.args['id']``,
+  ``request.args.get('id')``) starts only at the statements reading that key: PHP's by the
+  ``flows_to`` edges of its ``http_endpoint`` node, the others' by the use of the keyed
+  name (``request.args['id']``) their walk adds; a source no statement reads says so.
+- A sink is a call the ``dataflow`` rules of the statement's language name (``Rules``),
+  a statement's own sink (echo, include, backticks), a SQL string, or a call of a
+  function one of whose parameters
   reaches a SQL sink inside it (a *summary*, ``Summaries``: the project's own query
   wrappers), said with the wrapper, its parameter and the sink it reaches.
 - The search runs to its end or its statement cap (said), then ranks: the first path of
@@ -25,10 +30,11 @@ from functools import partial
 from typing import Any
 
 from ragraf import ids
+from ragraf.config import FlowRules
 from ragraf.errors import InvalidArgument
 from ragraf.facade import dfcover, lookup, sanitize
 from ragraf.facade.context import Ctx
-from ragraf.facade.flowops import NONE, FlowGraph, Node, Walk, _params, _statement, _var
+from ragraf.facade.flowops import NONE, FlowGraph, Node, Walk, _statement, _var, bind
 from ragraf.kinds import EdgeKind, FlowCallHow, NodeKind, Provenance, SinkKind
 from ragraf.model import EdgeRow
 
@@ -39,6 +45,7 @@ SINK_KINDS = (
     SinkKind.OUTPUT,
     SinkKind.INCLUDE,
     SinkKind.SHELL,
+    SinkKind.CODE,
 )
 #: statements one `flow` search expands before it gives up (and says so)
 MAX_FLOW_STATEMENTS = 5000
@@ -50,6 +57,12 @@ ORDER_PATHS = (
     "the first path of each distinct (source function, sink function) pair, shortest"
     " first; then the other paths by length"
 )
+
+
+#: the language whose keyed reads of a source are ``http_endpoint`` nodes (PHP's
+#: superglobals, ``ragraf.lang.php.link.requests``); the others' walks write a keyed read
+#: as a use of its own (``keyed``)
+ENDPOINT_LANG = "php"
 
 
 @dataclass
@@ -90,10 +103,10 @@ class Summaries:
     walk of that function alone (data only), looking through the wrappers it calls up to
     ``MAX_SUMMARY_DEPTH`` deep; a function being summarised counts as no sink (a cycle)."""
 
-    def __init__(self, g: FlowGraph, sql: dict[str, str]) -> None:
+    def __init__(self, g: FlowGraph, rules: Rules) -> None:
         self.g = g
-        self.sql = sql  # lower-case name -> as configured
-        self.memo: dict[str, dict[int, Via]] = {}
+        self.rules = rules
+        self.memo: dict[str, dict[str, Via]] = {}
         self._fqn: dict[str, str] = {}
 
     def fqn(self, func: str) -> str:
@@ -102,20 +115,24 @@ class Summaries:
             self._fqn[func] = row.fqn if row is not None and row.fqn else func
         return self._fqn[func]
 
-    def of(self, func: str, level: int = 0) -> dict[int, Via]:
-        """Parameter position -> why it reaches a SQL sink."""
+    def params(self, func: str) -> list[str]:
+        units = self.g.entry_units(func)
+        return self.g.params(units[0]) if units else []
+
+    def of(self, func: str, level: int = 0) -> dict[str, Via]:
+        """Parameter -> why it reaches a SQL sink."""
         if func in self.memo:
             return self.memo[func]
         self.memo[func] = {}  # being summarised: no sink through itself
         if level >= MAX_SUMMARY_DEPTH:
             del self.memo[func]
             return {}
-        out: dict[int, Via] = {}
+        out: dict[str, Via] = {}
         for cu in self.g.entry_units(func)[:1]:
-            for i, p in enumerate(_params(cu.stmts[0])):
+            for p in self.g.params(cu):
                 via = self._reaches(func, (cu.row.unit_id, 0), p, level)
                 if via is not None:
-                    out[i] = via
+                    out[p] = via
         self.memo[func] = out
         return out
 
@@ -145,20 +162,76 @@ class Summaries:
         s = g.unit(m[0]).stmts[m[1]]
         if not tainted.intersection(s[5]):
             return None
-        place = f"{g.unit(m[0]).row.path}:{s[0]}"
-        for name, _how, argv in s[6]:
-            if name in self.sql and any(tainted.intersection(a) for a in argv):
-                return Via(self.fqn(func), param, place, self.sql[name])
-        for e, argv in g.calls_at(m):
-            if g.name_of(e.dst) in self.sql:
+        path = g.unit(m[0]).row.path
+        place = f"{path}:{s[0]}"
+        for c in s[6]:
+            kind, said = self.rules.kind(path, c[0], c[1])
+            if kind == SinkKind.SQL and any(tainted.intersection(a) for a in _args(c)):
+                return Via(self.fqn(func), param, place, said)
+        for e, call in g.calls_at(m):
+            if self.rules.kind(path, g.name_of(e.dst), FlowCallHow.METHOD)[0] == SinkKind.SQL:
                 continue
             inner = self.of(e.dst, level + 1)
-            for pos, a in enumerate(argv):
-                if pos in inner and tainted.intersection(a):
-                    v = inner[pos]
+            for p, a in bind(call, self.params(e.dst)).items():
+                if p in inner and tainted.intersection(a):
+                    v = inner[p]
                     prov = Provenance.DERIVED if e.provenance != Provenance.STATED else v.provenance
                     return Via(self.fqn(func), param, place, v.fqn, prov, [v.fqn, *v.through])
         return None
+
+
+class Rules:
+    """The sink calls of each language (``dataflow`` of the configuration, ``FlowRules``),
+    compiled once per language a walk meets: a configured name matches a call whose last
+    dotted part it is (``execute``: ``cursor.execute``) or, dotted itself, whose written
+    name ends with it (``subprocess.run``); an undotted shell or code name matches a plain
+    function call only (PHP's ``exec(...)``, not ``$pdo->exec(...)``)."""
+
+    ORDER = (
+        (SinkKind.SHELL, "shell_calls"),
+        (SinkKind.CODE, "code_calls"),
+        (SinkKind.SQL, "sql_calls"),
+        (SinkKind.OUTPUT, "output_calls"),
+    )
+    FUNCTION_ONLY = frozenset({SinkKind.SHELL, SinkKind.CODE})
+
+    def __init__(self, g: FlowGraph) -> None:
+        self.g = g
+        self.config = g.ctx.s.config().dataflow
+        self._by_lang: dict[str, list[tuple[str, dict[str, str], dict[str, str]]]] = {}
+
+    def compiled(self, lang: str) -> list[tuple[str, dict[str, str], dict[str, str]]]:
+        got = self._by_lang.get(lang)
+        if got is None:
+            r: FlowRules = self.config.rules(lang)
+            got = []
+            for kind, attr in self.ORDER:
+                names: tuple[str, ...] = getattr(r, attr)
+                plain = {c.lower(): c for c in names if "." not in c}
+                dotted = {c.lower(): c for c in names if "." in c}
+                got.append((kind, plain, dotted))
+            self._by_lang[lang] = got
+        return got
+
+    def kind(self, path: str, name: str, how: str) -> tuple[str | None, str]:
+        """The sink kind of a call ``name`` made ``how`` in ``path`` and the configured
+        name it matched (None, "": no sink)."""
+        if not name:
+            return None, ""
+        low = name.lower()
+        last = low.rsplit(".", 1)[-1]
+        for kind, plain, dotted in self.compiled(self.g.naming(path).lang):
+            if kind in self.FUNCTION_ONLY and how != FlowCallHow.FUNCTION:
+                hit = None
+            else:
+                hit = plain.get(last) if kind not in self.FUNCTION_ONLY or low == last else None
+            if hit is None and "." in low:
+                hit = next(
+                    (c for d, c in dotted.items() if low == d or low.endswith("." + d)), None
+                )
+            if hit is not None:
+                return kind, hit
+        return None, ""
 
 
 class Sinks:
@@ -166,16 +239,13 @@ class Sinks:
     the summaries of the functions a statement calls."""
 
     def __init__(self, ctx: Ctx, g: FlowGraph, kinds: tuple[str, ...]) -> None:
-        d = ctx.s.config().dataflow
         self.ctx = ctx
         self.g = g
         self.kinds = kinds
-        self.sql = {c.lower(): c for c in d.sql_calls}
-        self.output = {c.lower() for c in d.output_calls}
-        self.shell = {c.lower() for c in d.shell_calls}
-        self.include = d.include
+        self.rules = Rules(g)
+        self.include = ctx.s.config().dataflow.include
         self._sql_lines: dict[str, set[int]] = {}
-        self.summaries = Summaries(g, self.sql)
+        self.summaries = Summaries(g, self.rules)
         #: statement -> the wrappers that make it a SQL sink
         self.via: dict[Node, list[Via]] = {}
 
@@ -199,16 +269,12 @@ class Sinks:
         out: list[str] = []
         if not tainted.intersection(s[5]):
             return []
-        for name, how, argv in s[6]:
-            hit = any(tainted.intersection(a) for a in argv)
-            if not hit:
+        for c in s[6]:
+            if not any(tainted.intersection(a) for a in _args(c)):
                 continue
-            if how == FlowCallHow.FUNCTION and name in self.shell:
-                out.append(SinkKind.SHELL)
-            elif name in self.sql:
-                out.append(SinkKind.SQL)
-            elif name in self.output:
-                out.append(SinkKind.OUTPUT)
+            kind, _said = self.rules.kind(u.row.path, c[0], c[1])
+            if kind is not None:
+                out.append(kind)
         if SinkKind.SQL in self.kinds and SinkKind.SQL not in out:
             vias = self.wrappers(n, tainted)
             if vias:
@@ -218,6 +284,8 @@ class Sinks:
             out.append(SinkKind.OUTPUT)
         if SinkKind.SHELL in s[7]:
             out.append(SinkKind.SHELL)
+        if SinkKind.CODE in s[7]:
+            out.append(SinkKind.CODE)
         if SinkKind.INCLUDE in s[7] and self.include:
             out.append(SinkKind.INCLUDE)
         if s[0] in self.sql_lines(u.row.path):
@@ -228,15 +296,20 @@ class Sinks:
         """The calls of ``n`` passing tainted data to a parameter that reaches a SQL sink
         inside the callee (its summary)."""
         out: list[Via] = []
-        for e, argv in self.g.calls_at(n):
+        for e, call in self.g.calls_at(n):
             summary = self.summaries.of(e.dst)
-            for pos, a in enumerate(argv):
-                v = summary.get(pos)
+            for p, a in bind(call, self.summaries.params(e.dst)).items():
+                v = summary.get(p)
                 if v is not None and tainted.intersection(a):
                     if e.provenance != Provenance.STATED:
                         v = Via(v.fqn, v.param, v.sink, v.call, Provenance.DERIVED, v.through)
                     out.append(v)
         return out
+
+
+def _args(call: list[Any]) -> list[list[str]]:
+    """The variables of each argument of a call, keyword arguments too."""
+    return [*call[2], *call[3].values()] if len(call) > 3 else list(call[2])
 
 
 def _parse_place(text: str) -> tuple[str, int] | None:
@@ -246,40 +319,63 @@ def _parse_place(text: str) -> tuple[str, int] | None:
     return None
 
 
-def _key_of(source: str) -> str | None:
-    """The key of ``$_POST['id']`` (``"id"``, ``[id]`` too); None without one."""
-    _, sep, rest = source.partition("[")
-    if not sep:
-        return None
-    key = rest.rsplit("]", 1)[0].strip()
+def _unquote(key: str) -> str:
+    key = key.strip()
     if len(key) >= 2 and key[0] == key[-1] and key[0] in "'\"":
         key = key[1:-1]
-    return key or None
+    return key
+
+
+def split_source(source: str) -> tuple[str, str | None]:
+    """A request source and its key: ``$_POST['id']`` (``[id]`` too),
+    ``request.args['id']`` and ``request.args.get('id', default)`` are (name, ``id``);
+    ``os.environ`` is (``os.environ``, None)."""
+    source = source.strip()
+    base, sep, rest = source.partition("[")
+    if sep and base:
+        return base, _unquote(rest.rsplit("]", 1)[0]) or None
+    head, sep, rest = source.partition(".get(")
+    if sep and head and rest.endswith(")"):
+        return head, _unquote(rest[:-1].split(",", 1)[0]) or None
+    return source, None
+
+
+def keyed(name: str, key: str) -> str:
+    """How a walk writes the use of one key of a source (``request.args['id']``)."""
+    return f"{name}['{key}']"
 
 
 def _request_source(ctx: Ctx, g: FlowGraph, source: str) -> Source:
-    """A superglobal or php://input, optionally one key of it: the statements reading it."""
-    name = source.split("[", 1)[0]
-    allowed = list(ctx.s.config().dataflow.sources)
+    """A request source (a superglobal, php://input, a configured source of another
+    language), optionally one key of it: the statements reading it."""
+    name, key = split_source(source)
+    allowed = list(ctx.s.config().dataflow.all_sources())
     if allowed and name not in allowed:
         raise InvalidArgument(
-            f"flow: '{name}' is not a configured source (dataflow.sources: {', '.join(allowed)})"
+            f"flow: '{name}' is not a configured source (dataflow.sources and"
+            f" dataflow.languages.*.sources: {', '.join(allowed)})"
         )
-    key = _key_of(source) if name.startswith("$_") else None
+    if name.startswith("php://"):
+        key = None
     reads: dict[str, set[int]] | None = None
     if key is not None:
-        reads = _key_reads(ctx, f"{name}['{key}']")
+        reads = _key_reads(ctx, keyed(name, key))
     starts: list[Node] = []
     every = 0  # units (not statements) reading it otherwise, for the hint
+    by_endpoint = name in ctx.s.config().dataflow.rules(ENDPOINT_LANG).sources
     for row in ctx.graph.flow_units_reading(ctx.rev, name):
         lines = reads.get(row.path, set()) if reads is not None else set()
-        if reads is not None and not any(row.start_line <= x <= row.end_line for x in lines):
-            every += 1  # a unit reading other keys (counted, not parsed)
-            continue
+        if by_endpoint and reads is not None:
+            if not any(row.start_line <= x <= row.end_line for x in lines):
+                every += 1  # a unit reading other keys (counted, not parsed)
+                continue
         u = g.parse(row)
         hits = [i for i, s in enumerate(u.stmts) if name in s[5]]
-        if reads is not None:
-            hits = _innermost(u.stmts, hits, lines)
+        if key is not None:
+            own = keyed(name, key)
+            hits = sorted(
+                set(_innermost(u.stmts, hits, lines)) | {i for i in hits if own in u.stmts[i][5]}
+            )
         every += 0 if hits else 1
         starts += [(row.unit_id, i) for i in hits]
     desc: dict[str, Any] = {"kind": "request", "name": name}
@@ -290,7 +386,7 @@ def _request_source(ctx: Ctx, g: FlowGraph, source: str) -> Source:
             hint = (
                 f"no statement reads {sanitize.name(name)}['{sanitize.name(key)}'] in"
                 f" {ctx.rev} ({every} functions or scripts read {sanitize.name(name)} under"
-                " other keys or whole); check the key's spelling, or give the superglobal"
+                " other keys or whole); check the key's spelling, or give the source"
                 " alone"
             )
     return Source(starts, None, frozenset({name}), desc, hint)
@@ -336,16 +432,22 @@ def _source(ctx: Ctx, g: FlowGraph, source: str) -> Source | str | None:
         return Source(
             starts, frozenset(defs) if defs else None, NONE, {"kind": "statement", "place": source}
         )
-    if source.startswith("$_") or source.startswith("php://"):
+    name = split_source(source)[0]
+    if (
+        source.startswith("$_")
+        or source.startswith("php://")
+        or name in ctx.s.config().dataflow.all_sources()
+    ):
         return _request_source(ctx, g, source)
-    fqn, _, param = source.partition("(")  # a parameter: Fqn($param)
-    param = _var(param.rstrip(")")) or ""
+    fqn, _, param = source.partition("(")  # a parameter: Fqn($param), pkg.f(x)
+    param = param.rstrip(")").strip()
     rows = lookup.targets(ctx, {"fqn": fqn}) if param else []
     if not rows:
         return None
     lang = dfcover.uncovered(ctx, rows[0].path)
     if lang is not None:
         return lang
+    param = _var(param, g.naming(rows[0].path or "")) or ""
     starts = [(u.row.unit_id, 0) for u in g.entry_units(rows[0].node_id) if param in u.stmts[0][4]]
     desc = {"kind": "parameter", "fqn": sanitize.name(rows[0].fqn), "name": param}
     return Source(starts, frozenset({param}), NONE, desc)
@@ -374,9 +476,10 @@ def flow_op(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
             "sink": {"kind": sink},
             "reaches": False,
             "paths": [],
-            "hint": "`source` is a superglobal ($_GET, $_POST['id']), php://input, a place"
-            " (path:line) or a parameter (Class::method($param)) of a function in"
-            f" {ctx.rev}; this is none of them",
+            "hint": "`source` is a request source of the `dataflow` configuration (PHP:"
+            " $_GET, $_POST['id'], php://input; Python: request.args['id'], os.environ...),"
+            " a place (path:line) or a parameter (Class::method($param), pkg.func(x)) of a"
+            f" function in {ctx.rev}; this is none of them",
         }
     kinds = (
         SINK_KINDS

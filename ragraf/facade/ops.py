@@ -366,7 +366,8 @@ def slice_(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
     with `code`. Paged like the other lists (`limit` / `offset`): the statements nearest
     the start first, each page with its edges and functions. Built from the syntax tree
     (reaching definitions per function) for the languages `status` says data flow covers
-    (php); a place in another language, or a revision without the layer, answers with a
+    (php, python); a variable is named as the language writes it (`$total` or `total`,
+    `$this->p`, `self.p`); a place in another language, or a revision without the layer, answers with a
     refusal naming the language, and alternatives."""
     if ctx.capability == "dataflow":
         from ragraf.facade.flowops import slice_op
@@ -389,15 +390,16 @@ def _refused(ctx: Ctx, op: str, path: str | None) -> dict[str, Any]:
 
 
 def flow(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
-    """Whether data from a `source` (a superglobal such as $_GET or $_POST['id'],
-    php://input, a place path:line, or a parameter Class::method($param)) reaches a `sink`
-    (sql: an SQL execution call; sql_string: an SQL string assembled from it; output, include,
-    shell; any; or a place path:line), and the shortest evidence path to each sink found:
+    """Whether data from a `source` (a request source: a superglobal such as $_GET or
+    $_POST['id'], php://input, Python's request.args['id'] or os.environ; a place path:line;
+    or a parameter Class::method($param)) reaches a `sink` (sql: an SQL execution call;
+    sql_string: an SQL string assembled from it; output, include, shell, code (eval); any;
+    or a place path:line), and the shortest evidence path to each sink found:
     def-use, argument -> parameter and return -> call edges with provenance and confidence,
     up to `depth` call hops. A place as sink is searched from both ends at once
-    (bidirectional breadth-first search). A key ($_POST['id']) starts only where that key
-    is read. A call of a function whose parameter reaches a SQL sink inside it (a query
-    wrapper) is a sql sink too, listed with why (`via`, `wrappers`). Paths are ranked: the
+    (bidirectional breadth-first search). A key ($_POST['id'], request.args.get('id'))
+    starts only where that key is read. A call of a function whose parameter reaches a SQL
+    sink inside it (a query wrapper) is a sql sink too, listed with why (`via`, `wrappers`). Paths are ranked: the
     shortest of each distinct (source function, sink function) pair first, then by length;
     `limit` keeps the first. Sinks and sources come from the `dataflow` section of the
     configuration. Built from the syntax tree: `reaches: false` means no path the layer

@@ -24,6 +24,26 @@ Invariants a change must keep:
 - A unit is serialised once, in the worker, as compact JSON (``FlowUnit.data``),
   stored as it is in ``flow_unit`` (graph.sqlite); a statement is (line, end line,
   kind, ...), never its text.
+
+Adding a language (issue 42; PHP's ``ragraf.lang.php.flow``, Python's
+``ragraf.lang.python.flow``): subclass ``UnitBuilder``, walk each function into a
+``Unit`` whose entry defines the parameters in order (the receiver ``self`` / ``this``
+is no parameter: a method call's arguments line up with the parameters after it) and
+then captured variables; call ``build`` from the extractor with ``decl_at`` (start byte
+of each function's node -> its node index) and set ``Language.dataflow`` in the
+registry. Names as the facade reads them (``registry.FlowNaming``): a variable as
+written (PHP with its ``$``), a field of the receiver as ``SELF_PREFIX`` + name
+(``Language.flow_self``: ``$this->p``, ``self.p``, ``this.p``). A call is ``[name, how,
+[vars of each argument]]``: ``name`` lower-case, either the callee's short name or its
+dotted form as written (``subprocess.run``, ``db.query``: the facade matches a resolved
+callee by the last dotted part, the configured sinks by the last part or the dotted
+tail); keyword arguments in the order written after the positional ones. A taint source
+is a use of a canonical name in ``SOURCES`` (``request.args``), a keyed read of one also
+a use of ``name['key']`` (``request.args['id']``, ``request.args.get('id')``); list
+the names and the language's sinks in ``dataflow.languages.<name>`` of
+config/project.yaml (JS: ``req.query`` / ``req.body`` / ``req.params`` -> ``query``,
+``child_process.exec``, ``res.send``; Go: ``r.URL.Query()``, ``r.FormValue()`` ->
+``Query`` / ``Exec``; Java: ``getParameter()`` -> ``execute*``).
 """
 
 from __future__ import annotations

@@ -100,6 +100,13 @@ class Language:
     prepare_reads: tuple[str, ...] = ()
     #: whether its extractor builds the data-flow layer (``FileFacts.flows``: slice, flow)
     dataflow: bool = False
+    #: how the data-flow layer of this language writes a variable (issue 42): the sigil
+    #: a local variable starts with (PHP's ``$``; none elsewhere) and the prefix of a field
+    #: of the object a method runs on (``$this->``, ``self.``, ``this.``). The facade reads
+    #: them through ``flow_naming`` only (a ``--variable`` as an agent types it, a
+    #: parameter source ``f(x)``, which definitions of an entry are parameters)
+    flow_sigil: str = ""
+    flow_self: str = "this."
     #: reference types only this language's facts hold (``"<module>:<Name>"``, NamedTuples
     #: of plain values, references' parts and type descriptors), besides the shared
     #: ``ragraf.lang.facts.FACT_TYPES``: the facts cache writes and reads them too
@@ -139,10 +146,17 @@ LANGUAGES: tuple[Language, ...] = (
         (".php", ".phtml", ".inc", *DRUPAL_SUFFIXES),
         extractor="ragraf.lang.php",
         queries=("php-tags.scm",),
-        depends_on=(*_COMMON, "ragraf.lang.templates", "ragraf.lang.template_calls"),
+        depends_on=(
+            *_COMMON,
+            "ragraf.lang.templates",
+            "ragraf.lang.template_calls",
+            "ragraf.lang.flowcore",
+        ),
         grammar="php",
         declares_symbols=True,
         dataflow=True,
+        flow_sigil="$",
+        flow_self="$this->",
         include=("**/*.php", *(f"**/*{x}" for x in DRUPAL_SUFFIXES)),
         link=(
             "ragraf.lang.php.link",
@@ -217,9 +231,11 @@ LANGUAGES: tuple[Language, ...] = (
         (".py", ".toml", ".cfg"),
         extractor="ragraf.lang.python",
         queries=("python-tags.scm",),
-        depends_on=_COMMON,
+        depends_on=(*_COMMON, "ragraf.lang.flowcore"),
         grammar="python",
         declares_symbols=True,
+        dataflow=True,
+        flow_self="self.",
         include=("**/*.py", "**/pyproject.toml", "**/setup.cfg"),
         constructor="__init__",
         name_sep=".",
@@ -407,6 +423,45 @@ def name_group(name: str | None) -> str | None:
 def dataflow_languages() -> tuple[str, ...]:
     """The languages whose files get the data-flow layer (slice and flow answer there)."""
     return tuple(lang.name for lang in LANGUAGES if lang.dataflow)
+
+
+@dataclass(frozen=True)
+class FlowNaming:
+    """How one language's data-flow layer writes variables (``Language.flow_sigil`` /
+    ``flow_self``): what the facade needs to read an agent's variable name and a unit's
+    entry the way the walk wrote them."""
+
+    lang: str
+    sigil: str
+    self_prefix: str
+
+    def var(self, name: str) -> str:
+        """A variable as the walk writes it: ``total`` is ``$total`` in PHP; ``this.p``,
+        ``self.p`` and ``$this->p`` stay as they are."""
+        name = name.strip()
+        if not self.sigil or name.startswith(self.sigil) or name.startswith(self.self_prefix):
+            return name
+        return self.sigil + name
+
+    def is_field(self, name: str) -> bool:
+        """Whether a definition is a field of the receiver (``$this->p``, ``self.p``)."""
+        return bool(self.self_prefix) and name.startswith(self.self_prefix)
+
+    def param_of(self, name: str) -> str:
+        """The parameter a receiver's field set at entry comes from (PHP's promoted
+        constructor parameter ``$this->db`` is ``$db``); any other name as it is."""
+        if self.is_field(name):
+            return self.sigil + name[len(self.self_prefix) :]
+        return name
+
+
+def flow_naming(lang: str | None) -> FlowNaming:
+    """The variable naming of a language's data-flow layer (a language without the layer,
+    or None: no sigil, ``this.``)."""
+    x = get(lang)
+    if x is None:
+        return FlowNaming(lang or "", "", "this.")
+    return FlowNaming(x.name, x.flow_sigil, x.flow_self)
 
 
 def code_language(name: str | None) -> bool:

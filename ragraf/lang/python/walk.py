@@ -56,7 +56,7 @@ from ragraf.lang.facts import (
     SqlAnalysis,
     SqlRef,
 )
-from ragraf.lang.python import roots, routes
+from ragraf.lang.python import flow, roots, routes
 from ragraf.lang.python.builtins import BUILTINS_MODULE
 from ragraf.lang.python.names import Bind, Names, Scope, is_package, module_of
 from ragraf.lang.typedesc import Cls, Export, Pending
@@ -102,6 +102,8 @@ class Extractor(tstree.Walk, Names):
         self.rule_calls: list[tuple[Scope, Node]] = []  # <x>.add_url_rule(...)
         #: ``@overload`` signatures: (class fqn or "", name, fqn, node)
         self.overloads: list[tuple[str, str, str, int]] = []
+        #: start byte of each function's node -> its node index (the data-flow units)
+        self.decl_at: dict[int, int] = {}
 
     # -- the run ------------------------------------------------------------------------
     def run(self) -> FileFacts:
@@ -139,6 +141,9 @@ class Extractor(tstree.Walk, Names):
         }
         self.walk(_query(), root, handlers)
         self.finish()
+        f.flows, too_big = flow.build(root, self.src, self.decl_at)
+        if too_big:
+            f.stats["flow_too_big"] = too_big
         return f
 
     def project_file(self) -> FileFacts:
@@ -231,6 +236,7 @@ class Extractor(tstree.Walk, Names):
         if any(c.type == "async" for c in n.children):
             props["async"] = True
         idx = self.add_node(kind, name, fqn, n, props)
+        self.decl_at[n.start_byte] = idx
         self.route_decos.extend((idx, d) for d in deco_nodes)
         line = n.start_point[0] + 1
         self.link(parent, idx, line)
