@@ -306,3 +306,67 @@ def test_flow_from_a_keyed_read_across_a_call(js_root: Path) -> None:
         (a + "6", a + "14", "return"),
         (a + "14", a + "15", "def_use"),
     ]
+
+
+def test_golden_price_one_variable_through_the_cli(js_root: Path) -> None:
+    """A variable as written (no sigil), as JSON and as text."""
+    out = invoke(
+        "-C", str(js_root), "query", "slice", "--path", "src/calc.js", "--line", "8",
+        "--direction", "back", "--variable", "total", "--json", check=True,
+    )  # fmt: skip
+    env = json.loads(out.stdout)
+    check(env)
+    assert lines(env["result"]) == [2, 3, 4, 6, 8] and env["capability"] == "dataflow"
+    assert env["result"]["target"]["variable"] == "total"
+    r = sl(js_root, path="src/calc.js", line=6, variable="tax", mode="nodes")
+    assert lines(r) == [2, 3, 4, 6]  # tax <- base <- qty, unit; not base's own use here
+
+
+def fl(root: Path, **args: Any) -> dict[str, Any]:
+    env = facade.run_op(root, "flow", args)
+    check(env)
+    assert env["capability"] == "dataflow"
+    return env["result"]
+
+
+def test_flow_from_req_query_to_each_kind_of_sink(js_root: Path) -> None:
+    a = "src/api.js:"
+    r = fl(js_root, source="req.query", sink="sql")
+    # req.query['name'] -> readName's return -> handle -> runSql's parameter -> conn.query
+    wrapper, inside = r["paths"]
+    assert wrapper["sink"]["evidence"] == a + "16" and wrapper["sink"]["via"][0]["call"] == "query"
+    assert inside["sink"]["evidence"] == a + "10" and inside["sink"]["kinds"] == ["sql"]
+    assert [(e["from"], e["to"], e["kind"]) for e in inside["edges"]] == [
+        (a + "5", a + "6", "def_use"),
+        (a + "6", a + "14", "return"),
+        (a + "14", a + "15", "def_use"),
+        (a + "15", a + "16", "def_use"),
+        (a + "16", a + "9", "argument"),
+        (a + "9", a + "10", "def_use"),
+    ]
+    sinks = {
+        (p["sink"]["evidence"], k)
+        for p in fl(js_root, source="req.query", sink="any", limit=50)["paths"]
+        for k in p["sink"]["kinds"]
+    }
+    assert (a + "22", "shell") in sinks  # exec of child_process, destructured
+    assert ("src/page.js:11", "shell") in sinks  # cp.exec
+    assert ("src/page.js:7", "output") in sinks  # .innerHTML =
+    assert ("src/page.js:12", "output") in sinks  # res.send, configured
+    assert ("src/route.ts:10", "output") in sinks  # TypeScript reads JavaScript's rules
+    code = fl(js_root, source="req.body", sink="code")
+    assert [p["sink"]["evidence"] for p in code["paths"]] == ["src/page.js:9"]  # eval
+
+
+def test_flow_from_one_key_of_a_source(js_root: Path) -> None:
+    r = fl(js_root, source="req.query['name']", sink="sql")
+    assert r["reaches"] and r["source"]["key"] == "name"
+    assert {p["sink"]["evidence"] for p in r["paths"]} == {"src/api.js:10", "src/api.js:16"}
+    host = fl(js_root, source="req.query['host']", sink="sql")
+    assert not host["reaches"]  # exec's host never reaches SQL
+    none = fl(js_root, source="req.query['zzz_no_such_key']", sink="any")
+    assert not none["reaches"] and "no statement reads req.query['zzz_no_such_key']" in none["hint"]
+    txt = invoke(
+        "-C", str(js_root), "query", "flow", "req.query['name']", "--sink", "sql", check=True
+    )
+    assert txt.stdout.startswith("req.query['name'] reaches sql: 2 paths")

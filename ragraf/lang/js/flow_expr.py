@@ -66,7 +66,6 @@ _SHELL_FUNCTIONS = frozenset(
 _MARKUP_PROPS = frozenset({"innerHTML", "outerHTML"})
 #: calls that write into the page / run their argument as code (statement sinks)
 _OUTPUT_CALLS = frozenset({"document.write", "document.writeln"})
-_CODE = "code"  # ragraf.kinds.SinkKind.CODE once the facade knows it
 #: methods that change the object they are called on (a weak definition of it)
 _MUTATORS = frozenset(
     {
@@ -284,7 +283,7 @@ class Expressions(UnitBuilder):
                 stack.append(fn)
         argv = self.args(u, args, s) if args is not None else []
         if name == "eval" and how == FlowCallHow.FUNCTION:
-            s.sinks.append(_CODE)
+            s.sinks.append(SinkKind.CODE)
         elif name in _OUTPUT_CALLS:
             s.sinks.append(SinkKind.OUTPUT)
         elif name.startswith("child_process."):
@@ -305,7 +304,7 @@ class Expressions(UnitBuilder):
             else:
                 stack.append(ctor)
         if name == "Function":
-            s.sinks.append(_CODE)
+            s.sinks.append(SinkKind.CODE)
         if name:
             s.calls.append([name.lower(), FlowCallHow.NEW, argv])
         s.calls.append(["constructor", FlowCallHow.NEW, argv])
