@@ -1,12 +1,11 @@
-"""The hand-checked JavaScript / TypeScript slices of issue 42 (``bench/slice_js.py``): per
-corpus of the languages bench (``bench/lang_calls.py``: express 4.21.2's ``lib/``, zod
-3.25.76's ``src/``), (path, line of the slice start, variable or None, the lines of a correct
-backward slice of depth 1 inside the function), read from the source as a program
-dependence graph has them: data and control dependences, the predicate of an early
-``return`` / ``continue`` (not the jump itself), the signature line when a parameter is
-used, and a write through a method the code calls on an object (``xs.push(v)``,
-``status.dirty()``) as a definition of it. Kept apart from ``bench/slice.py``'s PHP table so
-that the two are merged by adding a dict entry.
+"""The hand-checked JavaScript / TypeScript slices of issue 42 (``bench/slice.py --corpus
+express`` / ``--corpus zod``): per corpus of the languages bench (``bench/lang_calls.py``:
+express 4.21.2's ``lib/``, zod 3.25.76's ``src/``), (path, line of the slice start, variable
+or None, the lines of a correct backward slice of depth 1 inside the function), read from
+the source as a program dependence graph has them: data and control dependences, the
+predicate of an early ``return`` / ``continue`` (not the jump itself), the signature line
+when a parameter is used, and a write through a method the code calls on an object
+(``xs.push(v)``, ``status.dirty()``) as a definition of it.
 """
 
 from __future__ import annotations

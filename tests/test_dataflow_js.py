@@ -370,3 +370,13 @@ def test_flow_from_one_key_of_a_source(js_root: Path) -> None:
         "-C", str(js_root), "query", "flow", "req.query['name']", "--sink", "sql", check=True
     )
     assert txt.stdout.startswith("req.query['name'] reaches sql: 2 paths")
+
+
+def test_into_a_closure_only_the_captured_variable_comes_from_its_creator(js_root: Path) -> None:
+    """Back from a statement of a callback: the statement creating it counts for the
+    variable captured (page), not for its other uses (rows, the SQL result)."""
+    r = sl(js_root, path="src/api.js", line=19)
+    assert lines(r) == [17, 18, 18, 19]  # page = []; the forEach; the callback's entry
+    a = "src/api.js:"
+    assert (a + "18", a + "18", "page", "capture") in edges(r)
+    assert not {s["line"] for s in r["statements"]} & {13, 14, 15, 16}

@@ -8,6 +8,9 @@ Invariants a change must keep:
   provenance and confidence the step keeps (a derived call gives a derived step).
 - A slice follows control dependence; a flow does not (``Walk(control=False)``): data that
   only decides whether a sink runs does not reach it.
+- Back through a ``capture`` link, the statement creating a closure counts for the
+  captured variable only (its other uses make other values); likewise an entry for the
+  parameter that was reached.
 - ``depth`` counts inter-procedural hops (argument -> parameter, return -> call result):
   depth 1 follows one hop beyond the starting function.
 - A statement is shown as path:line, its kind and its first line (untrusted), never a
@@ -457,8 +460,11 @@ class Walk:
             if src[0] != n[0]:
                 self.make_free(src[0])  # a property or a capture: not through a call site
             self.add_edge(src, n, var, kind, *_trust(kind))
-            # at an entry only the parameter that reached here matters (not all of them)
-            self.push(src, hops, frozenset({var}) if src[1] == 0 else None)
+            # at an entry only the parameter that reached here matters (not all of them); at
+            # the statement creating a closure only the captured variable (its other uses
+            # make other values)
+            narrow = src[1] == 0 or kind == FlowStep.CAPTURE
+            self.push(src, hops, frozenset({var}) if narrow else None)
         for k in {s[3], s[8]} if self.control else ():
             if k >= 0:
                 c = (n[0], k)
