@@ -329,10 +329,10 @@ class UnitBuilder:
                     s.end_line,
                     s.kind,
                     s.ctrl,
-                    _cap(s.defs + [w for w in s.weak if w not in s.defs]),
+                    _cap(s.defs + [w for w in s.weak if w not in s.defs] if s.weak else s.defs),
                     _cap(s.uses),
                     s.calls[:MAX_CALLS],
-                    sorted(set(s.sinks)),
+                    sorted(set(s.sinks)) if s.sinks else [],
                     s.guard,
                 ]
                 for s in stmts
@@ -355,6 +355,8 @@ class UnitBuilder:
 
 
 def _cap(names: list[str]) -> list[str]:
+    if len(names) < 2:
+        return list(names)
     out = list(dict.fromkeys(names))
     return out[:MAX_NAMES]
 
@@ -371,8 +373,10 @@ def reaching(
     gen = [0] * n
     kill_vars: list[tuple[str, ...]] = [()] * n
     for i, s in enumerate(stmts):
-        strong = list(dict.fromkeys(s.defs))
-        weak = [w for w in dict.fromkeys(s.weak) if w not in strong]
+        if not s.defs and not s.weak:
+            continue  # no definition: nothing generated, nothing killed
+        strong = list(dict.fromkeys(s.defs)) if len(s.defs) > 1 else list(s.defs)
+        weak = [w for w in dict.fromkeys(s.weak) if w not in strong] if s.weak else []
         if aliases:
             for v in strong + weak:
                 for a in aliases.get(v, ()):
@@ -416,7 +420,7 @@ def reaching(
         if not s.uses:
             continue
         x = inn[i]
-        for v in dict.fromkeys(s.uses):
+        for v in dict.fromkeys(s.uses) if len(s.uses) > 1 else s.uses:
             m = x & var_mask.get(v, 0)
             if not m:
                 exposed.append((i, v))
