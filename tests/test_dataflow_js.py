@@ -150,6 +150,10 @@ def test_sources_and_keyed_reads() -> None:
     _, page, srcs = units("page.js")["<script>>5"]
     assert srcs == "req.body req.cookies req.params req.query"
     assert "req.query['q']" in stmt(page, 6)[5]  # req.query['q'] is the same key as req.query.q
+    # destructuring a source reads its keys
+    f = extract("d.js", "function f(req) {\n  const { id, name: n, ...rest } = req.query;\n}\n")
+    uses = sorted(json.loads(f.flows[1].data)["s"][1][5])
+    assert uses == ["req", "req.query", "req.query['id']", "req.query['name']"]
     # through `this` (express's res.jsonp) or a global object; a computed key is no key
     f = extract(
         "r.js",

@@ -19,6 +19,7 @@ Invariants a change must keep (besides ``flowcore``'s and ``flow_expr``'s):
   around it): they are uses of the statement creating it and definitions of its entry,
   linked as ``capture`` steps; one it writes (``rows.push(x)``, ``n += 1``) is a weak
   definition of that statement too (captured by reference). Settled bottom-up once every unit is walked (``walked``).
+- ``const {id, name: n} = req.query`` reads the keys ``id`` and ``name`` of the source.
 - Methods and functions whose ``this`` is one class-like (a class, an ES5 constructor and
   its prototype's functions, an object literal) share ``this.p`` through ``class_links``.
 - ``try``: a ``catch`` may be entered from any statement of the ``try`` body; ``finally``
@@ -302,6 +303,8 @@ class FlowBuilder(Expressions):
                 self.expr(u, value, s)
                 if name is not None:
                     self.required(name, value)
+                    if name.type == "object_pattern":
+                        self.keys_read(name, value, s)
             if name is not None:
                 self.pattern(u, name, s, declared)
 
@@ -327,6 +330,25 @@ class FlowBuilder(Expressions):
                     k, v = c.child_by_field_name("key"), c.child_by_field_name("value")
                     if k is not None and v is not None and v.type == "identifier":
                         self.canon[self.t(v)] = f"{module}.{self.t(k)}"
+
+    def keys_read(self, pattern: Node, value: Node, s: Stmt) -> None:
+        """``const {id, name: n} = req.query``: reads of the keys ``id`` and ``name``."""
+        parts = self.chain(value) if value.type == "member_expression" else None
+        if parts is None:
+            return
+        before = len(s.uses)
+        self.source(parts, s)
+        if len(s.uses) - before != 1:  # not a source, or already one key of it
+            return
+        name = s.uses[-1]
+        for c in pattern.named_children:
+            key = c
+            if c.type == "pair_pattern":
+                key = c.child_by_field_name("key") or c
+            elif c.type == "object_assignment_pattern":
+                key = c.child_by_field_name("left") or c
+            if key.type in ("shorthand_property_identifier_pattern", "property_identifier"):
+                s.uses.append(f"{name}['{self.t(key)}']")
 
     def import_(self, u: Unit, n: Node, preds: list[int]) -> list[int]:
         """``import a, {b as c}, * as d from 'm'``: defines a, c and d."""
