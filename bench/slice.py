@@ -157,9 +157,11 @@ def index_once(python: str, root: Path, cwd: Path) -> float:
     return time.perf_counter() - t0
 
 
-def interleaved(base: Path, tmp: Path, corpus: str, runs: int) -> dict[str, Any]:
-    a = copy_corpus(corpus, tmp / "a")
-    b = copy_corpus(corpus, tmp / "b")
+def interleaved(
+    base: Path, tmp: Path, corpus: str, runs: int, src: Path | None = None
+) -> dict[str, Any]:
+    a = _copy(corpus, src, tmp / "a")
+    b = _copy(corpus, src, tmp / "b")
     base_py = str(base / ".venv" / "bin" / "python")
     subprocess.run(
         [base_py, "-m", "ragraf", "-C", str(a), "init"], check=True, capture_output=True, cwd=base
@@ -320,7 +322,9 @@ def main() -> None:
         if args.root is not None:
             root = args.root
         elif args.base is not None:
-            report["index"] = interleaved(args.base.resolve(), Path(tmp), args.corpus, args.runs)
+            report["index"] = interleaved(
+                args.base.resolve(), Path(tmp), args.corpus, args.runs, args.src
+            )
             root = Path(report["index"].pop("root"))
         else:
             root = _copy(args.corpus, args.src, Path(tmp))
