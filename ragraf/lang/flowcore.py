@@ -206,7 +206,7 @@ class UnitBuilder:
 
     # -- the control-flow skeleton ----------------------------------------------------------
     def t(self, n: Node) -> str:
-        return n.text.decode("utf-8", "replace")  # type: ignore[union-attr]
+        return self.src[n.start_byte : n.end_byte].decode("utf-8", "replace")
 
     def new(self, u: Unit, n: Node, kind: str, preds: list[int], end: Node | None = None) -> int:
         i = len(u.stmts)

@@ -165,11 +165,12 @@ class Expressions(UnitBuilder):
         uses = s.uses
         handlers = _EXPR
         leaves = _LEAVES
+        src = self.src
         while stack:
             x = stack.pop()
             t = x.type
             if t == "identifier" or t == "shorthand_property_identifier":
-                uses.append(x.text.decode("utf-8", "replace"))  # type: ignore[union-attr]
+                uses.append(src[x.start_byte : x.end_byte].decode("utf-8", "replace"))
                 continue
             h = handlers.get(t)
             if h is not None:
@@ -331,7 +332,7 @@ class Expressions(UnitBuilder):
         for a in args.named_children:
             t = a.type
             if t == "identifier":  # the common cases, without a walk of their own
-                v = a.text.decode("utf-8", "replace")  # type: ignore[union-attr]
+                v = self.src[a.start_byte : a.end_byte].decode("utf-8", "replace")
                 s.uses.append(v)
                 out.append([v])
                 continue
