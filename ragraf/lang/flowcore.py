@@ -349,9 +349,13 @@ class UnitBuilder:
             u.kind,
             start,
             end,
-            json.dumps(data, separators=(",", ":")),
+            _encode(data),
             " ".join(sorted(read)),
         )
+
+
+#: ``json.dumps(x, separators=(",", ":"))`` without a new encoder per unit
+_encode = json.JSONEncoder(separators=(",", ":")).encode
 
 
 def _cap(names: list[str]) -> list[str]:
