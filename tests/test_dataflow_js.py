@@ -384,3 +384,18 @@ def test_into_a_closure_only_the_captured_variable_comes_from_its_creator(js_roo
     a = "src/api.js:"
     assert (a + "18", a + "18", "page", "capture") in edges(r)
     assert not {s["line"] for s in r["statements"]} & {13, 14, 15, 16}
+
+
+def test_a_call_on_the_line_a_callback_starts_belongs_to_its_statement(js_root: Path) -> None:
+    """`verify(decode(token), (err, data) => {...})`: the callback's entry is on the line of
+    the call too, but makes no call; decode's argument is the statement's."""
+    t = "src/token.js:"
+    r = fl(js_root, source="src/token.userId(token)", sink=t + "2")
+    assert r["reaches"]
+    assert [(e["from"], e["to"], e["kind"]) for e in r["paths"][0]["edges"]] == [
+        (t + "6", t + "7", "def_use"),
+        (t + "7", t + "7", "capture"),
+        (t + "7", t + "8", "def_use"),
+        (t + "8", t + "1", "argument"),
+        (t + "1", t + "2", "def_use"),
+    ]

@@ -252,7 +252,8 @@ class FlowGraph:
 
     def innermost(self, path: str, line: int, func: str) -> list[Node]:
         """The innermost statements of ``func`` (its closures and, for file-level code, the
-        script) spanning ``line``."""
+        script) spanning ``line`` that make calls (a closure's entry on the line of the call
+        it is an argument of makes none: ``cb(f(x), (err) => {...})``)."""
         hits = []
         for r, _x in self.file_heads(path):
             if not r.start_line <= line <= r.end_line:
@@ -260,7 +261,9 @@ class FlowGraph:
             if r.func_node_id != func and r.kind != UnitKind.SCRIPT:
                 continue
             u = self.parse(r)
-            hits += [(r.unit_id, i) for i, s in enumerate(u.stmts) if s[0] <= line <= s[1]]
+            hits += [
+                (r.unit_id, i) for i, s in enumerate(u.stmts) if s[6] and s[0] <= line <= s[1]
+            ]
         if len(hits) > 1:
             best = min(self._span(h) for h in hits)
             hits = [h for h in hits if self._span(h) == best]
