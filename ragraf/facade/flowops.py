@@ -261,9 +261,7 @@ class FlowGraph:
             if r.func_node_id != func and r.kind != UnitKind.SCRIPT:
                 continue
             u = self.parse(r)
-            hits += [
-                (r.unit_id, i) for i, s in enumerate(u.stmts) if s[6] and s[0] <= line <= s[1]
-            ]
+            hits += [(r.unit_id, i) for i, s in enumerate(u.stmts) if s[6] and s[0] <= line <= s[1]]
         if len(hits) > 1:
             best = min(self._span(h) for h in hits)
             hits = [h for h in hits if self._span(h) == best]
