@@ -314,8 +314,10 @@ class FlowBuilder(Expressions):
         if value.type != "call_expression":
             return
         fn = value.child_by_field_name("function")
+        if fn is None or fn.type != "identifier" or self.t(fn) != "require":
+            return
         args = value.child_by_field_name("arguments")
-        if fn is None or args is None or self.t(fn) != "require" or not args.named_child_count:
+        if args is None or not args.named_child_count:
             return
         module = _MODULES.get(self.t(args.named_children[0]).strip("'\"`"))
         if module is None:
