@@ -18,7 +18,11 @@ Invariants a change must keep (besides ``flowcore``'s and ``flow_expr``'s):
   declares, and an arrow function also the ``this.p`` it uses (its ``this`` is the one
   around it): they are uses of the statement creating it and definitions of its entry,
   linked as ``capture`` steps; one it writes (``rows.push(x)``, ``n += 1``) is a weak
-  definition of that statement too (captured by reference). Settled bottom-up once every unit is walked (``walked``).
+  definition of that statement too (captured by reference). Settled bottom-up once every
+  unit is walked (``walked``).
+- A class's instance fields are set at its constructor's entry (``this.f``, from what
+  their initialisers use); a class without a constructor keeps them as uses of its
+  declaration.
 - ``const {id, name: n} = req.query`` reads the keys ``id`` and ``name`` of the source.
 - Methods and functions whose ``this`` is one class-like (a class, an ES5 constructor and
   its prototype's functions, an object literal) share ``this.p`` through ``class_links``.

@@ -57,11 +57,6 @@ _GLOBAL_OBJECTS = frozenset({"window", "globalThis", "self", "document", "this"}
 FUNCTIONS = frozenset(
     {"function_expression", "function", "arrow_function", "generator_function", "method_definition"}
 )
-#: the modules whose functions run a shell (a call of one is named ``child_process.<f>``)
-_SHELL_MODULES = frozenset({"child_process", "node:child_process"})
-_SHELL_FUNCTIONS = frozenset(
-    {"exec", "execsync", "execfile", "execfilesync", "spawn", "spawnsync", "fork"}
-)
 #: properties whose assignment writes markup into the page
 _MARKUP_PROPS = frozenset({"innerHTML", "outerHTML"})
 #: calls that write into the page / run their argument as code (statement sinks)
