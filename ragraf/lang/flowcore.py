@@ -43,7 +43,10 @@ a use of ``name['key']`` (``request.args['id']``, ``request.args.get('id')``); l
 the names and the language's sinks in ``dataflow.languages.<name>`` of
 config/project.yaml (JS: ``req.query`` / ``req.body`` / ``req.params`` -> ``query``,
 ``child_process.exec``, ``res.send``; Go: ``r.URL.Query()``, ``r.FormValue()`` ->
-``Query`` / ``Exec``; Java: ``getParameter()`` -> ``execute*``).
+``Query`` / ``Exec``; Java: ``getParameter()`` -> ``execute*``). What a language settles
+across its units once all are walked, before any is analysed, goes in ``walked``
+(JavaScript's captured variables); a language without ``decl_at`` passes ``{}`` and maps
+its functions itself (``ragraf.lang.js.flow``).
 """
 
 from __future__ import annotations
