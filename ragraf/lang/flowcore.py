@@ -368,6 +368,24 @@ def _cap(names: list[str]) -> list[str]:
     return out[:MAX_NAMES]
 
 
+def _reaching_tiny(stmts: list[Stmt]) -> tuple[list[tuple[int, int, str]], list[tuple[int, str]]]:
+    """``reaching`` of an entry alone or an entry followed by one statement (most closures
+    and one-line functions), without the bit sets: the same edges in the same order."""
+    first = stmts[0]
+    exposed = [(0, v) for v in dict.fromkeys(first.uses)]
+    if len(stmts) == 1:
+        return [], exposed
+    defined = set(first.defs) | set(first.weak)
+    edges: list[tuple[int, int, str]] = []
+    for v in dict.fromkeys(stmts[1].uses):
+        if v in defined:
+            edges.append((0, 1, v))
+        else:
+            exposed.append((1, v))
+    edges.sort()
+    return edges, exposed
+
+
 def reaching(
     stmts: list[Stmt], succ: list[tuple[int, int]], aliases: dict[str, set[str]]
 ) -> tuple[list[tuple[int, int, str]], list[tuple[int, str]]]:
@@ -375,6 +393,8 @@ def reaching(
     the uses no definition reaches (upward-exposed: parameters of nothing, globals of the
     file, properties set elsewhere)."""
     n = len(stmts)
+    if not aliases and (n == 1 and not succ or n == 2 and succ and set(succ) == {(0, 1)}):
+        return _reaching_tiny(stmts)
     var_mask: dict[str, int] = {}
     def_stmt: list[int] = []
     gen = [0] * n
