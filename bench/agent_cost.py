@@ -35,7 +35,10 @@ docs/PERFORMANCE.md):
   then drift_report); a not-found answer is retried once with the nearest name it offers
   that ends like the symbol, else with the declaration `symbol` finds for its last part;
   the next pages of a paged answer (`page.next_offset`) while something is unseen; then
-  reads of the cited lines only (search hits through `code` with their chunk ids).
+  reads of the cited lines only, in the answer's order (a search hit: the lines of its
+  chunk, as for every other answer; until issue 45's second session the policy fetched
+  every hit's chunk with `code`, 29 KB a task, where reading the first hits' lines
+  finds the same place).
 - codegraph: `codegraph callers NAME`, `codegraph impact NAME` and `codegraph explore
   QUESTION` (its one recommended tool) for callers, impact and feature tasks (it has no
   answer for tables, data flow or a knowledge drift); then reads of the cited lines (it
@@ -520,13 +523,21 @@ PATHLIKE = re.compile(r"^[\w][\w./-]*\.[A-Za-z]{1,5}$")
 
 
 def citations(
-    obj: Any, skip_keys: tuple[str, ...] = (), files: frozenset[str] = frozenset()
+    obj: Any,
+    skip_keys: tuple[str, ...] = (),
+    files: frozenset[str] = frozenset(),
+    group_path: str | None = None,
 ) -> Iterator[tuple[str, int, int]]:
     """Every place an answer cites, in order: {path, line}, {path, start_line, end_line},
-    "path:line" strings, and a string that is just a corpus file's path (``files``; cited
-    as line 0: the file, no line). ``skip_keys``: subtrees left out (e.g. the target)."""
+    {path, lines: [...]} (each line), "path:line" strings, and a string that is just a
+    corpus file's path (``files``; cited as line 0: the file, no line). An item of a list
+    under a dict with a path (a brief answer's group, path said once: {path, sites: [{line}]})
+    takes that path when it has none (``group_path``). ``skip_keys``: subtrees left out
+    (e.g. the target)."""
     if isinstance(obj, dict):
         path = obj.get("path")
+        if not isinstance(path, str) and "path" not in obj:
+            path = group_path
         if isinstance(path, str):
             if isinstance(obj.get("line"), int):
                 end = obj.get("end_line")
@@ -534,8 +545,17 @@ def citations(
             elif isinstance(obj.get("start_line"), int):
                 end = obj.get("end_line")
                 yield path, obj["start_line"], end if isinstance(end, int) else obj["start_line"]
+            for n in obj.get("lines") or ():
+                if isinstance(n, int):
+                    yield path, n, n
+        own = obj.get("path") if isinstance(obj.get("path"), str) else None
         for k, v in obj.items():
-            if k not in skip_keys:
+            if k in skip_keys:
+                continue
+            if own is not None and isinstance(v, list):
+                for x in v:
+                    yield from citations(x, skip_keys, files, own)
+            else:
                 yield from citations(v, skip_keys, files)
     elif isinstance(obj, list):
         for v in obj:
@@ -728,15 +748,7 @@ def ragraf_policy(task: dict[str, Any], rg: Ragraf, tree: Tree, tr: Transcript) 
                 env = rg.call(tr, op, args)
         answers += pages(rg, tr, op, args, env)
     elif family == "feature":
-        env = rg.call(tr, "search", {"query": task["question"]})
-        answers.append(env)
-        hits = (env.get("result") or {}).get("hits") or []
-        ids = [h["chunk_id"] for h in hits if h.get("chunk_id")][:20]
-        if ids and not tr.finished():
-            code = rg.call(tr, "code", {"entry_ids": ids})
-            shown = [(p, lo, hi) for p, lo, hi in citations(code.get("result", {}))]
-            for p, lo, hi in shown:
-                tr.shown.setdefault(p, []).append((lo, hi))
+        answers.append(rg.call(tr, "search", {"query": task["question"]}))
     elif family == "dataflow":
         path, _, line = task["at"].rpartition(":")
         args = {"path": path, "line": int(line)}

@@ -45,7 +45,7 @@ TABLES = (
     ("graph/graph.sqlite", "file_blob", "sha256"),
     ("lex/lexvec.sqlite", "chunk_map", "*"),
     ("lex/lexvec.sqlite", "chunk_text", "*"),
-    ("lex/lexvec.sqlite", "ft_chunk", "*"),
+    ("lex/lexvec.sqlite", "chunk_tokens", "*"),
     ("lex/lexvec.sqlite", "chunk_also", "*"),
 )
 

@@ -46,6 +46,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from bench.corpora import copy_corpus  # noqa: E402
+from bench.slice_gojava import HAND_CHECKED as GOJAVA_CHECKED  # noqa: E402
 from bench.slice_hand_js import HAND_CHECKED_JS  # noqa: E402
 from ragraf import config, facade  # noqa: E402
 from ragraf.facade.context import MAX_ITEMS, Session  # noqa: E402
@@ -141,6 +142,7 @@ HAND_CHECKED_BY_CORPUS = {
     "requests": REQUESTS_CHECKED,
     "flask": FLASK_CHECKED,
     **HAND_CHECKED_JS,  # express, zod (bench/slice_hand_js.py)
+    **GOJAVA_CHECKED,  # gorilla-mux, starlark (bench/slice_gojava.py)
 }
 
 

@@ -163,3 +163,19 @@ def test_op_sizes_table() -> None:
         "tasks": [{"ragraf": {"call_bytes": [["ragraf_callers", 10], ["ragraf_callers", 30]]}}]
     }
     assert op_sizes(report)[-1] == "| ragraf | ragraf_callers | 2 | 30 | 30 | 40 |"
+
+
+def test_citations_of_a_brief_answer() -> None:
+    """A brief answer says a path once for a group of items and lists an item's lines."""
+    answer = {
+        "stated": [{"path": "s.php", "start_line": 10, "end_line": 40, "lines": [12, 30]}],
+        "sites": [{"path": "g.php", "sites": [{"line": 5}, {"line": 9, "path": None}]}],
+        "hard": {"symbols": [{"path": "h.php", "symbols": [{"start_line": 3, "end_line": 8}]}]},
+    }
+    assert list(citations(answer)) == [
+        ("s.php", 10, 40),
+        ("s.php", 12, 12),
+        ("s.php", 30, 30),
+        ("g.php", 5, 5),
+        ("h.php", 3, 8),
+    ]

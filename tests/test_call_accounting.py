@@ -43,7 +43,7 @@ def pilot_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _callers(root: Path, fqn: str, **kw: object) -> dict:  # type: ignore[type-arg]
-    return facade.run_op(root, "callers", {"fqn": fqn, **kw})["result"]
+    return facade.run_op(root, "callers", {"fqn": fqn, "detail": "full", **kw})["result"]
 
 
 def test_calls_on_builtin_classes_are_external_never_a_name_match(calls: Path) -> None:
@@ -83,7 +83,7 @@ def test_calls_on_builtin_classes_are_external_never_a_name_match(calls: Path) -
 
 
 def test_a_member_no_class_declares_is_listed_with_its_reason(calls: Path) -> None:
-    env = facade.run_op(calls, "callers", {"fqn": "Calls\\Http\\Mail::missing"})
+    env = facade.run_op(calls, "callers", {"fqn": "Calls\\Http\\Mail::missing", "detail": "full"})
     r = env["result"]
     assert (r["stated"], r["derived"]) == ([], [])
     [site] = r["unresolved"]["sites"]
@@ -180,7 +180,7 @@ CALLBACKS = {
 
 @pytest.mark.parametrize("fqn", sorted(CALLBACKS))
 def test_a_string_callable_is_a_stated_reference(calls: Path, fqn: str) -> None:
-    r = facade.run_op(calls, "references", {"fqn": fqn})["result"]
+    r = facade.run_op(calls, "references", {"fqn": fqn, "detail": "full"})["result"]
     assert [
         (s["kind"], s["provenance"], s.get("callable"), s["symbol"]["fqn"], s["text"]["untrusted"])
         for s in r["sites"]
@@ -260,10 +260,14 @@ def test_every_call_line_of_a_name_is_accounted_for(
     for n in callables:
         if n.name.startswith("__"):
             continue  # constructors and magic methods are called by `new` and the engine
-        r = facade.run_op(root, "references", {"node_id": n.node_id, "limit": 500})["result"]
+        r = facade.run_op(
+            root, "references", {"node_id": n.node_id, "limit": 500, "detail": "full"}
+        )["result"]
         assert len(r["sites"]) == r["total"], n.fqn  # the whole list: every site attached
         # a page of one holds one site; the totals and the accounting still count everything
-        one = facade.run_op(root, "references", {"node_id": n.node_id, "limit": 1})["result"]
+        one = facade.run_op(
+            root, "references", {"node_id": n.node_id, "limit": 1, "detail": "full"}
+        )["result"]
         assert len(one["sites"]) == min(1, r["total"])
         assert (one["total"], one["counts"], one["unresolved"]) == (
             r["total"],

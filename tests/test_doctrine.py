@@ -131,7 +131,7 @@ def test_table_usage_lists_the_entities_of_a_table_without_a_schema(app: Path) -
 
 
 def test_impact_of_a_table_reaches_the_code_using_its_entity(app: Path) -> None:
-    r = facade.run_op(app, "impact", {"table": "app_user"})["result"]
+    r = facade.run_op(app, "impact", {"detail": "full", "table": "app_user"})["result"]
     soft = {(s["fqn"], s["depth"]) for s in r["soft"]["symbols"]}
     assert {
         ("App\\Entity\\User", 1),
@@ -162,7 +162,9 @@ def test_with_a_schema_a_declared_table_is_stated_and_a_convention_finds_the_kno
     env = facade.run_op(root, "table_usage", {"table": "BlogPost"})
     edge_conf = env["result"]["models"][0]["confidence"]
     assert edge_conf == json.loads(json.dumps(config.load(root).confidence["orm_convention"]))
-    impact = facade.run_op(root, "impact", {"table": "app_user", "mode": "hard"})["result"]
+    impact = facade.run_op(root, "impact", {"detail": "full", "table": "app_user", "mode": "hard"})[
+        "result"
+    ]
     assert "App\\Entity\\User" in [s["fqn"] for s in impact["hard"]["symbols"]]
     # a table the schema does not have gets no edge (and no node)
     products, env = _models(root, "products")
@@ -192,7 +194,9 @@ def test_an_edited_entity_warns_and_a_scoped_reindex_keeps_its_table(
 
 
 def test_an_attribute_references_its_class(app: Path) -> None:
-    r = facade.run_op(app, "references", {"fqn": "App\\Attribute\\Audited"})["result"]
+    r = facade.run_op(app, "references", {"detail": "full", "fqn": "App\\Attribute\\Audited"})[
+        "result"
+    ]
     got = [
         (it["line"], it["symbol"]["kind"], it["symbol"]["fqn"])
         for it in r["sites"]

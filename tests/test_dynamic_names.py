@@ -26,7 +26,7 @@ def dyn(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _callers(root: Path, fqn: str) -> dict[str, Any]:
-    return facade.run_op(root, "callers", {"fqn": fqn})
+    return facade.run_op(root, "callers", {"fqn": fqn, "detail": "full"})
 
 
 def _items(r: dict[str, Any], sec: str) -> list[tuple[str, str, float, str | None]]:
@@ -131,7 +131,9 @@ def test_a_name_no_value_fits_is_not_reached(dyn: Path) -> None:
     ):
         r = _callers(dyn, fqn)["result"]
         assert r["derived"] == [], fqn
-    sites = facade.run_op(dyn, "references", {"fqn": "wp_ajax_fetch_list"})["result"]["sites"]
+    sites = facade.run_op(dyn, "references", {"fqn": "wp_ajax_fetch_list", "detail": "full"})[
+        "result"
+    ]["sites"]
     listen = [s for s in sites if s["kind"] == "references"]
     assert [(s["evidence"], s["provenance"], s.get("computed")) for s in listen] == [
         (

@@ -59,7 +59,7 @@ def test_symbol_by_fqn_name_and_not_found(pilot_root: Path) -> None:
 
 
 def test_references_have_line_text(pilot_root: Path) -> None:
-    r = run(pilot_root, "references", fqn=QUERY)["result"]
+    r = run(pilot_root, "references", fqn=QUERY, detail="full")["result"]
     assert r["counts"] == {"calls": 2, "calls_heuristic": 1}
     sites = {(s["evidence"], s["kind"], s["provenance"]) for s in r["sites"]}
     assert ("src/Billing/Model.php:12", "calls", "stated") in sites
@@ -70,7 +70,7 @@ def test_references_have_line_text(pilot_root: Path) -> None:
 
 
 def test_callers_split_stated_and_derived(pilot_root: Path) -> None:
-    r = run(pilot_root, "callers", fqn=QUERY, depth=2)["result"]
+    r = run(pilot_root, "callers", fqn=QUERY, depth=2, detail="full")["result"]
     stated = {(i["symbol"]["fqn"], i["depth"]) for i in r["stated"]}
     assert stated == {
         ("App\\Billing\\Invoice::find", 1),
@@ -86,9 +86,9 @@ def test_callers_split_stated_and_derived(pilot_root: Path) -> None:
 
 
 def test_callers_through_dispatch_and_callees(pilot_root: Path) -> None:
-    r = run(pilot_root, "callers", fqn="App\\Core\\FileLogger::write")["result"]
+    r = run(pilot_root, "callers", fqn="App\\Core\\FileLogger::write", detail="full")["result"]
     assert [i["symbol"]["fqn"] for i in r["derived"]] == ["App\\Core\\Loggable::log"]
-    c = run(pilot_root, "callees", fqn=CHARGE)["result"]
+    c = run(pilot_root, "callees", fqn=CHARGE, detail="full")["result"]
     assert {i["symbol"]["fqn"] for i in c["stated"]} == {
         "App\\Billing\\PaymentGateway::pay",
         "App\\Billing\\Model::save",
@@ -100,14 +100,14 @@ def test_callers_through_dispatch_and_callees(pilot_root: Path) -> None:
 
 
 def test_impact_hard_and_soft(pilot_root: Path) -> None:
-    r = run(pilot_root, "impact", fqn="App\\Core\\Database")["result"]
+    r = run(pilot_root, "impact", fqn="App\\Core\\Database", detail="full")["result"]
     hard = {s["fqn"] for s in r["hard"]["symbols"]}
     assert {"App\\Billing\\Invoice::find", "App\\Billing\\Model::save", CHARGE} <= hard
     assert "src/Billing/Model.php" in r["hard"]["files"]
     assert "App\\Billing\\Report::monthly" in {s["fqn"] for s in r["soft"]["symbols"]}
-    h = run(pilot_root, "impact", fqn="App\\Core\\Database", mode="hard")["result"]
+    h = run(pilot_root, "impact", fqn="App\\Core\\Database", mode="hard", detail="full")["result"]
     assert h["soft"]["symbols"] == []
-    by_path = run(pilot_root, "impact", path="src/Core/Logger.php")["result"]
+    by_path = run(pilot_root, "impact", path="src/Core/Logger.php", detail="full")["result"]
     assert "src/Billing/Invoice.php" in by_path["hard"]["files"]
 
 
@@ -115,11 +115,11 @@ def test_impact_lists_the_tables_the_changed_code_writes(pilot_root: Path) -> No
     """``UPDATE invoices`` in Model::save: a change to it changes what every reader of
     ``invoices`` reads; a function that only reads the table lists none."""
     for args in ({"fqn": "App\\Billing\\Model::save"}, {"path": "src/Billing/Model.php"}):
-        r = run(pilot_root, "impact", **args)["result"]
+        r = run(pilot_root, "impact", **args, detail="full")["result"]
         tables = [(t["name"], t["depth"], t.get("write_operations")) for t in r["hard"]["tables"]]
         assert tables == [("invoices", 1, ["update"])], args
         assert r["soft"]["tables"] == [], args
-    reader = run(pilot_root, "impact", fqn="App\\Billing\\Invoice::find")["result"]
+    reader = run(pilot_root, "impact", fqn="App\\Billing\\Invoice::find", detail="full")["result"]
     assert [
         t for sec in ("hard", "soft") for t in reader[sec]["tables"] if t.get("write_operations")
     ] == []
@@ -140,7 +140,7 @@ def test_code_signatures_compact_and_entry_ids(pilot_root: Path) -> None:
 def test_search_exact_first_and_lexical(pilot_root: Path) -> None:
     r = run(pilot_root, "search", query="charge")["result"]
     assert r["hits"][0]["why"]["exact_symbol"] is True
-    words = run(pilot_root, "search", query="how are invoices charged")["result"]
+    words = run(pilot_root, "search", query="how are invoices charged", detail="full")["result"]
     assert words["hits"][0]["fqn"] == CHARGE and set(words["hits"][0]["why"]["fts_terms"]) == {
         "invoices",
         "charged",
@@ -382,7 +382,9 @@ def test_repository_text_is_sanitised(tmp_path: Path) -> None:
         "untrusted"
     ]
     assert "\x1b" not in body and "\x07" not in body and "IGNORE PREVIOUS" in body
-    assert refs["sites"][0]["text"]["untrusted"] == "function caller() { return evil(); }"
+    assert (
+        refs["sites"][0]["sites"][0]["text"]["untrusted"] == "function caller() { return evil(); }"
+    )
     long = tmp_path / "long.php"
     long.write_text("<?php\nfunction big() {\n" + "  $x = 1;\n" * 5000 + "}\n")
     indexer.build(config.load(tmp_path))
@@ -563,9 +565,103 @@ def test_index_status_is_brief_by_default_and_full_on_request(indexed_pilot: Pat
     brief = facade.run_op(indexed_pilot, "index_status", {})["result"]
     full = facade.run_op(indexed_pilot, "index_status", {"detail": "full"})["result"]
     assert len(json.dumps(brief)) < len(json.dumps(full)) / 2
-    assert brief["coverage"]["files.ok"] == full["coverage"]["files.ok"]["value"]
+    assert brief["coverage"]["files.total"] == full["coverage"]["files.total"]["value"]
     assert brief["counts"]["edges"] == sum(full["counts"]["edges"].values())
     assert brief["capability"] == full["capability"] and brief["ledger"] == full["ledger"]
     left = brief["detail"]["left_out"]["coverage_metrics"]
     assert left == len(full["coverage"]) - len(brief["coverage"]) > 0
     assert "detail" not in full
+
+
+def test_brief_answers_say_each_item_once_and_full_keeps_every_edge(pilot_root: Path) -> None:
+    """Issue 45: `detail: brief` (the default) lists the same items as `detail: full`, each
+    once with its lines (path said once), provenance by section and confidence only below
+    1; ids and per-edge provenance are in `full`. The totals and pages are the full ones."""
+    q = {"fqn": QUERY, "depth": 2}
+    r = run(pilot_root, "callers", **q)["result"]
+    full = run(pilot_root, "callers", **q, detail="full")["result"]
+    assert r["stated"] == [
+        {
+            "kind": "method",
+            "fqn": "App\\Billing\\Invoice::find",
+            "path": "src/Billing/Invoice.php",
+            "start_line": 22,
+            "end_line": 27,
+            "depth": 1,
+            "lines": [25],
+        },
+        {
+            "kind": "method",
+            "fqn": "App\\Billing\\Model::save",
+            "path": "src/Billing/Model.php",
+            "start_line": 10,
+            "end_line": 13,
+            "depth": 1,
+            "lines": [12],
+        },
+        {
+            "kind": "file",
+            "fqn": "index.php",
+            "path": "index.php",
+            "start_line": 1,
+            "end_line": 18,
+            "depth": 2,
+            "lines": [11],
+        },
+        {
+            "kind": "method",
+            "fqn": CHARGE,
+            "path": "src/Billing/Invoice.php",
+            "start_line": 29,
+            "end_line": 39,
+            "depth": 2,
+            "lines": [34],
+        },
+    ]
+    assert r["derived"] == [
+        {
+            "kind": "method",
+            "fqn": "App\\Billing\\Report::monthly",
+            "path": "src/Billing/Report.php",
+            "start_line": 6,
+            "end_line": 22,
+            "depth": 1,
+            "confidence": 0.85,
+            "lines": [15],
+            "via": "global-single-type",
+        }
+    ]
+    for k in ("total", "counts", "page", "target"):
+        assert r[k] == full[k], k
+    assert [i["symbol"]["fqn"] for i in full["stated"]] == [i["fqn"] for i in r["stated"]]
+    assert len(json.dumps(r)) < len(json.dumps(full)) / 2
+
+    refs = run(pilot_root, "references", fqn=QUERY)["result"]
+    assert [
+        (g["path"], [(s["line"], s["kind"], s.get("confidence")) for s in g["sites"]])
+        for g in refs["sites"]
+    ] == [
+        ("src/Billing/Invoice.php", [(25, "calls", None)]),
+        ("src/Billing/Model.php", [(12, "calls", None)]),
+        ("src/Billing/Report.php", [(15, "calls_heuristic", 0.85)]),
+    ]
+    assert refs["sites"][2]["sites"][0]["provenance"] == "derived"
+    assert refs["sites"][1]["sites"][0]["from"] == "App\\Billing\\Model::save"
+
+    imp = run(pilot_root, "impact", fqn="App\\Core\\Database", mode="hard")["result"]
+    whole = run(pilot_root, "impact", fqn="App\\Core\\Database", mode="hard", detail="full")
+    assert imp["hard"]["files"] == whole["result"]["hard"]["files"]
+    assert [
+        (g["path"], [(s["fqn"], s["depth"]) for s in g["symbols"]]) for g in imp["hard"]["symbols"]
+    ] == [
+        (
+            "src/Billing/Invoice.php",
+            [
+                ("App\\Billing\\Invoice::__construct", 1),
+                ("App\\Billing\\Invoice::find", 1),
+                (CHARGE, 2),
+            ],
+        ),
+        ("src/Billing/Model.php", [("App\\Billing\\Model::save", 1)]),
+    ]
+    assert "node_id" not in json.dumps(imp["hard"]) and "node_id" in json.dumps(whole)

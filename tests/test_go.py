@@ -111,7 +111,11 @@ def test_status_coverage_by_language(goapp: Path) -> None:
 
 
 def test_callers_of_a_method_declared_in_another_file(goapp: Path) -> None:
-    out = json.loads(invoke("query", "callers", "store.Store.Get", "--json", cwd=goapp).stdout)
+    out = json.loads(
+        invoke(
+            "query", "callers", "store.Store.Get", "--json", "--detail", "full", cwd=goapp
+        ).stdout
+    )
     stated = {s["symbol"]["fqn"] for s in out["result"]["stated"]}
     assert stated == {"cmd/app.main"}
 

@@ -28,7 +28,7 @@ def plugin(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _callers(root: Path, fqn: str) -> dict[str, Any]:
-    return facade.run_op(root, "callers", {"fqn": fqn})
+    return facade.run_op(root, "callers", {"fqn": fqn, "detail": "full"})
 
 
 def _derived(r: dict[str, Any]) -> list[tuple[str, str, float, str | None, str | None]]:
@@ -221,7 +221,9 @@ def test_a_callback_handed_to_wordpress_is_listed_with_its_site(plugin: Path) ->
     (site,) = r["result"]["callbacks"]
     assert (site["evidence"], site["from"]) == ("myplug.php:20", "myplug.php")
     assert any("passed as a callable at 1 site(s)" in x for x in r["limits"]), r["limits"]
-    refs = facade.run_op(plugin, "references", {"fqn": "Myplug\\render_page"})["result"]
+    refs = facade.run_op(plugin, "references", {"fqn": "Myplug\\render_page", "detail": "full"})[
+        "result"
+    ]
     assert [s["evidence"] for s in refs["sites"]] == ["myplug.php:20"]
 
 
@@ -234,7 +236,9 @@ def test_a_callable_under_a_callback_key_is_listed_with_its_site(plugin: Path) -
     assert any("passed as a callable at 1 site(s)" in x for x in r["limits"]), r["limits"]
     upper = _callers(plugin, "Myplug\\Labels::upper")["result"]["callbacks"]
     assert [s["evidence"] for s in upper] == ["myplug.php:30"]
-    refs = facade.run_op(plugin, "references", {"fqn": "Myplug\\render_page"})["result"]
+    refs = facade.run_op(plugin, "references", {"fqn": "Myplug\\render_page", "detail": "full"})[
+        "result"
+    ]
     assert [s["evidence"] for s in refs["sites"]] == ["myplug.php:20"]  # not the 'title'
 
 

@@ -506,7 +506,15 @@ def test_status_coverage_by_language(javaapp: Path) -> None:
 
 def test_callers_through_an_inherited_method(javaapp: Path) -> None:
     out = json.loads(
-        invoke("query", "callers", "com.acme.model.Entity.save", "--json", cwd=javaapp).stdout
+        invoke(
+            "query",
+            "callers",
+            "com.acme.model.Entity.save",
+            "--json",
+            "--detail",
+            "full",
+            cwd=javaapp,
+        ).stdout
     )
     stated = {s["symbol"]["fqn"] for s in out["result"]["stated"]}
     assert stated == {"com.acme.service.Billing.charge"}

@@ -442,7 +442,15 @@ def test_status_coverage_by_language(jsapp: Path) -> None:
 
 def test_callers_through_a_barrel_reexport_are_stated(jsapp: Path) -> None:
     out = json.loads(
-        invoke("query", "callers", "src/models/invoice.Invoice.create", "--json", cwd=jsapp).stdout
+        invoke(
+            "query",
+            "callers",
+            "src/models/invoice.Invoice.create",
+            "--json",
+            "--detail",
+            "full",
+            cwd=jsapp,
+        ).stdout
     )
     stated = {s["symbol"]["fqn"] for s in out["result"]["stated"]}
     assert stated == {"src/index.Service.bill"}

@@ -201,7 +201,9 @@ def test_object_members_are_methods_and_overloads_run_the_implementation(jsobjec
     assert kinds[("lib/router/index.proto", 6)] == "function"  # `new Router()` runs it
     # the calls of pick and put above reach the implementations (line 3, line 10)
     out = json.loads(
-        invoke("query", "callers", "ts/overload.Box.put", "--json", cwd=jsobjects).stdout
+        invoke(
+            "query", "callers", "ts/overload.Box.put", "--json", "--detail", "full", cwd=jsobjects
+        ).stdout
     )["result"]
     assert [(s["symbol"]["fqn"], s["symbol"]["start_line"]) for s in out["stated"]] == [
         ("ts/overload.Box.fill", 14)
@@ -209,7 +211,11 @@ def test_object_members_are_methods_and_overloads_run_the_implementation(jsobjec
 
 
 def test_guessed_receiver_is_derived_and_named(jsobjects: Path) -> None:
-    out = json.loads(invoke("query", "callers", f"{RES}.send", "--json", cwd=jsobjects).stdout)
+    out = json.loads(
+        invoke(
+            "query", "callers", f"{RES}.send", "--json", "--detail", "full", cwd=jsobjects
+        ).stdout
+    )
     res = out["result"]
     assert {s["symbol"]["fqn"] for s in res["stated"]} == {f"{RES}.json"}
     assert {s["symbol"]["fqn"] for s in res["derived"]} == {"lib/router/index.sendOptions"}

@@ -114,7 +114,7 @@ def test_calls_by_name_stay_within_their_language(tmp_path: Path) -> None:
     indexer.build(config.load(root))
 
     def callers(fqn: str) -> set[str]:
-        r = facade.run_op(root, "callers", {"fqn": fqn})["result"]
+        r = facade.run_op(root, "callers", {"detail": "full", "fqn": fqn})["result"]
         return {c["symbol"]["path"] for c in r["stated"] + r["derived"]}
 
     assert callers("Stack::push") == {"stack.php"}

@@ -75,7 +75,7 @@ def test_table_usage_names_the_models_of_a_table(app: Path) -> None:
 
 
 def test_impact_of_a_table_reaches_through_its_models(app: Path) -> None:
-    r: dict[str, Any] = facade.run_op(app, "impact", {"table": "audit_log"})
+    r: dict[str, Any] = facade.run_op(app, "impact", {"detail": "full", "table": "audit_log"})
     soft = [(s["fqn"], s["depth"]) for s in r["result"]["soft"]["symbols"]]
     assert soft == [
         ("App\\Models\\AuditEntry", 1),
@@ -83,7 +83,7 @@ def test_impact_of_a_table_reaches_through_its_models(app: Path) -> None:
         ("App\\Jobs\\ProcessPodcast::handle", 3),  # the job's handle calls Report::build
     ]
     assert r["result"]["hard"]["symbols"] == []
-    hard = facade.run_op(app, "impact", {"table": "audit_log", "mode": "hard"})
+    hard = facade.run_op(app, "impact", {"detail": "full", "table": "audit_log", "mode": "hard"})
     assert hard["result"]["soft"]["symbols"] == []
     assert any("`mode: hard` leaves them" in x for x in hard["limits"]), hard["limits"]
 
@@ -97,7 +97,7 @@ def test_an_edited_model_warns_its_table_answer(app: Path, tmp_path: Path) -> No
 
 
 def _derived(root: Path, fqn: str) -> list[tuple[str, str, str | None, str | None]]:
-    r = facade.run_op(root, "callers", {"fqn": fqn})["result"]
+    r = facade.run_op(root, "callers", {"detail": "full", "fqn": fqn})["result"]
     assert r["stated"] == [], fqn
     return [
         (it["symbol"]["fqn"], ev["evidence"], ev.get("via"), ev.get("hook"))
@@ -140,7 +140,9 @@ def test_the_listen_map_of_a_provider_makes_untyped_listeners_listen(app: Path) 
     assert _derived(app, "App\\Listeners\\ArchiveOrder::handle") == []
     # also in $listen by its name in a string, and typed: its calls are not doubled
     assert _derived(app, "App\\Listeners\\SendShipmentNotification::handle") == runs
-    r = facade.run_op(app, "callers", {"fqn": "App\\Listeners\\LogShipment::handle"})["result"]
+    r = facade.run_op(
+        app, "callers", {"detail": "full", "fqn": "App\\Listeners\\LogShipment::handle"}
+    )["result"]
     assert [(h["hook"], h["evidence"]) for h in r["hooks"]] == [
         (event, "app/Providers/EventServiceProvider.php:15")
     ]

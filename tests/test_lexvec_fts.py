@@ -18,11 +18,12 @@ WEIGHTS = {"symbol_tokens": 10.0, "code_tokens": 1.0, "sql_tokens": 2.0, "text_t
 
 def _oracle(lex: LexStore, rev: str, match: str, limit: int) -> list[tuple[str, float]]:
     """The revision's matches best first, in one query over the content (the old way)."""
-    w = "0, 0, 0, 0, 10.0, 1.0, 2.0, 0.5"
+    w = "10.0, 1.0, 2.0, 0.5"
     rows = lex.db.query(
-        f"SELECT f.chunk_id, -bm25(ft_chunk, {w}) FROM ft_chunk f"
-        " JOIN chunk_map m ON m.rev_from <= ?1 AND m.rev_to > ?1 AND m.chunk_id = f.chunk_id"
-        f" WHERE ft_chunk MATCH ?2 AND f.rev_from <= ?1 AND f.rev_to > ?1"
+        f"SELECT s.chunk_id, -bm25(ft_chunk, {w}) FROM ft_chunk"
+        " JOIN chunk_tokens s ON s.rowid = ft_chunk.rowid"
+        " JOIN chunk_map m ON m.rev_from <= ?1 AND m.rev_to > ?1 AND m.chunk_id = s.chunk_id"
+        f" WHERE ft_chunk MATCH ?2 AND s.rev_from <= ?1 AND s.rev_to > ?1"
         f" ORDER BY bm25(ft_chunk, {w}) LIMIT ?3",
         (rev_no(rev), match, limit),
     )

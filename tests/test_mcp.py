@@ -93,15 +93,15 @@ def test_mcp_callers_takes_a_limit_and_says_how_to_get_the_rest(indexed_pilot: P
     assert (schema["limit"]["default"], schema["limit"]["maximum"]) == (20, 500)
     assert schema["offset"]["minimum"] == 0
     whole, first, second = (check(json.loads(r.content[0].text)) for r in results[:3])
-    everyone = [(i["symbol"]["fqn"], i["provenance"]) for i in whole["stated"] + whole["derived"]]
+    everyone = [(i["fqn"], sec) for sec in ("stated", "derived") for i in whole[sec]]
     assert len(everyone) == whole["total"] == 5 and whole["counts"] == {"stated": 4, "derived": 1}
     assert whole["page"]["next_offset"] is None and whole["page"]["rest"] is None
-    assert [(i["symbol"]["fqn"], i["provenance"]) for i in first["stated"]] == everyone[:2]
+    assert [(i["fqn"], "stated") for i in first["stated"]] == everyone[:2]
     assert first["derived"] == [] and (first["total"], first["counts"]) == (5, whole["counts"])
     assert first["page"]["lists"] == {"callers": {"listed": 2, "total": 5}}
     assert first["page"]["next_offset"] == 2
     assert first["page"]["rest"] == "2 of 5 callers listed; next: offset 2, or limit 5 for all"
-    page2 = [(i["symbol"]["fqn"], i["provenance"]) for i in second["stated"] + second["derived"]]
+    page2 = [(i["fqn"], sec) for sec in ("stated", "derived") for i in second[sec]]
     assert page2 == everyone[2:4] and second["page"]["next_offset"] == 4
     assert len(results[1].content[0].text) < len(results[0].content[0].text)
     assert results[3].is_error and "between 1 and 500" in results[3].content[0].text
@@ -156,7 +156,8 @@ def test_mcp_loads_the_model_in_the_background(
                         break
                     await anyio.sleep(0.1)
                 found = await session.call_tool(
-                    "ragraf_search", {"query": "how are invoices charged", "limit": 3}
+                    "ragraf_search",
+                    {"query": "how are invoices charged", "limit": 3, "detail": "full"},
                 )
         return status, found
 

@@ -183,7 +183,7 @@ def test_every_form_names_the_target_in_every_operation(
     caller = FORMS[lang][1]
     if caller is not None:
         callers = query(names_root, "callers", form)["result"]["stated"]
-        assert [c["symbol"]["fqn"].endswith(caller) for c in callers] == [True], callers
+        assert [c["fqn"].endswith(caller) for c in callers] == [True], callers
     if lang == "php":  # flow takes a parameter of a method named in any form
         src = query(names_root, "flow", f"{form}($cmd)")["result"]["source"]
         assert (src["kind"], src["fqn"], src["name"]) == ("parameter", fqn, "$cmd")
@@ -203,7 +203,7 @@ def test_a_name_spelled_with_its_case_wins_over_its_namesake(names_root: Path) -
     """Go's NewRoute and newRoute are two methods: each spelling names its own."""
     low = query(names_root, "callers", "Router.newRoute")["result"]
     assert about("callers", low) == ["router.Router.newRoute"]
-    assert [c["symbol"]["fqn"] for c in low["stated"]] == ["router.Router.Handle"]
+    assert [c["fqn"] for c in low["stated"]] == ["router.Router.Handle"]
     assert about("callers", query(names_root, "callers", "NewRoute")["result"]) == [
         "router.Router.NewRoute"
     ]
@@ -230,7 +230,7 @@ def test_a_name_of_several_declarations_lists_them_and_says_how_to_narrow(
     # --path narrows to one, the answer names it in full
     one = query(names_root, "callers", "label", "--path", "php/src/Console.php")["result"]
     assert about("callers", one) == ["Shop\\Cli\\Console::label"] and "candidates" not in one
-    assert [c["symbol"]["fqn"] for c in one["stated"]] == ["Shop\\Cli\\Job::run"]
+    assert [c["fqn"] for c in one["stated"]] == ["Shop\\Cli\\Job::run"]
     # a longer name narrows too
     assert about("references", query(names_root, "references", "Order.label")["result"]) == [
         "web/order.Order.label"

@@ -45,7 +45,11 @@ def test_a_search_hit_is_its_place_name_and_why_in_one_line(pilot: Path) -> None
     )
     hit = env["result"]["hits"][0]
     assert hit["reason"] == "its name is the query; its text has invoice, total"
-    assert hit["why"]["rerank"]["rrf"] == 1.0  # the measures stay in the JSON
+    assert "rerank" not in hit["why"]  # brief: the measures are in detail full (issue 45)
+    full = invoke(
+        "-C", pilot, "query", "search", "invoice total", "--json", "--detail", "full", check=True
+    )
+    assert json.loads(full.stdout)["result"]["hits"][0]["why"]["rerank"]["rrf"] == 1.0
 
 
 def test_explain_shows_the_measures_of_each_hit(pilot: Path) -> None:

@@ -295,7 +295,9 @@ def test_status_coverage_by_language(pyapp: Path) -> None:
 
 def test_callers_through_a_reexport_are_stated(pyapp: Path) -> None:
     out = json.loads(
-        invoke("query", "callers", "app.models.Invoice.create", "--json", cwd=pyapp).stdout
+        invoke(
+            "query", "callers", "app.models.Invoice.create", "--json", "--detail", "full", cwd=pyapp
+        ).stdout
     )
     stated = {s["symbol"]["fqn"] for s in out["result"]["stated"]}
     assert stated == {"app.service.Billing.charge"}
@@ -327,12 +329,28 @@ def test_the_project_indexes_its_own_source(tmp_path: Path) -> None:
     assert res.exit_code == 0, res.stderr
     assert "files selected" not in res.stderr
     out = json.loads(
-        invoke("query", "callers", "ragraf.lang.registry.language_of", "--json", cwd=root).stdout
+        invoke(
+            "query",
+            "callers",
+            "ragraf.lang.registry.language_of",
+            "--json",
+            "--detail",
+            "full",
+            cwd=root,
+        ).stdout
     )
     stated = {s["symbol"]["fqn"] for s in out["result"]["stated"]}
     assert "ragraf.lang.registry.lang_of" in stated  # `lang = language_of(path)`
     # a caller in another module, through `from ragraf.lang.registry import lang_of`
     out = json.loads(
-        invoke("query", "callers", "ragraf.lang.registry.lang_of", "--json", cwd=root).stdout
+        invoke(
+            "query",
+            "callers",
+            "ragraf.lang.registry.lang_of",
+            "--json",
+            "--detail",
+            "full",
+            cwd=root,
+        ).stdout
     )
     assert "ragraf.corpus.scan" in {s["symbol"]["fqn"] for s in out["result"]["stated"]}

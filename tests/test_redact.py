@@ -111,6 +111,15 @@ def test_nothing_of_a_credential_reaches_a_store_or_an_answer(tmp_path: Path) ->
         assert "hunter22" not in blob and blob.count("\n") == 8
         for (data,) in g.db.query("SELECT data FROM file_blob"):
             stored += zlib.decompress(data)
+        for (data,) in g.db.query("SELECT data FROM flow_unit"):  # packed (issue 44)
+            stored += zlib.decompress(data)
+    from ragraf.store.lexvec import LexStore
+
+    with LexStore(config.Layout(root).lexvec_db, readonly=True) as lex:
+        for table, column in (("chunk_text", "text"), ("chunk_tokens", "tokens")):
+            for (data,) in lex.db.query(f"SELECT {column} FROM {table}"):
+                stored += zlib.decompress(data)
+    assert b"database settings" in stored  # the packed texts are read
     for s in secrets:
         assert s not in text, s
         assert s.encode() not in stored, s

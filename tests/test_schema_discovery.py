@@ -279,7 +279,7 @@ def test_unknown_type_bad_options_and_unparsable_statement_keep_the_rest(tmp_pat
     ]
     cov = {m: (v, n) for m, v, n in g.coverage}
     assert cov["schema.unknown_tables"] == (1.0, "archived_orders")
-    st = run(root, "index_status")["result"]["schema"]
+    st = run(root, "index_status", detail="full")["result"]["schema"]
     assert st["files"] == r["files"]["used"] and st["rejected_total"] == 6
     assert st["dialect"] == "mysql" and st["code_tables"] == 0
 
@@ -322,7 +322,7 @@ NO_SCHEMA_LIMIT = (
 
 
 def test_no_schema_impact_of_a_table_from_code(noschema: Path) -> None:
-    env = run(noschema, "impact", table="wiki_pages", depth=2)
+    env = run(noschema, "impact", detail="full", table="wiki_pages", depth=2)
     r = env["result"]
     assert [(t["kind"], t["name"], t["evidence"]) for t in r["target"]] == [
         ("db_table", "wiki_pages", "src/Wiki.php:5")
@@ -354,12 +354,12 @@ def test_no_schema_a_table_is_where_code_creates_it(tmp_path: Path) -> None:
     )
     config.init_project(root)
     indexer.build(config.load(root), force=True)
-    r = run(root, "impact", table="wiki_pages", depth=1)["result"]
+    r = run(root, "impact", detail="full", table="wiki_pages", depth=1)["result"]
     assert [(t["kind"], t["name"], t["evidence"]) for t in r["target"]] == [
         ("db_table", "wiki_pages", "src/Zinstall.php:5")
     ]
     # a table no code creates stays at its first use
-    r = run(root, "impact", table="wiki_log", depth=1)["result"]
+    r = run(root, "impact", detail="full", table="wiki_log", depth=1)["result"]
     assert [t["evidence"] for t in r["target"]] == ["src/Wiki.php:13"]
     # the columns are those the CREATE TABLE defines; the others stay unknown
     env = run(root, "schema")
@@ -413,7 +413,7 @@ def test_no_schema_schema_and_status_say_why(noschema: Path) -> None:
         "table 'wiki_pages' is not in a schema: none was found, it is known only from SQL in"
         " code; table_usage and impact answer for it"
     )
-    st = run(noschema, "index_status")["result"]["schema"]
+    st = run(noschema, "index_status", detail="full")["result"]["schema"]
     assert st["source"] == "none" and st["code_tables"] == 2 and st["rejected_total"] == 1
 
 
@@ -704,5 +704,5 @@ def test_sql_naming_its_table_at_run_time_is_listed_as_possible(tmp_path: Path) 
     ] == [("Bookmarks::save", "insert", ["write"], ["id", "label"], 0.3, "runtime_name")]
     assert any("listed under `possible`" in lim for lim in env["limits"])
     # impact walks edges only: it says what it leaves out
-    imp = run(root, "impact", table="pma__bookmark")
+    imp = run(root, "impact", detail="full", table="pma__bookmark")
     assert any("1 SQL statement(s) name their table at run time" in x for x in imp["limits"])

@@ -353,7 +353,7 @@ def test_table_usage_stale_warning_after_an_edit(live_root: Path, tmp_path: Path
 
 @pytest.mark.mariadb
 def test_impact_by_table(live_root: Path) -> None:
-    r = run(live_root, "impact", table="users")["result"]
+    r = run(live_root, "impact", detail="full", table="users")["result"]
     hard = {(s["kind"], s["fqn"]) for s in r["hard"]["symbols"]}
     soft = {(s["kind"], s["fqn"]) for s in r["soft"]["symbols"]}
     for fqn in (
@@ -373,7 +373,7 @@ def test_impact_by_table(live_root: Path) -> None:
         r["hard"]["files"]
     )
     assert "src/Catalog.php" not in r["hard"]["files"] + r["soft"]["files"]
-    h = run(live_root, "impact", table="users", mode="hard")["result"]
+    h = run(live_root, "impact", detail="full", table="users", mode="hard")["result"]
     assert ("method", "SqlApp\\UserRepository::activeUsers") not in {
         (s["kind"], s["fqn"]) for s in h["hard"]["symbols"] + h["soft"]["symbols"]
     }
@@ -497,6 +497,6 @@ def test_live_schema_change_after_the_index_is_a_ledger_entry(tmp_path: Path) ->
         # scanning again adds nothing (same live state: same dedupe key)
         assert run_scan(config.load(root)).written == []
         assert run(root, "table_usage", table="products")["drift"]["entries"] == 1
-        usage = run(root, "impact", table="products")
+        usage = run(root, "impact", detail="full", table="products")
         assert any(w["path"] == "db://schema" for w in usage["stale_warnings"])
         conn.close()

@@ -34,7 +34,7 @@ def vec_pilot(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def search(root: Path, query: str, **kw: Any) -> dict[str, Any]:
-    env = facade.run_op(root, "search", {"query": query, **kw})
+    env = facade.run_op(root, "search", {"query": query, "detail": "full", **kw})
     check(env)
     return env
 

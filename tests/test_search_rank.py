@@ -95,7 +95,7 @@ def _index_and_search(root: Path, query: str) -> list[dict[str, Any]]:
 
     config.init_project(root)
     indexer.build(config.load(root))
-    env = facade.run_op(root, "search", {"query": query})
+    env = facade.run_op(root, "search", {"query": query, "detail": "full"})
     check(env)
     hits: list[dict[str, Any]] = env["result"]["hits"]
     return hits

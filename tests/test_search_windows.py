@@ -48,7 +48,9 @@ def test_a_long_symbol_is_one_hit_naming_its_windows(tmp_path: Path) -> None:
     )
     config.init_project(root)
     indexer.build(config.load(root))
-    env = facade.run_op(root, "search", {"query": "reconcile ledger balance statement"})
+    env = facade.run_op(
+        root, "search", {"query": "reconcile ledger balance statement"}
+    )  # brief: why keeps windows
     check(env)
     hits = env["result"]["hits"]
     fqns = [h["fqn"] for h in hits]

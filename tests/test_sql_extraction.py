@@ -24,6 +24,7 @@ from ragraf.lang import php
 from ragraf.lang.facts import SqlRef
 from ragraf.store import manifest
 from ragraf.store.graph import GraphStore
+from ragraf.store.graph.cols import DEFAULT_SOURCES
 from ragraf.store.ranges import rev_no
 from tests.helpers import SQLAPP
 
@@ -102,7 +103,9 @@ class Graph:
                 )
             }
             self.edges = g.db.query(
-                "SELECT kind, src, dst, provenance, evidence_path, evidence_line, confidence, sources, props, edge_uid"
+                "SELECT kind, src, dst, provenance, evidence_path, evidence_line, confidence,"
+                # '' is how the store keeps the commonest list (issue 44)
+                f" iif(sources = '', '{DEFAULT_SOURCES}', sources), props, edge_uid"
                 " FROM edge WHERE rev_from <= ?1 AND rev_to > ?1",
                 (rev_no(self.rev),),
             )

@@ -74,7 +74,7 @@ def app(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _template_callers(root: Path, fqn: str) -> set[tuple[str, str, float]]:
-    env = facade.run_op(root, "callers", {"fqn": fqn})
+    env = facade.run_op(root, "callers", {"detail": "full", "fqn": fqn})
     check(env)
     r = env["result"]
     return {

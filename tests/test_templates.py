@@ -23,7 +23,7 @@ def app(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _refs(root: Path, path: str) -> list[dict[str, Any]]:
-    env = facade.run_op(root, "references", {"fqn": path})
+    env = facade.run_op(root, "references", {"detail": "full", "fqn": path})
     check(env)
     return list(env["result"]["sites"])
 
@@ -56,7 +56,9 @@ def test_code_renders_the_template_its_name_matches(app: Path) -> None:
 
 
 def test_callees_name_the_templates_code_renders(app: Path) -> None:
-    env = facade.run_op(app, "callees", {"fqn": "App\\Controller\\BlogController::index"})
+    env = facade.run_op(
+        app, "callees", {"detail": "full", "fqn": "App\\Controller\\BlogController::index"}
+    )
     check(env)
     assert env["result"]["templates"] == [
         {
@@ -67,7 +69,9 @@ def test_callees_name_the_templates_code_renders(app: Path) -> None:
             "evidence": "src/Controller/BlogController.php:11",
         }
     ]
-    env = facade.run_op(app, "callees", {"fqn": "App\\Controller\\BlogController::missing"})
+    env = facade.run_op(
+        app, "callees", {"detail": "full", "fqn": "App\\Controller\\BlogController::missing"}
+    )
     assert "templates" not in env["result"]
     text = invoke("-C", app, "query", "callees", "App\\Controller\\BlogController::index").stdout
     assert (
@@ -111,7 +115,7 @@ def test_mustache_templates_and_their_partials(app: Path) -> None:
 
 
 def test_a_template_change_reaches_the_code_that_renders_it(app: Path) -> None:
-    env = facade.run_op(app, "impact", {"path": "templates/blog/_post.html.twig"})
+    env = facade.run_op(app, "impact", {"detail": "full", "path": "templates/blog/_post.html.twig"})
     check(env)
     soft = env["result"]["soft"]
     files = set(soft["files"])

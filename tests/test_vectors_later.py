@@ -97,7 +97,7 @@ def uninterrupted(tmp_path_factory: pytest.TempPathFactory) -> dict[str, bytes]:
 
 
 def _search(root: Path) -> dict[str, Any]:
-    env = facade.run_op(root, "search", {"query": QUERY, "limit": 20})
+    env = facade.run_op(root, "search", {"query": QUERY, "limit": 20, "detail": "full"})
     check(env)
     return env
 

@@ -477,6 +477,8 @@ def query(
             args[name] = _load_samples(value)
             continue
         args[name] = coerce_cli(sp, name, value)
+    if explain and op == "search":
+        args.setdefault("detail", "full")  # the scoring features --explain shows
     env = facade.run_op(_root(), op, args, rev)
     if as_json:
         _emit_json(env)

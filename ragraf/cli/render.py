@@ -319,9 +319,15 @@ def _r_refs(r: dict[str, Any], out: list[str]) -> None:
         out.append("0 references")
     if r.get("counts"):
         out.append("counts: " + ", ".join(f"{k} {v}" for k, v in r["counts"].items()))
-    for s in r["sites"]:
-        who = s.get("symbol") or {}
-        out.append(f"{_edge(s)}  from {who.get('fqn') or who.get('name') or '?'}")
+    for s in _ungrouped(r["sites"], "sites"):
+        if "symbol" in s:
+            who = s.get("symbol") or {}
+            frm = who.get("fqn") or who.get("name") or "?"
+        else:
+            s = {"evidence": f"{s['path']}:{s['line']}", "provenance": "stated", **s}
+            s.setdefault("confidence", 1.0)
+            frm = s.get("from") or "?"
+        out.append(f"{_edge(s)}  from {frm}")
         if s.get("text"):
             out.append(f"    {_u(s['text'])}")
     _page(r, out)
@@ -345,7 +351,7 @@ def _callers_line(r: dict[str, Any]) -> str:
     kinds: dict[str, int] = {}
     for sec in Provenance:
         for it in r.get(sec, []):
-            first = it["evidence"][0] if it["evidence"] else {}
+            first = _first_edge(it)
             if it.get("how"):
                 how = str(it["how"])
                 k = "added to hooks run outside the corpus" if how.startswith("added to") else how
@@ -376,6 +382,28 @@ def _callers_line(r: dict[str, Any]) -> str:
     return line
 
 
+def _first_edge(it: dict[str, Any]) -> dict[str, Any]:
+    """A ``callers`` / ``callees`` item's first evidence line with its reason (``via``,
+    ``hook``), from a full item (its edges) or a brief one (its lines, the reason on it)."""
+    if "symbol" in it:
+        return dict(it["evidence"][0]) if it["evidence"] else {}
+    first = dict(it)
+    if it.get("lines"):
+        first["evidence"] = f"{it.get('path')}:{it['lines'][0]}"
+    elif it.get("at"):
+        first["evidence"] = it["at"][0]
+    else:
+        first.pop("evidence", None)
+    return first
+
+
+def _listed_lines(it: dict[str, Any]) -> int:
+    """How many evidence lines an item lists (full: its edges; brief: its lines)."""
+    if "symbol" in it:
+        return len(it["evidence"])
+    return len(it.get("lines") or ()) + len(it.get("at") or ())
+
+
 def _r_walk(r: dict[str, Any], out: list[str]) -> None:
     if _matched(r, out):
         return
@@ -386,7 +414,7 @@ def _r_walk(r: dict[str, Any], out: list[str]) -> None:
             f"{sec} ({_PLAIN[sec]}): {total}" + (f" ({listed} listed)" if listed < total else "")
         )
         for it in r.get(sec, []):
-            first = it["evidence"][0] if it["evidence"] else {}
+            first = _first_edge(it)
             ev = first.get("evidence", "")
             via = f"  via {first['via']}" if sec == Provenance.DERIVED and first.get("via") else ""
             if first.get("hook"):
@@ -394,10 +422,10 @@ def _r_walk(r: dict[str, Any], out: list[str]) -> None:
             if it.get("how"):
                 via = f"  {it['how']}"
             cut = it.get("evidence_total")
-            more = f"  (+{cut - len(it['evidence'])} more lines)" if cut else ""
+            more = f"  (+{cut - _listed_lines(it)} more lines)" if cut else ""
             out.append(
-                f"  [{it['depth']}] {_sym(it['symbol'])}  conf {it['confidence']:.2f}"
-                f"  at {ev}{via}{more}"
+                f"  [{it['depth']}] {_sym(it.get('symbol') or it)}"
+                f"  conf {it.get('confidence', 1.0):.2f}  at {ev}{via}{more}"
             )
     for t in r.get("templates") or []:
         out.append(
@@ -430,6 +458,18 @@ def _hooks(r: dict[str, Any], out: list[str]) -> None:
             out.append(f"    {_u(c['text'])}")
 
 
+def _ungrouped(items: list[dict[str, Any]], key: str) -> list[dict[str, Any]]:
+    """A list as a full answer has it: a brief answer's groups (``{path, <key>: [...]}``,
+    ``ragraf/facade/brief.py``) flattened, each item with its group's path."""
+    out: list[dict[str, Any]] = []
+    for it in items:
+        if key in it and isinstance(it[key], list) and set(it) == {"path", key}:
+            out += [{"path": it["path"], **x} for x in it[key]]
+        else:
+            out.append(it)
+    return out
+
+
 #: unresolved call sites a text answer shows (all are in --json)
 _SHOWN_UNRESOLVED = 5
 
@@ -442,7 +482,8 @@ def _unresolved(r: dict[str, Any], out: list[str]) -> None:
     if u["total"]:
         why = ", ".join(f"{n} {k.replace('_', ' ')}" for k, n in u["by_reason"].items())
         out.append(f"and {u['total']} unresolved same-name call sites ({why}):")
-        for site in u["sites"][:_SHOWN_UNRESOLVED]:
+        for site in _ungrouped(u["sites"], "sites")[:_SHOWN_UNRESOLVED]:
+            site.setdefault("evidence", f"{site['path']}:{site['line']}")
             detail = f" {site['detail']}" if site.get("detail") else ""
             out.append(f"  {site['evidence']}  {site['reason'].replace('_', ' ')}{detail}")
             if site.get("text"):
@@ -454,12 +495,13 @@ def _unresolved(r: dict[str, Any], out: list[str]) -> None:
         out.append(
             f"and {dyn['total']} call sites whose callee is computed at run time may call it:"
         )
-        for site in dyn["sites"][:_SHOWN_UNRESOLVED]:
-            name = "" if site["name"] == "*" else f" {site['name']}"
+        for site in _ungrouped(dyn["sites"], "sites")[:_SHOWN_UNRESOLVED]:
+            site.setdefault("evidence", f"{site['path']}:{site['line']}")
+            name = "" if site.get("name", "*") == "*" else f" {site['name']}"
             out.append(f"  {site['evidence']}  {site['form']}{name}")
             if site.get("text"):
                 out.append(f"      {_u(site['text'])}")
-        if dyn["total"] > _SHOWN_UNRESOLVED:
+        if dyn["total"] > min(_SHOWN_UNRESOLVED, len(_ungrouped(dyn["sites"], "sites"))):
             out.append(f"  ... {dyn['total'] - _SHOWN_UNRESOLVED} more (--json)")
     ext = u["external"]
     if ext["total"]:
@@ -496,11 +538,11 @@ def _r_impact(r: dict[str, Any], out: list[str]) -> None:
             out.append(f"  file {f}")
         if len(files) > _SHOWN_FILES:
             out.append(f"  ... {len(files) - _SHOWN_FILES} more files (--json)")
-        for it in s.get("symbols", [])[:50]:
+        for it in _ungrouped(s.get("symbols", []), "symbols")[:50]:
             out.append(f"  [{it['depth']}] {_sym(it)}")
-        for it in s.get("routes", [])[:20]:
+        for it in _ungrouped(s.get("routes", []), "routes")[:20]:
             out.append(f"  route {it.get('fqn')}")
-        for it in s.get("tables", [])[:50]:
+        for it in _ungrouped(s.get("tables", []), "tables")[:50]:
             ops = it.get("write_operations")
             writes = f"  written here: {', '.join(ops)}" if ops else ""
             out.append(
@@ -685,16 +727,21 @@ def _r_status(r: dict[str, Any], out: list[str]) -> None:
     )
     nodes = sum(c["nodes"].values()) if isinstance(c["nodes"], dict) else c["nodes"]
     out.append(f"files      {c['files']}  nodes {nodes}  edges {c['edges']}  chunks {c['chunks']}")
+    v = r.get("vectors")
+    if isinstance(v, dict):
+        done = f" ({v['computed']} of {v['total']} chunks)" if "computed" in v else ""
+        out.append(f"vectors    {v.get('status')}{done}")
     if r["coverage"]:
         out.append("coverage   " + ", ".join(f"{k} {v:g}" for k, v in r["coverage"].items()))
+    sch = r.get("schema") or {}
+    if sch.get("source") not in (None, "none"):
+        out.append(f"schema     {sch['source']}, {sch.get('tables', 0)} tables")
     out.append(f"ledger     {r['ledger']['entries']} entries")
-    pending = r.get("pending") or {}
-    if pending.get("files"):
-        out.append(f"pending    {len(pending['files'])} changed files: {pending.get('next', '')}")
+    out.extend(pending_lines(r.get("pending")))
     left = r["detail"]["left_out"]
     out.append(
-        f"-- brief: {left['coverage_metrics']} more coverage metrics, {left['revisions']} older"
-        f" revisions: {r['detail']['more']} (`--detail full`)"
+        f"-- brief: {left['coverage_metrics']} more coverage metrics, {left['revisions']}"
+        " revisions: `--detail full` adds them"
     )
 
 

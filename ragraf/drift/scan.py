@@ -30,10 +30,10 @@ from typing import TYPE_CHECKING, Any
 from ragraf.config import Config
 from ragraf.corpus import ScannedFile, read_file, scan
 from ragraf.drift.ledger import NewEntry
+from ragraf.drift.state import RENAMED_FROM, ledger_state
 from ragraf.errors import InvalidArgument
 from ragraf.kinds import (
     CALLABLE,
-    FILE_CHANGES,
     PATH_NOTES,
     SYMBOL,
     ChangeKind,
@@ -51,7 +51,6 @@ from ragraf.store.graph import GraphStore
 if TYPE_CHECKING:
     from ragraf.sql.dbschema import Divergence
 
-RENAMED_FROM = "renamed from "
 _TRIVIAL = {
     "",
     "{",
@@ -536,18 +535,6 @@ def reverts(
                 )
             )
     return out
-
-
-def ledger_state(entries: list[LedgerEntry]) -> dict[str, LedgerEntry]:
-    """The last file-level entry per path; a rename also leaves its old path deleted."""
-    state: dict[str, LedgerEntry] = {}
-    for e in entries:
-        if e.kind in FILE_CHANGES:
-            state[e.path] = e
-            if e.kind == ChangeKind.RENAME and (e.note or "").startswith(RENAMED_FROM):
-                old = (e.note or "")[len(RENAMED_FROM) :]
-                state[old] = e._replace(kind=ChangeKind.DELETE, new_hash=None)
-    return state
 
 
 # -- db-schema-diff (§8.2) -----------------------------------------------------------

@@ -8,12 +8,12 @@ stale_warnings}``. The CLI and the MCP server call this and nothing else.
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from ragraf.errors import InvalidArgument
-from ragraf.facade import callgraph, impactop, lookup, ops, schemaops
 from ragraf.facade.paging import OFFSET, limit_param
 from ragraf.facade.params import REV_ID, OpSpec, Param, did_you_mean, shown, validate
 from ragraf.kinds import ALL_NODES
@@ -29,15 +29,43 @@ FQN = Param(
 NODE = Param("node_id", "node_id", "A node id from an earlier answer.")
 DEPTH = Param("depth", "int", "How many levels to follow.", 1, 1, 3)
 HARD = Param("hard_only", "bool", "Follow stated (proven) edges only.", False)
+DETAIL = Param(
+    "detail",
+    "enum",
+    "brief: each item once with its lines, what is common said once (provenance by section,"
+    " confidence only below 1); full: every edge with its id, provenance and confidence, and"
+    " node ids.",
+    "brief",
+    choices=("brief", "full"),
+)
 PATH_ONE = Param(
     "path", "path", "Only the declaration in this file (a name several files declare)."
 )
+
+
+class _Op:
+    """An operation's function, named by its module of ``ragraf.facade`` and imported when
+    first run or described: a process that answers one question (a cold ``ragraf query
+    search``) loads the modules of that answer, not those of every operation."""
+
+    __slots__ = ("_fn", "module", "name")
+
+    def __init__(self, module: str, name: str) -> None:
+        self.module, self.name = module, name
+        self._fn: Callable[..., dict[str, Any]] | None = None
+
+    def fn(self) -> Callable[..., dict[str, Any]]:
+        if self._fn is None:
+            self._fn = getattr(importlib.import_module(f"ragraf.facade.{self.module}"), self.name)
+        return self._fn
+
+
 #: every node kind an agent may filter by (ragraf.kinds is the one list)
 NODE_KINDS = tuple(str(k) for k in ALL_NODES)
 
-REGISTRY: dict[str, tuple[Callable[..., dict[str, Any]], OpSpec]] = {
+REGISTRY: dict[str, tuple[_Op, OpSpec | None]] = {
     "search": (
-        ops.search,
+        _Op("ops", "search"),
         OpSpec(
             "search",
             (
@@ -60,6 +88,15 @@ REGISTRY: dict[str, tuple[Callable[..., dict[str, Any]], OpSpec]] = {
                 Param(
                     "with_text", "bool", "Inline the text of each hit (untrusted content).", False
                 ),
+                Param(
+                    "detail",
+                    "enum",
+                    "brief: each hit's why keeps what places it (windows, built copies,"
+                    " neighbours, an exact name); full: every scoring feature (ranks, cosine,"
+                    " bm25, re-rank).",
+                    "brief",
+                    choices=("brief", "full"),
+                ),
             ),
             main="query",
             required=("query",),
@@ -67,7 +104,7 @@ REGISTRY: dict[str, tuple[Callable[..., dict[str, Any]], OpSpec]] = {
         ),
     ),
     "symbol": (
-        lookup.symbol,
+        _Op("lookup", "symbol"),
         OpSpec(
             "symbol",
             (
@@ -88,37 +125,37 @@ REGISTRY: dict[str, tuple[Callable[..., dict[str, Any]], OpSpec]] = {
         ),
     ),
     "references": (
-        callgraph.references,
+        _Op("callgraph", "references"),
         OpSpec(
             "references",
-            (FQN, NODE, PATH_ONE, limit_param(what="sites"), OFFSET),
+            (FQN, NODE, PATH_ONE, DETAIL, limit_param(what="sites"), OFFSET),
             main="fqn",
             one_of=(("fqn", "node_id"),),
             example=("App\\Billing\\Invoice::find",),
         ),
     ),
     "callers": (
-        callgraph.callers,
+        _Op("callgraph", "callers"),
         OpSpec(
             "callers",
-            (FQN, NODE, PATH_ONE, DEPTH, HARD, limit_param(what="callers"), OFFSET),
+            (FQN, NODE, PATH_ONE, DEPTH, HARD, DETAIL, limit_param(what="callers"), OFFSET),
             main="fqn",
             one_of=(("fqn", "node_id"),),
             example=("Database::query", "--depth", "2"),
         ),
     ),
     "callees": (
-        callgraph.callees,
+        _Op("callgraph", "callees"),
         OpSpec(
             "callees",
-            (FQN, NODE, PATH_ONE, DEPTH, HARD, limit_param(what="callees"), OFFSET),
+            (FQN, NODE, PATH_ONE, DEPTH, HARD, DETAIL, limit_param(what="callees"), OFFSET),
             main="fqn",
             one_of=(("fqn", "node_id"),),
             example=("Invoice::charge", "--hard-only"),
         ),
     ),
     "impact": (
-        impactop.impact,
+        _Op("impactop", "impact"),
         OpSpec(
             "impact",
             (
@@ -134,6 +171,7 @@ REGISTRY: dict[str, tuple[Callable[..., dict[str, Any]], OpSpec]] = {
                     choices=("hard", "full"),
                 ),
                 Param("depth", "int", "How many levels of dependents to follow.", 3, 1, 5),
+                DETAIL,
                 limit_param(what="items"),
                 OFFSET,
             ),
@@ -143,7 +181,7 @@ REGISTRY: dict[str, tuple[Callable[..., dict[str, Any]], OpSpec]] = {
         ),
     ),
     "slice": (
-        ops.slice_,
+        _Op("ops", "slice_"),
         OpSpec(
             "slice",
             (
@@ -181,7 +219,7 @@ REGISTRY: dict[str, tuple[Callable[..., dict[str, Any]], OpSpec]] = {
         ),
     ),
     "flow": (
-        ops.flow,
+        _Op("ops", "flow"),
         OpSpec(
             "flow",
             (
@@ -218,7 +256,7 @@ REGISTRY: dict[str, tuple[Callable[..., dict[str, Any]], OpSpec]] = {
         ),
     ),
     "code": (
-        ops.code,
+        _Op("ops", "code"),
         OpSpec(
             "code",
             (
@@ -246,7 +284,7 @@ REGISTRY: dict[str, tuple[Callable[..., dict[str, Any]], OpSpec]] = {
         ),
     ),
     "repo_map": (
-        ops.repo_map,
+        _Op("ops", "repo_map"),
         OpSpec(
             "repo_map",
             (
@@ -269,7 +307,7 @@ REGISTRY: dict[str, tuple[Callable[..., dict[str, Any]], OpSpec]] = {
         ),
     ),
     "routes": (
-        ops.routes,
+        _Op("ops", "routes"),
         OpSpec(
             "routes",
             (
@@ -281,7 +319,7 @@ REGISTRY: dict[str, tuple[Callable[..., dict[str, Any]], OpSpec]] = {
         ),
     ),
     "index_status": (
-        ops.index_status,
+        _Op("ops", "index_status"),
         OpSpec(
             "index_status",
             (
@@ -297,10 +335,11 @@ REGISTRY: dict[str, tuple[Callable[..., dict[str, Any]], OpSpec]] = {
             ),
         ),
     ),
-    "schema": (schemaops.schema, schemaops.SCHEMA_SPEC),
-    "table_usage": (schemaops.table_usage, schemaops.TABLE_USAGE_SPEC),
+    # their specs are declared beside them (``_spec`` imports the module when asked)
+    "schema": (_Op("schemaops", "schema"), None),
+    "table_usage": (_Op("schemaops", "table_usage"), None),
     "drift_report": (
-        ops.drift_report,
+        _Op("ops", "drift_report"),
         OpSpec(
             "drift_report",
             (
@@ -316,7 +355,7 @@ REGISTRY: dict[str, tuple[Callable[..., dict[str, Any]], OpSpec]] = {
         ),
     ),
     "drift_ack": (
-        ops.drift_ack,
+        _Op("ops", "drift_ack"),
         OpSpec(
             "drift_ack",
             (
@@ -339,7 +378,7 @@ REGISTRY: dict[str, tuple[Callable[..., dict[str, Any]], OpSpec]] = {
         ),
     ),
     "calibrate": (
-        ops.calibrate,
+        _Op("ops", "calibrate"),
         OpSpec(
             "calibrate",
             (
@@ -354,7 +393,7 @@ REGISTRY: dict[str, tuple[Callable[..., dict[str, Any]], OpSpec]] = {
         ),
     ),
     "live_read": (
-        ops.live_read,
+        _Op("ops", "live_read"),
         OpSpec(
             "live_read",
             (
@@ -373,8 +412,8 @@ OPERATIONS = tuple(REGISTRY)
 
 
 def describe(op: str) -> str:
-    fn, _spec = REGISTRY[op]
-    return " ".join((fn.__doc__ or "").split())
+    fn, _declared = REGISTRY[op]
+    return " ".join((fn.fn().__doc__ or "").split())
 
 
 def spec(op: str) -> OpSpec:
@@ -383,7 +422,20 @@ def spec(op: str) -> OpSpec:
             f"unknown operation {shown(op)}{did_you_mean(str(op), OPERATIONS)};"
             f" operations: {', '.join(OPERATIONS)}"
         )
-    return REGISTRY[op][1]
+    return _spec(op)
+
+
+def _spec(op: str) -> OpSpec:
+    """The declaration of a known operation (schemaops declares its two beside them)."""
+    declared = REGISTRY[op][1]
+    if declared is None:
+        from ragraf.facade import schemaops
+
+        declared = {
+            "schema": schemaops.SCHEMA_SPEC,
+            "table_usage": schemaops.TABLE_USAGE_SPEC,
+        }[op]
+    return declared
 
 
 def check_rev(rev: Any) -> str | None:
@@ -402,7 +454,7 @@ def run(
     clean = validate(sp, dict(args or {}))
     rev = check_rev(rev)
     ctx = session.context(op, rev)
-    fn = REGISTRY[op][0]
+    fn = REGISTRY[op][0].fn()
     result: dict[str, Any] = fn(ctx, clean)
     envelope: dict[str, Any] = ctx.envelope(result)
     return envelope

@@ -15,7 +15,8 @@ the same name, what else there is:
   ``call_user_func($cb)``, ``$obj->$m()``) and whose name is not known, or known only as a
   pattern (``upgrade_to_*``) that matches the target's name, which may reach it: a
   function's by any callable, a method's also by a dynamic method call on a receiver of
-  its class's hierarchy or of a type not known (listed up to ``LISTED``).
+  its class's hierarchy or of a type not known (listed up to ``LISTED``; a brief answer,
+  ``brief.DYNAMIC_LISTED``).
 
 Invariants a change must keep:
 - For a target with name ``m``, every line with a call of ``m`` in the corpus is in
@@ -52,10 +53,14 @@ _FORMS: tuple[tuple[NodeKind, tuple[CallKind, ...]], ...] = (
 
 
 def call_accounting(
-    ctx: Ctx, targets: list[NodeRow], attached: set[tuple[str, int]]
+    ctx: Ctx,
+    targets: list[NodeRow],
+    attached: set[tuple[str, int]],
+    dynamic_listed: int = LISTED,
 ) -> dict[str, Any] | None:
     """The same-name call sites of these targets outside ``attached`` (the (path, line)
-    of the call edges the answer shows), or None when no target is a function or method."""
+    of the call edges the answer shows), or None when no target is a function or method;
+    ``dynamic_listed``: the most dynamic sites listed (a brief answer lists fewer)."""
     ids = {t.node_id for t in targets}
     rows: list[UnresolvedRow] = []
     elsewhere: set[tuple[str, int]] = set()
@@ -79,7 +84,7 @@ def call_accounting(
     callers = ctx.graph.nodes_by_ids(ctx.rev, [r.src for r in shown])
     sites = [_site(ctx, r, callers.get(r.src)) for r in shown]
     by_class = Counter(r.detail or "?" for r in external)
-    dynamic = _dynamic(ctx, targets, attached)
+    dynamic = _dynamic(ctx, targets, attached, dynamic_listed)
     out = {
         "total": len(open_),
         "by_reason": dict(sorted(Counter(r.reason for r in open_).items())),
@@ -99,7 +104,9 @@ def call_accounting(
             f" declaration (result.unresolved{listed}): they may call this one"
         )
     if dynamic["total"]:
-        listed = f", the first {LISTED} listed" if dynamic["total"] > LISTED else ""
+        listed = f", the first {dynamic_listed} listed" if dynamic["total"] > dynamic_listed else ""
+        if dynamic_listed < min(LISTED, dynamic["total"]):
+            listed += f"; detail: full lists {min(LISTED, dynamic['total'])}"
         ctx.limits.append(
             f"{ctx.op}: {dynamic['total']} call sites whose callee is computed at run time"
             f" (its name not known, or a pattern it matches) may call it"
@@ -123,9 +130,11 @@ def _site(ctx: Ctx, r: UnresolvedRow, src: NodeRow | None) -> dict[str, Any]:
     }
 
 
-def _dynamic(ctx: Ctx, targets: list[NodeRow], attached: set[tuple[str, int]]) -> dict[str, Any]:
+def _dynamic(
+    ctx: Ctx, targets: list[NodeRow], attached: set[tuple[str, int]], listed: int
+) -> dict[str, Any]:
     """The call sites with a computed callee that may reach the targets (see the module
-    docstring), outside ``attached``: their count by form and the first ``LISTED``."""
+    docstring), outside ``attached``: their count by form and the first ``listed``."""
     functions = [t for t in targets if t.kind == NodeKind.FUNCTION]
     methods = [t for t in targets if t.kind == NodeKind.METHOD]
     rows: list[UnresolvedRow] = []
@@ -151,11 +160,11 @@ def _dynamic(ctx: Ctx, targets: list[NodeRow], attached: set[tuple[str, int]]) -
             )
         if ok:
             kept.append(r)
-    srcs = ctx.graph.nodes_by_ids(ctx.rev, [r.src for r in kept[:LISTED]])
+    srcs = ctx.graph.nodes_by_ids(ctx.rev, [r.src for r in kept[:listed]])
     return {
         "total": len(kept),
         "by_form": dict(sorted(Counter(r.kind for r in kept).items())),
-        "sites": [_site(ctx, r, srcs.get(r.src)) for r in kept[:LISTED]],
+        "sites": [_site(ctx, r, srcs.get(r.src)) for r in kept[:listed]],
     }
 
 

@@ -23,7 +23,7 @@ import re
 from collections import defaultdict
 from typing import Any, NamedTuple
 
-from ragraf.facade import lookup, sanitize
+from ragraf.facade import brief, lookup, sanitize
 from ragraf.facade.accounting import call_accounting
 from ragraf.facade.context import EVIDENCE_PER_ITEM, Ctx
 from ragraf.facade.paging import Pager
@@ -70,10 +70,17 @@ def references(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
         **lookup.resolved(args, found, targets),
     }
     acc = call_accounting(
-        ctx, targets, lookup.evidence_lines(e for e in edges if e.kind in CALL_EDGES)
+        ctx,
+        targets,
+        lookup.evidence_lines(e for e in edges if e.kind in CALL_EDGES),
+        brief.dynamic_listed(args),
     )
     if acc is not None:
         out["unresolved"] = acc
+    if brief.is_brief(args):
+        out["sites"] = brief.sites(sites)
+        if acc is not None:
+            out["unresolved"] = brief.unresolved(acc)
     return out
 
 
@@ -163,13 +170,18 @@ def _walk(ctx: Ctx, args: dict[str, Any], direction: str) -> dict[str, Any]:
             out["templates"] = rendered
     if direction == "in":
         calls = [h for h in hops if not h.how]
-        more = _caller_context(ctx, targets, calls, hard, regs)
+        more = _caller_context(ctx, targets, calls, args, regs)
         for k in ("hooks", "callbacks"):
             if k in more:
                 more[k] = pager.cut(k, more[k])
         out.update(more)
     out["page"] = pager.page()
     _evidence_cut(ctx, items)
+    if brief.is_brief(args):
+        for sec in (Provenance.STATED, Provenance.DERIVED):
+            out[sec] = [brief.walk_item(it) for it in out[sec]]
+        if "unresolved" in out:
+            out["unresolved"] = brief.unresolved(out["unresolved"])
     return out
 
 
@@ -324,20 +336,21 @@ def _item(ctx: Ctx, r: _Reached, n: NodeRow) -> dict[str, Any]:
 
 
 def _caller_context(
-    ctx: Ctx, targets: list[NodeRow], hops: list[_Hop], hard: bool, regs: list[_Reg]
+    ctx: Ctx, targets: list[NodeRow], hops: list[_Hop], args: dict[str, Any], regs: list[_Reg]
 ) -> dict[str, Any]:
     """What a ``callers`` answer adds to the walk: the call-site accounting
     (``unresolved``), where the targets are registered to be called later (``hooks``,
     ``callbacks``) and the parents outside the corpus (``outside_parents``); the limits
     say when Drupal or PHP calls a target itself."""
     out: dict[str, Any] = {}
+    hard = args["hard_only"]
     # the call lines attached to the targets (shown or not: hard_only hides derived
     # ones) and those the answer shows at depth 1 through overrides
     direct = lookup.evidence_lines(h.edge for h in hops if h.depth == 1)
     if hard:
         ids = [t.node_id for t in targets]
         direct |= lookup.evidence_lines(ctx.graph.edges_to(ctx.rev, ids, CALL_EDGES))
-    acc = call_accounting(ctx, targets, direct)
+    acc = call_accounting(ctx, targets, direct, brief.dynamic_listed(args))
     if acc is not None:
         out["unresolved"] = acc
     out.update(_registrations(ctx, targets, regs, not hops))

@@ -488,7 +488,7 @@ class Ctx:
         return fr is not None and last.kind != ChangeKind.DELETE and last.new_hash == fr.sha256
 
     def stale_warnings(self) -> list[dict[str, Any]]:
-        from ragraf.drift.scan import ledger_state
+        from ragraf.drift.state import ledger_state
 
         warnings: list[dict[str, Any]] = []
         since_rev = self.rev

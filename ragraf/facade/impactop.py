@@ -21,7 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from ragraf.facade import lookup, orm, sanitize, schemaops
+from ragraf.facade import brief, lookup, orm, sanitize, schemaops
 from ragraf.facade.accounting import call_accounting
 from ragraf.facade.context import Ctx
 from ragraf.facade.paging import Pager
@@ -80,9 +80,13 @@ def impact(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
     if callables:
         ids = [r.node_id for r in callables]
         direct = lookup.evidence_lines(ctx.graph.edges_to(ctx.rev, ids, CALL_EDGES))
-        acc = call_accounting(ctx, callables, direct)
+        acc = call_accounting(ctx, callables, direct, brief.dynamic_listed(args))
         if acc is not None:
-            out["unresolved"] = acc
+            out["unresolved"] = brief.unresolved(acc) if brief.is_brief(args) else acc
+    if brief.is_brief(args):
+        for sec in ("hard", "soft"):
+            for k in _LISTS:
+                out[sec][k] = brief.impact_list(out[sec][k], k)
     return out
 
 

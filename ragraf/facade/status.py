@@ -97,46 +97,60 @@ def status_of(
 #: ``index_status`` with ``detail: full``)
 BRIEF_COVERAGE = (
     "files.total",
-    "files.ok",
     "files.partial",
     "files.failed",
     "files.skipped",
-    "calls.total",
     "calls.stated",
     "calls.derived",
     "calls.unresolved",
-    "calls.external",
-    "flow.units",
-    "chunks.total",
-    "sql.literals",
-    "schema.tables",
-    "schema.divergences",
 )
-#: revisions listed by a brief status (the newest)
-BRIEF_REVISIONS = 3
+#: the fields of the vector layer a brief status keeps (is search semantic, how far)
+BRIEF_VECTORS = ("status", "computed", "total", "percent", "embedded", "reason")
+#: the fields of the schema block a brief status keeps
+BRIEF_SCHEMA = ("source", "incomplete", "dialect")
+#: the fields of the pending block a brief status keeps when nothing is pending
+BRIEF_PENDING = ("files", "modified_total", "deleted_total", "next")
 
 
 def brief(full: dict[str, Any]) -> dict[str, Any]:
-    """``status_of``'s answer sized for an agent's first call: the coverage metrics of
-    ``BRIEF_COVERAGE`` as values (notes dropped), node counts by kind and edge totals, the
-    newest revisions; the rest is counted so the answer says what ``detail: full`` adds."""
-    out = dict(full)
+    """``status_of``'s answer sized for an agent's first call (~1 KB): the revision and
+    its capability, the search layer's state, totals (files, nodes, edges, chunks), the
+    coverage metrics of ``BRIEF_COVERAGE`` as values (notes dropped), the schema's source,
+    the ledger and the pending changes (their lists only when there are some); what is
+    left out is counted so the answer says what ``detail: full`` adds."""
+    keep = ("root", "rev_id", "active_rev", "state", "sealed_at", "capability")
+    out: dict[str, Any] = {k: full[k] for k in keep if k in full}
+    out["capability_note"] = full.get("capability_note")
+    out["dataflow"] = full.get("dataflow")
+    vec = full.get("vectors")
+    out["vectors"] = {k: vec[k] for k in BRIEF_VECTORS if k in vec} if vec else vec
+    counts = full["counts"]
+    out["counts"] = {
+        "files": counts["files"],
+        "nodes": sum(counts["nodes"].values()),
+        "edges": sum(counts["edges"].values()),
+        "chunks": counts["chunks"],
+    }
     cov = full["coverage"]
     out["coverage"] = {m: cov[m]["value"] for m in BRIEF_COVERAGE if m in cov}
-    counts = dict(full["counts"])
-    counts["edges"] = sum(counts["edges"].values())
-    out["counts"] = counts
-    out["revisions"] = full["revisions"][-BRIEF_REVISIONS:]
+    schema = full.get("schema") or {}
+    out["schema"] = {k: schema.get(k) for k in BRIEF_SCHEMA}
+    if "schema.tables" in cov:
+        out["schema"]["tables"] = int(cov["schema.tables"]["value"])
+    out["ledger"] = full["ledger"]
+    pending = full.get("pending")
+    if pending is not None and not pending["files"]:
+        pending = {k: pending[k] for k in BRIEF_PENDING}
+    out["pending"] = pending
     out["detail"] = {
         "level": "brief",
         "left_out": {
             "coverage_metrics": len(cov) - len(out["coverage"]),
-            "revisions": len(full["revisions"]) - len(out["revisions"]),
+            "revisions": len(full["revisions"]),
         },
-        "more": "index_status with detail: full",
+        "more": "index_status with detail: full (node and edge counts by kind, every coverage"
+        " metric with its note, schema files, store sizes, revisions)",
     }
-    for key in ("corpus_hash", "config_hash"):
-        out.pop(key, None)
     return out
 
 
@@ -145,7 +159,7 @@ def pending_changes(
 ) -> dict[str, Any]:
     """The indexed files of ``rev_id`` changed (or deleted) on disk since the ledger last
     recorded them, and the command that registers them."""
-    from ragraf.drift.scan import ledger_state
+    from ragraf.drift.state import ledger_state
 
     state = ledger_state(control.entries(rev_id))
     modified: list[str] = []

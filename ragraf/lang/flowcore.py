@@ -332,9 +332,9 @@ class UnitBuilder:
                     s.end_line,
                     s.kind,
                     s.ctrl,
-                    _cap(s.defs + [w for w in s.weak if w not in s.defs] if s.weak else s.defs),
+                    _cap(s.defs + s.weak if s.weak else s.defs),
                     _cap(s.uses),
-                    s.calls[:MAX_CALLS],
+                    s.calls if len(s.calls) <= MAX_CALLS else s.calls[:MAX_CALLS],
                     sorted(set(s.sinks)) if s.sinks else [],
                     s.guard,
                 ]
@@ -358,14 +358,16 @@ class UnitBuilder:
 
 
 #: ``json.dumps(x, separators=(",", ":"))`` without a new encoder per unit
-_encode = json.JSONEncoder(separators=(",", ":")).encode
+_encode = json.JSONEncoder(separators=(",", ":"), check_circular=False).encode
 
 
 def _cap(names: list[str]) -> list[str]:
+    """The names once each, in order, at most ``MAX_NAMES`` (the definitions before the
+    weak definitions not among them)."""
     if len(names) < 2:
-        return list(names)
+        return names
     out = list(dict.fromkeys(names))
-    return out[:MAX_NAMES]
+    return out if len(out) <= MAX_NAMES else out[:MAX_NAMES]
 
 
 def _reaching_tiny(stmts: list[Stmt]) -> tuple[list[tuple[int, int, str]], list[tuple[int, str]]]:
@@ -429,7 +431,17 @@ def reaching(
         preds[y_].append(x_)
     inn = [0] * n
     out = [0] * n
+    # statements are numbered in document order: without a back edge every predecessor
+    # comes first, and one pass in order is the fixed point
     changed = True
+    if all(x_ < y_ for x_, y_ in succ):
+        changed = False
+        for i in range(n):
+            x = 0
+            for p in preds[i]:
+                x |= out[p]
+            inn[i] = x
+            out[i] = gen[i] | (x & ~kill[i])
     while changed:
         changed = False
         for i in range(n):

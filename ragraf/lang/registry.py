@@ -44,7 +44,7 @@ if TYPE_CHECKING:
 #: version of the FileFacts format and of the extraction rules not visible in source
 #: digests: bump it when FileFacts fields change meaning (an extractor's own source is in
 #: ``fingerprint`` already); its history is docs/architecture.md §9.2, "Facts versions"
-FACTS_VERSION = "ragraf-facts/44"
+FACTS_VERSION = "ragraf-facts/45"
 #: the words of a failed file's note when its extractor raised (``extract``)
 EXTRACTOR_FAILED = "extractor failed"
 
@@ -133,6 +133,8 @@ _COMMON = (
 
 #: the PHP files of a Drupal module, theme or profile besides ``.php``
 DRUPAL_SUFFIXES = (".module", ".install", ".theme", ".profile", ".engine")
+#: the data-flow core and the block-structured walk Go's and Java's flow layers subclass
+_BLOCK_FLOW = ("ragraf.lang.flowcore", "ragraf.lang.flowblocks")
 #: the JavaScript / TypeScript manifests' reader (the ``json`` language hands them over)
 _JS_MANIFEST = "ragraf.lang.js.manifest"
 _JS_MANIFESTS = ("package.json", "tsconfig.json", "jsconfig.json")
@@ -247,7 +249,7 @@ LANGUAGES: tuple[Language, ...] = (
         (".go", ".mod"),  # go.mod: the module path its directory's import paths start with
         extractor="ragraf.lang.go",
         queries=("go-tags.scm",),
-        depends_on=_COMMON,
+        depends_on=(*_COMMON, *_BLOCK_FLOW),
         grammar="go",
         declares_symbols=True,
         include=("**/*.go", "**/go.mod"),
@@ -255,13 +257,14 @@ LANGUAGES: tuple[Language, ...] = (
         name_sep=".",
         prepare="ragraf.lang.go.link",
         case_sensitive=True,
+        dataflow=True,
     ),
     Language(
         "java",
         (".java",),
         extractor="ragraf.lang.java",
         queries=("java-tags.scm",),
-        depends_on=_COMMON,
+        depends_on=(*_COMMON, *_BLOCK_FLOW),
         grammar="java",
         declares_symbols=True,
         include=("**/*.java",),
@@ -269,6 +272,7 @@ LANGUAGES: tuple[Language, ...] = (
         name_sep=".",
         prepare="ragraf.lang.java.link",
         case_sensitive=True,
+        dataflow=True,
     ),
     *(
         Language(

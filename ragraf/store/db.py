@@ -10,6 +10,7 @@ Invariants a change must keep:
   applied in the same transaction as the row recording it in ``_migrations``,
   so a fresh and an old database reach the same schema on open.
 - Readers open read-only and never run migrations.
+- Every connection has the SQL functions the schema's triggers call (``_functions``).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ import apsw
 
 from ragraf import resources
 from ragraf.errors import DiskFull, NoIndexError, StoreError
+from ragraf.store.packed import pack_tokens, sql_token
 
 BUSY_TIMEOUT_MS = 30_000
 R = TypeVar("R", bound=tuple[object, ...])  # a NamedTuple row of ragraf.model
@@ -79,12 +81,14 @@ class Database:
                 raise NoIndexError(f"{path} does not exist; run `ragraf index` first")
             flags = apsw.SQLITE_OPEN_READONLY | apsw.SQLITE_OPEN_URI
             self.conn = apsw.Connection(path.resolve().as_uri() + "?mode=ro", flags=flags)
+            self._functions()
             self.conn.setbusytimeout(BUSY_TIMEOUT_MS)
             self.conn.execute("PRAGMA schema_version").fetchall()  # a corrupt file fails here
             self._check_migrated(extra_migrations)
         else:
             path.parent.mkdir(parents=True, exist_ok=True)
             self.conn = apsw.Connection(str(path))
+            self._functions()
             self.conn.setbusytimeout(BUSY_TIMEOUT_MS)
             mode = self.conn.execute("PRAGMA journal_mode").fetchall()[0][0]
             if mode != "wal":
@@ -92,6 +96,15 @@ class Database:
             self.conn.execute("PRAGMA synchronous=NORMAL")
             self._migrate(list(_migrations(self.store)) + list(extra_migrations))
         self.conn.execute("PRAGMA foreign_keys=OFF")
+
+    def _functions(self) -> None:
+        """The SQL functions migrations and triggers call (``ragraf.store.packed``)."""
+        fns: list[tuple[str, Any, int]] = [
+            ("ragraf_tokens", pack_tokens, 4),
+            ("ragraf_token", sql_token, 2),
+        ]
+        for name, fn, args in fns:
+            self.conn.create_scalar_function(name, fn, args, deterministic=True)
 
     # -- migrations -------------------------------------------------------
     def _check_migrated(self, extra_migrations: Sequence[tuple[str, str]]) -> None:

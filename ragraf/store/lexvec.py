@@ -1,13 +1,18 @@
 """lexvec.sqlite: the lexicon (FTS5) and the raw chunk text.
 
 Invariants a change must keep:
-- ft_chunk holds tokenized forms only; its eight columns are part of the
-  contract and ``fts`` weights exactly those columns in order.
+- ft_chunk holds tokenized forms only: a contentless FTS5 index of the four token
+  columns (part of the contract: ``fts`` weights exactly those columns in order) whose
+  rowid is its ``chunk_tokens`` row's. The tokens are stored once, packed, in
+  ``chunk_tokens`` with the revision range, chunk id and path; its triggers index a row
+  inserted and unindex a row deleted (migration lexvec 0004).
 - Rows are shared by the revisions that have them (``ragraf.store.ranges``): a new
   revision writes the delta against the newest one; every read is scoped to one
   revision, whose number is the query's first parameter (``?1``).
 - chunk_text line 0 is the service header; code starts at line 1 and matches
-  chunk_map.start_line.
+  chunk_map.start_line. Its text is stored packed (``ragraf.store.packed``: zlib) and
+  read only through this module, which unpacks it (a row an older ragraf wrote as TEXT
+  is read as it is).
 - A chunk_id is unique per revision: content seen twice in one revision is
   one chunk, its further places are in chunk_also.
 - ft_ui holds the tokens of a chunk's user-facing text, one row per chunk that has any
@@ -20,22 +25,20 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 from ragraf.model import ChunkPlace, ChunkRef, ChunkRow, FtsHit, StoredChunk, UiHit
 from ragraf.store import ranges
-from ragraf.store.db import Database
+from ragraf.store.db import Database, RawRow
+from ragraf.store.packed import pack, pack_tokens, unpack, unpack_tokens
 from ragraf.store.ranges import rev_no
 
 #: tables whose rows belong to a range of revisions (``ragraf.store.ranges``)
-REV_TABLES = ("ft_chunk", "chunk_text", "chunk_map", "chunk_also", "ft_ui")
+REV_TABLES = ("chunk_tokens", "chunk_text", "chunk_map", "chunk_also", "ft_ui")
 
-# the indexed columns of ft_chunk, in order; bm25() weights are given for these
-# (the four UNINDEXED columns before them get weight 0: rev_from, rev_to, chunk_id, path)
+# the columns of ft_chunk, in order; bm25() weights are given for these
 FTS_COLUMNS = ("symbol", "code", "sql", "text")
 CHUNK_REF_COLS = "chunk_id, path, source_kind, node_id, start_line, end_line"
-#: a full-text hit row (FtsHit, UiHit)
-_H = TypeVar("_H", FtsHit, UiHit)
 
 
 def _chunk_tables(
@@ -51,12 +54,20 @@ def _chunk_tables(
                 for c in chunks
             ),
         ),
-        ("chunk_text", "chunk_id, path, text", ((c.chunk_id, c.path, c.text) for c in chunks)),
         (
-            "ft_chunk",
-            "chunk_id, path, symbol_tokens, code_tokens, sql_tokens, text_tokens",
+            "chunk_text",
+            "chunk_id, path, text",
+            ((c.chunk_id, c.path, pack(c.text)) for c in chunks),
+        ),
+        (
+            "chunk_tokens",
+            "chunk_id, path, tokens",
             (
-                (c.chunk_id, c.path, c.symbol_tokens, c.code_tokens, c.sql_tokens, c.text_tokens)
+                (
+                    c.chunk_id,
+                    c.path,
+                    pack_tokens(c.symbol_tokens, c.code_tokens, c.sql_tokens, c.text_tokens),
+                )
                 for c in chunks
             ),
         ),
@@ -212,39 +223,47 @@ class LexStore:
         )
 
     def chunk(self, rev_id: str, chunk_id: str) -> StoredChunk | None:
-        return self.db.row(
+        row = self.db.row(
             StoredChunk,
             "SELECT m.chunk_id, m.source_kind, m.path, m.node_id, m.start_line, m.end_line, t.text"
             " FROM chunk_map m JOIN chunk_text t ON t.rev_from <= ?1 AND t.rev_to > ?1 AND t.chunk_id=m.chunk_id"
             " WHERE m.rev_from <= ?1 AND m.rev_to > ?1 AND m.chunk_id=?",
             (rev_no(rev_id), chunk_id),
         )
+        return None if row is None else row._replace(text=unpack(row.text))
 
     def fts(self, rev_id: str, match: str, weights: dict[str, float], limit: int) -> list[FtsHit]:
         """Chunks matching an FTS5 expression, best first (score = -bm25, higher is better)."""
-        w = ", ".join(["0", "0", "0", "0", *(str(float(weights.get(c, 1.0))) for c in FTS_COLUMNS)])
-        columns = "f.symbol_tokens, f.code_tokens, f.sql_tokens, f.text_tokens"
-        return self._ranked(
-            FtsHit, ("ft_chunk", f"bm25(ft_chunk, {w})", columns), rev_id, match, limit
-        )
+        w = ", ".join(str(float(weights.get(c, 1.0))) for c in FTS_COLUMNS)
+        return [
+            FtsHit._make((*r[:7], *unpack_tokens(r[7])))
+            for r in self._ranked(
+                ("ft_chunk", f"bm25(ft_chunk, {w})", "chunk_tokens"), rev_id, match, limit
+            )
+        ]
 
     def fts_ui(self, rev_id: str, match: str, limit: int) -> list[UiHit]:
         """Chunks whose user-facing text (ft_ui) matches an FTS5 expression, best first
         (score = -bm25, higher is better); the ranking reads the index alone, like ``fts``."""
-        return self._ranked(UiHit, ("ft_ui", "bm25(ft_ui)", "f.ui_tokens"), rev_id, match, limit)
+        return [
+            UiHit._make(r)
+            for r in self._ranked(("ft_ui", "bm25(ft_ui)", "ft_ui"), rev_id, match, limit)
+        ]
 
     def _ranked(
-        self, row: type[_H], table: tuple[str, str, str], rev_id: str, match: str, limit: int
-    ) -> list[_H]:
+        self, table: tuple[str, str, str], rev_id: str, match: str, limit: int
+    ) -> list[RawRow]:
         """The best ``limit`` rows of ``rev_id`` matching ``match`` in the full-text table
-        ``table`` (its name, its bm25 expression, the token columns read), as ``row``.
+        ``table`` (its name, its bm25 expression, the table of its rows' range and tokens),
+        as raw rows: the chunk's place, the score, the row's token column(s).
 
         The ranking reads the full-text index alone; the revision's range and the token
         columns are in the content table, read for the best rows only (reading them for
         every match took most of a query: ~900 content rows per query on phpMyAdmin). Rows
         of other retained revisions can take places in the ranking: fetch more until
         ``limit`` rows of this revision are there or the matches run out."""
-        name, bm25, columns = table
+        name, bm25, content = table
+        columns = "f.tokens" if content == "chunk_tokens" else "f.ui_tokens"
         n = rev_no(rev_id)
         fetch = limit + 16
         while True:
@@ -252,11 +271,10 @@ class LexStore:
                 f"SELECT rowid, -{bm25} FROM {name} WHERE {name} MATCH ? ORDER BY {bm25} LIMIT ?",
                 (match, fetch),
             )
-            hits = self.db.rows(
-                row,
+            hits = self.db.query(
                 "SELECT f.chunk_id, m.path, m.source_kind, m.node_id, m.start_line, m.end_line,"
                 f" t.value ->> 1, {columns}"
-                f" FROM json_each(?2) t JOIN {name} f ON f.rowid = t.value ->> 0"
+                f" FROM json_each(?2) t JOIN {content} f ON f.rowid = t.value ->> 0"
                 " JOIN chunk_map m ON m.rev_from <= ?1 AND m.rev_to > ?1 AND m.chunk_id = f.chunk_id"
                 " WHERE f.rev_from <= ?1 AND f.rev_to > ?1 ORDER BY t.key",
                 (n, json.dumps([[int(r), float(sc)] for r, sc in top])),
@@ -305,7 +323,7 @@ class LexStore:
         if not chunk_ids:
             return {}
         return {
-            r[0]: r[1]
+            r[0]: unpack(r[1])
             for r in self.db.query(
                 "SELECT chunk_id, text FROM chunk_text WHERE rev_from <= ?1 AND rev_to > ?1"
                 " AND chunk_id IN (SELECT value FROM json_each(?))",
@@ -360,7 +378,7 @@ class LexStore:
     def all_chunks(self, rev_id: str) -> list[tuple[str, str]]:
         """(chunk_id, text) of every chunk of the revision, by chunk id."""
         return [
-            (r[0], r[1])
+            (r[0], unpack(r[1]))
             for r in self.db.query(
                 "SELECT chunk_id, text FROM chunk_text WHERE rev_from <= ?1 AND rev_to > ?1 ORDER BY chunk_id",
                 (rev_no(rev_id),),

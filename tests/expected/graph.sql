@@ -1,5 +1,5 @@
 -- graph.sqlite after its migrations (tests/test_store_schema.py)
--- migrations: 0001_init, 0002_file_text_and_nocase, 0003_unresolved_call, 0004_flow_unit, 0005_rev_ranges, 0006_redacted_blobs
+-- migrations: 0001_init, 0002_file_text_and_nocase, 0003_unresolved_call, 0004_flow_unit, 0005_rev_ranges, 0006_redacted_blobs, 0007_default_sources
 
 -- table _migrations
 CREATE TABLE _migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL);

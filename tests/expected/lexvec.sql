@@ -1,5 +1,5 @@
 -- lexvec.sqlite after its migrations (tests/test_store_schema.py)
--- migrations: 0001_init, 0002_rev_ranges, 0003_ui_text
+-- migrations: 0001_init, 0002_rev_ranges, 0003_ui_text, 0004_ft_chunk_contentless
 
 -- table _migrations
 CREATE TABLE _migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL);
@@ -24,16 +24,33 @@ CREATE TABLE "chunk_text" (
   chunk_id TEXT NOT NULL, path TEXT, text TEXT NOT NULL
 );
 
+-- table chunk_tokens
+CREATE TABLE chunk_tokens (
+  rev_from INTEGER NOT NULL, rev_to INTEGER NOT NULL DEFAULT 1000000000,
+  chunk_id TEXT NOT NULL, path TEXT,
+  tokens BLOB NOT NULL              -- packed JSON [symbol, code, sql, text]
+);
+
+-- trigger chunk_tokens_delete
+CREATE TRIGGER chunk_tokens_delete AFTER DELETE ON chunk_tokens BEGIN
+  DELETE FROM ft_chunk WHERE rowid = old.rowid;
+END;
+
+-- trigger chunk_tokens_insert
+CREATE TRIGGER chunk_tokens_insert AFTER INSERT ON chunk_tokens BEGIN
+  INSERT INTO ft_chunk(rowid, symbol_tokens, code_tokens, sql_tokens, text_tokens)
+    VALUES (new.rowid, ragraf_token(new.tokens, 0), ragraf_token(new.tokens, 1),
+            ragraf_token(new.tokens, 2), ragraf_token(new.tokens, 3));
+END;
+
 -- table ft_chunk
-CREATE VIRTUAL TABLE "ft_chunk" USING fts5(
-  rev_from UNINDEXED, rev_to UNINDEXED, chunk_id UNINDEXED, path UNINDEXED,
+CREATE VIRTUAL TABLE ft_chunk USING fts5(
   symbol_tokens, code_tokens, sql_tokens, text_tokens,
+  content = '', contentless_delete = 1,
   tokenize = 'unicode61'
 );
 
 -- table ft_chunk_config (shadow table of ft_chunk)
-
--- table ft_chunk_content (shadow table of ft_chunk)
 
 -- table ft_chunk_data (shadow table of ft_chunk)
 

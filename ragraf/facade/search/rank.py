@@ -224,9 +224,17 @@ def _vendored_globs(patterns: tuple[str, ...]) -> GlobSet:
 
 
 def _centrality(ctx: Ctx) -> dict[str, float]:
-    from ragraf.facade.repomap import centrality
+    """The revision's centrality: kept by an earlier process (``rankcache``), else computed
+    (``repomap``: numpy and the whole graph) and kept for the next one."""
+    from ragraf.facade import rankcache
 
-    return centrality(ctx)
+    got = rankcache.load(ctx)
+    if got is None:
+        from ragraf.facade.repomap import centrality
+
+        got = centrality(ctx)
+        rankcache.save(ctx, got)
+    return got
 
 
 def _declarations_only(ctx: Ctx, nodes: list[NodeRow]) -> set[str]:

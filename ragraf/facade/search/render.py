@@ -64,6 +64,16 @@ def why(c: Candidate, expanded_with: list[str]) -> dict[str, Any]:
     return w
 
 
+#: what a brief hit's ``why`` keeps: what places it or says how it was found beyond its
+#: one-line ``reason`` (the scoring features are in ``detail: full``)
+BRIEF_WHY = ("exact_symbol", "windows", "built_copies", "neighbour_of", "expanded_with", "vector")
+
+
+def brief_why(w: dict[str, Any]) -> dict[str, Any]:
+    """``why`` without its scoring features (``BRIEF_WHY``)."""
+    return {k: w[k] for k in BRIEF_WHY if k in w}
+
+
 #: the query words a hit's one-line reason names (all are in ``why.fts_terms``)
 REASON_WORDS = 5
 #: a vector neighbour's cosine from which the reason calls it close in meaning
@@ -151,7 +161,7 @@ def render(
                 "fqn": sanitize.name(n.fqn) if n else None,
                 "node_id": c.chunk.node_id,
                 "reason": reason(c),
-                "why": w or {"fused": True},
+                "why": (w if args.get("detail") == "full" else brief_why(w)) or {"fused": True},
             }
         )
     if args.get("with_text"):

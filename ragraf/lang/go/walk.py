@@ -49,6 +49,7 @@ from ragraf.lang.facts import (
     Ref,
     RouteRef,
 )
+from ragraf.lang.go import flow
 from ragraf.lang.go.builtins import BUILTIN_PACKAGE
 from ragraf.lang.go.names import UNKNOWN, Bind, Names, Scope
 from ragraf.lang.typedesc import Cls, Export
@@ -92,6 +93,7 @@ class Extractor(tstree.Walk, Names):
         self.methods: list[tuple[str, str, int, int]] = []  # (type, name, node idx, line)
         self.refs: list[Ref] = []
         self.field_scope: dict[str, Scope] = {}
+        self.decl_at: dict[int, int] = {}  # start byte of a function / method -> node index
 
     # -- the run ------------------------------------------------------------------------
     def run(self) -> FileFacts:
@@ -115,6 +117,9 @@ class Extractor(tstree.Walk, Names):
         }
         self.walk(tstree.query("go", "go-tags.scm"), root, handlers)
         self.finish()
+        f.flows, too_big = flow.build(root, self.src, self.decl_at)
+        if too_big:
+            f.stats["flow_too_big"] = too_big
         return f
 
     def go_mod(self) -> FileFacts:
@@ -204,6 +209,7 @@ class Extractor(tstree.Walk, Names):
         kind = NodeKind.METHOD if recv_type else NodeKind.FUNCTION
         fqn = f"{self.pkg}.{recv_type}.{name}" if recv_type else f"{self.pkg}.{name}"
         idx = self.add_node(kind, name, fqn, n, props)
+        self.decl_at[n.start_byte] = idx
         scope.node = idx
         line = n.start_point[0] + 1
         self.edge(0, idx, EdgeKind.CONTAINS, line)

@@ -32,6 +32,8 @@ from ragraf.lang.facts import (
     Ref,
     RouteRef,
 )
+from ragraf.lang.java import flow
+from ragraf.lang.java.flow import decl_start
 from ragraf.lang.java.names import UNKNOWN, Bind, Names, Scope
 from ragraf.lang.java.routes import Routes
 from ragraf.lang.typedesc import Cls, Parent, Pending, Prop, TypeDesc
@@ -49,25 +51,6 @@ _KINDS = {
     "record_declaration": NodeKind.CLASS,
     "annotation_type_declaration": NodeKind.INTERFACE,
 }
-
-
-def _decl_start(n: Node) -> Node:
-    """Where a declaration starts for its node: after its annotations (as a Python
-    definition starts after its decorators), at its first modifier keyword or its type."""
-    for c in n.children:
-        if c.type == "modifiers":
-            for m in c.children:
-                if m.type not in (
-                    "marker_annotation",
-                    "annotation",
-                    "line_comment",
-                    "block_comment",
-                ):
-                    return m
-            continue
-        if c.type not in ("line_comment", "block_comment"):
-            return c
-    return n
 
 
 class Extractor(tstree.Walk, Names):
@@ -98,6 +81,7 @@ class Extractor(tstree.Walk, Names):
         self.ctor_calls: list[tuple[Scope, Node]] = []
         self.refs: list[Ref] = []
         self.components: dict[str, list[Node]] = {}  # record fqn -> its components
+        self.decl_at: dict[int, int] = {}  # start byte of a method / constructor -> node index
 
     def run(self) -> FileFacts:
         root = tstree.parser("java").parse(self.src).root_node
@@ -119,7 +103,11 @@ class Extractor(tstree.Walk, Names):
         }
         self.walk(tstree.query("java", "java-tags.scm"), root, handlers)
         self.finish()
-        return self.facts
+        f = self.facts
+        f.flows, too_big = flow.build(root, self.src, self.decl_at)
+        if too_big:
+            f.stats["flow_too_big"] = too_big
+        return f
 
     def scope(self) -> Scope:
         return self.stack[-1][1] if self.stack else self.top
@@ -140,7 +128,7 @@ class Extractor(tstree.Walk, Names):
     def add_class(
         self, kind: str, name: str, fqn: str, n: Node, props: dict[str, Any], parent: Scope
     ) -> tuple[ClassDecl, Scope]:
-        start = _decl_start(n)
+        start = decl_start(n)
         idx = self.add_node(kind, name, fqn, n, props, start)
         self.edge(parent.node, idx, EdgeKind.CONTAINS, start.start_point[0] + 1)
         decl = ClassDecl(idx, fqn, kind)
@@ -252,8 +240,9 @@ class Extractor(tstree.Walk, Names):
         props: dict[str, Any] = {"signature": tstree.signature(self.src, n, MAX_SIGNATURE_CHARS)}
         if is_ctor:
             props["constructor"] = True
-        start = _decl_start(n)
+        start = decl_start(n)
         idx = self.add_node(NodeKind.METHOD, name, fqn, n, props, start)
+        self.decl_at[n.start_byte] = idx
         self.edge(parent.node, idx, EdgeKind.CONTAINS, start.start_point[0] + 1)
         scope = Scope(NodeKind.METHOD, idx, parent, parent.cls)
         self.type_params(n, scope)

@@ -365,8 +365,9 @@ class FlowBuilder(Expressions):
         return [i]
 
     def definition(self, u: Unit, n: Node, preds: list[int]) -> list[int]:
-        """A nested ``def`` or ``class``: its decorators and defaults are used here, the
-        ``def`` defines its name; the function is a unit of its own, walked later."""
+        """A nested ``def`` or ``class``: its decorators are used here, the ``def`` defines
+        its name; the function is a unit of its own, walked later (its entry uses the
+        parameters' defaults)."""
         inner = n
         i = self.new(u, n, StmtKind.STMT, preds, n.child_by_field_name("definition") or n)
         s = u.stmts[i]
@@ -392,12 +393,7 @@ class FlowBuilder(Expressions):
         node = self.decl_at.get(fn.start_byte)
         if node is None:
             return
-        params = fn.child_by_field_name("parameters")
         s = u.stmts[si]
-        for p in params.named_children if params is not None else []:
-            default = p.child_by_field_name("value")
-            if default is not None:
-                self.expr(u, default, s)
         if u.kind == UnitKind.SCRIPT:
             self.pending.append((fn, node, UnitKind.FUNCTION, -1, [], None))
             return

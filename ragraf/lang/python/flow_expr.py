@@ -188,16 +188,24 @@ class Expressions(UnitBuilder):
     def _attribute(self, u: Unit, x: Node, s: Stmt, stack: list[Node]) -> None:
         parts = self.chain(x)
         if parts is not None:
-            v = self.attr_var(u, x)
-            if v is not None:
-                s.uses.append(v)
-            src = self.source_of(parts) if len(parts) > 1 else None
-            if src is not None:
-                s.uses.append(src)
+            self.read(u, parts, s)
             return
         obj = x.child_by_field_name("object")
         if obj is not None:
             stack.append(obj)
+
+    def read(self, u: Unit, parts: list[str], s: Stmt) -> None:
+        """The uses of reading a chain of names: the variable it starts from (``self.p`` for
+        the receiver's field) and the source it reads, if any."""
+        if parts[0] == self.recv.get(u.index):
+            if len(parts) > 1:
+                s.uses.append(self.SELF_PREFIX + parts[1])
+        else:
+            s.uses.append(parts[0])
+        if len(parts) > 1 and not _SOURCE_TAILS.isdisjoint(parts):
+            src = self.source_of(parts)
+            if src is not None:
+                s.uses.append(src)
 
     def _subscript(self, u: Unit, x: Node, s: Stmt, stack: list[Node]) -> None:
         val = x.child_by_field_name("value")
@@ -207,8 +215,12 @@ class Expressions(UnitBuilder):
         if val is None:
             return
         stack.append(val)
-        parts = self.chain(val) if val.type in ("attribute", "identifier") else None
-        src = self.source_of(parts) if parts and len(parts) > 1 else None
+        parts = self.chain(val) if val.type == "attribute" else None
+        src = (
+            self.source_of(parts)
+            if parts and len(parts) > 1 and not _SOURCE_TAILS.isdisjoint(parts)
+            else None
+        )
         key = self.key(x.child_by_field_name("subscript"))
         if src is not None and key is not None:
             s.uses.append(f"{src}['{key}']")
@@ -242,11 +254,13 @@ class Expressions(UnitBuilder):
                 if parts is not None:
                     recv = self.recv.get(u.index)
                     name = ".".join(["self", *parts[1:]] if parts[0] == recv else parts)
-                elif attr is not None:
-                    name = self.t(attr)
-                obj = fn.child_by_field_name("object")
-                if obj is not None:
-                    stack.append(obj)
+                    self.read(u, parts[:-1], s)
+                else:
+                    if attr is not None:
+                        name = self.t(attr)
+                    obj = fn.child_by_field_name("object")
+                    if obj is not None:
+                        stack.append(obj)
             else:
                 stack.append(fn)
         argv, kw = self.args(u, args, s) if args is not None else ([], {})
@@ -284,11 +298,23 @@ class Expressions(UnitBuilder):
         argv: list[list[str]] = []
         kw: dict[str, list[str]] = {}
         kids = [args] if args.type in _COMPREHENSIONS else args.named_children
+        recv = self.recv.get(u.index)
         for a in kids:
-            if a.type == "comment":
+            t = a.type
+            if t == "identifier":  # the common cases, without a walk
+                v = self.t(a)
+                if v == recv:
+                    argv.append([])
+                else:
+                    s.uses.append(v)
+                    argv.append([v])
+                continue
+            if t in _LEAVES:
+                if t != "comment":
+                    argv.append([])
                 continue
             before = len(s.uses)
-            if a.type == "keyword_argument":
+            if t == "keyword_argument":
                 name = a.child_by_field_name("name")
                 val = a.child_by_field_name("value")
                 if val is not None:
@@ -346,6 +372,9 @@ class Expressions(UnitBuilder):
             s.defs.append(self.t(name))
 
     def _string(self, u: Unit, x: Node, s: Stmt, stack: list[Node]) -> None:
+        head = self.src[x.start_byte : x.start_byte + 3]
+        if b"f" not in head and b"F" not in head:
+            return  # no f-string prefix: nothing to read inside
         for c in x.children:
             if c.type == "interpolation":
                 e = c.child_by_field_name("expression")

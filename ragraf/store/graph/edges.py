@@ -16,7 +16,8 @@ from ragraf.kinds import Provenance
 from ragraf.model import EdgeRow, FlowUnitRow, RankEdge, Reached, RouteRow, UnresolvedRow
 from ragraf.store import ranges
 from ragraf.store.db import Database
-from ragraf.store.graph.cols import EDGE_COLS, FLOW_COLS, sql_list
+from ragraf.store.graph.cols import EDGE_READ, FLOW_COLS, sql_list
+from ragraf.store.packed import unpack, unpacked_flow
 from ragraf.store.ranges import rev_no
 
 
@@ -56,7 +57,7 @@ class EdgeReads:
         if not ids:
             return []
         sql = (
-            f"SELECT {EDGE_COLS} FROM edge WHERE rev_from <= ?1 AND rev_to > ?1"
+            f"SELECT {EDGE_READ} FROM edge WHERE rev_from <= ?1 AND rev_to > ?1"
             f" AND {col} IN (SELECT value FROM json_each(?))"
         )
         params: list[Any] = [rev_no(rev_id), json.dumps(ids)]
@@ -136,7 +137,7 @@ class EdgeReads:
     def edges_with_evidence_in(self, rev_id: str, path: str) -> list[EdgeRow]:
         return self.db.rows(
             EdgeRow,
-            f"SELECT {EDGE_COLS} FROM edge WHERE rev_from <= ?1 AND rev_to > ?1 AND evidence_path=?",
+            f"SELECT {EDGE_READ} FROM edge WHERE rev_from <= ?1 AND rev_to > ?1 AND evidence_path=?",
             (rev_no(rev_id), path),
         )
 
@@ -146,7 +147,7 @@ class EdgeReads:
             return []
         return self.db.rows(
             EdgeRow,
-            f"SELECT {EDGE_COLS} FROM edge WHERE rev_from <= ?1 AND rev_to > ?1 AND edge_uid IN"
+            f"SELECT {EDGE_READ} FROM edge WHERE rev_from <= ?1 AND rev_to > ?1 AND edge_uid IN"
             " (SELECT value FROM json_each(?))",
             (rev_no(rev_id), json.dumps(u)),
         )
@@ -261,7 +262,7 @@ class EdgeReads:
             f"SELECT {FLOW_COLS} FROM flow_unit WHERE rev_from <= ?1 AND rev_to > ?1 AND path=?",
             (rev_no(rev_id), path),
         )
-        return sorted(rows, key=lambda r: int(r.unit_id.rsplit("#", 1)[1]))
+        return sorted(map(unpacked_flow, rows), key=lambda r: int(r.unit_id.rsplit("#", 1)[1]))
 
     def flow_heads_in_file(self, rev_id: str, path: str) -> list[tuple[FlowUnitRow, bool]]:
         """The units of a file without their data (``data`` is ''), in unit order, each with
@@ -275,10 +276,11 @@ class EdgeReads:
     def _heads(self, where: str, params: tuple[int, str]) -> list[tuple[FlowUnitRow, bool]]:
         rows = self.db.query(
             "SELECT unit_id, func_node_id, path, start_line, end_line, kind, '', sources,"
-            f""" data NOT LIKE '%"x":[]}}' FROM flow_unit WHERE rev_from <= ?1 AND rev_to > ?1 AND {where}""",
+            f" data FROM flow_unit WHERE rev_from <= ?1 AND rev_to > ?1 AND {where}",
             params,
         )
-        out = [(FlowUnitRow(*r[:8]), bool(r[8])) for r in rows]
+        # links from other units: the JSON's "x" list is not empty (it ends the data)
+        out = [(FlowUnitRow(*r[:8]), not unpack(r[8]).endswith('"x":[]}')) for r in rows]
         return sorted(out, key=lambda h: (h[0].path, int(h[0].unit_id.rsplit("#", 1)[1])))
 
     def flow_unit_data(self, rev_id: str, unit_id: str) -> str | None:
@@ -286,13 +288,14 @@ class EdgeReads:
             "SELECT data FROM flow_unit WHERE rev_from <= ?1 AND rev_to > ?1 AND unit_id=?",
             (rev_no(rev_id), unit_id),
         )
-        return None if row is None else str(row[0])
+        return None if row is None else unpack(row[0])
 
     def flow_units_reading(self, rev_id: str, source: str, limit: int = 2000) -> list[FlowUnitRow]:
         """The units whose statements read a taint source (``$_GET``, ``php://input``)."""
-        return self.db.rows(
+        rows = self.db.rows(
             FlowUnitRow,
             f"SELECT {FLOW_COLS} FROM flow_unit WHERE rev_from <= ?1 AND rev_to > ?1 AND sources IS NOT NULL"
             " AND (' ' || sources || ' ') LIKE ? ORDER BY path, unit_id LIMIT ?",
             (rev_no(rev_id), f"% {source} %", limit),
         )
+        return list(map(unpacked_flow, rows))

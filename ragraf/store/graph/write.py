@@ -34,7 +34,9 @@ from ragraf.store.graph.cols import (
     TABLE_COLS,
     TEXT_COLS,
     UNRESOLVED_COLS,
+    stored_edges,
 )
+from ragraf.store.packed import packed_flows
 from ragraf.store.ranges import rev_no
 
 
@@ -218,11 +220,11 @@ class Writer:
                 ("web_route", ROUTE_COLS, rows.routes),
                 ("file", FILE_COLS, rows.files),
                 ("node", NODE_COLS, rows.nodes),
-                ("edge", EDGE_COLS, rows.edges),
+                ("edge", EDGE_COLS, stored_edges(rows.edges)),
                 ("text_chunk", TEXT_COLS, rows.texts),
                 ("coverage", "metric, value, note", rows.coverage),
                 ("unresolved_call", UNRESOLVED_COLS, rows.unresolved),
-                ("flow_unit", FLOW_COLS, rows.flow_units),
+                ("flow_unit", FLOW_COLS, packed_flows(rows.flow_units)),
             ]
             if content_written:
                 put = [p for p in put if p[0] not in CONTENT_TABLES]
@@ -256,7 +258,7 @@ class Writer:
                 ranges.set_scope(db, content, ranges.CONTENT)
                 where = ranges.in_scope("path", table=ranges.CONTENT)
             done += ranges.write_delta(db, "text_chunk", TEXT_COLS, texts, n, where)
-            done += ranges.write_delta(db, "flow_unit", FLOW_COLS, flows, n, where)
+            done += ranges.write_delta(db, "flow_unit", FLOW_COLS, packed_flows(flows), n, where)
         return done
 
     # -- what a scoped build reads of the newest revision (ranges.OPEN rows) -----
