@@ -44,7 +44,7 @@ if TYPE_CHECKING:
 #: version of the FileFacts format and of the extraction rules not visible in source
 #: digests: bump it when FileFacts fields change meaning (an extractor's own source is in
 #: ``fingerprint`` already); its history is docs/architecture.md §9.2, "Facts versions"
-FACTS_VERSION = "ragraf-facts/45"
+FACTS_VERSION = "ragraf-facts/46"
 #: the words of a failed file's note when its extractor raised (``extract``)
 EXTRACTOR_FAILED = "extractor failed"
 
@@ -286,9 +286,10 @@ LANGUAGES: tuple[Language, ...] = (
             suffixes,
             extractor="ragraf.lang.js",  # one package for the three (grammar by suffix)
             queries=(f"{name}-tags.scm",),
-            depends_on=_COMMON,
+            depends_on=(*_COMMON, "ragraf.lang.flowcore"),
             grammar=name,
             declares_symbols=True,
+            dataflow=True,
             include=(*(f"**/*{s}" for s in suffixes), *(f"**/{m}" for m in _JS_MANIFESTS)),
             prepare_reads=_JS_MANIFESTS,
             constructor="constructor",
