@@ -17,8 +17,10 @@ Copies the corpus into a temporary folder (``bench/corpora.py``), runs the real 
 3. specific checks: WordPress ``get_option`` callers stated as a share of its code call lines;
    phpMyAdmin ``Header::getMessage`` callers whose receiver is not a Header; issue 41's
    (``bench/dynamic_checks.py``): WordPress's ``wp_ajax_*`` handlers reached, a silent-miss
-   sweep of 30 functions and methods with at most one caller, a sample of derived edges per
-   ``via`` to check by hand;
+   sweep of 30 functions and methods with at most one caller (with the verdicts read by hand,
+   ``bench/audit/<corpus>-sweep.tsv``), a sample of derived edges per ``via`` to check by
+   hand, and the precision by rule of the derived edges checked by hand (``bench/audit.py``,
+   verdicts in ``bench/audit/<corpus>.tsv``: 10 per rule, seeded);
 4. the no-loss checks of ``bench/index.py`` (``checks()``, unchanged) with today's numbers.
 
 Prints one JSON document on stdout (progress on stderr); record it in docs/PERFORMANCE.md with
@@ -46,7 +48,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 import ragraf  # noqa: E402
-from bench import dynamic_checks  # noqa: E402
+from bench import audit, dynamic_checks  # noqa: E402
 from bench.corpora import copy_corpus  # noqa: E402
 from bench.index import checks, timed_index  # noqa: E402
 from bench.oracle.corpus import Corpus, key, text  # noqa: E402
@@ -465,7 +467,8 @@ def report(root: Path, corpus_name: str, n: int | None, seed: int) -> dict[str, 
         if corpus_name == "wordpress":
             specific["wp_ajax_handlers"] = dynamic_checks.ajax_handlers(g, rev, root)
         t0 = time.perf_counter()
-        specific["silent_sweep"] = dynamic_checks.silent_sweep(g, rev, root, 30, seed)
+        specific["silent_sweep"] = dynamic_checks.silent_sweep(g, rev, root, 30, seed, corpus_name)
+        specific["derived_by_hand"] = audit.report(g, rev, root, corpus_name, 10, seed)
         specific["manual_sample"] = dynamic_checks.manual_sample(g, rev, root, 10, seed)
         log(f"issue 41 checks ({time.perf_counter() - t0:.1f} s)")
         if corpus_name == "phpmyadmin":

@@ -47,6 +47,7 @@ sys.path.insert(0, str(REPO))
 
 from bench.corpora import copy_corpus  # noqa: E402
 from bench.slice_gojava import HAND_CHECKED as GOJAVA_CHECKED  # noqa: E402
+from bench.slice_hand_js import HAND_CHECKED_JS  # noqa: E402
 from ragraf import config, facade  # noqa: E402
 from ragraf.facade.context import MAX_ITEMS, Session  # noqa: E402
 from ragraf.lang import registry  # noqa: E402
@@ -141,6 +142,7 @@ HAND_CHECKED_BY_CORPUS = {
     "phpmyadmin": HAND_CHECKED,
     "requests": REQUESTS_CHECKED,
     "flask": FLASK_CHECKED,
+    **HAND_CHECKED_JS,  # express, zod (bench/slice_hand_js.py)
     **GOJAVA_CHECKED,  # gorilla-mux, starlark (bench/slice_gojava.py)
 }
 
@@ -158,9 +160,11 @@ def index_once(python: str, root: Path, cwd: Path) -> float:
     return time.perf_counter() - t0
 
 
-def interleaved(base: Path, tmp: Path, corpus: str, runs: int) -> dict[str, Any]:
-    a = copy_corpus(corpus, tmp / "a")
-    b = copy_corpus(corpus, tmp / "b")
+def interleaved(
+    base: Path, tmp: Path, corpus: str, runs: int, src: Path | None = None
+) -> dict[str, Any]:
+    a = _copy(corpus, src, tmp / "a")
+    b = _copy(corpus, src, tmp / "b")
     base_py = str(base / ".venv" / "bin" / "python")
     subprocess.run(
         [base_py, "-m", "ragraf", "-C", str(a), "init"], check=True, capture_output=True, cwd=base
@@ -321,7 +325,9 @@ def main() -> None:
         if args.root is not None:
             root = args.root
         elif args.base is not None:
-            report["index"] = interleaved(args.base.resolve(), Path(tmp), args.corpus, args.runs)
+            report["index"] = interleaved(
+                args.base.resolve(), Path(tmp), args.corpus, args.runs, args.src
+            )
             root = Path(report["index"].pop("root"))
         else:
             root = _copy(args.corpus, args.src, Path(tmp))

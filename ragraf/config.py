@@ -453,12 +453,13 @@ class DataflowConfig:
     include: bool  # include / require of a tainted path is a sink
     languages: dict[str, FlowRules] = field(default_factory=dict)
 
-    def rules(self, lang: str | None) -> FlowRules:
+    def rules(self, lang: str | None, family: str | None = None) -> FlowRules:
         """The sources and sinks of one language (PHP's: the top-level keys; a language
-        without a section: none)."""
+        without a section: its ``family``'s, TypeScript's JavaScript's, else none)."""
         if lang == "php" or lang is None:
             return FlowRules(self.sources, self.sql_calls, self.output_calls, self.shell_calls)
-        return self.languages.get(lang) or FlowRules((), (), (), ())
+        got = self.languages.get(lang) or (self.languages.get(family) if family else None)
+        return got or FlowRules((), (), (), ())
 
     def all_sources(self) -> tuple[str, ...]:
         """Every language's configured sources, PHP's first."""

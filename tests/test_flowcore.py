@@ -52,3 +52,24 @@ def test_a_definition_of_an_alias_is_a_weak_definition_of_the_other_name() -> No
     stmts = _stmts((["$b"], [], []), (["$a"], [], []), ([], [], ["$b"]))
     edges, _ = reaching(stmts, [(0, 1), (1, 2)], {"$a": {"$b"}, "$b": {"$a"}})
     assert edges == [(0, 2, "$b"), (1, 2, "$b")]
+
+
+def test_the_shortcut_for_tiny_units_gives_what_the_fixed_point_gives() -> None:
+    """An entry alone or followed by one statement takes a shortcut (most closures): the
+    same edges and upward-exposed uses, in the same order, as the bit-set fixed point (which
+    an unrelated alias forces)."""
+    import random
+
+    rng = random.Random(42)
+    names = ["$a", "$b", "$c", "this.p"]
+    for _ in range(300):
+        n = rng.choice((1, 2))
+        specs = [
+            (rng.sample(names, rng.randint(0, 2)), rng.sample(names, rng.randint(0, 2)),
+             [rng.choice(names) for _ in range(rng.randint(0, 4))])
+            for _ in range(n)
+        ]  # fmt: skip
+        succ = [] if n == 1 else [(0, 1)]
+        fast = reaching(_stmts(*specs), succ, {})
+        slow = reaching(_stmts(*specs), succ, {"$zz": {"$yy"}, "$yy": {"$zz"}})
+        assert fast == slow, specs

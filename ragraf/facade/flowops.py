@@ -8,6 +8,9 @@ Invariants a change must keep:
   provenance and confidence the step keeps (a derived call gives a derived step).
 - A slice follows control dependence; a flow does not (``Walk(control=False)``): data that
   only decides whether a sink runs does not reach it.
+- Back through a ``capture`` link, the statement creating a closure counts for the
+  captured variable only (its other uses make other values); likewise an entry for the
+  parameter that was reached.
 - ``depth`` counts inter-procedural hops (argument -> parameter, return -> call result):
   depth 1 follows one hop beyond the starting function.
 - A statement is shown as path:line, its kind and its first line (untrusted), never a
@@ -249,7 +252,8 @@ class FlowGraph:
 
     def innermost(self, path: str, line: int, func: str) -> list[Node]:
         """The innermost statements of ``func`` (its closures and, for file-level code, the
-        script) spanning ``line``."""
+        script) spanning ``line`` that make calls (a closure's entry on the line of the call
+        it is an argument of makes none: ``cb(f(x), (err) => {...})``)."""
         hits = []
         for r, _x in self.file_heads(path):
             if not r.start_line <= line <= r.end_line:
@@ -257,7 +261,7 @@ class FlowGraph:
             if r.func_node_id != func and r.kind != UnitKind.SCRIPT:
                 continue
             u = self.parse(r)
-            hits += [(r.unit_id, i) for i, s in enumerate(u.stmts) if s[0] <= line <= s[1]]
+            hits += [(r.unit_id, i) for i, s in enumerate(u.stmts) if s[6] and s[0] <= line <= s[1]]
         if len(hits) > 1:
             best = min(self._span(h) for h in hits)
             hits = [h for h in hits if self._span(h) == best]
@@ -457,8 +461,11 @@ class Walk:
             if src[0] != n[0]:
                 self.make_free(src[0])  # a property or a capture: not through a call site
             self.add_edge(src, n, var, kind, *_trust(kind))
-            # at an entry only the parameter that reached here matters (not all of them)
-            self.push(src, hops, frozenset({var}) if src[1] == 0 else None)
+            # at an entry only the parameter that reached here matters (not all of them); at
+            # the statement creating a closure only the captured variable (its other uses
+            # make other values)
+            narrow = src[1] == 0 or kind == FlowStep.CAPTURE
+            self.push(src, hops, frozenset({var}) if narrow else None)
         for k in {s[3], s[8]} if self.control else ():
             if k >= 0:
                 c = (n[0], k)

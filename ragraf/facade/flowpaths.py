@@ -36,6 +36,7 @@ from ragraf.facade import dfcover, lookup, sanitize
 from ragraf.facade.context import Ctx
 from ragraf.facade.flowops import NONE, FlowGraph, Node, Walk, _statement, _var, bind
 from ragraf.kinds import EdgeKind, FlowCallHow, NodeKind, Provenance, SinkKind
+from ragraf.lang.registry import call_family
 from ragraf.model import EdgeRow
 
 #: sink kinds `flow` knows (``any``: each of them)
@@ -203,7 +204,7 @@ class Rules:
     def compiled(self, lang: str) -> list[tuple[str, dict[str, str], dict[str, str]]]:
         got = self._by_lang.get(lang)
         if got is None:
-            r: FlowRules = self.config.rules(lang)
+            r: FlowRules = self.config.rules(lang, call_family(lang))
             got = []
             for kind, attr in self.ORDER:
                 names: tuple[str, ...] = getattr(r, attr)

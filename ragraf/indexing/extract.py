@@ -27,7 +27,7 @@ from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from ragraf.corpus import ScannedFile
-from ragraf.kinds import HookRole, ParseStatus
+from ragraf.kinds import ParseStatus
 from ragraf.lang import codec, registry
 from ragraf.lang.facts import (
     CallRef,
@@ -219,12 +219,12 @@ def facts_of(
 # -- interfaces: what a scoped build reads of the files it does not resolve again -----------
 #: the extractor key of a file's interface in the facts cache (its facts key + this; the
 #: number says which ``interface`` made it)
-INTERFACE = "|interface3"
+INTERFACE = "|interface4"
 #: the references the corpus-wide tables are made of (``ragraf.indexing.resolve``: the
 #: dispatchers and the include graph, which PHP's link modules collect, the table-name
 #: conventions' prefixes, the ORM entities' tables (``SqlResolver.entity_tables``: DQL names
 #: entities, the functions naming their SQL's table by a parameter, directly or
-#: through a call); a hook's listens, ``HookRef`` with role ``listen``, are read by
+#: through a call); a hook's listens and runs, every ``HookRef``, are read by
 #: ``ragraf.lang.php.link.hooks`` too, and the renders passing variables and includes of
 #: templates, ``TemplateRef`` with ``vars`` or not ``render``, by
 #: ``ragraf.lang.php.link.templates``)
@@ -259,7 +259,7 @@ def interface(f: FileFacts) -> FileFacts:
             r
             for r in f.refs
             if isinstance(r, _TABLE_REFS)
-            or (isinstance(r, HookRef) and r.role == HookRole.LISTEN)
+            or isinstance(r, HookRef)
             or (isinstance(r, TemplateRef) and (bool(r.vars) or r.how != "render"))
             or (
                 isinstance(r, SqlRef)

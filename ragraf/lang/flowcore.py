@@ -43,7 +43,10 @@ a use of ``name['key']`` (``request.args['id']``, ``request.args.get('id')``); l
 the names and the language's sinks in ``dataflow.languages.<name>`` of
 config/project.yaml (JS: ``req.query`` / ``req.body`` / ``req.params`` -> ``query``,
 ``child_process.exec``, ``res.send``; Go: ``r.URL.Query()``, ``r.FormValue()`` ->
-``Query`` / ``Exec``; Java: ``getParameter()`` -> ``execute*``).
+``Query`` / ``Exec``; Java: ``getParameter()`` -> ``execute*``). What a language settles
+across its units once all are walked, before any is analysed, goes in ``walked``
+(JavaScript's captured variables); a language without ``decl_at`` passes ``{}`` and maps
+its functions itself (``ragraf.lang.js.flow``).
 """
 
 from __future__ import annotations
@@ -172,6 +175,7 @@ class UnitBuilder:
         self.seq(script, root.named_children, [entry])
         while self.pending:
             self.unit(*self.pending.pop(0))
+        self.walked()
         self.class_links()
         done = [self.analyse(i, u) for i, u in enumerate(self.units)]
         outs: list[list[list[Any]]] = [[] for _ in self.units]
@@ -199,9 +203,13 @@ class UnitBuilder:
         """Walk one statement after ``preds``; returns the statements control leaves it from."""
         raise NotImplementedError
 
+    def walked(self) -> None:
+        """Every unit is walked, none analysed yet: what a language settles across units
+        (JavaScript's captured variables); nothing by default."""
+
     # -- the control-flow skeleton ----------------------------------------------------------
     def t(self, n: Node) -> str:
-        return n.text.decode("utf-8", "replace")  # type: ignore[union-attr]
+        return self.src[n.start_byte : n.end_byte].decode("utf-8", "replace")
 
     def new(self, u: Unit, n: Node, kind: str, preds: list[int], end: Node | None = None) -> int:
         i = len(u.stmts)
@@ -344,9 +352,13 @@ class UnitBuilder:
             u.kind,
             start,
             end,
-            json.dumps(data, separators=(",", ":"), check_circular=False),
+            _encode(data),
             " ".join(sorted(read)),
         )
+
+
+#: ``json.dumps(x, separators=(",", ":"))`` without a new encoder per unit
+_encode = json.JSONEncoder(separators=(",", ":"), check_circular=False).encode
 
 
 def _cap(names: list[str]) -> list[str]:
@@ -358,6 +370,24 @@ def _cap(names: list[str]) -> list[str]:
     return out if len(out) <= MAX_NAMES else out[:MAX_NAMES]
 
 
+def _reaching_tiny(stmts: list[Stmt]) -> tuple[list[tuple[int, int, str]], list[tuple[int, str]]]:
+    """``reaching`` of an entry alone or an entry followed by one statement (most closures
+    and one-line functions), without the bit sets: the same edges in the same order."""
+    first = stmts[0]
+    exposed = [(0, v) for v in dict.fromkeys(first.uses)]
+    if len(stmts) == 1:
+        return [], exposed
+    defined = set(first.defs) | set(first.weak)
+    edges: list[tuple[int, int, str]] = []
+    for v in dict.fromkeys(stmts[1].uses):
+        if v in defined:
+            edges.append((0, 1, v))
+        else:
+            exposed.append((1, v))
+    edges.sort()
+    return edges, exposed
+
+
 def reaching(
     stmts: list[Stmt], succ: list[tuple[int, int]], aliases: dict[str, set[str]]
 ) -> tuple[list[tuple[int, int, str]], list[tuple[int, str]]]:
@@ -365,13 +395,17 @@ def reaching(
     the uses no definition reaches (upward-exposed: parameters of nothing, globals of the
     file, properties set elsewhere)."""
     n = len(stmts)
+    if not aliases and (n == 1 and not succ or n == 2 and succ and set(succ) == {(0, 1)}):
+        return _reaching_tiny(stmts)
     var_mask: dict[str, int] = {}
     def_stmt: list[int] = []
     gen = [0] * n
     kill_vars: list[tuple[str, ...]] = [()] * n
     for i, s in enumerate(stmts):
-        strong = list(dict.fromkeys(s.defs))
-        weak = [w for w in dict.fromkeys(s.weak) if w not in strong]
+        if not s.defs and not s.weak:
+            continue  # no definition: nothing generated, nothing killed
+        strong = list(dict.fromkeys(s.defs)) if len(s.defs) > 1 else list(s.defs)
+        weak = [w for w in dict.fromkeys(s.weak) if w not in strong] if s.weak else []
         if aliases:
             for v in strong + weak:
                 for a in aliases.get(v, ()):
@@ -425,7 +459,7 @@ def reaching(
         if not s.uses:
             continue
         x = inn[i]
-        for v in dict.fromkeys(s.uses):
+        for v in dict.fromkeys(s.uses) if len(s.uses) > 1 else s.uses:
             m = x & var_mask.get(v, 0)
             if not m:
                 exposed.append((i, v))

@@ -168,6 +168,11 @@ class LinkContext(Protocol):
         """``compute()``, made once per resolution for ``key``: each file asking it again
         gets its value and the lookups it took (recorded for that file too)."""
 
+    def reachable(self, path: str, fids: list[str]) -> list[str]:
+        """Of several declarations of one function, those the include graph lets ``path``
+        load (all of them when it cannot tell), through the recorded lookup the
+        resolver's calls make (``reach.Loading``)."""
+
     @property
     def paths(self) -> Sequence[str]:
         """The corpus's files with nodes, in order (a lookup's table)."""

@@ -44,7 +44,7 @@ if TYPE_CHECKING:
 #: version of the FileFacts format and of the extraction rules not visible in source
 #: digests: bump it when FileFacts fields change meaning (an extractor's own source is in
 #: ``fingerprint`` already); its history is docs/architecture.md §9.2, "Facts versions"
-FACTS_VERSION = "ragraf-facts/45"
+FACTS_VERSION = "ragraf-facts/47"
 #: the words of a failed file's note when its extractor raised (``extract``)
 EXTRACTOR_FAILED = "extractor failed"
 
@@ -114,6 +114,11 @@ class Language:
     #: whether a method's name is case-sensitive (a call by name alone matches only the
     #: methods of its exact name: Go's ``URL()`` is not ``url()``); false: PHP's rule
     case_sensitive: bool = False
+    #: a call by name alone (an untyped receiver) links only to one method and the overrides
+    #: below it (one hierarchy), never to methods of unrelated classes, nor when the
+    #: language's own classes declare that name (``"module:NAME"`` of a frozenset of lower
+    #: names: PHP's ``DateTime::format``); None: every method of the name may be the one
+    builtin_methods: str | None = None
 
 
 #: how much of a file's start ``build_output`` reads
@@ -160,6 +165,7 @@ LANGUAGES: tuple[Language, ...] = (
         flow_sigil="$",
         flow_self="$this->",
         include=("**/*.php", *(f"**/*{x}" for x in DRUPAL_SUFFIXES)),
+        builtin_methods="ragraf.lang.php.link.builtins:BUILTIN_METHODS",
         link=(
             "ragraf.lang.php.link",
             "ragraf.lang.php.link.callbacks",
@@ -280,9 +286,10 @@ LANGUAGES: tuple[Language, ...] = (
             suffixes,
             extractor="ragraf.lang.js",  # one package for the three (grammar by suffix)
             queries=(f"{name}-tags.scm",),
-            depends_on=_COMMON,
+            depends_on=(*_COMMON, "ragraf.lang.flowcore"),
             grammar=name,
             declares_symbols=True,
+            dataflow=True,
             include=(*(f"**/*{s}" for s in suffixes), *(f"**/{m}" for m in _JS_MANIFESTS)),
             prepare_reads=_JS_MANIFESTS,
             constructor="constructor",
@@ -411,6 +418,18 @@ def call_family(name: str | None) -> str:
     if lang is None:
         return name or ""
     return lang.name_group or lang.name
+
+
+@cache
+def builtin_methods(name: str | None) -> frozenset[str] | None:
+    """The lower-case method names a language's own classes declare, when its calls by
+    name alone keep to one hierarchy (``Language.builtin_methods``); None: they do not."""
+    lang = get(name)
+    if lang is None or lang.builtin_methods is None:
+        return None
+    module, _sep, attr = lang.builtin_methods.partition(":")
+    names: frozenset[str] = getattr(importlib.import_module(module), attr)
+    return names
 
 
 def name_group(name: str | None) -> str | None:

@@ -5,7 +5,8 @@ traits / overrides).
 
 Invariants: those of ``ragraf.indexing.resolve`` on calls (one outcome per call, counted
 in stats; a known receiver type never falls back to a name match; name matches capped by
-``max_candidates`` / ``max_ambiguous``; duplicate functions decided by the include graph).
+``max_candidates`` / ``max_ambiguous``, and in a language with
+``builtin_methods`` (PHP) kept to one method and its overrides; duplicate functions decided by the include graph).
 Besides:
 - Every corpus-wide question goes through ``ctx.sym`` (recorded per file); the tables
   this module builds for it (``by_name``, ``loading``) are made once, of every file, with
@@ -334,7 +335,10 @@ class Calls:
     def name_match(self, src: str, path: str, line: int, m: str) -> str:
         """An untyped receiver: every method of that name may be the one, up to
         ``max_ambiguous`` of them; above ``max_candidates`` they are marked ``ambiguous``
-        with the chance of one of N as confidence."""
+        with the chance of one of N as confidence. In a language whose calls by name keep
+        to one hierarchy (PHP), methods of unrelated classes, or a name the language's own
+        classes declare, leave the site unresolved (``_unrelated``), listed as a call
+        site of that name that was not attached."""
         cands = self.sym.methods_named(m.lower(), path, m)
         if not cands:
             return CallOutcome.EXTERNAL  # no corpus method has that name: a builtin or vendor one
@@ -342,6 +346,11 @@ class Calls:
         if n > self.max_ambiguous:
             return self._unresolved(
                 m, CallKind.METHOD, src, path, line, Unresolved.TOO_MANY_CANDIDATES, str(n)
+            )
+        unrelated = self._unrelated(path, m.lower(), cands)
+        if unrelated:
+            return self._unresolved(
+                m, CallKind.METHOD, src, path, line, Unresolved.TOO_MANY_CANDIDATES, unrelated
             )
         if n <= self.max_candidates:
             self.ctx.out.link_targets(src, cands, EdgeKind.CALLS, path, line, True, "name-match")
@@ -351,6 +360,33 @@ class Calls:
         for t in cands:
             self.ctx.add(src, t, EdgeKind.CALLS_HEURISTIC, path, line, spec)
         return CallOutcome.DERIVED
+
+    def _unrelated(self, path: str, low: str, cands: list[str]) -> str | None:
+        """Why a name match of ``low`` from ``path`` links nothing, in a language whose
+        calls by name keep to one hierarchy (``registry.builtin_methods``): the language's
+        own classes declare the name (the receiver may be one: ``"n + builtin"``), or no
+        candidate's class is above all the others' (``"n in k hierarchies"``: unrelated
+        classes that share a name are no evidence of which one runs); None: link them."""
+        builtin = registry.builtin_methods(registry.lang_of(path))
+        if builtin is None:
+            return None
+        n = len(cands)
+        if low in builtin:
+            return f"{n} + builtin"
+        if n == 1:
+            return None
+        roots = 0
+        below: set[str] = set()
+        for c in cands:
+            if c in below:
+                continue
+            cls = self.sym.method_class(c)
+            subs = set(self.sym.subclass_methods(cls, low)) if cls else set()
+            if all(o == c or o in subs for o in cands):
+                return None
+            below |= subs
+            roots += 1
+        return f"{n} in {roots} hierarchies"
 
     # -- uses by name (tags-level languages) ----------------------------------------------
     @property

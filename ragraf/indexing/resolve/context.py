@@ -85,6 +85,10 @@ class Context:
         self.unresolved_rows.append(row)
 
     # -- lookups ---------------------------------------------------------------------------
+    def reachable(self, path: str, fids: list[str]) -> list[str]:
+        found: list[str] = self.sym.reachable(path, tuple(fids))[0]
+        return found or fids
+
     def lookup(self, name: str, fn: F) -> F:
         sym = self.sym
         sym.add(name, fn)

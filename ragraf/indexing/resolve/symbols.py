@@ -374,17 +374,19 @@ class SymbolTable:
 
     def methods_matching(self, d: TypeDesc | None, pattern: str) -> list[str]:
         """The methods whose name a pattern (``render_*``) matches, that a receiver
-        described by ``d`` has, inherited ones included (sorted)."""
+        described by ``d`` has, inherited ones included, and those its classes' subclasses
+        declare (the object may be one: ``[$this, 'column_' . $name]`` in a base list
+        table runs its subclasses' ``column_*``), sorted."""
         rx = name_pattern(pattern)
-        return sorted(
-            {
-                t
-                for c in self.types(d)
-                for n in _method_names(self, c)
-                if rx.fullmatch(n)
-                for t in self.find_method(c, n)
-            }
-        )
+        tys = self.types(d)
+        own = {
+            t
+            for c in tys
+            for n in _method_names(self, c)
+            if rx.fullmatch(n)
+            for t in self.find_method(c, n)
+        }
+        return sorted(own | {t for c in tys for t in _subclass_methods(self, c, rx)})
 
     def functions_matching(self, pattern: str) -> list[str]:
         """The functions whose lower fqn a pattern (``upgrade_to_*``) matches (sorted)."""
@@ -698,10 +700,11 @@ class SymbolTable:
         return sorted({t for cls in self.types(d) for t in self.find_method(cls, ml)})
 
 
-def _subclass_methods(table: SymbolTable, cls: str, m: str) -> list[str]:
-    """The declarations of method ``m`` (lower) in the classes that extend or implement
-    class ``cls`` (lower fqn), ``HIERARCHY_DEPTH`` levels down, their own only (sorted):
-    what ``$obj->m()`` may run when ``$obj``'s declared class lacks ``m``."""
+def _subclass_methods(table: SymbolTable, cls: str, m: str | re.Pattern[str]) -> list[str]:
+    """The declarations of method ``m`` (lower; or every name a pattern matches) in the
+    classes that extend or implement class ``cls`` (lower fqn), ``HIERARCHY_DEPTH`` levels
+    down, their own only (sorted): what ``$obj->m()`` may run when ``$obj``'s declared
+    class lacks ``m``."""
     if table._children is None:
         children: dict[str, set[str]] = defaultdict(set)
         for key, cdefs in table.classes.items():
@@ -721,9 +724,14 @@ def _subclass_methods(table: SymbolTable, cls: str, m: str) -> list[str]:
                 seen.add(ch)
                 nxt.append(ch)
                 for cdef in table.classes.get(ch, []):
-                    idx = cdef.decl.methods.get(m)
-                    if idx is not None:
-                        out.add(cdef.facts.node_id(idx))
+                    if isinstance(m, str):
+                        idx = cdef.decl.methods.get(m)
+                        if idx is not None:
+                            out.add(cdef.facts.node_id(idx))
+                        continue
+                    for name, idx in cdef.decl.methods.items():
+                        if m.fullmatch(name.lower()):
+                            out.add(cdef.facts.node_id(idx))
         frontier = nxt
     return sorted(out)
 

@@ -27,6 +27,7 @@ from ragraf.kinds import BindKind, EdgeKind, Layer, NodeKind, ParseStatus
 from ragraf.lang import tstree
 from ragraf.lang.chunking import DEFAULT_MAX_LINES, make_chunks
 from ragraf.lang.facts import DynamicCallRef, FactNode, FileFacts, LocalEdge, NewRef, Ref, RouteRef
+from ragraf.lang.js import flow
 from ragraf.lang.js.names import Bind, Scope, union
 from ragraf.lang.js.state import grammar_of
 from ragraf.lang.js.uses import Uses
@@ -79,7 +80,27 @@ class Extractor(Uses):
             self.advance(node.start_byte)
             handlers[cap](node)
         self.finish()
+        self.flows(root)
         return f
+
+    def flows(self, root: Node) -> None:
+        """The data-flow layer (``ragraf.lang.js.flow``); a file it cannot walk keeps its
+        other facts, without the layer (``flow_failed``)."""
+        f = self.facts
+        try:
+            f.flows, too_big = flow.build(
+                root,
+                self.src,
+                self.fn_scopes,
+                [n.kind for n in f.nodes],
+                {fqn.rsplit(".", 1)[-1] for fqn, _i in f.functions},
+            )
+        except Exception:  # noqa: BLE001 - the layer must not cost the file its other facts
+            f.flows = []
+            f.stats["flow_failed"] = 1
+            return
+        if too_big:
+            f.stats["flow_too_big"] = too_big
 
     # -- finish ---------------------------------------------------------------------------
     def finish(self) -> None:

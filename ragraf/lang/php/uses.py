@@ -38,6 +38,7 @@ from ragraf.lang.facts import (
 )
 from ragraf.lang.php import hooks
 from ragraf.lang.php.bindings import Bindings
+from ragraf.lang.php.callables import BUILTIN_CALLBACKS, WP_CALLBACKS
 from ragraf.lang.php.framework_calls import FrameworkCalls
 from ragraf.lang.php.routes import ROUTE_METHODS
 from ragraf.lang.php.strings import MAX_SQL_DYN, MAX_TABLE_LIST, TABLE_WORD
@@ -46,6 +47,8 @@ from ragraf.lang.typedesc import Cls, Parent, TypeDesc, Var
 from ragraf.limits import MAX_CONST_VALUE_CHARS
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from tree_sitter import Node
 
 COND_PARENTS = {
@@ -106,6 +109,10 @@ _NOT_CALLABLE_KEYS = frozenset(
 #: the other strings of a list kept with a name in it (``list_words``)
 _LIST_WORDS = 8
 #: an array key whose value is a callable (the query's ``@name.callback_key``)
+#: a string shaped like a function's or ``Class::method``'s name (the tags query's test)
+_NAME_SHAPED = re.compile(
+    r"(?=[^'\"]*(?:[A-Za-z0-9]_|\\|::|[a-z][A-Z]))[A-Za-z_\\][A-Za-z0-9_\\]*(::[A-Za-z_]\w*)?"
+)
 _CALLBACK_KEY = re.compile(r"^['\"](?i:[a-z_]*callback)['\"]$")
 
 
@@ -371,49 +378,62 @@ class Uses(Bindings, FrameworkCalls, StrVals):
     def on_name_string(self, n: Node) -> None:
         """A string shaped like a function or ``Class::method`` name that is an array's value,
         an assignment's right side or a return value: a ``CallbackRef`` whose callee is
-        ``TargetKind.NAMED`` (the resolver links it only to a declaration of that name). A
+        ``TargetKind.NAMED`` with the other values of its list or map (``list_words``) and a
+        map value's key (``method``; ``?`` when it is no string), the resolver links it only
+        to a declaration of that name. A
         value under a ``...callback`` key is ``on_keyed_callback``'s, the method name of a
         callable array (``[$this, 'm']``) ``on_array``'s."""
         parent = n.parent
         siblings: tuple[str, ...] = ()
+        key_word = ""  # a map value's key
         if parent is not None and parent.type == "array_element_initializer":
+            arr = parent.parent
             if parent.named_child_count == 2:
                 key = parent.named_children[0]
+                key_word = self.string_value(key) or "?"
                 if key.type == "string" and _CALLBACK_KEY.match(self.t(key)):
                     return
                 if (self.string_value(key) or "").lower() in _NOT_CALLABLE_KEYS:
                     return  # 'capability' => 'activate_plugins': a capability, not a call
-            else:
-                arr = parent.parent
-                if arr is not None and self.callable_array(arr) is not None:
-                    return  # [$this, 'm'] names a method: a CallableRef's
-                siblings = self.list_words(arr, n) if arr is not None else ()
+            elif arr is not None and self.callable_array(arr) is not None:
+                return  # [$this, 'm'] names a method: a CallableRef's
+            siblings = self.list_words(arr, n) if arr is not None else ()
+        elif parent is not None and parent.type == "assignment_expression":
+            left = parent.child_by_field_name("left")
+            if left is not None and left.type == "subscript_expression":
+                return  # $caps[] = 'update_core', $args['code'] = 'wp_die': data in a list
+            if left is not None and left.type == "variable_name" and not _runs(left, self.t):
+                return  # $cap = 'update_core': the variable is never called nor handed over
         target = self.callable_target(n)
         if target is not None:
             self.raw_refs.append(
                 CallbackRef(
                     self.scope_index(),
                     n.start_point[0] + 1,
-                    Target(TargetKind.NAMED, candidates=siblings),
+                    Target(TargetKind.NAMED, candidates=siblings, method=key_word),
                     -1,
                     target,
                 )
             )
 
     def list_words(self, arr: Node, n: Node) -> tuple[str, ...]:
-        """The other plain strings of a list (``array('activate_plugins', 'edit_posts')``),
-        up to ``_LIST_WORDS``: the resolver links a name in it only when most of them name
-        functions too (else it is a list of capabilities, options or settings)."""
+        """The other values of a list or map shaped like names of code (``_NAME_SHAPED``:
+        ``array('activate_plugins', 'edit_posts')``, ``'date' => 'comment_date'``; not a
+        label like ``'Style'``), up to ``_LIST_WORDS``: the resolver links a name in it
+        only when all of them name code too (else it is a list of capabilities, options,
+        columns or settings that shares a name)."""
         out: list[str] = []
         for e in arr.named_children:
-            if e.type != "array_element_initializer" or e.named_child_count != 1:
+            if e.type != "array_element_initializer" or not e.named_child_count:
                 continue
-            v = e.named_children[0]
+            v = e.named_children[-1]
             if v.start_byte == n.start_byte:
                 continue
-            s = self.string_value(v)
-            if s is not None:
-                out.append(s)
+            if e.named_child_count == 2 and _CALLBACK_KEY.match(self.t(e.named_children[0])):
+                continue  # 'active_callback' => 'f' is code by its key, not by its map
+            word = self.string_value(v)
+            if word is not None and _NAME_SHAPED.fullmatch(word):
+                out.append(word)
                 if len(out) >= _LIST_WORDS:
                     break
         return tuple(out)
@@ -640,3 +660,46 @@ def _spelled(d: TypeDesc | None) -> str:
         case Var(name):
             return name
     return ""
+
+
+#: functions that take a callable argument, and at which (0-based) positions (PHP's and
+#: WordPress's, hooks' listens included)
+_TAKES_CALLABLE: dict[str, tuple[int, ...]] = {
+    **BUILTIN_CALLBACKS,
+    **WP_CALLBACKS,
+    "add_action": (1,),
+    "add_filter": (1,),
+}
+_SCOPES = frozenset(
+    {"function_definition", "method_declaration", "anonymous_function", "arrow_function", "program"}
+)
+
+
+def _runs(var: Node, text: Callable[[Node], str]) -> bool:
+    """Whether the variable assigned at ``var`` is run in its function (the def-use
+    layer's reach, read locally): called (``$fn()``), handed to a function where it takes a
+    callable (``call_user_func($fn)``, ``usort($a, $fn)``, ``add_action('x', $fn)``, not
+    ``add_action($fn, ...)``) or returned."""
+    name = text(var)
+    scope = var.parent
+    while scope is not None and scope.type not in _SCOPES:
+        scope = scope.parent
+    if scope is None:
+        return True
+    todo = list(scope.named_children)
+    while todo:
+        node = todo.pop()
+        if node.type in _SCOPES:
+            continue  # another function's variable of that name
+        if node.type == "variable_name" and text(node) == name and node.parent is not None:
+            up = node.parent
+            if up.type == "function_call_expression" or up.type == "return_statement":
+                return True
+            if up.type == "argument" and up.parent is not None and up.parent.parent is not None:
+                fn = up.parent.parent.child_by_field_name("function")
+                name = text(fn).lstrip("\\").lower() if fn is not None else ""
+                at = [a for a in up.parent.named_children if a.type == "argument"].index(up)
+                if at in _TAKES_CALLABLE.get(name, ()):
+                    return True  # handed over as a callable, not as a hook's name
+        todo.extend(node.named_children)
+    return False

@@ -10,6 +10,8 @@ Invariants a change must keep:
 
 from __future__ import annotations
 
+from ragraf.lang.php.callables import BUILTIN_CALLBACKS
+
 #: lower-case name -> the name as PHP spells it
 BUILTIN_CLASSES: dict[str, str] = {
     n.lower(): n
@@ -62,42 +64,60 @@ def is_builtin_class(lower_fqn: str) -> bool:
     return lower_fqn.lstrip("\\") in BUILTIN_CLASSES
 
 
-#: PHP functions that take callables, and which of their (0-based) arguments are callables:
-#: a string passed there names a function
-BUILTIN_CALLBACKS: dict[str, tuple[int, ...]] = {
-    "array_map": (0,),
-    "array_filter": (1,),
-    "array_walk": (1,),
-    "array_walk_recursive": (1,),
-    "array_reduce": (1,),
-    "usort": (1,),
-    "uasort": (1,),
-    "uksort": (1,),
-    "call_user_func": (0,),
-    "call_user_func_array": (0,),
-    "forward_static_call": (0,),
-    "forward_static_call_array": (0,),
-    "is_callable": (0,),
-    "function_exists": (0,),
-    "set_error_handler": (0,),
-    "set_exception_handler": (0,),
-    "register_shutdown_function": (0,),
-    "register_tick_function": (0,),
-    "spl_autoload_register": (0,),
-    "ob_start": (0,),
-    "header_register_callback": (0,),
-    "preg_replace_callback": (1,),
-    "mb_ereg_replace_callback": (1,),
-    "iterator_apply": (1,),
-    "pcntl_signal": (1,),
-    "session_set_save_handler": (0, 1, 2, 3, 4, 5, 6, 7),
-    "xml_set_element_handler": (1, 2),
-    "xml_set_character_data_handler": (1,),
-    "xml_set_default_handler": (1,),
-    "xml_set_processing_instruction_handler": (1,),
-}
-
-
 def builtin_callback_position(function: str, position: int) -> bool:
     """Does PHP's ``function`` (lower, no namespace) take a callable at ``position``?"""
     return position in BUILTIN_CALLBACKS.get(function.lstrip("\\"), ())
+
+
+#: lower-case names of methods of the PHP classes code meets most without saying so (date,
+#: the SPL interfaces, exceptions, PDO, mysqli, reflection, files, ZipArchive, XMLReader,
+#: SimpleXML, DOM, Imagick): a call of one on a receiver of unknown type may run PHP's own
+#: method, so a same-name corpus method is no match by name (``registry.builtin_methods``).
+#: Names as general as ``save``, ``send`` or ``add`` are left out: there the corpus's
+#: methods are likelier than a rarer PHP class's
+BUILTIN_METHODS: frozenset[str] = frozenset(
+    """
+    format gettimestamp settimestamp getoffset gettimezone settimezone modify setdate
+    setisodate settime diff createfromformat getlasterrors gettransitions
+    current key next rewind valid getiterator getinneriterator offsetget offsetset
+    offsetexists offsetunset count jsonserialize getarraycopy exchangearray
+    getmessage getcode getfile getline gettrace getprevious gettraceasstring
+    prepare query exec quote begintransaction commit rollback lastinsertid errorinfo
+    errorcode setattribute getattribute intransaction execute fetch fetchall fetchcolumn
+    fetchobject bindparam bindvalue bindcolumn rowcount columncount closecursor
+    setfetchmode nextrowset getcolumnmeta
+    real_escape_string escape_string close select_db set_charset ping autocommit
+    multi_query store_result use_result more_results next_result real_connect
+    get_server_info character_set_name fetch_assoc fetch_row fetch_array fetch_object
+    fetch_all fetch_field fetch_fields fetch_field_direct free_result data_seek field_seek
+    bind_param bind_result get_result send_long_data
+    getelementsbytagname getelementbyid hasattribute removeattribute appendchild
+    removechild replacechild insertbefore clonenode createelement createtextnode
+    createattribute createdocumentfragment importnode loadhtml loadxml savehtml savexml
+    haschildnodes getnodepath xpath asxml addchild addattribute registerxpathnamespace
+    getnamespaces getdocnamespaces movetoattribute movetonextattribute movetoelement
+    readstring open read
+    addfile addfromstring addemptydir extractto getfromname getfromindex statindex statname
+    locatename getnameindex deletename deleteindex renamename getstatusstring
+    newinstance newinstanceargs newinstancewithoutconstructor invoke invokeargs getmethods
+    getmethod getproperties getproperty hasmethod hasproperty getparameters getdoccomment
+    ispublic isprivate isprotected isstatic isabstract isfinal isinterface setaccessible
+    getshortname getnamespacename getparentclass implementsinterface issubclassof
+    getconstants getconstant getreturntype allowsnull isdefaultvalueavailable
+    getdefaultvalue getstartline getendline getdeclaringclass getinterfacenames
+    getnumberofparameters isbuiltin isoptional isvariadic ispassedbyreference getname
+    getfilename getpathname getextension getbasename getrealpath getmtime getctime getatime
+    getperms isdir isfile islink isreadable iswritable isexecutable openfile fgets fgetcsv
+    fputcsv fwrite fread feof fflush ftell fseek ftruncate flock eof setcsvcontrol isdot
+    readimage readimageblob writeimage writeimages getimageblob getimagewidth
+    getimageheight getimagegeometry setimageformat getimageformat resizeimage scaleimage
+    cropimage thumbnailimage rotateimage flipimage flopimage setimagecompressionquality
+    getimagecompressionquality setimagecompression stripimage getimageproperties
+    setimageproperty setoption setiteratorindex setimagepage getnumberimages queryformats
+    setimageorientation getimageorientation setimagedepth setcolorspace
+    transformimagecolorspace getimagecolorspace setimagealphachannel getimagealphachannel
+    compositeimage sharpenimage unsharpmaskimage setsamplingfactors setinterlacescheme
+    setimageinterlacescheme getimagemimetype getimageresolution setimageresolution
+    setimageunits getimagescene setimagescene pingimage coalesceimages deconstructimages
+    """.split()
+)

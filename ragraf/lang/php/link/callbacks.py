@@ -6,8 +6,14 @@ Invariants a change must keep:
   whose declared or documented type says ``callable``, a PHP builtin's or WordPress's
   callback argument, an array key ending in ``callback``; else, standing alone (an array
   value, an assignment, a return), a derived ``references`` edge (``name_string``) to at
-  most ``max_candidates`` declarations; none in a list whose other strings mostly name no
-  code, nor under a key naming a capability, an option or a setting.
+  most ``max_candidates`` declarations; none in a list or map whose other values do not
+  all name code, in a map whose other values say nothing and whose key names no code, under a key naming a capability, an option or a setting, in an
+  assignment to a list element, or to a variable its function never runs (calls, hands
+  to a function taking a callable, returns: ``uses._runs``).
+- A string naming a function declared more than once names the declarations the include
+  graph lets its file load (``LinkContext.reachable``), derived (``via:
+  duplicate-function``) even when one is left: a guard's string (``function_exists``)
+  names whichever is declared then.
 - A string passed to a dispatcher (a function calling ``$obj->$param()`` on that
   parameter) is a derived call of the methods of that name its receiver may have
   (``via: dispatcher``); an untyped receiver's by name, up to ``max_candidates``.
@@ -29,44 +35,12 @@ from ragraf.lang.facts import (
     TypeDesc,
 )
 from ragraf.lang.linking import EdgeSpec, LinkContext, Linking
+from ragraf.lang.php.callables import WP_CALLBACKS
 from ragraf.lang.php.link import callees
 from ragraf.lang.php.link.builtins import builtin_callback_position
 from ragraf.lang.typedesc import Cls
 
 _CALLABLE = EdgeSpec(props={"callable": True})
-#: WordPress functions that take a callback WordPress calls later (0-based positions): a
-#: plugin's corpus does not hold them, so without this a page or meta box callback has no
-#: reference at all
-WP_CALLBACKS: dict[str, tuple[int, ...]] = {
-    **dict.fromkeys(
-        (
-            "add_options_page",
-            "add_management_page",
-            "add_theme_page",
-            "add_plugins_page",
-            "add_users_page",
-            "add_dashboard_page",
-            "add_posts_page",
-            "add_media_page",
-            "add_links_page",
-            "add_pages_page",
-            "add_comments_page",
-        ),
-        (4,),
-    ),
-    "add_menu_page": (4,),
-    "add_submenu_page": (5,),
-    "add_meta_box": (2,),
-    "add_settings_section": (2,),
-    "add_settings_field": (2,),
-    "wp_add_dashboard_widget": (2, 3),
-    "add_shortcode": (1,),
-    "register_activation_hook": (1,),
-    "register_deactivation_hook": (1,),
-    "register_uninstall_hook": (1,),
-    "wp_register_sidebar_widget": (2,),
-    "wp_register_widget_control": (2,),
-}
 
 
 def wp_callback_position(function: str, position: int) -> bool:
@@ -119,6 +93,9 @@ class Callbacks:
         called = [] if keyed else callees(sym, ref.callee)
         t = ref.target
         targets = callees(sym, t)  # what the string names
+        twice = t.kind == TargetKind.FUNCTION and len(targets) > 1
+        if twice:  # a function declared twice: those the file may have loaded, derived
+            targets = ctx.reachable(f.path, targets)
         callable_here = (
             keyed
             or t.kind == TargetKind.METHOD
@@ -132,12 +109,11 @@ class Callbacks:
                 for short in [c.rsplit("\\", 1)[-1].lower()]
             )
         if targets and callable_here:
-            if len(targets) == 1:
+            if len(targets) == 1 and not twice:
                 ctx.add(src, targets[0], EdgeKind.REFERENCES, f.path, ref.line, _CALLABLE)
             else:
-                ctx.link_targets(
-                    src, targets, EdgeKind.REFERENCES, f.path, ref.line, True, "ambiguous"
-                )
+                via = "duplicate-function" if twice else "ambiguous"
+                ctx.link_targets(src, targets, EdgeKind.REFERENCES, f.path, ref.line, True, via)
             ctx.stats["callbacks_linked"] += 1
         if t.kind != TargetKind.FUNCTION or not t.candidates:
             return
@@ -154,13 +130,16 @@ class Callbacks:
         function): a derived ``references`` edge (``name_string``), marked callable."""
         ctx = self.ctx
         targets = callees(ctx.sym, ref.target)
+        if ref.target.kind == TargetKind.FUNCTION and len(targets) > 1:
+            targets = ctx.reachable(f.path, targets)
         if not targets or len(targets) > ctx.max_candidates:
             return
-        words = ref.callee.candidates  # the other strings of its list
-        if words:
-            named = sum(1 for w in words if _names_code(ctx, w))
-            if 2 * named < len(words):
-                return  # a list of capabilities, options or settings that shares a name
+        words = ref.callee.candidates  # the other values of its list or map
+        if words and not all(_names_code(ctx, w) for w in words):
+            return  # a list of capabilities, options, columns or settings that shares a name
+        key = ref.callee.method  # a map value's key
+        if not words and key and not _names_code(ctx, key):
+            return  # 'section' => 'background_image': nothing says the value names code
         conf = round(ctx.conf["name_string"] / len(targets), 4)
         props: dict[str, Any] = {"callable": True, "via": "name_string"}
         if len(targets) > 1:

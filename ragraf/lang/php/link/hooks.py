@@ -10,7 +10,9 @@ Invariants a change must keep:
   (``via: hook``; ``dispatch`` for a class's hook), ``hook_pattern`` confidence for a name
   matched through a pattern (``save_post_{$type}``), divided among several targets.
 - Patterns match only with ``MIN_HOOK_LITERAL`` literal characters or more, never another
-  pattern (but the same one), never a name of another space (``hooks.space``).
+  pattern (but the same one), never a name of another space (``hooks.space``), never a
+  name a run states literally or a run's pattern with more literal characters matches.
+- The runs' names are collected too (``collect``): a scoped build keeps every ``HookRef``.
 - A listen whose name or callback was read of an expression's values (``HookRef.computed``:
   ``'wp_ajax_' . $action`` inside ``in_array($action, [...])``) is derived, ``hook_pattern``
   confidence divided among its targets, the expression as ``computed``.
@@ -52,16 +54,36 @@ class Hooks:
         self.callbacks: dict[str, set[Target]] = defaultdict(set)
         self._cache: dict[str, list[tuple[str, Target]]] = {}
         self._split: tuple[list[str], list[tuple[str, re.Pattern[str]]]] | None = None
+        #: the names of every run (``*`` for a run-time part), and the patterns among them
+        self.runs: set[str] = set()
+        self._run_patterns: list[tuple[str, int, re.Pattern[str]]] | None = None
         self.hook_listeners = ctx.lookup("hook_listeners", self._listeners)
 
     def collect(self, f: FileFacts, ref: HookRef) -> None:
         if ref.role == HookRole.LISTEN and ref.callback:
             self.callbacks[ref.hook].add(ref.callback)
+        elif ref.role == HookRole.FIRE:
+            self.runs.add(ref.hook)
+
+    def _claimed(self, name: str, hook: str) -> bool:
+        """Whether a listened ``name`` belongs to another run than the pattern ``hook``:
+        a run states it literally (``pre_wp_unique_post_slug`` is not ``pre_{$field}``'s),
+        or a pattern with more literal characters matches it (``pre_option_template_root``
+        is ``pre_option_{$option}``'s, not ``pre_{$taxonomy}_{$field}``'s)."""
+        if self._run_patterns is None:
+            self._run_patterns = [
+                (r, _literal_len(r), _hook_pattern(r)) for r in sorted(self.runs) if "*" in r
+            ]
+        if name in self.runs:
+            return True
+        mine = _literal_len(hook)
+        return any(n > mine and r != hook and rx.fullmatch(name) for r, n, rx in self._run_patterns)
 
     def _listeners(self, hook: str) -> list[tuple[str, Target]]:
         """(the name it was added under, callback) of each callback added to a hook that a
         run of ``hook`` calls, sorted: for a name, those added to it and to the patterns
-        matching it; for a pattern (``save_post_*``), those added to the names it matches.
+        matching it; for a pattern (``save_post_*``), those added to the names it matches
+        that no other run claims (``_claimed``).
         Patterns match only with ``MIN_HOOK_LITERAL`` literal characters or more (``*_x``
         would match too much to mean anything); a pattern never matches a pattern, nor a
         name of another space (``hooks.space``: a class's, a Drupal hook)."""
@@ -88,7 +110,7 @@ class Hooks:
         elif _literal_len(hook) - len(mine) >= MIN_HOOK_LITERAL:
             rx = _hook_pattern(hook)
             for name in exact_names:
-                if space(name) == mine and rx.fullmatch(name):
+                if space(name) == mine and rx.fullmatch(name) and not self._claimed(name, hook):
                     out += [(name, t) for t in callbacks[name]]
             # the same pattern: a name built the same way ('wp_ajax_' . $action both)
             out += [(hook, t) for t in callbacks.get(hook, ())]
