@@ -51,6 +51,7 @@ from bench.slice_hand_js import HAND_CHECKED_JS  # noqa: E402
 from ragraf import config, facade  # noqa: E402
 from ragraf.facade.context import MAX_ITEMS, Session  # noqa: E402
 from ragraf.lang import registry  # noqa: E402
+from ragraf.store.packed import unpack  # noqa: E402
 from ragraf.store.ranges import live, rev_no  # noqa: E402
 
 #: (path, line of the slice start, variable or None, the lines of a correct backward slice
@@ -218,7 +219,7 @@ def sample_points(rows: list[tuple[str, str, str]], n: int) -> list[tuple[str, i
     picks = rng.sample(rows, min(n, len(rows)))
     out = []
     for path, data, _f in picks:
-        stmts = json.loads(data)["s"]
+        stmts = json.loads(unpack(data))["s"]
         s = rng.choice(stmts[1:] or stmts)
         out.append((path, s[0]))
     return out
@@ -230,7 +231,7 @@ def flow_sources(session: Session, rev: str, rows: list[tuple[str, str, str]], n
     rng = random.Random(17)
     out = []
     for _path, data, func in rng.sample(rows, min(len(rows), n * 3)):
-        params = json.loads(data)["s"][0][4]
+        params = json.loads(unpack(data))["s"][0][4]
         node = session.graph.node(rev, func)
         if params and node is not None and node.fqn and len(out) < n:
             out.append(f"{node.fqn}({params[0]})")

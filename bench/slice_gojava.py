@@ -44,6 +44,7 @@ from bench.lang_calls import copy_corpus, default_cache, fetch  # noqa: E402
 from ragraf import config, facade  # noqa: E402
 from ragraf.facade.context import MAX_ITEMS, Session  # noqa: E402
 from ragraf.indexing import indexer  # noqa: E402
+from ragraf.store.packed import unpack  # noqa: E402
 from ragraf.store.ranges import live, rev_no  # noqa: E402
 
 R = "regexp.go"
@@ -187,7 +188,7 @@ def sample_points(session: Session, rev: str, n: int) -> list[tuple[str, int]]:
     picks = rng.sample(rows, min(n, len(rows)))
     out = []
     for path, data in picks:
-        stmts = json.loads(data)["s"]
+        stmts = json.loads(unpack(data))["s"]
         s = rng.choice(stmts[1:] or stmts)
         out.append((path, s[0]))
     return out

@@ -149,3 +149,24 @@ def test_request_value_reaches_sql_across_two_calls(go_root: Path) -> None:
         ("shop/flow.go:20", "shop/flow.go:21", "def_use"),
         ("shop/flow.go:21", "shop/flow.go:22", "def_use"),
     ]
+
+
+def test_argv_through_a_flag_set_reaches_the_shell_across_two_calls(go_root: Path) -> None:
+    """os.Args in Main -> process(args) -> fs.Parse(args) (the flag set then answers from
+    the arguments: a weak definition of fs) -> execute(fs.Args()) -> exec.Command; the
+    construct of CLIs such as Bazel's tools (docs/PERFORMANCE.md, Go and Java data flow)."""
+    u = unit_at(units(ROOT, "shop/cli.go", "go"), 13)
+    parse = u.stmts[u.at(15)[0]]
+    assert parse[4] == ["fs"] and parse[5] == ["args", "fs"]
+    env = facade.run_op(go_root, "flow", {"source": "os.Args", "sink": "shell"})
+    check(env)
+    (path,) = env["result"]["paths"]
+    c = "shop/cli.go:"
+    assert path["sink"]["evidence"] == c + "23"
+    assert [(s["from"], s["to"], s["kind"]) for s in path["edges"]] == [
+        (c + "10", c + "13", "argument"),
+        (c + "13", c + "15", "def_use"),
+        (c + "15", c + "16", "def_use"),
+        (c + "16", c + "22", "argument"),
+        (c + "22", c + "23", "def_use"),
+    ]

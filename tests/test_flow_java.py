@@ -175,3 +175,34 @@ def test_configured_sources_are_the_walks() -> None:
     d = config.load(ROOT.parent / "flowjava").dataflow
     assert set(d.rules("go").sources) == set(GO)
     assert set(d.rules("java").sources) == set(JAVA)
+
+
+def test_main_args_through_an_options_parser_and_an_enum_constant_reach_the_shell(
+    java_root: Path,
+) -> None:
+    """Bazel's ResourceProcessorBusyBox construct: main(args) -> process(asList(args)) ->
+    parser.parse(args) (a weak definition of the parser) -> options.tool.call(
+    parser.getResidue()) -> the body of the enum constant RUN -> Runner.execute(args) ->
+    new ProcessBuilder().command(command)."""
+    u = unit_at(units(ROOT, "src/shop/Cli.java", "java"), 11)
+    parse = u.stmts[u.at(13)[0]]
+    assert parse[4] == ["parser"] and parse[5] == ["args", "parser"]
+    run = unit_at(units(ROOT, "src/shop/Cli.java", "java"), 22)  # a method of RUN's body
+    assert run.stmts[1][6] == [["runner.execute", "static", [["args"]]]]
+    env = facade.run_op(
+        java_root, "flow", {"source": "shop.Cli.main(args)", "sink": "shell", "depth": 5}
+    )
+    check(env)
+    (path,) = env["result"]["paths"]
+    c = "src/shop/Cli.java:"
+    assert path["sink"]["evidence"] == c + "37"
+    assert [(s["from"], s["to"], s["kind"]) for s in path["edges"]] == [
+        (c + "7", c + "8", "def_use"),
+        (c + "8", c + "11", "argument"),
+        (c + "11", c + "13", "def_use"),
+        (c + "13", c + "15", "def_use"),
+        (c + "15", c + "23", "argument"),
+        (c + "23", c + "24", "def_use"),
+        (c + "24", c + "36", "argument"),
+        (c + "36", c + "37", "def_use"),
+    ]

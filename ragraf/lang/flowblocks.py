@@ -45,7 +45,9 @@ _WRITE = re.compile(
 )
 
 #: the words a method that changes its object starts with (``sb.append(x)``,
-#: ``list.add(x)``, ``h.Set(k, v)``, ``buf.WriteString(s)``): such a call is a weak
+#: ``list.add(x)``, ``h.Set(k, v)``, ``buf.WriteString(s)``, a parser or flag set that
+#: takes the arguments it then answers from: ``parser.parse(args)``, ``fs.Parse(args)``,
+#: as Bazel's ``OptionsParser`` and Go's ``flag.FlagSet``): such a call is a weak
 #: definition of the variable it is called on
 MUTATORS = (
     "add",
@@ -70,6 +72,7 @@ MUTATORS = (
     "fill",
     "truncate",
     "grow",
+    "parse",
 )
 
 

@@ -22,7 +22,8 @@ Invariants a change must keep (besides ``flowcore``'s and ``flowblocks``'s):
   entered from any statement of the ``try``; ``finally`` from the ends of the body and
   the catches. An old ``switch`` group falls into the next; an arrow rule does not.
 - Lambdas are closures (units of their own, capturing the enclosing locals they name);
-  an anonymous class's methods are methods of their own node capturing likewise.
+  an anonymous class's methods are methods of their own node capturing likewise. An
+  enum constant's body is a class nested in the enum: its methods are units.
   Field initialisers and static blocks are not walked.
 """
 
@@ -222,7 +223,8 @@ class JavaFlow(BlockBuilder):
                 node = self.decl_at.get(m.start_byte)
                 if node is not None:
                     self.pending.append((m, node, UnitKind.METHOD, key, [], None))
-            elif m.type in CLASS_LIKE:
+            elif m.type in CLASS_LIKE or m.type == "enum_constant":
+                # an enum constant's body (``A { void call() {...} }``) is a class of its own
                 self.class_(m, m.child_by_field_name("body"), fields)
 
     def unit(
