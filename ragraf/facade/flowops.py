@@ -83,6 +83,26 @@ class Unit:
     din: dict[int, list[tuple[Node, str, str]]] = field(default_factory=dict)
     dout: dict[int, list[tuple[Node, str, str]]] = field(default_factory=dict)
     controls: dict[int, list[int]] = field(default_factory=dict)
+    #: the serialised parameter positions (``flowcore.Unit.set_params``), when it has them
+    layout: tuple[list[list[str]], int, str] | None = None
+
+
+@dataclass(frozen=True)
+class Params:
+    """A callee's parameters by position: the names each position binds (a destructured
+    parameter: several), the rest / variadic position taking every argument from it on
+    (-1: none; the positions after it bind by keyword only) and the parameter taking
+    the keyword arguments no other one names (``**kw``; empty: none)."""
+
+    groups: list[list[str]]
+    rest: int = -1
+    kwargs: str = ""
+
+    @property
+    def names(self) -> list[str]:
+        """Every parameter name, in order."""
+        out = [v for g in self.groups for v in g]
+        return [*out, self.kwargs] if self.kwargs else out
 
 
 class FlowGraph:
@@ -108,11 +128,15 @@ class FlowGraph:
             got = self._naming[path] = flow_naming(fr.lang if fr is not None else None)
         return got
 
-    def params(self, u: Unit) -> list[str]:
-        """The parameters of unit ``u``, in order (``_params``): not the variables its
-        entry defines because a closure captures them (``capture`` links into it)."""
+    def params(self, u: Unit) -> Params:
+        """The parameters of unit ``u`` by position: its serialised layout, else one a
+        position, in order (``_params``), not the variables its entry defines because a
+        closure captures them (``capture`` links into it)."""
+        if u.layout is not None:
+            return Params(*u.layout)
         captured = {v for _src, v, k in u.din.get(0, ()) if k == FlowStep.CAPTURE}
-        return [p for p in _params(u.stmts[0], self.naming(u.row.path)) if p not in captured]
+        names = _params(u.stmts[0], self.naming(u.row.path))
+        return Params([[p] for p in names if p not in captured])
 
     def file_heads(self, path: str) -> list[tuple[FlowUnitRow, bool]]:
         if path not in self.heads:
@@ -127,6 +151,8 @@ class FlowGraph:
         data = row.data or self.ctx.graph.flow_unit_data(self.ctx.rev, uid)
         d = json.loads(data or '{"s":[],"d":[],"x":[]}')
         u = self.units[uid] = Unit(row._replace(data=""), d["s"])
+        if "p" in d:
+            u.layout = (d["p"], d.get("v", -1), d.get("k", ""))
         for a, b, var in d["d"]:
             u.din.setdefault(b, []).append(((uid, a), var, FlowStep.DEF_USE))
             u.dout.setdefault(a, []).append(((uid, b), var, FlowStep.DEF_USE))
@@ -501,7 +527,7 @@ class Walk:
             # a promoted constructor parameter defines $this->x too
             naming = g.naming(u.row.path)
             asked = None if only is None else {naming.param_of(v) for v in only}
-            wanted = [p for p in params if asked is None or p in asked]
+            wanted = [p for p in params.names if asked is None or p in asked]
         for e in callers:
             for site, call in g.call_sites(e, func):
                 if sites is not None and site not in sites:
@@ -609,14 +635,29 @@ def _params(entry: list[Any], naming: FlowNaming) -> list[str]:
     return [d for d in entry[4] if not naming.is_field(d)]
 
 
-def bind(call: Call, params: list[str]) -> dict[str, list[str]]:
+def bind(call: Call, params: Params) -> dict[str, list[str]]:
     """The variables each parameter of the callee gets from a call: positional arguments
-    in order, keyword arguments by name (Python's ``f(x, key=y)``)."""
-    out: dict[str, list[str]] = dict(zip(params, call[2], strict=False))
+    by position (to every name of a destructured one; a rest parameter all from its
+    position on, those after it none), keyword arguments by name (Python's ``f(x,
+    key=y)``; one no parameter names to ``**kw``)."""
+    args = call[2]
+    out: dict[str, list[str]] = {}
+    for i, names in enumerate(params.groups):
+        if i == params.rest:
+            got = [v for a in args[i:] for v in a]
+        elif i < len(args) and (params.rest < 0 or i < params.rest):
+            got = args[i]
+        else:
+            break
+        for p in names:
+            out[p] = got
     if len(call) > 3:
+        known = set(params.names)
         for k, a in call[3].items():
-            if k in params:
+            if k in known and k != params.kwargs:
                 out[k] = a
+            elif params.kwargs:
+                out[params.kwargs] = [*out.get(params.kwargs, ()), *a]
     return out
 
 

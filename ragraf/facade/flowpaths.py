@@ -34,7 +34,7 @@ from ragraf.config import FlowRules
 from ragraf.errors import InvalidArgument
 from ragraf.facade import dfcover, lookup, sanitize
 from ragraf.facade.context import Ctx
-from ragraf.facade.flowops import NONE, FlowGraph, Node, Walk, _statement, _var, bind
+from ragraf.facade.flowops import NONE, FlowGraph, Node, Params, Walk, _statement, _var, bind
 from ragraf.kinds import EdgeKind, FlowCallHow, NodeKind, Provenance, SinkKind
 from ragraf.lang.registry import call_family
 from ragraf.model import EdgeRow
@@ -116,9 +116,9 @@ class Summaries:
             self._fqn[func] = row.fqn if row is not None and row.fqn else func
         return self._fqn[func]
 
-    def params(self, func: str) -> list[str]:
+    def params(self, func: str) -> Params:
         units = self.g.entry_units(func)
-        return self.g.params(units[0]) if units else []
+        return self.g.params(units[0]) if units else Params([])
 
     def of(self, func: str, level: int = 0) -> dict[str, Via]:
         """Parameter -> why it reaches a SQL sink."""
@@ -130,7 +130,7 @@ class Summaries:
             return {}
         out: dict[str, Via] = {}
         for cu in self.g.entry_units(func)[:1]:
-            for p in self.g.params(cu):
+            for p in self.g.params(cu).names:
                 via = self._reaches(func, (cu.row.unit_id, 0), p, level)
                 if via is not None:
                     out[p] = via

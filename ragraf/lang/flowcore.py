@@ -11,6 +11,10 @@ Invariants a change must keep:
   order; ``ctrl`` is the innermost branch or loop header that decides whether
   the statement runs (-1: none), its syntactic control dependence; ``guard`` the
   latest earlier statement of the enclosing blocks that may jump past it.
+- Arguments bind by parameter position: a unit whose positions are not one entry
+  definition each (a destructured parameter, a rest / variadic one, Python's ``**kw``)
+  says so (``Unit.set_params``; ``p``: the names of each position, ``v``: the rest
+  position, ``k``: the keyword catch-all); the others serialise as before.
 - A strong definition kills earlier ones of its name; a weak one (an element, a
   property of an object, an alias) does not. Aliases' definitions are weak
   definitions of each other.
@@ -138,8 +142,23 @@ class Unit:
         #: follows (an `if` holding a continue / break / return / throw): a control
         #: dependence the block structure does not show
         self.guard = -1
+        #: the names each parameter position binds, when they are not the entry's
+        #: definitions one a position (``set_params``)
+        self.positions: list[list[str]] | None = None
+        self.rest = -1  # the position taking every argument from it on (-1: none)
+        self.kwargs = ""  # the parameter taking keyword arguments no other one names
         self.jumps = 0  # break / continue / return / throw / exit statements so far
         self.exits = 0  # return / throw / exit statements so far
+
+    def set_params(self, groups: list[list[str]], rest: int = -1, kwargs: str = "") -> None:
+        """Say which names each parameter position binds (a destructured parameter: all of
+        its names; a rest / variadic one: every argument from its position on; ``kwargs``:
+        Python's ``**kw``, bound by keyword only). Serialised (``p``, ``v``, ``k``) only when
+        that is not one entry definition a position, so a unit without such parameters
+        keeps its bytes."""
+        self.positions = [list(dict.fromkeys(g)) for g in groups]
+        self.rest = rest
+        self.kwargs = kwargs
 
 
 class UnitBuilder:
@@ -325,7 +344,7 @@ class UnitBuilder:
         fn = u.fn
         start = fn.start_point[0] + 1 if fn is not None else 1
         end = fn.end_point[0] + 1 if fn is not None else max(s.end_line for s in stmts)
-        data = {
+        data: dict[str, Any] = {
             "s": [
                 [
                     s.line,
@@ -345,6 +364,13 @@ class UnitBuilder:
             "o": out,
             "x": cross,
         }
+        pos = u.positions
+        if pos is not None and (u.rest >= 0 or u.kwargs or any(len(g) != 1 for g in pos)):
+            data["p"] = pos
+            if u.rest >= 0:
+                data["v"] = u.rest
+            if u.kwargs:
+                data["k"] = u.kwargs
         sources = self.SOURCES
         read = {v for s in stmts for v in s.uses if v in sources}
         return FlowUnit(

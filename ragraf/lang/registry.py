@@ -44,7 +44,7 @@ if TYPE_CHECKING:
 #: version of the FileFacts format and of the extraction rules not visible in source
 #: digests: bump it when FileFacts fields change meaning (an extractor's own source is in
 #: ``fingerprint`` already); its history is docs/architecture.md §9.2, "Facts versions"
-FACTS_VERSION = "ragraf-facts/47"
+FACTS_VERSION = "ragraf-facts/48"
 #: the words of a failed file's note when its extractor raised (``extract``)
 EXTRACTOR_FAILED = "extractor failed"
 

@@ -195,7 +195,7 @@ class GoFlow(BlockBuilder):
                 name = p.child_by_field_name("name")
                 if name is not None:
                     sc.extra["recv"] = self.t(name)
-        self.params(u, fn.child_by_field_name("parameters"), s)
+        u.set_params(*self.params(u, fn.child_by_field_name("parameters"), s))
         result = fn.child_by_field_name("result")
         results: list[str] = []
         if result is not None and result.type == "parameter_list":
@@ -209,8 +209,12 @@ class GoFlow(BlockBuilder):
         if body is not None:
             self.seq(u, body.named_children, [0])
 
-    def params(self, u: Unit, plist: Node | None, s: Stmt) -> None:
+    def params(self, u: Unit, plist: Node | None, s: Stmt) -> tuple[list[list[str]], int]:
+        """Declare the names of a parameter (or named result) list; the names of each
+        position (``_``: none) and the variadic position (``...T``; -1: none)."""
         sc = self.scopes[u.index]
+        groups: list[list[str]] = []
+        rest = -1
         for p in plist.named_children if plist is not None else []:
             if p.type not in ("parameter_declaration", "variadic_parameter_declaration"):
                 continue
@@ -220,11 +224,15 @@ class GoFlow(BlockBuilder):
                 if nm.type != "identifier":
                     continue
                 v = self.t(nm)
+                if p.type == "variadic_parameter_declaration":
+                    rest = len(groups)
+                groups.append([v] if v != "_" else [])
                 self.declare(u, v, s)
                 if tt.endswith("http.Request"):
                     sc.extra.setdefault("requests", set()).add(v)
                 elif tt.endswith("http.ResponseWriter"):
                     sc.extra.setdefault("writers", set()).add(v)
+        return groups, rest
 
     def recv_key(self, fn: Node) -> int:
         """The class of a method: its receiver's base type (``*T`` and ``T`` alike)."""

@@ -266,17 +266,24 @@ class JavaFlow(BlockBuilder):
             self.expr(u, body, u.stmts[i])
 
     def params(self, u: Unit, plist: Node, s: Stmt) -> None:
+        """Declare the parameters; a varargs one (``String... xs``) takes every argument
+        from its position on (``set_params``)."""
+        groups: list[list[str]] = []
+        rest = -1
         for p in plist.named_children:
             if p.type == "identifier":  # (x, y) -> ...
                 self.declare(u, self.t(p), s)
+                groups.append([self.t(p)])
                 continue
             nm = p.child_by_field_name("name")
             if nm is None and p.type == "spread_parameter":
                 d = next((c for c in p.named_children if c.type == "variable_declarator"), None)
                 nm = d.child_by_field_name("name") if d is not None else None
+                rest = len(groups)
             if nm is None:
                 continue
             self.declare(u, self.t(nm), s)
+            groups.append([self.t(nm)] if self.t(nm) != "_" else [])
             tnode = p.child_by_field_name("type")
             if tnode is not None and self.t(tnode).endswith("ServletResponse"):
                 self.scopes[u.index].extra.setdefault("responses", set()).add(self.t(nm))
@@ -286,6 +293,7 @@ class JavaFlow(BlockBuilder):
                 name = self.t(an).rsplit(".", 1)[-1] if an is not None else ""
                 if name in _PARAM_SOURCES:
                     s.uses.append("@" + name)
+        u.set_params(groups, rest)
 
     # -- statements ---------------------------------------------------------------------------
     def stmt(self, u: Unit, n: Node, preds: list[int]) -> list[int]:

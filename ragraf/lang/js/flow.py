@@ -11,8 +11,9 @@ Invariants a change must keep (besides ``flowcore``'s and ``flow_expr``'s):
 - Syntactic only, names resolved at query time (as PHP's layer).
 - A function is a unit of the node the walk declared for it (``State.fn_scopes``): a
   function or method by its own node, an anonymous one a closure of the unit around it.
-  Statement 0 defines its parameters (destructured ones each name; a TypeScript parameter
-  property ``constructor(private x)`` also ``this.x``), then what it captures.
+  Statement 0 defines its parameters (destructured ones each name, all bound to the
+  argument of their position, ``set_params``; a TypeScript parameter property
+  ``constructor(private x)`` also ``this.x``), then what it captures.
 - A nested function captures the names it uses without declaring them that a function
   around it (not the file-level script: module variables are globals here, as PHP's)
   declares, and an arrow function also the ``this.p`` it uses (its ``this`` is the one
@@ -138,6 +139,8 @@ class FlowBuilder(Expressions):
         if plist is None:
             return
         items = [plist] if plist.type == "identifier" else plist.named_children
+        groups: list[list[str]] = []
+        rest = -1
         for p in items:
             target: Node | None = p
             promoted = False
@@ -152,9 +155,14 @@ class FlowBuilder(Expressions):
                 )
             if target is None or target.type in ("comment", "this"):
                 continue
+            before = len(s.defs)
             self.pattern(u, target, s, declared)
+            groups.append(s.defs[before:])
+            if target.type == "rest_pattern":
+                rest = len(groups) - 1
             if promoted and target.type == "identifier":  # constructor(private db: Db)
                 s.defs.append("this." + self.t(target))
+        u.set_params(groups, rest)
 
     def walked(self) -> None:
         """What each nested function captures (see the module docstring), innermost first:

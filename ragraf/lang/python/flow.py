@@ -95,11 +95,24 @@ class FlowBuilder(Expressions):
                 if names:
                     self.recv[ui] = names[0]
                 plist = plist[1:]
+        groups: list[list[str]] = []
+        rest, kwargs = -1, ""
         for p in plist:
-            s.defs.extend(self.param_names(p))
+            names = self.param_names(p)
+            s.defs.extend(names)
+            if p.type == "dictionary_splat_pattern":
+                kwargs = names[0] if names else ""
+            elif names:
+                if p.type == "list_splat_pattern":
+                    rest = len(groups)
+                groups.append(names)
+            elif p.type == "keyword_separator" and rest < 0:  # def f(a, *, key): by name only
+                rest = len(groups)
+                groups.append([])
             default = p.child_by_field_name("value")
             if default is not None:
                 self.expr(u, default, s)
+        u.set_params(groups, rest, kwargs)
         s.defs.extend(v for v in captured if v not in s.defs)
         if body is not None:
             self.seq(u, body.named_children, [0])
