@@ -215,7 +215,32 @@ class UnitBuilder:
         captured: list[str],
         origin: tuple[int, int] | None,
     ) -> None:
-        """Walk one function, method or closure into a unit of its own (see ``Pending``)."""
+        """Walk one function, method or closure into a unit of its own (see ``Pending``): the
+        unit (``unit_node`` may name another owner), its class when ``cls`` >= 0, for a
+        closure an edge from the statement creating it to its entry per captured variable
+        (``captured_vars``); then the language walks its signature and body (``enter``)."""
+        node, kind = self.unit_node(fn, node, kind)
+        u = Unit(node, kind, fn, len(self.units))
+        self.units.append(u)
+        if origin is not None:
+            for v in self.captured_vars(captured):
+                u.cross.append([origin[0], origin[1], 0, v, FlowStep.CAPTURE])
+        if cls >= 0:
+            self.method_class[u.index] = cls
+        self.enter(u, fn, cls, captured, origin)
+
+    def unit_node(self, fn: Node, node: int, kind: str) -> tuple[int, str]:
+        """The owner node and kind of the unit of ``fn`` (by default those it was queued with)."""
+        return node, kind
+
+    def captured_vars(self, captured: list[str]) -> list[str]:
+        """The names of the variables a closure captures, as ``Pending`` lists them."""
+        return captured
+
+    def enter(
+        self, u: Unit, fn: Node, cls: int, captured: list[str], origin: tuple[int, int] | None
+    ) -> None:
+        """Walk the signature (statement 0 of ``u``) and the body of ``fn`` into ``u``."""
         raise NotImplementedError
 
     def stmt(self, u: Unit, n: Node, preds: list[int]) -> list[int]:

@@ -32,7 +32,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from ragraf.kinds import FlowCallHow, FlowStep, SinkKind, StmtKind, UnitKind
+from ragraf.kinds import FlowCallHow, SinkKind, StmtKind, UnitKind
 from ragraf.lang.facts import FlowUnit
 from ragraf.lang.flowblocks import BlockBuilder, Handler, Scope, mutates
 from ragraf.lang.flowcore import Stmt, Unit
@@ -227,24 +227,10 @@ class JavaFlow(BlockBuilder):
                 # an enum constant's body (``A { void call() {...} }``) is a class of its own
                 self.class_(m, m.child_by_field_name("body"), fields)
 
-    def unit(
-        self,
-        fn: Node,
-        node: int,
-        kind: str,
-        cls: int,
-        captured: list[str],
-        origin: tuple[int, int] | None,
+    def enter(
+        self, u: Unit, fn: Node, cls: int, captured: list[str], origin: tuple[int, int] | None
     ) -> None:
-        ui = len(self.units)
-        u = Unit(node, kind, fn, ui)
-        self.units.append(u)
-        self.scopes[ui] = Scope(cls)
-        if origin is not None:
-            for v in captured:
-                u.cross.append([origin[0], origin[1], 0, v, FlowStep.CAPTURE])
-        if cls >= 0:
-            self.method_class[ui] = cls
+        self.scopes[u.index] = Scope(cls)
         body = fn.child_by_field_name("body")
         end = fn.end_point[0] if body is None else body.start_point[0]
         first = decl_start(fn).start_point[0] + 1  # the signature, after its annotations

@@ -92,24 +92,21 @@ class FlowBuilder(Expressions):
         self.switches: set[int] = set()  # id() of the Loop objects of switch statements
 
     # -- units ----------------------------------------------------------------------------------
-    def unit(
-        self,
-        fn: Node,
-        node: int,
-        kind: str,
-        cls: int,
-        captured: list[str],
-        origin: tuple[int, int] | None,
-    ) -> None:
-        ui = len(self.units)
+    def unit_node(self, fn: Node, node: int, kind: str) -> tuple[int, str]:
+        # a function nested in a scope of its own (an object literal's method) is owned by it
         scope = self.scopes.get(fn.start_byte)
-        arrow = fn.type == "arrow_function" and (scope is None or scope.arrow)
         if scope is not None and scope.parent is not None and scope.node != scope.parent.node:
             if self.kinds[scope.node] in (NodeKind.FUNCTION, NodeKind.METHOD):
                 node = scope.node
                 kind = UnitKind.METHOD if self.kinds[node] == NodeKind.METHOD else UnitKind.FUNCTION
-        u = Unit(node, kind, fn, ui)
-        self.units.append(u)
+        return node, kind
+
+    def enter(
+        self, u: Unit, fn: Node, cls: int, captured: list[str], origin: tuple[int, int] | None
+    ) -> None:
+        ui = u.index
+        scope = self.scopes.get(fn.start_byte)
+        arrow = fn.type == "arrow_function" and (scope is None or scope.arrow)
         declared: set[str] = set()
         self.declared.append(declared)
         if origin is not None:

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ragraf.kinds import FlowStep, SinkKind, StmtKind, UnitKind
+from ragraf.kinds import SinkKind, StmtKind, UnitKind
 from ragraf.lang.facts import FlowUnit
 from ragraf.lang.flowcore import Loop, Stmt, Unit
 from ragraf.lang.php.flow_expr import CLASS_LIKE, Expressions
@@ -79,24 +79,13 @@ class FlowBuilder(Expressions):
     SELF_PREFIX = "$this->"
     SOURCES = SOURCES
 
-    def unit(
-        self,
-        fn: Node,
-        node: int,
-        kind: str,
-        cls: int,
-        captured: list[str],
-        origin: tuple[int, int] | None,
+    def captured_vars(self, captured: list[str]) -> list[str]:
+        # a ``use (&$x)`` is listed with its ``&``: the edge is of the variable
+        return [v for v, _byref in captured_names(captured)]
+
+    def enter(
+        self, u: Unit, fn: Node, cls: int, captured: list[str], origin: tuple[int, int] | None
     ) -> None:
-        ui = len(self.units)
-        u = Unit(node, kind, fn, ui)
-        self.units.append(u)
-        if origin is not None:
-            # the statement creating the closure -> its entry, per captured variable (stated)
-            for v, _byref in captured_names(captured):
-                u.cross.append([origin[0], origin[1], 0, v, FlowStep.CAPTURE])
-        if cls >= 0:
-            self.method_class[ui] = cls
         params = fn.child_by_field_name("parameters")
         body = fn.child_by_field_name("body")
         end = (body.start_point[0] if body is not None else fn.end_point[0]) + 1

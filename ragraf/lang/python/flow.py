@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ragraf.kinds import FlowStep, StmtKind, UnitKind
+from ragraf.kinds import StmtKind, UnitKind
 from ragraf.lang.facts import FlowUnit
 from ragraf.lang.flowcore import Loop, Stmt, Unit
 from ragraf.lang.python.flow_expr import Expressions
@@ -62,24 +62,14 @@ class FlowBuilder(Expressions):
     BRANCHING = _BRANCHING
     LOOPS = _LOOPS
 
-    def unit(
-        self,
-        fn: Node,
-        node: int,
-        kind: str,
-        cls: int,
-        captured: list[str],
-        origin: tuple[int, int] | None,
+    def enter(
+        self, u: Unit, fn: Node, cls: int, captured: list[str], origin: tuple[int, int] | None
     ) -> None:
-        ui = len(self.units)
-        u = Unit(node, kind, fn, ui)
-        self.units.append(u)
+        ui = u.index
         if origin is not None:
             outer = self.recv.get(origin[0])
             if outer is not None:
                 self.recv[ui] = outer  # a closure in a method sees its `self`
-            for v in captured:
-                u.cross.append([origin[0], origin[1], 0, v, FlowStep.CAPTURE])
         params = fn.child_by_field_name("parameters")
         body = fn.child_by_field_name("body")
         # the signature: up to the line before the body (the body's own line when it is on
@@ -89,7 +79,6 @@ class FlowBuilder(Expressions):
         u.stmts.append(s)
         plist = [p for p in params.named_children if p.type != "comment"] if params else []
         if cls >= 0:
-            self.method_class[ui] = cls
             if plist and not _static(fn):
                 names = self.param_names(plist[0])
                 if names:
