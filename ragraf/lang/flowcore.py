@@ -175,6 +175,9 @@ class UnitBuilder:
     SELF_PREFIX = ""
     #: uses that are taint sources (``FlowUnit.sources``)
     SOURCES: frozenset[str] = frozenset()
+    #: a C-like ``switch`` (``switch``): its value's field, its case and default node types
+    SWITCH_VALUE = "condition"
+    SWITCH_CASES = ("case_statement", "default_statement")
 
     def __init__(self, src: bytes, decl_at: dict[int, int]) -> None:
         self.src = src
@@ -183,6 +186,7 @@ class UnitBuilder:
         #: units still to walk
         self.pending: list[Pending] = []
         self.method_class: dict[int, int] = {}  # unit index -> class start byte
+        self.switches: set[int] = set()  # id() of the Loop objects of switch statements
         self.skipped = 0
 
     # -- driver -----------------------------------------------------------------------------
@@ -247,6 +251,10 @@ class UnitBuilder:
         """Walk one statement after ``preds``; returns the statements control leaves it from."""
         raise NotImplementedError
 
+    def expr(self, u: Unit, n: Node, s: Stmt) -> None:
+        """Collect the uses, definitions, calls and sinks of an expression into ``s``."""
+        raise NotImplementedError
+
     def walked(self) -> None:
         """Every unit is walked, none analysed yet: what a language settles across units
         (JavaScript's captured variables); nothing by default."""
@@ -307,6 +315,45 @@ class UnitBuilder:
         for p in end + lp.conts:
             u.succ.append((p, h))
         return [h, *lp.breaks]
+
+    def switch(self, u: Unit, n: Node, preds: list[int]) -> list[int]:
+        """A C-like ``switch`` (``SWITCH_*``): a case falls through to the next; a ``break``
+        leaves it, as a ``continue`` that names no enclosing loop (PHP) does."""
+        cond = n.child_by_field_name(self.SWITCH_VALUE)
+        body = n.child_by_field_name("body")
+        h = self.new(u, n, StmtKind.SWITCH, preds, cond)
+        if cond is not None:
+            self.expr(u, cond, u.stmts[h])
+        lp = Loop(h)
+        self.switches.add(id(lp))
+        u.loops.append(lp)
+        fall: list[int] = []
+        has_default = False
+        u.ctrl.append(h)
+        for c in body.named_children if body is not None else []:
+            if c.type not in self.SWITCH_CASES:
+                continue
+            value = c.child_by_field_name("value")
+            if c.type == self.SWITCH_CASES[1]:
+                has_default = True
+            k = self.new(
+                u, c, StmtKind.CASE if value is not None else StmtKind.DEFAULT, [h, *fall], value
+            )
+            if value is not None:
+                self.expr(u, value, u.stmts[k])
+            else:
+                u.stmts[k].end_line = u.stmts[k].line
+            kids = [x for x in c.named_children if x != value]
+            u.ctrl.append(k)
+            fall = self.seq(u, kids, [k])
+            u.ctrl.pop()
+        u.ctrl.pop()
+        u.loops.pop()
+        self.switches.discard(id(lp))
+        out = fall + lp.breaks + lp.conts
+        if not has_default:
+            out.append(h)
+        return out
 
     def alias(self, u: Unit, a: str, b: str) -> None:
         if a != b:

@@ -79,6 +79,8 @@ class FlowBuilder(Expressions):
     BLOCKS = _BLOCKS
     BRANCHING = _BRANCHING
     LOOPS = _LOOPS
+    SWITCH_VALUE = "value"
+    SWITCH_CASES = ("switch_case", "switch_default")
 
     def __init__(self, src: bytes, scopes: dict[int, Scope], kinds: list[str]) -> None:
         super().__init__(src, {})
@@ -89,7 +91,6 @@ class FlowBuilder(Expressions):
         self.class_keys: dict[str, int] = {}
         #: label -> the depth in ``Unit.loops`` of the loop it names
         self.labels: dict[str, int] = {}
-        self.switches: set[int] = set()  # id() of the Loop objects of switch statements
 
     # -- units ----------------------------------------------------------------------------------
     def unit_node(self, fn: Node, node: int, kind: str) -> tuple[int, str]:
@@ -480,43 +481,6 @@ class FlowBuilder(Expressions):
         if lp is not None:
             (lp.breaks if brk else lp.conts).append(i)
         return []
-
-    def switch(self, u: Unit, n: Node, preds: list[int]) -> list[int]:
-        cond = n.child_by_field_name("value")
-        body = n.child_by_field_name("body")
-        h = self.new(u, n, StmtKind.SWITCH, preds, cond)
-        if cond is not None:
-            self.expr(u, cond, u.stmts[h])
-        lp = Loop(h)
-        self.switches.add(id(lp))
-        u.loops.append(lp)
-        fall: list[int] = []
-        has_default = False
-        u.ctrl.append(h)
-        for c in body.named_children if body is not None else []:
-            if c.type not in ("switch_case", "switch_default"):
-                continue
-            value = c.child_by_field_name("value")
-            if c.type == "switch_default":
-                has_default = True
-            k = self.new(
-                u, c, StmtKind.CASE if value is not None else StmtKind.DEFAULT, [h, *fall], value
-            )
-            if value is not None:
-                self.expr(u, value, u.stmts[k])
-            else:
-                u.stmts[k].end_line = u.stmts[k].line
-            kids = [x for x in c.named_children if x != value]
-            u.ctrl.append(k)
-            fall = self.seq(u, kids, [k])
-            u.ctrl.pop()
-        u.ctrl.pop()
-        u.loops.pop()
-        self.switches.discard(id(lp))
-        out = fall + lp.breaks
-        if not has_default:
-            out.append(h)
-        return out
 
     def try_(self, u: Unit, n: Node, preds: list[int]) -> list[int]:
         body = n.child_by_field_name("body")

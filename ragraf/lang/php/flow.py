@@ -309,41 +309,6 @@ class FlowBuilder(Expressions):
                 self.target(u, c, s, also_use=False)
         return self.loop(u, h, body, h)
 
-    def switch(self, u: Unit, n: Node, preds: list[int]) -> list[int]:
-        cond = n.child_by_field_name("condition")
-        body = n.child_by_field_name("body")
-        h = self.new(u, n, StmtKind.SWITCH, preds, cond)
-        if cond is not None:
-            self.expr(u, cond, u.stmts[h])
-        lp = Loop(h)
-        u.loops.append(lp)
-        fall: list[int] = []
-        has_default = False
-        u.ctrl.append(h)
-        for c in body.named_children if body is not None else []:
-            if c.type not in ("case_statement", "default_statement"):
-                continue
-            value = c.child_by_field_name("value")
-            if c.type == "default_statement":
-                has_default = True
-            k = self.new(
-                u, c, StmtKind.CASE if value is not None else StmtKind.DEFAULT, [h, *fall], value
-            )
-            if value is not None:
-                self.expr(u, value, u.stmts[k])
-            else:
-                u.stmts[k].end_line = u.stmts[k].line
-            kids = [x for x in c.named_children if x != value]
-            u.ctrl.append(k)
-            fall = self.seq(u, kids, [k])
-            u.ctrl.pop()
-        u.ctrl.pop()
-        u.loops.pop()
-        out = fall + lp.breaks + lp.conts
-        if not has_default:
-            out.append(h)
-        return out
-
     def try_(self, u: Unit, n: Node, preds: list[int]) -> list[int]:
         body = n.child_by_field_name("body")
         h = self.new(u, n, StmtKind.TRY, preds)
