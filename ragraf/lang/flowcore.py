@@ -178,6 +178,9 @@ class UnitBuilder:
     #: a C-like ``switch`` (``switch``): its value's field, its case and default node types
     SWITCH_VALUE = "condition"
     SWITCH_CASES = ("case_statement", "default_statement")
+    #: an ``if`` chain (``if_elif``): the field of a branch's body, the node type of ``else if``
+    IF_BODY = "body"
+    ELSE_IF = "else_if_clause"
 
     def __init__(self, src: bytes, decl_at: dict[int, int]) -> None:
         self.src = src
@@ -354,6 +357,53 @@ class UnitBuilder:
         if not has_default:
             out.append(h)
         return out
+
+    def if_elif(self, u: Unit, n: Node, preds: list[int]) -> list[int]:
+        """``if`` with its ``else if`` / ``elif`` chain (``IF_BODY``, ``ELSE_IF``) and ``else``."""
+        cond = n.child_by_field_name("condition")
+        h = self.new(u, n, StmtKind.IF, preds, cond)
+        if cond is not None:
+            self.expr(u, cond, u.stmts[h])
+        out = self.body(u, n.child_by_field_name(self.IF_BODY), [h], h)
+        last = h
+        has_else = False
+        for i, c in enumerate(n.children):
+            if n.field_name_for_child(i) != "alternative":
+                continue
+            if c.type == self.ELSE_IF:
+                cc = c.child_by_field_name("condition")
+                u.ctrl.append(last)
+                e = self.new(u, c, StmtKind.ELSEIF, [last], cc)
+                u.ctrl.pop()
+                if cc is not None:
+                    self.expr(u, cc, u.stmts[e])
+                out = out + self.body(u, c.child_by_field_name(self.IF_BODY), [e], e)
+                last = e
+            elif c.type == "else_clause":
+                has_else = True
+                out = out + self.body(u, c.child_by_field_name("body"), [last], last)
+        if not has_else:
+            out = out + [last]
+        return out
+
+    def do_(self, u: Unit, n: Node, preds: list[int]) -> list[int]:
+        """``do ... while (cond)``: the body runs once before the condition decides."""
+        first = len(u.stmts)
+        lp = Loop(-1)
+        u.loops.append(lp)
+        cond = n.child_by_field_name("condition")
+        # the body runs before the condition; the condition decides whether it runs again
+        end = self.body(u, n.child_by_field_name("body"), preds, -1)
+        u.loops.pop()
+        h = self.new(u, cond if cond is not None else n, StmtKind.DO_WHILE, end + lp.conts)
+        if cond is not None:
+            self.expr(u, cond, u.stmts[h])
+        if first < h:
+            u.succ.append((h, first))
+        else:
+            for p in preds:
+                u.succ.append((p, h))
+        return [h, *lp.breaks]
 
     def alias(self, u: Unit, a: str, b: str) -> None:
         if a != b:

@@ -414,24 +414,6 @@ class FlowBuilder(Expressions):
         finally:
             u.ctrl.pop()
 
-    def do_(self, u: Unit, n: Node, preds: list[int]) -> list[int]:
-        first = len(u.stmts)
-        lp = Loop(-1)
-        u.loops.append(lp)
-        cond = n.child_by_field_name("condition")
-        # the body runs before the condition; the condition decides whether it runs again
-        end = self.body(u, n.child_by_field_name("body"), preds, -1)
-        u.loops.pop()
-        h = self.new(u, cond if cond is not None else n, StmtKind.DO_WHILE, end + lp.conts)
-        if cond is not None:
-            self.expr(u, cond, u.stmts[h])
-        if first < h:
-            u.succ.append((h, first))
-        else:
-            for p in preds:
-                u.succ.append((p, h))
-        return [h, *lp.breaks]
-
     def for_(self, u: Unit, n: Node, preds: list[int]) -> list[int]:
         """``for (init; cond; step)``: one header statement defining and using all three."""
         h = self.new(u, n, StmtKind.FOR, preds)

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING
 
 from ragraf.kinds import SinkKind, StmtKind, UnitKind
 from ragraf.lang.facts import FlowUnit
-from ragraf.lang.flowcore import Loop, Stmt, Unit
+from ragraf.lang.flowcore import Stmt, Unit
 from ragraf.lang.php.flow_expr import CLASS_LIKE, Expressions
 
 if TYPE_CHECKING:
@@ -141,7 +141,7 @@ class FlowBuilder(Expressions):
             self.expr_children(u, n, u.stmts[i])
             return [i]
         if t == "if_statement":
-            return self.if_(u, n, preds)
+            return self.if_elif(u, n, preds)
         if t == "while_statement":
             cond = n.child_by_field_name("condition")
             h = self.new(u, n, StmtKind.WHILE, preds, cond)
@@ -236,51 +236,6 @@ class FlowBuilder(Expressions):
                 node = self.decl_at.get(m.start_byte)
                 if node is not None:
                     self.pending.append((m, node, UnitKind.METHOD, n.start_byte, [], None))
-
-    def if_(self, u: Unit, n: Node, preds: list[int]) -> list[int]:
-        cond = n.child_by_field_name("condition")
-        h = self.new(u, n, StmtKind.IF, preds, cond)
-        if cond is not None:
-            self.expr(u, cond, u.stmts[h])
-        out = self.body(u, n.child_by_field_name("body"), [h], h)
-        last = h
-        has_else = False
-        for i, c in enumerate(n.children):
-            if n.field_name_for_child(i) != "alternative":
-                continue
-            if c.type == "else_if_clause":
-                cc = c.child_by_field_name("condition")
-                u.ctrl.append(last)
-                e = self.new(u, c, StmtKind.ELSEIF, [last], cc)
-                u.ctrl.pop()
-                if cc is not None:
-                    self.expr(u, cc, u.stmts[e])
-                out = out + self.body(u, c.child_by_field_name("body"), [e], e)
-                last = e
-            elif c.type == "else_clause":
-                has_else = True
-                out = out + self.body(u, c.child_by_field_name("body"), [last], last)
-        if not has_else:
-            out = out + [last]
-        return out
-
-    def do_(self, u: Unit, n: Node, preds: list[int]) -> list[int]:
-        first = len(u.stmts)
-        lp = Loop(-1)
-        u.loops.append(lp)
-        cond = n.child_by_field_name("condition")
-        # the body runs before the condition; the condition decides whether it runs again
-        end = self.body(u, n.child_by_field_name("body"), preds, -1)
-        u.loops.pop()
-        h = self.new(u, cond if cond is not None else n, StmtKind.DO_WHILE, end + lp.conts)
-        if cond is not None:
-            self.expr(u, cond, u.stmts[h])
-        if first < h:
-            u.succ.append((h, first))
-        else:
-            for p in preds:
-                u.succ.append((p, h))
-        return [h, *lp.breaks]
 
     def foreach(self, u: Unit, n: Node, preds: list[int]) -> list[int]:
         body = n.child_by_field_name("body")

@@ -61,6 +61,8 @@ class FlowBuilder(Expressions):
     BLOCKS = _BLOCKS
     BRANCHING = _BRANCHING
     LOOPS = _LOOPS
+    IF_BODY = "consequence"
+    ELSE_IF = "elif_clause"
 
     def enter(
         self, u: Unit, fn: Node, cls: int, captured: list[str], origin: tuple[int, int] | None
@@ -118,7 +120,7 @@ class FlowBuilder(Expressions):
         if kind is not None:
             return self.simple(u, n, kind, preds)
         if t == "if_statement":
-            return self.if_(u, n, preds)
+            return self.if_elif(u, n, preds)
         if t in ("for_statement", "while_statement"):
             return self.loop_(u, n, preds)
         if t == "try_statement":
@@ -183,33 +185,6 @@ class FlowBuilder(Expressions):
             return
         for left in targets:
             self.target(u, left, s, also_use=False)
-
-    def if_(self, u: Unit, n: Node, preds: list[int]) -> list[int]:
-        cond = n.child_by_field_name("condition")
-        h = self.new(u, n, StmtKind.IF, preds, cond)
-        if cond is not None:
-            self.expr(u, cond, u.stmts[h])
-        out = self.body(u, n.child_by_field_name("consequence"), [h], h)
-        last = h
-        has_else = False
-        for i, c in enumerate(n.children):
-            if n.field_name_for_child(i) != "alternative":
-                continue
-            if c.type == "elif_clause":
-                cc = c.child_by_field_name("condition")
-                u.ctrl.append(last)
-                e = self.new(u, c, StmtKind.ELSEIF, [last], cc)
-                u.ctrl.pop()
-                if cc is not None:
-                    self.expr(u, cc, u.stmts[e])
-                out = out + self.body(u, c.child_by_field_name("consequence"), [e], e)
-                last = e
-            elif c.type == "else_clause":
-                has_else = True
-                out = out + self.body(u, c.child_by_field_name("body"), [last], last)
-        if not has_else:
-            out = out + [last]
-        return out
 
     def loop_(self, u: Unit, n: Node, preds: list[int]) -> list[int]:
         """``for`` / ``while``, with their ``else``: the header decides each round; the
