@@ -467,36 +467,10 @@ class GoFlow(BlockBuilder):
                 return None
         return None
 
-    def target(self, u: Unit, n: Node, s: Stmt, *, also_use: bool) -> None:
-        """``n`` is written: a name, a field, an element or what a pointer points to."""
-        t = n.type
-        if t == "identifier":
-            v = self.name(u, n)
-            if v is not None:
-                if also_use:
-                    s.uses.append(v)
-                s.defs.append(v)
-            return
-        if t == "selector_expression":
-            sf = self.self_field(u, n)
-            if sf is not None:
-                if also_use:
-                    s.uses.append(sf)
-                s.defs.append(sf)
-                return
-        if t == "parenthesized_expression" and n.named_child_count:
-            self.target(u, n.named_children[0], s, also_use=also_use)
-            return
-        base = self.base_var(u, n)
-        # the parts that are read: an index, the operand chain past the base
-        if t == "index_expression":
-            self.expr(u, n.child_by_field_name("index"), s)
-        if base is not None:
-            if also_use:
-                s.uses.append(base)
-            s.weak.append(base)
-        else:
-            self.expr(u, n, s)
+    def target_var(self, u: Unit, n: Node) -> str | None:
+        if n.type == "identifier":
+            return self.name(u, n)
+        return self.self_field(u, n) if n.type == "selector_expression" else None
 
     def _selector(self, u: Unit, x: Node, s: Stmt, stack: list[Node]) -> None:
         sf = self.self_field(u, x)
