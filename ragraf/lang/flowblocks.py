@@ -120,10 +120,7 @@ class BlockBuilder(UnitBuilder):
 
     #: the identifier node type (a variable when ``name`` says so)
     IDENT = "identifier"
-    #: node types walked no further (literals, types, names of members)
-    LEAVES: frozenset[str] = frozenset()
-    #: node type -> handler(builder, unit, node, stmt, stack)
-    HANDLERS: dict[str, Handler] = {}
+    IDENTS = frozenset({IDENT})
     #: an element write (``a[i] = v``: ``target``)
     ELEMENT = "index_expression"
 
@@ -149,29 +146,6 @@ class BlockBuilder(UnitBuilder):
             s.defs.append(name)
 
     # -- expressions --------------------------------------------------------------------------
-    def expr(self, u: Unit, n: Node | None, s: Stmt) -> None:
-        """Collect the uses, definitions, calls and sinks of an expression into ``s``."""
-        if n is None:
-            return
-        stack = [n]
-        uses = s.uses
-        handlers = self.HANDLERS
-        leaves = self.LEAVES
-        ident = self.IDENT
-        while stack:
-            x = stack.pop()
-            t = x.type
-            if t == ident:
-                v = self.name(u, x)
-                if v is not None:
-                    uses.append(v)
-                continue
-            h = handlers.get(t)
-            if h is not None:
-                h(self, u, x, s, stack)
-            elif t not in leaves:
-                stack.extend(x.named_children)
-
     def target(self, u: Unit, n: Node, s: Stmt, *, also_use: bool) -> None:
         """``n`` is written: a name or a field (``target_var``; a name that is none is left
         alone), else an element or what a pointer points to: a weak definition of its base

@@ -175,6 +175,12 @@ class UnitBuilder:
     SELF_PREFIX = ""
     #: uses that are taint sources (``FlowUnit.sources``)
     SOURCES: frozenset[str] = frozenset()
+    #: the expression walk (``expr``): node types that are names (a use of what ``name``
+    #: makes of one), node type -> handler(builder, unit, node, stmt, stack), node types
+    #: walked no further (literals, types, names of members)
+    IDENTS: frozenset[str] = frozenset({"identifier"})
+    HANDLERS: dict[str, Any] = {}
+    LEAVES: frozenset[str] = frozenset()
     #: a C-like ``switch`` (``switch``): its value's field, its case and default node types
     SWITCH_VALUE = "condition"
     SWITCH_CASES = ("case_statement", "default_statement")
@@ -254,9 +260,32 @@ class UnitBuilder:
         """Walk one statement after ``preds``; returns the statements control leaves it from."""
         raise NotImplementedError
 
-    def expr(self, u: Unit, n: Node, s: Stmt) -> None:
+    def expr(self, u: Unit, n: Node | None, s: Stmt) -> None:
         """Collect the uses, definitions, calls and sinks of an expression into ``s``."""
-        raise NotImplementedError
+        if n is None:
+            return
+        stack = [n]
+        uses = s.uses
+        handlers = self.HANDLERS
+        leaves = self.LEAVES
+        idents = self.IDENTS
+        while stack:
+            x = stack.pop()
+            t = x.type
+            if t in idents:
+                v = self.name(u, x)
+                if v is not None:
+                    uses.append(v)
+                continue
+            h = handlers.get(t)
+            if h is not None:
+                h(self, u, x, s, stack)
+            elif t not in leaves:
+                stack.extend(x.named_children)
+
+    def name(self, u: Unit, n: Node) -> str | None:
+        """The variable a name node (``IDENTS``) of ``u`` is; None: none (the receiver)."""
+        return self.src[n.start_byte : n.end_byte].decode("utf-8", "replace")
 
     def walked(self) -> None:
         """Every unit is walked, none analysed yet: what a language settles across units
