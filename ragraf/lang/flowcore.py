@@ -269,11 +269,12 @@ class UnitBuilder:
         handlers = self.HANDLERS
         leaves = self.LEAVES
         idents = self.IDENTS
+        name = self.name
         while stack:
             x = stack.pop()
             t = x.type
             if t in idents:
-                v = self.name(u, x)
+                v = name(u, x)
                 if v is not None:
                     uses.append(v)
                 continue
