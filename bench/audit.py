@@ -50,17 +50,26 @@ def rule_of(kind: str, props: dict[str, Any]) -> str:
     return name
 
 
-def edges(g: GraphStore, rev: str) -> list[Edge]:
-    """Every derived edge between code the audit covers, sorted."""
-    rows = g.db.query(
-        "SELECT e.kind, e.evidence_path, e.evidence_line, s.fqn, d.fqn, d.kind, d.path, e.props"
-        " FROM edge e"
+def derived_rows(g: GraphStore, rev: str, columns: str, where: str) -> list[tuple[Any, ...]]:
+    """``columns`` of the derived edges live at ``rev`` whose live source ``s`` and target
+    ``d`` nodes pass ``where`` (over ``e``, ``s`` and ``d``)."""
+    return g.db.query(
+        f"SELECT {columns} FROM edge e"
         f" JOIN node d ON d.node_id=e.dst AND {live('d')}"
         f" JOIN node s ON s.node_id=e.src AND {live('s')}"
-        f" WHERE {live('e')} AND e.provenance='derived'"
-        " AND e.kind IN ('calls','calls_heuristic','references','renders')"
-        " AND d.kind IN ('function','method','template','file')",
+        f" WHERE {live('e')} AND e.provenance='derived' AND {where}",
         (rev_no(rev),),
+    )
+
+
+def edges(g: GraphStore, rev: str) -> list[Edge]:
+    """Every derived edge between code the audit covers, sorted."""
+    rows = derived_rows(
+        g,
+        rev,
+        "e.kind, e.evidence_path, e.evidence_line, s.fqn, d.fqn, d.kind, d.path, e.props",
+        "e.kind IN ('calls','calls_heuristic','references','renders')"
+        " AND d.kind IN ('function','method','template','file')",
     )
     out = set()
     for kind, path, line, src, dst, dkind, dpath, props in rows:

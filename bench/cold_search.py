@@ -36,8 +36,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from bench.corpora import copy_corpus  # noqa: E402
-from bench.disk import build, codegraph, measure  # noqa: E402
-from bench.index import child_env, compile_package  # noqa: E402
+from bench.disk import build, codegraph, measure, structural_copy  # noqa: E402
 
 
 def timed(cmd: list[str], env: dict[str, str], cwd: Path) -> tuple[float, float, bytes]:
@@ -75,11 +74,7 @@ def main() -> None:
         "query": args.query,
     }
     with tempfile.TemporaryDirectory(prefix="ragraf-cold-") as tmp:
-        env = child_env()
-        env["RAGRAF_VECTORS"] = "off"
-        env["RAGRAF_STATE_DIR"] = str(Path(tmp) / "state")
-        compile_package(args.python, env)
-        root = copy_corpus(args.corpus, Path(tmp) / "ragraf")
+        env, root = structural_copy(args.python, args.corpus, Path(tmp))
         build(args.python, root, env)
         report["index_mb"] = measure(root)["mb"]  # one revision's disk (bench/disk.py)
         ours = [args.python, "-m", "ragraf", "query", "search", "--json", args.query]

@@ -86,6 +86,16 @@ def measure(root: Path) -> dict[str, Any]:
     }
 
 
+def structural_copy(python: str, corpus: str, tmp: Path) -> tuple[dict[str, str], Path]:
+    """A child environment without vectors, its state in ``tmp``/state, the package compiled
+    for it, and a copy of ``corpus`` in ``tmp``/ragraf (not yet indexed)."""
+    env = child_env()
+    env["RAGRAF_VECTORS"] = "off"
+    env["RAGRAF_STATE_DIR"] = str(tmp / "state")
+    compile_package(python, env)
+    return env, copy_corpus(corpus, tmp / "ragraf")
+
+
 def build(python: str, root: Path, env: dict[str, str]) -> float:
     """``ragraf init`` and a structural ``index`` of ``root``; returns the index's wall time."""
     subprocess.run(
@@ -150,11 +160,7 @@ def main() -> None:
         report["ragraf"] = measure(args.root)
     else:
         with tempfile.TemporaryDirectory(prefix="ragraf-disk-") as tmp:
-            env = child_env()
-            env["RAGRAF_VECTORS"] = "off"
-            env["RAGRAF_STATE_DIR"] = str(Path(tmp) / "state")
-            compile_package(args.python, env)
-            root = copy_corpus(args.corpus, Path(tmp) / "ragraf")
+            env, root = structural_copy(args.python, args.corpus, Path(tmp))
             report["index_wall_s"] = build(args.python, root, env)
             report["ragraf"] = measure(root)
             if args.codegraph:

@@ -111,13 +111,12 @@ def coverage_report(rows: dict[str, float | None]) -> dict[str, Any]:
 
 def derived_edges(g: GraphStore, rev: str) -> list[DerivedEdge]:
     """Every derived call edge (``calls_heuristic`` and any derived ``calls``), by edge_uid."""
-    rows = g.db.query(
-        "SELECT e.edge_uid, e.kind, e.evidence_path, e.evidence_line, s.fqn, d.kind, d.fqn,"
-        " d.path, e.props FROM edge e"
-        f" JOIN node d ON d.node_id=e.dst AND {live('d')}"
-        f" JOIN node s ON s.node_id=e.src AND {live('s')}"
-        f" WHERE {live('e')} AND e.provenance='derived' AND e.kind IN ('calls','calls_heuristic')",
-        (rev_no(rev),),
+    rows = audit.derived_rows(
+        g,
+        rev,
+        "e.edge_uid, e.kind, e.evidence_path, e.evidence_line, s.fqn, d.kind, d.fqn, d.path,"
+        " e.props",
+        "e.kind IN ('calls','calls_heuristic')",
     )
     out = []
     for uid, kind, path, line, src, dkind, dfqn, dpath, props in rows:

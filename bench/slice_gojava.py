@@ -12,7 +12,7 @@ temporary folder per run, then indexed structurally (``ragraf index --no-vectors
 1. The slices of the hand-checked starts in ``HAND_CHECKED`` (per corpus: path, line,
    variable or None, the lines a correct backward slice of depth 1 holds within the
    function): precision and recall of the lines the answer gives inside that function, the
-   same rule as ``bench/slice.py``: the statements whose values or decisions reach the
+   same rule and scorer (``precision``) as ``bench/slice.py``: the statements whose values or decisions reach the
    start, as a program dependence graph has them (the predicate of an early ``return`` /
    ``continue`` / ``break`` counts, and the loops and branches around it, the jump itself
    not); a statement counts by its first line; the signature line stands for the
@@ -42,7 +42,7 @@ sys.path.insert(0, str(REPO))
 
 from bench.lang_calls import copy_corpus, default_cache, fetch  # noqa: E402
 from ragraf import config, facade  # noqa: E402
-from ragraf.facade.context import MAX_ITEMS, Session  # noqa: E402
+from ragraf.facade.context import Session  # noqa: E402
 from ragraf.indexing import indexer  # noqa: E402
 from ragraf.store.packed import unpack  # noqa: E402
 from ragraf.store.ranges import live, rev_no  # noqa: E402
@@ -194,32 +194,6 @@ def sample_points(session: Session, rev: str, n: int) -> list[tuple[str, int]]:
     return out
 
 
-def precision(
-    session: Session, checked: list[tuple[str, int, str | None, list[int]]]
-) -> list[dict[str, Any]]:
-    out = []
-    for path, line, var, want in checked:
-        args: dict[str, Any] = {"path": path, "line": line, "depth": 1, "limit": MAX_ITEMS}
-        if var:
-            args["variable"] = var
-        r = facade.run(session, "slice", args)["result"]
-        lo, hi = min(want), max(want)
-        got = sorted(
-            {s["line"] for s in r["statements"] if s["path"] == path and lo <= s["line"] <= hi}
-        )
-        tp = len(set(got) & set(want))
-        out.append(
-            {
-                "start": f"{path}:{line}",
-                "precision": round(tp / len(got), 3) if got else None,
-                "recall": round(tp / len(want), 3),
-                "false": sorted(set(got) - set(want)),
-                "missed": sorted(set(want) - set(got)),
-            }
-        )
-    return out
-
-
 def run_corpus(name: str, samples: int, tmp: Path) -> dict[str, Any]:
     oracle = json.loads((REPO / "bench" / "oracle" / "lang_calls" / f"{name}.json").read_text())
     root = copy_corpus(oracle, fetch(oracle, default_cache()), tmp / name)
@@ -241,6 +215,9 @@ def run_corpus(name: str, samples: int, tmp: Path) -> dict[str, Any]:
     report["flow_any"] = timed(
         session, "flow", [{"source": f"{p}:{ln}", "sink": "any"} for p, ln in points]
     )
+    # bench/slice.py's own check (it imports this module's HAND_CHECKED, hence not at the top)
+    from bench.slice import precision
+
     hc = precision(session, HAND_CHECKED.get(name, []))
     report["hand_checked"] = hc
     if hc:

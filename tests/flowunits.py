@@ -62,3 +62,17 @@ def units(root: Path, rel: str, lang: str) -> list[U]:
 def unit_at(us: list[U], line: int) -> U:
     """The unit declared on ``line``."""
     return next(u for u in us if u.start == line)
+
+
+def assert_price_twin(u: U) -> None:
+    """The twin of PHP's ``price()`` golden, unit level: its statements' lines and kinds, its
+    def-use edges (label's too) and the back slice of its return, not label."""
+    assert [(s[0], s[2]) for s in u.stmts] == [
+        (2, "entry"), (3, "assign"), (4, "assign"), (5, "assign"), (6, "assign"),
+        (7, "expr"), (8, "return"),
+    ]  # fmt: skip
+    assert u.edges() == {
+        (2, 3, "qty"), (2, 3, "unit"), (3, 4, "base"), (3, 6, "base"), (4, 6, "tax"),
+        (5, 7, "label"), (6, 8, "total"),
+    }  # fmt: skip
+    assert u.back(8) == [2, 3, 4, 6, 8]

@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from ragraf import config, facade
 from ragraf.indexing import indexer
 from ragraf.lang.php.walk import extract
+from tests.flowhelp import edges, fl, indexed_copy, lines, price_edges, sl
 from tests.helpers import invoke
 from tests.schemacheck import check
 
@@ -20,27 +19,7 @@ FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "dataflow"
 
 @pytest.fixture(scope="module")
 def flow_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("dataflow") / "proj"
-    shutil.copytree(FIXTURE, root)
-    config.init_project(root)
-    indexer.build(config.load(root))
-    return root
-
-
-def sl(root: Path, **args: Any) -> dict[str, Any]:
-    env = facade.run_op(root, "slice", args)
-    check(env)
-    assert env["capability"] == "dataflow"
-    assert not any("capability degraded" in x for x in env["limits"])
-    return env["result"]
-
-
-def lines(r: dict[str, Any], path: str | None = None) -> list[int]:
-    return [s["line"] for s in r["statements"] if path is None or s["path"] == path]
-
-
-def edges(r: dict[str, Any]) -> set[tuple[str, str, str | None, str]]:
-    return {(e["from"], e["to"], e["var"], e["kind"]) for e in r["edges"]}
+    return indexed_copy(tmp_path_factory, FIXTURE, "dataflow")
 
 
 CALC = "src/Calc.php"
@@ -53,15 +32,7 @@ def test_golden_price_back_slice(flow_root: Path) -> None:
     assert lines(r) == [2, 3, 4, 6, 8]
     assert [s["kind"] for s in r["statements"]] == ["entry", "assign", "assign", "assign", "return"]
     assert r["statements"][0]["text"]["untrusted"] == "function price($qty, $unit) {"
-    c = f"{CALC}:"
-    assert edges(r) == {
-        (c + "2", c + "3", "$qty", "def_use"),
-        (c + "2", c + "3", "$unit", "def_use"),
-        (c + "3", c + "4", "$base", "def_use"),
-        (c + "3", c + "6", "$base", "def_use"),
-        (c + "4", c + "6", "$tax", "def_use"),
-        (c + "6", c + "8", "$total", "def_use"),
-    }
+    assert edges(r) == price_edges(f"{CALC}:", sigil="$")
     assert all(e["provenance"] == "stated" and e["confidence"] == 1.0 for e in r["edges"])
     assert [f["fqn"] for f in r["functions"]] == ["price"]
     # the same through the CLI, one variable, as JSON and as text
@@ -216,13 +187,6 @@ def test_without_the_layer_slice_refuses(tmp_path: Path) -> None:
     check(env)
     assert env["capability"] == "degraded" and env["result"]["refused"]
     assert any("capability degraded" in x for x in env["limits"])
-
-
-def fl(root: Path, **args: Any) -> dict[str, Any]:
-    env = facade.run_op(root, "flow", args)
-    check(env)
-    assert env["capability"] == "dataflow"
-    return env["result"]
 
 
 def test_flow_superglobal_reaches_sql(flow_root: Path) -> None:

@@ -5,15 +5,14 @@ def-use edges, calls, closures, sources and sinks on fixtures/dataflow_js, and t
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from ragraf import config, facade
-from ragraf.indexing import indexer
+from ragraf import facade
 from ragraf.lang.js.walk import extract
+from tests.flowhelp import edges, fl, indexed_copy, lines, price_edges, sl
 from tests.helpers import invoke
 from tests.schemacheck import check
 
@@ -231,27 +230,7 @@ def test_units_of_a_script_callback_and_es5_constructor() -> None:
 # -- through the facade -------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def js_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("dataflow_js") / "proj"
-    shutil.copytree(FIXTURE, root)
-    config.init_project(root)
-    indexer.build(config.load(root))
-    return root
-
-
-def sl(root: Path, **args: Any) -> dict[str, Any]:
-    env = facade.run_op(root, "slice", args)
-    check(env)
-    assert env["capability"] == "dataflow"
-    assert not any("capability degraded" in x for x in env["limits"])
-    return env["result"]
-
-
-def lines(r: dict[str, Any], path: str | None = None) -> list[int]:
-    return [s["line"] for s in r["statements"] if path is None or s["path"] == path]
-
-
-def edges(r: dict[str, Any]) -> set[tuple[str, str, str | None, str]]:
-    return {(e["from"], e["to"], e["var"], e["kind"]) for e in r["edges"]}
+    return indexed_copy(tmp_path_factory, FIXTURE, "dataflow_js")
 
 
 @pytest.mark.parametrize("path", ["src/calc.js", "src/calc.ts"])
@@ -260,15 +239,7 @@ def test_golden_price_back_slice(js_root: Path, path: str) -> None:
     r = sl(js_root, path=path, line=8, direction="back")
     assert lines(r) == [2, 3, 4, 6, 8]
     assert [s["kind"] for s in r["statements"]] == ["entry", "assign", "assign", "assign", "return"]
-    c = f"{path}:"
-    assert edges(r) == {
-        (c + "2", c + "3", "qty", "def_use"),
-        (c + "2", c + "3", "unit", "def_use"),
-        (c + "3", c + "4", "base", "def_use"),
-        (c + "3", c + "6", "base", "def_use"),
-        (c + "4", c + "6", "tax", "def_use"),
-        (c + "6", c + "8", "total", "def_use"),
-    }
+    assert edges(r) == price_edges(f"{path}:")
     assert all(e["provenance"] == "stated" and e["confidence"] == 1.0 for e in r["edges"])
     assert [f["fqn"] for f in r["functions"]] == ["src/calc.price"]
     txt = invoke("-C", str(js_root), "query", "slice", "--path", path, "--line", "8", check=True)
@@ -324,13 +295,6 @@ def test_golden_price_one_variable_through_the_cli(js_root: Path) -> None:
     assert env["result"]["target"]["variable"] == "total"
     r = sl(js_root, path="src/calc.js", line=6, variable="tax", mode="nodes")
     assert lines(r) == [2, 3, 4, 6]  # tax <- base <- qty, unit; not base's own use here
-
-
-def fl(root: Path, **args: Any) -> dict[str, Any]:
-    env = facade.run_op(root, "flow", args)
-    check(env)
-    assert env["capability"] == "dataflow"
-    return env["result"]
 
 
 def test_flow_from_req_query_to_each_kind_of_sink(js_root: Path) -> None:

@@ -6,15 +6,12 @@ position on. End to end through ``flow`` and ``slice`` on fixtures/dataflow_para
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from ragraf import config, facade
-from ragraf.indexing import indexer
-from tests.schemacheck import check
+from tests.flowhelp import indexed_copy
+from tests.flowhelp import result as run
 
 FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "dataflow_params"
 P = "src/params.js:"
@@ -22,18 +19,7 @@ P = "src/params.js:"
 
 @pytest.fixture(scope="module")
 def root(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    r = tmp_path_factory.mktemp("dataflow_params") / "proj"
-    shutil.copytree(FIXTURE, r)
-    config.init_project(r)
-    indexer.build(config.load(r))
-    return r
-
-
-def run(root: Path, op: str, **args: Any) -> dict[str, Any]:
-    env = facade.run_op(root, op, args)
-    check(env)
-    assert env["capability"] == "dataflow"
-    return env["result"]
+    return indexed_copy(tmp_path_factory, FIXTURE, "dataflow_params")
 
 
 def sinks(root: Path, source: str) -> set[str]:

@@ -11,9 +11,10 @@ from typing import Any
 
 import pytest
 
-from ragraf import config, facade
+from ragraf import config
 from ragraf.indexing import indexer
 from ragraf.lang.python.walk import extract
+from tests.flowhelp import edges, indexed_copy, lines, price_edges, run
 from tests.helpers import invoke
 from tests.schemacheck import check
 
@@ -27,26 +28,7 @@ SHAPES = "app/shapes.py"
 
 @pytest.fixture(scope="module")
 def root(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    r = tmp_path_factory.mktemp("dataflow_py") / "proj"
-    shutil.copytree(FIXTURE, r)
-    config.init_project(r)
-    indexer.build(config.load(r), no_vectors=True)
-    return r
-
-
-def run(root: Path, op: str, **args: Any) -> dict[str, Any]:
-    env = facade.run_op(root, op, args)
-    check(env)
-    assert env["capability"] == "dataflow"
-    return env
-
-
-def lines(r: dict[str, Any], path: str | None = None) -> list[int]:
-    return [s["line"] for s in r["statements"] if path is None or s["path"] == path]
-
-
-def edges(r: dict[str, Any]) -> set[tuple[str, str, str | None, str]]:
-    return {(e["from"], e["to"], e["var"], e["kind"]) for e in r["edges"]}
+    return indexed_copy(tmp_path_factory, FIXTURE, "dataflow_py", no_vectors=True)
 
 
 def test_golden_price_back_slice(root: Path) -> None:
@@ -55,15 +37,7 @@ def test_golden_price_back_slice(root: Path) -> None:
     assert lines(r) == [1, 2, 3, 5, 7]
     assert [s["kind"] for s in r["statements"]] == ["entry", "assign", "assign", "assign", "return"]
     assert r["statements"][0]["text"]["untrusted"] == "def price(qty, unit):"
-    c = f"{CALC}:"
-    assert edges(r) == {
-        (c + "1", c + "2", "qty", "def_use"),
-        (c + "1", c + "2", "unit", "def_use"),
-        (c + "2", c + "3", "base", "def_use"),
-        (c + "2", c + "5", "base", "def_use"),
-        (c + "3", c + "5", "tax", "def_use"),
-        (c + "5", c + "7", "total", "def_use"),
-    }
+    assert edges(r) == price_edges(f"{CALC}:", at=(1, 2, 3, 5, 7))
     assert all(e["provenance"] == "stated" and e["confidence"] == 1.0 for e in r["edges"])
     assert [f["fqn"] for f in r["functions"]] == ["app.calc.price"]
     out = invoke(

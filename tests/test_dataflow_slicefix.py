@@ -13,6 +13,8 @@ import pytest
 from ragraf import config, facade
 from ragraf.indexing import indexer
 from ragraf.lang import registry
+from tests.flowhelp import fl, indexed_copy, result, run
+from tests.flowhelp import lines as places
 from tests.helpers import invoke
 from tests.schemacheck import check
 
@@ -25,32 +27,11 @@ REP = "src/Report.php"
 
 @pytest.fixture(scope="module")
 def root(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    r = tmp_path_factory.mktemp("slicefix") / "proj"
-    shutil.copytree(FIXTURE, r)
-    config.init_project(r)
-    indexer.build(config.load(r), no_vectors=True)
-    return r
-
-
-def run(root: Path, op: str, **args: Any) -> dict[str, Any]:
-    env = facade.run_op(root, op, args)
-    check(env)
-    assert env["capability"] == "dataflow"
-    return env
+    return indexed_copy(tmp_path_factory, FIXTURE, "slicefix", no_vectors=True)
 
 
 def sl(root: Path, **args: Any) -> dict[str, Any]:
-    r: dict[str, Any] = run(root, "slice", **args)["result"]
-    return r
-
-
-def fl(root: Path, **args: Any) -> dict[str, Any]:
-    r: dict[str, Any] = run(root, "flow", **args)["result"]
-    return r
-
-
-def places(r: dict[str, Any], path: str | None = None) -> list[int]:
-    return [s["line"] for s in r["statements"] if path is None or s["path"] == path]
+    return result(root, "slice", **args)
 
 
 def returns(r: dict[str, Any]) -> set[tuple[str, str, str]]:

@@ -4,15 +4,14 @@ fixtures/flowgo, exact."""
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
 
-from ragraf import config, facade
-from ragraf.indexing import indexer
+from ragraf import facade
 from ragraf.lang.registry import dataflow_languages
-from tests.flowunits import U, unit_at, units
+from tests.flowhelp import edges, indexed_copy, price_edges
+from tests.flowunits import U, assert_price_twin, unit_at, units
 from tests.schemacheck import check
 
 ROOT = Path(__file__).resolve().parent.parent / "fixtures" / "flowgo"
@@ -25,15 +24,7 @@ def flow() -> list[U]:
 def test_golden_price_twin() -> None:
     """The twin of PHP's price() golden: signature, base, tax, total and return, not label."""
     (u,) = [u for u in units(ROOT, "shop/calc.go", "go") if u.kind == "function"]
-    assert [(s[0], s[2]) for s in u.stmts] == [
-        (2, "entry"), (3, "assign"), (4, "assign"), (5, "assign"), (6, "assign"),
-        (7, "expr"), (8, "return"),
-    ]  # fmt: skip
-    assert u.edges() == {
-        (2, 3, "qty"), (2, 3, "unit"), (3, 4, "base"), (3, 6, "base"), (4, 6, "tax"),
-        (5, 7, "label"), (6, 8, "total"),
-    }  # fmt: skip
-    assert u.back(8) == [2, 3, 4, 6, 8]
+    assert_price_twin(u)
     assert u.stmts[5][6] == [["println", "function", [["label"]]]]
 
 
@@ -107,11 +98,7 @@ def test_branches_loops_labels_and_switch() -> None:
 
 @pytest.fixture(scope="module")
 def go_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("flowgo") / "proj"
-    shutil.copytree(ROOT, root)
-    config.init_project(root)
-    indexer.build(config.load(root))
-    return root
+    return indexed_copy(tmp_path_factory, ROOT, "flowgo")
 
 
 def test_golden_price_back_slice_end_to_end(go_root: Path) -> None:
@@ -122,15 +109,7 @@ def test_golden_price_back_slice_end_to_end(go_root: Path) -> None:
     r = env["result"]
     assert [s["line"] for s in r["statements"]] == [2, 3, 4, 6, 8]
     assert [s["kind"] for s in r["statements"]] == ["entry", "assign", "assign", "assign", "return"]
-    c = "shop/calc.go:"
-    assert {(e["from"], e["to"], e["var"], e["kind"]) for e in r["edges"]} == {
-        (c + "2", c + "3", "qty", "def_use"),
-        (c + "2", c + "3", "unit", "def_use"),
-        (c + "3", c + "4", "base", "def_use"),
-        (c + "3", c + "6", "base", "def_use"),
-        (c + "4", c + "6", "tax", "def_use"),
-        (c + "6", c + "8", "total", "def_use"),
-    }
+    assert edges(r) == price_edges("shop/calc.go:")
     assert [f["fqn"] for f in r["functions"]] == ["shop.price"]
 
 

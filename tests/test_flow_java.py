@@ -4,15 +4,14 @@ and sinks of fixtures/flowjava, exact."""
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
 
 from ragraf import config, facade
-from ragraf.indexing import indexer
 from ragraf.lang.registry import dataflow_languages
-from tests.flowunits import U, unit_at, units
+from tests.flowhelp import edges, indexed_copy, price_edges
+from tests.flowunits import U, assert_price_twin, unit_at, units
 from tests.schemacheck import check
 
 ROOT = Path(__file__).resolve().parent.parent / "fixtures" / "flowjava"
@@ -29,15 +28,7 @@ def web() -> list[U]:
 def test_golden_price_twin() -> None:
     """The twin of PHP's price() golden: signature, base, tax, total and return, not label."""
     (u,) = [u for u in units(ROOT, "src/shop/Calc.java", "java") if u.kind == "method"]
-    assert [(s[0], s[2]) for s in u.stmts] == [
-        (2, "entry"), (3, "assign"), (4, "assign"), (5, "assign"), (6, "assign"),
-        (7, "expr"), (8, "return"),
-    ]  # fmt: skip
-    assert u.edges() == {
-        (2, 3, "qty"), (2, 3, "unit"), (3, 4, "base"), (3, 6, "base"), (4, 6, "tax"),
-        (5, 7, "label"), (6, 8, "total"),
-    }  # fmt: skip
-    assert u.back(8) == [2, 3, 4, 6, 8]
+    assert_price_twin(u)
     # System.out is a class's field: no variable; println keeps its one argument
     assert u.stmts[5][5:7] == [["label"], [["system.out.println", "method", [["label"]]]]]
 
@@ -117,11 +108,7 @@ def test_switch_fallthrough_labels_lambda_and_anonymous_class() -> None:
 
 @pytest.fixture(scope="module")
 def java_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("flowjava") / "proj"
-    shutil.copytree(ROOT, root)
-    config.init_project(root)
-    indexer.build(config.load(root))
-    return root
+    return indexed_copy(tmp_path_factory, ROOT, "flowjava")
 
 
 def test_golden_price_back_slice_end_to_end(java_root: Path) -> None:
@@ -133,15 +120,7 @@ def test_golden_price_back_slice_end_to_end(java_root: Path) -> None:
     r = env["result"]
     assert [s["line"] for s in r["statements"]] == [2, 3, 4, 6, 8]
     assert [s["kind"] for s in r["statements"]] == ["entry", "assign", "assign", "assign", "return"]
-    c = path + ":"
-    assert {(e["from"], e["to"], e["var"], e["kind"]) for e in r["edges"]} == {
-        (c + "2", c + "3", "qty", "def_use"),
-        (c + "2", c + "3", "unit", "def_use"),
-        (c + "3", c + "4", "base", "def_use"),
-        (c + "3", c + "6", "base", "def_use"),
-        (c + "4", c + "6", "tax", "def_use"),
-        (c + "6", c + "8", "total", "def_use"),
-    }
+    assert edges(r) == price_edges(path + ":")
     assert [f["fqn"] for f in r["functions"]] == ["shop.Calc.price"]
 
 
