@@ -120,10 +120,9 @@ class BlockBuilder(UnitBuilder):
 
     #: the identifier node type (a variable when ``name`` says so)
     IDENT = "identifier"
-    #: node types walked no further (literals, types, names of members)
-    LEAVES: frozenset[str] = frozenset()
-    #: node type -> handler(builder, unit, node, stmt, stack)
-    HANDLERS: dict[str, Handler] = {}
+    IDENTS = frozenset({IDENT})
+    #: an element write (``a[i] = v``: ``target``)
+    ELEMENT = "index_expression"
 
     def __init__(self, src: bytes, decl_at: dict[int, int]) -> None:
         super().__init__(src, decl_at)
@@ -147,28 +146,39 @@ class BlockBuilder(UnitBuilder):
             s.defs.append(name)
 
     # -- expressions --------------------------------------------------------------------------
-    def expr(self, u: Unit, n: Node | None, s: Stmt) -> None:
-        """Collect the uses, definitions, calls and sinks of an expression into ``s``."""
-        if n is None:
+    def target(self, u: Unit, n: Node, s: Stmt, *, also_use: bool) -> None:
+        """``n`` is written: a name or a field (``target_var``; a name that is none is left
+        alone), else an element or what a pointer points to: a weak definition of its base
+        variable, its index and operand chain read."""
+        v = self.target_var(u, n)
+        if v is not None:
+            if also_use:
+                s.uses.append(v)
+            s.defs.append(v)
             return
-        stack = [n]
-        uses = s.uses
-        handlers = self.HANDLERS
-        leaves = self.LEAVES
-        ident = self.IDENT
-        while stack:
-            x = stack.pop()
-            t = x.type
-            if t == ident:
-                v = self.name(u, x)
-                if v is not None:
-                    uses.append(v)
-                continue
-            h = handlers.get(t)
-            if h is not None:
-                h(self, u, x, s, stack)
-            elif t not in leaves:
-                stack.extend(x.named_children)
+        t = n.type
+        if t == self.IDENT:
+            return
+        if t == "parenthesized_expression" and n.named_child_count:
+            self.target(u, n.named_children[0], s, also_use=also_use)
+            return
+        base = self.base_var(u, n)
+        if t == self.ELEMENT:
+            self.expr(u, n.child_by_field_name("index"), s)
+        if base is not None:
+            if also_use:
+                s.uses.append(base)
+            s.weak.append(base)
+        else:
+            self.expr(u, n, s)
+
+    def target_var(self, u: Unit, n: Node) -> str | None:
+        """The variable a written name or field of the receiver is, or None."""
+        raise NotImplementedError
+
+    def base_var(self, u: Unit, n: Node | None) -> str | None:
+        """The variable an element, field or dereference written through belongs to."""
+        raise NotImplementedError
 
     def args(self, u: Unit, args: Node | None, s: Stmt) -> list[list[str]]:
         """The variables of each argument (their uses go into ``s``)."""

@@ -175,6 +175,18 @@ class UnitBuilder:
     SELF_PREFIX = ""
     #: uses that are taint sources (``FlowUnit.sources``)
     SOURCES: frozenset[str] = frozenset()
+    #: the expression walk (``expr``): node types that are names (a use of what ``name``
+    #: makes of one), node type -> handler(builder, unit, node, stmt, stack), node types
+    #: walked no further (literals, types, names of members)
+    IDENTS: frozenset[str] = frozenset({"identifier"})
+    HANDLERS: dict[str, Any] = {}
+    LEAVES: frozenset[str] = frozenset()
+    #: a C-like ``switch`` (``switch``): its value's field, its case and default node types
+    SWITCH_VALUE = "condition"
+    SWITCH_CASES = ("case_statement", "default_statement")
+    #: an ``if`` chain (``if_elif``): the field of a branch's body, the node type of ``else if``
+    IF_BODY = "body"
+    ELSE_IF = "else_if_clause"
 
     def __init__(self, src: bytes, decl_at: dict[int, int]) -> None:
         self.src = src
@@ -183,6 +195,7 @@ class UnitBuilder:
         #: units still to walk
         self.pending: list[Pending] = []
         self.method_class: dict[int, int] = {}  # unit index -> class start byte
+        self.switches: set[int] = set()  # id() of the Loop objects of switch statements
         self.skipped = 0
 
     # -- driver -----------------------------------------------------------------------------
@@ -215,12 +228,65 @@ class UnitBuilder:
         captured: list[str],
         origin: tuple[int, int] | None,
     ) -> None:
-        """Walk one function, method or closure into a unit of its own (see ``Pending``)."""
+        """Walk one function, method or closure into a unit of its own (see ``Pending``): the
+        unit (``unit_node`` may name another owner), its class when ``cls`` >= 0, for a
+        closure an edge from the statement creating it to its entry per captured variable
+        (``captured_vars``); then the language walks its signature and body (``enter``)."""
+        node, kind = self.unit_node(fn, node, kind)
+        u = Unit(node, kind, fn, len(self.units))
+        self.units.append(u)
+        if origin is not None:
+            for v in self.captured_vars(captured):
+                u.cross.append([origin[0], origin[1], 0, v, FlowStep.CAPTURE])
+        if cls >= 0:
+            self.method_class[u.index] = cls
+        self.enter(u, fn, cls, captured, origin)
+
+    def unit_node(self, fn: Node, node: int, kind: str) -> tuple[int, str]:
+        """The owner node and kind of the unit of ``fn`` (by default those it was queued with)."""
+        return node, kind
+
+    def captured_vars(self, captured: list[str]) -> list[str]:
+        """The names of the variables a closure captures, as ``Pending`` lists them."""
+        return captured
+
+    def enter(
+        self, u: Unit, fn: Node, cls: int, captured: list[str], origin: tuple[int, int] | None
+    ) -> None:
+        """Walk the signature (statement 0 of ``u``) and the body of ``fn`` into ``u``."""
         raise NotImplementedError
 
     def stmt(self, u: Unit, n: Node, preds: list[int]) -> list[int]:
         """Walk one statement after ``preds``; returns the statements control leaves it from."""
         raise NotImplementedError
+
+    def expr(self, u: Unit, n: Node | None, s: Stmt) -> None:
+        """Collect the uses, definitions, calls and sinks of an expression into ``s``."""
+        if n is None:
+            return
+        stack = [n]
+        uses = s.uses
+        handlers = self.HANDLERS
+        leaves = self.LEAVES
+        idents = self.IDENTS
+        name = self.name
+        while stack:
+            x = stack.pop()
+            t = x.type
+            if t in idents:
+                v = name(u, x)
+                if v is not None:
+                    uses.append(v)
+                continue
+            h = handlers.get(t)
+            if h is not None:
+                h(self, u, x, s, stack)
+            elif t not in leaves:
+                stack.extend(x.named_children)
+
+    def name(self, u: Unit, n: Node) -> str | None:
+        """The variable a name node (``IDENTS``) of ``u`` is; None: none (the receiver)."""
+        return self.src[n.start_byte : n.end_byte].decode("utf-8", "replace")
 
     def walked(self) -> None:
         """Every unit is walked, none analysed yet: what a language settles across units
@@ -281,6 +347,92 @@ class UnitBuilder:
         u.loops.pop()
         for p in end + lp.conts:
             u.succ.append((p, h))
+        return [h, *lp.breaks]
+
+    def switch(self, u: Unit, n: Node, preds: list[int]) -> list[int]:
+        """A C-like ``switch`` (``SWITCH_*``): a case falls through to the next; a ``break``
+        leaves it, as a ``continue`` that names no enclosing loop (PHP) does."""
+        cond = n.child_by_field_name(self.SWITCH_VALUE)
+        body = n.child_by_field_name("body")
+        h = self.new(u, n, StmtKind.SWITCH, preds, cond)
+        if cond is not None:
+            self.expr(u, cond, u.stmts[h])
+        lp = Loop(h)
+        self.switches.add(id(lp))
+        u.loops.append(lp)
+        fall: list[int] = []
+        has_default = False
+        u.ctrl.append(h)
+        for c in body.named_children if body is not None else []:
+            if c.type not in self.SWITCH_CASES:
+                continue
+            value = c.child_by_field_name("value")
+            if c.type == self.SWITCH_CASES[1]:
+                has_default = True
+            k = self.new(
+                u, c, StmtKind.CASE if value is not None else StmtKind.DEFAULT, [h, *fall], value
+            )
+            if value is not None:
+                self.expr(u, value, u.stmts[k])
+            else:
+                u.stmts[k].end_line = u.stmts[k].line
+            kids = [x for x in c.named_children if x != value]
+            u.ctrl.append(k)
+            fall = self.seq(u, kids, [k])
+            u.ctrl.pop()
+        u.ctrl.pop()
+        u.loops.pop()
+        self.switches.discard(id(lp))
+        out = fall + lp.breaks + lp.conts
+        if not has_default:
+            out.append(h)
+        return out
+
+    def if_elif(self, u: Unit, n: Node, preds: list[int]) -> list[int]:
+        """``if`` with its ``else if`` / ``elif`` chain (``IF_BODY``, ``ELSE_IF``) and ``else``."""
+        cond = n.child_by_field_name("condition")
+        h = self.new(u, n, StmtKind.IF, preds, cond)
+        if cond is not None:
+            self.expr(u, cond, u.stmts[h])
+        out = self.body(u, n.child_by_field_name(self.IF_BODY), [h], h)
+        last = h
+        has_else = False
+        for i, c in enumerate(n.children):
+            if n.field_name_for_child(i) != "alternative":
+                continue
+            if c.type == self.ELSE_IF:
+                cc = c.child_by_field_name("condition")
+                u.ctrl.append(last)
+                e = self.new(u, c, StmtKind.ELSEIF, [last], cc)
+                u.ctrl.pop()
+                if cc is not None:
+                    self.expr(u, cc, u.stmts[e])
+                out = out + self.body(u, c.child_by_field_name(self.IF_BODY), [e], e)
+                last = e
+            elif c.type == "else_clause":
+                has_else = True
+                out = out + self.body(u, c.child_by_field_name("body"), [last], last)
+        if not has_else:
+            out = out + [last]
+        return out
+
+    def do_(self, u: Unit, n: Node, preds: list[int]) -> list[int]:
+        """``do ... while (cond)``: the body runs once before the condition decides."""
+        first = len(u.stmts)
+        lp = Loop(-1)
+        u.loops.append(lp)
+        cond = n.child_by_field_name("condition")
+        # the body runs before the condition; the condition decides whether it runs again
+        end = self.body(u, n.child_by_field_name("body"), preds, -1)
+        u.loops.pop()
+        h = self.new(u, cond if cond is not None else n, StmtKind.DO_WHILE, end + lp.conts)
+        if cond is not None:
+            self.expr(u, cond, u.stmts[h])
+        if first < h:
+            u.succ.append((h, first))
+        else:
+            for p in preds:
+                u.succ.append((p, h))
         return [h, *lp.breaks]
 
     def alias(self, u: Unit, a: str, b: str) -> None:

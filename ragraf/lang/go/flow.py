@@ -31,7 +31,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from ragraf.kinds import FlowCallHow, FlowStep, SinkKind, StmtKind, UnitKind
+from ragraf.kinds import FlowCallHow, SinkKind, StmtKind, UnitKind
 from ragraf.lang.facts import FlowUnit
 from ragraf.lang.flowblocks import BlockBuilder, Handler, Scope, mutates
 from ragraf.lang.flowcore import Stmt, Unit
@@ -165,26 +165,12 @@ class GoFlow(BlockBuilder):
             else:
                 stack.extend(x.named_children)
 
-    def unit(
-        self,
-        fn: Node,
-        node: int,
-        kind: str,
-        cls: int,
-        captured: list[str],
-        origin: tuple[int, int] | None,
+    def enter(
+        self, u: Unit, fn: Node, cls: int, captured: list[str], origin: tuple[int, int] | None
     ) -> None:
-        ui = len(self.units)
-        u = Unit(node, kind, fn, ui)
-        self.units.append(u)
-        sc = self.scopes[ui] = Scope(cls)
+        sc = self.scopes[u.index] = Scope(cls)
         if origin is not None:
-            for v in captured:
-                u.cross.append([origin[0], origin[1], 0, v, FlowStep.CAPTURE])
-            outer = self.scopes[origin[0]]
-            sc.extra.update(outer.extra)
-        if cls >= 0:
-            self.method_class[ui] = cls
+            sc.extra.update(self.scopes[origin[0]].extra)
         body = fn.child_by_field_name("body")
         end = (body.start_point[0] if body is not None else fn.end_point[0]) + 1
         s = Stmt(fn.start_point[0] + 1, max(end, fn.start_point[0] + 1), StmtKind.ENTRY, -1)
@@ -481,36 +467,10 @@ class GoFlow(BlockBuilder):
                 return None
         return None
 
-    def target(self, u: Unit, n: Node, s: Stmt, *, also_use: bool) -> None:
-        """``n`` is written: a name, a field, an element or what a pointer points to."""
-        t = n.type
-        if t == "identifier":
-            v = self.name(u, n)
-            if v is not None:
-                if also_use:
-                    s.uses.append(v)
-                s.defs.append(v)
-            return
-        if t == "selector_expression":
-            sf = self.self_field(u, n)
-            if sf is not None:
-                if also_use:
-                    s.uses.append(sf)
-                s.defs.append(sf)
-                return
-        if t == "parenthesized_expression" and n.named_child_count:
-            self.target(u, n.named_children[0], s, also_use=also_use)
-            return
-        base = self.base_var(u, n)
-        # the parts that are read: an index, the operand chain past the base
-        if t == "index_expression":
-            self.expr(u, n.child_by_field_name("index"), s)
-        if base is not None:
-            if also_use:
-                s.uses.append(base)
-            s.weak.append(base)
-        else:
-            self.expr(u, n, s)
+    def target_var(self, u: Unit, n: Node) -> str | None:
+        if n.type == "identifier":
+            return self.name(u, n)
+        return self.self_field(u, n) if n.type == "selector_expression" else None
 
     def _selector(self, u: Unit, x: Node, s: Stmt, stack: list[Node]) -> None:
         sf = self.self_field(u, x)

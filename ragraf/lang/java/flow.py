@@ -32,7 +32,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from ragraf.kinds import FlowCallHow, FlowStep, SinkKind, StmtKind, UnitKind
+from ragraf.kinds import FlowCallHow, SinkKind, StmtKind, UnitKind
 from ragraf.lang.facts import FlowUnit
 from ragraf.lang.flowblocks import BlockBuilder, Handler, Scope, mutates
 from ragraf.lang.flowcore import Stmt, Unit
@@ -189,6 +189,7 @@ class JavaFlow(BlockBuilder):
     SELF_PREFIX = "this."
     SOURCES = SOURCES
     LEAVES = _LEAVES
+    ELEMENT = "array_access"
 
     def __init__(self, src: bytes, decl_at: dict[int, int]) -> None:
         super().__init__(src, decl_at)
@@ -227,24 +228,10 @@ class JavaFlow(BlockBuilder):
                 # an enum constant's body (``A { void call() {...} }``) is a class of its own
                 self.class_(m, m.child_by_field_name("body"), fields)
 
-    def unit(
-        self,
-        fn: Node,
-        node: int,
-        kind: str,
-        cls: int,
-        captured: list[str],
-        origin: tuple[int, int] | None,
+    def enter(
+        self, u: Unit, fn: Node, cls: int, captured: list[str], origin: tuple[int, int] | None
     ) -> None:
-        ui = len(self.units)
-        u = Unit(node, kind, fn, ui)
-        self.units.append(u)
-        self.scopes[ui] = Scope(cls)
-        if origin is not None:
-            for v in captured:
-                u.cross.append([origin[0], origin[1], 0, v, FlowStep.CAPTURE])
-        if cls >= 0:
-            self.method_class[ui] = cls
+        self.scopes[u.index] = Scope(cls)
         body = fn.child_by_field_name("body")
         end = fn.end_point[0] if body is None else body.start_point[0]
         first = decl_start(fn).start_point[0] + 1  # the signature, after its annotations
@@ -529,30 +516,10 @@ class JavaFlow(BlockBuilder):
                 return None
         return None
 
-    def target(self, u: Unit, n: Node, s: Stmt, *, also_use: bool) -> None:
-        t = n.type
-        v: str | None = None
-        if t == "identifier":
-            v = self.name(u, n) or self.t(n)
-        elif t == "field_access":
-            v = self.field_var(u, n)
-        if v is not None:
-            if also_use:
-                s.uses.append(v)
-            s.defs.append(v)
-            return
-        if t == "parenthesized_expression" and n.named_child_count:
-            self.target(u, n.named_children[0], s, also_use=also_use)
-            return
-        base = self.base_var(u, n)
-        if t == "array_access":
-            self.expr(u, n.child_by_field_name("index"), s)
-        if base is not None:
-            if also_use:
-                s.uses.append(base)
-            s.weak.append(base)
-        else:
-            self.expr(u, n, s)
+    def target_var(self, u: Unit, n: Node) -> str | None:
+        if n.type == "identifier":
+            return self.name(u, n) or self.t(n)
+        return self.field_var(u, n) if n.type == "field_access" else None
 
     def _assign(self, u: Unit, x: Node, s: Stmt, stack: list[Node]) -> None:
         left = x.child_by_field_name("left")

@@ -79,6 +79,8 @@ class FlowBuilder(Expressions):
     BLOCKS = _BLOCKS
     BRANCHING = _BRANCHING
     LOOPS = _LOOPS
+    SWITCH_VALUE = "value"
+    SWITCH_CASES = ("switch_case", "switch_default")
 
     def __init__(self, src: bytes, scopes: dict[int, Scope], kinds: list[str]) -> None:
         super().__init__(src, {})
@@ -89,27 +91,23 @@ class FlowBuilder(Expressions):
         self.class_keys: dict[str, int] = {}
         #: label -> the depth in ``Unit.loops`` of the loop it names
         self.labels: dict[str, int] = {}
-        self.switches: set[int] = set()  # id() of the Loop objects of switch statements
 
     # -- units ----------------------------------------------------------------------------------
-    def unit(
-        self,
-        fn: Node,
-        node: int,
-        kind: str,
-        cls: int,
-        captured: list[str],
-        origin: tuple[int, int] | None,
-    ) -> None:
-        ui = len(self.units)
+    def unit_node(self, fn: Node, node: int, kind: str) -> tuple[int, str]:
+        # a function nested in a scope of its own (an object literal's method) is owned by it
         scope = self.scopes.get(fn.start_byte)
-        arrow = fn.type == "arrow_function" and (scope is None or scope.arrow)
         if scope is not None and scope.parent is not None and scope.node != scope.parent.node:
             if self.kinds[scope.node] in (NodeKind.FUNCTION, NodeKind.METHOD):
                 node = scope.node
                 kind = UnitKind.METHOD if self.kinds[node] == NodeKind.METHOD else UnitKind.FUNCTION
-        u = Unit(node, kind, fn, ui)
-        self.units.append(u)
+        return node, kind
+
+    def enter(
+        self, u: Unit, fn: Node, cls: int, captured: list[str], origin: tuple[int, int] | None
+    ) -> None:
+        ui = u.index
+        scope = self.scopes.get(fn.start_byte)
+        arrow = fn.type == "arrow_function" and (scope is None or scope.arrow)
         declared: set[str] = set()
         self.declared.append(declared)
         if origin is not None:
@@ -416,24 +414,6 @@ class FlowBuilder(Expressions):
         finally:
             u.ctrl.pop()
 
-    def do_(self, u: Unit, n: Node, preds: list[int]) -> list[int]:
-        first = len(u.stmts)
-        lp = Loop(-1)
-        u.loops.append(lp)
-        cond = n.child_by_field_name("condition")
-        # the body runs before the condition; the condition decides whether it runs again
-        end = self.body(u, n.child_by_field_name("body"), preds, -1)
-        u.loops.pop()
-        h = self.new(u, cond if cond is not None else n, StmtKind.DO_WHILE, end + lp.conts)
-        if cond is not None:
-            self.expr(u, cond, u.stmts[h])
-        if first < h:
-            u.succ.append((h, first))
-        else:
-            for p in preds:
-                u.succ.append((p, h))
-        return [h, *lp.breaks]
-
     def for_(self, u: Unit, n: Node, preds: list[int]) -> list[int]:
         """``for (init; cond; step)``: one header statement defining and using all three."""
         h = self.new(u, n, StmtKind.FOR, preds)
@@ -483,43 +463,6 @@ class FlowBuilder(Expressions):
         if lp is not None:
             (lp.breaks if brk else lp.conts).append(i)
         return []
-
-    def switch(self, u: Unit, n: Node, preds: list[int]) -> list[int]:
-        cond = n.child_by_field_name("value")
-        body = n.child_by_field_name("body")
-        h = self.new(u, n, StmtKind.SWITCH, preds, cond)
-        if cond is not None:
-            self.expr(u, cond, u.stmts[h])
-        lp = Loop(h)
-        self.switches.add(id(lp))
-        u.loops.append(lp)
-        fall: list[int] = []
-        has_default = False
-        u.ctrl.append(h)
-        for c in body.named_children if body is not None else []:
-            if c.type not in ("switch_case", "switch_default"):
-                continue
-            value = c.child_by_field_name("value")
-            if c.type == "switch_default":
-                has_default = True
-            k = self.new(
-                u, c, StmtKind.CASE if value is not None else StmtKind.DEFAULT, [h, *fall], value
-            )
-            if value is not None:
-                self.expr(u, value, u.stmts[k])
-            else:
-                u.stmts[k].end_line = u.stmts[k].line
-            kids = [x for x in c.named_children if x != value]
-            u.ctrl.append(k)
-            fall = self.seq(u, kids, [k])
-            u.ctrl.pop()
-        u.ctrl.pop()
-        u.loops.pop()
-        self.switches.discard(id(lp))
-        out = fall + lp.breaks
-        if not has_default:
-            out.append(h)
-        return out
 
     def try_(self, u: Unit, n: Node, preds: list[int]) -> list[int]:
         body = n.child_by_field_name("body")

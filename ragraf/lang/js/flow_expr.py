@@ -135,6 +135,9 @@ _TYPE_DECLS = frozenset(
 class Expressions(UnitBuilder):
     """The expression walk of ``FlowBuilder`` (see the module docstring)."""
 
+    LEAVES = _LEAVES
+    IDENTS = frozenset({"identifier", "shorthand_property_identifier"})
+
     SELF_PREFIX = "this."
     SOURCES = SOURCES
 
@@ -153,25 +156,6 @@ class Expressions(UnitBuilder):
     def expr_children(self, u: Unit, n: Node, s: Stmt) -> None:
         for c in n.named_children:
             self.expr(u, c, s)
-
-    def expr(self, u: Unit, n: Node, s: Stmt) -> None:
-        """Collect the uses, definitions, calls and sinks of an expression into ``s``."""
-        stack = [n]
-        uses = s.uses
-        handlers = _EXPR
-        leaves = _LEAVES
-        src = self.src
-        while stack:
-            x = stack.pop()
-            t = x.type
-            if t == "identifier" or t == "shorthand_property_identifier":
-                uses.append(src[x.start_byte : x.end_byte].decode("utf-8", "replace"))
-                continue
-            h = handlers.get(t)
-            if h is not None:
-                h(self, u, x, s, stack)
-            elif t not in leaves:
-                stack.extend(x.named_children)
 
     def _assign(self, u: Unit, x: Node, s: Stmt, stack: list[Node]) -> None:
         left = x.child_by_field_name("left")
@@ -592,3 +576,5 @@ _EXPR: dict[str, Any] = {
     "generator_function_declaration": Expressions._function,
     **dict.fromkeys(_TYPE_DECLS, Expressions._skip),
 }
+
+Expressions.HANDLERS = _EXPR

@@ -27,9 +27,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ragraf.kinds import FlowStep, SinkKind, StmtKind, UnitKind
+from ragraf.kinds import SinkKind, StmtKind, UnitKind
 from ragraf.lang.facts import FlowUnit
-from ragraf.lang.flowcore import Loop, Stmt, Unit
+from ragraf.lang.flowcore import Stmt, Unit
 from ragraf.lang.php.flow_expr import CLASS_LIKE, Expressions
 
 if TYPE_CHECKING:
@@ -79,24 +79,13 @@ class FlowBuilder(Expressions):
     SELF_PREFIX = "$this->"
     SOURCES = SOURCES
 
-    def unit(
-        self,
-        fn: Node,
-        node: int,
-        kind: str,
-        cls: int,
-        captured: list[str],
-        origin: tuple[int, int] | None,
+    def captured_vars(self, captured: list[str]) -> list[str]:
+        # a ``use (&$x)`` is listed with its ``&``: the edge is of the variable
+        return [v for v, _byref in captured_names(captured)]
+
+    def enter(
+        self, u: Unit, fn: Node, cls: int, captured: list[str], origin: tuple[int, int] | None
     ) -> None:
-        ui = len(self.units)
-        u = Unit(node, kind, fn, ui)
-        self.units.append(u)
-        if origin is not None:
-            # the statement creating the closure -> its entry, per captured variable (stated)
-            for v, _byref in captured_names(captured):
-                u.cross.append([origin[0], origin[1], 0, v, FlowStep.CAPTURE])
-        if cls >= 0:
-            self.method_class[ui] = cls
         params = fn.child_by_field_name("parameters")
         body = fn.child_by_field_name("body")
         end = (body.start_point[0] if body is not None else fn.end_point[0]) + 1
@@ -152,7 +141,7 @@ class FlowBuilder(Expressions):
             self.expr_children(u, n, u.stmts[i])
             return [i]
         if t == "if_statement":
-            return self.if_(u, n, preds)
+            return self.if_elif(u, n, preds)
         if t == "while_statement":
             cond = n.child_by_field_name("condition")
             h = self.new(u, n, StmtKind.WHILE, preds, cond)
@@ -248,51 +237,6 @@ class FlowBuilder(Expressions):
                 if node is not None:
                     self.pending.append((m, node, UnitKind.METHOD, n.start_byte, [], None))
 
-    def if_(self, u: Unit, n: Node, preds: list[int]) -> list[int]:
-        cond = n.child_by_field_name("condition")
-        h = self.new(u, n, StmtKind.IF, preds, cond)
-        if cond is not None:
-            self.expr(u, cond, u.stmts[h])
-        out = self.body(u, n.child_by_field_name("body"), [h], h)
-        last = h
-        has_else = False
-        for i, c in enumerate(n.children):
-            if n.field_name_for_child(i) != "alternative":
-                continue
-            if c.type == "else_if_clause":
-                cc = c.child_by_field_name("condition")
-                u.ctrl.append(last)
-                e = self.new(u, c, StmtKind.ELSEIF, [last], cc)
-                u.ctrl.pop()
-                if cc is not None:
-                    self.expr(u, cc, u.stmts[e])
-                out = out + self.body(u, c.child_by_field_name("body"), [e], e)
-                last = e
-            elif c.type == "else_clause":
-                has_else = True
-                out = out + self.body(u, c.child_by_field_name("body"), [last], last)
-        if not has_else:
-            out = out + [last]
-        return out
-
-    def do_(self, u: Unit, n: Node, preds: list[int]) -> list[int]:
-        first = len(u.stmts)
-        lp = Loop(-1)
-        u.loops.append(lp)
-        cond = n.child_by_field_name("condition")
-        # the body runs before the condition; the condition decides whether it runs again
-        end = self.body(u, n.child_by_field_name("body"), preds, -1)
-        u.loops.pop()
-        h = self.new(u, cond if cond is not None else n, StmtKind.DO_WHILE, end + lp.conts)
-        if cond is not None:
-            self.expr(u, cond, u.stmts[h])
-        if first < h:
-            u.succ.append((h, first))
-        else:
-            for p in preds:
-                u.succ.append((p, h))
-        return [h, *lp.breaks]
-
     def foreach(self, u: Unit, n: Node, preds: list[int]) -> list[int]:
         body = n.child_by_field_name("body")
         h = self.new(u, n, StmtKind.FOREACH, preds)
@@ -319,41 +263,6 @@ class FlowBuilder(Expressions):
             else:
                 self.target(u, c, s, also_use=False)
         return self.loop(u, h, body, h)
-
-    def switch(self, u: Unit, n: Node, preds: list[int]) -> list[int]:
-        cond = n.child_by_field_name("condition")
-        body = n.child_by_field_name("body")
-        h = self.new(u, n, StmtKind.SWITCH, preds, cond)
-        if cond is not None:
-            self.expr(u, cond, u.stmts[h])
-        lp = Loop(h)
-        u.loops.append(lp)
-        fall: list[int] = []
-        has_default = False
-        u.ctrl.append(h)
-        for c in body.named_children if body is not None else []:
-            if c.type not in ("case_statement", "default_statement"):
-                continue
-            value = c.child_by_field_name("value")
-            if c.type == "default_statement":
-                has_default = True
-            k = self.new(
-                u, c, StmtKind.CASE if value is not None else StmtKind.DEFAULT, [h, *fall], value
-            )
-            if value is not None:
-                self.expr(u, value, u.stmts[k])
-            else:
-                u.stmts[k].end_line = u.stmts[k].line
-            kids = [x for x in c.named_children if x != value]
-            u.ctrl.append(k)
-            fall = self.seq(u, kids, [k])
-            u.ctrl.pop()
-        u.ctrl.pop()
-        u.loops.pop()
-        out = fall + lp.breaks + lp.conts
-        if not has_default:
-            out.append(h)
-        return out
 
     def try_(self, u: Unit, n: Node, preds: list[int]) -> list[int]:
         body = n.child_by_field_name("body")

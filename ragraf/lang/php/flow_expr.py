@@ -103,29 +103,16 @@ _SINK_OF = {
 class Expressions(UnitBuilder):
     """The expression walk of ``FlowBuilder`` (see the module docstring)."""
 
+    LEAVES = _LEAVES
+    IDENTS = frozenset({"variable_name"})
+
     def expr_children(self, u: Unit, n: Node, s: Stmt) -> None:
         for c in n.named_children:
             self.expr(u, c, s)
 
-    def expr(self, u: Unit, n: Node, s: Stmt) -> None:
-        """Collect the uses, definitions, calls and sinks of an expression into ``s``."""
-        stack = [n]
-        uses = s.uses
-        handlers = _EXPR
-        leaves = _LEAVES
-        while stack:
-            x = stack.pop()
-            t = x.type
-            if t == "variable_name":
-                v = x.text.decode("utf-8", "replace")  # type: ignore[union-attr]
-                if v != "$this":
-                    uses.append(v)
-                continue
-            h = handlers.get(t)
-            if h is not None:
-                h(self, u, x, s, stack)
-            elif t not in leaves:
-                stack.extend(x.named_children)
+    def name(self, u: Unit, n: Node) -> str | None:
+        v = n.text.decode("utf-8", "replace")  # type: ignore[union-attr]
+        return None if v == "$this" else v
 
     def _assign(self, u: Unit, x: Node, s: Stmt, stack: list[Node]) -> None:
         left = x.child_by_field_name("left")
@@ -409,3 +396,5 @@ _EXPR: dict[str, Any] = {
     **dict.fromkeys(CLASS_LIKE, Expressions._skip),
     **dict.fromkeys(_SINK_OF, Expressions._sink),
 }
+
+Expressions.HANDLERS = _EXPR

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ragraf.kinds import FlowStep, StmtKind, UnitKind
+from ragraf.kinds import StmtKind, UnitKind
 from ragraf.lang.facts import FlowUnit
 from ragraf.lang.flowcore import Loop, Stmt, Unit
 from ragraf.lang.python.flow_expr import Expressions
@@ -61,25 +61,17 @@ class FlowBuilder(Expressions):
     BLOCKS = _BLOCKS
     BRANCHING = _BRANCHING
     LOOPS = _LOOPS
+    IF_BODY = "consequence"
+    ELSE_IF = "elif_clause"
 
-    def unit(
-        self,
-        fn: Node,
-        node: int,
-        kind: str,
-        cls: int,
-        captured: list[str],
-        origin: tuple[int, int] | None,
+    def enter(
+        self, u: Unit, fn: Node, cls: int, captured: list[str], origin: tuple[int, int] | None
     ) -> None:
-        ui = len(self.units)
-        u = Unit(node, kind, fn, ui)
-        self.units.append(u)
+        ui = u.index
         if origin is not None:
             outer = self.recv.get(origin[0])
             if outer is not None:
                 self.recv[ui] = outer  # a closure in a method sees its `self`
-            for v in captured:
-                u.cross.append([origin[0], origin[1], 0, v, FlowStep.CAPTURE])
         params = fn.child_by_field_name("parameters")
         body = fn.child_by_field_name("body")
         # the signature: up to the line before the body (the body's own line when it is on
@@ -89,7 +81,6 @@ class FlowBuilder(Expressions):
         u.stmts.append(s)
         plist = [p for p in params.named_children if p.type != "comment"] if params else []
         if cls >= 0:
-            self.method_class[ui] = cls
             if plist and not _static(fn):
                 names = self.param_names(plist[0])
                 if names:
@@ -129,7 +120,7 @@ class FlowBuilder(Expressions):
         if kind is not None:
             return self.simple(u, n, kind, preds)
         if t == "if_statement":
-            return self.if_(u, n, preds)
+            return self.if_elif(u, n, preds)
         if t in ("for_statement", "while_statement"):
             return self.loop_(u, n, preds)
         if t == "try_statement":
@@ -194,33 +185,6 @@ class FlowBuilder(Expressions):
             return
         for left in targets:
             self.target(u, left, s, also_use=False)
-
-    def if_(self, u: Unit, n: Node, preds: list[int]) -> list[int]:
-        cond = n.child_by_field_name("condition")
-        h = self.new(u, n, StmtKind.IF, preds, cond)
-        if cond is not None:
-            self.expr(u, cond, u.stmts[h])
-        out = self.body(u, n.child_by_field_name("consequence"), [h], h)
-        last = h
-        has_else = False
-        for i, c in enumerate(n.children):
-            if n.field_name_for_child(i) != "alternative":
-                continue
-            if c.type == "elif_clause":
-                cc = c.child_by_field_name("condition")
-                u.ctrl.append(last)
-                e = self.new(u, c, StmtKind.ELSEIF, [last], cc)
-                u.ctrl.pop()
-                if cc is not None:
-                    self.expr(u, cc, u.stmts[e])
-                out = out + self.body(u, c.child_by_field_name("consequence"), [e], e)
-                last = e
-            elif c.type == "else_clause":
-                has_else = True
-                out = out + self.body(u, c.child_by_field_name("body"), [last], last)
-        if not has_else:
-            out = out + [last]
-        return out
 
     def loop_(self, u: Unit, n: Node, preds: list[int]) -> list[int]:
         """``for`` / ``while``, with their ``else``: the header decides each round; the

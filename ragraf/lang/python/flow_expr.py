@@ -98,6 +98,8 @@ _PATTERNS = frozenset(
 class Expressions(UnitBuilder):
     """The expression walk of ``FlowBuilder`` (see the module docstring)."""
 
+    LEAVES = _LEAVES
+
     SELF_PREFIX = "self."
     SOURCES = SOURCES
 
@@ -106,27 +108,10 @@ class Expressions(UnitBuilder):
         #: unit index -> the name of its receiver (``self``), for methods and their closures
         self.recv: dict[int, str] = {}
 
-    def expr(self, u: Unit, n: Node, s: Stmt) -> None:
-        """Collect the uses, definitions, calls and sources of an expression into ``s``."""
-        stack = [n]
-        recv = self.recv.get(u.index)
-        handlers = _EXPR
-        leaves = _LEAVES
-        while stack:
-            x = stack.pop()
-            t = x.type
-            if t == "identifier":
-                v = x.text.decode("utf-8", "replace")  # type: ignore[union-attr]
-                if v != recv:
-                    s.uses.append(v)
-                continue
-            h = handlers.get(t)
-            if h is not None:
-                h(self, u, x, s, stack)
-            elif t not in leaves:
-                stack.extend(x.named_children)
+    def name(self, u: Unit, n: Node) -> str | None:
+        v = n.text.decode("utf-8", "replace")  # type: ignore[union-attr]
+        return None if v == self.recv.get(u.index) else v
 
-    # -- names and chains -----------------------------------------------------------------
     def chain(self, n: Node) -> list[str] | None:
         """The names of a chain of attributes (``a.b.c``: [a, b, c]); None when it does not
         start from a name."""
@@ -472,3 +457,5 @@ _EXPR: dict[str, Any] = {
     "function_definition": Expressions._skip,
     "class_definition": Expressions._skip,
 }
+
+Expressions.HANDLERS = _EXPR
