@@ -366,9 +366,10 @@ def slice_(ctx: Ctx, args: dict[str, Any]) -> dict[str, Any]:
     with `code`. Paged like the other lists (`limit` / `offset`): the statements nearest
     the start first, each page with its edges and functions. Built from the syntax tree
     (reaching definitions per function) for the languages `status` says data flow covers
-    (php, python); a variable is named as the language writes it (`$total` or `total`,
-    `$this->p`, `self.p`); a place in another language, or a revision without the layer, answers with a
-    refusal naming the language, and alternatives."""
+    (php, python, javascript, typescript, go, java); a variable is named as the language
+    writes it (`$total` or `total`, `$this->p`, `self.p`, `this.p`); a place in another
+    language, or a revision without the layer, answers with a refusal naming the language,
+    and alternatives."""
     if ctx.capability == "dataflow":
         from ragraf.facade.flowops import slice_op
 
